@@ -1,0 +1,230 @@
+/**
+ * @module hooks/approval-gate
+ * `approvalGate()`: tollgate's human-in-the-loop approval as one hook. It files a ConfirmationRequest
+ * through an {@link ApprovalBackend}, waits for the verdict, and answers `continue`, `deny` (with the
+ * approver's reason) or `modify` (with the approver's edited arguments).
+ */
+import { systemClock } from '../clock.js';
+import type { Clock } from '../clock.js';
+import type { ToolGate } from './executor.js';
+import { matchesAny } from './patterns.js';
+import type { ApprovalAsk, HookContext, HookObject, HookResult } from './types.js';
+
+/** A channel target a request is delivered to, as in the HTTP API (`{ type: 'slack', target: 'C0123' }`). */
+export interface ApprovalChannelTarget {
+  type: string;
+  target?: string;
+}
+
+/** What the gate files: the fields of `POST /v1/requests`, snake_case as on the wire. */
+export interface ApprovalRequestInput {
+  tool_name: string;
+  tool_args: Record<string, unknown>;
+  prompt?: string;
+  options?: string[];
+  agent_id?: string;
+  user_id?: string;
+  session_id?: string;
+  tool_call_id?: string;
+  /** Derived from the tool call id, so a retried call re-attaches to its request instead of filing a new one. */
+  idempotency_key?: string;
+  timeout_s?: number;
+  on_timeout?: 'deny' | 'approve';
+  channels?: ApprovalChannelTarget[];
+  approvers?: string[];
+  metadata?: Record<string, unknown>;
+}
+
+/** A request once it is no longer pending. */
+export interface ApprovalVerdict {
+  /** The ConfirmationRequest id, when the backend knows it. */
+  requestId?: string;
+  status: 'approved' | 'denied' | 'expired' | 'cancelled';
+  /** Whether the tool may run (approved, or expired with `on_timeout: "approve"`). */
+  allowed: boolean;
+  /** The approver's reason, if any. */
+  reason?: string | null;
+  /** Who decided (e.g. `slack:U0123`); null on expiry. */
+  respondedBy?: string | null;
+  /** Arguments the approver edited, or null to keep the call's own. */
+  approvedArgs?: Record<string, unknown> | null;
+}
+
+/**
+ * Where confirmation requests go. In process, a gateway instance; remotely, a tollgate server over HTTP.
+ * @remarks Timeouts, delivery and durability are the backend's business: the gate only asks and waits.
+ * Throw an error with `retryable: false` for failures a retry cannot fix (bad input); anything else is
+ * retried with the same idempotency key, which is how a wait survives a gateway restart.
+ */
+export interface ApprovalBackend {
+  /** Files (or re-attaches to, by idempotency key) a request and resolves once it is no longer pending. */
+  requestAndWait(input: ApprovalRequestInput, signal?: AbortSignal): Promise<ApprovalVerdict>;
+}
+
+/** Options of {@link approvalGate}. */
+export interface ApprovalGateOptions {
+  /** Where requests go. */
+  backend: ApprovalBackend;
+  /** Tool name wildcards that always need approval, besides tools flagged `requiresConfirmation`. */
+  tools?: string[];
+  /** The question on the card; a function sees the call. Default names the agent and the tool. */
+  prompt?: string | ((context: HookContext) => string);
+  /** Buttons; default the gateway's (`["Approve", "Deny"]`). */
+  options?: string[];
+  /** Seconds before the request expires; default the gateway's (300). */
+  timeoutS?: number;
+  /** What an expiry means; default `deny`. */
+  onTimeout?: 'deny' | 'approve';
+  /** Where to deliver the card; default the gateway's configuration. */
+  channels?: ApprovalChannelTarget[];
+  /** Who may decide; default anyone who sees the card. */
+  approvers?: string[];
+  /** Extra metadata stored on the request. */
+  metadata?: Record<string, unknown>;
+  /** Builds the idempotency key; default `hook:<sessionId>:<toolCallId>` (none without a tool call id). */
+  idempotencyKey?: (context: HookContext) => string | undefined;
+  /** Retries of a failed ask (same idempotency key): attempts in all (default 5) and first delay (default 1 s, doubling, max 30 s). */
+  retry?: { attempts?: number; delayMs?: number };
+  /** Time source for retry delays. */
+  clock?: Clock;
+  /** Hook name (default `approval_gate`). */
+  name?: string;
+  /** Hook priority when registered (default 1000: after cheaper guards). */
+  priority?: number;
+}
+
+/** The gate: a `tool:pre` hook object and a {@link ToolGate} for {@link ToolExecutor}. Use it as one or the other, not both. */
+export interface ApprovalGate extends HookObject, ToolGate {
+  name: string;
+  /** Whether the call needs a human: the tool's `requiresConfirmation` flag or a name pattern. */
+  requiresApproval(context: HookContext): boolean;
+  /** Files the request and waits; `ask` (from an `ask_user` hook) overrides prompt, options and timeout. */
+  decide(context: HookContext, ask?: ApprovalAsk, signal?: AbortSignal): Promise<HookResult>;
+}
+
+/**
+ * Builds the approval gate.
+ * @example
+ * const gate = approvalGate({ backend, tools: ['deploy_*'], timeoutS: 600 });
+ * const executor = new ToolExecutor({ registry, tools, gate });
+ */
+export function approvalGate(options: ApprovalGateOptions): ApprovalGate {
+  if (!options?.backend || typeof options.backend.requestAndWait !== 'function') {
+    throw new TypeError('approvalGate needs a backend with requestAndWait()');
+  }
+  const clock = options.clock ?? systemClock;
+  const patterns = options.tools ?? [];
+  const name = options.name ?? 'approval_gate';
+
+  const requiresApproval = (context: HookContext): boolean =>
+    Boolean(context.tool?.requiresConfirmation) ||
+    context.metadata?.requiresConfirmation === true ||
+    (context.toolName !== undefined && matchesAny(context.toolName, patterns));
+
+  const decide = async (context: HookContext, ask?: ApprovalAsk, signal?: AbortSignal): Promise<HookResult> => {
+    const input = buildInput(options, context, ask);
+    const verdict = await askWithRetry(options, input, clock, signal);
+    return verdictToResult(name, verdict, input);
+  };
+
+  return {
+    name,
+    priority: options.priority ?? 1000,
+    // The backend owns the wait's length (timeout_s); a hook timeout would cut approvals short.
+    timeoutMs: 0,
+    requiresApproval,
+    shouldTrigger: (context) => context.point === 'tool:pre' && !context.evaluationRun && requiresApproval(context),
+    execute: (context) => decide(context),
+    decide,
+  };
+}
+
+function buildInput(options: ApprovalGateOptions, context: HookContext, ask?: ApprovalAsk): ApprovalRequestInput {
+  const toolName = context.toolName ?? 'unknown';
+  const prompt =
+    ask?.prompt ??
+    (typeof options.prompt === 'function' ? options.prompt(context) : options.prompt) ??
+    `${context.agentId ?? 'An agent'} wants to run "${toolName}".`;
+  const onTimeout = ask?.default ? (ask.default === 'allow' ? 'approve' : 'deny') : options.onTimeout;
+  const input: ApprovalRequestInput = {
+    tool_name: toolName,
+    tool_args: context.toolArgs ?? {},
+    prompt,
+    options: ask?.options ?? options.options,
+    agent_id: context.agentId,
+    user_id: context.userId,
+    session_id: context.sessionId,
+    tool_call_id: context.toolCallId,
+    idempotency_key: (options.idempotencyKey ?? defaultIdempotencyKey)(context),
+    timeout_s: ask?.timeoutS ?? options.timeoutS,
+    on_timeout: onTimeout,
+    channels: options.channels,
+    approvers: options.approvers,
+    metadata: options.metadata,
+  };
+  // Absent fields stay absent so the gateway's defaults apply.
+  for (const key of Object.keys(input) as (keyof ApprovalRequestInput)[]) if (input[key] === undefined) delete input[key];
+  return input;
+}
+
+/** The default idempotency key: the tool call id, scoped to the session. */
+export function defaultIdempotencyKey(context: HookContext): string | undefined {
+  return context.toolCallId ? `hook:${context.sessionId ?? '-'}:${context.toolCallId}` : undefined;
+}
+
+async function askWithRetry(options: ApprovalGateOptions, input: ApprovalRequestInput, clock: Clock, signal?: AbortSignal): Promise<ApprovalVerdict> {
+  // Without an idempotency key a retry could file a second request, so only keyed asks are retried.
+  const attempts = input.idempotency_key ? Math.max(1, options.retry?.attempts ?? 5) : 1;
+  let delay = options.retry?.delayMs ?? 1000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await options.backend.requestAndWait(input, signal);
+    } catch (err) {
+      const retryable = (err as { retryable?: unknown } | null)?.retryable !== false;
+      if (attempt >= attempts || !retryable || signal?.aborted) throw err;
+      await sleep(clock, delay, signal);
+      delay = Math.min(delay * 2, 30_000);
+    }
+  }
+}
+
+function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = clock.setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      timer.cancel();
+      reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function verdictToResult(name: string, verdict: ApprovalVerdict, input: ApprovalRequestInput): HookResult {
+  const who = verdict.respondedBy ?? null;
+  const ref = verdict.requestId ? ` (request ${verdict.requestId})` : '';
+  const sideEffects = [`${name}: ${verdict.status}${who ? ` by ${who}` : ''}${ref}`];
+  if (verdict.allowed) {
+    if (verdict.approvedArgs && typeof verdict.approvedArgs === 'object') {
+      return { action: 'modify', data: verdict.approvedArgs, reason: verdict.reason ?? undefined, sideEffects };
+    }
+    return { action: 'continue', sideEffects };
+  }
+  return { action: 'deny', reason: denialReason(verdict, input), sideEffects };
+}
+
+function denialReason(verdict: ApprovalVerdict, input: ApprovalRequestInput): string {
+  const why = verdict.reason ? `: ${verdict.reason}` : '';
+  switch (verdict.status) {
+    case 'denied':
+      return `a human approver${verdict.respondedBy ? ` (${verdict.respondedBy})` : ''} denied it${why}`;
+    case 'expired':
+      return `nobody approved it within ${input.timeout_s ?? 'the allowed'}${input.timeout_s ? ' s' : ' time'}, so it was denied by default`;
+    case 'cancelled':
+      return `the approval request was cancelled${why}`;
+    default:
+      return `it was not approved (${verdict.status})${why}`;
+  }
+}
