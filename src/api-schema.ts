@@ -1,0 +1,110 @@
+/**
+ * @module api-schema
+ * The zod schemas of the HTTP API's inputs. They validate requests in `http/`, generate `/openapi.json`, and type
+ * `GateClient` — one source for all three. No express here, so clients can import it.
+ */
+import { z } from 'zod';
+import { ValidationError } from './errors.js';
+
+const id = z.string().min(1).max(200);
+const jsonObject = z.record(z.string(), z.unknown());
+
+/** A card destination: `{"type":"slack","target":"C0123"}`, `{"type":"web"}`. */
+export const channelTargetSchema = z.strictObject({
+  type: z.string().min(1).max(40).regex(/^[a-z][a-z0-9_-]*$/, 'lowercase channel name'),
+  target: z.string().min(1).max(200).optional(),
+});
+
+/** `POST /v1/requests` body. */
+export const createRequestSchema = z.strictObject({
+  tool_name: z.string().min(1).max(200),
+  tool_args: jsonObject.default({}),
+  prompt: z.string().max(4000).optional(),
+  options: z.array(z.string().min(1).max(75)).min(2).max(10).optional(),
+  agent_id: id.optional(),
+  user_id: id.optional(),
+  session_id: id.optional(),
+  tool_call_id: id.optional(),
+  metadata: jsonObject.optional(),
+  channels: z.array(channelTargetSchema).min(1).max(20).optional(),
+  approvers: z.array(z.string().min(3).max(200).regex(/^[a-z][a-z0-9_-]*:.+$/, 'approver ids look like "slack:U0123"')).max(100).optional(),
+  required_approvals: z.int().min(1).max(20).default(1),
+  timeout_s: z.int().min(1).max(14 * 24 * 3600).optional(),
+  on_timeout: z.enum(['deny', 'approve']).optional(),
+  idempotency_key: id.optional(),
+  callback_url: z.url({ protocol: /^https?$/ }).max(2000).optional(),
+});
+/** A validated `POST /v1/requests` body. */
+export type CreateRequestBody = z.infer<typeof createRequestSchema>;
+/** What a client may send to `POST /v1/requests` (defaults optional). */
+export type CreateRequestInput = z.input<typeof createRequestSchema>;
+
+/** `POST /v1/requests/:id/decision` body. */
+export const decisionSchema = z.strictObject({
+  decision: z.enum(['approve', 'deny']),
+  approver: z.string().min(1).max(200),
+  reason: z.string().max(2000).optional(),
+  option: z.string().min(1).max(75).optional(),
+  approved_args: jsonObject.optional(),
+  args_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+});
+/** A validated decision body. */
+export type DecisionBody = z.infer<typeof decisionSchema>;
+
+/** `POST /v1/requests/:id/cancel` body (optional). */
+export const cancelSchema = z.strictObject({
+  reason: z.string().max(2000).optional(),
+  actor: z.string().min(1).max(200).optional(),
+});
+
+const isoDate = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+
+/** `GET /v1/requests` query. */
+export const listQuerySchema = z.strictObject({
+  status: z.enum(['pending', 'approved', 'denied', 'expired', 'cancelled']).optional(),
+  tool_name: z.string().min(1).max(200).optional(),
+  agent_id: z.string().min(1).max(200).optional(),
+  responded_by: z.string().min(1).max(200).optional(),
+  since: isoDate.optional(),
+  until: isoDate.optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  cursor: z.string().min(1).max(500).optional(),
+});
+
+/** `GET /v1/requests/export` query: the list filters plus a format. */
+export const exportQuerySchema = listQuerySchema.omit({ limit: true, cursor: true }).extend({
+  format: z.enum(['csv', 'ndjson']).default('ndjson'),
+});
+
+/** `GET /v1/requests/:id?wait=` query: seconds to wait, capped at 55 so clients stay under 60 s proxy timeouts. */
+export const waitQuerySchema = z.strictObject({
+  wait: z.coerce
+    .number()
+    .min(0)
+    .transform((s) => Math.min(s, 55))
+    .optional(),
+});
+
+/**
+ * Parses `input` with `schema`, or throws a {@link ValidationError} naming each bad field.
+ * @example parseInput(createRequestSchema, req.body, 'body')
+ */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where: string): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const errors = result.error.issues.map((issue) => ({
+    path: issue.path.length ? formatPath(issue.path) : where,
+    message: issueMessage(issue),
+  }));
+  const first = errors[0];
+  throw new ValidationError(first ? `${first.path}: ${first.message}` : `invalid ${where}`, errors);
+}
+
+function formatPath(path: PropertyKey[]): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
+}
+
+function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') return `unknown field(s): ${issue.keys.join(', ')}`;
+  return issue.message;
+}

@@ -1,0 +1,107 @@
+/**
+ * @module card
+ * The one place that decides what a card says. Channel adapters turn a {@link CardText} into Block Kit, Feishu card
+ * JSON or HTML; none of them words anything on its own. Tool arguments are attacker-controlled: they are shown
+ * pretty-printed, truncated, and with secret-looking values masked.
+ */
+import type { ConfirmationRequest } from './requests/types.js';
+
+/** Everything a card shows, already worded. */
+export interface CardText {
+  /** `Approval needed: pay_invoice` / `Approved: pay_invoice`. */
+  title: string;
+  /** The runtime's question, or a sentence made from the tool name. */
+  prompt: string;
+  toolName: string;
+  /** Pretty JSON of the arguments, secrets masked, at most `maxArgsChars` characters. */
+  argsPreview: string;
+  /** `agent ops-bot for user U0123`, or null when nobody is named. */
+  requester: string | null;
+  /** ISO time of expiry. */
+  expiresAt: string;
+  /** `Anyone who sees this card`, or the allowlist. */
+  approvers: string;
+  /** `Waiting for 1 of 2 approvals`, or the outcome sentence once final. */
+  status: string;
+  /** True while buttons should be shown. */
+  actionable: boolean;
+  /** `good` (approved), `bad` (denied/expired-deny/cancelled), `waiting`: adapters pick colours from it. */
+  tone: 'good' | 'bad' | 'waiting';
+}
+
+/** Wording options. */
+export interface CardTextOptions {
+  maxArgsChars?: number;
+  /** Approvals collected so far, for quorum requests. */
+  approvals?: number;
+}
+
+const SECRET_KEY = /pass(word|wd)?|secret|token|api[-_]?key|private[-_]?key|credential|authorization|cookie|session[-_]?id/i;
+const SECRET_VALUE = /^(sk-|xox[abpr]-|xapp-|ghp_|gho_|AKIA|Bearer\s)|^-----BEGIN [A-Z ]*PRIVATE KEY/;
+
+/** Replaces secret-looking values (by key name or by shape) with `••••`, at every depth. */
+export function maskSecrets(value: unknown, key = ''): unknown {
+  if (typeof value === 'string') return SECRET_KEY.test(key) || SECRET_VALUE.test(value) ? '••••' : value;
+  if (Array.isArray(value)) return value.map((v) => maskSecrets(v, key));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, SECRET_KEY.test(k) && v !== null && typeof v !== 'object' ? '••••' : maskSecrets(v, k)]),
+    );
+  }
+  return value;
+}
+
+/** Pretty JSON of `args`, masked, cut at `max` characters with a note of how much was left out. */
+export function previewArgs(args: Record<string, unknown>, max = 1500): string {
+  const text = JSON.stringify(maskSecrets(args), null, 2);
+  return text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters)`;
+}
+
+/** The outcome sentence of a request: who decided, how, when, why. */
+export function outcomeText(r: ConfirmationRequest): string {
+  const when = r.respondedAt ? ` at ${r.respondedAt.toISOString()}` : '';
+  const why = r.reason ? ` — "${r.reason}"` : '';
+  switch (r.status) {
+    case 'pending':
+      return r.requiredApprovals > 1 ? `Waiting for ${r.requiredApprovals} approvals` : 'Waiting for a decision';
+    case 'approved':
+      return `Approved by ${r.respondedBy}${when}${r.approvedArgs ? ' (with edited arguments)' : ''}${why}`;
+    case 'denied':
+      return `Denied by ${r.respondedBy}${when}${why}`;
+    case 'expired':
+      return r.onTimeout === 'approve' ? `Expired${when} — approved by default` : `Expired${when} — denied by default`;
+    case 'cancelled':
+      return `Cancelled by ${r.respondedBy ?? 'the requester'}${when}${why}`;
+  }
+}
+
+/**
+ * Words a card for `request` in its current state.
+ * @example const text = cardText(request); // text.title === 'Approval needed: pay_invoice'
+ */
+export function cardText(request: ConfirmationRequest, options: CardTextOptions = {}): CardText {
+  const requester = [request.agentId && `agent ${request.agentId}`, request.userId && `user ${request.userId}`].filter(Boolean).join(' for ');
+  const heading: Record<ConfirmationRequest['status'], string> = {
+    pending: 'Approval needed',
+    approved: 'Approved',
+    denied: 'Denied',
+    expired: 'Expired',
+    cancelled: 'Cancelled',
+  };
+  let status = outcomeText(request);
+  if (request.status === 'pending' && request.requiredApprovals > 1 && options.approvals !== undefined) {
+    status = `Waiting for approvals: ${options.approvals} of ${request.requiredApprovals}`;
+  }
+  return {
+    title: `${heading[request.status]}: ${request.toolName}`,
+    prompt: request.prompt ?? `The agent wants to run \`${request.toolName}\`.`,
+    toolName: request.toolName,
+    argsPreview: previewArgs(request.toolArgs, options.maxArgsChars),
+    requester: requester || null,
+    expiresAt: request.expiresAt.toISOString(),
+    approvers: request.approvers.length ? request.approvers.join(', ') : 'Anyone who sees this card',
+    status,
+    actionable: request.status === 'pending',
+    tone: request.status === 'pending' ? 'waiting' : request.allowed ? 'good' : 'bad',
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * @module channel
+ * The channel adapter contract. A channel shows a request to people (a Slack or Feishu card, a web inbox entry),
+ * turns their verified taps into {@link DecisionEvent}s for the gateway, and rewrites its cards after every state
+ * change. Adapters live in `channels/<name>/`, depend on this file only, and never on each other; the gateway never
+ * imports an adapter (the composition root in `src/server.ts` wires them).
+ *
+ * @remarks Deliberately left out: retries (the scheduler owns them: a failing `send`/`update` just throws), and
+ * persistence (the gateway records message references and events). An adapter holds no request state of its own.
+ */
+import type { Router } from 'express';
+import type { ConfirmationRequest, Decision } from './requests/types.js';
+
+/** Who tapped: the channel, the platform's user id, and a display name when the platform gives one. */
+export interface DecisionActor {
+  channel: string;
+  userId: string;
+  name?: string;
+}
+
+/** A verified tap, normalized: what every adapter hands to {@link DecisionSink.decide}. */
+export interface DecisionEvent {
+  requestId: string;
+  /** The request's nonce as carried by the button; required for taps from chat channels. */
+  nonce?: string;
+  decision: Decision;
+  reason?: string;
+  /** The option label the approver chose (defaults to the first/second option for approve/deny). */
+  option?: string;
+  /** Arguments the approver edited; only with `approve`. */
+  approvedArgs?: Record<string, unknown>;
+  /** When given, the decision holds only if the request's `args_sha256` still matches. */
+  argsSha256?: string;
+  actor: DecisionActor;
+}
+
+/** Why a decision was not applied. Adapters show these to the approver in the platform's own way. */
+export type DecisionRejection =
+  | 'not_found'
+  | 'bad_nonce'
+  | 'not_authorized'
+  | 'self_approval'
+  | 'already_decided'
+  | 'duplicate_approval'
+  | 'args_mismatch'
+  | 'invalid';
+
+/** The outcome of {@link DecisionSink.decide}. */
+export type DecideOutcome =
+  | {
+      ok: true;
+      /** The request after the decision; still `pending` when a quorum is not yet reached. */
+      request: ConfirmationRequest;
+      /** True when this decision made the request final. */
+      final: boolean;
+    }
+  | {
+      ok: false;
+      code: DecisionRejection;
+      /** A sentence for the approver: why nothing changed. */
+      message: string;
+      request?: ConfirmationRequest;
+    };
+
+/** What an adapter may ask of the gateway. */
+export interface DecisionSink {
+  /** Applies a verified decision: authorization, nonce, compare-and-set, events, fan-out. Never throws for bad input. */
+  decide(event: DecisionEvent): Promise<DecideOutcome>;
+  /** Reads a request. */
+  get(id: string): Promise<ConfirmationRequest | null>;
+}
+
+/** A card on a platform: the target it was sent to and the platform's reference for it. */
+export interface CardRef {
+  target: string;
+  messageRef: string;
+}
+
+/** A channel adapter. */
+export interface Channel {
+  /** `slack`, `feishu`, `web`, …: the `type` in a request's `channels` list and the prefix of approver ids. */
+  readonly name: string;
+  /** The target used when a request names this channel without one (`{"type":"slack"}`). */
+  readonly defaultTarget?: string;
+  /** Shows the request; returns the platform's message reference (or null when the channel keeps no reference). Throws to be retried. */
+  send(request: ConfirmationRequest, target: string): Promise<string | null>;
+  /** Rewrites a card after any state change (final or a partial quorum). Throws to be retried. */
+  update(request: ConfirmationRequest, card: CardRef): Promise<void>;
+  /** Adds the adapter's callback routes (e.g. `POST /channels/slack/events`). */
+  mount?(router: Router, gateway: DecisionSink): void;
+  /** Starts long-connection modes (Slack Socket Mode, Feishu WSClient). */
+  start?(gateway: DecisionSink): Promise<void>;
+  /** Closes connections. */
+  stop?(): Promise<void>;
+}
+
+/** Thrown by `send`/`update` when retrying cannot help (unknown channel, revoked token): the job gives up at once. */
+export class PermanentChannelError extends Error {
+  override readonly name = 'PermanentChannelError';
+  constructor(
+    message: string,
+    /** The platform's error code, e.g. `channel_not_found` or `230002`. */
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Thrown by `send`/`update` when the platform asks to wait (HTTP 429 + Retry-After). */
+export class RateLimitedError extends Error {
+  override readonly name = 'RateLimitedError';
+  constructor(
+    message: string,
+    /** How long the platform asked to wait, in milliseconds. */
+    readonly retryAfterMs: number,
+  ) {
+    super(message);
+  }
+}

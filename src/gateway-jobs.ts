@@ -1,0 +1,211 @@
+/**
+ * @module gateway-jobs
+ * What the gateway does when the scheduler runs a job: expire, deliver a card, update a card, call a runtime back,
+ * sweep. Every job re-reads its row first, so a stale or duplicate job does nothing (it throws
+ * {@link JobNotNeededError} and the scheduler does not retry it). Also start-up reconciliation.
+ */
+import { createHmac } from 'node:crypto';
+import { PermanentChannelError, RateLimitedError, type Channel } from './channel.js';
+import type { Gateway } from './gateway.js';
+import { toApiRequest } from './requests/serialize.js';
+import type { ConfirmationRequest } from './requests/types.js';
+import { JobFailedPermanentlyError, JobNotNeededError, RetryLaterError, type JobAttempt, type SchedulerJobs } from './scheduler/types.js';
+
+/** One finished job attempt, for metrics. */
+export interface JobOutcome {
+  job: 'deliver' | 'update' | 'callback' | 'expire';
+  channel: string | null;
+  ok: boolean;
+}
+
+const PAGE = 1000;
+
+/** The gateway's job handlers. */
+export class GatewayJobs implements SchedulerJobs {
+  private readonly listeners = new Set<(outcome: JobOutcome) => void>();
+
+  constructor(
+    private readonly gateway: Gateway,
+    private readonly options: { callbackSecret?: string },
+  ) {}
+
+  /** Calls `listener` after each job attempt. */
+  onOutcome(listener: (outcome: JobOutcome) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private report(outcome: JobOutcome) {
+    for (const listener of this.listeners) listener(outcome);
+  }
+
+  private now() {
+    return new Date(this.gateway.clock.now());
+  }
+
+  async expire(requestId: string): Promise<void> {
+    const request = await this.gateway.get(requestId);
+    if (!request || request.status !== 'pending') throw new JobNotNeededError(`request ${requestId} is not pending`);
+    if (request.expiresAt.getTime() > this.gateway.clock.now()) {
+      // Fired early (a clock step, or a timer armed before a reschedule): arm again for the real time.
+      await this.gateway.scheduler.scheduleExpiry(requestId, request.expiresAt);
+      return;
+    }
+    await this.gateway.expire(requestId);
+    this.report({ job: 'expire', channel: null, ok: true });
+  }
+
+  async deliver(requestId: string, channelName: string, target: string, attempt: JobAttempt): Promise<void> {
+    const request = await this.gateway.get(requestId);
+    if (!request) throw new JobNotNeededError(`request ${requestId} is gone`);
+    const card = (await this.gateway.store.messages(requestId)).find((m) => m.channel === channelName && m.target === target);
+    if (card && card.status !== 'pending') throw new JobNotNeededError(`card ${channelName}:${target} of ${requestId} was already sent`);
+    if (request.status !== 'pending') throw new JobNotNeededError(`request ${requestId} is ${request.status}; card not sent`);
+    const channel = this.channel(channelName);
+    try {
+      const messageRef = await channel.send(request, target);
+      await this.gateway.store.updateMessage(requestId, channelName, target, { messageRef, status: 'sent', attempts: attempt.attempt, lastError: null }, this.now());
+      await this.gateway.store.appendEvent(requestId, { type: 'delivered', actor: null, channel: channelName, detail: { target, message_ref: messageRef, attempt: attempt.attempt }, at: this.now() });
+      this.report({ job: 'deliver', channel: channelName, ok: true });
+      // Decided while the card was on its way: bring the new card up to date.
+      const latest = await this.gateway.get(requestId);
+      if (latest && latest.status !== 'pending' && messageRef) await this.gateway.scheduler.enqueueCardUpdate(requestId, channelName, target);
+    } catch (error) {
+      const givesUp = attempt.isLastAttempt || error instanceof PermanentChannelError;
+      await this.gateway.store.updateMessage(requestId, channelName, target, { attempts: attempt.attempt, lastError: describe(error), status: givesUp ? 'failed' : 'pending' }, this.now());
+      await this.gateway.store.appendEvent(requestId, { type: 'delivery_failed', actor: null, channel: channelName, detail: { target, attempt: attempt.attempt, error: describe(error), will_retry: !givesUp }, at: this.now() });
+      this.report({ job: 'deliver', channel: channelName, ok: false });
+      this.gateway.logger.warn({ requestId, channel: channelName, target, attempt: attempt.attempt, err: describe(error) }, 'card delivery failed');
+      throw asJobError(error);
+    }
+  }
+
+  async updateCard(requestId: string, channelName: string, target: string, attempt: JobAttempt): Promise<void> {
+    const request = await this.gateway.get(requestId);
+    const card = (await this.gateway.store.messages(requestId)).find((m) => m.channel === channelName && m.target === target);
+    if (!request || !card?.messageRef) throw new JobNotNeededError(`card ${channelName}:${target} of ${requestId} has nothing to update`);
+    try {
+      await this.channel(channelName).update(request, { target, messageRef: card.messageRef });
+      if (request.status !== 'pending') await this.gateway.store.updateMessage(requestId, channelName, target, { status: 'updated', lastError: null }, this.now());
+      this.report({ job: 'update', channel: channelName, ok: true });
+    } catch (error) {
+      const givesUp = attempt.isLastAttempt || error instanceof PermanentChannelError;
+      await this.gateway.store.updateMessage(requestId, channelName, target, { lastError: describe(error) }, this.now());
+      await this.gateway.store.appendEvent(requestId, { type: 'update_failed', actor: null, channel: channelName, detail: { target, attempt: attempt.attempt, error: describe(error), will_retry: !givesUp }, at: this.now() });
+      this.report({ job: 'update', channel: channelName, ok: false });
+      throw asJobError(error);
+    }
+  }
+
+  async callback(requestId: string, attempt: JobAttempt): Promise<void> {
+    const request = await this.gateway.get(requestId);
+    if (!request?.callbackUrl) throw new JobNotNeededError(`request ${requestId} has no callback_url`);
+    const body = JSON.stringify({ type: 'confirmation.decided', request: toApiRequest(request) });
+    const timestamp = Math.floor(this.gateway.clock.now() / 1000).toString();
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'x-tollgate-timestamp': timestamp, 'x-tollgate-request-id': requestId };
+    if (this.options.callbackSecret) headers['x-tollgate-signature'] = signCallback(this.options.callbackSecret, timestamp, body);
+    let error: string | null = null;
+    let status: number | null = null;
+    try {
+      const response = await fetch(request.callbackUrl, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
+      status = response.status;
+      await response.body?.cancel();
+      if (!response.ok) error = `HTTP ${response.status}`;
+    } catch (e) {
+      error = describe(e);
+    }
+    const at = this.now();
+    if (error === null) {
+      await this.gateway.store.appendEvent(requestId, { type: 'callback_sent', actor: null, channel: null, detail: { status, attempt: attempt.attempt }, at });
+      this.report({ job: 'callback', channel: null, ok: true });
+      return;
+    }
+    await this.gateway.store.appendEvent(requestId, { type: 'callback_failed', actor: null, channel: null, detail: { status, error, attempt: attempt.attempt, will_retry: !attempt.isLastAttempt }, at });
+    this.report({ job: 'callback', channel: null, ok: false });
+    throw new Error(`callback to runtime failed: ${error}`);
+  }
+
+  async sweep(): Promise<void> {
+    const expired = await this.expireOverdue();
+    const requeued = await this.requeueUnsentCards();
+    if (expired || requeued) this.gateway.logger.info({ expired, requeued }, 'sweep caught up');
+  }
+
+  /**
+   * Start-up reconciliation: pending rows past their time expire now, the others get their expiry timer (again),
+   * and cards never sent are re-enqueued. Reads pending rows in pages so 100 000 of them fit in memory easily.
+   */
+  async reconcile(): Promise<{ expired: number; scheduled: number; requeued: number }> {
+    const now = this.gateway.clock.now();
+    let expired = 0;
+    let scheduled = 0;
+    let after: { expiresAt: Date; id: string } | undefined;
+    for (;;) {
+      const page = await this.gateway.store.pending(PAGE, after?.expiresAt, after?.id);
+      for (const row of page) {
+        if (row.expiresAt.getTime() <= now) {
+          if (await this.gateway.expire(row.id)) expired++;
+        } else {
+          await this.gateway.scheduler.scheduleExpiry(row.id, row.expiresAt);
+          scheduled++;
+        }
+      }
+      if (page.length < PAGE) break;
+      after = page[page.length - 1];
+    }
+    const requeued = await this.requeueUnsentCards();
+    this.gateway.logger.info({ expired, scheduled, requeued }, 'reconciled pending requests');
+    return { expired, scheduled, requeued };
+  }
+
+  /** After a committed change: stop the timer when final, refresh every sent card, call the runtime back. */
+  async afterChange(request: ConfirmationRequest): Promise<void> {
+    const final = request.status !== 'pending';
+    if (final) await this.gateway.scheduler.cancelExpiry(request.id);
+    for (const card of await this.gateway.store.messages(request.id)) {
+      if (card.messageRef) await this.gateway.scheduler.enqueueCardUpdate(request.id, card.channel, card.target);
+    }
+    if (final && request.callbackUrl) await this.gateway.scheduler.enqueueCallback(request.id);
+  }
+
+  private async expireOverdue(): Promise<number> {
+    let count = 0;
+    const now = this.gateway.clock.now();
+    for (;;) {
+      const overdue = (await this.gateway.store.pending(PAGE)).filter((r) => r.expiresAt.getTime() <= now);
+      for (const row of overdue) if (await this.gateway.expire(row.id)) count++;
+      if (overdue.length < PAGE) return count;
+    }
+  }
+
+  private async requeueUnsentCards(): Promise<number> {
+    const unsent = await this.gateway.store.unsentMessages(10_000);
+    for (const card of unsent) await this.gateway.scheduler.enqueueDelivery(card.requestId, card.channel, card.target);
+    return unsent.length;
+  }
+
+  private channel(name: string): Channel {
+    const channel = this.gateway.channels.get(name);
+    if (!channel) throw new JobFailedPermanentlyError(`channel "${name}" is not enabled on this gateway`);
+    return channel;
+  }
+}
+
+/**
+ * The signature of a runtime callback: `v1=` + hex HMAC-SHA256(secret, `${timestamp}.${body}`), sent as
+ * `X-Tollgate-Signature` with `X-Tollgate-Timestamp`.
+ */
+export function signCallback(secret: string, timestamp: string, body: string): string {
+  return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Maps channel errors to the scheduler's control-flow errors. */
+function asJobError(error: unknown): Error {
+  if (error instanceof PermanentChannelError) return new JobFailedPermanentlyError(error.message);
+  if (error instanceof RateLimitedError) return new RetryLaterError(error.message, error.retryAfterMs);
+  return error instanceof Error ? error : new Error(String(error));
+}

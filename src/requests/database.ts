@@ -1,0 +1,55 @@
+/**
+ * @module requests/database
+ * Opens the SQLite file (WAL, busy timeout, foreign keys) and applies the drizzle-kit migrations in `migrations/`.
+ */
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as schema from './schema.js';
+
+/** The drizzle handle over tollgate's schema. */
+export type TollgateDb = BetterSQLite3Database<typeof schema>;
+
+/** An open database: the drizzle handle, the raw better-sqlite3 connection, and how to close it. */
+export interface OpenDatabase {
+  db: TollgateDb;
+  sqlite: Database.Database;
+  close(): void;
+}
+
+/**
+ * Opens (creating when missing) the SQLite file at `path` with WAL, a busy timeout (several gateway processes may
+ * share the file) and foreign keys on. `:memory:` works for throwaway use.
+ */
+export function openDatabase(path: string, options: { busyTimeoutMs?: number } = {}): OpenDatabase {
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  const sqlite = new Database(path);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+  sqlite.pragma('foreign_keys = ON');
+  // WAL + NORMAL is durable against process crashes (every commit is in the WAL before it returns); only an OS
+  // crash or power loss can drop the last commits.
+  sqlite.pragma('synchronous = NORMAL');
+  const db = drizzle(sqlite, { schema });
+  return { db, sqlite, close: () => sqlite.close() };
+}
+
+/** Where the generated SQL migrations live, whether running from `src/` (tsx) or `dist/src/` (built). */
+export function migrationsFolder(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const candidates = [resolve(here, '../../migrations'), resolve(here, '../../../migrations')];
+  const found = candidates.find((dir) => existsSync(resolve(dir, 'meta/_journal.json')));
+  if (!found) throw new Error(`migrations folder not found (looked in ${candidates.join(', ')})`);
+  return found;
+}
+
+/**
+ * Applies every migration not yet applied. Safe to call at every start; drizzle runs them in one transaction and the
+ * busy timeout makes a second process wait for the first.
+ */
+export function applyMigrations(open: OpenDatabase): void {
+  migrate(open.db, { migrationsFolder: migrationsFolder() });
+}

@@ -1,0 +1,88 @@
+/**
+ * @module requests/schema
+ * The drizzle schema of the three tables auditors query with plain SQL (contract: column names).
+ * Timestamps are ISO-8601 UTC text (`2026-11-22T10:00:00.000Z`), so they sort and compare as written;
+ * JSON columns hold JSON text. `drizzle-kit generate` turns this file into `migrations/`.
+ */
+import { sql } from 'drizzle-orm';
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/** One row per confirmation request. */
+export const confirmationRequests = sqliteTable(
+  'confirmation_requests',
+  {
+    id: text('id').primaryKey(),
+    status: text('status').notNull(),
+    toolName: text('tool_name').notNull(),
+    toolArgs: text('tool_args').notNull(),
+    approvedArgs: text('approved_args'),
+    prompt: text('prompt'),
+    options: text('options').notNull(),
+    agentId: text('agent_id'),
+    userId: text('user_id'),
+    sessionId: text('session_id'),
+    toolCallId: text('tool_call_id'),
+    metadata: text('metadata').notNull(),
+    channels: text('channels').notNull(),
+    approvers: text('approvers').notNull(),
+    requiredApprovals: integer('required_approvals').notNull().default(1),
+    onTimeout: text('on_timeout').notNull().default('deny'),
+    idempotencyKey: text('idempotency_key'),
+    argsSha256: text('args_sha256').notNull(),
+    callbackUrl: text('callback_url'),
+    nonce: text('nonce').notNull(),
+    createdAt: text('created_at').notNull(),
+    expiresAt: text('expires_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+    respondedAt: text('responded_at'),
+    respondedBy: text('responded_by'),
+    respondedVia: text('responded_via'),
+    decisionOption: text('decision_option'),
+    reason: text('reason'),
+    /** 1 = the tool may run, 0 = it may not, NULL = pending. */
+    allowed: integer('allowed'),
+  },
+  (t) => [
+    uniqueIndex('confirmation_requests_idempotency_key').on(t.idempotencyKey),
+    index('confirmation_requests_status_expires').on(t.status, t.expiresAt),
+    index('confirmation_requests_created').on(t.createdAt, t.id),
+    index('confirmation_requests_tool').on(t.toolName, t.createdAt),
+    index('confirmation_requests_agent').on(t.agentId, t.createdAt),
+  ],
+);
+
+/** Append-only audit trail: one row per thing that happened to a request. */
+export const confirmationEvents = sqliteTable(
+  'confirmation_events',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    requestId: text('request_id')
+      .notNull()
+      .references(() => confirmationRequests.id),
+    type: text('type').notNull(),
+    actor: text('actor'),
+    channel: text('channel'),
+    detail: text('detail').notNull().default(sql`'{}'`),
+    at: text('at').notNull(),
+  },
+  (t) => [index('confirmation_events_request').on(t.requestId, t.id), index('confirmation_events_type').on(t.type, t.at)],
+);
+
+/** One row per card: where it went and what the platform called it. */
+export const channelMessages = sqliteTable(
+  'channel_messages',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    requestId: text('request_id')
+      .notNull()
+      .references(() => confirmationRequests.id),
+    channel: text('channel').notNull(),
+    target: text('target').notNull(),
+    messageRef: text('message_ref'),
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('channel_messages_target').on(t.requestId, t.channel, t.target), index('channel_messages_status').on(t.status)],
+);

@@ -1,0 +1,93 @@
+/**
+ * @module requests/serialize
+ * The request as the HTTP API returns it (contract): snake_case fields, ISO-8601 UTC timestamps.
+ */
+import type { ConfirmationEvent, ConfirmationRequest } from './types.js';
+
+/** The API shape of a request (`GET /v1/requests/:id`). */
+export interface ApiRequest {
+  id: string;
+  status: ConfirmationRequest['status'];
+  tool_name: string;
+  tool_args: Record<string, unknown>;
+  approved_args: Record<string, unknown> | null;
+  prompt: string | null;
+  options: string[];
+  agent_id: string | null;
+  user_id: string | null;
+  session_id: string | null;
+  tool_call_id: string | null;
+  metadata: Record<string, unknown>;
+  channels: ConfirmationRequest['channels'];
+  approvers: string[];
+  required_approvals: number;
+  on_timeout: ConfirmationRequest['onTimeout'];
+  idempotency_key: string | null;
+  args_sha256: string;
+  created_at: string;
+  expires_at: string;
+  updated_at: string;
+  responded_at: string | null;
+  responded_by: string | null;
+  responded_via: string | null;
+  decision_option: string | null;
+  reason: string | null;
+  allowed: boolean | null;
+}
+
+/** The API shape of an audit event. */
+export interface ApiEvent {
+  id: number;
+  request_id: string;
+  type: string;
+  actor: string | null;
+  channel: string | null;
+  detail: Record<string, unknown>;
+  at: string;
+}
+
+/** A request as the API returns it. The nonce and callback URL stay server-side: they are secrets. */
+export function toApiRequest(r: ConfirmationRequest): ApiRequest {
+  return {
+    id: r.id,
+    status: r.status,
+    tool_name: r.toolName,
+    tool_args: r.toolArgs,
+    approved_args: r.approvedArgs,
+    prompt: r.prompt,
+    options: r.options,
+    agent_id: r.agentId,
+    user_id: r.userId,
+    session_id: r.sessionId,
+    tool_call_id: r.toolCallId,
+    metadata: r.metadata,
+    channels: r.channels,
+    approvers: r.approvers,
+    required_approvals: r.requiredApprovals,
+    on_timeout: r.onTimeout,
+    idempotency_key: r.idempotencyKey,
+    args_sha256: r.argsSha256,
+    created_at: r.createdAt.toISOString(),
+    expires_at: r.expiresAt.toISOString(),
+    updated_at: r.updatedAt.toISOString(),
+    responded_at: r.respondedAt?.toISOString() ?? null,
+    responded_by: r.respondedBy,
+    responded_via: r.respondedVia,
+    decision_option: r.decisionOption,
+    reason: r.reason,
+    allowed: r.allowed,
+  };
+}
+
+/** An audit event as the API returns it. */
+export function toApiEvent(e: ConfirmationEvent): ApiEvent {
+  return {
+    id: e.id,
+    request_id: e.requestId,
+    type: e.type,
+    actor: e.actor,
+    channel: e.channel,
+    detail: e.detail,
+    at: e.at.toISOString(),
+  };
+}

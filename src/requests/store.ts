@@ -1,0 +1,105 @@
+/**
+ * @module requests/store
+ * The `ConfirmationStore` contract: rows and their audit events, written together. Every state change is a
+ * compare-and-set (`… WHERE id = ? AND status = 'pending'`) with its event in the same transaction, so two deciders
+ * racing (in one process or several) produce exactly one verdict, and an acknowledged verdict is always on disk.
+ *
+ * @remarks Deliberately left out: authorization, nonces and notifications (the gateway's job). The store trusts its
+ * caller and only guarantees atomicity and the state machine.
+ */
+import type {
+  ChannelMessage,
+  ConfirmationEvent,
+  ConfirmationRequest,
+  Decision,
+  NewEvent,
+  RequestStatus,
+} from './types.js';
+
+/** One approver's vote. */
+export interface Vote {
+  decision: Decision;
+  actor: string;
+  via: string;
+  reason: string | null;
+  option: string | null;
+  approvedArgs: Record<string, unknown> | null;
+  at: Date;
+}
+
+/** What {@link ConfirmationStore.decide} did. */
+export type VoteResult =
+  | { kind: 'final'; request: ConfirmationRequest }
+  | { kind: 'recorded'; request: ConfirmationRequest; approvals: number }
+  | { kind: 'duplicate'; request: ConfirmationRequest }
+  | { kind: 'already_final'; request: ConfirmationRequest }
+  | { kind: 'not_found' };
+
+/** Filters of the audit query (`GET /v1/requests`). */
+export interface RequestQuery {
+  status?: RequestStatus;
+  toolName?: string;
+  agentId?: string;
+  respondedBy?: string;
+  since?: Date;
+  until?: Date;
+  limit?: number;
+  /** Opaque cursor from a previous page's `nextCursor`. */
+  cursor?: string;
+}
+
+/** A page of the audit query, newest first. */
+export interface RequestPage {
+  items: ConfirmationRequest[];
+  nextCursor: string | null;
+}
+
+/** Rows and audit events. */
+export interface ConfirmationStore {
+  /**
+   * Inserts a new pending request, its `created` event and a pending `channel_messages` row per card, in one
+   * transaction. When the idempotency key exists already, inserts nothing and returns the existing row.
+   */
+  create(
+    request: ConfirmationRequest,
+    cards: { channel: string; target: string }[],
+  ): Promise<{ request: ConfirmationRequest; created: boolean }>;
+  get(id: string): Promise<ConfirmationRequest | null>;
+  getByIdempotencyKey(key: string): Promise<ConfirmationRequest | null>;
+  /**
+   * Records a vote: a deny, or the approval that completes the quorum, flips the row (compare-and-set) with its
+   * event; an approval short of the quorum adds an `approved` event only. A second approval by the same actor is a
+   * duplicate and changes nothing.
+   */
+  decide(id: string, vote: Vote): Promise<VoteResult>;
+  /** `pending → expired | cancelled` by compare-and-set with its event; null when the row was not pending. */
+  finish(
+    id: string,
+    status: 'expired' | 'cancelled',
+    event: { actor: string | null; channel: string | null; detail: Record<string, unknown>; at: Date },
+  ): Promise<ConfirmationRequest | null>;
+  appendEvent(requestId: string, event: NewEvent): Promise<void>;
+  events(requestId: string): Promise<ConfirmationEvent[]>;
+  list(query: RequestQuery): Promise<RequestPage>;
+  /** Every row matching the filters (no paging), newest first, read in batches: for streamed exports. */
+  scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest>;
+  /** Ids and expiry times of pending rows, oldest expiry first. */
+  pending(limit: number, afterExpiresAt?: Date, afterId?: string): Promise<{ id: string; expiresAt: Date }[]>;
+  countByStatus(): Promise<Record<RequestStatus, number>>;
+  messages(requestId: string): Promise<ChannelMessage[]>;
+  /** Cards of pending requests that were never sent (for reconciliation). */
+  unsentMessages(limit: number): Promise<ChannelMessage[]>;
+  /** Updates one card's bookkeeping. */
+  updateMessage(
+    requestId: string,
+    channel: string,
+    target: string,
+    patch: Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>,
+    at: Date,
+  ): Promise<void>;
+  /** Adds a card row when a request gains a card after creation; no-op when it exists. */
+  ensureMessage(requestId: string, channel: string, target: string, at: Date): Promise<void>;
+  /** Whether the database answers (for `/readyz`). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,138 @@
+/**
+ * @module scheduler/in-process
+ * The embedded default scheduler: timers and a retry loop inside this process, on the injectable clock. Nothing
+ * survives the process; the gateway's start-up reconciliation rebuilds every timer from the rows.
+ */
+import { pino, type Logger } from 'pino';
+import { systemClock, type Clock, type ClockTimer } from '../clock.js';
+import {
+  JobFailedPermanentlyError,
+  JobNotNeededError,
+  retryDelay,
+  schedulerDefaults,
+  type JobAttempt,
+  type Scheduler,
+  type SchedulerJobs,
+  type SchedulerOptions,
+} from './types.js';
+
+/** Options of {@link InProcessScheduler}. */
+export interface InProcessSchedulerOptions extends SchedulerOptions {
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/**
+ * Timers in this process.
+ * @example const scheduler = new InProcessScheduler({ clock: new ManualClock() });
+ */
+export class InProcessScheduler implements Scheduler {
+  readonly name = 'in-process';
+  private readonly settings: Required<SchedulerOptions>;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private jobs: SchedulerJobs | null = null;
+  private readonly expiries = new Map<string, ClockTimer>();
+  /** Jobs queued or waiting for a retry, by key: a second enqueue of the same job is a no-op. */
+  private readonly queued = new Map<string, ClockTimer>();
+  private readonly running = new Set<Promise<void>>();
+  private sweepTimer: ClockTimer | null = null;
+  private stopped = false;
+
+  constructor(options: InProcessSchedulerOptions = {}) {
+    this.settings = schedulerDefaults(options);
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? pino({ level: 'silent' });
+  }
+
+  async start(jobs: SchedulerJobs): Promise<void> {
+    this.jobs = jobs;
+    this.stopped = false;
+    this.armSweep();
+  }
+
+  async scheduleExpiry(requestId: string, at: Date): Promise<void> {
+    this.expiries.get(requestId)?.cancel();
+    const timer = this.clock.setTimeout(() => {
+      this.expiries.delete(requestId);
+      this.run(`expire:${requestId}`, 1, (jobs) => jobs.expire(requestId));
+    }, at.getTime() - this.clock.now());
+    this.expiries.set(requestId, timer);
+  }
+
+  async cancelExpiry(requestId: string): Promise<void> {
+    this.expiries.get(requestId)?.cancel();
+    this.expiries.delete(requestId);
+  }
+
+  async enqueueDelivery(requestId: string, channel: string, target: string): Promise<void> {
+    this.enqueue(`deliver:${requestId}:${channel}:${target}`, (jobs, attempt) => jobs.deliver(requestId, channel, target, attempt));
+  }
+
+  async enqueueCardUpdate(requestId: string, channel: string, target: string): Promise<void> {
+    this.enqueue(`update:${requestId}:${channel}:${target}`, (jobs, attempt) => jobs.updateCard(requestId, channel, target, attempt));
+  }
+
+  async enqueueCallback(requestId: string): Promise<void> {
+    this.enqueue(`callback:${requestId}`, (jobs, attempt) => jobs.callback(requestId, attempt));
+  }
+
+  async health() {
+    return { ready: !this.stopped };
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.sweepTimer?.cancel();
+    for (const timer of [...this.expiries.values(), ...this.queued.values()]) timer.cancel();
+    this.expiries.clear();
+    this.queued.clear();
+    await Promise.allSettled([...this.running]);
+  }
+
+  /** How many expiry timers are armed (for tests and metrics). */
+  get scheduledExpiries(): number {
+    return this.expiries.size;
+  }
+
+  private enqueue(key: string, job: (jobs: SchedulerJobs, attempt: JobAttempt) => Promise<void>) {
+    if (this.queued.has(key) || this.stopped) return;
+    this.queued.set(key, this.clock.setTimeout(() => this.run(key, 1, job), 0));
+  }
+
+  /** Runs one attempt; on failure re-arms with exponential backoff until the attempts are used up. */
+  private run(key: string, attempt: number, job: (jobs: SchedulerJobs, attempt: JobAttempt) => Promise<void>): void {
+    const jobs = this.jobs;
+    if (!jobs || this.stopped) return;
+    this.queued.delete(key);
+    const attempts = key.startsWith('expire:') ? Math.max(this.settings.attempts, 10) : this.settings.attempts;
+    const isLastAttempt = attempt >= attempts;
+    const promise = job(jobs, { attempt, isLastAttempt })
+      .catch((error: unknown) => {
+        if (error instanceof JobNotNeededError) return;
+        const permanent = error instanceof JobFailedPermanentlyError;
+        this.logger.warn({ job: key, attempt, err: error instanceof Error ? error.message : String(error) }, permanent || isLastAttempt ? 'job failed for good' : 'job failed; will retry');
+        if (permanent || isLastAttempt || this.stopped) return;
+        const delay = retryDelay(attempt, this.settings.backoffMs, error);
+        this.queued.set(key, this.clock.setTimeout(() => this.run(key, attempt + 1, job), delay));
+      })
+      .finally(() => this.running.delete(promise));
+    this.running.add(promise);
+  }
+
+  private armSweep() {
+    if (this.settings.sweepEveryMs <= 0 || this.stopped) return;
+    this.sweepTimer = this.clock.setTimeout(() => {
+      const jobs = this.jobs;
+      if (!jobs || this.stopped) return;
+      const promise = jobs
+        .sweep()
+        .catch((error: unknown) => this.logger.error({ err: error }, 'sweep failed'))
+        .finally(() => {
+          this.running.delete(promise);
+          this.armSweep();
+        });
+      this.running.add(promise);
+    }, this.settings.sweepEveryMs);
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * @module waiters
+ * Long-poll waiters indexed by request id, so a change wakes exactly the waiters of that request (10 000 waiters on
+ * 10 000 requests cost one map lookup per change, not a scan).
+ */
+import type { Clock, ClockTimer } from './clock.js';
+
+interface Entry {
+  resolve: () => void;
+  timer: ClockTimer;
+}
+
+/** A registered wait: resolves when woken, timed out or aborted. */
+export interface PendingWait {
+  promise: Promise<void>;
+  /** Removes the waiter without waking it (resolves the promise). */
+  cancel(): void;
+}
+
+/** The set of callers waiting for requests to change. */
+export class Waiters {
+  private readonly byRequest = new Map<string, Set<Entry>>();
+
+  constructor(private readonly clock: Clock) {}
+
+  /** Registers a waiter on `requestId` that gives up after `timeoutMs` or when `signal` aborts. */
+  add(requestId: string, timeoutMs: number, signal?: AbortSignal): PendingWait {
+    let entry!: Entry;
+    const promise = new Promise<void>((resolve) => {
+      const done = () => {
+        entry.timer.cancel();
+        signal?.removeEventListener('abort', done);
+        const set = this.byRequest.get(requestId);
+        if (set?.delete(entry) && set.size === 0) this.byRequest.delete(requestId);
+        resolve();
+      };
+      entry = { resolve: done, timer: this.clock.setTimeout(done, Math.max(0, timeoutMs)) };
+      signal?.addEventListener('abort', done, { once: true });
+    });
+    let set = this.byRequest.get(requestId);
+    if (!set) this.byRequest.set(requestId, (set = new Set()));
+    set.add(entry);
+    if (signal?.aborted) entry.resolve();
+    return { promise, cancel: () => entry.resolve() };
+  }
+
+  /** Wakes every waiter of `requestId`. */
+  wake(requestId: string): void {
+    const set = this.byRequest.get(requestId);
+    if (!set) return;
+    for (const entry of [...set]) entry.resolve();
+  }
+
+  /** Wakes everyone (shutdown). */
+  releaseAll(): void {
+    for (const id of [...this.byRequest.keys()]) this.wake(id);
+  }
+
+  /** How many callers are waiting (for metrics). */
+  get size(): number {
+    let n = 0;
+    for (const set of this.byRequest.values()) n += set.size;
+    return n;
+  }
+}
