@@ -106,5 +106,6 @@ function formatPath(path: PropertyKey[]): string {
 
 function issueMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') return `unknown field(s): ${issue.keys.join(', ')}`;
+  if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined')) return 'required';
   return issue.message;
 }

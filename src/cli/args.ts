@@ -1,0 +1,59 @@
+/**
+ * @module cli/args
+ * A tiny flag parser for the CLI (`--port 8787`, `--port=8787`, repeated `--channel`, positionals).
+ */
+
+/** Parsed command line: flags (repeatable ones as arrays) and positionals. */
+export interface ParsedArgs {
+  flags: Record<string, string[]>;
+  positionals: string[];
+}
+
+/** Parses `argv`; `booleans` names flags that take no value. */
+export function parseArgs(argv: string[], booleans: string[] = []): ParsedArgs {
+  const flags: Record<string, string[]> = {};
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('--')) {
+      positionals.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = arg.slice(2, eq === -1 ? undefined : eq);
+    let value: string;
+    if (eq !== -1) value = arg.slice(eq + 1);
+    else if (booleans.includes(name)) value = 'true';
+    else {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) throw new UsageError(`--${name} needs a value`);
+      value = next;
+      i++;
+    }
+    (flags[name] ??= []).push(value);
+  }
+  return { flags, positionals };
+}
+
+/** The last value of a flag. */
+export function flag(args: ParsedArgs, name: string): string | undefined {
+  return args.flags[name]?.at(-1);
+}
+
+/** A flag as a number, or a {@link UsageError}. */
+export function numberFlag(args: ParsedArgs, name: string): number | undefined {
+  const value = flag(args, name);
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n)) throw new UsageError(`--${name} must be a number, got "${value}"`);
+  return n;
+}
+
+/** Wrong command-line usage: printed with the help hint, exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}

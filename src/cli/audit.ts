@@ -1,0 +1,51 @@
+/**
+ * @module cli/audit
+ * `tollgate audit`: the audit query straight from the database file, for an auditor on the gateway's machine.
+ */
+import { listQuerySchema, parseInput } from '../api-schema.js';
+import { csvCell } from '../http/export.js';
+import { openDatabase } from '../requests/database.js';
+import { toApiEvent, toApiRequest } from '../requests/serialize.js';
+import { SqliteConfirmationStore } from '../requests/sqlite-store.js';
+import { flag, parseArgs, UsageError } from './args.js';
+
+const TABLE_COLUMNS = ['created_at', 'id', 'status', 'tool_name', 'agent_id', 'responded_by', 'reason'] as const;
+
+/** Prints matching requests (or one request's events with `--events ID`). */
+export async function run(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  const format = flag(args, 'format') ?? 'table';
+  if (!['table', 'csv', 'ndjson'].includes(format)) throw new UsageError(`--format must be table, csv or ndjson`);
+  const db = openDatabase(flag(args, 'db') ?? process.env.TOLLGATE_DB ?? './data/tollgate.db');
+  const store = new SqliteConfirmationStore(db);
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  try {
+    const eventsOf = flag(args, 'events');
+    if (eventsOf) {
+      for (const event of await store.events(eventsOf)) out(JSON.stringify(toApiEvent(event)));
+      return 0;
+    }
+    const q = parseInput(
+      listQuerySchema,
+      { status: flag(args, 'status'), tool_name: flag(args, 'tool'), agent_id: flag(args, 'agent'), responded_by: flag(args, 'approver'), since: flag(args, 'since'), until: flag(args, 'until'), limit: flag(args, 'limit') ?? '50' },
+      'flags',
+    );
+    const page = await store.list({ status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, since: q.since, until: q.until, limit: q.limit });
+    const rows = page.items.map(toApiRequest);
+    if (format === 'ndjson') rows.forEach((r) => out(JSON.stringify(r)));
+    else if (format === 'csv') {
+      const columns = Object.keys(rows[0] ?? { id: '' });
+      out(columns.join(','));
+      rows.forEach((r) => out(columns.map((c) => csvCell(r[c as keyof typeof r])).join(',')));
+    } else {
+      const cells = rows.map((r) => TABLE_COLUMNS.map((c) => String(r[c] ?? '-').replace(/\s+/g, ' ').slice(0, 40)));
+      const widths = TABLE_COLUMNS.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
+      out(TABLE_COLUMNS.map((c, i) => c.padEnd(widths[i]!)).join('  '));
+      cells.forEach((row) => out(row.map((v, i) => v.padEnd(widths[i]!)).join('  ')));
+      if (page.nextCursor) out(`… more rows: raise --limit or narrow the filters`);
+    }
+    return 0;
+  } finally {
+    db.close();
+  }
+}

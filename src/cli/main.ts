@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+/**
+ * @module cli/main
+ * `tollgate <command>`: dispatches to one module per command, loaded only when used so `tollgate ask` starts fast.
+ */
+import { UsageError } from './args.js';
+import { VERSION } from '../version.js';
+
+/** One CLI command. */
+export interface Command {
+  summary: string;
+  usage: string;
+  /** Runs the command; resolves with the process exit code. */
+  load(): Promise<{ run(argv: string[]): Promise<number> }>;
+}
+
+/** Every command, by name. */
+export const COMMANDS: Record<string, Command> = {
+  serve: {
+    summary: 'Run the gateway (SQLite + in-process scheduler by default; BullMQ when REDIS_URL is set).',
+    usage: 'tollgate serve [--port 8787] [--db ./data/tollgate.db] [--config tollgate.yaml] [--host 127.0.0.1]',
+    load: () => import('./serve.js'),
+  },
+  migrate: {
+    summary: 'Apply database migrations (serve does this at start too).',
+    usage: 'tollgate migrate [--db ./data/tollgate.db]',
+    load: () => import('./migrate.js'),
+  },
+  audit: {
+    summary: 'Query the confirmation table from the database file (offline).',
+    usage: 'tollgate audit [--db FILE] [--status S] [--tool NAME] [--agent ID] [--approver ID] [--since ISO] [--until ISO] [--limit N] [--format table|csv|ndjson] [--events ID]',
+    load: () => import('./audit.js'),
+  },
+};
+
+/** The help text. */
+export function helpText(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return [
+    `tollgate ${VERSION}: human-in-the-loop approval gateway for AI-agent tool calls`,
+    '',
+    'Usage: tollgate <command> [options]',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    'Run `tollgate <command> --help` for a command\'s options.',
+    'Client commands read TOLLGATE_URL and TOLLGATE_TOKEN.',
+  ].join('\n');
+}
+
+/** Runs the CLI with `argv` (without node and the script); resolves with the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${helpText()}\n`);
+    return 0;
+  }
+  if (name === '--version' || name === '-v') {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`tollgate: unknown command "${name}"\n\n${helpText()}\n`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${command.summary}\n\nUsage: ${command.usage}\n`);
+    return 0;
+  }
+  try {
+    return await (await command.load()).run(rest);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`tollgate ${name}: ${error.message}\nUsage: ${command.usage}\n`);
+      return 2;
+    }
+    process.stderr.write(`tollgate ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+const invokedDirectly = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/').split('/').pop() ?? '\0');
+if (invokedDirectly || process.env.TOLLGATE_CLI === '1') {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

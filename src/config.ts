@@ -1,0 +1,103 @@
+/**
+ * @module config
+ * Configuration of `tollgate serve`: flags, environment variables and an optional YAML file, in that order of
+ * precedence. Secrets come from the environment only; the YAML file holds defaults and channel settings.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { channelTargetSchema } from './api-schema.js';
+import { ValidationError } from './errors.js';
+
+/** The YAML file (`--config tollgate.yaml`). Channel sections are read by their adapters. */
+export const configFileSchema = z.looseObject({
+  defaults: z
+    .strictObject({
+      timeout_s: z.int().min(1).optional(),
+      on_timeout: z.enum(['deny', 'approve']).optional(),
+      options: z.array(z.string().min(1).max(75)).min(2).optional(),
+      channels: z.array(channelTargetSchema).min(1).optional(),
+    })
+    .optional(),
+  allow_self_approval: z.boolean().optional(),
+  sweep_every_s: z.number().min(0).optional(),
+  slack: z.record(z.string(), z.unknown()).optional(),
+  feishu: z.record(z.string(), z.unknown()).optional(),
+  web: z.record(z.string(), z.unknown()).optional(),
+  hooks: z.unknown().optional(),
+});
+
+/** The parsed YAML file. */
+export type ConfigFile = z.infer<typeof configFileSchema>;
+
+/** Everything `serve` needs to start. */
+export interface TollgateConfig {
+  port: number;
+  host: string;
+  dbPath: string;
+  redisUrl: string | null;
+  /** Bearer tokens accepted on `/v1`. */
+  apiTokens: string[];
+  /** True when no token was configured and one was generated for this run (it is printed once). */
+  tokenGenerated: boolean;
+  callbackSecret: string | null;
+  /** The address people use to reach this gateway (links in cards, the login link). */
+  publicUrl: string | null;
+  logLevel: string;
+  /** The parsed YAML file (empty when none). */
+  file: ConfigFile;
+  /** The environment the config was read from; channel adapters read their credentials from it. */
+  env: Record<string, string | undefined>;
+}
+
+/** Flags of `tollgate serve`. */
+export interface ServeFlags {
+  port?: number;
+  db?: string;
+  config?: string;
+  host?: string;
+}
+
+/**
+ * Builds the configuration from flags, environment and the YAML file.
+ * @throws ValidationError naming the variable or file path that is wrong.
+ */
+export function loadConfig(flags: ServeFlags = {}, env: Record<string, string | undefined> = process.env): TollgateConfig {
+  const file = flags.config ?? env.TOLLGATE_CONFIG ? readConfigFile((flags.config ?? env.TOLLGATE_CONFIG)!) : {};
+  const port = flags.port ?? (env.PORT ? Number(env.PORT) : 8787);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ValidationError(`PORT: not a port number: ${env.PORT}`);
+  const tokens = (env.TOLLGATE_API_TOKENS ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+  const tokenGenerated = tokens.length === 0;
+  if (tokenGenerated) tokens.push(`tg_${randomBytes(24).toString('base64url')}`);
+  return {
+    port,
+    host: flags.host ?? env.HOST ?? '127.0.0.1',
+    dbPath: flags.db ?? env.TOLLGATE_DB ?? './data/tollgate.db',
+    redisUrl: env.REDIS_URL || null,
+    apiTokens: tokens,
+    tokenGenerated,
+    callbackSecret: env.TOLLGATE_CALLBACK_SECRET || null,
+    publicUrl: env.TOLLGATE_PUBLIC_URL || null,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    file,
+    env,
+  };
+}
+
+/** Reads and validates the YAML file; errors name the file and the path inside it. */
+export function readConfigFile(path: string): ConfigFile {
+  let raw: unknown;
+  try {
+    raw = parseYaml(readFileSync(path, 'utf8')) ?? {};
+  } catch (error) {
+    throw new ValidationError(`${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const result = configFileSchema.safeParse(raw);
+  if (result.success) return result.data;
+  const errors = result.error.issues.map((i) => ({ path: `${path}: ${i.path.join('.') || '(top level)'}`, message: i.message }));
+  throw new ValidationError(`${errors[0]!.path}: ${errors[0]!.message}`, errors);
+}

@@ -1,0 +1,70 @@
+/**
+ * @module http/metrics
+ * Prometheus metrics (`GET /metrics`). One registry per server, so several gateways in one process (tests) do not
+ * share counters. Row counts are read from the database at scrape time: the rows are the truth.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Gateway } from '../gateway.js';
+import { REQUEST_STATUSES } from '../requests/types.js';
+
+/** The metrics of one gateway. */
+export interface GatewayMetrics {
+  registry: Registry;
+  /** Stops observing the gateway. */
+  close(): void;
+}
+
+/** Registers tollgate's metrics for `gateway`. */
+export function createMetrics(gateway: Gateway, options: { defaultMetrics?: boolean } = {}): GatewayMetrics {
+  const registry = new Registry();
+  if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'tollgate_process_' });
+  const requests = new Gauge({
+    name: 'tollgate_requests',
+    help: 'Confirmation requests in the database, by status.',
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      const counts = await gateway.store.countByStatus();
+      for (const status of REQUEST_STATUSES) this.set({ status }, counts[status]);
+    },
+  });
+  void requests;
+  new Gauge({
+    name: 'tollgate_pending_requests',
+    help: 'Requests waiting for a decision.',
+    registers: [registry],
+    async collect() {
+      this.set((await gateway.store.countByStatus()).pending);
+    },
+  });
+  const created = new Counter({ name: 'tollgate_requests_created_total', help: 'Requests filed by this process.', registers: [registry] });
+  const finished = new Counter({ name: 'tollgate_requests_finished_total', help: 'Requests that reached a final state in this process, by status.', labelNames: ['status'], registers: [registry] });
+  const timeToDecision = new Histogram({
+    name: 'tollgate_time_to_decision_seconds',
+    help: 'From filing to the final state.',
+    labelNames: ['status'],
+    buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 86_400],
+    registers: [registry],
+  });
+  const jobs = new Counter({
+    name: 'tollgate_channel_jobs_total',
+    help: 'Card deliveries, card updates, callbacks and expiries run by this process, by outcome.',
+    labelNames: ['job', 'channel', 'outcome'],
+    registers: [registry],
+  });
+  const stopObserving = gateway.observe((request, kind) => {
+    if (kind === 'created') created.inc();
+    else if (request.status !== 'pending' && request.respondedAt) {
+      finished.inc({ status: request.status });
+      timeToDecision.observe({ status: request.status }, (request.respondedAt.getTime() - request.createdAt.getTime()) / 1000);
+    }
+  });
+  const stopJobs = gateway.jobs.onOutcome((o) => jobs.inc({ job: o.job, channel: o.channel ?? '', outcome: o.ok ? 'ok' : 'failed' }));
+  return {
+    registry,
+    close() {
+      stopObserving();
+      stopJobs();
+    },
+  };
+}

@@ -1,0 +1,154 @@
+/**
+ * @module http/requests-routes
+ * The `/v1/requests` routes (contract): create, read with long-poll, SSE, decide, cancel, audit list and export.
+ */
+import { Router, type Request } from 'express';
+import {
+  cancelSchema,
+  createRequestSchema,
+  decisionSchema,
+  exportQuerySchema,
+  listQuerySchema,
+  parseInput,
+  waitQuerySchema,
+} from '../api-schema.js';
+import type { DecisionRejection } from '../channel.js';
+import { ForbiddenError, NotFoundError, TollgateError, ValidationError } from '../errors.js';
+import type { Gateway, NewRequestInput } from '../gateway.js';
+import { toApiEvent, toApiRequest } from '../requests/serialize.js';
+import { streamExport } from './export.js';
+import { streamRequestEvents } from './sse.js';
+
+const REJECTION_STATUS: Record<DecisionRejection, number> = {
+  not_found: 404,
+  bad_nonce: 403,
+  not_authorized: 403,
+  self_approval: 403,
+  already_decided: 409,
+  duplicate_approval: 409,
+  args_mismatch: 409,
+  invalid: 400,
+};
+
+/** Builds the router mounted at `/v1/requests`. */
+export function requestsRouter(gateway: Gateway): Router {
+  const router = Router();
+
+  router.post('/', async (req, res) => {
+    const body = parseInput(createRequestSchema, req.body ?? {}, 'body');
+    const input: NewRequestInput = {
+      toolName: body.tool_name,
+      toolArgs: body.tool_args,
+      prompt: body.prompt,
+      options: body.options,
+      agentId: body.agent_id,
+      userId: body.user_id,
+      sessionId: body.session_id,
+      toolCallId: body.tool_call_id,
+      metadata: body.metadata,
+      channels: body.channels,
+      approvers: body.approvers,
+      requiredApprovals: body.required_approvals,
+      timeoutS: body.timeout_s,
+      onTimeout: body.on_timeout,
+      idempotencyKey: body.idempotency_key,
+      callbackUrl: body.callback_url,
+    };
+    const { request, created } = await gateway.request(input);
+    res.status(created ? 201 : 200).location(`/v1/requests/${request.id}`).json(toApiRequest(request));
+  });
+
+  router.get('/', async (req, res) => {
+    const q = parseInput(listQuerySchema, req.query, 'query');
+    const page = await gateway.store.list({
+      status: q.status,
+      toolName: q.tool_name,
+      agentId: q.agent_id,
+      respondedBy: q.responded_by,
+      since: q.since,
+      until: q.until,
+      limit: q.limit,
+      cursor: q.cursor,
+    }).catch(rethrowCursor);
+    res.json({ items: page.items.map(toApiRequest), next_cursor: page.nextCursor });
+  });
+
+  router.get('/export', async (req, res) => {
+    const q = parseInput(exportQuerySchema, req.query, 'query');
+    const rows = gateway.store.scan({ status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, since: q.since, until: q.until });
+    await streamExport(res, rows, q.format);
+  });
+
+  router.get('/:id', async (req, res) => {
+    const { wait } = parseInput(waitQuerySchema, req.query, 'query');
+    const id = requestId(req);
+    if (!wait) {
+      res.json(toApiRequest(await gateway.mustGet(id)));
+      return;
+    }
+    const aborted = new AbortController();
+    res.on('close', () => aborted.abort());
+    const request = await gateway.wait(id, wait * 1000, aborted.signal);
+    if (!res.destroyed) res.json(toApiRequest(request));
+  });
+
+  router.get('/:id/events', async (req, res) => {
+    const id = requestId(req);
+    if (req.accepts(['text/event-stream', 'application/json']) === 'application/json') {
+      await gateway.mustGet(id);
+      res.json({ items: (await gateway.store.events(id)).map(toApiEvent) });
+      return;
+    }
+    await streamRequestEvents(gateway, id, req, res);
+  });
+
+  router.post('/:id/decision', async (req, res) => {
+    const id = requestId(req);
+    const body = parseInput(decisionSchema, req.body ?? {}, 'body');
+    const [channel, userId] = body.approver.includes(':') ? splitOnce(body.approver) : ['api', body.approver];
+    const outcome = await gateway.decide({
+      requestId: id,
+      decision: body.decision,
+      reason: body.reason,
+      option: body.option,
+      approvedArgs: body.approved_args,
+      argsSha256: body.args_sha256,
+      actor: { channel, userId },
+    });
+    if (outcome.ok) {
+      res.json(toApiRequest(outcome.request));
+      return;
+    }
+    const status = REJECTION_STATUS[outcome.code];
+    if (status === 404) throw new NotFoundError(`no request with id ${id}`);
+    if (status === 403) throw new ForbiddenError(outcome.message, `tollgate_${outcome.code}`);
+    if (status === 409) throw new TollgateError(outcome.message, 409, `tollgate_${outcome.code}`);
+    throw new ValidationError(outcome.message);
+  });
+
+  router.post('/:id/cancel', async (req, res) => {
+    const body = parseInput(cancelSchema, req.body ?? {}, 'body');
+    const cancelled = await gateway.cancel(requestId(req), body.actor ?? 'api', body.reason);
+    res.json(toApiRequest(cancelled));
+  });
+
+  return router;
+}
+
+/** Request ids are UUIDs; anything else is a 404 without touching the database. */
+function requestId(req: Request): string {
+  const id = String(req.params.id);
+  if (!/^[0-9a-f-]{36}$/i.test(id)) throw new NotFoundError(`no request with id ${id.slice(0, 80)}`);
+  return id.toLowerCase();
+}
+
+function splitOnce(value: string): [string, string] {
+  const i = value.indexOf(':');
+  return [value.slice(0, i), value.slice(i + 1)];
+}
+
+function rethrowCursor(error: unknown): never {
+  if (error instanceof Error && error.name === 'InvalidCursorError') throw new ValidationError(`cursor: ${error.message}`, [{ path: 'cursor', message: error.message }]);
+  throw error;
+}
+
