@@ -1,0 +1,69 @@
+/**
+ * `tollgate serve` as a child process, for restart and multi-process tests: spawned through bin/tollgate.js on
+ * port 0; the bound URL is read from its first stdout line.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../../bin/tollgate.js', import.meta.url));
+
+/** A running child gateway. */
+export interface ChildGateway {
+  url: string;
+  token: string;
+  process: ChildProcess;
+  /** Everything it printed so far (stdout + stderr). */
+  output(): string;
+  api(path: string, init?: { method?: string; body?: unknown }): Promise<Response>;
+  /** Sends `signal` and waits for the exit. */
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `tollgate serve --port 0 --db <dbPath>` with `env` added to the environment. */
+export async function startChildGateway(dbPath: string, env: Record<string, string> = {}, args: string[] = []): Promise<ChildGateway> {
+  const token = 'child-token';
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', dbPath, ...args], {
+    env: { ...process.env, TOLLGATE_API_TOKENS: token, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start in 20 s:\n${output}`)), 20_000);
+    const onData = () => {
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        child.stdout.off('data', onData);
+        resolve(match[1]);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code} before listening:\n${output}`));
+    });
+  });
+  return {
+    url,
+    token,
+    process: child,
+    output: () => output,
+    api(path, init = {}) {
+      return fetch(`${url}${path}`, {
+        method: init.method ?? (init.body !== undefined ? 'POST' : 'GET'),
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      });
+    },
+    async kill(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      const exited = once(child, 'exit');
+      child.kill(signal);
+      const [code] = (await exited) as [number | null];
+      return code;
+    },
+  };
+}
