@@ -125,7 +125,7 @@ export class ToolExecutor {
     if (pre.action === 'deny') return this.block(base, finalArgs, pre.reason ?? 'denied by a hook', extras);
 
     const preContext: HookContext = { ...base, point: 'tool:pre', toolArgs: finalArgs };
-    const needsHuman = pre.action === 'ask_user' || (this.gate?.requiresApproval?.(preContext) ?? false);
+    const needsHuman = pre.action === 'ask_user' || tool.requiresConfirmation === true || (this.gate?.requiresApproval?.(preContext) ?? false);
     if (needsHuman && !base.evaluationRun) {
       if (!this.gate) return this.block(base, finalArgs, 'this call needs a human approval and no approval gate is configured', extras);
       let verdict: HookResult;
