@@ -1,0 +1,181 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createWebChannel } from '../../../channels/web/index.js';
+import { ManualClock } from '../../../src/clock.js';
+import { ConflictError, ValidationError } from '../../../src/errors.js';
+import { Gateway } from '../../../src/gateway.js';
+import { applyMigrations, openDatabase } from '../../../src/requests/database.js';
+import { SqliteConfirmationStore } from '../../../src/requests/sqlite-store.js';
+import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
+
+let dir: string;
+let clock: ManualClock;
+const gateways: Gateway[] = [];
+
+/** A gateway on the shared test database file, with its own connection (as a second process would have). */
+async function gatewayOnFile(options: { allowSelfApproval?: boolean } = {}) {
+  const db = openDatabase(join(dir, 'tollgate.db'));
+  applyMigrations(db);
+  const gateway = new Gateway({
+    store: new SqliteConfirmationStore(db),
+    scheduler: new InProcessScheduler({ clock, sweepEveryMs: 0 }),
+    channels: [createWebChannel()],
+    clock,
+    ...options,
+  });
+  await gateway.start();
+  gateways.push(gateway);
+  return gateway;
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tollgate-gw-'));
+  clock = new ManualClock(Date.parse('2026-11-22T10:00:00Z'));
+});
+
+afterEach(async () => {
+  for (const g of gateways.splice(0)) {
+    await g.stop();
+    await g.store.close();
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const web = (userId: string) => ({ channel: 'web', userId });
+
+describe('gateway', () => {
+  it('lets exactly one of 50 concurrent decisions win, across two connections to one file', async () => {
+    const a = await gatewayOnFile();
+    const b = await gatewayOnFile();
+    const { request } = await a.request({ toolName: 'rm_rf', toolArgs: { path: '/' } });
+    const outcomes = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).decide({ requestId: request.id, decision: i % 3 ? 'approve' : 'deny', actor: web(`u${i}`) })),
+    );
+    expect(outcomes.filter((o) => o.ok && o.final)).toHaveLength(1);
+    expect(outcomes.filter((o) => !o.ok).every((o) => !o.ok && o.code === 'already_decided')).toBe(true);
+    const events = await a.store.events(request.id);
+    expect(events.filter((e) => e.type === 'approved' || e.type === 'denied')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'decision_rejected')).toHaveLength(49);
+  });
+
+  it('collects distinct approvals up to the quorum, and any deny ends it', async () => {
+    const g = await gatewayOnFile();
+    const { request } = await g.request({ toolName: 'deploy', requiredApprovals: 2 });
+    const first = await g.decide({ requestId: request.id, decision: 'approve', actor: web('alice') });
+    expect(first.ok && !first.final && first.request.status === 'pending').toBe(true);
+    const again = await g.decide({ requestId: request.id, decision: 'approve', actor: web('alice') });
+    expect(!again.ok && again.code).toBe('duplicate_approval');
+    const second = await g.decide({ requestId: request.id, decision: 'approve', actor: web('bob') });
+    expect(second.ok && second.final && second.request.status).toBe('approved');
+    expect((await g.store.events(request.id)).filter((e) => e.type === 'approved').map((e) => e.actor)).toEqual(['web:alice', 'web:bob']);
+
+    const other = (await g.request({ toolName: 'deploy', requiredApprovals: 3 })).request;
+    await g.decide({ requestId: other.id, decision: 'approve', actor: web('alice') });
+    const deny = await g.decide({ requestId: other.id, decision: 'deny', reason: 'no', actor: web('carol') });
+    expect(deny.ok && deny.request.status).toBe('denied');
+  });
+
+  it('rejects approvers off the allowlist and self-approval, recording decision_rejected', async () => {
+    const g = await gatewayOnFile();
+    const { request } = await g.request({ toolName: 'pay', userId: 'web:alice', approvers: ['web:alice', 'web:bob'] });
+    const stranger = await g.decide({ requestId: request.id, decision: 'approve', actor: web('mallory') });
+    expect(!stranger.ok && stranger.code).toBe('not_authorized');
+    const self = await g.decide({ requestId: request.id, decision: 'approve', actor: web('alice') });
+    expect(!self.ok && self.code).toBe('self_approval');
+    const rejected = (await g.store.events(request.id)).filter((e) => e.type === 'decision_rejected');
+    expect(rejected.map((e) => [e.actor, e.detail.code])).toEqual([
+      ['web:mallory', 'not_authorized'],
+      ['web:alice', 'self_approval'],
+    ]);
+    expect((await g.get(request.id))?.status).toBe('pending');
+    expect((await g.decide({ requestId: request.id, decision: 'approve', actor: web('bob') })).ok).toBe(true);
+  });
+
+  it('allows self-approval when configured', async () => {
+    const g = await gatewayOnFile({ allowSelfApproval: true });
+    const { request } = await g.request({ toolName: 'pay', userId: 'alice' });
+    expect((await g.decide({ requestId: request.id, decision: 'approve', actor: web('alice') })).ok).toBe(true);
+  });
+
+  it('binds a verdict to the exact arguments and checks the nonce', async () => {
+    const g = await gatewayOnFile();
+    const { request } = await g.request({ toolName: 'pay', toolArgs: { amount: 1 } });
+    const wrongArgs = await g.decide({ requestId: request.id, decision: 'approve', argsSha256: '0'.repeat(64), actor: web('a') });
+    expect(!wrongArgs.ok && wrongArgs.code).toBe('args_mismatch');
+    const wrongNonce = await g.decide({ requestId: request.id, nonce: 'nope', decision: 'approve', actor: web('a') });
+    expect(!wrongNonce.ok && wrongNonce.code).toBe('bad_nonce');
+    const ok = await g.decide({ requestId: request.id, nonce: request.nonce, argsSha256: request.argsSha256, decision: 'approve', approvedArgs: { amount: 0.5 }, actor: web('a') });
+    expect(ok.ok && ok.request.approvedArgs).toEqual({ amount: 0.5 });
+    expect(ok.ok && ok.request.toolArgs).toEqual({ amount: 1 });
+  });
+
+  it('returns the same row for a repeated idempotency key, whatever its state, and refuses other arguments', async () => {
+    const g = await gatewayOnFile();
+    const first = await g.request({ toolName: 'pay', toolArgs: { a: 1, b: 2 }, idempotencyKey: 'call-1' });
+    expect(first.created).toBe(true);
+    await g.decide({ requestId: first.request.id, decision: 'deny', actor: web('x') });
+    const again = await g.request({ toolName: 'pay', toolArgs: { b: 2, a: 1 }, idempotencyKey: 'call-1' });
+    expect(again.created).toBe(false);
+    expect(again.request.id).toBe(first.request.id);
+    expect(again.request.status).toBe('denied');
+    await expect(g.request({ toolName: 'pay', toolArgs: { a: 2 }, idempotencyKey: 'call-1' })).rejects.toBeInstanceOf(ConflictError);
+  });
+
+  it('refuses channels that are not enabled, naming the field', async () => {
+    const g = await gatewayOnFile();
+    const error = await g.request({ toolName: 'x', channels: [{ type: 'web' }, { type: 'slack', target: 'C1' }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).errors?.[0]?.path).toBe('channels[1].type');
+  });
+
+  it('expires on the injected clock, once, with the timeout policy deciding allowed', async () => {
+    const g = await gatewayOnFile();
+    const deny = (await g.request({ toolName: 'x', timeoutS: 60 })).request;
+    const approve = (await g.request({ toolName: 'x', timeoutS: 60, onTimeout: 'approve' })).request;
+    await clock.advance(59_000);
+    expect((await g.get(deny.id))?.status).toBe('pending');
+    await clock.advance(1_000);
+    const expired = await g.get(deny.id);
+    expect(expired?.status).toBe('expired');
+    expect(expired?.allowed).toBe(false);
+    expect((await g.get(approve.id))?.allowed).toBe(true);
+    expect((await g.store.events(deny.id)).filter((e) => e.type === 'expired')).toHaveLength(1);
+    const late = await g.decide({ requestId: deny.id, decision: 'approve', actor: web('a') });
+    expect(!late.ok && late.code).toBe('already_decided');
+  });
+
+  it('wakes a waiter on the decision itself, without the clock moving', async () => {
+    const g = await gatewayOnFile();
+    const { request } = await g.request({ toolName: 'x' });
+    const waiting = g.wait(request.id, 55_000);
+    await g.decide({ requestId: request.id, decision: 'approve', actor: web('a') });
+    expect((await waiting).status).toBe('approved');
+    const pending = (await g.request({ toolName: 'y' })).request;
+    const timedOut = g.wait(pending.id, 10_000);
+    await clock.advance(10_000);
+    expect((await timedOut).status).toBe('pending');
+  });
+
+  it('cancels once; a second cancel is a conflict', async () => {
+    const g = await gatewayOnFile();
+    const { request } = await g.request({ toolName: 'x' });
+    expect((await g.cancel(request.id, 'api:runtime', 'no longer needed')).status).toBe('cancelled');
+    await expect(g.cancel(request.id)).rejects.toBeInstanceOf(ConflictError);
+  });
+
+  it('reconciles at start: overdue rows expire at once, the rest are rescheduled', async () => {
+    const first = await gatewayOnFile();
+    const soon = (await first.request({ toolName: 'x', timeoutS: 10 })).request;
+    const later = (await first.request({ toolName: 'x', timeoutS: 600 })).request;
+    await first.stop();
+    await clock.advance(60_000); // the process was down for a minute: nobody expired `soon`
+    expect((await first.get(soon.id))?.status).toBe('pending');
+    const second = await gatewayOnFile();
+    expect((await second.get(soon.id))?.status).toBe('expired');
+    expect((await second.get(later.id))?.status).toBe('pending');
+    await clock.advance(540_000);
+    expect((await second.get(later.id))?.status).toBe('expired');
+  });
+});

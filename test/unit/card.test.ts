@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { cardText, maskSecrets, previewArgs } from '../../src/card.js';
+import type { ConfirmationRequest } from '../../src/requests/types.js';
+
+const base: ConfirmationRequest = {
+  id: '00000000-0000-4000-8000-000000000000', status: 'pending', toolName: 'pay_invoice', toolArgs: { amount: 10 }, approvedArgs: null,
+  prompt: null, options: ['Approve', 'Deny'], agentId: 'billing-bot', userId: 'U1', sessionId: null, toolCallId: null, metadata: {},
+  channels: [], approvers: [], requiredApprovals: 1, onTimeout: 'deny', idempotencyKey: null, argsSha256: 'x', callbackUrl: null,
+  nonce: 'n', createdAt: new Date(0), expiresAt: new Date(300_000), updatedAt: new Date(0), respondedAt: null, respondedBy: null,
+  respondedVia: null, decisionOption: null, reason: null, allowed: null,
+};
+
+describe('card text', () => {
+  it('masks secret-looking values by key and by shape, at any depth', () => {
+    expect(maskSecrets({ password: 'hunter2', nested: { api_key: 'abc', list: ['sk-live-123', 'plain'] }, token_count: 5 })).toEqual({
+      password: '••••',
+      nested: { api_key: '••••', list: ['••••', 'plain'] },
+      token_count: '••••',
+    });
+    expect(maskSecrets({ header: 'Bearer abc.def' })).toEqual({ header: '••••' });
+  });
+
+  it('truncates long arguments and says how much was left out', () => {
+    const preview = previewArgs({ blob: 'x'.repeat(5000) }, 100);
+    expect(preview.length).toBeLessThan(200);
+    expect(preview).toMatch(/more characters/);
+  });
+
+  it('words a pending card with buttons and a final one without', () => {
+    const pending = cardText(base);
+    expect(pending.title).toBe('Approval needed: pay_invoice');
+    expect(pending.requester).toBe('agent billing-bot for user U1');
+    expect(pending.actionable).toBe(true);
+    const denied = cardText({ ...base, status: 'denied', respondedBy: 'slack:U2', respondedAt: new Date(1000), reason: 'too much', allowed: false });
+    expect(denied.actionable).toBe(false);
+    expect(denied.status).toContain('Denied by slack:U2');
+    expect(denied.status).toContain('too much');
+    expect(cardText({ ...base, status: 'expired', allowed: false }).status).toMatch(/denied by default/);
+    expect(cardText({ ...base, status: 'expired', onTimeout: 'approve', allowed: true }).status).toMatch(/approved by default/);
+  });
+});
