@@ -1,0 +1,299 @@
+/**
+ * @module scheduler/bullmq
+ * The production scheduler: timers and background jobs as BullMQ jobs in Redis, so they outlive any gateway process
+ * and are shared by several (workers in every process compete for them).
+ *
+ * @remarks
+ * - Job ids derive from request ids (see `bullmq-jobs.ts`), so the same expiry or card is one job however many
+ *   processes schedule it; rescheduling an expiry to another time replaces the job.
+ * - Redis away never blocks the gateway: every `schedule*` / `enqueue*` / `cancel*` call returns at once without
+ *   throwing. While Redis is unreachable the operations wait in a bounded in-memory buffer (the last operation per job
+ *   id wins) and are written when Redis is back; then a one-off catch-up job re-runs the gateway's reconciliation,
+ *   which also repairs what the buffer could not hold or what Redis lost. See `docs/production.md`.
+ */
+import { Queue, Worker, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { pino, type Logger } from 'pino';
+import { systemClock, type Clock } from '../clock.js';
+import { BACKOFF_TYPE, QUEUE_NAMES, SWEEP_SCHEDULER_ID, backoffStrategy, createProcessor, describe, jobIdOf, queueOf, type QueueRole, type TollgateJobData } from './bullmq-jobs.js';
+import { OperationBuffer, type BufferedOperation } from './operation-buffer.js';
+import { closeRedis, createFailFastRedis, createWorkerRedis, withTimeout, type RedisConnectionOptions } from './redis-connections.js';
+import { schedulerDefaults, type Scheduler, type SchedulerJobs, type SchedulerOptions } from './types.js';
+
+/** Options of {@link BullMQScheduler}. */
+export interface BullMQSchedulerOptions extends SchedulerOptions {
+  /** Redis: a URL (`REDIS_URL`) or ioredis options. */
+  connection: RedisConnectionOptions;
+  /** Key prefix of every queue (default `tollgate`): keys are `<prefix>:<queue>:…`. */
+  prefix?: string;
+  logger?: Logger;
+  /** Used to turn expiry times into delays; the system clock by default. */
+  clock?: Clock;
+  /** Jobs one process runs at once, per queue (default 10). */
+  concurrency?: number;
+  /** Longest a Redis command may take before the call gives up and buffers (default 2000 ms). */
+  commandTimeoutMs?: number;
+  /** Operations kept while Redis is unreachable (default 100 000); beyond that they are dropped and reconciliation repairs. */
+  maxBuffered?: number;
+  /** How long `start()` waits for Redis before returning anyway (default 1000 ms). */
+  startWaitMs?: number;
+  /** How long a job stays locked to a process that stopped answering before another takes it over (default 30 000 ms). */
+  lockDurationMs?: number;
+}
+
+const LIVE_STATES = new Set(['waiting', 'delayed', 'prioritized', 'waiting-children']);
+
+/**
+ * Durable jobs in Redis through BullMQ.
+ * @example
+ * const scheduler = new BullMQScheduler({ connection: process.env.REDIS_URL!, logger });
+ * const gateway = new Gateway({ store, scheduler, feed: new RedisChangeFeed({ connection: process.env.REDIS_URL! }) });
+ * await gateway.start(); // starts the workers and the sweep
+ */
+export class BullMQScheduler implements Scheduler {
+  readonly name = 'bullmq';
+  /** The key prefix in Redis. */
+  readonly prefix: string;
+  private readonly settings: Required<SchedulerOptions>;
+  private readonly options: BullMQSchedulerOptions;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly commands: Redis;
+  private readonly workerConnection: Redis;
+  private readonly queues: Record<QueueRole, Queue<TollgateJobData>>;
+  private readonly workers: Worker<TollgateJobData>[] = [];
+  private readonly buffer: OperationBuffer;
+  /** Expiry jobs this process is running right now: they are locked, so removing them would fail. */
+  private readonly runningExpiries = new Map<string, number>();
+  private jobs: SchedulerJobs | null = null;
+  private stopped = false;
+  private wasOnline = false;
+  /** Redis went away after having been reachable: when it returns, a catch-up reconciliation runs. */
+  private outage = false;
+  private droppedAtLastCatchUp = 0;
+  private lastError: string | null = null;
+  private failedOperations = 0;
+
+  constructor(options: BullMQSchedulerOptions) {
+    this.options = options;
+    this.settings = schedulerDefaults(options);
+    this.prefix = options.prefix ?? 'tollgate';
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? pino({ level: 'silent' });
+    const commandTimeoutMs = options.commandTimeoutMs ?? 2000;
+    this.buffer = new OperationBuffer(options.maxBuffered ?? 100_000, this.logger, (op) => withTimeout(this.execute(op), commandTimeoutMs, 'job operation'));
+    this.commands = createFailFastRedis(options.connection, commandTimeoutMs, `${this.prefix}:scheduler`);
+    this.workerConnection = createWorkerRedis(options.connection, `${this.prefix}:workers`);
+    this.commands.on('error', (error: Error) => this.noteError(error));
+    this.workerConnection.on('error', (error: Error) => this.noteError(error));
+    this.commands.on('ready', () => void this.online());
+    this.commands.on('close', () => {
+      if (!this.wasOnline || this.stopped || this.outage) return;
+      this.outage = true;
+      this.logger.warn('scheduler lost Redis; buffering job operations until it is back');
+    });
+    const queue = (role: QueueRole) => {
+      const q = new Queue<TollgateJobData>(QUEUE_NAMES[role], { connection: this.commands, prefix: this.prefix });
+      q.on('error', (error: Error) => this.noteError(error));
+      return q;
+    };
+    this.queues = { expiry: queue('expiry'), cards: queue('cards'), callbacks: queue('callbacks'), sweep: queue('sweep') };
+  }
+
+  async start(jobs: SchedulerJobs): Promise<void> {
+    this.jobs = jobs;
+    this.stopped = false;
+    const processor = createProcessor({ jobs: () => this.jobs, clock: this.clock, logger: this.logger, trackExpiry: (id, active) => this.trackExpiry(id, active) });
+    for (const role of Object.keys(QUEUE_NAMES) as QueueRole[]) {
+      const worker = new Worker<TollgateJobData>(QUEUE_NAMES[role], processor, {
+        connection: this.workerConnection,
+        prefix: this.prefix,
+        concurrency: role === 'sweep' ? 1 : (this.options.concurrency ?? 10),
+        lockDuration: this.options.lockDurationMs ?? 30_000,
+        settings: { backoffStrategy: backoffStrategy(this.settings.backoffMs) },
+      });
+      worker.on('error', (error: Error) => this.noteError(error));
+      this.workers.push(worker);
+    }
+    if (this.commands.status === 'ready') await this.online();
+    else await this.waitForRedis(this.options.startWaitMs ?? 1000);
+  }
+
+  async scheduleExpiry(requestId: string, at: Date): Promise<void> {
+    await this.submit({ kind: 'add', data: { kind: 'expire', requestId, at: at.getTime() } });
+  }
+
+  async cancelExpiry(requestId: string): Promise<void> {
+    await this.submit({ kind: 'cancel-expiry', requestId });
+  }
+
+  async enqueueDelivery(requestId: string, channel: string, target: string): Promise<void> {
+    await this.submit({ kind: 'add', data: { kind: 'deliver', requestId, channel, target } });
+  }
+
+  async enqueueCardUpdate(requestId: string, channel: string, target: string): Promise<void> {
+    await this.submit({ kind: 'add', data: { kind: 'update', requestId, channel, target } });
+  }
+
+  async enqueueCallback(requestId: string): Promise<void> {
+    await this.submit({ kind: 'add', data: { kind: 'callback', requestId } });
+  }
+
+  async health(): Promise<{ ready: boolean; detail?: string }> {
+    if (this.stopped) return { ready: false, detail: 'scheduler stopped' };
+    const buffered = this.buffer.size ? `; ${this.buffer.size} job operations buffered` : '';
+    if (this.commands.status !== 'ready') {
+      return { ready: false, detail: `redis ${this.commands.status}${this.lastError ? ` (${this.lastError})` : ''}${buffered}` };
+    }
+    try {
+      await withTimeout(this.commands.ping(), this.options.commandTimeoutMs ?? 2000, 'redis ping');
+      return this.buffer.size ? { ready: true, detail: `catching up${buffered}` } : { ready: true };
+    } catch (error) {
+      return { ready: false, detail: `redis ping failed (${describe(error)})${buffered}` };
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    // Workers first: each waits for its running jobs to finish (force-closed if Redis is gone and they hang).
+    await Promise.all(this.workers.map((w) => withTimeout(w.close(), 15_000, 'worker close').catch(() => w.close(true))));
+    this.workers.length = 0;
+    await this.buffer.idle();
+    if (this.buffer.size) this.logger.warn({ dropped: this.buffer.size }, 'scheduler stopped with buffered job operations; reconciliation at next start repairs them');
+    await Promise.all(Object.values(this.queues).map((q) => withTimeout(q.close(), 5000, 'queue close').catch(() => undefined)));
+    await Promise.all([closeRedis(this.commands), closeRedis(this.workerConnection)]);
+  }
+
+  /** Counters for metrics and tests: operations waiting for Redis, dropped for lack of room, failed for other reasons. */
+  get stats(): { buffered: number; dropped: number; failed: number } {
+    return { buffered: this.buffer.size, dropped: this.buffer.dropped, failed: this.failedOperations };
+  }
+
+  /** Runs an operation now, or buffers it while Redis is unreachable. Never throws. */
+  private async submit(op: BufferedOperation): Promise<void> {
+    if (this.stopped) {
+      this.logger.warn({ op: op.kind }, 'scheduler stopped; job operation ignored');
+      return;
+    }
+    if (this.commands.status !== 'ready' || this.buffer.busy) {
+      this.buffer.put(op);
+      return;
+    }
+    try {
+      await withTimeout(this.execute(op), this.options.commandTimeoutMs ?? 2000, 'job operation');
+    } catch (error) {
+      if (this.commands.status !== 'ready') {
+        this.buffer.put(op);
+        return;
+      }
+      this.failedOperations++;
+      this.logger.error({ op: op.kind, err: describe(error) }, 'job operation failed; the sweep and reconciliation will repair it');
+    }
+  }
+
+  /** Writes one operation to Redis. */
+  private async execute(op: BufferedOperation): Promise<void> {
+    if (op.kind === 'cancel-expiry') {
+      if (this.runningExpiries.has(op.requestId)) return; // it is firing here now; it completes on its own
+      await this.queues.expiry.remove(jobIdOf({ kind: 'expire', requestId: op.requestId, at: 0 })).catch((error: unknown) => {
+        if (!/locked/i.test(describe(error))) throw error; // running elsewhere: it will find the request final
+      });
+      return;
+    }
+    const data = op.data;
+    const queue = this.queues[queueOf(data)];
+    const id = jobIdOf(data);
+    const existing = await queue.getJob(id);
+    if (existing) {
+      const state = await existing.getState();
+      if (data.kind === 'expire') {
+        const sameTime = (existing.data as { at?: number }).at === data.at;
+        if (sameTime && (LIVE_STATES.has(state) || state === 'active')) return;
+        if (state === 'active' || !(await this.tryRemove(queue, id))) {
+          // The old timer is running: add the new time under its own id; the old one finds nothing to do.
+          await queue.add(data.kind, data, { ...this.jobOptions(data), jobId: `${id}-${data.at}` });
+          return;
+        }
+      } else if (LIVE_STATES.has(state)) {
+        return; // waiting: this enqueue is a no-op
+      } else if (state === 'active') {
+        // A card being sent, or a callback being made, covers this enqueue. A card update that is already running
+        // may have read the row before this change: run it once more, a moment later.
+        if (data.kind !== 'update') return;
+        await queue.add(data.kind, data, { ...this.jobOptions(data), jobId: `${id}-${this.clock.now()}`, delay: this.settings.backoffMs });
+        return;
+      } else {
+        await this.tryRemove(queue, id); // finished and kept: make room for a new run
+      }
+    }
+    await queue.add(data.kind, data, { ...this.jobOptions(data), jobId: id });
+  }
+
+  private async tryRemove(queue: Queue<TollgateJobData>, id: string): Promise<boolean> {
+    try {
+      return (await queue.remove(id)) === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  private jobOptions(data: TollgateJobData): JobsOptions {
+    const attempts = data.kind === 'expire' ? Math.max(this.settings.attempts, 10) : this.settings.attempts;
+    return {
+      attempts,
+      backoff: { type: BACKOFF_TYPE, delay: this.settings.backoffMs },
+      delay: data.kind === 'expire' ? Math.max(0, data.at - this.clock.now()) : 0,
+      removeOnComplete: true,
+      removeOnFail: { age: 7 * 24 * 3600, count: 5000 },
+    };
+  }
+
+  /** Redis is (back) up: write what was buffered, (re)install the sweep, and catch up after an outage. */
+  private async online(): Promise<void> {
+    if (this.stopped) return;
+    this.wasOnline = true;
+    this.lastError = null;
+    await this.buffer.flush(() => this.commands.status === 'ready' && !this.stopped);
+    if (!this.jobs || this.stopped) return;
+    try {
+      if (this.settings.sweepEveryMs > 0) {
+        await this.queues.sweep.upsertJobScheduler(SWEEP_SCHEDULER_ID, { every: this.settings.sweepEveryMs }, { name: 'sweep', data: { kind: 'sweep' }, opts: { removeOnComplete: true, removeOnFail: true } });
+      }
+      if (this.outage || this.buffer.dropped > this.droppedAtLastCatchUp) {
+        this.outage = false;
+        this.droppedAtLastCatchUp = this.buffer.dropped;
+        this.logger.info('Redis is back; scheduling a catch-up reconciliation');
+        await this.queues.sweep.add('catch-up', { kind: 'catch-up' }, { jobId: 'catch-up', removeOnComplete: true, removeOnFail: true });
+      }
+    } catch (error) {
+      this.noteError(error);
+    }
+  }
+
+  private async waitForRedis(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      this.commands.once('ready', done);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    if (this.commands.status === 'ready') await this.online();
+    else this.logger.warn({ redis: this.commands.status, err: this.lastError }, 'Redis is not reachable; the gateway runs on and buffers jobs until it is');
+  }
+
+  private trackExpiry(requestId: string, active: boolean) {
+    const count = (this.runningExpiries.get(requestId) ?? 0) + (active ? 1 : -1);
+    if (count > 0) this.runningExpiries.set(requestId, count);
+    else this.runningExpiries.delete(requestId);
+  }
+
+  private noteError(error: unknown) {
+    const message = describe(error);
+    if (message !== this.lastError) this.logger.warn({ err: message }, 'scheduler Redis error');
+    this.lastError = message;
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * @module scheduler/operation-buffer
+ * Where the BullMQ scheduler keeps job operations while Redis is unreachable, so the gateway never waits on Redis
+ * and never sees a scheduler error. One entry per job id: a later operation on the same job replaces the earlier one
+ * (schedule then cancel leaves only the cancel). Bounded; what does not fit is counted and left to the gateway's
+ * reconciliation, which rebuilds timers from the rows.
+ */
+import type { Logger } from 'pino';
+import { describe, jobIdOf, type TollgateJobData } from './bullmq-jobs.js';
+
+/** A scheduler call, as it waits for Redis. */
+export type BufferedOperation = { kind: 'add'; data: TollgateJobData } | { kind: 'cancel-expiry'; requestId: string };
+
+/** The job id an operation acts on: the buffer keeps the last operation per id. */
+export function operationKey(op: BufferedOperation): string {
+  return op.kind === 'cancel-expiry' ? jobIdOf({ kind: 'expire', requestId: op.requestId, at: 0 }) : jobIdOf(op.data);
+}
+
+/** Operations waiting for Redis, written in arrival order once it is back. */
+export class OperationBuffer {
+  private readonly pending = new Map<string, BufferedOperation>();
+  private flushing: Promise<void> | null = null;
+  /** Operations thrown away because the buffer was full. */
+  dropped = 0;
+
+  constructor(
+    private readonly max: number,
+    private readonly logger: Logger,
+    private readonly execute: (op: BufferedOperation) => Promise<void>,
+  ) {}
+
+  /** Operations waiting. */
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /** True while a flush runs: new operations must queue behind it to keep their order. */
+  get busy(): boolean {
+    return this.flushing !== null;
+  }
+
+  /** Keeps `op` until the next flush, replacing an earlier operation on the same job. */
+  put(op: BufferedOperation): void {
+    const key = operationKey(op);
+    if (this.pending.delete(key) || this.pending.size < this.max) {
+      this.pending.set(key, op);
+      if (this.pending.size === 1 && !this.flushing) this.logger.warn('Redis unreachable; buffering job operations');
+      return;
+    }
+    if (this.dropped++ % 1000 === 0) this.logger.error({ dropped: this.dropped, max: this.max }, 'job operation buffer full; dropping (reconciliation repairs when Redis is back)');
+  }
+
+  /**
+   * Writes buffered operations in order while `canRun()` holds. An operation that fails while Redis is still up is
+   * logged and dropped (retrying cannot help it); one that fails because Redis went away again stays for next time.
+   */
+  flush(canRun: () => boolean): Promise<void> {
+    if (this.flushing) return this.flushing;
+    if (!this.pending.size) return Promise.resolve();
+    const count = this.pending.size;
+    this.flushing = (async () => {
+      while (this.pending.size && canRun()) {
+        const [key, op] = this.pending.entries().next().value as [string, BufferedOperation];
+        this.pending.delete(key);
+        try {
+          await this.execute(op);
+        } catch (error) {
+          if (canRun()) {
+            this.logger.error({ job: key, err: describe(error) }, 'buffered job operation failed; dropped');
+            continue;
+          }
+          if (!this.pending.has(key)) this.pending.set(key, op);
+          break;
+        }
+      }
+      this.logger.info({ written: count - this.pending.size, left: this.pending.size }, 'buffered job operations written to Redis');
+    })().finally(() => (this.flushing = null));
+    return this.flushing;
+  }
+
+  /** Resolves when no flush is running. */
+  async idle(): Promise<void> {
+    await this.flushing;
+  }
+}

@@ -1,0 +1,19 @@
+import { randomUUID } from 'node:crypto';
+import { BullMQScheduler } from '../../src/scheduler/bullmq.js';
+import { REDIS_URL, deleteKeys } from '../integration/bullmq/redis.js';
+import { runSchedulerContract } from './scheduler.contract.js';
+
+runSchedulerContract('bullmq (real Redis)', {
+  async create(options) {
+    const prefix = `test-${randomUUID()}`;
+    const scheduler = new BullMQScheduler({ ...options, connection: REDIS_URL, prefix });
+    return {
+      scheduler,
+      now: () => Date.now(),
+      async cleanup() {
+        await scheduler.stop();
+        await deleteKeys(prefix);
+      },
+    };
+  },
+});
