@@ -5,7 +5,7 @@
  * Background work (expiry timers, card deliveries and updates, runtime callbacks, the sweep) goes through the
  * {@link Scheduler}; the handlers for those jobs live in `gateway-jobs.ts`.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import type { Channel, DecideOutcome, DecisionEvent, DecisionRejection, DecisionSink } from './channel.js';
 import { LocalChangeFeed, type ChangeFeed, type RequestChange } from './change-feed.js';
@@ -13,6 +13,7 @@ import { systemClock, type Clock } from './clock.js';
 import { ConflictError, NotFoundError, ValidationError } from './errors.js';
 import { GatewayJobs } from './gateway-jobs.js';
 import { argsSha256 } from './requests/args-hash.js';
+import { uuidv7 } from './requests/ids.js';
 import { authorizeApprover } from './requests/state-machine.js';
 import type { ConfirmationStore } from './requests/store.js';
 import type { ChannelTarget, ConfirmationRequest, TimeoutPolicy } from './requests/types.js';
@@ -147,7 +148,7 @@ export class Gateway implements DecisionSink {
     const cards = this.resolveCards(input.channels ?? this.defaults.channels);
     const now = new Date(this.clock.now());
     const request: ConfirmationRequest = {
-      id: randomUUID(),
+      id: uuidv7(now.getTime()),
       status: 'pending',
       toolName: input.toolName,
       toolArgs,

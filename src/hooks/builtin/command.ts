@@ -126,13 +126,16 @@ function runCommand(config: z.output<typeof commandConfigSchema>, input: string)
       cwd: config.cwd,
       env: { ...process.env, ...config.env },
       stdio: ['pipe', 'pipe', 'pipe'],
+      // Its own process group, so a timeout kills the shell's children too (they would hold the pipes open).
+      detached: true,
     });
     let stdout = '';
     let stderr = '';
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill('SIGKILL');
+      killGroup(child.pid);
+      reject(new Error(`command timed out after ${config.timeout_s} s`));
     }, config.timeout_s * 1000);
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -142,11 +145,19 @@ function runCommand(config: z.output<typeof commandConfigSchema>, input: string)
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (timedOut) reject(new Error(`command timed out after ${config.timeout_s} s`));
-      else resolve({ code, signal, stdout, stderr });
+      if (!timedOut) resolve({ code, signal, stdout, stderr });
     });
     // A command that never reads stdin closes the pipe early; that is its right, not an error.
     child.stdin.on('error', () => undefined);
     child.stdin.end(input);
   });
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
 }

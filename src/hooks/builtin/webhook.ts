@@ -109,6 +109,9 @@ function requestBody(context: HookContext): Record<string, unknown> {
 function describe(err: unknown): string {
   if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return 'timed out';
   if (err instanceof SyntaxError) return 'answer is not JSON';
+  // fetch hides the network reason (ECONNREFUSED, ENOTFOUND) in `cause`.
+  const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
+  if (cause?.code || cause?.message) return `${(err as Error).message}: ${cause.code ?? cause.message}`;
   return err instanceof Error ? err.message : String(err);
 }
 

@@ -1,0 +1,225 @@
+/**
+ * @module client/gate-client
+ * `GateClient`: the HTTP client agent runtimes use to ask for approval and wait for the verdict. Its inputs are
+ * typed from the API's zod schemas and its results are the API's request shape, so client and server cannot drift.
+ * Waiting is a long-poll loop over `GET /v1/requests/:id?wait=55` that rides out gateway restarts and network
+ * errors with backoff: the request lives in the gateway's database, so reconnecting picks up where it left off.
+ */
+import type { z } from 'zod';
+import type { cancelSchema, CreateRequestInput, decisionSchema } from '../api-schema.js';
+import type { ApiEvent, ApiRequest } from '../requests/serialize.js';
+import { VERSION } from '../version.js';
+import { Backoff, sleep, type BackoffOptions } from './backoff.js';
+import { GateClientError, problemFrom } from './errors.js';
+
+/** What `decide()` sends (`POST /v1/requests/:id/decision`). */
+export type DecisionInput = z.input<typeof decisionSchema>;
+/** What `cancel()` sends (`POST /v1/requests/:id/cancel`). */
+export type CancelInput = z.input<typeof cancelSchema>;
+
+/** Where the gateway is and how to talk to it. */
+export interface GateClientOptions {
+  /** Base URL of the gateway; default `TOLLGATE_URL`, else `http://127.0.0.1:8787`. */
+  url?: string;
+  /** API bearer token; default `TOLLGATE_TOKEN`. Required one way or the other. */
+  token?: string;
+  /** The environment to read `TOLLGATE_URL`/`TOLLGATE_TOKEN` from (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** Seconds each long-poll asks the gateway to hold (default and maximum 55: under common 60 s proxy limits). */
+  pollSeconds?: number;
+  /** Reconnect delays after network errors and 5xx answers. */
+  backoff?: BackoffOptions;
+  /** Told about every retry (for logs): what failed and how long the client sleeps before trying again. */
+  onRetry?: (info: { error: GateClientError; delayMs: number; attempt: number }) => void;
+  /** A `fetch` to use instead of the global one. */
+  fetch?: typeof fetch;
+}
+
+/** Options of {@link GateClient.wait}. */
+export interface WaitOptions {
+  /** Give up after this long and return the request as last seen (still `pending`). Default: wait until final. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Options of {@link GateClient.request}. */
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /**
+   * How long to keep retrying when the gateway cannot be reached (default 30 s). Only requests with an
+   * `idempotency_key` are retried: without one a retry could file the request twice.
+   */
+  retryForMs?: number;
+}
+
+interface SendOptions {
+  body?: unknown;
+  signal?: AbortSignal;
+  /** Retry retryable failures until this time (ms since epoch); no retries when absent. */
+  retryUntil?: number;
+  /** Per-attempt time limit in ms. */
+  attemptTimeoutMs?: number;
+}
+
+const DEFAULT_ATTEMPT_TIMEOUT_MS = 30_000;
+
+/**
+ * A client of the tollgate HTTP API.
+ * @example
+ * const gate = new GateClient(); // TOLLGATE_URL + TOLLGATE_TOKEN
+ * const verdict = await gate.requestAndWait({ tool_name: 'deploy', tool_args: { env: 'prod' }, timeout_s: 600 });
+ * if (verdict.allowed) await deploy(verdict.approved_args ?? { env: 'prod' });
+ */
+export class GateClient {
+  /** The gateway's base URL, without a trailing slash. */
+  readonly url: string;
+  private readonly token: string;
+  private readonly pollSeconds: number;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(private readonly options: GateClientOptions = {}) {
+    const env = options.env ?? process.env;
+    this.url = (options.url ?? env.TOLLGATE_URL ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
+    if (!/^https?:\/\/[^/]/.test(this.url)) throw configError(`gateway URL must start with http:// or https://, got "${this.url}"`);
+    const token = options.token ?? env.TOLLGATE_TOKEN;
+    if (!token) throw configError('no API token: pass { token } or set TOLLGATE_TOKEN');
+    this.token = token;
+    this.pollSeconds = Math.min(Math.max(options.pollSeconds ?? 55, 1), 55);
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  /**
+   * Files a request (`POST /v1/requests`). With an `idempotency_key`, asking again returns the request filed
+   * first, whatever its status — that is how a caller re-attaches after a restart or a host timeout.
+   */
+  async request(input: CreateRequestInput, options: RequestOptions = {}): Promise<ApiRequest> {
+    const retryUntil = input.idempotency_key ? Date.now() + (options.retryForMs ?? 30_000) : undefined;
+    return this.send<ApiRequest>('POST', '/v1/requests', { body: input, signal: options.signal, retryUntil });
+  }
+
+  /** Reads a request as it is now. */
+  async get(id: string, options: { signal?: AbortSignal } = {}): Promise<ApiRequest> {
+    return this.send<ApiRequest>('GET', `/v1/requests/${encodeURIComponent(id)}`, { signal: options.signal });
+  }
+
+  /**
+   * Waits for a verdict: long-polls until the request leaves `pending`, reconnecting with backoff when the gateway
+   * restarts or the network fails. With `timeoutMs`, returns the request as last seen (`pending`) once that time is
+   * up. Throws {@link GateClientError} for answers that retrying cannot fix (401, 404), or when the gateway was
+   * never reached before the time ran out.
+   */
+  async wait(id: string, options: WaitOptions = {}): Promise<ApiRequest> {
+    const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeoutMs;
+    const backoff = new Backoff(this.options.backoff);
+    let last: ApiRequest | undefined;
+    for (;;) {
+      const remainingMs = deadline - Date.now();
+      const waitS = Math.max(0, Math.floor(Math.min(this.pollSeconds * 1000, remainingMs) / 100) / 10);
+      const started = Date.now();
+      try {
+        last = await this.send<ApiRequest>('GET', `/v1/requests/${encodeURIComponent(id)}?wait=${waitS}`, {
+          signal: options.signal,
+          attemptTimeoutMs: waitS * 1000 + 15_000,
+        });
+        if (last.status !== 'pending' || Date.now() >= deadline || waitS === 0) return last;
+        // A gateway shutting down answers long-polls early with the row as it is; do not spin on it.
+        if (Date.now() - started < waitS * 500) await this.pause(backoff, options.signal, deadline);
+        else backoff.reset();
+      } catch (error) {
+        if (!(error instanceof GateClientError) || !error.retryable) throw error;
+        const delayMs = backoff.next();
+        if (Date.now() + delayMs >= deadline) {
+          if (last) return last;
+          throw error;
+        }
+        this.options.onRetry?.({ error, delayMs, attempt: backoff.attempts });
+        await sleep(delayMs, options.signal);
+      }
+    }
+  }
+
+  /** Files a request and waits for its verdict. See {@link request} and {@link wait}. */
+  async requestAndWait(input: CreateRequestInput, options: WaitOptions = {}): Promise<ApiRequest> {
+    const started = Date.now();
+    const filed = await this.request(input, { signal: options.signal, retryForMs: options.timeoutMs });
+    if (filed.status !== 'pending') return filed;
+    const timeoutMs = options.timeoutMs === undefined ? undefined : Math.max(0, options.timeoutMs - (Date.now() - started));
+    return this.wait(filed.id, { ...options, timeoutMs });
+  }
+
+  /** Cancels a pending request (the runtime no longer needs it). A decided request answers 409. */
+  async cancel(id: string, input: CancelInput = {}): Promise<ApiRequest> {
+    return this.send<ApiRequest>('POST', `/v1/requests/${encodeURIComponent(id)}/cancel`, { body: input });
+  }
+
+  /** Records a decision as `approver` (programmatic approvals; same authorization as a tap). */
+  async decide(id: string, input: DecisionInput): Promise<ApiRequest> {
+    return this.send<ApiRequest>('POST', `/v1/requests/${encodeURIComponent(id)}/decision`, { body: input });
+  }
+
+  /** The request's audit trail, oldest first. */
+  async events(id: string): Promise<ApiEvent[]> {
+    const page = await this.send<{ items: ApiEvent[] }>('GET', `/v1/requests/${encodeURIComponent(id)}/events`, {});
+    return page.items;
+  }
+
+  private async pause(backoff: Backoff, signal: AbortSignal | undefined, deadline: number): Promise<void> {
+    await sleep(Math.min(backoff.next(), Math.max(0, deadline - Date.now())), signal);
+  }
+
+  /** One API call, retried with backoff until `retryUntil` when the failure is retryable. */
+  private async send<T>(method: string, path: string, options: SendOptions): Promise<T> {
+    const backoff = new Backoff(this.options.backoff);
+    for (;;) {
+      try {
+        return await this.attempt<T>(method, path, options);
+      } catch (error) {
+        if (!(error instanceof GateClientError) || !error.retryable || options.retryUntil === undefined) throw error;
+        const delayMs = backoff.next();
+        if (Date.now() + delayMs > options.retryUntil) throw error;
+        this.options.onRetry?.({ error, delayMs, attempt: backoff.attempts });
+        await sleep(delayMs, options.signal);
+      }
+    }
+  }
+
+  private async attempt<T>(method: string, path: string, options: SendOptions): Promise<T> {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.token}`,
+      accept: 'application/json',
+      'user-agent': `tollgate-client/${VERSION}`,
+    };
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const timeout = AbortSignal.timeout(options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    let response: Response;
+    try {
+      response = await this.fetchImpl(`${this.url}${path}`, {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        signal,
+      });
+      if (response.ok) return (await response.json()) as T;
+    } catch (error) {
+      // The caller's own abort is not a network failure: let it through untouched.
+      if (options.signal?.aborted) throw options.signal.reason;
+      throw new GateClientError(`cannot reach the gateway at ${this.url}: ${describe(error)}`, 0, null, { cause: error });
+    }
+    const problem = await problemFrom(response);
+    throw new GateClientError(problem.detail, response.status, problem);
+  }
+}
+
+function configError(detail: string): GateClientError {
+  return new GateClientError(detail, 0, { type: 'https://tollgate.dev/problems/client_config', title: 'Client configuration', status: 0, detail });
+}
+
+/** `fetch failed` hides the useful part (ECONNREFUSED, a timeout) in `cause`. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error.name === 'TimeoutError') return 'timed out';
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof Error) return (cause as { code?: string }).code ?? cause.message;
+  return error.message;
+}
