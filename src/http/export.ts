@@ -6,6 +6,7 @@
 import type { Response } from 'express';
 import { once } from 'node:events';
 import { toApiRequest, type ApiRequest } from '../requests/serialize.js';
+import type { ConfirmationRequest } from '../requests/types.js';
 
 const CSV_COLUMNS: (keyof ApiRequest)[] = [
   'id', 'status', 'tool_name', 'tool_args', 'approved_args', 'prompt', 'options', 'agent_id', 'user_id', 'session_id',
@@ -23,7 +24,7 @@ export function csvCell(value: unknown): string {
 }
 
 /** Writes every request of `rows` to `res` in `format`. */
-export async function streamExport(res: Response, rows: AsyncIterable<import('../requests/types.js').ConfirmationRequest>, format: 'csv' | 'ndjson'): Promise<void> {
+export async function streamExport(res: Response, rows: AsyncIterable<ConfirmationRequest>, format: 'csv' | 'ndjson'): Promise<void> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   res.status(200);
   res.setHeader('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
