@@ -1,0 +1,40 @@
+/**
+ * @module tollgate
+ * The library entry: the gateway and its contracts, the hook engine with the approval gate, and the HTTP client.
+ *
+ * @example
+ * import { HookRegistry, ToolExecutor, approvalGate, GateClient } from 'tollgate';
+ */
+export { Gateway } from './gateway.js';
+export type { GatewayDefaults, GatewayObserver, GatewayOptions, NewRequestInput } from './gateway.js';
+export { createServer } from './server.js';
+export type { ServerOptions, TollgateServer } from './server.js';
+export { loadConfig, readConfigFile } from './config.js';
+export type { ConfigFile, ServeFlags, TollgateConfig } from './config.js';
+export { PermanentChannelError, RateLimitedError } from './channel.js';
+export type { CardRef, Channel, DecideOutcome, DecisionActor, DecisionEvent, DecisionRejection, DecisionSink } from './channel.js';
+export { cardText, maskSecrets, outcomeText, previewArgs } from './card.js';
+export type { CardText, CardTextOptions } from './card.js';
+export { LocalChangeFeed } from './change-feed.js';
+export type { ChangeFeed, RequestChange } from './change-feed.js';
+export { ManualClock, systemClock } from './clock.js';
+export type { Clock, ClockTimer } from './clock.js';
+export { ConflictError, ForbiddenError, NotFoundError, TollgateError, UnauthorizedError, ValidationError } from './errors.js';
+export type { FieldProblem } from './errors.js';
+export { signCallback } from './gateway-jobs.js';
+export { createRequestSchema, decisionSchema, listQuerySchema } from './api-schema.js';
+export type { CreateRequestBody, CreateRequestInput, DecisionBody } from './api-schema.js';
+export { argsSha256, canonicalJson } from './requests/args-hash.js';
+export { applyMigrations, openDatabase } from './requests/database.js';
+export { SqliteConfirmationStore } from './requests/sqlite-store.js';
+export type { ConfirmationStore, RequestPage, RequestQuery, Vote, VoteResult } from './requests/store.js';
+export { toApiEvent, toApiRequest } from './requests/serialize.js';
+export type { ApiEvent, ApiRequest } from './requests/serialize.js';
+export { isAllowed, isFinal, nextStatus } from './requests/state-machine.js';
+export { EVENT_TYPES, REQUEST_STATUSES } from './requests/types.js';
+export type { ChannelMessage, ChannelTarget, ConfirmationEvent, ConfirmationRequest, Decision, EventType, RequestStatus, TimeoutPolicy } from './requests/types.js';
+export { InProcessScheduler } from './scheduler/in-process.js';
+export { JobFailedPermanentlyError, JobNotNeededError, RetryLaterError } from './scheduler/types.js';
+export type { JobAttempt, Scheduler, SchedulerJobs, SchedulerOptions } from './scheduler/types.js';
+export * from './hooks/index.js';
+export * from './client/index.js';
