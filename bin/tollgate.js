@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// Runs the built CLI when `npm run build` has produced dist/, else the TypeScript sources through tsx.
+// In a source checkout, runs the TypeScript sources through tsx (so a stale dist/ can never run instead of them);
+// in the published package (no src/), runs the compiled dist/.
 import { existsSync } from 'node:fs';
 
-const built = new URL('../dist/src/cli/main.js', import.meta.url);
+const source = new URL('../src/cli/main.ts', import.meta.url);
 process.env.TOLLGATE_CLI = '1';
-if (existsSync(built)) {
-  await import(built.href);
-} else {
+if (existsSync(source)) {
   const { register } = await import('tsx/esm/api');
   register();
-  await import(new URL('../src/cli/main.ts', import.meta.url).href);
+  await import(source.href);
+} else {
+  await import(new URL('../dist/src/cli/main.js', import.meta.url).href);
 }
