@@ -1,0 +1,91 @@
+/**
+ * @module integrations/attach
+ * Server-side "file or re-attach" for the hook routes. A runtime whose hook gave up waiting asks again; that second
+ * ask must land on the first request, not file a duplicate card, and must get the verdict that arrived meanwhile.
+ *
+ * The rules, in order:
+ * 1. An idempotency key (Claude Code's `tool_use_id`, a PulseBot `tool_call_id`) that was seen before → that request.
+ * 2. The newest request from the same agent, session, tool and arguments (`args_sha256`) that is still `pending`
+ *    → that request (the runtime retried the call under a new id).
+ * 3. With `lateWindowMs`: that newest match, when it was decided within the window and the runtime has not
+ *    reported running it (no `post_call` event) → that request, so a verdict that came after the hook answered
+ *    "still pending" is delivered on the retry. Expired requests are not re-delivered: the retry asks again.
+ * 4. Otherwise a new request.
+ */
+import { createRequestSchema, parseInput, type CreateRequestInput } from '../api-schema.js';
+import type { Gateway, NewRequestInput } from '../gateway.js';
+import { argsSha256 } from '../requests/args-hash.js';
+import type { ConfirmationRequest } from '../requests/types.js';
+
+/** How far back rule 2/3 look (newest requests of the agent and tool). */
+const MATCH_SCAN_LIMIT = 50;
+
+/** Options of {@link fileOrAttach}. */
+export interface AttachOptions {
+  /** Rule 3's window in ms; 0 or absent turns it off. */
+  lateWindowMs?: number;
+}
+
+/** Validates an API-shaped body and turns it into the gateway's input. Throws `ValidationError` naming the field. */
+export function newRequestInput(body: CreateRequestInput): NewRequestInput {
+  const b = parseInput(createRequestSchema, body, 'body');
+  return {
+    toolName: b.tool_name,
+    toolArgs: b.tool_args,
+    prompt: b.prompt,
+    options: b.options,
+    agentId: b.agent_id,
+    userId: b.user_id,
+    sessionId: b.session_id,
+    toolCallId: b.tool_call_id,
+    metadata: b.metadata,
+    channels: b.channels,
+    approvers: b.approvers,
+    requiredApprovals: b.required_approvals,
+    timeoutS: b.timeout_s,
+    onTimeout: b.on_timeout,
+    idempotencyKey: b.idempotency_key,
+    callbackUrl: b.callback_url,
+  };
+}
+
+/** Files `input`, or returns the request it re-attaches to (see the module's rules). */
+export async function fileOrAttach(gateway: Gateway, input: NewRequestInput, options: AttachOptions = {}): Promise<ConfirmationRequest> {
+  // Rule 1 (and its 409 for reused keys with other arguments) is the gateway's own idempotency.
+  if (input.idempotencyKey && (await gateway.store.getByIdempotencyKey(input.idempotencyKey))) return (await gateway.request(input)).request;
+  const match = await newestMatch(gateway, input);
+  if (match && (match.status === 'pending' || (await isUndeliveredLateVerdict(gateway, match, options.lateWindowMs ?? 0)))) return match;
+  return (await gateway.request(input)).request;
+}
+
+/**
+ * The newest earlier request of the same agent, session (or none), tool and arguments. With `alsoApprovedArgs`,
+ * arguments an approver edited match too (a runtime reports the arguments it ran).
+ */
+export async function newestMatch(gateway: Gateway, input: Pick<NewRequestInput, 'agentId' | 'sessionId' | 'toolName' | 'toolArgs'>, alsoApprovedArgs = false): Promise<ConfirmationRequest | null> {
+  if (!input.agentId) return null;
+  const session = input.sessionId ?? null;
+  const hash = argsSha256(input.toolName, input.toolArgs ?? {});
+  const page = await gateway.store.list({ agentId: input.agentId, toolName: input.toolName, limit: MATCH_SCAN_LIMIT });
+  return (
+    page.items.find(
+      (r) => r.sessionId === session && (r.argsSha256 === hash || (alsoApprovedArgs && r.approvedArgs !== null && argsSha256(r.toolName, r.approvedArgs) === hash)),
+    ) ?? null
+  );
+}
+
+async function isUndeliveredLateVerdict(gateway: Gateway, request: ConfirmationRequest, windowMs: number): Promise<boolean> {
+  // An expiry is no one's verdict: a retry after it asks the humans again.
+  if (windowMs <= 0 || !request.respondedAt || request.status === 'expired') return false;
+  if (gateway.clock.now() - request.respondedAt.getTime() > windowMs) return false;
+  const events = await gateway.store.events(request.id);
+  return !events.some((e) => e.type === 'post_call');
+}
+
+/** Waits up to `ms` for a verdict, and stops waiting when the HTTP client goes away. */
+export async function waitWhileConnected(gateway: Gateway, request: ConfirmationRequest, ms: number, onClose: (listener: () => void) => void): Promise<ConfirmationRequest> {
+  if (request.status !== 'pending' || ms <= 0) return request;
+  const aborted = new AbortController();
+  onClose(() => aborted.abort());
+  return gateway.wait(request.id, ms, aborted.signal);
+}

@@ -1,0 +1,113 @@
+/**
+ * @module integrations/plugin
+ * The hook routes runtimes call instead of the request API: `POST /v1/hooks/claude-code` (Claude Code HTTP hooks)
+ * and `POST /v1/hooks/pulsebot` (PulseBot's webhook hook). Both file or re-attach to a request, hold the HTTP call
+ * until a verdict or a bounded wait (`?wait=S`), and answer in the runtime's own format. Plugins mount before the
+ * core's `/v1` routes, so these routes apply the bearer auth and JSON parser themselves.
+ */
+import { Router, type Request, type RequestHandler } from 'express';
+import { z } from 'zod';
+import { parseInput } from '../api-schema.js';
+import { ConflictError } from '../errors.js';
+import type { HttpPlugin } from '../http/app.js';
+import { sendProblem } from '../http/problem.js';
+import { toApiRequest } from '../requests/serialize.js';
+import { fileOrAttach, newestMatch, newRequestInput, waitWhileConnected } from './attach.js';
+import { CLAUDE_HOOK_DEFAULT_WAIT_S, claudeCodeRequest, claudeHookDeny, claudeHookOutput, parseClaudeHookInput } from './claude-code.js';
+import { parsePulsebotHook, postCallDetail, PULSEBOT_AGENT_ID, pulsebotIdempotencyKey, pulsebotRequest, pulsebotVerdict } from './pulsebot.js';
+import { parseRequestOptions, rawOptionsFromQuery } from './request-options.js';
+
+/** Options of {@link integrationsPlugin}. */
+export interface IntegrationsPluginOptions {
+  /** Longest `?wait=` honoured, in seconds (default 540: under Claude Code's 10-minute hook limit). */
+  maxWaitS?: number;
+  /** Wait when the URL names none, in seconds (default 540). */
+  defaultWaitS?: number;
+  /** How long a PulseBot verdict that arrived after the hook gave up stays deliverable to a retry (default 600 s; 0 = off). */
+  pulsebotLateWindowS?: number;
+}
+
+const waitSchema = z.coerce.number().min(0, 'wait must be 0 or more seconds');
+
+/**
+ * The runtime integrations as an HTTP plugin.
+ * @example createServer({ config, plugins: [integrationsPlugin()] })
+ */
+export function integrationsPlugin(options: IntegrationsPluginOptions = {}): HttpPlugin {
+  const maxWaitS = options.maxWaitS ?? CLAUDE_HOOK_DEFAULT_WAIT_S;
+  const defaultWaitS = Math.min(options.defaultWaitS ?? CLAUDE_HOOK_DEFAULT_WAIT_S, maxWaitS);
+  const lateWindowMs = (options.pulsebotLateWindowS ?? 600) * 1000;
+
+  /** `?wait=S` plus the request options (`channel`, `approver`, `expires`, `on_timeout`, `agent_id`). */
+  const hookQuery = (req: Request) => {
+    const { wait, ...rest } = req.query as Record<string, unknown>;
+    const waitS = wait === undefined ? defaultWaitS : Math.min(parseInput(waitSchema, Array.isArray(wait) ? wait.at(-1) : wait, 'wait'), maxWaitS);
+    const unknown = Object.keys(rest).filter((k) => !['channel', 'approver', 'expires', 'on_timeout', 'agent_id'].includes(k));
+    if (unknown.length) parseInput(z.strictObject({}), Object.fromEntries(unknown.map((k) => [k, true])), 'query');
+    return { waitMs: waitS * 1000, options: parseRequestOptions(rawOptionsFromQuery(rest)) };
+  };
+
+  return {
+    name: 'integrations',
+    mount(app, { gateway, auth, json, logger }) {
+      const router = Router();
+
+      router.post('/claude-code', async (req, res) => {
+        const { waitMs, options: requestOptions } = hookQuery(req);
+        const input = parseClaudeHookInput(req.body);
+        let request;
+        try {
+          request = await fileOrAttach(gateway, newRequestInput(claudeCodeRequest(input, requestOptions)));
+        } catch (error) {
+          // A non-2xx answer would let Claude Code run the tool anyway: a reused tool_use_id is a deny, not a 409.
+          if (!(error instanceof ConflictError)) throw error;
+          res.json(claudeHookDeny(`tollgate refused this call: ${error.message}`));
+          return;
+        }
+        const final = await waitWhileConnected(gateway, request, waitMs, (l) => res.on('close', l));
+        if (!res.destroyed) res.json(claudeHookOutput(toApiRequest(final)));
+      });
+
+      router.post('/pulsebot', async (req, res) => {
+        const { waitMs, options: requestOptions } = hookQuery(req);
+        const body = parsePulsebotHook(req.body);
+        const agentId = requestOptions.agentId ?? PULSEBOT_AGENT_ID;
+        if (body.event === 'post_call') {
+          const target = body.tool_call_id
+            ? await gateway.store.getByIdempotencyKey(pulsebotIdempotencyKey(body.tool_call_id))
+            : await newestMatch(gateway, { agentId, sessionId: body.session_id || undefined, toolName: body.tool_name, toolArgs: body.arguments }, true);
+          if (!target) {
+            res.json({ recorded: false, detail: 'no request matches this call (session, tool and arguments)' });
+            return;
+          }
+          await gateway.store.appendEvent(target.id, { type: 'post_call', actor: `${agentId}`, channel: null, detail: postCallDetail(body), at: new Date(gateway.clock.now()) });
+          logger.debug({ requestId: target.id }, 'pulsebot post_call recorded');
+          res.json({ recorded: true, request_id: target.id });
+          return;
+        }
+        let request;
+        try {
+          request = await fileOrAttach(gateway, newRequestInput(pulsebotRequest(body, requestOptions)), { lateWindowMs });
+        } catch (error) {
+          // PulseBot approves on errors when fail_open is set: answer a deny instead of a 409.
+          if (!(error instanceof ConflictError)) throw error;
+          res.json({ verdict: 'deny', reasoning: `tollgate refused this call: ${error.message}`, modified_arguments: {} });
+          return;
+        }
+        const final = await waitWhileConnected(gateway, request, waitMs, (l) => res.on('close', l));
+        if (!res.destroyed) res.json(pulsebotVerdict(toApiRequest(final)));
+      });
+
+      app.use('/v1/hooks', auth, json, requireJson, router);
+    },
+  };
+}
+
+/** A body that is not JSON is a 415 naming the fix, not a confusing "field required". */
+const requireJson: RequestHandler = (req, res, next) => {
+  if (req.method === 'POST' && !req.is(['application/json', 'application/*+json'])) {
+    sendProblem(res, 415, 'send the hook body as application/json', { code: 'unsupported_media_type' });
+    return;
+  }
+  next();
+};
