@@ -121,6 +121,6 @@ async function schedulerFor(config: TollgateConfig, logger: Logger, clock: Clock
   if (!config.redisUrl) {
     return { scheduler: new InProcessScheduler({ clock, logger, sweepEveryMs }) as Scheduler, feed: undefined, readiness: {}, close: async () => {} };
   }
-  const { redisBackend } = await import('./scheduler/redis-backend.js');
-  return redisBackend(config.redisUrl, { logger, sweepEveryMs, prefix: config.env.TOLLGATE_QUEUE_PREFIX });
+  const { bullmqBackend } = await import('./scheduler/bullmq-backend.js');
+  return bullmqBackend(config.redisUrl, { logger, sweepEveryMs, clock, prefix: config.env.TOLLGATE_QUEUE_PREFIX });
 }
