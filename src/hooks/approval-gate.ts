@@ -4,8 +4,11 @@
  * through an {@link ApprovalBackend}, waits for the verdict, and answers `continue`, `deny` (with the
  * approver's reason) or `modify` (with the approver's edited arguments).
  */
+import type { GateClient } from '../client/gate-client.js';
 import { systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
+import type { Gateway } from '../gateway.js';
+import { gatewayBackend, remoteBackend } from './backends.js';
 import type { ToolGate } from './executor.js';
 import { matchesAny } from './patterns.js';
 import type { ApprovalAsk, HookContext, HookObject, HookResult } from './types.js';
@@ -61,10 +64,21 @@ export interface ApprovalBackend {
   requestAndWait(input: ApprovalRequestInput, signal?: AbortSignal): Promise<ApprovalVerdict>;
 }
 
-/** Options of {@link approvalGate}. */
+/**
+ * Options of {@link approvalGate}. Say where requests go with exactly one of: `backend`, `gateway` (in process),
+ * `client` (a {@link GateClient}), or `url` + `token` (a tollgate server).
+ */
 export interface ApprovalGateOptions {
-  /** Where requests go. */
-  backend: ApprovalBackend;
+  /** Any backend. */
+  backend?: ApprovalBackend;
+  /** A gateway instance in this process. */
+  gateway?: Gateway;
+  /** A configured HTTP client. */
+  client?: GateClient;
+  /** A tollgate server's base URL (with `token`); `TOLLGATE_URL` when only `token` is given. */
+  url?: string;
+  /** The server's API token; `TOLLGATE_TOKEN` when only `url` is given. */
+  token?: string;
   /** Tool name wildcards that always need approval, besides tools flagged `requiresConfirmation`. */
   tools?: string[];
   /** The question on the card; a function sees the call. Default names the agent and the tool. */
@@ -109,9 +123,7 @@ export interface ApprovalGate extends HookObject, ToolGate {
  * const executor = new ToolExecutor({ registry, tools, gate });
  */
 export function approvalGate(options: ApprovalGateOptions): ApprovalGate {
-  if (!options?.backend || typeof options.backend.requestAndWait !== 'function') {
-    throw new TypeError('approvalGate needs a backend with requestAndWait()');
-  }
+  const backend = pickBackend(options);
   const clock = options.clock ?? systemClock;
   const patterns = options.tools ?? [];
   const name = options.name ?? 'approval_gate';
@@ -123,7 +135,7 @@ export function approvalGate(options: ApprovalGateOptions): ApprovalGate {
 
   const decide = async (context: HookContext, ask?: ApprovalAsk, signal?: AbortSignal): Promise<HookResult> => {
     const input = buildInput(options, context, ask);
-    const verdict = await askWithRetry(options, input, clock, signal);
+    const verdict = await askWithRetry(backend, options.retry, input, clock, signal);
     return verdictToResult(name, verdict, input);
   };
 
@@ -172,13 +184,32 @@ export function defaultIdempotencyKey(context: HookContext): string | undefined 
   return context.toolCallId ? `hook:${context.sessionId ?? '-'}:${context.toolCallId}` : undefined;
 }
 
-async function askWithRetry(options: ApprovalGateOptions, input: ApprovalRequestInput, clock: Clock, signal?: AbortSignal): Promise<ApprovalVerdict> {
+function pickBackend(options: ApprovalGateOptions): ApprovalBackend {
+  if (!options || typeof options !== 'object') throw new TypeError('approvalGate needs options');
+  const given = [options.backend, options.gateway, options.client, options.url ?? options.token].filter((v) => v !== undefined);
+  if (given.length !== 1) throw new TypeError('approvalGate needs exactly one of: backend, gateway, client, or url + token');
+  if (options.backend) {
+    if (typeof options.backend.requestAndWait !== 'function') throw new TypeError('approvalGate: backend needs requestAndWait()');
+    return options.backend;
+  }
+  if (options.gateway) return gatewayBackend(options.gateway);
+  if (options.client) return remoteBackend(options.client);
+  return remoteBackend({ url: options.url, token: options.token });
+}
+
+async function askWithRetry(
+  backend: ApprovalBackend,
+  retry: ApprovalGateOptions['retry'],
+  input: ApprovalRequestInput,
+  clock: Clock,
+  signal?: AbortSignal,
+): Promise<ApprovalVerdict> {
   // Without an idempotency key a retry could file a second request, so only keyed asks are retried.
-  const attempts = input.idempotency_key ? Math.max(1, options.retry?.attempts ?? 5) : 1;
-  let delay = options.retry?.delayMs ?? 1000;
+  const attempts = input.idempotency_key ? Math.max(1, retry?.attempts ?? 5) : 1;
+  let delay = retry?.delayMs ?? 1000;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await options.backend.requestAndWait(input, signal);
+      return await backend.requestAndWait(input, signal);
     } catch (err) {
       const retryable = (err as { retryable?: unknown } | null)?.retryable !== false;
       if (attempt >= attempts || !retryable || signal?.aborted) throw err;

@@ -36,6 +36,8 @@ export { ToolExecutor, TOOL_BLOCKED_POINT } from './executor.js';
 export type { ToolExecutorOptions, ToolDefinition, ToolFunction, ToolTable, ToolCallContext, ToolGate, ExecuteOptions, ToolExecution } from './executor.js';
 export { approvalGate, defaultIdempotencyKey } from './approval-gate.js';
 export type { ApprovalBackend, ApprovalGate, ApprovalGateOptions, ApprovalRequestInput, ApprovalVerdict, ApprovalChannelTarget } from './approval-gate.js';
+export { gatewayBackend, remoteBackend, fromApiRequest, ApprovalBackendError } from './backends.js';
+export type { GatewayBackendOptions } from './backends.js';
 export { loadHookConfig, loadHookConfigFile } from './config.js';
 export type { LoadHookConfigOptions, LoadedHooks, HookConfigEntry } from './config.js';
 export { HookConfigError } from './config-errors.js';

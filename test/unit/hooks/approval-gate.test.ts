@@ -101,6 +101,7 @@ describe('approvalGate', () => {
   });
 
   it('refuses to build without a backend', () => {
-    expect(() => approvalGate({} as never)).toThrow(/backend/);
+    expect(() => approvalGate({} as never)).toThrow(/exactly one of/);
+    expect(() => approvalGate({ backend: fakeBackend(), url: 'http://127.0.0.1:1' })).toThrow(/exactly one of/);
   });
 });
