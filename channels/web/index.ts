@@ -1,19 +1,8 @@
 /**
  * @module channels/web
- * The built-in web channel: always on, needs no credentials. Its "card" is the request's entry in the web inbox,
- * read straight from the database, so sending and updating have nothing to call; decisions arrive through
- * `POST /v1/requests/:id/decision` and the inbox pages.
+ * The built-in web channel: the inbox, request pages with decision forms, and the audit page under `/ui`.
  */
-import type { Channel } from '../../src/channel.js';
-
-/** Creates the web channel. */
-export function createWebChannel(): Channel {
-  return {
-    name: 'web',
-    defaultTarget: '',
-    async send() {
-      return null;
-    },
-    async update() {},
-  };
-}
+export { createWebChannel, isWebChannel, webLoginMessage, type WebChannel } from './web-channel.js';
+export { webOptionsFromConfig, webConfigSchema, type WebChannelOptions } from './web-config.js';
+export { hashPassword, verifyPassword, type WebUser } from './auth.js';
+export { html, escapeHtml, SafeHtml } from './html.js';

@@ -1,0 +1,132 @@
+/**
+ * @module channels/web/auth
+ * Who may use the web inbox: named users from the configuration (an scrypt password hash or a per-user token) and
+ * one-time login links printed at start (as notebook servers do). Secrets are compared in constant time; an unknown
+ * name costs as much time as a wrong password, so names cannot be probed.
+ */
+import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+
+/** A named web user. Give a password hash, a token, or both. */
+export interface WebUser {
+  /** The name in the approver id `web:<name>`. */
+  name: string;
+  /** `scrypt$N$r$p$<salt base64>$<hash base64>`, made by {@link hashPassword}. */
+  passwordHash?: string;
+  /** A per-user secret (read from the environment, never from the YAML file). */
+  token?: string;
+}
+
+/** Names that are safe in approver ids, cookies and URLs. */
+export const USER_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+
+const KEY_LENGTH = 64;
+
+function scryptAsync(secret: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scrypt(secret, salt, KEY_LENGTH, { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 }, (error, key) => (error ? reject(error) : resolve(key))),
+  );
+}
+
+/**
+ * Hashes a password for the `web.users[].password_hash` setting.
+ * @example await hashPassword('correct horse') // 'scrypt$16384$8$1$…$…'
+ */
+export async function hashPassword(password: string, cost = 16384): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scryptAsync(password, salt, cost, 8, 1);
+  return `scrypt$${cost}$8$1$${salt.toString('base64')}$${key.toString('base64')}`;
+}
+
+/** Parses a password hash; null when it is not in the `scrypt$N$r$p$salt$hash` form. */
+export function parsePasswordHash(hash: string): { n: number; r: number; p: number; salt: Buffer; key: Buffer } | null {
+  const match = /^scrypt\$(\d+)\$(\d+)\$(\d+)\$([A-Za-z0-9+/=]+)\$([A-Za-z0-9+/=]+)$/.exec(hash);
+  if (!match) return null;
+  const [n, r, p] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  // N must be a power of two above 1; bounds keep a hostile config from exhausting memory.
+  if (n < 2 || n > 2 ** 20 || (n & (n - 1)) !== 0 || r < 1 || r > 32 || p < 1 || p > 16) return null;
+  const key = Buffer.from(match[5]!, 'base64');
+  if (key.length < 16) return null;
+  return { n, r, p, salt: Buffer.from(match[4]!, 'base64'), key };
+}
+
+/** Checks `password` against an scrypt hash in constant time. */
+export async function verifyPassword(password: string, hash: string): Promise<boolean> {
+  const parsed = parsePasswordHash(hash);
+  if (!parsed) return false;
+  const key = await new Promise<Buffer>((resolve, reject) =>
+    scrypt(password, parsed.salt, parsed.key.length, { N: parsed.n, r: parsed.r, p: parsed.p, maxmem: 256 * parsed.n * parsed.r + 1024 * 1024 }, (e, k) => (e ? reject(e) : resolve(k))),
+  );
+  return timingSafeEqual(key, parsed.key);
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest();
+
+/** Constant-time string equality (hashing first hides the length too). */
+export function secretEquals(a: string, b: string): boolean {
+  return timingSafeEqual(sha256(a), sha256(b));
+}
+
+/** Options of {@link WebAuth}. */
+export interface WebAuthOptions {
+  users: readonly WebUser[];
+  /** Whether one-time login links can be made (default true). */
+  loginLinks?: boolean;
+  /** The user a login link signs in as (default `admin`). */
+  linkUser?: string;
+}
+
+/** Credentials checks and one-time login tokens. Login tokens live in this process's memory only. */
+export class WebAuth {
+  private readonly users: Map<string, WebUser>;
+  private readonly loginTokens = new Set<string>();
+  readonly loginLinks: boolean;
+  readonly linkUser: string;
+  /** Spent on unknown names so that they take as long as a wrong password. */
+  private readonly decoyHash: Promise<string>;
+
+  constructor(options: WebAuthOptions) {
+    this.users = new Map(options.users.map((u) => [u.name, u]));
+    this.loginLinks = options.loginLinks ?? true;
+    this.linkUser = options.linkUser ?? 'admin';
+    this.decoyHash = hashPassword(randomBytes(16).toString('hex'));
+  }
+
+  /** Whether any named users are configured (else only login links get in). */
+  get hasUsers(): boolean {
+    return this.users.size > 0;
+  }
+
+  /** True when `name` may hold a session: a configured user, or the login-link user. */
+  knows(name: string): boolean {
+    return this.users.has(name) || (this.loginLinks && name === this.linkUser);
+  }
+
+  /** Makes a new one-time login token; null when login links are off. */
+  mintLoginToken(): string | null {
+    if (!this.loginLinks) return null;
+    const token = randomBytes(24).toString('base64url');
+    // Only the hash is kept: a heap dump does not hand out logins.
+    this.loginTokens.add(sha256(token).toString('hex'));
+    return token;
+  }
+
+  /** Spends a login token; returns the user it signs in as, or null when it is unknown or already used. */
+  consumeLoginToken(token: string): string | null {
+    const key = sha256(token).toString('hex');
+    if (!this.loginTokens.delete(key)) return null;
+    return this.linkUser;
+  }
+
+  /** Checks a name and a password or token; returns the user name when they match. */
+  async check(name: string, secret: string): Promise<string | null> {
+    const user = this.users.get(name);
+    if (!user || !secret) {
+      await verifyPassword(secret, await this.decoyHash);
+      return null;
+    }
+    const tokenOk = user.token !== undefined && secretEquals(secret, user.token);
+    // Token-only users still pay for one scrypt, so the response time does not tell which kind of user a name is.
+    const passwordOk = await verifyPassword(secret, user.passwordHash ?? (await this.decoyHash));
+    return (tokenOk || (passwordOk && user.passwordHash !== undefined)) ? user.name : null;
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * @module channels/web/guard
+ * The web pages' request guards: security headers, reading the session cookie, turning anonymous visitors away,
+ * and checking every state-changing form (same origin, then the CSRF token).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import type { WebAuth } from './auth.js';
+import type { SafeHtml } from './html.js';
+import { messagePage } from './pages/message.js';
+import type { Viewer } from './pages/layout.js';
+import { parseCookies, PRE_SESSION_COOKIE, serializeCookie, SESSION_COOKIE, type Session, type SessionSigner } from './session.js';
+
+/** What the guards need. */
+export interface GuardContext {
+  signer: SessionSigner;
+  auth: WebAuth;
+  /** Origin of the configured public URL, also accepted on form posts (behind a proxy that rewrites Host). */
+  publicOrigin: string | null;
+}
+
+// Pages load only their own script and stylesheet; nothing may frame them; form posts stay on this origin.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/** Headers on every `/ui` response: no caching of pages with requests on them, no framing, no sniffing. */
+export const securityHeaders: RequestHandler = (_req, res, next) => {
+  res.setHeader('content-security-policy', CSP);
+  res.setHeader('x-content-type-options', 'nosniff');
+  res.setHeader('x-frame-options', 'DENY');
+  res.setHeader('referrer-policy', 'no-referrer');
+  res.setHeader('cache-control', 'no-store');
+  next();
+};
+
+/** Sends a rendered page. */
+export function sendPage(res: Response, status: number, page: SafeHtml): void {
+  res.status(status).type('text/html; charset=utf-8').send(page.value);
+}
+
+/** The signed-in session of this request, or null. */
+export function sessionOf(res: Response): Session | null {
+  return (res.locals.webSession as Session | undefined) ?? null;
+}
+
+/** Whether cookies must be `Secure`: on https, directly or through the configured public URL. */
+export function secureCookies(req: Request, context: GuardContext): boolean {
+  return req.secure || context.publicOrigin?.startsWith('https:') === true;
+}
+
+/** Reads the session cookie into `res.locals.webSession` (a user removed from the configuration is signed out). */
+export function loadSession(context: GuardContext): RequestHandler {
+  return (req, res, next) => {
+    const session = context.signer.verify(parseCookies(req.get('cookie')).get(SESSION_COOKIE));
+    res.locals.webSession = session && context.auth.knows(session.user) ? session : null;
+    next();
+  };
+}
+
+/** Who is looking and the CSRF token for their forms; anonymous visitors get a pre-session cookie for the login form. */
+export function viewerOf(req: Request, res: Response, context: GuardContext): Viewer {
+  const session = sessionOf(res);
+  if (session) return { user: session.user, csrf: context.signer.csrfToken(session.id) };
+  let pre = parseCookies(req.get('cookie')).get(PRE_SESSION_COOKIE);
+  if (!pre || !/^[A-Za-z0-9_-]{22,64}$/.test(pre)) {
+    pre = randomBytes(18).toString('base64url');
+    res.append('set-cookie', serializeCookie(PRE_SESSION_COOKIE, pre, { secure: secureCookies(req, context), maxAgeS: 3600 }));
+  }
+  return { user: null, csrf: context.signer.csrfToken(`pre|${pre}`) };
+}
+
+/** `/ui/...` paths only, so `next=` cannot send anyone elsewhere. */
+export function safeNext(value: unknown): string {
+  if (typeof value !== 'string' || !/^\/ui([/?]|$)/.test(value) || /[\\\s]|\/\/|%2f%2f/i.test(value)) return '/ui';
+  return value.slice(0, 500);
+}
+
+/** Anonymous visitors see no request: page loads go to the sign-in page, anything else gets 401. */
+export function requireUser(context: GuardContext): RequestHandler {
+  return (req, res, next) => {
+    if (sessionOf(res)) return next();
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      res.redirect(303, `/ui/login?next=${encodeURIComponent(req.originalUrl)}`);
+      return;
+    }
+    sendPage(res, 401, messagePage(viewerOf(req, res, context), 'Sign in first', 'Your session has ended. Sign in again, then repeat what you did.'));
+  };
+}
+
+/** Whether the browser says this post came from another site. */
+function crossSite(req: Request, context: GuardContext): boolean {
+  if (req.get('sec-fetch-site') === 'cross-site') return true;
+  const origin = req.get('origin');
+  if (origin === undefined) return false;
+  const own = `${req.protocol}://${req.get('host')}`;
+  return origin !== own && origin !== context.publicOrigin;
+}
+
+/**
+ * Checks a state-changing form: it must come from this site and carry the CSRF token of the visitor's session (or
+ * pre-session, for the login form). Runs after the body parser. A failure is a 403 and changes nothing.
+ */
+export function requireForm(context: GuardContext): RequestHandler {
+  return (req, res, next) => {
+    const session = sessionOf(res);
+    const pre = parseCookies(req.get('cookie')).get(PRE_SESSION_COOKIE);
+    const id = session ? session.id : pre ? `pre|${pre}` : null;
+    const token = (req.body as Record<string, unknown> | undefined)?._csrf;
+    if (!crossSite(req, context) && id !== null && context.signer.csrfMatches(id, token)) return next();
+    sendPage(
+      res,
+      403,
+      messagePage(viewerOf(req, res, context), 'Form rejected', 'This form did not come from a tollgate page open in this browser, so nothing was changed. Reload the page and try again.'),
+    );
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * @module channels/web/login-routes
+ * Signing in and out: `GET /ui/login?token=…` spends a one-time login link, `POST /ui/login` checks a name with a
+ * password or token, `POST /ui/logout` ends the session. Every way in issues a fresh signed session cookie.
+ */
+import { Router, type RequestHandler, type Request, type Response } from 'express';
+import { requireForm, requireUser, safeNext, secureCookies, sendPage, sessionOf, viewerOf, type GuardContext } from './guard.js';
+import { loginPage } from './pages/login.js';
+import { serializeCookie, SESSION_COOKIE } from './session.js';
+
+/** Builds the sign-in routes (relative to `/ui`). */
+export function loginRoutes(context: GuardContext, forms: RequestHandler): Router {
+  const router = Router();
+  const signIn = (req: Request, res: Response, user: string, next: string) => {
+    const { cookie } = context.signer.issue(user);
+    res.append('set-cookie', serializeCookie(SESSION_COOKIE, cookie, { secure: secureCookies(req, context), maxAgeS: context.signer.ttlMs / 1000 }));
+    res.redirect(303, next);
+  };
+  const page = (req: Request, res: Response, status: number, extra: { error?: string; name?: string; next: string }) => {
+    const viewer = viewerOf(req, res, context);
+    sendPage(res, status, loginPage({ csrf: viewer.csrf, hasUsers: context.auth.hasUsers, ...extra }));
+  };
+
+  router.get('/login', (req, res) => {
+    const next = safeNext(req.query.next);
+    const token = req.query.token;
+    if (typeof token === 'string' && token) {
+      const user = context.auth.consumeLoginToken(token);
+      if (user) return signIn(req, res, user, next);
+      return page(req, res, 401, { next, error: 'This login link was already used or is not valid. Links work once; restart tollgate serve or ask its operator for a new one.' });
+    }
+    if (sessionOf(res)) return res.redirect(303, next);
+    page(req, res, 200, { next });
+  });
+
+  router.post('/login', forms, requireForm(context), async (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const name = typeof body.name === 'string' ? body.name.trim().slice(0, 64) : '';
+    const secret = typeof body.secret === 'string' ? body.secret.slice(0, 1024) : '';
+    const next = safeNext(body.next);
+    const user = await context.auth.check(name, secret);
+    if (user) return signIn(req, res, user, next);
+    page(req, res, 401, { next, name, error: 'Wrong name, password or token.' });
+  });
+
+  router.post('/logout', requireUser(context), forms, requireForm(context), (req, res) => {
+    context.signer.revoke(sessionOf(res)!);
+    res.append('set-cookie', serializeCookie(SESSION_COOKIE, '', { secure: secureCookies(req, context), maxAgeS: 0 }));
+    res.redirect(303, '/ui/login');
+  });
+  return router;
+}

@@ -1,0 +1,66 @@
+/**
+ * @module channels/web/pages/audit
+ * The audit page: every request, newest first, filtered by status, tool, agent, approver and time range, paged with
+ * the store's cursor, and exportable as CSV with the same filters.
+ */
+import { outcomeText } from '../../../src/card.js';
+import type { ConfirmationRequest } from '../../../src/requests/types.js';
+import { REQUEST_STATUSES } from '../../../src/requests/types.js';
+import { filterQueryString, type AuditFilters } from '../audit-filters.js';
+import { html, type SafeHtml } from '../html.js';
+import { formatTime, statusBadge } from './format.js';
+import { layout, type Viewer } from './layout.js';
+
+/** Options of {@link auditPage}. */
+export interface AuditPageOptions {
+  viewer: Viewer;
+  filters: AuditFilters;
+  items: ConfirmationRequest[];
+  nextCursor: string | null;
+}
+
+/** Renders the audit page. */
+export function auditPage(options: AuditPageOptions): SafeHtml {
+  const { form, errors } = options.filters;
+  const input = (name: keyof typeof form, label: string, placeholder: string) =>
+    html`<label>${label} <input name="${name}" value="${form[name]}" placeholder="${placeholder}"></label>`;
+  const rows = options.items.map(
+    (r) => html`<tr>
+      <td><time datetime="${r.createdAt.toISOString()}">${formatTime(r.createdAt)}</time></td>
+      <td><a href="/ui/requests/${r.id}"><code>${r.toolName}</code></a></td>
+      <td>${r.agentId ?? ''}</td>
+      <td>${statusBadge(r)}</td>
+      <td>${r.respondedBy ?? ''}</td>
+      <td class="outcome">${r.status === 'pending' ? '' : outcomeText(r)}</td>
+    </tr>`,
+  );
+  const body = html`<h1>Audit</h1>
+<form method="get" action="/ui/audit" class="filters card">
+  <label>Status <select name="status">
+    <option value="">any</option>
+    ${REQUEST_STATUSES.map((s) => html`<option value="${s}" ${form.status === s ? html`selected` : ''}>${s}</option>`)}
+  </select></label>
+  ${input('tool', 'Tool', 'pay_invoice')}
+  ${input('agent', 'Agent', 'ops-bot')}
+  ${input('approver', 'Approver', 'web:alice')}
+  <label>Since (UTC) <input name="since" type="datetime-local" value="${form.since}"></label>
+  <label>Until (UTC) <input name="until" type="datetime-local" value="${form.until}"></label>
+  <div class="buttons">
+    <button type="submit" class="primary">Filter</button>
+    <a href="/ui/audit">Clear</a>
+    <a class="button" id="export-csv" href="/ui/audit/export${filterQueryString(form, { format: 'csv' })}">Export CSV</a>
+  </div>
+</form>
+${errors.length ? html`<ul class="notice bad" role="alert">${errors.map((e) => html`<li>${e.message}</li>`)}</ul>` : ''}
+<div class="table-wrap">
+<table class="audit">
+  <thead><tr><th>Filed</th><th>Tool</th><th>Agent</th><th>Status</th><th>Decided by</th><th>Outcome</th></tr></thead>
+  <tbody>${rows.length ? rows : html`<tr><td colspan="6" class="muted">No requests match.</td></tr>`}</tbody>
+</table>
+</div>
+<nav class="pager">
+  ${options.filters.cursor ? html`<a href="/ui/audit${filterQueryString(form)}">← First page</a>` : ''}
+  ${options.nextCursor ? html`<a rel="next" id="next-page" href="/ui/audit${filterQueryString(form, { cursor: options.nextCursor })}">Next page →</a>` : ''}
+</nav>`;
+  return layout({ title: 'Audit', viewer: options.viewer, current: 'audit' }, body);
+}

@@ -1,0 +1,55 @@
+/**
+ * @module channels/web/pages/layout
+ * The page frame shared by every web page: head, navigation, the sign-out form, the assets.
+ */
+import { html, type SafeHtml } from '../html.js';
+
+/** Who is looking, and the CSRF token their forms carry. */
+export interface Viewer {
+  user: string | null;
+  csrf: string;
+}
+
+/** Options of {@link layout}. */
+export interface LayoutOptions {
+  title: string;
+  viewer: Viewer;
+  /** Which navigation entry is current. */
+  current?: 'inbox' | 'audit';
+  /** `inbox` or `request:<id>`: tells the live-update script what to refresh. */
+  live?: string;
+}
+
+/** Wraps `body` in the page frame. */
+export function layout(options: LayoutOptions, body: SafeHtml): SafeHtml {
+  const { viewer } = options;
+  const nav = viewer.user
+    ? html`<nav class="top">
+        <a class="brand" href="/ui">tollgate</a>
+        <a href="/ui" ${options.current === 'inbox' ? html`aria-current="page"` : ''}>Inbox</a>
+        <a href="/ui/audit" ${options.current === 'audit' ? html`aria-current="page"` : ''}>Audit</a>
+        <span class="who">web:${viewer.user}</span>
+        <form method="post" action="/ui/logout" class="inline">
+          <input type="hidden" name="_csrf" value="${viewer.csrf}">
+          <button type="submit" class="link">Sign out</button>
+        </form>
+      </nav>`
+    : html`<nav class="top"><span class="brand">tollgate</span></nav>`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${options.title} · tollgate</title>
+<link rel="stylesheet" href="/ui/assets/app.css">
+<script src="/ui/assets/app.js" defer></script>
+</head>
+<body ${options.live ? html`data-live="${options.live}"` : ''}>
+${nav}
+<main>
+${body}
+</main>
+</body>
+</html>`;
+}

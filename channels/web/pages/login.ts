@@ -1,0 +1,38 @@
+/**
+ * @module channels/web/pages/login
+ * The sign-in page: name plus password or token. Sign-in by link needs no page: the link itself signs in.
+ */
+import { html, type SafeHtml } from '../html.js';
+import { layout } from './layout.js';
+
+/** Options of {@link loginPage}. */
+export interface LoginPageOptions {
+  csrf: string;
+  /** Where to go after signing in (already checked to be a `/ui` path). */
+  next: string;
+  /** A problem to show (wrong password, spent link). */
+  error?: string;
+  /** The name typed before, kept after a failed attempt. */
+  name?: string;
+  /** Whether any named users exist; without them only a login link gets in. */
+  hasUsers: boolean;
+}
+
+/** Renders the sign-in page. */
+export function loginPage(options: LoginPageOptions): SafeHtml {
+  const body = html`<section class="card narrow">
+  <h1>Sign in</h1>
+  ${options.error ? html`<p class="notice bad" role="alert">${options.error}</p>` : ''}
+  ${options.hasUsers
+    ? html`<form method="post" action="/ui/login" class="stack">
+    <input type="hidden" name="_csrf" value="${options.csrf}">
+    <input type="hidden" name="next" value="${options.next}">
+    <label>Name <input name="name" autocomplete="username" required value="${options.name ?? ''}" autofocus></label>
+    <label>Password or token <input name="secret" type="password" autocomplete="current-password" required></label>
+    <button type="submit" class="primary">Sign in</button>
+  </form>`
+    : ''}
+  <p class="muted">Operators: open the one-time login link that <code>tollgate serve</code> printed when it started.</p>
+</section>`;
+  return layout({ title: 'Sign in', viewer: { user: null, csrf: options.csrf } }, body);
+}

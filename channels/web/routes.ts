@@ -1,0 +1,140 @@
+/**
+ * @module channels/web/routes
+ * The `/ui` routes: sign-in, the inbox, request pages and their decision forms, the audit page and its CSV export,
+ * the change stream and the assets. Mounted on the channel router, which runs before the API's JSON parser, so the
+ * forms bring their own urlencoded parser.
+ */
+import express, { Router, type Request, type Response } from 'express';
+import type { DecisionSink } from '../../src/channel.js';
+import type { ChangeFeed } from '../../src/change-feed.js';
+import type { Clock } from '../../src/clock.js';
+import { streamExport } from '../../src/http/export.js';
+import type { ConfirmationStore } from '../../src/requests/store.js';
+import { APP_CSS, APP_JS } from './assets.js';
+import { parseAuditFilters } from './audit-filters.js';
+import { readDecisionForm } from './decision-form.js';
+import { loadSession, requireForm, requireUser, securityHeaders, sendPage, sessionOf, viewerOf, type GuardContext } from './guard.js';
+import { loginRoutes } from './login-routes.js';
+import { auditPage } from './pages/audit.js';
+import { inboxPage } from './pages/inbox.js';
+import { messagePage } from './pages/message.js';
+import { requestPage } from './pages/request.js';
+import type { ChangeStreams } from './stream.js';
+
+/** What the pages need of the gateway: decisions, plus the store and change feed to read from. */
+export type WebGateway = DecisionSink & { store: ConfirmationStore; feed: ChangeFeed; clock?: Clock };
+
+/** Everything the routes are built from. */
+export interface WebRoutesContext extends GuardContext {
+  gateway: WebGateway;
+  streams: ChangeStreams;
+  now: () => number;
+}
+
+const INBOX_LIMIT = 100;
+const AUDIT_PAGE_SIZE = 50;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Builds the router mounted at `/ui`. */
+export function webRoutes(context: WebRoutesContext): Router {
+  const { gateway } = context;
+  const router = Router();
+  const forms = express.urlencoded({ extended: false, limit: '300kb', parameterLimit: 20 });
+  const signedIn = requireUser(context);
+  const checked = requireForm(context);
+  router.use(securityHeaders);
+
+  router.get('/assets/app.js', (_req, res) => {
+    res.setHeader('cache-control', 'public, max-age=300');
+    res.type('text/javascript; charset=utf-8').send(APP_JS);
+  });
+  router.get('/assets/app.css', (_req, res) => {
+    res.setHeader('cache-control', 'public, max-age=300');
+    res.type('text/css; charset=utf-8').send(APP_CSS);
+  });
+
+  router.use(loadSession(context));
+  router.use(loginRoutes(context, forms));
+
+  router.get('/', signedIn, async (req, res) => {
+    const page = await gateway.store.list({ status: 'pending', limit: INBOX_LIMIT });
+    sendPage(res, 200, inboxPage(viewerOf(req, res, context), page.items, context.now(), page.nextCursor !== null));
+  });
+
+  router.get('/stream', signedIn, (req, res) => {
+    context.streams.serve(gateway.feed, req, res);
+  });
+
+  router.get('/requests/:id', signedIn, async (req, res) => {
+    const request = await findRequest(req, res, context);
+    if (!request) return;
+    const notice = typeof req.query.notice === 'string' ? req.query.notice : undefined;
+    const events = await gateway.store.events(request.id);
+    sendPage(res, 200, requestPage({ viewer: viewerOf(req, res, context), request, events, now: context.now(), notice }));
+  });
+
+  router.post('/requests/:id/decision', signedIn, forms, checked, async (req, res) => {
+    const request = await findRequest(req, res, context);
+    if (!request) return;
+    const viewer = viewerOf(req, res, context);
+    const form = readDecisionForm((req.body ?? {}) as Record<string, unknown>, request.toolArgs);
+    if (!form.ok) {
+      if (form.editText === undefined) {
+        sendPage(res, 400, messagePage(viewer, 'Decision not understood', `${form.error}. Nothing was changed.`));
+        return;
+      }
+      // Keep what the approver typed, with the problem next to it.
+      const events = await gateway.store.events(request.id);
+      sendPage(res, 400, requestPage({ viewer, request, events, now: context.now(), edit: { text: form.editText, error: form.error } }));
+      return;
+    }
+    const outcome = await gateway.decide({
+      requestId: request.id,
+      nonce: form.nonce,
+      decision: form.decision,
+      reason: form.reason,
+      approvedArgs: form.approvedArgs,
+      argsSha256: form.argsSha256,
+      actor: { channel: 'web', userId: sessionOf(res)!.user },
+    });
+    const notice = outcome.ok ? (outcome.final ? outcome.request.status : 'recorded') : outcome.code;
+    res.redirect(303, `/ui/requests/${request.id}?notice=${encodeURIComponent(notice)}`);
+  });
+
+  router.get('/audit', signedIn, async (req, res) => {
+    const filters = parseAuditFilters(req.query as Record<string, unknown>);
+    const page = filters.errors.length
+      ? { items: [], nextCursor: null }
+      : await gateway.store.list({ ...filters.query, limit: AUDIT_PAGE_SIZE, cursor: filters.cursor }).catch((error: unknown) => {
+          if (error instanceof Error && error.name === 'InvalidCursorError') {
+            filters.errors.push({ field: 'cursor', message: 'That page link is not valid any more; start from the first page.' });
+            return { items: [], nextCursor: null };
+          }
+          throw error;
+        });
+    sendPage(res, filters.errors.length ? 400 : 200, auditPage({ viewer: viewerOf(req, res, context), filters, items: page.items, nextCursor: page.nextCursor }));
+  });
+
+  router.get('/audit/export', signedIn, async (req, res) => {
+    const filters = parseAuditFilters(req.query as Record<string, unknown>);
+    if (filters.errors.length) {
+      sendPage(res, 400, messagePage(viewerOf(req, res, context), 'Export not possible', filters.errors.map((e) => e.message).join('; ')));
+      return;
+    }
+    const format = req.query.format === 'ndjson' ? 'ndjson' : 'csv';
+    await streamExport(res, gateway.store.scan(filters.query), format);
+  });
+
+  router.use((req, res) => {
+    sendPage(res, 404, messagePage(viewerOf(req, res, context), 'Not found', 'There is no page here.'));
+  });
+  return router;
+}
+
+/** The request named in the path, or null after answering 404. */
+async function findRequest(req: Request, res: Response, context: WebRoutesContext) {
+  const id = String(req.params.id);
+  const request = UUID.test(id) ? await context.gateway.store.get(id.toLowerCase()) : null;
+  if (!request) sendPage(res, 404, messagePage(viewerOf(req, res, context), 'Request not found', 'No request has this id.'));
+  return request;
+}

@@ -1,0 +1,85 @@
+/**
+ * @module channels/web/web-channel
+ * The built-in web channel: always on, needs no credentials. Its "card" is the request's page in the web inbox,
+ * read straight from the database, so `send` and `update` have nothing to call (open pages learn of changes from
+ * the change feed). Decisions arrive through the pages' forms, as `web:<name>`.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Router } from 'express';
+import type { Channel, DecisionSink } from '../../src/channel.js';
+import { WebAuth } from './auth.js';
+import { webRoutes, type WebGateway } from './routes.js';
+import { SessionSigner } from './session.js';
+import { ChangeStreams } from './stream.js';
+import type { WebChannelOptions } from './web-config.js';
+
+/** The web channel, with the one-time login links `tollgate serve` prints. */
+export interface WebChannel extends Channel {
+  readonly name: 'web';
+  /**
+   * A new one-time login link (`<base>/ui/login?token=…`) that signs in as the login-link user; null when login
+   * links are turned off. `baseUrl` is the listening address; the configured public URL wins when set.
+   */
+  loginUrl(baseUrl: string): string | null;
+  mount(router: Router, gateway: DecisionSink): void;
+  stop(): Promise<void>;
+}
+
+const DEFAULT_SESSION_TTL_MS = 12 * 3_600_000;
+
+/** The pages read the store and the change feed; anything mounting them must pass the real gateway. */
+function asWebGateway(sink: DecisionSink): WebGateway {
+  const candidate = sink as Partial<WebGateway>;
+  if (!candidate.store || !candidate.feed) throw new Error('the web channel must be mounted with the Gateway (it reads its store and change feed)');
+  return sink as WebGateway;
+}
+
+/**
+ * Creates the web channel.
+ * @example
+ * const web = createWebChannel(webOptionsFromConfig(config));
+ * console.log(`sign in: ${web.loginUrl('http://127.0.0.1:8787')}`);
+ */
+export function createWebChannel(options: WebChannelOptions = {}): WebChannel {
+  const now = options.now ?? Date.now;
+  const auth = new WebAuth({ users: options.users ?? [], loginLinks: options.loginLinks, linkUser: options.linkUser });
+  // Without a configured secret, sessions are signed with a per-process key: they end when the process does.
+  const signer = new SessionSigner(options.secret ?? randomBytes(32), options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS, now);
+  const streams = new ChangeStreams();
+  const publicOrigin = options.publicUrl ? new URL(options.publicUrl).origin : null;
+  return {
+    name: 'web',
+    defaultTarget: '',
+    async send() {
+      return null;
+    },
+    async update() {},
+    loginUrl(baseUrl) {
+      const token = auth.mintLoginToken();
+      if (!token) return null;
+      const base = (options.publicUrl ?? baseUrl).replace(/\/+$/, '');
+      return `${base}/ui/login?token=${token}`;
+    },
+    mount(router, sink) {
+      const gateway = asWebGateway(sink);
+      router.use('/ui', webRoutes({ gateway, streams, signer, auth, publicOrigin, now: gateway.clock ? () => gateway.clock!.now() : now }));
+    },
+    async stop() {
+      streams.closeAll();
+    },
+  };
+}
+
+/** Narrows a channel to the web channel (for the composition root, which only knows `Channel`). */
+export function isWebChannel(channel: Channel | undefined): channel is WebChannel {
+  return channel?.name === 'web' && typeof (channel as Partial<WebChannel>).loginUrl === 'function';
+}
+
+/**
+ * The start-up line with a fresh one-time login link, or null when there is no web channel or links are off.
+ * @example const line = webLoginMessage(server.gateway.channels.get('web'), url); if (line) out(line);
+ */
+export function webLoginMessage(channel: Channel | undefined, baseUrl: string): string | null {
+  const link = isWebChannel(channel) ? channel.loginUrl(baseUrl) : null;
+  return link ? `Web inbox: open ${link} to sign in (one-time link)` : null;
+}

@@ -1,0 +1,88 @@
+/**
+ * @module channels/web/web-config
+ * Reads the `web:` section of the YAML file (and `TOLLGATE_WEB_SECRET` plus per-user token variables from the
+ * environment) into {@link WebChannelOptions}. Errors name the setting that is wrong.
+ */
+import { z } from 'zod';
+import type { TollgateConfig } from '../../src/config.js';
+import { ValidationError } from '../../src/errors.js';
+import { parsePasswordHash, USER_NAME, type WebUser } from './auth.js';
+
+const userName = z.string().regex(USER_NAME, 'letters, digits and . _ @ - only (at most 64)');
+
+/** The `web:` section of the YAML file. */
+export const webConfigSchema = z.strictObject({
+  /** Print a one-time login link at start (default true). */
+  login_link: z.boolean().optional(),
+  /** Whom a login link signs in as (default `admin`, approver id `web:admin`). */
+  login_link_user: userName.optional(),
+  /** Session lifetime in hours (default 12). */
+  session_ttl_h: z.number().positive().max(24 * 90).optional(),
+  users: z
+    .array(
+      z
+        .strictObject({
+          name: userName,
+          password_hash: z
+            .string()
+            .refine((h) => parsePasswordHash(h) !== null, 'not an scrypt hash (scrypt$N$r$p$salt$hash); see docs/web.md')
+            .optional(),
+          /** Name of the environment variable that holds this user's token. */
+          token_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
+        })
+        .refine((u) => u.password_hash !== undefined || u.token_env !== undefined, 'give password_hash or token_env'),
+    )
+    .optional(),
+});
+
+/** Options of the web channel. Everything has a default, so `createWebChannel()` works on a fresh machine. */
+export interface WebChannelOptions {
+  /** Named users (none by default: then only login links get in). */
+  users?: WebUser[];
+  /** Whether one-time login links can be made (default true). */
+  loginLinks?: boolean;
+  /** Whom a login link signs in as (default `admin`). */
+  linkUser?: string;
+  /** Key that signs session cookies; random per process when absent (sessions then end at restart). */
+  secret?: string;
+  /** Session lifetime in milliseconds (default 12 h). */
+  sessionTtlMs?: number;
+  /** The address people use (`TOLLGATE_PUBLIC_URL`): its origin is accepted on form posts, https makes cookies Secure. */
+  publicUrl?: string | null;
+  /** Clock for session expiry and countdowns (tests). */
+  now?: () => number;
+}
+
+/**
+ * Builds the web channel's options from the configuration.
+ * @throws ValidationError naming the `web.` setting or variable that is wrong.
+ */
+export function webOptionsFromConfig(config: Pick<TollgateConfig, 'file' | 'env' | 'publicUrl'>): WebChannelOptions {
+  const parsed = webConfigSchema.safeParse(config.file.web ?? {});
+  if (!parsed.success) {
+    const errors = parsed.error.issues.map((i) => ({ path: ['web', ...i.path].join('.'), message: i.message }));
+    throw new ValidationError(`${errors[0]!.path}: ${errors[0]!.message}`, errors);
+  }
+  const web = parsed.data;
+  const names = new Set<string>();
+  const users: WebUser[] = (web.users ?? []).map((u, i) => {
+    if (names.has(u.name)) throw new ValidationError(`web.users.${i}.name: "${u.name}" is listed twice`);
+    names.add(u.name);
+    let token: string | undefined;
+    if (u.token_env) {
+      token = config.env[u.token_env];
+      if (!token || token.length < 16) {
+        throw new ValidationError(`web.users.${i}.token_env: set ${u.token_env} to a token of at least 16 characters`);
+      }
+    }
+    return { name: u.name, passwordHash: u.password_hash, token };
+  });
+  return {
+    users,
+    loginLinks: web.login_link ?? true,
+    linkUser: web.login_link_user,
+    secret: config.env.TOLLGATE_WEB_SECRET || undefined,
+    sessionTtlMs: web.session_ttl_h !== undefined ? web.session_ttl_h * 3_600_000 : undefined,
+    publicUrl: config.publicUrl,
+  };
+}
