@@ -1,0 +1,127 @@
+/**
+ * @module channels/feishu/card-json
+ * Turns the worded card ({@link localizedCardText}) into Feishu card JSON 2.0. Every text the runtime or its tool
+ * arguments control is shown as `plain_text`, never markdown, so arguments cannot `@all` a group or fake a link.
+ * Buttons are named (clicks on unnamed 2.0 buttons fail silently) and carry only the request id and nonce; the
+ * decision is the button's name. Both sit in a form with the reason input, so a reason reaches the runtime.
+ */
+import type { ConfirmationRequest, RequestStatus } from '../../src/requests/types.js';
+import { cardLabels, localizedCardText } from './i18n.js';
+import type { FeishuLanguage } from './options.js';
+
+/** A card JSON 2.0 document (the subset tollgate writes). */
+export interface FeishuCard {
+  schema: '2.0';
+  config: { update_multi: true; summary?: { content: string } };
+  header: { title: { tag: 'plain_text'; content: string }; template: string };
+  body: { elements: Record<string, unknown>[] };
+}
+
+/** The object a button's callback carries back. */
+export interface ButtonValue {
+  request_id: string;
+  nonce: string;
+}
+
+/** Button names: the decision a tap means. */
+export const BUTTON_NAMES = { approve: 'tollgate_approve', deny: 'tollgate_deny' } as const;
+
+/** The form input whose text becomes the decision's reason. */
+export const REASON_INPUT = 'reason';
+
+/** Longest reason accepted from the card. */
+export const MAX_REASON_CHARS = 500;
+
+const HEADER_TEMPLATE: Record<RequestStatus, string> = {
+  pending: 'orange',
+  approved: 'green',
+  denied: 'red',
+  expired: 'grey',
+  cancelled: 'grey',
+};
+
+/** Rendering options. */
+export interface CardRenderOptions {
+  language: FeishuLanguage;
+  maxArgsChars?: number;
+}
+
+/**
+ * The card of `request` in its current state: header colour by state, prompt, tool, arguments, requester, expiry,
+ * approvers and status; while pending, a reason input and the two buttons.
+ */
+export function approvalCard(request: ConfirmationRequest, options: CardRenderOptions): FeishuCard {
+  const text = localizedCardText(request, options.language, { maxArgsChars: options.maxArgsChars });
+  const { labels } = text;
+  const elements: Record<string, unknown>[] = [
+    plain(text.prompt),
+    plain(`${labels.tool}: ${text.toolName}`),
+    ...(text.requester ? [plain(`${labels.requester}: ${text.requester}`)] : []),
+    plain(`${labels.arguments}:\n${text.argsPreview}`),
+    plain(`${labels.expires}: ${text.expiresAt}`),
+    plain(`${labels.approvers}: ${text.approvers}`),
+    { tag: 'hr' },
+    plain(`${labels.status}: ${text.status}`),
+  ];
+  if (text.actionable) {
+    const value: ButtonValue = { request_id: request.id, nonce: request.nonce };
+    elements.push({
+      tag: 'form',
+      name: 'tollgate_decision',
+      elements: [
+        {
+          tag: 'input',
+          name: REASON_INPUT,
+          required: false,
+          max_length: MAX_REASON_CHARS,
+          placeholder: { tag: 'plain_text', content: labels.reasonPlaceholder },
+        },
+        {
+          tag: 'column_set',
+          flex_mode: 'none',
+          horizontal_spacing: '8px',
+          columns: [
+            column(button(BUTTON_NAMES.approve, text.buttons.approve, 'primary', value)),
+            column(button(BUTTON_NAMES.deny, text.buttons.deny, 'danger', value)),
+          ],
+        },
+      ],
+    });
+  }
+  return {
+    schema: '2.0',
+    config: { update_multi: true, summary: { content: text.title } },
+    header: { title: { tag: 'plain_text', content: text.title }, template: HEADER_TEMPLATE[request.status] },
+    body: { elements },
+  };
+}
+
+/** The card shown when a tap names a request that does not exist (never answer a tap with a bare `{}`). */
+export function notFoundCard(language: FeishuLanguage): FeishuCard {
+  const labels = cardLabels(language);
+  return {
+    schema: '2.0',
+    config: { update_multi: true },
+    header: { title: { tag: 'plain_text', content: labels.notFoundTitle }, template: 'grey' },
+    body: { elements: [plain(labels.notFoundBody)] },
+  };
+}
+
+function plain(content: string): Record<string, unknown> {
+  return { tag: 'div', text: { tag: 'plain_text', content } };
+}
+
+function column(element: Record<string, unknown>): Record<string, unknown> {
+  return { tag: 'column', width: 'auto', elements: [element] };
+}
+
+function button(name: string, caption: string, type: 'primary' | 'danger', value: ButtonValue): Record<string, unknown> {
+  return {
+    tag: 'button',
+    name,
+    text: { tag: 'plain_text', content: caption },
+    type,
+    form_action_type: 'submit',
+    behaviors: [{ type: 'callback', value }],
+  };
+}
