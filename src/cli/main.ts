@@ -26,6 +26,16 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'tollgate migrate [--db ./data/tollgate.db]',
     load: () => import('./migrate.js'),
   },
+  ask: {
+    summary: 'Ask a human and wait: exit 0 approved, 1 denied/expired/cancelled (for shell scripts and CI).',
+    usage: 'tollgate ask [--timeout S] [--channel TYPE[:TARGET]]... [--approver ID]... [--on-timeout deny|approve] [--tool NAME] [--json] [--quiet] "question"',
+    load: () => import('./ask.js'),
+  },
+  'claude-hook': {
+    summary: 'Claude Code PreToolUse hook: reads the hook JSON on stdin, waits for a verdict, prints hookSpecificOutput.',
+    usage: 'tollgate claude-hook [--timeout 540] [--expires S] [--channel TYPE[:TARGET]]... [--approver ID]... [--on-timeout deny|approve] [--agent-id ID]',
+    load: () => import('./claude-hook.js'),
+  },
   audit: {
     summary: 'Query the confirmation table from the database file (offline).',
     usage: 'tollgate audit [--db FILE] [--status S] [--tool NAME] [--agent ID] [--approver ID] [--since ISO] [--until ISO] [--limit N] [--format table|csv|ndjson] [--events ID]',

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { CreateRequestInput } from '../api-schema.js';
+import { flag, UsageError, type ParsedArgs } from '../cli/args.js';
 import { ValidationError } from '../errors.js';
 
 /** Settings applied to every request an adapter files. */
@@ -84,4 +85,23 @@ export function requestFields(options: GateRequestOptions, defaultAgentId: strin
     ...(options.expiresS !== undefined ? { timeout_s: options.expiresS } : {}),
     ...(options.onTimeout ? { on_timeout: options.onTimeout } : {}),
   };
+}
+
+/**
+ * Reads the options from CLI flags (`--channel`, `--approver`, `--expires`, `--on-timeout`, `--agent-id`); a bad
+ * value is a `UsageError` naming the flag.
+ */
+export function requestOptionsFromFlags(args: ParsedArgs): GateRequestOptions {
+  try {
+    return parseRequestOptions({
+      channel: args.flags.channel,
+      approver: args.flags.approver,
+      expires: flag(args, 'expires'),
+      on_timeout: flag(args, 'on-timeout'),
+      agent_id: flag(args, 'agent-id'),
+    });
+  } catch (error) {
+    if (error instanceof ValidationError) throw new UsageError(`--${error.message.replace(/^([a-z_]+)/, (name) => name.replace(/_/g, '-'))}`);
+    throw error;
+  }
 }
