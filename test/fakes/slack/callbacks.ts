@@ -24,8 +24,8 @@ export interface CallbackOptions {
   signature?: string;
   /** Sign with this secret instead (a forger's guess). */
   secret?: string;
-  /** Send this body after signing the real one (tampering in transit). */
-  tamperedBody?: string;
+  /** Changes the body after it was signed (tampering in transit). */
+  tamper?: (body: string) => string;
   /** Leave out the signature and timestamp headers. */
   unsigned?: boolean;
 }
@@ -39,7 +39,7 @@ export async function postSlackCallback(url: string, secret: string, payload: un
     headers['x-slack-request-timestamp'] = String(timestamp);
     headers['x-slack-signature'] = options.signature ?? slackSignature(options.secret ?? secret, timestamp, body);
   }
-  return fetch(url, { method: 'POST', headers, body: options.tamperedBody ?? body });
+  return fetch(url, { method: 'POST', headers, body: options.tamper ? options.tamper(body) : body });
 }
 
 let triggers = 0;
