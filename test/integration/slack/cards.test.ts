@@ -1,0 +1,106 @@
+/**
+ * What a Slack card shows, and how it changes: the request's details while pending (arguments masked and cut,
+ * markup from the request neutralized), buttons carrying only id + nonce; after any state change the outcome and no
+ * buttons — decided through the API, expired (deny or approve by default), cancelled.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { buttonsOf } from '../../fakes/slack/block-rules.js';
+import type { FakeCard } from '../../fakes/slack/fake-slack.js';
+import { eventually } from '../../helpers/eventually.js';
+import { startSlackGateway, type SlackGateway } from './setup.js';
+
+describe('slack cards', () => {
+  let env: SlackGateway;
+
+  afterEach(async () => {
+    await env.close();
+  });
+
+  function cardOf(request: { id: string }): FakeCard {
+    const message = env.slack.messageFor(request as never);
+    return env.slack.fake.card(`${message.channel}:${message.ts}`)!;
+  }
+
+  async function outcomeCard(request: { id: string }, pattern: RegExp): Promise<FakeCard> {
+    return eventually(() => {
+      const card = cardOf(request);
+      expect(card.actionable).toBe(false);
+      expect(card.text).toMatch(pattern);
+      return card;
+    });
+  }
+
+  it('shows prompt, tool, masked arguments, requester, expiry and approvers, with Approve/Deny buttons', async () => {
+    env = await startSlackGateway();
+    const request = await env.file({
+      tool_name: 'pay_invoice',
+      tool_args: { invoice: 'INV-7', amount: 120, api_key: 'sk-live-123456', note: 'Bearer abc' },
+      prompt: 'Pay invoice INV-7?',
+      agent_id: 'ops-bot',
+      user_id: 'U0REQ',
+      approvers: ['slack:UBOSS', 'web:alice'],
+    });
+    const card = cardOf(request);
+    expect(card.actionable).toBe(true);
+    for (const part of ['Approval needed: pay_invoice', 'Pay invoice INV-7?', 'INV-7', '"amount": 120', 'agent ops-bot for user U0REQ', request.expiresAt.toISOString(), 'slack:UBOSS, web:alice']) {
+      expect(card.text).toContain(part);
+    }
+    expect(card.text).not.toContain('sk-live-123456');
+    expect(card.text).not.toContain('Bearer abc');
+    const buttons = buttonsOf(card.blocks);
+    expect(buttons.map((b) => b.label)).toEqual(['Approve', 'Deny', 'Deny with reason…']);
+    expect(new Set(buttons.map((b) => b.value))).toEqual(new Set([`${request.id}:${request.nonce}`]));
+    const styles = (card.blocks.find((b) => (b as { type: string }).type === 'actions') as { elements: { style?: string }[] }).elements.map((e) => e.style);
+    expect(styles).toEqual(['primary', 'danger', undefined]);
+    // The notification text (shown in push notifications) is the title, not the arguments.
+    const [posted] = env.slack.fake.callsTo('chat.postMessage');
+    expect(posted!.params.text).toBe('Approval needed: pay_invoice — Waiting for a decision');
+  });
+
+  it('neutralizes Slack markup coming from the request, and keeps huge arguments within Slack limits', async () => {
+    env = await startSlackGateway();
+    const request = await env.file({
+      tool_name: 'run_sql',
+      tool_args: { sql: 'DROP TABLE users; -- <!channel> <https://evil.example|click> ```', blob: 'x'.repeat(20_000) },
+      prompt: 'Hey <!here>, run this?',
+    });
+    const raw = JSON.stringify(cardOf(request).blocks);
+    expect(raw).not.toContain('<!channel>');
+    expect(raw).not.toContain('<https://evil.example');
+    expect(raw).toContain('&lt;!channel&gt;');
+    const text = cardOf(request).text;
+    expect(text).toContain('Hey <!here>, run this?'); // plain_text: shown literally, never a mention
+    expect(text).toMatch(/more characters/);
+  });
+
+  it('replaces the buttons with the outcome when decided through the API', async () => {
+    env = await startSlackGateway();
+    const request = await env.file();
+    const response = await env.server.api(`/v1/requests/${request.id}/decision`, { body: { decision: 'deny', reason: 'change freeze', approver: 'web:alice' } });
+    expect(response.status).toBeLessThan(300);
+    const card = await outcomeCard(request, /Denied by/);
+    expect(card.text).toContain('change freeze');
+    expect(card.text).toContain('Denied: deploy_service');
+  });
+
+  it('shows "expired — denied by default" when the request times out', async () => {
+    env = await startSlackGateway();
+    const request = await env.file({ timeout_s: 1 });
+    await outcomeCard(request, /Expired.* — denied by default/);
+    expect((await env.server.gateway.store.messages(request.id))[0]?.status).toBe('updated');
+  });
+
+  it('shows "approved by default" when the request times out with on_timeout approve', async () => {
+    env = await startSlackGateway();
+    const request = await env.file({ timeout_s: 1, on_timeout: 'approve' });
+    await outcomeCard(request, /approved by default/);
+  });
+
+  it('shows the cancellation', async () => {
+    env = await startSlackGateway();
+    const request = await env.file();
+    const response = await env.server.api(`/v1/requests/${request.id}/cancel`, { body: { reason: 'agent stopped', actor: 'runtime' } });
+    expect(response.status).toBeLessThan(300);
+    await outcomeCard(request, /Cancelled by/);
+  });
+});
