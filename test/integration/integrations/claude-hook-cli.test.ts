@@ -1,0 +1,167 @@
+/**
+ * `tollgate claude-hook` end to end: the CLI as a child process, against `tollgate serve` as a child process,
+ * decided through the API.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ChildGateway } from '../../helpers/child-gateway.js';
+import { allRequests, clientEnv, decide, freePort, pendingRequest, runCli, spawnCli, startServe } from './helpers.js';
+
+let dir: string;
+let port: number;
+const children: ChildGateway[] = [];
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tollgate-claude-hook-'));
+  port = await freePort();
+});
+afterEach(async () => {
+  for (const child of children.splice(0)) await child.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function gateway(): Promise<ChildGateway> {
+  const child = await startServe(join(dir, 'tollgate.db'), port);
+  children.push(child);
+  return child;
+}
+
+const hookInput = (toolUseId: string, toolInput: Record<string, unknown> = { command: 'rm -rf build' }) =>
+  JSON.stringify({
+    session_id: 'sess-1',
+    transcript_path: '/tmp/t.jsonl',
+    cwd: '/work/project',
+    permission_mode: 'default',
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: toolInput,
+    tool_use_id: toolUseId,
+  });
+
+const output = (stdout: string) => JSON.parse(stdout) as { hookSpecificOutput: { hookEventName: string; permissionDecision: string; permissionDecisionReason: string; updatedInput?: Record<string, unknown> } };
+
+describe('tollgate claude-hook', () => {
+  it('files the tool call as a request and allows it with the approver-edited input', async () => {
+    const gw = await gateway();
+    const hook = spawnCli(['claude-hook', '--timeout', '60'], { stdin: hookInput('toolu_allow'), env: clientEnv(gw) });
+    const request = await pendingRequest(gw, (r) => r.tool_call_id === 'toolu_allow');
+    expect(request).toMatchObject({
+      tool_name: 'Bash',
+      tool_args: { command: 'rm -rf build' },
+      session_id: 'sess-1',
+      agent_id: 'claude-code',
+      idempotency_key: 'claude-code:toolu_allow',
+      metadata: { source: 'claude-code', cwd: '/work/project', permission_mode: 'default' },
+    });
+    await decide(gw, request.id, { decision: 'approve', reason: 'build dir only', approved_args: { command: 'rm -rf ./build' } });
+    const result = await hook.done;
+    expect(result.code).toBe(0);
+    expect(output(result.stdout).hookSpecificOutput).toEqual({
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'allow',
+      permissionDecisionReason: 'Approved by web:alice with edited arguments: build dir only',
+      updatedInput: { command: 'rm -rf ./build' },
+    });
+  });
+
+  it('denies with the approver\'s reason for the model to read', async () => {
+    const gw = await gateway();
+    const hook = spawnCli(['claude-hook'], { stdin: hookInput('toolu_deny'), env: clientEnv(gw) });
+    const request = await pendingRequest(gw, (r) => r.tool_call_id === 'toolu_deny');
+    await decide(gw, request.id, { decision: 'deny', approver: 'web:bob', reason: 'not on the release branch' });
+    const result = await hook.done;
+    expect(result.code).toBe(0);
+    const out = output(result.stdout).hookSpecificOutput;
+    expect(out.permissionDecision).toBe('deny');
+    expect(out.permissionDecisionReason).toContain('Denied by web:bob: not on the release branch');
+    expect(out.updatedInput).toBeUndefined();
+  });
+
+  it('denies when the request expires unanswered', async () => {
+    const gw = await gateway();
+    const result = await runCli(['claude-hook', '--expires', '1'], { stdin: hookInput('toolu_expire'), env: clientEnv(gw) });
+    expect(result.code).toBe(0);
+    const out = output(result.stdout).hookSpecificOutput;
+    expect(out.permissionDecision).toBe('deny');
+    expect(out.permissionDecisionReason).toMatch(/No approver answered in time, so the call was denied by default/);
+    expect((await allRequests(gw))[0]).toMatchObject({ status: 'expired', tool_call_id: 'toolu_expire' });
+  });
+
+  it('keeps waiting through a gateway restart (SIGKILL) and gets the verdict from the new process', async () => {
+    const first = await gateway();
+    const hook = spawnCli(['claude-hook'], { stdin: hookInput('toolu_restart'), env: clientEnv(first) });
+    const request = await pendingRequest(first, (r) => r.tool_call_id === 'toolu_restart');
+    await first.kill('SIGKILL');
+    const second = await gateway();
+    expect(second.url).toBe(first.url);
+    await decide(second, request.id, { decision: 'approve' });
+    const result = await hook.done;
+    expect(result.code).toBe(0);
+    expect(output(result.stdout).hookSpecificOutput.permissionDecision).toBe('allow');
+  });
+
+  it('answers "still pending" before its timeout, and the same call asked again gets the late verdict at once', async () => {
+    const gw = await gateway();
+    const first = await runCli(['claude-hook', '--timeout', '1', '--expires', '600'], { stdin: hookInput('toolu_late'), env: clientEnv(gw) });
+    expect(first.code).toBe(0);
+    const pending = output(first.stdout).hookSpecificOutput;
+    expect(pending.permissionDecision).toBe('deny');
+    expect(pending.permissionDecisionReason).toMatch(/Still waiting for a human/);
+
+    const [request] = await allRequests(gw);
+    expect(request).toMatchObject({ status: 'pending', tool_call_id: 'toolu_late' });
+    expect(pending.permissionDecisionReason).toContain(request!.id);
+    await decide(gw, request!.id, { decision: 'approve', reason: 'ok now' });
+
+    const again = await runCli(['claude-hook', '--timeout', '1'], { stdin: hookInput('toolu_late'), env: clientEnv(gw) });
+    expect(again.code).toBe(0);
+    expect(output(again.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'allow', permissionDecisionReason: 'Approved by web:alice: ok now' });
+    expect(await allRequests(gw)).toHaveLength(1);
+  });
+
+  it('denies (exit 0) a tool_use_id reused with other input instead of letting it through', async () => {
+    const gw = await gateway();
+    await runCli(['claude-hook', '--timeout', '1'], { stdin: hookInput('toolu_reuse', { command: 'ls' }), env: clientEnv(gw) });
+    const result = await runCli(['claude-hook', '--timeout', '1'], { stdin: hookInput('toolu_reuse', { command: 'rm -rf /' }), env: clientEnv(gw) });
+    expect(result.code).toBe(0);
+    expect(output(result.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' });
+    expect(output(result.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/idempotency_key/);
+  });
+
+  describe('malformed input: a message on stderr and exit 2, which blocks the call', () => {
+    const env = { TOLLGATE_URL: 'http://127.0.0.1:9', TOLLGATE_TOKEN: 't' };
+    it.each([
+      ['not JSON', 'this is not json', /not valid JSON/],
+      ['empty stdin', '', /no hook input on stdin/],
+      ['no tool_input', JSON.stringify({ tool_name: 'Bash', session_id: 's' }), /invalid hook input: tool_input: required/],
+      ['tool_input not an object', JSON.stringify({ tool_name: 'Bash', tool_input: 'ls' }), /tool_input/],
+      ['another hook event', JSON.stringify({ hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: {} }), /hook_event_name: this hook handles "PreToolUse" events only/],
+    ])('%s', async (_name, stdin, message) => {
+      const result = await runCli(['claude-hook'], { stdin, env });
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(message);
+    });
+
+    it('a missing token', async () => {
+      const result = await runCli(['claude-hook'], { stdin: hookInput('toolu_x'), env: { TOLLGATE_URL: 'http://127.0.0.1:9', TOLLGATE_TOKEN: '' } });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/TOLLGATE_TOKEN/);
+    });
+
+    it('a bad flag value', async () => {
+      const result = await runCli(['claude-hook', '--on-timeout', 'maybe'], { stdin: hookInput('toolu_x'), env });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/--on-timeout/);
+    });
+
+    it('a wrong token (the gateway answers 401)', async () => {
+      const gw = await gateway();
+      const result = await runCli(['claude-hook'], { stdin: hookInput('toolu_401'), env: { TOLLGATE_URL: gw.url, TOLLGATE_TOKEN: 'wrong' } });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/gateway answered 401: invalid bearer token/);
+    });
+  });
+});

@@ -1,0 +1,150 @@
+/**
+ * Helpers for the runtime-integration tests: gateways as child processes on a fixed port (so a restarted one is
+ * found at the same address), the CLI as a child process, and decisions through the API.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { startChildGateway, type ChildGateway } from '../../helpers/child-gateway.js';
+import { eventually } from '../../helpers/eventually.js';
+import type { ApiRequest } from '../../../src/requests/serialize.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const BIN = fileURLToPath(new URL('../../../bin/tollgate.js', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('./fixtures/serve-with-integrations.ts', import.meta.url));
+
+/** A port nobody listens on right now (picked by the OS, then released). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** `tollgate serve` (the real CLI) on a fixed port. */
+export function startServe(dbPath: string, port: number): Promise<ChildGateway> {
+  return startChildGateway(dbPath, {}, ['--port', String(port)]);
+}
+
+/** A gateway child with the integrations plugin mounted (for `/v1/hooks/*`), on a fixed port. */
+export async function startHooksGateway(dbPath: string, port: number): Promise<ChildGateway> {
+  const token = 'child-token';
+  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, '--port', String(port), '--db', dbPath], {
+    cwd: ROOT,
+    env: { ...process.env, TOLLGATE_API_TOKENS: token, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start in 20 s:\n${output}`)), 20_000);
+    child.stdout.on('data', () => {
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code} before listening:\n${output}`));
+    });
+  });
+  return {
+    url,
+    token,
+    process: child,
+    output: () => output,
+    api: (path, init = {}) =>
+      fetch(`${url}${path}`, {
+        method: init.method ?? (init.body !== undefined ? 'POST' : 'GET'),
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      }),
+    async kill(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      const exited = once(child, 'exit');
+      child.kill(signal);
+      const [code] = (await exited) as [number | null];
+      return code;
+    },
+  };
+}
+
+/** What a finished command printed. */
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A command running in the background. */
+export interface RunningCli {
+  process: ChildProcess;
+  done: Promise<CliResult>;
+}
+
+/** Starts `node bin/tollgate.js <args>` with `stdin` written and closed. */
+export function spawnCli(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): RunningCli {
+  return spawnProcess(process.execPath, [BIN, ...args], options);
+}
+
+/** Starts any program (python3) the same way. */
+export function spawnProcess(command: string, args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): RunningCli {
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdin.end(options.stdin ?? '');
+  const done = new Promise<CliResult>((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+  return { process: child, done };
+}
+
+/** Runs a command to completion. */
+export function runCli(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+  return spawnCli(args, options).done;
+}
+
+/** The environment a client command needs to reach `gateway`. */
+export function clientEnv(gateway: { url: string; token: string }): Record<string, string> {
+  return { TOLLGATE_URL: gateway.url, TOLLGATE_TOKEN: gateway.token };
+}
+
+/** Reads a JSON response body. */
+export async function body<T = ApiRequest>(response: Promise<Response> | Response): Promise<T> {
+  return (await (await response).json()) as T;
+}
+
+/** Waits until a pending request matching `match` exists, and returns it. */
+export async function pendingRequest(gateway: ChildGateway, match: (r: ApiRequest) => boolean): Promise<ApiRequest> {
+  return eventually(async () => {
+    const { items } = await body<{ items: ApiRequest[] }>(gateway.api('/v1/requests?status=pending&limit=100'));
+    const found = items.find(match);
+    if (!found) throw new Error('no matching pending request yet');
+    return found;
+  }, 20_000, 50);
+}
+
+/** Decides a request through the API, expecting success. */
+export async function decide(gateway: ChildGateway, id: string, decision: { decision: 'approve' | 'deny'; approver?: string; reason?: string; approved_args?: Record<string, unknown> }): Promise<ApiRequest> {
+  const response = await gateway.api(`/v1/requests/${id}/decision`, { body: { approver: 'web:alice', ...decision } });
+  if (response.status !== 200) throw new Error(`decision failed: ${response.status} ${await response.text()}`);
+  return (await response.json()) as ApiRequest;
+}
+
+/** Every request of the gateway (newest first). */
+export async function allRequests(gateway: ChildGateway): Promise<ApiRequest[]> {
+  return (await body<{ items: ApiRequest[] }>(gateway.api('/v1/requests?limit=500'))).items;
+}
+
+/** The audit events of a request. */
+export async function eventsOf(gateway: ChildGateway, id: string): Promise<{ type: string; actor: string | null; detail: Record<string, unknown> }[]> {
+  const response = await fetch(`${gateway.url}/v1/requests/${id}/events`, { headers: { authorization: `Bearer ${gateway.token}`, accept: 'application/json' } });
+  return (await body<{ items: { type: string; actor: string | null; detail: Record<string, unknown> }[] }>(response)).items;
+}
