@@ -1,0 +1,57 @@
+// Keeps docs/hooks.md honest: its "Use it in your agent" example runs as written against a running gateway
+// (only the package import is pointed at the source tree), and the deploy waits for an approval made via the API.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ApiRequest } from '../../../src/requests/serialize.js';
+import { eventually } from '../../helpers/eventually.js';
+import { startTestServer } from '../../helpers/server.js';
+import type { TestServer } from '../../helpers/server.js';
+
+const root = resolve(import.meta.dirname, '../../..');
+let server: TestServer | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('docs/hooks.md example', () => {
+  it('runs as written: search ok, shell blocked, deploy waits for and gets an approval', async () => {
+    const markdown = readFileSync(join(root, 'docs/hooks.md'), 'utf8');
+    const section = markdown.slice(markdown.indexOf('## Use it in your agent'));
+    const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(code).toContain("from 'tollgate'");
+    server = await startTestServer();
+    dir = mkdtempSync(join(tmpdir(), 'tollgate-doc-'));
+    const file = join(dir, 'agent.mts');
+    writeFileSync(file, code!.replace("from 'tollgate'", `from '${join(root, 'src/index.ts')}'`));
+
+    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+      cwd: root,
+      env: { ...process.env, TOLLGATE_URL: server.url, TOLLGATE_TOKEN: server.token },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on('close', r));
+
+    const pending = await eventually(async () => {
+      const page = (await (await server!.api('/v1/requests?status=pending')).json()) as { items: ApiRequest[] };
+      if (!page.items[0]) throw new Error(`not filed yet; stderr: ${stderr}`);
+      return page.items[0];
+    }, 20_000);
+    expect(pending).toMatchObject({ tool_name: 'deploy', tool_args: { env: 'prod' }, agent_id: 'release-bot' });
+    const res = await server.api(`/v1/requests/${pending.id}/decision`, { body: { decision: 'approve', approver: 'web:me' } });
+    expect(res.status).toBe(200);
+
+    expect(await exited).toBe(0);
+    expect(stdout).toContain("result: 'results for tollgate'");
+    expect(stdout).toContain('is not allowed by policy');
+    expect(stdout).toContain("result: 'deployed to prod'");
+  });
+});
