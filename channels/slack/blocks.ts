@@ -99,7 +99,8 @@ export function cardMessage(request: ConfirmationRequest, options: { maxArgsChar
     { type: 'header', text: plain(text.title, 150) },
     { type: 'section', text: plain(text.prompt) },
     { type: 'section', fields },
-    { type: 'section', text: { type: 'mrkdwn', text: cut(`*Arguments*\n\`\`\`${args}\`\`\``, 3000) } },
+    // Cut inside the code block, so the block still closes when huge arguments fill the section.
+    { type: 'section', text: { type: 'mrkdwn', text: `*Arguments*\n\`\`\`${cut(args, 2950)}\`\`\`` } },
   ];
   if (text.actionable) {
     blocks.push({ type: 'context', elements: [plain(`${TONE_EMOJI.waiting} ${text.status}`)] });

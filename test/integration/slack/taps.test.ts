@@ -139,4 +139,13 @@ describe('slack taps', () => {
     const request = await env.file({ channels: [{ type: 'slack' }] });
     expect(env.slack.messageFor(request).channel).toBe('C0DEFAULT');
   });
+
+  it('without configured bot ids, asks auth.test once at the first tap instead of at start-up', async () => {
+    env = await startSlackGateway({ slack: { botId: undefined, botUserId: undefined } });
+    const request = await env.file();
+    expect(env.slack.fake.callsTo('auth.test')).toHaveLength(0);
+    await env.slack.press(env.server, request, SLACK_ACTIONS.approve, 'UALICE');
+    await eventually(async () => expect((await env.get(request.id)).status).toBe('approved'));
+    expect(env.slack.fake.callsTo('auth.test')).toHaveLength(1);
+  });
 });
