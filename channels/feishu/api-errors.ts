@@ -93,6 +93,11 @@ export function errorForThrown(operation: string, error: unknown): Error {
   return new Error(`Feishu ${operation} failed: ${message}`);
 }
 
+/** True for the error of refused app credentials (wrong FEISHU_APP_ID/FEISHU_APP_SECRET). */
+export function isCredentialError(error: Error): boolean {
+  return error instanceof PermanentChannelError && error.code !== undefined && BAD_CREDENTIALS.has(Number(error.code)) && error.message.startsWith('Feishu refused the app credentials');
+}
+
 function credentialError(code: number, msg: string): Error {
   const text = `Feishu refused the app credentials (code ${code}: ${msg}): check FEISHU_APP_ID and FEISHU_APP_SECRET`;
   return BAD_CREDENTIALS.has(code) ? new PermanentChannelError(text, String(code)) : new Error(`Feishu tenant token request failed (code ${code}: ${msg})`);

@@ -8,7 +8,7 @@ import type { Router } from 'express';
 import { pino, type Logger } from 'pino';
 import type { CardRef, Channel, DecisionSink } from '../../src/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
-import { errorForThrown, expectOk, TokenRejectedError, type FeishuReply } from './api-errors.js';
+import { errorForThrown, expectOk, isCredentialError, TokenRejectedError, type FeishuReply } from './api-errors.js';
 import { createCardActionHandler, mountCallbackRoute } from './callbacks.js';
 import { approvalCard, notFoundCard, type FeishuCard } from './card-json.js';
 import type { FeishuOptions } from './options.js';
@@ -151,7 +151,7 @@ export class FeishuChannel implements Channel {
 
   private failed(error: Error): Error {
     if (error instanceof TokenRejectedError) this.tokens.clear();
-    const credentials = /app credentials/.test(error.message);
+    const credentials = isCredentialError(error);
     this.logger[credentials ? 'error' : 'warn']({ err: error.message }, credentials ? 'feishu rejected FEISHU_APP_ID/FEISHU_APP_SECRET' : 'feishu api call failed');
     return error;
   }
