@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { HookRegistry, loadHookConfig } from '../../../src/hooks/index.js';
 import type { ApiRequest } from '../../../src/requests/serialize.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer } from '../../helpers/server.js';
@@ -53,5 +54,17 @@ describe('docs/hooks.md example', () => {
     expect(stdout).toContain("result: 'results for tollgate'");
     expect(stdout).toContain('is not allowed by policy');
     expect(stdout).toContain("result: 'deployed to prod'");
+  });
+
+  it('its YAML configuration loads, with and without the ci profile', () => {
+    const markdown = readFileSync(join(root, 'docs/hooks.md'), 'utf8');
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(markdown.slice(markdown.indexOf('## YAML configuration')))?.[1] ?? '';
+    const env = { APPROVAL_WEBHOOK_URL: 'http://127.0.0.1:9/hook', WEBHOOK_SECRET: 's' };
+    const quiet = { warn: () => undefined, error: () => undefined };
+    const all = loadHookConfig(yaml, { env, registry: new HookRegistry({ logger: quiet }) });
+    expect(all.registry.list('tool:pre').map((h) => h.name)).toEqual(['audit_log', 'policy', 'webhook']);
+    const ci = loadHookConfig(yaml, { env, profile: 'ci', registry: new HookRegistry({ logger: quiet }) });
+    expect(ci.registry.list('tool:pre')).toEqual([]);
+    expect(ci.registry.list('tool:post').map((h) => h.name)).toEqual(['truncate_result']);
   });
 });
