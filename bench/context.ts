@@ -1,0 +1,45 @@
+/**
+ * @module bench/context
+ * What every scenario's orchestrator part gets: the mode (embedded SQLite + in-process scheduler, or BullMQ on
+ * Redis), a temp directory, the load client, and a way to start a fresh gateway in that mode.
+ */
+import { join } from 'node:path';
+import type { LoadClient } from './client-link.js';
+import { startGateway, type ServerProcess } from './processes.js';
+
+/** The two shapes the figures are measured on. */
+export type BenchMode = 'sqlite' | 'bullmq';
+
+/** Shared by every scenario of one mode. */
+export interface BenchContext {
+  mode: BenchMode;
+  /** A private temp directory (removed at the end). */
+  tmp: string;
+  client: LoadClient;
+  /** Extra environment for gateways in this mode (REDIS_URL, TOLLGATE_QUEUE_PREFIX). */
+  gatewayEnv: Record<string, string>;
+  /** Where to write `--cpu-prof` profiles of the gateways, when profiling was asked for. */
+  profileDir: string | null;
+  /** Smaller counts, for checking the harness itself. */
+  quick: boolean;
+  /** Figures measured earlier in this run (e.g. create_rps, to size the expiry scenario). */
+  earlier: Record<string, unknown>;
+  log(line: string): void;
+}
+
+/** Starts a gateway on a fresh database file `<tmp>/<name>.db` in this context's mode. */
+export function freshGateway(ctx: BenchContext, name: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  return startGateway({
+    dbPath: join(ctx.tmp, `${name}.db`),
+    env: { ...ctx.gatewayEnv, ...env },
+    cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-${name}`) : undefined,
+  });
+}
+
+/** A scenario: its orchestrator part returns figures to merge into results.json under the mode's root. */
+export interface Scenario {
+  name: string;
+  /** Whether it makes sense in `mode` (the floor is measured once). */
+  modes: BenchMode[];
+  run(ctx: BenchContext): Promise<Record<string, unknown>>;
+}

@@ -1,0 +1,176 @@
+/**
+ * @module bench/processes
+ * The processes the benchmark starts: the gateway (`tollgate serve` through bin/tollgate.js, exactly as an operator
+ * runs it), the bare node:http floor server, and what we read about them from /proc (RSS, CPU time).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { sleep } from './stats.js';
+
+const BIN = fileURLToPath(new URL('../bin/tollgate.js', import.meta.url));
+const FLOOR = fileURLToPath(new URL('./floor-server.ts', import.meta.url));
+/** The bearer token every benchmark gateway accepts. */
+export const BENCH_TOKEN = 'bench-token';
+
+/** A child server the load client talks to. */
+export interface ServerProcess {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  /** The last 64 KB it printed. */
+  output(): string;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with how it ended. */
+  stop(graceMs?: number): Promise<string>;
+}
+
+/** Options of {@link startGateway}. */
+export interface GatewayStart {
+  dbPath: string;
+  env?: Record<string, string>;
+  /** Directory for a `--cpu-prof` profile of the gateway's main thread (written at exit). */
+  cpuProfDir?: string;
+  /** How long to wait for the "listening" line. */
+  startTimeoutMs?: number;
+}
+
+/** Starts `tollgate serve --port 0 --db <dbPath>` and waits for its "listening on" line. */
+export function startGateway(options: GatewayStart): Promise<ServerProcess> {
+  const nodeArgs = options.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir] : [];
+  const env: NodeJS.ProcessEnv = { ...process.env, TOLLGATE_API_TOKENS: BENCH_TOKEN, LOG_LEVEL: 'warn', ...options.env };
+  if (!options.env?.REDIS_URL) delete env.REDIS_URL;
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', options.dbPath], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return waitForListening(child, /listening on (http:\/\/\S+)/, options.startTimeoutMs ?? 60_000);
+}
+
+/** Starts the bare node:http server that gives the floor figures. */
+export function startFloorServer(): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', FLOOR], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return waitForListening(child, /floor listening on (http:\/\/\S+)/, 30_000);
+}
+
+function waitForListening(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<ServerProcess> {
+  let output = '';
+  // Always drain both pipes: a child blocked on a full pipe would look like a slow gateway.
+  const keep = (d: Buffer) => {
+    output += d.toString();
+    if (output.length > 65_536) output = output.slice(-65_536);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = once(child, 'exit');
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start in ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+    const onData = () => {
+      const url = pattern.exec(output)?.[1];
+      if (!url) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      resolve({
+        url,
+        pid: child.pid!,
+        child,
+        output: () => output,
+        async stop(graceMs = 10_000) {
+          if (child.exitCode !== null || child.signalCode !== null) return `exited ${child.exitCode ?? child.signalCode}`;
+          child.kill('SIGTERM');
+          const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+          const [code, signal] = (await exited) as [number | null, string | null];
+          clearTimeout(killer);
+          return signal ? `signal ${signal}` : `exit ${code}`;
+        },
+      });
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code ?? signal}) before listening:\n${output}`));
+    });
+  });
+}
+
+/** Resident set size of `pid` in MB (VmRSS from /proc), or NaN when it is gone. */
+export function rssMb(pid: number): number {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** CPU time (user + system) `pid` used so far, in clock ticks (1/100 s on Linux). */
+export function cpuTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * Waits until `pid` is idle: two consecutive 200 ms windows in which it used at most 2 ticks (≤ 10 % of a core).
+ * Used to know that the gateway has taken in every request sent to it. Gives up after `timeoutMs`.
+ */
+export async function waitIdle(pid: number, timeoutMs = 20_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  let quiet = 0;
+  let last = cpuTicks(pid);
+  while (Date.now() < deadline) {
+    await sleep(200);
+    const now = cpuTicks(pid);
+    quiet = now - last <= 2 ? quiet + 1 : 0;
+    last = now;
+    if (quiet >= 2) return true;
+  }
+  return false;
+}
+
+/** Samples the RSS of `pid` every `everyMs` until stopped; `peak()` is the highest sample. */
+export function rssSampler(pid: number, everyMs = 100): { peak(): number; stop(): number } {
+  let peak = rssMb(pid);
+  const timer = setInterval(() => {
+    const now = rssMb(pid);
+    if (now > peak) peak = now;
+  }, everyMs);
+  return {
+    peak: () => peak,
+    stop: () => {
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}
+
+/** One-minute load average and the number of cores, for the report's note on conditions. */
+export function machineLoad(): { loadavg1: number; cores: number } {
+  const [one] = readFileSync('/proc/loadavg', 'utf8').split(' ');
+  return { loadavg1: Number(one), cores: Number(readFileSync('/proc/cpuinfo', 'utf8').match(/^processor\s*:/gm)?.length ?? 0) };
+}
+
+/**
+ * CPU the server spends per request between the client's `start` and `end` marks: an `ask` handler plus the figure.
+ * Unlike throughput, this hardly moves when other processes compete for the cores.
+ */
+export function cpuMarks(pid: number): { mark(payload: unknown): null; msPer(requests: number): number } {
+  const marks: Record<string, number> = {};
+  return {
+    mark(payload) {
+      marks[String(payload)] = cpuTicks(pid);
+      return null;
+    },
+    msPer(requests) {
+      const ticks = (marks.end ?? Number.NaN) - (marks.start ?? Number.NaN);
+      return (ticks * 10) / requests;
+    },
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * @module bench/report
+ * The goals, the table printed at the end of `npm run bench`, and the shape of bench/results.json.
+ */
+import type { BenchMode } from './context.js';
+
+/** One row of the table. */
+export interface GoalRow {
+  figure: string;
+  value: number | null;
+  unit: string;
+  goal: string;
+  floor: string;
+  /** `pass`, `miss`, or `info` for figures without a goal. */
+  verdict: 'pass' | 'miss' | 'info' | 'n/a';
+}
+
+/** Conditions of the run, recorded next to the figures. */
+export interface RunInfo {
+  startedAt: string;
+  durationS: number;
+  loadBefore: { loadavg1: number; cores: number };
+  loadAfter: { loadavg1: number; cores: number };
+  quick: boolean;
+  failures: string[];
+}
+
+interface GoalSpec {
+  path: string;
+  unit: string;
+  goal?: { op: '<=' | '>='; limit: number };
+  /** Path of the floor figure shown next to it. */
+  floor?: string;
+}
+
+const PER_MODE: GoalSpec[] = [
+  { path: 'decision_to_resume_ms.p50', unit: 'ms', floor: 'floor.http_rtt_ms.p50' },
+  { path: 'decision_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: 'floor.http_rtt_ms.p99' },
+  { path: 'decision_to_resume_ms.slack.p50', unit: 'ms', floor: 'floor.http_rtt_ms.p50' },
+  { path: 'decision_to_resume_ms.slack.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: 'floor.http_rtt_ms.p99' },
+  { path: 'create_rps', unit: '/s', goal: { op: '>=', limit: 2000 }, floor: 'floor.http_rps' },
+  { path: 'create_rps_slack', unit: '/s', goal: { op: '>=', limit: 2000 }, floor: 'floor.http_rps' },
+  { path: 'waiters_10k.rss_mb', unit: 'MB', goal: { op: '<=', limit: 300 } },
+  { path: 'waiters_10k.all_resumed_ms', unit: 'ms', goal: { op: '<=', limit: 1000 } },
+  { path: 'expiry_lateness_ms.p50', unit: 'ms' },
+  { path: 'expiry_lateness_ms.p99', unit: 'ms', goal: { op: '<=', limit: 250 } },
+  { path: 'restart_100k.ready_s', unit: 's', goal: { op: '<=', limit: 5 } },
+];
+
+const FLOOR: GoalSpec[] = [
+  { path: 'floor.http_rtt_ms.p50', unit: 'ms' },
+  { path: 'floor.http_rtt_ms.p99', unit: 'ms' },
+  { path: 'floor.http_rps', unit: '/s' },
+];
+
+function get(root: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), root);
+}
+
+function rowsFor(root: Record<string, unknown>, floorRoot: Record<string, unknown>, prefix: string, specs: GoalSpec[], extraCheck: (path: string) => boolean): GoalRow[] {
+  return specs.flatMap((spec) => {
+    const raw = get(root, spec.path);
+    // Optional figures (the Slack ones) appear only once measured.
+    if (raw === undefined && spec.path.includes('slack')) return [];
+    const value = typeof raw === 'number' && Number.isFinite(raw) ? raw : null;
+    const floorValue = spec.floor ? get(floorRoot, spec.floor) : undefined;
+    let verdict: GoalRow['verdict'] = 'info';
+    if (spec.goal) {
+      if (value === null) verdict = 'n/a';
+      else verdict = (spec.goal.op === '<=' ? value <= spec.goal.limit : value >= spec.goal.limit) && extraCheck(spec.path) ? 'pass' : 'miss';
+    }
+    return [
+      {
+        figure: `${prefix}${spec.path}`,
+        value,
+        unit: spec.unit,
+        goal: spec.goal ? `${spec.goal.op} ${spec.goal.limit.toLocaleString('en-US')}` : '',
+        floor: typeof floorValue === 'number' ? String(floorValue) : '',
+        verdict,
+      },
+    ];
+  });
+}
+
+/** Assembles results.json: SQLite figures at the top level, BullMQ ones under `bullmq`, then the goal rows. */
+export function buildResults(figures: Record<BenchMode, Record<string, unknown>>, info: RunInfo): Record<string, unknown> {
+  const { floor, ...sqlite } = figures.sqlite as { floor?: unknown } & Record<string, unknown>;
+  const floorRoot = { floor };
+  // A restart only counts if the overdue rows were expired by the time the gateway was ready.
+  const check = (root: Record<string, unknown>) => (path: string) => !path.startsWith('restart_100k') || get(root, 'restart_100k.overdue_left') === 0;
+  const rows = [
+    ...rowsFor(floorRoot, floorRoot, '', FLOOR, () => true),
+    ...rowsFor(sqlite, floorRoot, '', PER_MODE, check(sqlite)),
+    ...(Object.keys(figures.bullmq).length ? rowsFor(figures.bullmq, floorRoot, 'bullmq.', PER_MODE, check(figures.bullmq)) : []),
+  ];
+  return {
+    ...(floor ? { floor } : {}),
+    ...sqlite,
+    ...(Object.keys(figures.bullmq).length ? { bullmq: figures.bullmq } : {}),
+    table: rows,
+    conditions: {
+      started_at: info.startedAt,
+      duration_s: info.durationS,
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      cores: info.loadBefore.cores,
+      loadavg1_before: info.loadBefore.loadavg1,
+      loadavg1_after: info.loadAfter.loadavg1,
+      quick: info.quick,
+      problems: info.failures,
+    },
+  };
+}
+
+/** Prints the figure / value / goal / floor / verdict table. */
+export function printTable(results: Record<string, unknown>): void {
+  const rows = results.table as GoalRow[];
+  const header = ['figure', 'value', 'goal', 'floor', 'verdict'];
+  const lines = rows.map((r) => [r.figure, r.value === null ? '—' : `${r.value.toLocaleString('en-US')} ${r.unit}`, r.goal ? `${r.goal} ${r.unit}` : '', r.floor ? `${r.floor} ${r.unit}` : '', r.verdict]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const fmt = (cells: string[]) => cells.map((c, i) => (i === 1 || i === 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
+  const out = [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)];
+  const c = results.conditions as { cores: number; loadavg1_before: number; loadavg1_after: number; duration_s: number };
+  out.push('', `${c.cores} cores, load average ${c.loadavg1_before} before / ${c.loadavg1_after} after, ${c.duration_s} s`);
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+/** Renders the table as Markdown (for docs/performance.md). */
+export function markdownTable(results: Record<string, unknown>): string {
+  const rows = results.table as GoalRow[];
+  const lines = ['| figure | value | goal | floor | |', '|---|---:|---|---:|---|'];
+  for (const r of rows) {
+    lines.push(`| \`${r.figure}\` | ${r.value === null ? '—' : `${r.value.toLocaleString('en-US')} ${r.unit}`} | ${r.goal ? `${r.goal} ${r.unit}` : ''} | ${r.floor ? `${r.floor} ${r.unit}` : ''} | ${r.verdict} |`);
+  }
+  return lines.join('\n');
+}

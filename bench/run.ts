@@ -1,0 +1,108 @@
+/**
+ * @module bench/run
+ * `npm run bench`: measures tollgate against its goals and against the bare node:http floor, on this machine, in one
+ * run. The gateway runs as a child `tollgate serve` on a temp SQLite file; the load comes from a separate
+ * load-client process; everything talks over 127.0.0.1. Prints a table and writes bench/results.json.
+ *
+ * Flags: `--quick` (small counts, to check the harness), `--only a,b` (scenario names), `--mode sqlite|bullmq|all`,
+ * `--profile DIR` (run the gateways under `node --cpu-prof`), `--out FILE` (default bench/results.json).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LoadClient } from './client-link.js';
+import type { BenchContext, BenchMode, Scenario } from './context.js';
+import { machineLoad } from './processes.js';
+import { redisForBench } from './redis.js';
+import { buildResults, printTable } from './report.js';
+import { round } from './stats.js';
+import { createRpsScenario } from './scenarios/create-rps.js';
+import { decisionResumeScenario } from './scenarios/decision-resume.js';
+import { expiryScenario } from './scenarios/expiry.js';
+import { floorScenario } from './scenarios/floor.js';
+import { restartScenario } from './scenarios/restart.js';
+import { waitersScenario } from './scenarios/waiters.js';
+
+/** In running order: create_rps feeds the expiry scenario's sizing. */
+const SCENARIOS: Scenario[] = [floorScenario, decisionResumeScenario, createRpsScenario, waitersScenario, expiryScenario, restartScenario];
+
+function parseFlags(argv: string[]) {
+  const value = (name: string) => {
+    const i = argv.indexOf(`--${name}`);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  return {
+    quick: argv.includes('--quick'),
+    only: value('only')?.split(',') ?? null,
+    modes: (value('mode') ?? 'all') === 'all' ? (['sqlite', 'bullmq'] as BenchMode[]) : [value('mode') as BenchMode],
+    profile: value('profile') ?? null,
+    out: value('out') ?? fileURLToPath(new URL('./results.json', import.meta.url)),
+  };
+}
+
+async function main(): Promise<number> {
+  const flags = parseFlags(process.argv.slice(2));
+  const started = Date.now();
+  const loadBefore = machineLoad();
+  const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+  const figures: Record<BenchMode, Record<string, unknown>> = { sqlite: {}, bullmq: {} };
+  const failures: string[] = [];
+  const client = await LoadClient.start();
+  try {
+    for (const mode of flags.modes) {
+      const tmp = mkdtempSync(join(tmpdir(), `tollgate-bench-${mode}-`));
+      const redis = mode === 'bullmq' ? await redisForBench(log) : null;
+      if (mode === 'bullmq' && !redis) {
+        failures.push('bullmq: no Redis answered on REDIS_URL or 127.0.0.1:6379; skipped');
+        continue;
+      }
+      const ctx: BenchContext = {
+        mode,
+        tmp,
+        client,
+        gatewayEnv: redis ? redis.env : {},
+        profileDir: flags.profile,
+        quick: flags.quick,
+        earlier: figures[mode],
+        log: (line) => log(`${mode}: ${line}`),
+      };
+      try {
+        for (const scenario of SCENARIOS) {
+          if (!scenario.modes.includes(mode) || (flags.only && !flags.only.includes(scenario.name))) continue;
+          const t = Date.now();
+          ctx.log(`${scenario.name}…`);
+          try {
+            Object.assign(figures[mode], await scenario.run(ctx));
+            ctx.log(`${scenario.name} done in ${round((Date.now() - t) / 1000, 1)} s`);
+          } catch (error) {
+            const message = error instanceof Error ? error.message : String(error);
+            failures.push(`${mode} ${scenario.name}: ${message.split('\n').slice(0, 6).join('\n  ')}`);
+            ctx.log(`${scenario.name} FAILED: ${message}`);
+          }
+          if (redis) await redis.clean();
+        }
+      } finally {
+        await redis?.close();
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    await client.close();
+  }
+  const results = buildResults(figures, {
+    startedAt: new Date(started).toISOString(),
+    durationS: round((Date.now() - started) / 1000, 1),
+    loadBefore,
+    loadAfter: machineLoad(),
+    quick: flags.quick,
+    failures,
+  });
+  printTable(results);
+  writeFileSync(flags.out, `${JSON.stringify(results, null, 2)}\n`);
+  log(`wrote ${flags.out}`);
+  for (const failure of failures) log(`problem: ${failure}`);
+  return failures.length ? 1 : 0;
+}
+
+process.exitCode = await main();

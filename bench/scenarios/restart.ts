@@ -1,0 +1,64 @@
+/**
+ * @module bench/scenarios/restart
+ * `restart_100k.ready_s`: a gateway started on a file holding 100,000 pending rows, 10,000 of them overdue. Ready
+ * means listening and `/readyz` answering 200; the figure counts from spawning the process. The overdue rows must be
+ * expired by then (checked by reading the file).
+ */
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import type { Scenario } from '../context.js';
+import { rssMb, startGateway } from '../processes.js';
+import { seedPending } from '../seed.js';
+import { round, sleep } from '../stats.js';
+
+/** Polls `/readyz` until it answers 200; resolves with the time it did (`performance.now()`). */
+async function readyAt(url: string, timeoutMs: number): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    const ok = await fetch(`${url}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ok) return performance.now();
+    await sleep(20);
+  }
+  throw new Error(`/readyz not 200 within ${timeoutMs} ms`);
+}
+
+/** `restart_100k.{ready_s, overdue_left}`. */
+export const restartScenario: Scenario = {
+  name: 'restart_100k',
+  modes: ['sqlite', 'bullmq'],
+  async run(ctx) {
+    const rows = ctx.quick ? 20_000 : 100_000;
+    const dbPath = join(ctx.tmp, 'restart.db');
+    const seed = seedPending(dbPath, rows, rows / 10);
+    ctx.log(`restart: seeded ${rows} rows in ${round(seed.seconds, 1)} s`);
+    const spawned = performance.now();
+    const gateway = await startGateway({ dbPath, env: ctx.gatewayEnv, cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-restart`) : undefined });
+    const listening = performance.now();
+    try {
+      const ready = await readyAt(gateway.url, 60_000);
+      const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+      const count = (sql: string, ...args: unknown[]) => (db.prepare(sql).get(...args) as { n: number }).n;
+      const overdueLeft = count(`SELECT count(*) AS n FROM confirmation_requests WHERE status = 'pending' AND expires_at <= ?`, seed.overdueBefore.toISOString());
+      const expired = count(`SELECT count(*) AS n FROM confirmation_requests WHERE status = 'expired'`);
+      const pending = count(`SELECT count(*) AS n FROM confirmation_requests WHERE status = 'pending'`);
+      db.close();
+      if (overdueLeft) ctx.log(`restart: ${overdueLeft} overdue rows still pending when ready`);
+      return {
+        restart_100k: {
+          ready_s: round((ready - spawned) / 1000, 2),
+          listening_s: round((listening - spawned) / 1000, 2),
+          rows,
+          overdue_left: overdueLeft,
+          expired,
+          pending,
+          rss_mb: round(rssMb(gateway.pid), 0),
+        },
+      };
+    } finally {
+      await gateway.stop(20_000);
+    }
+  },
+};

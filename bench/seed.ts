@@ -1,0 +1,88 @@
+/**
+ * @module bench/seed
+ * Fills a SQLite file with pending requests fast: one better-sqlite3 transaction of prepared inserts, with column
+ * names taken from the drizzle schema and rows built by the store's own row mapper, so they look exactly like rows
+ * the gateway wrote (plus their `created` event and a sent web card).
+ */
+import { randomBytes } from 'node:crypto';
+import { getTableColumns, type Table } from 'drizzle-orm';
+import { argsSha256 } from '../src/requests/args-hash.js';
+import { applyMigrations, openDatabase } from '../src/requests/database.js';
+import { uuidv7 } from '../src/requests/ids.js';
+import { requestToRow } from '../src/requests/rows.js';
+import { channelMessages, confirmationEvents, confirmationRequests } from '../src/requests/schema.js';
+import type { ConfirmationRequest } from '../src/requests/types.js';
+
+/** An INSERT for `table` with a named parameter per property (`@toolName` for `tool_name`). */
+function insertSql(table: Table, name: string, skip: string[] = []): string {
+  const columns = Object.entries(getTableColumns(table)).filter(([key]) => !skip.includes(key));
+  return `INSERT INTO ${name} (${columns.map(([, c]) => `"${c.name}"`).join(', ')}) VALUES (${columns.map(([key]) => `@${key}`).join(', ')})`;
+}
+
+/** What {@link seedPending} wrote. */
+export interface SeedResult {
+  rows: number;
+  overdue: number;
+  /** Every overdue row expires at or before this instant. */
+  overdueBefore: Date;
+  seconds: number;
+}
+
+/**
+ * Writes `count` pending requests into `dbPath` (migrating it first); `overdue` of them expired up to 10 minutes
+ * ago, the others expire 10 to 60 minutes from now.
+ */
+export function seedPending(dbPath: string, count: number, overdue: number): SeedResult {
+  const started = performance.now();
+  const open = openDatabase(dbPath);
+  applyMigrations(open);
+  const insertRequest = open.sqlite.prepare(insertSql(confirmationRequests, 'confirmation_requests'));
+  const insertEvent = open.sqlite.prepare(insertSql(confirmationEvents, 'confirmation_events', ['id']));
+  const insertCard = open.sqlite.prepare(insertSql(channelMessages, 'channel_messages', ['id']));
+  const now = Date.now();
+  const overdueBefore = new Date(now);
+  open.sqlite.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const createdAt = new Date(now - 15 * 60_000 + Math.floor((i / count) * 60_000));
+      const expiresAt = i < overdue ? new Date(now - 1000 - ((i * 7919) % 600_000)) : new Date(now + 600_000 + ((i * 7919) % 3_000_000));
+      const toolArgs = { path: `/srv/data/${i}.csv`, rows: i % 1000 };
+      const request: ConfirmationRequest = {
+        id: uuidv7(createdAt.getTime()),
+        status: 'pending',
+        toolName: 'bench.export_table',
+        toolArgs,
+        approvedArgs: null,
+        prompt: 'Export a table to a file.',
+        options: ['Approve', 'Deny'],
+        agentId: `agent-${i % 50}`,
+        userId: null,
+        sessionId: `session-${i}`,
+        toolCallId: null,
+        metadata: {},
+        channels: [{ type: 'web' }],
+        approvers: [],
+        requiredApprovals: 1,
+        onTimeout: 'deny',
+        idempotencyKey: null,
+        argsSha256: argsSha256('bench.export_table', toolArgs),
+        callbackUrl: null,
+        nonce: randomBytes(18).toString('base64url'),
+        createdAt,
+        expiresAt,
+        updatedAt: createdAt,
+        respondedAt: null,
+        respondedBy: null,
+        respondedVia: null,
+        decisionOption: null,
+        reason: null,
+        allowed: null,
+      };
+      insertRequest.run(requestToRow(request));
+      insertEvent.run({ requestId: request.id, type: 'created', actor: null, channel: null, detail: '{}', at: createdAt.toISOString() });
+      insertCard.run({ requestId: request.id, channel: 'web', target: '', messageRef: null, status: 'sent', attempts: 1, lastError: null, updatedAt: createdAt.toISOString() });
+    }
+  }).immediate();
+  open.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  open.close();
+  return { rows: count, overdue, overdueBefore, seconds: (performance.now() - started) / 1000 };
+}

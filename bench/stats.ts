@@ -1,0 +1,36 @@
+/**
+ * @module bench/stats
+ * Percentiles and rounding for the benchmark figures.
+ */
+
+/** p50 / p99 (and friends) of a sample, in the sample's unit. */
+export interface Percentiles {
+  p50: number;
+  p99: number;
+  max: number;
+  n: number;
+}
+
+/** Nearest-rank percentile `p` (0..100) of an ascending-sorted array. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+}
+
+/** Summarizes `values` (not modified) as p50, p99, max and count, rounded to 0.01. */
+export function summarize(values: readonly number[]): Percentiles {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted[sorted.length - 1] ?? Number.NaN), n: sorted.length };
+}
+
+/** Rounds to `digits` decimals (2 by default). */
+export function round(value: number, digits = 2): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+/** Resolves after `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
