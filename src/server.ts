@@ -13,6 +13,7 @@ import type { Clock } from './clock.js';
 import type { TollgateConfig } from './config.js';
 import { Gateway } from './gateway.js';
 import { createApp, type HttpPlugin, type ReadinessCheck } from './http/app.js';
+import { integrationsPlugin } from './integrations/plugin.js';
 import { applyMigrations, openDatabase } from './requests/database.js';
 import { SqliteConfirmationStore } from './requests/sqlite-store.js';
 import { InProcessScheduler } from './scheduler/in-process.js';
@@ -29,6 +30,7 @@ export interface ServerOptions {
   /** Scheduler and change feed to use instead of the configured ones (tests). */
   scheduler?: Scheduler;
   feed?: ChangeFeed;
+  /** Extra HTTP plugins, mounted after the built-in runtime integrations (`/v1/hooks/*`). */
   plugins?: HttpPlugin[];
 }
 
@@ -78,7 +80,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   });
   await gateway.start();
   for (const channel of channels) await channel.start?.(gateway);
-  const { app, metrics } = createApp({ gateway, apiTokens: config.apiTokens, logger, channels, plugins: options.plugins, readiness: backend.readiness, version: VERSION });
+  const { app, metrics } = createApp({ gateway, apiTokens: config.apiTokens, logger, channels, plugins: [integrationsPlugin(), ...(options.plugins ?? [])], readiness: backend.readiness, version: VERSION });
   const http = createHttpServer(app);
   http.keepAliveTimeout = 65_000;
   http.headersTimeout = 66_000;

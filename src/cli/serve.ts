@@ -3,6 +3,7 @@
  * `tollgate serve`: runs the gateway until SIGTERM/SIGINT, then shuts down gracefully.
  */
 import { loadConfig } from '../config.js';
+import { webLoginMessage } from '../../channels/web/index.js';
 import { createServer } from '../server.js';
 import { numberFlag, flag, parseArgs } from './args.js';
 
@@ -14,6 +15,8 @@ export async function run(argv: string[]): Promise<number> {
   const { url } = await server.listen();
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`tollgate listening on ${url} (database ${config.dbPath}, scheduler ${server.gateway.scheduler.name}, channels ${[...server.gateway.channels.keys()].join(', ')})`);
+  const login = webLoginMessage(server.gateway.channels.get('web'), config.publicUrl ?? url);
+  if (login) out(login);
   if (config.tokenGenerated) {
     out(`API token for this run (set TOLLGATE_API_TOKENS to choose your own): ${config.apiTokens[0]}`);
   }
