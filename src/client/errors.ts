@@ -33,7 +33,7 @@ export class GateClientError extends Error {
 
   /** The problem's stable code (`tollgate_conflict`, `client_config`, …), taken from its `type` URL; `network` when no answer came. */
   get code(): string {
-    if (this.problem?.type) return this.problem.type.split('/').pop() ?? 'unknown';
+    if (this.problem?.type && this.problem.type !== 'about:blank') return this.problem.type.split('/').pop() ?? 'unknown';
     return this.status === 0 ? 'network' : `http_${this.status}`;
   }
 
