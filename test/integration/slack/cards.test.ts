@@ -87,7 +87,7 @@ describe('slack cards', () => {
     env = await startSlackGateway();
     const request = await env.file({ timeout_s: 1 });
     await outcomeCard(request, /Expired.* — denied by default/);
-    expect((await env.server.gateway.store.messages(request.id))[0]?.status).toBe('updated');
+    await eventually(async () => expect((await env.server.gateway.store.messages(request.id))[0]?.status).toBe('updated'));
   });
 
   it('shows "approved by default" when the request times out with on_timeout approve', async () => {
