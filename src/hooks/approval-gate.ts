@@ -5,7 +5,6 @@
  * approver's reason) or `modify` (with the approver's edited arguments).
  */
 import type { GateClient } from '../client/gate-client.js';
-import { systemClock } from '../clock.js';
 import type { Clock } from '../clock.js';
 import type { Gateway } from '../gateway.js';
 import { gatewayBackend, remoteBackend } from './backends.js';
@@ -124,7 +123,7 @@ export interface ApprovalGate extends HookObject, ToolGate {
  */
 export function approvalGate(options: ApprovalGateOptions): ApprovalGate {
   const backend = pickBackend(options);
-  const clock = options.clock ?? systemClock;
+  const clock = options.clock ?? keepAliveClock;
   const patterns = options.tools ?? [];
   const name = options.name ?? 'approval_gate';
 
@@ -183,6 +182,18 @@ function buildInput(options: ApprovalGateOptions, context: HookContext, ask?: Ap
 export function defaultIdempotencyKey(context: HookContext): string | undefined {
   return context.toolCallId ? `hook:${context.sessionId ?? '-'}:${context.toolCallId}` : undefined;
 }
+
+/**
+ * Wall-clock timers that keep the process alive. The shared systemClock unrefs its timers, which is right for
+ * expiry timers but wrong here: an agent whose only pending work is a retry of its approval wait would exit.
+ */
+const keepAliveClock: Clock = {
+  now: () => Date.now(),
+  setTimeout(fn, ms) {
+    const handle = setTimeout(fn, ms);
+    return { cancel: () => clearTimeout(handle) };
+  },
+};
 
 function pickBackend(options: ApprovalGateOptions): ApprovalBackend {
   if (!options || typeof options !== 'object') throw new TypeError('approvalGate needs options');
