@@ -4,7 +4,7 @@
  * re-attaches to) a request keyed by the tool call's `tool_use_id`, waits for the verdict, and prints
  * `hookSpecificOutput`. It always answers before `--timeout` (default 540 s, under Claude Code's 10-minute hook
  * limit): with the verdict, or with a `deny` saying the request is still pending — the same call asked again
- * re-attaches and gets the late verdict at once.
+ * re-attaches and gets the late verdict at once (and a retry under a new `tool_use_id` re-attaches while pending).
  *
  * Exit codes: 0 with a decision on stdout; 2 (Claude Code's "block the call" code, stderr goes to the model) for
  * malformed input, bad configuration, or a gateway that refuses the call. Failing closed: a broken gate never lets a
@@ -13,7 +13,7 @@
 import { GateClient } from '../client/gate-client.js';
 import { GateClientError } from '../client/errors.js';
 import { ValidationError } from '../errors.js';
-import { CLAUDE_HOOK_DEFAULT_WAIT_S, claudeCodeRequest, claudeHookDeny, claudeHookOutput, parseClaudeHookInput } from '../integrations/claude-code.js';
+import { CLAUDE_HOOK_DEFAULT_WAIT_S, claudeCodeRequest, claudeHookDeny, claudeHookOutput, fileOrAttachClaudeRequest, parseClaudeHookInput } from '../integrations/claude-code.js';
 import { requestOptionsFromFlags } from '../integrations/request-options.js';
 import { numberFlag, parseArgs, UsageError } from './args.js';
 
@@ -68,7 +68,7 @@ export async function run(argv: string[], io: HookIo = { stdin: process.stdin, s
   // Everything — filing, reconnecting, waiting — fits inside the timeout, so the host never kills us mid-answer.
   const deadline = started + timeoutS * 1000;
   try {
-    const request = await client.request(claudeCodeRequest(input, options), { retryForMs: Math.max(0, deadline - Date.now()) });
+    const request = await fileOrAttachClaudeRequest(client, claudeCodeRequest(input, options), { retryForMs: Math.max(0, deadline - Date.now()) });
     const final = await client.wait(request.id, { timeoutMs: Math.max(0, deadline - Date.now()) });
     io.stdout.write(`${JSON.stringify(claudeHookOutput(final))}\n`);
     return 0;

@@ -6,7 +6,7 @@
  * errors with backoff: the request lives in the gateway's database, so reconnecting picks up where it left off.
  */
 import type { z } from 'zod';
-import type { cancelSchema, CreateRequestInput, decisionSchema } from '../api-schema.js';
+import type { cancelSchema, CreateRequestInput, decisionSchema, listQuerySchema } from '../api-schema.js';
 import type { ApiEvent, ApiRequest } from '../requests/serialize.js';
 import { VERSION } from '../version.js';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
@@ -16,6 +16,14 @@ import { GateClientError, problemFrom } from './errors.js';
 export type DecisionInput = z.input<typeof decisionSchema>;
 /** What `cancel()` sends (`POST /v1/requests/:id/cancel`). */
 export type CancelInput = z.input<typeof cancelSchema>;
+
+/** The filters of `list()` (`GET /v1/requests`). */
+export type ListQuery = z.input<typeof listQuerySchema>;
+/** A page of `list()`, newest first. */
+export interface RequestPage {
+  items: ApiRequest[];
+  next_cursor: string | null;
+}
 
 /** Where the gateway is and how to talk to it. */
 export interface GateClientOptions {
@@ -155,6 +163,14 @@ export class GateClient {
   /** Records a decision as `approver` (programmatic approvals; same authorization as a tap). */
   async decide(id: string, input: DecisionInput): Promise<ApiRequest> {
     return this.send<ApiRequest>('POST', `/v1/requests/${encodeURIComponent(id)}/decision`, { body: input });
+  }
+
+  /** The audit query: requests matching the filters, newest first, one page at a time (`cursor` = `next_cursor`). */
+  async list(query: ListQuery = {}): Promise<RequestPage> {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+    const qs = params.toString();
+    return this.send<RequestPage>('GET', `/v1/requests${qs ? `?${qs}` : ''}`, {});
   }
 
   /** The request's audit trail, oldest first. */

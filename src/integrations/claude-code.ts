@@ -6,10 +6,14 @@
  *
  * Re-attaching: the request's idempotency key is `claude-code:<tool_use_id>`, so the same tool call asked again —
  * after the hook gave up waiting, after a gateway restart — gets the same request back (200) and, once decided,
- * its verdict at once.
+ * its verdict at once. A call retried under a new `tool_use_id` (the model tried again after "still pending") with
+ * the same session, tool and input re-attaches to the request while it is still pending: one card, not two.
  */
 import { z } from 'zod';
 import { parseInput, type CreateRequestInput } from '../api-schema.js';
+import { GateClientError } from '../client/errors.js';
+import type { GateClient } from '../client/gate-client.js';
+import { argsSha256 } from '../requests/args-hash.js';
 import type { ApiRequest } from '../requests/serialize.js';
 import { requestFields, type GateRequestOptions } from './request-options.js';
 import { verdictOf } from './verdict.js';
@@ -88,4 +92,23 @@ export function claudeHookOutput(request: ApiRequest): ClaudeHookOutput {
 /** A `deny` answer for a failure that is not a verdict (the tool call reused with other arguments, say). */
 export function claudeHookDeny(reason: string): ClaudeHookOutput {
   return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } };
+}
+
+/**
+ * Files the hook's request through the API, or re-attaches to a pending request of the same session, tool and
+ * input filed under another `tool_use_id` — the client-side twin of the HTTP route's rule.
+ */
+export async function fileOrAttachClaudeRequest(client: GateClient, body: CreateRequestInput, options: { retryForMs?: number } = {}): Promise<ApiRequest> {
+  if (body.session_id) {
+    const hash = argsSha256(body.tool_name, body.tool_args ?? {});
+    try {
+      const page = await client.list({ status: 'pending', agent_id: body.agent_id ?? CLAUDE_CODE_AGENT_ID, tool_name: body.tool_name, limit: 50 });
+      const twin = page.items.find((r) => r.session_id === body.session_id && r.args_sha256 === hash);
+      if (twin) return twin;
+    } catch (error) {
+      // An unreachable gateway is not fatal here: filing below retries until the deadline.
+      if (!(error instanceof GateClientError) || !error.retryable) throw error;
+    }
+  }
+  return client.request(body, { retryForMs: options.retryForMs });
 }

@@ -102,7 +102,7 @@ describe('tollgate claude-hook', () => {
     expect(output(result.stdout).hookSpecificOutput.permissionDecision).toBe('allow');
   });
 
-  it('answers "still pending" before its timeout, and the same call asked again gets the late verdict at once', async () => {
+  it('answers "still pending" before its timeout; a retry re-attaches, and the same call asked again gets the late verdict at once', async () => {
     const gw = await gateway();
     const first = await runCli(['claude-hook', '--timeout', '1', '--expires', '600'], { stdin: hookInput('toolu_late'), env: clientEnv(gw) });
     expect(first.code).toBe(0);
@@ -110,7 +110,11 @@ describe('tollgate claude-hook', () => {
     expect(pending.permissionDecision).toBe('deny');
     expect(pending.permissionDecisionReason).toMatch(/Still waiting for a human/);
 
-    const [request] = await allRequests(gw);
+    // The model retried the same call under a new tool_use_id while nobody had decided: same request, no second card.
+    const retried = await runCli(['claude-hook', '--timeout', '1'], { stdin: hookInput('toolu_late_retry'), env: clientEnv(gw) });
+    expect(output(retried.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
+    const [request, ...others] = await allRequests(gw);
+    expect(others).toHaveLength(0);
     expect(request).toMatchObject({ status: 'pending', tool_call_id: 'toolu_late' });
     expect(pending.permissionDecisionReason).toContain(request!.id);
     await decide(gw, request!.id, { decision: 'approve', reason: 'ok now' });
