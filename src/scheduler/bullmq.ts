@@ -11,11 +11,12 @@
  *   id wins) and are written when Redis is back; then a one-off catch-up job re-runs the gateway's reconciliation,
  *   which also repairs what the buffer could not hold or what Redis lost. See `docs/production.md`.
  */
-import { Queue, Worker, type JobsOptions } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
-import { BACKOFF_TYPE, QUEUE_NAMES, SWEEP_SCHEDULER_ID, backoffStrategy, createProcessor, describe, jobIdOf, queueOf, type QueueRole, type TollgateJobData } from './bullmq-jobs.js';
+import { QUEUE_NAMES, SWEEP_SCHEDULER_ID, backoffStrategy, createProcessor, describe, type QueueRole, type TollgateJobData } from './bullmq-jobs.js';
+import { BullMQWriter } from './bullmq-writer.js';
 import { OperationBuffer, type BufferedOperation } from './operation-buffer.js';
 import { closeRedis, createFailFastRedis, createWorkerRedis, withTimeout, type RedisConnectionOptions } from './redis-connections.js';
 import { schedulerDefaults, type Scheduler, type SchedulerJobs, type SchedulerOptions } from './types.js';
@@ -41,8 +42,6 @@ export interface BullMQSchedulerOptions extends SchedulerOptions {
   lockDurationMs?: number;
 }
 
-const LIVE_STATES = new Set(['waiting', 'delayed', 'prioritized', 'waiting-children']);
-
 /**
  * Durable jobs in Redis through BullMQ.
  * @example
@@ -63,6 +62,7 @@ export class BullMQScheduler implements Scheduler {
   private readonly queues: Record<QueueRole, Queue<TollgateJobData>>;
   private readonly workers: Worker<TollgateJobData>[] = [];
   private readonly buffer: OperationBuffer;
+  private readonly writer: BullMQWriter;
   /** Expiry jobs this process is running right now: they are locked, so removing them would fail. */
   private readonly runningExpiries = new Map<string, number>();
   private jobs: SchedulerJobs | null = null;
@@ -72,7 +72,8 @@ export class BullMQScheduler implements Scheduler {
   private outage = false;
   private droppedAtLastCatchUp = 0;
   private lastError: string | null = null;
-  private failedOperations = 0;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private readonly commandTimeoutMs: number;
 
   constructor(options: BullMQSchedulerOptions) {
     this.options = options;
@@ -80,9 +81,9 @@ export class BullMQScheduler implements Scheduler {
     this.prefix = options.prefix ?? 'tollgate';
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? pino({ level: 'silent' });
-    const commandTimeoutMs = options.commandTimeoutMs ?? 2000;
-    this.buffer = new OperationBuffer(options.maxBuffered ?? 100_000, this.logger, (op) => withTimeout(this.execute(op), commandTimeoutMs, 'job operation'));
-    this.commands = createFailFastRedis(options.connection, commandTimeoutMs, `${this.prefix}:scheduler`);
+    this.commandTimeoutMs = options.commandTimeoutMs ?? 2000;
+    this.buffer = new OperationBuffer(options.maxBuffered ?? 100_000, this.logger, (op) => withTimeout(this.writer.apply(op), this.commandTimeoutMs, 'job operation'));
+    this.commands = createFailFastRedis(options.connection, this.commandTimeoutMs, `${this.prefix}:scheduler`);
     this.workerConnection = createWorkerRedis(options.connection, `${this.prefix}:workers`);
     this.commands.on('error', (error: Error) => this.noteError(error));
     this.workerConnection.on('error', (error: Error) => this.noteError(error));
@@ -98,6 +99,7 @@ export class BullMQScheduler implements Scheduler {
       return q;
     };
     this.queues = { expiry: queue('expiry'), cards: queue('cards'), callbacks: queue('callbacks'), sweep: queue('sweep') };
+    this.writer = new BullMQWriter(this.queues, this.settings, this.clock, (id) => this.runningExpiries.has(id));
   }
 
   async start(jobs: SchedulerJobs): Promise<void> {
@@ -146,7 +148,7 @@ export class BullMQScheduler implements Scheduler {
       return { ready: false, detail: `redis ${this.commands.status}${this.lastError ? ` (${this.lastError})` : ''}${buffered}` };
     }
     try {
-      await withTimeout(this.commands.ping(), this.options.commandTimeoutMs ?? 2000, 'redis ping');
+      await withTimeout(this.commands.ping(), this.commandTimeoutMs, 'redis ping');
       return this.buffer.size ? { ready: true, detail: `catching up${buffered}` } : { ready: true };
     } catch (error) {
       return { ready: false, detail: `redis ping failed (${describe(error)})${buffered}` };
@@ -156,6 +158,7 @@ export class BullMQScheduler implements Scheduler {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     // Workers first: each waits for its running jobs to finish (force-closed if Redis is gone and they hang).
     await Promise.all(this.workers.map((w) => withTimeout(w.close(), 15_000, 'worker close').catch(() => w.close(true))));
     this.workers.length = 0;
@@ -167,86 +170,44 @@ export class BullMQScheduler implements Scheduler {
 
   /** Counters for metrics and tests: operations waiting for Redis, dropped for lack of room, failed for other reasons. */
   get stats(): { buffered: number; dropped: number; failed: number } {
-    return { buffered: this.buffer.size, dropped: this.buffer.dropped, failed: this.failedOperations };
+    return { buffered: this.buffer.size, dropped: this.buffer.dropped, failed: this.buffer.failed };
   }
 
-  /** Runs an operation now, or buffers it while Redis is unreachable. Never throws. */
+  /**
+   * Runs an operation now, or buffers it while Redis is unreachable. Never throws. Operations queue behind buffered
+   * ones, so two operations on the same job are always applied in call order.
+   */
   private async submit(op: BufferedOperation): Promise<void> {
     if (this.stopped) {
       this.logger.warn({ op: op.kind }, 'scheduler stopped; job operation ignored');
       return;
     }
-    if (this.commands.status !== 'ready' || this.buffer.busy) {
+    if (this.commands.status !== 'ready' || this.buffer.busy || this.buffer.size) {
       this.buffer.put(op);
+      this.retrySoon();
       return;
     }
     try {
-      await withTimeout(this.execute(op), this.options.commandTimeoutMs ?? 2000, 'job operation');
+      await withTimeout(this.writer.apply(op), this.commandTimeoutMs, 'job operation');
     } catch (error) {
-      if (this.commands.status !== 'ready') {
-        this.buffer.put(op);
-        return;
-      }
-      this.failedOperations++;
-      this.logger.error({ op: op.kind, err: describe(error) }, 'job operation failed; the sweep and reconciliation will repair it');
+      // Often the first sign that Redis went away (the client still says "ready"): keep it and retry shortly.
+      this.logger.debug({ op: op.kind, err: describe(error) }, 'job operation failed; retrying from the buffer');
+      this.buffer.put(op);
+      this.retrySoon();
     }
   }
 
-  /** Writes one operation to Redis. */
-  private async execute(op: BufferedOperation): Promise<void> {
-    if (op.kind === 'cancel-expiry') {
-      if (this.runningExpiries.has(op.requestId)) return; // it is firing here now; it completes on its own
-      await this.queues.expiry.remove(jobIdOf({ kind: 'expire', requestId: op.requestId, at: 0 })).catch((error: unknown) => {
-        if (!/locked/i.test(describe(error))) throw error; // running elsewhere: it will find the request final
+  /** Flushes the buffer a moment from now if Redis looks reachable (a reconnect flushes it anyway). */
+  private retrySoon(delayMs = 250): void {
+    if (this.retryTimer || this.stopped) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      if (this.commands.status !== 'ready' || this.stopped) return;
+      void this.buffer.flush(() => this.commands.status === 'ready' && !this.stopped).then(() => {
+        if (this.buffer.size) this.retrySoon(Math.min(delayMs * 2, 5000));
       });
-      return;
-    }
-    const data = op.data;
-    const queue = this.queues[queueOf(data)];
-    const id = jobIdOf(data);
-    const existing = await queue.getJob(id);
-    if (existing) {
-      const state = await existing.getState();
-      if (data.kind === 'expire') {
-        const sameTime = (existing.data as { at?: number }).at === data.at;
-        if (sameTime && (LIVE_STATES.has(state) || state === 'active')) return;
-        if (state === 'active' || !(await this.tryRemove(queue, id))) {
-          // The old timer is running: add the new time under its own id; the old one finds nothing to do.
-          await queue.add(data.kind, data, { ...this.jobOptions(data), jobId: `${id}-${data.at}` });
-          return;
-        }
-      } else if (LIVE_STATES.has(state)) {
-        return; // waiting: this enqueue is a no-op
-      } else if (state === 'active') {
-        // A card being sent, or a callback being made, covers this enqueue. A card update that is already running
-        // may have read the row before this change: run it once more, a moment later.
-        if (data.kind !== 'update') return;
-        await queue.add(data.kind, data, { ...this.jobOptions(data), jobId: `${id}-${this.clock.now()}`, delay: this.settings.backoffMs });
-        return;
-      } else {
-        await this.tryRemove(queue, id); // finished and kept: make room for a new run
-      }
-    }
-    await queue.add(data.kind, data, { ...this.jobOptions(data), jobId: id });
-  }
-
-  private async tryRemove(queue: Queue<TollgateJobData>, id: string): Promise<boolean> {
-    try {
-      return (await queue.remove(id)) === 1;
-    } catch {
-      return false;
-    }
-  }
-
-  private jobOptions(data: TollgateJobData): JobsOptions {
-    const attempts = data.kind === 'expire' ? Math.max(this.settings.attempts, 10) : this.settings.attempts;
-    return {
-      attempts,
-      backoff: { type: BACKOFF_TYPE, delay: this.settings.backoffMs },
-      delay: data.kind === 'expire' ? Math.max(0, data.at - this.clock.now()) : 0,
-      removeOnComplete: true,
-      removeOnFail: { age: 7 * 24 * 3600, count: 5000 },
-    };
+    }, delayMs);
+    this.retryTimer.unref();
   }
 
   /** Redis is (back) up: write what was buffered, (re)install the sweep, and catch up after an outage. */

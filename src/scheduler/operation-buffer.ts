@@ -7,6 +7,7 @@
  */
 import type { Logger } from 'pino';
 import { describe, jobIdOf, type TollgateJobData } from './bullmq-jobs.js';
+import { isConnectionError } from './redis-connections.js';
 
 /** A scheduler call, as it waits for Redis. */
 export type BufferedOperation = { kind: 'add'; data: TollgateJobData } | { kind: 'cancel-expiry'; requestId: string };
@@ -22,6 +23,8 @@ export class OperationBuffer {
   private flushing: Promise<void> | null = null;
   /** Operations thrown away because the buffer was full. */
   dropped = 0;
+  /** Operations that failed with Redis reachable, and were given up. */
+  failed = 0;
 
   constructor(
     private readonly max: number,
@@ -51,8 +54,8 @@ export class OperationBuffer {
   }
 
   /**
-   * Writes buffered operations in order while `canRun()` holds. An operation that fails while Redis is still up is
-   * logged and dropped (retrying cannot help it); one that fails because Redis went away again stays for next time.
+   * Writes buffered operations in order while `canRun()` holds. An operation that fails because Redis went away
+   * again stays for next time; one that fails otherwise is logged and dropped (retrying cannot help it).
    */
   flush(canRun: () => boolean): Promise<void> {
     if (this.flushing) return this.flushing;
@@ -65,15 +68,16 @@ export class OperationBuffer {
         try {
           await this.execute(op);
         } catch (error) {
-          if (canRun()) {
-            this.logger.error({ job: key, err: describe(error) }, 'buffered job operation failed; dropped');
+          if (canRun() && !isConnectionError(error)) {
+            this.failed++;
+            this.logger.error({ job: key, err: describe(error) }, 'job operation failed; dropped (the sweep and reconciliation repair it)');
             continue;
           }
           if (!this.pending.has(key)) this.pending.set(key, op);
           break;
         }
       }
-      this.logger.info({ written: count - this.pending.size, left: this.pending.size }, 'buffered job operations written to Redis');
+      if (count > 1 || this.pending.size) this.logger.info({ written: count - this.pending.size, left: this.pending.size }, 'buffered job operations written to Redis');
     })().finally(() => (this.flushing = null));
     return this.flushing;
   }

@@ -60,3 +60,9 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number, what: stri
     clearTimeout(timer);
   }
 }
+
+/** Whether an error means "Redis is not reachable right now" (worth keeping the operation for later). */
+export function isConnectionError(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : String(error);
+  return /stream isn't writeable|connection is closed|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|EHOSTUNREACH|timed out|max ?retries|socket/i.test(message);
+}

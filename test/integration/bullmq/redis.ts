@@ -57,6 +57,7 @@ export class PrivateRedis {
     const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', this.dir], { stdio: 'ignore' });
     this.child = child;
     const client = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    client.on('error', () => undefined); // refused while the server boots: retried below
     try {
       for (let i = 0; ; i++) {
         if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);

@@ -1,0 +1,155 @@
+/**
+ * The BullMQ scheduler and Redis change feed beyond the shared contract: several processes on one Redis, Redis down
+ * at start, Redis killed and restarted. Each test runs its own `redis-server` on a free port.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RequestChange } from '../../../src/change-feed.js';
+import { BullMQScheduler } from '../../../src/scheduler/bullmq.js';
+import { RedisChangeFeed } from '../../../src/scheduler/redis-change-feed.js';
+import { RecordingJobs } from '../../contracts/scheduler.contract.js';
+import { PrivateRedis, freePort } from './redis.js';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function until(done: () => boolean | Promise<boolean>, what: string, limitMs = 10_000) {
+  const deadline = Date.now() + limitMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/** Recording jobs that also count reconciliations (the gateway's catch-up after an outage). */
+class ReconcilingJobs extends RecordingJobs {
+  reconciled = 0;
+  async reconcile() {
+    this.reconciled++;
+  }
+}
+
+describe('BullMQ scheduler and Redis change feed, with their own Redis', { timeout: 60_000 }, () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  async function redis(start = true) {
+    const server = new PrivateRedis(await freePort());
+    cleanups.push(() => server.destroy());
+    if (start) await server.start();
+    return server;
+  }
+  function scheduler(url: string, prefix: string) {
+    // A long command timeout: on a loaded test machine a 2 s timeout would send calls through the retry buffer,
+    // which reorders them across processes (harmless for the gateway, but this test counts handler calls).
+    const s = new BullMQScheduler({ connection: url, prefix, attempts: 3, backoffMs: 20, sweepEveryMs: 0, startWaitMs: 300, commandTimeoutMs: 15_000 });
+    cleanups.push(() => s.stop());
+    return s;
+  }
+  function feed(url: string, prefix: string) {
+    const f = new RedisChangeFeed({ connection: url, prefix });
+    cleanups.push(() => f.close());
+    return f;
+  }
+
+  it('two processes share the expiry jobs: 300 timers due at the same instant fire exactly once each', async () => {
+    const server = await redis();
+    const prefix = `t-${randomUUID()}`;
+    const [a, b] = [scheduler(server.url, prefix), scheduler(server.url, prefix)];
+    const [jobsA, jobsB] = [new RecordingJobs(Date.now), new RecordingJobs(Date.now)];
+    await a.start(jobsA);
+    await b.start(jobsB);
+    const ids = Array.from({ length: 300 }, (_, i) => `r${i}`);
+    // Both processes schedule every timer at once (as both reconcile at start), then one cancels a few. The instant
+    // is far enough ahead that all of this lands before it, even on a busy machine.
+    const at = new Date(Date.now() + 5000);
+    await Promise.all(ids.flatMap((id) => [a.scheduleExpiry(id, at), b.scheduleExpiry(id, at)]));
+    expect(a.stats.buffered + b.stats.buffered).toBe(0);
+    await Promise.all(ids.slice(0, 5).map((id) => b.cancelExpiry(id)));
+    await Promise.all(ids.slice(5).flatMap((id) => [a.scheduleExpiry(id, at), b.scheduleExpiry(id, at)]));
+    const fired = () => [...jobsA.of('expire'), ...jobsB.of('expire')];
+    await until(() => fired().length >= 295, '295 expiries', 20_000);
+    await sleep(300);
+    const counts = new Map<string, number>();
+    for (const call of fired()) counts.set(call.requestId!, (counts.get(call.requestId!) ?? 0) + 1);
+    const missing = ids.slice(5).filter((id) => !counts.has(id));
+    expect(missing).toEqual([]);
+    expect(counts.size).toBe(295);
+    expect([...counts.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+    expect(ids.slice(0, 5).filter((id) => counts.has(id))).toEqual([]);
+    expect(Math.min(...fired().map((c) => c.at))).toBeGreaterThanOrEqual(at.getTime());
+    expect(jobsA.of('expire').length && jobsB.of('expire').length).toBeGreaterThan(0); // both processes took work
+  });
+
+  it('with Redis down at start: start() returns, calls do not throw, health says why, and the work runs once Redis is up', async () => {
+    const server = await redis(false);
+    const s = scheduler(server.url, `t-${randomUUID()}`);
+    const jobs = new ReconcilingJobs(Date.now);
+    await s.start(jobs);
+    await s.scheduleExpiry('r1', new Date(Date.now() + 100));
+    await s.enqueueDelivery('r1', 'slack', 'C1');
+    await s.scheduleExpiry('r2', new Date(Date.now() + 100));
+    await s.cancelExpiry('r2');
+    const health = await s.health();
+    expect(health.ready).toBe(false);
+    expect(health.detail).toMatch(/redis/);
+    expect(s.stats.buffered).toBe(3);
+
+    await server.start();
+    await until(() => jobs.of('expire').length > 0 && jobs.of('deliver').length > 0, 'the buffered jobs');
+    await until(async () => (await s.health()).ready, 'readiness');
+    await sleep(150);
+    expect(jobs.of('expire').map((c) => c.requestId)).toEqual(['r1']);
+    expect(s.stats.buffered).toBe(0);
+  });
+
+  it('Redis killed and restarted: timers set before still fire, calls during the outage are kept, a catch-up runs', async () => {
+    const server = await redis();
+    const s = scheduler(server.url, `t-${randomUUID()}`);
+    const jobs = new ReconcilingJobs(Date.now);
+    await s.start(jobs);
+    const before = Date.now() + 1500;
+    await s.scheduleExpiry('before', new Date(before));
+    await server.kill();
+    await until(async () => !(await s.health()).ready, 'the scheduler to notice');
+    await s.scheduleExpiry('during', new Date(Date.now() + 200));
+    await s.enqueueCallback('during');
+    await server.start();
+    await until(() => jobs.of('expire').length >= 2 && jobs.of('callback').length > 0, 'both expiries and the callback', 15_000);
+    expect(jobs.of('expire', 'before')[0]!.at).toBeGreaterThanOrEqual(before);
+    expect(jobs.of('expire', 'before')).toHaveLength(1);
+    await until(() => jobs.reconciled > 0, 'the catch-up reconciliation');
+  });
+
+  it('the change feed wakes every process once, ignores its own echo, and survives a Redis restart', async () => {
+    const server = await redis();
+    const prefix = `t-${randomUUID()}`;
+    const [a, b] = [feed(server.url, prefix), feed(server.url, prefix)];
+    await Promise.all([a.ready(), b.ready()]);
+    const heardA: RequestChange[] = [];
+    const heardB: RequestChange[] = [];
+    a.subscribe((c) => heardA.push(c));
+    b.subscribe((c) => heardB.push(c));
+    const change: RequestChange = { requestId: 'r1', status: 'approved', kind: 'changed' };
+    await a.publish(change);
+    expect(heardA).toEqual([change]); // at once, before any Redis round trip
+    await until(() => heardB.length === 1, 'the other process');
+    expect(heardB).toEqual([change]);
+
+    await server.kill();
+    await expect(a.publish({ ...change, requestId: 'r2' })).resolves.toBeUndefined();
+    await until(async () => !(await b.health()).ready, 'the feed to notice');
+    expect((await b.health()).detail).toMatch(/redis/);
+    await server.start();
+    await until(async () => (await a.health()).ready && (await b.health()).ready, 'both feeds to reconnect');
+    // Re-subscription after a reconnect is asynchronous: publish until the other side hears.
+    const r3 = { ...change, requestId: 'r3' };
+    await until(async () => {
+      if (!heardA.some((c) => c.requestId === 'r3')) await b.publish(r3);
+      return heardA.some((c) => c.requestId === 'r3');
+    }, 'a change after the restart');
+    await sleep(100);
+    expect(heardA.filter((c) => c.requestId === 'r1')).toHaveLength(1);
+  });
+});
