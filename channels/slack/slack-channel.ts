@@ -7,7 +7,7 @@
  * The Web API client never retries and never waits out rate limits on its own: a failed call throws at once, mapped
  * to the channel contract's errors, and the scheduler decides when to try again.
  */
-import { App, ExpressReceiver, type AppOptions } from '@slack/bolt';
+import { App, ExpressReceiver, SocketModeReceiver, type AppOptions } from '@slack/bolt';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { Router } from 'express';
 import { pino, type Logger } from 'pino';
@@ -106,7 +106,9 @@ export class SlackChannel implements Channel {
   /** Connects over Socket Mode when an app token is configured; otherwise taps come through {@link mount}. */
   async start(gateway: DecisionSink): Promise<void> {
     if (!this.socketMode) return;
-    this.bolt = new App({ ...this.appOptions(), socketMode: true, appToken: this.options.appToken });
+    // Our own receiver, so that apps.connections.open also goes to SLACK_API_URL.
+    const receiver = new SocketModeReceiver({ appToken: this.options.appToken!, logger: slackLogger(this.logger), installerOptions: { clientOptions: this.clientOptions } });
+    this.bolt = new App({ ...this.appOptions(), socketMode: true, receiver });
     registerInteractions(this.bolt, { gateway, client: this.client, logger: this.logger });
     await this.bolt.start();
     this.logger.info('slack socket mode connected');

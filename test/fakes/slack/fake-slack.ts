@@ -3,11 +3,13 @@
  * the methods tollgate calls the way Slack does (form-encoded requests, `blocks`/`view` as JSON strings, bearer
  * token, HTTP 200 `{ok:false,error}` for platform errors, 429 + Retry-After for rate limits), records every call,
  * keeps every version of every message, checks Block Kit limits like Slack (`invalid_blocks`), and fails on demand.
- * It also serves `response_url`s (`/response/:id`) so ephemeral replies through them are recorded too.
+ * It also serves `response_url`s (`/response/:id`) so ephemeral replies through them are recorded too, and Socket
+ * Mode: `apps.connections.open` (app token) hands out a WebSocket URL on the same server ({@link FakeSocketMode}).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { blockProblem, visibleText } from './block-rules.js';
+import { FakeSocketMode } from './fake-socket-mode.js';
 
 /** One call the fake received. */
 export interface RecordedCall {
@@ -46,21 +48,26 @@ export class FakeSlack {
   private readonly failures = new Map<string, FakeFailure[]>();
   private readonly brokenChannels = new Map<string, string>();
   private counter = 100;
+  /** The Socket Mode endpoint (taps pushed over a WebSocket). */
+  readonly socketMode: FakeSocketMode;
 
   private constructor(
     private readonly server: Server,
     readonly url: string,
     readonly token: string,
-  ) {}
+    readonly appToken: string,
+  ) {
+    this.socketMode = new FakeSocketMode(server);
+  }
 
-  /** Starts a fake that accepts `token` (anything else gets `invalid_auth`). */
-  static async start(options: { token?: string } = {}): Promise<FakeSlack> {
+  /** Starts a fake that accepts the bot `token` and the `appToken` (anything else gets `invalid_auth`). */
+  static async start(options: { token?: string; appToken?: string } = {}): Promise<FakeSlack> {
     const token = options.token ?? 'xoxb-fake-token';
     let fake: FakeSlack | null = null;
     const server = createServer((req, res) => void fake!.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    fake = new FakeSlack(server, `http://127.0.0.1:${port}`, token);
+    fake = new FakeSlack(server, `http://127.0.0.1:${port}`, token, options.appToken ?? 'xapp-fake-token');
     return fake;
   }
 
@@ -115,6 +122,7 @@ export class FakeSlack {
 
   /** Stops the server. */
   async close(): Promise<void> {
+    this.socketMode.closeAll();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -144,6 +152,10 @@ export class FakeSlack {
 
     const failure = this.failures.get(method)?.shift();
     if (failure) return fail(res, failure);
+    if (method === 'apps.connections.open') {
+      // Only app-level tokens open sockets; the URL points back at this server.
+      return replyJson(res, token === this.appToken ? { ok: true, url: `${this.url.replace('http', 'ws')}/socket-mode?ticket=${this.counter++}` } : { ok: false, error: 'invalid_auth' });
+    }
     if (token !== this.token) return replyJson(res, { ok: false, error: token ? 'invalid_auth' : 'not_authed' });
     replyJson(res, this.answer(method, params));
   }
