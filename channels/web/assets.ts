@@ -27,23 +27,29 @@ export const APP_JS = `(function () {
   tick();
   setInterval(tick, 1000);
 
-  var live = body.getAttribute('data-live');
-  if (!live || !window.EventSource || !window.fetch || !window.DOMParser) return;
-  var requestId = live.indexOf('request:') === 0 ? live.slice(8) : null;
-  var busy = false, again = false;
+  var liveUrl = body.getAttribute('data-live-url');
+  if (!liveUrl || !window.EventSource || !window.fetch || !window.DOMParser) return;
+  var requestId = body.getAttribute('data-live-request') || null;
+  var busy = false, again = false, leaving = false;
+  // Once a form is on its way, the page is about to be replaced: refreshing now could race the navigation.
+  document.addEventListener('submit', function () { leaving = true; });
+  // Back from the history cache: the page may be stale, and no form is on its way any more.
+  window.addEventListener('pageshow', function (event) { if (event.persisted) { leaving = false; refresh(); } });
 
-  // Re-reads this page and swaps in its live regions. Forms are swapped only once the request is final, so a
-  // half-typed reason survives a partial approval by someone else.
+  // Re-reads the page's canonical URL and swaps in its live regions. Forms are swapped only once the request is
+  // final, so a half-typed reason survives a partial approval by someone else.
   function refresh() {
+    if (leaving) return;
     if (busy) { again = true; return; }
     busy = true;
-    fetch(location.href, { credentials: 'same-origin', headers: { accept: 'text/html' } })
+    fetch(liveUrl, { credentials: 'same-origin', headers: { accept: 'text/html' } })
       .then(function (res) {
-        if (res.redirected || !res.ok) { location.reload(); return null; }
-        return res.text();
+        // Signed out meanwhile: show the sign-in page rather than stale content.
+        if (res.redirected && !leaving) { leaving = true; location.assign(res.url); return null; }
+        return res.ok ? res.text() : null;
       })
       .then(function (text) {
-        if (text === null) return;
+        if (text === null || leaving) return;
         var doc = new DOMParser().parseFromString(text, 'text/html');
         var regions = document.querySelectorAll('[data-live-region]');
         for (var i = 0; i < regions.length; i++) {

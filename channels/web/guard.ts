@@ -20,14 +20,15 @@ export interface GuardContext {
 }
 
 // Pages load only their own script and stylesheet; nothing may frame them; form posts stay on this origin.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /** Headers on every `/ui` response: no caching of pages with requests on them, no framing, no sniffing. */
 export const securityHeaders: RequestHandler = (_req, res, next) => {
   res.setHeader('content-security-policy', CSP);
   res.setHeader('x-content-type-options', 'nosniff');
   res.setHeader('x-frame-options', 'DENY');
-  res.setHeader('referrer-policy', 'no-referrer');
+  // same-origin, not no-referrer: with no-referrer Chromium sends `Origin: null` on form posts, defeating the origin check.
+  res.setHeader('referrer-policy', 'same-origin');
   res.setHeader('cache-control', 'no-store');
   next();
 };

@@ -33,5 +33,5 @@ export function inboxPage(viewer: Viewer, pending: ConfirmationRequest[], now: n
   <ul class="items">${items}</ul>
   ${more ? html`<p class="muted">Older pending requests are in the <a href="/ui/audit?status=pending">audit view</a>.</p>` : ''}
 </div>`;
-  return layout({ title: 'Inbox', viewer, current: 'inbox', live: 'inbox' }, body);
+  return layout({ title: 'Inbox', viewer, current: 'inbox', live: { url: '/ui' } }, body);
 }

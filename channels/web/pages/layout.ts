@@ -16,8 +16,8 @@ export interface LayoutOptions {
   viewer: Viewer;
   /** Which navigation entry is current. */
   current?: 'inbox' | 'audit';
-  /** `inbox` or `request:<id>`: tells the live-update script what to refresh. */
-  live?: string;
+  /** What the live-update script refreshes: the page to re-read, and the request whose changes matter (all when absent). */
+  live?: { url: string; requestId?: string };
 }
 
 /** Wraps `body` in the page frame. */
@@ -40,12 +40,12 @@ export function layout(options: LayoutOptions, body: SafeHtml): SafeHtml {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>${options.title} · tollgate</title>
 <link rel="stylesheet" href="/ui/assets/app.css">
 <script src="/ui/assets/app.js" defer></script>
 </head>
-<body ${options.live ? html`data-live="${options.live}"` : ''}>
+<body ${options.live ? html`data-live-url="${options.live.url}" data-live-request="${options.live.requestId ?? ''}"` : ''}>
 ${nav}
 <main>
 ${body}

@@ -79,7 +79,7 @@ ${text.actionable ? decisionForms(request, viewer, options.edit) : ''}
   <h2>Timeline</h2>
   <ol class="timeline">${options.events.map(timelineEntry)}</ol>
 </section>`;
-  return layout({ title: text.title, viewer, live: `request:${request.id}` }, body);
+  return layout({ title: text.title, viewer, live: { url: `/ui/requests/${request.id}`, requestId: request.id } }, body);
 }
 
 function decisionForms(request: ConfirmationRequest, viewer: Viewer, edit?: EditState): SafeHtml {
@@ -121,7 +121,9 @@ function decisionForms(request: ConfirmationRequest, viewer: Viewer, edit?: Edit
 }
 
 function timelineEntry(event: ConfirmationEvent): SafeHtml {
-  const detail = Object.keys(event.detail).length ? JSON.stringify(maskSecrets(event.detail)) : '';
+  // Empty values (a web card's blank target and null reference) say nothing to a reader.
+  const shown = Object.entries(maskSecrets(event.detail) as Record<string, unknown>).filter(([, v]) => v !== null && v !== '' && v !== undefined);
+  const detail = shown.map(([k, v]) => `${k.replace(/_/g, ' ')}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' · ');
   return html`<li class="event ${event.type}">
     <time datetime="${event.at.toISOString()}">${formatTime(event.at)}</time>
     <strong>${event.type.replace(/_/g, ' ')}</strong>
