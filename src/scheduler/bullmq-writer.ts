@@ -49,19 +49,16 @@ export class BullMQWriter {
   private async scheduleExpiry(data: Extract<TollgateJobData, { kind: 'expire' }>): Promise<void> {
     const queue = this.queues.expiry;
     const id = jobIdOf(data);
-    // A few rounds: another process may be replacing the same job at the same moment.
+    // A few rounds: another process may be replacing the same job at the same moment. One read in the common case
+    // (reconciliation at start re-schedules every pending row with the time it already has).
     for (let round = 0; round < 3; round++) {
-      // State first, then data: the data read is never older than the state read (a job id can be re-created by
-      // another process in between), so "firing now at another time" is not mistaken for a stale read.
-      const state = await queue.getJobState(id);
-      const existing = state === 'unknown' ? undefined : await queue.getJob(id);
+      const existing = await queue.getJob(id);
       if (!existing) {
         await queue.add(data.kind, data, { ...this.options(data), jobId: id }); // a concurrent identical add is a no-op
         return;
       }
-      const live = WAITING_STATES.has(state) || state === 'active';
-      if (live && (existing.data as { at?: number }).at === data.at) return;
-      if (state === 'active') break;
+      if ((existing.data as { at?: number }).at === data.at && !existing.finishedOn) return;
+      // Another time (or finished and kept): replace it, unless it is firing right now (locked: remove fails).
       if (await this.tryRemove(queue, id)) {
         await queue.add(data.kind, data, { ...this.options(data), jobId: id });
         return;

@@ -29,7 +29,7 @@ export async function startRedisGateway(dbPath: string, redisUrl: string, env: R
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start in 30 s:\n${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`gateway did not start in 60 s:\n${output}`)), 60_000);
     const onData = () => {
       const match = /listening on (http:\/\/\S+)/.exec(output);
       if (!match?.[1]) return;

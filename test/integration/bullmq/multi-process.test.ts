@@ -1,0 +1,165 @@
+/**
+ * Several gateway processes on one SQLite file and one private redis-server: cross-process wake-ups, a SIGKILLed
+ * gateway's work taken over, Redis killed and restarted, Redis down at start, and 1,000 simultaneous expiries.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/clock.js';
+import { Gateway } from '../../../src/gateway.js';
+import { applyMigrations, openDatabase } from '../../../src/requests/database.js';
+import { SqliteConfirmationStore } from '../../../src/requests/sqlite-store.js';
+import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
+import { FakeSlack } from './fake-slack.js';
+import { startRedisGateway, type RedisGateway } from './gateways.js';
+import { PrivateRedis, freePort } from './redis.js';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function until(done: () => boolean | Promise<boolean>, what: string, limitMs = 20_000) {
+  const deadline = Date.now() + limitMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+interface ApiRequest {
+  id: string;
+  status: string;
+  expires_at: string;
+  responded_at: string | null;
+}
+
+describe('several gateway processes on one database and one Redis', { timeout: 120_000 }, () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+  });
+
+  async function setup(options: { startRedis?: boolean } = {}) {
+    const redis = new PrivateRedis(await freePort());
+    cleanups.push(() => redis.destroy());
+    if (options.startRedis !== false) await redis.start();
+    const dir = mkdtempSync(join(tmpdir(), 'tollgate-multi-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const dbPath = join(dir, 'tollgate.db');
+    const gateway = async (env: Record<string, string> = {}) => {
+      const g = await startRedisGateway(dbPath, redis.url, env);
+      cleanups.push(() => g.kill('SIGKILL'));
+      return g;
+    };
+    /** Plain SQL against the shared file, as an auditor would. */
+    const sql = <T>(query: string, ...params: unknown[]): T[] => {
+      const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+      try {
+        return db.prepare(query).all(...params) as T[];
+      } finally {
+        db.close();
+      }
+    };
+    return { redis, dbPath, gateway, sql };
+  }
+
+  const create = (g: RedisGateway, body: Record<string, unknown>) => g.json<ApiRequest>('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { amount: 120 }, ...body } }, 201);
+  const expiredEvents = (sql: <T>(q: string) => T[]) => sql<{ request_id: string; n: number }>("select request_id, count(*) as n from confirmation_events where type = 'expired' group by request_id");
+
+  it('a decision on one gateway wakes a long-poll waiting on the other', async () => {
+    const { gateway } = await setup();
+    const a = await gateway();
+    const b = await gateway();
+    const request = await create(a, { timeout_s: 120 });
+    const waiting = b.json<ApiRequest>(`/v1/requests/${request.id}?wait=25`, {}, 200);
+    await sleep(300); // let the long-poll register on b (if it has not, it reads the decided row: still correct)
+    await a.json(`/v1/requests/${request.id}/decision`, { body: { decision: 'approve', approver: 'web:alice' } }, 200);
+    // Without the Redis fan-out b would answer "pending" only when its 25 s wait ends.
+    expect((await waiting).status).toBe('approved');
+  });
+
+  it("a SIGKILLed gateway's pending requests expire on the other, once each, and their cards are updated", async () => {
+    const { gateway, sql } = await setup();
+    const slack = new FakeSlack();
+    const slackUrl = await slack.start();
+    cleanups.push(() => slack.close());
+    const env = { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 'test-secret', SLACK_API_URL: slackUrl, SWEEP_EVERY_MS: '600000' };
+    const a = await gateway(env);
+    const b = await gateway(env);
+    const requests = await Promise.all(Array.from({ length: 5 }, () => create(a, { timeout_s: 3, channels: [{ type: 'slack', target: 'C0123' }] })));
+    await until(() => slack.of('chat.postMessage').length >= 5, 'the five cards');
+    await a.kill('SIGKILL');
+    await until(async () => {
+      const rows = await Promise.all(requests.map((r) => b.json<ApiRequest>(`/v1/requests/${r.id}`)));
+      return rows.every((r) => r.status === 'expired');
+    }, 'the requests to expire on the other gateway');
+    const events = expiredEvents(sql);
+    expect(events.map((e) => e.n)).toEqual([1, 1, 1, 1, 1]);
+    await until(() => new Set(slack.of('chat.update').map((c) => c.ts)).size >= 5, 'the five cards to be updated');
+    expect(slack.of('chat.postMessage')).toHaveLength(5); // no card sent twice
+  });
+
+  it('Redis SIGKILLed and restarted mid-run: requests scheduled before and during the outage still expire', async () => {
+    const { redis, gateway, sql } = await setup();
+    const a = await gateway({ SWEEP_EVERY_MS: '600000' });
+    const before = await Promise.all([1, 2, 3].map(() => create(a, { timeout_s: 3 })));
+    await redis.kill();
+    // Redis is gone: requests are still accepted and decided.
+    const during = await create(a, { timeout_s: 2 });
+    const decided = await create(a, { timeout_s: 60 });
+    await a.json(`/v1/requests/${decided.id}/decision`, { body: { decision: 'deny', approver: 'web:bob' } }, 200);
+    const ready = await a.api('/readyz');
+    expect(ready.status).toBe(503);
+    await sleep(1000);
+    await redis.start();
+    await until(async () => {
+      const rows = await Promise.all([...before, during].map((r) => a.json<ApiRequest>(`/v1/requests/${r.id}`)));
+      return rows.every((r) => r.status === 'expired');
+    }, 'every request to expire');
+    for (const row of sql<{ expires_at: string; responded_at: string }>("select expires_at, responded_at from confirmation_requests where status = 'expired'")) {
+      expect(Date.parse(row.responded_at)).toBeGreaterThanOrEqual(Date.parse(row.expires_at));
+    }
+    expect(expiredEvents(sql).map((e) => e.n)).toEqual([1, 1, 1, 1]);
+    await until(async () => (await a.api('/readyz')).status === 200, 'readiness after Redis is back');
+  });
+
+  it('Redis down at start: serve starts, /readyz says what is not ready, requests are accepted and decided, and expiries catch up', async () => {
+    const { redis, gateway } = await setup({ startRedis: false });
+    const a = await gateway();
+    const readyz = await a.api('/readyz');
+    expect(readyz.status).toBe(503);
+    const body = (await readyz.json()) as { checks: Record<string, { ready: boolean; detail?: string }> };
+    expect(body.checks.database!.ready).toBe(true);
+    expect(body.checks.scheduler).toMatchObject({ ready: false, detail: expect.stringMatching(/redis/) });
+    const expiring = await create(a, { timeout_s: 1 });
+    const decided = await create(a, { timeout_s: 60 });
+    expect((await a.json<ApiRequest>(`/v1/requests/${decided.id}/decision`, { body: { decision: 'approve', approver: 'web:alice' } }, 200)).status).toBe('approved');
+    await redis.start();
+    await until(async () => (await a.json<ApiRequest>(`/v1/requests/${expiring.id}`)).status === 'expired', 'the expiry once Redis is up');
+    await until(async () => (await a.api('/readyz')).status === 200, 'readiness');
+  });
+
+  it('1,000 requests expiring in the same second on two gateways: each expires exactly once, with one event', async () => {
+    const { dbPath, gateway, sql } = await setup();
+    // File the requests straight into the database, all with the same expires_at, then let both gateways
+    // reconcile them at start: both schedule every timer, and their workers compete when the instant comes.
+    const open = openDatabase(dbPath);
+    applyMigrations(open);
+    const clock = new ManualClock(Date.now());
+    const filer = new Gateway({ store: new SqliteConfirmationStore(open), scheduler: new InProcessScheduler({ clock }), clock });
+    for (let i = 0; i < 1000; i++) await filer.request({ toolName: 'pay_invoice', toolArgs: { n: i }, timeoutS: 15, channels: [] });
+    open.close();
+    const expiresAt = Date.parse(sql<{ e: string }>('select min(expires_at) as e from confirmation_requests')[0]!.e);
+    expect(sql<{ n: number }>('select count(distinct expires_at) as n from confirmation_requests')[0]!.n).toBe(1);
+
+    await Promise.all([gateway({ SWEEP_EVERY_MS: '600000' }), gateway({ SWEEP_EVERY_MS: '600000' })]);
+    await until(() => sql<{ n: number }>("select count(*) as n from confirmation_requests where status = 'expired'")[0]!.n === 1000, 'all 1,000 to expire', 60_000);
+    await sleep(500);
+    const events = expiredEvents(sql);
+    expect(events).toHaveLength(1000);
+    expect(events.filter((e) => e.n !== 1)).toEqual([]);
+    const early = sql<{ n: number }>("select count(*) as n from confirmation_requests where responded_at < expires_at")[0]!.n;
+    expect(early).toBe(0);
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
+  });
+});
