@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Makes sure a Redis answers on 127.0.0.1:6379 (the BullMQ tests use it; they also start private redis-servers,
+# Makes sure a Redis answers on 127.0.0.1:6379 (or $REDIS_PORT) (the BullMQ tests use it; they also start private redis-servers,
 # so redis-server must be installed). Order: already answering → start the installed redis-server → install it with
 # apt-get first. Idempotent; exits non-zero only when no Redis can be had.
 set -euo pipefail
 
 HOST=127.0.0.1
-PORT=6379
+PORT="${REDIS_PORT:-6379}"
 
 answers() {
   command -v redis-cli >/dev/null 2>&1 && [ "$(redis-cli -h "$HOST" -p "$PORT" ping 2>/dev/null)" = "PONG" ]
