@@ -50,7 +50,7 @@ export function registerInteractions(app: App, deps: InteractionDeps): void {
   });
 
   app.error(async (error) => {
-    deps.logger.error({ channel: 'slack', err: messageOf(error) }, 'slack listener failed');
+    deps.logger.error({ err: messageOf(error) }, 'slack listener failed');
   });
 }
 
@@ -95,7 +95,7 @@ async function onDenyWithReasonTap(deps: InteractionDeps, body: BlockAction<Butt
   try {
     await deps.client.views.open({ trigger_id: body.trigger_id, view: reasonModal(request, { ...ref, channelId: audience.channelId }) });
   } catch (error) {
-    deps.logger.warn({ channel: 'slack', requestId: ref.requestId, err: messageOf(error) }, 'could not open the reason modal');
+    deps.logger.warn({ requestId: ref.requestId, err: messageOf(error) }, 'could not open the reason modal');
     await tell(deps, audience, 'The reason dialog could not be opened; please try again.');
   }
 }
@@ -116,7 +116,7 @@ async function decide(deps: InteractionDeps, event: Parameters<DecisionSink['dec
   try {
     return await deps.gateway.decide(event);
   } catch (error) {
-    deps.logger.error({ channel: 'slack', requestId: event.requestId, err: messageOf(error) }, 'decision from slack failed');
+    deps.logger.error({ requestId: event.requestId, err: messageOf(error) }, 'decision from slack failed');
     return null;
   }
 }
@@ -136,17 +136,17 @@ async function tell(deps: InteractionDeps, audience: Audience, text: string): Pr
       await deps.client.chat.postEphemeral({ channel: audience.channelId, user: audience.userId, text });
       return;
     } catch (error) {
-      deps.logger.warn({ channel: 'slack', err: messageOf(error) }, 'chat.postEphemeral failed; trying response_url');
+      deps.logger.warn({ err: messageOf(error) }, 'chat.postEphemeral failed; trying response_url');
     }
   }
   if (!audience.respond) {
-    deps.logger.warn({ channel: 'slack', user: audience.userId }, 'no way to tell the approver: no channel and no response_url');
+    deps.logger.warn({ user: audience.userId }, 'no way to tell the approver: no channel and no response_url');
     return;
   }
   try {
     await audience.respond({ response_type: 'ephemeral', replace_original: false, text });
   } catch (error) {
-    deps.logger.warn({ channel: 'slack', err: messageOf(error) }, 'response_url failed');
+    deps.logger.warn({ err: messageOf(error) }, 'response_url failed');
   }
 }
 

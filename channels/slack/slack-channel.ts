@@ -50,7 +50,9 @@ export class SlackChannel implements Channel {
 
   constructor(private readonly options: SlackChannelOptions) {
     this.defaultTarget = options.defaultTarget;
-    this.logger = (options.logger ?? pino({ level: 'silent' })).child({ channel: 'slack' });
+    const logger = options.logger ?? pino({ level: 'silent' });
+    // Every line names the channel once, whether or not the caller already bound it.
+    this.logger = logger.bindings().channel === 'slack' ? logger : logger.child({ channel: 'slack' });
     this.clientOptions = {
       ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
       retryConfig: { retries: 0 },

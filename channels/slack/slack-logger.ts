@@ -11,10 +11,10 @@ export function slackLogger(logger: Logger): SlackLogger {
   let level = LogLevel.WARN;
   const line = (parts: unknown[]) => parts.map((p) => (p instanceof Error ? p.message : typeof p === 'string' ? p : JSON.stringify(p))).join(' ');
   return {
-    debug: (...parts: unknown[]) => logger.debug({ channel: 'slack' }, line(parts)),
-    info: (...parts: unknown[]) => logger.debug({ channel: 'slack' }, line(parts)),
-    warn: (...parts: unknown[]) => logger.warn({ channel: 'slack' }, line(parts)),
-    error: (...parts: unknown[]) => logger.error({ channel: 'slack' }, line(parts)),
+    debug: (...parts: unknown[]) => logger.debug(line(parts)),
+    info: (...parts: unknown[]) => logger.debug(line(parts)),
+    warn: (...parts: unknown[]) => logger.warn(line(parts)),
+    error: (...parts: unknown[]) => logger.error(line(parts)),
     setLevel: (next: LogLevel) => {
       // pino's level decides what is written; remember Slack's wish only so getLevel answers truthfully.
       level = next;

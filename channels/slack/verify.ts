@@ -30,7 +30,7 @@ export function replayGuard(options: { logger: Logger; now: () => number; window
     const signature = req.get('x-slack-signature');
     const problem = signature?.startsWith('v0=') ? timestampProblem(req.get('x-slack-request-timestamp'), options.now(), options.windowS) : 'missing or malformed x-slack-signature';
     if (problem) {
-      options.logger.warn({ channel: 'slack', ip: req.ip, problem }, 'slack callback rejected');
+      options.logger.warn({ ip: req.ip, problem }, 'slack callback rejected');
       res.status(401).end();
       return;
     }
