@@ -7,7 +7,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebChannel, webLoginMessage, type WebChannel } from '../../channels/web/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { launchChromium, type TestBrowser } from './chromium.js';
@@ -17,19 +17,18 @@ const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
 describe('web inbox in Chromium', () => {
   let channel: WebChannel;
   let server: TestServer;
-  let browser: TestBrowser;
   let page: Page;
 
-  // One browser (with its fresh profile) per file; every test gets a new gateway, no cookies, and a new tab.
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
+  let browser: TestBrowser | undefined;
 
+  // One browser (with its fresh profile) per file, launched by the first test: without Chromium every test fails
+  // with what to install, instead of being skipped. Every test gets a new gateway, no cookies, and a new tab.
   afterAll(async () => {
-    await browser.close();
+    await browser?.close();
   });
 
   beforeEach(async () => {
+    browser ??= await launchChromium();
     channel = createWebChannel();
     server = await startTestServer({ channels: [channel] });
     await browser.context.clearCookies();
@@ -43,8 +42,8 @@ describe('web inbox in Chromium', () => {
 
   afterEach(async () => {
     // The tab first: its open event stream would otherwise hold the server's shutdown.
-    await page.close();
-    await server.close();
+    await page?.close();
+    await server?.close();
   });
 
   /** Signs in with the line `tollgate serve` prints and waits until the page listens for changes. */
@@ -77,7 +76,7 @@ describe('web inbox in Chromium', () => {
     const link = /(http:\S+)/.exec(webLoginMessage(channel, server.url)!)![1]!;
     await page.goto(link);
     expect(new URL(page.url()).pathname).toBe('/ui');
-    await browser.context.clearCookies();
+    await page.context().clearCookies();
     await page.goto(link);
     expect(await page.locator('[role=alert]').textContent()).toContain('already used');
   });
