@@ -10,6 +10,9 @@ import type { ChildGateway } from '../../helpers/child-gateway.js';
 import { eventually } from '../../helpers/eventually.js';
 import { allRequests, body, clientEnv, decide, freePort, pendingRequest, runCli, spawnCli, startServe } from './helpers.js';
 
+// Each test starts gateways and CLIs as child processes (TypeScript loaded through tsx) on two shared cores.
+const SLOW = 120_000;
+
 let dir: string;
 let port: number;
 const children: ChildGateway[] = [];
@@ -29,7 +32,7 @@ async function gateway(): Promise<ChildGateway> {
   return child;
 }
 
-describe('tollgate ask', () => {
+describe('tollgate ask', { timeout: SLOW }, () => {
   it('exits 0 and prints the approver and reason when approved; the question is the prompt, routed as asked', async () => {
     const gw = await gateway();
     const ask = spawnCli(['ask', '--channel', 'web', '--approver', 'web:alice', '--timeout', '120', 'Deploy', 'v1.2', 'to prod?'], { env: clientEnv(gw) });

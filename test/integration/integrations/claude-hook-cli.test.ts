@@ -9,6 +9,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChildGateway } from '../../helpers/child-gateway.js';
 import { allRequests, clientEnv, decide, freePort, pendingRequest, runCli, spawnCli, startServe } from './helpers.js';
 
+// Each test starts gateways and CLIs as child processes (TypeScript loaded through tsx) on two shared cores.
+const SLOW = 120_000;
+
 let dir: string;
 let port: number;
 const children: ChildGateway[] = [];
@@ -42,7 +45,7 @@ const hookInput = (toolUseId: string, toolInput: Record<string, unknown> = { com
 
 const output = (stdout: string) => JSON.parse(stdout) as { hookSpecificOutput: { hookEventName: string; permissionDecision: string; permissionDecisionReason: string; updatedInput?: Record<string, unknown> } };
 
-describe('tollgate claude-hook', () => {
+describe('tollgate claude-hook', { timeout: SLOW }, () => {
   it('files the tool call as a request and allows it with the approver-edited input', async () => {
     const gw = await gateway();
     const hook = spawnCli(['claude-hook', '--timeout', '60'], { stdin: hookInput('toolu_allow'), env: clientEnv(gw) });

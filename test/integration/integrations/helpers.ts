@@ -42,7 +42,7 @@ export async function startHooksGateway(dbPath: string, port: number): Promise<C
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start in 20 s:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`gateway did not start in 60 s:\n${output}`)), 60_000);
     child.stdout.on('data', () => {
       const match = /listening on (http:\/\/\S+)/.exec(output);
       if (match?.[1]) {
@@ -128,7 +128,7 @@ export async function pendingRequest(gateway: ChildGateway, match: (r: ApiReques
     const found = items.find(match);
     if (!found) throw new Error('no matching pending request yet');
     return found;
-  }, 20_000, 50);
+  }, 60_000, 50);
 }
 
 /** Decides a request through the API, expecting success. */

@@ -9,6 +9,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChildGateway } from '../../helpers/child-gateway.js';
 import { allRequests, body, decide, eventsOf, freePort, pendingRequest, startHooksGateway } from './helpers.js';
 
+// Each test starts gateways and CLIs as child processes (TypeScript loaded through tsx) on two shared cores.
+const SLOW = 120_000;
+
 let dir: string;
 let port: number;
 const children: ChildGateway[] = [];
@@ -46,7 +49,7 @@ const claudeInput = (toolUseId: string, toolInput: Record<string, unknown> = { f
   tool_use_id: toolUseId,
 });
 
-describe('POST /v1/hooks/claude-code', () => {
+describe('POST /v1/hooks/claude-code', { timeout: SLOW }, () => {
   it('allows with updatedInput, denies with the reason, and expires to a deny', async () => {
     const gw = await gateway();
     const allowed = body<HookOut>(gw.api('/v1/hooks/claude-code', { body: claudeInput('tu_a') }));
@@ -116,7 +119,7 @@ describe('POST /v1/hooks/claude-code', () => {
   });
 });
 
-describe('POST /v1/hooks/pulsebot', () => {
+describe('POST /v1/hooks/pulsebot', { timeout: SLOW }, () => {
   const call = (args: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ tool_name: 'run_command', arguments: args, session_id: 'pb-1', ...extra });
 
   it('approves, modifies with the approver-edited arguments, and denies with reasoning', async () => {

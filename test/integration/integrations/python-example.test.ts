@@ -9,6 +9,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChildGateway } from '../../helpers/child-gateway.js';
 import { allRequests, clientEnv, decide, freePort, pendingRequest, spawnProcess, startServe } from './helpers.js';
 
+// Each test starts gateways and CLIs as child processes (TypeScript loaded through tsx) on two shared cores.
+const SLOW = 120_000;
+
 const SCRIPT = 'examples/python/gate_tool_call.py';
 let dir: string;
 let port: number;
@@ -31,7 +34,7 @@ async function gateway(): Promise<ChildGateway> {
 
 const python = (gw: { url: string; token: string }, ...args: string[]) => spawnProcess('python3', [SCRIPT, ...args], { env: clientEnv(gw) });
 
-describe('examples/python/gate_tool_call.py', () => {
+describe('examples/python/gate_tool_call.py', { timeout: SLOW }, () => {
   it('runs the tool with the approver-edited arguments once approved', async () => {
     const gw = await gateway();
     const run = python(gw, 'delete_path', '{"path": "/tmp/old"}');
