@@ -65,6 +65,8 @@ export class BullMQScheduler implements Scheduler {
   private readonly writer: BullMQWriter;
   /** Expiry jobs this process is running right now: they are locked, so removing them would fail. */
   private readonly runningExpiries = new Map<string, number>();
+  /** Handlers running in this process, so `stop()` can wait for them even when BullMQ cannot. */
+  private readonly running = new Set<Promise<void>>();
   private jobs: SchedulerJobs | null = null;
   private stopped = false;
   private wasOnline = false;
@@ -105,7 +107,17 @@ export class BullMQScheduler implements Scheduler {
   async start(jobs: SchedulerJobs): Promise<void> {
     this.jobs = jobs;
     this.stopped = false;
-    const processor = createProcessor({ jobs: () => this.jobs, clock: this.clock, logger: this.logger, trackExpiry: (id, active) => this.trackExpiry(id, active) });
+    const handle = createProcessor({ jobs: () => this.jobs, clock: this.clock, logger: this.logger, trackExpiry: (id, active) => this.trackExpiry(id, active) });
+    const processor: typeof handle = (job, token) => {
+      const running = handle(job, token);
+      const settled = running.then(
+        () => undefined,
+        () => undefined,
+      );
+      this.running.add(settled);
+      void settled.then(() => this.running.delete(settled));
+      return running;
+    };
     for (const role of Object.keys(QUEUE_NAMES) as QueueRole[]) {
       const worker = new Worker<TollgateJobData>(QUEUE_NAMES[role], processor, {
         connection: this.workerConnection,
@@ -159,12 +171,27 @@ export class BullMQScheduler implements Scheduler {
     if (this.stopped) return;
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    // Workers first: each waits for its running jobs to finish (force-closed if Redis is gone and they hang).
-    await Promise.all(this.workers.map((w) => withTimeout(w.close(), 15_000, 'worker close').catch(() => w.close(true))));
+    // With Redis away, BullMQ's graceful close waits for a connection that never comes: wait for the handlers
+    // running here ourselves, then force-close.
+    const reachable = this.commands.status === 'ready' && (await withTimeout(this.commands.ping(), 1000, 'redis ping').then(() => true, () => false));
+    if (!reachable) {
+      this.commands.disconnect();
+      this.workerConnection.disconnect();
+      await withTimeout(Promise.allSettled([...this.running]), 15_000, 'running jobs').catch(() => undefined);
+    }
+    await Promise.all(
+      this.workers.map(async (worker) => {
+        try {
+          await withTimeout(worker.close(!reachable), reachable ? 15_000 : 2000, 'worker close');
+        } catch {
+          await withTimeout(worker.disconnect(), 2000, 'worker disconnect').catch(() => undefined);
+        }
+      }),
+    );
     this.workers.length = 0;
     await this.buffer.idle();
     if (this.buffer.size) this.logger.warn({ dropped: this.buffer.size }, 'scheduler stopped with buffered job operations; reconciliation at next start repairs them');
-    await Promise.all(Object.values(this.queues).map((q) => withTimeout(q.close(), 5000, 'queue close').catch(() => undefined)));
+    await Promise.all(Object.values(this.queues).map((q) => withTimeout(q.close(), 2000, 'queue close').catch(() => undefined)));
     await Promise.all([closeRedis(this.commands), closeRedis(this.workerConnection)]);
   }
 

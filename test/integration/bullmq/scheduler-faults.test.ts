@@ -104,6 +104,32 @@ describe('BullMQ scheduler and Redis change feed, with their own Redis', { timeo
     expect(s.stats.buffered).toBe(0);
   });
 
+  it('stop() and close() with Redis unreachable let running handlers finish and return', { timeout: 15_000 }, async () => {
+    const server = await redis();
+    const prefix = `t-${randomUUID()}`;
+    const s = new BullMQScheduler({ connection: server.url, prefix, sweepEveryMs: 0 });
+    const f = feed(server.url, prefix);
+    const jobs = new RecordingJobs(Date.now);
+    let finished = false;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    jobs.behave = async () => {
+      await gate;
+      finished = true;
+    };
+    await s.start(jobs);
+    await s.enqueueDelivery('r1', 'slack', 'C1');
+    await until(() => jobs.calls.length === 1, 'the job to start');
+    await server.kill();
+    await until(async () => !(await s.health()).ready, 'the scheduler to notice');
+    const stopping = s.stop();
+    setTimeout(release, 50);
+    await stopping;
+    await f.close();
+    expect(finished).toBe(true);
+    expect(await s.health()).toEqual({ ready: false, detail: 'scheduler stopped' });
+  });
+
   it('Redis killed and restarted: timers set before still fire, calls during the outage are kept, a catch-up runs', async () => {
     const server = await redis();
     const s = scheduler(server.url, `t-${randomUUID()}`);
