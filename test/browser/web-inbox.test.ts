@@ -3,8 +3,11 @@
  * approve it while an API caller long-polls, deny with a reason, approve edited arguments, see an XSS payload as
  * plain text, and have a cross-site form post rejected. Saves the screenshots in docs/.
  */
+import { mkdtempSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,7 +15,9 @@ import { createWebChannel, webLoginMessage, type WebChannel } from '../../channe
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { launchChromium, type TestBrowser } from './chromium.js';
 
-const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
+// Screenshots go to docs/ with UPDATE_SCREENSHOTS=1 (to refresh the README's pictures), else to a temp dir, so
+// ordinary test runs leave the tree clean.
+const DOCS = process.env.UPDATE_SCREENSHOTS ? fileURLToPath(new URL('../../docs/', import.meta.url)) : `${mkdtempSync(join(tmpdir(), 'tollgate-shots-'))}/`;
 
 describe('web inbox in Chromium', () => {
   let channel: WebChannel;
