@@ -106,10 +106,11 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
         const drained = new Promise<void>((resolve) => http.close(() => resolve()));
         // Waiting long-polls answer with the row as it is; the client loops.
         await gateway.stop();
+        // Channels end their own long-lived connections (web inbox streams, Socket Mode) before we wait for drain.
+        for (const channel of channels) await channel.stop?.().catch((e: unknown) => logger.warn({ err: e }, 'channel stop failed'));
         http.closeIdleConnections();
         await Promise.race([drained, new Promise((r) => setTimeout(r, 5000).unref())]);
         http.closeAllConnections();
-        for (const channel of channels) await channel.stop?.().catch((e: unknown) => logger.warn({ err: e }, 'channel stop failed'));
         metrics.close();
         await gateway.feed.close();
         await backend.close();
