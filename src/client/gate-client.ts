@@ -20,7 +20,7 @@ export type CancelInput = z.input<typeof cancelSchema>;
 /** The filters of `list()` (`GET /v1/requests`). */
 export type ListQuery = z.input<typeof listQuerySchema>;
 /** A page of `list()`, newest first. */
-export interface RequestPage {
+export interface ApiRequestPage {
   items: ApiRequest[];
   next_cursor: string | null;
 }
@@ -166,11 +166,11 @@ export class GateClient {
   }
 
   /** The audit query: requests matching the filters, newest first, one page at a time (`cursor` = `next_cursor`). */
-  async list(query: ListQuery = {}): Promise<RequestPage> {
+  async list(query: ListQuery = {}): Promise<ApiRequestPage> {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
     const qs = params.toString();
-    return this.send<RequestPage>('GET', `/v1/requests${qs ? `?${qs}` : ''}`, {});
+    return this.send<ApiRequestPage>('GET', `/v1/requests${qs ? `?${qs}` : ''}`, {});
   }
 
   /** The request's audit trail, oldest first. */

@@ -2,7 +2,7 @@
  * @module client
  * The HTTP client of tollgate: {@link GateClient} and what it throws.
  */
-export { GateClient, type CancelInput, type DecisionInput, type GateClientOptions, type ListQuery, type RequestPage, type RequestOptions, type WaitOptions } from './gate-client.js';
+export { GateClient, type CancelInput, type DecisionInput, type GateClientOptions, type ListQuery, type ApiRequestPage, type RequestOptions, type WaitOptions } from './gate-client.js';
 export { GateClientError, type ProblemDocument } from './errors.js';
 export { Backoff, type BackoffOptions } from './backoff.js';
 export type { ApiEvent, ApiRequest } from '../requests/serialize.js';

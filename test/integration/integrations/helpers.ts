@@ -12,7 +12,6 @@ import type { ApiRequest } from '../../../src/requests/serialize.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../../bin/tollgate.js', import.meta.url));
-const FIXTURE = fileURLToPath(new URL('./fixtures/serve-with-integrations.ts', import.meta.url));
 
 /** A port nobody listens on right now (picked by the OS, then released). */
 export async function freePort(): Promise<number> {
@@ -25,55 +24,9 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** `tollgate serve` (the real CLI) on a fixed port. */
+/** `tollgate serve` (the real CLI, with the integrations plugin the composition root mounts) on a fixed port. */
 export function startServe(dbPath: string, port: number): Promise<ChildGateway> {
   return startChildGateway(dbPath, {}, ['--port', String(port)]);
-}
-
-/** A gateway child with the integrations plugin mounted (for `/v1/hooks/*`), on a fixed port. */
-export async function startHooksGateway(dbPath: string, port: number): Promise<ChildGateway> {
-  const token = 'child-token';
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, '--port', String(port), '--db', dbPath], {
-    cwd: ROOT,
-    env: { ...process.env, TOLLGATE_API_TOKENS: token, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start in 60 s:\n${output}`)), 60_000);
-    child.stdout.on('data', () => {
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`gateway exited with ${code} before listening:\n${output}`));
-    });
-  });
-  return {
-    url,
-    token,
-    process: child,
-    output: () => output,
-    api: (path, init = {}) =>
-      fetch(`${url}${path}`, {
-        method: init.method ?? (init.body !== undefined ? 'POST' : 'GET'),
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      }),
-    async kill(signal = 'SIGTERM') {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      const exited = once(child, 'exit');
-      child.kill(signal);
-      const [code] = (await exited) as [number | null];
-      return code;
-    },
-  };
 }
 
 /** What a finished command printed. */

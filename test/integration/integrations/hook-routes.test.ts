@@ -1,13 +1,13 @@
 /**
- * `POST /v1/hooks/claude-code` and `POST /v1/hooks/pulsebot` end to end, against a gateway child process with the
- * integrations plugin, decided through the API.
+ * `POST /v1/hooks/claude-code` and `POST /v1/hooks/pulsebot` end to end, against `tollgate serve` as a child
+ * process, decided through the API.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChildGateway } from '../../helpers/child-gateway.js';
-import { allRequests, body, decide, eventsOf, freePort, pendingRequest, startHooksGateway } from './helpers.js';
+import { allRequests, body, decide, eventsOf, freePort, pendingRequest, startServe } from './helpers.js';
 
 // Each test starts gateways and CLIs as child processes (TypeScript loaded through tsx) on two shared cores.
 const SLOW = 120_000;
@@ -26,7 +26,7 @@ afterEach(async () => {
 });
 
 async function gateway(): Promise<ChildGateway> {
-  const child = await startHooksGateway(join(dir, 'tollgate.db'), port);
+  const child = await startServe(join(dir, 'tollgate.db'), port);
   children.push(child);
   return child;
 }
