@@ -26,6 +26,8 @@ export interface SeedResult {
   /** Every overdue row expires at or before this instant. */
   overdueBefore: Date;
   seconds: number;
+  /** The ids written, in order. */
+  ids: string[];
 }
 
 /**
@@ -41,6 +43,7 @@ export function seedPending(dbPath: string, count: number, overdue: number): See
   const insertCard = open.sqlite.prepare(insertSql(channelMessages, 'channel_messages', ['id']));
   const now = Date.now();
   const overdueBefore = new Date(now);
+  const ids: string[] = [];
   open.sqlite.transaction(() => {
     for (let i = 0; i < count; i++) {
       const createdAt = new Date(now - 15 * 60_000 + Math.floor((i / count) * 60_000));
@@ -78,11 +81,12 @@ export function seedPending(dbPath: string, count: number, overdue: number): See
         allowed: null,
       };
       insertRequest.run(requestToRow(request));
+      ids.push(request.id);
       insertEvent.run({ requestId: request.id, type: 'created', actor: null, channel: null, detail: '{}', at: createdAt.toISOString() });
       insertCard.run({ requestId: request.id, channel: 'web', target: '', messageRef: null, status: 'sent', attempts: 1, lastError: null, updatedAt: createdAt.toISOString() });
     }
   }).immediate();
   open.sqlite.pragma('wal_checkpoint(TRUNCATE)');
   open.close();
-  return { rows: count, overdue, overdueBefore, seconds: (performance.now() - started) / 1000 };
+  return { rows: count, overdue, overdueBefore, seconds: (performance.now() - started) / 1000, ids };
 }
