@@ -38,3 +38,6 @@ export { JobFailedPermanentlyError, JobNotNeededError, RetryLaterError } from '.
 export type { JobAttempt, Scheduler, SchedulerJobs, SchedulerOptions } from './scheduler/types.js';
 export * from './hooks/index.js';
 export * from './client/index.js';
+export { integrationsPlugin, claudeHookOutput, parseClaudeHookInput, pulsebotVerdict, verdictOf } from './integrations/index.js';
+export type { ClaudeHookInput, ClaudeHookOutput, IntegrationsPluginOptions, PulsebotHookBody, PulsebotVerdict, Verdict } from './integrations/index.js';
+export type { HttpPlugin, HttpPluginContext } from './http/app.js';
