@@ -1,11 +1,12 @@
 /**
- * Gateway child processes on the Redis backend, for the multi-process tests (see `serve-child.ts`).
+ * `tollgate serve` child processes with `REDIS_URL` set, for the multi-process tests.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const ENTRY = fileURLToPath(new URL('./serve-child.ts', import.meta.url));
+const BIN = fileURLToPath(new URL('../../../bin/tollgate.js', import.meta.url));
 const TOKEN = 'bullmq-test-token';
 
 /** A running gateway process. */
@@ -16,12 +17,28 @@ export interface RedisGateway {
   api(path: string, init?: { method?: string; body?: unknown }): Promise<Response>;
   /** Fetches JSON and fails on an unexpected status. */
   json<T = Record<string, unknown>>(path: string, init?: { method?: string; body?: unknown }, status?: number): Promise<T>;
-  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Sends `signal` and waits for the exit; resolves with the exit code (null when killed by the signal). */
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts a gateway on `dbPath` talking to `redisUrl`; resolves once it listens. */
-export async function startRedisGateway(dbPath: string, redisUrl: string, env: Record<string, string> = {}): Promise<RedisGateway> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, dbPath], {
+/** Options of {@link startRedisGateway}. */
+export interface RedisGatewayOptions {
+  /** Extra environment (chat credentials, `TOLLGATE_QUEUE_PREFIX`). */
+  env?: Record<string, string>;
+  /** Sweep period (`sweep_every_s` in a config file written next to the database). */
+  sweepEverySeconds?: number;
+}
+
+/** Starts `tollgate serve --port 0 --db <dbPath>` with `REDIS_URL=<redisUrl>`; resolves once it listens. */
+export async function startRedisGateway(dbPath: string, redisUrl: string, options: RedisGatewayOptions = {}): Promise<RedisGateway> {
+  const args = [BIN, 'serve', '--port', '0', '--db', dbPath];
+  if (options.sweepEverySeconds !== undefined) {
+    const configPath = `${dbPath}.sweep-${options.sweepEverySeconds}.yaml`;
+    writeFileSync(configPath, `sweep_every_s: ${options.sweepEverySeconds}\n`);
+    args.push('--config', configPath);
+  }
+  const env = options.env ?? {};
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, REDIS_URL: redisUrl, TOLLGATE_API_TOKENS: TOKEN, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -61,10 +78,11 @@ export async function startRedisGateway(dbPath: string, redisUrl: string, env: R
       return body;
     },
     async kill(signal: NodeJS.Signals = 'SIGTERM') {
-      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = once(child, 'exit');
       child.kill(signal);
-      await exited;
+      const [code] = (await exited) as [number | null];
+      return code;
     },
   };
 }

@@ -13,7 +13,7 @@ import { applyMigrations, openDatabase } from '../../../src/requests/database.js
 import { SqliteConfirmationStore } from '../../../src/requests/sqlite-store.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { FakeSlack } from './fake-slack.js';
-import { startRedisGateway, type RedisGateway } from './gateways.js';
+import { startRedisGateway, type RedisGateway, type RedisGatewayOptions } from './gateways.js';
 import { PrivateRedis, freePort } from './redis.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -46,8 +46,8 @@ describe('several gateway processes on one database and one Redis', { timeout: 1
     const dir = mkdtempSync(join(tmpdir(), 'tollgate-multi-'));
     cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
     const dbPath = join(dir, 'tollgate.db');
-    const gateway = async (env: Record<string, string> = {}) => {
-      const g = await startRedisGateway(dbPath, redis.url, env);
+    const gateway = async (options: RedisGatewayOptions = {}) => {
+      const g = await startRedisGateway(dbPath, redis.url, options);
       cleanups.push(() => g.kill('SIGKILL'));
       return g;
     };
@@ -83,9 +83,9 @@ describe('several gateway processes on one database and one Redis', { timeout: 1
     const slack = new FakeSlack();
     const slackUrl = await slack.start();
     cleanups.push(() => slack.close());
-    const env = { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 'test-secret', SLACK_API_URL: slackUrl, SWEEP_EVERY_MS: '600000' };
-    const a = await gateway(env);
-    const b = await gateway(env);
+    const options = { env: { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 'test-secret', SLACK_API_URL: slackUrl }, sweepEverySeconds: 600 };
+    const a = await gateway(options);
+    const b = await gateway(options);
     const requests = await Promise.all(Array.from({ length: 5 }, () => create(a, { timeout_s: 3, channels: [{ type: 'slack', target: 'C0123' }] })));
     await until(() => slack.of('chat.postMessage').length >= 5, 'the five cards');
     await a.kill('SIGKILL');
@@ -101,7 +101,7 @@ describe('several gateway processes on one database and one Redis', { timeout: 1
 
   it('Redis SIGKILLed and restarted mid-run: requests scheduled before and during the outage still expire', async () => {
     const { redis, gateway, sql } = await setup();
-    const a = await gateway({ SWEEP_EVERY_MS: '600000' });
+    const a = await gateway({ sweepEverySeconds: 600 });
     const before = await Promise.all([1, 2, 3].map(() => create(a, { timeout_s: 3 })));
     await redis.kill();
     // Redis is gone: requests are still accepted and decided.
@@ -139,6 +139,17 @@ describe('several gateway processes on one database and one Redis', { timeout: 1
     await until(async () => (await a.api('/readyz')).status === 200, 'readiness');
   });
 
+  it('SIGTERM: a gateway drains and exits on its own, and its timers stay in Redis for the others', async () => {
+    const { gateway, sql } = await setup();
+    const a = await gateway({ sweepEverySeconds: 600 });
+    const request = await create(a, { timeout_s: 4 });
+    // Exiting by itself (no process.exit) means workers, HTTP, Redis and the database were all closed.
+    expect(await a.kill('SIGTERM')).toBe(0);
+    const b = await gateway({ sweepEverySeconds: 600 });
+    await until(async () => (await b.json<ApiRequest>(`/v1/requests/${request.id}`)).status === 'expired', 'the expiry on the other gateway');
+    expect(expiredEvents(sql)).toEqual([{ request_id: request.id, n: 1 }]);
+  });
+
   it('1,000 requests expiring in the same second on two gateways: each expires exactly once, with one event', async () => {
     const { dbPath, gateway, sql } = await setup();
     // File the requests straight into the database, all with the same expires_at, then let both gateways
@@ -152,7 +163,7 @@ describe('several gateway processes on one database and one Redis', { timeout: 1
     const expiresAt = Date.parse(sql<{ e: string }>('select min(expires_at) as e from confirmation_requests')[0]!.e);
     expect(sql<{ n: number }>('select count(distinct expires_at) as n from confirmation_requests')[0]!.n).toBe(1);
 
-    await Promise.all([gateway({ SWEEP_EVERY_MS: '600000' }), gateway({ SWEEP_EVERY_MS: '600000' })]);
+    await Promise.all([gateway({ sweepEverySeconds: 600 }), gateway({ sweepEverySeconds: 600 })]);
     await until(() => sql<{ n: number }>("select count(*) as n from confirmation_requests where status = 'expired'")[0]!.n === 1000, 'all 1,000 to expire', 60_000);
     await sleep(500);
     const events = expiredEvents(sql);
