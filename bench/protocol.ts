@@ -4,9 +4,12 @@
  */
 
 /** Questions a client task may ask the orchestrator about the server under load. */
-export type AskWhat = 'idle' | 'rss' | 'mark';
+export type AskWhat = 'idle' | 'rss' | 'mark' | 'card';
 
-/** Asks the orchestrator; `idle` waits until the server process is idle (resolves true, or false on timeout), `rss` returns its RSS in MB, `mark` records a named timestamp. */
+/**
+ * Asks the orchestrator; `idle` waits until the server process is idle (resolves true, or false on timeout), `rss`
+ * returns its RSS in MB, `mark` records a named point (CPU time so far), `card` returns the fake Slack card of a request.
+ */
 export type Ask = (what: AskWhat, payload?: unknown) => Promise<unknown>;
 
 /** A scenario's client-side part: runs in the load-client process, returns JSON-able figures. */

@@ -2,6 +2,7 @@
  * @module bench/report
  * The goals, the table printed at the end of `npm run bench`, and the shape of bench/results.json.
  */
+import { readFileSync } from 'node:fs';
 import type { BenchMode } from './context.js';
 
 /** One row of the table. */
@@ -133,4 +134,10 @@ export function markdownTable(results: Record<string, unknown>): string {
     lines.push(`| \`${r.figure}\` | ${r.value === null ? '—' : `${r.value.toLocaleString('en-US')} ${r.unit}`} | ${r.goal ? `${r.goal} ${r.unit}` : ''} | ${r.floor ? `${r.floor} ${r.unit}` : ''} | ${r.verdict} |`);
   }
   return lines.join('\n');
+}
+
+// `tsx bench/report.ts [results.json]` prints the table of a results file as Markdown.
+if (process.argv[1]?.endsWith('report.ts')) {
+  const file = process.argv[2] ?? new URL('./results.json', import.meta.url).pathname;
+  process.stdout.write(`${markdownTable(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>)}\n`);
 }

@@ -22,10 +22,21 @@ import { decisionResumeScenario } from './scenarios/decision-resume.js';
 import { expiryScenario } from './scenarios/expiry.js';
 import { floorScenario } from './scenarios/floor.js';
 import { restartScenario } from './scenarios/restart.js';
+import { slackScenario } from './scenarios/slack.js';
 import { waitersScenario } from './scenarios/waiters.js';
 
 /** In running order: create_rps feeds the expiry scenario's sizing. */
-const SCENARIOS: Scenario[] = [floorScenario, decisionResumeScenario, createRpsScenario, waitersScenario, expiryScenario, restartScenario];
+const SCENARIOS: Scenario[] = [floorScenario, decisionResumeScenario, createRpsScenario, slackScenario, waitersScenario, expiryScenario, restartScenario];
+
+/** Merges scenario figures, nested objects key by key (the Slack scenario adds `decision_to_resume_ms.slack`). */
+function mergeInto(target: Record<string, unknown>, source: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(source)) {
+    const existing = target[key];
+    const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+    if (isObject(existing) && isObject(value)) mergeInto(existing, value);
+    else target[key] = value;
+  }
+}
 
 function parseFlags(argv: string[]) {
   const value = (name: string) => {
@@ -73,7 +84,7 @@ async function main(): Promise<number> {
           const t = Date.now();
           ctx.log(`${scenario.name}…`);
           try {
-            Object.assign(figures[mode], await scenario.run(ctx));
+            mergeInto(figures[mode], await scenario.run(ctx));
             ctx.log(`${scenario.name} done in ${round((Date.now() - t) / 1000, 1)} s`);
           } catch (error) {
             const message = error instanceof Error ? error.message : String(error);

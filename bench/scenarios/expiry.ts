@@ -91,9 +91,9 @@ export const expiryScenario: Scenario = {
   modes: ['sqlite', 'bullmq'],
   async run(ctx) {
     const count = ctx.quick ? 2000 : 10_000;
-    // File everything well before the common second: time at the create rate measured earlier, times two, plus 3 s.
+    // File everything before the common second: the time at the create rate measured earlier, plus 30 %, plus 5 s.
     const rate = typeof ctx.earlier.create_rps === 'number' && ctx.earlier.create_rps > 0 ? ctx.earlier.create_rps : 1000;
-    const leadMs = Math.min(60_000, Math.round((count / rate) * 2000) + 3000);
+    const leadMs = Math.min(240_000, Math.round((count / rate) * 1300) + 5000);
     const gateway = await freshGateway(ctx, 'expiry');
     try {
       const result = await ctx.client.run<ExpiryResult>('expiry', 'expireTogether', { url: gateway.url, token: BENCH_TOKEN, count, leadMs }, { idle: () => waitIdle(gateway.pid, 30_000) });

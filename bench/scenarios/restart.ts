@@ -35,10 +35,10 @@ export const restartScenario: Scenario = {
     const seed = seedPending(dbPath, rows, rows / 10);
     ctx.log(`restart: seeded ${rows} rows in ${round(seed.seconds, 1)} s`);
     const spawned = performance.now();
-    const gateway = await startGateway({ dbPath, env: ctx.gatewayEnv, cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-restart`) : undefined });
+    const gateway = await startGateway({ dbPath, env: ctx.gatewayEnv, startTimeoutMs: 300_000, cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-restart`) : undefined });
     const listening = performance.now();
     try {
-      const ready = await readyAt(gateway.url, 60_000);
+      const ready = await readyAt(gateway.url, 300_000);
       const db = new Database(dbPath, { readonly: true, fileMustExist: true });
       const count = (sql: string, ...args: unknown[]) => (db.prepare(sql).get(...args) as { n: number }).n;
       const overdueLeft = count(`SELECT count(*) AS n FROM confirmation_requests WHERE status = 'pending' AND expires_at <= ?`, seed.overdueBefore.toISOString());
