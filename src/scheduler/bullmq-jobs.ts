@@ -89,10 +89,8 @@ export interface ProcessorContext {
   trackExpiry: (requestId: string, active: boolean) => void;
 }
 
-/** A job handler set that can also rebuild every timer from the rows (the gateway's `GatewayJobs` can). */
-interface ReconcilingJobs extends SchedulerJobs {
-  reconcile?: () => Promise<unknown>;
-}
+/** Kept as a name for the handler set: `SchedulerJobs.reconcile` is part of the contract now. */
+type ReconcilingJobs = SchedulerJobs;
 
 /**
  * The BullMQ processor shared by every queue: calls the matching handler with the attempt facts, and maps the

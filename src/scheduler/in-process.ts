@@ -36,6 +36,8 @@ export class InProcessScheduler implements Scheduler {
   /** Jobs queued or waiting for a retry, by key: a second enqueue of the same job is a no-op. */
   private readonly queued = new Map<string, ClockTimer>();
   private readonly running = new Set<Promise<void>>();
+  /** Jobs that fell due before `start()` wait here and run once handlers exist. */
+  private readonly early: (() => void)[] = [];
   private sweepTimer: ClockTimer | null = null;
   private stopped = false;
 
@@ -48,6 +50,7 @@ export class InProcessScheduler implements Scheduler {
   async start(jobs: SchedulerJobs): Promise<void> {
     this.jobs = jobs;
     this.stopped = false;
+    for (const run of this.early.splice(0)) run();
     this.armSweep();
   }
 
@@ -103,7 +106,11 @@ export class InProcessScheduler implements Scheduler {
   /** Runs one attempt; on failure re-arms with exponential backoff until the attempts are used up. */
   private run(key: string, attempt: number, job: (jobs: SchedulerJobs, attempt: JobAttempt) => Promise<void>): void {
     const jobs = this.jobs;
-    if (!jobs || this.stopped) return;
+    if (this.stopped) return;
+    if (!jobs) {
+      this.early.push(() => this.run(key, attempt, job));
+      return;
+    }
     this.queued.delete(key);
     const attempts = key.startsWith('expire:') ? Math.max(this.settings.attempts, 10) : this.settings.attempts;
     const isLastAttempt = attempt >= attempts;
@@ -112,7 +119,8 @@ export class InProcessScheduler implements Scheduler {
         if (error instanceof JobNotNeededError) return;
         const permanent = error instanceof JobFailedPermanentlyError;
         this.logger.warn({ job: key, attempt, err: error instanceof Error ? error.message : String(error) }, permanent || isLastAttempt ? 'job failed for good' : 'job failed; will retry');
-        if (permanent || isLastAttempt || this.stopped) return;
+        // A fresh enqueue of the same job while this attempt ran supersedes the retry.
+        if (permanent || isLastAttempt || this.stopped || this.queued.has(key)) return;
         const delay = retryDelay(attempt, this.settings.backoffMs, error);
         this.queued.set(key, this.clock.setTimeout(() => this.run(key, attempt + 1, job), delay));
       })

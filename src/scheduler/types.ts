@@ -31,8 +31,13 @@ export interface SchedulerJobs {
   updateCard(requestId: string, channel: string, target: string, attempt: JobAttempt): Promise<void>;
   /** POST the verdict to the request's `callback_url`. */
   callback(requestId: string, attempt: JobAttempt): Promise<void>;
-  /** The periodic safety net: expire overdue rows, re-enqueue undelivered cards, send reminders. */
+  /** The periodic safety net: expire overdue rows, re-enqueue undelivered cards. */
   sweep(): Promise<void>;
+  /**
+   * Rebuilds every timer from the rows (overdue rows expire, the rest are rescheduled, unsent cards re-enqueued).
+   * A scheduler that lost timers (Redis was unreachable, or lost its data) calls it to catch up.
+   */
+  reconcile?(): Promise<unknown>;
 }
 
 /** Retry and timing settings shared by both implementations. */
