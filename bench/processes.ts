@@ -10,6 +10,13 @@ import { fileURLToPath } from 'node:url';
 import { sleep } from './stats.js';
 
 const BIN = fileURLToPath(new URL('../bin/tollgate.js', import.meta.url));
+/** The gateway entry: bin/tollgate.js, or a plain-JavaScript build (see `built-gateway.ts`). */
+let gatewayEntry: { script: string; env: Record<string, string> } = { script: BIN, env: {} };
+
+/** Runs gateways from the JavaScript build at `mainJs` (its `src/cli/main.js`) from now on. */
+export function useBuiltGateway(mainJs: string): void {
+  gatewayEntry = { script: mainJs, env: { TOLLGATE_CLI: '1' } };
+}
 const FLOOR = fileURLToPath(new URL('./floor-server.ts', import.meta.url));
 /** The bearer token every benchmark gateway accepts. */
 export const BENCH_TOKEN = 'bench-token';
@@ -38,9 +45,9 @@ export interface GatewayStart {
 /** Starts `tollgate serve --port 0 --db <dbPath>` and waits for its "listening on" line. */
 export function startGateway(options: GatewayStart): Promise<ServerProcess> {
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir] : [];
-  const env: NodeJS.ProcessEnv = { ...process.env, TOLLGATE_API_TOKENS: BENCH_TOKEN, LOG_LEVEL: 'warn', ...options.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, TOLLGATE_API_TOKENS: BENCH_TOKEN, LOG_LEVEL: 'warn', ...gatewayEntry.env, ...options.env };
   if (!options.env?.REDIS_URL) delete env.REDIS_URL;
-  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', options.dbPath], {
+  const child = spawn(process.execPath, [...nodeArgs, gatewayEntry.script, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', options.dbPath], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -23,6 +23,8 @@ export interface RunInfo {
   loadBefore: { loadavg1: number; cores: number };
   loadAfter: { loadavg1: number; cores: number };
   quick: boolean;
+  /** How the gateway ran. */
+  gateway: string;
   failures: string[];
 }
 
@@ -108,6 +110,7 @@ export function buildResults(figures: Record<BenchMode, Record<string, unknown>>
       loadavg1_before: info.loadBefore.loadavg1,
       loadavg1_after: info.loadAfter.loadavg1,
       quick: info.quick,
+      gateway: info.gateway,
       problems: info.failures,
     },
   };

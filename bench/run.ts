@@ -5,7 +5,8 @@
  * load-client process; everything talks over 127.0.0.1. Prints a table and writes bench/results.json.
  *
  * Flags: `--quick` (small counts, to check the harness), `--only a,b` (scenario names), `--mode sqlite|bullmq|all`,
- * `--profile DIR` (run the gateways under `node --cpu-prof`), `--out FILE` (default bench/results.json).
+ * `--profile DIR` (run the gateways under `node --cpu-prof`), `--out FILE` (default bench/results.json), `--built`
+ * (run the gateway as plain JavaScript like the Docker image, instead of bin/tollgate.js through tsx).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LoadClient } from './client-link.js';
 import type { BenchContext, BenchMode, Scenario } from './context.js';
-import { machineLoad } from './processes.js';
+import { buildGateway } from './built-gateway.js';
+import { machineLoad, useBuiltGateway } from './processes.js';
 import { redisForBench } from './redis.js';
 import { buildResults, printTable } from './report.js';
 import { round } from './stats.js';
@@ -48,6 +50,7 @@ function parseFlags(argv: string[]) {
     only: value('only')?.split(',') ?? null,
     modes: (value('mode') ?? 'all') === 'all' ? (['sqlite', 'bullmq'] as BenchMode[]) : [value('mode') as BenchMode],
     profile: value('profile') ?? null,
+    built: argv.includes('--built'),
     out: value('out') ?? fileURLToPath(new URL('./results.json', import.meta.url)),
   };
 }
@@ -59,6 +62,7 @@ async function main(): Promise<number> {
   const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
   const figures: Record<BenchMode, Record<string, unknown>> = { sqlite: {}, bullmq: {} };
   const failures: string[] = [];
+  if (flags.built) useBuiltGateway(await buildGateway());
   const client = await LoadClient.start();
   try {
     for (const mode of flags.modes) {
@@ -107,6 +111,7 @@ async function main(): Promise<number> {
     loadBefore,
     loadAfter: machineLoad(),
     quick: flags.quick,
+    gateway: flags.built ? 'plain JavaScript (esbuild transpile of src/ + channels/), like the Docker image' : 'bin/tollgate.js (tsx, no dist/)',
     failures,
   });
   printTable(results);

@@ -1,0 +1,27 @@
+/**
+ * @module bench/built-gateway
+ * `npm run bench -- --built`: runs the gateway as plain JavaScript, the way the Docker image does (`node dist/…`),
+ * instead of through bin/tollgate.js + tsx. The sources are transpiled file by file with esbuild (no type check,
+ * no bundling) into a private temp directory, so the team's `dist/` (which bin/tollgate.js prefers) stays untouched.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Transpiles `src/` and `channels/` into a temp directory; returns the path of its `src/cli/main.js`. */
+export async function buildGateway(): Promise<string> {
+  const { build } = await import('esbuild');
+  const out = mkdtempSync(join(tmpdir(), 'tollgate-bench-build-'));
+  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'src', 'channels'], { cwd: ROOT, encoding: 'utf8' })
+    .split('\n')
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
+  await build({ entryPoints: files.map((f) => join(ROOT, f)), outdir: out, outbase: ROOT, format: 'esm', platform: 'node', target: 'node20', bundle: false, logLevel: 'error' });
+  // Bare imports resolve through node_modules found upward from the file; migrations are found next to src/.
+  symlinkSync(join(ROOT, 'node_modules'), join(out, 'node_modules'));
+  symlinkSync(join(ROOT, 'migrations'), join(out, 'migrations'));
+  return join(out, 'src', 'cli', 'main.js');
+}
