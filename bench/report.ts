@@ -69,7 +69,8 @@ function rowsFor(root: Record<string, unknown>, floorRoot: Record<string, unknow
     const floorValue = spec.floor ? get(floorRoot, spec.floor) : undefined;
     let verdict: GoalRow['verdict'] = 'info';
     if (spec.goal) {
-      if (value === null) verdict = 'n/a';
+      // No value although the scenario ran (e.g. deciding 10,000 took longer than the long-polls wait): a miss.
+      if (value === null) verdict = get(root, spec.path.split('.')[0]!) === undefined ? 'n/a' : 'miss';
       else verdict = (spec.goal.op === '<=' ? value <= spec.goal.limit : value >= spec.goal.limit) && extraCheck(spec.path) ? 'pass' : 'miss';
     }
     return [
