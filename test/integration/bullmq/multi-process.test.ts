@@ -88,6 +88,9 @@ describe('several gateway processes on one database and one Redis', { timeout: 1
     const b = await gateway(options);
     const requests = await Promise.all(Array.from({ length: 5 }, () => create(a, { timeout_s: 3, channels: [{ type: 'slack', target: 'C0123' }] })));
     await until(() => slack.of('chat.postMessage').length >= 5, 'the five cards');
+    // Kill only once the message references are committed: a card posted in the instant before a crash, with its
+    // reference not yet written, cannot be found again (Slack has no idempotency key to look it up by).
+    await until(() => sql<{ n: number }>("select count(*) as n from channel_messages where status = 'sent' and message_ref is not null")[0]!.n >= 5, 'the five card references');
     await a.kill('SIGKILL');
     await until(async () => {
       const rows = await Promise.all(requests.map((r) => b.json<ApiRequest>(`/v1/requests/${r.id}`)));
