@@ -2,35 +2,14 @@
  * `tollgate ask` end to end: the CLI as a child process against `tollgate serve` as a child process, decided
  * through the API. Exit 0 approved; 1 denied, expired, cancelled; 2 usage; 3 gateway error.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ChildGateway } from '../../helpers/child-gateway.js';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
-import { allRequests, body, clientEnv, decide, freePort, pendingRequest, runCli, spawnCli, startServe } from './helpers.js';
+import { allRequests, body, childGatewaysPerTest, clientEnv, decide, pendingRequest, runCli, spawnCli } from './helpers.js';
 
 // Each test starts gateways and CLIs as child processes (TypeScript loaded through tsx) on two shared cores.
 const SLOW = 120_000;
 
-let dir: string;
-let port: number;
-const children: ChildGateway[] = [];
-
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tollgate-ask-'));
-  port = await freePort();
-});
-afterEach(async () => {
-  for (const child of children.splice(0)) await child.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function gateway(): Promise<ChildGateway> {
-  const child = await startServe(join(dir, 'tollgate.db'), port);
-  children.push(child);
-  return child;
-}
+const { gateway } = childGatewaysPerTest('ask');
 
 describe('tollgate ask', { timeout: SLOW }, () => {
   it('exits 0 and prints the approver and reason when approved; the question is the prompt, routed as asked', async () => {

@@ -2,34 +2,13 @@
  * `tollgate claude-hook` end to end: the CLI as a child process, against `tollgate serve` as a child process,
  * decided through the API.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ChildGateway } from '../../helpers/child-gateway.js';
-import { allRequests, clientEnv, decide, freePort, pendingRequest, runCli, spawnCli, startServe } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { allRequests, childGatewaysPerTest, clientEnv, decide, pendingRequest, runCli, spawnCli } from './helpers.js';
 
 // Each test starts gateways and CLIs as child processes (TypeScript loaded through tsx) on two shared cores.
 const SLOW = 120_000;
 
-let dir: string;
-let port: number;
-const children: ChildGateway[] = [];
-
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tollgate-claude-hook-'));
-  port = await freePort();
-});
-afterEach(async () => {
-  for (const child of children.splice(0)) await child.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function gateway(): Promise<ChildGateway> {
-  const child = await startServe(join(dir, 'tollgate.db'), port);
-  children.push(child);
-  return child;
-}
+const { gateway } = childGatewaysPerTest('claude-hook');
 
 const hookInput = (toolUseId: string, toolInput: Record<string, unknown> = { command: 'rm -rf build' }) =>
   JSON.stringify({

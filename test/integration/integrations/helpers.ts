@@ -4,8 +4,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach } from 'vitest';
 import { startChildGateway, type ChildGateway } from '../../helpers/child-gateway.js';
 import { eventually } from '../../helpers/eventually.js';
 import type { ApiRequest } from '../../../src/requests/serialize.js';
@@ -27,6 +31,32 @@ export async function freePort(): Promise<number> {
 /** `tollgate serve` (the real CLI, with the integrations plugin the composition root mounts) on a fixed port. */
 export function startServe(dbPath: string, port: number): Promise<ChildGateway> {
   return startChildGateway(dbPath, {}, ['--port', String(port)]);
+}
+
+/**
+ * Registers per-test set-up: a temp database file and a free port, and `gateway()` starting `tollgate serve` on
+ * them (again after a restart: same file, same address). Every gateway is SIGKILLed and the files removed after
+ * each test.
+ */
+export function childGatewaysPerTest(name: string): { gateway(): Promise<ChildGateway> } {
+  let dir = '';
+  let port = 0;
+  const children: ChildGateway[] = [];
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), `tollgate-${name}-`));
+    port = await freePort();
+  });
+  afterEach(async () => {
+    for (const child of children.splice(0)) await child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    async gateway() {
+      const child = await startServe(join(dir, 'tollgate.db'), port);
+      children.push(child);
+      return child;
+    },
+  };
 }
 
 /** What a finished command printed. */

@@ -2,34 +2,13 @@
  * `POST /v1/hooks/claude-code` and `POST /v1/hooks/pulsebot` end to end, against `tollgate serve` as a child
  * process, decided through the API.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ChildGateway } from '../../helpers/child-gateway.js';
-import { allRequests, body, decide, eventsOf, freePort, pendingRequest, startServe } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { allRequests, body, childGatewaysPerTest, decide, eventsOf, pendingRequest } from './helpers.js';
 
 // Each test starts gateways and CLIs as child processes (TypeScript loaded through tsx) on two shared cores.
 const SLOW = 120_000;
 
-let dir: string;
-let port: number;
-const children: ChildGateway[] = [];
-
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tollgate-hook-routes-'));
-  port = await freePort();
-});
-afterEach(async () => {
-  for (const child of children.splice(0)) await child.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function gateway(): Promise<ChildGateway> {
-  const child = await startServe(join(dir, 'tollgate.db'), port);
-  children.push(child);
-  return child;
-}
+const { gateway } = childGatewaysPerTest('hook-routes');
 
 interface HookOut {
   hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string; updatedInput?: Record<string, unknown> };

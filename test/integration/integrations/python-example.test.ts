@@ -2,35 +2,14 @@
  * The Python standard-library example (`examples/python/gate_tool_call.py`), run with `python3` against
  * `tollgate serve` as a child process and decided through the API.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ChildGateway } from '../../helpers/child-gateway.js';
-import { allRequests, clientEnv, decide, freePort, pendingRequest, spawnProcess, startServe } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { allRequests, childGatewaysPerTest, clientEnv, decide, pendingRequest, spawnProcess } from './helpers.js';
 
 // Each test starts gateways and CLIs as child processes (TypeScript loaded through tsx) on two shared cores.
 const SLOW = 120_000;
 
 const SCRIPT = 'examples/python/gate_tool_call.py';
-let dir: string;
-let port: number;
-const children: ChildGateway[] = [];
-
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tollgate-python-'));
-  port = await freePort();
-});
-afterEach(async () => {
-  for (const child of children.splice(0)) await child.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function gateway(): Promise<ChildGateway> {
-  const child = await startServe(join(dir, 'tollgate.db'), port);
-  children.push(child);
-  return child;
-}
+const { gateway } = childGatewaysPerTest('python');
 
 const python = (gw: { url: string; token: string }, ...args: string[]) => spawnProcess('python3', [SCRIPT, ...args], { env: clientEnv(gw) });
 
