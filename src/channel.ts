@@ -82,6 +82,11 @@ export interface Channel {
   readonly name: string;
   /** The target used when a request names this channel without one (`{"type":"slack"}`). */
   readonly defaultTarget?: string;
+  /**
+   * True for a channel that shows requests straight from the database (the web inbox): its card counts as delivered
+   * the moment the request is filed, and the gateway runs no delivery or update job for it.
+   */
+  readonly readsFromDatabase?: boolean;
   /** Shows the request; returns the platform's message reference (or null when the channel keeps no reference). Throws to be retried. */
   send(request: ConfirmationRequest, target: string): Promise<string | null>;
   /** Rewrites a card after any state change (final or a partial quorum). Throws to be retried. */

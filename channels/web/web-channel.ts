@@ -50,6 +50,7 @@ export function createWebChannel(options: WebChannelOptions = {}): WebChannel {
   return {
     name: 'web',
     defaultTarget: '',
+    readsFromDatabase: true,
     async send() {
       return null;
     },

@@ -2,8 +2,8 @@
  * @module cli/serve
  * `tollgate serve`: runs the gateway until SIGTERM/SIGINT, then shuts down gracefully.
  */
-import { loadConfig } from '../config.js';
 import { webLoginMessage } from '../../channels/web/index.js';
+import { loadConfig } from '../config.js';
 import { createServer } from '../server.js';
 import { numberFlag, flag, parseArgs } from './args.js';
 
@@ -11,6 +11,13 @@ import { numberFlag, flag, parseArgs } from './args.js';
 export async function run(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
   const config = loadConfig({ port: numberFlag(args, 'port'), db: flag(args, 'db'), config: flag(args, 'config'), host: flag(args, 'host') });
+  // Signal handlers go in before anything is announced: a supervisor may send SIGTERM the moment it reads the
+  // "listening" line, and a signal that finds no handler kills the process without a graceful shutdown.
+  let signalled: (signal: string) => void = () => undefined;
+  const stopRequested = new Promise<string>((resolve) => (signalled = resolve));
+  process.once('SIGTERM', () => signalled('SIGTERM'));
+  process.once('SIGINT', () => signalled('SIGINT'));
+
   const server = await createServer({ config });
   const { url } = await server.listen();
   const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -20,18 +27,13 @@ export async function run(argv: string[]): Promise<number> {
   if (config.tokenGenerated) {
     out(`API token for this run (set TOLLGATE_API_TOKENS to choose your own): ${config.apiTokens[0]}`);
   }
-  return new Promise<number>((resolve) => {
-    const stop = (signal: string) => {
-      out(`${signal} received: shutting down`);
-      server.close().then(
-        () => resolve(0),
-        (error: unknown) => {
-          process.stderr.write(`shutdown failed: ${String(error)}\n`);
-          resolve(1);
-        },
-      );
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-  });
+  const signal = await stopRequested;
+  out(`${signal} received: shutting down`);
+  try {
+    await server.close();
+    return 0;
+  } catch (error) {
+    process.stderr.write(`shutdown failed: ${String(error)}\n`);
+    return 1;
+  }
 }

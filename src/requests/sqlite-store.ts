@@ -1,85 +1,90 @@
 /**
  * @module requests/sqlite-store
- * `ConfirmationStore` on SQLite through drizzle + better-sqlite3. Transactions are `BEGIN IMMEDIATE`, so several
- * gateway processes sharing one file serialize their compare-and-sets instead of failing on upgrade.
+ * `ConfirmationStore` on SQLite (better-sqlite3). Hot paths use statements prepared once (`sqlite-statements.ts`);
+ * the audit query, whose filters vary, is built with drizzle. Transactions are `BEGIN IMMEDIATE`, so several gateway
+ * processes sharing one file serialize their compare-and-sets instead of failing on a lock upgrade.
  */
-import { and, asc, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm';
-import { isAllowed } from './state-machine.js';
+import type Database from 'better-sqlite3';
+import { and, desc, eq, gte, lt, lte, or, type SQL } from 'drizzle-orm';
 import type { OpenDatabase } from './database.js';
 import { requestToRow, rowToEvent, rowToMessage, rowToRequest } from './rows.js';
-import { channelMessages, confirmationEvents, confirmationRequests as requests } from './schema.js';
+import { confirmationRequests as requests } from './schema.js';
+import { prepareStatements, type Statements } from './sqlite-statements.js';
 import type { ConfirmationStore, RequestPage, RequestQuery, Vote, VoteResult } from './store.js';
 import { REQUEST_STATUSES, type ChannelMessage, type ConfirmationRequest, type NewEvent, type RequestStatus } from './types.js';
 
+type RequestRow = Parameters<typeof rowToRequest>[0];
+type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
+
+const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = { messageRef: 'message_ref', status: 'status', attempts: 'attempts', lastError: 'last_error' };
+
 /** The SQLite implementation of {@link ConfirmationStore}. */
 export class SqliteConfirmationStore implements ConfirmationStore {
-  constructor(private readonly open: OpenDatabase) {}
+  private readonly sql: Statements;
+  private readonly sqlite: Database.Database;
+  private readonly messageUpdates = new Map<string, Database.Statement>();
 
-  private get db() {
-    return this.open.db;
+  constructor(private readonly open: OpenDatabase) {
+    this.sqlite = open.sqlite;
+    this.sql = prepareStatements(open.sqlite);
   }
 
   /** Runs `fn` in a `BEGIN IMMEDIATE` transaction. */
   private tx<T>(fn: () => T): T {
-    return this.open.sqlite.transaction(fn).immediate();
+    return this.sqlite.transaction(fn).immediate();
   }
 
-  async create(request: ConfirmationRequest, cards: { channel: string; target: string }[]) {
+  private row(statement: Database.Statement, ...params: unknown[]): ConfirmationRequest | null {
+    const row = statement.get(...params) as RequestRow | undefined;
+    return row ? rowToRequest(row) : null;
+  }
+
+  async create(request: ConfirmationRequest, cards: { channel: string; target: string; sent?: boolean }[]) {
     return this.tx(() => {
       if (request.idempotencyKey) {
-        const existing = this.getSync(eq(requests.idempotencyKey, request.idempotencyKey));
+        const existing = this.row(this.sql.requestByKey, request.idempotencyKey);
         if (existing) return { request: existing, created: false };
       }
-      this.db.insert(requests).values(requestToRow(request)).run();
+      this.sql.insertRequest.run(requestToRow(request));
       this.insertEvent(request.id, { type: 'created', actor: request.userId, channel: null, detail: {}, at: request.createdAt });
       const at = request.createdAt.toISOString();
       for (const card of cards) {
-        this.db
-          .insert(channelMessages)
-          .values({ requestId: request.id, channel: card.channel, target: card.target, status: 'pending', updatedAt: at })
-          .onConflictDoNothing()
-          .run();
+        this.sql.insertMessage.run(request.id, card.channel, card.target, card.sent ? 'sent' : 'pending', at);
+        // A channel whose card is the row itself (the web inbox) is delivered the moment the row exists.
+        if (card.sent) this.insertEvent(request.id, { type: 'delivered', actor: null, channel: card.channel, detail: { target: card.target, message_ref: null, attempt: 0 }, at: request.createdAt });
       }
       return { request, created: true };
     });
   }
 
   async get(id: string) {
-    return this.getSync(eq(requests.id, id));
+    return this.row(this.sql.requestById, id);
   }
 
   async getByIdempotencyKey(key: string) {
-    return this.getSync(eq(requests.idempotencyKey, key));
-  }
-
-  private getSync(where: SQL): ConfirmationRequest | null {
-    const row = this.db.select().from(requests).where(where).get();
-    return row ? rowToRequest(row) : null;
+    return this.row(this.sql.requestByKey, key);
   }
 
   async decide(id: string, vote: Vote): Promise<VoteResult> {
     return this.tx((): VoteResult => {
-      const current = this.getSync(eq(requests.id, id));
+      const current = this.row(this.sql.requestById, id);
       if (!current) return { kind: 'not_found' };
       if (current.status !== 'pending') return { kind: 'already_final', request: current };
       const detail: Record<string, unknown> = { option: vote.option, reason: vote.reason };
       if (vote.decision === 'approve') {
-        const approvers = this.approversSoFar(id);
+        const approvers = this.sql.approvers.all(id) as string[];
         if (approvers.includes(vote.actor)) return { kind: 'duplicate', request: current };
         const approvals = approvers.length + 1;
-        detail.approvals = approvals;
-        detail.required = current.requiredApprovals;
-        if (vote.approvedArgs) detail.approved_args = vote.approvedArgs;
+        Object.assign(detail, { approvals, required: current.requiredApprovals }, vote.approvedArgs ? { approved_args: vote.approvedArgs } : {});
         this.insertEvent(id, { type: 'approved', actor: vote.actor, channel: vote.via, detail, at: vote.at });
         if (approvals < current.requiredApprovals) {
-          this.touch(id, vote.at);
+          this.sql.touch.run(vote.at.toISOString(), id);
           return { kind: 'recorded', request: { ...current, updatedAt: vote.at }, approvals };
         }
       } else {
         this.insertEvent(id, { type: 'denied', actor: vote.actor, channel: vote.via, detail, at: vote.at });
       }
-      const status = vote.decision === 'approve' ? 'approved' : 'denied';
-      const final = this.flip(id, status, current, {
+      const request = this.flip(id, vote.decision === 'approve' ? 'approved' : 'denied', current, {
         respondedBy: vote.actor,
         respondedVia: vote.via,
         decisionOption: vote.option,
@@ -87,60 +92,36 @@ export class SqliteConfirmationStore implements ConfirmationStore {
         approvedArgs: vote.approvedArgs === null ? null : JSON.stringify(vote.approvedArgs),
         at: vote.at,
       });
-      return { kind: 'final', request: final };
+      return { kind: 'final', request };
     });
   }
 
-  /** Distinct actors whose approval of `id` is already recorded. */
-  private approversSoFar(id: string): string[] {
-    const rows = this.db
-      .select({ actor: confirmationEvents.actor })
-      .from(confirmationEvents)
-      .where(and(eq(confirmationEvents.requestId, id), eq(confirmationEvents.type, 'approved')))
-      .all();
-    return rows.map((r) => r.actor ?? '');
-  }
-
-  private touch(id: string, at: Date) {
-    this.db.update(requests).set({ updatedAt: at.toISOString() }).where(eq(requests.id, id)).run();
-  }
-
-  /** The compare-and-set itself. Inside a transaction that already read `current` as pending, so it always matches. */
+  /** The compare-and-set. Inside a transaction that already read `current` as pending, so it always matches. */
   private flip(
     id: string,
-    status: Exclude<RequestStatus, 'pending'>,
+    status: 'approved' | 'denied' | 'expired' | 'cancelled',
     current: ConfirmationRequest,
     fields: { respondedBy: string | null; respondedVia: string | null; decisionOption?: string | null; reason?: string | null; approvedArgs?: string | null; at: Date },
   ): ConfirmationRequest {
-    const at = fields.at.toISOString();
-    const allowed = isAllowed(status, current.onTimeout);
-    const row = this.db
-      .update(requests)
-      .set({
-        status,
-        respondedAt: at,
-        updatedAt: at,
-        respondedBy: fields.respondedBy,
-        respondedVia: fields.respondedVia,
-        decisionOption: fields.decisionOption ?? null,
-        reason: fields.reason ?? null,
-        approvedArgs: fields.approvedArgs ?? null,
-        allowed: allowed === null ? null : allowed ? 1 : 0,
-      })
-      .where(and(eq(requests.id, id), eq(requests.status, 'pending')))
-      .returning()
-      .get();
+    const allowed = status === 'approved' || (status === 'expired' && current.onTimeout === 'approve');
+    const row = this.sql.flip.get({
+      id,
+      status,
+      at: fields.at.toISOString(),
+      respondedBy: fields.respondedBy,
+      respondedVia: fields.respondedVia,
+      decisionOption: fields.decisionOption ?? null,
+      reason: fields.reason ?? null,
+      approvedArgs: fields.approvedArgs ?? null,
+      allowed: allowed ? 1 : 0,
+    }) as RequestRow | undefined;
     if (!row) throw new Error(`compare-and-set lost on ${id} inside its own transaction`);
     return rowToRequest(row);
   }
 
-  async finish(
-    id: string,
-    status: 'expired' | 'cancelled',
-    event: { actor: string | null; channel: string | null; detail: Record<string, unknown>; at: Date },
-  ) {
+  async finish(id: string, status: 'expired' | 'cancelled', event: { actor: string | null; channel: string | null; detail: Record<string, unknown>; at: Date }) {
     return this.tx(() => {
-      const current = this.getSync(eq(requests.id, id));
+      const current = this.row(this.sql.requestById, id);
       if (!current || current.status !== 'pending') return null;
       const reason = typeof event.detail.reason === 'string' ? event.detail.reason : null;
       const final = this.flip(id, status, current, { respondedBy: event.actor, respondedVia: event.channel, reason, at: event.at });
@@ -149,42 +130,36 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     });
   }
 
+  async expireDue(now: Date, limit: number): Promise<ConfirmationRequest[]> {
+    return this.tx(() => {
+      const at = now.toISOString();
+      const rows = this.sql.expireDue.all({ at, now: at, limit }) as RequestRow[];
+      const expired = rows.map(rowToRequest);
+      for (const r of expired) this.insertEvent(r.id, { type: 'expired', actor: 'system', channel: null, detail: { on_timeout: r.onTimeout }, at: now });
+      return expired;
+    });
+  }
+
   async appendEvent(requestId: string, event: NewEvent) {
     this.insertEvent(requestId, event);
   }
 
-  private insertEvent(requestId: string, event: NewEvent) {
-    this.db
-      .insert(confirmationEvents)
-      .values({
-        requestId,
-        type: event.type,
-        actor: event.actor,
-        channel: event.channel,
-        detail: JSON.stringify(event.detail),
-        at: event.at.toISOString(),
-      })
-      .run();
+  private insertEvent(requestId: string, e: NewEvent) {
+    this.sql.insertEvent.run(requestId, e.type, e.actor, e.channel, JSON.stringify(e.detail), e.at.toISOString());
   }
 
   async events(requestId: string) {
-    return this.db
-      .select()
-      .from(confirmationEvents)
-      .where(eq(confirmationEvents.requestId, requestId))
-      .orderBy(asc(confirmationEvents.id))
-      .all()
-      .map(rowToEvent);
+    return (this.sql.events.all(requestId) as Parameters<typeof rowToEvent>[0][]).map(rowToEvent);
   }
 
   async list(query: RequestQuery): Promise<RequestPage> {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
-    const where = [...filters(query)];
+    const where = filters(query);
     if (query.cursor) {
       const { createdAt, id } = decodeCursor(query.cursor);
-      where.push(or(lt(requests.createdAt, createdAt), and(eq(requests.createdAt, createdAt), lt(requests.id, id)))!);
+      where.push(or(lt(requests.createdAt, createdAt), and(eq(requests.createdAt, createdAt), lt(requests.id, id))));
     }
-    const rows = this.db
+    const rows = this.open.db
       .select()
       .from(requests)
       .where(and(...where))
@@ -193,8 +168,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       .all();
     const items = rows.slice(0, limit).map(rowToRequest);
     const last = items[items.length - 1];
-    const nextCursor = rows.length > limit && last ? encodeCursor(last.createdAt.toISOString(), last.id) : null;
-    return { items, nextCursor };
+    return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt.toISOString(), last.id) : null };
   }
 
   async *scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest> {
@@ -207,84 +181,50 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   }
 
   async pending(limit: number, afterExpiresAt?: Date, afterId?: string) {
-    const after = afterExpiresAt?.toISOString();
-    const rows = this.db
-      .select({ id: requests.id, expiresAt: requests.expiresAt })
-      .from(requests)
-      .where(
-        and(
-          eq(requests.status, 'pending'),
-          after === undefined
-            ? undefined
-            : or(gt(requests.expiresAt, after), and(eq(requests.expiresAt, after), gt(requests.id, afterId ?? ''))),
-        ),
-      )
-      .orderBy(asc(requests.expiresAt), asc(requests.id))
-      .limit(limit)
-      .all();
+    const rows = (
+      afterExpiresAt === undefined
+        ? this.sql.pendingFirst.all(limit)
+        : this.sql.pendingAfter.all({ after: afterExpiresAt.toISOString(), afterId: afterId ?? '', limit })
+    ) as { id: string; expiresAt: string }[];
     return rows.map((r) => ({ id: r.id, expiresAt: new Date(r.expiresAt) }));
   }
 
   async countByStatus() {
     const counts = Object.fromEntries(REQUEST_STATUSES.map((s) => [s, 0])) as Record<RequestStatus, number>;
-    const rows = this.db
-      .select({ status: requests.status, n: sql<number>`count(*)` })
-      .from(requests)
-      .groupBy(requests.status)
-      .all();
-    for (const row of rows) counts[row.status as RequestStatus] = row.n;
+    for (const row of this.sql.countByStatus.all() as { status: RequestStatus; n: number }[]) counts[row.status] = row.n;
     return counts;
   }
 
   async messages(requestId: string) {
-    return this.db
-      .select()
-      .from(channelMessages)
-      .where(eq(channelMessages.requestId, requestId))
-      .orderBy(asc(channelMessages.id))
-      .all()
-      .map(rowToMessage);
+    return (this.sql.messages.all(requestId) as Parameters<typeof rowToMessage>[0][]).map(rowToMessage);
   }
 
   async unsentMessages(limit: number) {
-    return this.db
-      .select({ m: channelMessages })
-      .from(channelMessages)
-      .innerJoin(requests, eq(requests.id, channelMessages.requestId))
-      .where(and(eq(channelMessages.status, 'pending'), eq(requests.status, 'pending')))
-      .limit(limit)
-      .all()
-      .map((r) => rowToMessage(r.m));
+    return (this.sql.unsentMessages.all(limit) as Parameters<typeof rowToMessage>[0][]).map(rowToMessage);
   }
 
-  async updateMessage(
-    requestId: string,
-    channel: string,
-    target: string,
-    patch: Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>,
-    at: Date,
-  ) {
-    this.db
-      .update(channelMessages)
-      .set({ ...patch, updatedAt: at.toISOString() })
-      .where(and(eq(channelMessages.requestId, requestId), eq(channelMessages.channel, channel), eq(channelMessages.target, target)))
-      .run();
+  async updateMessage(requestId: string, channel: string, target: string, patch: MessagePatch, at: Date) {
+    const keys = (Object.keys(patch) as (keyof MessagePatch)[]).filter((k) => patch[k] !== undefined).sort();
+    const cacheKey = keys.join(',');
+    let statement = this.messageUpdates.get(cacheKey);
+    if (!statement) {
+      const sets = [...keys.map((k) => `${MESSAGE_COLUMNS[k]} = @${k}`), 'updated_at = @at'].join(', ');
+      statement = this.sqlite.prepare(`UPDATE channel_messages SET ${sets} WHERE request_id = @requestId AND channel = @channel AND target = @target`);
+      this.messageUpdates.set(cacheKey, statement);
+    }
+    statement.run({ ...Object.fromEntries(keys.map((k) => [k, patch[k]])), at: at.toISOString(), requestId, channel, target });
   }
 
   async ensureMessage(requestId: string, channel: string, target: string, at: Date) {
-    this.db
-      .insert(channelMessages)
-      .values({ requestId, channel, target, status: 'pending', updatedAt: at.toISOString() })
-      .onConflictDoNothing()
-      .run();
+    this.sql.insertMessage.run(requestId, channel, target, 'pending', at.toISOString());
   }
 
   async ping() {
-    this.open.sqlite.prepare('select 1').get();
+    this.sql.ping.get();
   }
 
   async close() {
-    if (this.open.sqlite.open) this.open.close();
+    if (this.sqlite.open) this.open.close();
   }
 }
 

@@ -62,7 +62,8 @@ export interface ConfirmationStore {
    */
   create(
     request: ConfirmationRequest,
-    cards: { channel: string; target: string }[],
+    /** `sent: true` marks a card delivered at once (a channel whose card is the row itself, like the web inbox). */
+    cards: { channel: string; target: string; sent?: boolean }[],
   ): Promise<{ request: ConfirmationRequest; created: boolean }>;
   get(id: string): Promise<ConfirmationRequest | null>;
   getByIdempotencyKey(key: string): Promise<ConfirmationRequest | null>;
@@ -78,6 +79,11 @@ export interface ConfirmationStore {
     status: 'expired' | 'cancelled',
     event: { actor: string | null; channel: string | null; detail: Record<string, unknown>; at: Date },
   ): Promise<ConfirmationRequest | null>;
+  /**
+   * Expires, in one transaction, up to `limit` pending rows whose `expires_at` is at or before `now` (oldest first),
+   * each with its `expired` event; returns them. Many requests falling due together cost one write, not one each.
+   */
+  expireDue(now: Date, limit: number): Promise<ConfirmationRequest[]>;
   appendEvent(requestId: string, event: NewEvent): Promise<void>;
   events(requestId: string): Promise<ConfirmationEvent[]>;
   list(query: RequestQuery): Promise<RequestPage>;
