@@ -95,7 +95,8 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     listen: () =>
       new Promise((resolve, reject) => {
         http.once('error', reject);
-        http.listen(config.port, config.host, () => {
+        // A deep accept backlog: thousands of agents reconnecting at once must queue, not be reset.
+        http.listen({ port: config.port, host: config.host, backlog: 4096 }, () => {
           const { port } = http.address() as AddressInfo;
           const host = config.host.includes(':') ? `[${config.host}]` : config.host;
           resolve({ port, url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}` });
