@@ -5,7 +5,6 @@
  * Background work (expiry timers, card deliveries and updates, runtime callbacks, the sweep) goes through the
  * {@link Scheduler}; the handlers for those jobs live in `gateway-jobs.ts`.
  */
-import { randomBytes } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import type { Channel, DecideOutcome, DecisionEvent, DecisionRejection, DecisionSink } from './channel.js';
 import { LocalChangeFeed, type ChangeFeed, type RequestChange } from './change-feed.js';
@@ -13,44 +12,14 @@ import { systemClock, type Clock } from './clock.js';
 import { ConflictError, NotFoundError, ValidationError } from './errors.js';
 import { GatewayJobs } from './gateway-jobs.js';
 import { argsSha256 } from './requests/args-hash.js';
-import { uuidv7 } from './requests/ids.js';
+import { newConfirmationRequest, type GatewayDefaults, type NewRequestInput } from './requests/new-request.js';
 import { authorizeApprover } from './requests/state-machine.js';
 import type { ConfirmationStore } from './requests/store.js';
-import type { ChannelTarget, ConfirmationRequest, TimeoutPolicy } from './requests/types.js';
+import type { ChannelTarget, ConfirmationRequest } from './requests/types.js';
 import type { Scheduler } from './scheduler/types.js';
 import { Waiters } from './waiters.js';
 
-/** What a runtime asks for (the camelCase twin of the `POST /v1/requests` body). */
-export interface NewRequestInput {
-  toolName: string;
-  toolArgs?: Record<string, unknown>;
-  prompt?: string;
-  options?: string[];
-  agentId?: string;
-  userId?: string;
-  sessionId?: string;
-  toolCallId?: string;
-  metadata?: Record<string, unknown>;
-  channels?: ChannelTarget[];
-  approvers?: string[];
-  requiredApprovals?: number;
-  timeoutS?: number;
-  onTimeout?: TimeoutPolicy;
-  idempotencyKey?: string;
-  callbackUrl?: string;
-}
-
-/** Defaults applied to requests that leave a field out. */
-export interface GatewayDefaults {
-  /** Seconds before a request expires (300). */
-  timeoutS: number;
-  /** Cards for requests that name no channel (`[{type:'web'}]`). */
-  channels: ChannelTarget[];
-  /** Button labels (`["Approve","Deny"]`). */
-  options: string[];
-  /** What expiry means (`deny`). */
-  onTimeout: TimeoutPolicy;
-}
+export type { GatewayDefaults, NewRequestInput } from './requests/new-request.js';
 
 /** Everything the gateway is built from. */
 export interface GatewayOptions {
@@ -150,37 +119,7 @@ export class Gateway implements DecisionSink {
     }
     const cards = this.resolveCards(input.channels ?? this.defaults.channels);
     const now = new Date(this.clock.now());
-    const request: ConfirmationRequest = {
-      id: uuidv7(now.getTime()),
-      status: 'pending',
-      toolName: input.toolName,
-      toolArgs,
-      approvedArgs: null,
-      prompt: input.prompt ?? null,
-      options: input.options ?? this.defaults.options,
-      agentId: input.agentId ?? null,
-      userId: input.userId ?? null,
-      sessionId: input.sessionId ?? null,
-      toolCallId: input.toolCallId ?? null,
-      metadata: input.metadata ?? {},
-      channels: cards.map((c) => (c.type === 'web' ? { type: c.type } : c)),
-      approvers: input.approvers ?? [],
-      requiredApprovals: input.requiredApprovals ?? 1,
-      onTimeout: input.onTimeout ?? this.defaults.onTimeout,
-      idempotencyKey: input.idempotencyKey ?? null,
-      argsSha256: hash,
-      callbackUrl: input.callbackUrl ?? null,
-      nonce: randomBytes(18).toString('base64url'),
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + (input.timeoutS ?? this.defaults.timeoutS) * 1000),
-      updatedAt: now,
-      respondedAt: null,
-      respondedBy: null,
-      respondedVia: null,
-      decisionOption: null,
-      reason: null,
-      allowed: null,
-    };
+    const request = newConfirmationRequest(input, this.defaults, cards, hash, now);
     const inline = (type: string) => this.channels.get(type)?.readsFromDatabase === true;
     const result = await this.store.create(request, cards.map((c) => ({ channel: c.type, target: c.target ?? '', sent: inline(c.type) })));
     if (!result.created) return { request: sameArgsOrConflict(result.request, hash), created: false };

@@ -1,0 +1,84 @@
+/**
+ * @module requests/new-request
+ * What a runtime asks for, and the pending {@link ConfirmationRequest} made from it: ids, nonce, defaults, expiry.
+ */
+import { randomBytes } from 'node:crypto';
+import { uuidv7 } from './ids.js';
+import type { ChannelTarget, ConfirmationRequest, TimeoutPolicy } from './types.js';
+
+/** What a runtime asks for (the camelCase twin of the `POST /v1/requests` body). */
+export interface NewRequestInput {
+  toolName: string;
+  toolArgs?: Record<string, unknown>;
+  prompt?: string;
+  options?: string[];
+  agentId?: string;
+  userId?: string;
+  sessionId?: string;
+  toolCallId?: string;
+  metadata?: Record<string, unknown>;
+  channels?: ChannelTarget[];
+  approvers?: string[];
+  requiredApprovals?: number;
+  timeoutS?: number;
+  onTimeout?: TimeoutPolicy;
+  idempotencyKey?: string;
+  callbackUrl?: string;
+}
+
+/** Defaults applied to requests that leave a field out. */
+export interface GatewayDefaults {
+  /** Seconds before a request expires (300). */
+  timeoutS: number;
+  /** Cards for requests that name no channel (`[{type:'web'}]`). */
+  channels: ChannelTarget[];
+  /** Button labels (`["Approve","Deny"]`). */
+  options: string[];
+  /** What expiry means (`deny`). */
+  onTimeout: TimeoutPolicy;
+}
+
+/**
+ * A new pending request for `input`, with `defaults` filling what it leaves out. `cards` are the resolved channel
+ * targets; `argsSha256` the hash of its tool name and arguments.
+ */
+export function newConfirmationRequest(
+  input: NewRequestInput,
+  defaults: GatewayDefaults,
+  cards: ChannelTarget[],
+  argsSha256: string,
+  now: Date,
+): ConfirmationRequest {
+  return {
+    id: uuidv7(now.getTime()),
+    status: 'pending',
+    toolName: input.toolName,
+    toolArgs: input.toolArgs ?? {},
+    approvedArgs: null,
+    prompt: input.prompt ?? null,
+    options: input.options ?? defaults.options,
+    agentId: input.agentId ?? null,
+    userId: input.userId ?? null,
+    sessionId: input.sessionId ?? null,
+    toolCallId: input.toolCallId ?? null,
+    metadata: input.metadata ?? {},
+    channels: cards.map((c) => (c.type === 'web' ? { type: c.type } : c)),
+    approvers: input.approvers ?? [],
+    requiredApprovals: input.requiredApprovals ?? 1,
+    onTimeout: input.onTimeout ?? defaults.onTimeout,
+    idempotencyKey: input.idempotencyKey ?? null,
+    argsSha256,
+    callbackUrl: input.callbackUrl ?? null,
+    // The secret a card's buttons carry: a tap without it is refused.
+    nonce: randomBytes(18).toString('base64url'),
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + (input.timeoutS ?? defaults.timeoutS) * 1000),
+    updatedAt: now,
+    respondedAt: null,
+    respondedBy: null,
+    respondedVia: null,
+    decisionOption: null,
+    reason: null,
+    allowed: null,
+  };
+}
