@@ -16,6 +16,14 @@ import { REQUEST_STATUSES, type ChannelMessage, type ConfirmationRequest, type N
 type RequestRow = Parameters<typeof rowToRequest>[0];
 type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
 
+type NewCard = { channel: string; target: string; sent?: boolean };
+interface PendingCreate {
+  request: ConfirmationRequest;
+  cards: NewCard[];
+  resolve(result: { request: ConfirmationRequest; created: boolean }): void;
+  reject(error: unknown): void;
+}
+
 const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = { messageRef: 'message_ref', status: 'status', attempts: 'attempts', lastError: 'last_error' };
 
 /** The SQLite implementation of {@link ConfirmationStore}. */
@@ -23,6 +31,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   private readonly sql: Statements;
   private readonly sqlite: Database.Database;
   private readonly messageUpdates = new Map<string, Database.Statement>();
+  private readonly pendingCreates: PendingCreate[] = [];
 
   constructor(private readonly open: OpenDatabase) {
     this.sqlite = open.sqlite;
@@ -39,22 +48,50 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     return row ? rowToRequest(row) : null;
   }
 
-  async create(request: ConfirmationRequest, cards: { channel: string; target: string; sent?: boolean }[]) {
-    return this.tx(() => {
-      if (request.idempotencyKey) {
-        const existing = this.row(this.sql.requestByKey, request.idempotencyKey);
-        if (existing) return { request: existing, created: false };
-      }
-      this.sql.insertRequest.run(requestToRow(request));
-      this.insertEvent(request.id, { type: 'created', actor: request.userId, channel: null, detail: {}, at: request.createdAt });
-      const at = request.createdAt.toISOString();
-      for (const card of cards) {
-        this.sql.insertMessage.run(request.id, card.channel, card.target, card.sent ? 'sent' : 'pending', at);
-        // A channel whose card is the row itself (the web inbox) is delivered the moment the row exists.
-        if (card.sent) this.insertEvent(request.id, { type: 'delivered', actor: null, channel: card.channel, detail: { target: card.target, message_ref: null, attempt: 0 }, at: request.createdAt });
-      }
-      return { request, created: true };
+  /**
+   * Group commit: creates that arrive in the same turn of the event loop share one transaction (one WAL write
+   * instead of one each). Each caller still hears back only after the commit, so an acknowledged request is on disk.
+   */
+  async create(request: ConfirmationRequest, cards: NewCard[]): Promise<{ request: ConfirmationRequest; created: boolean }> {
+    return new Promise((resolve, reject) => {
+      this.pendingCreates.push({ request, cards, resolve, reject });
+      if (this.pendingCreates.length === 1) setImmediate(() => this.flushCreates());
     });
+  }
+
+  private flushCreates() {
+    const batch = this.pendingCreates.splice(0);
+    let results: { request: ConfirmationRequest; created: boolean }[];
+    try {
+      results = this.tx(() => batch.map((item) => this.createOne(item.request, item.cards)));
+    } catch {
+      // One bad row must not fail its neighbours: retry each in a transaction of its own.
+      for (const item of batch) {
+        try {
+          item.resolve(this.tx(() => this.createOne(item.request, item.cards)));
+        } catch (error) {
+          item.reject(error);
+        }
+      }
+      return;
+    }
+    batch.forEach((item, i) => item.resolve(results[i]!));
+  }
+
+  private createOne(request: ConfirmationRequest, cards: NewCard[]) {
+    if (request.idempotencyKey) {
+      const existing = this.row(this.sql.requestByKey, request.idempotencyKey);
+      if (existing) return { request: existing, created: false };
+    }
+    this.sql.insertRequest.run(requestToRow(request));
+    this.insertEvent(request.id, { type: 'created', actor: request.userId, channel: null, detail: {}, at: request.createdAt });
+    const at = request.createdAt.toISOString();
+    for (const card of cards) {
+      this.sql.insertMessage.run(request.id, card.channel, card.target, card.sent ? 'sent' : 'pending', at);
+      // A channel whose card is the row itself (the web inbox) is delivered the moment the row exists.
+      if (card.sent) this.insertEvent(request.id, { type: 'delivered', actor: null, channel: card.channel, detail: { target: card.target, message_ref: null, attempt: 0 }, at: request.createdAt });
+    }
+    return { request, created: true };
   }
 
   async get(id: string) {
