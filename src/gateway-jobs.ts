@@ -156,7 +156,9 @@ export class GatewayJobs implements SchedulerJobs {
   /** After a committed change: stop the timer when final, refresh every sent card, call the runtime back. */
   async afterChange(request: ConfirmationRequest): Promise<void> {
     const final = request.status !== 'pending';
-    if (final) await this.gateway.scheduler.cancelExpiry(request.id);
+    // An expired request's timer has fired already (or, after a restart, fires at once and finds nothing to do):
+    // cancelling it would cost a Redis round trip per request when thousands expire together.
+    if (final && request.status !== 'expired') await this.gateway.scheduler.cancelExpiry(request.id);
     for (const card of await this.gateway.store.messages(request.id)) {
       if (card.messageRef) await this.gateway.scheduler.enqueueCardUpdate(request.id, card.channel, card.target);
     }

@@ -76,6 +76,7 @@ export class Gateway implements DecisionSink {
   private readonly waiters: Waiters;
   private readonly observers = new Set<GatewayObserver>();
   private unsubscribeFeed: (() => void) | null = null;
+  private reconciling: Promise<void> = Promise.resolve();
 
   constructor(options: GatewayOptions) {
     this.store = options.store;
@@ -99,12 +100,24 @@ export class Gateway implements DecisionSink {
   async start(): Promise<void> {
     this.unsubscribeFeed = this.feed.subscribe((change) => this.waiters.wake(change.requestId));
     await this.scheduler.start(this.jobs);
-    await this.jobs.reconcile();
+    // Overdue rows expire before the gateway says it is up; re-arming the timers of the others (100 000 Redis writes
+    // with BullMQ) goes on in the background, safe because rescheduling is idempotent and the sweep backs it up.
+    await this.expireDue();
+    this.reconciling = this.jobs.reconcile().then(
+      () => undefined,
+      (error: unknown) => this.logger.error({ err: error }, 'reconciliation failed; the periodic sweep will catch up'),
+    );
+  }
+
+  /** Resolves once start-up reconciliation has re-armed every pending request's timer. */
+  async reconciled(): Promise<void> {
+    await this.reconciling;
   }
 
   /** Stops the scheduler and releases waiters (they answer with the row as it is). */
   async stop(): Promise<void> {
     this.unsubscribeFeed?.();
+    await this.reconciling;
     await this.scheduler.stop();
     this.waiters.releaseAll();
   }

@@ -122,7 +122,7 @@ export class BullMQScheduler implements Scheduler {
       const worker = new Worker<TollgateJobData>(QUEUE_NAMES[role], processor, {
         connection: this.workerConnection,
         prefix: this.prefix,
-        concurrency: role === 'sweep' ? 1 : (this.options.concurrency ?? 10),
+        concurrency: role === 'sweep' ? 1 : (this.options.concurrency ?? 50),
         lockDuration: this.options.lockDurationMs ?? 30_000,
         settings: { backoffStrategy: backoffStrategy(this.settings.backoffMs) },
       });
