@@ -77,7 +77,6 @@ export const EVENT_TYPES = [
   'cancelled',
   'callback_sent',
   'callback_failed',
-  'updated',
   'update_failed',
   'post_call',
 ] as const;
