@@ -31,7 +31,7 @@ export async function startChildGateway(dbPath: string, env: Record<string, stri
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start in 20 s:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`gateway did not start in 60 s:\n${output}`)), 60_000);
     const onData = () => {
       const match = /listening on (http:\/\/\S+)/.exec(output);
       if (match?.[1]) {
