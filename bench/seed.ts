@@ -4,14 +4,14 @@
  * names taken from the drizzle schema and rows built by the store's own row mapper, so they look exactly like rows
  * the gateway wrote (plus their `created` event and a sent web card).
  */
-import { randomBytes } from 'node:crypto';
 import { getTableColumns, type Table } from 'drizzle-orm';
 import { argsSha256 } from '../src/requests/args-hash.js';
 import { applyMigrations, openDatabase } from '../src/requests/database.js';
-import { uuidv7 } from '../src/requests/ids.js';
+import { newConfirmationRequest, type GatewayDefaults } from '../src/requests/new-request.js';
 import { requestToRow } from '../src/requests/rows.js';
 import { channelMessages, confirmationEvents, confirmationRequests } from '../src/requests/schema.js';
-import type { ConfirmationRequest } from '../src/requests/types.js';
+
+const SEED_DEFAULTS: GatewayDefaults = { timeoutS: 300, channels: [{ type: 'web' }], options: ['Approve', 'Deny'], onTimeout: 'deny' };
 
 /** An INSERT for `table` with a named parameter per property (`@toolName` for `tool_name`). */
 function insertSql(table: Table, name: string, skip: string[] = []): string {
@@ -49,36 +49,15 @@ export function seedPending(dbPath: string, count: number, overdue: number): See
       const createdAt = new Date(now - 15 * 60_000 + Math.floor((i / count) * 60_000));
       const expiresAt = i < overdue ? new Date(now - 1000 - ((i * 7919) % 600_000)) : new Date(now + 600_000 + ((i * 7919) % 3_000_000));
       const toolArgs = { path: `/srv/data/${i}.csv`, rows: i % 1000 };
-      const request: ConfirmationRequest = {
-        id: uuidv7(createdAt.getTime()),
-        status: 'pending',
-        toolName: 'bench.export_table',
-        toolArgs,
-        approvedArgs: null,
-        prompt: 'Export a table to a file.',
-        options: ['Approve', 'Deny'],
-        agentId: `agent-${i % 50}`,
-        userId: null,
-        sessionId: `session-${i}`,
-        toolCallId: null,
-        metadata: {},
-        channels: [{ type: 'web' }],
-        approvers: [],
-        requiredApprovals: 1,
-        onTimeout: 'deny',
-        idempotencyKey: null,
-        argsSha256: argsSha256('bench.export_table', toolArgs),
-        callbackUrl: null,
-        nonce: randomBytes(18).toString('base64url'),
-        createdAt,
+      const request = {
+        ...newConfirmationRequest(
+          { toolName: 'bench.export_table', toolArgs, prompt: 'Export a table to a file.', agentId: `agent-${i % 50}`, sessionId: `session-${i}` },
+          SEED_DEFAULTS,
+          [{ type: 'web' }],
+          argsSha256('bench.export_table', toolArgs),
+          createdAt,
+        ),
         expiresAt,
-        updatedAt: createdAt,
-        respondedAt: null,
-        respondedBy: null,
-        respondedVia: null,
-        decisionOption: null,
-        reason: null,
-        allowed: null,
       };
       insertRequest.run(requestToRow(request));
       ids.push(request.id);
