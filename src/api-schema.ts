@@ -42,7 +42,8 @@ export type CreateRequestInput = z.input<typeof createRequestSchema>;
 /** `POST /v1/requests/:id/decision` body. */
 export const decisionSchema = z.strictObject({
   decision: z.enum(['approve', 'deny']),
-  approver: z.string().min(1).max(200),
+  /** Who decides; a `request:decide` token may omit it (it decides as its bound identity) or must name that identity. */
+  approver: z.string().min(1).max(200).optional(),
   reason: z.string().max(2000).optional(),
   option: z.string().min(1).max(75).optional(),
   approved_args: jsonObject.optional(),

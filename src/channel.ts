@@ -32,6 +32,13 @@ export interface DecisionEvent {
   /** When given, the decision holds only if the request's `args_sha256` still matches. */
   argsSha256?: string;
   actor: DecisionActor;
+  /**
+   * The channel the decision came through when it is not the actor's own: `api` for `POST /v1/requests/:id/decision`,
+   * so no API call is ever recorded as a chat tap. Defaults to `actor.channel`.
+   */
+  via?: string;
+  /** The API token that made the decision: its name goes into the event; an untrusted token may not approve what it filed. */
+  token?: { name: string; trusted: boolean };
 }
 
 /** Why a decision was not applied. Adapters show these to the approver in the platform's own way. */

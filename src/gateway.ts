@@ -163,8 +163,8 @@ export class Gateway implements DecisionSink {
       await this.store.appendEvent(request.id, {
         type: 'decision_rejected',
         actor,
-        channel: event.actor.channel,
-        detail: { code, decision: event.decision, message },
+        channel: event.via ?? event.actor.channel,
+        detail: { code, decision: event.decision, message, ...(event.token ? { token: event.token.name } : {}) },
         at: new Date(this.clock.now()),
       });
       this.logger.warn({ requestId: request.id, actor, code }, 'decision rejected');
@@ -176,12 +176,16 @@ export class Gateway implements DecisionSink {
     if (event.approvedArgs && event.decision !== 'approve') return reject('invalid', 'Edited arguments go with an approval only.');
     const denied = authorizeApprover(request, actor, event.decision, this.allowSelfApproval);
     if (denied) return reject(denied === 'self_approval' ? 'self_approval' : 'not_authorized');
+    // The token that filed a request may not approve it either (an agent's token never approves its own call).
+    const filedBySameToken = event.token && !event.token.trusted && request.filedBy === event.token.name;
+    if (filedBySameToken && event.decision === 'approve' && !this.allowSelfApproval) return reject('self_approval');
 
     const option = event.option ?? (event.decision === 'approve' ? request.options[0] : request.options[1]) ?? null;
     const result = await this.store.decide(request.id, {
       decision: event.decision,
       actor,
-      via: event.actor.channel,
+      via: event.via ?? event.actor.channel,
+      token: event.token?.name ?? null,
       reason: event.reason ?? null,
       option,
       approvedArgs: event.approvedArgs ?? null,

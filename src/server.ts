@@ -16,6 +16,7 @@ import { createApp, type HttpPlugin, type ReadinessCheck } from './http/app.js';
 import { integrationsPlugin } from './integrations/plugin.js';
 import { applyMigrations, openDatabase } from './requests/database.js';
 import { SqliteConfirmationStore } from './requests/sqlite-store.js';
+import { TokenStore } from './tokens/token-store.js';
 import { InProcessScheduler } from './scheduler/in-process.js';
 import type { Scheduler } from './scheduler/types.js';
 import { VERSION } from './version.js';
@@ -80,7 +81,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   });
   await gateway.start();
   for (const channel of channels) await channel.start?.(gateway);
-  const { app, metrics } = createApp({ gateway, apiTokens: config.apiTokens, logger, channels, plugins: [integrationsPlugin(), ...(options.plugins ?? [])], readiness: backend.readiness, version: VERSION });
+  const { app, metrics } = createApp({ gateway, apiTokens: config.apiTokens, tokens: new TokenStore(db.sqlite), logger, channels, plugins: [integrationsPlugin(), ...(options.plugins ?? [])], readiness: backend.readiness, version: VERSION });
   const http = createHttpServer(app);
   http.keepAliveTimeout = 65_000;
   http.headersTimeout = 66_000;

@@ -9,7 +9,9 @@ import type { Logger } from 'pino';
 import type { Channel } from '../channel.js';
 import { NotFoundError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
-import { bearerAuth } from './auth.js';
+import type { TokenStore } from '../tokens/token-store.js';
+import { bearerAuth, requireScope } from './auth.js';
+import { tokensRouter } from './tokens-routes.js';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
 import { problemHandler, sendProblem } from './problem.js';
@@ -37,7 +39,10 @@ export type ReadinessCheck = () => Promise<{ ready: boolean; detail?: string }>;
 /** Options of {@link createApp}. */
 export interface AppOptions {
   gateway: Gateway;
+  /** Admin tokens (`TOLLGATE_API_TOKENS`, or the one `serve` generated). */
   apiTokens: readonly string[];
+  /** Scoped tokens created over `POST /v1/tokens`; without it only the admin tokens work. */
+  tokens?: TokenStore;
   logger: Logger;
   channels?: readonly Channel[];
   plugins?: readonly HttpPlugin[];
@@ -67,11 +72,16 @@ export function createApp(options: AppOptions): TollgateApp {
   app.use(channelRoutes);
 
   const json = express.json({ limit: options.bodyLimit ?? '256kb', strict: true, type: ['application/json', 'application/*+json'] });
-  const auth = bearerAuth(options.apiTokens);
+  const authenticate = bearerAuth({ adminTokens: options.apiTokens, tokens: options.tokens, now: () => gateway.clock.now() });
+  const mayFile = requireScope('request:create');
+  // Runtime hook routes file requests and wait for them: they need `request:create`.
+  const auth: RequestHandler = (req, res, next) => authenticate(req, res, (error?: unknown) => (error ? next(error) : mayFile(req, res, next)));
   const context: HttpPluginContext = { gateway, auth, json, logger };
   for (const plugin of options.plugins ?? []) plugin.mount(app, context);
 
-  app.use('/v1', auth, json, requireJsonBody, Router().use('/requests', requestsRouter(gateway)));
+  const v1 = Router().use('/requests', requestsRouter(gateway));
+  if (options.tokens) v1.use('/tokens', tokensRouter(options.tokens, () => gateway.clock.now()));
+  app.use('/v1', authenticate, json, requireJsonBody, v1);
 
   const metrics = createMetrics(gateway, { defaultMetrics: true });
   app.get('/healthz', (_req, res) => {

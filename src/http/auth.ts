@@ -1,11 +1,15 @@
 /**
  * @module http/auth
- * Bearer-token authentication of `/v1`. Tokens are compared in constant time: each candidate is hashed first, so
- * neither the token's content nor its length leaks through timing.
+ * Bearer-token authentication of `/v1` and the scope checks of its routes. Tokens from `TOLLGATE_API_TOKENS` are
+ * admin tokens, compared in constant time (each candidate is hashed first, so neither content nor length leaks
+ * through timing); every other token is looked up by the SHA-256 of its secret in the {@link TokenStore}, so a
+ * revocation holds at once on every replica. The caller becomes `res.locals.principal`.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { RequestHandler } from 'express';
-import { UnauthorizedError } from '../errors.js';
+import type { RequestHandler, Response } from 'express';
+import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { allows, type Principal, type Scope } from '../tokens/scopes.js';
+import type { TokenStore } from '../tokens/token-store.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -17,19 +21,54 @@ export function tokenMatches(candidate: string, tokens: readonly Buffer[]): bool
   return found;
 }
 
+/** The caller of an environment token: an administrator (trusted bridges, operators). */
+export const ENV_ADMIN: Principal = Object.freeze({ id: 'env', name: 'admin', scopes: ['admin'] as Scope[], as: null });
+
+/** Where {@link bearerAuth} finds tokens. */
+export interface AuthSources {
+  /** Admin tokens from `TOLLGATE_API_TOKENS` (or the one `serve` generated). */
+  adminTokens: readonly string[];
+  /** Tokens created over `POST /v1/tokens`. */
+  tokens?: TokenStore;
+  now?: () => number;
+}
+
 /**
- * Middleware requiring `Authorization: Bearer <token>` with one of `tokens`.
- * @example app.use('/v1', bearerAuth(['tg_secret']))
+ * Middleware requiring `Authorization: Bearer <token>`; sets `res.locals.principal`.
+ * @example app.use('/v1', bearerAuth({ adminTokens: ['tg_secret'], tokens }))
  */
-export function bearerAuth(tokens: readonly string[]): RequestHandler {
-  const hashed = tokens.map(digest);
-  return (req, _res, next) => {
+export function bearerAuth(sources: AuthSources): RequestHandler {
+  const hashed = sources.adminTokens.map(digest);
+  const now = sources.now ?? Date.now;
+  return (req, res, next) => {
     const header = req.get('authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!match?.[1] || !tokenMatches(match[1], hashed)) {
-      next(new UnauthorizedError(header ? 'invalid bearer token' : 'missing Authorization: Bearer <token> header'));
+    const secret = match?.[1];
+    const principal = !secret ? null : tokenMatches(secret, hashed) ? ENV_ADMIN : (sources.tokens?.authenticate(secret, new Date(now())) ?? null);
+    if (!principal) {
+      next(new UnauthorizedError(header ? 'invalid bearer token (unknown, revoked or expired)' : 'missing Authorization: Bearer <token> header'));
       return;
     }
+    res.locals.principal = principal;
     next();
+  };
+}
+
+/** The authenticated caller (set by {@link bearerAuth}). */
+export function principalOf(res: Response): Principal {
+  const principal = res.locals.principal as Principal | undefined;
+  if (!principal) throw new UnauthorizedError();
+  return principal;
+}
+
+/** Middleware refusing (403) callers whose token lacks every one of `scopes`. */
+export function requireScope(...scopes: Scope[]): RequestHandler {
+  return (_req, res, next) => {
+    const principal = principalOf(res);
+    if (scopes.some((s) => allows(principal, s))) {
+      next();
+      return;
+    }
+    next(new ForbiddenError(`token "${principal.name}" lacks the scope ${scopes.map((s) => `"${s}"`).join(' or ')}`, 'tollgate_insufficient_scope'));
   };
 }

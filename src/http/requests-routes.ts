@@ -16,6 +16,9 @@ import type { DecisionRejection } from '../channel.js';
 import { ForbiddenError, NotFoundError, TollgateError, ValidationError } from '../errors.js';
 import type { Gateway, NewRequestInput } from '../gateway.js';
 import { toApiEvent, toApiRequest } from '../requests/serialize.js';
+import { decidingIdentity, mayCancel, mayRead, type Principal } from '../tokens/scopes.js';
+import type { ConfirmationRequest } from '../requests/types.js';
+import { principalOf, requireScope } from './auth.js';
 import { streamExport } from './export.js';
 import { streamRequestEvents } from './sse.js';
 
@@ -34,7 +37,7 @@ const REJECTION_STATUS: Record<DecisionRejection, number> = {
 export function requestsRouter(gateway: Gateway): Router {
   const router = Router();
 
-  router.post('/', async (req, res) => {
+  router.post('/', requireScope('request:create'), async (req, res) => {
     const body = parseInput(createRequestSchema, req.body ?? {}, 'body');
     const input: NewRequestInput = {
       toolName: body.tool_name,
@@ -53,12 +56,13 @@ export function requestsRouter(gateway: Gateway): Router {
       onTimeout: body.on_timeout,
       idempotencyKey: body.idempotency_key,
       callbackUrl: body.callback_url,
+      filedBy: principalOf(res).name,
     };
     const { request, created } = await gateway.request(input);
     res.status(created ? 201 : 200).location(`/v1/requests/${request.id}`).json(toApiRequest(request));
   });
 
-  router.get('/', async (req, res) => {
+  router.get('/', requireScope('audit:read'), async (req, res) => {
     const q = parseInput(listQuerySchema, req.query, 'query');
     const page = await gateway.store.list({
       status: q.status,
@@ -73,17 +77,18 @@ export function requestsRouter(gateway: Gateway): Router {
     res.json({ items: page.items.map(toApiRequest), next_cursor: page.nextCursor });
   });
 
-  router.get('/export', async (req, res) => {
+  router.get('/export', requireScope('audit:read'), async (req, res) => {
     const q = parseInput(exportQuerySchema, req.query, 'query');
     const rows = gateway.store.scan({ status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, since: q.since, until: q.until });
     await streamExport(res, rows, q.format);
   });
 
-  router.get('/:id', async (req, res) => {
+  router.get('/:id', requireScope('request:read', 'audit:read'), async (req, res) => {
     const { wait } = parseInput(waitQuerySchema, req.query, 'query');
     const id = requestId(req);
+    const current = readable(await gateway.mustGet(id), principalOf(res));
     if (!wait) {
-      res.json(toApiRequest(await gateway.mustGet(id)));
+      res.json(toApiRequest(current));
       return;
     }
     const aborted = new AbortController();
@@ -92,20 +97,27 @@ export function requestsRouter(gateway: Gateway): Router {
     if (!res.destroyed) res.json(toApiRequest(request));
   });
 
-  router.get('/:id/events', async (req, res) => {
+  router.get('/:id/events', requireScope('request:read', 'audit:read'), async (req, res) => {
     const id = requestId(req);
+    readable(await gateway.mustGet(id), principalOf(res));
     if (req.accepts(['text/event-stream', 'application/json']) === 'application/json') {
-      await gateway.mustGet(id);
       res.json({ items: (await gateway.store.events(id)).map(toApiEvent) });
       return;
     }
     await streamRequestEvents(gateway, id, req, res);
   });
 
-  router.post('/:id/decision', async (req, res) => {
+  router.post('/:id/decision', requireScope('request:decide'), async (req, res) => {
     const id = requestId(req);
     const body = parseInput(decisionSchema, req.body ?? {}, 'body');
-    const [channel, userId] = body.approver.includes(':') ? splitOnce(body.approver) : ['api', body.approver];
+    const principal = principalOf(res);
+    const approver = decidingIdentity(principal, body.approver);
+    if (!approver) {
+      throw body.approver === undefined
+        ? new ValidationError('approver: required for this token (name the approver identity to decide as)', [{ path: 'approver', message: 'required' }])
+        : new ForbiddenError(`token "${principal.name}" may decide only as ${principal.as ?? 'nobody'}, not as ${body.approver}`, 'tollgate_wrong_identity');
+    }
+    const [channel, userId] = approver.includes(':') ? splitOnce(approver) : ['api', approver];
     const outcome = await gateway.decide({
       requestId: id,
       decision: body.decision,
@@ -114,6 +126,9 @@ export function requestsRouter(gateway: Gateway): Router {
       approvedArgs: body.approved_args,
       argsSha256: body.args_sha256,
       actor: { channel, userId },
+      // Over the API: always recorded as "api" with the token's name, never as a tap in the approver's channel.
+      via: 'api',
+      token: { name: principal.name, trusted: principal.scopes.includes('admin') },
     });
     if (outcome.ok) {
       res.json(toApiRequest(outcome.request));
@@ -126,13 +141,23 @@ export function requestsRouter(gateway: Gateway): Router {
     throw new ValidationError(outcome.message);
   });
 
-  router.post('/:id/cancel', async (req, res) => {
+  router.post('/:id/cancel', requireScope('request:cancel'), async (req, res) => {
     const body = parseInput(cancelSchema, req.body ?? {}, 'body');
-    const cancelled = await gateway.cancel(requestId(req), body.actor ?? 'api', body.reason);
+    const id = requestId(req);
+    const principal = principalOf(res);
+    const request = readable(await gateway.mustGet(id), principal);
+    if (!mayCancel(principal, request.filedBy)) throw new ForbiddenError(`token "${principal.name}" may cancel only the requests it filed`, 'tollgate_insufficient_scope');
+    const cancelled = await gateway.cancel(id, body.actor ?? `token:${principal.name}`, body.reason);
     res.json(toApiRequest(cancelled));
   });
 
   return router;
+}
+
+/** A request the caller may see; others answer 404 as if absent, so a token learns nothing of requests it did not file. */
+function readable(request: ConfirmationRequest, principal: Principal): ConfirmationRequest {
+  if (!mayRead(principal, request.filedBy) && request.filedBy !== principal.name) throw new NotFoundError(`no request with id ${request.id}`);
+  return request;
 }
 
 /** Request ids are UUIDs; anything else is a 404 without touching the database. */

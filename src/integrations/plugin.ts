@@ -5,6 +5,7 @@
  * until a verdict or a bounded wait (`?wait=S`), and answer in the runtime's own format. Plugins mount before the
  * core's `/v1` routes, so these routes apply the bearer auth and JSON parser themselves.
  */
+import { principalOf } from '../http/auth.js';
 import { Router, type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { parseInput } from '../api-schema.js';
@@ -57,7 +58,7 @@ export function integrationsPlugin(options: IntegrationsPluginOptions = {}): Htt
         const input = parseClaudeHookInput(req.body);
         let request;
         try {
-          request = await fileOrAttach(gateway, newRequestInput(claudeCodeRequest(input, requestOptions)));
+          request = await fileOrAttach(gateway, { ...newRequestInput(claudeCodeRequest(input, requestOptions)), filedBy: principalOf(res).name });
         } catch (error) {
           // A non-2xx answer would let Claude Code run the tool anyway: a reused tool_use_id is a deny, not a 409.
           if (!(error instanceof ConflictError)) throw error;
@@ -87,7 +88,7 @@ export function integrationsPlugin(options: IntegrationsPluginOptions = {}): Htt
         }
         let request;
         try {
-          request = await fileOrAttach(gateway, newRequestInput(pulsebotRequest(body, requestOptions)), { lateWindowMs });
+          request = await fileOrAttach(gateway, { ...newRequestInput(pulsebotRequest(body, requestOptions)), filedBy: principalOf(res).name }, { lateWindowMs });
         } catch (error) {
           // PulseBot approves on errors when fail_open is set: answer a deny instead of a 409.
           if (!(error instanceof ConflictError)) throw error;

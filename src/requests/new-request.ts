@@ -24,6 +24,8 @@ export interface NewRequestInput {
   onTimeout?: TimeoutPolicy;
   idempotencyKey?: string;
   callbackUrl?: string;
+  /** Name of the API token filing the request (set by the HTTP API, never by the caller). */
+  filedBy?: string;
 }
 
 /** Defaults applied to requests that leave a field out. */
@@ -69,6 +71,7 @@ export function newConfirmationRequest(
     idempotencyKey: input.idempotencyKey ?? null,
     argsSha256,
     callbackUrl: input.callbackUrl ?? null,
+    filedBy: input.filedBy ?? null,
     // The secret a card's buttons carry: a tap without it is refused.
     nonce: randomBytes(18).toString('base64url'),
     createdAt: now,

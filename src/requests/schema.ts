@@ -30,6 +30,8 @@ export const confirmationRequests = sqliteTable(
     idempotencyKey: text('idempotency_key'),
     argsSha256: text('args_sha256').notNull(),
     callbackUrl: text('callback_url'),
+    /** Name of the API token that filed the request (null for in-process callers). */
+    filedBy: text('filed_by'),
     nonce: text('nonce').notNull(),
     createdAt: text('created_at').notNull(),
     expiresAt: text('expires_at').notNull(),
@@ -85,4 +87,25 @@ export const channelMessages = sqliteTable(
     updatedAt: text('updated_at').notNull(),
   },
   (t) => [uniqueIndex('channel_messages_target').on(t.requestId, t.channel, t.target), index('channel_messages_status').on(t.status)],
+);
+
+/**
+ * API tokens created over `POST /v1/tokens`. Only the SHA-256 of each secret is kept: secrets are 256 random bits, so
+ * a fast hash is enough (no dictionary to guess from) and lets one indexed lookup find the token.
+ */
+export const apiTokens = sqliteTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    secretSha256: text('secret_sha256').notNull(),
+    /** JSON array of scopes, e.g. `["request:create","request:read"]`. */
+    scopes: text('scopes').notNull(),
+    /** The approver identity a `request:decide` token decides as (`web:alice`). */
+    asIdentity: text('as_identity'),
+    createdAt: text('created_at').notNull(),
+    expiresAt: text('expires_at'),
+    revokedAt: text('revoked_at'),
+  },
+  (t) => [uniqueIndex('api_tokens_name').on(t.name), uniqueIndex('api_tokens_secret').on(t.secretSha256)],
 );

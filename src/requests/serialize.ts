@@ -24,6 +24,8 @@ export interface ApiRequest {
   on_timeout: ConfirmationRequest['onTimeout'];
   idempotency_key: string | null;
   args_sha256: string;
+  /** Name of the API token that filed the request. */
+  filed_by: string | null;
   created_at: string;
   expires_at: string;
   updated_at: string;
@@ -67,6 +69,7 @@ export function toApiRequest(r: ConfirmationRequest): ApiRequest {
     on_timeout: r.onTimeout,
     idempotency_key: r.idempotencyKey,
     args_sha256: r.argsSha256,
+    filed_by: r.filedBy,
     created_at: r.createdAt.toISOString(),
     expires_at: r.expiresAt.toISOString(),
     updated_at: r.updatedAt.toISOString(),

@@ -107,7 +107,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       const current = this.row(this.sql.requestById, id);
       if (!current) return { kind: 'not_found' };
       if (current.status !== 'pending') return { kind: 'already_final', request: current };
-      const detail: Record<string, unknown> = { option: vote.option, reason: vote.reason };
+      const detail: Record<string, unknown> = { option: vote.option, reason: vote.reason, ...(vote.token ? { token: vote.token } : {}) };
       if (vote.decision === 'approve') {
         const approvers = this.sql.approvers.all(id) as string[];
         if (approvers.includes(vote.actor)) return { kind: 'duplicate', request: current };

@@ -21,6 +21,8 @@ export interface Vote {
   decision: Decision;
   actor: string;
   via: string;
+  /** Name of the API token that cast the vote (recorded in the event detail), or null for a tap. */
+  token?: string | null;
   reason: string | null;
   option: string | null;
   approvedArgs: Record<string, unknown> | null;

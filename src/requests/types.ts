@@ -49,6 +49,8 @@ export interface ConfirmationRequest {
   /** SHA-256 of the canonical JSON of `toolName` + `toolArgs`: binds a verdict to the exact arguments. */
   argsSha256: string;
   callbackUrl: string | null;
+  /** Name of the API token that filed the request; null when filed in-process. */
+  filedBy: string | null;
   /** Random secret carried by card buttons; a tap must present it. */
   nonce: string;
   createdAt: Date;

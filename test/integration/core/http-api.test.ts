@@ -27,7 +27,7 @@ describe('HTTP API: the request lifecycle', () => {
     const decided = await t.api(`/v1/requests/${json.id}/decision`, { body: { decision: 'approve', approver: 'web:alice', reason: 'looks right' } });
     expect(decided.status).toBe(200);
     const resumed = (await (await waiting).json()) as Record<string, unknown>;
-    expect(resumed).toMatchObject({ status: 'approved', allowed: true, responded_by: 'web:alice', responded_via: 'web', reason: 'looks right', decision_option: 'Approve' });
+    expect(resumed).toMatchObject({ status: 'approved', allowed: true, responded_by: 'web:alice', responded_via: 'api', reason: 'looks right', decision_option: 'Approve' });
 
     const timeline = (await (await t.api(`/v1/requests/${json.id}/events`, { headers: { accept: 'application/json' } })).json()) as { items: { type: string }[] };
     expect(timeline.items.map((e) => e.type)).toEqual(['created', 'delivered', 'approved']);

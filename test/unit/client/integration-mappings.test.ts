@@ -29,6 +29,7 @@ const base: ApiRequest = {
   on_timeout: 'deny',
   idempotency_key: 'claude-code:tu',
   args_sha256: 'a'.repeat(64),
+  filed_by: null,
   created_at: '2026-01-01T00:00:00.000Z',
   expires_at: '2026-01-01T00:05:00.000Z',
   updated_at: '2026-01-01T00:00:00.000Z',

@@ -1,0 +1,60 @@
+/**
+ * @module http/tokens-routes
+ * `/v1/tokens` (admin only): create a scoped token (the secret is answered once), list tokens without secrets, revoke.
+ */
+import { Router } from 'express';
+import { z } from 'zod';
+import { parseInput } from '../api-schema.js';
+import { NotFoundError } from '../errors.js';
+import { SCOPES } from '../tokens/scopes.js';
+import type { ApiToken, TokenStore } from '../tokens/token-store.js';
+import { requireScope } from './auth.js';
+
+const approverId = z.string().regex(/^[a-z][a-z0-9_-]*:[^\s:][^\s]*$/, 'an approver id like "web:alice" or "slack:U0123"').max(200);
+
+/** `POST /v1/tokens` body. */
+export const createTokenSchema = z
+  .strictObject({
+    name: z.string().regex(/^[A-Za-z0-9._@-]{1,100}$/, 'letters, digits, ".", "_", "@" and "-" only (1–100)'),
+    scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length),
+    as: approverId.optional(),
+    expires_in_s: z.number().int().positive().max(10 * 365 * 24 * 3600).optional(),
+  })
+  .refine((t) => !t.scopes.includes('request:decide') || t.as !== undefined, { path: ['as'], message: 'a request:decide token needs the approver identity it decides as' })
+  .refine((t) => t.as === undefined || t.scopes.includes('request:decide'), { path: ['as'], message: '"as" goes with the request:decide scope only' });
+
+/** A token as the API shows it: never its secret. */
+function toApiToken(t: ApiToken) {
+  return {
+    id: t.id,
+    name: t.name,
+    scopes: t.scopes,
+    as: t.as,
+    created_at: t.createdAt.toISOString(),
+    expires_at: t.expiresAt?.toISOString() ?? null,
+    revoked_at: t.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** Builds the router mounted at `/v1/tokens`. */
+export function tokensRouter(tokens: TokenStore, now: () => number = Date.now): Router {
+  const router = Router();
+  router.use(requireScope('admin'));
+  router.post('/', (req, res) => {
+    const body = parseInput(createTokenSchema, req.body ?? {}, 'body');
+    const at = new Date(now());
+    const expiresAt = body.expires_in_s === undefined ? null : new Date(at.getTime() + body.expires_in_s * 1000);
+    const { token, secret } = tokens.create({ name: body.name, scopes: body.scopes, as: body.as ?? null, expiresAt }, at);
+    res.status(201).location(`/v1/tokens/${token.id}`).json({ ...toApiToken(token), secret });
+  });
+  router.get('/', (_req, res) => {
+    res.json({ items: tokens.list().map(toApiToken) });
+  });
+  router.delete('/:id', (req, res) => {
+    const id = String(req.params.id);
+    if (!/^[0-9a-f-]{36}$/i.test(id)) throw new NotFoundError(`no token with id ${id.slice(0, 80)}`);
+    tokens.revoke(id.toLowerCase(), new Date(now()));
+    res.status(204).end();
+  });
+  return router;
+}

@@ -1,0 +1,51 @@
+/**
+ * @module tokens/scopes
+ * What an API token may do. A token says who is calling (`name`) and what it may do (`scopes`); routes ask
+ * {@link allows} before acting, so the checks live in one table-like place instead of in each handler.
+ */
+
+/** Every scope a token can hold (contract: ARCHITECTURE.md, "Tokens and identities"). */
+export const SCOPES = ['request:create', 'request:read', 'request:cancel', 'request:decide', 'audit:read', 'admin'] as const;
+
+/** One scope. */
+export type Scope = (typeof SCOPES)[number];
+
+/** The authenticated caller of an API route. */
+export interface Principal {
+  /** The token's id (`env` for tokens from `TOLLGATE_API_TOKENS`). */
+  id: string;
+  /** The token's name: recorded as `filed_by` and in decision events. */
+  name: string;
+  scopes: readonly Scope[];
+  /** The approver identity a `request:decide` token decides as (`web:alice`). */
+  as: string | null;
+}
+
+/** True when `principal` holds `scope` (or `admin`, which holds every scope). */
+export function allows(principal: Principal, scope: Scope): boolean {
+  return principal.scopes.includes('admin') || principal.scopes.includes(scope);
+}
+
+/**
+ * True when `principal` may see a request filed by `filedBy`: admins and auditors see every request, a
+ * `request:read` token only the ones it filed itself.
+ */
+export function mayRead(principal: Principal, filedBy: string | null): boolean {
+  return allows(principal, 'audit:read') || (principal.scopes.includes('request:read') && filedBy === principal.name);
+}
+
+/** True when `principal` may cancel a request filed by `filedBy` (admins, or a `request:cancel` token that filed it). */
+export function mayCancel(principal: Principal, filedBy: string | null): boolean {
+  return principal.scopes.includes('admin') || (principal.scopes.includes('request:cancel') && filedBy === principal.name);
+}
+
+/**
+ * The approver identity `principal` may decide as, given the `approver` the caller named: admins (trusted bridges)
+ * decide as anyone they name; a `request:decide` token only as its bound identity. Null when the caller may not.
+ */
+export function decidingIdentity(principal: Principal, approver: string | undefined): string | null {
+  if (principal.scopes.includes('admin')) return approver ?? null;
+  if (!principal.scopes.includes('request:decide') || !principal.as) return null;
+  if (approver !== undefined && approver !== principal.as) return null;
+  return principal.as;
+}
