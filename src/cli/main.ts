@@ -36,6 +36,11 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'tollgate claude-hook [--timeout 540] [--expires S] [--channel TYPE[:TARGET]]... [--approver ID]... [--on-timeout deny|approve] [--agent-id ID]',
     load: () => import('./claude-hook.js'),
   },
+  token: {
+    summary: 'Create, list or revoke scoped API tokens (needs an admin TOLLGATE_TOKEN).',
+    usage: 'tollgate token create NAME --scope SCOPE... [--as web:alice] [--expires-in S] [--json] | tollgate token list [--json] | tollgate token revoke ID',
+    load: () => import('./token.js'),
+  },
   audit: {
     summary: 'Query the confirmation table from the database file (offline).',
     usage: 'tollgate audit [--db FILE] [--status S] [--tool NAME] [--agent ID] [--approver ID] [--since ISO] [--until ISO] [--limit N] [--format table|csv|ndjson] [--events ID]',

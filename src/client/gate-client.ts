@@ -19,6 +19,17 @@ export type CancelInput = z.input<typeof cancelSchema>;
 
 /** The filters of `list()` (`GET /v1/requests`). */
 export type ListQuery = z.input<typeof listQuerySchema>;
+/** A token as `GET /v1/tokens` lists it (never its secret). */
+export interface ApiTokenInfo {
+  id: string;
+  name: string;
+  scopes: string[];
+  as: string | null;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
 /** A page of `list()`, newest first. */
 export interface ApiRequestPage {
   items: ApiRequest[];
@@ -179,6 +190,21 @@ export class GateClient {
     return page.items;
   }
 
+  /** Creates a scoped token (admin): the answer carries the secret, shown this once. */
+  async createToken(input: { name: string; scopes: string[]; as?: string; expires_in_s?: number }): Promise<ApiTokenInfo & { secret: string }> {
+    return this.send('POST', '/v1/tokens', { body: input });
+  }
+
+  /** Lists tokens without their secrets (admin). */
+  async listTokens(): Promise<ApiTokenInfo[]> {
+    return (await this.send<{ items: ApiTokenInfo[] }>('GET', '/v1/tokens', {})).items;
+  }
+
+  /** Revokes a token at once on every replica (admin). */
+  async revokeToken(id: string): Promise<void> {
+    await this.send<null>('DELETE', `/v1/tokens/${encodeURIComponent(id)}`, {});
+  }
+
   private async pause(backoff: Backoff, signal: AbortSignal | undefined, deadline: number): Promise<void> {
     await sleep(Math.min(backoff.next(), Math.max(0, deadline - Date.now())), signal);
   }
@@ -216,6 +242,7 @@ export class GateClient {
         body: options.body === undefined ? undefined : JSON.stringify(options.body),
         signal,
       });
+      if (response.status === 204) return null as T;
       if (response.ok) return (await response.json()) as T;
     } catch (error) {
       // The caller's own abort is not a network failure: let it through untouched.
