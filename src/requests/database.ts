@@ -8,6 +8,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ValidationError } from '../errors.js';
 import * as schema from './schema.js';
 
 /** The drizzle handle over tollgate's schema. */
@@ -25,6 +26,7 @@ export interface OpenDatabase {
  * share the file) and foreign keys on. `:memory:` works for throwaway use.
  */
 export function openDatabase(path: string, options: { busyTimeoutMs?: number } = {}): OpenDatabase {
+  checkDatabasePath(path);
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   const sqlite = new Database(path);
   sqlite.pragma('journal_mode = WAL');
@@ -35,6 +37,22 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
   sqlite.pragma('synchronous = NORMAL');
   const db = drizzle(sqlite, { schema });
   return { db, sqlite, close: () => sqlite.close() };
+}
+
+/**
+ * Refuses a `--db` / `TOLLGATE_DB` value that names a URL scheme before anything is created: `postgres://…` used to
+ * become a directory named `postgres:` holding a SQLite file. A plain path (or `C:\…` on Windows) is a SQLite file.
+ * @throws ValidationError naming the value and what is accepted.
+ */
+export function checkDatabasePath(value: string): void {
+  if (value === ':memory:') return;
+  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(value)?.[1]?.toLowerCase();
+  if (!scheme) return;
+  const shown = value.replace(/\/\/[^@/]*@/, '//…@');
+  const why = scheme === 'postgres' || scheme === 'postgresql' ? 'PostgreSQL is not supported by this version yet' : `"${scheme}:" is not a database tollgate knows`;
+  throw new ValidationError(`TOLLGATE_DB / --db: ${why} (got ${shown}); give the path of a SQLite file, e.g. ./data/tollgate.db`, [
+    { path: 'db', message: why },
+  ]);
 }
 
 /** Where the generated SQL migrations live, whether running from `src/` (tsx) or `dist/src/` (built). */
