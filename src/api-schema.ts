@@ -52,6 +52,13 @@ export const decisionSchema = z.strictObject({
 /** A validated decision body. */
 export type DecisionBody = z.infer<typeof decisionSchema>;
 
+/** `POST /v1/requests/:id/receipt` body: what happened when the tool ran. */
+export const receiptSchema = z.strictObject({
+  outcome: z.enum(['succeeded', 'failed']),
+  detail: z.string().max(4000).optional(),
+  args_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+});
+
 /** `POST /v1/requests/:id/cancel` body (optional). */
 export const cancelSchema = z.strictObject({
   reason: z.string().max(2000).optional(),

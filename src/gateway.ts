@@ -15,7 +15,7 @@ import { argsSha256 } from './requests/args-hash.js';
 import { newConfirmationRequest, type GatewayDefaults, type NewRequestInput } from './requests/new-request.js';
 import { authorizeApprover } from './requests/state-machine.js';
 import type { ConfirmationStore } from './requests/store.js';
-import type { ChannelTarget, ConfirmationRequest } from './requests/types.js';
+import type { ChannelTarget, ConfirmationRequest, NewEvent } from './requests/types.js';
 import type { Scheduler } from './scheduler/types.js';
 import { Waiters } from './waiters.js';
 
@@ -35,6 +35,17 @@ export interface GatewayOptions {
   allowSelfApproval?: boolean;
   /** HMAC key for `callback_url` signatures; callbacks are unsigned without it. */
   callbackSecret?: string;
+}
+
+/** What `POST /v1/requests/:id/receipt` reports after the tool ran. */
+export interface ExecutionReceipt {
+  outcome: 'succeeded' | 'failed';
+  /** Free text or a short structured result (no secrets: it is stored in the audit trail). */
+  detail?: string;
+  /** SHA-256 of the arguments that actually ran (same canonical form as `args_sha256`). */
+  argsSha256?: string;
+  /** Who reports: `token:<name>`. */
+  actor: string;
 }
 
 /** Something that watches state changes in this process (metrics, logs). Errors it throws are logged and ignored. */
@@ -221,6 +232,26 @@ export class Gateway implements DecisionSink {
     }
     await this.changed(cancelled, 'changed');
     return cancelled;
+  }
+
+  /**
+   * Records what happened when the tool ran (event `executed` or `execution_failed`), so auditors see proposed →
+   * approved → executed. `args_match` says whether the arguments that ran (by their SHA-256) are the approved ones;
+   * `allowed` flags a tool that ran without an approval. A receipt never changes the request's status.
+   */
+  async recordReceipt(id: string, receipt: ExecutionReceipt): Promise<NewEvent> {
+    const request = await this.mustGet(id);
+    const approvedSha = request.approvedArgs ? argsSha256(request.toolName, request.approvedArgs) : request.argsSha256;
+    const detail: Record<string, unknown> = {
+      ...(receipt.detail !== undefined ? { detail: receipt.detail } : {}),
+      allowed: request.allowed,
+      ...(receipt.argsSha256 !== undefined ? { args_sha256: receipt.argsSha256, approved_args_sha256: approvedSha, args_match: receipt.argsSha256 === approvedSha } : {}),
+    };
+    const event = { type: receipt.outcome === 'succeeded' ? ('executed' as const) : ('execution_failed' as const), actor: receipt.actor, channel: 'api', detail, at: new Date(this.clock.now()) };
+    await this.store.appendEvent(id, event);
+    if (receipt.argsSha256 !== undefined && receipt.argsSha256 !== approvedSha) this.logger.warn({ requestId: id }, 'a tool ran with other arguments than the approved ones');
+    if (request.allowed !== true) this.logger.warn({ requestId: id, status: request.status }, 'a tool ran without an approval');
+    return event;
   }
 
   /**

@@ -190,6 +190,14 @@ export class GateClient {
     return page.items;
   }
 
+  /**
+   * Reports how the tool ran after an approval (`executed` / `execution_failed` in the audit trail). Pass
+   * `args_sha256` (see `argsSha256()`) of the arguments that really ran: the gateway flags a mismatch.
+   */
+  async receipt(id: string, input: { outcome: 'succeeded' | 'failed'; detail?: string; args_sha256?: string }): Promise<void> {
+    await this.send<unknown>('POST', `/v1/requests/${encodeURIComponent(id)}/receipt`, { body: input });
+  }
+
   /** Creates a scoped token (admin): the answer carries the secret, shown this once. */
   async createToken(input: { name: string; scopes: string[]; as?: string; expires_in_s?: number }): Promise<ApiTokenInfo & { secret: string }> {
     return this.send('POST', '/v1/tokens', { body: input });

@@ -9,6 +9,7 @@ import type { Clock } from '../clock.js';
 import type { Gateway } from '../gateway.js';
 import { gatewayBackend, remoteBackend } from './backends.js';
 import type { ToolGate } from './executor.js';
+import { argsSha256 } from '../requests/args-hash.js';
 import { matchesAny } from './patterns.js';
 import type { ApprovalAsk, HookContext, HookObject, HookResult } from './types.js';
 
@@ -61,6 +62,15 @@ export interface ApprovalVerdict {
 export interface ApprovalBackend {
   /** Files (or re-attaches to, by idempotency key) a request and resolves once it is no longer pending. */
   requestAndWait(input: ApprovalRequestInput, signal?: AbortSignal): Promise<ApprovalVerdict>;
+  /** Reports how the approved tool ran (event `executed` / `execution_failed`). Optional: backends without it skip receipts. */
+  receipt?(requestId: string, receipt: ExecutionReceiptInput): Promise<void>;
+}
+
+/** What a receipt says: the outcome, a short detail, and the SHA-256 of the arguments that ran. */
+export interface ExecutionReceiptInput {
+  outcome: 'succeeded' | 'failed';
+  detail?: string;
+  args_sha256?: string;
 }
 
 /**
@@ -147,6 +157,14 @@ export function approvalGate(options: ApprovalGateOptions): ApprovalGate {
     shouldTrigger: (context) => context.point === 'tool:pre' && !context.evaluationRun && requiresApproval(context),
     execute: (context) => decide(context),
     decide,
+    async receipt(requestId, context, outcome) {
+      if (!backend.receipt) return;
+      await backend.receipt(requestId, {
+        outcome: outcome.succeeded ? 'succeeded' : 'failed',
+        detail: outcome.detail?.slice(0, 4000),
+        args_sha256: argsSha256(context.toolName ?? 'unknown', context.toolArgs ?? {}),
+      });
+    },
   };
 }
 
@@ -249,10 +267,11 @@ function verdictToResult(name: string, verdict: ApprovalVerdict, input: Approval
   const ref = verdict.requestId ? ` (request ${verdict.requestId})` : '';
   const sideEffects = [`${name}: ${verdict.status}${who ? ` by ${who}` : ''}${ref}`];
   if (verdict.allowed) {
+    const requestId = verdict.requestId;
     if (verdict.approvedArgs && typeof verdict.approvedArgs === 'object') {
-      return { action: 'modify', data: verdict.approvedArgs, reason: verdict.reason ?? undefined, sideEffects };
+      return { action: 'modify', data: verdict.approvedArgs, reason: verdict.reason ?? undefined, sideEffects, requestId };
     }
-    return { action: 'continue', sideEffects };
+    return { action: 'continue', sideEffects, requestId };
   }
   return { action: 'deny', reason: denialReason(verdict, input), sideEffects };
 }

@@ -64,6 +64,9 @@ export function gatewayBackend(gateway: Gateway, options: GatewayBackendOptions 
         approvedArgs: request.approvedArgs,
       };
     },
+    async receipt(requestId, receipt) {
+      await gateway.recordReceipt(requestId, { outcome: receipt.outcome, detail: receipt.detail, argsSha256: receipt.args_sha256, actor: 'in-process' });
+    },
   };
 }
 
@@ -84,6 +87,9 @@ export function remoteBackend(client: GateClient | GateClientOptions = {}): Appr
         throw asBackendError(err);
       }
       return fromApiRequest(answer);
+    },
+    async receipt(requestId, receipt) {
+      await gate.receipt(requestId, receipt);
     },
   };
 }

@@ -40,6 +40,8 @@ export interface ToolGate {
   requiresApproval?(context: HookContext): boolean;
   /** Asks and waits. Returns `continue` (approved), `deny` (with the reason) or `modify` (approved with edited args in `data`). */
   decide(context: HookContext, ask?: ApprovalAsk, signal?: AbortSignal): Promise<HookResult>;
+  /** Reports how an approved call ran (`context.toolArgs` = the arguments that ran) against the request it was approved by. */
+  receipt?(requestId: string, context: HookContext, outcome: { succeeded: boolean; detail?: string }): Promise<void>;
 }
 
 /** Options of `new ToolExecutor()`. */
@@ -125,6 +127,7 @@ export class ToolExecutor {
     if (pre.action === 'deny') return this.block(base, finalArgs, pre.reason ?? 'denied by a hook', extras);
 
     const preContext: HookContext = { ...base, point: 'tool:pre', toolArgs: finalArgs };
+    let approvedBy: string | undefined;
     const needsHuman = pre.action === 'ask_user' || tool.requiresConfirmation === true || (this.gate?.requiresApproval?.(preContext) ?? false);
     if (needsHuman && !base.evaluationRun) {
       if (!this.gate) return this.block(base, finalArgs, 'this call needs a human approval and no approval gate is configured', extras);
@@ -137,6 +140,7 @@ export class ToolExecutor {
       if (verdict.sideEffects) extras.sideEffects.push(...verdict.sideEffects);
       if (verdict.action === 'deny') return this.block(base, finalArgs, verdict.reason ?? 'a human denied it', extras);
       if (verdict.action === 'modify' && verdict.data && typeof verdict.data === 'object') finalArgs = verdict.data as Record<string, unknown>;
+      approvedBy = verdict.requestId;
     }
 
     let result: unknown;
@@ -144,16 +148,28 @@ export class ToolExecutor {
       result = await tool.execute(finalArgs, { ...base, signal: options.signal });
     } catch (err) {
       const error = errorOf(err);
+      await this.sendReceipt(approvedBy, { ...preContext, toolArgs: finalArgs }, { succeeded: false, detail: error.message }, extras);
       const failed = await this.registry.run('tool:error', { ...base, toolArgs: finalArgs, error });
       return { status: 'error', error, sideEffects: [...extras.sideEffects, ...failed.sideEffects] };
     }
 
+    await this.sendReceipt(approvedBy, { ...preContext, toolArgs: finalArgs }, { succeeded: true }, extras);
     const post = await this.registry.run('tool:post', { ...base, toolArgs: finalArgs, result });
     merge(extras, post);
     if (post.action === 'deny') {
       return { status: 'blocked', reason: `The tool "${toolName}" ran, but its result was withheld: ${post.reason ?? 'denied by a hook'}`, ...extras };
     }
     return { status: 'ok', result: post.data !== undefined ? post.data : result, ...extras };
+  }
+
+  /** Reports the outcome to the request that approved the call; a failed report is a side effect, never a failed call. */
+  private async sendReceipt(requestId: string | undefined, context: HookContext, outcome: { succeeded: boolean; detail?: string }, extras: ExecutionExtras): Promise<void> {
+    if (!requestId || !this.gate?.receipt) return;
+    try {
+      await this.gate.receipt(requestId, context, outcome);
+    } catch (err) {
+      extras.sideEffects.push(`receipt for request ${requestId} failed: ${errorOf(err).message}`);
+    }
   }
 
   private async block(

@@ -97,6 +97,8 @@ export interface HookResult {
   userMessageLevel?: 'info' | 'warning' | 'error';
   /** Audit trail of what the hook did. */
   sideEffects?: string[];
+  /** The confirmation request an approval gate's verdict came from: the executor reports a receipt against it. */
+  requestId?: string;
   /** Skip the remaining handlers of this point; not an error (lionagi's StopHook). */
   stop?: boolean;
 }

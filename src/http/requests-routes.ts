@@ -10,6 +10,7 @@ import {
   exportQuerySchema,
   listQuerySchema,
   parseInput,
+  receiptSchema,
   waitQuerySchema,
 } from '../api-schema.js';
 import type { DecisionRejection } from '../channel.js';
@@ -139,6 +140,17 @@ export function requestsRouter(gateway: Gateway): Router {
     if (status === 403) throw new ForbiddenError(outcome.message, `tollgate_${outcome.code}`);
     if (status === 409) throw new TollgateError(outcome.message, 409, `tollgate_${outcome.code}`);
     throw new ValidationError(outcome.message);
+  });
+
+  router.post('/:id/receipt', requireScope('request:create'), async (req, res) => {
+    const body = parseInput(receiptSchema, req.body ?? {}, 'body');
+    const id = requestId(req);
+    const principal = principalOf(res);
+    const request = await gateway.mustGet(id);
+    // Only the token that filed the request (or an admin) reports how it ran: a receipt is the agent's own word.
+    if (!principal.scopes.includes('admin') && request.filedBy !== principal.name) throw new NotFoundError(`no request with id ${id}`);
+    const event = await gateway.recordReceipt(id, { outcome: body.outcome, detail: body.detail, argsSha256: body.args_sha256, actor: `token:${principal.name}` });
+    res.status(201).json({ request_id: id, type: event.type, actor: event.actor, channel: event.channel, detail: event.detail, at: event.at.toISOString() });
   });
 
   router.post('/:id/cancel', requireScope('request:cancel'), async (req, res) => {

@@ -81,6 +81,8 @@ export const EVENT_TYPES = [
   'callback_failed',
   'update_failed',
   'post_call',
+  'executed',
+  'execution_failed',
 ] as const;
 /** One audit event type. */
 export type EventType = (typeof EVENT_TYPES)[number];

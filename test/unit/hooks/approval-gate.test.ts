@@ -13,7 +13,7 @@ describe('approvalGate', () => {
     backend.answer({ status: 'approved', allowed: true, respondedBy: 'slack:U1', requestId: 'r1' });
     const gate = approvalGate({ backend, tools: ['deploy*'], timeoutS: 60, approvers: ['slack:U1'], channels: [{ type: 'slack', target: 'C1' }] });
     const result = await gate.decide(ctx({ toolCallId: 'call_1', sessionId: 's1', agentId: 'bot', userId: 'u1' }));
-    expect(result).toEqual({ action: 'continue', sideEffects: ['approval_gate: approved by slack:U1 (request r1)'] });
+    expect(result).toEqual({ action: 'continue', requestId: 'r1', sideEffects: ['approval_gate: approved by slack:U1 (request r1)'] });
     expect(backend.asked[0]).toEqual({
       tool_name: 'deploy',
       tool_args: { env: 'prod' },
