@@ -99,14 +99,14 @@ export async function answerInterrupt(value: unknown, key: string, options: Lang
  * }
  * ```
  */
-export async function resumeCommand(interrupts: readonly GraphInterrupt[], options: LanggraphGateOptions = {}): Promise<Command> {
+export async function resumeCommand(interrupts: readonly GraphInterrupt[], options: LanggraphGateOptions = {}): Promise<Command<unknown, never, never>> {
   if (interrupts.length === 0) throw new TypeError('resumeCommand: no interrupts to answer');
   const answers = await Promise.all(interrupts.map((i, index) => answerInterrupt(i.value, i.id ?? `interrupt-${index}`, options)));
-  if (interrupts.length === 1) return new Command({ resume: answers[0] });
+  if (interrupts.length === 1) return new Command<unknown, never, never>({ resume: answers[0] });
   const byId: Record<string, unknown> = {};
   interrupts.forEach((i, index) => {
     if (!i.id) throw new TypeError('resumeCommand: several interrupts need ids to be resumed together');
     byId[i.id] = answers[index];
   });
-  return new Command({ resume: byId });
+  return new Command<unknown, never, never>({ resume: byId });
 }
