@@ -5,9 +5,10 @@
  */
 import { z } from 'zod';
 import { ValidationError } from './errors.js';
+import { boundedJsonObject } from './json-bounds.js';
 
 const id = z.string().min(1).max(200);
-const jsonObject = z.record(z.string(), z.unknown());
+const jsonObject = boundedJsonObject;
 
 /** A card destination: `{"type":"slack","target":"C0123"}`, `{"type":"web"}`. */
 export const channelTargetSchema = z.strictObject({

@@ -4,6 +4,7 @@
  * masked (`••••`), and a mask left in place keeps the original value, so approvers can edit around secrets without
  * ever seeing them.
  */
+import { jsonDepth, MAX_JSON_DEPTH } from '../../src/json-bounds.js';
 import { maskSecrets } from '../../src/card.js';
 import type { Decision } from '../../src/requests/types.js';
 
@@ -49,6 +50,7 @@ export function parseEditedArgs(text: string, original: Record<string, unknown>)
     return { ok: false, error: `The arguments are not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
   }
   if (!isRecord(parsed)) return { ok: false, error: 'The arguments must be a JSON object ({ … }), like the ones proposed.' };
+  if (jsonDepth(parsed) > MAX_JSON_DEPTH) return { ok: false, error: `The arguments are nested deeper than ${MAX_JSON_DEPTH} levels.` };
   return { ok: true, args: restoreMasked(parsed, original) as Record<string, unknown> };
 }
 

@@ -9,6 +9,7 @@
  * its verdict at once. A call retried under a new `tool_use_id` (the model tried again after "still pending") with
  * the same session, tool and input re-attaches to the request while it is still pending: one card, not two.
  */
+import { boundedJsonObject } from '../json-bounds.js';
 import { z } from 'zod';
 import { parseInput, type CreateRequestInput } from '../api-schema.js';
 import { GateClientError } from '../client/errors.js';
@@ -28,7 +29,7 @@ export const CLAUDE_HOOK_DEFAULT_WAIT_S = 540;
 export const claudeHookInputSchema = z.looseObject({
   hook_event_name: z.literal('PreToolUse', { error: 'this hook handles "PreToolUse" events only' }).optional(),
   tool_name: z.string().min(1).max(200),
-  tool_input: z.record(z.string(), z.unknown()),
+  tool_input: boundedJsonObject,
   tool_use_id: z.string().min(1).max(180).optional(),
   session_id: z.string().min(1).max(200).optional(),
   cwd: z.string().max(4000).optional(),

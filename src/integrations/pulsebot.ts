@@ -11,6 +11,7 @@
  * approver-edited — equal the ones PulseBot ran. A `tool_call_id` field, when a PulseBot build sends one, is used
  * instead: it is the idempotency key `pulsebot:<tool_call_id>` and finds the request directly.
  */
+import { boundedJsonObject, boundedJsonValue } from '../json-bounds.js';
 import { z } from 'zod';
 import { parseInput, type CreateRequestInput } from '../api-schema.js';
 import type { ApiRequest } from '../requests/serialize.js';
@@ -26,12 +27,12 @@ export const POST_CALL_RESULT_LIMIT = 4000;
 /** PulseBot's webhook body (pre-call, or post-call with `event`). Unknown fields are ignored. */
 export const pulsebotHookSchema = z.looseObject({
   tool_name: z.string().min(1).max(200),
-  arguments: z.record(z.string(), z.unknown()).default({}),
+  arguments: boundedJsonObject.default({}),
   // PulseBot sends "" when the call has no session.
   session_id: z.string().max(200).optional(),
   tool_call_id: z.string().min(1).max(180).optional(),
   event: z.enum(['pre_call', 'post_call']).optional(),
-  result: z.unknown().optional(),
+  result: boundedJsonValue.optional(),
 });
 /** A validated PulseBot webhook body. */
 export type PulsebotHookBody = z.infer<typeof pulsebotHookSchema>;
