@@ -8,6 +8,7 @@
  * to the channel contract's errors, and the scheduler decides when to try again.
  */
 import { App, ExpressReceiver, SocketModeReceiver, type AppOptions } from '@slack/bolt';
+import { slackPayloadGuard } from './payload-guard.js';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { Router } from 'express';
 import { pino, type Logger } from 'pino';
@@ -93,7 +94,8 @@ export class SlackChannel implements Channel {
   /** Mounts `POST /channels/slack/events`: our replay guard, then Bolt's receiver (signature check, ack, listeners). */
   mount(router: Router, gateway: DecisionSink): void {
     if (this.socketMode || !this.options.signingSecret) return;
-    router.post(SLACK_EVENTS_PATH, replayGuard({ logger: this.logger, now: this.options.now ?? Date.now, windowS: this.options.replayWindowS }));
+    const now = this.options.now ?? Date.now;
+    router.post(SLACK_EVENTS_PATH, replayGuard({ logger: this.logger, now, windowS: this.options.replayWindowS }), slackPayloadGuard({ signingSecret: this.options.signingSecret, logger: this.logger, now }));
     const receiver = new ExpressReceiver({
       signingSecret: this.options.signingSecret,
       endpoints: SLACK_EVENTS_PATH,
