@@ -108,7 +108,8 @@ export function cardMessage(request: ConfirmationRequest, options: { maxArgsChar
   } else {
     blocks.push({ type: 'section', text: plain(`${TONE_EMOJI[text.tone]} ${text.status}`) });
   }
-  return { text: cut(`${text.title} — ${text.status}`, 3000), blocks };
+  // The top-level text (notifications, screen readers) is mrkdwn too: tool names, approvers and reasons get escaped.
+  return { text: cut(escapeMrkdwn(`${text.title} — ${text.status}`), 3000), blocks };
 }
 
 function buttons(request: ConfirmationRequest): types.Button[] {

@@ -10,7 +10,7 @@ import type { App, BlockAction, ButtonAction, RespondFn, ViewSubmitAction } from
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { DecideOutcome, DecisionActor, DecisionSink } from '../../src/channel.js';
-import { DENY_WITH_REASON_ACTION, OPTION_ACTION, REASON_INPUT, REASON_MODAL, parseButtonValue, parseModalMetadata, reasonModal } from './blocks.js';
+import { DENY_WITH_REASON_ACTION, OPTION_ACTION, REASON_INPUT, REASON_MODAL, escapeMrkdwn, parseButtonValue, parseModalMetadata, reasonModal } from './blocks.js';
 
 /** What the listeners need. */
 export interface InteractionDeps {
@@ -130,7 +130,9 @@ async function explain(deps: InteractionDeps, audience: Audience, outcome: Decid
 }
 
 /** An ephemeral message in the card's conversation, or through the action's response_url when that fails. */
-async function tell(deps: InteractionDeps, audience: Audience, text: string): Promise<void> {
+async function tell(deps: InteractionDeps, audience: Audience, raw: string): Promise<void> {
+  // Ephemeral text is mrkdwn: a status naming a request's approver or reason must not ping or link.
+  const text = escapeMrkdwn(raw);
   if (audience.channelId) {
     try {
       await deps.client.chat.postEphemeral({ channel: audience.channelId, user: audience.userId, text });
