@@ -4,6 +4,7 @@
  * sweep. Every job re-reads its row first, so a stale or duplicate job does nothing (it throws
  * {@link JobNotNeededError} and the scheduler does not retry it). Also start-up reconciliation.
  */
+import { assertCallbackTarget } from './callback-target.js';
 import { createHmac } from 'node:crypto';
 import { PermanentChannelError, RateLimitedError, type Channel } from './channel.js';
 import type { Gateway } from './gateway.js';
@@ -26,7 +27,7 @@ export class GatewayJobs implements SchedulerJobs {
 
   constructor(
     private readonly gateway: Gateway,
-    private readonly options: { callbackSecret?: string },
+    private readonly options: { callbackSecret?: string; callbackAllow?: readonly string[] },
   ) {}
 
   /** Calls `listener` after each job attempt. */
@@ -108,10 +109,13 @@ export class GatewayJobs implements SchedulerJobs {
     let error: string | null = null;
     let status: number | null = null;
     try {
-      const response = await fetch(request.callbackUrl, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
+      await assertCallbackTarget(request.callbackUrl, this.options.callbackAllow ?? []);
+      // A signed webhook is never re-posted elsewhere: a redirect is a failure, not a new target.
+      const response = await fetch(request.callbackUrl, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(10_000) });
       status = response.status;
       await response.body?.cancel();
-      if (!response.ok) error = `HTTP ${response.status}`;
+      if (status >= 300 && status < 400) error = `HTTP ${status}: redirects are not followed`;
+      else if (!response.ok) error = `HTTP ${response.status}`;
     } catch (e) {
       error = describe(e);
     }

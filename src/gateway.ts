@@ -7,6 +7,7 @@
  */
 import { pino, type Logger } from 'pino';
 import type { Channel, DecideOutcome, DecisionEvent, DecisionRejection, DecisionSink } from './channel.js';
+import { callbackUrlProblem } from './callback-target.js';
 import { LocalChangeFeed, type ChangeFeed, type RequestChange } from './change-feed.js';
 import { systemClock, type Clock } from './clock.js';
 import { ConflictError, NotFoundError, ValidationError } from './errors.js';
@@ -35,6 +36,8 @@ export interface GatewayOptions {
   allowSelfApproval?: boolean;
   /** HMAC key for `callback_url` signatures; callbacks are unsigned without it. */
   callbackSecret?: string;
+  /** Hosts `callback_url` may name although they are loopback or private (`TOLLGATE_CALLBACK_ALLOW`; `*` = any). */
+  callbackAllow?: string[];
 }
 
 /** What `POST /v1/requests/:id/receipt` reports after the tool ran. */
@@ -85,6 +88,7 @@ export class Gateway implements DecisionSink {
   /** The job handlers the scheduler calls. */
   readonly jobs: GatewayJobs;
   private readonly waiters: Waiters;
+  private readonly callbackAllow: string[];
   private readonly observers = new Set<GatewayObserver>();
   private unsubscribeFeed: (() => void) | null = null;
   private reconciling: Promise<void> = Promise.resolve();
@@ -104,7 +108,8 @@ export class Gateway implements DecisionSink {
     };
     this.channels = new Map((options.channels ?? []).map((c) => [c.name, c]));
     this.waiters = new Waiters(this.clock);
-    this.jobs = new GatewayJobs(this, { callbackSecret: options.callbackSecret });
+    this.callbackAllow = options.callbackAllow ?? [];
+    this.jobs = new GatewayJobs(this, { callbackSecret: options.callbackSecret, callbackAllow: this.callbackAllow });
   }
 
   /** Subscribes to the change feed, starts the scheduler's workers and reconciles rows with timers. */
@@ -136,6 +141,8 @@ export class Gateway implements DecisionSink {
   /** Files a request, or returns the one filed before under the same idempotency key (`created: false`). */
   async request(input: NewRequestInput): Promise<{ request: ConfirmationRequest; created: boolean }> {
     const toolArgs = input.toolArgs ?? {};
+    const callbackProblem = input.callbackUrl ? callbackUrlProblem(input.callbackUrl, this.callbackAllow) : null;
+    if (callbackProblem) throw new ValidationError(`callback_url: ${callbackProblem}`, [{ path: 'callback_url', message: callbackProblem }]);
     const hash = argsSha256(input.toolName, toolArgs);
     if (input.idempotencyKey) {
       const existing = await this.store.getByIdempotencyKey(input.idempotencyKey);

@@ -16,6 +16,7 @@ import { createApp, type HttpPlugin, type ReadinessCheck } from './http/app.js';
 import { integrationsPlugin } from './integrations/plugin.js';
 import { applyMigrations, openDatabase } from './requests/database.js';
 import { SqliteConfirmationStore } from './requests/sqlite-store.js';
+import { parseCallbackAllow } from './callback-target.js';
 import { TokenStore } from './tokens/token-store.js';
 import { InProcessScheduler } from './scheduler/in-process.js';
 import type { Scheduler } from './scheduler/types.js';
@@ -72,6 +73,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     logger,
     allowSelfApproval: config.file.allow_self_approval ?? false,
     callbackSecret: config.callbackSecret ?? undefined,
+    callbackAllow: parseCallbackAllow(config.env.TOLLGATE_CALLBACK_ALLOW),
     defaults: {
       timeoutS: config.file.defaults?.timeout_s,
       onTimeout: config.file.defaults?.on_timeout,

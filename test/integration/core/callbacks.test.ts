@@ -34,7 +34,7 @@ const secret = 'callback-secret';
 
 beforeEach(async () => {
   receiver = runtimeReceiver(2);
-  t = await startTestServer({ scheduler: new InProcessScheduler({ backoffMs: 5, attempts: 5, sweepEveryMs: 0 }), env: { TOLLGATE_CALLBACK_SECRET: secret } });
+  t = await startTestServer({ scheduler: new InProcessScheduler({ backoffMs: 5, attempts: 5, sweepEveryMs: 0 }), env: { TOLLGATE_CALLBACK_SECRET: secret, TOLLGATE_CALLBACK_ALLOW: '127.0.0.1' } });
 });
 afterEach(async () => {
   await t.close();
