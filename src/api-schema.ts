@@ -8,6 +8,17 @@ import { ValidationError } from './errors.js';
 import { boundedJsonObject } from './json-bounds.js';
 
 const id = z.string().min(1).max(200);
+
+/**
+ * An approver identity, `channel:id` (`slack:U0123`, `web:alice`, `slack:*` in allowlists). Both parts non-empty, and no
+ * control, format (bidi overrides, zero-width) or whitespace characters, so what an auditor reads in `responded_by` is
+ * what was typed and two ids that look alike are alike.
+ */
+export const approverId = z
+  .string()
+  .max(200)
+  .regex(/^[a-z][a-z0-9_-]*:[^:\s].*$/, 'approver ids look like "slack:U0123" or "web:alice"')
+  .refine((v) => !/[\p{Cc}\p{Cf}\p{Z}]/u.test(v), 'approver ids may not contain control, invisible or whitespace characters');
 const jsonObject = boundedJsonObject;
 
 /** A card destination: `{"type":"slack","target":"C0123"}`, `{"type":"web"}`. */
@@ -28,7 +39,7 @@ export const createRequestSchema = z.strictObject({
   tool_call_id: id.optional(),
   metadata: jsonObject.optional(),
   channels: z.array(channelTargetSchema).min(1).max(20).optional(),
-  approvers: z.array(z.string().min(3).max(200).regex(/^[a-z][a-z0-9_-]*:.+$/, 'approver ids look like "slack:U0123"')).max(100).optional(),
+  approvers: z.array(approverId).max(100).optional(),
   required_approvals: z.int().min(1).max(20).default(1),
   timeout_s: z.int().min(1).max(14 * 24 * 3600).optional(),
   on_timeout: z.enum(['deny', 'approve']).optional(),
@@ -44,7 +55,7 @@ export type CreateRequestInput = z.input<typeof createRequestSchema>;
 export const decisionSchema = z.strictObject({
   decision: z.enum(['approve', 'deny']),
   /** Who decides; a `request:decide` token may omit it (it decides as its bound identity) or must name that identity. */
-  approver: z.string().min(1).max(200).optional(),
+  approver: approverId.optional(),
   reason: z.string().max(2000).optional(),
   option: z.string().min(1).max(75).optional(),
   approved_args: jsonObject.optional(),

@@ -4,13 +4,12 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import { parseInput } from '../api-schema.js';
+import { approverId, parseInput } from '../api-schema.js';
 import { NotFoundError } from '../errors.js';
 import { SCOPES } from '../tokens/scopes.js';
 import type { ApiToken, TokenStore } from '../tokens/token-store.js';
 import { requireScope } from './auth.js';
 
-const approverId = z.string().regex(/^[a-z][a-z0-9_-]*:[^\s:][^\s]*$/, 'an approver id like "web:alice" or "slack:U0123"').max(200);
 
 /** `POST /v1/tokens` body. */
 export const createTokenSchema = z
