@@ -49,8 +49,31 @@ export function newRequestInput(body: CreateRequestInput): NewRequestInput {
   };
 }
 
+/**
+ * Calls in flight per "same call" (agent, session, tool, arguments). Concurrent re-asks of one call under different ids
+ * (50 hook processes at once) used to each find no match and each file a card; now they queue behind one another, so
+ * the first files and the rest re-attach to it. Per process: replicas sharing a database can still race (see
+ * docs/integrations.md), which costs a duplicate card, never a wrong verdict.
+ */
+const inFlight = new Map<string, Promise<unknown>>();
+
 /** Files `input`, or returns the request it re-attaches to (see the module's rules). */
 export async function fileOrAttach(gateway: Gateway, input: NewRequestInput, options: AttachOptions = {}): Promise<ConfirmationRequest> {
+  const key = JSON.stringify([input.agentId ?? null, input.sessionId ?? null, argsSha256(input.toolName, input.toolArgs ?? {})]);
+  const before = inFlight.get(key) ?? Promise.resolve();
+  const mine = before.then(
+    () => attachOrFile(gateway, input, options),
+    () => attachOrFile(gateway, input, options),
+  );
+  inFlight.set(key, mine);
+  try {
+    return await mine;
+  } finally {
+    if (inFlight.get(key) === mine) inFlight.delete(key);
+  }
+}
+
+async function attachOrFile(gateway: Gateway, input: NewRequestInput, options: AttachOptions): Promise<ConfirmationRequest> {
   // Rule 1 (and its 409 for reused keys with other arguments) is the gateway's own idempotency.
   if (input.idempotencyKey && (await gateway.store.getByIdempotencyKey(input.idempotencyKey))) return (await gateway.request(input)).request;
   const match = await newestMatch(gateway, input);
