@@ -41,6 +41,11 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'tollgate token create NAME --scope SCOPE... [--as web:alice] [--expires-in S] [--json] | tollgate token list [--json] | tollgate token revoke ID',
     load: () => import('./token.js'),
   },
+  mcp: {
+    summary: 'MCP gating proxy: serves an upstream MCP server\'s tools and asks a human before calls that are not read-only.',
+    usage: 'tollgate mcp [--name NAME] [--gate GLOB]... [--allow GLOB]... [--approver ID]... [--channel TYPE[:TARGET]]... [--timeout S] -- <command> [args...]',
+    load: () => import('./mcp.js'),
+  },
   audit: {
     summary: 'Query the confirmation table from the database file (offline).',
     usage: 'tollgate audit [--db FILE] [--status S] [--tool NAME] [--agent ID] [--approver ID] [--since ISO] [--until ISO] [--limit N] [--format table|csv|ndjson] [--events ID]',
