@@ -7,9 +7,10 @@ import { Router, type RequestHandler, type Request, type Response } from 'expres
 import { requireForm, requireUser, safeNext, secureCookies, sendPage, sessionOf, viewerOf, type GuardContext } from './guard.js';
 import { loginPage } from './pages/login.js';
 import { serializeCookie, SESSION_COOKIE } from './session.js';
+import type { SignInLimiter } from './sign-in-limiter.js';
 
 /** Builds the sign-in routes (relative to `/ui`). */
-export function loginRoutes(context: GuardContext, forms: RequestHandler): Router {
+export function loginRoutes(context: GuardContext, forms: RequestHandler, limiter: SignInLimiter, audit: (line: Record<string, unknown>) => void): Router {
   const router = Router();
   const signIn = (req: Request, res: Response, user: string, next: string) => {
     const { cookie } = context.signer.issue(user);
@@ -21,12 +22,29 @@ export function loginRoutes(context: GuardContext, forms: RequestHandler): Route
     sendPage(res, status, loginPage({ csrf: viewer.csrf, hasUsers: context.auth.hasUsers, ...extra }));
   };
 
+  /** Answers 429 when this name or address has failed too often; true when it did. */
+  const throttled = (req: Request, res: Response, name: string, next: string): boolean => {
+    const address = req.ip ?? 'unknown';
+    const waitS = limiter.retryAfterS(name, address);
+    if (waitS === 0) return false;
+    audit({ event: 'sign_in_throttled', name, address, retry_after_s: waitS });
+    res.setHeader('retry-after', String(waitS));
+    page(req, res, 429, { next, name, error: `Too many failed sign-ins. Try again in ${waitS} s.` });
+    return true;
+  };
+  const failed = (req: Request, name: string) => {
+    limiter.failed(name, req.ip ?? 'unknown');
+    audit({ event: 'sign_in_failed', name, address: req.ip });
+  };
+
   router.get('/login', (req, res) => {
     const next = safeNext(req.query.next);
     const token = req.query.token;
     if (typeof token === 'string' && token) {
+      if (throttled(req, res, '', next)) return;
       const user = context.auth.consumeLoginToken(token);
       if (user) return signIn(req, res, user, next);
+      failed(req, '');
       return page(req, res, 401, { next, error: 'This login link was already used or is not valid. Links work once; restart tollgate serve or ask its operator for a new one.' });
     }
     if (sessionOf(res)) return res.redirect(303, next);
@@ -38,8 +56,13 @@ export function loginRoutes(context: GuardContext, forms: RequestHandler): Route
     const name = typeof body.name === 'string' ? body.name.trim().slice(0, 64) : '';
     const secret = typeof body.secret === 'string' ? body.secret.slice(0, 1024) : '';
     const next = safeNext(body.next);
+    if (throttled(req, res, name, next)) return;
     const user = await context.auth.check(name, secret);
-    if (user) return signIn(req, res, user, next);
+    if (user) {
+      limiter.succeeded(name);
+      return signIn(req, res, user, next);
+    }
+    failed(req, name);
     page(req, res, 401, { next, name, error: 'Wrong name, password or token.' });
   });
 

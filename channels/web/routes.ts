@@ -15,6 +15,7 @@ import { parseAuditFilters } from './audit-filters.js';
 import { readDecisionForm } from './decision-form.js';
 import { loadSession, requireForm, requireUser, securityHeaders, sendPage, sessionOf, viewerOf, type GuardContext } from './guard.js';
 import { loginRoutes } from './login-routes.js';
+import { SignInLimiter, type SignInLimits } from './sign-in-limiter.js';
 import { auditPage } from './pages/audit.js';
 import { inboxPage } from './pages/inbox.js';
 import { messagePage } from './pages/message.js';
@@ -22,13 +23,16 @@ import { requestPage } from './pages/request.js';
 import type { ChangeStreams } from './stream.js';
 
 /** What the pages need of the gateway: decisions, plus the store and change feed to read from. */
-export type WebGateway = DecisionSink & { store: ConfirmationStore; feed: ChangeFeed; clock?: Clock };
+export type WebGateway = DecisionSink & { store: ConfirmationStore; feed: ChangeFeed; clock?: Clock; logger?: { warn(obj: Record<string, unknown>, msg: string): void } };
 
 /** Everything the routes are built from. */
 export interface WebRoutesContext extends GuardContext {
   gateway: WebGateway;
   streams: ChangeStreams;
   now: () => number;
+  /** Where sign-in failures and throttling are logged (an audit line each). */
+  logger?: { warn(obj: Record<string, unknown>, msg: string): void };
+  signInLimits?: SignInLimits;
 }
 
 const INBOX_LIMIT = 100;
@@ -54,7 +58,8 @@ export function webRoutes(context: WebRoutesContext): Router {
   });
 
   router.use(loadSession(context));
-  router.use(loginRoutes(context, forms));
+  const limiter = new SignInLimiter(context.now, context.signInLimits);
+  router.use(loginRoutes(context, forms, limiter, (line) => (context.logger ?? gateway.logger)?.warn(line, 'web sign-in')));
 
   router.get('/', signedIn, async (req, res) => {
     const page = await gateway.store.list({ status: 'pending', limit: INBOX_LIMIT });
