@@ -12,6 +12,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { needsApproval } from '../../../src/mcp/proxy.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/tollgate.js', import.meta.url));
 const UPSTREAM = fileURLToPath(new URL('../../fakes/mcp/upstream.ts', import.meta.url));
@@ -107,6 +108,19 @@ describe('tollgate mcp', () => {
     expect(calls()).toEqual([]);
   }, 30_000);
 
+  it('cancels the pending request when the client cancels the call', async () => {
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'delete_file', arguments: { path: '/tmp/x' } }, undefined, { signal: controller.signal });
+    const request = await pendingRequest();
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    await eventually(async () => {
+      const row = (await (await t.api(`/v1/requests/${request.id}`)).json()) as { status: string };
+      expect(row.status).toBe('cancelled');
+    }, 10_000);
+    expect(calls()).toEqual([]);
+  }, 30_000);
+
   it('answers an isError result, without hanging, once the upstream has exited', async () => {
     const crashed = (await client.callTool({ name: 'crash', arguments: {} })) as CallToolResult;
     expect(crashed.isError).toBe(true);
@@ -115,4 +129,17 @@ describe('tollgate mcp', () => {
     expect(after.isError).toBe(true);
     expect(JSON.stringify(after.content)).toMatch(/exited/);
   }, 30_000);
+});
+
+describe('needsApproval', () => {
+  const readOnly = { name: 'read_file', inputSchema: { type: 'object' as const }, annotations: { readOnlyHint: true } };
+  it('asks for anything not annotated read-only, --gate wins over the annotation, --allow skips asking', () => {
+    expect(needsApproval('read_file', readOnly)).toBe(false);
+    expect(needsApproval('write_file', { ...readOnly, name: 'write_file', annotations: { readOnlyHint: false } })).toBe(true);
+    expect(needsApproval('unknown', undefined)).toBe(true);
+    expect(needsApproval('read_file', readOnly, ['read_*'])).toBe(true);
+    expect(needsApproval('list_dir', undefined, [], ['list_*'])).toBe(false);
+    expect(needsApproval('list_dir', undefined, ['list_d?r'], ['list_*'])).toBe(true);
+    expect(needsApproval('list.dir', undefined, [], ['list_dir'])).toBe(true);
+  });
 });
