@@ -2,6 +2,6 @@ import { defineConfig } from 'drizzle-kit';
 
 export default defineConfig({
   dialect: 'sqlite',
-  schema: './src/requests/schema.ts',
-  out: './migrations',
+  schema: './src/requests/sqlite/schema.ts',
+  out: './migrations/sqlite',
 });

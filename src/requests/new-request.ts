@@ -64,7 +64,8 @@ export function newConfirmationRequest(
     sessionId: input.sessionId ?? null,
     toolCallId: input.toolCallId ?? null,
     metadata: input.metadata ?? {},
-    channels: cards.map((c) => (c.type === 'web' ? { type: c.type } : c)),
+    // A card without a target (a channel that reads from the database) is recorded as just its type.
+    channels: cards.map((c) => (c.target ? c : { type: c.type })),
     approvers: input.approvers ?? [],
     requiredApprovals: input.requiredApprovals ?? 1,
     onTimeout: input.onTimeout ?? defaults.onTimeout,

@@ -1,8 +1,52 @@
 /**
  * @module requests/serialize
- * The request as the HTTP API returns it (contract): snake_case fields, ISO-8601 UTC timestamps.
+ * The one mapping between the HTTP API's snake_case request (contract: snake_case fields, ISO-8601 UTC timestamps)
+ * and the gateway's camelCase objects, both ways.
  */
-import type { ConfirmationEvent, ConfirmationRequest } from './types.js';
+import type { NewRequestInput } from './new-request.js';
+import type { ChannelTarget, ConfirmationEvent, ConfirmationRequest, TimeoutPolicy } from './types.js';
+
+/** The fields of `POST /v1/requests` as any caller holds them (a validated body, a hook's ask). */
+export interface ApiRequestInput {
+  tool_name: string;
+  tool_args?: Record<string, unknown>;
+  prompt?: string;
+  options?: string[];
+  agent_id?: string;
+  user_id?: string;
+  session_id?: string;
+  tool_call_id?: string;
+  metadata?: Record<string, unknown>;
+  channels?: ChannelTarget[];
+  approvers?: string[];
+  required_approvals?: number;
+  timeout_s?: number;
+  on_timeout?: TimeoutPolicy;
+  idempotency_key?: string;
+  callback_url?: string;
+}
+
+/** The gateway's input for an API-shaped request (validate it first: this only renames). */
+export function fromApiInput(body: ApiRequestInput): NewRequestInput {
+  return {
+    toolName: body.tool_name,
+    toolArgs: body.tool_args,
+    prompt: body.prompt,
+    options: body.options,
+    agentId: body.agent_id,
+    userId: body.user_id,
+    sessionId: body.session_id,
+    toolCallId: body.tool_call_id,
+    metadata: body.metadata,
+    channels: body.channels,
+    approvers: body.approvers,
+    requiredApprovals: body.required_approvals,
+    timeoutS: body.timeout_s,
+    onTimeout: body.on_timeout,
+    idempotencyKey: body.idempotency_key,
+    callbackUrl: body.callback_url,
+  };
+}
 
 /** The API shape of a request (`GET /v1/requests/:id`). */
 export interface ApiRequest {

@@ -9,6 +9,7 @@
  */
 import type {
   ChannelMessage,
+  ChannelTarget,
   ConfirmationEvent,
   ConfirmationRequest,
   Decision,
@@ -56,6 +57,14 @@ export interface RequestPage {
   nextCursor: string | null;
 }
 
+/** What {@link ConfirmationStore.create} writes besides the row and its cards. */
+export interface CreateExtras {
+  /** Detail of the `created` event (default `{}`). */
+  detail?: Record<string, unknown>;
+  /** Events appended after `created`, in the same transaction. */
+  events?: NewEvent[];
+}
+
 /** Rows and audit events. */
 export interface ConfirmationStore {
   /**
@@ -66,6 +75,8 @@ export interface ConfirmationStore {
     request: ConfirmationRequest,
     /** `sent: true` marks a card delivered at once (a channel whose card is the row itself, like the web inbox). */
     cards: { channel: string; target: string; sent?: boolean }[],
+    /** The `created` event's detail (the policy rule that routed it) and events written after it in the same transaction (a policy's or grant's verdict on a row created final). */
+    extras?: CreateExtras,
   ): Promise<{ request: ConfirmationRequest; created: boolean }>;
   get(id: string): Promise<ConfirmationRequest | null>;
   getByIdempotencyKey(key: string): Promise<ConfirmationRequest | null>;
@@ -105,6 +116,12 @@ export interface ConfirmationStore {
     patch: Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>,
     at: Date,
   ): Promise<void>;
+  /**
+   * Widens a pending request's routing for escalation step `step`: sets its approvers and channels and writes the
+   * `escalated` event, in one transaction. Null when the request is not pending or the step was recorded already, so
+   * a duplicate escalation job changes nothing.
+   */
+  escalate(id: string, step: number, routing: { approvers: string[]; channels: ChannelTarget[] }, event: NewEvent): Promise<ConfirmationRequest | null>;
   /** Adds a card row when a request gains a card after creation; no-op when it exists. */
   ensureMessage(requestId: string, channel: string, target: string, at: Date): Promise<void>;
   /** Whether the database answers (for `/readyz`). */

@@ -83,6 +83,8 @@ export const EVENT_TYPES = [
   'post_call',
   'executed',
   'execution_failed',
+  'grant_created',
+  'grant_revoked',
 ] as const;
 /** One audit event type. */
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -8,6 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/channel.js';
+import { ManualClock } from '../../src/clock.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -64,7 +65,7 @@ export function runChannelContract(name: string, makeHarness: () => Promise<Chan
         ...body,
       });
       const message = await eventually(async () => {
-        const [m] = await server.gateway.store.messages(request.id);
+        const [m] = await server.store.messages(request.id);
         expect(m?.status).toBe('sent');
         return m!;
       });
@@ -78,7 +79,7 @@ export function runChannelContract(name: string, makeHarness: () => Promise<Chan
       expect(card?.text).toContain('deploy_service');
       expect(card?.text).toContain('billing');
       expect(card?.actionable).toBe(true);
-      const events = await server.gateway.store.events(request.id);
+      const events = await server.store.events(request.id);
       expect(events.map((e) => e.type)).toContain('delivered');
     });
 
@@ -104,7 +105,7 @@ export function runChannelContract(name: string, makeHarness: () => Promise<Chan
     it('rejects a tap whose nonce does not match, recording decision_rejected', async () => {
       const { request } = await file();
       await harness.tap(server, request, 'approve', 'approver1', { nonce: 'not-the-nonce' });
-      await eventually(async () => expect((await server.gateway.store.events(request.id)).map((e) => e.type)).toContain('decision_rejected'));
+      await eventually(async () => expect((await server.store.events(request.id)).map((e) => e.type)).toContain('decision_rejected'));
       expect((await server.gateway.get(request.id))?.status).toBe('pending');
     });
 
@@ -112,7 +113,7 @@ export function runChannelContract(name: string, makeHarness: () => Promise<Chan
       const { request } = await file({ approvers: [`${name}:boss`] });
       await harness.tap(server, request, 'approve', 'intern');
       await eventually(async () => {
-        const rejected = (await server.gateway.store.events(request.id)).find((e) => e.type === 'decision_rejected');
+        const rejected = (await server.store.events(request.id)).find((e) => e.type === 'decision_rejected');
         expect(rejected?.actor).toBe(`${name}:intern`);
       });
       expect((await server.gateway.get(request.id))?.status).toBe('pending');
@@ -133,20 +134,45 @@ export function runChannelContract(name: string, makeHarness: () => Promise<Chan
     });
 
     it('updates the card when the request expires', async () => {
-      const { request, messageRef } = await file({ timeoutS: 1 });
-      await eventually(async () => expect((await server.gateway.get(request.id))?.status).toBe('expired'), 5000);
-      await eventually(async () => {
-        const card = await harness.card(messageRef);
-        expect(card?.actionable).toBe(false);
-        expect(card?.text).toMatch(/expired/i);
-      });
+      // On a ManualClock, with a gateway and a platform of its own, so no real time passes: jobs (card deliveries and
+      // updates, the expiry) are clock timers that run when the test moves the clock.
+      const clock = new ManualClock(Date.now());
+      const own = await makeHarness();
+      const clocked = await startTestServer({ channels: [own.channel], clock });
+      try {
+        await own.attach?.(clocked);
+        const { request } = await clocked.gateway.request({
+          toolName: 'deploy_service',
+          toolArgs: { service: 'billing' },
+          timeoutS: 60,
+          channels: [{ type: own.channel.name, target: own.target || undefined }],
+        });
+        const message = await eventually(async () => {
+          await clock.advance(0);
+          const [m] = await clocked.store.messages(request.id);
+          expect(m?.status).toBe('sent');
+          return m!;
+        });
+        expect((await own.card(message.messageRef ?? ''))?.actionable).toBe(true);
+        await clock.advance(60_000);
+        await eventually(async () => expect((await clocked.gateway.get(request.id))?.status).toBe('expired'));
+        await eventually(async () => {
+          await clock.advance(0);
+          const card = await own.card(message.messageRef ?? '');
+          expect(card?.actionable).toBe(false);
+          expect(card?.text).toMatch(/expired/i);
+        });
+      } finally {
+        await clocked.close();
+        await own.close();
+      }
     });
 
     it('does not change a decided request on a late tap', async () => {
       const { request } = await file();
       await server.gateway.cancel(request.id, 'api:runtime');
       await harness.tap(server, request, 'approve', 'approver1');
-      await eventually(async () => expect((await server.gateway.store.events(request.id)).map((e) => e.type)).toContain('decision_rejected'));
+      await eventually(async () => expect((await server.store.events(request.id)).map((e) => e.type)).toContain('decision_rejected'));
       expect((await server.gateway.get(request.id))?.status).toBe('cancelled');
     });
   });

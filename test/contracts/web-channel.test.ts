@@ -33,7 +33,7 @@ runChannelContract('web', async (): Promise<ChannelHarness> => {
     },
     // The web channel keeps no message reference: its card is the page of the newest request (one per test).
     async card() {
-      const [latest] = (await server!.gateway.store.list({ limit: 1 })).items;
+      const [latest] = (await server!.store.list({ limit: 1 })).items;
       if (!latest) return null;
       const page = await (await clientFor('approver1')).request(`/ui/requests/${latest.id}`);
       if (page.status !== 200) return null;

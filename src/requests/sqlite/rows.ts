@@ -1,10 +1,10 @@
 /**
- * @module requests/rows
+ * @module requests/sqlite/rows
  * Converting between domain objects and SQLite rows (ISO text timestamps, JSON text columns).
  */
 import type { InferSelectModel } from 'drizzle-orm';
 import type { channelMessages, confirmationEvents, confirmationRequests } from './schema.js';
-import type { ChannelMessage, ConfirmationEvent, ConfirmationRequest, EventType } from './types.js';
+import type { ChannelMessage, ConfirmationEvent, ConfirmationRequest, EventType } from '../types.js';
 
 type RequestRow = InferSelectModel<typeof confirmationRequests>;
 type EventRow = InferSelectModel<typeof confirmationEvents>;

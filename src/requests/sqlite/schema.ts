@@ -1,5 +1,5 @@
 /**
- * @module requests/schema
+ * @module requests/sqlite/schema
  * The drizzle schema of the three tables auditors query with plain SQL (contract: column names).
  * Timestamps are ISO-8601 UTC text (`2026-11-22T10:00:00.000Z`), so they sort and compare as written;
  * JSON columns hold JSON text. `drizzle-kit generate` turns this file into `migrations/`.
@@ -108,4 +108,30 @@ export const apiTokens = sqliteTable(
     revokedAt: text('revoked_at'),
   },
   (t) => [uniqueIndex('api_tokens_name').on(t.name), uniqueIndex('api_tokens_secret').on(t.secretSha256)],
+);
+
+/**
+ * Standing grants ("approve for 1 hour"): a later request its `rule` matches, with the values in `scope` for the
+ * scoped fields, is approved at once by `grant:<id>`. Never used after `expires_at` or once `revoked_at` is set.
+ */
+export const grants = sqliteTable(
+  'grants',
+  {
+    id: text('id').primaryKey(),
+    rule: text('rule').notNull(),
+    label: text('label').notNull(),
+    /** JSON object: scoped field → value (`{"tool_name":"deploy","agent_id":"release-bot"}`). */
+    scope: text('scope').notNull(),
+    /** The request whose approval created it. */
+    requestId: text('request_id')
+      .notNull()
+      .references(() => confirmationRequests.id),
+    createdBy: text('created_by').notNull(),
+    createdAt: text('created_at').notNull(),
+    expiresAt: text('expires_at').notNull(),
+    revokedAt: text('revoked_at'),
+    revokedBy: text('revoked_by'),
+    uses: integer('uses').notNull().default(0),
+  },
+  (t) => [index('grants_rule_expires').on(t.rule, t.expiresAt), index('grants_created').on(t.createdAt, t.id)],
 );

@@ -1,17 +1,21 @@
 /**
- * @module requests/sqlite-store
- * `ConfirmationStore` on SQLite (better-sqlite3). Hot paths use statements prepared once (`sqlite-statements.ts`);
+ * @module requests/sqlite/store
+ * `ConfirmationStore` on SQLite (better-sqlite3). Hot paths use statements prepared once (`statements.ts`);
  * the audit query, whose filters vary, is built with drizzle. Transactions are `BEGIN IMMEDIATE`, so several gateway
  * processes sharing one file serialize their compare-and-sets instead of failing on a lock upgrade.
  */
 import type Database from 'better-sqlite3';
 import { and, desc, eq, gte, lt, lte, or, type SQL } from 'drizzle-orm';
 import type { OpenDatabase } from './database.js';
+import { translateSqliteErrors } from './errors.js';
 import { requestToRow, rowToEvent, rowToMessage, rowToRequest } from './rows.js';
 import { confirmationRequests as requests } from './schema.js';
-import { prepareStatements, type Statements } from './sqlite-statements.js';
-import type { ConfirmationStore, RequestPage, RequestQuery, Vote, VoteResult } from './store.js';
-import { REQUEST_STATUSES, type ChannelMessage, type ConfirmationRequest, type NewEvent, type RequestStatus } from './types.js';
+import { prepareStatements, type Statements } from './statements.js';
+import { allPages, decodeCursor, pageOf } from '../cursor.js';
+import { isAllowed } from '../state-machine.js';
+import { planVote } from '../vote-plan.js';
+import type { ConfirmationStore, CreateExtras, RequestPage, RequestQuery, Vote, VoteResult } from '../store.js';
+import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../types.js';
 
 type RequestRow = Parameters<typeof rowToRequest>[0];
 type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
@@ -20,6 +24,7 @@ type NewCard = { channel: string; target: string; sent?: boolean };
 interface PendingCreate {
   request: ConfirmationRequest;
   cards: NewCard[];
+  extras?: CreateExtras;
   resolve(result: { request: ConfirmationRequest; created: boolean }): void;
   reject(error: unknown): void;
 }
@@ -36,6 +41,8 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   constructor(private readonly open: OpenDatabase) {
     this.sqlite = open.sqlite;
     this.sql = prepareStatements(open.sqlite);
+    // Callers see tollgate errors (conflict, busy, read-only…), never a SqliteError.
+    return translateSqliteErrors(this);
   }
 
   /** Runs `fn` in a `BEGIN IMMEDIATE` transaction. */
@@ -52,9 +59,9 @@ export class SqliteConfirmationStore implements ConfirmationStore {
    * Group commit: creates that arrive in the same turn of the event loop share one transaction (one WAL write
    * instead of one each). Each caller still hears back only after the commit, so an acknowledged request is on disk.
    */
-  async create(request: ConfirmationRequest, cards: NewCard[]): Promise<{ request: ConfirmationRequest; created: boolean }> {
+  async create(request: ConfirmationRequest, cards: NewCard[], extras?: CreateExtras): Promise<{ request: ConfirmationRequest; created: boolean }> {
     return new Promise((resolve, reject) => {
-      this.pendingCreates.push({ request, cards, resolve, reject });
+      this.pendingCreates.push({ request, cards, extras, resolve, reject });
       if (this.pendingCreates.length === 1) setImmediate(() => this.flushCreates());
     });
   }
@@ -63,12 +70,14 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     const batch = this.pendingCreates.splice(0);
     let results: { request: ConfirmationRequest; created: boolean }[];
     try {
-      results = this.tx(() => batch.map((item) => this.createOne(item.request, item.cards)));
-    } catch {
+      results = this.tx(() => batch.map((item) => this.createOne(item.request, item.cards, item.extras)));
+    } catch (error) {
+      // A batch of one has nobody to spare: retrying it would only wait out a busy lock a second time.
+      if (batch.length === 1) return batch[0]!.reject(error);
       // One bad row must not fail its neighbours: retry each in a transaction of its own.
       for (const item of batch) {
         try {
-          item.resolve(this.tx(() => this.createOne(item.request, item.cards)));
+          item.resolve(this.tx(() => this.createOne(item.request, item.cards, item.extras)));
         } catch (error) {
           item.reject(error);
         }
@@ -78,13 +87,14 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     batch.forEach((item, i) => item.resolve(results[i]!));
   }
 
-  private createOne(request: ConfirmationRequest, cards: NewCard[]) {
+  private createOne(request: ConfirmationRequest, cards: NewCard[], extras?: CreateExtras) {
     if (request.idempotencyKey) {
       const existing = this.row(this.sql.requestByKey, request.idempotencyKey);
       if (existing) return { request: existing, created: false };
     }
     this.sql.insertRequest.run(requestToRow(request));
-    this.insertEvent(request.id, { type: 'created', actor: request.userId, channel: null, detail: {}, at: request.createdAt });
+    this.insertEvent(request.id, { type: 'created', actor: request.userId, channel: null, detail: extras?.detail ?? {}, at: request.createdAt });
+    for (const event of extras?.events ?? []) this.insertEvent(request.id, event);
     const at = request.createdAt.toISOString();
     for (const card of cards) {
       this.sql.insertMessage.run(request.id, card.channel, card.target, card.sent ? 'sent' : 'pending', at);
@@ -107,28 +117,15 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       const current = this.row(this.sql.requestById, id);
       if (!current) return { kind: 'not_found' };
       if (current.status !== 'pending') return { kind: 'already_final', request: current };
-      const detail: Record<string, unknown> = { option: vote.option, reason: vote.reason, ...(vote.token ? { token: vote.token } : {}) };
-      if (vote.decision === 'approve') {
-        const approvers = this.sql.approvers.all(id) as string[];
-        if (approvers.includes(vote.actor)) return { kind: 'duplicate', request: current };
-        const approvals = approvers.length + 1;
-        Object.assign(detail, { approvals, required: current.requiredApprovals }, vote.approvedArgs ? { approved_args: vote.approvedArgs } : {});
-        this.insertEvent(id, { type: 'approved', actor: vote.actor, channel: vote.via, detail, at: vote.at });
-        if (approvals < current.requiredApprovals) {
-          this.sql.touch.run(vote.at.toISOString(), id);
-          return { kind: 'recorded', request: { ...current, updatedAt: vote.at }, approvals };
-        }
-      } else {
-        this.insertEvent(id, { type: 'denied', actor: vote.actor, channel: vote.via, detail, at: vote.at });
+      const plan = planVote(current, vote.decision === 'approve' ? (this.sql.approvers.all(id) as string[]) : [], vote);
+      if (plan.kind === 'duplicate') return { kind: 'duplicate', request: current };
+      this.insertEvent(id, plan.event);
+      if (plan.kind === 'recorded') {
+        this.sql.touch.run(vote.at.toISOString(), id);
+        return { kind: 'recorded', request: { ...current, updatedAt: vote.at }, approvals: plan.approvals };
       }
-      const request = this.flip(id, vote.decision === 'approve' ? 'approved' : 'denied', current, {
-        respondedBy: vote.actor,
-        respondedVia: vote.via,
-        decisionOption: vote.option,
-        reason: vote.reason,
-        approvedArgs: vote.approvedArgs === null ? null : JSON.stringify(vote.approvedArgs),
-        at: vote.at,
-      });
+      const { approvedArgs, ...fields } = plan.fields;
+      const request = this.flip(id, plan.status, current, { ...fields, approvedArgs: approvedArgs == null ? null : JSON.stringify(approvedArgs) });
       return { kind: 'final', request };
     });
   }
@@ -140,7 +137,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     current: ConfirmationRequest,
     fields: { respondedBy: string | null; respondedVia: string | null; decisionOption?: string | null; reason?: string | null; approvedArgs?: string | null; at: Date },
   ): ConfirmationRequest {
-    const allowed = status === 'approved' || (status === 'expired' && current.onTimeout === 'approve');
+    const allowed = isAllowed(status, current.onTimeout) === true;
     const row = this.sql.flip.get({
       id,
       status,
@@ -171,7 +168,8 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     return this.tx(() => {
       const at = now.toISOString();
       const rows = this.sql.expireDue.all({ at, now: at, limit }) as RequestRow[];
-      const expired = rows.map(rowToRequest);
+      // RETURNING gives rows in storage order; callers (and the contract) get them oldest expiry first.
+      const expired = rows.map(rowToRequest).sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime() || (a.id < b.id ? -1 : 1));
       for (const r of expired) this.insertEvent(r.id, { type: 'expired', actor: 'system', channel: null, detail: { on_timeout: r.onTimeout }, at: now });
       return expired;
     });
@@ -203,18 +201,11 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       .orderBy(desc(requests.createdAt), desc(requests.id))
       .limit(limit + 1)
       .all();
-    const items = rows.slice(0, limit).map(rowToRequest);
-    const last = items[items.length - 1];
-    return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt.toISOString(), last.id) : null };
+    return pageOf(rows.map(rowToRequest), limit);
   }
 
-  async *scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest> {
-    let cursor: string | undefined;
-    do {
-      const page = await this.list({ ...query, limit: 500, cursor });
-      yield* page.items;
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor);
+  scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest> {
+    return allPages((q) => this.list(q), query);
   }
 
   async pending(limit: number, afterExpiresAt?: Date, afterId?: string) {
@@ -252,6 +243,23 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     statement.run({ ...Object.fromEntries(keys.map((k) => [k, patch[k]])), at: at.toISOString(), requestId, channel, target });
   }
 
+  async escalate(id: string, step: number, routing: { approvers: string[]; channels: ChannelTarget[] }, event: NewEvent): Promise<ConfirmationRequest | null> {
+    return this.tx(() => {
+      const current = this.row(this.sql.requestById, id);
+      if (!current || current.status !== 'pending') return null;
+      const done = (this.sql.events.all(id) as Parameters<typeof rowToEvent>[0][]).map(rowToEvent).some((e) => e.type === 'escalated' && e.detail.step === step);
+      if (done) return null;
+      const at = event.at.toISOString();
+      this.open.db
+        .update(requests)
+        .set({ approvers: JSON.stringify(routing.approvers), channels: JSON.stringify(routing.channels), updatedAt: at })
+        .where(and(eq(requests.id, id), eq(requests.status, 'pending')))
+        .run();
+      this.insertEvent(id, event);
+      return { ...current, approvers: routing.approvers, channels: routing.channels, updatedAt: event.at };
+    });
+  }
+
   async ensureMessage(requestId: string, channel: string, target: string, at: Date) {
     this.sql.insertMessage.run(requestId, channel, target, 'pending', at.toISOString());
   }
@@ -274,24 +282,4 @@ function filters(q: RequestQuery): (SQL | undefined)[] {
     q.since && gte(requests.createdAt, q.since.toISOString()),
     q.until && lte(requests.createdAt, q.until.toISOString()),
   ];
-}
-
-/** Cursors are opaque to clients: base64url of the last row's creation time and id. */
-function encodeCursor(createdAt: string, id: string): string {
-  return Buffer.from(`${createdAt}|${id}`).toString('base64url');
-}
-
-/** Throws {@link InvalidCursorError} on anything that was not made by {@link encodeCursor}. */
-function decodeCursor(cursor: string): { createdAt: string; id: string } {
-  const [createdAt, id, extra] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  if (!createdAt || !id || extra !== undefined || Number.isNaN(Date.parse(createdAt))) throw new InvalidCursorError();
-  return { createdAt, id };
-}
-
-/** A cursor that this store did not issue. */
-export class InvalidCursorError extends Error {
-  override readonly name = 'InvalidCursorError';
-  constructor() {
-    super('cursor is not one this server issued');
-  }
 }

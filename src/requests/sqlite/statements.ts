@@ -1,5 +1,5 @@
 /**
- * @module requests/sqlite-statements
+ * @module requests/sqlite/statements
  * The store's hot-path SQL, prepared once per connection. Building a drizzle query and preparing it again on every
  * call cost ~450 µs of CPU per read; a prepared statement costs ~30 µs (see `bench/micro/store.ts`). Column lists are
  * derived from the drizzle schema, so the two cannot drift; rows come back with the schema's camelCase keys.

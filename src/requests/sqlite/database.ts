@@ -1,14 +1,15 @@
 /**
- * @module requests/database
- * Opens the SQLite file (WAL, busy timeout, foreign keys) and applies the drizzle-kit migrations in `migrations/`.
+ * @module requests/sqlite/database
+ * Opens the SQLite file (WAL, busy timeout, foreign keys) and applies the drizzle-kit migrations in `migrations/sqlite/`.
  */
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../../errors.js';
+import { migrationsFolder } from '../migrations-folder.js';
+import { withSqliteErrors } from './errors.js';
 import * as schema from './schema.js';
 
 /** The drizzle handle over tollgate's schema. */
@@ -28,13 +29,22 @@ export interface OpenDatabase {
 export function openDatabase(path: string, options: { busyTimeoutMs?: number } = {}): OpenDatabase {
   checkDatabasePath(path);
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
-  const sqlite = new Database(path);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-  sqlite.pragma('foreign_keys = ON');
-  // WAL + NORMAL is durable against process crashes (every commit is in the WAL before it returns); only an OS
-  // crash or power loss can drop the last commits.
-  sqlite.pragma('synchronous = NORMAL');
+  // A damaged, foreign or unwritable file says so at start-up in tollgate's words, naming the file.
+  const sqlite = withSqliteErrors(() => {
+    const connection = new Database(path);
+    try {
+      connection.pragma('journal_mode = WAL');
+      connection.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+      connection.pragma('foreign_keys = ON');
+      // WAL + NORMAL is durable against process crashes (every commit is in the WAL before it returns); only an OS
+      // crash or power loss can drop the last commits.
+      connection.pragma('synchronous = NORMAL');
+      return connection;
+    } catch (error) {
+      connection.close();
+      throw error;
+    }
+  }, { prefix: path });
   const db = drizzle(sqlite, { schema });
   return { db, sqlite, close: () => sqlite.close() };
 }
@@ -49,19 +59,11 @@ export function checkDatabasePath(value: string): void {
   const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(value)?.[1]?.toLowerCase();
   if (!scheme) return;
   const shown = value.replace(/\/\/[^@/]*@/, '//…@');
-  const why = scheme === 'postgres' || scheme === 'postgresql' ? 'PostgreSQL is not supported by this version yet' : `"${scheme}:" is not a database tollgate knows`;
+  // openStores (requests/open-store.ts) sends postgres:// URLs to PostgreSQL; this guards direct callers.
+  const why = scheme === 'postgres' || scheme === 'postgresql' ? 'a PostgreSQL URL is not a SQLite file (open it with openStores)' : `"${scheme}:" is not a database tollgate knows`;
   throw new ValidationError(`TOLLGATE_DB / --db: ${why} (got ${shown}); give the path of a SQLite file, e.g. ./data/tollgate.db`, [
     { path: 'db', message: why },
   ]);
-}
-
-/** Where the generated SQL migrations live, whether running from `src/` (tsx) or `dist/src/` (built). */
-export function migrationsFolder(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [resolve(here, '../../migrations'), resolve(here, '../../../migrations')];
-  const found = candidates.find((dir) => existsSync(resolve(dir, 'meta/_journal.json')));
-  if (!found) throw new Error(`migrations folder not found (looked in ${candidates.join(', ')})`);
-  return found;
 }
 
 /**
@@ -69,5 +71,5 @@ export function migrationsFolder(): string {
  * busy timeout makes a second process wait for the first.
  */
 export function applyMigrations(open: OpenDatabase): void {
-  migrate(open.db, { migrationsFolder: migrationsFolder() });
+  withSqliteErrors(() => migrate(open.db, { migrationsFolder: migrationsFolder('sqlite') }), { prefix: open.sqlite.name });
 }

@@ -1,0 +1,54 @@
+/**
+ * @module requests/cursor
+ * The audit query's cursor, shared by every store dialect: opaque to clients (base64url of the last row's creation
+ * time and id), so a page link made by one replica works on another whatever database sits behind it.
+ */
+import { ValidationError } from '../errors.js';
+
+/** Where the next page starts: after the row created at `createdAt` (ISO 8601) with id `id`, newest first. */
+export interface CursorPosition {
+  createdAt: string;
+  id: string;
+}
+
+/** A cursor this server did not issue: a 400 naming `cursor`, whichever store read it. */
+export class InvalidCursorError extends ValidationError {
+  constructor() {
+    super('cursor: not one this server issued', [{ path: 'cursor', message: 'not one this server issued' }]);
+  }
+}
+
+/** The cursor for the page after the row created at `createdAt` with id `id`. */
+export function encodeCursor(createdAt: Date, id: string): string {
+  return Buffer.from(`${createdAt.toISOString()}|${id}`).toString('base64url');
+}
+
+/**
+ * Reads a cursor made by {@link encodeCursor}.
+ * @throws InvalidCursorError for anything else.
+ */
+export function decodeCursor(cursor: string): CursorPosition {
+  const [createdAt, id, extra] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  if (!createdAt || !id || extra !== undefined || Number.isNaN(Date.parse(createdAt))) throw new InvalidCursorError();
+  return { createdAt, id };
+}
+
+/**
+ * A page from up to `limit + 1` rows read newest first: the extra row only says there is more, and the cursor points
+ * after the last row shown. Every dialect pages the same way, so cursors mean the same on SQLite and PostgreSQL.
+ */
+export function pageOf<T extends { createdAt: Date; id: string }>(rows: readonly T[], limit: number): { items: T[]; nextCursor: string | null } {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
+}
+
+/** Every row of a paged query, 500 at a time: how stores implement `scan` on top of their `list`. */
+export async function* allPages<T, Q extends object>(list: (query: Q & { limit: number; cursor?: string }) => Promise<{ items: T[]; nextCursor: string | null }>, query: Q): AsyncIterable<T> {
+  let cursor: string | undefined;
+  do {
+    const page = await list({ ...query, limit: 500, cursor });
+    yield* page.items;
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+}

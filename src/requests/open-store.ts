@@ -1,0 +1,115 @@
+/**
+ * @module requests/open-store
+ * The one chooser of a database from `--db` / `TOLLGATE_DB`: a file path is SQLite (the embedded default), a
+ * `postgres://` or `postgresql://` URL is PostgreSQL (for replicas on several hosts), and any other `scheme:` is an
+ * error raised before anything is created. Nothing else constructs stores.
+ *
+ * @remarks Left out: choosing the scheduler (`REDIS_URL`, in `server.ts`).
+ */
+import { ValidationError } from '../errors.js';
+import { databaseDialect } from './database-url.js';
+import type { TokenStore } from '../tokens/token-store.js';
+import type { GrantStore } from '../policy/grants.js';
+import type { Dialect } from './migrations-folder.js';
+import type { DatabaseLogger, OpenPostgres } from './postgres/database.js';
+import type { ConfirmationStore } from './store.js';
+import type { SharedMarks } from '../shared-marks.js';
+
+/** Everything that lives in the database, opened and migrated. */
+export interface OpenStores {
+  dialect: Dialect;
+  store: ConfirmationStore;
+  tokens: TokenStore;
+  /** Standing grants of the approval policy (absent: rules offer no grant buttons). */
+  grants?: GrantStore;
+  /** The database as it may be shown (a path, or a URL without its password). */
+  shown: string;
+  /** The PostgreSQL pool, when the dialect is PostgreSQL. */
+  postgres?: OpenPostgres;
+  /** State every replica must see (login links, sign-outs, Feishu nonces, call leases): PostgreSQL only. */
+  marks?: SharedMarks;
+  /** Whether the database answers (for `/readyz`); rejects when it does not. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Options of {@link openStores}. */
+export interface OpenStoresOptions {
+  /** `TOLLGATE_DB_POOL` (pool size) and `TOLLGATE_DB_WAIT_S` (start-up wait) are read from here. */
+  env?: Record<string, string | undefined>;
+  logger?: DatabaseLogger;
+  /**
+   * Set by `serve` (not `migrate`): hold this replica's lock on PostgreSQL, refusing to start beside a replica that
+   * cannot share the database with this one (see `postgres/replica-guard.ts`). `sharedScheduler`: `REDIS_URL` is set.
+   */
+  replica?: { sharedScheduler: boolean };
+  /** Apply pending migrations (default true); readers such as `tollgate audit` pass false and change nothing. */
+  migrate?: boolean;
+}
+
+/**
+ * Opens the database `db` names, applies its migrations (PostgreSQL: after waiting, bounded, for the server), and
+ * returns the stores on it.
+ * @example const { store, tokens, close } = await openStores(config.dbPath, { env: config.env, logger });
+ */
+export async function openStores(db: string, options: OpenStoresOptions = {}): Promise<OpenStores> {
+  return databaseDialect(db) === 'postgres' ? openPostgresStores(db, options) : openSqliteStores(db, options.migrate ?? true);
+}
+
+async function openSqliteStores(path: string, migrate: boolean): Promise<OpenStores> {
+  const [{ applyMigrations, openDatabase }, { SqliteConfirmationStore }, { SqliteTokenStore }, { SqliteGrantStore }] = await Promise.all([
+    import('./sqlite/database.js'),
+    import('./sqlite/store.js'),
+    import('../tokens/token-store.js'),
+    import('../policy/sqlite-grants.js'),
+  ]);
+  const open = openDatabase(path);
+  try {
+    if (migrate) applyMigrations(open);
+  } catch (error) {
+    open.close();
+    throw error;
+  }
+  const store = new SqliteConfirmationStore(open);
+  return { dialect: 'sqlite', store, tokens: new SqliteTokenStore(open.sqlite), grants: new SqliteGrantStore(open.sqlite), shown: path, ping: () => store.ping(), close: () => store.close() };
+}
+
+async function openPostgresStores(url: string, options: OpenStoresOptions): Promise<OpenStores> {
+  const env = options.env ?? {};
+  const [database, { PostgresConfirmationStore }, { PostgresTokenStore }, { guardReplicas }, { PostgresMarks }, { PostgresGrantStore }] = await Promise.all([
+    import('./postgres/database.js'),
+    import('./postgres/store.js'),
+    import('./postgres/token-store.js'),
+    import('./postgres/replica-guard.js'),
+    import('./postgres/marks.js'),
+    import('./postgres/grant-store.js'),
+  ]);
+  const open = database.openPostgres(url, {
+    poolSize: numberFrom(env, 'TOLLGATE_DB_POOL'),
+    logger: options.logger,
+  });
+  let guard: { release(): Promise<void> } | undefined;
+  try {
+    await database.waitForPostgres(open, { waitForS: numberFrom(env, 'TOLLGATE_DB_WAIT_S'), logger: options.logger });
+    if (options.migrate ?? true) await database.applyPostgresMigrations(open);
+    if (options.replica) guard = await guardReplicas(open, { sharedScheduler: options.replica.sharedScheduler, logger: options.logger });
+  } catch (error) {
+    await open.close();
+    throw error;
+  }
+  const store = new PostgresConfirmationStore(open);
+  const close = async () => {
+    await guard?.release();
+    await store.close();
+  };
+  return { dialect: 'postgres', store, tokens: new PostgresTokenStore(open), grants: new PostgresGrantStore(open), marks: new PostgresMarks(open), shown: open.shownUrl, postgres: open, ping: () => store.ping(), close };
+}
+
+/** A non-negative number from `env[name]`, undefined when unset. @throws ValidationError naming the variable. */
+function numberFrom(env: Record<string, string | undefined>, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new ValidationError(`${name}: expected a number, got ${raw}`, [{ path: name, message: 'expected a number' }]);
+  return value;
+}

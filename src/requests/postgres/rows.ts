@@ -1,0 +1,74 @@
+/**
+ * @module requests/postgres/rows
+ * Rows ↔ domain objects on PostgreSQL, and the column lists the store's SQL uses. Column lists are derived from the
+ * drizzle schema (as SQLite's statements are), so SQL and schema cannot drift. `pg` already reads `timestamptz` as a
+ * `Date`, `jsonb` as parsed JSON and `boolean` as a boolean; only `bigint` ids arrive as strings.
+ */
+import { getTableColumns, type InferSelectModel, type Table } from 'drizzle-orm';
+import type { channelMessages, confirmationEvents } from './schema.js';
+import { confirmationRequests } from './schema.js';
+import type { ChannelMessage, ConfirmationEvent, ConfirmationRequest, EventType } from '../types.js';
+
+/** A request row as `pg` returns it under the select list's camelCase aliases. */
+export type RequestRow = InferSelectModel<typeof confirmationRequests>;
+type EventRow = Omit<InferSelectModel<typeof confirmationEvents>, 'id'> & { id: string | number };
+type MessageRow = InferSelectModel<typeof channelMessages>;
+
+/** `t."tool_name" AS "toolName", …` for every column of `table` (optionally qualified by `alias`). */
+export function selectList(table: Table, alias?: string): string {
+  const prefix = alias ? `${alias}.` : '';
+  return Object.entries(getTableColumns(table))
+    .map(([key, column]) => `${prefix}"${column.name}" AS "${key}"`)
+    .join(', ');
+}
+
+/** The request columns in insertion order, and `$1, $2::jsonb, …` placeholders (JSON goes in as text, cast). */
+export const REQUEST_INSERT = (() => {
+  const columns = Object.entries(getTableColumns(confirmationRequests));
+  return {
+    keys: columns.map(([key]) => key as keyof RequestRow),
+    columns: columns.map(([, c]) => `"${c.name}"`).join(', '),
+    values: columns.map(([, c], i) => `$${i + 1}${c.columnType === 'PgJsonb' ? '::jsonb' : ''}`).join(', '),
+  };
+})();
+
+/**
+ * The insert parameters of `r`, in {@link REQUEST_INSERT} order. JSON is stringified here because `pg` would send a
+ * JS array as a PostgreSQL array literal, not as JSON.
+ */
+export function requestParams(r: ConfirmationRequest): unknown[] {
+  const row: RequestRow = { ...r, approvedArgs: r.approvedArgs };
+  return REQUEST_INSERT.keys.map((key) => {
+    const value = row[key];
+    return value !== null && typeof value === 'object' && !(value instanceof Date) ? JSON.stringify(value) : value;
+  });
+}
+
+/** A row as a request. */
+export function rowToRequest(row: RequestRow): ConfirmationRequest {
+  return {
+    ...row,
+    status: row.status as ConfirmationRequest['status'],
+    onTimeout: row.onTimeout as ConfirmationRequest['onTimeout'],
+    approvedArgs: row.approvedArgs ?? null,
+  };
+}
+
+/** An event row as an event. */
+export function rowToEvent(row: EventRow): ConfirmationEvent {
+  return { ...row, id: Number(row.id), type: row.type as EventType };
+}
+
+/** A card row as a channel message. */
+export function rowToMessage(row: MessageRow): ChannelMessage {
+  return {
+    requestId: row.requestId,
+    channel: row.channel,
+    target: row.target,
+    messageRef: row.messageRef,
+    status: row.status as ChannelMessage['status'],
+    attempts: row.attempts,
+    lastError: row.lastError,
+    updatedAt: row.updatedAt,
+  };
+}

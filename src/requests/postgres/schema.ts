@@ -1,0 +1,153 @@
+/**
+ * @module requests/postgres/schema
+ * The drizzle schema on PostgreSQL: the same tables and column names as SQLite's (`../sqlite/schema.ts`), so the
+ * auditors' SQL reads alike on both, with PostgreSQL's own types: `timestamptz` (millisecond precision, the
+ * precision of a JS `Date`, so a row reads back exactly as written), `jsonb` for structured columns and `boolean`
+ * for `allowed`. `drizzle-kit generate --config drizzle.postgres.config.ts` turns this file into `migrations/postgres/`.
+ */
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+
+/** A `timestamptz(3)` read and written as a JS `Date`. */
+const at = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' });
+
+/** One row per confirmation request. */
+export const confirmationRequests = pgTable(
+  'confirmation_requests',
+  {
+    id: text('id').primaryKey(),
+    status: text('status').notNull(),
+    toolName: text('tool_name').notNull(),
+    toolArgs: jsonb('tool_args').$type<Record<string, unknown>>().notNull(),
+    approvedArgs: jsonb('approved_args').$type<Record<string, unknown>>(),
+    prompt: text('prompt'),
+    options: jsonb('options').$type<string[]>().notNull(),
+    agentId: text('agent_id'),
+    userId: text('user_id'),
+    sessionId: text('session_id'),
+    toolCallId: text('tool_call_id'),
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull(),
+    channels: jsonb('channels').$type<{ type: string; target?: string }[]>().notNull(),
+    approvers: jsonb('approvers').$type<string[]>().notNull(),
+    requiredApprovals: integer('required_approvals').notNull().default(1),
+    onTimeout: text('on_timeout').notNull().default('deny'),
+    idempotencyKey: text('idempotency_key'),
+    argsSha256: text('args_sha256').notNull(),
+    callbackUrl: text('callback_url'),
+    /** Name of the API token that filed the request (null for in-process callers). */
+    filedBy: text('filed_by'),
+    nonce: text('nonce').notNull(),
+    createdAt: at('created_at').notNull(),
+    expiresAt: at('expires_at').notNull(),
+    updatedAt: at('updated_at').notNull(),
+    respondedAt: at('responded_at'),
+    respondedBy: text('responded_by'),
+    respondedVia: text('responded_via'),
+    decisionOption: text('decision_option'),
+    reason: text('reason'),
+    /** true = the tool may run, false = it may not, NULL = pending. */
+    allowed: boolean('allowed'),
+  },
+  (t) => [
+    uniqueIndex('confirmation_requests_idempotency_key').on(t.idempotencyKey),
+    index('confirmation_requests_status_expires').on(t.status, t.expiresAt),
+    index('confirmation_requests_created').on(t.createdAt, t.id),
+    index('confirmation_requests_tool').on(t.toolName, t.createdAt),
+    index('confirmation_requests_agent').on(t.agentId, t.createdAt),
+  ],
+);
+
+/** Append-only audit trail: one row per thing that happened to a request. */
+export const confirmationEvents = pgTable(
+  'confirmation_events',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    requestId: text('request_id')
+      .notNull()
+      .references(() => confirmationRequests.id),
+    type: text('type').notNull(),
+    actor: text('actor'),
+    channel: text('channel'),
+    detail: jsonb('detail').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    at: at('at').notNull(),
+  },
+  (t) => [index('confirmation_events_request').on(t.requestId, t.id), index('confirmation_events_type').on(t.type, t.at)],
+);
+
+/** One row per card: where it went and what the platform called it. */
+export const channelMessages = pgTable(
+  'channel_messages',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    requestId: text('request_id')
+      .notNull()
+      .references(() => confirmationRequests.id),
+    channel: text('channel').notNull(),
+    target: text('target').notNull(),
+    messageRef: text('message_ref'),
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    updatedAt: at('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('channel_messages_target').on(t.requestId, t.channel, t.target), index('channel_messages_status').on(t.status)],
+);
+
+/** API tokens created over `POST /v1/tokens`; only the SHA-256 of each secret is kept (see the SQLite schema). */
+export const apiTokens = pgTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    secretSha256: text('secret_sha256').notNull(),
+    /** JSON array of scopes, e.g. `["request:create","request:read"]`. */
+    scopes: jsonb('scopes').$type<string[]>().notNull(),
+    /** The approver identity a `request:decide` token decides as (`web:alice`). */
+    asIdentity: text('as_identity'),
+    createdAt: at('created_at').notNull(),
+    expiresAt: at('expires_at'),
+    revokedAt: at('revoked_at'),
+  },
+  (t) => [uniqueIndex('api_tokens_name').on(t.name), uniqueIndex('api_tokens_secret').on(t.secretSha256)],
+);
+
+
+/**
+ * Expiring marks every replica must see (`src/shared-marks.ts`): unspent one-time web login links and web sessions
+ * signed out before their expiry, each keyed by a hash or a random id, never by a secret.
+ */
+export const sharedMarks = pgTable(
+  'shared_marks',
+  {
+    kind: text('kind').notNull(),
+    key: text('key').notNull(),
+    expiresAt: at('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.key] }), index('shared_marks_expires').on(t.expiresAt)],
+);
+
+/**
+ * Standing grants ("approve for 1 hour"), as on SQLite: a later request its `rule` matches, with the values in `scope`
+ * for the scoped fields, is approved at once by `grant:<id>`. Never used after `expires_at` or once `revoked_at` is set.
+ */
+export const grants = pgTable(
+  'grants',
+  {
+    id: text('id').primaryKey(),
+    rule: text('rule').notNull(),
+    label: text('label').notNull(),
+    /** Scoped field → value (`{"tool_name":"deploy","agent_id":"release-bot"}`). */
+    scope: jsonb('scope').$type<Record<string, unknown>>().notNull(),
+    /** The request whose approval created it. */
+    requestId: text('request_id')
+      .notNull()
+      .references(() => confirmationRequests.id),
+    createdBy: text('created_by').notNull(),
+    createdAt: at('created_at').notNull(),
+    expiresAt: at('expires_at').notNull(),
+    revokedAt: at('revoked_at'),
+    revokedBy: text('revoked_by'),
+    uses: integer('uses').notNull().default(0),
+  },
+  (t) => [index('grants_rule_expires').on(t.rule, t.expiresAt), index('grants_created').on(t.createdAt, t.id)],
+);

@@ -1,0 +1,288 @@
+/**
+ * @module requests/postgres/store
+ * `ConfirmationStore` on PostgreSQL, exact when several replicas share the database:
+ * - a vote locks its row (`SELECT … FOR UPDATE`) before counting approvals, so two replicas counting one quorum
+ *   at once serialize on the row and record exactly one verdict;
+ * - creates insert with `ON CONFLICT (idempotency_key) DO NOTHING`, so racing creates with one key leave one row;
+ * - `expireDue` claims due rows with `FOR UPDATE SKIP LOCKED`, so sweeping replicas split the rows between them and
+ *   each row expires once, without waiting on each other.
+ * Hot paths are plain SQL on the pool; the audit query, whose filters vary, is built with drizzle. Every database
+ * error leaves through `errors.ts`, so callers see tollgate errors, never a `pg` one.
+ */
+import { and, desc, eq, gte, lt, lte, or, type SQL } from 'drizzle-orm';
+import type pg from 'pg';
+import { ServiceUnavailableError } from '../../errors.js';
+import type { OpenPostgres } from './database.js';
+import { withPostgresErrors } from './errors.js';
+import { REQUEST_INSERT, requestParams, rowToEvent, rowToMessage, rowToRequest, selectList, type RequestRow } from './rows.js';
+import { channelMessages, confirmationEvents, confirmationRequests as requests } from './schema.js';
+import { allPages, decodeCursor, pageOf } from '../cursor.js';
+import type { ConfirmationStore, CreateExtras, RequestPage, RequestQuery, Vote, VoteResult } from '../store.js';
+import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../types.js';
+import { isAllowed } from '../state-machine.js';
+import { planVote, type VerdictFields } from '../vote-plan.js';
+
+type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
+type NewCard = { channel: string; target: string; sent?: boolean };
+type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+
+const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = { messageRef: 'message_ref', status: 'status', attempts: 'attempts', lastError: 'last_error' };
+const REQUEST = selectList(requests);
+const RETURNING_REQUEST = selectList(requests, 'r');
+
+const SQL_TEXT = {
+  byId: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = $1`,
+  byIdForUpdate: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = $1 FOR UPDATE`,
+  byKey: `SELECT ${REQUEST} FROM confirmation_requests WHERE idempotency_key = $1`,
+  insert: `INSERT INTO confirmation_requests (${REQUEST_INSERT.columns}) VALUES (${REQUEST_INSERT.values}) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
+  insertEvent: 'INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)',
+  insertMessage: `INSERT INTO channel_messages (request_id, channel, target, status, attempts, updated_at) VALUES ($1, $2, $3, $4, 0, $5)
+    ON CONFLICT (request_id, channel, target) DO NOTHING`,
+  approvers: "SELECT actor FROM confirmation_events WHERE request_id = $1 AND type = 'approved'",
+  touch: 'UPDATE confirmation_requests SET updated_at = $2 WHERE id = $1',
+  /** The compare-and-set: only a pending row changes. */
+  flip: `UPDATE confirmation_requests r SET status = $2, responded_at = $3, updated_at = $3, responded_by = $4, responded_via = $5,
+      decision_option = $6, reason = $7, approved_args = $8::jsonb, allowed = $9
+    WHERE id = $1 AND status = 'pending' RETURNING ${RETURNING_REQUEST}`,
+  /** Claims up to $2 due rows no other replica holds, expires them and writes their events: one statement, atomic. */
+  expireDue: `WITH due AS (
+      SELECT id FROM confirmation_requests WHERE status = 'pending' AND expires_at <= $1 ORDER BY expires_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
+    ), expired AS (
+      UPDATE confirmation_requests r SET status = 'expired', responded_at = $1, updated_at = $1, responded_by = 'system',
+        responded_via = NULL, allowed = (r.on_timeout = 'approve')
+      FROM due WHERE r.id = due.id AND r.status = 'pending' RETURNING ${RETURNING_REQUEST}
+    ), logged AS (
+      INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at)
+      SELECT "id", 'expired', 'system', NULL, jsonb_build_object('on_timeout', "onTimeout"), $1 FROM expired ORDER BY "expiresAt", "id"
+    )
+    SELECT * FROM expired ORDER BY "expiresAt", "id"`,
+  events: `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id = $1 ORDER BY id`,
+  messages: `SELECT ${selectList(channelMessages)} FROM channel_messages WHERE request_id = $1 ORDER BY id`,
+  unsentMessages: `SELECT ${selectList(channelMessages, 'm')} FROM channel_messages m JOIN confirmation_requests r ON r.id = m.request_id
+    WHERE m.status = 'pending' AND r.status = 'pending' ORDER BY m.id LIMIT $1`,
+  pendingFirst: `SELECT id, expires_at AS "expiresAt" FROM confirmation_requests WHERE status = 'pending' ORDER BY expires_at, id LIMIT $1`,
+  pendingAfter: `SELECT id, expires_at AS "expiresAt" FROM confirmation_requests WHERE status = 'pending'
+    AND (expires_at > $1 OR (expires_at = $1 AND id > $2)) ORDER BY expires_at, id LIMIT $3`,
+  countByStatus: 'SELECT status, count(*)::int AS n FROM confirmation_requests GROUP BY status',
+};
+
+/** The PostgreSQL implementation of {@link ConfirmationStore}. */
+export class PostgresConfirmationStore implements ConfirmationStore {
+  private readonly pool: pg.Pool;
+
+  constructor(private readonly open: OpenPostgres) {
+    this.pool = open.pool;
+  }
+
+  /** Runs `sql` on the pool; rows come back typed as `T`. */
+  private async rows<T>(sql: string, params: unknown[] = [], on: Queryable = this.pool): Promise<T[]> {
+    return (await on.query(sql, params)).rows as T[];
+  }
+
+  private async one(sql: string, params: unknown[], on?: Queryable): Promise<ConfirmationRequest | null> {
+    const [row] = await this.rows<RequestRow>(sql, params, on);
+    return row ? rowToRequest(row) : null;
+  }
+
+  /** Runs `fn` in a transaction on one pooled connection; a client that failed mid-way is discarded, not reused. */
+  private async tx<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return withPostgresErrors(async () => {
+      const client = await this.pool.connect();
+      let failed: unknown = undefined;
+      try {
+        await client.query('BEGIN');
+        const result = await fn(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        failed = error;
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release(failed instanceof Error && !('severity' in failed));
+      }
+    });
+  }
+
+  async create(request: ConfirmationRequest, cards: NewCard[], extras?: CreateExtras): Promise<{ request: ConfirmationRequest; created: boolean }> {
+    return this.tx(async (client) => {
+      const inserted = await this.rows(SQL_TEXT.insert, requestParams(request), client);
+      if (inserted.length === 0) {
+        // The key exists (or a racing create just committed it): READ COMMITTED lets this statement see that row.
+        const existing = await this.one(SQL_TEXT.byKey, [request.idempotencyKey], client);
+        if (!existing) throw new ServiceUnavailableError('a create with the same idempotency key was in flight; retry', 'tollgate_database_busy');
+        return { request: existing, created: false };
+      }
+      await this.insertEvent(request.id, { type: 'created', actor: request.userId, channel: null, detail: extras?.detail ?? {}, at: request.createdAt }, client);
+      for (const event of extras?.events ?? []) await this.insertEvent(request.id, event, client);
+      for (const card of cards) {
+        await client.query(SQL_TEXT.insertMessage, [request.id, card.channel, card.target, card.sent ? 'sent' : 'pending', request.createdAt]);
+        // A channel whose card is the row itself (the web inbox) is delivered the moment the row exists.
+        if (card.sent) {
+          await this.insertEvent(request.id, { type: 'delivered', actor: null, channel: card.channel, detail: { target: card.target, message_ref: null, attempt: 0 }, at: request.createdAt }, client);
+        }
+      }
+      return { request, created: true };
+    });
+  }
+
+  async get(id: string) {
+    return withPostgresErrors(() => this.one(SQL_TEXT.byId, [id]));
+  }
+
+  async getByIdempotencyKey(key: string) {
+    return withPostgresErrors(() => this.one(SQL_TEXT.byKey, [key]));
+  }
+
+  async decide(id: string, vote: Vote): Promise<VoteResult> {
+    return this.tx(async (client): Promise<VoteResult> => {
+      // The row lock: a second replica voting on this request waits here until this transaction ends.
+      const current = await this.one(SQL_TEXT.byIdForUpdate, [id], client);
+      if (!current) return { kind: 'not_found' };
+      if (current.status !== 'pending') return { kind: 'already_final', request: current };
+      const prior = vote.decision === 'approve' ? (await this.rows<{ actor: string }>(SQL_TEXT.approvers, [id], client)).map((r) => r.actor) : [];
+      const plan = planVote(current, prior, vote);
+      if (plan.kind === 'duplicate') return { kind: 'duplicate', request: current };
+      await this.insertEvent(id, plan.event, client);
+      if (plan.kind === 'recorded') {
+        await client.query(SQL_TEXT.touch, [id, vote.at]);
+        return { kind: 'recorded', request: { ...current, updatedAt: vote.at }, approvals: plan.approvals };
+      }
+      return { kind: 'final', request: await this.flip(client, id, plan.status, current, plan.fields) };
+    });
+  }
+
+  /** The compare-and-set, inside a transaction that holds the row locked as pending, so it always matches. */
+  private async flip(client: pg.PoolClient, id: string, status: 'approved' | 'denied' | 'expired' | 'cancelled', current: ConfirmationRequest, f: VerdictFields) {
+    const approvedArgs = f.approvedArgs === undefined || f.approvedArgs === null ? null : JSON.stringify(f.approvedArgs);
+    const row = await this.one(
+      SQL_TEXT.flip,
+      [id, status, f.at, f.respondedBy, f.respondedVia, f.decisionOption ?? null, f.reason ?? null, approvedArgs, isAllowed(status, current.onTimeout) === true],
+      client,
+    );
+    if (!row) throw new Error(`compare-and-set lost on ${id} inside its own transaction`);
+    return row;
+  }
+
+  async finish(id: string, status: 'expired' | 'cancelled', event: { actor: string | null; channel: string | null; detail: Record<string, unknown>; at: Date }) {
+    return this.tx(async (client) => {
+      const current = await this.one(SQL_TEXT.byIdForUpdate, [id], client);
+      if (!current || current.status !== 'pending') return null;
+      const reason = typeof event.detail.reason === 'string' ? event.detail.reason : null;
+      const final = await this.flip(client, id, status, current, { respondedBy: event.actor, respondedVia: event.channel, reason, at: event.at });
+      await this.insertEvent(id, { type: status, ...event }, client);
+      return final;
+    });
+  }
+
+  async expireDue(now: Date, limit: number): Promise<ConfirmationRequest[]> {
+    return withPostgresErrors(async () => (await this.rows<RequestRow>(SQL_TEXT.expireDue, [now, limit])).map(rowToRequest));
+  }
+
+  async appendEvent(requestId: string, event: NewEvent) {
+    await withPostgresErrors(() => this.insertEvent(requestId, event));
+  }
+
+  private async insertEvent(requestId: string, e: NewEvent, on: Queryable = this.pool) {
+    await on.query(SQL_TEXT.insertEvent, [requestId, e.type, e.actor, e.channel, JSON.stringify(e.detail), e.at]);
+  }
+
+  async events(requestId: string) {
+    return withPostgresErrors(async () => (await this.rows<Parameters<typeof rowToEvent>[0]>(SQL_TEXT.events, [requestId])).map(rowToEvent));
+  }
+
+  async list(query: RequestQuery): Promise<RequestPage> {
+    const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
+    const where = filters(query);
+    if (query.cursor) {
+      const cursor = decodeCursor(query.cursor);
+      const createdAt = new Date(cursor.createdAt);
+      where.push(or(lt(requests.createdAt, createdAt), and(eq(requests.createdAt, createdAt), lt(requests.id, cursor.id))));
+    }
+    // Ids are UUIDv7 (fixed-width lowercase hex), so `ORDER BY id` agrees with SQLite's byte order under any collation.
+    const rows = await withPostgresErrors(() =>
+      this.open.db
+        .select()
+        .from(requests)
+        .where(and(...where))
+        .orderBy(desc(requests.createdAt), desc(requests.id))
+        .limit(limit + 1),
+    );
+    return pageOf(rows.map(rowToRequest), limit);
+  }
+
+  scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest> {
+    return allPages((q) => this.list(q), query);
+  }
+
+  async pending(limit: number, afterExpiresAt?: Date, afterId?: string) {
+    return withPostgresErrors(() =>
+      afterExpiresAt === undefined
+        ? this.rows<{ id: string; expiresAt: Date }>(SQL_TEXT.pendingFirst, [limit])
+        : this.rows<{ id: string; expiresAt: Date }>(SQL_TEXT.pendingAfter, [afterExpiresAt, afterId ?? '', limit]),
+    );
+  }
+
+  async countByStatus() {
+    const counts = Object.fromEntries(REQUEST_STATUSES.map((s) => [s, 0])) as Record<RequestStatus, number>;
+    const rows = await withPostgresErrors(() => this.rows<{ status: RequestStatus; n: number }>(SQL_TEXT.countByStatus));
+    for (const row of rows) counts[row.status] = row.n;
+    return counts;
+  }
+
+  async messages(requestId: string) {
+    return withPostgresErrors(async () => (await this.rows<Parameters<typeof rowToMessage>[0]>(SQL_TEXT.messages, [requestId])).map(rowToMessage));
+  }
+
+  async unsentMessages(limit: number) {
+    return withPostgresErrors(async () => (await this.rows<Parameters<typeof rowToMessage>[0]>(SQL_TEXT.unsentMessages, [limit])).map(rowToMessage));
+  }
+
+  async updateMessage(requestId: string, channel: string, target: string, patch: MessagePatch, at: Date) {
+    const keys = (Object.keys(patch) as (keyof MessagePatch)[]).filter((k) => patch[k] !== undefined && k in MESSAGE_COLUMNS).sort();
+    const sets = [...keys.map((k, i) => `${MESSAGE_COLUMNS[k]} = $${i + 5}`), 'updated_at = $4'].join(', ');
+    const sql = `UPDATE channel_messages SET ${sets} WHERE request_id = $1 AND channel = $2 AND target = $3`;
+    await withPostgresErrors(() => this.pool.query(sql, [requestId, channel, target, at, ...keys.map((k) => patch[k])]));
+  }
+
+  async escalate(id: string, step: number, routing: { approvers: string[]; channels: ChannelTarget[] }, event: NewEvent): Promise<ConfirmationRequest | null> {
+    return this.tx(async (client) => {
+      // The row lock makes "step not recorded yet → record it" atomic across replicas running the same follow-up.
+      const current = await this.one(SQL_TEXT.byIdForUpdate, [id], client);
+      if (!current || current.status !== 'pending') return null;
+      const done = await client.query("SELECT 1 FROM confirmation_events WHERE request_id = $1 AND type = 'escalated' AND detail->>'step' = $2", [id, String(step)]);
+      if (done.rowCount) return null;
+      await client.query('UPDATE confirmation_requests SET approvers = $2::jsonb, channels = $3::jsonb, updated_at = $4 WHERE id = $1', [
+        id,
+        JSON.stringify(routing.approvers),
+        JSON.stringify(routing.channels),
+        event.at,
+      ]);
+      await this.insertEvent(id, event, client);
+      return { ...current, approvers: routing.approvers, channels: routing.channels, updatedAt: event.at };
+    });
+  }
+
+  async ensureMessage(requestId: string, channel: string, target: string, at: Date) {
+    await withPostgresErrors(() => this.pool.query(SQL_TEXT.insertMessage, [requestId, channel, target, 'pending', at]));
+  }
+
+  async ping() {
+    await withPostgresErrors(() => this.pool.query('SELECT 1'));
+  }
+
+  async close() {
+    await this.open.close();
+  }
+}
+
+function filters(q: RequestQuery): (SQL | undefined)[] {
+  return [
+    q.status && eq(requests.status, q.status),
+    q.toolName !== undefined ? eq(requests.toolName, q.toolName) : undefined,
+    q.agentId !== undefined ? eq(requests.agentId, q.agentId) : undefined,
+    q.respondedBy !== undefined ? eq(requests.respondedBy, q.respondedBy) : undefined,
+    q.since && gte(requests.createdAt, q.since),
+    q.until && lte(requests.createdAt, q.until),
+  ];
+}

@@ -1,0 +1,49 @@
+/**
+ * @module requests/vote-plan
+ * What one vote does to a pending request, whatever database holds it: a duplicate approval changes nothing, an
+ * approval short of the quorum adds an `approved` event only, and a deny or the approval completing the quorum flips
+ * the row. Each store reads the row and its prior approvers under its own lock, asks {@link planVote}, and writes.
+ */
+import type { Vote } from './store.js';
+import type { ConfirmationRequest, NewEvent } from './types.js';
+
+/** The columns a verdict sets besides `status`. */
+export interface VerdictFields {
+  respondedBy: string | null;
+  respondedVia: string | null;
+  decisionOption?: string | null;
+  reason?: string | null;
+  approvedArgs?: Record<string, unknown> | null;
+  at: Date;
+}
+
+/** What to write for one vote. */
+export type VotePlan =
+  | { kind: 'duplicate' }
+  | { kind: 'recorded'; event: NewEvent; approvals: number }
+  | { kind: 'final'; event: NewEvent; status: 'approved' | 'denied'; fields: VerdictFields };
+
+/**
+ * The plan for `vote` on `current` (pending), given the actors whose approvals are recorded already.
+ * @example planVote(row, ['slack:U1'], { decision: 'approve', actor: 'slack:U2', … }) // final when 2 are required
+ */
+export function planVote(current: ConfirmationRequest, priorApprovers: readonly string[], vote: Vote): VotePlan {
+  const detail: Record<string, unknown> = { option: vote.option, reason: vote.reason, ...(vote.token ? { token: vote.token } : {}) };
+  const fields: VerdictFields = {
+    respondedBy: vote.actor,
+    respondedVia: vote.via,
+    decisionOption: vote.option,
+    reason: vote.reason,
+    approvedArgs: vote.approvedArgs,
+    at: vote.at,
+  };
+  if (vote.decision === 'deny') {
+    return { kind: 'final', status: 'denied', event: { type: 'denied', actor: vote.actor, channel: vote.via, detail, at: vote.at }, fields };
+  }
+  if (priorApprovers.includes(vote.actor)) return { kind: 'duplicate' };
+  const approvals = priorApprovers.length + 1;
+  Object.assign(detail, { approvals, required: current.requiredApprovals }, vote.approvedArgs ? { approved_args: vote.approvedArgs } : {});
+  const event: NewEvent = { type: 'approved', actor: vote.actor, channel: vote.via, detail, at: vote.at };
+  if (approvals < current.requiredApprovals) return { kind: 'recorded', event, approvals };
+  return { kind: 'final', status: 'approved', event, fields };
+}

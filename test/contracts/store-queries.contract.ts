@@ -1,0 +1,176 @@
+/**
+ * The read side of the store contract (part of `runStoreContract`): the audit query with its filters and cursor,
+ * streamed scans, the pending index the schedulers walk, counts, and card bookkeeping.
+ */
+import { describe, expect, it } from 'vitest';
+import { InvalidCursorError } from '../../src/requests/cursor.js';
+import type { ConfirmationStore, RequestQuery } from '../../src/requests/store.js';
+import type { ConfirmationRequest } from '../../src/requests/types.js';
+import { ValidationError } from '../../src/errors.js';
+import { at, file, newestFirst, newRequest, T0, vote } from './store-fixtures.js';
+
+/** Every page of `query` at `limit` rows a page. */
+async function allPages(store: ConfirmationStore, query: RequestQuery, limit: number): Promise<string[][]> {
+  const pages: string[][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.list({ ...query, limit, cursor });
+    pages.push(page.items.map((r) => r.id));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor && pages.length < 100);
+  return pages;
+}
+
+async function collect(rows: AsyncIterable<ConfirmationRequest>): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const row of rows) ids.push(row.id);
+  return ids;
+}
+
+/** Declares the read-side tests; `store()` is the current test's store. */
+export function runStoreQueryContract(store: () => ConfirmationStore): void {
+  /** Six rows over two tools, two agents and three outcomes, filed a minute apart. */
+  async function seed() {
+    const rows = [
+      await file(store(), { toolName: 'pay_invoice', agentId: 'billing' }, at(0)),
+      await file(store(), { toolName: 'deploy', agentId: 'ops' }, at(60)),
+      await file(store(), { toolName: 'pay_invoice', agentId: 'ops' }, at(120)),
+      await file(store(), { toolName: 'deploy', agentId: 'billing' }, at(180)),
+      await file(store(), { toolName: 'pay_invoice', agentId: 'billing' }, at(240)),
+      await file(store(), { toolName: 'deploy', agentId: 'ops' }, at(300)),
+    ];
+    await store().decide(rows[0]!.id, vote('web:alice', 'approve', 400));
+    await store().decide(rows[1]!.id, vote('web:bob', 'deny', 400));
+    await store().decide(rows[2]!.id, vote('web:alice', 'deny', 400));
+    return rows;
+  }
+
+  describe('list', () => {
+    it('answers newest first, with each filter alone and together', async () => {
+      const rows = await seed();
+      const ids = (query: RequestQuery) => store().list(query).then((page) => page.items.map((r) => r.id));
+      const pick = (...i: number[]) => newestFirst(i.map((n) => rows[n]!));
+      expect(await ids({})).toEqual(pick(0, 1, 2, 3, 4, 5));
+      expect(await ids({ status: 'pending' })).toEqual(pick(3, 4, 5));
+      expect(await ids({ status: 'denied' })).toEqual(pick(1, 2));
+      expect(await ids({ toolName: 'deploy' })).toEqual(pick(1, 3, 5));
+      expect(await ids({ agentId: 'billing' })).toEqual(pick(0, 3, 4));
+      expect(await ids({ respondedBy: 'web:alice' })).toEqual(pick(0, 2));
+      expect(await ids({ since: at(120), until: at(240) })).toEqual(pick(2, 3, 4));
+      expect(await ids({ since: at(121) })).toEqual(pick(3, 4, 5));
+      expect(await ids({ until: at(60) })).toEqual(pick(0, 1));
+      expect(await ids({ toolName: 'pay_invoice', agentId: 'billing', status: 'pending' })).toEqual(pick(4));
+      expect(await ids({ toolName: 'nothing' })).toEqual([]);
+    });
+
+    it('pages with a cursor without duplicates or gaps, also across rows filed in the same millisecond', async () => {
+      const rows: ConfirmationRequest[] = [];
+      for (let i = 0; i < 7; i++) rows.push(await file(store(), { toolName: i % 2 ? 'deploy' : 'pay_invoice' }, i < 5 ? T0 : at(i)));
+      const pages = await allPages(store(), {}, 2);
+      expect(pages.map((p) => p.length)).toEqual([2, 2, 2, 1]);
+      expect(pages.flat()).toEqual(newestFirst(rows));
+      const filtered = await allPages(store(), { toolName: 'pay_invoice' }, 1);
+      expect(filtered.flat()).toEqual(newestFirst(rows.filter((r) => r.toolName === 'pay_invoice')));
+    });
+
+    it('ends with a null cursor when the last page is full', async () => {
+      for (let i = 0; i < 4; i++) await file(store(), {}, at(i));
+      const first = await store().list({ limit: 2 });
+      const second = await store().list({ limit: 2, cursor: first.nextCursor! });
+      expect(second.items).toHaveLength(2);
+      const third = second.nextCursor ? await store().list({ limit: 2, cursor: second.nextCursor }) : { items: [], nextCursor: null };
+      expect(third).toEqual({ items: [], nextCursor: null });
+      expect((await store().list({})).nextCursor).toBeNull();
+    });
+
+    it('refuses a cursor it did not issue with InvalidCursorError (a ValidationError naming cursor)', async () => {
+      await file(store());
+      for (const cursor of ['not-a-cursor', Buffer.from('yesterday|abc').toString('base64url'), Buffer.from('a|b|c').toString('base64url')]) {
+        const error = await store()
+          .list({ cursor })
+          .then(() => null, (e: unknown) => e);
+        expect(error).toBeInstanceOf(InvalidCursorError);
+        expect(error).toBeInstanceOf(ValidationError);
+        expect((error as ValidationError).errors).toEqual([expect.objectContaining({ path: 'cursor' })]);
+      }
+    });
+  });
+
+  describe('scan', () => {
+    it('yields every matching row newest first, past any internal batch size', async () => {
+      const made = await Promise.all(Array.from({ length: 1010 }, (_, i) => store().create(newRow(i), [])));
+      const rows = made.map((m) => m.request);
+      expect(await collect(store().scan({}))).toEqual(newestFirst(rows));
+      expect(await collect(store().scan({ toolName: 'deploy', since: at(100) }))).toEqual(newestFirst(rows.filter((r) => r.toolName === 'deploy' && r.createdAt >= at(100))));
+      expect(await collect(store().scan({ agentId: 'nobody' }))).toEqual([]);
+    });
+  });
+
+  describe('pending', () => {
+    it('walks pending rows by expiry then id, page after page', async () => {
+      const rows: ConfirmationRequest[] = [];
+      for (const timeoutS of [50, 10, 30, 30, 30, 20]) rows.push(await file(store(), { timeoutS }));
+      await store().decide(rows[5]!.id, vote('slack:U1', 'deny'));
+      const expected = rows
+        .slice(0, 5)
+        .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime() || (a.id < b.id ? -1 : 1))
+        .map((r) => ({ id: r.id, expiresAt: r.expiresAt }));
+      expect(await store().pending(100)).toEqual(expected);
+      const walked: { id: string; expiresAt: Date }[] = [];
+      let page = await store().pending(2);
+      while (page.length) {
+        walked.push(...page);
+        const last = page[page.length - 1]!;
+        page = await store().pending(2, last.expiresAt, last.id);
+      }
+      expect(walked).toEqual(expected);
+    });
+  });
+
+  describe('countByStatus', () => {
+    it('counts every status, zero included', async () => {
+      expect(await store().countByStatus()).toEqual({ pending: 0, approved: 0, denied: 0, expired: 0, cancelled: 0 });
+      await seed();
+      expect(await store().countByStatus()).toEqual({ pending: 3, approved: 1, denied: 2, expired: 0, cancelled: 0 });
+    });
+  });
+
+  describe('messages', () => {
+    it('updates a card field by field and lists unsent cards of pending requests only', async () => {
+      const a = await file(store(), {}, T0, [{ channel: 'slack', target: 'C1' }, { channel: 'feishu', target: 'oc_1' }]);
+      const b = await file(store(), {}, T0, [{ channel: 'slack', target: 'C2' }]);
+      await store().updateMessage(a.id, 'slack', 'C1', { status: 'sent', messageRef: 'C1:1.5', attempts: 1 }, at(5));
+      await store().updateMessage(a.id, 'feishu', 'oc_1', { attempts: 2, lastError: 'HTTP 500' }, at(6));
+      const [slack, feishu] = await store().messages(a.id);
+      expect(slack).toEqual({ requestId: a.id, channel: 'slack', target: 'C1', messageRef: 'C1:1.5', status: 'sent', attempts: 1, lastError: null, updatedAt: at(5) });
+      expect(feishu).toEqual({ requestId: a.id, channel: 'feishu', target: 'oc_1', messageRef: null, status: 'pending', attempts: 2, lastError: 'HTTP 500', updatedAt: at(6) });
+      await store().updateMessage(a.id, 'feishu', 'oc_1', { lastError: null, status: 'failed' }, at(7));
+      expect((await store().messages(a.id))[1]).toMatchObject({ status: 'failed', lastError: null, attempts: 2, updatedAt: at(7) });
+
+      const key = (m: { requestId: string; target: string }) => `${m.requestId}/${m.target}`;
+      expect((await store().unsentMessages(10)).map(key)).toEqual([key({ requestId: b.id, target: 'C2' })]);
+      await store().ensureMessage(a.id, 'slack', 'C9', at(8));
+      expect((await store().unsentMessages(10)).map(key).sort()).toEqual([`${a.id}/C9`, `${b.id}/C2`].sort());
+      expect(await store().unsentMessages(1)).toHaveLength(1);
+      await store().decide(b.id, vote('slack:U1', 'deny'));
+      expect((await store().unsentMessages(10)).map(key)).toEqual([`${a.id}/C9`]);
+    });
+
+    it('ensureMessage adds a card once and leaves an existing card alone', async () => {
+      const request = await file(store(), {}, T0, [{ channel: 'slack', target: 'C1' }]);
+      await store().updateMessage(request.id, 'slack', 'C1', { status: 'sent', messageRef: 'C1:1.5' }, at(1));
+      await store().ensureMessage(request.id, 'slack', 'C1', at(2));
+      await store().ensureMessage(request.id, 'slack', 'C2', at(2));
+      await store().ensureMessage(request.id, 'slack', 'C2', at(3));
+      expect((await store().messages(request.id)).map((m) => [m.target, m.status, m.messageRef, m.updatedAt])).toEqual([
+        ['C1', 'sent', 'C1:1.5', at(1)],
+        ['C2', 'pending', null, at(2)],
+      ]);
+    });
+  });
+}
+
+/** Row `i` of the scan fixture: every third a deploy, four rows per second (ties on the creation time). */
+function newRow(i: number): ConfirmationRequest {
+  return newRequest({ toolName: i % 3 === 0 ? 'deploy' : 'pay_invoice' }, at(Math.floor(i / 4)));
+}
