@@ -1,0 +1,52 @@
+/**
+ * @module policy/reload
+ * Reloads the approval policy from the config file on SIGHUP or when the file changes. A file that does not load
+ * keeps the rules in force and logs why; requests already filed keep the routing (and follow-up plan) they got.
+ */
+import { unwatchFile, watchFile } from 'node:fs';
+import type { Logger } from 'pino';
+import { readConfigFile } from '../config.js';
+import { describeError } from '../errors.js';
+import type { PolicyGate } from './gate.js';
+import { loadPolicy } from './load.js';
+
+/** Options of {@link watchPolicy}. */
+export interface WatchPolicyOptions {
+  gate: PolicyGate;
+  /** The YAML config file the policy comes from. */
+  path: string;
+  logger: Pick<Logger, 'info' | 'error'>;
+  /** How often the file's modification time is checked, in ms (default 2000; 0: SIGHUP only). */
+  pollMs?: number;
+}
+
+/**
+ * Reads `path` again and puts its policy in force. Returns true when it did, false (logged, old rules kept) when
+ * the file does not load.
+ */
+export function reloadPolicy(options: Pick<WatchPolicyOptions, 'gate' | 'path' | 'logger'>): boolean {
+  try {
+    const policy = loadPolicy(readConfigFile(options.path), options.path);
+    options.gate.replace(policy);
+    options.logger.info({ path: options.path, rules: policy.rules.length }, 'policy reloaded');
+    return true;
+  } catch (error) {
+    options.logger.error({ path: options.path, err: describeError(error) }, 'policy not reloaded; the rules in force stay');
+    return false;
+  }
+}
+
+/** Reloads on SIGHUP and on file changes until the returned function is called. */
+export function watchPolicy(options: WatchPolicyOptions): () => void {
+  const reload = () => void reloadPolicy(options);
+  process.on('SIGHUP', reload);
+  const pollMs = options.pollMs ?? 2000;
+  const onChange = (now: { mtimeMs: number }, before: { mtimeMs: number }) => {
+    if (now.mtimeMs !== before.mtimeMs) reload();
+  };
+  if (pollMs > 0) watchFile(options.path, { interval: pollMs, persistent: false }, onChange);
+  return () => {
+    process.off('SIGHUP', reload);
+    if (pollMs > 0) unwatchFile(options.path, onChange);
+  };
+}
