@@ -1,11 +1,11 @@
 /**
  * @module mcp/proxy
- * An MCP gating proxy: serves the upstream MCP server's tools as its own, and files a tollgate request before
- * forwarding any call that is not read-only. The client sees the upstream's tool list unchanged (annotations kept);
- * a gated call waits for a human verdict and then runs with the approver's edited arguments, or answers an
- * `isError` result saying why it did not run.
+ * An MCP gating proxy: serves the upstream MCP server's tools, resources and prompts as its own, and files a tollgate
+ * request before forwarding any tool call that is not read-only. The client sees the upstream's lists unchanged
+ * (annotations kept, `listChanged` notifications passed on); a gated call waits for a human verdict and then runs
+ * with the approver's edited arguments, or answers an `isError` result saying why it did not run.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -20,14 +20,16 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CreateRequestInput } from '../api-schema.js';
 import type { GateClient } from '../client/gate-client.js';
-import { canonicalJson } from '../requests/args-hash.js';
 import { VERSION } from '../version.js';
+import { GatedCalls, refusal, type CallExtra } from './gated-call.js';
+import { forwardUngated, mirroredCapabilities } from './passthrough.js';
+import { describeError } from '../errors.js';
 
 /** Settings of {@link startMcpProxy}. */
 export interface McpProxyOptions {
   /** The server name in `mcp__<name>__<tool>`. */
   name: string;
-  /** The transport to the upstream MCP server (a `StdioClientTransport` in the CLI). */
+  /** The transport to the upstream MCP server (`StdioClientTransport` or `StreamableHTTPClientTransport` in the CLI). */
   upstream: Transport;
   /** The transport the MCP client talks to (a `StdioServerTransport` in the CLI). */
   downstream: Transport;
@@ -40,10 +42,18 @@ export interface McpProxyOptions {
   requestFields?: Partial<CreateRequestInput>;
   /** Part of every idempotency key (default: a random id per process). */
   sessionId?: string;
+  /**
+   * While a call waits for a human, how often to send `notifications/progress` when the client asked for progress
+   * (default 15 s): clients that reset their timeout on progress then wait as long as the human takes.
+   */
+  progressEveryMs?: number;
+  /** Diagnostics (failed receipts); stdout is the protocol, so the CLI writes them to stderr. */
+  log?(message: string): void;
 }
 
 /** A running proxy. */
 export interface McpProxy {
+  /** Closes both sides, after the receipts still in flight were sent. */
   close(): Promise<void>;
 }
 
@@ -60,20 +70,22 @@ export function needsApproval(toolName: string, tool: Tool | undefined, gateGlob
   return tool?.annotations?.readOnlyHint !== true;
 }
 
-/** The refusal the client sees when a call did not run. */
-function refusal(text: string): CallToolResult {
-  return { content: [{ type: 'text', text: `tollgate: ${text}` }], isError: true };
-}
-
-/** Connects to the upstream, then serves the gated tool list on the downstream transport. */
+/** Connects to the upstream, then serves what it offers, gated, on the downstream transport. */
 export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy> {
-  const sessionId = options.sessionId ?? randomUUID();
   const client = new Client({ name: `tollgate-mcp-${options.name}`, version: VERSION });
   let upstreamGone: string | undefined;
   client.onclose = () => {
     upstreamGone ??= `the upstream MCP server "${options.name}" exited; restart the client to reconnect`;
   };
   await client.connect(options.upstream);
+  const guard = () => {
+    if (upstreamGone) throw new McpError(ErrorCode.InternalError, `tollgate: ${upstreamGone}`);
+  };
+
+  const capabilities = mirroredCapabilities(client.getServerCapabilities());
+  const instructions = client.getInstructions();
+  const server = new Server({ name: `tollgate:${options.name}`, version: VERSION }, { capabilities, ...(instructions ? { instructions } : {}) });
+  forwardUngated(server, client, capabilities, guard);
 
   let tools: Map<string, Tool> | undefined;
   const listAll = async (): Promise<Tool[]> => {
@@ -88,67 +100,56 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     return all;
   };
 
-  const server = new Server({ name: `tollgate:${options.name}`, version: VERSION }, { capabilities: { tools: { listChanged: true } } });
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-    tools = undefined;
-    await server.sendToolListChanged();
-  });
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    if (upstreamGone) throw new McpError(ErrorCode.InternalError, `tollgate: ${upstreamGone}`);
-    return { tools: await listAll() };
-  });
-
-  // An identical call asked again while its request is pending re-attaches to it (a client retry after its own
-  // timeout); once a verdict was used, the same call asked again files a new request instead of reusing the verdict.
-  const generations = new Map<string, number>();
-  const forward = async (name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> => {
+  const forward = async (name: string, args: Record<string, unknown>, extra: CallExtra, progressToken?: string | number): Promise<CallToolResult> => {
     if (upstreamGone) return refusal(upstreamGone);
+    // The upstream's own progress reaches the client under the client's token, and keeps both timeouts alive.
+    // The result waits for every progress notification to be sent: a client drops progress that arrives after it.
+    const relayed: Promise<unknown>[] = [];
+    const onprogress = progressToken === undefined ? undefined : (p: { progress: number; total?: number; message?: string }) => void relayed.push(extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken } }).catch(() => undefined));
     try {
-      return (await client.callTool({ name, arguments: args }, undefined, { signal })) as CallToolResult;
+      const result = (await client.callTool({ name, arguments: args }, undefined, { signal: extra.signal, ...(onprogress ? { onprogress, resetTimeoutOnProgress: true } : {}) })) as CallToolResult;
+      await Promise.all(relayed);
+      return result;
     } catch (error) {
       if (upstreamGone || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) return refusal(upstreamGone ?? `the upstream MCP server "${options.name}" closed the connection`);
-      throw error;
+      // The upstream's own protocol errors (unknown tool, bad params) reach the client as they are.
+      if (error instanceof McpError || extra.signal.aborted) throw error;
+      return refusal(`the upstream MCP server "${options.name}" could not be reached: ${describeError(error)}`);
     }
   };
 
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
-    const { name } = req.params;
-    const args = req.params.arguments ?? {};
-    if (upstreamGone) return refusal(upstreamGone);
-    if (!tools?.has(name)) await listAll().catch(() => undefined);
-    if (!needsApproval(name, tools?.get(name), options.gateGlobs, options.allowGlobs)) return forward(name, args, extra.signal);
-
-    const argsHash = createHash('sha256').update(canonicalJson(args)).digest('hex');
-    const base = createHash('sha256').update(`${options.name}\n${name}\n${argsHash}\n${sessionId}`).digest('hex');
-    const generation = generations.get(base) ?? 0;
-    let requestId: string | undefined;
-    const onAbort = () => {
-      if (requestId) void options.gate.cancel(requestId, { reason: 'the MCP client cancelled the call', actor: `mcp:${options.name}` }).catch(() => undefined);
-    };
-    extra.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      const filed = await options.gate.request(
-        { ...options.requestFields, tool_name: `mcp__${options.name}__${name}`, tool_args: args, idempotency_key: `mcp:${base}:${generation}` },
-        { signal: extra.signal },
-      );
-      requestId = filed.id;
-      if (extra.signal.aborted) onAbort();
-      const verdict = filed.status === 'pending' ? await options.gate.wait(filed.id, { signal: extra.signal }) : filed;
-      generations.set(base, generation + 1);
-      if (!verdict.allowed) return refusal(`${verdict.status}: ${verdict.reason ?? 'no reason given'}`);
-      return await forward(name, verdict.approved_args ?? args, extra.signal);
-    } catch (error) {
-      if (extra.signal.aborted) return refusal('cancelled: the MCP client cancelled the call');
-      if (error instanceof McpError) throw error;
-      return refusal(`error: could not get a verdict: ${error instanceof Error ? error.message : String(error)}`);
-    } finally {
-      extra.signal.removeEventListener('abort', onAbort);
-    }
+  const gated = new GatedCalls({
+    name: options.name,
+    sessionId: options.sessionId ?? randomUUID(),
+    gate: options.gate,
+    requestFields: options.requestFields,
+    progressEveryMs: options.progressEveryMs,
+    forward,
+    log: options.log,
   });
+
+  if (capabilities.tools) {
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async (n) => {
+      tools = undefined;
+      await server.notification(n);
+    });
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      guard();
+      return { tools: await listAll() };
+    });
+    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+      const { name } = req.params;
+      if (upstreamGone) return refusal(upstreamGone);
+      if (!tools?.has(name)) await listAll().catch(() => undefined);
+      if (needsApproval(name, tools?.get(name), options.gateGlobs, options.allowGlobs)) return gated.call(req.params, extra);
+      return forward(name, req.params.arguments ?? {}, extra, req.params._meta?.progressToken);
+    });
+  }
 
   await server.connect(options.downstream);
   return {
     async close() {
+      await gated.flush();
       await server.close().catch(() => undefined);
       await client.close().catch(() => undefined);
     },
