@@ -10,6 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { uuidv7 } from '../requests/ids.js';
+import { translateSqliteErrors, withSqliteErrors } from '../requests/sqlite/errors.js';
 import type { Principal, Scope } from './scopes.js';
 
 /** A token as listed: everything but the secret, which is shown once at creation and never stored. */
@@ -31,8 +32,34 @@ export interface NewToken {
   expiresAt?: Date | null;
 }
 
+/**
+ * Where API tokens live: the database the requests live in, whatever its dialect (`SqliteTokenStore` here,
+ * `PostgresTokenStore` in `requests/postgres/`). Async because a network database answers later.
+ */
+export interface TokenStore {
+  /** Creates a token; returns it with its secret (the only time the secret is seen). Names are unique forever. */
+  create(token: NewToken, now: Date): Promise<{ token: ApiToken; secret: string }>;
+  /** The caller a secret belongs to, or null when it is unknown, revoked or expired. */
+  authenticate(secret: string, now: Date): Promise<Principal | null>;
+  /** Every token, oldest first, without secrets. */
+  list(): Promise<ApiToken[]>;
+  /** Revokes a token at once; revoking twice is fine. Throws {@link NotFoundError} for an unknown id. */
+  revoke(id: string, now: Date): Promise<void>;
+}
+
 /** Secrets start with this prefix so secret scanners and people recognise them. */
 const SECRET_PREFIX = 'tg_';
+
+/** A new token secret: 256 random bits, prefixed. */
+export function newTokenSecret(): string {
+  return SECRET_PREFIX + randomBytes(32).toString('base64url');
+}
+
+/** The caller `token` stands for at `now`, or null when it is revoked or expired. */
+export function usablePrincipal(token: ApiToken, now: Date): Principal | null {
+  if (token.revokedAt !== null || (token.expiresAt !== null && token.expiresAt <= now)) return null;
+  return { id: token.id, name: token.name, scopes: token.scopes, as: token.as };
+}
 
 /** SHA-256 hex of a secret: what the table keeps. */
 export function secretDigest(secret: string): string {
@@ -52,7 +79,7 @@ interface TokenRow {
 const COLUMNS = 'id, name, scopes, as_identity, created_at, expires_at, revoked_at';
 
 /** Tokens on the SQLite database the requests live in. */
-export class TokenStore {
+export class SqliteTokenStore implements TokenStore {
   private readonly sql;
 
   constructor(sqlite: Database.Database) {
@@ -66,12 +93,13 @@ export class TokenStore {
       revoke: sqlite.prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
       exists: sqlite.prepare('SELECT id FROM api_tokens WHERE id = ?').pluck(),
     };
+    // Callers see tollgate errors (conflict, busy, read-only…), never a SqliteError.
+    return translateSqliteErrors(this);
   }
 
-  /** Creates a token; returns it with its secret (the only time the secret is seen). Names are unique forever. */
-  create(token: NewToken, now: Date): { token: ApiToken; secret: string } {
+  async create(token: NewToken, now: Date): Promise<{ token: ApiToken; secret: string }> {
     if (this.sql.byName.get(token.name) !== undefined) throw new ConflictError(`a token named "${token.name}" exists already`);
-    const secret = SECRET_PREFIX + randomBytes(32).toString('base64url');
+    const secret = newTokenSecret();
     const id = uuidv7(now.getTime());
     const row: TokenRow = {
       id,
@@ -82,26 +110,23 @@ export class TokenStore {
       expires_at: token.expiresAt?.toISOString() ?? null,
       revoked_at: null,
     };
-    this.sql.insert.run(row.id, row.name, secretDigest(secret), row.scopes, row.as_identity, row.created_at, row.expires_at);
+    // Two replicas creating the same name at once both pass the check above; the unique index decides.
+    withSqliteErrors(() => this.sql.insert.run(row.id, row.name, secretDigest(secret), row.scopes, row.as_identity, row.created_at, row.expires_at), {
+      conflict: `a token named "${token.name}" exists already`,
+    });
     return { token: fromRow(row), secret };
   }
 
-  /** The caller a secret belongs to, or null when it is unknown, revoked or expired. */
-  authenticate(secret: string, now: Date): Principal | null {
+  async authenticate(secret: string, now: Date): Promise<Principal | null> {
     const row = this.sql.bySecret.get(secretDigest(secret)) as TokenRow | undefined;
-    if (!row || row.revoked_at !== null) return null;
-    if (row.expires_at !== null && row.expires_at <= now.toISOString()) return null;
-    const token = fromRow(row);
-    return { id: token.id, name: token.name, scopes: token.scopes, as: token.as };
+    return row ? usablePrincipal(fromRow(row), now) : null;
   }
 
-  /** Every token, oldest first, without secrets. */
-  list(): ApiToken[] {
+  async list(): Promise<ApiToken[]> {
     return (this.sql.list.all() as TokenRow[]).map(fromRow);
   }
 
-  /** Revokes a token at once; revoking twice is fine. Throws {@link NotFoundError} for an unknown id. */
-  revoke(id: string, now: Date): void {
+  async revoke(id: string, now: Date): Promise<void> {
     if (this.sql.exists.get(id) === undefined) throw new NotFoundError(`no token with id ${id}`);
     this.sql.revoke.run(now.toISOString(), id);
   }

@@ -1,0 +1,84 @@
+/**
+ * @module integrations/claude-code-receipt
+ * Claude Code's PostToolUse / PostToolUseFailure hooks as receipts: after a gated call ran, the hook reports it, so
+ * the request's audit trail reads proposed → approved → executed (or execution_failed), with a check that the
+ * input that ran is the approved one.
+ *
+ * Finding the request: the one filed under the call's `tool_use_id` (PreToolUse's idempotency key). A call gated by
+ * PermissionRequest (whose input has no `tool_use_id`) is found by session, tool and input — original or approver-
+ * edited — among requests filed without a tool call id, allowed, and not yet reported. A call tollgate never gated
+ * has no request, and nothing is recorded.
+ */
+import type { GateClient } from '../client/gate-client.js';
+import type { Gateway } from '../gateway.js';
+import { argsSha256 } from '../requests/args-hash.js';
+import type { ApiRequest } from '../requests/serialize.js';
+import type { ConfirmationRequest } from '../requests/types.js';
+import type { Principal } from '../tokens/scopes.js';
+import { newestMatch } from './attach.js';
+import { CLAUDE_CODE_AGENT_ID, claudeIdempotencyKey, type ClaudeHookInput } from './claude-code.js';
+
+/** Longest failure text kept in a receipt. */
+const DETAIL_MAX = 2000;
+/** Requests of the agent and tool scanned for a PermissionRequest-gated call. */
+const SCAN_LIMIT = 50;
+
+/** A receipt as the API takes it. */
+export interface ClaudeReceipt {
+  outcome: 'succeeded' | 'failed';
+  detail?: string;
+  args_sha256: string;
+}
+
+/** Whether the input reports a call that ran (PostToolUse / PostToolUseFailure) rather than asking for a decision. */
+export function isPostToolEvent(input: ClaudeHookInput): boolean {
+  return input.hook_event_name === 'PostToolUse' || input.hook_event_name === 'PostToolUseFailure';
+}
+
+/** The receipt of a post-tool input: the input that ran, hashed like the request's arguments. */
+export function claudeReceipt(input: ClaudeHookInput): ClaudeReceipt {
+  const args_sha256 = argsSha256(input.tool_name, input.tool_input);
+  if (input.hook_event_name !== 'PostToolUseFailure') return { outcome: 'succeeded', args_sha256 };
+  return { outcome: 'failed', args_sha256, ...(input.error_message ? { detail: input.error_message.slice(0, DETAIL_MAX) } : {}) };
+}
+
+const reported = (types: string[]) => types.some((t) => t === 'executed' || t === 'execution_failed');
+
+/** Client side (`tollgate claude-hook`): finds the gated request of a post-tool input over the API, or null. */
+export async function findClaudeRequest(client: GateClient, input: ClaudeHookInput, agentId = CLAUDE_CODE_AGENT_ID): Promise<ApiRequest | null> {
+  const page = await client.list({ agent_id: agentId, tool_name: input.tool_name, limit: SCAN_LIMIT });
+  if (input.tool_use_id) {
+    const byKey = page.items.find((r) => r.idempotency_key === claudeIdempotencyKey(input.tool_use_id!));
+    if (byKey) return byKey;
+  }
+  const hash = argsSha256(input.tool_name, input.tool_input);
+  for (const r of page.items) {
+    const sameArgs = r.args_sha256 === hash || (r.approved_args !== null && argsSha256(r.tool_name, r.approved_args) === hash);
+    if (!sameArgs || r.tool_call_id !== null || r.allowed !== true || r.session_id !== (input.session_id ?? null)) continue;
+    if (!reported((await client.events(r.id)).map((e) => e.type))) return r;
+  }
+  return null;
+}
+
+/** Server side (`POST /v1/hooks/claude-code`): the same search over the gateway. */
+export async function findClaudeRequestInGateway(gateway: Gateway, input: ClaudeHookInput, agentId = CLAUDE_CODE_AGENT_ID): Promise<ConfirmationRequest | null> {
+  if (input.tool_use_id) {
+    const byKey = await gateway.getByIdempotencyKey(claudeIdempotencyKey(input.tool_use_id));
+    if (byKey) return byKey;
+  }
+  const match = await newestMatch(gateway, { agentId, sessionId: input.session_id, toolName: input.tool_name, toolArgs: input.tool_input }, true);
+  if (!match || match.toolCallId !== null || match.allowed !== true) return null;
+  return reported((await gateway.events(match.id)).map((e) => e.type)) ? null : match;
+}
+
+/**
+ * Server side: records the receipt of a post-tool input on its request, when there is one the caller filed (or the
+ * caller is an admin) — a receipt is the agent's own word, as on `POST /v1/requests/:id/receipt`.
+ */
+export async function recordClaudeReceipt(gateway: Gateway, input: ClaudeHookInput, principal: Principal, agentId?: string): Promise<string | null> {
+  const request = await findClaudeRequestInGateway(gateway, input, agentId);
+  if (!request || (!principal.scopes.includes('admin') && request.filedBy !== principal.name)) return null;
+  const receipt = claudeReceipt(input);
+  await gateway.recordReceipt(request.id, { outcome: receipt.outcome, detail: receipt.detail, argsSha256: receipt.args_sha256, actor: `token:${principal.name}` });
+  return request.id;
+}
