@@ -7,11 +7,15 @@
 import type { Logger } from 'pino';
 import type { Channel } from '../src/channel.js';
 import type { TollgateConfig } from '../src/config.js';
+import type { SharedMarks } from '../src/shared-marks.js';
 import { createWebChannel, webOptionsFromConfig } from './web/index.js';
 
-/** The channels `config` enables. Throws a ValidationError naming the variable or file path that is wrong. */
-export async function channelsFromConfig(config: TollgateConfig, logger: Logger): Promise<Channel[]> {
-  const channels: Channel[] = [createWebChannel(webOptionsFromConfig(config))];
+/**
+ * The channels `config` enables. Throws a ValidationError naming the variable or file path that is wrong.
+ * `marks`: state every replica must share (login links, sign-outs), from the database when it is PostgreSQL.
+ */
+export async function channelsFromConfig(config: TollgateConfig, logger: Logger, marks?: SharedMarks): Promise<Channel[]> {
+  const channels: Channel[] = [createWebChannel({ ...webOptionsFromConfig(config), marks })];
   const set = (...names: string[]) => names.some((name) => config.env[name]?.trim());
   if (set('SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN') || config.file.slack) {
     const { createSlackChannel, slackOptionsFromEnv } = await import('./slack/index.js');
@@ -20,7 +24,8 @@ export async function channelsFromConfig(config: TollgateConfig, logger: Logger)
   }
   if (set('FEISHU_APP_ID', 'FEISHU_APP_SECRET') || config.file.feishu) {
     const { createFeishuChannel, feishuOptionsFromEnv } = await import('./feishu/index.js');
-    const feishu = createFeishuChannel(feishuOptionsFromEnv(config.env, config.file.feishu), logger.child({ channel: 'feishu' }));
+    const options = feishuOptionsFromEnv(config.env, config.file.feishu);
+    const feishu = createFeishuChannel(options && { ...options, marks }, logger.child({ channel: 'feishu' }));
     if (feishu) channels.push(feishu);
   }
   return channels;

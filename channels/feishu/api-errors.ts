@@ -6,6 +6,7 @@
  * wrong app credentials), a {@link RateLimitedError} when Feishu asks to slow down, or a plain Error to be retried.
  */
 import { PermanentChannelError, RateLimitedError } from '../../src/channel.js';
+import { describeError } from '../../src/errors.js';
 
 /** The envelope of every Open API answer. */
 export interface FeishuReply<T> {
@@ -73,7 +74,7 @@ interface AxiosLike {
 /** Maps anything an SDK call threw to a channel error (never leaks the request config, which holds secrets). */
 export function errorForThrown(operation: string, error: unknown): Error {
   if (error instanceof PermanentChannelError || error instanceof RateLimitedError) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = describeError(error);
   // The SDK's token manager throws `failed to get tenant_access_token, code: 10014, msg: app secret invalid`.
   const token = /failed to get tenant_access_token, code: (-?\w+), msg: (.*)$/.exec(message);
   if (token) return credentialError(Number(token[1]), token[2]!);

@@ -7,10 +7,10 @@
  */
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
-import type { DecideOutcome, DecisionSink } from '../../src/channel.js';
+import type { ChannelHost, DecideOutcome, DecisionSink } from '../../src/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { sendProblem } from '../../src/http/problem.js';
-import { BUTTON_NAMES, MAX_REASON_CHARS, REASON_INPUT, type FeishuCard } from './card-json.js';
+import { BUTTON_NAMES, GRANT_BUTTON, MAX_REASON_CHARS, REASON_INPUT, type FeishuCard } from './card-json.js';
 import { rejectionText, toastTexts } from './i18n.js';
 import type { FeishuLanguage } from './options.js';
 import { verifyCallback, type VerifyOptions } from './verify.js';
@@ -27,8 +27,9 @@ export interface CardActionReply {
 /** What the card-action handler needs. */
 export interface CardActionDeps {
   /** The gateway, once the channel is mounted or started. */
-  sink(): DecisionSink | null;
-  render(request: ConfirmationRequest): FeishuCard;
+  sink(): (DecisionSink & Partial<Pick<ChannelHost, 'events' | 'grantOffers'>>) | null;
+  /** The card of a request as it is now (with its grant buttons while pending). */
+  render(request: ConfirmationRequest): FeishuCard | Promise<FeishuCard>;
   notFound(): FeishuCard;
   language: FeishuLanguage;
   logger: Logger;
@@ -48,7 +49,7 @@ export function createCardActionHandler(deps: CardActionDeps): (data: unknown) =
   const reply = (type: CardActionReply['toast']['type'], content: string, card: FeishuCard): CardActionReply => ({ toast: { type, content }, card: { type: 'raw', data: card } });
   const cardOf = async (sink: DecisionSink, id: string | null, known?: ConfirmationRequest): Promise<FeishuCard> => {
     const request = known ?? (id ? await sink.get(id).catch(() => null) : null);
-    return request ? deps.render(request) : deps.notFound();
+    return request ? await deps.render(request) : deps.notFound();
   };
 
   return async (raw) => {
@@ -57,13 +58,17 @@ export function createCardActionHandler(deps: CardActionDeps): (data: unknown) =
     const value = parseValue(data.action?.value);
     const openId = typeof data.operator?.open_id === 'string' ? data.operator.open_id : '';
     const name = data.action?.name;
-    const decision = name === BUTTON_NAMES.approve ? 'approve' : name === BUTTON_NAMES.deny ? 'deny' : null;
+    const grantIndex = typeof name === 'string' ? GRANT_BUTTON.exec(name)?.[1] : undefined;
+    const decision = name === BUTTON_NAMES.approve || grantIndex !== undefined ? 'approve' : name === BUTTON_NAMES.deny ? 'deny' : null;
+    // A grant button: the label the request's rule offers at that index now (none: the tap changes nothing).
+    const grant = grantIndex !== undefined && sink?.grantOffers && sink.events && value ? sink.grantOffers(await sink.events(value.request_id))[Number(grantIndex)]?.label : undefined;
+    if (grantIndex !== undefined && grant === undefined && sink && value) return reply('error', toasts.failed, await cardOf(sink, value.request_id));
     if (!sink || !value || !openId || !decision) {
       deps.logger.warn({ hasValue: Boolean(value), hasOperator: Boolean(openId), button: typeof name === 'string' ? name : null }, 'feishu card action not understood');
       return reply('error', toasts.notOurButton, sink ? await cardOf(sink, value?.request_id ?? null) : deps.notFound());
     }
     const decided = sink
-      .decide({ requestId: value.request_id, nonce: value.nonce, decision, reason: reasonOf(data.action?.form_value), actor: { channel: 'feishu', userId: openId } })
+      .decide({ requestId: value.request_id, nonce: value.nonce, decision, reason: reasonOf(data.action?.form_value), grant, actor: { channel: 'feishu', userId: openId } })
       .catch((error: unknown) => {
         deps.logger.error({ err: error, requestId: value.request_id }, 'feishu tap could not be applied');
         return null;
@@ -81,7 +86,7 @@ export function createCardActionHandler(deps: CardActionDeps): (data: unknown) =
     const sink = deps.sink()!;
     if (outcome.ok) {
       const content = outcome.final ? (outcome.request.status === 'approved' ? toasts.approved : toasts.denied) : toasts.recorded;
-      return reply(outcome.final ? 'success' : 'info', content, deps.render(outcome.request));
+      return reply(outcome.final ? 'success' : 'info', content, await deps.render(outcome.request));
     }
     const mild = outcome.code === 'already_decided' || outcome.code === 'duplicate_approval';
     return reply(mild ? 'warning' : 'error', rejectionText(deps.language, outcome.code, outcome.message, outcome.request), await cardOf(sink, requestId, outcome.request));
@@ -112,6 +117,11 @@ export function mountCallbackRoute(router: Router, options: CallbackRouteOptions
         res.json({ challenge: verified.challenge });
         return;
       }
+      if (!(await firstUseEverywhere(req.get('x-lark-request-nonce'), options.verify))) {
+        options.logger.warn({ status: 401, reason: 'replayed callback (nonce used on another replica)', ip: req.ip }, 'feishu callback refused');
+        sendProblem(res, 401, 'Feishu callback refused: replayed callback (nonce already used)', { code: 'feishu_unauthorized' });
+        return;
+      }
       const result = await options.dispatcher.invoke(verified.payload, { needCheck: false });
       // Card actions answer with {toast, card}; other events only need a 200.
       res.json(typeof result === 'object' && result !== null ? result : {});
@@ -119,6 +129,13 @@ export function mountCallbackRoute(router: Router, options: CallbackRouteOptions
       next(error);
     }
   });
+}
+
+/** Whether a verified callback's nonce is new on every replica sharing the marks (true without shared marks). */
+async function firstUseEverywhere(nonce: string | undefined, verify: VerifyOptions): Promise<boolean> {
+  if (!verify.shared || !nonce) return true;
+  // Kept for twice the replay window, as the in-process cache does: a timestamp can be that far from another's.
+  return verify.shared.add('feishu_nonce', nonce, new Date(verify.now() + verify.replayWindowS * 2000));
 }
 
 function parseValue(value: unknown): { request_id: string; nonce: string } | null {

@@ -1,12 +1,15 @@
 /**
  * @module channels/feishu/card-json
  * Turns the worded card ({@link localizedCardText}) into Feishu card JSON 2.0. Every text the runtime or its tool
- * arguments control is shown as `plain_text`, never markdown, so arguments cannot `@all` a group or fake a link.
+ * arguments control is shown as `plain_text`, never markdown (`lark_md`/`markdown`), so a tool name, approver name,
+ * reason or argument cannot `@all` a group (`<at id=all>`), fake a link (`[text](url)`) or style text. The same holds
+ * for reminders: a `text` message parses `<at user_id="all">` and links, so a reminder is a plain-text card too.
  * Buttons are named (clicks on unnamed 2.0 buttons fail silently) and carry only the request id and nonce; the
  * decision is the button's name. Both sit in a form with the reason input, so a reason reaches the runtime.
  */
 import type { ConfirmationRequest, RequestStatus } from '../../src/requests/types.js';
 import { cardLabels, localizedCardText } from './i18n.js';
+import type { GrantButton } from '../../src/channel.js';
 import type { FeishuLanguage } from './options.js';
 
 /** A card JSON 2.0 document (the subset tollgate writes). */
@@ -44,7 +47,12 @@ const HEADER_TEMPLATE: Record<RequestStatus, string> = {
 export interface CardRenderOptions {
   language: FeishuLanguage;
   maxArgsChars?: number;
+  /** Standing grants the request's policy rule offers: extra approve buttons named `tollgate_grant_<i>`. */
+  grants?: readonly GrantButton[];
 }
+
+/** Name of the i-th grant button. */
+export const GRANT_BUTTON = /^tollgate_grant_(\d{1,2})$/;
 
 /**
  * The card of `request` in its current state: header colour by state, prompt, tool, arguments, requester, expiry,
@@ -83,6 +91,7 @@ export function approvalCard(request: ConfirmationRequest, options: CardRenderOp
           columns: [
             column(button(BUTTON_NAMES.approve, text.buttons.approve, 'primary', value)),
             column(button(BUTTON_NAMES.deny, text.buttons.deny, 'danger', value)),
+            ...(options.grants ?? []).map((g, i) => column(button(`tollgate_grant_${i}`, g.label, 'primary', value))),
           ],
         },
       ],
@@ -104,6 +113,19 @@ export function notFoundCard(language: FeishuLanguage): FeishuCard {
     config: { update_multi: true },
     header: { title: { tag: 'plain_text', content: labels.notFoundTitle }, template: 'grey' },
     body: { elements: [plain(labels.notFoundBody)] },
+  };
+}
+
+/**
+ * A reminder reply: `text` (from `reminderText`, which carries the tool name and approvers) as a plain-text card,
+ * never a `text` message, whose content Feishu scans for `<at>` mentions and links.
+ */
+export function reminderCard(text: string): FeishuCard {
+  return {
+    schema: '2.0',
+    config: { update_multi: true, summary: { content: text.slice(0, 100) } },
+    header: { title: { tag: 'plain_text', content: text.slice(0, 100) }, template: 'orange' },
+    body: { elements: [plain(text)] },
   };
 }
 

@@ -6,11 +6,12 @@
 import * as lark from '@larksuiteoapi/node-sdk';
 import type { Router } from 'express';
 import { pino, type Logger } from 'pino';
-import type { CardRef, Channel, DecisionSink } from '../../src/channel.js';
+import type { CardRef, Channel, ChannelHost, DecisionSink, GrantButton } from '../../src/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { errorForThrown, expectOk, isCredentialError, TokenRejectedError, type FeishuReply } from './api-errors.js';
 import { createCardActionHandler, mountCallbackRoute } from './callbacks.js';
-import { approvalCard, notFoundCard, type FeishuCard } from './card-json.js';
+import { approvalCard, notFoundCard, reminderCard, type FeishuCard } from './card-json.js';
+import { reminderText } from '../../src/card.js';
 import type { FeishuOptions } from './options.js';
 import { parseTarget, sendUuid } from './targets.js';
 import { TokenCache } from './token-cache.js';
@@ -44,7 +45,7 @@ export class FeishuChannel implements Channel {
   private readonly logger: Logger;
   private readonly tokens: TokenCache;
   private readonly now: () => number;
-  private sink: DecisionSink | null = null;
+  private sink: (DecisionSink & Partial<Pick<ChannelHost, 'events' | 'grantOffers'>>) | null = null;
   private ws: WsClientLike | null = null;
 
   constructor(
@@ -68,7 +69,7 @@ export class FeishuChannel implements Channel {
     this.dispatcher = new lark.EventDispatcher({ logger: sdkLogger, loggerLevel: lark.LoggerLevel.warn }).register({
       'card.action.trigger': createCardActionHandler({
         sink: () => this.sink,
-        render: (request) => this.render(request),
+        render: (request) => this.cardFor(request),
         notFound: () => notFoundCard(options.language),
         language: options.language,
         logger: this.logger,
@@ -78,17 +79,25 @@ export class FeishuChannel implements Channel {
   }
 
   /** The card JSON of `request` as this channel words it. */
-  render(request: ConfirmationRequest): FeishuCard {
-    return approvalCard(request, { language: this.options.language, maxArgsChars: this.options.maxArgsChars });
+  render(request: ConfirmationRequest, grants: readonly GrantButton[] = []): FeishuCard {
+    return approvalCard(request, { language: this.options.language, maxArgsChars: this.options.maxArgsChars, grants });
+  }
+
+  /** The card with the grant buttons the request's policy rule offers while it is pending. */
+  private async cardFor(request: ConfirmationRequest): Promise<FeishuCard> {
+    const sink = this.sink;
+    if (request.status !== 'pending' || !sink?.grantOffers || !sink.events) return this.render(request);
+    return this.render(request, sink.grantOffers(await sink.events(request.id)));
   }
 
   async send(request: ConfirmationRequest, target: string): Promise<string | null> {
     const { receiveIdType, receiveId } = parseTarget(target);
+    const card = await this.cardFor(request);
     const data = await this.call('send card', () =>
       this.client.im.message.create({
         params: { receive_id_type: receiveIdType },
         // The same uuid on every retry: Feishu returns the first message instead of posting a second card.
-        data: { receive_id: receiveId, msg_type: 'interactive', content: JSON.stringify(this.render(request)), uuid: sendUuid(request.id, target) },
+        data: { receive_id: receiveId, msg_type: 'interactive', content: JSON.stringify(card), uuid: sendUuid(request.id, target) },
       }),
     );
     if (!data.message_id) throw new Error('Feishu send card: answer without message_id');
@@ -96,7 +105,15 @@ export class FeishuChannel implements Channel {
   }
 
   async update(request: ConfirmationRequest, card: CardRef): Promise<void> {
-    await this.call('update card', () => this.client.im.message.patch({ path: { message_id: card.messageRef }, data: { content: JSON.stringify(this.render(request)) } }));
+    const content = JSON.stringify(await this.cardFor(request));
+    await this.call('update card', () => this.client.im.message.patch({ path: { message_id: card.messageRef }, data: { content } }));
+  }
+
+  /** A policy reminder: a reply to the card's message, so the chat is notified again without a second card. */
+  async remind(request: ConfirmationRequest, card: CardRef): Promise<void> {
+    // A plain-text card, not a `text` message: Feishu would turn `<at user_id="all">` in a tool name into an @all.
+    const content = JSON.stringify(reminderCard(reminderText(request)));
+    await this.call('remind', () => this.client.im.message.reply({ path: { message_id: card.messageRef }, data: { msg_type: 'interactive', content } }));
   }
 
   mount(router: Router, gateway: DecisionSink): void {
@@ -115,6 +132,7 @@ export class FeishuChannel implements Channel {
         replayWindowS: this.options.replayWindowS,
         now: this.now,
         nonces: new NonceCache(this.options.replayWindowS * 1000),
+        shared: this.options.marks,
       },
     });
   }

@@ -5,6 +5,8 @@
  */
 import { z } from 'zod';
 import { ValidationError } from '../../src/errors.js';
+import { fieldProblems, validationError } from '../../src/validation.js';
+import type { SharedMarks } from '../../src/shared-marks.js';
 
 /** The language of card texts and toasts. */
 export type FeishuLanguage = 'en' | 'zh';
@@ -32,6 +34,8 @@ export interface FeishuOptions {
   requestTimeoutMs: number;
   /** Characters of tool arguments shown on a card (default 1500). */
   maxArgsChars?: number;
+  /** Callback nonces shared by every replica (the database on PostgreSQL), so a replay to another replica fails too. */
+  marks?: SharedMarks;
 }
 
 /** Base URLs of the two public clouds. */
@@ -65,8 +69,7 @@ export function feishuOptionsFromEnv(env: Record<string, string | undefined>, fi
 
   const parsed = fileSectionSchema.safeParse(fileSection ?? {});
   if (!parsed.success) {
-    const errors = parsed.error.issues.map((i) => ({ path: `feishu.${i.path.join('.') || '(section)'}`, message: i.message }));
-    throw new ValidationError(`${errors[0]!.path}: ${errors[0]!.message}`, errors);
+    throw validationError(fieldProblems(parsed.error.issues, 'feishu'));
   }
   const file = parsed.data;
 

@@ -6,8 +6,10 @@
  * sha256(timestamp + nonce + encrypt key + raw body), a replay window on the signed timestamp, a one-time nonce,
  * the verification token and the app id.
  */
-import { createDecipheriv, createHash, timingSafeEqual } from 'node:crypto';
+import { createDecipheriv, createHash } from 'node:crypto';
+import { secretEquals } from '../../src/secure-compare.js';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { SharedMarks } from '../../src/shared-marks.js';
 
 /** What verification needs. */
 export interface VerifyOptions {
@@ -18,6 +20,11 @@ export interface VerifyOptions {
   replayWindowS: number;
   now(): number;
   nonces: NonceCache;
+  /**
+   * Nonces shared by every replica (PostgreSQL): checked by the callback route after {@link verifyCallback} accepted
+   * the callback here, so the same signed request sent to another replica is refused too.
+   */
+  shared?: SharedMarks;
 }
 
 /** The outcome: the decrypted payload (and the challenge to echo), or why the callback is refused. */
@@ -96,12 +103,12 @@ export function verifyCallback(rawBody: Buffer, headers: IncomingHttpHeaders, op
   const nonce = header(headers, 'x-lark-request-nonce');
   const signature = header(headers, 'x-lark-signature');
   const signed = Boolean(timestamp && nonce && signature);
-  if (signed && !sameText(feishuSignature(timestamp!, nonce!, options.encryptKey, rawBody), signature!.toLowerCase())) {
+  if (signed && !secretEquals(feishuSignature(timestamp!, nonce!, options.encryptKey, rawBody), signature!.toLowerCase())) {
     return { ok: false, status: 401, reason: 'signature does not match' };
   }
 
   const token = tokenOf(payload);
-  if (!sameText(token, options.verificationToken)) return { ok: false, status: 401, reason: 'verification token does not match' };
+  if (!secretEquals(token, options.verificationToken)) return { ok: false, status: 401, reason: 'verification token does not match' };
 
   if (payload.type === 'url_verification') {
     if (typeof payload.challenge !== 'string') return { ok: false, status: 400, reason: 'challenge: expected a string' };
@@ -132,12 +139,6 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Constant-time string comparison (length leaks, content does not). */
-function sameText(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -7,10 +7,13 @@
  */
 import type { types } from '@slack/bolt';
 import { cardText, type CardText } from '../../src/card.js';
+import type { GrantButton } from '../../src/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 
 /** `action_id` of option buttons: `tollgate_option_0` approves, `tollgate_option_1` denies, later ones approve. */
 export const OPTION_ACTION = /^tollgate_option_(\d{1,2})$/;
+/** `action_id` of standing-grant buttons ("Approve for 1 hour"): `tollgate_grant_<i>`, the i-th grant the request's rule offers. */
+export const GRANT_ACTION = /^tollgate_grant_(\d{1,2})$/;
 /** `action_id` of the "Deny with reason" button. */
 export const DENY_WITH_REASON_ACTION = 'tollgate_deny_reason';
 /** `callback_id` of the reason modal. */
@@ -86,7 +89,7 @@ function slackDate(iso: string): string {
 const TONE_EMOJI: Record<CardText['tone'], string> = { waiting: '⏳', good: '✅', bad: '⛔' };
 
 /** The card for `request` in its current state: buttons while pending, the outcome and no buttons after. */
-export function cardMessage(request: ConfirmationRequest, options: { maxArgsChars?: number } = {}): SlackMessage {
+export function cardMessage(request: ConfirmationRequest, options: { maxArgsChars?: number; grants?: readonly GrantButton[] } = {}): SlackMessage {
   const text = cardText(request, { maxArgsChars: options.maxArgsChars ?? 2000 });
   // Code blocks end at the next three backticks: keep the arguments from closing theirs.
   const args = escapeMrkdwn(text.argsPreview).replace(/```/g, '`\u200b``');
@@ -104,7 +107,7 @@ export function cardMessage(request: ConfirmationRequest, options: { maxArgsChar
   ];
   if (text.actionable) {
     blocks.push({ type: 'context', elements: [plain(`${TONE_EMOJI.waiting} ${text.status}`)] });
-    blocks.push({ type: 'actions', block_id: 'tollgate_actions', elements: buttons(request) });
+    blocks.push({ type: 'actions', block_id: 'tollgate_actions', elements: buttons(request, options.grants ?? []) });
   } else {
     blocks.push({ type: 'section', text: plain(`${TONE_EMOJI[text.tone]} ${text.status}`) });
   }
@@ -112,7 +115,7 @@ export function cardMessage(request: ConfirmationRequest, options: { maxArgsChar
   return { text: cut(escapeMrkdwn(`${text.title} — ${text.status}`), 3000), blocks };
 }
 
-function buttons(request: ConfirmationRequest): types.Button[] {
+function buttons(request: ConfirmationRequest, grants: readonly GrantButton[]): types.Button[] {
   const value = buttonValue(request);
   const options: types.Button[] = request.options.map((label, index) => ({
     type: 'button',
@@ -121,6 +124,8 @@ function buttons(request: ConfirmationRequest): types.Button[] {
     value,
     ...(index === 0 ? { style: 'primary' as const } : index === 1 ? { style: 'danger' as const } : {}),
   }));
+  // Grant buttons approve and also give a standing grant; the label is looked up again on the tap, by index.
+  grants.forEach((g, i) => options.push({ type: 'button', action_id: `tollgate_grant_${i}`, text: plain(g.label, 75), value }));
   options.push({ type: 'button', action_id: DENY_WITH_REASON_ACTION, text: plain(`${request.options[1] ?? 'Deny'} with reason…`, 75), value });
   return options;
 }

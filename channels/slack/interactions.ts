@@ -9,12 +9,14 @@
 import type { App, BlockAction, ButtonAction, RespondFn, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
-import type { DecideOutcome, DecisionActor, DecisionSink } from '../../src/channel.js';
-import { DENY_WITH_REASON_ACTION, OPTION_ACTION, REASON_INPUT, REASON_MODAL, escapeMrkdwn, parseButtonValue, parseModalMetadata, reasonModal } from './blocks.js';
+import type { ChannelHost, DecideOutcome, DecisionActor, DecisionSink } from '../../src/channel.js';
+import { DENY_WITH_REASON_ACTION, GRANT_ACTION, OPTION_ACTION, REASON_INPUT, REASON_MODAL, escapeMrkdwn, parseButtonValue, parseModalMetadata, reasonModal } from './blocks.js';
+import { describeError } from '../../src/errors.js';
 
 /** What the listeners need. */
 export interface InteractionDeps {
-  gateway: DecisionSink;
+  /** The gateway; `events` and `grantOffers` (when present) resolve a grant button's label. */
+  gateway: DecisionSink & Partial<Pick<ChannelHost, 'events' | 'grantOffers'>>;
   client: WebClient;
   logger: Logger;
 }
@@ -31,6 +33,11 @@ export function registerInteractions(app: App, deps: InteractionDeps): void {
   app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: OPTION_ACTION }, async ({ ack, body, action, respond }) => {
     await ack();
     await onOptionTap(deps, body, action, respond);
+  });
+
+  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: GRANT_ACTION }, async ({ ack, body, action, respond }) => {
+    await ack();
+    await onGrantTap(deps, body, action, respond);
   });
 
   app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: DENY_WITH_REASON_ACTION }, async ({ ack, body, action, respond }) => {
@@ -77,6 +84,20 @@ async function onOptionTap(deps: InteractionDeps, body: BlockAction<ButtonAction
   const option = index >= 2 ? (await deps.gateway.get(ref.requestId))?.options[index] : undefined;
   const outcome = await decide(deps, { ...ref, decision, option, actor: actorOf(body.user) });
   await explain(deps, audience, outcome);
+}
+
+/** A standing-grant button: approve, and give the grant the request's rule offers at that index now. */
+async function onGrantTap(deps: InteractionDeps, body: BlockAction<ButtonAction>, action: ButtonAction, respond: RespondFn): Promise<void> {
+  const audience = audienceOf(body, respond);
+  const ref = parseButtonValue(action.value);
+  const index = Number(GRANT_ACTION.exec(action.action_id)?.[1] ?? NaN);
+  const offers = ref && deps.gateway.events && deps.gateway.grantOffers ? deps.gateway.grantOffers(await deps.gateway.events(ref.requestId)) : [];
+  const grant = offers[index]?.label;
+  if (!ref || grant === undefined) {
+    await tell(deps, audience, 'This grant is not offered for this request any more; nothing changed. Use Approve instead.');
+    return;
+  }
+  await explain(deps, audience, await decide(deps, { ...ref, decision: 'approve', grant, actor: actorOf(body.user) }));
 }
 
 async function onDenyWithReasonTap(deps: InteractionDeps, body: BlockAction<ButtonAction>, action: ButtonAction, respond: RespondFn): Promise<void> {
@@ -154,5 +175,5 @@ async function tell(deps: InteractionDeps, audience: Audience, raw: string): Pro
 
 /** Only the message: Web API errors can hold the HTTP request, whose headers carry the bot token. */
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return describeError(error);
 }

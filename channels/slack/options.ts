@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ValidationError } from '../../src/errors.js';
+import { fieldProblems, validationError } from '../../src/validation.js';
 
 /** Everything the Slack channel is built from. */
 export interface SlackChannelOptions {
@@ -53,8 +54,7 @@ export const slackFileSectionSchema = z.strictObject({
 export function slackOptionsFromEnv(env: Record<string, string | undefined>, fileSection?: unknown): SlackChannelOptions | null {
   const file = slackFileSectionSchema.safeParse(fileSection ?? {});
   if (!file.success) {
-    const errors = file.error.issues.map((i) => ({ path: `slack.${i.path.join('.')}`.replace(/\.$/, ''), message: i.message }));
-    throw new ValidationError(`${errors[0]!.path}: ${errors[0]!.message}`, errors);
+    throw validationError(fieldProblems(file.error.issues, 'slack'));
   }
   const value = (name: string) => env[name]?.trim() || undefined;
   const botToken = value('SLACK_BOT_TOKEN');

@@ -12,9 +12,10 @@ import { slackPayloadGuard } from './payload-guard.js';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { Router } from 'express';
 import { pino, type Logger } from 'pino';
-import { PermanentChannelError, type CardRef, type Channel, type DecisionSink } from '../../src/channel.js';
+import { PermanentChannelError, type CardRef, type Channel, type ChannelHost, type DecisionSink, type GrantButton } from '../../src/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
-import { cardMessage } from './blocks.js';
+import { cardMessage, escapeMrkdwn } from './blocks.js';
+import { reminderText } from '../../src/card.js';
 import { registerInteractions } from './interactions.js';
 import type { SlackChannelOptions } from './options.js';
 import { slackLogger } from './slack-logger.js';
@@ -48,6 +49,8 @@ export class SlackChannel implements Channel {
   private readonly logger: Logger;
   private readonly clientOptions: WebClientOptions;
   private bolt: App | null = null;
+  /** The gateway, once mounted or started: it says which grant buttons a card offers. */
+  private host: (DecisionSink & Partial<Pick<ChannelHost, 'events' | 'grantOffers'>>) | null = null;
 
   constructor(private readonly options: SlackChannelOptions) {
     this.defaultTarget = options.defaultTarget;
@@ -70,7 +73,7 @@ export class SlackChannel implements Channel {
   }
 
   async send(request: ConfirmationRequest, target: string): Promise<string> {
-    const message = cardMessage(request, { maxArgsChars: this.options.maxArgsChars });
+    const message = cardMessage(request, { maxArgsChars: this.options.maxArgsChars, grants: await this.grantsFor(request) });
     try {
       const result = await this.client.chat.postMessage({ channel: target, ...message, unfurl_links: false, unfurl_media: false });
       if (!result.ts) throw new Error('slack chat.postMessage: answer without ts');
@@ -85,14 +88,33 @@ export class SlackChannel implements Channel {
     const ref = parseMessageRef(card.messageRef);
     if (!ref) throw new PermanentChannelError(`slack: not a message reference: ${card.messageRef}`, 'bad_message_ref');
     try {
-      await this.client.chat.update({ channel: ref.channel, ts: ref.ts, ...cardMessage(request, { maxArgsChars: this.options.maxArgsChars }) });
+      await this.client.chat.update({ channel: ref.channel, ts: ref.ts, ...cardMessage(request, { maxArgsChars: this.options.maxArgsChars, grants: await this.grantsFor(request) }) });
     } catch (error) {
       throw toChannelError(error, 'chat.update');
     }
   }
 
   /** Mounts `POST /channels/slack/events`: our replay guard, then Bolt's receiver (signature check, ack, listeners). */
+  /** A policy reminder: a reply in the card's thread, so the approvers are notified again without a second card. */
+  async remind(request: ConfirmationRequest, card: CardRef): Promise<void> {
+    const ref = parseMessageRef(card.messageRef);
+    if (!ref) throw new PermanentChannelError(`slack: not a message reference: ${card.messageRef}`, 'bad_message_ref');
+    try {
+      await this.client.chat.postMessage({ channel: ref.channel, thread_ts: ref.ts, text: escapeMrkdwn(reminderText(request)), unfurl_links: false, unfurl_media: false });
+    } catch (error) {
+      throw toChannelError(error, 'chat.postMessage');
+    }
+  }
+
+  /** The standing-grant buttons a pending request's policy rule offers (none once it is final). */
+  private async grantsFor(request: ConfirmationRequest): Promise<GrantButton[]> {
+    const host = this.host;
+    if (request.status !== 'pending' || !host?.grantOffers || !host.events) return [];
+    return host.grantOffers(await host.events(request.id));
+  }
+
   mount(router: Router, gateway: DecisionSink): void {
+    this.host = gateway;
     if (this.socketMode || !this.options.signingSecret) return;
     const now = this.options.now ?? Date.now;
     router.post(SLACK_EVENTS_PATH, replayGuard({ logger: this.logger, now, windowS: this.options.replayWindowS }), slackPayloadGuard({ signingSecret: this.options.signingSecret, logger: this.logger, now }));
@@ -109,6 +131,7 @@ export class SlackChannel implements Channel {
 
   /** Connects over Socket Mode when an app token is configured; otherwise taps come through {@link mount}. */
   async start(gateway: DecisionSink): Promise<void> {
+    this.host = gateway;
     if (!this.socketMode) return;
     // Our own receiver, so that apps.connections.open also goes to SLACK_API_URL.
     const receiver = new SocketModeReceiver({ appToken: this.options.appToken!, logger: slackLogger(this.logger), installerOptions: { clientOptions: this.clientOptions } });

@@ -117,6 +117,8 @@ nav.top .who { margin-left: auto; color: var(--muted); }
 ul.notice { padding-left: 2rem; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.3rem 1rem; margin: 0.5rem 0; }
 dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+.side-by-side { display: grid; grid-template-columns: repeat(auto-fit, minmax(15rem, 1fr)); gap: 0 1rem; }
+.side-by-side > div { min-width: 0; }
 pre.args { background: var(--bg); border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 28rem; }
 button, .button { display: inline-block; font: inherit; padding: 0.55rem 1rem; border-radius: 8px; border: 1px solid var(--line); background: var(--card); color: var(--fg); cursor: pointer; text-decoration: none; min-height: 2.75rem; }
 button.primary, .button.primary { background: var(--good); border-color: var(--good); color: #fff; }

@@ -4,7 +4,12 @@
  * one-time login links printed at start (as notebook servers do). Secrets are compared in constant time; an unknown
  * name costs as much time as a wrong password, so names cannot be probed.
  */
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { ValidationError } from '../../src/errors.js';
+import { createHash, randomBytes, scrypt } from 'node:crypto';
+import { secretEquals } from '../../src/secure-compare.js';
+import type { SharedMarks } from '../../src/shared-marks.js';
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest();
 
 /** A named web user. Give a password hash, a token, or both. */
 export interface WebUser {
@@ -56,14 +61,17 @@ export async function verifyPassword(password: string, hash: string): Promise<bo
   const key = await new Promise<Buffer>((resolve, reject) =>
     scrypt(password, parsed.salt, parsed.key.length, { N: parsed.n, r: parsed.r, p: parsed.p, maxmem: 256 * parsed.n * parsed.r + 1024 * 1024 }, (e, k) => (e ? reject(e) : resolve(k))),
   );
-  return timingSafeEqual(key, parsed.key);
+  return secretEquals(key, parsed.key);
 }
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest();
 
-/** Constant-time string equality (hashing first hides the length too). */
-export function secretEquals(a: string, b: string): boolean {
-  return timingSafeEqual(sha256(a), sha256(b));
+/** A login link was asked for a name that is neither a configured web user nor the login-link user. */
+export class UnknownWebUserError extends ValidationError {
+  constructor(readonly user: string) {
+    super(`user: "${user}" is not a web user; name one of web.users or the login-link user`, [
+      { path: 'user', message: 'not a configured web user or the login-link user' },
+    ]);
+  }
 }
 
 /** Options of {@link WebAuth}. */
@@ -73,9 +81,15 @@ export interface WebAuthOptions {
   loginLinks?: boolean;
   /** The user a login link signs in as (default `admin`). */
   linkUser?: string;
+  /** Unspent login links shared by every replica (the database on PostgreSQL); this process only when absent. */
+  marks?: SharedMarks;
+  now?: () => number;
 }
 
-/** Credentials checks and one-time login tokens. Login tokens live in this process's memory only. */
+/** How long a login link stays valid when links are shared through the database (in memory: until the process ends). */
+const SHARED_LINK_TTL_MS = 24 * 3_600_000;
+
+/** Credentials checks and one-time login tokens (in this process's memory, or shared through `marks`). */
 export class WebAuth {
   private readonly users: Map<string, WebUser>;
   private readonly loginTokens = new Set<string>();
@@ -83,12 +97,18 @@ export class WebAuth {
   readonly linkUser: string;
   /** Spent on unknown names so that they take as long as a wrong password. */
   private readonly decoyHash: Promise<string>;
+  private readonly marks: SharedMarks | undefined;
+  private readonly now: () => number;
+  /** Writes of minted links to the shared marks, awaited before a link is spent (minting stays synchronous). */
+  private pendingLinks: Promise<unknown> = Promise.resolve();
 
   constructor(options: WebAuthOptions) {
     this.users = new Map(options.users.map((u) => [u.name, u]));
     this.loginLinks = options.loginLinks ?? true;
     this.linkUser = options.linkUser ?? 'admin';
     this.decoyHash = hashPassword(randomBytes(16).toString('hex'));
+    this.marks = options.marks;
+    this.now = options.now ?? Date.now;
   }
 
   /** Whether any named users are configured (else only login links get in). */
@@ -101,20 +121,39 @@ export class WebAuth {
     return this.users.has(name) || (this.loginLinks && name === this.linkUser);
   }
 
-  /** Makes a new one-time login token; null when login links are off. */
-  mintLoginToken(): string | null {
+  /**
+   * Makes a new one-time login token that signs in as `user` (default: the login-link user); null when login links
+   * are off. Only a configured user or the login-link user may be named: a link never creates an identity.
+   */
+  mintLoginToken(user: string = this.linkUser): string | null {
     if (!this.loginLinks) return null;
-    const token = randomBytes(24).toString('base64url');
-    // Only the hash is kept: a heap dump does not hand out logins.
-    this.loginTokens.add(sha256(token).toString('hex'));
+    if (!this.knows(user)) throw new UnknownWebUserError(user);
+    // The user rides in the token itself and the whole token is hashed: changing the name changes the key, so a
+    // link for one user cannot be edited into a link for another, and replicas need no table of who a link is for.
+    const token = `${randomBytes(24).toString('base64url')}.${Buffer.from(user).toString('base64url')}`;
+    // Only the hash is kept: a heap dump (or a database dump) does not hand out logins.
+    const key = sha256(token).toString('hex');
+    if (this.marks) {
+      const written = this.marks.add('login_link', key, new Date(this.now() + SHARED_LINK_TTL_MS)).catch(() => false);
+      this.pendingLinks = Promise.all([this.pendingLinks, written]);
+    } else {
+      this.loginTokens.add(key);
+    }
     return token;
   }
 
-  /** Spends a login token; returns the user it signs in as, or null when it is unknown or already used. */
-  consumeLoginToken(token: string): string | null {
+  /**
+   * Spends a login token; returns the user it signs in as, or null when it is unknown or already used. With shared
+   * marks, exactly one replica spends it, whichever printed it.
+   */
+  async consumeLoginToken(token: string): Promise<string | null> {
     const key = sha256(token).toString('hex');
-    if (!this.loginTokens.delete(key)) return null;
-    return this.linkUser;
+    const named = token.includes('.') ? Buffer.from(token.slice(token.indexOf('.') + 1), 'base64url').toString() : this.linkUser;
+    // A user removed from the configuration since the link was made does not get in.
+    const user = this.knows(named) ? named : null;
+    if (!this.marks) return this.loginTokens.delete(key) ? user : null;
+    await this.pendingLinks;
+    return (await this.marks.take('login_link', key, new Date(this.now()))) ? user : null;
   }
 
   /** Checks a name and a password or token; returns the user name when they match. */

@@ -7,6 +7,7 @@
 import { jsonDepth, MAX_JSON_DEPTH } from '../../src/json-bounds.js';
 import { maskSecrets } from '../../src/card.js';
 import type { Decision } from '../../src/requests/types.js';
+import { describeError } from '../../src/errors.js';
 
 const MASK = '••••';
 /** Edited arguments longer than this are refused (the API's body limit is 256 kB). */
@@ -21,6 +22,8 @@ export type DecisionForm =
       argsSha256?: string;
       reason?: string;
       approvedArgs?: Record<string, unknown>;
+      /** The label of the grant button pressed ("Approve for 1 hour"). */
+      grant?: string;
     }
   | { ok: false; error: string; field: string; editText?: string };
 
@@ -47,7 +50,7 @@ export function parseEditedArgs(text: string, original: Record<string, unknown>)
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    return { ok: false, error: `The arguments are not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, error: `The arguments are not valid JSON: ${describeError(error)}` };
   }
   if (!isRecord(parsed)) return { ok: false, error: 'The arguments must be a JSON object ({ … }), like the ones proposed.' };
   if (jsonDepth(parsed) > MAX_JSON_DEPTH) return { ok: false, error: `The arguments are nested deeper than ${MAX_JSON_DEPTH} levels.` };
@@ -65,7 +68,9 @@ export function readDecisionForm(body: Record<string, unknown>, originalArgs: Re
   if (argsSha256 !== undefined && !/^[0-9a-f]{64}$/.test(argsSha256)) return { ok: false, field: 'args_sha256', error: 'args_sha256 is not a SHA-256 hex digest' };
   const reason = text('reason')?.trim() || undefined;
   if (reason && reason.length > 2000) return { ok: false, field: 'reason', error: 'the reason is longer than 2000 characters' };
-  if (text('edit') !== '1') return { ok: true, decision, nonce, argsSha256, reason };
+  const grant = text('grant') || undefined;
+  if (grant !== undefined && decision !== 'approve') return { ok: false, field: 'grant', error: 'a grant goes with an approval only' };
+  if (text('edit') !== '1') return { ok: true, decision, nonce, argsSha256, reason, grant };
   if (decision !== 'approve') return { ok: false, field: 'decision', error: 'edited arguments go with an approval only' };
   const editText = text('approved_args') ?? '';
   const edited = parseEditedArgs(editText, originalArgs);

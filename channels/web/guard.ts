@@ -50,8 +50,9 @@ export function secureCookies(req: Request, context: GuardContext): boolean {
 
 /** Reads the session cookie into `res.locals.webSession` (a user removed from the configuration is signed out). */
 export function loadSession(context: GuardContext): RequestHandler {
-  return (req, res, next) => {
-    const session = context.signer.verify(parseCookies(req.get('cookie')).get(SESSION_COOKIE));
+  // Async: a sign-out on another replica is read from the database (PostgreSQL); express 5 forwards a rejection.
+  return async (req, res, next) => {
+    const session = await context.signer.check(parseCookies(req.get('cookie')).get(SESSION_COOKIE));
     res.locals.webSession = session && context.auth.knows(session.user) ? session : null;
     next();
   };

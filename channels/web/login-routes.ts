@@ -37,15 +37,15 @@ export function loginRoutes(context: GuardContext, forms: RequestHandler, limite
     audit({ event: 'sign_in_failed', name, address: req.ip });
   };
 
-  router.get('/login', (req, res) => {
+  router.get('/login', async (req, res) => {
     const next = safeNext(req.query.next);
     const token = req.query.token;
     if (typeof token === 'string' && token) {
       if (throttled(req, res, '', next)) return;
-      const user = context.auth.consumeLoginToken(token);
+      const user = await context.auth.consumeLoginToken(token);
       if (user) return signIn(req, res, user, next);
       failed(req, '');
-      return page(req, res, 401, { next, error: 'This login link was already used or is not valid. Links work once; restart tollgate serve or ask its operator for a new one.' });
+      return page(req, res, 401, { next, error: 'This login link was already used or is not valid. Links work once; run npx tollgate login-link (or ask the gateway operator) for a new one.' });
     }
     if (sessionOf(res)) return res.redirect(303, next);
     page(req, res, 200, { next });
@@ -66,8 +66,8 @@ export function loginRoutes(context: GuardContext, forms: RequestHandler, limite
     page(req, res, 401, { next, name, error: 'Wrong name, password or token.' });
   });
 
-  router.post('/logout', requireUser(context), forms, requireForm(context), (req, res) => {
-    context.signer.revoke(sessionOf(res)!);
+  router.post('/logout', requireUser(context), forms, requireForm(context), async (req, res) => {
+    await context.signer.revoke(sessionOf(res)!);
     res.append('set-cookie', serializeCookie(SESSION_COOKIE, '', { secure: secureCookies(req, context), maxAgeS: 0 }));
     res.redirect(303, '/ui/login');
   });

@@ -5,29 +5,27 @@
  * forms bring their own urlencoded parser.
  */
 import express, { Router, type Request, type Response } from 'express';
-import type { DecisionSink } from '../../src/channel.js';
-import type { ChangeFeed } from '../../src/change-feed.js';
-import type { Clock } from '../../src/clock.js';
+import type { ChannelHost } from '../../src/channel.js';
 import { streamExport } from '../../src/http/export.js';
-import type { ConfirmationStore } from '../../src/requests/store.js';
+import { InvalidCursorError } from '../../src/requests/cursor.js';
+import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { APP_CSS, APP_JS } from './assets.js';
 import { parseAuditFilters } from './audit-filters.js';
 import { readDecisionForm } from './decision-form.js';
+import { grantsPage } from './pages/grants.js';
+import { ValidationError } from '../../src/errors.js';
 import { loadSession, requireForm, requireUser, securityHeaders, sendPage, sessionOf, viewerOf, type GuardContext } from './guard.js';
 import { loginRoutes } from './login-routes.js';
 import { SignInLimiter, type SignInLimits } from './sign-in-limiter.js';
 import { auditPage } from './pages/audit.js';
 import { inboxPage } from './pages/inbox.js';
 import { messagePage } from './pages/message.js';
-import { requestPage } from './pages/request.js';
+import { rawArgsPage, requestPage } from './pages/request.js';
 import type { ChangeStreams } from './stream.js';
-
-/** What the pages need of the gateway: decisions, plus the store and change feed to read from. */
-export type WebGateway = DecisionSink & { store: ConfirmationStore; feed: ChangeFeed; clock?: Clock; logger?: { warn(obj: Record<string, unknown>, msg: string): void } };
 
 /** Everything the routes are built from. */
 export interface WebRoutesContext extends GuardContext {
-  gateway: WebGateway;
+  gateway: ChannelHost;
   streams: ChangeStreams;
   now: () => number;
   /** Where sign-in failures and throttling are logged (an audit line each). */
@@ -62,20 +60,26 @@ export function webRoutes(context: WebRoutesContext): Router {
   router.use(loginRoutes(context, forms, limiter, (line) => (context.logger ?? gateway.logger)?.warn(line, 'web sign-in')));
 
   router.get('/', signedIn, async (req, res) => {
-    const page = await gateway.store.list({ status: 'pending', limit: INBOX_LIMIT });
-    sendPage(res, 200, inboxPage(viewerOf(req, res, context), page.items, context.now(), page.nextCursor !== null));
+    const page = await gateway.list({ status: 'pending', limit: INBOX_LIMIT });
+    sendPage(res, 200, inboxPage(viewerOf(req, res, context), page.items, context.now(), page.nextCursor !== null, await nudgedRequests(gateway, page.items)));
   });
 
   router.get('/stream', signedIn, (req, res) => {
-    context.streams.serve(gateway.feed, req, res);
+    context.streams.serve(gateway, req, res);
   });
 
   router.get('/requests/:id', signedIn, async (req, res) => {
     const request = await findRequest(req, res, context);
     if (!request) return;
     const notice = typeof req.query.notice === 'string' ? req.query.notice : undefined;
-    const events = await gateway.store.events(request.id);
-    sendPage(res, 200, requestPage({ viewer: viewerOf(req, res, context), request, events, now: context.now(), notice }));
+    const events = await gateway.events(request.id);
+    const grants = gateway.grantOffers?.(events) ?? [];
+    sendPage(res, 200, requestPage({ viewer: viewerOf(req, res, context), request, events, now: context.now(), notice, grants }));
+  });
+
+  router.get('/requests/:id/raw', signedIn, async (req, res) => {
+    const request = await findRequest(req, res, context);
+    if (request) sendPage(res, 200, rawArgsPage(viewerOf(req, res, context), request));
   });
 
   router.post('/requests/:id/decision', signedIn, forms, checked, async (req, res) => {
@@ -89,7 +93,7 @@ export function webRoutes(context: WebRoutesContext): Router {
         return;
       }
       // Keep what the approver typed, with the problem next to it.
-      const events = await gateway.store.events(request.id);
+      const events = await gateway.events(request.id);
       sendPage(res, 400, requestPage({ viewer, request, events, now: context.now(), edit: { text: form.editText, error: form.error } }));
       return;
     }
@@ -100,18 +104,39 @@ export function webRoutes(context: WebRoutesContext): Router {
       reason: form.reason,
       approvedArgs: form.approvedArgs,
       argsSha256: form.argsSha256,
+      grant: form.grant,
       actor: { channel: 'web', userId: sessionOf(res)!.user },
+    }).catch((error: unknown) => {
+      // A grant the request's rule no longer offers (the policy was reloaded): say so, change nothing.
+      if (error instanceof ValidationError) return { ok: false as const, code: 'invalid' as const, message: error.message };
+      throw error;
     });
     const notice = outcome.ok ? (outcome.final ? outcome.request.status : 'recorded') : outcome.code;
     res.redirect(303, `/ui/requests/${request.id}?notice=${encodeURIComponent(notice)}`);
+  });
+
+  router.get('/grants', signedIn, async (req, res) => {
+    const grants = (await gateway.grantAdmin?.list()) ?? [];
+    const notice = req.query.notice === 'revoked' || req.query.notice === 'gone' ? req.query.notice : undefined;
+    sendPage(res, 200, grantsPage(viewerOf(req, res, context), grants, notice));
+  });
+
+  router.post('/grants/:id/revoke', signedIn, forms, checked, async (req, res) => {
+    const id = String(req.params.id);
+    const grant = UUID.test(id) ? await gateway.grantAdmin?.revoke(id.toLowerCase(), `web:${sessionOf(res)!.user}`) : null;
+    if (!grant) {
+      sendPage(res, 404, messagePage(viewerOf(req, res, context), 'Grant not found', 'No standing grant has this id.'));
+      return;
+    }
+    res.redirect(303, `/ui/grants?notice=${grant.revokedBy === `web:${sessionOf(res)!.user}` ? 'revoked' : 'gone'}`);
   });
 
   router.get('/audit', signedIn, async (req, res) => {
     const filters = parseAuditFilters(req.query as Record<string, unknown>);
     const page = filters.errors.length
       ? { items: [], nextCursor: null }
-      : await gateway.store.list({ ...filters.query, limit: AUDIT_PAGE_SIZE, cursor: filters.cursor }).catch((error: unknown) => {
-          if (error instanceof Error && error.name === 'InvalidCursorError') {
+      : await gateway.list({ ...filters.query, limit: AUDIT_PAGE_SIZE, cursor: filters.cursor }).catch((error: unknown) => {
+          if (error instanceof InvalidCursorError) {
             filters.errors.push({ field: 'cursor', message: 'That page link is not valid any more; start from the first page.' });
             return { items: [], nextCursor: null };
           }
@@ -127,7 +152,7 @@ export function webRoutes(context: WebRoutesContext): Router {
       return;
     }
     const format = req.query.format === 'ndjson' ? 'ndjson' : 'csv';
-    await streamExport(res, gateway.store.scan(filters.query), format);
+    await streamExport(res, gateway.scan(filters.query), format, { events: (id) => gateway.events(id) });
   });
 
   router.use((req, res) => {
@@ -137,9 +162,21 @@ export function webRoutes(context: WebRoutesContext): Router {
 }
 
 /** The request named in the path, or null after answering 404. */
+/** The requests a policy reminded or escalated (the latest of the two), so the inbox can single them out. */
+async function nudgedRequests(gateway: ChannelHost, requests: readonly ConfirmationRequest[]): Promise<Map<string, 'reminded' | 'escalated'>> {
+  const nudged = new Map<string, 'reminded' | 'escalated'>();
+  await Promise.all(
+    requests.map(async (request) => {
+      const last = (await gateway.events(request.id)).filter((e) => e.type === 'reminded' || e.type === 'escalated').at(-1);
+      if (last) nudged.set(request.id, last.type as 'reminded' | 'escalated');
+    }),
+  );
+  return nudged;
+}
+
 async function findRequest(req: Request, res: Response, context: WebRoutesContext) {
   const id = String(req.params.id);
-  const request = UUID.test(id) ? await context.gateway.store.get(id.toLowerCase()) : null;
+  const request = UUID.test(id) ? await context.gateway.get(id.toLowerCase()) : null;
   if (!request) sendPage(res, 404, messagePage(viewerOf(req, res, context), 'Request not found', 'No request has this id.'));
   return request;
 }

@@ -5,7 +5,9 @@
  * HMAC of the session id: they need no storage either, and a token from one session is worthless in another.
  * Visitors who are not signed in get a random pre-session id, so the login form carries a CSRF token too.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+import { secretEquals } from '../../src/secure-compare.js';
+import type { SharedMarks } from '../../src/shared-marks.js';
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = 'tollgate_session';
@@ -30,6 +32,8 @@ export class SessionSigner {
     /** How long a session lasts, in milliseconds. */
     readonly ttlMs: number,
     private readonly now: () => number = Date.now,
+    /** Sign-outs shared with every replica (the database on PostgreSQL); this process only when absent. */
+    private readonly signOuts?: SharedMarks,
   ) {
     this.key = createHmac('sha256', 'tollgate-web-session').update(secret).digest();
   }
@@ -50,20 +54,26 @@ export class SessionSigner {
     if (!cookie) return null;
     const [payload, signature, extra] = cookie.split('.');
     if (!payload || !signature || extra !== undefined) return null;
-    const expected = Buffer.from(this.sign(payload));
-    const given = Buffer.from(signature);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    if (!secretEquals(signature, this.sign(payload))) return null;
     const [user, id, expires] = Buffer.from(payload, 'base64url').toString('utf8').split('|');
     const expiresAt = Number(expires);
     if (!user || !id || !Number.isFinite(expiresAt) || expiresAt <= this.now() || this.revoked.has(id)) return null;
     return { user, id, expiresAt };
   }
 
-  /** Signs a session out on this process (its cookie is cleared on the browser too). */
-  revoke(session: Session): void {
+  /** {@link verify}, then whether the session was signed out on any replica sharing the sign-outs. */
+  async check(cookie: string | undefined): Promise<Session | null> {
+    const session = this.verify(cookie);
+    if (!session || !this.signOuts) return session;
+    return (await this.signOuts.has('signed_out', session.id, new Date(this.now()))) ? null : session;
+  }
+
+  /** Signs a session out here and, with shared sign-outs, on every replica (its cookie is cleared on the browser too). */
+  async revoke(session: Session): Promise<void> {
     const now = this.now();
     for (const [id, expiresAt] of this.revoked) if (expiresAt <= now) this.revoked.delete(id);
     this.revoked.set(session.id, session.expiresAt);
+    await this.signOuts?.add('signed_out', session.id, new Date(session.expiresAt));
   }
 
   /** The CSRF token of a session (or pre-session) id. */
@@ -74,9 +84,7 @@ export class SessionSigner {
   /** Whether `token` is the CSRF token of `sessionId`, compared in constant time. */
   csrfMatches(sessionId: string, token: unknown): boolean {
     if (typeof token !== 'string' || !token) return false;
-    const expected = Buffer.from(this.csrfToken(sessionId));
-    const given = Buffer.from(token);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return secretEquals(token, this.csrfToken(sessionId));
   }
 }
 

@@ -4,14 +4,14 @@
  * only the id and new status; the page then re-reads its own HTML, so the stream never carries request content.
  */
 import type { Request, Response } from 'express';
-import type { ChangeFeed } from '../../src/change-feed.js';
+import type { ChannelHost } from '../../src/channel.js';
 
 /** Open streams, so that stopping the channel can end them instead of holding the server open. */
 export class ChangeStreams {
   private readonly open = new Set<() => void>();
 
   /** Streams every change of `feed` to `res` until the client leaves or {@link closeAll} is called. */
-  serve(feed: ChangeFeed, req: Request, res: Response): void {
+  serve(feed: Pick<ChannelHost, 'subscribe'>, req: Request, res: Response): void {
     res.status(200);
     res.setHeader('content-type', 'text/event-stream; charset=utf-8');
     res.setHeader('cache-control', 'no-cache, no-store, no-transform');

@@ -6,9 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Router } from 'express';
-import type { Channel, DecisionSink } from '../../src/channel.js';
+import type { Channel, ChannelHost } from '../../src/channel.js';
 import { WebAuth } from './auth.js';
-import { webRoutes, type WebGateway } from './routes.js';
+import { webRoutes } from './routes.js';
 import { SessionSigner } from './session.js';
 import { ChangeStreams } from './stream.js';
 import type { WebChannelOptions } from './web-config.js';
@@ -17,22 +17,16 @@ import type { WebChannelOptions } from './web-config.js';
 export interface WebChannel extends Channel {
   readonly name: 'web';
   /**
-   * A new one-time login link (`<base>/ui/login?token=…`) that signs in as the login-link user; null when login
-   * links are turned off. `baseUrl` is the listening address; the configured public URL wins when set.
+   * A new one-time login link (`<base>/ui/login?token=…`) that signs in as `user` (default: the login-link user);
+   * null when login links are turned off. `baseUrl` is the listening address; the configured public URL wins when
+   * set. Throws `UnknownWebUserError` (a 400) for a name that is neither a configured user nor the login-link user.
    */
-  loginUrl(baseUrl: string): string | null;
-  mount(router: Router, gateway: DecisionSink): void;
+  loginUrl(baseUrl: string, user?: string): string | null;
+  mount(router: Router, host: ChannelHost): void;
   stop(): Promise<void>;
 }
 
 const DEFAULT_SESSION_TTL_MS = 12 * 3_600_000;
-
-/** The pages read the store and the change feed; anything mounting them must pass the real gateway. */
-function asWebGateway(sink: DecisionSink): WebGateway {
-  const candidate = sink as Partial<WebGateway>;
-  if (!candidate.store || !candidate.feed) throw new Error('the web channel must be mounted with the Gateway (it reads its store and change feed)');
-  return sink as WebGateway;
-}
 
 /**
  * Creates the web channel.
@@ -42,9 +36,9 @@ function asWebGateway(sink: DecisionSink): WebGateway {
  */
 export function createWebChannel(options: WebChannelOptions = {}): WebChannel {
   const now = options.now ?? Date.now;
-  const auth = new WebAuth({ users: options.users ?? [], loginLinks: options.loginLinks, linkUser: options.linkUser });
+  const auth = new WebAuth({ users: options.users ?? [], loginLinks: options.loginLinks, linkUser: options.linkUser, marks: options.marks, now });
   // Without a configured secret, sessions are signed with a per-process key: they end when the process does.
-  const signer = new SessionSigner(options.secret ?? randomBytes(32), options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS, now);
+  const signer = new SessionSigner(options.secret ?? randomBytes(32), options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS, now, options.marks);
   const streams = new ChangeStreams();
   const publicOrigin = options.publicUrl ? new URL(options.publicUrl).origin : null;
   return {
@@ -55,15 +49,14 @@ export function createWebChannel(options: WebChannelOptions = {}): WebChannel {
       return null;
     },
     async update() {},
-    loginUrl(baseUrl) {
-      const token = auth.mintLoginToken();
+    loginUrl(baseUrl, user) {
+      const token = auth.mintLoginToken(user);
       if (!token) return null;
       const base = (options.publicUrl ?? baseUrl).replace(/\/+$/, '');
       return `${base}/ui/login?token=${token}`;
     },
-    mount(router, sink) {
-      const gateway = asWebGateway(sink);
-      router.use('/ui', webRoutes({ gateway, streams, signer, auth, publicOrigin, now: gateway.clock ? () => gateway.clock!.now() : now }));
+    mount(router, host) {
+      router.use('/ui', webRoutes({ gateway: host, streams, signer, auth, publicOrigin, now: () => host.now() }));
     },
     async stop() {
       streams.closeAll();

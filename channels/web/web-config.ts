@@ -6,7 +6,9 @@
 import { z } from 'zod';
 import type { TollgateConfig } from '../../src/config.js';
 import { ValidationError } from '../../src/errors.js';
+import { fieldProblems, validationError } from '../../src/validation.js';
 import { parsePasswordHash, USER_NAME, type WebUser } from './auth.js';
+import type { SharedMarks } from '../../src/shared-marks.js';
 
 const userName = z.string().regex(USER_NAME, 'letters, digits and . _ @ - only (at most 64)');
 
@@ -51,6 +53,11 @@ export interface WebChannelOptions {
   publicUrl?: string | null;
   /** Clock for session expiry and countdowns (tests). */
   now?: () => number;
+  /**
+   * Where unspent login links and early sign-outs live: the database on PostgreSQL, so every replica sees them
+   * (`src/shared-marks.ts`); in this process's memory when absent.
+   */
+  marks?: SharedMarks;
 }
 
 /**
@@ -60,19 +67,18 @@ export interface WebChannelOptions {
 export function webOptionsFromConfig(config: Pick<TollgateConfig, 'file' | 'env' | 'publicUrl'>): WebChannelOptions {
   const parsed = webConfigSchema.safeParse(config.file.web ?? {});
   if (!parsed.success) {
-    const errors = parsed.error.issues.map((i) => ({ path: ['web', ...i.path].join('.'), message: i.message }));
-    throw new ValidationError(`${errors[0]!.path}: ${errors[0]!.message}`, errors);
+    throw validationError(fieldProblems(parsed.error.issues, 'web'));
   }
   const web = parsed.data;
   const names = new Set<string>();
   const users: WebUser[] = (web.users ?? []).map((u, i) => {
-    if (names.has(u.name)) throw new ValidationError(`web.users.${i}.name: "${u.name}" is listed twice`);
+    if (names.has(u.name)) throw new ValidationError(`web.users[${i}].name: "${u.name}" is listed twice`);
     names.add(u.name);
     let token: string | undefined;
     if (u.token_env) {
       token = config.env[u.token_env];
       if (!token || token.length < 16) {
-        throw new ValidationError(`web.users.${i}.token_env: set ${u.token_env} to a token of at least 16 characters`);
+        throw new ValidationError(`web.users[${i}].token_env: set ${u.token_env} to a token of at least 16 characters`);
       }
     }
     return { name: u.name, passwordHash: u.password_hash, token };

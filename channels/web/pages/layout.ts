@@ -15,7 +15,7 @@ export interface LayoutOptions {
   title: string;
   viewer: Viewer;
   /** Which navigation entry is current. */
-  current?: 'inbox' | 'audit';
+  current?: 'inbox' | 'audit' | 'grants';
   /** What the live-update script refreshes: the page to re-read, and the request whose changes matter (all when absent). */
   live?: { url: string; requestId?: string };
 }
@@ -28,6 +28,7 @@ export function layout(options: LayoutOptions, body: SafeHtml): SafeHtml {
         <a class="brand" href="/ui">tollgate</a>
         <a href="/ui" ${options.current === 'inbox' ? html`aria-current="page"` : ''}>Inbox</a>
         <a href="/ui/audit" ${options.current === 'audit' ? html`aria-current="page"` : ''}>Audit</a>
+        <a href="/ui/grants" ${options.current === 'grants' ? html`aria-current="page"` : ''}>Grants</a>
         <span class="who">web:${viewer.user}</span>
         <form method="post" action="/ui/logout" class="inline">
           <input type="hidden" name="_csrf" value="${viewer.csrf}">

@@ -6,9 +6,13 @@
  * decision always applies to exactly what the approver saw.
  */
 import { cardText, maskSecrets } from '../../../src/card.js';
+import { MAX_JSON_DEPTH } from '../../../src/json-bounds.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../../../src/requests/types.js';
+import { MAX_EDITED_ARGS_CHARS } from '../decision-form.js';
 import { html, type SafeHtml } from '../html.js';
-import { countdown, formatTime, statusBadge } from './format.js';
+import { executionOf, type ExecutionView } from '../../../src/http/export.js';
+import { boundedJson, type JsonViewLimits } from '../../../src/json-view.js';
+import { expiryBoth, formatTime, mayDecide, statusBadge } from './format.js';
 import { layout, type Viewer } from './layout.js';
 
 /** Words for `?notice=` after a decision post: fixed texts, so a crafted link cannot put words on the page. */
@@ -39,12 +43,29 @@ export interface RequestPageOptions {
   now: number;
   notice?: string;
   edit?: EditState;
+  /** Standing grants the request's policy rule offers, shown as extra approve buttons. */
+  grants?: { label: string; ttl_s: number; scope: string[] }[];
+}
+
+/** What the page shows of arguments: deep enough for any real call, short enough to render at once. */
+const SHOWN: JsonViewLimits = { maxDepth: 16, maxChars: 20_000, indent: 2 };
+/** What the editor is prefilled with; arguments that do not fit cannot be edited here (they would be cut). */
+const EDITABLE: JsonViewLimits = { maxDepth: MAX_JSON_DEPTH, maxChars: MAX_EDITED_ARGS_CHARS, indent: 2 };
+/** The raw view: compact, no depth limit (the writer does not recurse), cut at this many characters. */
+export const RAW: JsonViewLimits = { maxDepth: Number.POSITIVE_INFINITY, maxChars: 100_000, indent: 0 };
+
+/** Arguments, bounded, with the way to the raw view when something was left out. */
+function argsBlock(id: string, preId: string, value: unknown): SafeHtml {
+  const view = boundedJson(value, SHOWN);
+  return html`<pre class="args" id="${preId}">${view.text}</pre>
+  ${view.truncated ? html`<p class="notice muted truncated">Too large to show in full: truncated — <a href="/ui/requests/${id}/raw">show raw</a>.</p>` : ''}`;
 }
 
 /** Renders a request's page. */
 export function requestPage(options: RequestPageOptions): SafeHtml {
   const { request, viewer } = options;
-  const text = cardText(request, { maxArgsChars: 20_000 });
+  // The card's own preview pretty-prints every argument before cutting: the page writes its own bounded view instead.
+  const text = cardText({ ...request, toolArgs: {} });
   const notice = options.notice ? NOTICES[options.notice] : undefined;
   const row = (label: string, value: unknown) => (value === null || value === undefined || value === '' ? '' : html`<dt>${label}</dt><dd>${value}</dd>`);
   const body = html`<p class="back"><a href="/ui">← Inbox</a></p>
@@ -63,17 +84,21 @@ ${notice ? html`<p class="notice ${notice.tone}" role="status">${notice.text}</p
     ${row('Approvers', text.approvers)}
     ${request.requiredApprovals > 1 ? row('Approvals needed', request.requiredApprovals) : ''}
     ${row('Filed', formatTime(request.createdAt))}
-    ${row('Expires', countdown(request, options.now))}
+    ${row('Expires', expiryBoth(request, options.now))}
     ${row('If nobody answers', request.onTimeout === 'approve' ? 'approved' : 'denied')}
   </dl>
-  <h2>Arguments</h2>
-  <pre class="args" id="tool-args">${text.argsPreview}</pre>
-  ${request.approvedArgs
-    ? html`<h2>Approved with edited arguments</h2><pre class="args" id="approved-args">${JSON.stringify(maskSecrets(request.approvedArgs), null, 2)}</pre>`
-    : ''}
+  <div class="side-by-side" id="proposed-approved-executed">
+    <div><h2>Proposed</h2>${argsBlock(request.id, 'tool-args', request.toolArgs)}</div>
+    <div id="approved"><h2>Approved</h2>${approvedColumn(request)}</div>
+    <div id="executed"><h2>Executed</h2>${executedColumn(request, executionOf(options.events))}</div>
+  </div>
 </section>
 <div id="live-actions" data-live-region data-live-final>
-${text.actionable ? decisionForms(request, viewer, options.edit) : ''}
+${!text.actionable
+  ? ''
+  : mayDecide(request, viewer.user)
+    ? decisionForms(request, viewer, options.edit, options.grants ?? [])
+    : html`<section class="card actions" id="not-approver"><p class="notice bad">You are not an approver of this request: you are signed in as web:${viewer.user}, and only ${text.approvers} may decide it.</p></section>`}
 </div>
 <section class="card" id="timeline" data-live-region>
   <h2>Timeline</h2>
@@ -82,13 +107,37 @@ ${text.actionable ? decisionForms(request, viewer, options.edit) : ''}
   return layout({ title: text.title, viewer, live: { url: `/ui/requests/${request.id}`, requestId: request.id } }, body);
 }
 
-function decisionForms(request: ConfirmationRequest, viewer: Viewer, edit?: EditState): SafeHtml {
+/** What was approved: the edited arguments, the proposed ones as they were, or why nothing was. */
+function approvedColumn(request: ConfirmationRequest): SafeHtml {
+  if (request.approvedArgs) return html`<p class="muted">With edited arguments:</p>${argsBlock(request.id, 'approved-args', request.approvedArgs)}`;
+  if (request.allowed === true) return html`<p>As proposed${request.respondedBy ? html`, by ${request.respondedBy}` : ''}.</p>`;
+  if (request.status === 'pending') return html`<p class="muted">Not yet: waiting for a decision.</p>`;
+  return html`<p>Nothing: ${request.status}.</p>`;
+}
+
+/** What the runtime reported after running the tool (its receipt), compared with what was approved. */
+function executedColumn(request: ConfirmationRequest, run: ExecutionView | null): SafeHtml {
+  if (!run) return html`<p class="muted">${request.allowed === true ? 'No receipt reported yet.' : 'Nothing reported.'}</p>`;
+  const match =
+    run.args_match === null
+      ? html`<p class="muted">The runtime did not report which arguments ran.</p>`
+      : run.args_match
+        ? html`<p class="good">With the approved arguments (SHA-256 matches).</p>`
+        : html`<p class="notice bad">With arguments that differ from the approved ones (SHA-256 <code>${run.args_sha256}</code>).</p>`;
+  return html`<p class="${run.outcome === 'executed' ? 'good' : 'bad'}">${run.outcome === 'executed' ? 'Ran' : 'Failed'} at ${formatTime(new Date(run.at))}${run.by ? html`, reported by ${run.by}` : ''}.</p>
+    ${match}
+    ${run.allowed === false ? html`<p class="notice bad">It ran although the request was not approved.</p>` : ''}
+    ${run.detail ? html`<pre class="args">${run.detail.slice(0, 4000)}</pre>` : ''}`;
+}
+
+function decisionForms(request: ConfirmationRequest, viewer: Viewer, edit: EditState | undefined, grants: NonNullable<RequestPageOptions['grants']>): SafeHtml {
   const hidden = html`<input type="hidden" name="_csrf" value="${viewer.csrf}">
       <input type="hidden" name="nonce" value="${request.nonce}">
       <input type="hidden" name="args_sha256" value="${request.argsSha256}">`;
   const action = `/ui/requests/${request.id}/decision`;
   const [approveLabel = 'Approve', denyLabel = 'Deny'] = request.options;
-  const editText = edit?.text ?? JSON.stringify(maskSecrets(request.toolArgs), null, 2);
+  const editable = boundedJson(request.toolArgs, EDITABLE);
+  const editText = edit?.text ?? editable.text;
   return html`<section class="card actions">
     <h2>Decide as web:${viewer.user}</h2>
     <div class="buttons">
@@ -97,6 +146,14 @@ function decisionForms(request: ConfirmationRequest, viewer: Viewer, edit?: Edit
         <input type="hidden" name="decision" value="approve">
         <button type="submit" class="primary">${approveLabel}</button>
       </form>
+      ${grants.map(
+        (g) => html`<form method="post" action="${action}" class="inline grant-form">
+        ${hidden}
+        <input type="hidden" name="decision" value="approve">
+        <input type="hidden" name="grant" value="${g.label}">
+        <button type="submit" class="primary" title="Also approves later requests with the same ${g.scope.join(', ')} for ${Math.round(g.ttl_s / 60)} min">${g.label}</button>
+      </form>`,
+      )}
       <form method="post" action="${action}" class="deny" id="deny-form">
         ${hidden}
         <input type="hidden" name="decision" value="deny">
@@ -104,7 +161,9 @@ function decisionForms(request: ConfirmationRequest, viewer: Viewer, edit?: Edit
         <button type="submit" class="danger">${denyLabel}</button>
       </form>
     </div>
-    <details ${edit ? html`open` : ''}>
+    ${editable.truncated && !edit
+      ? html`<p class="muted" id="edit-unavailable">These arguments are too large or too deeply nested to edit here.</p>`
+      : html`<details ${edit ? html`open` : ''}>
       <summary>${approveLabel} with edited arguments</summary>
       <form method="post" action="${action}" class="stack" id="edit-form">
         ${hidden}
@@ -116,14 +175,21 @@ function decisionForms(request: ConfirmationRequest, viewer: Viewer, edit?: Edit
         <label>Note <input name="reason" maxlength="2000" placeholder="optional: what you changed and why"></label>
         <button type="submit" class="primary">${approveLabel} edited arguments</button>
       </form>
-    </details>
+    </details>`}
   </section>`;
 }
 
 function timelineEntry(event: ConfirmationEvent): SafeHtml {
   // Empty values (a web card's blank target and null reference) say nothing to a reader.
-  const shown = Object.entries(maskSecrets(event.detail) as Record<string, unknown>).filter(([, v]) => v !== null && v !== '' && v !== undefined);
-  const detail = shown.map(([k, v]) => `${k.replace(/_/g, ' ')}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' · ');
+  const shown = Object.entries(event.detail).filter(([, v]) => v !== null && v !== '' && v !== undefined);
+  const detail = shown
+    .slice(0, 20)
+    .map(([k, v]) => {
+      const masked = typeof v === 'string' ? maskSecrets({ [k]: v }) : null;
+      const value = masked ? String((masked as Record<string, unknown>)[k]).slice(0, 500) : boundedJson(v, { maxDepth: 4, maxChars: 500, indent: 0 }, k).text;
+      return `${k.replace(/_/g, ' ')}: ${value}`;
+    })
+    .join(' · ');
   return html`<li class="event ${event.type}">
     <time datetime="${event.at.toISOString()}">${formatTime(event.at)}</time>
     <strong>${event.type.replace(/_/g, ' ')}</strong>
@@ -131,4 +197,20 @@ function timelineEntry(event: ConfirmationEvent): SafeHtml {
     ${event.channel ? html`<span class="muted">via ${event.channel}</span>` : ''}
     ${detail ? html`<code class="detail">${detail}</code>` : ''}
   </li>`;
+}
+
+/** The raw arguments (and edited arguments) as compact JSON, secrets masked, cut at {@link RAW}'s size. */
+export function rawArgsPage(viewer: Viewer, request: ConfirmationRequest): SafeHtml {
+  const block = (title: string, value: unknown) => {
+    const view = boundedJson(value, RAW);
+    return html`<h2>${title}</h2><pre class="args raw">${view.text}</pre>
+    ${view.truncated ? html`<p class="notice muted">The raw view is cut at ${RAW.maxChars.toLocaleString('en')} characters; the full value is in the database row.</p>` : ''}`;
+  };
+  const body = html`<p class="back"><a href="/ui/requests/${request.id}">← Request</a></p>
+<h1>Raw arguments: ${request.toolName}</h1>
+<section class="card">
+  ${block('Arguments', request.toolArgs)}
+  ${request.approvedArgs ? block('Approved with edited arguments', request.approvedArgs) : ''}
+</section>`;
+  return layout({ title: `Raw arguments: ${request.toolName}`, viewer }, body);
 }
