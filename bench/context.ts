@@ -5,10 +5,14 @@
  */
 import { join } from 'node:path';
 import type { LoadClient } from './client-link.js';
+import type { BenchPostgres } from './postgres.js';
 import { startGateway, type ServerProcess } from './processes.js';
 
-/** The two shapes the figures are measured on. */
-export type BenchMode = 'sqlite' | 'bullmq';
+/**
+ * The shapes the figures are measured on: embedded SQLite with the in-process scheduler, SQLite with BullMQ, and
+ * PostgreSQL with BullMQ (the production shape for replicas).
+ */
+export type BenchMode = 'sqlite' | 'bullmq' | 'postgres';
 
 /** Shared by every scenario of one mode. */
 export interface BenchContext {
@@ -16,6 +20,8 @@ export interface BenchContext {
   /** A private temp directory (removed at the end). */
   tmp: string;
   client: LoadClient;
+  /** The PostgreSQL server in `postgres` mode (null otherwise): fresh databases, counts. */
+  pg: BenchPostgres | null;
   /** Extra environment for gateways in this mode (REDIS_URL, TOLLGATE_QUEUE_PREFIX). */
   gatewayEnv: Record<string, string>;
   /** Where to write `--cpu-prof` profiles of the gateways, when profiling was asked for. */
@@ -27,10 +33,15 @@ export interface BenchContext {
   log(line: string): void;
 }
 
-/** Starts a gateway on a fresh database file `<tmp>/<name>.db` in this context's mode. */
-export function freshGateway(ctx: BenchContext, name: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+/** Where a fresh gateway `name` keeps its data: a new PostgreSQL database in `postgres` mode, else `<tmp>/<name>.db`. */
+export function freshDatabase(ctx: BenchContext, name: string): Promise<string> {
+  return ctx.pg ? ctx.pg.fresh(name) : Promise.resolve(join(ctx.tmp, `${name}.db`));
+}
+
+/** Starts a gateway on a fresh database in this context's mode. */
+export async function freshGateway(ctx: BenchContext, name: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   return startGateway({
-    dbPath: join(ctx.tmp, `${name}.db`),
+    dbPath: await freshDatabase(ctx, name),
     env: { ...ctx.gatewayEnv, ...env },
     cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-${name}`) : undefined,
   });

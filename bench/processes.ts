@@ -34,6 +34,7 @@ export interface ServerProcess {
 
 /** Options of {@link startGateway}. */
 export interface GatewayStart {
+  /** A SQLite file, or a postgres:// URL. */
   dbPath: string;
   env?: Record<string, string>;
   /** Directory for a `--cpu-prof` profile of the gateway's main thread (written at exit). */
@@ -45,13 +46,24 @@ export interface GatewayStart {
 /** Starts `tollgate serve --port 0 --db <dbPath>` and waits for its "listening on" line. */
 export function startGateway(options: GatewayStart): Promise<ServerProcess> {
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir] : [];
-  const env: NodeJS.ProcessEnv = { ...process.env, TOLLGATE_API_TOKENS: BENCH_TOKEN, LOG_LEVEL: 'warn', ...gatewayEntry.env, ...options.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, TOLLGATE_API_TOKENS: BENCH_TOKEN, LOG_LEVEL: 'warn', TOLLGATE_RATE_LIMIT: '0', TOLLGATE_RATE_LIMIT_DECISIONS: '0', TOLLGATE_MAX_CONNECTIONS: '65536', TOLLGATE_MAX_CONNECTIONS_PER_ADDRESS: '65536', ...gatewayEntry.env, ...options.env };
   if (!options.env?.REDIS_URL) delete env.REDIS_URL;
   const child = spawn(process.execPath, [...nodeArgs, gatewayEntry.script, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', options.dbPath], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return waitForListening(child, /listening on (http:\/\/\S+)/, options.startTimeoutMs ?? 60_000);
+}
+
+/** Runs a one-shot `tollgate <args>` (e.g. `migrate --from … --to …`) the same way the gateway runs; rejects on a non-zero exit. */
+export async function runTollgate(args: string[], env: Record<string, string> = {}): Promise<string> {
+  const child = spawn(process.execPath, [gatewayEntry.script, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...gatewayEntry.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`tollgate ${args[0]} exited ${code}:\n${output.slice(-4000)}`);
+  return output;
 }
 
 /** Starts the bare node:http server that gives the floor figures. */

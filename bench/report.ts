@@ -50,6 +50,13 @@ const PER_MODE: GoalSpec[] = [
   { path: 'restart_100k.ready_s', unit: 's', goal: { op: '<=', limit: 5 } },
 ];
 
+/** Two replicas on one PostgreSQL database (postgres mode only). */
+const REPLICAS: GoalSpec[] = [
+  { path: 'replicas_2.create_rps', unit: '/s', goal: { op: '>=', limit: 2000 }, floor: 'floor.http_rps' },
+  { path: 'replicas_2.decision_to_resume_cross_ms.p50', unit: 'ms', floor: 'floor.http_rtt_ms.p50' },
+  { path: 'replicas_2.decision_to_resume_cross_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: 'floor.http_rtt_ms.p99' },
+];
+
 const FLOOR: GoalSpec[] = [
   { path: 'floor.http_rtt_ms.p50', unit: 'ms' },
   { path: 'floor.http_rtt_ms.p99', unit: 'ms' },
@@ -86,7 +93,7 @@ function rowsFor(root: Record<string, unknown>, floorRoot: Record<string, unknow
   });
 }
 
-/** Assembles results.json: SQLite figures at the top level, BullMQ ones under `bullmq`, then the goal rows. */
+/** Assembles results.json: SQLite figures at the top level, BullMQ ones under `bullmq`, PostgreSQL ones under `postgres`, then the goal rows. */
 export function buildResults(figures: Record<BenchMode, Record<string, unknown>>, info: RunInfo): Record<string, unknown> {
   const { floor, ...sqlite } = figures.sqlite as { floor?: unknown } & Record<string, unknown>;
   const floorRoot = { floor };
@@ -94,13 +101,15 @@ export function buildResults(figures: Record<BenchMode, Record<string, unknown>>
   const check = (root: Record<string, unknown>) => (path: string) => !path.startsWith('restart_100k') || get(root, 'restart_100k.overdue_left') === 0;
   const rows = [
     ...rowsFor(floorRoot, floorRoot, '', FLOOR, () => true),
-    ...rowsFor(sqlite, floorRoot, '', PER_MODE, check(sqlite)),
+    ...(Object.keys(sqlite).length ? rowsFor(sqlite, floorRoot, '', PER_MODE, check(sqlite)) : []),
     ...(Object.keys(figures.bullmq).length ? rowsFor(figures.bullmq, floorRoot, 'bullmq.', PER_MODE, check(figures.bullmq)) : []),
+    ...(Object.keys(figures.postgres).length ? rowsFor(figures.postgres, figures.postgres.floor ? { floor: figures.postgres.floor } : floorRoot, 'postgres.', [...PER_MODE, ...REPLICAS], check(figures.postgres)) : []),
   ];
   return {
     ...(floor ? { floor } : {}),
     ...sqlite,
     ...(Object.keys(figures.bullmq).length ? { bullmq: figures.bullmq } : {}),
+    ...(Object.keys(figures.postgres).length ? { postgres: figures.postgres } : {}),
     table: rows,
     conditions: {
       started_at: info.startedAt,

@@ -4,7 +4,7 @@
  * run. The gateway runs as a child `tollgate serve` on a temp SQLite file; the load comes from a separate
  * load-client process; everything talks over 127.0.0.1. Prints a table and writes bench/results.json.
  *
- * Flags: `--quick` (small counts, to check the harness), `--only a,b` (scenario names), `--mode sqlite|bullmq|all`,
+ * Flags: `--quick` (small counts, to check the harness), `--only a,b` (scenario names), `--mode sqlite|bullmq|postgres|all`,
  * `--profile DIR` (run the gateways under `node --cpu-prof`), `--out FILE` (default bench/results.json), `--built`
  * (run the gateway as plain JavaScript like the Docker image, instead of bin/tollgate.js through tsx).
  */
@@ -16,6 +16,7 @@ import { LoadClient } from './client-link.js';
 import type { BenchContext, BenchMode, Scenario } from './context.js';
 import { buildGateway } from './built-gateway.js';
 import { machineLoad, useBuiltGateway } from './processes.js';
+import { postgresForBench } from './postgres.js';
 import { redisForBench } from './redis.js';
 import { buildResults, printTable } from './report.js';
 import { round } from './stats.js';
@@ -26,9 +27,11 @@ import { floorScenario } from './scenarios/floor.js';
 import { restartScenario } from './scenarios/restart.js';
 import { slackScenario } from './scenarios/slack.js';
 import { waitersScenario } from './scenarios/waiters.js';
+import { policyScenario } from './scenarios/policy.js';
+import { replicasScenario } from './scenarios/replicas.js';
 
 /** In running order: create_rps feeds the expiry scenario's sizing. */
-const SCENARIOS: Scenario[] = [floorScenario, decisionResumeScenario, createRpsScenario, slackScenario, waitersScenario, expiryScenario, restartScenario];
+const SCENARIOS: Scenario[] = [floorScenario, decisionResumeScenario, createRpsScenario, policyScenario, slackScenario, waitersScenario, expiryScenario, restartScenario, replicasScenario];
 
 /** Merges scenario figures, nested objects key by key (the Slack scenario adds `decision_to_resume_ms.slack`). */
 function mergeInto(target: Record<string, unknown>, source: Record<string, unknown>): void {
@@ -48,7 +51,7 @@ function parseFlags(argv: string[]) {
   return {
     quick: argv.includes('--quick'),
     only: value('only')?.split(',') ?? null,
-    modes: (value('mode') ?? 'all') === 'all' ? (['sqlite', 'bullmq'] as BenchMode[]) : [value('mode') as BenchMode],
+    modes: (value('mode') ?? 'all') === 'all' ? (['sqlite', 'bullmq', 'postgres'] as BenchMode[]) : [value('mode') as BenchMode],
     profile: value('profile') ?? null,
     built: argv.includes('--built'),
     out: value('out') ?? fileURLToPath(new URL('./results.json', import.meta.url)),
@@ -60,22 +63,29 @@ async function main(): Promise<number> {
   const started = Date.now();
   const loadBefore = machineLoad();
   const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
-  const figures: Record<BenchMode, Record<string, unknown>> = { sqlite: {}, bullmq: {} };
+  const figures: Record<BenchMode, Record<string, unknown>> = { sqlite: {}, bullmq: {}, postgres: {} };
   const failures: string[] = [];
   if (flags.built) useBuiltGateway(await buildGateway());
   const client = await LoadClient.start();
   try {
     for (const mode of flags.modes) {
       const tmp = mkdtempSync(join(tmpdir(), `tollgate-bench-${mode}-`));
-      const redis = mode === 'bullmq' ? await redisForBench(log) : null;
-      if (mode === 'bullmq' && !redis) {
-        failures.push('bullmq: no Redis answered on REDIS_URL or 127.0.0.1:6379; skipped');
+      const redis = mode !== 'sqlite' ? await redisForBench(log) : null;
+      if (mode !== 'sqlite' && !redis) {
+        failures.push(`${mode}: no Redis answered on REDIS_URL or 127.0.0.1:6379; skipped`);
+        continue;
+      }
+      const pg = mode === 'postgres' ? await postgresForBench(log) : null;
+      if (mode === 'postgres' && !pg) {
+        await redis?.close();
+        failures.push('postgres: no PostgreSQL answered on TOLLGATE_BENCH_PG or 127.0.0.1:5432; skipped');
         continue;
       }
       const ctx: BenchContext = {
         mode,
         tmp,
         client,
+        pg,
         gatewayEnv: redis ? redis.env : {},
         profileDir: flags.profile,
         quick: flags.quick,
@@ -85,6 +95,8 @@ async function main(): Promise<number> {
       try {
         for (const scenario of SCENARIOS) {
           if (!scenario.modes.includes(mode) || (flags.only && !flags.only.includes(scenario.name))) continue;
+          // The floor is measured once per run; a postgres-only run measures its own (kept under `postgres.floor`).
+          if (scenario === floorScenario && mode === 'postgres' && figures.sqlite.floor) continue;
           const t = Date.now();
           ctx.log(`${scenario.name}…`);
           try {
@@ -96,9 +108,11 @@ async function main(): Promise<number> {
             ctx.log(`${scenario.name} FAILED: ${message}`);
           }
           if (redis) await redis.clean();
+          await pg?.dropAll().catch((error: unknown) => ctx.log(`dropping databases failed: ${String(error)}`));
         }
       } finally {
         await redis?.close();
+        await pg?.close();
         rmSync(tmp, { recursive: true, force: true });
       }
     }

@@ -5,11 +5,14 @@
  * the gateway wrote (plus their `created` event and a sent web card).
  */
 import { getTableColumns, type Table } from 'drizzle-orm';
+import { join } from 'node:path';
+import type { BenchContext } from './context.js';
+import { runTollgate } from './processes.js';
 import { argsSha256 } from '../src/requests/args-hash.js';
-import { applyMigrations, openDatabase } from '../src/requests/database.js';
+import { applyMigrations, openDatabase } from '../src/requests/sqlite/database.js';
 import { newConfirmationRequest, type GatewayDefaults } from '../src/requests/new-request.js';
-import { requestToRow } from '../src/requests/rows.js';
-import { channelMessages, confirmationEvents, confirmationRequests } from '../src/requests/schema.js';
+import { requestToRow } from '../src/requests/sqlite/rows.js';
+import { channelMessages, confirmationEvents, confirmationRequests } from '../src/requests/sqlite/schema.js';
 
 const SEED_DEFAULTS: GatewayDefaults = { timeoutS: 300, channels: [{ type: 'web' }], options: ['Approve', 'Deny'], onTimeout: 'deny' };
 
@@ -68,4 +71,19 @@ export function seedPending(dbPath: string, count: number, overdue: number): See
   open.sqlite.pragma('wal_checkpoint(TRUNCATE)');
   open.close();
   return { rows: count, overdue, overdueBefore, seconds: (performance.now() - started) / 1000, ids };
+}
+
+/**
+ * Seeds `<tmp>/<name>.db` with {@link seedPending}; in `postgres` mode then copies it into a fresh PostgreSQL
+ * database with `tollgate migrate --from <file> --to <url>` (the documented way to move to PostgreSQL). Resolves
+ * with what to pass as the gateway's `--db` and how long the copy took.
+ */
+export async function seedForMode(ctx: BenchContext, name: string, count: number, overdue: number): Promise<SeedResult & { db: string; copySeconds: number }> {
+  const dbPath = join(ctx.tmp, `${name}.db`);
+  const seed = seedPending(dbPath, count, overdue);
+  if (!ctx.pg) return { ...seed, db: dbPath, copySeconds: 0 };
+  const started = performance.now();
+  const url = await ctx.pg.fresh(name);
+  await runTollgate(['migrate', '--from', dbPath, '--to', url]);
+  return { ...seed, db: url, copySeconds: (performance.now() - started) / 1000 };
 }

@@ -21,7 +21,7 @@ export const CREATE_BODY = {
 /** `create_rps` (and the latency under that load, for context). */
 export const createRpsScenario: Scenario = {
   name: 'create_rps',
-  modes: ['sqlite', 'bullmq'],
+  modes: ['sqlite', 'bullmq', 'postgres'],
   async run(ctx) {
     const gateway = await freshGateway(ctx, 'create');
     const rss = rssSampler(gateway.pid);

@@ -92,7 +92,7 @@ export const clientTasks: Record<string, ClientTask> = { api };
 /** `decision_to_resume_ms` through the API route. */
 export const decisionResumeScenario: Scenario = {
   name: 'decision_to_resume',
-  modes: ['sqlite', 'bullmq'],
+  modes: ['sqlite', 'bullmq', 'postgres'],
   async run(ctx) {
     const gateway = await freshGateway(ctx, 'decision');
     try {

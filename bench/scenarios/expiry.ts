@@ -88,7 +88,7 @@ export const clientTasks: Record<string, ClientTask> = { expireTogether };
 /** `expiry_lateness_ms.{p50,p99}`. */
 export const expiryScenario: Scenario = {
   name: 'expiry_lateness',
-  modes: ['sqlite', 'bullmq'],
+  modes: ['sqlite', 'bullmq', 'postgres'],
   async run(ctx) {
     const count = ctx.quick ? 2000 : 10_000;
     // File everything before the common second: the time at the create rate measured earlier, plus 30 %, plus 5 s.

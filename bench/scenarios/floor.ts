@@ -10,7 +10,7 @@ import { CREATE_BODY, CREATE_CONCURRENCY } from './create-rps.js';
 /** `floor.http_rtt_ms` and `floor.http_rps`. */
 export const floorScenario: Scenario = {
   name: 'floor',
-  modes: ['sqlite'],
+  modes: ['sqlite', 'postgres'],
   async run(ctx) {
     const server = await startFloorServer();
     try {

@@ -7,8 +7,9 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import type { Scenario } from '../context.js';
+import type { BenchPostgres } from '../postgres.js';
 import { rssMb, startGateway } from '../processes.js';
-import { seedPending } from '../seed.js';
+import { seedForMode } from '../seed.js';
 import { round, sleep } from '../stats.js';
 
 /** Polls `/readyz` until it answers 200; resolves with the time it did (`performance.now()`). */
@@ -25,26 +26,42 @@ async function readyAt(url: string, timeoutMs: number): Promise<number> {
   throw new Error(`/readyz not 200 within ${timeoutMs} ms`);
 }
 
+/** Reads the overdue-still-pending, expired and pending counts back from the SQLite file or the PostgreSQL database. */
+async function countRows(pg: BenchPostgres | null, db: string, overdueBefore: Date): Promise<{ overdueLeft: number; expired: number; pending: number }> {
+  const overdueSql = `SELECT count(*) AS n FROM confirmation_requests WHERE status = 'pending' AND expires_at <= `;
+  const expiredSql = `SELECT count(*) AS n FROM confirmation_requests WHERE status = 'expired'`;
+  const pendingSql = `SELECT count(*) AS n FROM confirmation_requests WHERE status = 'pending'`;
+  if (pg) {
+    return {
+      overdueLeft: await pg.count(db, `${overdueSql}$1`, [overdueBefore]),
+      expired: await pg.count(db, expiredSql),
+      pending: await pg.count(db, pendingSql),
+    };
+  }
+  const sqlite = new Database(db, { readonly: true, fileMustExist: true });
+  try {
+    const count = (sql: string, ...args: unknown[]) => (sqlite.prepare(sql).get(...args) as { n: number }).n;
+    return { overdueLeft: count(`${overdueSql}?`, overdueBefore.toISOString()), expired: count(expiredSql), pending: count(pendingSql) };
+  } finally {
+    sqlite.close();
+  }
+}
+
 /** `restart_100k.{ready_s, overdue_left}`. */
 export const restartScenario: Scenario = {
   name: 'restart_100k',
-  modes: ['sqlite', 'bullmq'],
+  modes: ['sqlite', 'bullmq', 'postgres'],
   async run(ctx) {
     const rows = ctx.quick ? 20_000 : 100_000;
-    const dbPath = join(ctx.tmp, 'restart.db');
-    const seed = seedPending(dbPath, rows, rows / 10);
-    ctx.log(`restart: seeded ${rows} rows in ${round(seed.seconds, 1)} s`);
+    const seed = await seedForMode(ctx, 'restart', rows, rows / 10);
+    const dbPath = seed.db;
+    ctx.log(`restart: seeded ${rows} rows in ${round(seed.seconds, 1)} s${ctx.pg ? `, copied to PostgreSQL in ${round(seed.copySeconds, 1)} s` : ''}`);
     const spawned = performance.now();
     const gateway = await startGateway({ dbPath, env: ctx.gatewayEnv, startTimeoutMs: 300_000, cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-restart`) : undefined });
     const listening = performance.now();
     try {
       const ready = await readyAt(gateway.url, 300_000);
-      const db = new Database(dbPath, { readonly: true, fileMustExist: true });
-      const count = (sql: string, ...args: unknown[]) => (db.prepare(sql).get(...args) as { n: number }).n;
-      const overdueLeft = count(`SELECT count(*) AS n FROM confirmation_requests WHERE status = 'pending' AND expires_at <= ?`, seed.overdueBefore.toISOString());
-      const expired = count(`SELECT count(*) AS n FROM confirmation_requests WHERE status = 'expired'`);
-      const pending = count(`SELECT count(*) AS n FROM confirmation_requests WHERE status = 'pending'`);
-      db.close();
+      const { overdueLeft, expired, pending } = await countRows(ctx.pg, dbPath, seed.overdueBefore);
       if (overdueLeft) ctx.log(`restart: ${overdueLeft} overdue rows still pending when ready`);
       return {
         restart_100k: {

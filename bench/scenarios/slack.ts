@@ -104,7 +104,7 @@ async function withSlackGateway<T>(ctx: BenchContext, name: string, fn: (gateway
 /** `decision_to_resume_ms.slack` and `create_rps_slack`. */
 export const slackScenario: Scenario = {
   name: 'slack',
-  modes: ['sqlite', 'bullmq'],
+  modes: ['sqlite', 'bullmq', 'postgres'],
   async run(ctx) {
     const resume = await withSlackGateway(ctx, 'slack-tap', async (gateway, fake, secret) => {
       const findCard = cardFinder(fake);

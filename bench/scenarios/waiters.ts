@@ -10,7 +10,7 @@ import type { Scenario } from '../context.js';
 import { BenchHttp, pool } from '../http-client.js';
 import type { ClientTask } from '../protocol.js';
 import { BENCH_TOKEN, rssMb, rssSampler, startGateway, waitIdle } from '../processes.js';
-import { seedPending } from '../seed.js';
+import { seedForMode } from '../seed.js';
 import { round, summarize, type Percentiles } from '../stats.js';
 import type { ApiRequest } from './decision-resume.js';
 
@@ -94,10 +94,9 @@ export const clientTasks: Record<string, ClientTask> = { hold };
 /** `waiters_10k.{rss_mb,all_resumed_ms}`. */
 export const waitersScenario: Scenario = {
   name: 'waiters_10k',
-  modes: ['sqlite', 'bullmq'],
+  modes: ['sqlite', 'bullmq', 'postgres'],
   async run(ctx) {
-    const dbPath = join(ctx.tmp, 'waiters.db');
-    const { ids } = seedPending(dbPath, ctx.quick ? 2000 : 10_000, 0);
+    const { ids, db: dbPath } = await seedForMode(ctx, 'waiters', ctx.quick ? 2000 : 10_000, 0);
     const gateway = await startGateway({ dbPath, env: ctx.gatewayEnv, cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-waiters`) : undefined });
     await waitIdle(gateway.pid, 30_000);
     const rss = rssSampler(gateway.pid);

@@ -1,0 +1,85 @@
+/**
+ * @module bench/scenarios/policy
+ * `policy_allow`: a call an allow rule answers is on every gated tool call's path. Measures `POST /v1/requests`
+ * answered final by a rule (one client, so the figure is the call's own latency; then 64 clients), and `tollgate
+ * claude-hook` end to end for an allowed call: a fresh `node` process per call running the built JavaScript, reading
+ * the hook JSON on stdin and printing the allow answer, as Claude Code runs it.
+ */
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freshGateway, type Scenario } from '../context.js';
+import { buildGateway } from '../built-gateway.js';
+import { BENCH_TOKEN } from '../processes.js';
+import { summarize, type Percentiles } from '../stats.js';
+import { CREATE_BODY, CREATE_CONCURRENCY } from './create-rps.js';
+
+const POLICY = `
+policies:
+  - name: bench-writes
+    match: { tool: "bench.*", when: 'args.path.startsWith("/srv/app/")' }
+    decision: allow
+  - name: claude-reads
+    match: { tool: [Read, Grep, Glob] }
+    decision: allow
+  - name: payments
+    match: { tool: "payments.*", when: "args.amount > 50000" }
+    required_approvals: 2
+`;
+
+let mainJs: Promise<string> | null = null;
+
+/** Runs the built `tollgate claude-hook` once for an allowed Read; resolves with the wall time in ms. */
+async function hookOnce(main: string, url: string, i: number): Promise<number> {
+  const input = JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 'bench', tool_use_id: `toolu_bench_${i}_${Date.now()}`, tool_name: 'Read', tool_input: { file_path: `/srv/app/README-${i}.md` }, cwd: '/srv/app' });
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, [main, 'claude-hook'], { env: { ...process.env, TOLLGATE_URL: url, TOLLGATE_TOKEN: BENCH_TOKEN }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stdin.end(input);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (code !== 0 || !out.includes('"allow"')) throw new Error(`claude-hook answered ${code}: ${out.slice(0, 300)}`);
+  return ms;
+}
+
+/** `policy_allow`. */
+export const policyScenario: Scenario = {
+  name: 'policy_allow',
+  modes: ['sqlite', 'bullmq', 'postgres'],
+  async run(ctx) {
+    const config = join(ctx.tmp, 'policy.yaml');
+    writeFileSync(config, POLICY);
+    const gateway = await freshGateway(ctx, 'policy', { TOLLGATE_CONFIG: config });
+    try {
+      const load = (concurrency: number) =>
+        ctx.client.run<{ rps: number; latency_ms: Percentiles; by_status: Record<string, number> }>('http-load', 'postLoop', {
+          url: gateway.url,
+          token: BENCH_TOKEN,
+          path: '/v1/requests',
+          concurrency,
+          warmupMs: ctx.quick ? 500 : 1000,
+          durationMs: ctx.quick ? 2000 : 5000,
+          body: CREATE_BODY,
+          okStatus: 201,
+        });
+      const single = await load(1);
+      const many = await load(CREATE_CONCURRENCY);
+      mainJs ??= buildGateway();
+      const main = await mainJs;
+      const runs = ctx.quick ? 10 : 30;
+      await hookOnce(main, gateway.url, -1); // warm the file cache
+      const hook: number[] = [];
+      for (let i = 0; i < runs; i++) hook.push(await hookOnce(main, gateway.url, i));
+      const h = summarize(hook);
+      return {
+        policy_allow_latency_ms: { p50: single.latency_ms.p50, p99: single.latency_ms.p99 },
+        policy_allow_rps_at_64: many.rps,
+        policy_allow_latency_ms_at_64: { p50: many.latency_ms.p50, p99: many.latency_ms.p99 },
+        claude_hook_allow_ms: { p50: h.p50, p99: h.p99 },
+      };
+    } finally {
+      await gateway.stop();
+    }
+  },
+};
