@@ -11,6 +11,7 @@ import type { ApiEvent, ApiRequest } from '../requests/serialize.js';
 import { VERSION } from '../version.js';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import { GateClientError, problemFrom } from './errors.js';
+import { describeError } from '../errors.js';
 
 /** What `decide()` sends (`POST /v1/requests/:id/decision`). */
 export type DecisionInput = z.input<typeof decisionSchema>;
@@ -101,7 +102,7 @@ export class GateClient {
     this.url = (options.url ?? env.TOLLGATE_URL ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
     if (!/^https?:\/\/[^/]/.test(this.url)) throw configError(`gateway URL must start with http:// or https://, got "${this.url}"`);
     const token = options.token ?? env.TOLLGATE_TOKEN;
-    if (!token) throw configError('no API token: pass { token } or set TOLLGATE_TOKEN');
+    if (!token) throw configError('no API token: set TOLLGATE_TOKEN (or pass token to GateClient)');
     this.token = token;
     this.pollSeconds = Math.min(Math.max(options.pollSeconds ?? 55, 1), 55);
     this.fetchImpl = options.fetch ?? fetch;
@@ -255,7 +256,7 @@ export class GateClient {
     } catch (error) {
       // The caller's own abort is not a network failure: let it through untouched.
       if (options.signal?.aborted) throw options.signal.reason;
-      throw new GateClientError(`cannot reach the gateway at ${this.url}: ${describe(error)}`, 0, null, { cause: error });
+      throw new GateClientError(`cannot reach the gateway at ${this.url}: ${describeError(error)}`, 0, null, { cause: error });
     }
     const problem = await problemFrom(response);
     throw new GateClientError(problem.detail, response.status, problem);
@@ -267,10 +268,3 @@ function configError(detail: string): GateClientError {
 }
 
 /** `fetch failed` hides the useful part (ECONNREFUSED, a timeout) in `cause`. */
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  if (error.name === 'TimeoutError') return 'timed out';
-  const cause = (error as { cause?: unknown }).cause;
-  if (cause instanceof Error) return (cause as { code?: string }).code ?? cause.message;
-  return error.message;
-}

@@ -5,5 +5,7 @@
 export { GateClient, type CancelInput, type DecisionInput, type GateClientOptions, type ListQuery, type ApiRequestPage, type RequestOptions, type WaitOptions } from './gate-client.js';
 export { GateClientError, type ProblemDocument } from './errors.js';
 export { Backoff, type BackoffOptions } from './backoff.js';
+export { remoteBackend, fromApiRequest } from './remote-backend.js';
+export { ApprovalBackendError, type ApprovalBackend, type ApprovalRequestInput, type ApprovalVerdict } from '../hooks/approval-backend.js';
 export type { ApiEvent, ApiRequest } from '../requests/serialize.js';
 export type { CreateRequestInput } from '../api-schema.js';

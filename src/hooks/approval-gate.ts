@@ -5,73 +5,17 @@
  * approver's reason) or `modify` (with the approver's edited arguments).
  */
 import type { GateClient } from '../client/gate-client.js';
+import { remoteBackend } from '../client/remote-backend.js';
 import type { Clock } from '../clock.js';
 import type { Gateway } from '../gateway.js';
-import { gatewayBackend, remoteBackend } from './backends.js';
+import type { ApprovalBackend, ApprovalChannelTarget, ApprovalRequestInput, ApprovalVerdict } from './approval-backend.js';
+import { gatewayBackend } from './gateway-backend.js';
 import type { ToolGate } from './executor.js';
 import { argsSha256 } from '../requests/args-hash.js';
 import { matchesAny } from './patterns.js';
 import type { ApprovalAsk, HookContext, HookObject, HookResult } from './types.js';
 
-/** A channel target a request is delivered to, as in the HTTP API (`{ type: 'slack', target: 'C0123' }`). */
-export interface ApprovalChannelTarget {
-  type: string;
-  target?: string;
-}
-
-/** What the gate files: the fields of `POST /v1/requests`, snake_case as on the wire. */
-export interface ApprovalRequestInput {
-  tool_name: string;
-  tool_args: Record<string, unknown>;
-  prompt?: string;
-  options?: string[];
-  agent_id?: string;
-  user_id?: string;
-  session_id?: string;
-  tool_call_id?: string;
-  /** Derived from the tool call id, so a retried call re-attaches to its request instead of filing a new one. */
-  idempotency_key?: string;
-  timeout_s?: number;
-  on_timeout?: 'deny' | 'approve';
-  channels?: ApprovalChannelTarget[];
-  approvers?: string[];
-  metadata?: Record<string, unknown>;
-}
-
-/** A request once it is no longer pending. */
-export interface ApprovalVerdict {
-  /** The ConfirmationRequest id, when the backend knows it. */
-  requestId?: string;
-  status: 'approved' | 'denied' | 'expired' | 'cancelled';
-  /** Whether the tool may run (approved, or expired with `on_timeout: "approve"`). */
-  allowed: boolean;
-  /** The approver's reason, if any. */
-  reason?: string | null;
-  /** Who decided (e.g. `slack:U0123`); null on expiry. */
-  respondedBy?: string | null;
-  /** Arguments the approver edited, or null to keep the call's own. */
-  approvedArgs?: Record<string, unknown> | null;
-}
-
-/**
- * Where confirmation requests go. In process, a gateway instance; remotely, a tollgate server over HTTP.
- * @remarks Timeouts, delivery and durability are the backend's business: the gate only asks and waits.
- * Throw an error with `retryable: false` for failures a retry cannot fix (bad input); anything else is
- * retried with the same idempotency key, which is how a wait survives a gateway restart.
- */
-export interface ApprovalBackend {
-  /** Files (or re-attaches to, by idempotency key) a request and resolves once it is no longer pending. */
-  requestAndWait(input: ApprovalRequestInput, signal?: AbortSignal): Promise<ApprovalVerdict>;
-  /** Reports how the approved tool ran (event `executed` / `execution_failed`). Optional: backends without it skip receipts. */
-  receipt?(requestId: string, receipt: ExecutionReceiptInput): Promise<void>;
-}
-
-/** What a receipt says: the outcome, a short detail, and the SHA-256 of the arguments that ran. */
-export interface ExecutionReceiptInput {
-  outcome: 'succeeded' | 'failed';
-  detail?: string;
-  args_sha256?: string;
-}
+export type { ApprovalBackend, ApprovalChannelTarget, ApprovalRequestInput, ApprovalVerdict, ExecutionReceiptInput } from './approval-backend.js';
 
 /**
  * Options of {@link approvalGate}. Say where requests go with exactly one of: `backend`, `gateway` (in process),

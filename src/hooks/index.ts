@@ -35,9 +35,12 @@ export type {
 export { ToolExecutor, TOOL_BLOCKED_POINT } from './executor.js';
 export type { ToolExecutorOptions, ToolDefinition, ToolFunction, ToolTable, ToolCallContext, ToolGate, ExecuteOptions, ToolExecution } from './executor.js';
 export { approvalGate, defaultIdempotencyKey } from './approval-gate.js';
-export type { ApprovalBackend, ApprovalGate, ApprovalGateOptions, ApprovalRequestInput, ApprovalVerdict, ApprovalChannelTarget } from './approval-gate.js';
-export { gatewayBackend, remoteBackend, fromApiRequest, ApprovalBackendError } from './backends.js';
-export type { GatewayBackendOptions } from './backends.js';
+export type { ApprovalGate, ApprovalGateOptions } from './approval-gate.js';
+export { ApprovalBackendError } from './approval-backend.js';
+export type { ApprovalBackend, ApprovalRequestInput, ApprovalVerdict, ApprovalChannelTarget, ExecutionReceiptInput } from './approval-backend.js';
+export { gatewayBackend } from './gateway-backend.js';
+export type { GatewayBackendOptions } from './gateway-backend.js';
+export { remoteBackend, fromApiRequest } from '../client/remote-backend.js';
 export { loadHookConfig, loadHookConfigFile } from './config.js';
 export type { LoadHookConfigOptions, LoadedHooks, HookConfigEntry } from './config.js';
 export { HookConfigError } from './config-errors.js';

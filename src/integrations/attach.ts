@@ -8,14 +8,16 @@
  * 2. The newest request from the same agent, session, tool and arguments (`args_sha256`) that is still `pending`
  *    → that request (the runtime retried the call under a new id).
  * 3. With `lateWindowMs`: that newest match, when it was decided within the window and the runtime has not
- *    reported running it (no `post_call` event) → that request, so a verdict that came after the hook answered
+ *    reported running it (no `post_call`, `executed` or `execution_failed` event) → that request, so a verdict that came after the hook answered
  *    "still pending" is delivered on the retry. Expired requests are not re-delivered: the retry asks again.
  * 4. Otherwise a new request.
  */
 import { createRequestSchema, parseInput, type CreateRequestInput } from '../api-schema.js';
 import type { Gateway, NewRequestInput } from '../gateway.js';
 import { argsSha256 } from '../requests/args-hash.js';
+import { fromApiInput } from '../requests/serialize.js';
 import type { ConfirmationRequest } from '../requests/types.js';
+import type { SharedMarks } from '../shared-marks.js';
 
 /** How far back rule 2/3 look (newest requests of the agent and tool). */
 const MATCH_SCAN_LIMIT = 50;
@@ -24,36 +26,23 @@ const MATCH_SCAN_LIMIT = 50;
 export interface AttachOptions {
   /** Rule 3's window in ms; 0 or absent turns it off. */
   lateWindowMs?: number;
+  /** Marks shared by every replica (PostgreSQL): the same call asked on two replicas at once is filed once. */
+  shared?: SharedMarks;
 }
+
+/** How long one replica may hold a call's lease; a replica that dies holding it delays the others this long at most. */
+const CALL_LEASE_MS = 10_000;
 
 /** Validates an API-shaped body and turns it into the gateway's input. Throws `ValidationError` naming the field. */
 export function newRequestInput(body: CreateRequestInput): NewRequestInput {
-  const b = parseInput(createRequestSchema, body, 'body');
-  return {
-    toolName: b.tool_name,
-    toolArgs: b.tool_args,
-    prompt: b.prompt,
-    options: b.options,
-    agentId: b.agent_id,
-    userId: b.user_id,
-    sessionId: b.session_id,
-    toolCallId: b.tool_call_id,
-    metadata: b.metadata,
-    channels: b.channels,
-    approvers: b.approvers,
-    requiredApprovals: b.required_approvals,
-    timeoutS: b.timeout_s,
-    onTimeout: b.on_timeout,
-    idempotencyKey: b.idempotency_key,
-    callbackUrl: b.callback_url,
-  };
+  return fromApiInput(parseInput(createRequestSchema, body, 'body'));
 }
 
 /**
  * Calls in flight per "same call" (agent, session, tool, arguments). Concurrent re-asks of one call under different ids
  * (50 hook processes at once) used to each find no match and each file a card; now they queue behind one another, so
- * the first files and the rest re-attach to it. Per process: replicas sharing a database can still race (see
- * docs/integrations.md), which costs a duplicate card, never a wrong verdict.
+ * the first files and the rest re-attach to it. Across replicas sharing a database, `shared` marks add a lease per
+ * call (see {@link acrossReplicas}).
  */
 const inFlight = new Map<string, Promise<unknown>>();
 
@@ -61,10 +50,8 @@ const inFlight = new Map<string, Promise<unknown>>();
 export async function fileOrAttach(gateway: Gateway, input: NewRequestInput, options: AttachOptions = {}): Promise<ConfirmationRequest> {
   const key = JSON.stringify([input.agentId ?? null, input.sessionId ?? null, argsSha256(input.toolName, input.toolArgs ?? {})]);
   const before = inFlight.get(key) ?? Promise.resolve();
-  const mine = before.then(
-    () => attachOrFile(gateway, input, options),
-    () => attachOrFile(gateway, input, options),
-  );
+  const run = () => acrossReplicas(options.shared, key, () => attachOrFile(gateway, input, options));
+  const mine = before.then(run, run);
   inFlight.set(key, mine);
   try {
     return await mine;
@@ -73,9 +60,28 @@ export async function fileOrAttach(gateway: Gateway, input: NewRequestInput, opt
   }
 }
 
+/**
+ * Runs `fn` holding the call's lease on every replica: a mark added with `ON CONFLICT` semantics, so one replica at a
+ * time files or re-attaches and the next finds its request. A lease still held after {@link CALL_LEASE_MS} (its holder
+ * died) is taken over, which costs a duplicate card at worst, never a wrong verdict.
+ */
+async function acrossReplicas<T>(shared: SharedMarks | undefined, key: string, fn: () => Promise<T>): Promise<T> {
+  if (!shared) return fn();
+  const deadline = Date.now() + CALL_LEASE_MS;
+  let held = false;
+  while (!(held = await shared.add('call_lock', key, new Date(Date.now() + CALL_LEASE_MS))) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  try {
+    return await fn();
+  } finally {
+    if (held) await shared.take('call_lock', key, new Date()).catch(() => undefined);
+  }
+}
+
 async function attachOrFile(gateway: Gateway, input: NewRequestInput, options: AttachOptions): Promise<ConfirmationRequest> {
   // Rule 1 (and its 409 for reused keys with other arguments) is the gateway's own idempotency.
-  if (input.idempotencyKey && (await gateway.store.getByIdempotencyKey(input.idempotencyKey))) return (await gateway.request(input)).request;
+  if (input.idempotencyKey && (await gateway.getByIdempotencyKey(input.idempotencyKey))) return (await gateway.request(input)).request;
   const match = await newestMatch(gateway, input);
   if (match && (match.status === 'pending' || (await isUndeliveredLateVerdict(gateway, match, options.lateWindowMs ?? 0)))) return match;
   return (await gateway.request(input)).request;
@@ -89,7 +95,7 @@ export async function newestMatch(gateway: Gateway, input: Pick<NewRequestInput,
   if (!input.agentId) return null;
   const session = input.sessionId ?? null;
   const hash = argsSha256(input.toolName, input.toolArgs ?? {});
-  const page = await gateway.store.list({ agentId: input.agentId, toolName: input.toolName, limit: MATCH_SCAN_LIMIT });
+  const page = await gateway.list({ agentId: input.agentId, toolName: input.toolName, limit: MATCH_SCAN_LIMIT });
   return (
     page.items.find(
       (r) => r.sessionId === session && (r.argsSha256 === hash || (alsoApprovedArgs && r.approvedArgs !== null && argsSha256(r.toolName, r.approvedArgs) === hash)),
@@ -101,8 +107,9 @@ async function isUndeliveredLateVerdict(gateway: Gateway, request: ConfirmationR
   // An expiry is no one's verdict: a retry after it asks the humans again.
   if (windowMs <= 0 || !request.respondedAt || request.status === 'expired') return false;
   if (gateway.clock.now() - request.respondedAt.getTime() > windowMs) return false;
-  const events = await gateway.store.events(request.id);
-  return !events.some((e) => e.type === 'post_call');
+  const events = await gateway.events(request.id);
+  // Any report of the tool having run (PulseBot's post_call, a receipt) means the verdict was used: a retry asks again.
+  return !events.some((e) => e.type === 'post_call' || e.type === 'executed' || e.type === 'execution_failed');
 }
 
 /** Waits up to `ms` for a verdict, and stops waiting when the HTTP client goes away. */

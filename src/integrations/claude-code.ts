@@ -1,13 +1,15 @@
 /**
  * @module integrations/claude-code
- * Claude Code's PreToolUse hook, mapped onto tollgate: the hook input becomes a confirmation request, the verdict
- * becomes `hookSpecificOutput`. Used by `tollgate claude-hook` (command hooks) and `POST /v1/hooks/claude-code`
- * (HTTP hooks), so both answer alike.
+ * Claude Code's PreToolUse and PermissionRequest hooks, mapped onto tollgate: the hook input becomes a confirmation
+ * request, the verdict becomes the event's `hookSpecificOutput`. Used by `tollgate claude-hook` (command hooks) and
+ * `POST /v1/hooks/claude-code` (HTTP hooks), so both answer alike. PostToolUse / PostToolUseFailure report how a
+ * gated call ran (see `claude-code-receipt.ts`).
  *
  * Re-attaching: the request's idempotency key is `claude-code:<tool_use_id>`, so the same tool call asked again —
  * after the hook gave up waiting, after a gateway restart — gets the same request back (200) and, once decided,
  * its verdict at once. A call retried under a new `tool_use_id` (the model tried again after "still pending") with
  * the same session, tool and input re-attaches to the request while it is still pending: one card, not two.
+ * PermissionRequest inputs carry no `tool_use_id`, so they re-attach by that second rule only.
  */
 import { boundedJsonObject } from '../json-bounds.js';
 import { z } from 'zod';
@@ -25,9 +27,14 @@ export const CLAUDE_CODE_AGENT_ID = 'claude-code';
 /** Default seconds a hook waits before answering "still pending": safely under Claude Code's 10-minute hook timeout. */
 export const CLAUDE_HOOK_DEFAULT_WAIT_S = 540;
 
-/** What Claude Code sends a PreToolUse hook (on stdin, or as the HTTP hook's body). Unknown fields are kept. */
+/** The hook events tollgate answers: two that decide, two that report how the call ran. */
+export const CLAUDE_HOOK_EVENTS = ['PreToolUse', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure'] as const;
+/** A hook event that asks for a decision. */
+export type ClaudeDecisionEvent = 'PreToolUse' | 'PermissionRequest';
+
+/** What Claude Code sends the hook (on stdin, or as the HTTP hook's body). Unknown fields are kept. */
 export const claudeHookInputSchema = z.looseObject({
-  hook_event_name: z.literal('PreToolUse', { error: 'this hook handles "PreToolUse" events only' }).optional(),
+  hook_event_name: z.enum(CLAUDE_HOOK_EVENTS, { error: `this hook handles ${CLAUDE_HOOK_EVENTS.map((e) => `"${e}"`).join(', ')} events only` }).optional(),
   tool_name: z.string().min(1).max(200),
   tool_input: boundedJsonObject,
   tool_use_id: z.string().min(1).max(180).optional(),
@@ -35,18 +42,36 @@ export const claudeHookInputSchema = z.looseObject({
   cwd: z.string().max(4000).optional(),
   permission_mode: z.string().max(100).optional(),
   transcript_path: z.string().max(4000).optional(),
+  /** PostToolUseFailure: why the tool failed (kept, truncated, in the receipt). */
+  error_message: z.string().optional(),
 });
-/** A validated PreToolUse hook input. */
+/** A validated hook input. */
 export type ClaudeHookInput = z.infer<typeof claudeHookInputSchema>;
 
 /** What a PreToolUse hook answers. */
-export interface ClaudeHookOutput {
+export interface PreToolUseOutput {
   hookSpecificOutput: {
     hookEventName: 'PreToolUse';
     permissionDecision: 'allow' | 'deny';
     permissionDecisionReason: string;
     updatedInput?: Record<string, unknown>;
   };
+}
+
+/** What a PermissionRequest hook answers: `message` tells the model why on a deny; `updatedInput` runs edited args. */
+export interface PermissionRequestOutput {
+  hookSpecificOutput: {
+    hookEventName: 'PermissionRequest';
+    decision: { behavior: 'allow'; updatedInput?: Record<string, unknown> } | { behavior: 'deny'; message: string };
+  };
+}
+
+/** What a deciding hook answers. */
+export type ClaudeHookOutput = PreToolUseOutput | PermissionRequestOutput;
+
+/** The deciding event of an input (PreToolUse when the input names none, as older hosts and tests send). */
+export function decisionEventOf(input: ClaudeHookInput): ClaudeDecisionEvent {
+  return input.hook_event_name === 'PermissionRequest' ? 'PermissionRequest' : 'PreToolUse';
 }
 
 /** Validates a hook input; throws `ValidationError` naming the field (`tool_input: …`). */
@@ -64,6 +89,7 @@ export function claudeCodeRequest(input: ClaudeHookInput, options: GateRequestOp
   const metadata: Record<string, unknown> = { source: 'claude-code' };
   if (input.cwd) metadata.cwd = input.cwd;
   if (input.permission_mode) metadata.permission_mode = input.permission_mode;
+  if (input.hook_event_name === 'PermissionRequest') metadata.hook_event = 'PermissionRequest';
   return {
     tool_name: input.tool_name,
     tool_args: input.tool_input,
@@ -78,8 +104,20 @@ export function claudeCodeRequest(input: ClaudeHookInput, options: GateRequestOp
  * The hook's answer for a request. A request still pending (the hook stopped waiting) is a `deny` whose reason says
  * so: the model reads it and can make the call again later, which re-attaches to the same request.
  */
-export function claudeHookOutput(request: ApiRequest): ClaudeHookOutput {
+export function claudeHookOutput(request: ApiRequest, event: ClaudeDecisionEvent = 'PreToolUse'): ClaudeHookOutput {
   const verdict = verdictOf(request);
+  if (event === 'PermissionRequest') {
+    // No tool_use_id here, so a re-ask finds the request only while it is pending: say so rather than promise more.
+    if (verdict.outcome === 'pending') {
+      return claudeHookDeny(
+        `Still waiting for a human to approve this call (tollgate request ${request.id}); it expires at ${request.expires_at}. ` +
+          'Asking again with the same call while it is still pending re-attaches to this request instead of asking anew.',
+        event,
+      );
+    }
+    if (verdict.outcome !== 'allow') return claudeHookDeny(verdict.reason, event);
+    return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', ...(verdict.updatedArgs ? { updatedInput: verdict.updatedArgs } : {}) } } };
+  }
   return {
     hookSpecificOutput: {
       hookEventName: 'PreToolUse',
@@ -91,7 +129,8 @@ export function claudeHookOutput(request: ApiRequest): ClaudeHookOutput {
 }
 
 /** A `deny` answer for a failure that is not a verdict (the tool call reused with other arguments, say). */
-export function claudeHookDeny(reason: string): ClaudeHookOutput {
+export function claudeHookDeny(reason: string, event: ClaudeDecisionEvent = 'PreToolUse'): ClaudeHookOutput {
+  if (event === 'PermissionRequest') return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: reason } } };
   return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } };
 }
 

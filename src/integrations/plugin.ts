@@ -1,6 +1,7 @@
 /**
  * @module integrations/plugin
- * The hook routes runtimes call instead of the request API: `POST /v1/hooks/claude-code` (Claude Code HTTP hooks)
+ * The hook routes runtimes call instead of the request API: `POST /v1/hooks/claude-code` (Claude Code HTTP hooks:
+ * PreToolUse, PermissionRequest, and PostToolUse receipts)
  * and `POST /v1/hooks/pulsebot` (PulseBot's webhook hook). Both file or re-attach to a request, hold the HTTP call
  * until a verdict or a bounded wait (`?wait=S`), and answer in the runtime's own format. Plugins mount before the
  * core's `/v1` routes, so these routes apply the bearer auth and JSON parser themselves.
@@ -14,9 +15,11 @@ import type { HttpPlugin } from '../http/app.js';
 import { sendProblem } from '../http/problem.js';
 import { toApiRequest } from '../requests/serialize.js';
 import { fileOrAttach, newestMatch, newRequestInput, waitWhileConnected } from './attach.js';
-import { CLAUDE_HOOK_DEFAULT_WAIT_S, claudeCodeRequest, claudeHookDeny, claudeHookOutput, parseClaudeHookInput } from './claude-code.js';
+import { CLAUDE_HOOK_DEFAULT_WAIT_S, claudeCodeRequest, claudeHookDeny, claudeHookOutput, decisionEventOf, parseClaudeHookInput } from './claude-code.js';
+import { isPostToolEvent, recordClaudeReceipt } from './claude-code-receipt.js';
 import { parsePulsebotHook, postCallDetail, PULSEBOT_AGENT_ID, pulsebotIdempotencyKey, pulsebotRequest, pulsebotVerdict } from './pulsebot.js';
 import { parseRequestOptions, rawOptionsFromQuery } from './request-options.js';
+import type { SharedMarks } from '../shared-marks.js';
 
 /** Options of {@link integrationsPlugin}. */
 export interface IntegrationsPluginOptions {
@@ -26,6 +29,8 @@ export interface IntegrationsPluginOptions {
   defaultWaitS?: number;
   /** How long a PulseBot verdict that arrived after the hook gave up stays deliverable to a retry (default 600 s; 0 = off). */
   pulsebotLateWindowS?: number;
+  /** Marks shared by every replica (PostgreSQL), so a call re-asked on two replicas at once files one request. */
+  marks?: SharedMarks;
 }
 
 const waitSchema = z.coerce.number().min(0, 'wait must be 0 or more seconds');
@@ -56,17 +61,25 @@ export function integrationsPlugin(options: IntegrationsPluginOptions = {}): Htt
       router.post('/claude-code', async (req, res) => {
         const { waitMs, options: requestOptions } = hookQuery(req);
         const input = parseClaudeHookInput(req.body);
+        if (isPostToolEvent(input)) {
+          // PostToolUse / PostToolUseFailure: a receipt for the gated call, and an empty answer (no decision to make).
+          const requestId = await recordClaudeReceipt(gateway, input, principalOf(res), requestOptions.agentId);
+          logger.debug({ requestId }, 'claude-code post-tool receipt');
+          res.json({});
+          return;
+        }
+        const event = decisionEventOf(input);
         let request;
         try {
-          request = await fileOrAttach(gateway, { ...newRequestInput(claudeCodeRequest(input, requestOptions)), filedBy: principalOf(res).name });
+          request = await fileOrAttach(gateway, { ...newRequestInput(claudeCodeRequest(input, requestOptions)), filedBy: principalOf(res).name }, { shared: options.marks });
         } catch (error) {
           // A non-2xx answer would let Claude Code run the tool anyway: a reused tool_use_id is a deny, not a 409.
           if (!(error instanceof ConflictError)) throw error;
-          res.json(claudeHookDeny(`tollgate refused this call: ${error.message}`));
+          res.json(claudeHookDeny(`tollgate refused this call: ${error.message}`, event));
           return;
         }
         const final = await waitWhileConnected(gateway, request, waitMs, (l) => res.on('close', l));
-        if (!res.destroyed) res.json(claudeHookOutput(toApiRequest(final)));
+        if (!res.destroyed) res.json(claudeHookOutput(toApiRequest(final), event));
       });
 
       router.post('/pulsebot', async (req, res) => {
@@ -75,20 +88,20 @@ export function integrationsPlugin(options: IntegrationsPluginOptions = {}): Htt
         const agentId = requestOptions.agentId ?? PULSEBOT_AGENT_ID;
         if (body.event === 'post_call') {
           const target = body.tool_call_id
-            ? await gateway.store.getByIdempotencyKey(pulsebotIdempotencyKey(body.tool_call_id))
+            ? await gateway.getByIdempotencyKey(pulsebotIdempotencyKey(body.tool_call_id))
             : await newestMatch(gateway, { agentId, sessionId: body.session_id || undefined, toolName: body.tool_name, toolArgs: body.arguments }, true);
           if (!target) {
             res.json({ recorded: false, detail: 'no request matches this call (session, tool and arguments)' });
             return;
           }
-          await gateway.store.appendEvent(target.id, { type: 'post_call', actor: `${agentId}`, channel: null, detail: postCallDetail(body), at: new Date(gateway.clock.now()) });
+          await gateway.note(target.id, { type: 'post_call', actor: `${agentId}`, channel: null, detail: postCallDetail(body), at: new Date(gateway.clock.now()) });
           logger.debug({ requestId: target.id }, 'pulsebot post_call recorded');
           res.json({ recorded: true, request_id: target.id });
           return;
         }
         let request;
         try {
-          request = await fileOrAttach(gateway, { ...newRequestInput(pulsebotRequest(body, requestOptions)), filedBy: principalOf(res).name }, { lateWindowMs });
+          request = await fileOrAttach(gateway, { ...newRequestInput(pulsebotRequest(body, requestOptions)), filedBy: principalOf(res).name }, { lateWindowMs, shared: options.marks });
         } catch (error) {
           // PulseBot approves on errors when fail_open is set: answer a deny instead of a 409.
           if (!(error instanceof ConflictError)) throw error;

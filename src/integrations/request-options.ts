@@ -6,8 +6,7 @@
  */
 import { z } from 'zod';
 import type { CreateRequestInput } from '../api-schema.js';
-import { flag, UsageError, type ParsedArgs } from '../cli/args.js';
-import { ValidationError } from '../errors.js';
+import { fieldProblems, validationError } from '../validation.js';
 
 /** Settings applied to every request an adapter files. */
 export interface GateRequestOptions {
@@ -41,14 +40,13 @@ const rawSchema = z.strictObject({
 });
 
 /**
- * Validates raw option values; throws {@link ValidationError} naming the bad one (`channel[0]`, `expires`).
+ * Validates raw option values; throws a ValidationError naming the bad one (`channel[0]`, `expires`).
  * @example parseRequestOptions({ channel: ['slack:C0123'], expires: '3600' })
  */
 export function parseRequestOptions(raw: RawRequestOptions): GateRequestOptions {
   const result = rawSchema.safeParse(raw);
   if (!result.success) {
-    const errors = result.error.issues.map((i) => ({ path: i.path.map((p, n) => (typeof p === 'number' ? `[${p}]` : n ? `.${String(p)}` : String(p))).join('') || 'options', message: i.message }));
-    throw new ValidationError(`${errors[0]!.path}: ${errors[0]!.message}`, errors);
+    throw validationError(fieldProblems(result.error.issues, '', 'options'));
   }
   const o = result.data;
   return {
@@ -85,23 +83,4 @@ export function requestFields(options: GateRequestOptions, defaultAgentId: strin
     ...(options.expiresS !== undefined ? { timeout_s: options.expiresS } : {}),
     ...(options.onTimeout ? { on_timeout: options.onTimeout } : {}),
   };
-}
-
-/**
- * Reads the options from CLI flags (`--channel`, `--approver`, `--expires`, `--on-timeout`, `--agent-id`); a bad
- * value is a `UsageError` naming the flag.
- */
-export function requestOptionsFromFlags(args: ParsedArgs): GateRequestOptions {
-  try {
-    return parseRequestOptions({
-      channel: args.flags.channel,
-      approver: args.flags.approver,
-      expires: flag(args, 'expires'),
-      on_timeout: flag(args, 'on-timeout'),
-      agent_id: flag(args, 'agent-id'),
-    });
-  } catch (error) {
-    if (error instanceof ValidationError) throw new UsageError(`--${error.message.replace(/^([a-z_]+)/, (name) => name.replace(/_/g, '-'))}`);
-    throw error;
-  }
 }

@@ -9,6 +9,7 @@ import { parseOrThrow } from '../config-errors.js';
 import type { HookContext, HookLogger, HookObject, HookResult } from '../types.js';
 import { stderrHookLogger } from '../types.js';
 import { defineBuiltin } from './types.js';
+import { describeError } from '../../errors.js';
 
 /** Config of `webhook`. `timeout` is in seconds. */
 export const webhookConfigSchema = z.strictObject({
@@ -84,7 +85,7 @@ function buildWebhook(config: z.output<typeof webhookConfigSchema>, logger: Hook
 
   const postCall = async (context: HookContext): Promise<undefined> => {
     const success = context.point === 'tool:post';
-    const result = success ? { success, output: context.result } : { success, error: errorText(context.error) };
+    const result = success ? { success, output: context.result } : { success, error: describeError(context.error) };
     try {
       await post({ event: 'post_call', ...requestBody(context), result });
     } catch (err) {
@@ -107,14 +108,8 @@ function requestBody(context: HookContext): Record<string, unknown> {
 }
 
 function describe(err: unknown): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return 'timed out';
+  if (err instanceof Error && err.name === 'AbortError') return 'timed out';
   if (err instanceof SyntaxError) return 'answer is not JSON';
-  // fetch hides the network reason (ECONNREFUSED, ENOTFOUND) in `cause`.
-  const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
-  if (cause?.code || cause?.message) return `${(err as Error).message}: ${cause.code ?? cause.message}`;
-  return err instanceof Error ? err.message : String(err);
+  return describeError(err);
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error ?? 'unknown error');
-}

@@ -123,7 +123,7 @@ describe('tollgate claude-hook', { timeout: SLOW }, () => {
       ['empty stdin', '', /no hook input on stdin/],
       ['no tool_input', JSON.stringify({ tool_name: 'Bash', session_id: 's' }), /invalid hook input: tool_input: required/],
       ['tool_input not an object', JSON.stringify({ tool_name: 'Bash', tool_input: 'ls' }), /tool_input/],
-      ['another hook event', JSON.stringify({ hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: {} }), /hook_event_name: this hook handles "PreToolUse" events only/],
+      ['another hook event', JSON.stringify({ hook_event_name: 'Stop', tool_name: 'Bash', tool_input: {} }), /hook_event_name: this hook handles "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure" events only/],
     ])('%s', async (_name, stdin, message) => {
       const result = await runCli(['claude-hook'], { stdin, env });
       expect(result.code).toBe(2);

@@ -105,9 +105,9 @@ hooks:
     const r = registry();
     expect(() => loadHookConfig('hooks:\n  tool:pre:\n    - use: polcy\n', { file: 'x.yaml', registry: r })).toThrow(/x\.yaml: hooks\.tool:pre\[0\]\.use: unknown hook "polcy" \(known: .*policy/);
     expect(() => loadHookConfig('hooks:\n  tool:pre:\n    - use: truncate_result\n', { file: 'x.yaml' })).toThrow('x.yaml: hooks.tool:pre[0].use: "truncate_result" cannot run at tool:pre (it runs at tool:post)');
-    expect(() => loadHookConfig('hooks:\n  tool:pre:\n    - use: policy\n      config: { deny_tool: [a] }\n', { file: 'x.yaml' })).toThrow('x.yaml: hooks.tool:pre[0].config: unknown key deny_tool');
+    expect(() => loadHookConfig('hooks:\n  tool:pre:\n    - use: policy\n      config: { deny_tool: [a] }\n', { file: 'x.yaml' })).toThrow('x.yaml: hooks.tool:pre[0].config: unknown field(s): deny_tool');
     expect(() => loadHookConfig('hooks:\n  tool:pre:\n    - use: policy\n      config: { deny_argument_patterns: { command: ["(unclosed"] } }\n', { file: 'x.yaml' })).toThrow('x.yaml: hooks.tool:pre[0].config.deny_argument_patterns.command[0]: invalid regular expression');
-    expect(() => loadHookConfig('hooks:\n  tool:pre:\n    - use: policy\n      priorty: 3\n', { file: 'x.yaml' })).toThrow('x.yaml: hooks.tool:pre[0]: unknown key priorty');
+    expect(() => loadHookConfig('hooks:\n  tool:pre:\n    - use: policy\n      priorty: 3\n', { file: 'x.yaml' })).toThrow('x.yaml: hooks.tool:pre[0]: unknown field(s): priorty');
     expect(() => loadHookConfig('hooks:\n  toolpre:\n    - use: policy\n', { file: 'x.yaml' })).toThrow('x.yaml: hooks.toolpre: invalid hook point name');
     expect(() => loadHookConfig('hooks: [1', { file: 'x.yaml' })).toThrow(/^x\.yaml: invalid YAML/);
     expect(() => loadHookConfig('hooks:\n  tool:pre:\n    - use: passthrough\n    - use: nope\n', { registry: r })).toThrow(/unknown hook/);
