@@ -4,8 +4,9 @@
  * `GateClient` — one source for all three. No express here, so clients can import it.
  */
 import { z } from 'zod';
-import { ValidationError } from './errors.js';
 import { boundedJsonObject } from './json-bounds.js';
+
+export { parseInput } from './validation.js';
 
 const id = z.string().min(1).max(200);
 
@@ -60,6 +61,8 @@ export const decisionSchema = z.strictObject({
   option: z.string().min(1).max(75).optional(),
   approved_args: jsonObject.optional(),
   args_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  /** The label of a grant the request's policy rule offers ("Approve for 1 hour"): approving also gives that standing grant. */
+  grant: z.string().min(1).max(75).optional(),
 });
 /** A validated decision body. */
 export type DecisionBody = z.infer<typeof decisionSchema>;
@@ -104,28 +107,3 @@ export const waitQuerySchema = z.strictObject({
     .transform((s) => Math.min(s, 55))
     .optional(),
 });
-
-/**
- * Parses `input` with `schema`, or throws a {@link ValidationError} naming each bad field.
- * @example parseInput(createRequestSchema, req.body, 'body')
- */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where: string): z.output<S> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const errors = result.error.issues.map((issue) => ({
-    path: issue.path.length ? formatPath(issue.path) : where,
-    message: issueMessage(issue),
-  }));
-  const first = errors[0];
-  throw new ValidationError(first ? `${first.path}: ${first.message}` : `invalid ${where}`, errors);
-}
-
-function formatPath(path: PropertyKey[]): string {
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
-}
-
-function issueMessage(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return `unknown field(s): ${issue.keys.join(', ')}`;
-  if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined')) return 'required';
-  return issue.message;
-}

@@ -4,7 +4,11 @@
  * JSON or HTML; none of them words anything on its own. Tool arguments are attacker-controlled: they are shown
  * pretty-printed, truncated, and with secret-looking values masked.
  */
+import { MAX_JSON_DEPTH, jsonDepth } from './json-bounds.js';
+import { boundedJson, maskSecrets } from './json-view.js';
 import type { ConfirmationRequest } from './requests/types.js';
+
+export { maskSecrets } from './json-view.js';
 
 /** Everything a card shows, already worded. */
 export interface CardText {
@@ -36,23 +40,13 @@ export interface CardTextOptions {
   approvals?: number;
 }
 
-const SECRET_KEY = /pass(word|wd)?|secret|token|api[-_]?key|private[-_]?key|credential|authorization|cookie|session[-_]?id/i;
-const SECRET_VALUE = /^(sk-|xox[abpr]-|xapp-|ghp_|gho_|AKIA|Bearer\s)|^-----BEGIN [A-Z ]*PRIVATE KEY/;
-
-/** Replaces secret-looking values (by key name or by shape) with `••••`, at every depth. */
-export function maskSecrets(value: unknown, key = ''): unknown {
-  if (typeof value === 'string') return SECRET_KEY.test(key) || SECRET_VALUE.test(value) ? '••••' : value;
-  if (Array.isArray(value)) return value.map((v) => maskSecrets(v, key));
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, SECRET_KEY.test(k) && v !== null && typeof v !== 'object' ? '••••' : maskSecrets(v, k)]),
-    );
-  }
-  return value;
-}
-
-/** Pretty JSON of `args`, masked, cut at `max` characters with a note of how much was left out. */
+/**
+ * Pretty JSON of `args`, masked, cut at `max` characters with a note of how much was left out. Arguments nested deeper
+ * than the API accepts (rows from before the bound) are written by the bounded walker instead, so a card never costs
+ * more than it shows.
+ */
 export function previewArgs(args: Record<string, unknown>, max = 1500): string {
+  if (jsonDepth(args) > MAX_JSON_DEPTH) return `${boundedJson(args, { maxDepth: 16, maxChars: max, indent: 2 }).text}\n… (nested deeper than ${MAX_JSON_DEPTH} levels: more characters)`;
   const text = JSON.stringify(maskSecrets(args), null, 2);
   return text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters)`;
 }
@@ -104,4 +98,10 @@ export function cardText(request: ConfirmationRequest, options: CardTextOptions 
     actionable: request.status === 'pending',
     tone: request.status === 'pending' ? 'waiting' : request.allowed ? 'good' : 'bad',
   };
+}
+
+/** The words of a reminder about a pending request (a policy's `remind_after_s`): what waits, who may decide, until when. */
+export function reminderText(request: ConfirmationRequest): string {
+  const text = cardText(request);
+  return `Reminder: ${text.title} is still waiting. Who may decide: ${text.approvers}. Expires ${text.expiresAt}.`;
 }

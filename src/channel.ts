@@ -8,8 +8,11 @@
  * @remarks Deliberately left out: retries (the scheduler owns them: a failing `send`/`update` just throws), and
  * persistence (the gateway records message references and events). An adapter holds no request state of its own.
  */
+import type { GrantAdmin } from './policy/grant-admin.js';
 import type { Router } from 'express';
-import type { ConfirmationRequest, Decision } from './requests/types.js';
+import type { RequestChange } from './change-feed.js';
+import type { RequestPage, RequestQuery } from './requests/store.js';
+import type { ConfirmationEvent, ConfirmationRequest, Decision } from './requests/types.js';
 
 /** Who tapped: the channel, the platform's user id, and a display name when the platform gives one. */
 export interface DecisionActor {
@@ -31,6 +34,8 @@ export interface DecisionEvent {
   approvedArgs?: Record<string, unknown>;
   /** When given, the decision holds only if the request's `args_sha256` still matches. */
   argsSha256?: string;
+  /** A grant button's label ("Approve for 1 hour"): approving also gives a standing grant (only with `approve`). */
+  grant?: string;
   actor: DecisionActor;
   /**
    * The channel the decision came through when it is not the actor's own: `api` for `POST /v1/requests/:id/decision`,
@@ -69,13 +74,56 @@ export type DecideOutcome =
       request?: ConfirmationRequest;
     };
 
-/** What an adapter may ask of the gateway. */
+/** What a chat adapter needs of the gateway: apply a tap, read the request it concerns. */
 export interface DecisionSink {
   /** Applies a verified decision: authorization, nonce, compare-and-set, events, fan-out. Never throws for bad input. */
   decide(event: DecisionEvent): Promise<DecideOutcome>;
   /** Reads a request. */
   get(id: string): Promise<ConfirmationRequest | null>;
 }
+
+/**
+ * What the gateway offers every adapter it mounts or starts: decisions, and the reads a channel that shows requests
+ * from the database (the web inbox) needs. Adapters get this, never the `Gateway` itself, so they cannot reach its
+ * store or scheduler.
+ */
+export interface ChannelHost extends DecisionSink {
+  /** The request's audit events, oldest first. */
+  events(id: string): Promise<ConfirmationEvent[]>;
+  /** A page of the audit query, newest first. */
+  list(query: RequestQuery): Promise<RequestPage>;
+  /** Every row matching the filters, newest first, read in batches (exports). */
+  scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest>;
+  /** Calls `listener` after every committed change, in every gateway process; returns the unsubscribe function. */
+  subscribe(listener: (change: RequestChange) => void): () => void;
+  /** The gateway's clock, in epoch milliseconds (a `ManualClock` in tests). */
+  now(): number;
+  /** The standing grants the request's policy rule offers, shown as extra approve buttons (empty when none). */
+  grantOffers?(events: readonly ConfirmationEvent[]): GrantButton[];
+  /** Lists and revokes standing grants (the web inbox's grants page); absent or null without a grant store. */
+  readonly grantAdmin?: GrantAdmin | null;
+  /** Where adapters log what an operator should see. */
+  readonly logger: { warn(obj: Record<string, unknown>, msg: string): void; info(obj: Record<string, unknown>, msg: string): void };
+}
+
+/** A grant button a card shows: its label, how long the grant lasts, and the fields it is scoped to. */
+export interface GrantButton {
+  label: string;
+  ttl_s: number;
+  scope: string[];
+}
+
+/** What an approver is told for each {@link DecisionRejection} when the gateway has nothing more specific to say. */
+export const REJECTION_MESSAGES: Readonly<Record<DecisionRejection, string>> = {
+  not_found: 'This request does not exist.',
+  bad_nonce: 'This button does not belong to this request.',
+  not_authorized: 'You are not an approver of this request.',
+  self_approval: 'You cannot approve your own request.',
+  already_decided: 'This request was already decided.',
+  duplicate_approval: 'Your approval was already recorded.',
+  args_mismatch: 'The arguments changed since this card was sent.',
+  invalid: 'This decision is not valid.',
+};
 
 /** A card on a platform: the target it was sent to and the platform's reference for it. */
 export interface CardRef {
@@ -98,10 +146,15 @@ export interface Channel {
   send(request: ConfirmationRequest, target: string): Promise<string | null>;
   /** Rewrites a card after any state change (final or a partial quorum). Throws to be retried. */
   update(request: ConfirmationRequest, card: CardRef): Promise<void>;
+  /**
+   * Re-notifies approvers of a card still pending (a policy's `remind_after_s`): a thread reply, a new message.
+   * Optional: without it the gateway refreshes the card instead.
+   */
+  remind?(request: ConfirmationRequest, card: CardRef): Promise<void>;
   /** Adds the adapter's callback routes (e.g. `POST /channels/slack/events`). */
-  mount?(router: Router, gateway: DecisionSink): void;
+  mount?(router: Router, host: ChannelHost): void;
   /** Starts long-connection modes (Slack Socket Mode, Feishu WSClient). */
-  start?(gateway: DecisionSink): Promise<void>;
+  start?(host: ChannelHost): Promise<void>;
   /** Closes connections. */
   stop?(): Promise<void>;
 }

@@ -8,7 +8,10 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { channelTargetSchema } from './api-schema.js';
-import { ValidationError } from './errors.js';
+import { ValidationError, describeError } from './errors.js';
+import { fieldProblems, validationError } from './validation.js';
+import { rateLimitsFileSchema, readRateLimits, type RateLimitSettings } from './tokens/rate-limits.js';
+import { emptyPolicy, loadPolicy, type Policy } from './policy/index.js';
 
 /** The YAML file (`--config tollgate.yaml`). Channel sections are read by their adapters. */
 export const configFileSchema = z.looseObject({
@@ -22,10 +25,15 @@ export const configFileSchema = z.looseObject({
     .optional(),
   allow_self_approval: z.boolean().optional(),
   sweep_every_s: z.number().min(0).optional(),
+  /** Per-token API budgets (environment variables win): `{requests, decisions, window_s}`. */
+  rate_limits: rateLimitsFileSchema.optional(),
   slack: z.record(z.string(), z.unknown()).optional(),
   feishu: z.record(z.string(), z.unknown()).optional(),
   web: z.record(z.string(), z.unknown()).optional(),
   hooks: z.unknown().optional(),
+  /** Approval policy rules and the rule used when none matches; compiled by `policy/load.ts` (docs/policy.md). */
+  policies: z.unknown().optional(),
+  default: z.unknown().optional(),
 });
 
 /** The parsed YAML file. */
@@ -42,11 +50,17 @@ export interface TollgateConfig {
   /** True when no token was configured and one was generated for this run (it is printed once). */
   tokenGenerated: boolean;
   callbackSecret: string | null;
+  /** Per-token `/v1` budgets (`TOLLGATE_RATE_LIMIT*`, the file's `rate_limits`, else generous defaults). */
+  rateLimits: RateLimitSettings;
   /** The address people use to reach this gateway (links in cards, the login link). */
   publicUrl: string | null;
   logLevel: string;
   /** The parsed YAML file (empty when none). */
   file: ConfigFile;
+  /** The approval policy compiled from the file's `policies:` and `default:` (asks for everything when absent). */
+  policy: Policy;
+  /** The YAML file's path, when there is one (SIGHUP reloads it). */
+  configPath: string | null;
   /** The environment the config was read from; channel adapters read their credentials from it. */
   env: Record<string, string | undefined>;
 }
@@ -64,7 +78,8 @@ export interface ServeFlags {
  * @throws ValidationError naming the variable or file path that is wrong.
  */
 export function loadConfig(flags: ServeFlags = {}, env: Record<string, string | undefined> = process.env): TollgateConfig {
-  const file = flags.config ?? env.TOLLGATE_CONFIG ? readConfigFile((flags.config ?? env.TOLLGATE_CONFIG)!) : {};
+  const configPath = flags.config || env.TOLLGATE_CONFIG || null;
+  const file = configPath ? readConfigFile(configPath) : {};
   const port = flags.port ?? (env.PORT ? Number(env.PORT) : 8787);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ValidationError(`PORT: not a port number: ${env.PORT}`);
   const tokens = (env.TOLLGATE_API_TOKENS ?? '')
@@ -81,9 +96,12 @@ export function loadConfig(flags: ServeFlags = {}, env: Record<string, string | 
     apiTokens: tokens,
     tokenGenerated,
     callbackSecret: env.TOLLGATE_CALLBACK_SECRET || null,
+    rateLimits: readRateLimits(env, file.rate_limits),
     publicUrl: env.TOLLGATE_PUBLIC_URL || null,
     logLevel: env.LOG_LEVEL ?? 'info',
     file,
+    policy: configPath ? loadPolicy(file, configPath) : emptyPolicy(),
+    configPath,
     env,
   };
 }
@@ -94,10 +112,9 @@ export function readConfigFile(path: string): ConfigFile {
   try {
     raw = parseYaml(readFileSync(path, 'utf8')) ?? {};
   } catch (error) {
-    throw new ValidationError(`${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ValidationError(`${path}: ${describeError(error)}`);
   }
   const result = configFileSchema.safeParse(raw);
   if (result.success) return result.data;
-  const errors = result.error.issues.map((i) => ({ path: `${path}: ${i.path.join('.') || '(top level)'}`, message: i.message }));
-  throw new ValidationError(`${errors[0]!.path}: ${errors[0]!.message}`, errors);
+  throw validationError(fieldProblems(result.error.issues, '', '(top level)').map((p) => ({ ...p, path: `${path}: ${p.path}` })));
 }

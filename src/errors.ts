@@ -35,15 +35,15 @@ export class ValidationError extends TollgateError {
 
 /** No such request (404). */
 export class NotFoundError extends TollgateError {
-  constructor(message: string) {
-    super(message, 404, 'tollgate_not_found');
+  constructor(message: string, code = 'tollgate_not_found') {
+    super(message, 404, code);
   }
 }
 
 /** The request exists but conflicts with what was asked (409): an idempotency key reused with other arguments, a cancel of a decided request. */
 export class ConflictError extends TollgateError {
-  constructor(message: string) {
-    super(message, 409, 'tollgate_conflict');
+  constructor(message: string, code = 'tollgate_conflict') {
+    super(message, 409, code);
   }
 }
 
@@ -59,4 +59,42 @@ export class ForbiddenError extends TollgateError {
   constructor(message: string, code = 'tollgate_forbidden') {
     super(message, 403, code);
   }
+}
+
+/**
+ * Not now, but soon (503): something tollgate needs is busy — e.g. another process holds the database's write lock.
+ * Retrying is safe; the API sends `Retry-After`.
+ */
+export class ServiceUnavailableError extends TollgateError {
+  constructor(
+    message: string,
+    code = 'tollgate_unavailable',
+    /** Seconds a caller should wait before retrying. */
+    readonly retryAfterS = 1,
+  ) {
+    super(message, 503, code);
+  }
+}
+
+/**
+ * A failure a retry will not fix (500) — a read-only, full or damaged database — in words an operator can act on.
+ * The original error stays in `cause` for the log; it never reaches a response.
+ */
+export class InternalError extends TollgateError {
+  constructor(message: string, code = 'tollgate_internal') {
+    super(message, 500, code);
+  }
+}
+
+/**
+ * One line saying what went wrong, for logs, events and CLI output: the error's message, the network reason that
+ * `fetch` hides in `cause` (`fetch failed: ECONNREFUSED`), "timed out" for a timeout, and anything thrown that is not
+ * an Error as text.
+ */
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error ?? 'unknown error');
+  if (error.name === 'TimeoutError') return 'timed out';
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+  const reason = cause && typeof cause === 'object' ? (cause.code ?? cause.message) : undefined;
+  return typeof reason === 'string' && reason && !error.message.includes(reason) ? `${error.message}: ${reason}` : error.message;
 }

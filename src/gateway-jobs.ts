@@ -7,10 +7,14 @@
 import { assertCallbackTarget } from './callback-target.js';
 import { createHmac } from 'node:crypto';
 import { PermanentChannelError, RateLimitedError, type Channel } from './channel.js';
-import type { Gateway } from './gateway.js';
+import type { Logger } from 'pino';
+import type { Clock } from './clock.js';
+import type { ConfirmationStore } from './requests/store.js';
+import type { Scheduler } from './scheduler/types.js';
 import { toApiRequest } from './requests/serialize.js';
 import type { ConfirmationRequest } from './requests/types.js';
 import { JobFailedPermanentlyError, JobNotNeededError, RetryLaterError, type JobAttempt, type SchedulerJobs } from './scheduler/types.js';
+import { describeError } from './errors.js';
 
 /** One finished job attempt, for metrics. */
 export interface JobOutcome {
@@ -21,12 +25,28 @@ export interface JobOutcome {
 
 const PAGE = 1000;
 
+/** What the job handlers need of the gateway: its parts and its batched expiry (so this file does not import it). */
+export interface JobsDeps {
+  store: ConfirmationStore;
+  scheduler: Scheduler;
+  clock: Clock;
+  logger: Logger;
+  channels: ReadonlyMap<string, Channel>;
+  /** Expires every due request with its fan-out (waiters, cards, callbacks); returns how many. */
+  expireDue(): Promise<number>;
+  /**
+   * A policy's reminders and escalation (absent: none). `run` does what is due and says when the request's timer should
+   * fire next; `wake` says it for a pending row at start-up.
+   */
+  followUps?: { run(request: ConfirmationRequest): Promise<Date>; wake(id: string, expiresAt: Date): Promise<Date> };
+}
+
 /** The gateway's job handlers. */
 export class GatewayJobs implements SchedulerJobs {
   private readonly listeners = new Set<(outcome: JobOutcome) => void>();
 
   constructor(
-    private readonly gateway: Gateway,
+    private readonly deps: JobsDeps,
     private readonly options: { callbackSecret?: string; callbackAllow?: readonly string[] },
   ) {}
 
@@ -41,69 +61,71 @@ export class GatewayJobs implements SchedulerJobs {
   }
 
   private now() {
-    return new Date(this.gateway.clock.now());
+    return new Date(this.deps.clock.now());
   }
 
   async expire(requestId: string): Promise<void> {
-    const request = await this.gateway.get(requestId);
+    const request = await this.deps.store.get(requestId);
     if (!request || request.status !== 'pending') throw new JobNotNeededError(`request ${requestId} is not pending`);
-    if (request.expiresAt.getTime() > this.gateway.clock.now()) {
-      // Fired early (a clock step, or a timer armed before a reschedule): arm again for the real time.
-      await this.gateway.scheduler.scheduleExpiry(requestId, request.expiresAt);
+    if (request.expiresAt.getTime() > this.deps.clock.now()) {
+      // Fired early: a reminder or escalation step is due (the timer is the request's next wake-up), or a clock step.
+      // Do what is due, then arm again for the next follow-up or the real expiry.
+      const wake = this.deps.followUps ? await this.deps.followUps.run(request) : request.expiresAt;
+      await this.deps.scheduler.scheduleExpiry(requestId, wake);
       return;
     }
     // Expire every row that is due, not just this one: the other timers of the same second then find nothing to do.
-    const expired = await this.gateway.expireDue();
+    const expired = await this.deps.expireDue();
     if (expired) this.report({ job: 'expire', channel: null, ok: true });
   }
 
   async deliver(requestId: string, channelName: string, target: string, attempt: JobAttempt): Promise<void> {
-    const request = await this.gateway.get(requestId);
+    const request = await this.deps.store.get(requestId);
     if (!request) throw new JobNotNeededError(`request ${requestId} is gone`);
-    const card = (await this.gateway.store.messages(requestId)).find((m) => m.channel === channelName && m.target === target);
+    const card = (await this.deps.store.messages(requestId)).find((m) => m.channel === channelName && m.target === target);
     if (card && card.status !== 'pending') throw new JobNotNeededError(`card ${channelName}:${target} of ${requestId} was already sent`);
     if (request.status !== 'pending') throw new JobNotNeededError(`request ${requestId} is ${request.status}; card not sent`);
     const channel = this.channel(channelName);
     try {
       const messageRef = await channel.send(request, target);
-      await this.gateway.store.updateMessage(requestId, channelName, target, { messageRef, status: 'sent', attempts: attempt.attempt, lastError: null }, this.now());
-      await this.gateway.store.appendEvent(requestId, { type: 'delivered', actor: null, channel: channelName, detail: { target, message_ref: messageRef, attempt: attempt.attempt }, at: this.now() });
+      await this.deps.store.updateMessage(requestId, channelName, target, { messageRef, status: 'sent', attempts: attempt.attempt, lastError: null }, this.now());
+      await this.deps.store.appendEvent(requestId, { type: 'delivered', actor: null, channel: channelName, detail: { target, message_ref: messageRef, attempt: attempt.attempt }, at: this.now() });
       this.report({ job: 'deliver', channel: channelName, ok: true });
       // Decided while the card was on its way: bring the new card up to date.
-      const latest = await this.gateway.get(requestId);
-      if (latest && latest.status !== 'pending' && messageRef) await this.gateway.scheduler.enqueueCardUpdate(requestId, channelName, target);
+      const latest = await this.deps.store.get(requestId);
+      if (latest && latest.status !== 'pending' && messageRef) await this.deps.scheduler.enqueueCardUpdate(requestId, channelName, target);
     } catch (error) {
       const givesUp = attempt.isLastAttempt || error instanceof PermanentChannelError;
-      await this.gateway.store.updateMessage(requestId, channelName, target, { attempts: attempt.attempt, lastError: describe(error), status: givesUp ? 'failed' : 'pending' }, this.now());
-      await this.gateway.store.appendEvent(requestId, { type: 'delivery_failed', actor: null, channel: channelName, detail: { target, attempt: attempt.attempt, error: describe(error), will_retry: !givesUp }, at: this.now() });
+      await this.deps.store.updateMessage(requestId, channelName, target, { attempts: attempt.attempt, lastError: describeError(error), status: givesUp ? 'failed' : 'pending' }, this.now());
+      await this.deps.store.appendEvent(requestId, { type: 'delivery_failed', actor: null, channel: channelName, detail: { target, attempt: attempt.attempt, error: describeError(error), will_retry: !givesUp }, at: this.now() });
       this.report({ job: 'deliver', channel: channelName, ok: false });
-      this.gateway.logger.warn({ requestId, channel: channelName, target, attempt: attempt.attempt, err: describe(error) }, 'card delivery failed');
+      this.deps.logger.warn({ requestId, channel: channelName, target, attempt: attempt.attempt, err: describeError(error) }, 'card delivery failed');
       throw asJobError(error);
     }
   }
 
   async updateCard(requestId: string, channelName: string, target: string, attempt: JobAttempt): Promise<void> {
-    const request = await this.gateway.get(requestId);
-    const card = (await this.gateway.store.messages(requestId)).find((m) => m.channel === channelName && m.target === target);
+    const request = await this.deps.store.get(requestId);
+    const card = (await this.deps.store.messages(requestId)).find((m) => m.channel === channelName && m.target === target);
     if (!request || !card?.messageRef) throw new JobNotNeededError(`card ${channelName}:${target} of ${requestId} has nothing to update`);
     try {
       await this.channel(channelName).update(request, { target, messageRef: card.messageRef });
-      if (request.status !== 'pending') await this.gateway.store.updateMessage(requestId, channelName, target, { status: 'updated', lastError: null }, this.now());
+      if (request.status !== 'pending') await this.deps.store.updateMessage(requestId, channelName, target, { status: 'updated', lastError: null }, this.now());
       this.report({ job: 'update', channel: channelName, ok: true });
     } catch (error) {
       const givesUp = attempt.isLastAttempt || error instanceof PermanentChannelError;
-      await this.gateway.store.updateMessage(requestId, channelName, target, { lastError: describe(error) }, this.now());
-      await this.gateway.store.appendEvent(requestId, { type: 'update_failed', actor: null, channel: channelName, detail: { target, attempt: attempt.attempt, error: describe(error), will_retry: !givesUp }, at: this.now() });
+      await this.deps.store.updateMessage(requestId, channelName, target, { lastError: describeError(error) }, this.now());
+      await this.deps.store.appendEvent(requestId, { type: 'update_failed', actor: null, channel: channelName, detail: { target, attempt: attempt.attempt, error: describeError(error), will_retry: !givesUp }, at: this.now() });
       this.report({ job: 'update', channel: channelName, ok: false });
       throw asJobError(error);
     }
   }
 
   async callback(requestId: string, attempt: JobAttempt): Promise<void> {
-    const request = await this.gateway.get(requestId);
+    const request = await this.deps.store.get(requestId);
     if (!request?.callbackUrl) throw new JobNotNeededError(`request ${requestId} has no callback_url`);
     const body = JSON.stringify({ type: 'confirmation.decided', request: toApiRequest(request) });
-    const timestamp = Math.floor(this.gateway.clock.now() / 1000).toString();
+    const timestamp = Math.floor(this.deps.clock.now() / 1000).toString();
     const headers: Record<string, string> = { 'content-type': 'application/json', 'x-tollgate-timestamp': timestamp, 'x-tollgate-request-id': requestId };
     if (this.options.callbackSecret) headers['x-tollgate-signature'] = signCallback(this.options.callbackSecret, timestamp, body);
     let error: string | null = null;
@@ -117,23 +139,23 @@ export class GatewayJobs implements SchedulerJobs {
       if (status >= 300 && status < 400) error = `HTTP ${status}: redirects are not followed`;
       else if (!response.ok) error = `HTTP ${response.status}`;
     } catch (e) {
-      error = describe(e);
+      error = describeError(e);
     }
     const at = this.now();
     if (error === null) {
-      await this.gateway.store.appendEvent(requestId, { type: 'callback_sent', actor: null, channel: null, detail: { status, attempt: attempt.attempt }, at });
+      await this.deps.store.appendEvent(requestId, { type: 'callback_sent', actor: null, channel: null, detail: { status, attempt: attempt.attempt }, at });
       this.report({ job: 'callback', channel: null, ok: true });
       return;
     }
-    await this.gateway.store.appendEvent(requestId, { type: 'callback_failed', actor: null, channel: null, detail: { status, error, attempt: attempt.attempt, will_retry: !attempt.isLastAttempt }, at });
+    await this.deps.store.appendEvent(requestId, { type: 'callback_failed', actor: null, channel: null, detail: { status, error, attempt: attempt.attempt, will_retry: !attempt.isLastAttempt }, at });
     this.report({ job: 'callback', channel: null, ok: false });
     throw new Error(`callback to runtime failed: ${error}`);
   }
 
   async sweep(): Promise<void> {
-    const expired = await this.gateway.expireDue();
+    const expired = await this.deps.expireDue();
     const requeued = await this.requeueUnsentCards();
-    if (expired || requeued) this.gateway.logger.info({ expired, requeued }, 'sweep caught up');
+    if (expired || requeued) this.deps.logger.info({ expired, requeued }, 'sweep caught up');
   }
 
   /**
@@ -141,19 +163,21 @@ export class GatewayJobs implements SchedulerJobs {
    * and cards never sent are re-enqueued. Reads pending rows in pages so 100 000 of them fit in memory easily.
    */
   async reconcile(): Promise<{ expired: number; scheduled: number; requeued: number }> {
-    const expired = await this.gateway.expireDue();
+    const expired = await this.deps.expireDue();
     let scheduled = 0;
     let after: { expiresAt: Date; id: string } | undefined;
     for (;;) {
-      const page = await this.gateway.store.pending(PAGE, after?.expiresAt, after?.id);
+      const page = await this.deps.store.pending(PAGE, after?.expiresAt, after?.id);
       // In parallel within a page: with BullMQ each is a Redis round trip, and 100 000 of them one by one take minutes.
-      await Promise.all(page.map((row) => this.gateway.scheduler.scheduleExpiry(row.id, row.expiresAt)));
+      const followUps = this.deps.followUps;
+      const wake = (row: { id: string; expiresAt: Date }) => (followUps ? followUps.wake(row.id, row.expiresAt) : Promise.resolve(row.expiresAt));
+      await Promise.all(page.map(async (row) => this.deps.scheduler.scheduleExpiry(row.id, await wake(row))));
       scheduled += page.length;
       if (page.length < PAGE) break;
       after = page[page.length - 1];
     }
     const requeued = await this.requeueUnsentCards();
-    this.gateway.logger.info({ expired, scheduled, requeued }, 'reconciled pending requests');
+    this.deps.logger.info({ expired, scheduled, requeued }, 'reconciled pending requests');
     return { expired, scheduled, requeued };
   }
 
@@ -162,21 +186,21 @@ export class GatewayJobs implements SchedulerJobs {
     const final = request.status !== 'pending';
     // An expired request's timer has fired already (or, after a restart, fires at once and finds nothing to do):
     // cancelling it would cost a Redis round trip per request when thousands expire together.
-    if (final && request.status !== 'expired') await this.gateway.scheduler.cancelExpiry(request.id);
-    for (const card of await this.gateway.store.messages(request.id)) {
-      if (card.messageRef) await this.gateway.scheduler.enqueueCardUpdate(request.id, card.channel, card.target);
+    if (final && request.status !== 'expired') await this.deps.scheduler.cancelExpiry(request.id);
+    for (const card of await this.deps.store.messages(request.id)) {
+      if (card.messageRef) await this.deps.scheduler.enqueueCardUpdate(request.id, card.channel, card.target);
     }
-    if (final && request.callbackUrl) await this.gateway.scheduler.enqueueCallback(request.id);
+    if (final && request.callbackUrl) await this.deps.scheduler.enqueueCallback(request.id);
   }
 
   private async requeueUnsentCards(): Promise<number> {
-    const unsent = await this.gateway.store.unsentMessages(10_000);
-    for (const card of unsent) await this.gateway.scheduler.enqueueDelivery(card.requestId, card.channel, card.target);
+    const unsent = await this.deps.store.unsentMessages(10_000);
+    for (const card of unsent) await this.deps.scheduler.enqueueDelivery(card.requestId, card.channel, card.target);
     return unsent.length;
   }
 
   private channel(name: string): Channel {
-    const channel = this.gateway.channels.get(name);
+    const channel = this.deps.channels.get(name);
     if (!channel) throw new JobFailedPermanentlyError(`channel "${name}" is not enabled on this gateway`);
     return channel;
   }
@@ -190,9 +214,6 @@ export function signCallback(secret: string, timestamp: string, body: string): s
   return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** Maps channel errors to the scheduler's control-flow errors. */
 function asJobError(error: unknown): Error {

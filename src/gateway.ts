@@ -6,21 +6,31 @@
  * {@link Scheduler}; the handlers for those jobs live in `gateway-jobs.ts`.
  */
 import { pino, type Logger } from 'pino';
-import type { Channel, DecideOutcome, DecisionEvent, DecisionRejection, DecisionSink } from './channel.js';
+import { REJECTION_MESSAGES, type Channel, type ChannelHost, type GrantButton, type DecideOutcome, type DecisionEvent, type DecisionRejection } from './channel.js';
 import { callbackUrlProblem } from './callback-target.js';
 import { LocalChangeFeed, type ChangeFeed, type RequestChange } from './change-feed.js';
 import { systemClock, type Clock } from './clock.js';
-import { ConflictError, NotFoundError, ValidationError } from './errors.js';
+import { ConflictError, ValidationError } from './errors.js';
 import { GatewayJobs } from './gateway-jobs.js';
+import { GatewayReads } from './gateway-reads.js';
 import { argsSha256 } from './requests/args-hash.js';
 import { newConfirmationRequest, type GatewayDefaults, type NewRequestInput } from './requests/new-request.js';
-import { authorizeApprover } from './requests/state-machine.js';
+import { resolveCards } from './requests/cards.js';
+import { checkDecision } from './requests/decision-checks.js';
+import { receiptEvent, type ExecutionReceipt } from './requests/receipts.js';
+import { settleAtFiling } from './policy/apply.js';
+import type { PolicyGate, Ruling } from './policy/gate.js';
+import { runDueFollowUps, wakeOf, type FollowUpDeps } from './policy/run-follow-ups.js';
+import { nextWake } from './policy/follow-ups.js';
+import { GrantAdmin } from './policy/grant-admin.js';
+import { chooseGrant, grantFromApproval, offeredGrants, type ChosenGrant } from './policy/grant-decisions.js';
 import type { ConfirmationStore } from './requests/store.js';
-import type { ChannelTarget, ConfirmationRequest, NewEvent } from './requests/types.js';
+import type { ConfirmationEvent, ConfirmationRequest, NewEvent } from './requests/types.js';
 import type { Scheduler } from './scheduler/types.js';
 import { Waiters } from './waiters.js';
 
 export type { GatewayDefaults, NewRequestInput } from './requests/new-request.js';
+export type { ExecutionReceipt } from './requests/receipts.js';
 
 /** Everything the gateway is built from. */
 export interface GatewayOptions {
@@ -38,17 +48,8 @@ export interface GatewayOptions {
   callbackSecret?: string;
   /** Hosts `callback_url` may name although they are loopback or private (`TOLLGATE_CALLBACK_ALLOW`; `*` = any). */
   callbackAllow?: string[];
-}
-
-/** What `POST /v1/requests/:id/receipt` reports after the tool ran. */
-export interface ExecutionReceipt {
-  outcome: 'succeeded' | 'failed';
-  /** Free text or a short structured result (no secrets: it is stored in the audit trail). */
-  detail?: string;
-  /** SHA-256 of the arguments that actually ran (same canonical form as `args_sha256`). */
-  argsSha256?: string;
-  /** Who reports: `token:<name>`. */
-  actor: string;
+  /** The approval policy (rules and standing grants); without it every request is asked as filed. */
+  policy?: PolicyGate;
 }
 
 /** Something that watches state changes in this process (metrics, logs). Errors it throws are logged and ignored. */
@@ -56,17 +57,6 @@ export type GatewayObserver = (request: ConfirmationRequest, change: RequestChan
 
 /** Rows expired per transaction. */
 const EXPIRY_BATCH = 500;
-
-const REJECTION_MESSAGES: Record<DecisionRejection, string> = {
-  not_found: 'This request does not exist.',
-  bad_nonce: 'This button does not belong to this request.',
-  not_authorized: 'You are not an approver of this request.',
-  self_approval: 'You cannot approve your own request.',
-  already_decided: 'This request was already decided.',
-  duplicate_approval: 'Your approval was already recorded.',
-  args_mismatch: 'The arguments changed since this card was sent.',
-  invalid: 'This decision is not valid.',
-};
 
 /**
  * The approval gateway.
@@ -76,17 +66,18 @@ const REJECTION_MESSAGES: Record<DecisionRejection, string> = {
  * const { request } = await gateway.request({ toolName: 'pay_invoice', toolArgs: { amount: 120 } });
  * const verdict = await gateway.wait(request.id, 55_000); // returns as soon as someone decides
  */
-export class Gateway implements DecisionSink {
-  readonly store: ConfirmationStore;
-  readonly scheduler: Scheduler;
-  readonly feed: ChangeFeed;
-  readonly clock: Clock;
+export class Gateway extends GatewayReads implements ChannelHost {
   readonly logger: Logger;
   readonly defaults: GatewayDefaults;
   readonly channels: ReadonlyMap<string, Channel>;
   readonly allowSelfApproval: boolean;
+  /** The approval policy in force, if any (reloads swap its rules). */
+  readonly policy: PolicyGate | null;
+  /** Lists and revokes standing grants (null without a grant store). */
+  readonly grantAdmin: GrantAdmin | null;
+  private readonly scheduler: Scheduler;
   /** The job handlers the scheduler calls. */
-  readonly jobs: GatewayJobs;
+  private readonly jobs: GatewayJobs;
   private readonly waiters: Waiters;
   private readonly callbackAllow: string[];
   private readonly observers = new Set<GatewayObserver>();
@@ -94,12 +85,12 @@ export class Gateway implements DecisionSink {
   private reconciling: Promise<void> = Promise.resolve();
 
   constructor(options: GatewayOptions) {
-    this.store = options.store;
+    super(options.store, options.feed ?? new LocalChangeFeed(), options.clock ?? systemClock);
     this.scheduler = options.scheduler;
-    this.feed = options.feed ?? new LocalChangeFeed();
-    this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.allowSelfApproval = options.allowSelfApproval ?? false;
+    this.policy = options.policy ?? null;
+    this.grantAdmin = this.policy?.grants ? new GrantAdmin(this.policy.grants, (id, event) => this.note(id, event), () => this.clock.now()) : null;
     this.defaults = {
       timeoutS: options.defaults?.timeoutS ?? 300,
       channels: options.defaults?.channels ?? [{ type: 'web' }],
@@ -109,7 +100,26 @@ export class Gateway implements DecisionSink {
     this.channels = new Map((options.channels ?? []).map((c) => [c.name, c]));
     this.waiters = new Waiters(this.clock);
     this.callbackAllow = options.callbackAllow ?? [];
-    this.jobs = new GatewayJobs(this, { callbackSecret: options.callbackSecret, callbackAllow: this.callbackAllow });
+    const followUps: FollowUpDeps = {
+      store: this.store,
+      scheduler: this.scheduler,
+      channels: this.channels,
+      logger: this.logger,
+      // Waiters and live pages re-read the row; no card update or callback job (the runner enqueues what it needs).
+      publish: (r) => this.feed.publish({ requestId: r.id, status: r.status, kind: 'changed' }).catch((error: unknown) => this.logger.warn({ err: error }, 'change feed publish failed')),
+    };
+    this.jobs = new GatewayJobs(
+      {
+        store: this.store,
+        scheduler: this.scheduler,
+        clock: this.clock,
+        logger: this.logger,
+        channels: this.channels,
+        expireDue: () => this.expireDue(),
+        ...(this.policy ? { followUps: { run: (r) => runDueFollowUps(followUps, r, new Date(this.clock.now())), wake: (id, at) => wakeOf(followUps, id, at) } } : {}),
+      },
+      { callbackSecret: options.callbackSecret, callbackAllow: this.callbackAllow },
+    );
   }
 
   /** Subscribes to the change feed, starts the scheduler's workers and reconciles rows with timers. */
@@ -148,28 +158,56 @@ export class Gateway implements DecisionSink {
       const existing = await this.store.getByIdempotencyKey(input.idempotencyKey);
       if (existing) return { request: sameArgsOrConflict(existing, hash), created: false };
     }
-    const cards = this.resolveCards(input.channels ?? this.defaults.channels);
     const now = new Date(this.clock.now());
-    const request = newConfirmationRequest(input, this.defaults, cards, hash, now);
+    // The policy routes the request (its approvers, channels and quorum win) or settles it at once (allow/deny/grant).
+    const ruling = this.policy ? await this.policy.rulingFor(input, now) : null;
+    if (ruling?.settlement) return this.fileSettled(ruling, hash, now);
+    const filed = ruling?.input ?? input;
+    const cards = resolveCards(filed.channels ?? this.defaults.channels, this.channels);
+    const request = newConfirmationRequest(filed, this.defaults, cards, hash, now);
     const inline = (type: string) => this.channels.get(type)?.readsFromDatabase === true;
-    const result = await this.store.create(request, cards.map((c) => ({ channel: c.type, target: c.target ?? '', sent: inline(c.type) })));
+    const result = await this.store.create(request, cards.map((c) => ({ channel: c.type, target: c.target ?? '', sent: inline(c.type) })), ruling ? { detail: ruling.detail } : undefined);
     if (!result.created) return { request: sameArgsOrConflict(result.request, hash), created: false };
-    await this.scheduler.scheduleExpiry(request.id, request.expiresAt);
+    // The request's one timer fires at its first reminder or escalation step, if any comes before its expiry.
+    await this.scheduler.scheduleExpiry(request.id, nextWake(ruling?.followUps ?? [], request.expiresAt));
     for (const card of cards) if (!inline(card.type)) await this.scheduler.enqueueDelivery(request.id, card.type, card.target ?? '');
     await this.changed(request, 'created');
     return result;
   }
 
-  /** Reads a request. */
-  async get(id: string): Promise<ConfirmationRequest | null> {
-    return this.store.get(id);
+  /** Writes a request its rule or a standing grant settled at filing: final at once, no cards, no timer. */
+  private async fileSettled(ruling: Ruling, hash: string, now: Date): Promise<{ request: ConfirmationRequest; created: boolean }> {
+    const settled = settleAtFiling(newConfirmationRequest(ruling.input, this.defaults, [], hash, now), ruling.settlement!);
+    const result = await this.store.create(settled.request, [], { detail: ruling.detail, events: [settled.event] });
+    if (!result.created) return { request: sameArgsOrConflict(result.request, hash), created: false };
+    await ruling.settled?.();
+    await this.changed(result.request, 'created');
+    if (result.request.callbackUrl) await this.scheduler.enqueueCallback(result.request.id);
+    return result;
   }
 
-  /** Reads a request or throws {@link NotFoundError}. */
-  async mustGet(id: string): Promise<ConfirmationRequest> {
-    const request = await this.store.get(id);
-    if (!request) throw new NotFoundError(`no request with id ${id}`);
-    return request;
+  /** The grant buttons the request's policy rule offers (given its events), empty when none. */
+  grantOffers(events: readonly ConfirmationEvent[]): GrantButton[] {
+    return offeredGrants(this.policy, events);
+  }
+
+  /** What the gateway runs on, for the start-up line: the scheduler's name and the enabled channels. */
+  describe(): { scheduler: string; channels: string[] } {
+    return { scheduler: this.scheduler.name, channels: [...this.channels.keys()] };
+  }
+
+  /** Readiness of each part (`/readyz`): the database, the scheduler and, when distributed, the change feed. */
+  readiness(): Record<string, () => Promise<{ ready: boolean; detail?: string }>> {
+    return {
+      database: async () => this.store.ping().then(() => ({ ready: true })),
+      scheduler: () => this.scheduler.health(),
+      ...(this.feed.health ? { change_feed: () => this.feed.health!() } : {}),
+    };
+  }
+
+  /** Calls `listener` with the outcome of every background job this process runs (metrics); returns the unsubscribe. */
+  onJobOutcome(listener: Parameters<GatewayJobs['onOutcome']>[0]): () => void {
+    return this.jobs.onOutcome(listener);
   }
 
   /** Applies a decision from any channel. Rejections are recorded as `decision_rejected` events and returned, not thrown. */
@@ -188,15 +226,11 @@ export class Gateway implements DecisionSink {
       this.logger.warn({ requestId: request.id, actor, code }, 'decision rejected');
       return { ok: false, code, message, request: (await this.store.get(request.id)) ?? request };
     };
-    if (event.nonce !== undefined && event.nonce !== request.nonce) return reject('bad_nonce');
-    if (request.status !== 'pending') return reject('already_decided', `This request was already ${request.status}.`);
-    if (event.argsSha256 !== undefined && event.argsSha256 !== request.argsSha256) return reject('args_mismatch');
-    if (event.approvedArgs && event.decision !== 'approve') return reject('invalid', 'Edited arguments go with an approval only.');
-    const denied = authorizeApprover(request, actor, event.decision, this.allowSelfApproval);
-    if (denied) return reject(denied === 'self_approval' ? 'self_approval' : 'not_authorized');
-    // The token that filed a request may not approve it either (an agent's token never approves its own call).
-    const filedBySameToken = event.token && !event.token.trusted && request.filedBy === event.token.name;
-    if (filedBySameToken && event.decision === 'approve' && !this.allowSelfApproval) return reject('self_approval');
+    const problem = checkDecision(request, event, this.allowSelfApproval);
+    if (problem) return reject(problem.code, problem.message);
+    // A grant button: the request's rule must offer it (400 naming `grant` otherwise, nothing recorded).
+    if (event.grant && event.decision !== 'approve') throw new ValidationError('grant: only an approval can give a grant', [{ path: 'grant', message: 'only with decision "approve"' }]);
+    const grant = event.grant ? chooseGrant(this.policy, await this.store.events(request.id), event.grant) : null;
 
     const option = event.option ?? (event.decision === 'approve' ? request.options[0] : request.options[1]) ?? null;
     const result = await this.store.decide(request.id, {
@@ -220,9 +254,17 @@ export class Gateway implements DecisionSink {
         await this.changed(result.request, 'changed');
         return { ok: true, request: result.request, final: false };
       case 'final':
+        if (grant && result.request.status === 'approved') await this.giveGrant(result.request, grant, actor, event.via ?? event.actor.channel);
         await this.changed(result.request, 'changed');
         return { ok: true, request: result.request, final: true };
     }
+  }
+
+  /** Writes the standing grant an approval gave, and its `grant_created` event on the request. */
+  private async giveGrant(request: ConfirmationRequest, chosen: ChosenGrant, actor: string, via: string): Promise<void> {
+    const { grant, event } = grantFromApproval(request, chosen, actor, via, new Date(this.clock.now()));
+    await this.policy!.grants!.create(grant);
+    await this.store.appendEvent(request.id, event);
   }
 
   /** Cancels a pending request (the runtime no longer needs it). Throws 404 / 409 when it is unknown or final. */
@@ -248,15 +290,9 @@ export class Gateway implements DecisionSink {
    */
   async recordReceipt(id: string, receipt: ExecutionReceipt): Promise<NewEvent> {
     const request = await this.mustGet(id);
-    const approvedSha = request.approvedArgs ? argsSha256(request.toolName, request.approvedArgs) : request.argsSha256;
-    const detail: Record<string, unknown> = {
-      ...(receipt.detail !== undefined ? { detail: receipt.detail } : {}),
-      allowed: request.allowed,
-      ...(receipt.argsSha256 !== undefined ? { args_sha256: receipt.argsSha256, approved_args_sha256: approvedSha, args_match: receipt.argsSha256 === approvedSha } : {}),
-    };
-    const event = { type: receipt.outcome === 'succeeded' ? ('executed' as const) : ('execution_failed' as const), actor: receipt.actor, channel: 'api', detail, at: new Date(this.clock.now()) };
+    const event = receiptEvent(request, receipt, new Date(this.clock.now()));
     await this.store.appendEvent(id, event);
-    if (receipt.argsSha256 !== undefined && receipt.argsSha256 !== approvedSha) this.logger.warn({ requestId: id }, 'a tool ran with other arguments than the approved ones');
+    if (event.detail.args_match === false) this.logger.warn({ requestId: id }, 'a tool ran with other arguments than the approved ones');
     if (request.allowed !== true) this.logger.warn({ requestId: id, status: request.status }, 'a tool ran without an approval');
     return event;
   }
@@ -310,24 +346,6 @@ export class Gateway implements DecisionSink {
       this.logger.error({ err: error, requestId: request.id }, 'change feed publish failed; waiters elsewhere will see it on their next read');
     });
     if (kind === 'changed') await this.jobs.afterChange(request);
-  }
-
-  /** Checks each requested card against the enabled channels and fills in default targets. */
-  private resolveCards(targets: ChannelTarget[]): { type: string; target?: string }[] {
-    const problems: { path: string; message: string }[] = [];
-    const cards = targets.map((t, i) => {
-      const channel = this.channels.get(t.type);
-      if (!channel) {
-        problems.push({ path: `channels[${i}].type`, message: `channel "${t.type}" is not enabled (enabled: ${[...this.channels.keys()].join(', ') || 'none'})` });
-        return t;
-      }
-      const target = t.target ?? channel.defaultTarget;
-      if (t.type !== 'web' && !target) problems.push({ path: `channels[${i}].target`, message: `channel "${t.type}" needs a target (no default configured)` });
-      return { type: t.type, target: t.type === 'web' ? '' : target };
-    });
-    if (problems.length) throw new ValidationError(`${problems[0]!.path}: ${problems[0]!.message}`, problems);
-    const unique = new Map(cards.map((c) => [`${c.type}\u0000${c.target ?? ''}`, c]));
-    return [...unique.values()];
   }
 }
 

@@ -8,16 +8,17 @@ import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { channelsFromConfig } from '../channels/index.js';
 import type { Channel } from './channel.js';
-import type { ChangeFeed } from './change-feed.js';
+import { LocalChangeFeed, type ChangeFeed } from './change-feed.js';
 import type { Clock } from './clock.js';
 import type { TollgateConfig } from './config.js';
 import { Gateway } from './gateway.js';
+import { PolicyGate } from './policy/gate.js';
 import { createApp, type HttpPlugin, type ReadinessCheck } from './http/app.js';
+import { applyConnectionLimits, connectionLimitsFromEnv } from './http/connection-limits.js';
 import { integrationsPlugin } from './integrations/plugin.js';
-import { applyMigrations, openDatabase } from './requests/database.js';
-import { SqliteConfirmationStore } from './requests/sqlite-store.js';
+import { openStores } from './requests/open-store.js';
+import type { ConfirmationStore } from './requests/store.js';
 import { parseCallbackAllow } from './callback-target.js';
-import { TokenStore } from './tokens/token-store.js';
 import { InProcessScheduler } from './scheduler/in-process.js';
 import type { Scheduler } from './scheduler/types.js';
 import { VERSION } from './version.js';
@@ -39,6 +40,8 @@ export interface ServerOptions {
 /** A running (or ready to run) tollgate. */
 export interface TollgateServer {
   gateway: Gateway;
+  /** The store the gateway runs on: for tools and tests that inspect rows directly (the gateway never exposes it). */
+  store: ConfirmationStore;
   config: TollgateConfig;
   http: Server;
   /** Starts listening; resolves with the bound port and base URL. */
@@ -55,25 +58,44 @@ export interface TollgateServer {
  */
 export async function createServer(options: ServerOptions): Promise<TollgateServer> {
   const { config } = options;
+  // Read before anything opens, so a bad value stops the start without leaving a pool behind.
+  const connectionLimits = connectionLimitsFromEnv(config.env);
   const logger = options.logger ?? pino({ level: config.logLevel, redact: { paths: ['*.token', '*.secret', '*.authorization', 'req.headers.authorization'], censor: '[redacted]' } });
-  const db = openDatabase(config.dbPath);
-  applyMigrations(db);
-  const store = new SqliteConfirmationStore(db);
+  // A path is SQLite, a postgres:// URL PostgreSQL (waited for, bounded, and migrated); any other scheme: an error.
+  const stores = await openStores(config.dbPath, { env: config.env, logger, replica: { sharedScheduler: Boolean(config.redisUrl || options.scheduler) } });
+  const store = stores.store;
+  // A start-up failure after this point must close the database too: an open pool would keep the process alive.
+  const closeOnFailure = async <T>(step: Promise<T>): Promise<T> => {
+    try {
+      return await step;
+    } catch (error) {
+      await stores.close().catch(() => undefined);
+      throw error;
+    }
+  };
+  if (stores.dialect === 'postgres' && !config.env.TOLLGATE_WEB_SECRET) {
+    // Each replica would sign web sessions with its own random key: a session from one is refused by the others.
+    logger.warn({}, 'TOLLGATE_WEB_SECRET is not set: with several replicas on this database, set the same TOLLGATE_WEB_SECRET on each, or a web session signed by one replica is refused by the others');
+  }
   const sweepEveryMs = config.file.sweep_every_s !== undefined ? config.file.sweep_every_s * 1000 : undefined;
   const backend = options.scheduler
     ? { scheduler: options.scheduler, feed: options.feed, readiness: {} as Record<string, ReadinessCheck>, close: async () => {} }
-    : await schedulerFor(config, logger, options.clock, sweepEveryMs);
-  const channels = options.channels ?? (await channelsFromConfig(config, logger));
+    : await closeOnFailure(schedulerFor(config, logger, options.clock, sweepEveryMs));
+  const channels = options.channels ?? (await closeOnFailure(channelsFromConfig(config, logger, stores.marks)));
+  const feed = options.feed ?? backend.feed ?? new LocalChangeFeed();
+  // A rule sending cards to a channel that is not enabled stops the start, naming the rule.
+  const policy = await closeOnFailure((async () => new PolicyGate(config.policy, stores.grants ?? null, channels.map((c) => c.name)))());
   const gateway = new Gateway({
     store,
     scheduler: backend.scheduler,
-    feed: options.feed ?? backend.feed,
+    feed,
     channels,
     clock: options.clock,
     logger,
     allowSelfApproval: config.file.allow_self_approval ?? false,
     callbackSecret: config.callbackSecret ?? undefined,
     callbackAllow: parseCallbackAllow(config.env.TOLLGATE_CALLBACK_ALLOW),
+    policy,
     defaults: {
       timeoutS: config.file.defaults?.timeout_s,
       onTimeout: config.file.defaults?.on_timeout,
@@ -81,18 +103,21 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
       channels: config.file.defaults?.channels,
     },
   });
-  await gateway.start();
+  await closeOnFailure(gateway.start());
   for (const channel of channels) await channel.start?.(gateway);
-  const { app, metrics } = createApp({ gateway, apiTokens: config.apiTokens, tokens: new TokenStore(db.sqlite), logger, channels, plugins: [integrationsPlugin(), ...(options.plugins ?? [])], readiness: backend.readiness, version: VERSION });
+  const rateLimits = { ...config.rateLimits, redisUrl: config.redisUrl, keyPrefix: config.env.TOLLGATE_QUEUE_PREFIX };
+  const { app, metrics, close: closeApp } = createApp({ gateway, apiTokens: config.apiTokens, tokens: stores.tokens, logger, channels, plugins: [integrationsPlugin({ marks: stores.marks }), ...(options.plugins ?? [])], readiness: backend.readiness, version: VERSION, rateLimits });
   const http = createHttpServer(app);
   http.keepAliveTimeout = 65_000;
-  http.headersTimeout = 66_000;
   // Long-polls last up to 55 s; node's default request timeout (300 s) is fine, but never let one socket live forever.
   http.requestTimeout = 120_000;
+  // Total and per-address socket caps and a short headers timeout, so half-sent headers cannot starve /healthz.
+  applyConnectionLimits(http, connectionLimits);
 
   let closing: Promise<void> | null = null;
   return {
     gateway,
+    store,
     config,
     http,
     listen: () =>
@@ -116,9 +141,10 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
         await Promise.race([drained, new Promise((r) => setTimeout(r, 5000).unref())]);
         http.closeAllConnections();
         metrics.close();
-        await gateway.feed.close();
+        await closeApp();
+        await feed.close();
         await backend.close();
-        await store.close();
+        await stores.close();
       })()),
   };
 }

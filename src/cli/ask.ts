@@ -9,9 +9,11 @@
 import { randomUUID } from 'node:crypto';
 import { GateClient } from '../client/gate-client.js';
 import { GateClientError } from '../client/errors.js';
-import { requestFields, requestOptionsFromFlags } from '../integrations/request-options.js';
+import { requestFields } from '../integrations/request-options.js';
+import { requestOptionsFromFlags } from './request-flags.js';
 import type { ApiRequest } from '../requests/serialize.js';
 import { flag, numberFlag, parseArgs, UsageError } from './args.js';
+import { describeError } from '../errors.js';
 
 /** Exit codes of `tollgate ask`. */
 export const ASK_EXIT = { approved: 0, notApproved: 1, usage: 2, gatewayError: 3, interrupted: 130 } as const;
@@ -42,7 +44,7 @@ export async function run(argv: string[], io: AskIo = { stdout: process.stdout, 
   try {
     client = new GateClient({ env: io.env });
   } catch (error) {
-    io.stderr.write(`tollgate ask: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(`tollgate ask: ${describeError(error)}\n`);
     return ASK_EXIT.gatewayError;
   }
 

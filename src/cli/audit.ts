@@ -1,13 +1,30 @@
 /**
  * @module cli/audit
- * `tollgate audit`: the audit query straight from the database file, for an auditor on the gateway's machine.
+ * `tollgate audit`: the audit query straight from the database (a SQLite file or a postgres:// URL), for an auditor.
  */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { listQuerySchema, parseInput } from '../api-schema.js';
+import { databaseDialect } from '../requests/database-url.js';
 import { csvCell } from '../http/export.js';
-import { openDatabase } from '../requests/database.js';
 import { toApiEvent, toApiRequest } from '../requests/serialize.js';
-import { SqliteConfirmationStore } from '../requests/sqlite-store.js';
+import { openStores } from '../requests/open-store.js';
 import { flag, parseArgs, UsageError } from './args.js';
+
+/**
+ * The database to read: `--db`, else `TOLLGATE_DB`, else `./data/tollgate.db`. An auditor's query must never create a
+ * database: a SQLite file that is not there is an error naming the absolute path looked at and the setting that named
+ * it (run from another folder, `./data/tollgate.db` is somewhere else entirely).
+ */
+export function existingDatabase(fromFlag: string | undefined, fromEnv: string | undefined, cwd = process.cwd()): string {
+  const [db, source] = fromFlag ? [fromFlag, '--db'] : fromEnv ? [fromEnv, 'TOLLGATE_DB'] : ['./data/tollgate.db', 'the default, relative to this folder'];
+  if (databaseDialect(db) !== 'sqlite') return db;
+  const path = resolve(cwd, db);
+  if (!existsSync(path)) {
+    throw new UsageError(`no database at ${path} (from ${source}); point --db or TOLLGATE_DB at the file tollgate serve uses, or at its postgres:// URL`);
+  }
+  return db;
+}
 
 const TABLE_COLUMNS = ['created_at', 'id', 'status', 'tool_name', 'agent_id', 'responded_by', 'reason'] as const;
 
@@ -16,8 +33,9 @@ export async function run(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
   const format = flag(args, 'format') ?? 'table';
   if (!['table', 'csv', 'ndjson'].includes(format)) throw new UsageError(`--format must be table, csv or ndjson`);
-  const db = openDatabase(flag(args, 'db') ?? process.env.TOLLGATE_DB ?? './data/tollgate.db');
-  const store = new SqliteConfirmationStore(db);
+  // A SQLite file or a postgres:// URL, read as it is (no migrations applied).
+  const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env, migrate: false });
+  const store = stores.store;
   const out = (line: string) => process.stdout.write(`${line}\n`);
   try {
     const eventsOf = flag(args, 'events');
@@ -46,6 +64,6 @@ export async function run(argv: string[]): Promise<number> {
     }
     return 0;
   } finally {
-    db.close();
+    await stores.close();
   }
 }

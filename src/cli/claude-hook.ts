@@ -1,20 +1,22 @@
 /**
  * @module cli/claude-hook
- * `tollgate claude-hook`: a Claude Code PreToolUse command hook. Reads the hook input on stdin, files (or
- * re-attaches to) a request keyed by the tool call's `tool_use_id`, waits for the verdict, and prints
- * `hookSpecificOutput`. It always answers before `--timeout` (default 540 s, under Claude Code's 10-minute hook
+ * `tollgate claude-hook`: a Claude Code PreToolUse or PermissionRequest command hook. Reads the hook input on stdin,
+ * files (or re-attaches to) a request keyed by the tool call's `tool_use_id`, waits for the verdict, and prints the
+ * event's `hookSpecificOutput`. On PostToolUse / PostToolUseFailure it sends the gated request's receipt instead. It always answers before `--timeout` (default 540 s, under Claude Code's 10-minute hook
  * limit): with the verdict, or with a `deny` saying the request is still pending — the same call asked again
  * re-attaches and gets the late verdict at once (and a retry under a new `tool_use_id` re-attaches while pending).
  *
- * Exit codes: 0 with a decision on stdout; 2 (Claude Code's "block the call" code, stderr goes to the model) for
+ * Exit codes: 0 with a decision on stdout (nothing for a receipt); 1 when a receipt could not be sent (non-blocking:
+ * the tool already ran); 2 (Claude Code's "block the call" code, stderr goes to the model) for
  * malformed input, bad configuration, or a gateway that refuses the call. Failing closed: a broken gate never lets a
  * call through.
  */
 import { GateClient } from '../client/gate-client.js';
 import { GateClientError } from '../client/errors.js';
-import { ValidationError } from '../errors.js';
-import { CLAUDE_HOOK_DEFAULT_WAIT_S, claudeCodeRequest, claudeHookDeny, claudeHookOutput, fileOrAttachClaudeRequest, parseClaudeHookInput } from '../integrations/claude-code.js';
-import { requestOptionsFromFlags } from '../integrations/request-options.js';
+import { ValidationError, describeError } from '../errors.js';
+import { CLAUDE_HOOK_DEFAULT_WAIT_S, claudeCodeRequest, claudeHookDeny, claudeHookOutput, decisionEventOf, fileOrAttachClaudeRequest, parseClaudeHookInput, type ClaudeHookInput } from '../integrations/claude-code.js';
+import { claudeReceipt, findClaudeRequest, isPostToolEvent } from '../integrations/claude-code-receipt.js';
+import { requestOptionsFromFlags } from './request-flags.js';
 import { numberFlag, parseArgs, UsageError } from './args.js';
 
 /** Largest hook input read from stdin. */
@@ -47,7 +49,7 @@ export async function run(argv: string[], io: HookIo = { stdin: process.stdin, s
   try {
     raw = await readAll(io.stdin);
   } catch (error) {
-    return fail(error instanceof Error ? error.message : String(error));
+    return fail(describeError(error));
   }
   if (!raw.trim()) return fail('no hook input on stdin: Claude Code sends the PreToolUse JSON there');
   let input;
@@ -63,22 +65,37 @@ export async function run(argv: string[], io: HookIo = { stdin: process.stdin, s
   try {
     client = new GateClient({ env: io.env });
   } catch (error) {
-    return fail(error instanceof Error ? error.message : String(error));
+    return fail(describeError(error));
   }
+  if (isPostToolEvent(input)) return sendReceipt(client, input, options.agentId, io);
+  const event = decisionEventOf(input);
   // Everything — filing, reconnecting, waiting — fits inside the timeout, so the host never kills us mid-answer.
   const deadline = started + timeoutS * 1000;
   try {
     const request = await fileOrAttachClaudeRequest(client, claudeCodeRequest(input, options), { retryForMs: Math.max(0, deadline - Date.now()) });
     const final = await client.wait(request.id, { timeoutMs: Math.max(0, deadline - Date.now()) });
-    io.stdout.write(`${JSON.stringify(claudeHookOutput(final))}\n`);
+    io.stdout.write(`${JSON.stringify(claudeHookOutput(final, event))}\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof GateClientError)) throw error;
     if (error.status === 409) {
-      io.stdout.write(`${JSON.stringify(claudeHookDeny(`tollgate refused this call: ${error.message}`))}\n`);
+      io.stdout.write(`${JSON.stringify(claudeHookDeny(`tollgate refused this call: ${error.message}`, event))}\n`);
       return 0;
     }
     return fail(`${error.status ? `gateway answered ${error.status}: ` : ''}${error.message}`);
+  }
+}
+
+/** PostToolUse / PostToolUseFailure: reports how the gated call ran; a call tollgate never gated is left alone. */
+async function sendReceipt(client: GateClient, input: ClaudeHookInput, agentId: string | undefined, io: HookIo): Promise<number> {
+  try {
+    const request = await findClaudeRequest(client, input, agentId);
+    if (request) await client.receipt(request.id, claudeReceipt(input));
+    return 0;
+  } catch (error) {
+    if (!(error instanceof GateClientError)) throw error;
+    io.stderr.write(`tollgate claude-hook: could not record how ${input.tool_name} ran: ${error.message}\n`);
+    return 1;
   }
 }
 

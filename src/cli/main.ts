@@ -5,6 +5,7 @@
  */
 import { UsageError } from './args.js';
 import { VERSION } from '../version.js';
+import { describeError } from '../errors.js';
 
 /** One CLI command. */
 export interface Command {
@@ -23,7 +24,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   migrate: {
     summary: 'Apply database migrations (serve does this at start too).',
-    usage: 'tollgate migrate [--db ./data/tollgate.db]',
+    usage: 'tollgate migrate [--db ./data/tollgate.db | --db postgres://…] | tollgate migrate --from ./data/tollgate.db --to postgres://…',
     load: () => import('./migrate.js'),
   },
   ask: {
@@ -32,7 +33,7 @@ export const COMMANDS: Record<string, Command> = {
     load: () => import('./ask.js'),
   },
   'claude-hook': {
-    summary: 'Claude Code PreToolUse hook: reads the hook JSON on stdin, waits for a verdict, prints hookSpecificOutput.',
+    summary: 'Claude Code PreToolUse / PermissionRequest hook: reads the hook JSON on stdin, waits for a verdict, prints hookSpecificOutput; on PostToolUse it records a receipt.',
     usage: 'tollgate claude-hook [--timeout 540] [--expires S] [--channel TYPE[:TARGET]]... [--approver ID]... [--on-timeout deny|approve] [--agent-id ID]',
     load: () => import('./claude-hook.js'),
   },
@@ -41,10 +42,20 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'tollgate token create NAME --scope SCOPE... [--as web:alice] [--expires-in S] [--json] | tollgate token list [--json] | tollgate token revoke ID',
     load: () => import('./token.js'),
   },
+  'login-link': {
+    summary: 'Print a new one-time web login link from the running gateway, without a restart (needs an admin TOLLGATE_TOKEN).',
+    usage: 'tollgate login-link [--user NAME] [--json]',
+    load: () => import('./login-link.js'),
+  },
   mcp: {
-    summary: 'MCP gating proxy: serves an upstream MCP server\'s tools and asks a human before calls that are not read-only.',
-    usage: 'tollgate mcp [--name NAME] [--gate GLOB]... [--allow GLOB]... [--approver ID]... [--channel TYPE[:TARGET]]... [--timeout S] -- <command> [args...]',
+    summary: 'MCP gating proxy: serves an upstream MCP server\'s tools, resources and prompts and asks a human before tool calls that are not read-only.',
+    usage: 'tollgate mcp [--name NAME] [--gate GLOB]... [--allow GLOB]... [--approver ID]... [--channel TYPE[:TARGET]]... [--timeout S] [--progress S] (-- <command> [args...] | --upstream-url URL [--header "Name: value"]...)',
     load: () => import('./mcp.js'),
+  },
+  policy: {
+    summary: 'Explain the approval policy: which rule a tool call would meet, why, and how it would be asked.',
+    usage: 'tollgate policy test --tool NAME [--args JSON] [--agent ID] [--user ID] [--session ID] [--metadata JSON] [--config tollgate.yaml] [--json]',
+    load: () => import('./policy.js'),
   },
   audit: {
     summary: 'Query the confirmation table from the database file (offline).',
@@ -97,7 +108,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`tollgate ${name}: ${error.message}\nUsage: ${command.usage}\n`);
       return 2;
     }
-    process.stderr.write(`tollgate ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`tollgate ${name}: ${describeError(error)}\n`);
     return 1;
   }
 }

@@ -1,20 +1,57 @@
 /**
  * @module cli/migrate
- * `tollgate migrate`: applies the SQL migrations to the database file.
+ * `tollgate migrate`: applies the SQL migrations to the database (a SQLite file, or PostgreSQL at a postgres:// URL);
+ * `--from <sqlite file> --to <postgres URL>` copies an existing SQLite database to PostgreSQL.
  */
-import { applyMigrations, openDatabase } from '../requests/database.js';
-import { flag, parseArgs } from './args.js';
+import { existsSync } from 'node:fs';
+import { databaseDialect, redactUrl } from '../requests/database-url.js';
+import { openStores } from '../requests/open-store.js';
+import { flag, parseArgs, UsageError } from './args.js';
 
 /** Applies migrations; exit code 0 on success. */
 export async function run(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
+  const from = flag(args, 'from');
+  if (from !== undefined || flag(args, 'to') !== undefined) return copy(from, flag(args, 'to'));
   const path = flag(args, 'db') ?? process.env.TOLLGATE_DB ?? './data/tollgate.db';
-  const db = openDatabase(path);
-  try {
-    applyMigrations(db);
-  } finally {
-    db.close();
+  // The chooser migrates as it opens (SQLite file or postgres:// URL); waiting for PostgreSQL is logged to stderr.
+  const stores = await openStores(path, { env: process.env, logger: stderrLogger });
+  await stores.close();
+  process.stdout.write(`migrations applied to ${redactUrl(path)}\n`);
+  return 0;
+}
+
+/** What waiting for the database says, one line each on stderr (stdout stays the result). */
+const stderrLogger = {
+  info: (_: object, message: string) => void process.stderr.write(`${message}\n`),
+  warn: (_: object, message: string) => void process.stderr.write(`${message}\n`),
+};
+
+/** `--from ./data/tollgate.db --to postgres://…`: migrates both, then copies every row (one transaction). */
+async function copy(from: string | undefined, to: string | undefined): Promise<number> {
+  if (!from || !to || databaseDialect(from) !== 'sqlite' || databaseDialect(to) !== 'postgres') {
+    throw new UsageError('--from takes the SQLite file to copy and --to the postgres:// URL to copy it to');
   }
-  process.stdout.write(`migrations applied to ${path}\n`);
+  // Opening a missing file would create an empty database and copy nothing, silently.
+  if (!existsSync(from)) throw new UsageError(`--from: no SQLite file at ${from}`);
+  const [{ applyMigrations, openDatabase }, { copySqliteToPostgres }] = await Promise.all([
+    import('../requests/sqlite/database.js'),
+    import('../requests/postgres/copy-from-sqlite.js'),
+  ]);
+  const sqlite = openDatabase(from);
+  try {
+    applyMigrations(sqlite);
+    const target = await openStores(to, { env: process.env, logger: stderrLogger });
+    try {
+      const counts = await copySqliteToPostgres(sqlite, target.postgres!);
+      process.stdout.write(
+        `copied ${counts.requests} requests, ${counts.events} events, ${counts.messages} cards, ${counts.tokens} API tokens and ${counts.grants} grants from ${from} to ${redactUrl(to)} (rows already there were kept)\n`,
+      );
+    } finally {
+      await target.close();
+    }
+  } finally {
+    sqlite.close();
+  }
   return 0;
 }

@@ -4,7 +4,9 @@
  */
 import { webLoginMessage } from '../../channels/web/index.js';
 import { loadConfig } from '../config.js';
+import { redactUrl } from '../requests/database-url.js';
 import { createServer } from '../server.js';
+import { watchPolicy } from '../policy/reload.js';
 import { numberFlag, flag, parseArgs } from './args.js';
 
 /** Runs the gateway; resolves with the exit code once it has shut down. */
@@ -19,9 +21,12 @@ export async function run(argv: string[]): Promise<number> {
   process.once('SIGINT', () => signalled('SIGINT'));
 
   const server = await createServer({ config });
+  // The approval policy reloads on SIGHUP or a change of the file; a file that does not load keeps the old rules.
+  const policy = server.gateway.policy;
+  const stopWatching = config.configPath && policy ? watchPolicy({ gate: policy, path: config.configPath, logger: server.gateway.logger }) : () => undefined;
   const { url } = await server.listen();
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  out(`tollgate listening on ${url} (database ${config.dbPath}, scheduler ${server.gateway.scheduler.name}, channels ${[...server.gateway.channels.keys()].join(', ')})`);
+  out(`tollgate listening on ${url} (database ${redactUrl(config.dbPath)}, scheduler ${server.gateway.describe().scheduler}, channels ${server.gateway.describe().channels.join(', ')})`);
   const login = webLoginMessage(server.gateway.channels.get('web'), config.publicUrl ?? url);
   if (login) out(login);
   if (config.tokenGenerated) {
@@ -29,6 +34,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const signal = await stopRequested;
   out(`${signal} received: shutting down`);
+  stopWatching();
   try {
     await server.close();
     return 0;

@@ -7,14 +7,17 @@ import express, { Router, type Express, type RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Channel } from '../channel.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, describeError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import type { TokenStore } from '../tokens/token-store.js';
 import { bearerAuth, requireScope } from './auth.js';
 import { tokensRouter } from './tokens-routes.js';
+import { grantsRouter } from './grants-routes.js';
+import { isLoginLinkSource, loginLinksRouter } from './login-links-route.js';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
 import { problemHandler, sendProblem } from './problem.js';
+import { TokenRateLimits, type TokenRateLimitOptions } from './rate-limit.js';
 import { requestsRouter } from './requests-routes.js';
 
 /** What an {@link HttpPlugin} gets to mount its routes. */
@@ -50,6 +53,8 @@ export interface AppOptions {
   readiness?: Record<string, ReadinessCheck>;
   /** JSON body limit (default 256kb). */
   bodyLimit?: string;
+  /** Per-token rate limits (default: generous budgets, counted in memory); `redisUrl` shares them across replicas. */
+  rateLimits?: Omit<TokenRateLimitOptions, 'clock' | 'logger'>;
   version?: string;
 }
 
@@ -57,6 +62,8 @@ export interface AppOptions {
 export interface TollgateApp {
   app: Express;
   metrics: GatewayMetrics;
+  /** Releases what the app holds beyond metrics (the rate limits' Redis connection). */
+  close(): Promise<void>;
 }
 
 /** Builds the express app. */
@@ -74,14 +81,21 @@ export function createApp(options: AppOptions): TollgateApp {
   const json = express.json({ limit: options.bodyLimit ?? '256kb', strict: true, type: ['application/json', 'application/*+json'] });
   const authenticate = bearerAuth({ adminTokens: options.apiTokens, tokens: options.tokens, now: () => gateway.clock.now() });
   const mayFile = requireScope('request:create');
-  // Runtime hook routes file requests and wait for them: they need `request:create`.
-  const auth: RequestHandler = (req, res, next) => authenticate(req, res, (error?: unknown) => (error ? next(error) : mayFile(req, res, next)));
+  const limits = new TokenRateLimits({ ...options.rateLimits, clock: gateway.clock, logger });
+  const limitCalls = limits.limit('requests');
+  // Runtime hook routes file requests and wait for them: they need `request:create`, and count like any /v1 call.
+  const auth: RequestHandler = (req, res, next) =>
+    authenticate(req, res, (error?: unknown) => (error ? next(error) : limitCalls(req, res, (limited?: unknown) => (limited ? next(limited) : mayFile(req, res, next)))));
   const context: HttpPluginContext = { gateway, auth, json, logger };
   for (const plugin of options.plugins ?? []) plugin.mount(app, context);
 
-  const v1 = Router().use('/requests', requestsRouter(gateway));
+  // Decisions count against their own, smaller budget too (before the handler, so a refused one records nothing).
+  const v1 = Router().post('/requests/:id/decision', limits.limit('decisions')).use('/requests', requestsRouter(gateway));
   if (options.tokens) v1.use('/tokens', tokensRouter(options.tokens, () => gateway.clock.now()));
-  app.use('/v1', authenticate, json, requireJsonBody, v1);
+  v1.use('/grants', grantsRouter(gateway));
+  const web = options.channels?.find((c) => c.name === 'web');
+  if (isLoginLinkSource(web)) v1.use('/web/login-links', loginLinksRouter(web));
+  app.use('/v1', authenticate, limitCalls, json, requireJsonBody, v1);
 
   const metrics = createMetrics(gateway, { defaultMetrics: true });
   app.get('/healthz', (_req, res) => {
@@ -89,14 +103,12 @@ export function createApp(options: AppOptions): TollgateApp {
   });
   app.get('/readyz', async (_req, res) => {
     const checks: Record<string, ReadinessCheck> = {
-      database: async () => gateway.store.ping().then(() => ({ ready: true })),
-      scheduler: () => gateway.scheduler.health(),
-      ...(gateway.feed.health ? { change_feed: () => gateway.feed.health!() } : {}),
+      ...gateway.readiness(),
       ...options.readiness,
     };
     const results = Object.fromEntries(
       await Promise.all(
-        Object.entries(checks).map(async ([name, check]) => [name, await check().catch((e: unknown) => ({ ready: false, detail: e instanceof Error ? e.message : String(e) }))] as const),
+        Object.entries(checks).map(async ([name, check]) => [name, await check().catch((e: unknown) => ({ ready: false, detail: describeError(e) }))] as const),
       ),
     );
     const ready = Object.values(results).every((r) => r.ready);
@@ -111,7 +123,7 @@ export function createApp(options: AppOptions): TollgateApp {
   });
   app.use((req, _res, next) => next(new NotFoundError(`no route ${req.method} ${req.path}`)));
   app.use(problemHandler(logger));
-  return { app, metrics };
+  return { app, metrics, close: () => limits.close() };
 }
 
 /** POST bodies on `/v1` must be JSON (or empty); anything else is a 415, not a silently empty body. */

@@ -5,7 +5,8 @@
  * through timing); every other token is looked up by the SHA-256 of its secret in the {@link TokenStore}, so a
  * revocation holds at once on every replica. The caller becomes `res.locals.principal`.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { digestIn } from '../secure-compare.js';
 import type { RequestHandler, Response } from 'express';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import { allows, type Principal, type Scope } from '../tokens/scopes.js';
@@ -13,13 +14,8 @@ import type { TokenStore } from '../tokens/token-store.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-/** True when `candidate` equals one of `tokens`, checked in constant time over every token. */
-export function tokenMatches(candidate: string, tokens: readonly Buffer[]): boolean {
-  const hashed = digest(candidate);
-  let found = false;
-  for (const token of tokens) found = timingSafeEqual(hashed, token) || found;
-  return found;
-}
+/** True when `candidate` equals one of `tokens` (their SHA-256 digests), checked in constant time over every token. */
+export const tokenMatches = digestIn;
 
 /** The caller of an environment token: an administrator (trusted bridges, operators). */
 export const ENV_ADMIN: Principal = Object.freeze({ id: 'env', name: 'admin', scopes: ['admin'] as Scope[], as: null });
@@ -40,11 +36,12 @@ export interface AuthSources {
 export function bearerAuth(sources: AuthSources): RequestHandler {
   const hashed = sources.adminTokens.map(digest);
   const now = sources.now ?? Date.now;
-  return (req, res, next) => {
+  // Async: the token store may be a network database; express 5 passes a rejection (a 503 when it is down) to next().
+  return async (req, res, next) => {
     const header = req.get('authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const secret = match?.[1];
-    const principal = !secret ? null : tokenMatches(secret, hashed) ? ENV_ADMIN : (sources.tokens?.authenticate(secret, new Date(now())) ?? null);
+    const principal = !secret ? null : tokenMatches(secret, hashed) ? ENV_ADMIN : ((await sources.tokens?.authenticate(secret, new Date(now()))) ?? null);
     if (!principal) {
       next(new UnauthorizedError(header ? 'invalid bearer token (unknown, revoked or expired)' : 'missing Authorization: Bearer <token> header'));
       return;

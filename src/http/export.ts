@@ -1,19 +1,57 @@
 /**
  * @module http/export
  * Streams the audit query as CSV or NDJSON, row by row with back-pressure, so exporting a million rows needs no more
- * memory than one page.
+ * memory than one batch. Each row shows proposed (`tool_args`), approved (`approved_args`, or the proposed ones when
+ * approved unedited) and executed (the latest receipt: `executed` / `execution_failed`) side by side.
  */
 import type { Response } from 'express';
 import { once } from 'node:events';
 import { toApiRequest, type ApiRequest } from '../requests/serialize.js';
-import type { ConfirmationRequest } from '../requests/types.js';
+import type { ConfirmationEvent, ConfirmationRequest } from '../requests/types.js';
 
-const CSV_COLUMNS: (keyof ApiRequest)[] = [
-  'id', 'status', 'tool_name', 'tool_args', 'approved_args', 'prompt', 'options', 'agent_id', 'user_id', 'session_id',
-  'tool_call_id', 'metadata', 'channels', 'approvers', 'required_approvals', 'on_timeout', 'idempotency_key',
-  'args_sha256', 'created_at', 'expires_at', 'updated_at', 'responded_at', 'responded_by', 'responded_via',
-  'decision_option', 'reason', 'allowed',
+/** What the runtime reported after the tool ran: the latest `executed` / `execution_failed` event, flattened. */
+export interface ExecutionView {
+  outcome: 'executed' | 'execution_failed';
+  at: string;
+  by: string | null;
+  /** SHA-256 of the arguments that ran, when the runtime reported it. */
+  args_sha256: string | null;
+  /** Whether they are the approved ones (null when no hash was reported). */
+  args_match: boolean | null;
+  /** Whether the request was allowed when the tool ran (false: it ran without an approval). */
+  allowed: boolean | null;
+  detail: string | null;
+}
+
+/** A request as exported: the API's fields plus `execution` (null when no receipt was recorded). */
+export type ExportedRequest = ApiRequest & { execution: ExecutionView | null };
+
+/** The latest receipt among `events` (oldest first), flattened; null when the tool was never reported run. */
+export function executionOf(events: readonly ConfirmationEvent[]): ExecutionView | null {
+  const receipt = events.findLast((e) => e.type === 'executed' || e.type === 'execution_failed');
+  if (!receipt) return null;
+  const d = receipt.detail;
+  return {
+    outcome: receipt.type as ExecutionView['outcome'],
+    at: receipt.at.toISOString(),
+    by: receipt.actor,
+    args_sha256: typeof d.args_sha256 === 'string' ? d.args_sha256 : null,
+    args_match: typeof d.args_match === 'boolean' ? d.args_match : null,
+    allowed: typeof d.allowed === 'boolean' ? d.allowed : null,
+    detail: typeof d.detail === 'string' ? d.detail : null,
+  };
+}
+
+const CSV_COLUMNS: (keyof ApiRequest | `execution_${keyof ExecutionView}`)[] = [
+  'id', 'status', 'tool_name', 'tool_args', 'approved_args', 'execution_outcome', 'execution_at', 'execution_by',
+  'execution_args_sha256', 'execution_args_match', 'execution_allowed', 'execution_detail', 'prompt', 'options',
+  'agent_id', 'user_id', 'session_id', 'tool_call_id', 'metadata', 'channels', 'approvers', 'required_approvals',
+  'on_timeout', 'idempotency_key', 'args_sha256', 'created_at', 'expires_at', 'updated_at', 'responded_at',
+  'responded_by', 'responded_via', 'decision_option', 'reason', 'allowed',
 ];
+
+/** Rows whose events are read together, so a slow database overlaps the reads instead of paying them one by one. */
+const BATCH = 50;
 
 /** One CSV cell: quoted when needed; a leading `= + - @` is defused so spreadsheets do not run tool arguments as formulas. */
 export function csvCell(value: unknown): string {
@@ -23,8 +61,20 @@ export function csvCell(value: unknown): string {
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** Writes every request of `rows` to `res` in `format`. */
-export async function streamExport(res: Response, rows: AsyncIterable<ConfirmationRequest>, format: 'csv' | 'ndjson'): Promise<void> {
+function csvLine(row: ExportedRequest): string {
+  const cell = (column: (typeof CSV_COLUMNS)[number]) =>
+    column.startsWith('execution_') ? row.execution?.[column.slice('execution_'.length) as keyof ExecutionView] : row[column as keyof ApiRequest];
+  return `${CSV_COLUMNS.map((c) => csvCell(cell(c))).join(',')}\n`;
+}
+
+/** Options of {@link streamExport}. */
+export interface ExportOptions {
+  /** A request's audit events, oldest first: where the receipts are read from. */
+  events(id: string): Promise<ConfirmationEvent[]>;
+}
+
+/** Writes every request of `rows` to `res` in `format`, each with its latest execution receipt. */
+export async function streamExport(res: Response, rows: AsyncIterable<ConfirmationRequest>, format: 'csv' | 'ndjson', options: ExportOptions): Promise<void> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   res.status(200);
   res.setHeader('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
@@ -32,11 +82,24 @@ export async function streamExport(res: Response, rows: AsyncIterable<Confirmati
   const write = async (chunk: string) => {
     if (!res.write(chunk)) await once(res, 'drain');
   };
+  const flush = async (batch: ConfirmationRequest[]) => {
+    const executions = await Promise.all(batch.map(async (r) => executionOf(await options.events(r.id))));
+    for (const [i, request] of batch.entries()) {
+      if (res.destroyed) return;
+      const row: ExportedRequest = { ...toApiRequest(request), execution: executions[i]! };
+      await write(format === 'csv' ? csvLine(row) : `${JSON.stringify(row)}\n`);
+    }
+  };
   if (format === 'csv') await write(`${CSV_COLUMNS.join(',')}\n`);
+  let batch: ConfirmationRequest[] = [];
   for await (const request of rows) {
     if (res.destroyed) return;
-    const api = toApiRequest(request);
-    await write(format === 'csv' ? `${CSV_COLUMNS.map((c) => csvCell(api[c])).join(',')}\n` : `${JSON.stringify(api)}\n`);
+    batch.push(request);
+    if (batch.length >= BATCH) {
+      await flush(batch);
+      batch = [];
+    }
   }
+  await flush(batch);
   res.end();
 }

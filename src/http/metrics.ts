@@ -24,7 +24,7 @@ export function createMetrics(gateway: Gateway, options: { defaultMetrics?: bool
     labelNames: ['status'],
     registers: [registry],
     async collect() {
-      const counts = await gateway.store.countByStatus();
+      const counts = await gateway.countByStatus();
       for (const status of REQUEST_STATUSES) this.set({ status }, counts[status]);
     },
   });
@@ -34,7 +34,7 @@ export function createMetrics(gateway: Gateway, options: { defaultMetrics?: bool
     help: 'Requests waiting for a decision.',
     registers: [registry],
     async collect() {
-      this.set((await gateway.store.countByStatus()).pending);
+      this.set((await gateway.countByStatus()).pending);
     },
   });
   const created = new Counter({ name: 'tollgate_requests_created_total', help: 'Requests filed by this process.', registers: [registry] });
@@ -59,11 +59,19 @@ export function createMetrics(gateway: Gateway, options: { defaultMetrics?: bool
       timeToDecision.observe({ status: request.status }, (request.respondedAt.getTime() - request.createdAt.getTime()) / 1000);
     }
   });
-  const stopJobs = gateway.jobs.onOutcome((o) => jobs.inc({ job: o.job, channel: o.channel ?? '', outcome: o.ok ? 'ok' : 'failed' }));
+  const rulings = new Counter({
+    name: 'tollgate_policy_decisions_total',
+    help: 'Requests filed by this process, by the policy rule that matched and what it decided (allow, deny, ask, or grant when a standing grant approved it).',
+    labelNames: ['rule', 'decision'],
+    registers: [registry],
+  });
+  const stopRulings = gateway.policy?.onRuling((r) => rulings.inc({ rule: r.rule, decision: r.decision })) ?? (() => undefined);
+  const stopJobs = gateway.onJobOutcome((o) => jobs.inc({ job: o.job, channel: o.channel ?? '', outcome: o.ok ? 'ok' : 'failed' }));
   return {
     registry,
     close() {
       stopObserving();
+      stopRulings();
       stopJobs();
     },
   };

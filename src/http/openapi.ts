@@ -1,9 +1,13 @@
 /**
  * @module http/openapi
- * `GET /openapi.json`, generated from the same zod schemas that validate input, so the document cannot drift.
+ * `GET /openapi.json`, generated from the same zod schemas that validate input, so the document cannot drift. It lists
+ * every route the app serves (a test compares it with the app's registered routes): the `/v1` API, the runtime hooks,
+ * the platform callbacks, the operations endpoints and the web inbox's entry.
  */
 import { z } from 'zod';
-import { cancelSchema, createRequestSchema, decisionSchema, exportQuerySchema, listQuerySchema } from '../api-schema.js';
+import { cancelSchema, createRequestSchema, decisionSchema, exportQuerySchema, listQuerySchema, receiptSchema } from '../api-schema.js';
+import { loginLinkSchema } from './login-links-route.js';
+import { createTokenSchema } from './tokens-routes.js';
 
 const schema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' });
 const problem = { description: 'Problem', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
@@ -27,6 +31,9 @@ export function openApiDocument(version: string): Record<string, unknown> {
         CreateRequest: schema(createRequestSchema),
         Decision: schema(decisionSchema),
         Cancel: schema(cancelSchema),
+        Receipt: schema(receiptSchema),
+        CreateToken: schema(createTokenSchema),
+        LoginLink: schema(loginLinkSchema),
         Request: { type: 'object', description: 'A confirmation request (see README: "The request as returned").' },
         Problem: {
           type: 'object',
@@ -65,6 +72,60 @@ export function openApiDocument(version: string): Record<string, unknown> {
       '/v1/requests/{id}/cancel': {
         post: { summary: 'Cancel a pending request', parameters: [idParam], requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Cancel' } } } }, responses: { 200: requestResponse('Cancelled'), 404: problem, 409: problem } },
       },
+      '/v1/grants': {
+        get: {
+          summary: 'Standing grants in force, newest first (admin or audit:read); all=true adds expired and revoked ones',
+          parameters: [{ name: 'all', in: 'query', schema: { type: 'string', enum: ['true', 'false'] } }, { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000 } }],
+          responses: { 200: { description: '{items: [{id, rule, label, scope, request_id, created_by, created_at, expires_at, revoked_at, revoked_by, uses}]}' }, 403: problem },
+        },
+      },
+      '/v1/grants/{id}': { delete: { summary: 'Revoke a standing grant at once (admin); event grant_revoked on its origin request', parameters: [idParam], responses: { 204: { description: 'Revoked' }, 403: problem, 404: problem } } },
+      '/v1/requests/{id}/receipt': {
+        post: {
+          summary: 'Record that the approved tool call ran (event executed) or failed (execution_failed), by the filing token; args_sha256 is compared with the approved arguments',
+          parameters: [idParam],
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Receipt' } } } },
+          responses: { 201: { description: 'The receipt event' }, 403: problem, 404: problem, 409: problem },
+        },
+      },
+      '/v1/tokens': {
+        post: {
+          summary: 'Create a scoped token (admin); the secret is answered once',
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateToken' } } } },
+          responses: { 201: { description: '{id, name, scopes, as, created_at, expires_at, revoked_at, secret}' }, 400: problem, 403: problem },
+        },
+        get: { summary: 'List tokens without their secrets (admin)', responses: { 200: { description: '{items}' }, 403: problem } },
+      },
+      '/v1/tokens/{id}': { delete: { summary: 'Revoke a token at once, on every replica (admin)', parameters: [idParam], responses: { 204: { description: 'Revoked' }, 403: problem, 404: problem } } },
+      '/v1/web/login-links': {
+        post: {
+          summary: 'A new one-time web login link (admin), signing in as a configured web user or the login-link user',
+          requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/LoginLink' } } } },
+          responses: { 201: { description: '{url, one_time: true}' }, 400: problem, 403: problem, 409: problem },
+        },
+      },
+      '/v1/hooks/claude-code': {
+        post: {
+          summary: "Claude Code HTTP hook (PreToolUse / PermissionRequest / PostToolUse): files a request and answers Claude Code's hookSpecificOutput (request:create); see docs/integrations.md",
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: "Claude Code's hook input (session_id, tool_name, tool_input, hook_event_name, …)" } } } },
+          responses: { 200: { description: 'hookSpecificOutput' }, 400: problem },
+        },
+      },
+      '/v1/hooks/pulsebot': {
+        post: {
+          summary: "PulseBot's webhook verdict protocol: files a request and answers the verdict (request:create); see docs/integrations.md",
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: "PulseBot's hook body" } } } },
+          responses: { 200: { description: 'The verdict' }, 400: problem },
+        },
+      },
+      '/channels/slack/events': {
+        post: { security: [], summary: 'Slack interactivity callbacks (signed with the Slack signing secret; present when Slack is configured)', responses: { 200: { description: 'Acknowledged' }, 401: { description: 'Bad signature' } } },
+      },
+      '/channels/feishu/events': {
+        post: { security: [], summary: 'Feishu/Lark card callbacks (signed and encrypted; present when Feishu is configured over HTTP)', responses: { 200: { description: 'Toast and card' }, 401: { description: 'Bad signature' } } },
+      },
+      '/openapi.json': { get: { security: [], summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
+      '/ui': { get: { security: [], summary: 'The web inbox (HTML; its pages under /ui/ sign in with their own sessions, see docs/web.md)', responses: { 200: { description: 'text/html' }, 303: { description: 'To the sign-in page' } } } },
       '/healthz': { get: { security: [], summary: 'Liveness', responses: { 200: { description: 'ok' } } } },
       '/readyz': { get: { security: [], summary: 'Readiness: database, and Redis when used', responses: { 200: { description: 'ready' }, 503: { description: 'not ready' } } } },
       '/metrics': { get: { security: [], summary: 'Prometheus metrics', responses: { 200: { description: 'text/plain' } } } },

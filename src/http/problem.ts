@@ -5,7 +5,7 @@
  */
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { TollgateError, type FieldProblem } from '../errors.js';
+import { ServiceUnavailableError, TollgateError, type FieldProblem } from '../errors.js';
 
 /** A problem document. */
 export interface Problem {
@@ -25,6 +25,7 @@ const TITLES: Record<number, string> = {
   409: 'Conflict',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
@@ -58,6 +59,9 @@ export function problemHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (error instanceof TollgateError) {
+      // A 5xx we named (a busy or read-only database) still needs the operator's eyes, with the original cause.
+      if (error.status >= 500) logger.error({ err: error, cause: error.cause, reqId: res.locals.requestId, path: req.path }, error.message);
+      if (error instanceof ServiceUnavailableError) res.setHeader('Retry-After', String(error.retryAfterS));
       sendProblem(res, error.status, error.message, { code: error.code, errors: error.errors });
       return;
     }

@@ -15,8 +15,8 @@ import {
 } from '../api-schema.js';
 import type { DecisionRejection } from '../channel.js';
 import { ForbiddenError, NotFoundError, TollgateError, ValidationError } from '../errors.js';
-import type { Gateway, NewRequestInput } from '../gateway.js';
-import { toApiEvent, toApiRequest } from '../requests/serialize.js';
+import type { Gateway } from '../gateway.js';
+import { fromApiInput, toApiEvent, toApiRequest } from '../requests/serialize.js';
 import { decidingIdentity, mayCancel, mayRead, type Principal } from '../tokens/scopes.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { principalOf, requireScope } from './auth.js';
@@ -40,32 +40,13 @@ export function requestsRouter(gateway: Gateway): Router {
 
   router.post('/', requireScope('request:create'), async (req, res) => {
     const body = parseInput(createRequestSchema, req.body ?? {}, 'body');
-    const input: NewRequestInput = {
-      toolName: body.tool_name,
-      toolArgs: body.tool_args,
-      prompt: body.prompt,
-      options: body.options,
-      agentId: body.agent_id,
-      userId: body.user_id,
-      sessionId: body.session_id,
-      toolCallId: body.tool_call_id,
-      metadata: body.metadata,
-      channels: body.channels,
-      approvers: body.approvers,
-      requiredApprovals: body.required_approvals,
-      timeoutS: body.timeout_s,
-      onTimeout: body.on_timeout,
-      idempotencyKey: body.idempotency_key,
-      callbackUrl: body.callback_url,
-      filedBy: principalOf(res).name,
-    };
-    const { request, created } = await gateway.request(input);
+    const { request, created } = await gateway.request({ ...fromApiInput(body), filedBy: principalOf(res).name });
     res.status(created ? 201 : 200).location(`/v1/requests/${request.id}`).json(toApiRequest(request));
   });
 
   router.get('/', requireScope('audit:read'), async (req, res) => {
     const q = parseInput(listQuerySchema, req.query, 'query');
-    const page = await gateway.store.list({
+    const page = await gateway.list({
       status: q.status,
       toolName: q.tool_name,
       agentId: q.agent_id,
@@ -74,14 +55,14 @@ export function requestsRouter(gateway: Gateway): Router {
       until: q.until,
       limit: q.limit,
       cursor: q.cursor,
-    }).catch(rethrowCursor);
+    });
     res.json({ items: page.items.map(toApiRequest), next_cursor: page.nextCursor });
   });
 
   router.get('/export', requireScope('audit:read'), async (req, res) => {
     const q = parseInput(exportQuerySchema, req.query, 'query');
-    const rows = gateway.store.scan({ status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, since: q.since, until: q.until });
-    await streamExport(res, rows, q.format);
+    const rows = gateway.scan({ status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, since: q.since, until: q.until });
+    await streamExport(res, rows, q.format, { events: (id) => gateway.events(id) });
   });
 
   router.get('/:id', requireScope('request:read', 'audit:read'), async (req, res) => {
@@ -102,7 +83,7 @@ export function requestsRouter(gateway: Gateway): Router {
     const id = requestId(req);
     readable(await gateway.mustGet(id), principalOf(res));
     if (req.accepts(['text/event-stream', 'application/json']) === 'application/json') {
-      res.json({ items: (await gateway.store.events(id)).map(toApiEvent) });
+      res.json({ items: (await gateway.events(id)).map(toApiEvent) });
       return;
     }
     await streamRequestEvents(gateway, id, req, res);
@@ -126,6 +107,7 @@ export function requestsRouter(gateway: Gateway): Router {
       option: body.option,
       approvedArgs: body.approved_args,
       argsSha256: body.args_sha256,
+      grant: body.grant,
       actor: { channel, userId },
       // Over the API: always recorded as "api" with the token's name, never as a tap in the approver's channel.
       via: 'api',
@@ -183,9 +165,3 @@ function splitOnce(value: string): [string, string] {
   const i = value.indexOf(':');
   return [value.slice(0, i), value.slice(i + 1)];
 }
-
-function rethrowCursor(error: unknown): never {
-  if (error instanceof Error && error.name === 'InvalidCursorError') throw new ValidationError(`cursor: ${error.message}`, [{ path: 'cursor', message: error.message }]);
-  throw error;
-}
-

@@ -30,7 +30,7 @@ export async function streamRequestEvents(gateway: Gateway, id: string, req: Req
   };
   const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
   heartbeat.unref();
-  const unsubscribe = gateway.feed.subscribe((change) => {
+  const unsubscribe = gateway.subscribe((change) => {
     if (change.requestId === id) void send();
   });
   const finish = () => {

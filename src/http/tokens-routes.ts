@@ -39,20 +39,20 @@ function toApiToken(t: ApiToken) {
 export function tokensRouter(tokens: TokenStore, now: () => number = Date.now): Router {
   const router = Router();
   router.use(requireScope('admin'));
-  router.post('/', (req, res) => {
+  router.post('/', async (req, res) => {
     const body = parseInput(createTokenSchema, req.body ?? {}, 'body');
     const at = new Date(now());
     const expiresAt = body.expires_in_s === undefined ? null : new Date(at.getTime() + body.expires_in_s * 1000);
-    const { token, secret } = tokens.create({ name: body.name, scopes: body.scopes, as: body.as ?? null, expiresAt }, at);
+    const { token, secret } = await tokens.create({ name: body.name, scopes: body.scopes, as: body.as ?? null, expiresAt }, at);
     res.status(201).location(`/v1/tokens/${token.id}`).json({ ...toApiToken(token), secret });
   });
-  router.get('/', (_req, res) => {
-    res.json({ items: tokens.list().map(toApiToken) });
+  router.get('/', async (_req, res) => {
+    res.json({ items: (await tokens.list()).map(toApiToken) });
   });
-  router.delete('/:id', (req, res) => {
+  router.delete('/:id', async (req, res) => {
     const id = String(req.params.id);
     if (!/^[0-9a-f-]{36}$/i.test(id)) throw new NotFoundError(`no token with id ${id.slice(0, 80)}`);
-    tokens.revoke(id.toLowerCase(), new Date(now()));
+    await tokens.revoke(id.toLowerCase(), new Date(now()));
     res.status(204).end();
   });
   return router;

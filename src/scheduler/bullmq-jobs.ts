@@ -8,6 +8,7 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { JobFailedPermanentlyError, JobNotNeededError, retryDelay, type JobAttempt, type SchedulerJobs } from './types.js';
+import { describeError } from '../errors.js';
 
 /**
  * The queue names, stable across releases: Redis keys are `<prefix>:<queue>:…` (default prefix `tollgate`).
@@ -133,14 +134,14 @@ export function createProcessor(context: ProcessorContext) {
           return;
       }
     } catch (error) {
-      const fields = { job: job.id, attempt: attempt.attempt, err: describe(error) };
+      const fields = { job: job.id, attempt: attempt.attempt, err: describeError(error) };
       if (error instanceof JobNotNeededError) {
         context.logger.debug(fields, 'job not needed');
-        throw new UnrecoverableError(`not needed: ${describe(error)}`);
+        throw new UnrecoverableError(`not needed: ${describeError(error)}`);
       }
       if (error instanceof JobFailedPermanentlyError) {
         context.logger.warn(fields, 'job failed for good');
-        throw new UnrecoverableError(describe(error));
+        throw new UnrecoverableError(describeError(error));
       }
       context.logger.warn(fields, attempt.isLastAttempt ? 'job failed for good' : 'job failed; will retry');
       throw error;
@@ -154,6 +155,3 @@ export function backoffStrategy(backoffMs: number) {
 }
 
 /** An error's message, for logs. */
-export function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

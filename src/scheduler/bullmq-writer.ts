@@ -9,8 +9,9 @@
  */
 import type { JobsOptions, Queue } from 'bullmq';
 import type { Clock } from '../clock.js';
-import { BACKOFF_TYPE, describe, jobIdOf, queueOf, type QueueRole, type TollgateJobData } from './bullmq-jobs.js';
+import { BACKOFF_TYPE, jobIdOf, queueOf, type QueueRole, type TollgateJobData } from './bullmq-jobs.js';
 import type { BufferedOperation } from './operation-buffer.js';
+import { describeError } from '../errors.js';
 
 /** Job states in which a job has not started yet. */
 const WAITING_STATES = new Set(['waiting', 'delayed', 'prioritized', 'waiting-children']);
@@ -72,7 +73,7 @@ export class BullMQWriter {
   private async cancelExpiry(requestId: string): Promise<void> {
     if (this.isFiringHere(requestId)) return; // it is firing in this process now and completes on its own
     await this.queues.expiry.remove(jobIdOf({ kind: 'expire', requestId, at: 0 })).catch((error: unknown) => {
-      if (!/locked/i.test(describe(error))) throw error; // firing elsewhere: it will find the request final
+      if (!/locked/i.test(describeError(error))) throw error; // firing elsewhere: it will find the request final
     });
   }
 

@@ -15,11 +15,12 @@ import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
-import { QUEUE_NAMES, SWEEP_SCHEDULER_ID, backoffStrategy, createProcessor, describe, type QueueRole, type TollgateJobData } from './bullmq-jobs.js';
+import { QUEUE_NAMES, SWEEP_SCHEDULER_ID, backoffStrategy, createProcessor, type QueueRole, type TollgateJobData } from './bullmq-jobs.js';
 import { BullMQWriter } from './bullmq-writer.js';
 import { OperationBuffer, type BufferedOperation } from './operation-buffer.js';
 import { closeRedis, createFailFastRedis, createWorkerRedis, withTimeout, type RedisConnectionOptions } from './redis-connections.js';
 import { schedulerDefaults, type Scheduler, type SchedulerJobs, type SchedulerOptions } from './types.js';
+import { describeError } from '../errors.js';
 
 /** Options of {@link BullMQScheduler}. */
 export interface BullMQSchedulerOptions extends SchedulerOptions {
@@ -163,7 +164,7 @@ export class BullMQScheduler implements Scheduler {
       await withTimeout(this.commands.ping(), this.commandTimeoutMs, 'redis ping');
       return this.buffer.size ? { ready: true, detail: `catching up${buffered}` } : { ready: true };
     } catch (error) {
-      return { ready: false, detail: `redis ping failed (${describe(error)})${buffered}` };
+      return { ready: false, detail: `redis ping failed (${describeError(error)})${buffered}` };
     }
   }
 
@@ -218,7 +219,7 @@ export class BullMQScheduler implements Scheduler {
       await withTimeout(this.writer.apply(op), this.commandTimeoutMs, 'job operation');
     } catch (error) {
       // Often the first sign that Redis went away (the client still says "ready"): keep it and retry shortly.
-      this.logger.debug({ op: op.kind, err: describe(error) }, 'job operation failed; retrying from the buffer');
+      this.logger.debug({ op: op.kind, err: describeError(error) }, 'job operation failed; retrying from the buffer');
       this.buffer.put(op);
       this.retrySoon();
     }
@@ -280,7 +281,7 @@ export class BullMQScheduler implements Scheduler {
   }
 
   private noteError(error: unknown) {
-    const message = describe(error);
+    const message = describeError(error);
     if (message !== this.lastError) this.logger.warn({ err: message }, 'scheduler Redis error');
     this.lastError = message;
   }

@@ -15,6 +15,7 @@ import {
   type SchedulerJobs,
   type SchedulerOptions,
 } from './types.js';
+import { describeError } from '../errors.js';
 
 /** Options of {@link InProcessScheduler}. */
 export interface InProcessSchedulerOptions extends SchedulerOptions {
@@ -118,7 +119,7 @@ export class InProcessScheduler implements Scheduler {
       .catch((error: unknown) => {
         if (error instanceof JobNotNeededError) return;
         const permanent = error instanceof JobFailedPermanentlyError;
-        this.logger.warn({ job: key, attempt, err: error instanceof Error ? error.message : String(error) }, permanent || isLastAttempt ? 'job failed for good' : 'job failed; will retry');
+        this.logger.warn({ job: key, attempt, err: describeError(error) }, permanent || isLastAttempt ? 'job failed for good' : 'job failed; will retry');
         // A fresh enqueue of the same job while this attempt ran supersedes the retry.
         if (permanent || isLastAttempt || this.stopped || this.queued.has(key)) return;
         const delay = retryDelay(attempt, this.settings.backoffMs, error);

@@ -6,8 +6,9 @@
  * reconciliation, which rebuilds timers from the rows.
  */
 import type { Logger } from 'pino';
-import { describe, jobIdOf, type TollgateJobData } from './bullmq-jobs.js';
+import { jobIdOf, type TollgateJobData } from './bullmq-jobs.js';
 import { isConnectionError } from './redis-connections.js';
+import { describeError } from '../errors.js';
 
 /** A scheduler call, as it waits for Redis. */
 export type BufferedOperation = { kind: 'add'; data: TollgateJobData } | { kind: 'cancel-expiry'; requestId: string };
@@ -70,7 +71,7 @@ export class OperationBuffer {
         } catch (error) {
           if (canRun() && !isConnectionError(error)) {
             this.failed++;
-            this.logger.error({ job: key, err: describe(error) }, 'job operation failed; dropped (the sweep and reconciliation repair it)');
+            this.logger.error({ job: key, err: describeError(error) }, 'job operation failed; dropped (the sweep and reconciliation repair it)');
             continue;
           }
           if (!this.pending.has(key)) this.pending.set(key, op);

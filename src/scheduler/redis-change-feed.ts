@@ -13,6 +13,7 @@ import { pino, type Logger } from 'pino';
 import type { ChangeFeed, RequestChange } from '../change-feed.js';
 import { REQUEST_STATUSES } from '../requests/types.js';
 import { closeRedis, createFailFastRedis, createRedis, withTimeout, type RedisConnectionOptions } from './redis-connections.js';
+import { describeError } from '../errors.js';
 
 /** Options of {@link RedisChangeFeed}. */
 export interface RedisChangeFeedOptions {
@@ -125,7 +126,7 @@ export class RedisChangeFeed implements ChangeFeed {
   }
 
   private noteError(error: unknown) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = describeError(error);
     if (message !== this.lastError) this.logger.warn({ err: message }, 'change feed Redis error');
     this.lastError = message;
   }

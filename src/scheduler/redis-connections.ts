@@ -5,6 +5,7 @@
  * use needs.
  */
 import { Redis, type RedisOptions } from 'ioredis';
+import { describeError } from '../errors.js';
 
 /** Where Redis is: a `redis://` / `rediss://` URL, or ioredis options. */
 export type RedisConnectionOptions = string | RedisOptions;
@@ -63,6 +64,6 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number, what: stri
 
 /** Whether an error means "Redis is not reachable right now" (worth keeping the operation for later). */
 export function isConnectionError(error: unknown): boolean {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = describeError(error);
   return /stream isn't writeable|connection is closed|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|EHOSTUNREACH|timed out|max ?retries|socket/i.test(message);
 }

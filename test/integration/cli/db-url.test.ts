@@ -25,8 +25,8 @@ function tollgate(...args: string[]): Promise<{ code: number; stderr: string }> 
 
 describe('--db with a URL', () => {
   it.each([
-    ['serve', 'postgres://postgres@127.0.0.1:5432/x', /PostgreSQL is not supported/],
-    ['migrate', 'postgresql://postgres@127.0.0.1:5432/x', /PostgreSQL is not supported/],
+    ['migrate', 'sqlite:./x.db', /"sqlite:" is not a database/],
+    ['migrate', 'redis://127.0.0.1:6379/0', /"redis:" is not a database/],
     ['serve', 'mysql://root@127.0.0.1/x', /"mysql:" is not a database/],
   ])('tollgate %s --db %s is a clear error that creates nothing', async (command, url, message) => {
     const { code, stderr } = await tollgate(command, '--db', url);

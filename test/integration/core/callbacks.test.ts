@@ -53,7 +53,7 @@ describe('callback_url webhooks', () => {
     const payload = JSON.parse(last.body) as { type: string; request: { id: string; status: string; allowed: boolean } };
     expect(payload).toMatchObject({ type: 'confirmation.decided', request: { id: created.id, status: 'approved', allowed: true } });
     await eventually(async () => {
-      const events = (await t.gateway.store.events(created.id)).filter((e) => e.type.startsWith('callback_'));
+      const events = (await t.store.events(created.id)).filter((e) => e.type.startsWith('callback_'));
       expect(events.map((e) => [e.type, e.detail.attempt])).toEqual([
         ['callback_failed', 1],
         ['callback_failed', 2],

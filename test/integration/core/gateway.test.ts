@@ -6,27 +6,28 @@ import { createWebChannel } from '../../../channels/web/index.js';
 import { ManualClock } from '../../../src/clock.js';
 import { ConflictError, ValidationError } from '../../../src/errors.js';
 import { Gateway } from '../../../src/gateway.js';
-import { applyMigrations, openDatabase } from '../../../src/requests/database.js';
-import { SqliteConfirmationStore } from '../../../src/requests/sqlite-store.js';
+import { applyMigrations, openDatabase } from '../../../src/requests/sqlite/database.js';
+import { SqliteConfirmationStore } from '../../../src/requests/sqlite/store.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 
 let dir: string;
 let clock: ManualClock;
-const gateways: Gateway[] = [];
+const gateways: { gateway: Gateway; store: SqliteConfirmationStore }[] = [];
 
 /** A gateway on the shared test database file, with its own connection (as a second process would have). */
 async function gatewayOnFile(options: { allowSelfApproval?: boolean } = {}) {
   const db = openDatabase(join(dir, 'tollgate.db'));
   applyMigrations(db);
+  const store = new SqliteConfirmationStore(db);
   const gateway = new Gateway({
-    store: new SqliteConfirmationStore(db),
+    store,
     scheduler: new InProcessScheduler({ clock, sweepEveryMs: 0 }),
     channels: [createWebChannel()],
     clock,
     ...options,
   });
   await gateway.start();
-  gateways.push(gateway);
+  gateways.push({ gateway, store });
   return gateway;
 }
 
@@ -36,9 +37,9 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
-  for (const g of gateways.splice(0)) {
-    await g.stop();
-    await g.store.close();
+  for (const { gateway, store } of gateways.splice(0)) {
+    await gateway.stop();
+    await store.close();
   }
   rmSync(dir, { recursive: true, force: true });
 });
@@ -55,7 +56,7 @@ describe('gateway', () => {
     );
     expect(outcomes.filter((o) => o.ok && o.final)).toHaveLength(1);
     expect(outcomes.filter((o) => !o.ok).every((o) => !o.ok && o.code === 'already_decided')).toBe(true);
-    const events = await a.store.events(request.id);
+    const events = await a.events(request.id);
     expect(events.filter((e) => e.type === 'approved' || e.type === 'denied')).toHaveLength(1);
     expect(events.filter((e) => e.type === 'decision_rejected')).toHaveLength(49);
   });
@@ -69,7 +70,7 @@ describe('gateway', () => {
     expect(!again.ok && again.code).toBe('duplicate_approval');
     const second = await g.decide({ requestId: request.id, decision: 'approve', actor: web('bob') });
     expect(second.ok && second.final && second.request.status).toBe('approved');
-    expect((await g.store.events(request.id)).filter((e) => e.type === 'approved').map((e) => e.actor)).toEqual(['web:alice', 'web:bob']);
+    expect((await g.events(request.id)).filter((e) => e.type === 'approved').map((e) => e.actor)).toEqual(['web:alice', 'web:bob']);
 
     const other = (await g.request({ toolName: 'deploy', requiredApprovals: 3 })).request;
     await g.decide({ requestId: other.id, decision: 'approve', actor: web('alice') });
@@ -84,7 +85,7 @@ describe('gateway', () => {
     expect(!stranger.ok && stranger.code).toBe('not_authorized');
     const self = await g.decide({ requestId: request.id, decision: 'approve', actor: web('alice') });
     expect(!self.ok && self.code).toBe('self_approval');
-    const rejected = (await g.store.events(request.id)).filter((e) => e.type === 'decision_rejected');
+    const rejected = (await g.events(request.id)).filter((e) => e.type === 'decision_rejected');
     expect(rejected.map((e) => [e.actor, e.detail.code])).toEqual([
       ['web:mallory', 'not_authorized'],
       ['web:alice', 'self_approval'],
@@ -141,7 +142,7 @@ describe('gateway', () => {
     expect(expired?.status).toBe('expired');
     expect(expired?.allowed).toBe(false);
     expect((await g.get(approve.id))?.allowed).toBe(true);
-    expect((await g.store.events(deny.id)).filter((e) => e.type === 'expired')).toHaveLength(1);
+    expect((await g.events(deny.id)).filter((e) => e.type === 'expired')).toHaveLength(1);
     const late = await g.decide({ requestId: deny.id, decision: 'approve', actor: web('a') });
     expect(!late.ok && late.code).toBe('already_decided');
   });

@@ -37,7 +37,8 @@ describe('restart survival (tollgate serve killed with SIGKILL)', () => {
       decided.push(r.id);
     }
     await first.kill('SIGKILL');
-    // Let `short` fall due while no gateway runs.
+    // Real time, not ManualClock: the gateways are child processes (SIGKILLed mid-run), which cannot share a clock
+    // with the test; 1.1 s is the shortest wait that lets a 1 s timeout fall due while no gateway runs.
     await new Promise((r) => setTimeout(r, 1100));
 
     const second = await start();
@@ -55,6 +56,7 @@ describe('restart survival (tollgate serve killed with SIGKILL)', () => {
     const first = await start();
     const r = await json(first.api('/v1/requests', { body: { tool_name: 'x', timeout_s: 1 } }));
     await first.kill('SIGKILL');
+    // Real time for the same reason as above: child processes cannot share a ManualClock.
     await new Promise((res) => setTimeout(res, 1100));
     const second = await start();
     await eventually(async () => expect((await json(second.api(`/v1/requests/${r.id}`))).status).toBe('expired'));

@@ -93,12 +93,14 @@ describe('web decision forms', () => {
       expect(res.text).toContain('Form rejected');
     }
     expect(await apiView(request.id)).toMatchObject({ status: 'pending' });
-    expect((await server.gateway.store.events(request.id)).map((e) => e.type)).not.toContain('decision_rejected');
+    expect((await server.store.events(request.id)).map((e) => e.type)).not.toContain('decision_rejected');
   });
 
   it('tells an approver who is not on the allowlist that nothing changed', async () => {
     const request = await file({ approvers: ['web:carol'] });
-    const res = await bob.decide(request.id, { decision: 'approve' });
+    // The page shows bob no buttons; a post made anyway (a stale page, a crafted form) is still refused.
+    expect((await bob.request(`/ui/requests/${request.id}`)).text).not.toContain('id="approve-form"');
+    const res = await bob.decide(request.id, { decision: 'approve', nonce: request.nonce });
     expect(res.path).toContain('notice=not_authorized');
     expect(res.text).toContain('You are not an approver of this request.');
     expect(await apiView(request.id)).toMatchObject({ status: 'pending' });

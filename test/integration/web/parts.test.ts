@@ -34,12 +34,12 @@ describe('web configuration', () => {
 
   it('names the setting that is wrong', () => {
     const cases: [unknown, string, Record<string, string>?][] = [
-      [{ users: [{ name: 'a b', token_env: 'X' }] }, 'web.users.0.name'],
-      [{ users: [{ name: 'alice' }] }, 'web.users.0: give password_hash or token_env'],
-      [{ users: [{ name: 'alice', password_hash: 'plaintext' }] }, 'web.users.0.password_hash'],
-      [{ users: [{ name: 'alice', token_env: 'MISSING' }] }, 'web.users.0.token_env: set MISSING'],
-      [{ users: [{ name: 'alice', token_env: 'SHORT' }] }, 'web.users.0.token_env', { SHORT: 'abc' }],
-      [{ users: [{ name: 'a', token_env: 'T' }, { name: 'a', token_env: 'T' }] }, 'web.users.1.name: "a" is listed twice', { T: 't'.repeat(16) }],
+      [{ users: [{ name: 'a b', token_env: 'X' }] }, 'web.users[0].name'],
+      [{ users: [{ name: 'alice' }] }, 'web.users[0]: give password_hash or token_env'],
+      [{ users: [{ name: 'alice', password_hash: 'plaintext' }] }, 'web.users[0].password_hash'],
+      [{ users: [{ name: 'alice', token_env: 'MISSING' }] }, 'web.users[0].token_env: set MISSING'],
+      [{ users: [{ name: 'alice', token_env: 'SHORT' }] }, 'web.users[0].token_env', { SHORT: 'abc' }],
+      [{ users: [{ name: 'a', token_env: 'T' }, { name: 'a', token_env: 'T' }] }, 'web.users[1].name: "a" is listed twice', { T: 't'.repeat(16) }],
       [{ colour: 'blue' }, 'web'],
     ];
     for (const [web, message, env] of cases) {

@@ -1,0 +1,76 @@
+/**
+ * @module gateway-reads
+ * The read side of the gateway facade: requests, their events, the audit query and the change feed, as routes,
+ * channels and integrations may see them. Writes (filing, deciding, cancelling, expiring) are the {@link Gateway}'s,
+ * which extends this class; nothing outside reaches the store or the feed themselves.
+ */
+import type { ChangeFeed, RequestChange } from './change-feed.js';
+import type { Clock } from './clock.js';
+import { NotFoundError } from './errors.js';
+import type { ConfirmationStore, RequestPage, RequestQuery } from './requests/store.js';
+import type { ConfirmationEvent, ConfirmationRequest, NewEvent, RequestStatus } from './requests/types.js';
+
+/** Reads through the gateway. */
+export abstract class GatewayReads {
+  protected constructor(
+    protected readonly store: ConfirmationStore,
+    protected readonly feed: ChangeFeed,
+    /** The gateway's clock (a `ManualClock` in tests). */
+    readonly clock: Clock,
+  ) {}
+
+  /** Reads a request. */
+  async get(id: string): Promise<ConfirmationRequest | null> {
+    return this.store.get(id);
+  }
+
+  /** Reads a request or throws {@link NotFoundError}. */
+  async mustGet(id: string): Promise<ConfirmationRequest> {
+    const request = await this.store.get(id);
+    if (!request) throw new NotFoundError(`no request with id ${id}`);
+    return request;
+  }
+
+  /** Reads the request filed under an idempotency key. */
+  async getByIdempotencyKey(key: string): Promise<ConfirmationRequest | null> {
+    return this.store.getByIdempotencyKey(key);
+  }
+
+  /** The request's audit events, oldest first. */
+  async events(id: string): Promise<ConfirmationEvent[]> {
+    return this.store.events(id);
+  }
+
+  /** A page of the audit query, newest first. */
+  async list(query: RequestQuery): Promise<RequestPage> {
+    return this.store.list(query);
+  }
+
+  /** Every row matching the filters, newest first, read in batches (streamed exports). */
+  scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest> {
+    return this.store.scan(query);
+  }
+
+  /** How many requests are in each state (the `/metrics` gauges). */
+  async countByStatus(): Promise<Record<RequestStatus, number>> {
+    return this.store.countByStatus();
+  }
+
+  /**
+   * Adds an audit event that changes no state (a runtime's `post_call` report, say). State changes go through
+   * {@link decide}, {@link cancel} and expiry, never through here.
+   */
+  async note(id: string, event: NewEvent): Promise<void> {
+    await this.store.appendEvent(id, event);
+  }
+
+  /** Calls `listener` after every committed change, in every gateway process; returns the unsubscribe function. */
+  subscribe(listener: (change: RequestChange) => void): () => void {
+    return this.feed.subscribe(listener);
+  }
+
+  /** The gateway's clock, in epoch milliseconds. */
+  now(): number {
+    return this.clock.now();
+  }
+}
