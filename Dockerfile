@@ -2,13 +2,12 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json ./
-RUN npm install --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY channels ./channels
 COPY migrations ./migrations
-RUN npm run build && npm prune --omit=dev
+# npm install builds dist/ itself (the prepare script), so the sources come first.
+RUN npm install --no-audit --no-fund && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 WORKDIR /app

@@ -107,9 +107,32 @@ def wait_for_verdict(request_id, max_wait_s=None):
             delay = min(delay * 2, 5.0)
 
 
-def require_approval(tool_name, tool_args, idempotency_key=None, max_wait_s=None, **fields):
-    """Asks and waits; returns the arguments to run with (the approver's edits, if any) or raises NotApproved."""
+def decide_url(request_id):
+    """The request's page in the web inbox, where an approver can decide it (chat cards carry the same buttons)."""
+    base = os.environ.get("TOLLGATE_URL", "http://127.0.0.1:8787").rstrip("/")
+    return f"{base}/ui/requests/{request_id}"
+
+
+def say_waiting(request):
+    """Tells whoever runs the agent what it waits for and where to decide it (on stderr: stdout stays the tool's)."""
+    if request["status"] == "pending":
+        approvers = ", ".join(request.get("approvers") or []) or "anyone who sees the card"
+        print(
+            f"waiting for a decision on request {request['id']} ({request['tool_name']}; approvers: {approvers}; "
+            f"expires {request['expires_at']}): decide it at {decide_url(request['id'])}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def require_approval(tool_name, tool_args, idempotency_key=None, max_wait_s=None, on_filed=say_waiting, **fields):
+    """Asks and waits; returns the arguments to run with (the approver's edits, if any) or raises NotApproved.
+
+    ``on_filed(request)`` runs once the request is filed, before waiting (by default it prints where to decide it).
+    """
     request = request_approval(tool_name, tool_args, idempotency_key, **fields)
+    if on_filed:
+        on_filed(request)
     final = wait_for_verdict(request["id"], max_wait_s)
     if final.get("allowed") is not True:
         raise NotApproved(final)

@@ -19,6 +19,8 @@ export interface TestServer {
   token: string;
   server: TollgateServer;
   gateway: TollgateServer['gateway'];
+  /** The store under the gateway, for assertions on rows, cards and events. */
+  store: TollgateServer['store'];
   dbPath: string;
   /** fetch against the gateway with the bearer token and JSON body. */
   api(path: string, init?: { method?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
@@ -60,6 +62,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     token,
     server,
     gateway: server.gateway,
+    store: server.store,
     dbPath,
     api(path, init = {}) {
       const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...init.headers };

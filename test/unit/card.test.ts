@@ -26,6 +26,16 @@ describe('card text', () => {
     expect(preview).toMatch(/more characters/);
   });
 
+  it('previews arguments nested 10,000 levels deep (a row from before the input bound) without overflowing, bounded', () => {
+    let deep: Record<string, unknown> = { token: 'sk-live-secret' };
+    for (let i = 0; i < 10_000; i++) deep = { a: deep };
+    const preview = previewArgs(deep, 500);
+    expect(preview.length).toBeLessThan(700);
+    expect(preview).toMatch(/nested deeper than 64 levels/);
+    expect(preview).not.toContain('sk-live-secret');
+    expect(() => cardText({ ...base, toolArgs: deep })).not.toThrow();
+  });
+
   it('words a pending card with buttons and a final one without', () => {
     const pending = cardText(base);
     expect(pending.title).toBe('Approval needed: pay_invoice');

@@ -18,7 +18,7 @@ export interface FakeFeishuCall {
 }
 
 /** The routes the fake serves. */
-export type FakeRoute = 'token' | 'send' | 'patch' | 'card_update' | 'unknown';
+export type FakeRoute = 'token' | 'send' | 'patch' | 'reply' | 'card_update' | 'unknown';
 
 /** A failure to inject into the next call(s) of a route. */
 export interface FakeFailure {
@@ -173,6 +173,7 @@ function routeOf(method: string, path: string): FakeRoute {
   if (method === 'POST' && path === '/open-apis/auth/v3/tenant_access_token/internal') return 'token';
   if (method === 'POST' && path === '/open-apis/im/v1/messages') return 'send';
   if (method === 'PATCH' && /^\/open-apis\/im\/v1\/messages\/[^/]+$/.test(path)) return 'patch';
+  if (method === 'POST' && /^\/open-apis\/im\/v1\/messages\/[^/]+\/reply$/.test(path)) return 'reply';
   if (method === 'POST' && path === '/open-apis/interactive/v1/card/update') return 'card_update';
   return 'unknown';
 }

@@ -1,6 +1,8 @@
 /**
  * Several gateway processes on one SQLite file and one private redis-server: cross-process wake-ups, a SIGKILLed
  * gateway's work taken over, Redis killed and restarted, Redis down at start, and 1,000 simultaneous expiries.
+ * These tests wait real seconds on purpose: the gateways are child processes (and Redis a real server whose delayed
+ * jobs run on its own time), so they cannot share a ManualClock with the test; timeouts are kept to a few seconds.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,12 +11,12 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock.js';
 import { Gateway } from '../../../src/gateway.js';
-import { applyMigrations, openDatabase } from '../../../src/requests/database.js';
-import { SqliteConfirmationStore } from '../../../src/requests/sqlite-store.js';
+import { applyMigrations, openDatabase } from '../../../src/requests/sqlite/database.js';
+import { SqliteConfirmationStore } from '../../../src/requests/sqlite/store.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
-import { FakeSlack } from './fake-slack.js';
 import { startRedisGateway, type RedisGateway, type RedisGatewayOptions } from './gateways.js';
 import { PrivateRedis, freePort } from './redis.js';
+import { FakeSlack } from '../../fakes/slack/fake-slack.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -66,28 +68,53 @@ describe('several gateway processes on one database and one Redis', { timeout: 1
   const create = (g: RedisGateway, body: Record<string, unknown>) => g.json<ApiRequest>('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { amount: 120 }, ...body } }, 201);
   const expiredEvents = (sql: <T>(q: string) => T[]) => sql<{ request_id: string; n: number }>("select request_id, count(*) as n from confirmation_events where type = 'expired' group by request_id");
 
-  it('a decision on one gateway wakes a long-poll waiting on the other', async () => {
-    const { gateway } = await setup();
+  /** Whether `promise` has settled within `ms` (without consuming its result). */
+  const settledWithin = (promise: Promise<unknown>, ms: number) =>
+    Promise.race([promise.then(() => true, () => true), sleep(ms).then(() => false)]);
+
+  it('a decision on one gateway wakes a long-poll parked on the other, through the Redis change feed', async () => {
+    const { gateway, dbPath } = await setup();
     const a = await gateway();
     const b = await gateway();
+    expect(a.process.pid).not.toBe(b.process.pid); // two processes: nothing is shared but the file and Redis
     const request = await create(a, { timeout_s: 120 });
+
+    // The long-poll is parked on B: after a second it still has not answered (a waiter returns only when woken or
+    // when its 25 s run out — the gateway never re-reads the row on a timer).
+    const started = Date.now();
     const waiting = b.json<ApiRequest>(`/v1/requests/${request.id}?wait=25`, {}, 200);
-    await sleep(300); // let the long-poll register on b (if it has not, it reads the decided row: still correct)
+    expect(await settledWithin(waiting, 1000)).toBe(false);
+
+    // The decision is made on A; B answers long before its own 25 s timeout, so the change reached it over Redis.
     await a.json(`/v1/requests/${request.id}/decision`, { body: { decision: 'approve', approver: 'web:alice' } }, 200);
-    // Without the Redis fan-out b would answer "pending" only when its 25 s wait ends.
     expect((await waiting).status).toBe('approved');
+    expect(Date.now() - started).toBeLessThan(10_000);
+
+    // Negative control: a change that bypasses the feed (written straight into the shared file, as no gateway
+    // would) does not wake a waiter on B — it answers only when its own 3 s wait ends.
+    const quiet = await create(a, { timeout_s: 120 });
+    const controlStarted = Date.now();
+    const control = b.json<ApiRequest>(`/v1/requests/${quiet.id}?wait=3`, {}, 200);
+    expect(await settledWithin(control, 500)).toBe(false);
+    const db = new Database(dbPath, { fileMustExist: true });
+    try {
+      db.prepare("update confirmation_requests set status = 'denied' where id = ?").run(quiet.id);
+    } finally {
+      db.close();
+    }
+    await control;
+    expect(Date.now() - controlStarted).toBeGreaterThanOrEqual(2_900);
   });
 
   it("a SIGKILLed gateway's pending requests expire on the other, once each, and their cards are updated", async () => {
     const { gateway, sql } = await setup();
-    const slack = new FakeSlack();
-    const slackUrl = await slack.start();
+    const slack = await FakeSlack.start({ token: 'xoxb-test' });
     cleanups.push(() => slack.close());
-    const options = { env: { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 'test-secret', SLACK_API_URL: slackUrl }, sweepEverySeconds: 600 };
+    const options = { env: { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 'test-secret', SLACK_API_URL: slack.apiUrl }, sweepEverySeconds: 600 };
     const a = await gateway(options);
     const b = await gateway(options);
     const requests = await Promise.all(Array.from({ length: 5 }, () => create(a, { timeout_s: 3, channels: [{ type: 'slack', target: 'C0123' }] })));
-    await until(() => slack.of('chat.postMessage').length >= 5, 'the five cards');
+    await until(() => slack.callsTo('chat.postMessage').length >= 5, 'the five cards');
     // Kill only once the message references are committed: a card posted in the instant before a crash, with its
     // reference not yet written, cannot be found again (Slack has no idempotency key to look it up by).
     await until(() => sql<{ n: number }>("select count(*) as n from channel_messages where status = 'sent' and message_ref is not null")[0]!.n >= 5, 'the five card references');
@@ -98,8 +125,8 @@ describe('several gateway processes on one database and one Redis', { timeout: 1
     }, 'the requests to expire on the other gateway');
     const events = expiredEvents(sql);
     expect(events.map((e) => e.n)).toEqual([1, 1, 1, 1, 1]);
-    await until(() => new Set(slack.of('chat.update').map((c) => c.ts)).size >= 5, 'the five cards to be updated');
-    expect(slack.of('chat.postMessage')).toHaveLength(5); // no card sent twice
+    await until(() => new Set(slack.callsTo('chat.update').map((c) => c.params.ts)).size >= 5, 'the five cards to be updated');
+    expect(slack.callsTo('chat.postMessage')).toHaveLength(5); // no card sent twice
   });
 
   it('Redis SIGKILLed and restarted mid-run: requests scheduled before and during the outage still expire', async () => {

@@ -5,7 +5,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FEISHU_EVENTS_PATH } from '../../../channels/feishu/index.js';
+import { ManualClock } from '../../../src/clock.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
+import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { challengePayload, feishuEncrypt, postCallback, signCallback } from '../../fakes/feishu/callbacks.js';
 import { findAll, visibleText } from '../../fakes/feishu/fake-feishu.js';
 import { makeFeishuHarness, type FeishuHarness } from '../../fakes/feishu/harness.js';
@@ -30,12 +32,12 @@ describe('feishu callbacks', () => {
 
   async function file(body: Record<string, unknown> = {}): Promise<ConfirmationRequest> {
     const { request } = await server.gateway.request({ toolName: 'deploy_service', toolArgs: { service: 'billing' }, channels: [{ type: 'feishu', target: 'oc_ops' }], ...body });
-    await eventually(async () => expect((await server.gateway.store.messages(request.id))[0]?.status).toBe('sent'));
+    await eventually(async () => expect((await server.store.messages(request.id))[0]?.status).toBe('sent'));
     return request;
   }
 
   async function eventTypes(id: string): Promise<string[]> {
-    return (await server.gateway.store.events(id)).map((e) => e.type);
+    return (await server.store.events(id)).map((e) => e.type);
   }
 
   it('answers an approval with a success toast and the decided card; responded-by is feishu:<open_id>', async () => {
@@ -105,7 +107,7 @@ describe('feishu callbacks', () => {
     expect(answer.body?.toast).toEqual({ type: 'error', content: 'You are not an approver of this request.' });
     const card = (answer.body?.card as { data: unknown }).data;
     expect(findAll(card, 'button')).toHaveLength(2);
-    const rejected = (await server.gateway.store.events(request.id)).find((e) => e.type === 'decision_rejected');
+    const rejected = (await server.store.events(request.id)).find((e) => e.type === 'decision_rejected');
     expect(rejected).toMatchObject({ actor: 'feishu:ou_intern', channel: 'feishu', detail: { code: 'not_authorized' } });
     expect((await server.gateway.get(request.id))?.status).toBe('pending');
   });
@@ -134,8 +136,15 @@ describe('feishu callbacks', () => {
   });
 
   it('changes nothing on a late tap after expiry and shows the expired card', async () => {
-    const request = await file({ timeoutS: 1 });
-    await eventually(async () => expect((await server.gateway.get(request.id))?.status).toBe('expired'), 5000);
+    // Expiry on a ManualClock, not real seconds: this test swaps in a server whose clock and scheduler it steps.
+    await server.close();
+    const clock = new ManualClock(Date.now());
+    server = await startTestServer({ channels: [harness.channel], clock, scheduler: new InProcessScheduler({ clock }) });
+    const { request } = await server.gateway.request({ toolName: 'deploy_service', toolArgs: { service: 'billing' }, channels: [{ type: 'feishu', target: 'oc_ops' }], timeoutS: 60 });
+    await clock.advance(0);
+    await eventually(async () => expect((await server.store.messages(request.id))[0]?.status).toBe('sent'));
+    await clock.advance(60_000);
+    await eventually(async () => expect((await server.gateway.get(request.id))?.status).toBe('expired'));
     const answer = await harness.tapAnswer(server, request, 'approve', 'ou_alice');
     expect(answer.status).toBe(200);
     expect(answer.body?.toast).toEqual({ type: 'warning', content: 'This request was already expired.' });
@@ -169,7 +178,7 @@ describe('feishu callbacks in Chinese', () => {
     const server = await startTestServer({ channels: [harness.channel] });
     try {
       const { request } = await server.gateway.request({ toolName: 'drop_table', channels: [{ type: 'feishu', target: 'oc_ops' }], approvers: ['feishu:ou_boss'] });
-      await eventually(async () => expect((await server.gateway.store.messages(request.id))[0]?.status).toBe('sent'));
+      await eventually(async () => expect((await server.store.messages(request.id))[0]?.status).toBe('sent'));
       const sent = harness.fake.card(harness.fake.messageFor(request.id)!.messageId)!;
       expect(visibleText(sent)).toContain('需要审批：drop_table');
       expect(findAll(sent, 'button').map((b) => (b.text as { content: string }).content)).toEqual(['批准', '拒绝']);

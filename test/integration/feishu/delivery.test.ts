@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { PermanentChannelError, RateLimitedError } from '../../../src/channel.js';
+import { ManualClock } from '../../../src/clock.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { sendUuid } from '../../../channels/feishu/index.js';
 import { findAll, visibleText } from '../../fakes/feishu/fake-feishu.js';
@@ -29,16 +30,16 @@ describe('feishu delivery', () => {
     logLines.length = 0;
   });
 
-  async function serve(h: FeishuHarness) {
+  async function serve(h: FeishuHarness, clock?: ManualClock) {
     harness = h;
     // Fast retries: the tests are about what is retried, not how slowly.
-    server = await startTestServer({ channels: [h.channel], scheduler: new InProcessScheduler({ backoffMs: 5, attempts: 4 }) });
+    server = await startTestServer({ channels: [h.channel], clock, scheduler: new InProcessScheduler({ backoffMs: 5, attempts: 4, clock }) });
     return server;
   }
 
   async function sentRef(s: TestServer, requestId: string): Promise<string> {
     return eventually(async () => {
-      const [m] = await s.gateway.store.messages(requestId);
+      const [m] = await s.store.messages(requestId);
       expect(m?.status).toBe('sent');
       return m!.messageRef!;
     });
@@ -53,7 +54,7 @@ describe('feishu delivery', () => {
     const s = await serve(await makeFeishuHarness());
     const request = await file(s, { approvers: ['feishu:ou_boss'] });
     const card = await eventually(async () => {
-      const [m] = await s.gateway.store.messages(request.id);
+      const [m] = await s.store.messages(request.id);
       expect(m?.status).toBe('sent');
       return harness.fake.card(m!.messageRef!)!;
     });
@@ -79,7 +80,7 @@ describe('feishu delivery', () => {
     const s = await serve(await makeFeishuHarness());
     const targets = ['ou_alice', 'bob@example.com', 'user_id:u123', 'on_union', 'emp_7'];
     const request = await file(s, { channels: targets.map((target) => ({ type: 'feishu', target })) });
-    await eventually(async () => expect((await s.gateway.store.messages(request.id)).every((m) => m.status === 'sent')).toBe(true));
+    await eventually(async () => expect((await s.store.messages(request.id)).every((m) => m.status === 'sent')).toBe(true));
     const sent = harness.fake.callsTo('send').map((c) => [c.query.receive_id_type, c.body.receive_id]);
     expect(sent).toEqual(
       expect.arrayContaining([
@@ -97,11 +98,11 @@ describe('feishu delivery', () => {
     h.fake.failNext('send', { afterApply: true });
     const s = await serve(h);
     const request = await file(s);
-    await eventually(async () => expect((await s.gateway.store.messages(request.id))[0]?.status).toBe('sent'));
+    await eventually(async () => expect((await s.store.messages(request.id))[0]?.status).toBe('sent'));
     expect(harness.fake.callsTo('send')).toHaveLength(2);
     expect(new Set(harness.fake.callsTo('send').map((c) => c.body.uuid)).size).toBe(1);
     expect(harness.fake.messages.size).toBe(1);
-    const types = (await s.gateway.store.events(request.id)).map((e) => e.type);
+    const types = (await s.store.events(request.id)).map((e) => e.type);
     expect(types).toEqual(expect.arrayContaining(['delivery_failed', 'delivered']));
   });
 
@@ -110,8 +111,8 @@ describe('feishu delivery', () => {
     h.fake.failNext('send', { code: 1500, msg: 'internal error, try again' });
     const s = await serve(h);
     const request = await file(s);
-    await eventually(async () => expect((await s.gateway.store.messages(request.id))[0]?.status).toBe('sent'));
-    const failed = (await s.gateway.store.events(request.id)).find((e) => e.type === 'delivery_failed');
+    await eventually(async () => expect((await s.store.messages(request.id))[0]?.status).toBe('sent'));
+    const failed = (await s.store.events(request.id)).find((e) => e.type === 'delivery_failed');
     expect(failed?.detail).toMatchObject({ will_retry: true });
     expect(String(failed?.detail.error)).toContain('code 1500');
   });
@@ -122,14 +123,14 @@ describe('feishu delivery', () => {
     const s = await serve(h);
     const request = await file(s);
     const card = await eventually(async () => {
-      const [m] = await s.gateway.store.messages(request.id);
+      const [m] = await s.store.messages(request.id);
       expect(m?.status).toBe('failed');
       return m!;
     });
     expect(card.lastError).toContain('230002');
     expect(card.lastError).toContain('not a member of the chat');
     expect(harness.fake.callsTo('send')).toHaveLength(1);
-    const failed = (await s.gateway.store.events(request.id)).find((e) => e.type === 'delivery_failed');
+    const failed = (await s.store.events(request.id)).find((e) => e.type === 'delivery_failed');
     expect(failed?.detail).toMatchObject({ will_retry: false });
   });
 
@@ -139,7 +140,7 @@ describe('feishu delivery', () => {
     const s = await serve(h);
     const request = await file(s);
     const card = await eventually(async () => {
-      const [m] = await s.gateway.store.messages(request.id);
+      const [m] = await s.store.messages(request.id);
       expect(m?.status).toBe('failed');
       return m!;
     });
@@ -159,15 +160,19 @@ describe('feishu delivery', () => {
     await s.gateway.decide({ requestId: request.id, decision: 'approve', actor: { channel: 'api', userId: 'ops' } });
     await eventually(async () => expect(visibleText(harness.fake.card(messageRef))).toContain('Approved by api:ops'));
     expect(harness.fake.callsTo('token')).toHaveLength(2);
-    const updateFailed = (await s.gateway.store.events(request.id)).find((e) => e.type === 'update_failed');
+    const updateFailed = (await s.store.events(request.id)).find((e) => e.type === 'update_failed');
     expect(String(updateFailed?.detail.error)).toContain('99991663');
   });
 
   it('patches the card with update_multi when the request expires', async () => {
-    const s = await serve(await makeFeishuHarness());
-    const request = await file(s, { timeoutS: 1 });
+    // Expiry on a ManualClock: no real seconds waited (the delivery runs on the same clock, hence advance(0)).
+    const clock = new ManualClock(Date.now());
+    const s = await serve(await makeFeishuHarness(), clock);
+    const request = await file(s, { timeoutS: 60 });
+    await clock.advance(0);
     const messageRef = await sentRef(s, request.id);
-    await eventually(async () => expect((await s.gateway.get(request.id))?.status).toBe('expired'), 5000);
+    await clock.advance(60_000);
+    await eventually(async () => expect((await s.gateway.get(request.id))?.status).toBe('expired'));
     const patched = await eventually(async () => {
       const [patch] = harness.fake.callsTo('patch');
       expect(patch?.path).toBe(`/open-apis/im/v1/messages/${messageRef}`);

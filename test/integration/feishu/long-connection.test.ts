@@ -53,7 +53,7 @@ describe('feishu long connection', () => {
 
     const { request } = await server.gateway.request({ toolName: 'deploy_service', channels: [{ type: 'feishu', target: 'oc_ops' }], approvers: ['feishu:ou_boss'] });
     const messageRef = await eventually(async () => {
-      const [m] = await server!.gateway.store.messages(request.id);
+      const [m] = await server!.store.messages(request.id);
       expect(m?.status).toBe('sent');
       return m!.messageRef!;
     });

@@ -1,12 +1,13 @@
-// Keeps docs/hooks.md honest: its "Use it in your agent" example runs as written against a running gateway
-// (only the package import is pointed at the source tree), and the deploy waits for an approval made via the API.
+// Keeps docs/hooks.md honest: its "Use it in your agent" example runs as written against a running gateway, importing
+// the built package by its name as a user does, and the deploy waits for an approval made via the API.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HookRegistry, loadHookConfig } from '../../../src/hooks/index.js';
 import type { ApiRequest } from '../../../src/requests/serialize.js';
+import { ensureBuilt, linkPackage } from '../../helpers/built-package.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer } from '../../helpers/server.js';
 import type { TestServer } from '../../helpers/server.js';
@@ -14,6 +15,7 @@ import type { TestServer } from '../../helpers/server.js';
 const root = resolve(import.meta.dirname, '../../..');
 let server: TestServer | undefined;
 let dir: string | undefined;
+beforeAll(ensureBuilt, 180_000);
 afterEach(async () => {
   await server?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -24,11 +26,12 @@ describe('docs/hooks.md example', () => {
     const markdown = readFileSync(join(root, 'docs/hooks.md'), 'utf8');
     const section = markdown.slice(markdown.indexOf('## Use it in your agent'));
     const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-    expect(code).toContain("from 'tollgate'");
+    expect(code).toContain("from 'tollgate/hooks'");
     server = await startTestServer();
     dir = mkdtempSync(join(tmpdir(), 'tollgate-doc-'));
     const file = join(dir, 'agent.mts');
-    writeFileSync(file, code!.replace("from 'tollgate'", `from '${join(root, 'src/index.ts')}'`));
+    linkPackage(dir);
+    writeFileSync(file, code!);
 
     const child = spawn(process.execPath, ['--import', 'tsx', file], {
       cwd: root,

@@ -4,6 +4,8 @@
  * buttons — decided through the API, expired (deny or approve by default), cancelled.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/clock.js';
+import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { buttonsOf } from '../../fakes/slack/block-rules.js';
 import type { FakeCard } from '../../fakes/slack/fake-slack.js';
 import { eventually } from '../../helpers/eventually.js';
@@ -84,15 +86,25 @@ describe('slack cards', () => {
   });
 
   it('shows "expired — denied by default" when the request times out', async () => {
-    env = await startSlackGateway();
-    const request = await env.file({ timeout_s: 1 });
+    // Expiry on a ManualClock (no real seconds waited); deliveries run on the same clock, so step it to send the card.
+    const clock = new ManualClock(Date.now());
+    env = await startSlackGateway({ waitForCards: false, server: { clock, scheduler: new InProcessScheduler({ clock }) } });
+    const request = await env.file({ timeout_s: 60 });
+    await clock.advance(0);
+    await eventually(async () => expect((await env.server.store.messages(request.id)).find((m) => m.channel === 'slack')?.status).toBe('sent'));
+    await clock.advance(60_000);
     await outcomeCard(request, /Expired.* — denied by default/);
-    await eventually(async () => expect((await env.server.gateway.store.messages(request.id))[0]?.status).toBe('updated'));
+    await eventually(async () => expect((await env.server.store.messages(request.id))[0]?.status).toBe('updated'));
   });
 
   it('shows "approved by default" when the request times out with on_timeout approve', async () => {
-    env = await startSlackGateway();
-    const request = await env.file({ timeout_s: 1, on_timeout: 'approve' });
+    // Expiry on a ManualClock (no real seconds waited); deliveries run on the same clock, so step it to send the card.
+    const clock = new ManualClock(Date.now());
+    env = await startSlackGateway({ waitForCards: false, server: { clock, scheduler: new InProcessScheduler({ clock }) } });
+    const request = await env.file({ timeout_s: 60, on_timeout: 'approve' });
+    await clock.advance(0);
+    await eventually(async () => expect((await env.server.store.messages(request.id)).find((m) => m.channel === 'slack')?.status).toBe('sent'));
+    await clock.advance(60_000);
     await outcomeCard(request, /approved by default/);
   });
 

@@ -18,14 +18,14 @@ describe('slack delivery failures', () => {
   });
 
   async function failures(id: string) {
-    return (await env.server.gateway.store.events(id)).filter((e) => e.type === 'delivery_failed').map((e) => e.detail);
+    return (await env.server.store.events(id)).filter((e) => e.type === 'delivery_failed').map((e) => e.detail);
   }
 
   it('gives up at once on channel_not_found, records it, and shows it in /metrics', async () => {
     env = await startSlackGateway({ server: { scheduler: new InProcessScheduler({ backoffMs: 5, sweepEveryMs: 0 }) }, waitForCards: false });
     env.slack.fake.breakChannel('C0GONE');
     const request = await env.file({ channels: [{ type: 'slack', target: 'C0GONE' }, { type: 'web' }] });
-    await eventually(async () => expect((await env.server.gateway.store.messages(request.id)).find((m) => m.channel === 'slack')?.status).toBe('failed'));
+    await eventually(async () => expect((await env.server.store.messages(request.id)).find((m) => m.channel === 'slack')?.status).toBe('failed'));
     expect(await failures(request.id)).toEqual([expect.objectContaining({ target: 'C0GONE', attempt: 1, will_retry: false, error: expect.stringContaining('channel_not_found') })]);
     expect(env.slack.fake.callsTo('chat.postMessage')).toHaveLength(1);
     const metrics = await (await fetch(`${env.server.url}/metrics`)).text();
@@ -36,7 +36,7 @@ describe('slack delivery failures', () => {
     env = await startSlackGateway({ server: { scheduler: new InProcessScheduler({ backoffMs: 5, sweepEveryMs: 0 }) }, waitForCards: false });
     env.slack.fake.failNext('chat.postMessage', { error: 'token_revoked' }, 5);
     const request = await env.file();
-    await eventually(async () => expect((await env.server.gateway.store.messages(request.id))[0]?.status).toBe('failed'));
+    await eventually(async () => expect((await env.server.store.messages(request.id))[0]?.status).toBe('failed'));
     expect(await failures(request.id)).toEqual([expect.objectContaining({ will_retry: false, error: expect.stringContaining('token_revoked') })]);
   });
 
@@ -45,13 +45,13 @@ describe('slack delivery failures', () => {
     env.slack.fake.failNext('chat.postMessage', { status: 500 });
     env.slack.fake.failNext('chat.postMessage', { hangUp: true });
     const request = await env.file();
-    await eventually(async () => expect((await env.server.gateway.store.messages(request.id))[0]?.status).toBe('sent'));
+    await eventually(async () => expect((await env.server.store.messages(request.id))[0]?.status).toBe('sent'));
     const failed = await failures(request.id);
     expect(failed).toEqual([
       expect.objectContaining({ attempt: 1, will_retry: true, error: expect.stringContaining('HTTP 500') }),
       expect.objectContaining({ attempt: 2, will_retry: true, error: expect.stringContaining('request failed') }),
     ]);
-    expect((await env.server.gateway.store.events(request.id)).find((e) => e.type === 'delivered')?.detail).toMatchObject({ attempt: 3 });
+    expect((await env.server.store.events(request.id)).find((e) => e.type === 'delivered')?.detail).toMatchObject({ attempt: 3 });
   });
 
   it('waits out Retry-After on HTTP 429 before trying again', async () => {
@@ -66,7 +66,7 @@ describe('slack delivery failures', () => {
     await clock.advance(29_999);
     expect(env.slack.fake.callsTo('chat.postMessage')).toHaveLength(1);
     await clock.advance(1);
-    await eventually(async () => expect((await env.server.gateway.store.messages(request.id))[0]?.status).toBe('sent'));
+    await eventually(async () => expect((await env.server.store.messages(request.id))[0]?.status).toBe('sent'));
     expect(env.slack.fake.callsTo('chat.postMessage')).toHaveLength(2);
   });
 
@@ -77,7 +77,7 @@ describe('slack delivery failures', () => {
     await env.server.gateway.cancel(request.id, 'api:runtime');
     const message = env.slack.messageFor(request);
     await eventually(() => expect(env.slack.fake.card(`${message.channel}:${message.ts}`)?.actionable).toBe(false));
-    const types = (await env.server.gateway.store.events(request.id)).map((e) => e.type);
+    const types = (await env.server.store.events(request.id)).map((e) => e.type);
     expect(types).toContain('update_failed');
     expect(env.slack.fake.callsTo('chat.update')).toHaveLength(2);
   });

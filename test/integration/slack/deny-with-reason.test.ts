@@ -64,7 +64,7 @@ describe('slack deny with reason', () => {
     env = await startSlackGateway();
     const request = await env.file({ approvers: ['slack:UBOSS'] });
     await env.slack.denyWithReason(env.server, request, 'UINTERN', 'I do not like it');
-    await eventually(async () => expect((await env.server.gateway.store.events(request.id)).find((e) => e.type === 'decision_rejected')?.actor).toBe('slack:UINTERN'));
+    await eventually(async () => expect((await env.server.store.events(request.id)).find((e) => e.type === 'decision_rejected')?.actor).toBe('slack:UINTERN'));
     expect((await env.get(request.id)).status).toBe('pending');
   });
 

@@ -41,7 +41,7 @@ export async function startSlackGateway(options: { slack?: Partial<SlackChannelO
       const { id } = (await response.json()) as { id: string };
       if (options.waitForCards !== false) {
         await eventually(async () => {
-          const cards = (await server.gateway.store.messages(id)).filter((m) => m.channel === 'slack');
+          const cards = (await server.store.messages(id)).filter((m) => m.channel === 'slack');
           expect(cards.length).toBeGreaterThan(0);
           expect(cards.every((m) => m.status === 'sent')).toBe(true);
         });
@@ -49,7 +49,7 @@ export async function startSlackGateway(options: { slack?: Partial<SlackChannelO
       return get(id);
     },
     async eventTypes(id) {
-      return (await server.gateway.store.events(id)).map((e) => e.type);
+      return (await server.store.events(id)).map((e) => e.type);
     },
     async close() {
       await server.close();

@@ -3,6 +3,8 @@
  * Rejections are recorded by the gateway (`decision_rejected`) and explained with an ephemeral message.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/clock.js';
+import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { SLACK_ACTIONS } from '../../fakes/slack/harness.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startSlackGateway, type SlackGateway } from './setup.js';
@@ -44,7 +46,7 @@ describe('slack taps', () => {
     expect((await env.slack.press(env.server, request, SLACK_ACTIONS.approve, 'UINTERN')).status).toBe(200);
     await eventually(() => expect(ephemeralsTo('UINTERN')).toHaveLength(1));
     expect(ephemeralsTo('UINTERN')[0]!.params).toMatchObject({ channel: env.slack.target, text: expect.stringMatching(/not an approver/) });
-    const rejected = (await env.server.gateway.store.events(request.id)).find((e) => e.type === 'decision_rejected');
+    const rejected = (await env.server.store.events(request.id)).find((e) => e.type === 'decision_rejected');
     expect(rejected).toMatchObject({ actor: 'slack:UINTERN', channel: 'slack', detail: expect.objectContaining({ code: 'not_authorized' }) });
     expect((await env.get(request.id)).status).toBe('pending');
   });
@@ -67,8 +69,13 @@ describe('slack taps', () => {
   });
 
   it('refuses a late tap after expiry and says so', async () => {
-    env = await startSlackGateway();
-    const request = await env.file({ timeout_s: 1 });
+    // Expiry on a ManualClock (no real seconds waited); deliveries run on the same clock, so step it to send the card.
+    const clock = new ManualClock(Date.now());
+    env = await startSlackGateway({ waitForCards: false, server: { clock, scheduler: new InProcessScheduler({ clock }) } });
+    const request = await env.file({ timeout_s: 60 });
+    await clock.advance(0);
+    await eventually(async () => expect((await env.server.store.messages(request.id)).find((m) => m.channel === 'slack')?.status).toBe('sent'));
+    await clock.advance(60_000);
     await eventually(async () => expect((await env.get(request.id)).status).toBe('expired'));
     await env.slack.press(env.server, request, SLACK_ACTIONS.approve, 'UALICE');
     await eventually(() => expect(ephemeralsTo('UALICE')).toHaveLength(1));
@@ -128,7 +135,7 @@ describe('slack taps', () => {
   it('sends to a user id as a DM and updates the DM card', async () => {
     env = await startSlackGateway();
     const request = await env.file({ channels: [{ type: 'slack', target: 'U0DMUSER' }] });
-    const [card] = await env.server.gateway.store.messages(request.id);
+    const [card] = await env.server.store.messages(request.id);
     expect(card?.messageRef).toMatch(/^D0DMUSER:\d+\.\d+$/);
     await env.server.gateway.cancel(request.id, 'api:runtime');
     await eventually(() => expect(env.slack.fake.card(card!.messageRef!)?.text).toMatch(/Cancelled by api:runtime/));
