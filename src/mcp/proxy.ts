@@ -14,6 +14,7 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  ProgressNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
   type Tool,
@@ -24,6 +25,9 @@ import { VERSION } from '../version.js';
 import { GatedCalls, refusal, type CallExtra } from './gated-call.js';
 import { forwardUngated, mirroredCapabilities } from './passthrough.js';
 import { describeError } from '../errors.js';
+
+/** The longest timer Node keeps (about 24.8 days): a forwarded call with a progress token is bounded by its client. */
+const NO_DEADLINE_MS = 2 ** 31 - 1;
 
 /** Settings of {@link startMcpProxy}. */
 export interface McpProxyOptions {
@@ -100,21 +104,36 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     return all;
   };
 
+  // Upstream progress is relayed under the client's own token, by this handler rather than the SDK's per-call
+  // `onprogress`: the SDK forgets a call's progress handler as soon as its response is parsed, so a progress
+  // notification that arrived in the same read as the response would be dropped.
+  const relaying = new Map<string | number, { extra: CallExtra; sent: Promise<unknown>[] }>();
+  client.setNotificationHandler(ProgressNotificationSchema, (n) => {
+    const call = relaying.get(n.params.progressToken);
+    call?.sent.push(call.extra.sendNotification({ method: 'notifications/progress', params: n.params }).catch(() => undefined));
+  });
+
   const forward = async (name: string, args: Record<string, unknown>, extra: CallExtra, progressToken?: string | number): Promise<CallToolResult> => {
     if (upstreamGone) return refusal(upstreamGone);
-    // The upstream's own progress reaches the client under the client's token, and keeps both timeouts alive.
-    // The result waits for every progress notification to be sent: a client drops progress that arrives after it.
-    const relayed: Promise<unknown>[] = [];
-    const onprogress = progressToken === undefined ? undefined : (p: { progress: number; total?: number; message?: string }) => void relayed.push(extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken } }).catch(() => undefined));
+    const call = { extra, sent: [] as Promise<unknown>[] };
+    if (progressToken !== undefined) relaying.set(progressToken, call);
     try {
-      const result = (await client.callTool({ name, arguments: args }, undefined, { signal: extra.signal, ...(onprogress ? { onprogress, resetTimeoutOnProgress: true } : {}) })) as CallToolResult;
-      await Promise.all(relayed);
+      // A client that asked for progress owns the deadline (it cancels through `extra.signal`); the proxy adds none.
+      const result = (await client.callTool(
+        { name, arguments: args, ...(progressToken === undefined ? {} : { _meta: { progressToken } }) },
+        undefined,
+        { signal: extra.signal, ...(progressToken === undefined ? {} : { timeout: NO_DEADLINE_MS }) },
+      )) as CallToolResult;
+      // The result goes out after every relayed progress notification: a client drops progress that follows it.
+      await Promise.all(call.sent);
       return result;
     } catch (error) {
       if (upstreamGone || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) return refusal(upstreamGone ?? `the upstream MCP server "${options.name}" closed the connection`);
       // The upstream's own protocol errors (unknown tool, bad params) reach the client as they are.
       if (error instanceof McpError || extra.signal.aborted) throw error;
       return refusal(`the upstream MCP server "${options.name}" could not be reached: ${describeError(error)}`);
+    } finally {
+      if (progressToken !== undefined && relaying.get(progressToken) === call) relaying.delete(progressToken);
     }
   };
 
