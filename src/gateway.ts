@@ -5,6 +5,7 @@
  * Background work (expiry timers, card deliveries and updates, runtime callbacks, the sweep) goes through the
  * {@link Scheduler}; the handlers for those jobs live in `gateway-jobs.ts`.
  */
+import { ExpiryScan } from './expiry-scan.js';
 import { pino, type Logger } from 'pino';
 import { REJECTION_MESSAGES, type Channel, type ChannelHost, type GrantButton, type DecideOutcome, type DecisionEvent, type DecisionRejection } from './channel.js';
 import { callbackUrlProblem } from './callback-target.js';
@@ -56,7 +57,6 @@ export interface GatewayOptions {
 export type GatewayObserver = (request: ConfirmationRequest, change: RequestChange['kind']) => void;
 
 /** Rows expired per transaction. */
-const EXPIRY_BATCH = 500;
 
 /**
  * The approval gateway.
@@ -83,6 +83,8 @@ export class Gateway extends GatewayReads implements ChannelHost {
   private readonly observers = new Set<GatewayObserver>();
   private unsubscribeFeed: (() => void) | null = null;
   private reconciling: Promise<void> = Promise.resolve();
+  private readonly expiryScan: ExpiryScan;
+
 
   constructor(options: GatewayOptions) {
     super(options.store, options.feed ?? new LocalChangeFeed(), options.clock ?? systemClock);
@@ -108,6 +110,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
       // Waiters and live pages re-read the row; no card update or callback job (the runner enqueues what it needs).
       publish: (r) => this.feed.publish({ requestId: r.id, status: r.status, kind: 'changed' }).catch((error: unknown) => this.logger.warn({ err: error }, 'change feed publish failed')),
     };
+    this.expiryScan = new ExpiryScan({ store: this.store, clock: this.clock, logger: this.logger, fanOut: (r) => this.changed(r, 'changed') });
     this.jobs = new GatewayJobs(
       {
         store: this.store,
@@ -298,17 +301,11 @@ export class Gateway extends GatewayReads implements ChannelHost {
   }
 
   /**
-   * Expires every pending request whose time has come, in batches of one transaction each (10 000 requests falling
-   * due in the same second cost a few writes, not 10 000). Returns how many expired.
+   * Expires every pending request whose time has come, in batches of one transaction each; one scan at a time per
+   * process (see `expiry-scan.ts`). Returns how many expired.
    */
-  async expireDue(): Promise<number> {
-    let count = 0;
-    for (;;) {
-      const expired = await this.store.expireDue(new Date(this.clock.now()), EXPIRY_BATCH);
-      for (const request of expired) await this.changed(request, 'changed');
-      count += expired.length;
-      if (expired.length < EXPIRY_BATCH) return count;
-    }
+  expireDue(): Promise<number> {
+    return this.expiryScan.run();
   }
 
   /**

@@ -16,6 +16,7 @@ import {
   type SchedulerOptions,
 } from './types.js';
 import { describeError } from '../errors.js';
+import { DueTimers } from './due-timers.js';
 
 /** Options of {@link InProcessScheduler}. */
 export interface InProcessSchedulerOptions extends SchedulerOptions {
@@ -33,7 +34,8 @@ export class InProcessScheduler implements Scheduler {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private jobs: SchedulerJobs | null = null;
-  private readonly expiries = new Map<string, ClockTimer>();
+  /** Every expiry behind one clock timer: the requests of one second fire together (see `due-timers.ts`). */
+  private readonly expiries: DueTimers;
   /** Jobs queued or waiting for a retry, by key: a second enqueue of the same job is a no-op. */
   private readonly queued = new Map<string, ClockTimer>();
   private readonly running = new Set<Promise<void>>();
@@ -46,6 +48,9 @@ export class InProcessScheduler implements Scheduler {
     this.settings = schedulerDefaults(options);
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? pino({ level: 'silent' });
+    this.expiries = new DueTimers(this.clock, (ids) => {
+      for (const id of ids) this.run(`expire:${id}`, 1, (jobs) => jobs.expire(id));
+    });
   }
 
   async start(jobs: SchedulerJobs): Promise<void> {
@@ -56,16 +61,10 @@ export class InProcessScheduler implements Scheduler {
   }
 
   async scheduleExpiry(requestId: string, at: Date): Promise<void> {
-    this.expiries.get(requestId)?.cancel();
-    const timer = this.clock.setTimeout(() => {
-      this.expiries.delete(requestId);
-      this.run(`expire:${requestId}`, 1, (jobs) => jobs.expire(requestId));
-    }, at.getTime() - this.clock.now());
-    this.expiries.set(requestId, timer);
+    this.expiries.set(requestId, at.getTime());
   }
 
   async cancelExpiry(requestId: string): Promise<void> {
-    this.expiries.get(requestId)?.cancel();
     this.expiries.delete(requestId);
   }
 
@@ -88,13 +87,13 @@ export class InProcessScheduler implements Scheduler {
   async stop(): Promise<void> {
     this.stopped = true;
     this.sweepTimer?.cancel();
-    for (const timer of [...this.expiries.values(), ...this.queued.values()]) timer.cancel();
+    for (const timer of this.queued.values()) timer.cancel();
     this.expiries.clear();
     this.queued.clear();
     await Promise.allSettled([...this.running]);
   }
 
-  /** How many expiry timers are armed (for tests and metrics). */
+  /** How many expiries are waiting (for tests and metrics). */
   get scheduledExpiries(): number {
     return this.expiries.size;
   }

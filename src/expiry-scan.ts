@@ -1,0 +1,74 @@
+/**
+ * @module expiry-scan
+ * The due-scan: expires every pending request whose time has come, in batches of one transaction each (10 000
+ * requests falling due in the same second cost a few writes, not 10 000). On PostgreSQL several replicas scan at once
+ * without meeting (`FOR UPDATE SKIP LOCKED`); within a process there is one scan at a time.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from './clock.js';
+import type { ConfirmationStore } from './requests/store.js';
+import type { ConfirmationRequest } from './requests/types.js';
+
+/** Rows per transaction. */
+const BATCH = 500;
+/** Batches whose fan-out may still be running while the next batch is stamped. */
+const FANNING_BATCHES = 4;
+
+/** What the scan needs: the rows, the time, and the fan-out of one expired request (waiters, cards, callbacks). */
+export interface ExpiryScanDeps {
+  store: ConfirmationStore;
+  clock: Clock;
+  logger: Logger;
+  fanOut(request: ConfirmationRequest): Promise<void>;
+}
+
+/** One due-scan at a time; callers during a scan share the one scan that follows it. */
+export class ExpiryScan {
+  private running: Promise<number> | null = null;
+  private next: Promise<number> | null = null;
+
+  constructor(private readonly deps: ExpiryScanDeps) {}
+
+  /**
+   * Scans now, or — while a scan runs — once more after it (for rows that fell due meanwhile). The timers of one
+   * second all call this; they share two scans instead of running one each. Resolves with how many expired.
+   */
+  run(): Promise<number> {
+    if (!this.running) {
+      this.running = this.scan().finally(() => (this.running = null));
+      return this.running;
+    }
+    const again = () => {
+      this.next = null;
+      return this.run();
+    };
+    this.next ??= this.running.then(again, again);
+    return this.next;
+  }
+
+  /**
+   * Rows are stamped `expired` batch after batch without waiting for the fan-out of the batch before, so the last of
+   * 10 000 is not late by the fan-out of the first 9 500; a few batches fan out at once at most, which bounds memory
+   * when a restart finds 100 000 overdue rows.
+   */
+  private async scan(): Promise<number> {
+    let count = 0;
+    const fanning: Promise<void>[] = [];
+    for (;;) {
+      const expired = await this.deps.store.expireDue(new Date(this.deps.clock.now()), BATCH);
+      count += expired.length;
+      fanning.push(this.fanOut(expired));
+      if (fanning.length >= FANNING_BATCHES) await fanning.shift();
+      if (expired.length < BATCH) break;
+    }
+    await Promise.all(fanning);
+    return count;
+  }
+
+  /** The rows are expired already: a failed fan-out is logged (waiters re-read at their timeout; the sweep catches up). */
+  private async fanOut(requests: ConfirmationRequest[]): Promise<void> {
+    await Promise.all(requests.map((request) => this.deps.fanOut(request))).catch((error: unknown) => {
+      this.deps.logger.error({ err: error }, 'fan-out after expiry failed');
+    });
+  }
+}
