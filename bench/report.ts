@@ -14,6 +14,8 @@ export interface GoalRow {
   floor: string;
   /** `pass`, `miss`, or `info` for figures without a goal. */
   verdict: 'pass' | 'miss' | 'info' | 'n/a';
+  /** With `--runs N`: the figure in each run (`value` is their median). */
+  runs?: (number | null)[];
 }
 
 /** Conditions of the run, recorded next to the figures. */
@@ -25,35 +27,49 @@ export interface RunInfo {
   quick: boolean;
   /** How the gateway ran. */
   gateway: string;
+  /** How many runs the medians are of. */
+  runs: number;
   failures: string[];
 }
+
+/**
+ * A goal: a fixed limit, or one relative to the floor of the same run — a share of it (`floorTimes`, for throughput)
+ * or a margin over it (`floorPlus`, for latency).
+ */
+type Goal = { op: '<=' | '>='; limit: number } | { op: '>='; floorTimes: number } | { op: '<='; floorPlus: number };
 
 interface GoalSpec {
   path: string;
   unit: string;
-  goal?: { op: '<=' | '>='; limit: number };
-  /** Path of the floor figure shown next to it. */
+  goal?: Goal;
+  /** Path of the floor figure shown next to it (and that a relative goal is measured against). */
   floor?: string;
 }
 
-const PER_MODE: GoalSpec[] = [
-  { path: 'decision_to_resume_ms.p50', unit: 'ms', floor: 'floor.http_rtt_ms.p50' },
-  { path: 'decision_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: 'floor.http_rtt_ms.p99' },
-  { path: 'decision_to_resume_ms.slack.p50', unit: 'ms', floor: 'floor.http_rtt_ms.p50' },
-  { path: 'decision_to_resume_ms.slack.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: 'floor.http_rtt_ms.p99' },
-  { path: 'create_rps', unit: '/s', goal: { op: '>=', limit: 2000 }, floor: 'floor.http_rps' },
-  { path: 'create_rps_slack', unit: '/s', goal: { op: '>=', limit: 2000 }, floor: 'floor.http_rps' },
-  { path: 'waiters_10k.rss_mb', unit: 'MB', goal: { op: '<=', limit: 300 } },
-  { path: 'waiters_10k.all_resumed_ms', unit: 'ms', goal: { op: '<=', limit: 1000 } },
-  { path: 'expiry_lateness_ms.p50', unit: 'ms' },
-  { path: 'expiry_lateness_ms.p99', unit: 'ms', goal: { op: '<=', limit: 250 } },
-  { path: 'restart_100k.ready_s', unit: 's', goal: { op: '<=', limit: 5 } },
-];
+/** The goals of the second performance round (issue #17); `inProcess` is the SQLite + in-process scheduler shape. */
+function perMode(inProcess: boolean, createShare: number): GoalSpec[] {
+  return [
+    { path: 'decision_to_resume_ms.p50', unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: 'floor.http_rtt_ms.p50' },
+    { path: 'decision_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: 'floor.http_rtt_ms.p99' },
+    { path: 'decision_to_resume_ms.slack.p50', unit: 'ms', floor: 'floor.http_rtt_ms.p50' },
+    { path: 'decision_to_resume_ms.slack.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: 'floor.http_rtt_ms.p99' },
+    { path: 'create_rps', unit: '/s', goal: { op: '>=', floorTimes: createShare }, floor: 'floor.http_rps' },
+    { path: 'create_rps_slack', unit: '/s', floor: 'floor.http_rps' },
+    { path: 'policy_allow_latency_ms.p99', unit: 'ms', goal: { op: '<=', limit: 5 } },
+    { path: 'claude_hook_allow_ms.p50', unit: 'ms', goal: { op: '<=', limit: 120 } },
+    { path: 'waiters_10k.rss_mb', unit: 'MB', goal: { op: '<=', limit: 200 } },
+    { path: 'waiters_10k.kb_per_waiter', unit: 'KB' },
+    { path: 'waiters_10k.all_resumed_ms', unit: 'ms', goal: { op: '<=', limit: 1000 } },
+    { path: 'expiry_lateness_ms.p50', unit: 'ms' },
+    { path: 'expiry_lateness_ms.p99', unit: 'ms', goal: { op: '<=', limit: inProcess ? 100 : 250 } },
+    { path: 'restart_100k.ready_s', unit: 's', goal: { op: '<=', limit: 2 } },
+  ];
+}
 
 /** Two replicas on one PostgreSQL database (postgres mode only). */
 const REPLICAS: GoalSpec[] = [
-  { path: 'replicas_2.create_rps', unit: '/s', goal: { op: '>=', limit: 2000 }, floor: 'floor.http_rps' },
-  { path: 'replicas_2.decision_to_resume_cross_ms.p50', unit: 'ms', floor: 'floor.http_rtt_ms.p50' },
+  { path: 'replicas_2.create_rps', unit: '/s', goal: { op: '>=', floorTimes: 0.3 }, floor: 'floor.http_rps' },
+  { path: 'replicas_2.decision_to_resume_cross_ms.p50', unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: 'floor.http_rtt_ms.p50' },
   { path: 'replicas_2.decision_to_resume_cross_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: 'floor.http_rtt_ms.p99' },
 ];
 
@@ -63,6 +79,18 @@ const FLOOR: GoalSpec[] = [
   { path: 'floor.http_rps', unit: '/s' },
 ];
 
+/** The limit a goal sets in this run (null when it is relative and the floor was not measured). */
+function limitOf(goal: Goal, floor: unknown): number | null {
+  if ('limit' in goal) return goal.limit;
+  if (typeof floor !== 'number') return null;
+  return 'floorTimes' in goal ? Math.round(goal.floorTimes * floor) : Math.round((floor + goal.floorPlus) * 100) / 100;
+}
+
+function goalText(goal: Goal, limit: number | null): string {
+  const relative = 'floorTimes' in goal ? ` (${goal.floorTimes * 100} % of floor)` : 'floorPlus' in goal ? ` (floor + ${goal.floorPlus})` : '';
+  return `${goal.op} ${limit === null ? '?' : limit.toLocaleString('en-US')}${relative}`;
+}
+
 function get(root: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), root);
 }
@@ -70,22 +98,23 @@ function get(root: unknown, path: string): unknown {
 function rowsFor(root: Record<string, unknown>, floorRoot: Record<string, unknown>, prefix: string, specs: GoalSpec[], extraCheck: (path: string) => boolean): GoalRow[] {
   return specs.flatMap((spec) => {
     const raw = get(root, spec.path);
-    // Optional figures (the Slack ones) appear only once measured.
-    if (raw === undefined && spec.path.includes('slack')) return [];
+    // Optional figures (Slack, policy) appear only once measured.
+    if (raw === undefined && (spec.path.includes('slack') || spec.path.includes('policy') || spec.path.includes('claude') || spec.path.includes('per_waiter'))) return [];
     const value = typeof raw === 'number' && Number.isFinite(raw) ? raw : null;
     const floorValue = spec.floor ? get(floorRoot, spec.floor) : undefined;
+    const limit = spec.goal ? limitOf(spec.goal, floorValue) : null;
     let verdict: GoalRow['verdict'] = 'info';
     if (spec.goal) {
       // No value although the scenario ran (e.g. deciding 10,000 took longer than the long-polls wait): a miss.
-      if (value === null) verdict = get(root, spec.path.split('.')[0]!) === undefined ? 'n/a' : 'miss';
-      else verdict = (spec.goal.op === '<=' ? value <= spec.goal.limit : value >= spec.goal.limit) && extraCheck(spec.path) ? 'pass' : 'miss';
+      if (value === null || limit === null) verdict = get(root, spec.path.split('.')[0]!) === undefined || limit === null ? 'n/a' : 'miss';
+      else verdict = (spec.goal.op === '<=' ? value <= limit : value >= limit) && extraCheck(spec.path) ? 'pass' : 'miss';
     }
     return [
       {
         figure: `${prefix}${spec.path}`,
         value,
         unit: spec.unit,
-        goal: spec.goal ? `${spec.goal.op} ${spec.goal.limit.toLocaleString('en-US')}` : '',
+        goal: spec.goal ? goalText(spec.goal, limit) : '',
         floor: typeof floorValue === 'number' ? String(floorValue) : '',
         verdict,
       },
@@ -101,9 +130,9 @@ export function buildResults(figures: Record<BenchMode, Record<string, unknown>>
   const check = (root: Record<string, unknown>) => (path: string) => !path.startsWith('restart_100k') || get(root, 'restart_100k.overdue_left') === 0;
   const rows = [
     ...rowsFor(floorRoot, floorRoot, '', FLOOR, () => true),
-    ...(Object.keys(sqlite).length ? rowsFor(sqlite, floorRoot, '', PER_MODE, check(sqlite)) : []),
-    ...(Object.keys(figures.bullmq).length ? rowsFor(figures.bullmq, floorRoot, 'bullmq.', PER_MODE, check(figures.bullmq)) : []),
-    ...(Object.keys(figures.postgres).length ? rowsFor(figures.postgres, figures.postgres.floor ? { floor: figures.postgres.floor } : floorRoot, 'postgres.', [...PER_MODE, ...REPLICAS], check(figures.postgres)) : []),
+    ...(Object.keys(sqlite).length ? rowsFor(sqlite, floorRoot, '', perMode(true, 0.5), check(sqlite)) : []),
+    ...(Object.keys(figures.bullmq).length ? rowsFor(figures.bullmq, floorRoot, 'bullmq.', perMode(false, 0.5), check(figures.bullmq)) : []),
+    ...(Object.keys(figures.postgres).length ? rowsFor(figures.postgres, figures.postgres.floor ? { floor: figures.postgres.floor } : floorRoot, 'postgres.', [...perMode(false, 0.3), ...REPLICAS], check(figures.postgres)) : []),
   ];
   return {
     ...(floor ? { floor } : {}),
@@ -121,6 +150,7 @@ export function buildResults(figures: Record<BenchMode, Record<string, unknown>>
       loadavg1_after: info.loadAfter.loadavg1,
       quick: info.quick,
       gateway: info.gateway,
+      runs: info.runs,
       problems: info.failures,
     },
   };

@@ -5,8 +5,9 @@
  * load-client process; everything talks over 127.0.0.1. Prints a table and writes bench/results.json.
  *
  * Flags: `--quick` (small counts, to check the harness), `--only a,b` (scenario names), `--mode sqlite|bullmq|postgres|all`,
- * `--profile DIR` (run the gateways under `node --cpu-prof`), `--out FILE` (default bench/results.json), `--built`
- * (run the gateway as plain JavaScript like the Docker image, instead of bin/tollgate.js through tsx).
+ * `--profile DIR` (run the gateways under `node --cpu-prof`), `--out FILE` (default bench/results.json), `--runs N`
+ * (run everything N times and keep the median of each figure; the goals are judged on medians of 3), `--source` (run
+ * bin/tollgate.js through tsx instead of the plain-JavaScript build users run).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,8 +19,8 @@ import { buildGateway } from './built-gateway.js';
 import { machineLoad, useBuiltGateway } from './processes.js';
 import { postgresForBench } from './postgres.js';
 import { redisForBench } from './redis.js';
-import { buildResults, printTable } from './report.js';
-import { round } from './stats.js';
+import { buildResults, printTable, type GoalRow, type RunInfo } from './report.js';
+import { medianOfRuns, round } from './stats.js';
 import { createRpsScenario } from './scenarios/create-rps.js';
 import { decisionResumeScenario } from './scenarios/decision-resume.js';
 import { expiryScenario } from './scenarios/expiry.js';
@@ -53,9 +54,66 @@ function parseFlags(argv: string[]) {
     only: value('only')?.split(',') ?? null,
     modes: (value('mode') ?? 'all') === 'all' ? (['sqlite', 'bullmq', 'postgres'] as BenchMode[]) : [value('mode') as BenchMode],
     profile: value('profile') ?? null,
-    built: argv.includes('--built'),
+    source: argv.includes('--source'),
+    runs: Math.max(1, Number(value('runs') ?? 1)),
     out: value('out') ?? fileURLToPath(new URL('./results.json', import.meta.url)),
   };
+}
+
+type Flags = ReturnType<typeof parseFlags>;
+
+/** One run of every asked-for mode and scenario; returns the figures by mode. */
+async function runModes(flags: Flags, client: LoadClient, log: (line: string) => void, failures: string[]): Promise<Record<BenchMode, Record<string, unknown>>> {
+  const figures: Record<BenchMode, Record<string, unknown>> = { sqlite: {}, bullmq: {}, postgres: {} };
+  for (const mode of flags.modes) {
+    const tmp = mkdtempSync(join(tmpdir(), `tollgate-bench-${mode}-`));
+    const redis = mode !== 'sqlite' ? await redisForBench(log) : null;
+    if (mode !== 'sqlite' && !redis) {
+      failures.push(`${mode}: no Redis answered on REDIS_URL or 127.0.0.1:6379; skipped`);
+      continue;
+    }
+    const pg = mode === 'postgres' ? await postgresForBench(log) : null;
+    if (mode === 'postgres' && !pg) {
+      await redis?.close();
+      failures.push('postgres: no PostgreSQL answered on TOLLGATE_BENCH_PG or 127.0.0.1:5432; skipped');
+      continue;
+    }
+    const ctx: BenchContext = {
+      mode,
+      tmp,
+      client,
+      pg,
+      gatewayEnv: redis ? redis.env : {},
+      profileDir: flags.profile,
+      quick: flags.quick,
+      earlier: figures[mode],
+      log: (line) => log(`${mode}: ${line}`),
+    };
+    try {
+      for (const scenario of SCENARIOS) {
+        if (!scenario.modes.includes(mode) || (flags.only && !flags.only.includes(scenario.name))) continue;
+        // The floor is measured once per run; a postgres-only run measures its own (kept under `postgres.floor`).
+        if (scenario === floorScenario && mode === 'postgres' && figures.sqlite.floor) continue;
+        const t = Date.now();
+        ctx.log(`${scenario.name}…`);
+        try {
+          mergeInto(figures[mode], await scenario.run(ctx));
+          ctx.log(`${scenario.name} done in ${round((Date.now() - t) / 1000, 1)} s`);
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          failures.push(`${mode} ${scenario.name}: ${message.split('\n').slice(0, 6).join('\n  ')}`);
+          ctx.log(`${scenario.name} FAILED: ${message}`);
+        }
+        if (redis) await redis.clean();
+        await pg?.dropAll().catch((error: unknown) => ctx.log(`dropping databases failed: ${String(error)}`));
+      }
+    } finally {
+      await redis?.close();
+      await pg?.close();
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+  return figures;
 }
 
 async function main(): Promise<number> {
@@ -63,71 +121,35 @@ async function main(): Promise<number> {
   const started = Date.now();
   const loadBefore = machineLoad();
   const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
-  const figures: Record<BenchMode, Record<string, unknown>> = { sqlite: {}, bullmq: {}, postgres: {} };
   const failures: string[] = [];
-  if (flags.built) useBuiltGateway(await buildGateway());
+  if (!flags.source) useBuiltGateway(await buildGateway());
   const client = await LoadClient.start();
+  const runs: Record<BenchMode, Record<string, unknown>>[] = [];
   try {
-    for (const mode of flags.modes) {
-      const tmp = mkdtempSync(join(tmpdir(), `tollgate-bench-${mode}-`));
-      const redis = mode !== 'sqlite' ? await redisForBench(log) : null;
-      if (mode !== 'sqlite' && !redis) {
-        failures.push(`${mode}: no Redis answered on REDIS_URL or 127.0.0.1:6379; skipped`);
-        continue;
-      }
-      const pg = mode === 'postgres' ? await postgresForBench(log) : null;
-      if (mode === 'postgres' && !pg) {
-        await redis?.close();
-        failures.push('postgres: no PostgreSQL answered on TOLLGATE_BENCH_PG or 127.0.0.1:5432; skipped');
-        continue;
-      }
-      const ctx: BenchContext = {
-        mode,
-        tmp,
-        client,
-        pg,
-        gatewayEnv: redis ? redis.env : {},
-        profileDir: flags.profile,
-        quick: flags.quick,
-        earlier: figures[mode],
-        log: (line) => log(`${mode}: ${line}`),
-      };
-      try {
-        for (const scenario of SCENARIOS) {
-          if (!scenario.modes.includes(mode) || (flags.only && !flags.only.includes(scenario.name))) continue;
-          // The floor is measured once per run; a postgres-only run measures its own (kept under `postgres.floor`).
-          if (scenario === floorScenario && mode === 'postgres' && figures.sqlite.floor) continue;
-          const t = Date.now();
-          ctx.log(`${scenario.name}…`);
-          try {
-            mergeInto(figures[mode], await scenario.run(ctx));
-            ctx.log(`${scenario.name} done in ${round((Date.now() - t) / 1000, 1)} s`);
-          } catch (error) {
-            const message = error instanceof Error ? error.message : String(error);
-            failures.push(`${mode} ${scenario.name}: ${message.split('\n').slice(0, 6).join('\n  ')}`);
-            ctx.log(`${scenario.name} FAILED: ${message}`);
-          }
-          if (redis) await redis.clean();
-          await pg?.dropAll().catch((error: unknown) => ctx.log(`dropping databases failed: ${String(error)}`));
-        }
-      } finally {
-        await redis?.close();
-        await pg?.close();
-        rmSync(tmp, { recursive: true, force: true });
-      }
+    for (let run = 1; run <= flags.runs; run++) {
+      if (flags.runs > 1) log(`run ${run} of ${flags.runs}`);
+      runs.push(await runModes(flags, client, log, failures));
     }
   } finally {
     await client.close();
   }
-  const results = buildResults(figures, {
+  const figures = medianOfRuns(runs);
+  const info: RunInfo = {
     startedAt: new Date(started).toISOString(),
     durationS: round((Date.now() - started) / 1000, 1),
     loadBefore,
     loadAfter: machineLoad(),
     quick: flags.quick,
-    gateway: flags.built ? 'plain JavaScript (esbuild transpile of src/ + channels/), like the Docker image' : 'bin/tollgate.js (tsx, no dist/)',
+    gateway: flags.source ? 'bin/tollgate.js through tsx (--source)' : 'plain JavaScript (esbuild transpile of src/ + channels/), like the Docker image',
+    runs: flags.runs,
     failures,
-  });
+  };
+  const results = buildResults(figures, info);
+  if (runs.length > 1) {
+    // Each row also keeps its figure in every run, so the spread behind a median stays visible.
+    const perRun = runs.map((run) => buildResults(run, info).table as GoalRow[]);
+    for (const row of results.table as GoalRow[]) row.runs = perRun.map((table) => table.find((r) => r.figure === row.figure)?.value ?? null);
+  }
   printTable(results);
   writeFileSync(flags.out, `${JSON.stringify(results, null, 2)}\n`);
   log(`wrote ${flags.out}`);

@@ -34,3 +34,27 @@ export function round(value: number, digits = 2): number {
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * Merges the figures of several runs into one tree of medians: every number is the median of that figure over the
+ * runs that measured it (a null counts as a miss and sorts last); other values come from the first run. With one run
+ * it returns that run. The floor is a figure like the others, so each median sits next to the floor's median.
+ */
+export function medianOfRuns<T>(runs: readonly T[]): T {
+  if (runs.length <= 1) return runs[0]!;
+  const merge = (values: unknown[]): unknown => {
+    const present = values.filter((v) => v !== undefined);
+    const first = present[0];
+    if (present.every((v) => typeof v === 'number' || v === null) && present.some((v) => typeof v === 'number')) {
+      const sorted = present.map((v) => (v === null ? Number.POSITIVE_INFINITY : (v as number))).sort((a, b) => a - b);
+      const middle = sorted[Math.floor((sorted.length - 1) / 2)]!;
+      return Number.isFinite(middle) ? middle : null;
+    }
+    if (first && typeof first === 'object' && !Array.isArray(first)) {
+      const keys = new Set(present.flatMap((v) => (v && typeof v === 'object' ? Object.keys(v) : [])));
+      return Object.fromEntries([...keys].map((k) => [k, merge(present.map((v) => (v as Record<string, unknown> | null)?.[k]))]));
+    }
+    return first;
+  };
+  return merge([...runs]) as T;
+}

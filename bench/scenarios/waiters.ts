@@ -116,6 +116,8 @@ export const waitersScenario: Scenario = {
           all_resumed_ms: result.all_resumed_ms,
           rss_holding_mb: round(result.rss_holding_mb, 0),
           rss_idle_mb: round(idleRss, 0),
+          // What one parked long-poll costs the gateway: connection, request, waiter and its timer.
+          kb_per_waiter: round(((result.rss_holding_mb - idleRss) * 1024) / ids.length, 1),
           decide_window_ms: result.decide_window_ms,
           resume_after_own_decision_ms: { p50: result.resume_after_own_decision_ms.p50, p99: result.resume_after_own_decision_ms.p99 },
           not_approved: result.not_approved,
