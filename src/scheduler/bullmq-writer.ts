@@ -1,8 +1,9 @@
 /**
  * @module scheduler/bullmq-writer
  * How one scheduler call becomes Redis state, safely when several processes make the same call at once:
- * - an expiry is one delayed job per request (`expire-<id>`); the same time again is a no-op, another time replaces
- *   the job (remove + add), and a timer that is firing right now is left alone (the new time gets its own id);
+ * - an expiry is one delayed job per request (`expire-<id>`), due a backstop delay after its time (the scheduling
+ *   process fires it on time from a local timer); the same time again is a no-op, another time replaces the job
+ *   (remove + add), and a timer that is firing right now is left alone (the new time gets its own id);
  * - a delivery or callback that is waiting or running absorbs a second enqueue;
  * - a card update that is waiting absorbs a second enqueue; one that is running gets a follow-up, since it may have
  *   read the row before the change that asked for the update.
@@ -24,6 +25,8 @@ export class BullMQWriter {
     private readonly clock: Clock,
     /** Expiry jobs this process is running now (locked: removing them would fail). */
     private readonly isFiringHere: (requestId: string) => boolean,
+    /** How long after its time an expiry job fires: the process that scheduled it fires it on time, locally. */
+    private readonly backstopMs = 0,
   ) {}
 
   /** Writes one operation to Redis; throws when Redis does not answer. */
@@ -89,7 +92,7 @@ export class BullMQWriter {
     return {
       attempts: data.kind === 'expire' ? Math.max(this.settings.attempts, 10) : this.settings.attempts,
       backoff: { type: BACKOFF_TYPE, delay: this.settings.backoffMs },
-      delay: data.kind === 'expire' ? Math.max(0, data.at - this.clock.now()) : 0,
+      delay: data.kind === 'expire' ? Math.max(0, data.at + this.backstopMs - this.clock.now()) : 0,
       removeOnComplete: true,
       removeOnFail: { age: 7 * 24 * 3600, count: 5000 },
     };

@@ -20,6 +20,7 @@ import { BullMQWriter } from './bullmq-writer.js';
 import { OperationBuffer, type BufferedOperation } from './operation-buffer.js';
 import { closeRedis, createFailFastRedis, createWorkerRedis, withTimeout, type RedisConnectionOptions } from './redis-connections.js';
 import { schedulerDefaults, type Scheduler, type SchedulerJobs, type SchedulerOptions } from './types.js';
+import { LocalExpiries } from './local-expiries.js';
 import { describeError } from '../errors.js';
 
 /** Options of {@link BullMQScheduler}. */
@@ -41,6 +42,12 @@ export interface BullMQSchedulerOptions extends SchedulerOptions {
   startWaitMs?: number;
   /** How long a job stays locked to a process that stopped answering before another takes it over (default 30 000 ms). */
   lockDurationMs?: number;
+  /**
+   * How long after its time an expiry's Redis job fires (default 5000 ms). The process that scheduled an expiry fires it
+   * on time from one local timer; the Redis job is the backstop for when that process is gone (another replica, or the
+   * same one restarted, runs it then), and is removed once the local run has done its work.
+   */
+  expiryBackstopMs?: number;
 }
 
 /**
@@ -77,6 +84,8 @@ export class BullMQScheduler implements Scheduler {
   private lastError: string | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private readonly commandTimeoutMs: number;
+  /** Expiries scheduled by this process, fired here on time; the Redis jobs back them up (see `expiryBackstopMs`). */
+  private readonly local: LocalExpiries;
 
   constructor(options: BullMQSchedulerOptions) {
     this.options = options;
@@ -102,7 +111,14 @@ export class BullMQScheduler implements Scheduler {
       return q;
     };
     this.queues = { expiry: queue('expiry'), cards: queue('cards'), callbacks: queue('callbacks'), sweep: queue('sweep') };
-    this.writer = new BullMQWriter(this.queues, this.settings, this.clock, (id) => this.runningExpiries.has(id));
+    this.writer = new BullMQWriter(this.queues, this.settings, this.clock, (id) => this.runningExpiries.has(id), options.expiryBackstopMs ?? 5000);
+    this.local = new LocalExpiries({
+      clock: this.clock,
+      logger: this.logger,
+      attempts: Math.max(this.settings.attempts, 10),
+      backoffMs: this.settings.backoffMs,
+      settled: (requestId) => void this.submit({ kind: 'cancel-expiry', requestId }),
+    });
   }
 
   async start(jobs: SchedulerJobs): Promise<void> {
@@ -132,13 +148,16 @@ export class BullMQScheduler implements Scheduler {
     }
     if (this.commands.status === 'ready') await this.online();
     else await this.waitForRedis(this.options.startWaitMs ?? 1000);
+    this.local.start(jobs);
   }
 
   async scheduleExpiry(requestId: string, at: Date): Promise<void> {
+    this.local.set(requestId, at.getTime());
     await this.submit({ kind: 'add', data: { kind: 'expire', requestId, at: at.getTime() } });
   }
 
   async cancelExpiry(requestId: string): Promise<void> {
+    this.local.delete(requestId);
     await this.submit({ kind: 'cancel-expiry', requestId });
   }
 
@@ -171,6 +190,7 @@ export class BullMQScheduler implements Scheduler {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    await this.local.stop();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     // With Redis away, BullMQ's graceful close waits for a connection that never comes: wait for the handlers
     // running here ourselves, then force-close.

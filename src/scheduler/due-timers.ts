@@ -39,6 +39,11 @@ export class DueTimers {
     if (at < this.armedAt) this.arm(at);
   }
 
+  /** Whether `id` has a time set that has not fired yet. */
+  has(id: string): boolean {
+    return this.due.has(id);
+  }
+
   /** Forgets `id`; harmless when it is not set. */
   delete(id: string): void {
     this.due.delete(id);

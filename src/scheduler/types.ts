@@ -8,7 +8,9 @@
  * - State. The database is the truth; a job carries only ids and re-reads the row, so a duplicate or stale job is
  *   harmless and every job is idempotent. A job whose request is already final throws {@link JobNotNeededError}.
  * - Exactly-once. Implementations aim for it (job ids derived from request ids) but the gateway's compare-and-set
- *   is what guarantees a request expires once.
+ *   is what guarantees a request expires once. With BullMQ every process fires the expiries it scheduled itself, on
+ *   time, from one local timer, and the Redis job is a backstop due a little later: two replicas that both scheduled
+ *   a request both run `expire` for it, and the second finds it final.
  * - Recovery after a crash. The in-process scheduler forgets everything on exit; the gateway's start-up
  *   reconciliation and the periodic sweep reschedule from the rows.
  */
