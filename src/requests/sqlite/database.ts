@@ -39,6 +39,9 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
       // WAL + NORMAL is durable against process crashes (every commit is in the WAL before it returns); only an OS
       // crash or power loss can drop the last commits.
       connection.pragma('synchronous = NORMAL');
+      // SQLite's default page cache is 2 MB: a start-up that expires 10 000 of 100 000 rows would re-read index pages
+      // from the OS for every batch. 64 MB is taken only as pages are used.
+      connection.pragma('cache_size = -65536');
       return connection;
     } catch (error) {
       connection.close();

@@ -59,11 +59,13 @@ export function prepareStatements(sqlite: Database.Database): Statements {
        WHERE id = @id AND status = 'pending' RETURNING ${requests}`,
     ),
     /** Every pending row due at `?`, oldest first, at most `?` of them, expired in one statement. */
+    // `+status`: without the plus SQLite drives the update from the status index, visiting every pending row for each
+    // batch (100 000 pending rows made expiring 10 000 of them take 1.8 s); with it, each row is found by its id.
     expireDue: sqlite.prepare(
       `UPDATE confirmation_requests SET status = 'expired', responded_at = @at, updated_at = @at, responded_by = 'system',
          responded_via = NULL, allowed = CASE on_timeout WHEN 'approve' THEN 1 ELSE 0 END
        WHERE id IN (SELECT id FROM confirmation_requests WHERE status = 'pending' AND expires_at <= @now ORDER BY expires_at LIMIT @limit)
-         AND status = 'pending'
+         AND +status = 'pending'
        RETURNING ${requests}`,
     ),
     events: sqlite.prepare(`SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id = ? ORDER BY id`),
