@@ -4,7 +4,7 @@
  * run. The gateway runs as a child `tollgate serve` on a temp SQLite file; the load comes from a separate
  * load-client process; everything talks over 127.0.0.1. Prints a table and writes bench/results.json.
  *
- * Flags: `--quick` (small counts, to check the harness), `--only a,b` (scenario names), `--mode sqlite|bullmq|postgres|all`,
+ * Flags: `--quick` (small counts, to check the harness), `--only a,b` (scenario names), `--mode sqlite|bullmq|postgres|all` (or a list),
  * `--profile DIR` (run the gateways under `node --cpu-prof`), `--out FILE` (default bench/results.json), `--runs N`
  * (run everything N times and keep the median of each figure; the goals are judged on medians of 3), `--source` (run
  * bin/tollgate.js through tsx instead of the plain-JavaScript build users run).
@@ -52,7 +52,7 @@ function parseFlags(argv: string[]) {
   return {
     quick: argv.includes('--quick'),
     only: value('only')?.split(',') ?? null,
-    modes: (value('mode') ?? 'all') === 'all' ? (['sqlite', 'bullmq', 'postgres'] as BenchMode[]) : [value('mode') as BenchMode],
+    modes: (value('mode') ?? 'all') === 'all' ? (['sqlite', 'bullmq', 'postgres'] as BenchMode[]) : (value('mode')!.split(',') as BenchMode[]),
     profile: value('profile') ?? null,
     source: argv.includes('--source'),
     runs: Math.max(1, Number(value('runs') ?? 1)),
