@@ -11,8 +11,8 @@ import type { ConfirmationRequest } from './requests/types.js';
 
 /** Rows per transaction. */
 const BATCH = 500;
-/** Batches whose fan-out may still be running while the next batch is stamped. */
-const FANNING_BATCHES = 4;
+/** Batches whose fan-out may still be running while the next ones are stamped. */
+const FANNING_BATCHES = 8;
 
 /** What the scan needs: the rows, the time, and the fan-out of one expired request (waiters, cards, callbacks). */
 export interface ExpiryScanDeps {
@@ -26,12 +26,14 @@ export interface ExpiryScanDeps {
 export class ExpiryScan {
   private running: Promise<number> | null = null;
   private next: Promise<number> | null = null;
+  private readonly fanning = new Set<Promise<void>>();
 
   constructor(private readonly deps: ExpiryScanDeps) {}
 
   /**
    * Scans now, or — while a scan runs — once more after it (for rows that fell due meanwhile). The timers of one
-   * second all call this; they share two scans instead of running one each. Resolves with how many expired.
+   * second all call this; they share two scans instead of running one each. Resolves with how many expired, once
+   * they are stamped `expired` in the database; their fan-out goes on (see {@link ExpiryScan.settled}).
    */
   run(): Promise<number> {
     if (!this.running) {
@@ -46,29 +48,34 @@ export class ExpiryScan {
     return this.next;
   }
 
+  /** Resolves when the fan-out of every request expired so far has finished. */
+  async settled(): Promise<void> {
+    while (this.fanning.size) await Promise.all([...this.fanning]);
+  }
+
   /**
-   * Rows are stamped `expired` batch after batch without waiting for the fan-out of the batch before, so the last of
-   * 10 000 is not late by the fan-out of the first 9 500; a few batches fan out at once at most, which bounds memory
-   * when a restart finds 100 000 overdue rows.
+   * Rows are stamped `expired` batch after batch without waiting for the fan-out of the batches before, so the last
+   * of 10 000 is not late by the fan-out of the first 9 500, and the next scan need not wait for it either; a few
+   * batches fan out at once at most, which bounds memory when a restart finds 100 000 overdue rows.
    */
   private async scan(): Promise<number> {
     let count = 0;
-    const fanning: Promise<void>[] = [];
     for (;;) {
       const expired = await this.deps.store.expireDue(new Date(this.deps.clock.now()), BATCH);
       count += expired.length;
-      fanning.push(this.fanOut(expired));
-      if (fanning.length >= FANNING_BATCHES) await fanning.shift();
-      if (expired.length < BATCH) break;
+      if (expired.length) this.fanOut(expired);
+      while (this.fanning.size >= FANNING_BATCHES) await Promise.race(this.fanning);
+      if (expired.length < BATCH) return count;
     }
-    await Promise.all(fanning);
-    return count;
   }
 
   /** The rows are expired already: a failed fan-out is logged (waiters re-read at their timeout; the sweep catches up). */
-  private async fanOut(requests: ConfirmationRequest[]): Promise<void> {
-    await Promise.all(requests.map((request) => this.deps.fanOut(request))).catch((error: unknown) => {
-      this.deps.logger.error({ err: error }, 'fan-out after expiry failed');
-    });
+  private fanOut(requests: ConfirmationRequest[]): void {
+    const done = Promise.all(requests.map((request) => this.deps.fanOut(request))).then(
+      () => undefined,
+      (error: unknown) => this.deps.logger.error({ err: error }, 'fan-out after expiry failed'),
+    );
+    this.fanning.add(done);
+    void done.then(() => this.fanning.delete(done));
   }
 }

@@ -147,6 +147,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
   async stop(): Promise<void> {
     this.unsubscribeFeed?.();
     await this.reconciling;
+    await this.expiryScan.settled();
     await this.scheduler.stop();
     this.waiters.releaseAll();
   }

@@ -1,0 +1,69 @@
+/**
+ * The due-scan on a real SQLite store: concurrent callers share scans, rows are stamped before their fan-out runs,
+ * and `settled()` waits for the fan-out.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/clock.js';
+import { ExpiryScan } from '../../../src/expiry-scan.js';
+import { applyMigrations, openDatabase } from '../../../src/requests/sqlite/database.js';
+import { SqliteConfirmationStore } from '../../../src/requests/sqlite/store.js';
+import type { ConfirmationRequest } from '../../../src/requests/types.js';
+import { T0, file } from '../../contracts/store-fixtures.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function setup(count: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-scan-'));
+  const open = openDatabase(join(dir, 'tollgate.db'));
+  applyMigrations(open);
+  const store = new SqliteConfirmationStore(open);
+  cleanups.push(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  for (let i = 0; i < count; i++) await file(store, { toolName: 'x', toolArgs: { i }, timeoutS: 10 }, T0);
+  const clock = new ManualClock(T0.getTime() + 11_000);
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const fannedOut: string[] = [];
+  const scan = new ExpiryScan({
+    store,
+    clock,
+    logger: pino({ level: 'silent' }),
+    async fanOut(request: ConfirmationRequest) {
+      await gate; // the fan-out of every expired request waits until the test lets it go
+      fannedOut.push(request.id);
+    },
+  });
+  return { store, scan, release, fannedOut };
+}
+
+describe('ExpiryScan', () => {
+  it('stamps every due row without waiting for their fan-out, which settled() then waits for', async () => {
+    const { store, scan, release, fannedOut } = await setup(1200);
+    expect(await scan.run()).toBe(1200);
+    expect(await store.countByStatus()).toMatchObject({ expired: 1200 });
+    expect(fannedOut).toHaveLength(0);
+    const settled = scan.settled();
+    release();
+    await settled;
+    expect(new Set(fannedOut).size).toBe(1200);
+  });
+
+  it('twenty callers during a scan share it and one more scan, and each row expires once', async () => {
+    const { store, scan, release } = await setup(50);
+    release();
+    const counts = await Promise.all(Array.from({ length: 20 }, () => scan.run()));
+    expect(counts[0]).toBe(50);
+    expect(counts.slice(1).every((n) => n === 0)).toBe(true);
+    const events = await Promise.all((await store.list({ limit: 100 })).items.map((r) => store.events(r.id)));
+    expect(events.map((e) => e.filter((x) => x.type === 'expired').length)).toEqual(Array(50).fill(1));
+  });
+});
