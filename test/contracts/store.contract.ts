@@ -55,6 +55,20 @@ export function runStoreContract(setup: StoreContractSetup): void {
         expect(await store.unsentMessages(10)).toEqual([]);
       });
 
+      it('writes created, the extra events and one delivered per card sent inline, in that order, with every card row', async () => {
+        const extras = { detail: { rule: 'ops' }, events: [{ type: 'reminded' as const, actor: 'system', channel: null, detail: { step: 0 }, at: T0 }] };
+        const cards = [{ channel: 'web', target: '', sent: true }, { channel: 'slack', target: 'C1' }, { channel: 'inbox2', target: 'x', sent: true }];
+        const result = await store.create(newRequest({}, T0), cards, extras);
+        const events = await store.events(result.request.id);
+        expect(events.map((e) => [e.type, e.channel, e.detail])).toEqual([
+          ['created', null, { rule: 'ops' }],
+          ['reminded', null, { step: 0 }],
+          ['delivered', 'web', { target: '', message_ref: null, attempt: 0 }],
+          ['delivered', 'inbox2', { target: 'x', message_ref: null, attempt: 0 }],
+        ]);
+        expect((await store.messages(result.request.id)).map((m) => [m.channel, m.status])).toEqual([['web', 'sent'], ['slack', 'pending'], ['inbox2', 'sent']]);
+      });
+
       it('answers a reused idempotency key with the existing row and writes nothing', async () => {
         const first = await file(store, { idempotencyKey: 'key-1' }, T0, [{ channel: 'slack', target: 'C1' }]);
         const again = newRequest({ idempotencyKey: 'key-1', toolArgs: { other: true } }, at(5));

@@ -34,7 +34,29 @@ const SQL_TEXT = {
   byId: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = $1`,
   byIdForUpdate: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = $1 FOR UPDATE`,
   byKey: `SELECT ${REQUEST} FROM confirmation_requests WHERE idempotency_key = $1`,
-  insert: `INSERT INTO confirmation_requests (${REQUEST_INSERT.columns}) VALUES (${REQUEST_INSERT.values}) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
+  /**
+   * A create in one statement, so one round trip: the row (unless its idempotency key exists), its events in order
+   * (`created`, any extra, one `delivered` per card sent inline) and its card rows. Atomic like a transaction.
+   */
+  create: (() => {
+    const n = REQUEST_INSERT.keys.length;
+    const p = (i: number) => `$${n + i}`;
+    return `WITH req AS (
+        INSERT INTO confirmation_requests (${REQUEST_INSERT.columns}) VALUES (${REQUEST_INSERT.values})
+        ON CONFLICT (idempotency_key) DO NOTHING RETURNING id
+      ), ev AS (
+        INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at)
+        SELECT req.id, e.type, e.actor, e.channel, e.detail::jsonb, e.at
+        FROM req, unnest(${p(1)}::text[], ${p(2)}::text[], ${p(3)}::text[], ${p(4)}::text[], ${p(5)}::timestamptz[]) WITH ORDINALITY AS e(type, actor, channel, detail, at, ord)
+        ORDER BY e.ord
+      ), msg AS (
+        INSERT INTO channel_messages (request_id, channel, target, status, attempts, updated_at)
+        SELECT req.id, m.channel, m.target, m.status, 0, ${p(6)}::timestamptz
+        FROM req, unnest(${p(7)}::text[], ${p(8)}::text[], ${p(9)}::text[]) AS m(channel, target, status)
+        ON CONFLICT (request_id, channel, target) DO NOTHING
+      )
+      SELECT id FROM req`;
+  })(),
   insertEvent: 'INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)',
   insertMessage: `INSERT INTO channel_messages (request_id, channel, target, status, attempts, updated_at) VALUES ($1, $2, $3, $4, 0, $5)
     ON CONFLICT (request_id, channel, target) DO NOTHING`,
@@ -105,24 +127,30 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   }
 
   async create(request: ConfirmationRequest, cards: NewCard[], extras?: CreateExtras): Promise<{ request: ConfirmationRequest; created: boolean }> {
-    return this.tx(async (client) => {
-      const inserted = await this.rows(SQL_TEXT.insert, requestParams(request), client);
-      if (inserted.length === 0) {
-        // The key exists (or a racing create just committed it): READ COMMITTED lets this statement see that row.
-        const existing = await this.one(SQL_TEXT.byKey, [request.idempotencyKey], client);
-        if (!existing) throw new ServiceUnavailableError('a create with the same idempotency key was in flight; retry', 'tollgate_database_busy');
-        return { request: existing, created: false };
-      }
-      await this.insertEvent(request.id, { type: 'created', actor: request.userId, channel: null, detail: extras?.detail ?? {}, at: request.createdAt }, client);
-      for (const event of extras?.events ?? []) await this.insertEvent(request.id, event, client);
-      for (const card of cards) {
-        await client.query(SQL_TEXT.insertMessage, [request.id, card.channel, card.target, card.sent ? 'sent' : 'pending', request.createdAt]);
-        // A channel whose card is the row itself (the web inbox) is delivered the moment the row exists.
-        if (card.sent) {
-          await this.insertEvent(request.id, { type: 'delivered', actor: null, channel: card.channel, detail: { target: card.target, message_ref: null, attempt: 0 }, at: request.createdAt }, client);
-        }
-      }
-      return { request, created: true };
+    const events: NewEvent[] = [
+      { type: 'created', actor: request.userId, channel: null, detail: extras?.detail ?? {}, at: request.createdAt },
+      ...(extras?.events ?? []),
+      // A channel whose card is the row itself (the web inbox) is delivered the moment the row exists.
+      ...cards.filter((c) => c.sent).map((c): NewEvent => ({ type: 'delivered', actor: null, channel: c.channel, detail: { target: c.target, message_ref: null, attempt: 0 }, at: request.createdAt })),
+    ];
+    return withPostgresErrors(async () => {
+      const inserted = await this.rows(SQL_TEXT.create, [
+        ...requestParams(request),
+        events.map((e) => e.type),
+        events.map((e) => e.actor),
+        events.map((e) => e.channel),
+        events.map((e) => JSON.stringify(e.detail)),
+        events.map((e) => e.at),
+        request.createdAt,
+        cards.map((c) => c.channel),
+        cards.map((c) => c.target),
+        cards.map((c) => (c.sent ? 'sent' : 'pending')),
+      ]);
+      if (inserted.length > 0) return { request, created: true };
+      // The key exists (or a racing create just committed it): a new statement sees that row.
+      const existing = await this.one(SQL_TEXT.byKey, [request.idempotencyKey]);
+      if (!existing) throw new ServiceUnavailableError('a create with the same idempotency key was in flight; retry', 'tollgate_database_busy');
+      return { request: existing, created: false };
     });
   }
 
