@@ -14,6 +14,9 @@ const BATCH = 500;
 /** Batches whose fan-out may still be running while the next ones are stamped. */
 const FANNING_BATCHES = 8;
 
+/** Stamped ids remembered for their timers; a timer firing after a clear just reads its row. */
+const RECENT_LIMIT = 100_000;
+
 /** What the scan needs: the rows, the time, and the fan-out of one expired request (waiters, cards, callbacks). */
 export interface ExpiryScanDeps {
   store: ConfirmationStore;
@@ -27,6 +30,8 @@ export class ExpiryScan {
   private running: Promise<number> | null = null;
   private next: Promise<number> | null = null;
   private readonly fanning = new Set<Promise<void>>();
+  /** Ids the recent scans stamped, so each request's own timer can skip reading its row (bounded: cleared when large). */
+  private readonly recent = new Set<string>();
 
   constructor(private readonly deps: ExpiryScanDeps) {}
 
@@ -48,6 +53,11 @@ export class ExpiryScan {
     return this.next;
   }
 
+  /** Whether a recent scan expired `requestId`. */
+  expiredRecently(requestId: string): boolean {
+    return this.recent.has(requestId);
+  }
+
   /** Resolves when the fan-out of every request expired so far has finished. */
   async settled(): Promise<void> {
     while (this.fanning.size) await Promise.all([...this.fanning]);
@@ -59,10 +69,12 @@ export class ExpiryScan {
    * batches fan out at once at most, which bounds memory when a restart finds 100 000 overdue rows.
    */
   private async scan(): Promise<number> {
+    if (this.recent.size > RECENT_LIMIT) this.recent.clear();
     let count = 0;
     for (;;) {
       const expired = await this.deps.store.expireDue(new Date(this.deps.clock.now()), BATCH);
       count += expired.length;
+      for (const request of expired) this.recent.add(request.id);
       if (expired.length) this.fanOut(expired);
       while (this.fanning.size >= FANNING_BATCHES) await Promise.race(this.fanning);
       if (expired.length < BATCH) return count;

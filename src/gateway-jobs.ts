@@ -34,6 +34,8 @@ export interface JobsDeps {
   channels: ReadonlyMap<string, Channel>;
   /** Expires every due request with its fan-out (waiters, cards, callbacks); returns how many. */
   expireDue(): Promise<number>;
+  /** Whether a recent due-scan of this process expired `requestId` (so its timer has nothing left to read). */
+  expiredRecently?(requestId: string): boolean;
   /**
    * A policy's reminders and escalation (absent: none). `run` does what is due and says when the request's timer should
    * fire next; `wake` says it for a pending row at start-up.
@@ -65,6 +67,11 @@ export class GatewayJobs implements SchedulerJobs {
   }
 
   async expire(requestId: string): Promise<void> {
+    // Most timers fire when their row is due: the shared due-scan stamps it with every other due row, and the job is
+    // done without reading its row (10 000 reads through a PostgreSQL pool made a second's expiries seconds late).
+    const expired = await this.deps.expireDue();
+    if (expired) this.report({ job: 'expire', channel: null, ok: true });
+    if (this.deps.expiredRecently?.(requestId)) return;
     const request = await this.deps.store.get(requestId);
     if (!request || request.status !== 'pending') throw new JobNotNeededError(`request ${requestId} is not pending`);
     if (request.expiresAt.getTime() > this.deps.clock.now()) {
@@ -72,11 +79,8 @@ export class GatewayJobs implements SchedulerJobs {
       // Do what is due, then arm again for the next follow-up or the real expiry.
       const wake = this.deps.followUps ? await this.deps.followUps.run(request) : request.expiresAt;
       await this.deps.scheduler.scheduleExpiry(requestId, wake);
-      return;
     }
-    // Expire every row that is due, not just this one: the other timers of the same second then find nothing to do.
-    const expired = await this.deps.expireDue();
-    if (expired) this.report({ job: 'expire', channel: null, ok: true });
+    // Due and still pending after the scan: another replica holds the row (SKIP LOCKED) and expires it.
   }
 
   async deliver(requestId: string, channelName: string, target: string, attempt: JobAttempt): Promise<void> {

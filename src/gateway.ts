@@ -119,6 +119,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
         logger: this.logger,
         channels: this.channels,
         expireDue: () => this.expireDue(),
+        expiredRecently: (id) => this.expiryScan.expiredRecently(id),
         ...(this.policy ? { followUps: { run: (r) => runDueFollowUps(followUps, r, new Date(this.clock.now())), wake: (id, at) => wakeOf(followUps, id, at) } } : {}),
       },
       { callbackSecret: options.callbackSecret, callbackAllow: this.callbackAllow },

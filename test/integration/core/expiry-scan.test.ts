@@ -9,6 +9,9 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock.js';
 import { ExpiryScan } from '../../../src/expiry-scan.js';
+import { Gateway } from '../../../src/gateway.js';
+import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
+import { createWebChannel } from '../../../channels/web/index.js';
 import { applyMigrations, openDatabase } from '../../../src/requests/sqlite/database.js';
 import { SqliteConfirmationStore } from '../../../src/requests/sqlite/store.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
@@ -65,5 +68,28 @@ describe('ExpiryScan', () => {
     expect(counts.slice(1).every((n) => n === 0)).toBe(true);
     const events = await Promise.all((await store.list({ limit: 100 })).items.map((r) => store.events(r.id)));
     expect(events.map((e) => e.filter((x) => x.type === 'expired').length)).toEqual(Array(50).fill(1));
+  });
+});
+
+describe('expiry timers and the due-scan together', () => {
+  it('200 requests expiring together are stamped by shared scans, without one row read per timer', async () => {
+    const { store } = await setup(0);
+    let reads = 0;
+    const counting = new Proxy(store, {
+      get(target, key, receiver) {
+        if (key === 'get') return (id: string) => (reads++, target.get(id));
+        const value = Reflect.get(target, key, receiver) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const clock = new ManualClock(T0.getTime());
+    const gateway = new Gateway({ store: counting, scheduler: new InProcessScheduler({ clock, sweepEveryMs: 0 }), channels: [createWebChannel()], clock });
+    await gateway.start();
+    cleanups.unshift(() => gateway.stop());
+    for (let i = 0; i < 200; i++) await gateway.request({ toolName: 'x', toolArgs: { i }, timeoutS: 10 });
+    reads = 0;
+    await clock.advance(10_000);
+    expect(await store.countByStatus()).toMatchObject({ expired: 200, pending: 0 });
+    expect(reads).toBe(0);
   });
 });
