@@ -13,6 +13,8 @@ import type { ConfirmationRequest } from './requests/types.js';
 const BATCH = 500;
 /** Batches whose fan-out may still be running while the next ones are stamped. */
 const FANNING_BATCHES = 8;
+/** Requests of one batch fanned out at once. */
+const FAN_OUT_SLICE = 16;
 
 /** Stamped ids remembered for their timers; a timer firing after a clear just reads its row. */
 const RECENT_LIMIT = 100_000;
@@ -81,12 +83,20 @@ export class ExpiryScan {
     }
   }
 
-  /** The rows are expired already: a failed fan-out is logged (waiters re-read at their timeout; the sweep catches up). */
+  /**
+   * The rows are expired already: a failed fan-out is logged (waiters re-read at their timeout; the sweep catches up).
+   * A batch fans out a slice at a time, so 10 000 expiries never queue thousands of reads on a database pool in front
+   * of the next scan, and timers and scans get the event loop between slices.
+   */
   private fanOut(requests: ConfirmationRequest[]): void {
-    const done = Promise.all(requests.map((request) => this.deps.fanOut(request))).then(
-      () => undefined,
-      (error: unknown) => this.deps.logger.error({ err: error }, 'fan-out after expiry failed'),
-    );
+    const done = (async () => {
+      for (let i = 0; i < requests.length; i += FAN_OUT_SLICE) {
+        const outcomes = await Promise.allSettled(requests.slice(i, i + FAN_OUT_SLICE).map((request) => this.deps.fanOut(request)));
+        for (const outcome of outcomes) {
+          if (outcome.status === 'rejected') this.deps.logger.error({ err: outcome.reason }, 'fan-out after expiry failed');
+        }
+      }
+    })();
     this.fanning.add(done);
     void done.then(() => this.fanning.delete(done));
   }
