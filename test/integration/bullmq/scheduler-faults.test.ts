@@ -55,13 +55,19 @@ describe('BullMQ scheduler and Redis change feed, with their own Redis', { timeo
     return f;
   }
 
-  it('two processes that both scheduled 300 expiries due at one instant each fire every one they hold, once, on time; the Redis backstops never run', async () => {
+  /** Two started schedulers (two processes) on one fresh Redis and prefix, each with its own recording jobs. */
+  async function twoStarted() {
     const server = await redis();
     const prefix = `t-${randomUUID()}`;
     const [a, b] = [scheduler(server.url, prefix), scheduler(server.url, prefix)];
     const [jobsA, jobsB] = [new RecordingJobs(Date.now), new RecordingJobs(Date.now)];
     await a.start(jobsA);
     await b.start(jobsB);
+    return { a, b, jobsA, jobsB };
+  }
+
+  it('two processes that both scheduled 300 expiries due at one instant each fire every one they hold, once, on time; the Redis backstops never run', async () => {
+    const { a, b, jobsA, jobsB } = await twoStarted();
     const ids = Array.from({ length: 300 }, (_, i) => `r${i}`);
     // Both processes schedule every timer at once (as both reconcile at start), then B cancels a few (as the replica
     // that took the decision does). The instant is far enough ahead that all of this lands before it.
@@ -85,12 +91,7 @@ describe('BullMQ scheduler and Redis change feed, with their own Redis', { timeo
   });
 
   it('an expiry whose process is gone fires from its Redis job in another process, the backstop delay after its time', async () => {
-    const server = await redis();
-    const prefix = `t-${randomUUID()}`;
-    const [a, b] = [scheduler(server.url, prefix), scheduler(server.url, prefix)];
-    const [jobsA, jobsB] = [new RecordingJobs(Date.now), new RecordingJobs(Date.now)];
-    await a.start(jobsA);
-    await b.start(jobsB);
+    const { a, jobsA, jobsB } = await twoStarted();
     const at = new Date(Date.now() + 300);
     await a.scheduleExpiry('orphan', at);
     await a.stop(); // its local timer goes with it; the job stays in Redis
