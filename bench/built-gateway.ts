@@ -1,7 +1,7 @@
 /**
  * @module bench/built-gateway
- * `npm run bench -- --built`: runs the gateway as plain JavaScript, the way the Docker image does (`node dist/…`),
- * instead of through bin/tollgate.js + tsx. The sources are transpiled file by file with esbuild (no type check,
+ * What `npm run bench` runs by default (`--source` runs bin/tollgate.js through tsx instead): the gateway as plain
+ * JavaScript, the way the Docker image does (`node dist/…`). The sources are transpiled file by file with esbuild (no type check,
  * no bundling) into a private temp directory, so the team's `dist/` (which bin/tollgate.js prefers) stays untouched.
  */
 import { execFileSync } from 'node:child_process';
