@@ -1,8 +1,9 @@
 /**
  * @module bench/built-gateway
  * What `npm run bench` runs by default (`--source` runs bin/tollgate.js through tsx instead): the gateway as plain
- * JavaScript, the way the Docker image does (`node dist/…`). The sources are transpiled file by file with esbuild (no type check,
- * no bundling) into a private temp directory, so the team's `dist/` (which bin/tollgate.js prefers) stays untouched.
+ * JavaScript, the way the Docker image does (`node dist/…`). The sources are transpiled file by file with esbuild
+ * (no type check, no bundling) into a private temp directory, so the team's `dist/` (which bin/tollgate.js prefers)
+ * stays untouched.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, symlinkSync } from 'node:fs';
