@@ -5,7 +5,6 @@
  * Background work (expiry timers, card deliveries and updates, runtime callbacks, the sweep) goes through the
  * {@link Scheduler}; the handlers for those jobs live in `gateway-jobs.ts`.
  */
-import { ExpiryScan } from './expiry-scan.js';
 import { pino, type Logger } from 'pino';
 import { REJECTION_MESSAGES, type Channel, type ChannelHost, type GrantButton, type DecideOutcome, type DecisionEvent, type DecisionRejection } from './channel.js';
 import { callbackUrlProblem } from './callback-target.js';
@@ -29,6 +28,7 @@ import type { ConfirmationStore } from './requests/store.js';
 import type { ConfirmationEvent, ConfirmationRequest, NewEvent } from './requests/types.js';
 import type { Scheduler } from './scheduler/types.js';
 import { Waiters } from './waiters.js';
+import { ExpiryScan } from './expiry-scan.js';
 
 export type { GatewayDefaults, NewRequestInput } from './requests/new-request.js';
 export type { ExecutionReceipt } from './requests/receipts.js';
@@ -56,8 +56,6 @@ export interface GatewayOptions {
 /** Something that watches state changes in this process (metrics, logs). Errors it throws are logged and ignored. */
 export type GatewayObserver = (request: ConfirmationRequest, change: RequestChange['kind']) => void;
 
-/** Rows expired per transaction. */
-
 /**
  * The approval gateway.
  * @example
@@ -84,7 +82,6 @@ export class Gateway extends GatewayReads implements ChannelHost {
   private unsubscribeFeed: (() => void) | null = null;
   private reconciling: Promise<void> = Promise.resolve();
   private readonly expiryScan: ExpiryScan;
-
 
   constructor(options: GatewayOptions) {
     super(options.store, options.feed ?? new LocalChangeFeed(), options.clock ?? systemClock);
