@@ -9,7 +9,10 @@ import type { Clock } from './clock.js';
 import type { ConfirmationStore } from './requests/store.js';
 import type { ConfirmationRequest } from './requests/types.js';
 
-/** Rows per transaction. */
+/**
+ * Rows in a scan's first transaction. A scan that finds it full doubles it each time, up to the store's
+ * `expiryBatchLimit` (PostgreSQL: a statement's fixed cost dominates); on SQLite it stays at this.
+ */
 const BATCH = 500;
 /** Batches whose fan-out may still be running while the next ones are stamped. */
 const FANNING_BATCHES = 8;
@@ -73,13 +76,13 @@ export class ExpiryScan {
   private async scan(): Promise<number> {
     if (this.recent.size > RECENT_LIMIT) this.recent.clear();
     let count = 0;
-    for (;;) {
-      const expired = await this.deps.store.expireDue(new Date(this.deps.clock.now()), BATCH);
+    for (let batch = BATCH; ; batch = Math.min(batch * 2, Math.max(BATCH, this.deps.store.expiryBatchLimit ?? BATCH))) {
+      const expired = await this.deps.store.expireDue(new Date(this.deps.clock.now()), batch);
       count += expired.length;
       for (const request of expired) this.recent.add(request.id);
       if (expired.length) this.fanOut(expired);
       while (this.fanning.size >= FANNING_BATCHES) await Promise.race(this.fanning);
-      if (expired.length < BATCH) return count;
+      if (expired.length < batch) return count;
     }
   }
 

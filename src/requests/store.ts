@@ -97,6 +97,12 @@ export interface ConfirmationStore {
    * each with its `expired` event; returns them. Many requests falling due together cost one write, not one each.
    */
   expireDue(now: Date, limit: number): Promise<ConfirmationRequest[]>;
+  /**
+   * The most rows a due-scan that is behind asks `expireDue` for at once (absent: it stays at 500). A store that pays
+   * a round trip and a commit per call (PostgreSQL) sets it high; an embedded one leaves it, since a long synchronous
+   * transaction holds the event loop.
+   */
+  readonly expiryBatchLimit?: number;
   appendEvent(requestId: string, event: NewEvent): Promise<void>;
   events(requestId: string): Promise<ConfirmationEvent[]>;
   list(query: RequestQuery): Promise<RequestPage>;

@@ -90,6 +90,8 @@ const SQL_TEXT = {
 
 /** The PostgreSQL implementation of {@link ConfirmationStore}. */
 export class PostgresConfirmationStore implements ConfirmationStore {
+  /** 10 000 rows due in one second took 2.5 s to expire at 500 a statement, 0.6 s at up to 4 000. */
+  readonly expiryBatchLimit = 4000;
   private readonly pool: pg.Pool;
 
   constructor(private readonly open: OpenPostgres) {

@@ -93,3 +93,31 @@ describe('expiry timers and the due-scan together', () => {
     expect(reads).toBe(0);
   });
 });
+
+describe('the size of a scan\'s batches', () => {
+  /** The limits one scan of 3,500 due rows asks the store for, with the store's `expiryBatchLimit` set or not. */
+  async function limitsAsked(expiryBatchLimit: number | undefined): Promise<number[]> {
+    const { store, release } = await setup(3500);
+    release();
+    const asked: number[] = [];
+    const recording = new Proxy(store, {
+      get(target, key, receiver) {
+        if (key === 'expiryBatchLimit') return expiryBatchLimit;
+        if (key === 'expireDue') return (now: Date, limit: number) => (asked.push(limit), target.expireDue(now, limit));
+        const value = Reflect.get(target, key, receiver) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const scan = new ExpiryScan({ store: recording, clock: new ManualClock(T0.getTime() + 11_000), logger: pino({ level: 'silent' }), fanOut: async () => undefined });
+    expect(await scan.run()).toBe(3500);
+    return asked;
+  }
+
+  it('doubles while full, up to the store\'s expiryBatchLimit (a remote store)', async () => {
+    expect(await limitsAsked(4000)).toEqual([500, 1000, 2000, 4000]);
+  });
+
+  it('stays at 500 on a store without one (an embedded store keeps its transactions short)', async () => {
+    expect(await limitsAsked(undefined)).toEqual([500, 500, 500, 500, 500, 500, 500, 500]);
+  });
+});
