@@ -45,14 +45,18 @@ export class GateClientError extends Error {
 
 /** Reads a problem document from a failed response, or builds one from the status when the body is something else. */
 export async function problemFrom(response: Response): Promise<ProblemDocument> {
-  const text = await response.text().catch(() => '');
+  return problemFromText(response.status, response.statusText, await response.text().catch(() => ''));
+}
+
+/** {@link problemFrom} for a body already read (a `node:http` response has no `Response`). */
+export function problemFromText(status: number, statusText: string, text: string): ProblemDocument {
   try {
     const parsed = JSON.parse(text) as Partial<ProblemDocument>;
     if (parsed && typeof parsed === 'object' && typeof parsed.detail === 'string') {
       return {
         type: parsed.type ?? `about:blank`,
-        title: parsed.title ?? response.statusText,
-        status: parsed.status ?? response.status,
+        title: parsed.title ?? statusText,
+        status: parsed.status ?? status,
         detail: parsed.detail,
         ...(Array.isArray(parsed.errors) ? { errors: parsed.errors } : {}),
       };
@@ -60,5 +64,5 @@ export async function problemFrom(response: Response): Promise<ProblemDocument> 
   } catch {
     // Not JSON: a proxy's error page, say. Fall through to a synthetic problem.
   }
-  return { type: 'about:blank', title: response.statusText || 'Error', status: response.status, detail: text.slice(0, 300) || `HTTP ${response.status}` };
+  return { type: 'about:blank', title: statusText || 'Error', status, detail: text.slice(0, 300) || `HTTP ${status}` };
 }

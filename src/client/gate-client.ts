@@ -10,6 +10,7 @@ import type { cancelSchema, CreateRequestInput, decisionSchema, listQuerySchema 
 import type { ApiEvent, ApiRequest } from '../requests/serialize.js';
 import { VERSION } from '../version.js';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
+import { gatewayConnection } from './connection.js';
 import { GateClientError, problemFrom } from './errors.js';
 import { describeError } from '../errors.js';
 
@@ -98,12 +99,7 @@ export class GateClient {
   private readonly fetchImpl: typeof fetch;
 
   constructor(private readonly options: GateClientOptions = {}) {
-    const env = options.env ?? process.env;
-    this.url = (options.url ?? env.TOLLGATE_URL ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
-    if (!/^https?:\/\/[^/]/.test(this.url)) throw configError(`gateway URL must start with http:// or https://, got "${this.url}"`);
-    const token = options.token ?? env.TOLLGATE_TOKEN;
-    if (!token) throw configError('no API token: set TOLLGATE_TOKEN (or pass token to GateClient)');
-    this.token = token;
+    ({ url: this.url, token: this.token } = gatewayConnection(options));
     this.pollSeconds = Math.min(Math.max(options.pollSeconds ?? 55, 1), 55);
     this.fetchImpl = options.fetch ?? fetch;
   }
@@ -262,9 +258,3 @@ export class GateClient {
     throw new GateClientError(problem.detail, response.status, problem);
   }
 }
-
-function configError(detail: string): GateClientError {
-  return new GateClientError(detail, 0, { type: 'https://tollgate.dev/problems/client_config', title: 'Client configuration', status: 0, detail });
-}
-
-/** `fetch failed` hides the useful part (ECONNREFUSED, a timeout) in `cause`. */
