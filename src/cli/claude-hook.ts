@@ -1,28 +1,39 @@
 /**
  * @module cli/claude-hook
- * `tollgate claude-hook`: a Claude Code PreToolUse or PermissionRequest command hook. Reads the hook input on stdin,
- * files (or re-attaches to) a request keyed by the tool call's `tool_use_id`, waits for the verdict, and prints the
- * event's `hookSpecificOutput`. On PostToolUse / PostToolUseFailure it sends the gated request's receipt instead. It always answers before `--timeout` (default 540 s, under Claude Code's 10-minute hook
- * limit): with the verdict, or with a `deny` saying the request is still pending — the same call asked again
+ * `tollgate claude-hook`: a Claude Code PreToolUse or PermissionRequest command hook. Forwards the hook input on stdin
+ * to the gateway's `POST /v1/hooks/claude-code` — the route Claude Code's HTTP hooks call — which validates it, files
+ * (or re-attaches to) a request keyed by the tool call's `tool_use_id`, waits for the verdict and answers the event's
+ * `hookSpecificOutput`; the command prints that answer. On PostToolUse / PostToolUseFailure the route records the
+ * gated request's receipt instead. It always answers before `--timeout` (default 540 s, under Claude Code's 10-minute
+ * hook limit): with the verdict, or with a `deny` saying the request is still pending — the same call asked again
  * re-attaches and gets the late verdict at once (and a retry under a new `tool_use_id` re-attaches while pending).
+ * A gateway that restarts or cannot be reached is asked again with backoff until the deadline.
  *
  * Exit codes: 0 with a decision on stdout (nothing for a receipt); 1 when a receipt could not be sent (non-blocking:
  * the tool already ran); 2 (Claude Code's "block the call" code, stderr goes to the model) for
  * malformed input, bad configuration, or a gateway that refuses the call. Failing closed: a broken gate never lets a
  * call through.
+ *
+ * Start-up is most of this command's cost (a fresh `node` per tool call), so it imports node built-ins and
+ * import-free helpers only. zod and the schemas load only when something failed, to name a bad field or flag even
+ * when the gateway cannot be reached — with the gateway's own validators, so the words are the same either way.
  */
-import { GateClient } from '../client/gate-client.js';
+import { Backoff, sleep } from '../client/backoff.js';
+import { gatewayConnection, type GatewayConnection } from '../client/connection.js';
 import { GateClientError } from '../client/errors.js';
-import { ValidationError, describeError } from '../errors.js';
-import { CLAUDE_HOOK_DEFAULT_WAIT_S, claudeCodeRequest, claudeHookDeny, claudeHookOutput, decisionEventOf, fileOrAttachClaudeRequest, parseClaudeHookInput, type ClaudeHookInput } from '../integrations/claude-code.js';
-import { claudeReceipt, findClaudeRequest, isPostToolEvent } from '../integrations/claude-code-receipt.js';
-import { requestOptionsFromFlags } from './request-flags.js';
-import { numberFlag, parseArgs, UsageError } from './args.js';
+import { postJson } from '../client/node-http.js';
+import { describeError, ValidationError } from '../errors.js';
+import { CLAUDE_HOOK_DEFAULT_WAIT_S, CLAUDE_HOOK_HEADERS, isPostToolEvent } from '../integrations/claude-code-events.js';
+import { flag, numberFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
 
 /** Largest hook input read from stdin. */
 const MAX_INPUT_BYTES = 1024 * 1024;
 /** Exit code that makes Claude Code block the call and show stderr to the model. */
 const BLOCK = 2;
+/** Kept back from `--timeout` for the gateway's answer to arrive and print. */
+const REPLY_MARGIN_MS = 500;
+/** A "still pending" answer with less time than this left is the answer: asking again could not wait long enough to help. */
+const REASK_MIN_MS = 1000;
 
 /** The process streams the command uses (replaceable in tests). */
 export interface HookIo {
@@ -32,6 +43,17 @@ export interface HookIo {
   env: Record<string, string | undefined>;
 }
 
+/** One hook call: what to send where, and by when. */
+interface HookCall {
+  args: ParsedArgs;
+  connection: GatewayConnection;
+  url: URL;
+  raw: string;
+  input: unknown;
+  deadline: number;
+  io: HookIo;
+}
+
 /** Runs the hook; resolves with the exit code. */
 export async function run(argv: string[], io: HookIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   const started = Date.now();
@@ -39,11 +61,7 @@ export async function run(argv: string[], io: HookIo = { stdin: process.stdin, s
   if (args.positionals.length) throw new UsageError(`unexpected argument "${args.positionals[0]}" (the hook input comes on stdin)`);
   const timeoutS = numberFlag(args, 'timeout') ?? CLAUDE_HOOK_DEFAULT_WAIT_S;
   if (timeoutS <= 0) throw new UsageError('--timeout must be more than 0 seconds');
-  const options = requestOptionsFromFlags(args);
-  const fail = (message: string) => {
-    io.stderr.write(`tollgate claude-hook: ${message}\n`);
-    return BLOCK;
-  };
+  const fail = (message: string) => blocked(io, message);
 
   let raw: string;
   try {
@@ -52,51 +70,120 @@ export async function run(argv: string[], io: HookIo = { stdin: process.stdin, s
     return fail(describeError(error));
   }
   if (!raw.trim()) return fail('no hook input on stdin: Claude Code sends the PreToolUse JSON there');
-  let input;
+  let input: unknown;
   try {
-    input = parseClaudeHookInput(JSON.parse(raw));
+    input = JSON.parse(raw);
   } catch (error) {
-    if (error instanceof SyntaxError) return fail(`hook input is not valid JSON: ${error.message}`);
-    if (error instanceof ValidationError) return fail(`invalid hook input: ${error.message}`);
-    throw error;
+    return fail(`hook input is not valid JSON: ${(error as Error).message}`);
   }
-
-  let client: GateClient;
+  let connection: GatewayConnection;
   try {
-    client = new GateClient({ env: io.env });
+    connection = gatewayConnection({ env: io.env });
   } catch (error) {
     return fail(describeError(error));
   }
-  if (isPostToolEvent(input)) return sendReceipt(client, input, options.agentId, io);
-  const event = decisionEventOf(input);
-  // Everything — filing, reconnecting, waiting — fits inside the timeout, so the host never kills us mid-answer.
-  const deadline = started + timeoutS * 1000;
-  try {
-    const request = await fileOrAttachClaudeRequest(client, claudeCodeRequest(input, options), { retryForMs: Math.max(0, deadline - Date.now()) });
-    const final = await client.wait(request.id, { timeoutMs: Math.max(0, deadline - Date.now()) });
-    io.stdout.write(`${JSON.stringify(claudeHookOutput(final, event))}\n`);
-    return 0;
-  } catch (error) {
-    if (!(error instanceof GateClientError)) throw error;
-    if (error.status === 409) {
-      io.stdout.write(`${JSON.stringify(claudeHookDeny(`tollgate refused this call: ${error.message}`, event))}\n`);
-      return 0;
+  const call: HookCall = { args, connection, url: hookUrl(connection, args), raw, input, deadline: started + timeoutS * 1000, io };
+  return isPostToolEvent(typeof input === 'object' && input !== null ? input : {}) ? sendReceipt(call) : decide(call);
+}
+
+/** The route's URL with the request flags as its query; the gateway validates them. */
+function hookUrl(connection: GatewayConnection, args: ParsedArgs): URL {
+  const url = new URL(`${connection.url}/v1/hooks/claude-code`);
+  for (const channel of args.flags.channel ?? []) url.searchParams.append('channel', channel);
+  for (const approver of args.flags.approver ?? []) url.searchParams.append('approver', approver);
+  const single = { expires: flag(args, 'expires'), on_timeout: flag(args, 'on-timeout'), agent_id: flag(args, 'agent-id') };
+  for (const [key, value] of Object.entries(single)) if (value !== undefined) url.searchParams.set(key, value);
+  return url;
+}
+
+/** PreToolUse / PermissionRequest: asks the route until it answers a verdict, or "still pending" at the deadline. */
+async function decide(call: HookCall): Promise<number> {
+  const { io, deadline } = call;
+  const backoff = new Backoff();
+  let pending: string | undefined; // the last "still pending" answer: printed if the gateway goes away after it
+  let checked = false;
+  for (;;) {
+    const waitS = Math.max(0, Math.floor((deadline - Date.now() - REPLY_MARGIN_MS) / 100) / 10);
+    call.url.searchParams.set('wait', String(waitS));
+    const asked = Date.now();
+    try {
+      const answer = await postJson(call.connection, call.url, call.raw, Math.max(1, deadline - Date.now()));
+      if (!isHookOutput(answer.body)) return blocked(io, `the gateway at ${call.connection.url} answered something that is not a hook answer: ${answer.body.slice(0, 200)}`);
+      // "Still pending" with time left: the gateway is shutting down, or its longest wait is under our --timeout.
+      if (answer.headers[CLAUDE_HOOK_HEADERS.status] !== 'pending' || deadline - Date.now() < REPLY_MARGIN_MS + REASK_MIN_MS) return print(io, answer.body);
+      pending = answer.body;
+      // An answer long before the wait was up is a gateway stopping: do not spin on it.
+      if (Date.now() - asked < waitS * 500) await sleep(Math.min(backoff.next(), Math.max(0, deadline - Date.now() - REPLY_MARGIN_MS)));
+      else backoff.reset();
+    } catch (error) {
+      if (!(error instanceof GateClientError)) throw error;
+      if (!error.retryable) return blocked(io, (await localProblem(call)) ?? refusal(error));
+      // Before retrying until the deadline, make sure retrying can help: bad input or flags fail now.
+      if (!checked) {
+        checked = true;
+        const problem = await localProblem(call);
+        if (problem) return blocked(io, problem);
+      }
+      const delayMs = backoff.next();
+      if (Date.now() + delayMs >= deadline - REPLY_MARGIN_MS) return pending ? print(io, pending) : blocked(io, error.message);
+      await sleep(delayMs);
     }
-    return fail(`${error.status ? `gateway answered ${error.status}: ` : ''}${error.message}`);
   }
 }
 
-/** PostToolUse / PostToolUseFailure: reports how the gated call ran; a call tollgate never gated is left alone. */
-async function sendReceipt(client: GateClient, input: ClaudeHookInput, agentId: string | undefined, io: HookIo): Promise<number> {
+/** PostToolUse / PostToolUseFailure: the route records the receipt of the gated call (a call tollgate never gated is left alone). */
+async function sendReceipt(call: HookCall): Promise<number> {
   try {
-    const request = await findClaudeRequest(client, input, agentId);
-    if (request) await client.receipt(request.id, claudeReceipt(input));
+    await postJson(call.connection, call.url, call.raw, Math.max(1, call.deadline - Date.now()));
     return 0;
   } catch (error) {
     if (!(error instanceof GateClientError)) throw error;
-    io.stderr.write(`tollgate claude-hook: could not record how ${input.tool_name} ran: ${error.message}\n`);
+    const problem = await localProblem(call);
+    if (problem) return blocked(call.io, problem);
+    const tool = (call.input as { tool_name?: unknown }).tool_name;
+    call.io.stderr.write(`tollgate claude-hook: could not record how ${String(tool)} ran: ${error.message}\n`);
     return 1;
   }
+}
+
+/**
+ * What is wrong with the flags or the input, checked here with the gateway's own validators (loading zod, so only
+ * after a failure). A bad flag throws {@link UsageError}, which `main` prints with the usage line (exit 2).
+ */
+async function localProblem(call: HookCall): Promise<string | null> {
+  const [{ requestOptionsFromFlags }, { parseClaudeHookInput }] = await Promise.all([import('./request-flags.js'), import('../integrations/claude-code.js')]);
+  requestOptionsFromFlags(call.args);
+  try {
+    parseClaudeHookInput(call.input);
+    return null;
+  } catch (error) {
+    if (error instanceof ValidationError) return `invalid hook input: ${error.message}`;
+    throw error;
+  }
+}
+
+function refusal(error: GateClientError): string {
+  return `${error.status ? `gateway answered ${error.status}: ` : ''}${error.message}`;
+}
+
+/** A 2xx body is printed only when it is a hook answer: a proxy's "200 OK" page must not pass for a decision. */
+function isHookOutput(body: string): boolean {
+  try {
+    const parsed = JSON.parse(body) as { hookSpecificOutput?: unknown } | null;
+    return typeof parsed?.hookSpecificOutput === 'object' && parsed.hookSpecificOutput !== null;
+  } catch {
+    return false;
+  }
+}
+
+function print(io: HookIo, body: string): number {
+  io.stdout.write(`${body.trim()}\n`);
+  return 0;
+}
+
+function blocked(io: HookIo, message: string): number {
+  io.stderr.write(`tollgate claude-hook: ${message}\n`);
+  return BLOCK;
 }
 
 async function readAll(stream: AsyncIterable<Buffer | string>): Promise<string> {

@@ -9,10 +9,8 @@
  * edited — among requests filed without a tool call id, allowed, and not yet reported. A call tollgate never gated
  * has no request, and nothing is recorded.
  */
-import type { GateClient } from '../client/gate-client.js';
 import type { Gateway } from '../gateway.js';
 import { argsSha256 } from '../requests/args-hash.js';
-import type { ApiRequest } from '../requests/serialize.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import type { Principal } from '../tokens/scopes.js';
 import { newestMatch } from './attach.js';
@@ -20,8 +18,6 @@ import { CLAUDE_CODE_AGENT_ID, claudeIdempotencyKey, type ClaudeHookInput } from
 
 /** Longest failure text kept in a receipt. */
 const DETAIL_MAX = 2000;
-/** Requests of the agent and tool scanned for a PermissionRequest-gated call. */
-const SCAN_LIMIT = 50;
 
 /** A receipt as the API takes it. */
 export interface ClaudeReceipt {
@@ -30,10 +26,7 @@ export interface ClaudeReceipt {
   args_sha256: string;
 }
 
-/** Whether the input reports a call that ran (PostToolUse / PostToolUseFailure) rather than asking for a decision. */
-export function isPostToolEvent(input: ClaudeHookInput): boolean {
-  return input.hook_event_name === 'PostToolUse' || input.hook_event_name === 'PostToolUseFailure';
-}
+export { isPostToolEvent } from './claude-code-events.js';
 
 /** The receipt of a post-tool input: the input that ran, hashed like the request's arguments. */
 export function claudeReceipt(input: ClaudeHookInput): ClaudeReceipt {
@@ -44,23 +37,7 @@ export function claudeReceipt(input: ClaudeHookInput): ClaudeReceipt {
 
 const reported = (types: string[]) => types.some((t) => t === 'executed' || t === 'execution_failed');
 
-/** Client side (`tollgate claude-hook`): finds the gated request of a post-tool input over the API, or null. */
-export async function findClaudeRequest(client: GateClient, input: ClaudeHookInput, agentId = CLAUDE_CODE_AGENT_ID): Promise<ApiRequest | null> {
-  const page = await client.list({ agent_id: agentId, tool_name: input.tool_name, limit: SCAN_LIMIT });
-  if (input.tool_use_id) {
-    const byKey = page.items.find((r) => r.idempotency_key === claudeIdempotencyKey(input.tool_use_id!));
-    if (byKey) return byKey;
-  }
-  const hash = argsSha256(input.tool_name, input.tool_input);
-  for (const r of page.items) {
-    const sameArgs = r.args_sha256 === hash || (r.approved_args !== null && argsSha256(r.tool_name, r.approved_args) === hash);
-    if (!sameArgs || r.tool_call_id !== null || r.allowed !== true || r.session_id !== (input.session_id ?? null)) continue;
-    if (!reported((await client.events(r.id)).map((e) => e.type))) return r;
-  }
-  return null;
-}
-
-/** Server side (`POST /v1/hooks/claude-code`): the same search over the gateway. */
+/** Finds the gated request of a post-tool input (`POST /v1/hooks/claude-code`), or null. */
 export async function findClaudeRequestInGateway(gateway: Gateway, input: ClaudeHookInput, agentId = CLAUDE_CODE_AGENT_ID): Promise<ConfirmationRequest | null> {
   if (input.tool_use_id) {
     const byKey = await gateway.getByIdempotencyKey(claudeIdempotencyKey(input.tool_use_id));
@@ -72,7 +49,7 @@ export async function findClaudeRequestInGateway(gateway: Gateway, input: Claude
 }
 
 /**
- * Server side: records the receipt of a post-tool input on its request, when there is one the caller filed (or the
+ * Records the receipt of a post-tool input on its request, when there is one the caller filed (or the
  * caller is an admin) — a receipt is the agent's own word, as on `POST /v1/requests/:id/receipt`.
  */
 export async function recordClaudeReceipt(gateway: Gateway, input: ClaudeHookInput, principal: Principal, agentId?: string): Promise<string | null> {

@@ -1,9 +1,9 @@
 /**
  * @module integrations/claude-code
  * Claude Code's PreToolUse and PermissionRequest hooks, mapped onto tollgate: the hook input becomes a confirmation
- * request, the verdict becomes the event's `hookSpecificOutput`. Used by `tollgate claude-hook` (command hooks) and
- * `POST /v1/hooks/claude-code` (HTTP hooks), so both answer alike. PostToolUse / PostToolUseFailure report how a
- * gated call ran (see `claude-code-receipt.ts`).
+ * request, the verdict becomes the event's `hookSpecificOutput`. Used by `POST /v1/hooks/claude-code`, which answers
+ * HTTP hooks and `tollgate claude-hook` (the command hook forwards its stdin there), so both answer alike.
+ * PostToolUse / PostToolUseFailure report how a gated call ran (see `claude-code-receipt.ts`).
  *
  * Re-attaching: the request's idempotency key is `claude-code:<tool_use_id>`, so the same tool call asked again —
  * after the hook gave up waiting, after a gateway restart — gets the same request back (200) and, once decided,
@@ -14,21 +14,16 @@
 import { boundedJsonObject } from '../json-bounds.js';
 import { z } from 'zod';
 import { parseInput, type CreateRequestInput } from '../api-schema.js';
-import { GateClientError } from '../client/errors.js';
-import type { GateClient } from '../client/gate-client.js';
-import { argsSha256 } from '../requests/args-hash.js';
 import type { ApiRequest } from '../requests/serialize.js';
+import { CLAUDE_HOOK_EVENTS } from './claude-code-events.js';
 import { requestFields, type GateRequestOptions } from './request-options.js';
 import { verdictOf } from './verdict.js';
 
 /** The `agent_id` recorded on requests from Claude Code unless configured otherwise. */
 export const CLAUDE_CODE_AGENT_ID = 'claude-code';
 
-/** Default seconds a hook waits before answering "still pending": safely under Claude Code's 10-minute hook timeout. */
-export const CLAUDE_HOOK_DEFAULT_WAIT_S = 540;
+export { CLAUDE_HOOK_DEFAULT_WAIT_S, CLAUDE_HOOK_EVENTS } from './claude-code-events.js';
 
-/** The hook events tollgate answers: two that decide, two that report how the call ran. */
-export const CLAUDE_HOOK_EVENTS = ['PreToolUse', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure'] as const;
 /** A hook event that asks for a decision. */
 export type ClaudeDecisionEvent = 'PreToolUse' | 'PermissionRequest';
 
@@ -132,23 +127,4 @@ export function claudeHookOutput(request: ApiRequest, event: ClaudeDecisionEvent
 export function claudeHookDeny(reason: string, event: ClaudeDecisionEvent = 'PreToolUse'): ClaudeHookOutput {
   if (event === 'PermissionRequest') return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: reason } } };
   return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } };
-}
-
-/**
- * Files the hook's request through the API, or re-attaches to a pending request of the same session, tool and
- * input filed under another `tool_use_id` — the client-side twin of the HTTP route's rule.
- */
-export async function fileOrAttachClaudeRequest(client: GateClient, body: CreateRequestInput, options: { retryForMs?: number } = {}): Promise<ApiRequest> {
-  if (body.session_id) {
-    const hash = argsSha256(body.tool_name, body.tool_args ?? {});
-    try {
-      const page = await client.list({ status: 'pending', agent_id: body.agent_id ?? CLAUDE_CODE_AGENT_ID, tool_name: body.tool_name, limit: 50 });
-      const twin = page.items.find((r) => r.session_id === body.session_id && r.args_sha256 === hash);
-      if (twin) return twin;
-    } catch (error) {
-      // An unreachable gateway is not fatal here: filing below retries until the deadline.
-      if (!(error instanceof GateClientError) || !error.retryable) throw error;
-    }
-  }
-  return client.request(body, { retryForMs: options.retryForMs });
 }

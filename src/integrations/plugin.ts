@@ -1,7 +1,7 @@
 /**
  * @module integrations/plugin
  * The hook routes runtimes call instead of the request API: `POST /v1/hooks/claude-code` (Claude Code HTTP hooks:
- * PreToolUse, PermissionRequest, and PostToolUse receipts)
+ * PreToolUse, PermissionRequest, and PostToolUse receipts; `tollgate claude-hook` forwards command hooks here too)
  * and `POST /v1/hooks/pulsebot` (PulseBot's webhook hook). Both file or re-attach to a request, hold the HTTP call
  * until a verdict or a bounded wait (`?wait=S`), and answer in the runtime's own format. Plugins mount before the
  * core's `/v1` routes, so these routes apply the bearer auth and JSON parser themselves.
@@ -16,6 +16,7 @@ import { sendProblem } from '../http/problem.js';
 import { toApiRequest } from '../requests/serialize.js';
 import { fileOrAttach, newestMatch, newRequestInput, waitWhileConnected } from './attach.js';
 import { CLAUDE_HOOK_DEFAULT_WAIT_S, claudeCodeRequest, claudeHookDeny, claudeHookOutput, decisionEventOf, parseClaudeHookInput } from './claude-code.js';
+import { CLAUDE_HOOK_HEADERS } from './claude-code-events.js';
 import { isPostToolEvent, recordClaudeReceipt } from './claude-code-receipt.js';
 import { parsePulsebotHook, postCallDetail, PULSEBOT_AGENT_ID, pulsebotIdempotencyKey, pulsebotRequest, pulsebotVerdict } from './pulsebot.js';
 import { parseRequestOptions, rawOptionsFromQuery } from './request-options.js';
@@ -79,7 +80,10 @@ export function integrationsPlugin(options: IntegrationsPluginOptions = {}): Htt
           return;
         }
         const final = await waitWhileConnected(gateway, request, waitMs, (l) => res.on('close', l));
-        if (!res.destroyed) res.json(claudeHookOutput(toApiRequest(final), event));
+        if (res.destroyed) return;
+        // The status tells `tollgate claude-hook` a "still pending" deny from a verdict, so it can ask again while time is left.
+        res.set({ [CLAUDE_HOOK_HEADERS.requestId]: final.id, [CLAUDE_HOOK_HEADERS.status]: final.status });
+        res.json(claudeHookOutput(toApiRequest(final), event));
       });
 
       router.post('/pulsebot', async (req, res) => {

@@ -2,6 +2,8 @@
  * `tollgate claude-hook` end to end: the CLI as a child process, against `tollgate serve` as a child process,
  * decided through the API.
  */
+import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { allRequests, childGatewaysPerTest, clientEnv, decide, pendingRequest, runCli, spawnCli } from './helpers.js';
 
@@ -84,6 +86,19 @@ describe('tollgate claude-hook', { timeout: SLOW }, () => {
     expect(output(result.stdout).hookSpecificOutput.permissionDecision).toBe('allow');
   });
 
+  it('asks again when a stopping gateway (SIGTERM) answers "still pending" early, and gets the verdict from the new process', async () => {
+    const first = await gateway();
+    const hook = spawnCli(['claude-hook', '--timeout', '90'], { stdin: hookInput('toolu_sigterm'), env: clientEnv(first) });
+    const request = await pendingRequest(first, (r) => r.tool_call_id === 'toolu_sigterm');
+    expect(await first.kill('SIGTERM')).toBe(0);
+    const second = await gateway();
+    await decide(second, request.id, { decision: 'approve', reason: 'after the restart' });
+    const result = await hook.done;
+    expect(result.code).toBe(0);
+    expect(output(result.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'allow', permissionDecisionReason: 'Approved by web:alice: after the restart' });
+    expect(await allRequests(second)).toHaveLength(1);
+  });
+
   it('answers "still pending" before its timeout; a retry re-attaches, and the same call asked again gets the late verdict at once', async () => {
     const gw = await gateway();
     const first = await runCli(['claude-hook', '--timeout', '1', '--expires', '600'], { stdin: hookInput('toolu_late'), env: clientEnv(gw) });
@@ -141,6 +156,41 @@ describe('tollgate claude-hook', { timeout: SLOW }, () => {
       const result = await runCli(['claude-hook', '--on-timeout', 'maybe'], { stdin: hookInput('toolu_x'), env });
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/--on-timeout/);
+    });
+
+    it('the same words from a gateway that is up, and nothing filed', async () => {
+      const gw = await gateway();
+      const input = await runCli(['claude-hook'], { stdin: JSON.stringify({ tool_name: 'Bash', session_id: 's' }), env: clientEnv(gw) });
+      expect(input).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/invalid hook input: tool_input: required/) });
+      const flag = await runCli(['claude-hook', '--on-timeout', 'maybe'], { stdin: hookInput('toolu_flag'), env: clientEnv(gw) });
+      expect(flag).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/--on-timeout/) });
+      expect(await allRequests(gw)).toHaveLength(0);
+    });
+
+    it('input over 1 MiB', async () => {
+      const result = await runCli(['claude-hook'], { stdin: hookInput('toolu_big', { content: 'x'.repeat(1024 * 1024) }), env });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/hook input is larger than 1048576 bytes/);
+    });
+
+    it('a gateway that cannot be reached before --timeout', async () => {
+      const result = await runCli(['claude-hook', '--timeout', '1'], { stdin: hookInput('toolu_down'), env });
+      expect(result).toMatchObject({ code: 2, stdout: '' });
+      expect(result.stderr).toMatch(/cannot reach the gateway at http:\/\/127\.0\.0\.1:9/);
+    });
+
+    it('a 200 that is not a hook answer (a proxy page)', async () => {
+      const proxy = createServer((_req, res) => res.end('<html>welcome</html>'));
+      proxy.listen(0, '127.0.0.1');
+      await once(proxy, 'listening');
+      try {
+        const { port } = proxy.address() as { port: number };
+        const result = await runCli(['claude-hook'], { stdin: hookInput('toolu_proxy'), env: { TOLLGATE_URL: `http://127.0.0.1:${port}`, TOLLGATE_TOKEN: 't' } });
+        expect(result).toMatchObject({ code: 2, stdout: '' });
+        expect(result.stderr).toMatch(/not a hook answer: <html>welcome/);
+      } finally {
+        proxy.close();
+      }
     });
 
     it('a wrong token (the gateway answers 401)', async () => {

@@ -46,15 +46,21 @@ describe('POST /v1/hooks/claude-code', { timeout: SLOW }, () => {
 
   it('answers "still pending" after ?wait, then re-attaches: by tool_use_id, and by session + input under a new id', async () => {
     const gw = await gateway();
-    const first = await body<HookOut>(gw.api('/v1/hooks/claude-code?wait=0.2', { body: claudeInput('tu_late') }));
+    const firstResponse = await gw.api('/v1/hooks/claude-code?wait=0.2', { body: claudeInput('tu_late') });
+    const first = await body<HookOut>(firstResponse);
     expect(first.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/Still waiting/) });
+    // The status says "still pending" apart from a verdict (tollgate claude-hook asks again while it has time).
+    expect(firstResponse.headers.get('tollgate-request-status')).toBe('pending');
     // The model retried the same call under a new tool_use_id while nobody had decided: same request, no second card.
     const retried = await body<HookOut>(gw.api('/v1/hooks/claude-code?wait=0.2', { body: claudeInput('tu_late_2') }));
     expect(retried.hookSpecificOutput.permissionDecision).toBe('deny');
     const requests = await allRequests(gw);
     expect(requests).toHaveLength(1);
     await decide(gw, requests[0]!.id, { decision: 'approve', reason: 'late but fine' });
-    const again = await body<HookOut>(gw.api('/v1/hooks/claude-code?wait=0', { body: claudeInput('tu_late') }));
+    const againResponse = await gw.api('/v1/hooks/claude-code?wait=0', { body: claudeInput('tu_late') });
+    expect(againResponse.headers.get('tollgate-request-status')).toBe('approved');
+    expect(againResponse.headers.get('tollgate-request-id')).toBe(requests[0]!.id);
+    const again = await body<HookOut>(againResponse);
     expect(again.hookSpecificOutput).toMatchObject({ permissionDecision: 'allow', permissionDecisionReason: 'Approved by web:alice: late but fine' });
     expect(await allRequests(gw)).toHaveLength(1);
   });
