@@ -1,6 +1,6 @@
 /**
  * @module errors
- * tollgate's error classes. Each carries an HTTP status and a stable `code`; `http/errors.ts` turns them into
+ * tollgate's error classes. Each carries an HTTP status and a stable `code`; `http/problem.ts` turns them into
  * `application/problem+json` in one place, so the library, the API and the CLI report the same words.
  */
 
@@ -24,6 +24,9 @@ export class TollgateError extends Error {
     super(message);
     this.name = new.target.name;
   }
+
+  /** Seconds after which a retry may succeed (sent as `Retry-After`); absent on errors a retry does not fix. */
+  declare readonly retryAfterS?: number;
 }
 
 /** Input that does not fit the schema (400). */
@@ -70,7 +73,7 @@ export class ServiceUnavailableError extends TollgateError {
     message: string,
     code = 'tollgate_unavailable',
     /** Seconds a caller should wait before retrying. */
-    readonly retryAfterS = 1,
+    override readonly retryAfterS = 1,
   ) {
     super(message, 503, code);
   }

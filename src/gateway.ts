@@ -319,7 +319,12 @@ export class Gateway extends GatewayReads implements ChannelHost {
       woken.cancel();
       return current;
     }
-    await woken.promise;
+    // The parked part is its own frame, so a waiter holds no copy of the row for the length of its wait.
+    return this.reread(id, woken.promise);
+  }
+
+  private async reread(id: string, woken: Promise<void>): Promise<ConfirmationRequest> {
+    await woken;
     return this.mustGet(id);
   }
 

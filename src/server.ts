@@ -5,6 +5,7 @@
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
 import { pino, type Logger } from 'pino';
 import { channelsFromConfig } from '../channels/index.js';
 import type { Channel } from './channel.js';
@@ -44,6 +45,8 @@ export interface TollgateServer {
   store: ConfirmationStore;
   config: TollgateConfig;
   http: Server;
+  /** The express app behind the lean routes of the hot calls (`http/lean-routes`): for tests that list its routes. */
+  app: Express;
   /** Starts listening; resolves with the bound port and base URL. */
   listen(): Promise<{ port: number; url: string }>;
   /** Graceful shutdown: stop accepting, let in-flight requests finish, stop workers, close Redis and the database. */
@@ -106,8 +109,8 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   await closeOnFailure(gateway.start());
   for (const channel of channels) await channel.start?.(gateway);
   const rateLimits = { ...config.rateLimits, redisUrl: config.redisUrl, keyPrefix: config.env.TOLLGATE_QUEUE_PREFIX };
-  const { app, metrics, close: closeApp } = createApp({ gateway, apiTokens: config.apiTokens, tokens: stores.tokens, logger, channels, plugins: [integrationsPlugin({ marks: stores.marks }), ...(options.plugins ?? [])], readiness: backend.readiness, version: VERSION, rateLimits });
-  const http = createHttpServer(app);
+  const { app, handler, metrics, close: closeApp } = createApp({ gateway, apiTokens: config.apiTokens, tokens: stores.tokens, logger, channels, plugins: [integrationsPlugin({ marks: stores.marks }), ...(options.plugins ?? [])], readiness: backend.readiness, version: VERSION, rateLimits });
+  const http = createHttpServer(handler);
   http.keepAliveTimeout = 65_000;
   // Long-polls last up to 55 s; node's default request timeout (300 s) is fine, but never let one socket live forever.
   http.requestTimeout = 120_000;
@@ -120,6 +123,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     store,
     config,
     http,
+    app,
     listen: () =>
       new Promise((resolve, reject) => {
         http.once('error', reject);

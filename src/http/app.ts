@@ -4,13 +4,13 @@
  * behind JSON parsing and bearer auth, then operations endpoints, then the one problem+json error handler.
  */
 import express, { Router, type Express, type RequestHandler } from 'express';
-import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Channel } from '../channel.js';
 import { NotFoundError, describeError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import type { TokenStore } from '../tokens/token-store.js';
-import { bearerAuth, requireScope } from './auth.js';
+import { authenticator, bearerAuth, checkScope } from './auth.js';
 import { tokensRouter } from './tokens-routes.js';
 import { grantsRouter } from './grants-routes.js';
 import { isLoginLinkSource, loginLinksRouter } from './login-links-route.js';
@@ -19,6 +19,8 @@ import { openApiDocument } from './openapi.js';
 import { problemHandler, sendProblem } from './problem.js';
 import { TokenRateLimits, type TokenRateLimitOptions } from './rate-limit.js';
 import { requestsRouter } from './requests-routes.js';
+import { leanRoutes } from './lean-routes.js';
+import { requestLogging } from './request-log.js';
 
 /** What an {@link HttpPlugin} gets to mount its routes. */
 export interface HttpPluginContext {
@@ -61,6 +63,8 @@ export interface AppOptions {
 /** The app plus its metrics (closed on shutdown). */
 export interface TollgateApp {
   app: Express;
+  /** What the HTTP server runs: the lean routes of the hot calls (`http/lean-routes`), else the app. */
+  handler: (req: IncomingMessage, res: ServerResponse) => void;
   metrics: GatewayMetrics;
   /** Releases what the app holds beyond metrics (the rate limits' Redis connection). */
   close(): Promise<void>;
@@ -72,6 +76,8 @@ export function createApp(options: AppOptions): TollgateApp {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
+  // Answers describe live state (a long-poll's row changes under it): no ETags, as on the lean routes.
+  app.set('etag', false);
   app.use(requestLogging(logger));
 
   const channelRoutes = Router();
@@ -79,13 +85,18 @@ export function createApp(options: AppOptions): TollgateApp {
   app.use(channelRoutes);
 
   const json = express.json({ limit: options.bodyLimit ?? '256kb', strict: true, type: ['application/json', 'application/*+json'] });
-  const authenticate = bearerAuth({ adminTokens: options.apiTokens, tokens: options.tokens, now: () => gateway.clock.now() });
-  const mayFile = requireScope('request:create');
+  const identify = authenticator({ adminTokens: options.apiTokens, tokens: options.tokens, now: () => gateway.clock.now() });
+  const authenticate = bearerAuth(identify);
   const limits = new TokenRateLimits({ ...options.rateLimits, clock: gateway.clock, logger });
   const limitCalls = limits.limit('requests');
   // Runtime hook routes file requests and wait for them: they need `request:create`, and count like any /v1 call.
-  const auth: RequestHandler = (req, res, next) =>
-    authenticate(req, res, (error?: unknown) => (error ? next(error) : limitCalls(req, res, (limited?: unknown) => (limited ? next(limited) : mayFile(req, res, next)))));
+  const auth: RequestHandler = async (req, res, next) => {
+    const principal = await identify(req.headers.authorization);
+    res.locals.principal = principal;
+    await limits.check('requests', principal.name, { method: req.method, path: req.originalUrl.split('?')[0], reqId: res.locals.requestId as unknown });
+    checkScope(principal, ['request:create']);
+    next();
+  };
   const context: HttpPluginContext = { gateway, auth, json, logger };
   for (const plugin of options.plugins ?? []) plugin.mount(app, context);
 
@@ -123,7 +134,8 @@ export function createApp(options: AppOptions): TollgateApp {
   });
   app.use((req, _res, next) => next(new NotFoundError(`no route ${req.method} ${req.path}`)));
   app.use(problemHandler(logger));
-  return { app, metrics, close: () => limits.close() };
+  const lean = leanRoutes({ gateway, authenticate: identify, limits, json, logger });
+  return { app, handler: (req, res) => lean(req, res) || app(req, res), metrics, close: () => limits.close() };
 }
 
 /** POST bodies on `/v1` must be JSON (or empty); anything else is a 415, not a silently empty body. */
@@ -135,19 +147,3 @@ const requireJsonBody: RequestHandler = (req, res, next) => {
   }
   next();
 };
-
-/** Gives each request an id (or keeps a sane `X-Request-Id`) and logs it once done. Never logs headers or bodies. */
-function requestLogging(logger: Logger): RequestHandler {
-  return (req, res, next) => {
-    const incoming = req.get('x-request-id');
-    const requestId = incoming && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
-    res.locals.requestId = requestId;
-    res.setHeader('x-request-id', requestId);
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.debug({ reqId: requestId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'http');
-    });
-    next();
-  };
-}

@@ -20,7 +20,7 @@ export const tokenMatches = digestIn;
 /** The caller of an environment token: an administrator (trusted bridges, operators). */
 export const ENV_ADMIN: Principal = Object.freeze({ id: 'env', name: 'admin', scopes: ['admin'] as Scope[], as: null });
 
-/** Where {@link bearerAuth} finds tokens. */
+/** Where {@link authenticator} finds tokens. */
 export interface AuthSources {
   /** Admin tokens from `TOLLGATE_API_TOKENS` (or the one `serve` generated). */
   adminTokens: readonly string[];
@@ -29,24 +29,33 @@ export interface AuthSources {
   now?: () => number;
 }
 
+/** Finds the caller of an `Authorization` header; rejects with {@link UnauthorizedError} when there is none. */
+export type Authenticator = (authorization: string | undefined) => Promise<Principal>;
+
 /**
- * Middleware requiring `Authorization: Bearer <token>`; sets `res.locals.principal`.
- * @example app.use('/v1', bearerAuth({ adminTokens: ['tg_secret'], tokens }))
+ * The caller of a request's `Authorization: Bearer <token>` header.
+ * @example const principal = await authenticator({ adminTokens: ['tg_secret'], tokens })(req.headers.authorization)
  */
-export function bearerAuth(sources: AuthSources): RequestHandler {
+export function authenticator(sources: AuthSources): Authenticator {
   const hashed = sources.adminTokens.map(digest);
   const now = sources.now ?? Date.now;
-  // Async: the token store may be a network database; express 5 passes a rejection (a 503 when it is down) to next().
-  return async (req, res, next) => {
-    const header = req.get('authorization') ?? '';
+  // Async: the token store may be a network database (a rejection when it is down becomes a 503).
+  return async (header = '') => {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const secret = match?.[1];
     const principal = !secret ? null : tokenMatches(secret, hashed) ? ENV_ADMIN : ((await sources.tokens?.authenticate(secret, new Date(now()))) ?? null);
-    if (!principal) {
-      next(new UnauthorizedError(header ? 'invalid bearer token (unknown, revoked or expired)' : 'missing Authorization: Bearer <token> header'));
-      return;
-    }
-    res.locals.principal = principal;
+    if (!principal) throw new UnauthorizedError(header ? 'invalid bearer token (unknown, revoked or expired)' : 'missing Authorization: Bearer <token> header');
+    return principal;
+  };
+}
+
+/**
+ * Middleware requiring `Authorization: Bearer <token>`; sets `res.locals.principal`.
+ * @example app.use('/v1', bearerAuth(authenticator({ adminTokens: ['tg_secret'], tokens })))
+ */
+export function bearerAuth(authenticate: Authenticator): RequestHandler {
+  return async (req, res, next) => {
+    res.locals.principal = await authenticate(req.headers.authorization);
     next();
   };
 }
@@ -58,14 +67,16 @@ export function principalOf(res: Response): Principal {
   return principal;
 }
 
+/** Throws {@link ForbiddenError} (403) unless `principal`'s token has one of `scopes`. */
+export function checkScope(principal: Principal, scopes: readonly Scope[]): void {
+  if (scopes.some((s) => allows(principal, s))) return;
+  throw new ForbiddenError(`token "${principal.name}" lacks the scope ${scopes.map((s) => `"${s}"`).join(' or ')}`, 'tollgate_insufficient_scope');
+}
+
 /** Middleware refusing (403) callers whose token lacks every one of `scopes`. */
 export function requireScope(...scopes: Scope[]): RequestHandler {
   return (_req, res, next) => {
-    const principal = principalOf(res);
-    if (scopes.some((s) => allows(principal, s))) {
-      next();
-      return;
-    }
-    next(new ForbiddenError(`token "${principal.name}" lacks the scope ${scopes.map((s) => `"${s}"`).join(' or ')}`, 'tollgate_insufficient_scope'));
+    checkScope(principalOf(res), scopes);
+    next();
   };
 }

@@ -42,8 +42,8 @@ export interface TokenRateLimitOptions extends Partial<RateLimitSettings> {
 export class RateLimitedError extends TollgateError {
   constructor(
     message: string,
-    /** Seconds until the token's window ends. */
-    readonly retryAfterS: number,
+    /** Seconds until the token's window ends (sent as `Retry-After`). */
+    override readonly retryAfterS: number,
   ) {
     super(message, 429, 'tollgate_rate_limited');
     this.name = 'RateLimitedError';
@@ -73,25 +73,27 @@ export class TokenRateLimits {
   limit(budget: RateLimitBudget): RequestHandler {
     if (this.settings[budget] === 0) return (_req, _res, next) => next();
     return async (req, res, next) => {
-      const principal = principalOf(res);
-      const refusal = await this.consume(budget, principal.name);
-      if (!refusal) {
-        next();
-        return;
-      }
-      const { windowS } = this.settings;
-      const allowed = this.settings[budget];
-      // One warning per token, budget and window (shared across replicas on Redis), not one per refused call.
-      if (refusal.first) {
-        this.options.logger.warn(
-          { tokenName: principal.name, budget, limit: allowed, windowS, retryAfterS: refusal.retryAfterS, method: req.method, path: req.originalUrl.split('?')[0], reqId: res.locals.requestId as unknown },
-          'rate limit reached: token refused until its window ends',
-        );
-      }
-      res.setHeader('Retry-After', String(refusal.retryAfterS));
-      const what = budget === 'decisions' ? 'decisions' : 'calls';
-      next(new RateLimitedError(`token "${principal.name}" may make ${allowed} ${what} per ${windowS} s; try again in ${refusal.retryAfterS} s`, refusal.retryAfterS));
+      await this.check(budget, principalOf(res).name, { method: req.method, path: req.originalUrl.split('?')[0], reqId: res.locals.requestId as unknown });
+      next();
     };
+  }
+
+  /**
+   * Counts one call of `tokenName` against `budget`; rejects with {@link RateLimitedError} when it is over budget.
+   * `where` (method, path, request id) only goes into the one warning per token and window.
+   */
+  async check(budget: RateLimitBudget, tokenName: string, where: Record<string, unknown>): Promise<void> {
+    if (this.settings[budget] === 0) return;
+    const refusal = await this.consume(budget, tokenName);
+    if (!refusal) return;
+    const { windowS } = this.settings;
+    const allowed = this.settings[budget];
+    // One warning per token, budget and window (shared across replicas on Redis), not one per refused call.
+    if (refusal.first) {
+      this.options.logger.warn({ tokenName, budget, limit: allowed, windowS, retryAfterS: refusal.retryAfterS, ...where }, 'rate limit reached: token refused until its window ends');
+    }
+    const what = budget === 'decisions' ? 'decisions' : 'calls';
+    throw new RateLimitedError(`token "${tokenName}" may make ${allowed} ${what} per ${windowS} s; try again in ${refusal.retryAfterS} s`, refusal.retryAfterS);
   }
 
   /** Closes the Redis connection, if any. */

@@ -2,7 +2,8 @@
  * @module http/requests-routes
  * The `/v1/requests` routes (contract): create, read with long-poll, SSE, decide, cancel, audit list and export.
  */
-import { Router, type Request } from 'express';
+import type { ServerResponse } from 'node:http';
+import { Router } from 'express';
 import {
   cancelSchema,
   createRequestSchema,
@@ -17,7 +18,7 @@ import type { DecisionRejection } from '../channel.js';
 import { ForbiddenError, NotFoundError, TollgateError, ValidationError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import { fromApiInput, toApiEvent, toApiRequest } from '../requests/serialize.js';
-import { decidingIdentity, mayCancel, mayRead, type Principal } from '../tokens/scopes.js';
+import { decidingIdentity, mayCancel, mayRead, type Principal, type Scope } from '../tokens/scopes.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { principalOf, requireScope } from './auth.js';
 import { streamExport } from './export.js';
@@ -34,14 +35,92 @@ const REJECTION_STATUS: Record<DecisionRejection, number> = {
   invalid: 400,
 };
 
+/** Scopes of the hot routes, checked by the router below and by the lean routes alike. */
+export const CREATE_SCOPES = ['request:create'] as const satisfies readonly Scope[];
+export const READ_SCOPES = ['request:read', 'audit:read'] as const satisfies readonly Scope[];
+export const DECIDE_SCOPES = ['request:decide'] as const satisfies readonly Scope[];
+
+/** What a route answers: a status, a JSON body and any extra headers. */
+export interface JsonReply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Sends a {@link JsonReply} on a plain node response (express's and the lean routes'). */
+export function sendJson(res: ServerResponse, reply: JsonReply): void {
+  const body = JSON.stringify(reply.body);
+  res.statusCode = reply.status;
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.end(body);
+}
+
+/** `POST /v1/requests`: files a request (201), or answers the one an idempotency key already filed (200). */
+export async function createRequest(gateway: Gateway, principal: Principal, rawBody: unknown): Promise<JsonReply> {
+  const body = parseInput(createRequestSchema, rawBody ?? {}, 'body');
+  const { request, created } = await gateway.request({ ...fromApiInput(body), filedBy: principal.name });
+  return { status: created ? 201 : 200, body: toApiRequest(request), headers: { location: `/v1/requests/${request.id}` } };
+}
+
+/**
+ * `GET /v1/requests/:id[?wait=S]`: the request, or with `wait` the request once final (or as it is after S seconds).
+ * The wait ends early when `res` closes (the caller went away).
+ */
+export async function readRequest(gateway: Gateway, principal: Principal, rawId: string, query: unknown, res: ServerResponse): Promise<JsonReply> {
+  const { wait } = parseInput(waitQuerySchema, query, 'query');
+  const id = requestId(rawId);
+  const current = readable(await gateway.mustGet(id), principal);
+  if (!wait) return { status: 200, body: toApiRequest(current) };
+  return waitFor(gateway, id, wait * 1000, res);
+}
+
+/** The parked part of a long-poll, in a frame of its own that holds no copy of the row while it waits. */
+async function waitFor(gateway: Gateway, id: string, waitMs: number, res: ServerResponse): Promise<JsonReply> {
+  const aborted = new AbortController();
+  res.on('close', () => aborted.abort());
+  return { status: 200, body: toApiRequest(await gateway.wait(id, waitMs, aborted.signal)) };
+}
+
+/** `POST /v1/requests/:id/decision`: decides as the token's identity (or the named one, for admin tokens). */
+export async function decideRequest(gateway: Gateway, principal: Principal, rawId: string, rawBody: unknown): Promise<JsonReply> {
+  const id = requestId(rawId);
+  const body = parseInput(decisionSchema, rawBody ?? {}, 'body');
+  const approver = decidingIdentity(principal, body.approver);
+  if (!approver) {
+    throw body.approver === undefined
+      ? new ValidationError('approver: required for this token (name the approver identity to decide as)', [{ path: 'approver', message: 'required' }])
+      : new ForbiddenError(`token "${principal.name}" may decide only as ${principal.as ?? 'nobody'}, not as ${body.approver}`, 'tollgate_wrong_identity');
+  }
+  const [channel, userId] = approver.includes(':') ? splitOnce(approver) : ['api', approver];
+  const outcome = await gateway.decide({
+    requestId: id,
+    decision: body.decision,
+    reason: body.reason,
+    option: body.option,
+    approvedArgs: body.approved_args,
+    argsSha256: body.args_sha256,
+    grant: body.grant,
+    actor: { channel, userId },
+    // Over the API: always recorded as "api" with the token's name, never as a tap in the approver's channel.
+    via: 'api',
+    token: { name: principal.name, trusted: principal.scopes.includes('admin') },
+  });
+  if (outcome.ok) return { status: 200, body: toApiRequest(outcome.request) };
+  const status = REJECTION_STATUS[outcome.code];
+  if (status === 404) throw new NotFoundError(`no request with id ${id}`);
+  if (status === 403) throw new ForbiddenError(outcome.message, `tollgate_${outcome.code}`);
+  if (status === 409) throw new TollgateError(outcome.message, 409, `tollgate_${outcome.code}`);
+  throw new ValidationError(outcome.message);
+}
+
 /** Builds the router mounted at `/v1/requests`. */
 export function requestsRouter(gateway: Gateway): Router {
   const router = Router();
 
-  router.post('/', requireScope('request:create'), async (req, res) => {
-    const body = parseInput(createRequestSchema, req.body ?? {}, 'body');
-    const { request, created } = await gateway.request({ ...fromApiInput(body), filedBy: principalOf(res).name });
-    res.status(created ? 201 : 200).location(`/v1/requests/${request.id}`).json(toApiRequest(request));
+  router.post('/', requireScope(...CREATE_SCOPES), async (req, res) => {
+    sendJson(res, await createRequest(gateway, principalOf(res), req.body));
   });
 
   router.get('/', requireScope('audit:read'), async (req, res) => {
@@ -65,22 +144,13 @@ export function requestsRouter(gateway: Gateway): Router {
     await streamExport(res, rows, q.format, { events: (id) => gateway.events(id) });
   });
 
-  router.get('/:id', requireScope('request:read', 'audit:read'), async (req, res) => {
-    const { wait } = parseInput(waitQuerySchema, req.query, 'query');
-    const id = requestId(req);
-    const current = readable(await gateway.mustGet(id), principalOf(res));
-    if (!wait) {
-      res.json(toApiRequest(current));
-      return;
-    }
-    const aborted = new AbortController();
-    res.on('close', () => aborted.abort());
-    const request = await gateway.wait(id, wait * 1000, aborted.signal);
-    if (!res.destroyed) res.json(toApiRequest(request));
+  router.get('/:id', requireScope(...READ_SCOPES), async (req, res) => {
+    const reply = await readRequest(gateway, principalOf(res), String(req.params.id), req.query, res);
+    if (!res.destroyed) sendJson(res, reply);
   });
 
   router.get('/:id/events', requireScope('request:read', 'audit:read'), async (req, res) => {
-    const id = requestId(req);
+    const id = requestId(String(req.params.id));
     readable(await gateway.mustGet(id), principalOf(res));
     if (req.accepts(['text/event-stream', 'application/json']) === 'application/json') {
       res.json({ items: (await gateway.events(id)).map(toApiEvent) });
@@ -89,44 +159,13 @@ export function requestsRouter(gateway: Gateway): Router {
     await streamRequestEvents(gateway, id, req, res);
   });
 
-  router.post('/:id/decision', requireScope('request:decide'), async (req, res) => {
-    const id = requestId(req);
-    const body = parseInput(decisionSchema, req.body ?? {}, 'body');
-    const principal = principalOf(res);
-    const approver = decidingIdentity(principal, body.approver);
-    if (!approver) {
-      throw body.approver === undefined
-        ? new ValidationError('approver: required for this token (name the approver identity to decide as)', [{ path: 'approver', message: 'required' }])
-        : new ForbiddenError(`token "${principal.name}" may decide only as ${principal.as ?? 'nobody'}, not as ${body.approver}`, 'tollgate_wrong_identity');
-    }
-    const [channel, userId] = approver.includes(':') ? splitOnce(approver) : ['api', approver];
-    const outcome = await gateway.decide({
-      requestId: id,
-      decision: body.decision,
-      reason: body.reason,
-      option: body.option,
-      approvedArgs: body.approved_args,
-      argsSha256: body.args_sha256,
-      grant: body.grant,
-      actor: { channel, userId },
-      // Over the API: always recorded as "api" with the token's name, never as a tap in the approver's channel.
-      via: 'api',
-      token: { name: principal.name, trusted: principal.scopes.includes('admin') },
-    });
-    if (outcome.ok) {
-      res.json(toApiRequest(outcome.request));
-      return;
-    }
-    const status = REJECTION_STATUS[outcome.code];
-    if (status === 404) throw new NotFoundError(`no request with id ${id}`);
-    if (status === 403) throw new ForbiddenError(outcome.message, `tollgate_${outcome.code}`);
-    if (status === 409) throw new TollgateError(outcome.message, 409, `tollgate_${outcome.code}`);
-    throw new ValidationError(outcome.message);
+  router.post('/:id/decision', requireScope(...DECIDE_SCOPES), async (req, res) => {
+    sendJson(res, await decideRequest(gateway, principalOf(res), String(req.params.id), req.body));
   });
 
   router.post('/:id/receipt', requireScope('request:create'), async (req, res) => {
     const body = parseInput(receiptSchema, req.body ?? {}, 'body');
-    const id = requestId(req);
+    const id = requestId(String(req.params.id));
     const principal = principalOf(res);
     const request = await gateway.mustGet(id);
     // Only the token that filed the request (or an admin) reports how it ran: a receipt is the agent's own word.
@@ -137,7 +176,7 @@ export function requestsRouter(gateway: Gateway): Router {
 
   router.post('/:id/cancel', requireScope('request:cancel'), async (req, res) => {
     const body = parseInput(cancelSchema, req.body ?? {}, 'body');
-    const id = requestId(req);
+    const id = requestId(String(req.params.id));
     const principal = principalOf(res);
     const request = readable(await gateway.mustGet(id), principal);
     if (!mayCancel(principal, request.filedBy)) throw new ForbiddenError(`token "${principal.name}" may cancel only the requests it filed`, 'tollgate_insufficient_scope');
@@ -155,8 +194,7 @@ function readable(request: ConfirmationRequest, principal: Principal): Confirmat
 }
 
 /** Request ids are UUIDs; anything else is a 404 without touching the database. */
-function requestId(req: Request): string {
-  const id = String(req.params.id);
+function requestId(id: string): string {
   if (!/^[0-9a-f-]{36}$/i.test(id)) throw new NotFoundError(`no request with id ${id.slice(0, 80)}`);
   return id.toLowerCase();
 }

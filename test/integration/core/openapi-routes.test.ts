@@ -3,7 +3,6 @@
  * hooks, token and login-link management, receipts, grants, the platform callbacks and the operations endpoints — and
  * nothing it does not serve.
  */
-import type { Express } from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FeishuChannel } from '../../../channels/feishu/index.js';
 import { createSlackChannel } from '../../../channels/slack/index.js';
@@ -28,7 +27,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('documents exactly the routes the app registers (the web inbox under /ui as one entry)', async () => {
-    const app = t.server.http.listeners('request')[0] as Express;
+    const app = t.server.app;
     const served = registeredRoutes(app)
       .filter((r) => !r.split(' ')[1]!.startsWith('/ui/'))
       .map((r) => r.replace(/:(\w+)/g, '{$1}'));

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Express } from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SCOPES, type Scope } from '../../../src/tokens/scopes.js';
 import { registeredRoutes } from '../../helpers/routes.js';
@@ -38,7 +37,7 @@ afterEach(async () => {
 
 describe('every /v1 route is guarded by a scope', () => {
   it('lists every route the app registers under /v1 in the route → scope table', () => {
-    const app = t.server.http.listeners('request')[0] as Express;
+    const app = t.server.app;
     const routes = registeredRoutes(app).filter((r) => r.split(' ')[1]!.startsWith('/v1/'));
     expect(routes.length).toBeGreaterThanOrEqual(Object.keys(ROUTE_SCOPES).length);
     const unlisted = routes.filter((r) => !(r in ROUTE_SCOPES));
