@@ -77,17 +77,20 @@ export async function run(argv: string[], io: HookIo = { stdin: process.stdin, s
     return fail(`hook input is not valid JSON: ${(error as Error).message}`);
   }
   let connection: GatewayConnection;
+  let url: URL;
   try {
     connection = gatewayConnection({ env: io.env });
+    url = hookUrl(connection, args);
   } catch (error) {
     return fail(describeError(error));
   }
-  const call: HookCall = { args, connection, url: hookUrl(connection, args), raw, input, deadline: started + timeoutS * 1000, io };
+  const call: HookCall = { args, connection, url, raw, input, deadline: started + timeoutS * 1000, io };
   return isPostToolEvent(typeof input === 'object' && input !== null ? input : {}) ? sendReceipt(call) : decide(call);
 }
 
 /** The route's URL with the request flags as its query; the gateway validates them. */
 function hookUrl(connection: GatewayConnection, args: ParsedArgs): URL {
+  if (!URL.canParse(connection.url)) throw new Error(`gateway URL is not a valid URL: "${connection.url}"`);
   const url = new URL(`${connection.url}/v1/hooks/claude-code`);
   for (const channel of args.flags.channel ?? []) url.searchParams.append('channel', channel);
   for (const approver of args.flags.approver ?? []) url.searchParams.append('approver', approver);
