@@ -78,7 +78,7 @@ describe('lean routes', () => {
   });
 
   it('decide like express does: the verdict, then 409 for a second one, then 429 past the decision budget', async () => {
-    const ids = [];
+    const ids: string[] = [];
     for (let i = 0; i < 2; i++) ids.push(((await (await t.api('/v1/requests', { body: { tool_name: 'deploy' } })).json()) as { id: string }).id);
     let i = 0;
     const decided = await same((p) => call(p(`/v1/requests/${ids[i++]}/decision`), { body: { decision: 'approve', approver: 'web:alice' } }));
