@@ -49,7 +49,9 @@ export function prepareStatements(sqlite: Database.Database): Statements {
     insertMessage: sqlite.prepare(
       'INSERT INTO channel_messages (request_id, channel, target, status, message_ref, attempts, updated_at) VALUES (?, ?, ?, ?, NULL, 0, ?) ON CONFLICT DO NOTHING',
     ),
-    approvers: sqlite.prepare("SELECT actor FROM confirmation_events WHERE request_id = ? AND type = 'approved'").pluck(),
+    // `+type`: without the plus SQLite walks every approval ever recorded through the type index (each decision got
+    // slower as approvals piled up: 10,000 decisions took 25 s); with it, the request's own events by its index.
+    approvers: sqlite.prepare("SELECT actor FROM confirmation_events WHERE request_id = ? AND +type = 'approved'").pluck(),
     touch: sqlite.prepare('UPDATE confirmation_requests SET updated_at = ? WHERE id = ?'),
     /** The compare-and-set: only a pending row changes. */
     flip: sqlite.prepare(

@@ -1,0 +1,51 @@
+/**
+ * The SQLite statements on every decision, read and expiry must find rows by their request's id. Without ANALYZE
+ * statistics SQLite may pick a low-selectivity index instead (`status`, event `type`) and visit every pending row
+ * or every approval ever recorded for each call: invisible on a small table, seconds on a large one.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { applyMigrations, openDatabase } from '../../../src/requests/sqlite/database.js';
+import { prepareStatements, type Statements } from '../../../src/requests/sqlite/statements.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'tollgate-plans-'));
+const open = openDatabase(join(dir, 'plans.db'));
+applyMigrations(open);
+const statements = prepareStatements(open.sqlite);
+afterAll(() => {
+  open.sqlite.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Parameters to explain each statement with (the plan does not depend on their values). */
+const PARAMS = {
+  requestById: ['id'],
+  touch: ['at', 'id'],
+  flip: [{ id: 'id', status: 'approved', at: 'at', respondedBy: null, respondedVia: null, decisionOption: null, reason: null, approvedArgs: null, allowed: 1 }],
+  approvers: ['id'],
+  events: ['id'],
+  expireDue: [{ at: 'at', now: 'now', limit: 500 }],
+} satisfies Partial<Record<keyof Statements, unknown[]>>;
+
+/** The lines of `EXPLAIN QUERY PLAN` for one of the store's prepared statements. */
+const plan = (name: keyof typeof PARAMS) => (open.sqlite.prepare(`EXPLAIN QUERY PLAN ${statements[name].source}`).all(...PARAMS[name]) as { detail: string }[]).map((r) => r.detail);
+
+describe('SQLite query plans of the hot statements', () => {
+  it.each(['requestById', 'touch', 'flip'] as const)('%s finds the request by its id', (name) => {
+    expect(plan(name)).toEqual([expect.stringMatching(/^SEARCH confirmation_requests USING INDEX sqlite_autoindex_confirmation_requests_1 \(id=\?\)$/)]);
+  });
+
+  it.each(['approvers', 'events'] as const)('%s reads the request\'s own events through the request index', (name) => {
+    const lines = plan(name);
+    expect(lines[0]).toMatch(/^SEARCH confirmation_events USING (COVERING )?INDEX confirmation_events_request \(request_id=\?\)/);
+    expect(lines.join('\n')).not.toMatch(/confirmation_events_type/);
+  });
+
+  it('expireDue picks due rows from the status index but updates each by its id', () => {
+    const lines = plan('expireDue').join('\n');
+    expect(lines).toMatch(/SEARCH confirmation_requests USING INDEX confirmation_requests_status_expires \(status=\? AND expires_at<\?\)/);
+    expect(lines).toMatch(/SEARCH confirmation_requests USING INDEX sqlite_autoindex_confirmation_requests_1 \(id=\?\)/);
+  });
+});
