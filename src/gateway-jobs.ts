@@ -6,6 +6,7 @@
  */
 import { assertCallbackTarget } from './callback-target.js';
 import { createHmac } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import { PermanentChannelError, RateLimitedError, type Channel } from './channel.js';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
@@ -179,6 +180,9 @@ export class GatewayJobs implements SchedulerJobs {
       scheduled += page.length;
       if (page.length < PAGE) break;
       after = page[page.length - 1];
+      // SQLite answers synchronously: without a turn of the event loop between pages the whole re-arming would run
+      // as one chain of microtasks, and the gateway could not listen, or answer anyone, until it ended.
+      await setImmediate();
     }
     const requeued = await this.requeueUnsentCards();
     this.deps.logger.info({ expired, scheduled, requeued }, 'reconciled pending requests');
