@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { allRequests, childGatewaysPerTest, clientEnv, decide, pendingRequest, runCli, spawnCli } from './helpers.js';
+import { allRequests, childGatewaysPerTest, clientEnv, decide, eventsOf, pendingRequest, runCli, spawnCli } from './helpers.js';
 
 // Each test starts gateways and CLIs as child processes (TypeScript loaded through tsx) on two shared cores.
 const SLOW = 120_000;
@@ -129,6 +129,21 @@ describe('tollgate claude-hook', { timeout: SLOW }, () => {
     expect(result.code).toBe(0);
     expect(output(result.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' });
     expect(output(result.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/idempotency_key/);
+  });
+
+  it('needs a token scoped to request:create only: the gateway files, waits and records receipts itself', async () => {
+    const gw = await gateway();
+    const created = await gw.api('/v1/tokens', { body: { name: 'claude-agent', scopes: ['request:create'] } });
+    expect(created.status).toBe(201);
+    const env = { TOLLGATE_URL: gw.url, TOLLGATE_TOKEN: ((await created.json()) as { secret: string }).secret };
+    const pre = await runCli(['claude-hook', '--timeout', '1'], { stdin: hookInput('toolu_scoped'), env });
+    expect(pre.code).toBe(0);
+    expect(output(pre.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/Still waiting for a human/);
+    const [request] = await allRequests(gw);
+    await decide(gw, request!.id, { decision: 'approve' });
+    const post = await runCli(['claude-hook'], { stdin: JSON.stringify({ ...JSON.parse(hookInput('toolu_scoped')), hook_event_name: 'PostToolUse' }), env });
+    expect(post).toMatchObject({ code: 0, stdout: '' });
+    expect((await eventsOf(gw, request!.id)).map((e) => e.type)).toContain('executed');
   });
 
   describe('malformed input: a message on stderr and exit 2, which blocks the call', () => {
