@@ -22,6 +22,7 @@ import { decidingIdentity, mayCancel, mayRead, type Principal, type Scope } from
 import type { ConfirmationRequest } from '../requests/types.js';
 import { principalOf, requireScope } from './auth.js';
 import { streamExport } from './export.js';
+import { waitUntilFinal } from './long-poll.js';
 import { streamRequestEvents } from './sse.js';
 
 const REJECTION_STATUS: Record<DecisionRejection, number> = {
@@ -73,14 +74,12 @@ export async function readRequest(gateway: Gateway, principal: Principal, rawId:
   const id = requestId(rawId);
   const current = readable(await gateway.mustGet(id), principal);
   if (!wait) return { status: 200, body: toApiRequest(current) };
-  return waitFor(gateway, id, wait * 1000, res);
+  return parked(gateway, id, wait * 1000, res);
 }
 
-/** The parked part of a long-poll, in a frame of its own that holds no copy of the row while it waits. */
-async function waitFor(gateway: Gateway, id: string, waitMs: number, res: ServerResponse): Promise<JsonReply> {
-  const aborted = new AbortController();
-  res.on('close', () => aborted.abort());
-  return { status: 200, body: toApiRequest(await gateway.wait(id, waitMs, aborted.signal)) };
+/** The parked part of a long-poll: a frame of its own holding the id, not the row just read. */
+async function parked(gateway: Gateway, id: string, ms: number, res: ServerResponse): Promise<JsonReply> {
+  return { status: 200, body: toApiRequest(await waitUntilFinal(gateway, id, ms, res)) };
 }
 
 /** `POST /v1/requests/:id/decision`: decides as the token's identity (or the named one, for admin tokens). */

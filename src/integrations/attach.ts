@@ -111,11 +111,3 @@ async function isUndeliveredLateVerdict(gateway: Gateway, request: ConfirmationR
   // Any report of the tool having run (PulseBot's post_call, a receipt) means the verdict was used: a retry asks again.
   return !events.some((e) => e.type === 'post_call' || e.type === 'executed' || e.type === 'execution_failed');
 }
-
-/** Waits up to `ms` for a verdict, and stops waiting when the HTTP client goes away. */
-export async function waitWhileConnected(gateway: Gateway, request: ConfirmationRequest, ms: number, onClose: (listener: () => void) => void): Promise<ConfirmationRequest> {
-  if (request.status !== 'pending' || ms <= 0) return request;
-  const aborted = new AbortController();
-  onClose(() => aborted.abort());
-  return gateway.wait(request.id, ms, aborted.signal);
-}

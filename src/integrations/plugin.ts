@@ -14,7 +14,8 @@ import { ConflictError } from '../errors.js';
 import type { HttpPlugin } from '../http/app.js';
 import { sendProblem } from '../http/problem.js';
 import { toApiRequest } from '../requests/serialize.js';
-import { fileOrAttach, newestMatch, newRequestInput, waitWhileConnected } from './attach.js';
+import { fileOrAttach, newestMatch, newRequestInput } from './attach.js';
+import { waitWhileConnected } from '../http/long-poll.js';
 import { CLAUDE_HOOK_DEFAULT_WAIT_S, claudeCodeRequest, claudeHookDeny, claudeHookOutput, decisionEventOf, parseClaudeHookInput } from './claude-code.js';
 import { CLAUDE_HOOK_HEADERS } from './claude-code-events.js';
 import { isPostToolEvent, recordClaudeReceipt } from './claude-code-receipt.js';
@@ -79,7 +80,7 @@ export function integrationsPlugin(options: IntegrationsPluginOptions = {}): Htt
           res.json(claudeHookDeny(`tollgate refused this call: ${error.message}`, event));
           return;
         }
-        const final = await waitWhileConnected(gateway, request, waitMs, (l) => res.on('close', l));
+        const final = await waitWhileConnected(gateway, request, waitMs, res);
         if (res.destroyed) return;
         // The status tells `tollgate claude-hook` a "still pending" deny from a verdict, so it can ask again while time is left.
         res.set({ [CLAUDE_HOOK_HEADERS.requestId]: final.id, [CLAUDE_HOOK_HEADERS.status]: final.status });
@@ -112,7 +113,7 @@ export function integrationsPlugin(options: IntegrationsPluginOptions = {}): Htt
           res.json({ verdict: 'deny', reasoning: `tollgate refused this call: ${error.message}`, modified_arguments: {} });
           return;
         }
-        const final = await waitWhileConnected(gateway, request, waitMs, (l) => res.on('close', l));
+        const final = await waitWhileConnected(gateway, request, waitMs, res);
         if (!res.destroyed) res.json(pulsebotVerdict(toApiRequest(final)));
       });
 
