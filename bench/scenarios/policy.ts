@@ -30,10 +30,10 @@ policies:
 let mainJs: Promise<string> | null = null;
 
 /** Runs the built `tollgate claude-hook` once for an allowed Read; resolves with the wall time in ms. */
-async function hookOnce(main: string, url: string, i: number): Promise<number> {
+async function hookOnce(main: string, url: string, i: number, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const input = JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 'bench', tool_use_id: `toolu_bench_${i}_${Date.now()}`, tool_name: 'Read', tool_input: { file_path: `/srv/app/README-${i}.md` }, cwd: '/srv/app' });
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [main, 'claude-hook'], { env: { ...process.env, TOLLGATE_URL: url, TOLLGATE_TOKEN: BENCH_TOKEN }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [main, 'claude-hook'], { env: { ...env, TOLLGATE_URL: url, TOLLGATE_TOKEN: BENCH_TOKEN }, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stdin.end(input);
@@ -41,6 +41,14 @@ async function hookOnce(main: string, url: string, i: number): Promise<number> {
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (code !== 0 || !out.includes('"allow"')) throw new Error(`claude-hook answered ${code}: ${out.slice(0, 300)}`);
   return ms;
+}
+
+/** Wall time of a bare `node -e 0` in `env`: the floor under any command hook written for node. */
+async function nodeStartOnce(env: NodeJS.ProcessEnv): Promise<number> {
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, ['-e', '0'], { env, stdio: 'ignore' });
+  await new Promise((resolve) => child.on('close', resolve));
+  return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
 /** `policy_allow`. */
@@ -72,11 +80,26 @@ export const policyScenario: Scenario = {
       const hook: number[] = [];
       for (let i = 0; i < runs; i++) hook.push(await hookOnce(main, gateway.url, i));
       const h = summarize(hook);
+      // Node 20 reads NODE_EXTRA_CA_CERTS at start, before any of our code (some machines, this one included, set
+      // it for every process): the same calls without it, and bare node either way, say how much is node's own.
+      const { NODE_EXTRA_CA_CERTS: _extraCa, ...plainEnv } = process.env;
+      const plain: number[] = [];
+      const bare: number[] = [];
+      const barePlain: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        plain.push(await hookOnce(main, gateway.url, runs + i, plainEnv));
+        bare.push(await nodeStartOnce(process.env));
+        barePlain.push(await nodeStartOnce(plainEnv));
+      }
       return {
         policy_allow_latency_ms: { p50: single.latency_ms.p50, p99: single.latency_ms.p99 },
         policy_allow_rps_at_64: many.rps,
         policy_allow_latency_ms_at_64: { p50: many.latency_ms.p50, p99: many.latency_ms.p99 },
         claude_hook_allow_ms: { p50: h.p50, p99: h.p99 },
+        claude_hook_node_start_ms: summarize(bare).p50,
+        ...(process.env.NODE_EXTRA_CA_CERTS === undefined
+          ? {}
+          : { claude_hook_without_extra_ca_ms: { p50: summarize(plain).p50, p99: summarize(plain).p99 }, claude_hook_node_start_without_extra_ca_ms: summarize(barePlain).p50 }),
       };
     } finally {
       await gateway.stop();
