@@ -65,7 +65,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const connectionLimits = connectionLimitsFromEnv(config.env);
   const logger = options.logger ?? pino({ level: config.logLevel, redact: { paths: ['*.token', '*.secret', '*.authorization', 'req.headers.authorization'], censor: '[redacted]' } });
   // A path is SQLite, a postgres:// URL PostgreSQL (waited for, bounded, and migrated); any other scheme: an error.
-  const stores = await openStores(config.dbPath, { env: config.env, logger, replica: { sharedScheduler: Boolean(config.redisUrl || options.scheduler) } });
+  const stores = await openStores(config.dbPath, { env: config.env, logger, replica: { sharedScheduler: Boolean(config.redisUrl || options.scheduler) }, backgroundCheckpoints: true });
   const store = stores.store;
   // A start-up failure after this point must close the database too: an open pool would keep the process alive.
   const closeOnFailure = async <T>(step: Promise<T>): Promise<T> => {

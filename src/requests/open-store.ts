@@ -45,6 +45,11 @@ export interface OpenStoresOptions {
   replica?: { sharedScheduler: boolean };
   /** Apply pending migrations (default true); readers such as `tollgate audit` pass false and change nothing. */
   migrate?: boolean;
+  /**
+   * Set by `serve`: on SQLite, checkpoint the WAL from a worker thread instead of inside the commit that fills it
+   * (`sqlite/checkpointer.ts`). Short-lived tools keep SQLite's own checkpoints.
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 /**
@@ -53,25 +58,34 @@ export interface OpenStoresOptions {
  * @example const { store, tokens, close } = await openStores(config.dbPath, { env: config.env, logger });
  */
 export async function openStores(db: string, options: OpenStoresOptions = {}): Promise<OpenStores> {
-  return databaseDialect(db) === 'postgres' ? openPostgresStores(db, options) : openSqliteStores(db, options.migrate ?? true);
+  return databaseDialect(db) === 'postgres' ? openPostgresStores(db, options) : openSqliteStores(db, options);
 }
 
-async function openSqliteStores(path: string, migrate: boolean): Promise<OpenStores> {
-  const [{ applyMigrations, openDatabase }, { SqliteConfirmationStore }, { SqliteTokenStore }, { SqliteGrantStore }] = await Promise.all([
+async function openSqliteStores(path: string, options: OpenStoresOptions): Promise<OpenStores> {
+  const [{ applyMigrations, openDatabase }, { SqliteConfirmationStore }, { SqliteTokenStore }, { SqliteGrantStore }, { startCheckpointer }] = await Promise.all([
     import('./sqlite/database.js'),
     import('./sqlite/store.js'),
     import('../tokens/token-store.js'),
     import('../policy/sqlite-grants.js'),
+    import('./sqlite/checkpointer.js'),
   ]);
   const open = openDatabase(path);
   try {
-    if (migrate) applyMigrations(open);
+    if (options.migrate ?? true) applyMigrations(open);
   } catch (error) {
     open.close();
     throw error;
   }
   const store = new SqliteConfirmationStore(open);
-  return { dialect: 'sqlite', store, tokens: new SqliteTokenStore(open.sqlite), grants: new SqliteGrantStore(open.sqlite), shown: path, ping: () => store.ping(), close: () => store.close() };
+  const checkpointer =
+    options.backgroundCheckpoints && path !== ':memory:'
+      ? startCheckpointer(open.sqlite, path, { onError: (error) => options.logger?.warn({ err: error }, 'WAL checkpoint worker failed; the database checkpoints in its commits again') })
+      : null;
+  const close = async () => {
+    await checkpointer?.close();
+    await store.close();
+  };
+  return { dialect: 'sqlite', store, tokens: new SqliteTokenStore(open.sqlite), grants: new SqliteGrantStore(open.sqlite), shown: path, ping: () => store.ping(), close };
 }
 
 async function openPostgresStores(url: string, options: OpenStoresOptions): Promise<OpenStores> {

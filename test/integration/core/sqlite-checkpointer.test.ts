@@ -1,0 +1,85 @@
+/**
+ * WAL checkpoints run in a worker thread, not inside the commit that fills the WAL (which fsyncs the database file on
+ * the gateway's only thread). Real SQLite files, a real worker.
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type OpenDatabase } from '../../../src/requests/sqlite/database.js';
+import { startCheckpointer, type Checkpointer } from '../../../src/requests/sqlite/checkpointer.js';
+import { openStores } from '../../../src/requests/open-store.js';
+import { eventually } from '../../helpers/eventually.js';
+
+let dir: string;
+let path: string;
+let open: OpenDatabase;
+let checkpointer: Checkpointer | null;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tollgate-ckpt-'));
+  path = join(dir, 'c.db');
+  open = openDatabase(path);
+  open.sqlite.exec('CREATE TABLE blobs (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+  checkpointer = null;
+});
+afterEach(async () => {
+  await checkpointer?.close();
+  open.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Commits `pages` pages' worth of rows, one transaction per ten rows. */
+function write(pages: number) {
+  const insert = open.sqlite.prepare('INSERT INTO blobs (body) VALUES (?)');
+  for (let i = 0; i < pages; i += 10) open.sqlite.transaction(() => Array.from({ length: 10 }, () => insert.run('x'.repeat(3500))))();
+}
+const autocheckpoint = () => open.sqlite.pragma('wal_autocheckpoint', { simple: true });
+
+describe('background WAL checkpoints', () => {
+  it('takes checkpoints out of the commits and runs them in the worker', async () => {
+    checkpointer = startCheckpointer(open.sqlite, path, { everyMs: 60_000 });
+    expect(autocheckpoint()).toBe(0);
+    const before = statSync(path).size;
+    write(1500);
+    // Past SQLite's 1,000-page threshold, and no commit moved a page into the database file.
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(1000 * 4096);
+    expect(statSync(path).size).toBe(before);
+    const result = await checkpointer.checkpointNow();
+    expect(result.log).toBeGreaterThan(1000);
+    expect(result.checkpointed).toBe(result.log);
+    expect(statSync(path).size).toBeGreaterThan(before + 1400 * 4096);
+  });
+
+  it('checkpoints on its own every interval', async () => {
+    checkpointer = startCheckpointer(open.sqlite, path, { everyMs: 20 });
+    const before = statSync(path).size;
+    write(200);
+    await eventually(() => expect(statSync(path).size).toBeGreaterThan(before + 190 * 4096));
+  });
+
+  it('gives checkpointing back to the connection when closed, and when the worker fails', async () => {
+    const stopped = startCheckpointer(open.sqlite, path, { everyMs: 60_000 });
+    await stopped.close();
+    expect(autocheckpoint()).toBe(1000);
+    const errors: unknown[] = [];
+    checkpointer = startCheckpointer(open.sqlite, join(dir, 'missing.db'), { onError: (e) => errors.push(e) });
+    expect(autocheckpoint()).toBe(0);
+    await eventually(() => expect(errors).toHaveLength(1));
+    expect(autocheckpoint()).toBe(1000);
+    await expect(checkpointer.checkpointNow()).rejects.toThrow();
+  });
+
+  it('is on for serve, off for tools that open the database briefly', async () => {
+    const served = await openStores(join(dir, 'served.db'), { backgroundCheckpoints: true });
+    const tool = await openStores(join(dir, 'tool.db'));
+    // The setting is per connection: read it on the store's own.
+    const setting = (stores: typeof served) => (stores.store as unknown as { open: OpenDatabase }).open.sqlite.pragma('wal_autocheckpoint', { simple: true });
+    try {
+      expect(setting(served)).toBe(0);
+      expect(setting(tool)).toBe(1000);
+    } finally {
+      await served.close();
+      await tool.close();
+    }
+  });
+});
