@@ -108,7 +108,16 @@ export function openApiDocument(version: string): Record<string, unknown> {
         post: {
           summary: "Claude Code HTTP hook (PreToolUse / PermissionRequest / PostToolUse): files a request and answers Claude Code's hookSpecificOutput (request:create); see docs/integrations.md",
           requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: "Claude Code's hook input (session_id, tool_name, tool_input, hook_event_name, …)" } } } },
-          responses: { 200: { description: 'hookSpecificOutput' }, 400: problem },
+          responses: {
+            200: {
+              description: 'hookSpecificOutput',
+              headers: {
+                'tollgate-request-id': { description: 'The gated request (absent when the call was not gated)', schema: { type: 'string' } },
+                'tollgate-request-status': { description: "The request's status: `pending` means the wait ended before a verdict, ask again", schema: { type: 'string' } },
+              },
+            },
+            400: problem,
+          },
         },
       },
       '/v1/hooks/pulsebot': {
