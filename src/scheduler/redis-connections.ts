@@ -23,10 +23,12 @@ export function createRedis(connection: RedisConnectionOptions, overrides: Redis
 
 /**
  * A client for commands that must not hang while Redis is away: no offline queue (commands fail at once when
- * disconnected) and a per-command timeout.
+ * disconnected) and a per-command timeout. Commands issued in one turn of the event loop leave in one write
+ * (auto-pipelining): 10,000 expiries publish 10,000 changes, and a socket write each was a quarter of that second's
+ * profile on BullMQ.
  */
 export function createFailFastRedis(connection: RedisConnectionOptions, commandTimeoutMs: number, name: string): Redis {
-  return createRedis(connection, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: commandTimeoutMs, connectionName: name });
+  return createRedis(connection, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: commandTimeoutMs, connectionName: name, enableAutoPipelining: true });
 }
 
 /** A client for BullMQ workers (BullMQ requires `maxRetriesPerRequest: null` for blocking connections). */
