@@ -4,7 +4,7 @@
  * audit query's "newest first" never depends on chance. 74 random bits keep them unguessable enough for ids
  * (the per-request nonce, not the id, is the secret a button carries).
  */
-import { randomBytes } from 'node:crypto';
+import { pooledRandomBytes } from '../random-pool.js';
 
 let lastMs = 0;
 let sequence = 0;
@@ -17,9 +17,9 @@ export function uuidv7(ms: number = Date.now()): string {
     if (sequence === 0) ms = ++lastMs;
   } else {
     lastMs = ms;
-    sequence = randomBytes(2).readUInt16BE() & 0x7ff;
+    sequence = pooledRandomBytes(2).readUInt16BE() & 0x7ff;
   }
-  const bytes = randomBytes(16);
+  const bytes = pooledRandomBytes(16);
   bytes.writeUIntBE(ms, 0, 6);
   bytes[6] = 0x70 | (sequence >> 8);
   bytes[7] = sequence & 0xff;

@@ -2,7 +2,7 @@
  * @module requests/new-request
  * What a runtime asks for, and the pending {@link ConfirmationRequest} made from it: ids, nonce, defaults, expiry.
  */
-import { randomBytes } from 'node:crypto';
+import { pooledRandomBytes } from '../random-pool.js';
 import { uuidv7 } from './ids.js';
 import type { ChannelTarget, ConfirmationRequest, TimeoutPolicy } from './types.js';
 
@@ -74,7 +74,7 @@ export function newConfirmationRequest(
     callbackUrl: input.callbackUrl ?? null,
     filedBy: input.filedBy ?? null,
     // The secret a card's buttons carry: a tap without it is refused.
-    nonce: randomBytes(18).toString('base64url'),
+    nonce: pooledRandomBytes(18).toString('base64url'),
     createdAt: now,
     expiresAt: new Date(now.getTime() + (input.timeoutS ?? defaults.timeoutS) * 1000),
     updatedAt: now,
