@@ -44,10 +44,13 @@ export function leanRoutes(deps: LeanRouteDeps): LeanRoutes {
   const parseBody = (req: IncomingMessage, res: ServerResponse) =>
     new Promise<unknown>((resolve, reject) => deps.json(req as never, res as never, (error?: unknown) => (error ? reject(error) : resolve((req as { body?: unknown }).body))));
 
+  /** What a rate-limit warning names of a call. */
+  const where = (req: IncomingMessage, res: ServerResponse, path: string) => ({ method: req.method, path, reqId: res.getHeader('x-request-id') });
+
   /** Auth, then the `requests` budget every /v1 call counts against. */
   const caller = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<Principal> => {
     const principal = await authenticate(req.headers.authorization);
-    await limits.check('requests', principal.name, { method: req.method, path, reqId: res.getHeader('x-request-id') });
+    await limits.check('requests', principal.name, where(req, res, path));
     return principal;
   };
 
@@ -90,7 +93,7 @@ export function leanRoutes(deps: LeanRouteDeps): LeanRoutes {
     return run(req, res, path, async () => {
       const principal = await caller(req, res, path);
       const body = await parseBody(req, res);
-      await limits.check('decisions', principal.name, { method: req.method, path, reqId: res.getHeader('x-request-id') });
+      await limits.check('decisions', principal.name, where(req, res, path));
       checkScope(principal, DECIDE_SCOPES);
       return decideRequest(gateway, principal, item[1]!, body);
     });

@@ -26,8 +26,6 @@ export interface ClaudeReceipt {
   args_sha256: string;
 }
 
-export { isPostToolEvent } from './claude-code-events.js';
-
 /** The receipt of a post-tool input: the input that ran, hashed like the request's arguments. */
 export function claudeReceipt(input: ClaudeHookInput): ClaudeReceipt {
   const args_sha256 = argsSha256(input.tool_name, input.tool_input);

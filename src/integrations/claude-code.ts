@@ -22,8 +22,6 @@ import { verdictOf } from './verdict.js';
 /** The `agent_id` recorded on requests from Claude Code unless configured otherwise. */
 export const CLAUDE_CODE_AGENT_ID = 'claude-code';
 
-export { CLAUDE_HOOK_DEFAULT_WAIT_S, CLAUDE_HOOK_EVENTS } from './claude-code-events.js';
-
 /** A hook event that asks for a decision. */
 export type ClaudeDecisionEvent = 'PreToolUse' | 'PermissionRequest';
 

@@ -5,8 +5,6 @@
 export { integrationsPlugin, type IntegrationsPluginOptions } from './plugin.js';
 export {
   CLAUDE_CODE_AGENT_ID,
-  CLAUDE_HOOK_DEFAULT_WAIT_S,
-  CLAUDE_HOOK_EVENTS,
   claudeCodeRequest,
   claudeHookDeny,
   decisionEventOf,
@@ -20,7 +18,8 @@ export {
   type PermissionRequestOutput,
   type PreToolUseOutput,
 } from './claude-code.js';
-export { claudeReceipt, isPostToolEvent, type ClaudeReceipt } from './claude-code-receipt.js';
+export { CLAUDE_HOOK_DEFAULT_WAIT_S, CLAUDE_HOOK_EVENTS, isPostToolEvent } from './claude-code-events.js';
+export { claudeReceipt, type ClaudeReceipt } from './claude-code-receipt.js';
 export { PULSEBOT_AGENT_ID, parsePulsebotHook, pulsebotHookSchema, pulsebotRequest, pulsebotVerdict, type PulsebotHookBody, type PulsebotVerdict } from './pulsebot.js';
 export { verdictOf, type Verdict } from './verdict.js';
 export { parseRequestOptions, type GateRequestOptions, type RawRequestOptions } from './request-options.js';
