@@ -95,6 +95,26 @@ export function runStoreContract(setup: StoreContractSetup): void {
         expect(await store.messages(request.id)).toHaveLength(1);
       });
 
+      it('files creates of one turn together, each with its own events and cards, and fails only the bad one', async () => {
+        const taken = await file(store, {}, T0, [{ channel: 'slack', target: 'C1' }]);
+        const good = [newRequest({ toolName: 'a' }, at(1)), newRequest({ toolName: 'b', idempotencyKey: 'k-b' }, at(2)), newRequest({ toolName: 'c' }, at(3))];
+        const twin = { ...newRequest({}, at(4)), id: taken.id };
+        const results = await Promise.allSettled([
+          store.create(good[0]!, [{ channel: 'web', target: '', sent: true }]),
+          store.create(twin, [{ channel: 'slack', target: 'C9' }]),
+          store.create(good[1]!, [{ channel: 'slack', target: 'C2' }]),
+          store.create(good[2]!, []),
+        ]);
+        expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+        expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(ConflictError);
+        for (const request of good) expect(await store.get(request.id)).toEqual(request);
+        expect((await store.events(good[0]!.id)).map((e) => e.type)).toEqual(['created', 'delivered']);
+        expect((await store.messages(good[1]!.id)).map((m) => [m.channel, m.target, m.status])).toEqual([['slack', 'C2', 'pending']]);
+        expect(await store.messages(good[2]!.id)).toEqual([]);
+        expect((await store.messages(taken.id)).map((m) => m.target)).toEqual(['C1']);
+        expect(await store.events(taken.id)).toHaveLength(1);
+      });
+
       it('keeps requests without a key apart', async () => {
         const a = await file(store);
         const b = await file(store);

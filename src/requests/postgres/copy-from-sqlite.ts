@@ -10,7 +10,7 @@ import { rowToRequest } from '../sqlite/rows.js';
 import type { OpenDatabase } from '../sqlite/database.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
-import { REQUEST_INSERT, requestParams } from './rows.js';
+import { REQUEST_INSERT, requestRecords } from './rows.js';
 
 /** How many rows of each table the copy wrote (rows already in the target are not counted). */
 export interface CopyCounts {
@@ -35,9 +35,9 @@ export async function copySqliteToPostgres(source: OpenDatabase, target: Pick<Op
     let failed = false;
     try {
       await client.query('BEGIN');
-      const insertRequest = `INSERT INTO confirmation_requests (${REQUEST_INSERT.columns}) VALUES (${REQUEST_INSERT.values}) ON CONFLICT (id) DO NOTHING`;
+      const insertRequest = `INSERT INTO confirmation_requests (${REQUEST_INSERT.columns}) ${REQUEST_INSERT.fromRecords} ON CONFLICT (id) DO NOTHING`;
       for (const row of rows(`SELECT ${requestSelect(source)} FROM confirmation_requests ORDER BY created_at, id`)) {
-        counts.requests += (await client.query(insertRequest, requestParams(rowToRequest(row as Parameters<typeof rowToRequest>[0])))).rowCount ?? 0;
+        counts.requests += (await client.query(insertRequest, [requestRecords([rowToRequest(row as Parameters<typeof rowToRequest>[0])])])).rowCount ?? 0;
       }
       for (const e of rows('SELECT id, request_id, type, actor, channel, detail, at FROM confirmation_events ORDER BY id')) {
         const result = await client.query(

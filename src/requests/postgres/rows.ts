@@ -22,26 +22,31 @@ export function selectList(table: Table, alias?: string): string {
     .join(', ');
 }
 
-/** The request columns in insertion order, and `$1, $2::jsonb, …` placeholders (JSON goes in as text, cast). */
+/** The request columns in insertion order: their keys in {@link RequestRow} and their quoted names. */
 export const REQUEST_INSERT = (() => {
   const columns = Object.entries(getTableColumns(confirmationRequests));
   return {
     keys: columns.map(([key]) => key as keyof RequestRow),
+    names: columns.map(([, c]) => c.name),
     columns: columns.map(([, c]) => `"${c.name}"`).join(', '),
-    values: columns.map(([, c], i) => `$${i + 1}${c.columnType === 'PgJsonb' ? '::jsonb' : ''}`).join(', '),
+    /** The rows of the JSON array in `$1` (see {@link requestRecords}), ready to insert. */
+    fromRecords: `SELECT ${columns.map(([, c]) => `"${c.name}"`).join(', ')} FROM jsonb_populate_recordset(NULL::confirmation_requests, $1::jsonb)`,
   };
 })();
 
 /**
- * The insert parameters of `r`, in {@link REQUEST_INSERT} order. JSON is stringified here because `pg` would send a
- * JS array as a PostgreSQL array literal, not as JSON.
+ * `requests` as one JSON array of objects keyed by column name, for `jsonb_populate_recordset`: PostgreSQL converts
+ * each value to its column's type (ISO text to `timestamptz`, nested JSON to `jsonb`), so a batch is one parameter.
  */
-export function requestParams(r: ConfirmationRequest): unknown[] {
-  const row: RequestRow = { ...r, approvedArgs: r.approvedArgs };
-  return REQUEST_INSERT.keys.map((key) => {
-    const value = row[key];
-    return value !== null && typeof value === 'object' && !(value instanceof Date) ? JSON.stringify(value) : value;
-  });
+export function requestRecords(requests: ConfirmationRequest[]): string {
+  return JSON.stringify(
+    requests.map((r) => {
+      const row: RequestRow = r;
+      const record: Record<string, unknown> = {};
+      REQUEST_INSERT.keys.forEach((key, i) => (record[REQUEST_INSERT.names[i]!] = row[key]));
+      return record;
+    }),
+  );
 }
 
 /** A row as a request. */

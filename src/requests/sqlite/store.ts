@@ -12,6 +12,7 @@ import { requestToRow, rowToEvent, rowToMessage, rowToRequest } from './rows.js'
 import { confirmationRequests as requests } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { allPages, decodeCursor, pageOf } from '../cursor.js';
+import { GroupCommit } from '../group-commit.js';
 import { isAllowed } from '../state-machine.js';
 import { planVote } from '../vote-plan.js';
 import type { ConfirmationStore, CreateExtras, RequestPage, RequestQuery, Vote, VoteResult } from '../store.js';
@@ -21,12 +22,10 @@ type RequestRow = Parameters<typeof rowToRequest>[0];
 type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
 
 type NewCard = { channel: string; target: string; sent?: boolean };
-interface PendingCreate {
+interface NewCreate {
   request: ConfirmationRequest;
   cards: NewCard[];
   extras?: CreateExtras;
-  resolve(result: { request: ConfirmationRequest; created: boolean }): void;
-  reject(error: unknown): void;
 }
 
 const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = { messageRef: 'message_ref', status: 'status', attempts: 'attempts', lastError: 'last_error' };
@@ -36,7 +35,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   private readonly sql: Statements;
   private readonly sqlite: Database.Database;
   private readonly messageUpdates = new Map<string, Database.Statement>();
-  private readonly pendingCreates: PendingCreate[] = [];
+  private readonly creates = new GroupCommit((items: NewCreate[]) => this.tx(() => items.map((c) => this.createOne(c.request, c.cards, c.extras))));
 
   constructor(private readonly open: OpenDatabase) {
     this.sqlite = open.sqlite;
@@ -56,35 +55,11 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   }
 
   /**
-   * Group commit: creates that arrive in the same turn of the event loop share one transaction (one WAL write
-   * instead of one each). Each caller still hears back only after the commit, so an acknowledged request is on disk.
+   * Group commit (see `group-commit.ts`): creates of one event-loop turn share one transaction, one WAL write instead of
+   * one each.
    */
   async create(request: ConfirmationRequest, cards: NewCard[], extras?: CreateExtras): Promise<{ request: ConfirmationRequest; created: boolean }> {
-    return new Promise((resolve, reject) => {
-      this.pendingCreates.push({ request, cards, extras, resolve, reject });
-      if (this.pendingCreates.length === 1) setImmediate(() => this.flushCreates());
-    });
-  }
-
-  private flushCreates() {
-    const batch = this.pendingCreates.splice(0);
-    let results: { request: ConfirmationRequest; created: boolean }[];
-    try {
-      results = this.tx(() => batch.map((item) => this.createOne(item.request, item.cards, item.extras)));
-    } catch (error) {
-      // A batch of one has nobody to spare: retrying it would only wait out a busy lock a second time.
-      if (batch.length === 1) return batch[0]!.reject(error);
-      // One bad row must not fail its neighbours: retry each in a transaction of its own.
-      for (const item of batch) {
-        try {
-          item.resolve(this.tx(() => this.createOne(item.request, item.cards, item.extras)));
-        } catch (error) {
-          item.reject(error);
-        }
-      }
-      return;
-    }
-    batch.forEach((item, i) => item.resolve(results[i]!));
+    return this.creates.add({ request, cards, extras });
   }
 
   private createOne(request: ConfirmationRequest, cards: NewCard[], extras?: CreateExtras) {
