@@ -309,7 +309,8 @@ export class Gateway extends GatewayReads implements ChannelHost {
 
   /**
    * Resolves with the request as soon as it leaves `pending`, or as it is after `timeoutMs`. No polling: the change
-   * feed wakes the waiter, which then re-reads the row.
+   * feed wakes the waiter, which then re-reads the row — unless the change was committed in this process, which hands
+   * its waiters the final row itself.
    */
   async wait(id: string, timeoutMs: number, signal?: AbortSignal): Promise<ConfirmationRequest> {
     // Register before reading, so a change between the read and the registration still wakes us.
@@ -323,9 +324,8 @@ export class Gateway extends GatewayReads implements ChannelHost {
     return this.reread(id, woken.promise);
   }
 
-  private async reread(id: string, woken: Promise<void>): Promise<ConfirmationRequest> {
-    await woken;
-    return this.mustGet(id);
+  private async reread(id: string, woken: Promise<ConfirmationRequest | undefined>): Promise<ConfirmationRequest> {
+    return (await woken) ?? this.mustGet(id);
   }
 
   /** Calls `observer` with every request that changes in this process. Returns the unsubscribe function. */
@@ -343,6 +343,9 @@ export class Gateway extends GatewayReads implements ChannelHost {
         this.logger.error({ err: error }, 'gateway observer failed');
       }
     }
+    // A final row never changes status again: waiters here answer with it, without reading it back (10 000 expiring
+    // at once were 10 000 reads). The feed still wakes waiters in other processes, and any that came since.
+    if (request.status !== 'pending') this.waiters.wake(request.id, request);
     await this.feed.publish({ requestId: request.id, status: request.status, kind }).catch((error: unknown) => {
       this.logger.error({ err: error, requestId: request.id }, 'change feed publish failed; waiters elsewhere will see it on their next read');
     });

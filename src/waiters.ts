@@ -4,15 +4,19 @@
  * 10 000 requests cost one map lookup per change, not a scan).
  */
 import type { Clock, ClockTimer } from './clock.js';
+import type { ConfirmationRequest } from './requests/types.js';
 
 interface Entry {
-  resolve: () => void;
+  resolve: (final?: ConfirmationRequest) => void;
   timer: ClockTimer;
 }
 
-/** A registered wait: resolves when woken, timed out or aborted. */
+/**
+ * A registered wait: resolves when woken, timed out or aborted — with the request's final row when the change that
+ * woke it carried one, so the waiter need not read it again.
+ */
 export interface PendingWait {
-  promise: Promise<void>;
+  promise: Promise<ConfirmationRequest | undefined>;
   /** Removes the waiter without waking it (resolves the promise). */
   cancel(): void;
 }
@@ -26,16 +30,17 @@ export class Waiters {
   /** Registers a waiter on `requestId` that gives up after `timeoutMs` or when `signal` aborts. */
   add(requestId: string, timeoutMs: number, signal?: AbortSignal): PendingWait {
     let entry!: Entry;
-    const promise = new Promise<void>((resolve) => {
-      const done = () => {
+    const promise = new Promise<ConfirmationRequest | undefined>((resolve) => {
+      const done = (final?: ConfirmationRequest) => {
         entry.timer.cancel();
-        signal?.removeEventListener('abort', done);
+        signal?.removeEventListener('abort', stop);
         const set = this.byRequest.get(requestId);
         if (set?.delete(entry) && set.size === 0) this.byRequest.delete(requestId);
-        resolve();
+        resolve(final);
       };
-      entry = { resolve: done, timer: this.clock.setTimeout(done, Math.max(0, timeoutMs)) };
-      signal?.addEventListener('abort', done, { once: true });
+      const stop = () => done();
+      entry = { resolve: done, timer: this.clock.setTimeout(stop, Math.max(0, timeoutMs)) };
+      signal?.addEventListener('abort', stop, { once: true });
     });
     let set = this.byRequest.get(requestId);
     if (!set) this.byRequest.set(requestId, (set = new Set()));
@@ -44,11 +49,14 @@ export class Waiters {
     return { promise, cancel: () => entry.resolve() };
   }
 
-  /** Wakes every waiter of `requestId`. */
-  wake(requestId: string): void {
+  /**
+   * Wakes every waiter of `requestId`. `final` is its row once committed in a final status (which never changes
+   * again): the waiters answer with it instead of each reading the row.
+   */
+  wake(requestId: string, final?: ConfirmationRequest): void {
     const set = this.byRequest.get(requestId);
     if (!set) return;
-    for (const entry of [...set]) entry.resolve();
+    for (const entry of [...set]) entry.resolve(final);
   }
 
   /** Wakes everyone (shutdown). */

@@ -159,6 +159,30 @@ describe('gateway', () => {
     expect((await timedOut).status).toBe('pending');
   });
 
+  it('hands waiters the final row of a change made here, without reading it again', async () => {
+    const g = await gatewayOnFile();
+    const { store } = gateways.at(-1)!;
+    const reads: string[] = [];
+    const get = store.get.bind(store);
+    store.get = async (id: string) => (reads.push(id), get(id));
+    const decideCountingReads = async (id: string) => {
+      reads.length = 0;
+      await g.decide({ requestId: id, decision: 'approve', actor: web('a') });
+      return reads.length;
+    };
+    const unwatched = (await g.request({ toolName: 'y' })).request;
+    const readsOfADecision = await decideCountingReads(unwatched.id);
+
+    const { request } = await g.request({ toolName: 'x' });
+    const waiting = g.wait(request.id, 55_000);
+    await new Promise((resolve) => setImmediate(resolve)); // the waiter's first read
+    expect(await decideCountingReads(request.id)).toBe(readsOfADecision);
+    const answered = await waiting;
+    expect(reads).toHaveLength(readsOfADecision);
+    expect(answered.status).toBe('approved');
+    expect(answered).toEqual(await get(request.id));
+  });
+
   it('cancels once; a second cancel is a conflict', async () => {
     const g = await gatewayOnFile();
     const { request } = await g.request({ toolName: 'x' });
