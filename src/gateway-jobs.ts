@@ -195,7 +195,9 @@ export class GatewayJobs implements SchedulerJobs {
     // An expired request's timer has fired already (or, after a restart, fires at once and finds nothing to do):
     // cancelling it would cost a Redis round trip per request when thousands expire together.
     if (final && request.status !== 'expired') await this.deps.scheduler.cancelExpiry(request.id);
-    for (const card of await this.deps.store.messages(request.id)) {
+    // Cards that are the row itself (the web inbox) have nothing to rewrite: a request with only those skips the read.
+    const rewritable = request.channels.some((c) => this.deps.channels.get(c.type)?.readsFromDatabase !== true);
+    for (const card of rewritable ? await this.deps.store.messages(request.id) : []) {
       if (card.messageRef) await this.deps.scheduler.enqueueCardUpdate(request.id, card.channel, card.target);
     }
     if (final && request.callbackUrl) await this.deps.scheduler.enqueueCallback(request.id);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';
+import type { Channel } from '../../../src/channel.js';
 import { ManualClock } from '../../../src/clock.js';
 import { ConflictError, ValidationError } from '../../../src/errors.js';
 import { Gateway } from '../../../src/gateway.js';
@@ -15,16 +16,16 @@ let clock: ManualClock;
 const gateways: { gateway: Gateway; store: SqliteConfirmationStore }[] = [];
 
 /** A gateway on the shared test database file, with its own connection (as a second process would have). */
-async function gatewayOnFile(options: { allowSelfApproval?: boolean } = {}) {
+async function gatewayOnFile(options: { allowSelfApproval?: boolean; channels?: Channel[] } = {}) {
   const db = openDatabase(join(dir, 'tollgate.db'));
   applyMigrations(db);
   const store = new SqliteConfirmationStore(db);
   const gateway = new Gateway({
     store,
     scheduler: new InProcessScheduler({ clock, sweepEveryMs: 0 }),
-    channels: [createWebChannel()],
     clock,
     ...options,
+    channels: [createWebChannel(), ...(options.channels ?? [])],
   });
   await gateway.start();
   gateways.push({ gateway, store });
@@ -181,6 +182,23 @@ describe('gateway', () => {
     expect(reads).toHaveLength(readsOfADecision);
     expect(answered.status).toBe('approved');
     expect(answered).toEqual(await get(request.id));
+  });
+
+  it('reads a request\'s cards after a change only when one of them can be rewritten', async () => {
+    const pager: Channel = { name: 'pager', send: async () => 'page-1', update: async () => undefined };
+    const g = await gatewayOnFile({ channels: [pager] });
+    const { store } = gateways.at(-1)!;
+    const read: string[] = [];
+    const messages = store.messages.bind(store);
+    store.messages = async (id: string) => (read.push(id), messages(id));
+    const inboxOnly = (await g.request({ toolName: 'x' })).request;
+    await g.decide({ requestId: inboxOnly.id, decision: 'approve', actor: web('a') });
+    expect(read).toEqual([]);
+    // A card on a platform keeps a message to rewrite: its cards are read.
+    const elsewhere = (await g.request({ toolName: 'y', channels: [{ type: 'web' }, { type: 'pager', target: 'p1' }] })).request;
+    await g.decide({ requestId: elsewhere.id, decision: 'approve', actor: web('a') });
+    expect(read).toContain(elsewhere.id);
+    expect(read.every((id) => id === elsewhere.id)).toBe(true);
   });
 
   it('cancels once; a second cancel is a conflict', async () => {
