@@ -29,6 +29,9 @@ interface WaitersResult {
   not_approved: number;
   /** Decisions not sent because deciding took longer than the long-polls' 55 s. */
   not_decided: number;
+  /** Long-polls that failed after parking (no HTTP answer), and the first one's error. */
+  poll_errors: number;
+  first_poll_error: string | null;
 }
 
 const hold: ClientTask = async (raw, ask) => {
@@ -73,14 +76,17 @@ const hold: ClientTask = async (raw, ask) => {
     const lastDecision = Math.max(...answers.filter((t) => !Number.isNaN(t)));
     const resumed = await Promise.all(waits);
     const lastResume = Math.max(...resumed.map((r) => r.doneAt));
-    const notApproved = resumed.filter((r) => (JSON.parse(r.body) as ApiRequest).status !== 'approved').length;
+    // An answer that is no approved request: a failed long-poll (counted in poll_errors too) or an error status.
+    const notApproved = resumed.filter((r) => (JSON.parse(r.body) as ApiRequest).status !== 'approved');
     return {
       rss_holding_mb: rssHolding,
       all_resumed_ms: skipped ? Number.NaN : round(Math.max(0, lastResume - lastDecision)),
       not_decided: skipped,
       decide_window_ms: round(lastDecision - decideStart),
       resume_after_own_decision_ms: summarize(resumed.map((r, i) => r.doneAt - decidedAt[i]!)),
-      not_approved: notApproved,
+      not_approved: notApproved.length,
+      poll_errors: errors.length,
+      first_poll_error: errors[0] ?? notApproved.find((r) => r.status !== 0)?.body.slice(0, 300) ?? null,
     } satisfies WaitersResult;
   } finally {
     http.close();
@@ -109,7 +115,7 @@ export const waitersScenario: Scenario = {
         { idle: () => waitIdle(gateway.pid, 30_000), rss: () => rssMb(gateway.pid) },
       );
       if (result.not_decided) ctx.log(`waiters_10k: deciding took over 50 s; ${result.not_decided} decisions not sent`);
-      if (result.not_approved) ctx.log(`waiters_10k: ${result.not_approved} long-polls did not answer approved`);
+      if (result.not_approved) ctx.log(`waiters_10k: ${result.not_approved} long-polls did not answer approved (${result.poll_errors} failed; first: ${result.first_poll_error})`);
       return {
         waiters_10k: {
           rss_mb: round(rss.stop(), 0),
@@ -121,6 +127,8 @@ export const waitersScenario: Scenario = {
           decide_window_ms: result.decide_window_ms,
           resume_after_own_decision_ms: { p50: result.resume_after_own_decision_ms.p50, p99: result.resume_after_own_decision_ms.p99 },
           not_approved: result.not_approved,
+          poll_errors: result.poll_errors,
+          first_poll_error: result.first_poll_error,
           not_decided_within_50s: result.not_decided,
         },
       };
