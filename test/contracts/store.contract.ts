@@ -99,14 +99,18 @@ export function runStoreContract(setup: StoreContractSetup): void {
         const taken = await file(store, {}, T0, [{ channel: 'slack', target: 'C1' }]);
         const good = [newRequest({ toolName: 'a' }, at(1)), newRequest({ toolName: 'b', idempotencyKey: 'k-b' }, at(2)), newRequest({ toolName: 'c' }, at(3))];
         const twin = { ...newRequest({}, at(4)), id: taken.id };
+        const keyed = await file(store, { idempotencyKey: 'k-old' }, T0);
         const results = await Promise.allSettled([
           store.create(good[0]!, [{ channel: 'web', target: '', sent: true }]),
           store.create(twin, [{ channel: 'slack', target: 'C9' }]),
           store.create(good[1]!, [{ channel: 'slack', target: 'C2' }]),
+          store.create(newRequest({ idempotencyKey: 'k-old' }, at(5)), [{ channel: 'slack', target: 'C3' }]),
           store.create(good[2]!, []),
         ]);
-        expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+        expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
         expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(ConflictError);
+        expect((results[3] as PromiseFulfilledResult<unknown>).value).toEqual({ request: keyed, created: false });
+        expect(await store.messages(keyed.id)).toEqual([]);
         for (const request of good) expect(await store.get(request.id)).toEqual(request);
         expect((await store.events(good[0]!.id)).map((e) => e.type)).toEqual(['created', 'delivered']);
         expect((await store.messages(good[1]!.id)).map((m) => [m.channel, m.target, m.status])).toEqual([['slack', 'C2', 'pending']]);

@@ -14,7 +14,8 @@ import type pg from 'pg';
 import { ServiceUnavailableError } from '../../errors.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
-import { REQUEST_INSERT, requestRecords, rowToEvent, rowToMessage, rowToRequest, selectList, type RequestRow } from './rows.js';
+import { CREATE_BATCH, createBatchParams, type NewCard, type NewCreate } from './creates.js';
+import { rowToEvent, rowToMessage, rowToRequest, selectList, type RequestRow } from './rows.js';
 import { channelMessages, confirmationEvents, confirmationRequests as requests } from './schema.js';
 import { allPages, decodeCursor, pageOf } from '../cursor.js';
 import { GroupCommit } from '../group-commit.js';
@@ -24,8 +25,9 @@ import { isAllowed } from '../state-machine.js';
 import { planVote, type VerdictFields } from '../vote-plan.js';
 
 type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
-type NewCard = { channel: string; target: string; sent?: boolean };
-type NewCreate = { request: ConfirmationRequest; cards: NewCard[]; extras?: CreateExtras };
+type Created = { request: ConfirmationRequest; created: boolean };
+/** A create's outcome inside a batch that committed: its row, or why reading the existing row failed. */
+type CreateOutcome = Created | { failed: unknown };
 type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
 const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = { messageRef: 'message_ref', status: 'status', attempts: 'attempts', lastError: 'last_error' };
@@ -36,28 +38,7 @@ const SQL_TEXT = {
   byId: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = $1`,
   byIdForUpdate: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = $1 FOR UPDATE`,
   byKey: `SELECT ${REQUEST} FROM confirmation_requests WHERE idempotency_key = $1`,
-  /**
-   * The creates of one event-loop turn in one statement, so one round trip and one commit: the rows (each unless its
-   * idempotency key exists), their events in order (`created`, any extra, one `delivered` per card sent inline) and
-   * their card rows. `$1`, `$2` and `$3` are JSON arrays of requests, events and cards.
-   */
-  create: `WITH req AS (
-      INSERT INTO confirmation_requests (${REQUEST_INSERT.columns}) ${REQUEST_INSERT.fromRecords}
-      ON CONFLICT (idempotency_key) DO NOTHING RETURNING id
-    ), ev AS (
-      INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at)
-      SELECT e.request_id, e.type, e.actor, e.channel, e.detail, e.at
-      FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS (request_id text, type text, actor text, channel text, detail jsonb, at timestamptz))
-        WITH ORDINALITY AS e(request_id, type, actor, channel, detail, at, ord)
-      WHERE e.request_id IN (SELECT id FROM req) ORDER BY e.ord
-    ), msg AS (
-      INSERT INTO channel_messages (request_id, channel, target, status, attempts, updated_at)
-      SELECT m.request_id, m.channel, m.target, m.status, 0, m.updated_at
-      FROM jsonb_to_recordset($3::jsonb) AS m(request_id text, channel text, target text, status text, updated_at timestamptz)
-      WHERE m.request_id IN (SELECT id FROM req)
-      ON CONFLICT (request_id, channel, target) DO NOTHING
-    )
-    SELECT id FROM req`,
+  create: CREATE_BATCH,
   insertEvent: 'INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)',
   insertMessage: `INSERT INTO channel_messages (request_id, channel, target, status, attempts, updated_at) VALUES ($1, $2, $3, $4, 0, $5)
     ON CONFLICT (request_id, channel, target) DO NOTHING`,
@@ -141,35 +122,31 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   }
 
   /** Group commit (see `group-commit.ts`): the creates of one event-loop turn are one statement. */
-  async create(request: ConfirmationRequest, cards: NewCard[], extras?: CreateExtras): Promise<{ request: ConfirmationRequest; created: boolean }> {
-    return this.creates.add({ request, cards, extras });
+  async create(request: ConfirmationRequest, cards: NewCard[], extras?: CreateExtras): Promise<Created> {
+    const outcome = await this.creates.add({ request, cards, extras });
+    if ('failed' in outcome) throw outcome.failed;
+    return outcome;
   }
 
-  private async createAll(items: NewCreate[]): Promise<{ request: ConfirmationRequest; created: boolean }[]> {
-    const events = items.flatMap(({ request, cards, extras }) =>
-      [
-        { type: 'created', actor: request.userId, channel: null, detail: extras?.detail ?? {}, at: request.createdAt },
-        ...(extras?.events ?? []),
-        // A channel whose card is the row itself (the web inbox) is delivered the moment the row exists.
-        ...cards.filter((c) => c.sent).map((c): NewEvent => ({ type: 'delivered', actor: null, channel: c.channel, detail: { target: c.target, message_ref: null, attempt: 0 }, at: request.createdAt })),
-      ].map((e) => ({ request_id: request.id, ...e })),
-    );
-    const messages = items.flatMap(({ request, cards }) =>
-      cards.map((c) => ({ request_id: request.id, channel: c.channel, target: c.target, status: c.sent ? 'sent' : 'pending', updated_at: request.createdAt })),
-    );
-    return withPostgresErrors(async () => {
-      const params = [requestRecords(items.map((i) => i.request)), JSON.stringify(events), JSON.stringify(messages)];
-      const inserted = new Set((await this.rows<{ id: string }>(SQL_TEXT.create, params)).map((r) => r.id));
-      return Promise.all(
-        items.map(async ({ request }) => {
-          if (inserted.has(request.id)) return { request, created: true };
+  /**
+   * Throws only when the statement failed (nothing written), so the batch can be retried one by one; a create whose
+   * key already existed and whose row then could not be read fails alone, its neighbours being committed.
+   */
+  private async createAll(items: NewCreate[]): Promise<CreateOutcome[]> {
+    const inserted = new Set((await withPostgresErrors(() => this.rows<{ id: string }>(SQL_TEXT.create, createBatchParams(items)))).map((r) => r.id));
+    return Promise.all(
+      items.map(async ({ request }): Promise<CreateOutcome> => {
+        if (inserted.has(request.id)) return { request, created: true };
+        try {
           // The key exists (or a racing create just committed it): a new statement sees that row.
-          const existing = await this.one(SQL_TEXT.byKey, [request.idempotencyKey]);
+          const existing = await withPostgresErrors(() => this.one(SQL_TEXT.byKey, [request.idempotencyKey]));
           if (!existing) throw new ServiceUnavailableError('a create with the same idempotency key was in flight; retry', 'tollgate_database_busy');
           return { request: existing, created: false };
-        }),
-      );
-    });
+        } catch (failed) {
+          return { failed };
+        }
+      }),
+    );
   }
 
   async get(id: string) {
