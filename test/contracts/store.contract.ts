@@ -95,7 +95,7 @@ export function runStoreContract(setup: StoreContractSetup): void {
         expect(await store.messages(request.id)).toHaveLength(1);
       });
 
-      it('files creates of one turn together, each with its own events and cards, and fails only the bad one', async () => {
+      it('lands every create filed in one turn with its own events and cards, and fails only the bad one', async () => {
         const taken = await file(store, {}, T0, [{ channel: 'slack', target: 'C1' }]);
         const good = [newRequest({ toolName: 'a' }, at(1)), newRequest({ toolName: 'b', idempotencyKey: 'k-b' }, at(2)), newRequest({ toolName: 'c' }, at(3))];
         const twin = { ...newRequest({}, at(4)), id: taken.id };
