@@ -24,6 +24,14 @@ export type VotePlan =
   | { kind: 'final'; event: NewEvent; status: 'approved' | 'denied'; fields: VerdictFields };
 
 /**
+ * Whether {@link planVote} needs the request's prior approvers: only an approval towards a quorum does. A pending
+ * request that one approval settles has none (the first would have settled it), so its vote skips that read.
+ */
+export function needsPriorApprovers(current: ConfirmationRequest, vote: Vote): boolean {
+  return vote.decision === 'approve' && current.requiredApprovals > 1;
+}
+
+/**
  * The plan for `vote` on `current` (pending), given the actors whose approvals are recorded already.
  * @example planVote(row, ['slack:U1'], { decision: 'approve', actor: 'slack:U2', … }) // final when 2 are required
  */

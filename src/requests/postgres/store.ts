@@ -22,7 +22,7 @@ import { GroupCommit } from '../group-commit.js';
 import type { ConfirmationStore, CreateExtras, RequestPage, RequestQuery, Vote, VoteResult } from '../store.js';
 import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../types.js';
 import { isAllowed } from '../state-machine.js';
-import { planVote, type VerdictFields } from '../vote-plan.js';
+import { needsPriorApprovers, planVote, type VerdictFields } from '../vote-plan.js';
 
 type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
 type Created = { request: ConfirmationRequest; created: boolean };
@@ -163,7 +163,7 @@ export class PostgresConfirmationStore implements ConfirmationStore {
       const current = await this.one(SQL_TEXT.byIdForUpdate, [id], client);
       if (!current) return { kind: 'not_found' };
       if (current.status !== 'pending') return { kind: 'already_final', request: current };
-      const prior = vote.decision === 'approve' ? (await this.rows<{ actor: string }>(SQL_TEXT.approvers, [id], client)).map((r) => r.actor) : [];
+      const prior = needsPriorApprovers(current, vote) ? (await this.rows<{ actor: string }>(SQL_TEXT.approvers, [id], client)).map((r) => r.actor) : [];
       const plan = planVote(current, prior, vote);
       if (plan.kind === 'duplicate') return { kind: 'duplicate', request: current };
       await this.insertEvent(id, plan.event, client);

@@ -14,7 +14,7 @@ import { prepareStatements, type Statements } from './statements.js';
 import { allPages, decodeCursor, pageOf } from '../cursor.js';
 import { GroupCommit } from '../group-commit.js';
 import { isAllowed } from '../state-machine.js';
-import { planVote } from '../vote-plan.js';
+import { needsPriorApprovers, planVote } from '../vote-plan.js';
 import type { ConfirmationStore, CreateExtras, RequestPage, RequestQuery, Vote, VoteResult } from '../store.js';
 import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../types.js';
 
@@ -92,7 +92,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       const current = this.row(this.sql.requestById, id);
       if (!current) return { kind: 'not_found' };
       if (current.status !== 'pending') return { kind: 'already_final', request: current };
-      const plan = planVote(current, vote.decision === 'approve' ? (this.sql.approvers.all(id) as string[]) : [], vote);
+      const plan = planVote(current, needsPriorApprovers(current, vote) ? (this.sql.approvers.all(id) as string[]) : [], vote);
       if (plan.kind === 'duplicate') return { kind: 'duplicate', request: current };
       this.insertEvent(id, plan.event);
       if (plan.kind === 'recorded') {
