@@ -2,7 +2,8 @@
  * @module requests/vote-plan
  * What one vote does to a pending request, whatever database holds it: a duplicate approval changes nothing, an
  * approval short of the quorum adds an `approved` event only, and a deny or the approval completing the quorum flips
- * the row. Each store reads the row and its prior approvers under its own lock, asks {@link planVote}, and writes.
+ * the row. Each store reads the row (and, for an approval towards a quorum, its prior approvers) under its own lock,
+ * asks {@link planVote}, and writes.
  */
 import type { Vote } from './store.js';
 import type { ConfirmationRequest, NewEvent } from './types.js';
