@@ -65,6 +65,26 @@ export interface CreateExtras {
   events?: NewEvent[];
 }
 
+/** A card row written with its request. `sent: true` marks it delivered at once (a channel whose card is the row itself, like the web inbox). */
+export interface NewCard {
+  channel: string;
+  target: string;
+  sent?: boolean;
+}
+
+/** One {@link ConfirmationStore.create} call, as the stores batch them (see `group-commit.ts`). */
+export interface NewCreate {
+  request: ConfirmationRequest;
+  cards: NewCard[];
+  extras?: CreateExtras;
+}
+
+/** What {@link ConfirmationStore.create} answers: the new row, or the one filed before under the same idempotency key. */
+export interface CreateResult {
+  request: ConfirmationRequest;
+  created: boolean;
+}
+
 /** Rows and audit events. */
 export interface ConfirmationStore {
   /**
@@ -73,11 +93,10 @@ export interface ConfirmationStore {
    */
   create(
     request: ConfirmationRequest,
-    /** `sent: true` marks a card delivered at once (a channel whose card is the row itself, like the web inbox). */
-    cards: { channel: string; target: string; sent?: boolean }[],
+    cards: NewCard[],
     /** The `created` event's detail (the policy rule that routed it) and events written after it in the same transaction (a policy's or grant's verdict on a row created final). */
     extras?: CreateExtras,
-  ): Promise<{ request: ConfirmationRequest; created: boolean }>;
+  ): Promise<CreateResult>;
   get(id: string): Promise<ConfirmationRequest | null>;
   getByIdempotencyKey(key: string): Promise<ConfirmationRequest | null>;
   /**

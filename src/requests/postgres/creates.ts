@@ -4,13 +4,8 @@
  * and its three parameters.
  */
 import { REQUEST_INSERT, requestRecords } from './rows.js';
-import type { CreateExtras } from '../store.js';
-import type { ConfirmationRequest, NewEvent } from '../types.js';
-
-/** A card row to write with its request; `sent` for a channel whose card is the row itself (the web inbox). */
-export type NewCard = { channel: string; target: string; sent?: boolean };
-/** One create of a batch. */
-export type NewCreate = { request: ConfirmationRequest; cards: NewCard[]; extras?: CreateExtras };
+import type { NewCreate } from '../store.js';
+import type { NewEvent } from '../types.js';
 
 /**
  * The creates of one batch in one statement, so one round trip and one commit: the rows (each unless its idempotency

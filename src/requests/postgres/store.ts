@@ -14,20 +14,19 @@ import type pg from 'pg';
 import { ServiceUnavailableError } from '../../errors.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
-import { CREATE_BATCH, createBatchParams, type NewCard, type NewCreate } from './creates.js';
+import { CREATE_BATCH, createBatchParams } from './creates.js';
 import { rowToEvent, rowToMessage, rowToRequest, selectList, type RequestRow } from './rows.js';
 import { channelMessages, confirmationEvents, confirmationRequests as requests } from './schema.js';
 import { allPages, decodeCursor, pageOf } from '../cursor.js';
 import { GroupCommit } from '../group-commit.js';
-import type { ConfirmationStore, CreateExtras, RequestPage, RequestQuery, Vote, VoteResult } from '../store.js';
+import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, NewCreate, RequestPage, RequestQuery, Vote, VoteResult } from '../store.js';
 import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../types.js';
 import { isAllowed } from '../state-machine.js';
 import { needsPriorApprovers, planVote, type VerdictFields } from '../vote-plan.js';
 
 type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
-type Created = { request: ConfirmationRequest; created: boolean };
 /** A create's outcome inside a batch that committed: its row, or why reading the existing row failed. */
-type CreateOutcome = Created | { failed: unknown };
+type CreateOutcome = CreateResult | { failed: unknown };
 type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
 const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = { messageRef: 'message_ref', status: 'status', attempts: 'attempts', lastError: 'last_error' };
@@ -122,7 +121,7 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   }
 
   /** Group commit (see `group-commit.ts`): the creates of one event-loop turn are one statement. */
-  async create(request: ConfirmationRequest, cards: NewCard[], extras?: CreateExtras): Promise<Created> {
+  async create(request: ConfirmationRequest, cards: NewCard[], extras?: CreateExtras): Promise<CreateResult> {
     const outcome = await this.creates.add({ request, cards, extras });
     if ('failed' in outcome) throw outcome.failed;
     return outcome;

@@ -15,18 +15,12 @@ import { allPages, decodeCursor, pageOf } from '../cursor.js';
 import { GroupCommit } from '../group-commit.js';
 import { isAllowed } from '../state-machine.js';
 import { needsPriorApprovers, planVote } from '../vote-plan.js';
-import type { ConfirmationStore, CreateExtras, RequestPage, RequestQuery, Vote, VoteResult } from '../store.js';
+import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, NewCreate, RequestPage, RequestQuery, Vote, VoteResult } from '../store.js';
 import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../types.js';
 
 type RequestRow = Parameters<typeof rowToRequest>[0];
 type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
 
-type NewCard = { channel: string; target: string; sent?: boolean };
-interface NewCreate {
-  request: ConfirmationRequest;
-  cards: NewCard[];
-  extras?: CreateExtras;
-}
 
 const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = { messageRef: 'message_ref', status: 'status', attempts: 'attempts', lastError: 'last_error' };
 
@@ -58,7 +52,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
    * Group commit (see `group-commit.ts`): creates of one event-loop turn share one transaction, one WAL write instead of
    * one each.
    */
-  async create(request: ConfirmationRequest, cards: NewCard[], extras?: CreateExtras): Promise<{ request: ConfirmationRequest; created: boolean }> {
+  async create(request: ConfirmationRequest, cards: NewCard[], extras?: CreateExtras): Promise<CreateResult> {
     return this.creates.add({ request, cards, extras });
   }
 
