@@ -79,7 +79,7 @@ export class GatewayJobs implements SchedulerJobs {
       // Fired early: a reminder or escalation step is due (the timer is the request's next wake-up), or a clock step.
       // Do what is due, then arm again for the next follow-up or the real expiry.
       const wake = this.deps.followUps ? await this.deps.followUps.run(request) : request.expiresAt;
-      await this.deps.scheduler.scheduleExpiry(requestId, wake);
+      await this.deps.scheduler.scheduleExpiry(requestId, wake, request.expiresAt);
     }
     // Due and still pending after the scan: another replica holds the row (SKIP LOCKED) and expires it.
   }
@@ -157,6 +157,12 @@ export class GatewayJobs implements SchedulerJobs {
     throw new Error(`callback to runtime failed: ${error}`);
   }
 
+  async dueScan(): Promise<void> {
+    const expired = await this.deps.expireDue();
+    // Usually the local timers were first; what is left had its timer in a process that is gone (or running late).
+    if (expired) this.deps.logger.info({ expired }, 'due-scan expired overdue requests');
+  }
+
   async sweep(): Promise<void> {
     const expired = await this.deps.expireDue();
     const requeued = await this.requeueUnsentCards();
@@ -176,7 +182,7 @@ export class GatewayJobs implements SchedulerJobs {
       // In parallel within a page: with BullMQ each is a Redis round trip, and 100 000 of them one by one take minutes.
       const followUps = this.deps.followUps;
       const wake = (row: { id: string; expiresAt: Date }) => (followUps ? followUps.wake(row.id, row.expiresAt) : Promise.resolve(row.expiresAt));
-      await Promise.all(page.map(async (row) => this.deps.scheduler.scheduleExpiry(row.id, await wake(row))));
+      await Promise.all(page.map(async (row) => this.deps.scheduler.scheduleExpiry(row.id, await wake(row), row.expiresAt)));
       scheduled += page.length;
       if (page.length < PAGE) break;
       after = page[page.length - 1];

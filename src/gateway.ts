@@ -171,7 +171,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
     const result = await this.store.create(request, cards.map((c) => ({ channel: c.type, target: c.target ?? '', sent: inline(c.type) })), ruling ? { detail: ruling.detail } : undefined);
     if (!result.created) return { request: sameArgsOrConflict(result.request, hash), created: false };
     // The request's one timer fires at its first reminder or escalation step, if any comes before its expiry.
-    await this.scheduler.scheduleExpiry(request.id, nextWake(ruling?.followUps ?? [], request.expiresAt));
+    await this.scheduler.scheduleExpiry(request.id, nextWake(ruling?.followUps ?? [], request.expiresAt), request.expiresAt);
     for (const card of cards) if (!inline(card.type)) await this.scheduler.enqueueDelivery(request.id, card.type, card.target ?? '');
     await this.changed(request, 'created');
     return result;

@@ -15,7 +15,10 @@ import { describeError } from '../errors.js';
  * Expiries get their own queue so a flood of card deliveries never delays a timeout.
  */
 export const QUEUE_NAMES = {
-  /** Delayed jobs, one per pending request, firing at `expires_at`. */
+  /**
+   * The due-scan (a BullMQ job scheduler: every few seconds, for the whole cluster), which expires the rows whose
+   * process is gone; and a delayed job per request woken early for a reminder or escalation step.
+   */
   expiry: 'expiry',
   /** Card deliveries and card updates. */
   cards: 'cards',
@@ -34,11 +37,15 @@ export type TollgateJobData =
   | { kind: 'deliver'; requestId: string; channel: string; target: string }
   | { kind: 'update'; requestId: string; channel: string; target: string }
   | { kind: 'callback'; requestId: string }
+  | { kind: 'due-scan' }
   | { kind: 'sweep' }
   | { kind: 'catch-up' };
 
 /** The id of the job scheduler that runs the periodic sweep. */
 export const SWEEP_SCHEDULER_ID = 'tollgate-sweep';
+
+/** The id of the job scheduler that runs the due-scan. */
+export const DUE_SCAN_SCHEDULER_ID = 'tollgate-due-scan';
 
 /** The name of the custom backoff type: exponential from `backoffMs`, stretched by `RetryLaterError.retryAfterMs`. */
 export const BACKOFF_TYPE = 'tollgate';
@@ -47,6 +54,7 @@ export const BACKOFF_TYPE = 'tollgate';
 export function queueOf(data: TollgateJobData): QueueRole {
   switch (data.kind) {
     case 'expire':
+    case 'due-scan':
       return 'expiry';
     case 'deliver':
     case 'update':
@@ -125,6 +133,8 @@ export function createProcessor(context: ProcessorContext) {
           return await jobs.updateCard(data.requestId, data.channel, data.target, attempt);
         case 'callback':
           return await jobs.callback(data.requestId, attempt);
+        case 'due-scan':
+          return await jobs.dueScan();
         case 'sweep':
           return await jobs.sweep();
         case 'catch-up':

@@ -1,9 +1,10 @@
 /**
  * @module scheduler/bullmq-writer
  * How one scheduler call becomes Redis state, safely when several processes make the same call at once:
- * - an expiry is one delayed job per request (`expire-<id>`), due a backstop delay after its time (the scheduling
- *   process fires it on time from a local timer); the same time again is a no-op, another time replaces the job
- *   (remove + add), and a timer that is firing right now is left alone (the new time gets its own id);
+ * - a wake-up for a reminder or escalation step is one delayed job per request (`expire-<id>`), due a backstop delay
+ *   after its time (the scheduling process fires it on time from a local timer); the same time again is a no-op,
+ *   another time replaces the job (remove + add), and a timer that is firing right now is left alone (the new time
+ *   gets its own id);
  * - a delivery or callback that is waiting or running absorbs a second enqueue;
  * - a card update that is waiting absorbs a second enqueue; one that is running gets a follow-up, since it may have
  *   read the row before the change that asked for the update.

@@ -15,7 +15,7 @@ import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
-import { QUEUE_NAMES, SWEEP_SCHEDULER_ID, backoffStrategy, createProcessor, type QueueRole, type TollgateJobData } from './bullmq-jobs.js';
+import { QUEUE_NAMES, DUE_SCAN_SCHEDULER_ID, SWEEP_SCHEDULER_ID, backoffStrategy, createProcessor, type QueueRole, type TollgateJobData } from './bullmq-jobs.js';
 import { BullMQWriter } from './bullmq-writer.js';
 import { OperationBuffer, type BufferedOperation } from './operation-buffer.js';
 import { closeRedis, createFailFastRedis, createWorkerRedis, withTimeout, type RedisConnectionOptions } from './redis-connections.js';
@@ -43,9 +43,10 @@ export interface BullMQSchedulerOptions extends SchedulerOptions {
   /** How long a job stays locked to a process that stopped answering before another takes it over (default 30 000 ms). */
   lockDurationMs?: number;
   /**
-   * How long after its time an expiry's Redis job fires (default 5000 ms). The process that scheduled an expiry fires it
-   * on time from one local timer; the Redis job is the backstop for when that process is gone (another replica, or the
-   * same one restarted, runs it then), and is removed once the local run has done its work.
+   * The backstop of the expiry timers (default 5000 ms). The process that scheduled an expiry fires it on time from
+   * one local timer; when that process is gone, the due-scan (one job for the whole cluster, this often) expires the
+   * row, and a wake-up for a reminder or escalation step fires from its own Redis job, this long after its time (the
+   * job is removed once the local run has done its work). 0 turns the due-scan off.
    */
   expiryBackstopMs?: number;
 }
@@ -84,8 +85,12 @@ export class BullMQScheduler implements Scheduler {
   private lastError: string | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private readonly commandTimeoutMs: number;
-  /** Expiries scheduled by this process, fired here on time; the Redis jobs back them up (see `expiryBackstopMs`). */
+  /** See {@link BullMQSchedulerOptions.expiryBackstopMs}. */
+  private readonly backstopMs: number;
+  /** Expiries scheduled by this process, fired here on time; the due-scan backs them up (see `expiryBackstopMs`). */
   private readonly local: LocalExpiries;
+  /** Requests whose follow-up wake-up this process gave a Redis job (the only expiry jobs there are). */
+  private readonly withJob = new Set<string>();
 
   constructor(options: BullMQSchedulerOptions) {
     this.options = options;
@@ -94,6 +99,7 @@ export class BullMQScheduler implements Scheduler {
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.commandTimeoutMs = options.commandTimeoutMs ?? 2000;
+    this.backstopMs = options.expiryBackstopMs ?? 5000;
     this.buffer = new OperationBuffer(options.maxBuffered ?? 100_000, this.logger, (op) => withTimeout(this.writer.apply(op), this.commandTimeoutMs, 'job operation'));
     this.commands = createFailFastRedis(options.connection, this.commandTimeoutMs, `${this.prefix}:scheduler`);
     this.workerConnection = createWorkerRedis(options.connection, `${this.prefix}:workers`);
@@ -111,13 +117,13 @@ export class BullMQScheduler implements Scheduler {
       return q;
     };
     this.queues = { expiry: queue('expiry'), cards: queue('cards'), callbacks: queue('callbacks'), sweep: queue('sweep') };
-    this.writer = new BullMQWriter(this.queues, this.settings, this.clock, (id) => this.runningExpiries.has(id), options.expiryBackstopMs ?? 5000);
+    this.writer = new BullMQWriter(this.queues, this.settings, this.clock, (id) => this.runningExpiries.has(id), this.backstopMs);
     this.local = new LocalExpiries({
       clock: this.clock,
       logger: this.logger,
       attempts: Math.max(this.settings.attempts, 10),
       backoffMs: this.settings.backoffMs,
-      settled: (requestId) => void this.submit({ kind: 'cancel-expiry', requestId }),
+      settled: (requestId) => void this.dropJob(requestId),
     });
   }
 
@@ -151,14 +157,28 @@ export class BullMQScheduler implements Scheduler {
     this.local.start(jobs);
   }
 
-  async scheduleExpiry(requestId: string, at: Date): Promise<void> {
+  async scheduleExpiry(requestId: string, at: Date, expiresAt?: Date): Promise<void> {
     this.local.set(requestId, at.getTime());
-    await this.submit({ kind: 'add', data: { kind: 'expire', requestId, at: at.getTime() } });
+    if (expiresAt && at.getTime() < expiresAt.getTime()) {
+      // A follow-up wake-up: the due-scan reads only expires_at, so it gets a Redis job of its own.
+      this.withJob.add(requestId);
+      await this.submit({ kind: 'add', data: { kind: 'expire', requestId, at: at.getTime() } });
+    } else {
+      await this.dropJob(requestId); // an earlier follow-up's job would only wake the request early for nothing
+    }
   }
 
   async cancelExpiry(requestId: string): Promise<void> {
     this.local.delete(requestId);
-    await this.submit({ kind: 'cancel-expiry', requestId });
+    await this.dropJob(requestId);
+  }
+
+  /**
+   * Removes the Redis job this process added for a request, if it added one. A job another process added (it ran the
+   * previous follow-up) stays, fires at its time, and finds the request final or not yet due: nothing to do.
+   */
+  private async dropJob(requestId: string): Promise<void> {
+    if (this.withJob.delete(requestId)) await this.submit({ kind: 'cancel-expiry', requestId });
   }
 
   async enqueueDelivery(requestId: string, channel: string, target: string): Promise<void> {
@@ -266,6 +286,9 @@ export class BullMQScheduler implements Scheduler {
     await this.buffer.flush(() => this.commands.status === 'ready' && !this.stopped);
     if (!this.jobs || this.stopped) return;
     try {
+      if (this.backstopMs > 0) {
+        await this.queues.expiry.upsertJobScheduler(DUE_SCAN_SCHEDULER_ID, { every: this.backstopMs }, { name: 'due-scan', data: { kind: 'due-scan' }, opts: { removeOnComplete: true, removeOnFail: true } });
+      }
       if (this.settings.sweepEveryMs > 0) {
         await this.queues.sweep.upsertJobScheduler(SWEEP_SCHEDULER_ID, { every: this.settings.sweepEveryMs }, { name: 'sweep', data: { kind: 'sweep' }, opts: { removeOnComplete: true, removeOnFail: true } });
       }

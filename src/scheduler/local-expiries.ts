@@ -2,8 +2,8 @@
  * @module scheduler/local-expiries
  * The BullMQ scheduler's on-time path for expiries: the process that schedules an expiry also holds it behind one local
  * timer (see `due-timers.ts`) and runs the job itself when it falls due, so 10 000 requests expiring in one second
- * are not 10 000 Redis jobs to promote, lock and finish first. The Redis job stays as the backstop, due a little later,
- * for when this process is gone.
+ * are not 10 000 Redis jobs to promote, lock and finish first. For when this process is gone, the cluster's due-scan
+ * backs up an expiry, and a Redis job, due a little later, a follow-up's earlier wake-up.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
@@ -18,7 +18,7 @@ export interface LocalExpiriesOptions {
   /** Tries here before leaving the expiry to its Redis job. */
   attempts: number;
   backoffMs: number;
-  /** The job ran here and did its work (or had none left): its backstop can go. */
+  /** The job ran here and did its work (or had none left): its Redis job, if it has one, can go. */
   settled(requestId: string): void;
 }
 
@@ -64,7 +64,7 @@ export class LocalExpiries {
   }
 
   /**
-   * Runs the job; once it has done its work the backstop goes — unless the job armed the request again (a reminder or
+   * Runs the job; once it has done its work its Redis job goes — unless the job armed the request again (a reminder or
    * escalation step ran, and the next step has its own timer and job now).
    */
   private fire(requestId: string): void {

@@ -9,8 +9,8 @@
  *   harmless and every job is idempotent. A job whose request is already final throws {@link JobNotNeededError}.
  * - Exactly-once. Implementations aim for it (job ids derived from request ids) but the gateway's compare-and-set
  *   is what guarantees a request expires once. With BullMQ every process fires the expiries it scheduled itself, on
- *   time, from one local timer, and the Redis job is a backstop due a little later: two replicas that both scheduled
- *   a request both run `expire` for it, and the second finds it final.
+ *   time, from one local timer: two replicas that both scheduled a request both run `expire` for it, and the second
+ *   finds it final. What backs those timers up is one due-scan for the whole cluster, not a Redis job per request.
  * - Recovery after a crash. The in-process scheduler forgets everything on exit; the gateway's start-up
  *   reconciliation and the periodic sweep reschedule from the rows.
  */
@@ -36,6 +36,11 @@ export interface SchedulerJobs {
   /** The periodic safety net: expire overdue rows, re-enqueue undelivered cards. */
   sweep(): Promise<void>;
   /**
+   * Expire every pending row past its time (on several replicas each row by one of them). A scheduler whose timers
+   * live in one process runs it every few seconds to back up the timers of a process that is gone.
+   */
+  dueScan(): Promise<void>;
+  /**
    * Rebuilds every timer from the rows (overdue rows expire, the rest are rescheduled, unsent cards re-enqueued).
    * A scheduler that lost timers (Redis was unreachable, or lost its data) calls it to catch up.
    */
@@ -58,8 +63,12 @@ export interface Scheduler {
   readonly name: string;
   /** Starts running jobs with these handlers (and the periodic sweep). */
   start(jobs: SchedulerJobs): Promise<void>;
-  /** Fires `expire(requestId)` at `at` (at once if it is past). Scheduling the same request again replaces the time. */
-  scheduleExpiry(requestId: string, at: Date): Promise<void>;
+  /**
+   * Fires `expire(requestId)` at `at` (at once if it is past). Scheduling the same request again replaces the time.
+   * `expiresAt` is the request's own expiry when `at` is earlier (a reminder or escalation step wakes it first): such
+   * a wake-up is the one a row's `expires_at` cannot stand in for, so a durable scheduler keeps a job for it.
+   */
+  scheduleExpiry(requestId: string, at: Date, expiresAt?: Date): Promise<void>;
   /** Forgets a request's expiry timer; harmless when there is none. */
   cancelExpiry(requestId: string): Promise<void>;
   /** Runs `deliver` soon; a second enqueue of the same card while one is waiting is a no-op. */

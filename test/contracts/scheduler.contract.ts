@@ -24,7 +24,7 @@ export interface SchedulerContractSetup {
 
 /** One handler call the suite saw. */
 export interface RecordedCall {
-  job: 'expire' | 'deliver' | 'update' | 'callback' | 'sweep';
+  job: 'expire' | 'deliver' | 'update' | 'callback' | 'sweep' | 'due-scan';
   requestId?: string;
   channel?: string;
   target?: string;
@@ -63,6 +63,9 @@ export class RecordingJobs implements SchedulerJobs {
   }
   sweep() {
     return this.record({ job: 'sweep' });
+  }
+  dueScan() {
+    return this.record({ job: 'due-scan' });
   }
 }
 

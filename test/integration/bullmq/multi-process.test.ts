@@ -119,8 +119,8 @@ describe('several gateway processes on one database and one Redis', { timeout: 1
     // reference not yet written, cannot be found again (Slack has no idempotency key to look it up by).
     await until(() => sql<{ n: number }>("select count(*) as n from channel_messages where status = 'sent' and message_ref is not null")[0]!.n >= 5, 'the five card references');
     await a.kill('SIGKILL');
-    // Read from the file, not B's API: the expiries fire from their Redis backstop jobs (a few seconds after their
-    // time, as A's own timers died with it), and polling five requests every 50 ms that long meets B's rate limit.
+    // Read from the file, not B's API: the cluster's due-scan expires them (up to 5 s after their time, as A's own
+    // timers died with it), and polling five requests every 50 ms that long meets B's rate limit.
     const ids = requests.map((r) => `'${r.id}'`).join(',');
     await until(() => sql<{ n: number }>(`select count(*) as n from confirmation_requests where status = 'expired' and id in (${ids})`)[0]!.n === 5, 'the requests to expire on the other gateway');
     for (const r of requests) expect((await b.json<ApiRequest>(`/v1/requests/${r.id}`)).status).toBe('expired');

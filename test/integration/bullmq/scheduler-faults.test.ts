@@ -3,6 +3,7 @@
  * at start, Redis killed and restarted. Each test runs its own `redis-server` on a free port.
  */
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestChange } from '../../../src/change-feed.js';
 import { BullMQScheduler } from '../../../src/scheduler/bullmq.js';
@@ -63,17 +64,28 @@ describe('BullMQ scheduler and Redis change feed, with their own Redis', { timeo
     const [jobsA, jobsB] = [new RecordingJobs(Date.now), new RecordingJobs(Date.now)];
     await a.start(jobsA);
     await b.start(jobsB);
-    return { a, b, jobsA, jobsB };
+    return { a, b, jobsA, jobsB, prefix, url: server.url };
   }
 
-  it('two processes that both scheduled 300 expiries due at one instant each fire every one they hold, once, on time; the Redis backstops never run', async () => {
-    const { a, b, jobsA, jobsB } = await twoStarted();
+  /** The Redis keys of the expiry queue's per-request jobs (`<prefix>:expiry:expire-<id>`). */
+  async function jobKeys(url: string, prefix: string): Promise<string[]> {
+    const client = new Redis(url);
+    try {
+      return (await client.keys(`${prefix}:expiry:expire-*`)).sort();
+    } finally {
+      client.disconnect();
+    }
+  }
+
+  it('two processes that both scheduled 300 expiries due at one instant each fire every one they hold, once, on time, with no Redis job per request', async () => {
+    const { a, b, jobsA, jobsB, prefix, url } = await twoStarted();
     const ids = Array.from({ length: 300 }, (_, i) => `r${i}`);
     // Both processes schedule every timer at once (as both reconcile at start), then B cancels a few (as the replica
     // that took the decision does). The instant is far enough ahead that all of this lands before it.
     const at = new Date(Date.now() + 3000);
     await Promise.all(ids.flatMap((id) => [a.scheduleExpiry(id, at), b.scheduleExpiry(id, at)]));
     expect(a.stats.buffered + b.stats.buffered).toBe(0);
+    expect(await jobKeys(url, prefix)).toEqual([]); // the due-scan backs them up, not a job each
     await Promise.all(ids.slice(0, 5).map((id) => b.cancelExpiry(id)));
     await until(() => jobsA.of('expire').length >= 300 && jobsB.of('expire').length >= 295, 'the local expiries', 20_000);
     // Past the backstop delay: a Redis job that had not been removed would fire now, a second time.
@@ -90,14 +102,33 @@ describe('BullMQ scheduler and Redis change feed, with their own Redis', { timeo
     expect(Math.min(...[...jobsA.of('expire'), ...jobsB.of('expire')].map((c) => c.at))).toBeGreaterThanOrEqual(at.getTime());
   });
 
-  it('an expiry whose process is gone fires from its Redis job in another process, the backstop delay after its time', async () => {
-    const { a, jobsA, jobsB } = await twoStarted();
+  it("a reminder's wake-up whose process is gone fires from its Redis job in another process, the backstop delay after its time", async () => {
+    const { a, jobsA, jobsB, prefix, url } = await twoStarted();
     const at = new Date(Date.now() + 300);
-    await a.scheduleExpiry('orphan', at);
+    await a.scheduleExpiry('orphan', at, new Date(at.getTime() + 60_000));
+    expect(await jobKeys(url, prefix)).toEqual([`${prefix}:expiry:expire-orphan`]);
     await a.stop(); // its local timer goes with it; the job stays in Redis
     await until(() => jobsB.of('expire', 'orphan').length > 0, 'the backstop expiry', 20_000);
     expect(jobsA.of('expire')).toEqual([]);
     expect(jobsB.of('expire', 'orphan')[0]!.at).toBeGreaterThanOrEqual(at.getTime() + BACKSTOP_MS);
+  });
+
+  it("a request's expiry itself puts nothing in Redis: the due-scan, one job per interval for the whole cluster, backs it up", async () => {
+    const { a, b, jobsA, jobsB, prefix, url } = await twoStarted();
+    await Promise.all(['r1', 'r2', 'r3'].map((id) => a.scheduleExpiry(id, new Date(Date.now() + 60_000))));
+    await a.scheduleExpiry('r4', new Date(Date.now() + 60_000), new Date(Date.now() + 60_000)); // no follow-up before it
+    await a.scheduleExpiry('r5', new Date(Date.now() + 30_000), new Date(Date.now() + 60_000)); // a reminder first: a job
+    await b.cancelExpiry('r1');
+    expect(await jobKeys(url, prefix)).toEqual([`${prefix}:expiry:expire-r5`]);
+    await a.scheduleExpiry('r5', new Date(Date.now() + 60_000)); // the reminder ran: its job goes
+    await a.cancelExpiry('r4');
+    expect(await jobKeys(url, prefix)).toEqual([]);
+    // Both processes run the due-scan's worker, but its job scheduler makes one job per interval, not one per process.
+    const started = Date.now();
+    await until(() => jobsA.of('due-scan').length + jobsB.of('due-scan').length >= 2, 'two due-scans', 20_000);
+    await sleep(3 * BACKSTOP_MS);
+    const scans = jobsA.of('due-scan').length + jobsB.of('due-scan').length;
+    expect(scans).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / BACKSTOP_MS) + 1);
   });
 
   it('with Redis down at start: start() returns, calls do not throw, health says why, and the work runs once Redis is up', async () => {
@@ -105,9 +136,11 @@ describe('BullMQ scheduler and Redis change feed, with their own Redis', { timeo
     const s = scheduler(server.url, `t-${randomUUID()}`);
     const jobs = new ReconcilingJobs(Date.now);
     await s.start(jobs);
-    await s.scheduleExpiry('r1', new Date(Date.now() + 100));
+    // Reminders' wake-ups, which have Redis jobs (an expiry itself has none to buffer).
+    const later = new Date(Date.now() + 60_000);
+    await s.scheduleExpiry('r1', new Date(Date.now() + 100), later);
     await s.enqueueDelivery('r1', 'slack', 'C1');
-    await s.scheduleExpiry('r2', new Date(Date.now() + 100));
+    await s.scheduleExpiry('r2', new Date(Date.now() + 100), later);
     await s.cancelExpiry('r2');
     const health = await s.health();
     expect(health.ready).toBe(false);
@@ -125,7 +158,7 @@ describe('BullMQ scheduler and Redis change feed, with their own Redis', { timeo
   it('stop() and close() with Redis unreachable let running handlers finish and return', { timeout: 15_000 }, async () => {
     const server = await redis();
     const prefix = `t-${randomUUID()}`;
-    const s = new BullMQScheduler({ connection: server.url, prefix, sweepEveryMs: 0 });
+    const s = new BullMQScheduler({ connection: server.url, prefix, sweepEveryMs: 0, expiryBackstopMs: 0 });
     const f = feed(server.url, prefix);
     const jobs = new RecordingJobs(Date.now);
     let finished = false;

@@ -14,6 +14,7 @@ function recordingJobs(calls: string[], failFirst = 0): SchedulerJobs {
     updateCard: async (id) => void calls.push(`update:${id}`),
     callback: async (id) => void calls.push(`callback:${id}`),
     sweep: async () => void calls.push('sweep'),
+    dueScan: async () => void calls.push('due-scan'),
   };
 }
 
