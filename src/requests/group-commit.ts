@@ -2,7 +2,8 @@
  * @module requests/group-commit
  * Group commit for the stores: writes that arrive in the same turn of the event loop go to the database together (one
  * transaction, one WAL flush), and each caller still hears back only once its write is committed. A batch that fails
- * is retried one write at a time, so one bad row fails only its own caller.
+ * is retried one write at a time, so one bad row fails only its own caller. The Redis change feed sends each turn's
+ * changes as one message with it, too.
  */
 
 interface Pending<I, R> {

@@ -229,4 +229,29 @@ describe('BullMQ scheduler and Redis change feed, with their own Redis', { timeo
     await sleep(100);
     expect(heardA.filter((c) => c.requestId === 'r1')).toHaveLength(1);
   });
+
+  it("the change feed sends a turn's changes as one message, which every process hears in order; one change of the earlier form is still heard", async () => {
+    const server = await redis();
+    const prefix = `t-${randomUUID()}`;
+    const [a, b] = [feed(server.url, prefix), feed(server.url, prefix)];
+    await Promise.all([a.ready(), b.ready()]);
+    const spy = new Redis(server.url);
+    cleanups.push(async () => spy.disconnect());
+    const messages: string[] = [];
+    spy.on('message', (_channel: string, message: string) => messages.push(message));
+    await spy.subscribe(a.channel);
+    const heardB: RequestChange[] = [];
+    b.subscribe((c) => heardB.push(c));
+    const changes: RequestChange[] = Array.from({ length: 50 }, (_, i) => ({ requestId: `r${i}`, status: i % 2 ? 'approved' : 'pending', kind: i % 2 ? 'changed' : 'created' }));
+    await Promise.all(changes.map((c) => a.publish(c)));
+    await until(() => heardB.length === 50, 'the fifty changes');
+    expect(heardB).toEqual(changes);
+    expect(messages).toHaveLength(1);
+
+    const older = new Redis(server.url);
+    cleanups.push(async () => older.disconnect());
+    await older.publish(a.channel, JSON.stringify({ origin: 'an-older-replica', change: { requestId: 'old', status: 'denied', kind: 'changed' } }));
+    await until(() => heardB.length === 51, 'the change of the earlier form');
+    expect(heardB[50]).toEqual({ requestId: 'old', status: 'denied', kind: 'changed' });
+  });
 });
