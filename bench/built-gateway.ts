@@ -6,7 +6,7 @@
  * stays untouched.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,9 @@ export async function buildGateway(): Promise<string> {
   await build({ entryPoints: files.map((f) => join(ROOT, f)), outdir: out, outbase: ROOT, format: 'esm', platform: 'node', target: 'node20', bundle: false, logLevel: 'error' });
   // Bare imports resolve through node_modules found upward from the file; migrations are found next to src/.
   symlinkSync(join(ROOT, 'node_modules'), join(out, 'node_modules'));
+  // As in the package, whose package.json says so: without it node 20 parses each file as CommonJS first, fails, and
+  // parses it again as a module (about 9 ms more per `claude-hook` call, and more at every gateway start).
+  writeFileSync(join(out, 'package.json'), '{ "type": "module" }\n');
   symlinkSync(join(ROOT, 'migrations'), join(out, 'migrations'));
   return join(out, 'src', 'cli', 'main.js');
 }
