@@ -18,7 +18,11 @@ export interface RequestChange {
 
 /** Publish/subscribe of request changes. */
 export interface ChangeFeed {
-  /** Tells every subscriber (in every process, for distributed feeds) that a request changed. */
+  /**
+   * Tells every subscriber (in every process, for distributed feeds) that a request changed. Subscribers in this
+   * process hear it before this returns; the promise settles once the other processes have been told. The gateway
+   * does not wait for that, so {@link ChangeFeed.close} must send what is still going out.
+   */
   publish(change: RequestChange): Promise<void>;
   /** Calls `listener` for every change until the returned function is called. */
   subscribe(listener: (change: RequestChange) => void): () => void;

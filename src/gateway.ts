@@ -346,7 +346,10 @@ export class Gateway extends GatewayReads implements ChannelHost {
     // A final row never changes status again: waiters here answer with it, without reading it back (10 000 expiring
     // at once were 10 000 reads). The feed still wakes waiters in other processes, and any that came since.
     if (request.status !== 'pending') this.waiters.wake(request.id, request);
-    await this.feed.publish({ requestId: request.id, status: request.status, kind }).catch((error: unknown) => {
+    // Not awaited: the row is committed, which is all the caller's answer stands on; waiting for Redis to echo the
+    // wake-up to other processes would only add its round trip to every create and decision (the feed flushes what
+    // is in flight when it closes).
+    void this.feed.publish({ requestId: request.id, status: request.status, kind }).catch((error: unknown) => {
       this.logger.error({ err: error, requestId: request.id }, 'change feed publish failed; waiters elsewhere will see it on their next read');
     });
     if (kind === 'changed') await this.jobs.afterChange(request);

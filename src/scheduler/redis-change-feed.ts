@@ -54,6 +54,8 @@ export class RedisChangeFeed implements ChangeFeed {
   private lastError: string | null = null;
   private closed = false;
   /** The changes of one turn go out as one message: 2,000 creates a second were 2,000 PUBLISHes, and as many echoes. */
+  /** Publications not yet answered by Redis. */
+  private readonly sending = new Set<Promise<void>>();
   private readonly outgoing = new GroupCommit<RequestChange, void>(async (changes) => {
     try {
       await this.publisher.publish(this.channel, JSON.stringify({ origin: this.origin, changes } satisfies Envelope));
@@ -86,7 +88,9 @@ export class RedisChangeFeed implements ChangeFeed {
   async publish(change: RequestChange): Promise<void> {
     this.local.emit('change', change);
     if (this.closed) return;
-    await this.outgoing.add({ requestId: change.requestId, status: change.status, kind: change.kind });
+    const sent = this.outgoing.add({ requestId: change.requestId, status: change.status, kind: change.kind });
+    this.sending.add(sent);
+    await sent.finally(() => this.sending.delete(sent));
   }
 
   subscribe(listener: (change: RequestChange) => void): () => void {
@@ -105,6 +109,7 @@ export class RedisChangeFeed implements ChangeFeed {
     if (this.closed) return;
     this.closed = true;
     this.local.removeAllListeners();
+    await Promise.allSettled([...this.sending]); // publishers need not wait for their change to go out: close does
     await Promise.all([closeRedis(this.publisher), closeRedis(this.subscriber)]);
   }
 

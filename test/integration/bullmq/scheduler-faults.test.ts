@@ -230,6 +230,20 @@ describe('BullMQ scheduler and Redis change feed, with their own Redis', { timeo
     expect(heardA.filter((c) => c.requestId === 'r1')).toHaveLength(1);
   });
 
+  it('closing the change feed first sends the changes still going out (the gateway does not wait for them)', async () => {
+    const server = await redis();
+    const prefix = `t-${randomUUID()}`;
+    const [a, b] = [new RedisChangeFeed({ connection: server.url, prefix }), feed(server.url, prefix)];
+    await Promise.all([a.ready(), b.ready()]);
+    const heardB: RequestChange[] = [];
+    b.subscribe((c) => heardB.push(c));
+    const change: RequestChange = { requestId: 'last', status: 'approved', kind: 'changed' };
+    void a.publish(change);
+    await a.close();
+    await until(() => heardB.length === 1, 'the change published just before close');
+    expect(heardB).toEqual([change]);
+  });
+
   it("the change feed sends a turn's changes as one message, which every process hears in order; one change of the earlier form is still heard", async () => {
     const server = await redis();
     const prefix = `t-${randomUUID()}`;
