@@ -53,9 +53,9 @@ export class RedisChangeFeed implements ChangeFeed {
   private readonly subscribed: Promise<void>;
   private lastError: string | null = null;
   private closed = false;
-  /** The changes of one turn go out as one message: 2,000 creates a second were 2,000 PUBLISHes, and as many echoes. */
   /** Publications not yet answered by Redis. */
   private readonly sending = new Set<Promise<void>>();
+  /** The changes of one turn go out as one message: 2,000 creates a second were 2,000 PUBLISHes, and as many echoes. */
   private readonly outgoing = new GroupCommit<RequestChange, void>(async (changes) => {
     try {
       await this.publisher.publish(this.channel, JSON.stringify({ origin: this.origin, changes } satisfies Envelope));
