@@ -39,9 +39,9 @@ export interface JobsDeps {
   expiredRecently?(requestId: string): boolean;
   /**
    * A policy's reminders and escalation (absent: none). `run` does what is due and says when the request's timer should
-   * fire next; `wake` says it for a pending row at start-up.
+   * fire next; `wake` says it for a page of pending rows at start-up, in their order.
    */
-  followUps?: { run(request: ConfirmationRequest): Promise<Date>; wake(id: string, expiresAt: Date): Promise<Date> };
+  followUps?: { run(request: ConfirmationRequest): Promise<Date>; wake(rows: readonly { id: string; expiresAt: Date }[]): Promise<Date[]> };
 }
 
 /** The gateway's job handlers. */
@@ -179,10 +179,9 @@ export class GatewayJobs implements SchedulerJobs {
     let after: { expiresAt: Date; id: string } | undefined;
     for (;;) {
       const page = await this.deps.store.pending(PAGE, after?.expiresAt, after?.id);
-      // In parallel within a page: with BullMQ each is a Redis round trip, and 100 000 of them one by one take minutes.
-      const followUps = this.deps.followUps;
-      const wake = (row: { id: string; expiresAt: Date }) => (followUps ? followUps.wake(row.id, row.expiresAt) : Promise.resolve(row.expiresAt));
-      await Promise.all(page.map(async (row) => this.deps.scheduler.scheduleExpiry(row.id, await wake(row), row.expiresAt)));
+      // One read of the page's events for their follow-ups, then the timers in parallel (a follow-up's is a Redis job).
+      const wakes = this.deps.followUps ? await this.deps.followUps.wake(page) : page.map((row) => row.expiresAt);
+      await Promise.all(page.map((row, i) => this.deps.scheduler.scheduleExpiry(row.id, wakes[i]!, row.expiresAt)));
       scheduled += page.length;
       if (page.length < PAGE) break;
       after = page[page.length - 1];

@@ -20,7 +20,7 @@ import { checkDecision } from './requests/decision-checks.js';
 import { receiptEvent, type ExecutionReceipt } from './requests/receipts.js';
 import { settleAtFiling } from './policy/apply.js';
 import type { PolicyGate, Ruling } from './policy/gate.js';
-import { runDueFollowUps, wakeOf, type FollowUpDeps } from './policy/run-follow-ups.js';
+import { runDueFollowUps, wakesOf, type FollowUpDeps } from './policy/run-follow-ups.js';
 import { nextWake } from './policy/follow-ups.js';
 import { GrantAdmin } from './policy/grant-admin.js';
 import { chooseGrant, grantFromApproval, offeredGrants, type ChosenGrant } from './policy/grant-decisions.js';
@@ -117,7 +117,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
         channels: this.channels,
         expireDue: () => this.expireDue(),
         expiredRecently: (id) => this.expiryScan.expiredRecently(id),
-        ...(this.policy ? { followUps: { run: (r) => runDueFollowUps(followUps, r, new Date(this.clock.now())), wake: (id, at) => wakeOf(followUps, id, at) } } : {}),
+        ...(this.policy ? { followUps: { run: (r) => runDueFollowUps(followUps, r, new Date(this.clock.now())), wake: (rows) => wakesOf(followUps, rows) } } : {}),
       },
       { callbackSecret: options.callbackSecret, callbackAllow: this.callbackAllow },
     );

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { Channel } from '../channel.js';
 import { resolveCards } from '../requests/cards.js';
 import type { ConfirmationStore } from '../requests/store.js';
-import type { ChannelTarget, ConfirmationRequest } from '../requests/types.js';
+import type { ChannelTarget, ConfirmationEvent, ConfirmationRequest } from '../requests/types.js';
 import type { Scheduler } from '../scheduler/types.js';
 import { nextWake, outstanding, recordedPlan, type FollowUp } from './follow-ups.js';
 
@@ -36,10 +36,18 @@ export async function runDueFollowUps(deps: FollowUpDeps, request: ConfirmationR
   return nextWake(outstanding(recordedPlan(after), after), request.expiresAt);
 }
 
-/** When the timer of a pending request should fire (start-up reconciliation). */
-export async function wakeOf(deps: FollowUpDeps, id: string, expiresAt: Date): Promise<Date> {
-  const events = await deps.store.events(id);
-  return nextWake(outstanding(recordedPlan(events), events), expiresAt);
+/** When the timers of pending requests should fire (start-up reconciliation, a page of rows per call: one read). */
+export async function wakesOf(deps: FollowUpDeps, rows: readonly { id: string; expiresAt: Date }[]): Promise<Date[]> {
+  const byRequest = new Map<string, ConfirmationEvent[]>();
+  for (const event of await deps.store.eventsOf(rows.map((r) => r.id))) {
+    const events = byRequest.get(event.requestId);
+    if (events) events.push(event);
+    else byRequest.set(event.requestId, [event]);
+  }
+  return rows.map((row) => {
+    const events = byRequest.get(row.id) ?? [];
+    return nextWake(outstanding(recordedPlan(events), events), row.expiresAt);
+  });
 }
 
 async function remind(deps: FollowUpDeps, request: ConfirmationRequest, step: number, now: Date): Promise<void> {

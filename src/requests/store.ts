@@ -124,6 +124,11 @@ export interface ConfirmationStore {
   readonly expiryBatchLimit?: number;
   appendEvent(requestId: string, event: NewEvent): Promise<void>;
   events(requestId: string): Promise<ConfirmationEvent[]>;
+  /**
+   * The events of several requests in one read (start-up re-arms 100 000 pending rows a page at a time): by request
+   * id, then oldest first within each request.
+   */
+  eventsOf(requestIds: readonly string[]): Promise<ConfirmationEvent[]>;
   list(query: RequestQuery): Promise<RequestPage>;
   /** Every row matching the filters (no paging), newest first, read in batches: for streamed exports. */
   scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest>;

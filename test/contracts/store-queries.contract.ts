@@ -127,6 +127,20 @@ export function runStoreQueryContract(store: () => ConfirmationStore): void {
     });
   });
 
+  describe('eventsOf', () => {
+    it('reads the events of several requests at once, by request and then oldest first, and nothing of an unknown id', async () => {
+      const [a, b, c] = [await file(store()), await file(store()), await file(store())];
+      await store().appendEvent(a.id, { type: 'reminded', actor: 'system', channel: null, detail: { step: 0 }, at: at(5) });
+      await store().decide(b.id, vote('slack:U1', 'deny'));
+      await store().appendEvent(c.id, { type: 'reminded', actor: 'system', channel: null, detail: { step: 0 }, at: at(5) });
+      const [first, second] = [a, b].sort((x, y) => (x.id < y.id ? -1 : 1));
+      const expected = [...(await store().events(first!.id)), ...(await store().events(second!.id))];
+      expect(expected.map((e) => e.type)).toEqual(expect.arrayContaining(['created', 'reminded', 'denied']));
+      expect(await store().eventsOf([b.id, 'no-such-request', a.id])).toEqual(expected);
+      expect(await store().eventsOf([])).toEqual([]);
+    });
+  });
+
   describe('countByStatus', () => {
     it('counts every status, zero included', async () => {
       expect(await store().countByStatus()).toEqual({ pending: 0, approved: 0, denied: 0, expired: 0, cancelled: 0 });

@@ -60,6 +60,7 @@ const SQL_TEXT = {
     )
     SELECT * FROM expired ORDER BY "expiresAt", "id"`,
   events: `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id = $1 ORDER BY id`,
+  eventsOf: `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id = ANY($1::text[]) ORDER BY request_id, id`,
   messages: `SELECT ${selectList(channelMessages)} FROM channel_messages WHERE request_id = $1 ORDER BY id`,
   unsentMessages: `SELECT ${selectList(channelMessages, 'm')} FROM channel_messages m JOIN confirmation_requests r ON r.id = m.request_id
     WHERE m.status = 'pending' AND r.status = 'pending' ORDER BY m.id LIMIT $1`,
@@ -211,6 +212,10 @@ export class PostgresConfirmationStore implements ConfirmationStore {
 
   async events(requestId: string) {
     return withPostgresErrors(async () => (await this.rows<Parameters<typeof rowToEvent>[0]>(SQL_TEXT.events, [requestId])).map(rowToEvent));
+  }
+
+  async eventsOf(requestIds: readonly string[]) {
+    return withPostgresErrors(async () => (await this.rows<Parameters<typeof rowToEvent>[0]>(SQL_TEXT.eventsOf, [requestIds])).map(rowToEvent));
   }
 
   async list(query: RequestQuery): Promise<RequestPage> {

@@ -27,6 +27,7 @@ export interface Statements {
   flip: Database.Statement;
   expireDue: Database.Statement;
   events: Database.Statement;
+  eventsOf: Database.Statement;
   messages: Database.Statement;
   unsentMessages: Database.Statement;
   pendingFirst: Database.Statement;
@@ -71,6 +72,10 @@ export function prepareStatements(sqlite: Database.Database): Statements {
        RETURNING ${requests}`,
     ),
     events: sqlite.prepare(`SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id = ? ORDER BY id`),
+    /** `?` is a JSON array of request ids. */
+    eventsOf: sqlite.prepare(
+      `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id IN (SELECT value FROM json_each(?)) ORDER BY request_id, id`,
+    ),
     messages: sqlite.prepare(`SELECT ${selectList(channelMessages)} FROM channel_messages WHERE request_id = ? ORDER BY id`),
     unsentMessages: sqlite.prepare(
       `SELECT ${selectList(channelMessages).replace(/"([a-z_]+)" AS/g, 'm."$1" AS')} FROM channel_messages m JOIN confirmation_requests r ON r.id = m.request_id

@@ -156,6 +156,10 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     return (this.sql.events.all(requestId) as Parameters<typeof rowToEvent>[0][]).map(rowToEvent);
   }
 
+  async eventsOf(requestIds: readonly string[]) {
+    return (this.sql.eventsOf.all(JSON.stringify(requestIds)) as Parameters<typeof rowToEvent>[0][]).map(rowToEvent);
+  }
+
   async list(query: RequestQuery): Promise<RequestPage> {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
     const where = filters(query);
