@@ -14,9 +14,10 @@ import type pg from 'pg';
 import { ServiceUnavailableError } from '../../errors.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
-import { CREATE_BATCH, createBatchParams } from './creates.js';
-import { rowToEvent, rowToMessage, rowToRequest, selectList, type RequestRow } from './rows.js';
-import { channelMessages, confirmationEvents, confirmationRequests as requests } from './schema.js';
+import { createBatchParams } from './creates.js';
+import { rowToEvent, rowToMessage, rowToRequest, type RequestRow } from './rows.js';
+import { named, SQL_TEXT } from './statements.js';
+import { confirmationRequests as requests } from './schema.js';
 import { allPages, decodeCursor, pageOf } from '../cursor.js';
 import { GroupCommit } from '../group-commit.js';
 import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, NewCreate, RequestPage, RequestQuery, Vote, VoteResult } from '../store.js';
@@ -30,56 +31,6 @@ type CreateOutcome = CreateResult | { failed: unknown };
 type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
 const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = { messageRef: 'message_ref', status: 'status', attempts: 'attempts', lastError: 'last_error' };
-const REQUEST = selectList(requests);
-const RETURNING_REQUEST = selectList(requests, 'r');
-
-const SQL_TEXT = {
-  byId: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = $1`,
-  byIdForUpdate: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = $1 FOR UPDATE`,
-  byKey: `SELECT ${REQUEST} FROM confirmation_requests WHERE idempotency_key = $1`,
-  create: CREATE_BATCH,
-  insertEvent: 'INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)',
-  insertMessage: `INSERT INTO channel_messages (request_id, channel, target, status, attempts, updated_at) VALUES ($1, $2, $3, $4, 0, $5)
-    ON CONFLICT (request_id, channel, target) DO NOTHING`,
-  approvers: "SELECT actor FROM confirmation_events WHERE request_id = $1 AND type = 'approved'",
-  touch: 'UPDATE confirmation_requests SET updated_at = $2 WHERE id = $1',
-  /** The compare-and-set: only a pending row changes. */
-  flip: `UPDATE confirmation_requests r SET status = $2, responded_at = $3, updated_at = $3, responded_by = $4, responded_via = $5,
-      decision_option = $6, reason = $7, approved_args = $8::jsonb, allowed = $9
-    WHERE id = $1 AND status = 'pending' RETURNING ${RETURNING_REQUEST}`,
-  /** Claims up to $2 due rows no other replica holds, expires them and writes their events: one statement, atomic. */
-  expireDue: `WITH due AS (
-      SELECT id FROM confirmation_requests WHERE status = 'pending' AND expires_at <= $1 ORDER BY expires_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
-    ), expired AS (
-      UPDATE confirmation_requests r SET status = 'expired', responded_at = $1, updated_at = $1, responded_by = 'system',
-        responded_via = NULL, allowed = (r.on_timeout = 'approve')
-      FROM due WHERE r.id = due.id AND r.status = 'pending' RETURNING ${RETURNING_REQUEST}
-    ), logged AS (
-      INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at)
-      SELECT "id", 'expired', 'system', NULL, jsonb_build_object('on_timeout', "onTimeout"), $1 FROM expired ORDER BY "expiresAt", "id"
-    )
-    SELECT * FROM expired ORDER BY "expiresAt", "id"`,
-  events: `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id = $1 ORDER BY id`,
-  eventsOf: `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id = ANY($1::text[]) ORDER BY request_id, id`,
-  messages: `SELECT ${selectList(channelMessages)} FROM channel_messages WHERE request_id = $1 ORDER BY id`,
-  unsentMessages: `SELECT ${selectList(channelMessages, 'm')} FROM channel_messages m JOIN confirmation_requests r ON r.id = m.request_id
-    WHERE m.status = 'pending' AND r.status = 'pending' ORDER BY m.id LIMIT $1`,
-  pendingFirst: `SELECT id, expires_at AS "expiresAt" FROM confirmation_requests WHERE status = 'pending' ORDER BY expires_at, id LIMIT $1`,
-  pendingAfter: `SELECT id, expires_at AS "expiresAt" FROM confirmation_requests WHERE status = 'pending'
-    AND (expires_at > $1 OR (expires_at = $1 AND id > $2)) ORDER BY expires_at, id LIMIT $3`,
-  countByStatus: 'SELECT status, count(*)::int AS n FROM confirmation_requests GROUP BY status',
-};
-
-// The store's own statements run as named prepared statements: PostgreSQL parses and plans each once per connection
-// instead of on every call (the create CTE alone is a dozen tables and arrays to plan). Other SQL runs unnamed.
-const STATEMENT_NAMES = new Map<string, string>(Object.entries(SQL_TEXT).map(([key, text]) => [text, `tollgate_${key}`]));
-
-/** `sql` with its values, named when it is one of {@link SQL_TEXT}'s statements. */
-function named(sql: string, values: unknown[]): pg.QueryConfig {
-  const name = STATEMENT_NAMES.get(sql);
-  return name ? { name, text: sql, values } : { text: sql, values };
-}
-
 /** The PostgreSQL implementation of {@link ConfirmationStore}. */
 export class PostgresConfirmationStore implements ConfirmationStore {
   /** 10 000 rows due in one second took 2.5 s to expire at 500 a statement, 0.6 s at up to 4 000. */

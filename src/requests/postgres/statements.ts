@@ -1,0 +1,60 @@
+/**
+ * @module requests/postgres/statements
+ * The PostgreSQL store's SQL, each statement run as a named prepared statement (as `sqlite/statements.ts` prepares
+ * SQLite's once). Column lists come from the drizzle schema (`rows.ts`), so SQL and schema cannot drift.
+ */
+import type pg from 'pg';
+import { CREATE_BATCH } from './creates.js';
+import { selectList } from './rows.js';
+import { channelMessages, confirmationEvents, confirmationRequests as requests } from './schema.js';
+
+const REQUEST = selectList(requests);
+const RETURNING_REQUEST = selectList(requests, 'r');
+
+/** The store's statements, by name. */
+export const SQL_TEXT = {
+  byId: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = $1`,
+  byIdForUpdate: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = $1 FOR UPDATE`,
+  byKey: `SELECT ${REQUEST} FROM confirmation_requests WHERE idempotency_key = $1`,
+  create: CREATE_BATCH,
+  insertEvent: 'INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)',
+  insertMessage: `INSERT INTO channel_messages (request_id, channel, target, status, attempts, updated_at) VALUES ($1, $2, $3, $4, 0, $5)
+    ON CONFLICT (request_id, channel, target) DO NOTHING`,
+  approvers: "SELECT actor FROM confirmation_events WHERE request_id = $1 AND type = 'approved'",
+  touch: 'UPDATE confirmation_requests SET updated_at = $2 WHERE id = $1',
+  /** The compare-and-set: only a pending row changes. */
+  flip: `UPDATE confirmation_requests r SET status = $2, responded_at = $3, updated_at = $3, responded_by = $4, responded_via = $5,
+      decision_option = $6, reason = $7, approved_args = $8::jsonb, allowed = $9
+    WHERE id = $1 AND status = 'pending' RETURNING ${RETURNING_REQUEST}`,
+  /** Claims up to $2 due rows no other replica holds, expires them and writes their events: one statement, atomic. */
+  expireDue: `WITH due AS (
+      SELECT id FROM confirmation_requests WHERE status = 'pending' AND expires_at <= $1 ORDER BY expires_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
+    ), expired AS (
+      UPDATE confirmation_requests r SET status = 'expired', responded_at = $1, updated_at = $1, responded_by = 'system',
+        responded_via = NULL, allowed = (r.on_timeout = 'approve')
+      FROM due WHERE r.id = due.id AND r.status = 'pending' RETURNING ${RETURNING_REQUEST}
+    ), logged AS (
+      INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at)
+      SELECT "id", 'expired', 'system', NULL, jsonb_build_object('on_timeout', "onTimeout"), $1 FROM expired ORDER BY "expiresAt", "id"
+    )
+    SELECT * FROM expired ORDER BY "expiresAt", "id"`,
+  events: `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id = $1 ORDER BY id`,
+  eventsOf: `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id = ANY($1::text[]) ORDER BY request_id, id`,
+  messages: `SELECT ${selectList(channelMessages)} FROM channel_messages WHERE request_id = $1 ORDER BY id`,
+  unsentMessages: `SELECT ${selectList(channelMessages, 'm')} FROM channel_messages m JOIN confirmation_requests r ON r.id = m.request_id
+    WHERE m.status = 'pending' AND r.status = 'pending' ORDER BY m.id LIMIT $1`,
+  pendingFirst: `SELECT id, expires_at AS "expiresAt" FROM confirmation_requests WHERE status = 'pending' ORDER BY expires_at, id LIMIT $1`,
+  pendingAfter: `SELECT id, expires_at AS "expiresAt" FROM confirmation_requests WHERE status = 'pending'
+    AND (expires_at > $1 OR (expires_at = $1 AND id > $2)) ORDER BY expires_at, id LIMIT $3`,
+  countByStatus: 'SELECT status, count(*)::int AS n FROM confirmation_requests GROUP BY status',
+};
+
+// The store's own statements run as named prepared statements: PostgreSQL parses and plans each once per connection
+// instead of on every call (the create CTE alone is a dozen tables and arrays to plan). Other SQL runs unnamed.
+const STATEMENT_NAMES = new Map<string, string>(Object.entries(SQL_TEXT).map(([key, text]) => [text, `tollgate_${key}`]));
+
+/** `sql` with its values, named when it is one of {@link SQL_TEXT}'s statements. */
+export function named(sql: string, values: unknown[]): pg.QueryConfig {
+  const name = STATEMENT_NAMES.get(sql);
+  return name ? { name, text: sql, values } : { text: sql, values };
+}
