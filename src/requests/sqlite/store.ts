@@ -21,7 +21,6 @@ import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type Confirm
 type RequestRow = Parameters<typeof rowToRequest>[0];
 type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
 
-
 const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = { messageRef: 'message_ref', status: 'status', attempts: 'attempts', lastError: 'last_error' };
 
 /** The SQLite implementation of {@link ConfirmationStore}. */
