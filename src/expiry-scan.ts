@@ -71,19 +71,36 @@ export class ExpiryScan {
   /**
    * Rows are stamped `expired` batch after batch without waiting for the fan-out of the batches before, so the last
    * of 10 000 is not late by the fan-out of the first 9 500, and the next scan need not wait for it either; a few
-   * batches fan out at once at most, which bounds memory when a restart finds 100 000 overdue rows.
+   * batches fan out at once at most, which bounds memory when a restart finds 100 000 overdue rows. A first batch that
+   * comes back full means a backlog: a store that can run statements side by side (`expiryLanes`) drains it in as
+   * many lanes, each claiming rows the others do not hold.
    */
   private async scan(): Promise<number> {
     if (this.recent.size > RECENT_LIMIT) this.recent.clear();
+    const first = await this.expireBatch(BATCH);
+    if (first < BATCH) return first;
+    const limit = Math.max(BATCH, this.deps.store.expiryBatchLimit ?? BATCH);
+    const lanes = Array.from({ length: Math.max(1, this.deps.store.expiryLanes ?? 1) }, () => this.drain(Math.min(BATCH * 2, limit), limit));
+    return first + (await Promise.all(lanes)).reduce((sum, n) => sum + n, 0);
+  }
+
+  /** Expires batch after batch, doubling while full up to `limit`, until one comes back short. */
+  private async drain(from: number, limit: number): Promise<number> {
     let count = 0;
-    for (let batch = BATCH; ; batch = Math.min(batch * 2, Math.max(BATCH, this.deps.store.expiryBatchLimit ?? BATCH))) {
-      const expired = await this.deps.store.expireDue(new Date(this.deps.clock.now()), batch);
-      count += expired.length;
-      for (const request of expired) this.recent.add(request.id);
-      if (expired.length) this.fanOut(expired);
-      while (this.fanning.size >= FANNING_BATCHES) await Promise.race(this.fanning);
-      if (expired.length < batch) return count;
+    for (let batch = from; ; batch = Math.min(batch * 2, limit)) {
+      const expired = await this.expireBatch(batch);
+      count += expired;
+      if (expired < batch) return count;
     }
+  }
+
+  /** One `expireDue` call: stamps up to `limit` rows, starts their fan-out, and resolves with how many it stamped. */
+  private async expireBatch(limit: number): Promise<number> {
+    const expired = await this.deps.store.expireDue(new Date(this.deps.clock.now()), limit);
+    for (const request of expired) this.recent.add(request.id);
+    if (expired.length) this.fanOut(expired);
+    while (this.fanning.size >= FANNING_BATCHES) await Promise.race(this.fanning);
+    return expired.length;
   }
 
   /**

@@ -122,6 +122,11 @@ export interface ConfirmationStore {
    * transaction holds the event loop.
    */
   readonly expiryBatchLimit?: number;
+  /**
+   * How many `expireDue` calls a due-scan that is behind runs side by side (absent: one). PostgreSQL sets 2: each
+   * statement's index updates run on one server core, and `SKIP LOCKED` splits the rows between them.
+   */
+  readonly expiryLanes?: number;
   appendEvent(requestId: string, event: NewEvent): Promise<void>;
   events(requestId: string): Promise<ConfirmationEvent[]>;
   /**

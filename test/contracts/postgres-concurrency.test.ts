@@ -3,6 +3,9 @@
  * same rows. Each race must end as if the calls had run one after another.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { ManualClock } from '../../src/clock.js';
+import { ExpiryScan } from '../../src/expiry-scan.js';
 import { applyPostgresMigrations, openPostgres } from '../../src/requests/postgres/database.js';
 import { PostgresConfirmationStore } from '../../src/requests/postgres/store.js';
 import type { VoteResult } from '../../src/requests/store.js';
@@ -88,5 +91,21 @@ describe('postgres store: two replicas at once', () => {
     for (const id of ids.slice(0, 10)) expect((await a.events(id)).filter((e) => e.type === 'expired')).toHaveLength(1);
     expect((await a.countByStatus()).expired).toBe(60);
     expect((await b.get(notDue.id))?.status).toBe('pending');
+  });
+
+  it('expires a backlog once when each replica drains it in two lanes (expiryLanes)', async () => {
+    expect(a.expiryLanes).toBe(2);
+    const ids: string[] = [];
+    for (let i = 0; i < 1600; i += 400) {
+      const batch = Array.from({ length: 400 }, (_, j) => file(replica(i + j), { timeoutS: 10 }, at(0)));
+      ids.push(...(await Promise.all(batch)).map((r) => r.id));
+    }
+    const scan = (store: PostgresConfirmationStore) =>
+      new ExpiryScan({ store, clock: new ManualClock(at(60).getTime()), logger: pino({ level: 'silent' }), fanOut: async () => undefined }).run();
+    const counts = await Promise.all([scan(a), scan(b)]);
+    expect(counts[0]! + counts[1]!).toBe(1600);
+    expect((await a.countByStatus()).expired).toBe(1600);
+    const expiredEvents = await a.eventsOf(ids);
+    expect(expiredEvents.filter((e) => e.type === 'expired')).toHaveLength(1600);
   });
 });

@@ -35,6 +35,8 @@ const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = { messageRef: 'messa
 export class PostgresConfirmationStore implements ConfirmationStore {
   /** 10 000 rows due in one second took 2.5 s to expire at 500 a statement, 0.6 s at up to 4 000. */
   readonly expiryBatchLimit = 4000;
+  /** Two statements at once: 10 000 overdue rows at a restart expired in ~0.8 s with one, mostly the server's index updates. */
+  readonly expiryLanes = 2;
   private readonly pool: pg.Pool;
   private readonly creates = new GroupCommit((items: NewCreate[]) => this.createAll(items));
 

@@ -95,29 +95,55 @@ describe('expiry timers and the due-scan together', () => {
 });
 
 describe('the size of a scan\'s batches', () => {
-  /** The limits one scan of 3,500 due rows asks the store for, with the store's `expiryBatchLimit` set or not. */
-  async function limitsAsked(expiryBatchLimit: number | undefined): Promise<number[]> {
-    const { store, release } = await setup(3500);
+  /**
+   * The limits one scan of `due` rows asks the store for, with the store's `expiryBatchLimit` and `expiryLanes` set
+   * or not, and the most calls it had running at once.
+   */
+  async function limitsAsked(expiryBatchLimit: number | undefined, expiryLanes?: number, due = 3500): Promise<{ limits: number[]; inFlight: number }> {
+    const { store, release } = await setup(due);
     release();
-    const asked: number[] = [];
+    const asked = { limits: [] as number[], inFlight: 0 };
+    let running = 0;
     const recording = new Proxy(store, {
       get(target, key, receiver) {
         if (key === 'expiryBatchLimit') return expiryBatchLimit;
-        if (key === 'expireDue') return (now: Date, limit: number) => (asked.push(limit), target.expireDue(now, limit));
+        if (key === 'expiryLanes') return expiryLanes;
+        if (key === 'expireDue') {
+          return async (now: Date, limit: number) => {
+            asked.limits.push(limit);
+            asked.inFlight = Math.max(asked.inFlight, ++running);
+            try {
+              return await target.expireDue(now, limit);
+            } finally {
+              running--;
+            }
+          };
+        }
         const value = Reflect.get(target, key, receiver) as unknown;
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
     const scan = new ExpiryScan({ store: recording, clock: new ManualClock(T0.getTime() + 11_000), logger: pino({ level: 'silent' }), fanOut: async () => undefined });
-    expect(await scan.run()).toBe(3500);
+    expect(await scan.run()).toBe(due);
+    expect(await store.countByStatus()).toMatchObject({ expired: due, pending: 0 });
     return asked;
   }
 
   it('doubles while full, up to the store\'s expiryBatchLimit (a remote store)', async () => {
-    expect(await limitsAsked(4000)).toEqual([500, 1000, 2000, 4000]);
+    expect(await limitsAsked(4000)).toEqual({ limits: [500, 1000, 2000, 4000], inFlight: 1 });
   });
 
   it('stays at 500 on a store without one (an embedded store keeps its transactions short)', async () => {
-    expect(await limitsAsked(undefined)).toEqual([500, 500, 500, 500, 500, 500, 500, 500]);
+    expect(await limitsAsked(undefined)).toEqual({ limits: [500, 500, 500, 500, 500, 500, 500, 500], inFlight: 1 });
+  });
+
+  it('drains a backlog in as many lanes as the store runs side by side, one call at a time before it is known', async () => {
+    const asked = await limitsAsked(4000, 2);
+    expect(asked.limits.slice(0, 3)).toEqual([500, 1000, 1000]);
+    expect(asked.inFlight).toBe(2);
+  });
+
+  it('runs one call at a time when the first batch finds no backlog', async () => {
+    expect(await limitsAsked(4000, 2, 120)).toEqual({ limits: [500], inFlight: 1 });
   });
 });
