@@ -36,7 +36,7 @@ export function needsPriorApprovers(current: ConfirmationRequest, vote: Vote): b
  * The plan for `vote` on `current` (pending), given the actors whose approvals are recorded already.
  * @example planVote(row, ['slack:U1'], { decision: 'approve', actor: 'slack:U2', … }) // final when 2 are required
  */
-export function planVote(current: ConfirmationRequest, priorApprovers: readonly string[], vote: Vote): VotePlan {
+export function planVote(current: Pick<ConfirmationRequest, 'requiredApprovals'>, priorApprovers: readonly string[], vote: Vote): VotePlan {
   const detail: Record<string, unknown> = { option: vote.option, reason: vote.reason, ...(vote.token ? { token: vote.token } : {}) };
   const fields: VerdictFields = {
     respondedBy: vote.actor,

@@ -61,6 +61,27 @@ describe('postgres store: two replicas at once', () => {
     expect(verdictEvents[0]!.actor).toBe(final.request.respondedBy);
   });
 
+  it('lets a deny racing the approvals of a quorum of 2 settle it once, the approvals before it kept as events', async () => {
+    const request = await file(a, { requiredApprovals: 2 });
+    const votes = Array.from({ length: 9 }, (_, i) => replica(i).decide(request.id, vote(`web:u${i}`, i === 4 ? 'deny' : 'approve')));
+    const results = await Promise.all(votes);
+    const finals = results.filter((r) => r.kind === 'final');
+    expect(finals).toHaveLength(1);
+    const final = finals[0]!;
+    if (final.kind !== 'final') throw new Error('unreachable');
+    expect((await b.get(request.id))?.status).toBe(final.request.status);
+    // A deny settles alone (after at most one approval); otherwise two approvals settle and the deny finds it final.
+    const types = (await a.events(request.id)).map((e) => e.type).filter((t) => t !== 'created' && t !== 'delivered');
+    const recorded = results.filter((r) => r.kind === 'recorded').length;
+    if (final.request.status === 'denied') {
+      expect(types).toEqual([...Array<string>(recorded).fill('approved'), 'denied']);
+      expect(recorded).toBeLessThanOrEqual(1);
+    } else {
+      expect(types).toEqual(['approved', 'approved']);
+      expect(recorded).toBe(1);
+    }
+  });
+
   it('creates one row when 20 creates with one idempotency key race over both replicas', async () => {
     const requests = Array.from({ length: 20 }, () => newRequest({ idempotencyKey: 'same-key' }));
     const results = await Promise.all(requests.map((r, i) => replica(i).create(r, [{ channel: 'web', target: '', sent: true }])));

@@ -26,6 +26,18 @@ export const SQL_TEXT = {
   flip: `UPDATE confirmation_requests r SET status = $2, responded_at = $3, updated_at = $3, responded_by = $4, responded_via = $5,
       decision_option = $6, reason = $7, approved_args = $8::jsonb, allowed = $9
     WHERE id = $1 AND status = 'pending' RETURNING ${RETURNING_REQUEST}`,
+  /**
+   * A vote that settles its request in one statement: the flip (a deny, or an approval where one suffices) and its
+   * event ($10), or nothing when the row is not pending or needs a quorum. Same parameters as `flip` otherwise.
+   */
+  settle: `WITH flipped AS (
+      UPDATE confirmation_requests r SET status = $2, responded_at = $3, updated_at = $3, responded_by = $4, responded_via = $5,
+        decision_option = $6, reason = $7, approved_args = $8::jsonb, allowed = $9
+      WHERE id = $1 AND status = 'pending' AND ($2::text = 'denied' OR required_approvals = 1) RETURNING ${RETURNING_REQUEST}
+    ), logged AS (
+      INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) SELECT "id", $2, $4, $5, $10::jsonb, $3 FROM flipped
+    )
+    SELECT * FROM flipped`,
   /** Claims up to $2 due rows no other replica holds, expires them and writes their events: one statement, atomic. */
   expireDue: `WITH due AS (
       SELECT id FROM confirmation_requests WHERE status = 'pending' AND expires_at <= $1 ORDER BY expires_at, id LIMIT $2 FOR UPDATE SKIP LOCKED

@@ -111,6 +111,14 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   }
 
   async decide(id: string, vote: Vote): Promise<VoteResult> {
+    // Most votes settle their request: a deny, or an approval where one suffices. Those are one statement, one round
+    // trip instead of five (BEGIN, the locked read, the event, the flip, COMMIT). It changes nothing when the row is
+    // not pending or needs a quorum; the transaction below then reads the row under its lock and says why.
+    const settling = planVote({ requiredApprovals: 1 }, [], vote);
+    if (settling.kind === 'final') {
+      const row = await withPostgresErrors(() => this.one(SQL_TEXT.settle, [...verdictParams(id, settling.status, settling.fields), JSON.stringify(settling.event.detail)]));
+      if (row) return { kind: 'final', request: row };
+    }
     return this.tx(async (client): Promise<VoteResult> => {
       // The row lock: a second replica voting on this request waits here until this transaction ends.
       const current = await this.one(SQL_TEXT.byIdForUpdate, [id], client);
@@ -130,12 +138,7 @@ export class PostgresConfirmationStore implements ConfirmationStore {
 
   /** The compare-and-set, inside a transaction that holds the row locked as pending, so it always matches. */
   private async flip(client: pg.PoolClient, id: string, status: 'approved' | 'denied' | 'expired' | 'cancelled', current: ConfirmationRequest, f: VerdictFields) {
-    const approvedArgs = f.approvedArgs === undefined || f.approvedArgs === null ? null : JSON.stringify(f.approvedArgs);
-    const row = await this.one(
-      SQL_TEXT.flip,
-      [id, status, f.at, f.respondedBy, f.respondedVia, f.decisionOption ?? null, f.reason ?? null, approvedArgs, isAllowed(status, current.onTimeout) === true],
-      client,
-    );
+    const row = await this.one(SQL_TEXT.flip, verdictParams(id, status, f, current.onTimeout), client);
     if (!row) throw new Error(`compare-and-set lost on ${id} inside its own transaction`);
     return row;
   }
@@ -265,4 +268,10 @@ function filters(q: RequestQuery): (SQL | undefined)[] {
     q.since && gte(requests.createdAt, q.since),
     q.until && lte(requests.createdAt, q.until),
   ];
+}
+
+/** The parameters `flip` and `settle` share. A vote's verdict is allowed when approved; only an expiry reads `onTimeout`. */
+function verdictParams(id: string, status: RequestStatus, f: VerdictFields, onTimeout: ConfirmationRequest['onTimeout'] = 'deny'): unknown[] {
+  const approvedArgs = f.approvedArgs === undefined || f.approvedArgs === null ? null : JSON.stringify(f.approvedArgs);
+  return [id, status, f.at, f.respondedBy, f.respondedVia, f.decisionOption ?? null, f.reason ?? null, approvedArgs, isAllowed(status, onTimeout) === true];
 }
