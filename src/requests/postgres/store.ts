@@ -1,11 +1,13 @@
 /**
  * @module requests/postgres/store
  * `ConfirmationStore` on PostgreSQL, exact when several replicas share the database:
- * - a vote locks its row (`SELECT … FOR UPDATE`) before counting approvals, so two replicas counting one quorum
- *   at once serialize on the row and record exactly one verdict;
+ * - a vote that settles its request (a deny, or an approval where one suffices) is one `UPDATE … WHERE status =
+ *   'pending'` with its event, so of racing votes one flips the row and the others find it final;
+ * - a vote towards a quorum locks its row (`SELECT … FOR UPDATE`) before counting approvals, so two replicas
+ *   counting one quorum at once serialize on the row and record exactly one verdict;
  * - creates insert with `ON CONFLICT (idempotency_key) DO NOTHING`, so racing creates with one key leave one row;
- * - `expireDue` claims due rows with `FOR UPDATE SKIP LOCKED`, so sweeping replicas split the rows between them and
- *   each row expires once, without waiting on each other.
+ * - `expireDue` claims due rows with `FOR UPDATE SKIP LOCKED`, so sweeping replicas (and a scan's two lanes) split
+ *   the rows between them and each row expires once, without waiting on each other.
  * Hot paths are plain SQL on the pool; the audit query, whose filters vary, is built with drizzle. Every database
  * error leaves through `errors.ts`, so callers see tollgate errors, never a `pg` one.
  */
