@@ -83,7 +83,6 @@ export class BullMQScheduler implements Scheduler {
   private outage = false;
   private droppedAtLastCatchUp = 0;
   private lastError: string | null = null;
-  private retryTimer: NodeJS.Timeout | null = null;
   private readonly commandTimeoutMs: number;
   /** See {@link BullMQSchedulerOptions.expiryBackstopMs}. */
   private readonly backstopMs: number;
@@ -100,7 +99,12 @@ export class BullMQScheduler implements Scheduler {
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.commandTimeoutMs = options.commandTimeoutMs ?? 2000;
     this.backstopMs = options.expiryBackstopMs ?? 5000;
-    this.buffer = new OperationBuffer(options.maxBuffered ?? 100_000, this.logger, (op) => withTimeout(this.writer.apply(op), this.commandTimeoutMs, 'job operation'));
+    this.buffer = new OperationBuffer(
+      options.maxBuffered ?? 100_000,
+      this.logger,
+      (op) => withTimeout(this.writer.apply(op), this.commandTimeoutMs, 'job operation'),
+      () => this.commands.status === 'ready' && !this.stopped,
+    );
     this.commands = createFailFastRedis(options.connection, this.commandTimeoutMs, `${this.prefix}:scheduler`);
     this.workerConnection = createWorkerRedis(options.connection, `${this.prefix}:workers`);
     this.commands.on('error', (error: Error) => this.noteError(error));
@@ -211,7 +215,7 @@ export class BullMQScheduler implements Scheduler {
     if (this.stopped) return;
     this.stopped = true;
     await this.local.stop();
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.buffer.stopRetrying();
     // With Redis away, BullMQ's graceful close waits for a connection that never comes: wait for the handlers
     // running here ourselves, then force-close.
     const reachable = this.commands.status === 'ready' && (await withTimeout(this.commands.ping(), 1000, 'redis ping').then(() => true, () => false));
@@ -241,41 +245,10 @@ export class BullMQScheduler implements Scheduler {
     return { buffered: this.buffer.size, dropped: this.buffer.dropped, failed: this.buffer.failed };
   }
 
-  /**
-   * Runs an operation now, or buffers it while Redis is unreachable. Never throws. Operations queue behind buffered
-   * ones, so two operations on the same job are always applied in call order.
-   */
+  /** Runs an operation now, or buffers it (see `operation-buffer.ts`); a stopped scheduler ignores it. */
   private async submit(op: BufferedOperation): Promise<void> {
-    if (this.stopped) {
-      this.logger.warn({ op: op.kind }, 'scheduler stopped; job operation ignored');
-      return;
-    }
-    if (this.commands.status !== 'ready' || this.buffer.busy || this.buffer.size) {
-      this.buffer.put(op);
-      this.retrySoon();
-      return;
-    }
-    try {
-      await withTimeout(this.writer.apply(op), this.commandTimeoutMs, 'job operation');
-    } catch (error) {
-      // Often the first sign that Redis went away (the client still says "ready"): keep it and retry shortly.
-      this.logger.debug({ op: op.kind, err: describeError(error) }, 'job operation failed; retrying from the buffer');
-      this.buffer.put(op);
-      this.retrySoon();
-    }
-  }
-
-  /** Flushes the buffer a moment from now if Redis looks reachable (a reconnect flushes it anyway). */
-  private retrySoon(delayMs = 250): void {
-    if (this.retryTimer || this.stopped) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      if (this.commands.status !== 'ready' || this.stopped) return;
-      void this.buffer.flush(() => this.commands.status === 'ready' && !this.stopped).then(() => {
-        if (this.buffer.size) this.retrySoon(Math.min(delayMs * 2, 5000));
-      });
-    }, delayMs);
-    this.retryTimer.unref();
+    if (this.stopped) this.logger.warn({ op: op.kind }, 'scheduler stopped; job operation ignored');
+    else await this.buffer.submit(op);
   }
 
   /** Redis is (back) up: write what was buffered, (re)install the sweep, and catch up after an outage. */
@@ -283,7 +256,7 @@ export class BullMQScheduler implements Scheduler {
     if (this.stopped) return;
     this.wasOnline = true;
     this.lastError = null;
-    await this.buffer.flush(() => this.commands.status === 'ready' && !this.stopped);
+    await this.buffer.flush();
     if (!this.jobs || this.stopped) return;
     try {
       if (this.backstopMs > 0) {

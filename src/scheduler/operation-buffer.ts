@@ -1,9 +1,9 @@
 /**
  * @module scheduler/operation-buffer
- * Where the BullMQ scheduler keeps job operations while Redis is unreachable, so the gateway never waits on Redis
- * and never sees a scheduler error. One entry per job id: a later operation on the same job replaces the earlier one
- * (schedule then cancel leaves only the cancel). Bounded; what does not fit is counted and left to the gateway's
- * reconciliation, which rebuilds timers from the rows.
+ * The BullMQ scheduler's job writes: applied at once while Redis answers, and kept here while it does not, so the
+ * gateway never waits on Redis and never sees a scheduler error. One entry per job id: a later operation on the same
+ * job replaces the earlier one (schedule then cancel leaves only the cancel). Bounded; what does not fit is counted and
+ * left to the gateway's reconciliation, which rebuilds timers from the rows.
  */
 import type { Logger } from 'pino';
 import { jobIdOf, type TollgateJobData } from './bullmq-jobs.js';
@@ -22,16 +22,61 @@ export function operationKey(op: BufferedOperation): string {
 export class OperationBuffer {
   private readonly pending = new Map<string, BufferedOperation>();
   private flushing: Promise<void> | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
   /** Operations thrown away because the buffer was full. */
   dropped = 0;
   /** Operations that failed with Redis reachable, and were given up. */
   failed = 0;
 
+  /**
+   * @param execute writes one operation to Redis.
+   * @param canRun whether Redis looks reachable and the scheduler runs: operations are written only while it holds.
+   */
   constructor(
     private readonly max: number,
     private readonly logger: Logger,
     private readonly execute: (op: BufferedOperation) => Promise<void>,
+    private readonly canRun: () => boolean,
   ) {}
+
+  /**
+   * Writes `op` now, or keeps it while Redis is unreachable or earlier operations wait, so two operations on the same
+   * job are always applied in call order. Never throws.
+   */
+  async submit(op: BufferedOperation): Promise<void> {
+    if (!this.canRun() || this.busy || this.size) {
+      this.put(op);
+      this.retrySoon();
+      return;
+    }
+    try {
+      await this.execute(op);
+    } catch (error) {
+      // Often the first sign that Redis went away (the client still says "ready"): keep it and retry shortly.
+      this.logger.debug({ op: op.kind, err: describeError(error) }, 'job operation failed; retrying from the buffer');
+      this.put(op);
+      this.retrySoon();
+    }
+  }
+
+  /** Flushes a moment from now if Redis looks reachable, backing off while operations stay (a reconnect flushes anyway). */
+  private retrySoon(delayMs = 250): void {
+    if (this.retryTimer || !this.canRun()) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      if (!this.canRun()) return;
+      void this.flush().then(() => {
+        if (this.size) this.retrySoon(Math.min(delayMs * 2, 5000));
+      });
+    }, delayMs);
+    this.retryTimer.unref();
+  }
+
+  /** Stops the retries (the scheduler stops; what is left waits for reconciliation at the next start). */
+  stopRetrying(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+  }
 
   /** Operations waiting. */
   get size(): number {
@@ -58,7 +103,8 @@ export class OperationBuffer {
    * Writes buffered operations in order while `canRun()` holds. An operation that fails because Redis went away
    * again stays for next time; one that fails otherwise is logged and dropped (retrying cannot help it).
    */
-  flush(canRun: () => boolean): Promise<void> {
+  flush(): Promise<void> {
+    const canRun = this.canRun;
     if (this.flushing) return this.flushing;
     if (!this.pending.size) return Promise.resolve();
     const count = this.pending.size;
