@@ -104,18 +104,17 @@ export class OperationBuffer {
    * again stays for next time; one that fails otherwise is logged and dropped (retrying cannot help it).
    */
   flush(): Promise<void> {
-    const canRun = this.canRun;
     if (this.flushing) return this.flushing;
     if (!this.pending.size) return Promise.resolve();
     const count = this.pending.size;
     this.flushing = (async () => {
-      while (this.pending.size && canRun()) {
+      while (this.pending.size && this.canRun()) {
         const [key, op] = this.pending.entries().next().value as [string, BufferedOperation];
         this.pending.delete(key);
         try {
           await this.execute(op);
         } catch (error) {
-          if (canRun() && !isConnectionError(error)) {
+          if (this.canRun() && !isConnectionError(error)) {
             this.failed++;
             this.logger.error({ job: key, err: describeError(error) }, 'job operation failed; dropped (the sweep and reconciliation repair it)');
             continue;

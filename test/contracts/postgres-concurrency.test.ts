@@ -61,7 +61,7 @@ describe('postgres store: two replicas at once', () => {
     expect(verdictEvents[0]!.actor).toBe(final.request.respondedBy);
   });
 
-  it('lets a deny racing the approvals of a quorum of 2 settle it once, the approvals before it kept as events', async () => {
+  it('gives one verdict when a deny races the approvals of a quorum of 2, and keeps the approvals recorded before it', async () => {
     const request = await file(a, { requiredApprovals: 2 });
     const votes = Array.from({ length: 9 }, (_, i) => replica(i).decide(request.id, vote(`web:u${i}`, i === 4 ? 'deny' : 'approve')));
     const results = await Promise.all(votes);
