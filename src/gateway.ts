@@ -79,6 +79,8 @@ export class Gateway extends GatewayReads implements ChannelHost {
   private readonly waiters: Waiters;
   private readonly callbackAllow: string[];
   private readonly observers = new Set<GatewayObserver>();
+  /** Set by {@link Gateway.stop}: waiters released then answer as they are instead of parking again. */
+  private stopping = false;
   private unsubscribeFeed: (() => void) | null = null;
   private reconciling: Promise<void> = Promise.resolve();
   private readonly expiryScan: ExpiryScan;
@@ -143,6 +145,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
 
   /** Stops the scheduler and releases waiters (they answer with the row as it is). */
   async stop(): Promise<void> {
+    this.stopping = true;
     this.unsubscribeFeed?.();
     await this.reconciling;
     await this.expiryScan.settled();
@@ -308,24 +311,30 @@ export class Gateway extends GatewayReads implements ChannelHost {
   }
 
   /**
-   * Resolves with the request as soon as it leaves `pending`, or as it is after `timeoutMs`. No polling: the change
-   * feed wakes the waiter, which then re-reads the row — unless the change was committed in this process, which hands
-   * its waiters the final row itself.
+   * Resolves with the request as soon as it leaves `pending`, or as it is after `timeoutMs` (or once `signal` aborts,
+   * or the gateway stops). No polling: the change feed wakes the waiter, which then re-reads the row — unless the
+   * change was committed in this process, which hands its waiters the final row itself.
    */
   async wait(id: string, timeoutMs: number, signal?: AbortSignal): Promise<ConfirmationRequest> {
+    const deadline = this.clock.now() + timeoutMs;
     // Register before reading, so a change between the read and the registration still wakes us.
     const woken = this.waiters.add(id, timeoutMs, signal);
     const current = await this.mustGet(id);
-    if (current.status !== 'pending' || timeoutMs <= 0) {
+    if (current.status !== 'pending' || timeoutMs <= 0 || signal?.aborted || this.stopping) {
       woken.cancel();
       return current;
     }
     // The parked part is its own frame, so a waiter holds no copy of the row for the length of its wait.
-    return this.reread(id, woken.promise);
+    return this.parked(id, woken.promise, deadline, signal);
   }
 
-  private async reread(id: string, woken: Promise<ConfirmationRequest | undefined>): Promise<ConfirmationRequest> {
-    return (await woken) ?? this.mustGet(id);
+  /**
+   * A wake-up without a final row re-reads, and waits on for the time left while the row is still pending: a change
+   * that settled nothing (the `created` of the same request arriving late over Redis, an approval short of a quorum)
+   * must not end a long-poll early.
+   */
+  private async parked(id: string, woken: Promise<ConfirmationRequest | undefined>, deadline: number, signal?: AbortSignal): Promise<ConfirmationRequest> {
+    return (await woken) ?? this.wait(id, Math.max(0, deadline - this.clock.now()), signal);
   }
 
   /** Calls `observer` with every request that changes in this process. Returns the unsubscribe function. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';
 import type { Channel } from '../../../src/channel.js';
+import { LocalChangeFeed, type ChangeFeed } from '../../../src/change-feed.js';
 import { ManualClock } from '../../../src/clock.js';
 import { ConflictError, ValidationError } from '../../../src/errors.js';
 import { Gateway } from '../../../src/gateway.js';
@@ -16,7 +17,7 @@ let clock: ManualClock;
 const gateways: { gateway: Gateway; store: SqliteConfirmationStore }[] = [];
 
 /** A gateway on the shared test database file, with its own connection (as a second process would have). */
-async function gatewayOnFile(options: { allowSelfApproval?: boolean; channels?: Channel[] } = {}) {
+async function gatewayOnFile(options: { allowSelfApproval?: boolean; channels?: Channel[]; feed?: ChangeFeed } = {}) {
   const db = openDatabase(join(dir, 'tollgate.db'));
   applyMigrations(db);
   const store = new SqliteConfirmationStore(db);
@@ -157,6 +158,36 @@ describe('gateway', () => {
     const pending = (await g.request({ toolName: 'y' })).request;
     const timedOut = g.wait(pending.id, 10_000);
     await clock.advance(10_000);
+    expect((await timedOut).status).toBe('pending');
+  });
+
+  it('keeps a long-poll waiting through a change that settles nothing, until the verdict or its time', async () => {
+    const feed = new LocalChangeFeed();
+    const g = await gatewayOnFile({ feed });
+    const turns = async () => {
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    const { request } = await g.request({ toolName: 'x' });
+    let answered = false;
+    const waiting = g.wait(request.id, 10_000).finally(() => (answered = true));
+    await turns();
+    // The request's own `created`, arriving late (as it can over Redis from the replica that filed it), wakes the
+    // waiter: it reads the row, finds it pending, and waits on.
+    await feed.publish({ requestId: request.id, status: 'pending', kind: 'created' });
+    await turns();
+    await clock.advance(5_000);
+    expect(answered).toBe(false);
+    await g.decide({ requestId: request.id, decision: 'approve', actor: web('a') });
+    expect((await waiting).status).toBe('approved');
+
+    // Its time still bounds it: counted from the start of the wait, not from the wake-up.
+    const other = (await g.request({ toolName: 'y' })).request;
+    const timedOut = g.wait(other.id, 10_000);
+    await turns();
+    await clock.advance(4_000);
+    await feed.publish({ requestId: other.id, status: 'pending', kind: 'changed' });
+    await turns();
+    await clock.advance(6_000);
     expect((await timedOut).status).toBe('pending');
   });
 
