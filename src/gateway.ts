@@ -127,6 +127,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
 
   /** Subscribes to the change feed, starts the scheduler's workers and reconciles rows with timers. */
   async start(): Promise<void> {
+    this.stopping = false;
     this.unsubscribeFeed = this.feed.subscribe((change) => this.waiters.wake(change.requestId));
     await this.scheduler.start(this.jobs);
     // Overdue rows expire before the gateway says it is up; re-arming the timers of the others (100 000 Redis writes
