@@ -14,8 +14,13 @@ export interface GoalRow {
   floor: string;
   /** `pass`, `miss`, or `info` for figures without a goal. */
   verdict: 'pass' | 'miss' | 'info' | 'n/a';
+  /** The number the goal sets (relative goals: from the floor beside the figure), null without a goal or floor. */
+  limit?: number | null;
+  op?: '<=' | '>=';
   /** With `--runs N`: the figure in each run (`value` is their median). */
   runs?: (number | null)[];
+  /** With `--runs N` and a goal relative to the floor: the limit each run's own floor set. */
+  runLimits?: (number | null)[];
 }
 
 /** Conditions of the run, recorded next to the figures. */
@@ -120,6 +125,7 @@ function rowsFor(root: Record<string, unknown>, floorRoot: Record<string, unknow
         goal: spec.goal ? goalText(spec.goal, limit) : '',
         floor: typeof floorValue === 'number' ? String(floorValue) : '',
         verdict,
+        ...(spec.goal ? { limit, op: spec.goal.op } : {}),
       },
     ];
   });
@@ -157,6 +163,36 @@ export function buildResults(figures: Record<BenchMode, Record<string, unknown>>
       problems: info.failures,
     },
   };
+}
+
+/**
+ * Judges the rows of a results table over several runs (`perRun`: each run's own table), as the goals are worded:
+ * each run's figure against the limit of that same run (for a relative goal, from that run's floor), the median of
+ * those margins deciding. A fixed limit gives the same verdict as the median figure would; a relative one no longer
+ * pairs one run's figure with another run's floor. Also keeps each run's figure (and relative limit) on the row.
+ */
+export function judgeByRuns(rows: GoalRow[], perRun: GoalRow[][]): void {
+  for (const row of rows) {
+    const own = perRun.map((table) => table.find((r) => r.figure === row.figure));
+    row.runs = own.map((r) => r?.value ?? null);
+    const margins = own.map(marginOf);
+    if (!row.op || margins.some((m) => m === null)) continue;
+    const limits = own.map((r) => r?.limit ?? null);
+    if (limits.some((l) => l !== row.limit)) {
+      row.runLimits = limits;
+      row.goal = row.goal.replace(/\)$/, `; each run's: ${limits.map((l) => l?.toLocaleString('en-US')).join(' / ')})`);
+    }
+    const sorted = (margins as number[]).sort((a, b) => a - b);
+    row.verdict = sorted[Math.floor((sorted.length - 1) / 2)]! >= 0 ? 'pass' : 'miss';
+  }
+}
+
+/** How far a run's figure is inside its limit (negative: outside); a run that missed on a side check is outside. */
+function marginOf(row: GoalRow | undefined): number | null {
+  if (!row || row.value === null || row.limit == null || !row.op) return null;
+  const margin = row.op === '<=' ? row.limit - row.value : row.value - row.limit;
+  // e.g. a restart ready in time whose overdue rows were not all expired yet
+  return row.verdict === 'miss' && margin >= 0 ? Number.NEGATIVE_INFINITY : margin;
 }
 
 /** Prints the figure / value / goal / floor / verdict table. */

@@ -19,7 +19,7 @@ import { buildGateway } from './built-gateway.js';
 import { machineLoad, useBuiltGateway } from './processes.js';
 import { postgresForBench } from './postgres.js';
 import { redisForBench } from './redis.js';
-import { buildResults, printTable, type GoalRow, type RunInfo } from './report.js';
+import { buildResults, judgeByRuns, printTable, type GoalRow, type RunInfo } from './report.js';
 import { medianOfRuns, round } from './stats.js';
 import { createRpsScenario } from './scenarios/create-rps.js';
 import { decisionResumeScenario } from './scenarios/decision-resume.js';
@@ -146,9 +146,9 @@ async function main(): Promise<number> {
   };
   const results = buildResults(figures, info);
   if (runs.length > 1) {
-    // Each row also keeps its figure in every run, so the spread behind a median stays visible.
-    const perRun = runs.map((run) => buildResults(run, info).table as GoalRow[]);
-    for (const row of results.table as GoalRow[]) row.runs = perRun.map((table) => table.find((r) => r.figure === row.figure)?.value ?? null);
+    // Judged run by run against each run's own floor; each row also keeps its figure in every run, so the spread
+    // behind a median stays visible.
+    judgeByRuns(results.table as GoalRow[], runs.map((run) => buildResults(run, info).table as GoalRow[]));
   }
   printTable(results);
   writeFileSync(flags.out, `${JSON.stringify(results, null, 2)}\n`);
