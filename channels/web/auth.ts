@@ -99,8 +99,6 @@ export class WebAuth {
   private readonly decoyHash: Promise<string>;
   private readonly marks: SharedMarks | undefined;
   private readonly now: () => number;
-  /** Writes of minted links to the shared marks, awaited before a link is spent (minting stays synchronous). */
-  private pendingLinks: Promise<unknown> = Promise.resolve();
 
   constructor(options: WebAuthOptions) {
     this.users = new Map(options.users.map((u) => [u.name, u]));
@@ -123,9 +121,10 @@ export class WebAuth {
 
   /**
    * Makes a new one-time login token that signs in as `user` (default: the login-link user); null when login links
-   * are off. Only a configured user or the login-link user may be named: a link never creates an identity.
+   * are off. Only a configured user or the login-link user may be named: a link never creates an identity. With
+   * shared marks it resolves once the link is stored, so a link shown to anyone already works on every replica.
    */
-  mintLoginToken(user: string = this.linkUser): string | null {
+  async mintLoginToken(user: string = this.linkUser): Promise<string | null> {
     if (!this.loginLinks) return null;
     if (!this.knows(user)) throw new UnknownWebUserError(user);
     // The user rides in the token itself and the whole token is hashed: changing the name changes the key, so a
@@ -133,12 +132,8 @@ export class WebAuth {
     const token = `${randomBytes(24).toString('base64url')}.${Buffer.from(user).toString('base64url')}`;
     // Only the hash is kept: a heap dump (or a database dump) does not hand out logins.
     const key = sha256(token).toString('hex');
-    if (this.marks) {
-      const written = this.marks.add('login_link', key, new Date(this.now() + SHARED_LINK_TTL_MS)).catch(() => false);
-      this.pendingLinks = Promise.all([this.pendingLinks, written]);
-    } else {
-      this.loginTokens.add(key);
-    }
+    if (this.marks) await this.marks.add('login_link', key, new Date(this.now() + SHARED_LINK_TTL_MS));
+    else this.loginTokens.add(key);
     return token;
   }
 
@@ -152,7 +147,6 @@ export class WebAuth {
     // A user removed from the configuration since the link was made does not get in.
     const user = this.knows(named) ? named : null;
     if (!this.marks) return this.loginTokens.delete(key) ? user : null;
-    await this.pendingLinks;
     return (await this.marks.take('login_link', key, new Date(this.now()))) ? user : null;
   }
 

@@ -19,9 +19,11 @@ export interface WebChannel extends Channel {
   /**
    * A new one-time login link (`<base>/ui/login?token=…`) that signs in as `user` (default: the login-link user);
    * null when login links are turned off. `baseUrl` is the listening address; the configured public URL wins when
-   * set. Throws `UnknownWebUserError` (a 400) for a name that is neither a configured user nor the login-link user.
+   * set. Resolves once the link is stored (on every replica, when they share a database), so it works the moment
+   * anyone sees it. Rejects with `UnknownWebUserError` (a 400) for a name that is neither a configured user nor the
+   * login-link user.
    */
-  loginUrl(baseUrl: string, user?: string): string | null;
+  loginUrl(baseUrl: string, user?: string): Promise<string | null>;
   mount(router: Router, host: ChannelHost): void;
   stop(): Promise<void>;
 }
@@ -32,7 +34,7 @@ const DEFAULT_SESSION_TTL_MS = 12 * 3_600_000;
  * Creates the web channel.
  * @example
  * const web = createWebChannel(webOptionsFromConfig(config));
- * console.log(`sign in: ${web.loginUrl('http://127.0.0.1:8787')}`);
+ * console.log(`sign in: ${await web.loginUrl('http://127.0.0.1:8787')}`);
  */
 export function createWebChannel(options: WebChannelOptions = {}): WebChannel {
   const now = options.now ?? Date.now;
@@ -49,8 +51,8 @@ export function createWebChannel(options: WebChannelOptions = {}): WebChannel {
       return null;
     },
     async update() {},
-    loginUrl(baseUrl, user) {
-      const token = auth.mintLoginToken(user);
+    async loginUrl(baseUrl, user) {
+      const token = await auth.mintLoginToken(user);
       if (!token) return null;
       const base = (options.publicUrl ?? baseUrl).replace(/\/+$/, '');
       return `${base}/ui/login?token=${token}`;
@@ -71,9 +73,9 @@ export function isWebChannel(channel: Channel | undefined): channel is WebChanne
 
 /**
  * The start-up line with a fresh one-time login link, or null when there is no web channel or links are off.
- * @example const line = webLoginMessage(server.gateway.channels.get('web'), url); if (line) out(line);
+ * @example const line = await webLoginMessage(server.gateway.channels.get('web'), url); if (line) out(line);
  */
-export function webLoginMessage(channel: Channel | undefined, baseUrl: string): string | null {
-  const link = isWebChannel(channel) ? channel.loginUrl(baseUrl) : null;
+export async function webLoginMessage(channel: Channel | undefined, baseUrl: string): Promise<string | null> {
+  const link = isWebChannel(channel) ? await channel.loginUrl(baseUrl) : null;
   return link ? `Web inbox: open ${link} to sign in (one-time link)` : null;
 }

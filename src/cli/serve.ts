@@ -27,7 +27,7 @@ export async function run(argv: string[]): Promise<number> {
   const { url } = await server.listen();
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`tollgate listening on ${url} (database ${redactUrl(config.dbPath)}, scheduler ${server.gateway.describe().scheduler}, channels ${server.gateway.describe().channels.join(', ')})`);
-  const login = webLoginMessage(server.gateway.channels.get('web'), config.publicUrl ?? url);
+  const login = await webLoginMessage(server.gateway.channels.get('web'), config.publicUrl ?? url);
   if (login) out(login);
   if (config.tokenGenerated) {
     out(`API token for this run (set TOLLGATE_API_TOKENS to choose your own): ${config.apiTokens[0]}`);

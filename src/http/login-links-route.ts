@@ -12,8 +12,11 @@ import { requireScope } from './auth.js';
 
 /** What mints login links (the web channel). */
 export interface LoginLinkSource {
-  /** A one-time link signing in as `user` (default: the login-link user); null when links are turned off. */
-  loginUrl(baseUrl: string, user?: string): string | null;
+  /**
+   * A one-time link signing in as `user` (default: the login-link user), resolved once it is stored; null when links
+   * are turned off.
+   */
+  loginUrl(baseUrl: string, user?: string): Promise<string | null>;
 }
 
 /** Whether `channel` can mint login links (the web channel can). */
@@ -32,10 +35,10 @@ export const loginLinkSchema = z.strictObject({
 /** Builds the router mounted at `/v1/web/login-links`. */
 export function loginLinksRouter(source: LoginLinkSource): Router {
   const router = Router();
-  router.post('/', requireScope('admin'), (req, res) => {
+  router.post('/', requireScope('admin'), async (req, res) => {
     const body = parseInput(loginLinkSchema, req.body ?? {}, 'body');
     // The listening address as the caller reached it; a configured TOLLGATE_PUBLIC_URL wins inside the channel.
-    const url = source.loginUrl(`${req.protocol}://${req.get('host') ?? '127.0.0.1'}`, body.user);
+    const url = await source.loginUrl(`${req.protocol}://${req.get('host') ?? '127.0.0.1'}`, body.user);
     if (!url) throw new ConflictError('login links are turned off (web.login_link: false)', 'tollgate_login_links_off');
     res.status(201).json({ url, one_time: true });
   });

@@ -53,7 +53,7 @@ describe('web inbox in Chromium', () => {
 
   /** Signs in with the line `tollgate serve` prints and waits until the page listens for changes. */
   async function signIn(): Promise<void> {
-    const line = webLoginMessage(channel, server.url);
+    const line = await webLoginMessage(channel, server.url);
     const link = /(http:\/\/\S+\/ui\/login\?token=\S+)/.exec(line ?? '')?.[1];
     expect(link, `login line: ${line}`).toBeDefined();
     await page.goto(link!);
@@ -78,7 +78,7 @@ describe('web inbox in Chromium', () => {
     expect(new URL(page.url()).pathname).toBe('/ui/login');
     expect(await page.content()).not.toContain('billing');
 
-    const link = /(http:\S+)/.exec(webLoginMessage(channel, server.url)!)![1]!;
+    const link = /(http:\S+)/.exec((await webLoginMessage(channel, server.url))!)![1]!;
     await page.goto(link);
     expect(new URL(page.url()).pathname).toBe('/ui');
     await page.context().clearCookies();

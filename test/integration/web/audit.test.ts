@@ -22,7 +22,7 @@ describe('web audit page', () => {
     // No periodic sweep: days pass on the manual clock, and a sweep every few seconds would fire thousands of times.
     server = await startTestServer({ channels: [channel], clock, file: { sweep_every_s: 0 } });
     auditor = new WebClient(server.url);
-    await auditor.request(channel.loginUrl(server.url)!);
+    await auditor.request((await channel.loginUrl(server.url))!);
   });
 
   afterEach(async () => {

@@ -44,7 +44,7 @@ describe('web sign-in', () => {
   });
 
   it('signs in once through a login link, with an HttpOnly SameSite session cookie', async () => {
-    const link = channel.loginUrl(server.url)!;
+    const link = (await channel.loginUrl(server.url))!;
     expect(link).toMatch(new RegExp(`^${server.url}/ui/login\\?token=[\\w-]{32}\\.[\\w-]+$`));
     const client = new WebClient(server.url);
     const res = await client.request(link);
@@ -60,8 +60,8 @@ describe('web sign-in', () => {
 
   it('uses the public URL for login links when one is configured', async () => {
     const behindProxy = createWebChannel({ publicUrl: 'https://gate.example.com/' });
-    expect(behindProxy.loginUrl('http://127.0.0.1:8787')).toMatch(/^https:\/\/gate\.example\.com\/ui\/login\?token=/);
-    expect(createWebChannel({ loginLinks: false }).loginUrl(server.url)).toBeNull();
+    expect(await behindProxy.loginUrl('http://127.0.0.1:8787')).toMatch(/^https:\/\/gate\.example\.com\/ui\/login\?token=/);
+    expect(await createWebChannel({ loginLinks: false }).loginUrl(server.url)).toBeNull();
   });
 
   it('signs named users in with an scrypt password or a token, and refuses wrong ones alike', async () => {

@@ -16,7 +16,7 @@ describe('web change stream', () => {
     channel = createWebChannel();
     server = await startTestServer({ channels: [channel] });
     client = new WebClient(server.url);
-    await client.request(channel.loginUrl(server.url)!);
+    await client.request((await channel.loginUrl(server.url))!);
   });
 
   afterEach(async () => {
