@@ -10,7 +10,7 @@ import type { Channel } from '../channel.js';
 import { NotFoundError, describeError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import type { TokenStore } from '../tokens/token-store.js';
-import { authenticator, bearerAuth, checkScope } from './auth.js';
+import { authenticator, bearerAuth, requireScope } from './auth.js';
 import { tokensRouter } from './tokens-routes.js';
 import { grantsRouter } from './grants-routes.js';
 import { isLoginLinkSource, loginLinksRouter } from './login-links-route.js';
@@ -90,13 +90,7 @@ export function createApp(options: AppOptions): TollgateApp {
   const limits = new TokenRateLimits({ ...options.rateLimits, clock: gateway.clock, logger });
   const limitCalls = limits.limit('requests');
   // Runtime hook routes file requests and wait for them: they need `request:create`, and count like any /v1 call.
-  const auth: RequestHandler = async (req, res, next) => {
-    const principal = await identify(req.headers.authorization);
-    res.locals.principal = principal;
-    await limits.check('requests', principal.name, { method: req.method, path: req.originalUrl.split('?')[0], reqId: res.locals.requestId as unknown });
-    checkScope(principal, ['request:create']);
-    next();
-  };
+  const auth: RequestHandler = Router().use(authenticate, limitCalls, requireScope('request:create'));
   const context: HttpPluginContext = { gateway, auth, json, logger };
   for (const plugin of options.plugins ?? []) plugin.mount(app, context);
 
