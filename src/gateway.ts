@@ -3,10 +3,11 @@
  * The gateway service: files confirmation requests, applies decisions, expires and cancels, and wakes whoever
  * waits. It owns no transport: the HTTP API, channel adapters, the CLI and in-process agents all call it.
  * Background work (expiry timers, card deliveries and updates, runtime callbacks, the sweep) goes through the
- * {@link Scheduler}; the handlers for those jobs live in `gateway-jobs.ts`.
+ * {@link Scheduler}; the handlers for those jobs live in `gateway-jobs.ts`, and applying a decision in
+ * `gateway-decide.ts`.
  */
 import { pino, type Logger } from 'pino';
-import { REJECTION_MESSAGES, type Channel, type ChannelHost, type GrantButton, type DecideOutcome, type DecisionEvent, type DecisionRejection } from './channel.js';
+import type { Channel, ChannelHost, GrantButton, DecideOutcome, DecisionEvent } from './channel.js';
 import { callbackUrlProblem } from './callback-target.js';
 import { LocalChangeFeed, type ChangeFeed, type RequestChange } from './change-feed.js';
 import { systemClock, type Clock } from './clock.js';
@@ -14,21 +15,21 @@ import { ConflictError, ValidationError } from './errors.js';
 import { GatewayJobs } from './gateway-jobs.js';
 import { GatewayReads } from './gateway-reads.js';
 import { argsSha256 } from './requests/args-hash.js';
-import { newConfirmationRequest, type GatewayDefaults, type NewRequestInput } from './requests/new-request.js';
+import { newConfirmationRequest, sameArgsOrConflict, type GatewayDefaults, type NewRequestInput } from './requests/new-request.js';
 import { resolveCards } from './requests/cards.js';
-import { checkDecision } from './requests/decision-checks.js';
 import { receiptEvent, type ExecutionReceipt } from './requests/receipts.js';
 import { settleAtFiling } from './policy/apply.js';
 import type { PolicyGate, Ruling } from './policy/gate.js';
 import { runDueFollowUps, wakesOf, type FollowUpDeps } from './policy/run-follow-ups.js';
 import { nextWake } from './policy/follow-ups.js';
 import { GrantAdmin } from './policy/grant-admin.js';
-import { chooseGrant, grantFromApproval, offeredGrants, type ChosenGrant } from './policy/grant-decisions.js';
+import { offeredGrants } from './policy/grant-decisions.js';
 import type { ConfirmationStore } from './requests/store.js';
 import type { ConfirmationEvent, ConfirmationRequest, NewEvent } from './requests/types.js';
 import type { Scheduler } from './scheduler/types.js';
 import { Waiters } from './waiters.js';
 import { ExpiryScan } from './expiry-scan.js';
+import { applyDecision, type DecisionDeps } from './gateway-decide.js';
 
 export type { GatewayDefaults, NewRequestInput } from './requests/new-request.js';
 export type { ExecutionReceipt } from './requests/receipts.js';
@@ -84,6 +85,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
   private unsubscribeFeed: (() => void) | null = null;
   private reconciling: Promise<void> = Promise.resolve();
   private readonly expiryScan: ExpiryScan;
+  private readonly decisions: DecisionDeps;
 
   constructor(options: GatewayOptions) {
     super(options.store, options.feed ?? new LocalChangeFeed(), options.clock ?? systemClock);
@@ -109,6 +111,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
       // Waiters and live pages re-read the row; no card update or callback job (the runner enqueues what it needs).
       publish: (r) => this.feed.publish({ requestId: r.id, status: r.status, kind: 'changed' }).catch((error: unknown) => this.logger.warn({ err: error }, 'change feed publish failed')),
     };
+    this.decisions = { store: this.store, clock: this.clock, logger: this.logger, policy: this.policy, allowSelfApproval: this.allowSelfApproval, changed: (r) => this.changed(r, 'changed') };
     this.expiryScan = new ExpiryScan({ store: this.store, clock: this.clock, logger: this.logger, fanOut: (r) => this.changed(r, 'changed') });
     this.jobs = new GatewayJobs(
       {
@@ -217,60 +220,8 @@ export class Gateway extends GatewayReads implements ChannelHost {
   }
 
   /** Applies a decision from any channel. Rejections are recorded as `decision_rejected` events and returned, not thrown. */
-  async decide(event: DecisionEvent): Promise<DecideOutcome> {
-    const actor = `${event.actor.channel}:${event.actor.userId}`;
-    const request = await this.store.get(event.requestId);
-    if (!request) return { ok: false, code: 'not_found', message: REJECTION_MESSAGES.not_found };
-    const reject = async (code: DecisionRejection, message = REJECTION_MESSAGES[code]): Promise<DecideOutcome> => {
-      await this.store.appendEvent(request.id, {
-        type: 'decision_rejected',
-        actor,
-        channel: event.via ?? event.actor.channel,
-        detail: { code, decision: event.decision, message, ...(event.token ? { token: event.token.name } : {}) },
-        at: new Date(this.clock.now()),
-      });
-      this.logger.warn({ requestId: request.id, actor, code }, 'decision rejected');
-      return { ok: false, code, message, request: (await this.store.get(request.id)) ?? request };
-    };
-    const problem = checkDecision(request, event, this.allowSelfApproval);
-    if (problem) return reject(problem.code, problem.message);
-    // A grant button: the request's rule must offer it (400 naming `grant` otherwise, nothing recorded).
-    if (event.grant && event.decision !== 'approve') throw new ValidationError('grant: only an approval can give a grant', [{ path: 'grant', message: 'only with decision "approve"' }]);
-    const grant = event.grant ? chooseGrant(this.policy, await this.store.events(request.id), event.grant) : null;
-
-    const option = event.option ?? (event.decision === 'approve' ? request.options[0] : request.options[1]) ?? null;
-    const result = await this.store.decide(request.id, {
-      decision: event.decision,
-      actor,
-      via: event.via ?? event.actor.channel,
-      token: event.token?.name ?? null,
-      reason: event.reason ?? null,
-      option,
-      approvedArgs: event.approvedArgs ?? null,
-      at: new Date(this.clock.now()),
-    });
-    switch (result.kind) {
-      case 'not_found':
-        return { ok: false, code: 'not_found', message: REJECTION_MESSAGES.not_found };
-      case 'already_final':
-        return reject('already_decided', `This request was already ${result.request.status}.`);
-      case 'duplicate':
-        return { ok: false, code: 'duplicate_approval', message: REJECTION_MESSAGES.duplicate_approval, request: result.request };
-      case 'recorded':
-        await this.changed(result.request, 'changed');
-        return { ok: true, request: result.request, final: false };
-      case 'final':
-        if (grant && result.request.status === 'approved') await this.giveGrant(result.request, grant, actor, event.via ?? event.actor.channel);
-        await this.changed(result.request, 'changed');
-        return { ok: true, request: result.request, final: true };
-    }
-  }
-
-  /** Writes the standing grant an approval gave, and its `grant_created` event on the request. */
-  private async giveGrant(request: ConfirmationRequest, chosen: ChosenGrant, actor: string, via: string): Promise<void> {
-    const { grant, event } = grantFromApproval(request, chosen, actor, via, new Date(this.clock.now()));
-    await this.policy!.grants!.create(grant);
-    await this.store.appendEvent(request.id, event);
+  decide(event: DecisionEvent): Promise<DecideOutcome> {
+    return applyDecision(this.decisions, event);
   }
 
   /** Cancels a pending request (the runtime no longer needs it). Throws 404 / 409 when it is unknown or final. */
@@ -364,11 +315,4 @@ export class Gateway extends GatewayReads implements ChannelHost {
     });
     if (kind === 'changed') await this.jobs.afterChange(request);
   }
-}
-
-function sameArgsOrConflict(existing: ConfirmationRequest, hash: string): ConfirmationRequest {
-  if (existing.argsSha256 !== hash) {
-    throw new ConflictError(`idempotency_key "${existing.idempotencyKey}" was used for request ${existing.id} with other tool_name/tool_args`);
-  }
-  return existing;
 }

@@ -2,6 +2,7 @@
  * @module requests/new-request
  * What a runtime asks for, and the pending {@link ConfirmationRequest} made from it: ids, nonce, defaults, expiry.
  */
+import { ConflictError } from '../errors.js';
 import { pooledRandomBytes } from '../random-pool.js';
 import { uuidv7 } from './ids.js';
 import type { ChannelTarget, ConfirmationRequest, TimeoutPolicy } from './types.js';
@@ -85,4 +86,15 @@ export function newConfirmationRequest(
     reason: null,
     allowed: null,
   };
+}
+
+/**
+ * The request filed before under the same idempotency key, when it is for the same call (tool name and arguments,
+ * by their hash); a 409 otherwise, since a key reused for another call is a bug in the runtime, not a retry.
+ */
+export function sameArgsOrConflict(existing: ConfirmationRequest, hash: string): ConfirmationRequest {
+  if (existing.argsSha256 !== hash) {
+    throw new ConflictError(`idempotency_key "${existing.idempotencyKey}" was used for request ${existing.id} with other tool_name/tool_args`);
+  }
+  return existing;
 }

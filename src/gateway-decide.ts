@@ -1,0 +1,86 @@
+/**
+ * @module gateway-decide
+ * How the gateway applies a decision from any channel: check who decides and whether they may, record the vote
+ * (one statement when it settles the request), give the standing grant a grant button asked for, and fan the change
+ * out. A refusal is recorded as a `decision_rejected` event and returned, never thrown; only a malformed grant
+ * choice throws (a 400 naming `grant`, nothing recorded). `Gateway.decide` is the one caller.
+ */
+import type { Logger } from 'pino';
+import { REJECTION_MESSAGES, type DecideOutcome, type DecisionEvent, type DecisionRejection } from './channel.js';
+import type { Clock } from './clock.js';
+import { ValidationError } from './errors.js';
+import type { PolicyGate } from './policy/gate.js';
+import { chooseGrant, grantFromApproval, type ChosenGrant } from './policy/grant-decisions.js';
+import { checkDecision } from './requests/decision-checks.js';
+import type { ConfirmationStore } from './requests/store.js';
+import type { ConfirmationRequest } from './requests/types.js';
+
+/** What applying a decision needs of the gateway (so this file does not import it). */
+export interface DecisionDeps {
+  store: ConfirmationStore;
+  clock: Clock;
+  logger: Logger;
+  policy: PolicyGate | null;
+  allowSelfApproval: boolean;
+  /** After a committed vote: wake waiters, refresh cards, call back. */
+  changed(request: ConfirmationRequest): Promise<void>;
+}
+
+/** Applies `event` to its request; see the module comment. */
+export async function applyDecision(deps: DecisionDeps, event: DecisionEvent): Promise<DecideOutcome> {
+  const { store, clock } = deps;
+  const actor = `${event.actor.channel}:${event.actor.userId}`;
+  const via = event.via ?? event.actor.channel;
+  const request = await store.get(event.requestId);
+  if (!request) return { ok: false, code: 'not_found', message: REJECTION_MESSAGES.not_found };
+  const reject = async (code: DecisionRejection, message = REJECTION_MESSAGES[code]): Promise<DecideOutcome> => {
+    await store.appendEvent(request.id, {
+      type: 'decision_rejected',
+      actor,
+      channel: via,
+      detail: { code, decision: event.decision, message, ...(event.token ? { token: event.token.name } : {}) },
+      at: new Date(clock.now()),
+    });
+    deps.logger.warn({ requestId: request.id, actor, code }, 'decision rejected');
+    return { ok: false, code, message, request: (await store.get(request.id)) ?? request };
+  };
+  const problem = checkDecision(request, event, deps.allowSelfApproval);
+  if (problem) return reject(problem.code, problem.message);
+  // A grant button: the request's rule must offer it (400 naming `grant` otherwise, nothing recorded).
+  if (event.grant && event.decision !== 'approve') throw new ValidationError('grant: only an approval can give a grant', [{ path: 'grant', message: 'only with decision "approve"' }]);
+  const grant = event.grant ? chooseGrant(deps.policy, await store.events(request.id), event.grant) : null;
+
+  const option = event.option ?? (event.decision === 'approve' ? request.options[0] : request.options[1]) ?? null;
+  const result = await store.decide(request.id, {
+    decision: event.decision,
+    actor,
+    via,
+    token: event.token?.name ?? null,
+    reason: event.reason ?? null,
+    option,
+    approvedArgs: event.approvedArgs ?? null,
+    at: new Date(clock.now()),
+  });
+  switch (result.kind) {
+    case 'not_found':
+      return { ok: false, code: 'not_found', message: REJECTION_MESSAGES.not_found };
+    case 'already_final':
+      return reject('already_decided', `This request was already ${result.request.status}.`);
+    case 'duplicate':
+      return { ok: false, code: 'duplicate_approval', message: REJECTION_MESSAGES.duplicate_approval, request: result.request };
+    case 'recorded':
+      await deps.changed(result.request);
+      return { ok: true, request: result.request, final: false };
+    case 'final':
+      if (grant && result.request.status === 'approved') await giveGrant(deps, result.request, grant, actor, via);
+      await deps.changed(result.request);
+      return { ok: true, request: result.request, final: true };
+  }
+}
+
+/** Writes the standing grant an approval gave, and its `grant_created` event on the request. */
+async function giveGrant(deps: DecisionDeps, request: ConfirmationRequest, chosen: ChosenGrant, actor: string, via: string): Promise<void> {
+  const { grant, event } = grantFromApproval(request, chosen, actor, via, new Date(deps.clock.now()));
+  await deps.policy!.grants!.create(grant);
+  await deps.store.appendEvent(request.id, event);
+}
