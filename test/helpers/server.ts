@@ -1,7 +1,7 @@
 /**
  * In-process test gateway: a real SQLite file in a temp dir, the real HTTP stack on 127.0.0.1 port 0.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -36,16 +36,23 @@ export interface TestServerOptions {
   plugins?: HttpPlugin[];
   file?: ConfigFile;
   env?: Record<string, string>;
-  /** Reuse a database file (restart tests). */
+  /** Reuse a database file (restart tests), or a PostgreSQL URL. */
   dbPath?: string;
+  /** A policy file's YAML: written to the server's temp dir and named by `TOLLGATE_CONFIG`. */
+  policy?: string;
 }
 
 /** Starts a gateway for one test. Call `close()` in afterEach. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const dir = options.dbPath ? null : mkdtempSync(join(tmpdir(), 'tollgate-test-'));
+  const dir = options.dbPath && options.policy === undefined ? null : mkdtempSync(join(tmpdir(), 'tollgate-test-'));
   const dbPath = options.dbPath ?? join(dir!, 'tollgate.db');
   const token = 'test-token';
-  const config = loadConfig({ port: 0, db: dbPath }, { TOLLGATE_API_TOKENS: token, ...options.env });
+  const env: Record<string, string> = { TOLLGATE_API_TOKENS: token, ...options.env };
+  if (options.policy !== undefined) {
+    env.TOLLGATE_CONFIG = join(dir!, 'tollgate.yaml');
+    writeFileSync(env.TOLLGATE_CONFIG, options.policy);
+  }
+  const config = loadConfig({ port: 0, db: dbPath }, env);
   if (options.file) config.file = options.file;
   const server = await createServer({
     config,

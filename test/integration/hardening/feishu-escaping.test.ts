@@ -4,9 +4,6 @@
  * `plain_text` only; reminders, which were `text` messages (parsed for `<at user_id="all">` and links), are
  * plain-text cards too.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { approvalCard, notFoundCard, reminderCard } from '../../../channels/feishu/card-json.js';
 import { ManualClock } from '../../../src/clock.js';
@@ -38,22 +35,18 @@ function expectPlainOnly(card: unknown): void {
   for (const node of hostile) expect(node.tag).toBe('plain_text');
 }
 
-let dir: string;
 let clock: ManualClock;
 let feishu: FeishuHarness;
 let server: TestServer;
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tollgate-feishu-escape-'));
-  writeFileSync(join(dir, 'tollgate.yaml'), 'policies:\n  - name: all\n    match: { tool: "*" }\n    timeout_s: 3600\n    remind_after_s: 600\n');
   clock = new ManualClock(Date.now());
   feishu = await makeFeishuHarness();
-  server = await startTestServer({ clock, scheduler: new InProcessScheduler({ clock }), channels: [feishu.channel], env: { TOLLGATE_CONFIG: join(dir, 'tollgate.yaml') } });
+  server = await startTestServer({ clock, scheduler: new InProcessScheduler({ clock }), channels: [feishu.channel], policy: 'policies:\n  - name: all\n    match: { tool: "*" }\n    timeout_s: 3600\n    remind_after_s: 600\n' });
 });
 afterEach(async () => {
   await server.close();
   await feishu.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('feishu text cannot mention @all or fake links', () => {

@@ -1,7 +1,4 @@
 /** Feishu cards show the grant buttons of the request's policy rule; a tap on one approves and gives the grant. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cardActionPayload, postCallback, signCallback } from '../../fakes/feishu/callbacks.js';
 import { findAll } from '../../fakes/feishu/fake-feishu.js';
@@ -22,20 +19,16 @@ policies:
     grants: none
 `;
 
-let dir: string;
 let feishu: FeishuHarness;
 let server: TestServer;
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tollgate-feishu-grants-'));
-  writeFileSync(join(dir, 'tollgate.yaml'), POLICY);
   feishu = await makeFeishuHarness();
-  server = await startTestServer({ channels: [feishu.channel], env: { TOLLGATE_CONFIG: join(dir, 'tollgate.yaml') } });
+  server = await startTestServer({ channels: [feishu.channel], policy: POLICY });
 });
 afterEach(async () => {
   await server.close();
   await feishu.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 async function fileAndWaitForCard(tool: string) {

@@ -1,7 +1,4 @@
 /** A policy reminder on Feishu is a reply to the card's message, naming who may decide. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
@@ -18,22 +15,18 @@ policies:
     remind_after_s: 600
 `;
 
-let dir: string;
 let clock: ManualClock;
 let feishu: FeishuHarness;
 let server: TestServer;
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tollgate-feishu-remind-'));
-  writeFileSync(join(dir, 'tollgate.yaml'), POLICY);
   clock = new ManualClock(Date.now());
   feishu = await makeFeishuHarness();
-  server = await startTestServer({ clock, scheduler: new InProcessScheduler({ clock }), channels: [feishu.channel], env: { TOLLGATE_CONFIG: join(dir, 'tollgate.yaml') } });
+  server = await startTestServer({ clock, scheduler: new InProcessScheduler({ clock }), channels: [feishu.channel], policy: POLICY });
 });
 afterEach(async () => {
   await server.close();
   await feishu.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('feishu reminders', () => {

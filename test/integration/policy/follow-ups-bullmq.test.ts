@@ -1,8 +1,5 @@
 /** Reminders and escalation on BullMQ (real Redis, real delayed jobs): each step runs once, then the request expires. */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CardRef, Channel } from '../../../src/channel.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
@@ -36,22 +33,18 @@ class RecordingChannel implements Channel {
   }
 }
 
-let dir: string;
 let prefix: string;
 let pager: RecordingChannel;
 let t: TestServer;
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tollgate-follow-ups-bullmq-'));
-  writeFileSync(join(dir, 'tollgate.yaml'), POLICY);
   prefix = `test-${randomUUID()}`;
   pager = new RecordingChannel();
-  t = await startTestServer({ channels: [pager], env: { TOLLGATE_CONFIG: join(dir, 'tollgate.yaml'), REDIS_URL, TOLLGATE_QUEUE_PREFIX: prefix } });
+  t = await startTestServer({ channels: [pager], policy: POLICY, env: { REDIS_URL, TOLLGATE_QUEUE_PREFIX: prefix } });
 });
 afterEach(async () => {
   await t.close();
   await deleteKeys(prefix);
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('reminders and escalation on BullMQ', () => {

@@ -1,5 +1,5 @@
 /** Reminders and escalation on a ManualClock with the in-process scheduler, across a restart. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -46,12 +46,11 @@ let t: TestServer;
 
 async function start() {
   pager = new RecordingChannel();
-  return startTestServer({ clock, channels: [pager], scheduler: new InProcessScheduler({ clock }), dbPath: join(dir, 'tollgate.db'), env: { TOLLGATE_CONFIG: join(dir, 'tollgate.yaml') } });
+  return startTestServer({ clock, channels: [pager], scheduler: new InProcessScheduler({ clock }), dbPath: join(dir, 'tollgate.db'), policy: POLICY });
 }
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tollgate-follow-ups-'));
-  writeFileSync(join(dir, 'tollgate.yaml'), POLICY);
   clock = new ManualClock(Date.parse('2026-11-23T09:00:00Z'));
   t = await start();
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -24,12 +24,11 @@ let clock: ManualClock;
 let t: TestServer;
 
 async function start(dbPath?: string) {
-  return startTestServer({ clock, scheduler: new InProcessScheduler({ clock }), dbPath, env: { TOLLGATE_CONFIG: join(dir, 'tollgate.yaml') } });
+  return startTestServer({ clock, scheduler: new InProcessScheduler({ clock }), dbPath, policy: POLICY });
 }
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tollgate-grants-'));
-  writeFileSync(join(dir, 'tollgate.yaml'), POLICY);
   clock = new ManualClock(Date.parse('2026-11-23T09:00:00Z'));
   t = await start(join(dir, 'tollgate.db'));
 });

@@ -1,7 +1,4 @@
 /** Slack cards show the grant buttons of the request's policy rule; a tap on one approves and gives the grant. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buttonsOf } from '../../fakes/slack/block-rules.js';
 import { eventually } from '../../helpers/eventually.js';
@@ -20,17 +17,13 @@ policies:
     grants: none
 `;
 
-let dir: string;
 let env: SlackGateway;
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tollgate-slack-grants-'));
-  writeFileSync(join(dir, 'tollgate.yaml'), POLICY);
-  env = await startSlackGateway({ server: { env: { TOLLGATE_CONFIG: join(dir, 'tollgate.yaml') } } });
+  env = await startSlackGateway({ server: { policy: POLICY } });
 });
 afterEach(async () => {
   await env.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('slack grant buttons', () => {

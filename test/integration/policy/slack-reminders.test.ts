@@ -1,7 +1,4 @@
 /** A policy reminder on Slack is a reply in the card's thread, naming who may decide. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
@@ -17,19 +14,15 @@ policies:
     remind_after_s: 600
 `;
 
-let dir: string;
 let clock: ManualClock;
 let env: SlackGateway;
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tollgate-slack-remind-'));
-  writeFileSync(join(dir, 'tollgate.yaml'), POLICY);
   clock = new ManualClock(Date.now());
-  env = await startSlackGateway({ waitForCards: false, server: { clock, scheduler: new InProcessScheduler({ clock }), env: { TOLLGATE_CONFIG: join(dir, 'tollgate.yaml') } } });
+  env = await startSlackGateway({ waitForCards: false, server: { clock, scheduler: new InProcessScheduler({ clock }), policy: POLICY } });
 });
 afterEach(async () => {
   await env.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('slack reminders', () => {

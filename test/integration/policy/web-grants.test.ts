@@ -1,7 +1,4 @@
 /** The web inbox shows a rule's grant buttons, and pressing one approves and gives the grant. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
@@ -21,20 +18,16 @@ policies:
     grants: none
 `;
 
-let dir: string;
 let server: TestServer;
 let bob: WebClient;
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tollgate-web-grants-'));
-  writeFileSync(join(dir, 'tollgate.yaml'), POLICY);
-  server = await startTestServer({ channels: [createWebChannel({ users: [{ name: 'bob', token: TOKEN }] })], env: { TOLLGATE_CONFIG: join(dir, 'tollgate.yaml') } });
+  server = await startTestServer({ channels: [createWebChannel({ users: [{ name: 'bob', token: TOKEN }] })], policy: POLICY });
   bob = new WebClient(server.url);
   await bob.signIn('bob', TOKEN);
 });
 afterEach(async () => {
   await server.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('web inbox grant buttons', () => {

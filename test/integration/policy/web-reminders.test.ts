@@ -1,7 +1,4 @@
 /** The web inbox singles out requests a policy reminded or escalated. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';
 import { ManualClock } from '../../../src/clock.js';
@@ -20,22 +17,18 @@ policies:
     escalate: [{ after_s: 1200, approvers: ["web:carol"] }]
 `;
 
-let dir: string;
 let clock: ManualClock;
 let server: TestServer;
 let bob: WebClient;
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tollgate-web-remind-'));
-  writeFileSync(join(dir, 'tollgate.yaml'), POLICY);
   clock = new ManualClock(Date.now());
-  server = await startTestServer({ clock, scheduler: new InProcessScheduler({ clock }), channels: [createWebChannel({ users: [{ name: 'bob', token: TOKEN }] })], env: { TOLLGATE_CONFIG: join(dir, 'tollgate.yaml') } });
+  server = await startTestServer({ clock, scheduler: new InProcessScheduler({ clock }), channels: [createWebChannel({ users: [{ name: 'bob', token: TOKEN }] })], policy: POLICY });
   bob = new WebClient(server.url);
   await bob.signIn('bob', TOKEN);
 });
 afterEach(async () => {
   await server.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('web inbox reminders', () => {

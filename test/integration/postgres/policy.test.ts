@@ -2,9 +2,6 @@
  * The approval policy's database parts on PostgreSQL: standing grants through the API (created, used at once by a
  * later request, counted, revoked), and escalation steps recorded once even when two replicas run the same step.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres } from '../../../src/requests/postgres/database.js';
 import { PostgresConfirmationStore } from '../../../src/requests/postgres/store.js';
@@ -22,20 +19,17 @@ policies:
 `;
 
 let database: FreshDatabase;
-const dir = mkdtempSync(join(tmpdir(), 'tollgate-pg-policy-'));
 
 beforeAll(async () => {
   database = await freshDatabase({ migrate: true });
-  writeFileSync(join(dir, 'tollgate.yaml'), POLICY);
 });
 afterAll(async () => {
   await database?.drop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('policy on PostgreSQL', () => {
   it('gives, uses, counts and revokes a standing grant', async () => {
-    const t: TestServer = await startTestServer({ dbPath: database.url, env: { TOLLGATE_CONFIG: join(dir, 'tollgate.yaml') } });
+    const t: TestServer = await startTestServer({ dbPath: database.url, policy: POLICY });
     try {
       const deploy = async () => (await (await t.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: { env: 'staging' }, agent_id: 'release-bot' } })).json()) as Record<string, unknown>;
       const first = await deploy();
