@@ -5,7 +5,8 @@
  * load-client process; everything talks over 127.0.0.1. Prints a table and writes bench/results.json.
  *
  * Flags: `--quick` (small counts, to check the harness), `--only a,b` (scenario names), `--mode sqlite|bullmq|postgres|all` (or a list),
- * `--profile DIR` (run the gateways under `node --cpu-prof`), `--out FILE` (default bench/results.json), `--runs N`
+ * `--profile DIR` (run the gateways under `node --cpu-prof`), `--out FILE` (default bench/results.json, or
+ * bench/results.partial.json for a partial run), `--runs N`
  * (run everything N times and keep the median of each figure; the goals are judged on medians of 3), `--source` (run
  * bin/tollgate.js through tsx instead of the plain-JavaScript build users run).
  */
@@ -49,14 +50,19 @@ function parseFlags(argv: string[]) {
     const i = argv.indexOf(`--${name}`);
     return i >= 0 ? argv[i + 1] : undefined;
   };
+  const quick = argv.includes('--quick');
+  const only = value('only')?.split(',') ?? null;
+  const modes = (value('mode') ?? 'all') === 'all' ? (['sqlite', 'bullmq', 'postgres'] as BenchMode[]) : (value('mode')!.split(',') as BenchMode[]);
+  // A partial run (quick, some scenarios or some modes) must not overwrite the committed figures of a full one.
+  const partial = quick || only !== null || modes.length < 3;
   return {
-    quick: argv.includes('--quick'),
-    only: value('only')?.split(',') ?? null,
-    modes: (value('mode') ?? 'all') === 'all' ? (['sqlite', 'bullmq', 'postgres'] as BenchMode[]) : (value('mode')!.split(',') as BenchMode[]),
+    quick,
+    only,
+    modes,
     profile: value('profile') ?? null,
     source: argv.includes('--source'),
     runs: Math.max(1, Number(value('runs') ?? 1)),
-    out: value('out') ?? fileURLToPath(new URL('./results.json', import.meta.url)),
+    out: value('out') ?? fileURLToPath(new URL(partial ? './results.partial.json' : './results.json', import.meta.url)),
   };
 }
 
