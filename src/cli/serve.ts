@@ -4,6 +4,7 @@
  */
 import { webLoginMessage } from '../../channels/web/index.js';
 import { loadConfig } from '../config.js';
+import { describeError } from '../errors.js';
 import { redactUrl } from '../requests/database-url.js';
 import { createServer } from '../server.js';
 import { watchPolicy } from '../policy/reload.js';
@@ -27,7 +28,10 @@ export async function run(argv: string[]): Promise<number> {
   const { url } = await server.listen();
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`tollgate listening on ${url} (database ${redactUrl(config.dbPath)}, scheduler ${server.gateway.describe().scheduler}, channels ${server.gateway.describe().channels.join(', ')})`);
-  const login = await webLoginMessage(server.gateway.channels.get('web'), config.publicUrl ?? url);
+  // The gateway is up even when the link cannot be stored (the database away a moment): say so rather than exit.
+  const login = await webLoginMessage(server.gateway.channels.get('web'), config.publicUrl ?? url).catch(
+    (error: unknown) => `Web inbox: no login link (${describeError(error)}); run npx tollgate login-link once the database answers`,
+  );
   if (login) out(login);
   if (config.tokenGenerated) {
     out(`API token for this run (set TOLLGATE_API_TOKENS to choose your own): ${config.apiTokens[0]}`);
