@@ -1,9 +1,9 @@
 /**
  * @module gateway-decide
- * How the gateway applies a decision from any channel: check who decides and whether they may, record the vote
- * (one statement when it settles the request), give the standing grant a grant button asked for, and fan the change
- * out. A refusal is recorded as a `decision_rejected` event and returned, never thrown; only a malformed grant
- * choice throws (a 400 naming `grant`, nothing recorded). `Gateway.decide` is the one caller.
+ * How the gateway applies a decision from any channel: check who decides and whether they may, record the vote (the
+ * store settles the request when it is the last one needed), give the standing grant a grant button asked for, and
+ * fan the change out. A refusal is recorded as a `decision_rejected` event and returned, never thrown; only a grant
+ * the request cannot give throws (a 400 naming `grant`, nothing recorded). `Gateway.decide` is the one caller.
  */
 import type { Logger } from 'pino';
 import { REJECTION_MESSAGES, type DecideOutcome, type DecisionEvent, type DecisionRejection } from './channel.js';
