@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { GateClient } from '../../../src/client/index.js';
 import { approvalResponses } from '../../../src/frameworks/ai-sdk/index.js';
 import type { ApiRequest } from '../../../src/requests/serialize.js';
-import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { decide, pendingFor } from './gateway-steps.js';
 
 let server: TestServer;
 beforeEach(async () => {
@@ -54,19 +54,6 @@ function setup(callId: string) {
   return { ran, tools, model };
 }
 
-async function pendingFor(callId: string): Promise<ApiRequest> {
-  return eventually(async () => {
-    const page = (await (await server.api('/v1/requests?status=pending')).json()) as { items: ApiRequest[] };
-    const found = page.items.find((r) => r.tool_call_id === callId);
-    if (!found) throw new Error(`no pending request for ${callId}`);
-    return found;
-  });
-}
-
-async function decide(id: string, body: Record<string, unknown>): Promise<void> {
-  expect((await server.api(`/v1/requests/${id}/decision`, { body })).status).toBe(200);
-}
-
 async function firstTurn(callId: string) {
   const { ran, tools, model } = setup(callId);
   const messages: ModelMessage[] = [{ role: 'user', content: 'deploy to prod' }];
@@ -79,9 +66,9 @@ describe('tollgate/ai-sdk', () => {
   it('approved: the tool runs on the next call', async () => {
     const { ran, tools, model, messages, result } = await firstTurn('call_a1');
     const answering = approvalResponses(result.content, { url: server.url, token: server.token });
-    const req = await pendingFor('call_a1');
+    const req = await pendingFor(server, 'call_a1');
     expect(req).toMatchObject({ tool_name: 'deploy', tool_args: { env: 'prod' }, idempotency_key: 'ai-sdk:call_a1' });
-    await decide(req.id, { decision: 'approve', approver: 'web:alice' });
+    await decide(server, req.id, { decision: 'approve', approver: 'web:alice' });
     const answers = await answering;
     expect(answers[0]?.content[0]).toMatchObject({ type: 'tool-approval-response', approved: true });
     messages.push(...answers);
@@ -93,7 +80,7 @@ describe('tollgate/ai-sdk', () => {
   it('denied with a reason: the tool does not run and the model sees the reason', async () => {
     const { ran, tools, model, messages, result } = await firstTurn('call_d1');
     const answering = approvalResponses(result.content, { client: new GateClient({ url: server.url, token: server.token }) });
-    await decide((await pendingFor('call_d1')).id, { decision: 'deny', approver: 'web:bob', reason: 'change freeze until Monday' });
+    await decide(server, (await pendingFor(server, 'call_d1')).id, { decision: 'deny', approver: 'web:bob', reason: 'change freeze until Monday' });
     messages.push(...(await answering));
     const next = await generateText({ model, tools, messages });
     expect(ran).toEqual([]);
@@ -106,11 +93,11 @@ describe('tollgate/ai-sdk', () => {
     const { result } = await firstTurn('call_r1');
     const abort = new AbortController();
     const first = approvalResponses(result.content, { url: server.url, token: server.token, signal: abort.signal });
-    const req = await pendingFor('call_r1');
+    const req = await pendingFor(server, 'call_r1');
     abort.abort(); // the first process dies mid-wait
     await expect(first).rejects.toThrow();
     const second = approvalResponses(result.content, { url: server.url, token: server.token });
-    await decide(req.id, { decision: 'approve', approver: 'web:alice' });
+    await decide(server, req.id, { decision: 'approve', approver: 'web:alice' });
     expect((await second)[0]?.content[0]).toMatchObject({ approved: true });
     const all = (await (await server.api('/v1/requests')).json()) as { items: ApiRequest[] };
     expect(all.items.filter((r) => r.tool_call_id === 'call_r1')).toHaveLength(1);

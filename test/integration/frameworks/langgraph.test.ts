@@ -7,8 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { resumeCommand, type GraphInterrupt } from '../../../src/frameworks/langgraph/index.js';
 import type { ApiRequest } from '../../../src/requests/serialize.js';
-import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { decide, pendingFor } from './gateway-steps.js';
 
 let server: TestServer;
 beforeEach(async () => {
@@ -17,7 +17,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await server.close();
 });
-
 
 function setup(callId: string) {
   const ran: unknown[] = [];
@@ -38,18 +37,6 @@ function setup(callId: string) {
   return { ran, agent };
 }
 
-async function pending(): Promise<ApiRequest> {
-  return eventually(async () => {
-    const page = (await (await server.api('/v1/requests?status=pending')).json()) as { items: ApiRequest[] };
-    if (!page.items[0]) throw new Error('no pending request yet');
-    return page.items[0];
-  });
-}
-
-async function decide(id: string, body: Record<string, unknown>): Promise<void> {
-  expect((await server.api(`/v1/requests/${id}/decision`, { body })).status).toBe(200);
-}
-
 async function runOnce(callId: string, threadId: string, body: Record<string, unknown>) {
   const { ran, agent } = setup(callId);
   // Every prompt the model is given, so a test can assert what the model saw.
@@ -59,9 +46,9 @@ async function runOnce(callId: string, threadId: string, body: Record<string, un
   const interrupts = (first as { __interrupt__?: GraphInterrupt[] }).__interrupt__ ?? [];
   expect(interrupts).toHaveLength(1);
   const commanding = resumeCommand(interrupts, { url: server.url, token: server.token, threadId });
-  const req = await pending();
+  const req = await pendingFor(server);
   expect(req).toMatchObject({ tool_name: 'deploy', tool_args: { env: 'prod' } });
-  await decide(req.id, body);
+  await decide(server, req.id, body);
   const final = await agent.invoke(await commanding, config);
   return { ran, seen, final, req };
 }
@@ -90,11 +77,11 @@ describe('tollgate/langgraph with humanInTheLoopMiddleware', () => {
     const first = (await agent.invoke({ messages: [{ role: 'user', content: 'deploy prod' }] }, config)) as { __interrupt__?: GraphInterrupt[] };
     const abort = new AbortController();
     const dying = resumeCommand(first.__interrupt__ ?? [], { url: server.url, token: server.token, threadId: 't-restart', signal: abort.signal });
-    const req = await pending();
+    const req = await pendingFor(server);
     abort.abort();
     await expect(dying).rejects.toThrow();
     const again = resumeCommand(first.__interrupt__ ?? [], { url: server.url, token: server.token, threadId: 't-restart' });
-    await decide(req.id, { decision: 'approve', approver: 'web:alice' });
+    await decide(server, req.id, { decision: 'approve', approver: 'web:alice' });
     expect((await again).resume).toEqual({ decisions: [{ type: 'approve' }] });
     const all = (await (await server.api('/v1/requests')).json()) as { items: ApiRequest[] };
     expect(all.items).toHaveLength(1);
@@ -111,9 +98,9 @@ describe('tollgate/langgraph with a plain interrupt()', () => {
     const config = { configurable: { thread_id: 't-plain' } };
     const first = (await graph.invoke({}, config)) as { __interrupt__?: GraphInterrupt[] };
     const commanding = resumeCommand(first.__interrupt__ ?? [], { url: server.url, token: server.token, threadId: 't-plain' });
-    const req = await pending();
+    const req = await pendingFor(server);
     expect(req).toMatchObject({ tool_name: 'wire_money', tool_args: { tool_name: 'wire_money', amount: 100 } });
-    await decide(req.id, { decision: 'deny', approver: 'web:bob', reason: 'too much' });
+    await decide(server, req.id, { decision: 'deny', approver: 'web:bob', reason: 'too much' });
     const final = await graph.invoke(await commanding, config);
     expect(final.answer).toEqual({ approved: false, reason: 'too much' });
   });

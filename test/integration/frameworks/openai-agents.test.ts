@@ -5,8 +5,8 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { decideInterruptions, restoreRunState, runWithApprovals } from '../../../src/frameworks/openai-agents/index.js';
 import type { ApiRequest } from '../../../src/requests/serialize.js';
-import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { decide, pendingFor } from './gateway-steps.js';
 
 let server: TestServer;
 beforeAll(() => setTracingDisabled(true));
@@ -53,26 +53,13 @@ function setup(callId: string) {
   return { ran, model, agent };
 }
 
-async function pendingFor(callId: string): Promise<ApiRequest> {
-  return eventually(async () => {
-    const page = (await (await server.api('/v1/requests?status=pending')).json()) as { items: ApiRequest[] };
-    const found = page.items.find((r) => r.tool_call_id === callId);
-    if (!found) throw new Error(`no pending request for ${callId}`);
-    return found;
-  });
-}
-
-async function decide(id: string, body: Record<string, unknown>): Promise<void> {
-  expect((await server.api(`/v1/requests/${id}/decision`, { body })).status).toBe(200);
-}
-
 describe('tollgate/openai-agents runWithApprovals', () => {
   it('approved: the tool runs and the run completes', async () => {
     const { ran, agent } = setup('call_1');
     const running = runWithApprovals(agent, 'deploy to prod', { url: server.url, token: server.token, timeoutS: 600 });
-    const req = await pendingFor('call_1');
+    const req = await pendingFor(server, 'call_1');
     expect(req).toMatchObject({ tool_name: 'deploy', tool_args: { env: 'prod' }, idempotency_key: 'openai-agents:call_1' });
-    await decide(req.id, { decision: 'approve', approver: 'web:alice' });
+    await decide(server, req.id, { decision: 'approve', approver: 'web:alice' });
     const result = await running;
     expect(ran).toEqual([{ env: 'prod' }]);
     expect(String(result.finalOutput)).toContain('deployed prod');
@@ -81,7 +68,7 @@ describe('tollgate/openai-agents runWithApprovals', () => {
   it('rejected with a reason: the tool does not run and the model sees the reason', async () => {
     const { ran, model, agent } = setup('call_2');
     const running = runWithApprovals(agent, 'deploy to prod', { url: server.url, token: server.token });
-    await decide((await pendingFor('call_2')).id, { decision: 'deny', approver: 'web:bob', reason: 'change freeze until Monday' });
+    await decide(server, (await pendingFor(server, 'call_2')).id, { decision: 'deny', approver: 'web:bob', reason: 'change freeze until Monday' });
     await running;
     expect(ran).toEqual([]);
     expect(JSON.stringify(model.seen.at(-1))).toContain('change freeze until Monday');
@@ -91,7 +78,7 @@ describe('tollgate/openai-agents runWithApprovals', () => {
     // The SDK refuses to run a call whose arguments changed after approval, so the edit reaches the model instead.
     const { ran, model, agent } = setup('call_3');
     const running = runWithApprovals(agent, 'deploy to prod', { url: server.url, token: server.token });
-    await decide((await pendingFor('call_3')).id, { decision: 'approve', approver: 'web:alice', approved_args: { env: 'staging' } });
+    await decide(server, (await pendingFor(server, 'call_3')).id, { decision: 'approve', approver: 'web:alice', approved_args: { env: 'staging' } });
     await running;
     expect(ran).toEqual([]);
     expect(JSON.stringify(model.seen.at(-1))).toContain('{\\"env\\":\\"staging\\"}');
@@ -105,7 +92,7 @@ describe('tollgate/openai-agents after a restart', () => {
     const paused = await run(first.agent, 'deploy to prod');
     const abort = new AbortController();
     const dying = decideInterruptions(paused.state, paused.interruptions, { url: server.url, token: server.token, signal: abort.signal });
-    const req = await pendingFor('call_4');
+    const req = await pendingFor(server, 'call_4');
     abort.abort();
     await expect(dying).rejects.toThrow();
 
@@ -113,7 +100,7 @@ describe('tollgate/openai-agents after a restart', () => {
     const second = setup('call_4');
     const state = await restoreRunState(second.agent, req.id, { url: server.url, token: server.token });
     const deciding = decideInterruptions(state, state.getInterruptions(), { url: server.url, token: server.token });
-    await decide(req.id, { decision: 'approve', approver: 'web:alice' });
+    await decide(server, req.id, { decision: 'approve', approver: 'web:alice' });
     await deciding;
     const result = await run(second.agent, state);
     expect(first.ran).toEqual([]);
