@@ -16,8 +16,9 @@ export interface FreshDatabase {
   drop(): Promise<void>;
 }
 
-async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+/** Runs `fn` on one connection to `url`, closed after. */
+export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     return await fn(client);
@@ -25,6 +26,8 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
     await client.end();
   }
 }
+
+const admin = <T>(fn: (client: pg.Client) => Promise<T>): Promise<T> => withClient(PG_ADMIN_URL, fn);
 
 /** Creates an empty database named `tollgate_test_<random>`; `migrate` applies tollgate's migrations to it. */
 export async function freshDatabase(options: { migrate?: boolean } = {}): Promise<FreshDatabase> {
@@ -44,11 +47,5 @@ export async function freshDatabase(options: { migrate?: boolean } = {}): Promis
 
 /** Empties tollgate's tables in `url` (between tests sharing one database). */
 export async function truncateAll(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query('TRUNCATE confirmation_events, channel_messages, confirmation_requests, api_tokens, shared_marks, grants RESTART IDENTITY CASCADE');
-  } finally {
-    await client.end();
-  }
+  await withClient(url, (c) => c.query('TRUNCATE confirmation_events, channel_messages, confirmation_requests, api_tokens, shared_marks, grants RESTART IDENTITY CASCADE'));
 }

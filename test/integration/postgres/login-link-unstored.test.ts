@@ -3,11 +3,10 @@
  * up and says so, instead of printing a link no replica would accept (or exiting).
  */
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChildGateway, type ChildGateway } from '../../helpers/child-gateway.js';
 import { eventually } from '../../helpers/eventually.js';
-import { freshDatabase, type FreshDatabase } from './fresh-database.js';
+import { freshDatabase, withClient, type FreshDatabase } from './fresh-database.js';
 
 let database: FreshDatabase;
 let gateway: ChildGateway | undefined;
@@ -15,10 +14,7 @@ let gateway: ChildGateway | undefined;
 beforeAll(async () => {
   database = await freshDatabase({ migrate: true });
   // Where login links live; without it, storing one fails (as it would with the database away for a moment).
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  await client.query('DROP TABLE shared_marks');
-  await client.end();
+  await withClient(database.url, (c) => c.query('DROP TABLE shared_marks'));
 });
 afterAll(async () => {
   await gateway?.kill('SIGKILL');
