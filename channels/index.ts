@@ -7,15 +7,18 @@
 import type { Logger } from 'pino';
 import type { Channel } from '../src/channel.js';
 import type { TollgateConfig } from '../src/config.js';
+import type { DeploymentSecrets } from '../src/deployment-secrets.js';
 import type { SharedMarks } from '../src/shared-marks.js';
 import { createWebChannel, webOptionsFromConfig } from './web/index.js';
 
 /**
  * The channels `config` enables. Throws a ValidationError naming the variable or file path that is wrong.
  * `marks`: state every replica must share (login links, sign-outs), from the database when it is PostgreSQL.
+ * `shared`: the web session key when `TOLLGATE_WEB_SECRET` is unset, and the store of such keys (from the database).
  */
-export async function channelsFromConfig(config: TollgateConfig, logger: Logger, marks?: SharedMarks): Promise<Channel[]> {
-  const channels: Channel[] = [createWebChannel({ ...webOptionsFromConfig(config), marks })];
+export async function channelsFromConfig(config: TollgateConfig, logger: Logger, marks?: SharedMarks, shared: { webSecret?: string; secrets?: DeploymentSecrets } = {}): Promise<Channel[]> {
+  const web = webOptionsFromConfig(config);
+  const channels: Channel[] = [createWebChannel({ ...web, secret: web.secret ?? shared.webSecret, marks })];
   const set = (...names: string[]) => names.some((name) => config.env[name]?.trim());
   if (set('SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN') || config.file.slack) {
     const { createSlackChannel, slackOptionsFromEnv } = await import('./slack/index.js');

@@ -18,7 +18,7 @@ const id = z.string().min(1).max(200);
 export const approverId = z
   .string()
   .max(200)
-  .regex(/^[a-z][a-z0-9_-]*:[^:\s].*$/, 'approver ids look like "slack:U0123" or "web:alice"')
+  .regex(/^(?:[a-z][a-z0-9_-]*:[^:\s].*|[^@\s:]+@[^@\s:]+\.[^@\s:]+)$/, 'approvers look like "slack:U0123", "web:alice", "person:alice", "group:finance-leads" or an email address')
   .refine((v) => !/[\p{Cc}\p{Cf}\p{Z}]/u.test(v), 'approver ids may not contain control, invisible or whitespace characters');
 const jsonObject = boundedJsonObject;
 
@@ -88,6 +88,10 @@ export const listQuerySchema = z.strictObject({
   tool_name: z.string().min(1).max(200).optional(),
   agent_id: z.string().min(1).max(200).optional(),
   responded_by: z.string().min(1).max(200).optional(),
+  /** Decided by this person (a directory id, or an account), from any of their accounts. */
+  person: z.string().min(1).max(200).optional(),
+  /** Decided by a member of this group. */
+  group: z.string().min(1).max(200).optional(),
   since: isoDate.optional(),
   until: isoDate.optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),

@@ -98,6 +98,16 @@ export interface ChannelHost extends DecisionSink {
   subscribe(listener: (change: RequestChange) => void): () => void;
   /** The gateway's clock, in epoch milliseconds (a `ManualClock` in tests). */
   now(): number;
+  /**
+   * Whether `account` (`web:alice`) is one of the people the request's approver list names (by account, person or
+   * group), so its buttons would be heard. Absent: the account must be listed as written.
+   */
+  mayDecide?(request: ConfirmationRequest, account: string): boolean;
+  /**
+   * The people whose decisions an audit filter selects (`person`, `group`), for {@link RequestQuery.respondedByPeople};
+   * undefined when neither is given. Throws a ValidationError naming `group` for an unknown group.
+   */
+  decidedBy?(filter: { person?: string; group?: string }): string[] | undefined;
   /** The standing grants the request's policy rule offers, shown as extra approve buttons (empty when none). */
   grantOffers?(events: readonly ConfirmationEvent[]): GrantButton[];
   /** Lists and revokes standing grants (the web inbox's grants page); absent or null without a grant store. */
@@ -151,6 +161,12 @@ export interface Channel {
    * Optional: without it the gateway refreshes the card instead.
    */
   remind?(request: ConfirmationRequest, card: CardRef): Promise<void>;
+  /**
+   * The card target that reaches one account of this channel directly (a direct message), for requests whose approvers
+   * are people or groups; absent when the channel cannot message one person (the web inbox shows every request).
+   * @example slack.directTarget('U0ALICE') // 'U0ALICE': chat.postMessage to a user id opens the bot's DM with them
+   */
+  directTarget?(account: string): string | null;
   /** Adds the adapter's callback routes (e.g. `POST /channels/slack/events`). */
   mount?(router: Router, host: ChannelHost): void;
   /** Starts long-connection modes (Slack Socket Mode, Feishu WSClient). */

@@ -2,7 +2,9 @@
  * @module gateway-decide
  * How the gateway applies a decision from any channel: check who decides and whether they may, record the vote (the
  * store settles the request when it is the last one needed), give the standing grant a grant button asked for, and
- * fan the change out. A refusal is recorded as a `decision_rejected` event and returned, never thrown; only a grant
+ * fan the change out. The account is resolved to its person here, once (and the request's approvers to people), so
+ * the allowlist, self-approval and the quorum count people, not accounts. A decision that arrives after the deadline
+ * is refused, and the store expires the row in the same transaction. A refusal is recorded as a `decision_rejected` event and returned, never thrown; only a grant
  * the request cannot give throws (a 400 naming `grant`, nothing recorded). `Gateway.decide` is the one caller.
  */
 import type { Logger } from 'pino';
@@ -11,6 +13,8 @@ import type { Clock } from './clock.js';
 import { ValidationError } from './errors.js';
 import type { PolicyGate } from './policy/gate.js';
 import { chooseGrant, grantFromApproval, type ChosenGrant } from './policy/grant-decisions.js';
+import { approverSetOf, deciderOf, requesterPeople } from './people/approvers.js';
+import type { Directory } from './people/types.js';
 import { checkDecision } from './requests/decision-checks.js';
 import type { ConfirmationStore } from './requests/store.js';
 import type { ConfirmationRequest } from './requests/types.js';
@@ -22,6 +26,8 @@ export interface DecisionDeps {
   logger: Logger;
   policy: PolicyGate | null;
   allowSelfApproval: boolean;
+  /** The people directory in force (reloads swap it). */
+  directory(): Directory;
   /** After a committed vote: wake waiters, refresh cards, call back. */
   changed(request: ConfirmationRequest): Promise<void>;
 }
@@ -44,7 +50,10 @@ export async function applyDecision(deps: DecisionDeps, event: DecisionEvent): P
     deps.logger.warn({ requestId: request.id, actor, code }, 'decision rejected');
     return { ok: false, code, message, request: (await store.get(request.id)) ?? request };
   };
-  const problem = checkDecision(request, event, deps.allowSelfApproval);
+  const directory = deps.directory();
+  const decider = deciderOf(directory, actor);
+  const people = { decider, approvers: approverSetOf(directory, request.approvers), requesters: requesterPeople(directory, request) };
+  const problem = checkDecision(request, event, people, deps.allowSelfApproval);
   if (problem) return reject(problem.code, problem.message);
   // A grant button: the request's rule must offer it (400 naming `grant` otherwise, nothing recorded).
   if (event.grant && event.decision !== 'approve') throw new ValidationError('grant: only an approval can give a grant', [{ path: 'grant', message: 'only with decision "approve"' }]);
@@ -54,6 +63,7 @@ export async function applyDecision(deps: DecisionDeps, event: DecisionEvent): P
   const result = await store.decide(request.id, {
     decision: event.decision,
     actor,
+    person: decider.person,
     via,
     token: event.token?.name ?? null,
     reason: event.reason ?? null,
@@ -66,7 +76,15 @@ export async function applyDecision(deps: DecisionDeps, event: DecisionEvent): P
       return { ok: false, code: 'not_found', message: REJECTION_MESSAGES.not_found };
     case 'already_final':
       return reject('already_decided', `This request was already ${result.request.status}.`);
+    case 'expired':
+      await deps.changed(result.request);
+      return reject('already_decided', `This request expired at ${result.request.expiresAt.toISOString()}, before this decision arrived.`);
     case 'duplicate':
+      // The same account twice is a repeated tap; another account of a person already counted is a walk-around of
+      // four eyes, refused on the record.
+      if (result.priorActor !== actor) {
+        return reject('duplicate_approval', `${decider.person} approved this request already (as ${result.priorActor}); a second account of the same person does not count.`);
+      }
       return { ok: false, code: 'duplicate_approval', message: REJECTION_MESSAGES.duplicate_approval, request: result.request };
     case 'recorded':
       await deps.changed(result.request);

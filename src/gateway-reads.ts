@@ -3,6 +3,10 @@
  * The read side of the gateway facade: requests, their events, the audit query and the change feed, as routes,
  * channels and integrations may see them. Writes (filing, deciding, cancelling, expiring) are the {@link Gateway}'s,
  * which extends this class; nothing outside reaches the store or the feed themselves.
+ *
+ * No read presents a request past its deadline as `pending`: the deadline belongs to the row, not to the timer that
+ * should have expired it (a replica that died with the timer, a Redis job late). A read that finds an overdue row runs
+ * the due-scan first (which expires it with its event and fans the change out) and reads again.
  */
 import type { ChangeFeed, RequestChange } from './change-feed.js';
 import type { Clock } from './clock.js';
@@ -19,21 +23,33 @@ export abstract class GatewayReads {
     readonly clock: Clock,
   ) {}
 
-  /** Reads a request. */
+  /** Expires every overdue pending request now (the due-scan); resolves once they are stamped. */
+  protected abstract expireOverdue(): Promise<number>;
+
+  /** Whether `request` reads `pending` although its deadline has passed (its timer is late). */
+  protected overdue(request: ConfirmationRequest): boolean {
+    return request.status === 'pending' && request.expiresAt.getTime() <= this.clock.now();
+  }
+
+  /** Reads a request; an overdue one is expired first. */
   async get(id: string): Promise<ConfirmationRequest | null> {
+    const request = await this.store.get(id);
+    if (!request || !this.overdue(request)) return request;
+    await this.expireOverdue();
     return this.store.get(id);
   }
 
   /** Reads a request or throws {@link NotFoundError}. */
   async mustGet(id: string): Promise<ConfirmationRequest> {
-    const request = await this.store.get(id);
+    const request = await this.get(id);
     if (!request) throw new NotFoundError(`no request with id ${id}`);
     return request;
   }
 
-  /** Reads the request filed under an idempotency key. */
+  /** Reads the request filed under an idempotency key; an overdue one is expired first. */
   async getByIdempotencyKey(key: string): Promise<ConfirmationRequest | null> {
-    return this.store.getByIdempotencyKey(key);
+    const request = await this.store.getByIdempotencyKey(key);
+    return request && this.overdue(request) ? this.get(request.id) : request;
   }
 
   /** The request's audit events, oldest first. */
@@ -41,14 +57,18 @@ export abstract class GatewayReads {
     return this.store.events(id);
   }
 
-  /** A page of the audit query, newest first. */
+  /** A page of the audit query, newest first; a page showing an overdue row is read again after the due-scan. */
   async list(query: RequestQuery): Promise<RequestPage> {
+    const page = await this.store.list(query);
+    if (!page.items.some((r) => this.overdue(r))) return page;
+    await this.expireOverdue();
     return this.store.list(query);
   }
 
-  /** Every row matching the filters, newest first, read in batches (streamed exports). */
-  scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest> {
-    return this.store.scan(query);
+  /** Every row matching the filters, newest first, read in batches (streamed exports), after a due-scan. */
+  async *scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest> {
+    await this.expireOverdue();
+    yield* this.store.scan(query);
   }
 
   /** How many requests are in each state (the `/metrics` gauges). */

@@ -30,6 +30,16 @@ import type { Scheduler } from './scheduler/types.js';
 import { Waiters } from './waiters.js';
 import { ExpiryScan } from './expiry-scan.js';
 import { applyDecision, type DecisionDeps } from './gateway-decide.js';
+import { approverSetOf, deciderOf, isListed, unknownApprovers } from './people/approvers.js';
+import { NO_DIRECTORY } from './people/no-directory.js';
+import { AuditService } from './audit/service.js';
+import type { AuditChain } from './audit/types.js';
+import { decidedByPeople } from './people/query.js';
+import { directTargets } from './people/targets.js';
+import type { Directory } from './people/types.js';
+
+/** How soon a wait looks again at a row that is overdue by this process's clock but not yet by the database's. */
+const OVERDUE_RECHECK_MS = 250;
 
 export type { GatewayDefaults, NewRequestInput } from './requests/new-request.js';
 export type { ExecutionReceipt } from './requests/receipts.js';
@@ -52,6 +62,10 @@ export interface GatewayOptions {
   callbackAllow?: string[];
   /** The approval policy (rules and standing grants); without it every request is asked as filed. */
   policy?: PolicyGate;
+  /** The people directory in force, read at each decision (a reload swaps what it returns); none: every account is its own person. */
+  directory?: () => Directory;
+  /** The database's audit chain: `gateway.audit` verifies it and publishes its head. */
+  auditChain?: AuditChain;
 }
 
 /** Something that watches state changes in this process (metrics, logs). Errors it throws are logged and ignored. */
@@ -74,6 +88,10 @@ export class Gateway extends GatewayReads implements ChannelHost {
   readonly policy: PolicyGate | null;
   /** Lists and revokes standing grants (null without a grant store). */
   readonly grantAdmin: GrantAdmin | null;
+  /** The people directory in force. */
+  readonly directory: () => Directory;
+  /** Verification and anchors of the audit chain (null when the store has none to offer). */
+  readonly audit: AuditService | null;
   private readonly scheduler: Scheduler;
   /** The job handlers the scheduler calls. */
   private readonly jobs: GatewayJobs;
@@ -108,10 +126,21 @@ export class Gateway extends GatewayReads implements ChannelHost {
       scheduler: this.scheduler,
       channels: this.channels,
       logger: this.logger,
+      directory: options.directory,
       // Waiters and live pages re-read the row; no card update or callback job (the runner enqueues what it needs).
       publish: (r) => this.feed.publish({ requestId: r.id, status: r.status, kind: 'changed' }).catch((error: unknown) => this.logger.warn({ err: error }, 'change feed publish failed')),
     };
-    this.decisions = { store: this.store, clock: this.clock, logger: this.logger, policy: this.policy, allowSelfApproval: this.allowSelfApproval, changed: (r) => this.changed(r, 'changed') };
+    this.directory = options.directory ?? (() => NO_DIRECTORY);
+    this.audit = options.auditChain ? new AuditService(options.auditChain, this.store) : null;
+    this.decisions = {
+      store: this.store,
+      clock: this.clock,
+      logger: this.logger,
+      policy: this.policy,
+      allowSelfApproval: this.allowSelfApproval,
+      directory: this.directory,
+      changed: (r) => this.changed(r, 'changed'),
+    };
     this.expiryScan = new ExpiryScan({ store: this.store, clock: this.clock, logger: this.logger, fanOut: (r) => this.changed(r, 'changed') });
     this.jobs = new GatewayJobs(
       {
@@ -162,6 +191,8 @@ export class Gateway extends GatewayReads implements ChannelHost {
     const toolArgs = input.toolArgs ?? {};
     const callbackProblem = input.callbackUrl ? callbackUrlProblem(input.callbackUrl, this.callbackAllow) : null;
     if (callbackProblem) throw new ValidationError(`callback_url: ${callbackProblem}`, [{ path: 'callback_url', message: callbackProblem }]);
+    const unknown = unknownApprovers(this.directory(), input.approvers ?? []);
+    if (unknown.length) throw new ValidationError(unknown.map((p) => `${p.path}: ${p.message}`).join('; '), unknown);
     const hash = argsSha256(input.toolName, toolArgs);
     if (input.idempotencyKey) {
       const existing = await this.store.getByIdempotencyKey(input.idempotencyKey);
@@ -172,7 +203,9 @@ export class Gateway extends GatewayReads implements ChannelHost {
     const ruling = this.policy ? await this.policy.rulingFor(input, now) : null;
     if (ruling?.settlement) return this.fileSettled(ruling, hash, now);
     const filed = ruling?.input ?? input;
-    const cards = resolveCards(filed.channels ?? this.defaults.channels, this.channels);
+    // Unless the caller or the rule chose channels, people named as approvers get the card directly as well.
+    const targets = filed.channels ?? [...this.defaults.channels, ...directTargets(this.directory(), filed.approvers ?? [], this.channels)];
+    const cards = resolveCards(targets, this.channels);
     const request = newConfirmationRequest(filed, this.defaults, cards, hash, now);
     const inline = (type: string) => this.channels.get(type)?.readsFromDatabase === true;
     const result = await this.store.create(request, cards.map((c) => ({ channel: c.type, target: c.target ?? '', sent: inline(c.type) })), ruling ? { detail: ruling.detail } : undefined);
@@ -219,6 +252,17 @@ export class Gateway extends GatewayReads implements ChannelHost {
     return this.jobs.onOutcome(listener);
   }
 
+  /** Whether `account` is one of the people the request's approver list names (by account, person or group). */
+  mayDecide(request: ConfirmationRequest, account: string): boolean {
+    const directory = this.directory();
+    return isListed(approverSetOf(directory, request.approvers), deciderOf(directory, account));
+  }
+
+  /** The people an audit filter's `person` / `group` select (see `people/query.ts`). */
+  decidedBy(filter: { person?: string; group?: string }): string[] | undefined {
+    return decidedByPeople(this.directory(), filter);
+  }
+
   /** Applies a decision from any channel. Rejections are recorded as `decision_rejected` events and returned, not thrown. */
   decide(event: DecisionEvent): Promise<DecideOutcome> {
     return applyDecision(this.decisions, event);
@@ -237,6 +281,8 @@ export class Gateway extends GatewayReads implements ChannelHost {
       throw new ConflictError(`request ${id} is already ${current.status}`);
     }
     await this.changed(cancelled, 'changed');
+    // A cancel after the deadline finds the row expiring instead (the store expired it in the same transaction).
+    if (cancelled.status !== 'cancelled') throw new ConflictError(`request ${id} is already ${cancelled.status}`);
     return cancelled;
   }
 
@@ -262,6 +308,10 @@ export class Gateway extends GatewayReads implements ChannelHost {
     return this.expiryScan.run();
   }
 
+  protected expireOverdue(): Promise<number> {
+    return this.expiryScan.run();
+  }
+
   /**
    * Resolves with the request as soon as it leaves `pending`, or as it is after `timeoutMs` (or once `signal` aborts,
    * or the gateway stops). No polling: the change feed wakes the waiter, which then re-reads the row — unless the
@@ -275,6 +325,16 @@ export class Gateway extends GatewayReads implements ChannelHost {
     if (current.status !== 'pending' || timeoutMs <= 0 || signal?.aborted || this.stopping) {
       woken.cancel();
       return current;
+    }
+    // The deadline belongs to the row: a wait that outlasts it wakes at it and reads again (which expires the row),
+    // whether or not the timer that should expire it fires (it may have died with another replica).
+    // A row this clock calls overdue that the read left pending is not due by the database's clock (PostgreSQL): look
+    // again shortly rather than at once, so a skewed clock never spins reads.
+    const untilExpiry = Math.max(current.expiresAt.getTime() - this.clock.now(), OVERDUE_RECHECK_MS);
+    if (untilExpiry < timeoutMs) {
+      const atExpiry = this.waiters.add(id, untilExpiry, signal);
+      woken.cancel();
+      return this.parked(id, atExpiry.promise, deadline, signal);
     }
     // The parked part is its own frame, so a waiter holds no copy of the row for the length of its wait.
     return this.parked(id, woken.promise, deadline, signal);

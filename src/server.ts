@@ -76,15 +76,14 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
       throw error;
     }
   };
-  if (stores.dialect === 'postgres' && !config.env.TOLLGATE_WEB_SECRET) {
-    // Each replica would sign web sessions with its own random key: a session from one is refused by the others.
-    logger.warn({}, 'TOLLGATE_WEB_SECRET is not set: with several replicas on this database, set the same TOLLGATE_WEB_SECRET on each, or a web session signed by one replica is refused by the others');
-  }
+  // Zero-config replicas: without TOLLGATE_WEB_SECRET, web sessions are signed with a key generated once and kept in
+  // the database, so every replica (and this one after a restart) accepts the sessions of the others.
+  const webSecret = config.env.TOLLGATE_WEB_SECRET || (await closeOnFailure(stores.secrets.get('web_session')));
   const sweepEveryMs = config.file.sweep_every_s !== undefined ? config.file.sweep_every_s * 1000 : undefined;
   const backend = options.scheduler
     ? { scheduler: options.scheduler, feed: options.feed, readiness: {} as Record<string, ReadinessCheck>, close: async () => {} }
     : await closeOnFailure(schedulerFor(config, logger, options.clock, sweepEveryMs));
-  const channels = options.channels ?? (await closeOnFailure(channelsFromConfig(config, logger, stores.marks)));
+  const channels = options.channels ?? (await closeOnFailure(channelsFromConfig(config, logger, stores.marks, { webSecret, secrets: stores.secrets })));
   const feed = options.feed ?? backend.feed ?? new LocalChangeFeed();
   // A rule sending cards to a channel that is not enabled stops the start, naming the rule.
   const policy = await closeOnFailure((async () => new PolicyGate(config.policy, stores.grants ?? null, channels.map((c) => c.name)))());
@@ -99,6 +98,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     callbackSecret: config.callbackSecret ?? undefined,
     callbackAllow: parseCallbackAllow(config.env.TOLLGATE_CALLBACK_ALLOW),
     policy,
+    auditChain: stores.audit,
     defaults: {
       timeoutS: config.file.defaults?.timeout_s,
       onTimeout: config.file.defaults?.on_timeout,

@@ -90,6 +90,11 @@ export class FeishuChannel implements Channel {
     return this.render(request, sink.grantOffers(await sink.events(request.id)));
   }
 
+  /** An open id (`ou_…`), said outright so `im.message.create` sends a direct message whatever the id looks like. */
+  directTarget(account: string): string {
+    return `open_id:${account}`;
+  }
+
   async send(request: ConfirmationRequest, target: string): Promise<string | null> {
     const { receiveIdType, receiveId } = parseTarget(target);
     const card = await this.cardFor(request);

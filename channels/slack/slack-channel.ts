@@ -72,6 +72,11 @@ export class SlackChannel implements Channel {
     return Boolean(this.options.appToken);
   }
 
+  /** A user id: `chat.postMessage` to it posts in the bot's direct message with that person. */
+  directTarget(account: string): string {
+    return account;
+  }
+
   async send(request: ConfirmationRequest, target: string): Promise<string> {
     const message = cardMessage(request, { maxArgsChars: this.options.maxArgsChars, grants: await this.grantsFor(request) });
     try {

@@ -3,6 +3,7 @@
  * The audit page's filters, read from a query string. Empty fields mean "any"; times typed into a browser's
  * `datetime-local` field (which has no zone) are read as UTC, the zone every time on the page is shown in.
  */
+import type { ChannelHost } from '../../src/channel.js';
 import type { RequestQuery } from '../../src/requests/store.js';
 import { REQUEST_STATUSES, type RequestStatus } from '../../src/requests/types.js';
 
@@ -12,6 +13,9 @@ export interface AuditForm {
   tool: string;
   agent: string;
   approver: string;
+  /** A person of the directory (any of their accounts), or an account. */
+  person: string;
+  group: string;
   since: string;
   until: string;
 }
@@ -24,7 +28,7 @@ export interface AuditFilters {
   errors: { field: keyof AuditForm | 'cursor'; message: string }[];
 }
 
-const FIELDS: (keyof AuditForm)[] = ['status', 'tool', 'agent', 'approver', 'since', 'until'];
+const FIELDS: (keyof AuditForm)[] = ['status', 'tool', 'agent', 'approver', 'person', 'group', 'since', 'until'];
 
 function first(value: unknown): string {
   const v = Array.isArray(value) ? value[0] : value;
@@ -41,8 +45,11 @@ export function parseTime(text: string): Date | null {
   return Number.isNaN(date.getTime()) ? null : date;
 }
 
-/** Reads the filters from an express query object. */
-export function parseAuditFilters(raw: Record<string, unknown>): AuditFilters {
+/**
+ * Reads the filters from an express query object. `decidedBy` turns the person and group fields into people (the
+ * host's {@link ChannelHost.decidedBy}); an unknown group becomes an error on the `group` field.
+ */
+export function parseAuditFilters(raw: Record<string, unknown>, decidedBy?: ChannelHost['decidedBy']): AuditFilters {
   const form = Object.fromEntries(FIELDS.map((f) => [f, first(raw[f])])) as unknown as AuditForm;
   const errors: AuditFilters['errors'] = [];
   const query: AuditFilters['query'] = {};
@@ -53,6 +60,13 @@ export function parseAuditFilters(raw: Record<string, unknown>): AuditFilters {
   if (form.tool) query.toolName = form.tool;
   if (form.agent) query.agentId = form.agent;
   if (form.approver) query.respondedBy = form.approver;
+  if ((form.person || form.group) && decidedBy) {
+    try {
+      query.respondedByPeople = decidedBy({ person: form.person || undefined, group: form.group || undefined });
+    } catch (error) {
+      errors.push({ field: 'group', message: error instanceof Error ? error.message : String(error) });
+    }
+  }
   for (const field of ['since', 'until'] as const) {
     if (!form[field]) continue;
     const date = parseTime(form[field]);

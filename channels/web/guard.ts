@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
+import type { ConfirmationRequest } from '../../src/requests/types.js';
 import type { WebAuth } from './auth.js';
 import type { SafeHtml } from './html.js';
 import { messagePage } from './pages/message.js';
@@ -17,6 +18,8 @@ export interface GuardContext {
   auth: WebAuth;
   /** Origin of the configured public URL, also accepted on form posts (behind a proxy that rewrites Host). */
   publicOrigin: string | null;
+  /** Whether an account is among a request's approvers, by person (the gateway's {@link ChannelHost.mayDecide}). */
+  mayDecide?(request: ConfirmationRequest, account: string): boolean;
 }
 
 // Pages load only their own script and stylesheet; nothing may frame them; form posts stay on this origin.
@@ -61,13 +64,22 @@ export function loadSession(context: GuardContext): RequestHandler {
 /** Who is looking and the CSRF token for their forms; anonymous visitors get a pre-session cookie for the login form. */
 export function viewerOf(req: Request, res: Response, context: GuardContext): Viewer {
   const session = sessionOf(res);
-  if (session) return { user: session.user, csrf: context.signer.csrfToken(session.id) };
+  if (session) {
+    const account = `web:${session.user}`;
+    const mayDecide = context.mayDecide ? (r: ConfirmationRequest) => context.mayDecide!(r, account) : (r: ConfirmationRequest) => listedAsWritten(r, account);
+    return { user: session.user, csrf: context.signer.csrfToken(session.id), mayDecide };
+  }
   let pre = parseCookies(req.get('cookie')).get(PRE_SESSION_COOKIE);
   if (!pre || !/^[A-Za-z0-9_-]{22,64}$/.test(pre)) {
     pre = randomBytes(18).toString('base64url');
     res.append('set-cookie', serializeCookie(PRE_SESSION_COOKIE, pre, { secure: secureCookies(req, context), maxAgeS: 3600 }));
   }
-  return { user: null, csrf: context.signer.csrfToken(`pre|${pre}`) };
+  return { user: null, csrf: context.signer.csrfToken(`pre|${pre}`), mayDecide: () => false };
+}
+
+/** Without a directory: the account itself, or its channel's wildcard, is on the list (or the list is empty). */
+function listedAsWritten(request: ConfirmationRequest, account: string): boolean {
+  return request.approvers.length === 0 || request.approvers.some((a) => a === account || a === `${account.slice(0, account.indexOf(':'))}:*`);
 }
 
 /** `/ui/...` paths only, so `next=` cannot send anyone elsewhere. */

@@ -132,7 +132,7 @@ export function webRoutes(context: WebRoutesContext): Router {
   });
 
   router.get('/audit', signedIn, async (req, res) => {
-    const filters = parseAuditFilters(req.query as Record<string, unknown>);
+    const filters = parseAuditFilters(req.query as Record<string, unknown>, gateway.decidedBy?.bind(gateway));
     const page = filters.errors.length
       ? { items: [], nextCursor: null }
       : await gateway.list({ ...filters.query, limit: AUDIT_PAGE_SIZE, cursor: filters.cursor }).catch((error: unknown) => {
@@ -146,7 +146,7 @@ export function webRoutes(context: WebRoutesContext): Router {
   });
 
   router.get('/audit/export', signedIn, async (req, res) => {
-    const filters = parseAuditFilters(req.query as Record<string, unknown>);
+    const filters = parseAuditFilters(req.query as Record<string, unknown>, gateway.decidedBy?.bind(gateway));
     if (filters.errors.length) {
       sendPage(res, 400, messagePage(viewerOf(req, res, context), 'Export not possible', filters.errors.map((e) => e.message).join('; ')));
       return;

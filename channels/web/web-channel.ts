@@ -58,7 +58,7 @@ export function createWebChannel(options: WebChannelOptions = {}): WebChannel {
       return `${base}/ui/login?token=${token}`;
     },
     mount(router, host) {
-      router.use('/ui', webRoutes({ gateway: host, streams, signer, auth, publicOrigin, now: () => host.now() }));
+      router.use('/ui', webRoutes({ gateway: host, streams, signer, auth, publicOrigin, now: () => host.now(), mayDecide: host.mayDecide?.bind(host) }));
     },
     async stop() {
       streams.closeAll();

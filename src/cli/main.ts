@@ -39,7 +39,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   token: {
     summary: 'Create, list or revoke scoped API tokens (needs an admin TOLLGATE_TOKEN).',
-    usage: 'tollgate token create NAME --scope SCOPE... [--as web:alice] [--expires-in S] [--json] | tollgate token list [--json] | tollgate token revoke ID',
+    usage: 'tollgate token create NAME --scope SCOPE... [--as web:alice | --as person:alice] [--person ID] [--expires-in S] [--json] | tollgate token list [--json] | tollgate token revoke ID',
     load: () => import('./token.js'),
   },
   'login-link': {
@@ -59,7 +59,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   audit: {
     summary: 'Query the confirmation table from the database file (offline).',
-    usage: 'tollgate audit [--db FILE] [--status S] [--tool NAME] [--agent ID] [--approver ID] [--since ISO] [--until ISO] [--limit N] [--format table|csv|ndjson] [--events ID]',
+    usage: 'tollgate audit [--db FILE] [--status S] [--tool NAME] [--agent ID] [--approver ID] [--person ID] [--since ISO] [--until ISO] [--limit N] [--format table|csv|ndjson] [--events ID] | tollgate audit verify [--from ISO] [--db …] [--json]',
     load: () => import('./audit.js'),
   },
 };

@@ -27,6 +27,8 @@ export interface ApiTokenInfo {
   name: string;
   scopes: string[];
   as: string | null;
+  /** The person the token speaks for (self-approval compares it), or null. */
+  person: string | null;
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
@@ -196,7 +198,7 @@ export class GateClient {
   }
 
   /** Creates a scoped token (admin): the answer carries the secret, shown this once. */
-  async createToken(input: { name: string; scopes: string[]; as?: string; expires_in_s?: number }): Promise<ApiTokenInfo & { secret: string }> {
+  async createToken(input: { name: string; scopes: string[]; as?: string; person?: string; expires_in_s?: number }): Promise<ApiTokenInfo & { secret: string }> {
     return this.send('POST', '/v1/tokens', { body: input });
   }
 

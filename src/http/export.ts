@@ -46,8 +46,8 @@ const CSV_COLUMNS: (keyof ApiRequest | `execution_${keyof ExecutionView}`)[] = [
   'id', 'status', 'tool_name', 'tool_args', 'approved_args', 'execution_outcome', 'execution_at', 'execution_by',
   'execution_args_sha256', 'execution_args_match', 'execution_allowed', 'execution_detail', 'prompt', 'options',
   'agent_id', 'user_id', 'session_id', 'tool_call_id', 'metadata', 'channels', 'approvers', 'required_approvals',
-  'on_timeout', 'idempotency_key', 'args_sha256', 'created_at', 'expires_at', 'updated_at', 'responded_at',
-  'responded_by', 'responded_via', 'decision_option', 'reason', 'allowed',
+  'on_timeout', 'idempotency_key', 'args_sha256', 'filed_by', 'filed_by_person', 'created_at', 'expires_at', 'updated_at', 'responded_at',
+  'responded_by', 'responded_by_person', 'responded_via', 'decision_option', 'reason', 'allowed',
 ];
 
 /** Rows whose events are read together, so a slow database overlaps the reads instead of paying them one by one. */

@@ -2,6 +2,7 @@
  * @module http/requests-routes
  * The `/v1/requests` routes (contract): create, read with long-poll, SSE, decide, cancel, audit list and export.
  */
+import { decidedByPeople } from '../people/query.js';
 import type { ServerResponse } from 'node:http';
 import { Router } from 'express';
 import {
@@ -61,7 +62,7 @@ export function sendJson(res: ServerResponse, reply: JsonReply): void {
 /** `POST /v1/requests`: files a request (201), or answers the one an idempotency key already filed (200). */
 export async function createRequest(gateway: Gateway, principal: Principal, rawBody: unknown): Promise<JsonReply> {
   const body = parseInput(createRequestSchema, rawBody ?? {}, 'body');
-  const { request, created } = await gateway.request({ ...fromApiInput(body), filedBy: principal.name });
+  const { request, created } = await gateway.request({ ...fromApiInput(body), filedBy: principal.name, filedByPerson: principal.person ?? undefined });
   return { status: created ? 201 : 200, body: toApiRequest(request), headers: { location: `/v1/requests/${request.id}` } };
 }
 
@@ -86,7 +87,8 @@ async function parked(gateway: Gateway, id: string, ms: number, res: ServerRespo
 export async function decideRequest(gateway: Gateway, principal: Principal, rawId: string, rawBody: unknown): Promise<JsonReply> {
   const id = requestId(rawId);
   const body = parseInput(decisionSchema, rawBody ?? {}, 'body');
-  const approver = decidingIdentity(principal, body.approver);
+  const directory = gateway.directory();
+  const approver = decidingIdentity(principal, body.approver, (account) => directory.personOf(account));
   if (!approver) {
     throw body.approver === undefined
       ? new ValidationError('approver: required for this token (name the approver identity to decide as)', [{ path: 'approver', message: 'required' }])
@@ -129,6 +131,7 @@ export function requestsRouter(gateway: Gateway): Router {
       toolName: q.tool_name,
       agentId: q.agent_id,
       respondedBy: q.responded_by,
+      respondedByPeople: decidedByPeople(gateway.directory(), q),
       since: q.since,
       until: q.until,
       limit: q.limit,
@@ -139,7 +142,8 @@ export function requestsRouter(gateway: Gateway): Router {
 
   router.get('/export', requireScope('audit:read'), async (req, res) => {
     const q = parseInput(exportQuerySchema, req.query, 'query');
-    const rows = gateway.scan({ status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, since: q.since, until: q.until });
+    const respondedByPeople = decidedByPeople(gateway.directory(), q);
+    const rows = gateway.scan({ status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, respondedByPeople, since: q.since, until: q.until });
     await streamExport(res, rows, q.format, { events: (id) => gateway.events(id) });
   });
 

@@ -30,6 +30,8 @@ export async function streamRequestEvents(gateway: Gateway, id: string, req: Req
   };
   const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
   heartbeat.unref();
+  // At the deadline, read again: the read expires the row even when the timer that should have is late or gone.
+  const atExpiry = gateway.clock.setTimeout(() => void send(), first.expiresAt.getTime() - gateway.now());
   const unsubscribe = gateway.subscribe((change) => {
     if (change.requestId === id) void send();
   });
@@ -37,6 +39,7 @@ export async function streamRequestEvents(gateway: Gateway, id: string, req: Req
     if (closed) return;
     closed = true;
     clearInterval(heartbeat);
+    atExpiry.cancel();
     unsubscribe();
     res.end();
   };

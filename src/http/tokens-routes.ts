@@ -17,6 +17,8 @@ export const createTokenSchema = z
     name: z.string().regex(/^[A-Za-z0-9._@-]{1,100}$/, 'letters, digits, ".", "_", "@" and "-" only (1–100)'),
     scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length),
     as: approverId.optional(),
+    /** The person the token speaks for (self-approval compares it); a token bound `as: person:<id>` speaks for that person. */
+    person: z.string().regex(/^[a-z0-9._-]{1,100}$/, 'a person id: lower-case letters, digits, ".", "_" and "-"').optional(),
     expires_in_s: z.number().int().positive().max(10 * 365 * 24 * 3600).optional(),
   })
   .refine((t) => !t.scopes.includes('request:decide') || t.as !== undefined, { path: ['as'], message: 'a request:decide token needs the approver identity it decides as' })
@@ -29,6 +31,7 @@ function toApiToken(t: ApiToken) {
     name: t.name,
     scopes: t.scopes,
     as: t.as,
+    person: t.person,
     created_at: t.createdAt.toISOString(),
     expires_at: t.expiresAt?.toISOString() ?? null,
     revoked_at: t.revokedAt?.toISOString() ?? null,
@@ -43,7 +46,8 @@ export function tokensRouter(tokens: TokenStore, now: () => number = Date.now): 
     const body = parseInput(createTokenSchema, req.body ?? {}, 'body');
     const at = new Date(now());
     const expiresAt = body.expires_in_s === undefined ? null : new Date(at.getTime() + body.expires_in_s * 1000);
-    const { token, secret } = await tokens.create({ name: body.name, scopes: body.scopes, as: body.as ?? null, expiresAt }, at);
+    const person = body.person ?? (body.as?.startsWith('person:') ? body.as.slice('person:'.length) : null);
+    const { token, secret } = await tokens.create({ name: body.name, scopes: body.scopes, as: body.as ?? null, person, expiresAt }, at);
     res.status(201).location(`/v1/tokens/${token.id}`).json({ ...toApiToken(token), secret });
   });
   router.get('/', async (_req, res) => {

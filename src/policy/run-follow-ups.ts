@@ -5,6 +5,8 @@
  * an escalation step adds its approvers and channels to the row with `escalated` in one transaction, posts cards to
  * the new channels and refreshes the old ones, which then show who may decide now.
  */
+import { directTargets } from '../people/targets.js';
+import type { Directory } from '../people/types.js';
 import type { Logger } from 'pino';
 import type { Channel } from '../channel.js';
 import { resolveCards } from '../requests/cards.js';
@@ -19,6 +21,8 @@ export interface FollowUpDeps {
   scheduler: Scheduler;
   channels: ReadonlyMap<string, Channel>;
   logger: Logger;
+  /** The people directory in force: an escalation step naming people with no channels messages them directly. */
+  directory?: () => Directory;
   /** Tells waiters and live pages that the row changed (the gateway's change fan-out, without card updates). */
   publish(request: ConfirmationRequest): Promise<void>;
 }
@@ -67,7 +71,8 @@ async function escalate(deps: FollowUpDeps, request: ConfirmationRequest, step: 
   const known = new Set(request.channels.map(key));
   let added: ChannelTarget[] = [];
   try {
-    added = resolveCards(step.channels, deps.channels).filter((c) => !known.has(key(c)));
+    const direct = step.channels.length === 0 && deps.directory ? directTargets(deps.directory(), step.approvers, deps.channels) : [];
+    added = resolveCards([...step.channels, ...direct], deps.channels).filter((c) => !known.has(key(c)));
   } catch (error) {
     deps.logger.warn({ err: error, requestId: request.id, step: step.step }, 'escalation names a channel this gateway cannot post to; adding approvers only');
   }

@@ -1,23 +1,48 @@
 /**
  * @module requests/decision-checks
  * Whether a verified tap or API decision may apply to a request at all, before any vote is counted: the button's
- * nonce, the state, the arguments the approver saw, the allowlist, and self-approval (by identity and by filing token).
+ * nonce, the state, the deadline, the arguments the approver saw, the allowlist, and self-approval — the last two by
+ * person (the decider and the approver list arrive resolved against the directory, see `people/approvers.ts`).
  */
 import type { DecisionEvent, DecisionRejection } from '../channel.js';
-import { authorizeApprover } from './state-machine.js';
+import { isListed, type ApproverSet, type Decider } from '../people/approvers.js';
 import type { ConfirmationRequest } from './types.js';
 
+/** The people a decision is checked against, resolved once where it entered the gateway. */
+export interface DecisionPeople {
+  decider: Decider;
+  approvers: ApproverSet;
+  /** The people the request was filed for or by (`user_id`, the filing token's person). */
+  requesters: readonly string[];
+}
+
 /** Why `event` cannot apply to `request` (with a sentence when the generic one would mislead), or null when it may. */
-export function checkDecision(request: ConfirmationRequest, event: DecisionEvent, allowSelfApproval: boolean): { code: DecisionRejection; message?: string } | null {
+export function checkDecision(
+  request: ConfirmationRequest,
+  event: DecisionEvent,
+  people: DecisionPeople,
+  allowSelfApproval: boolean,
+): { code: DecisionRejection; message?: string } | null {
   if (event.nonce !== undefined && event.nonce !== request.nonce) return { code: 'bad_nonce' };
   if (request.status !== 'pending') return { code: 'already_decided', message: `This request was already ${request.status}.` };
   if (event.argsSha256 !== undefined && event.argsSha256 !== request.argsSha256) return { code: 'args_mismatch' };
   if (event.approvedArgs && event.decision !== 'approve') return { code: 'invalid', message: 'Edited arguments go with an approval only.' };
-  const actor = `${event.actor.channel}:${event.actor.userId}`;
-  const denied = authorizeApprover(request, actor, event.decision, allowSelfApproval);
-  if (denied) return { code: denied === 'self_approval' ? 'self_approval' : 'not_authorized' };
-  // The token that filed a request may not approve it either (an agent's token never approves its own call).
-  const filedBySameToken = event.token && !event.token.trusted && request.filedBy === event.token.name;
-  if (filedBySameToken && event.decision === 'approve' && !allowSelfApproval) return { code: 'self_approval' };
+  if (!isListed(people.approvers, people.decider)) return { code: 'not_authorized' };
+  // Denying one's own request is allowed: a requester may always withdraw consent.
+  if (event.decision === 'approve' && !allowSelfApproval) {
+    if (isRequester(request, people)) return { code: 'self_approval' };
+    // The token that filed a request may not approve it either (an agent's token never approves its own call).
+    if (event.token && !event.token.trusted && request.filedBy === event.token.name) return { code: 'self_approval' };
+  }
   return null;
+}
+
+/**
+ * Whether the decider is the person the request was filed for or by, from any of their accounts. A `user_id` written
+ * without its channel prefix (`U0123`) still matches that account (`slack:U0123`), as before the directory.
+ */
+function isRequester(request: ConfirmationRequest, people: DecisionPeople): boolean {
+  if (people.requesters.includes(people.decider.person)) return true;
+  const { userId } = request;
+  return userId !== null && (userId === people.decider.account || people.decider.account.endsWith(`:${userId}`));
 }

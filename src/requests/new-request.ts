@@ -27,6 +27,8 @@ export interface NewRequestInput {
   callbackUrl?: string;
   /** Name of the API token filing the request (set by the HTTP API, never by the caller). */
   filedBy?: string;
+  /** The person the filing token speaks for (the self-approval rule compares it with the approver's person). */
+  filedByPerson?: string;
 }
 
 /** Defaults applied to requests that leave a field out. */
@@ -74,6 +76,7 @@ export function newConfirmationRequest(
     argsSha256,
     callbackUrl: input.callbackUrl ?? null,
     filedBy: input.filedBy ?? null,
+    filedByPerson: input.filedByPerson ?? null,
     // The secret a card's buttons carry: a tap without it is refused.
     nonce: pooledRandomBytes(18).toString('base64url'),
     createdAt: now,
@@ -82,6 +85,7 @@ export function newConfirmationRequest(
     respondedAt: null,
     respondedBy: null,
     respondedVia: null,
+    respondedByPerson: null,
     decisionOption: null,
     reason: null,
     allowed: null,

@@ -13,6 +13,8 @@ import type { GrantStore } from '../policy/grants.js';
 import type { Dialect } from './migrations-folder.js';
 import type { DatabaseLogger, OpenPostgres } from './postgres/database.js';
 import type { ConfirmationStore } from './store.js';
+import type { AuditChain } from '../audit/types.js';
+import type { DeploymentSecrets } from '../deployment-secrets.js';
 import type { SharedMarks } from '../shared-marks.js';
 
 /** Everything that lives in the database, opened and migrated. */
@@ -28,6 +30,10 @@ export interface OpenStores {
   postgres?: OpenPostgres;
   /** State every replica must see (login links, sign-outs, Feishu nonces, call leases): PostgreSQL only. */
   marks?: SharedMarks;
+  /** The audit chain, for `audit verify` and the published head. */
+  audit: AuditChain;
+  /** Keys every replica and restart shares (web sessions, email links), generated once and kept in the database. */
+  secrets: DeploymentSecrets;
   /** Whether the database answers (for `/readyz`); rejects when it does not. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -62,14 +68,15 @@ export async function openStores(db: string, options: OpenStoresOptions = {}): P
 }
 
 async function openSqliteStores(path: string, options: OpenStoresOptions): Promise<OpenStores> {
-  const [{ applyMigrations, openDatabase }, { SqliteConfirmationStore }, { SqliteTokenStore }, { SqliteGrantStore }, { startCheckpointer }] = await Promise.all([
+  const [{ applyMigrations, openDatabase, sqliteSyncFrom }, { SqliteConfirmationStore }, { SqliteTokenStore }, { SqliteGrantStore }, { startCheckpointer }] = await Promise.all([
     import('./sqlite/database.js'),
     import('./sqlite/store.js'),
     import('../tokens/token-store.js'),
     import('../policy/sqlite-grants.js'),
     import('./sqlite/checkpointer.js'),
   ]);
-  const open = openDatabase(path);
+  const [{ SqliteSecrets }, { SqliteAuditChain }] = await Promise.all([import('./sqlite/secrets.js'), import('./sqlite/audit-chain.js')]);
+  const open = openDatabase(path, { sync: sqliteSyncFrom(options.env ?? {}) });
   try {
     if (options.migrate ?? true) applyMigrations(open);
   } catch (error) {
@@ -85,7 +92,7 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     await checkpointer?.close();
     await store.close();
   };
-  return { dialect: 'sqlite', store, tokens: new SqliteTokenStore(open.sqlite), grants: new SqliteGrantStore(open.sqlite), shown: path, ping: () => store.ping(), close };
+  return { dialect: 'sqlite', store, tokens: new SqliteTokenStore(open.sqlite), grants: new SqliteGrantStore(open.sqlite), secrets: new SqliteSecrets(open.sqlite), audit: new SqliteAuditChain(open.sqlite), shown: path, ping: () => store.ping(), close };
 }
 
 async function openPostgresStores(url: string, options: OpenStoresOptions): Promise<OpenStores> {
@@ -98,6 +105,7 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     import('./postgres/marks.js'),
     import('./postgres/grant-store.js'),
   ]);
+  const [{ PostgresSecrets }, { PostgresAuditChain }] = await Promise.all([import('./postgres/secrets.js'), import('./postgres/audit-chain.js')]);
   const open = database.openPostgres(url, {
     poolSize: numberFrom(env, 'TOLLGATE_DB_POOL'),
     logger: options.logger,
@@ -116,7 +124,7 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     await guard?.release();
     await store.close();
   };
-  return { dialect: 'postgres', store, tokens: new PostgresTokenStore(open), grants: new PostgresGrantStore(open), marks: new PostgresMarks(open), shown: open.shownUrl, postgres: open, ping: () => store.ping(), close };
+  return { dialect: 'postgres', store, tokens: new PostgresTokenStore(open), grants: new PostgresGrantStore(open), marks: new PostgresMarks(open), secrets: new PostgresSecrets(open), audit: new PostgresAuditChain(open), shown: open.shownUrl, postgres: open, ping: () => store.ping(), close };
 }
 
 /** A non-negative number from `env[name]`, undefined when unset. @throws ValidationError naming the variable. */

@@ -70,12 +70,16 @@ export interface ApiRequest {
   args_sha256: string;
   /** Name of the API token that filed the request. */
   filed_by: string | null;
+  /** The person the filing token speaks for, when it names one. */
+  filed_by_person: string | null;
   created_at: string;
   expires_at: string;
   updated_at: string;
   responded_at: string | null;
   responded_by: string | null;
   responded_via: string | null;
+  /** The person behind `responded_by` (the people directory's id; the account itself when the directory does not know it). */
+  responded_by_person: string | null;
   decision_option: string | null;
   reason: string | null;
   allowed: boolean | null;
@@ -114,12 +118,14 @@ export function toApiRequest(r: ConfirmationRequest): ApiRequest {
     idempotency_key: r.idempotencyKey,
     args_sha256: r.argsSha256,
     filed_by: r.filedBy,
+    filed_by_person: r.filedByPerson,
     created_at: r.createdAt.toISOString(),
     expires_at: r.expiresAt.toISOString(),
     updated_at: r.updatedAt.toISOString(),
     responded_at: r.respondedAt?.toISOString() ?? null,
     responded_by: r.respondedBy,
     responded_via: r.respondedVia,
+    responded_by_person: r.respondedByPerson,
     decision_option: r.decisionOption,
     reason: r.reason,
     allowed: r.allowed,

@@ -3,7 +3,7 @@
  * The pure rules of a request's life: `pending → approved | denied | expired | cancelled`, and a final state never
  * changes. No I/O here; the store applies these rules inside its compare-and-set transactions.
  */
-import type { ConfirmationRequest, FinalStatus, RequestStatus, TimeoutPolicy } from './types.js';
+import type { FinalStatus, RequestStatus, TimeoutPolicy } from './types.js';
 
 /** The transitions that exist, by the cause that makes them. */
 export type Transition = 'approve' | 'deny' | 'expire' | 'cancel';
@@ -43,36 +43,4 @@ export function isAllowed(status: RequestStatus, onTimeout: TimeoutPolicy): bool
     default:
       return false;
   }
-}
-
-/** Why an approver may not decide a request, or null when they may. */
-export type AuthorizationFailure = 'not_an_approver' | 'self_approval';
-
-/**
- * Whether `actor` may decide `request`: listed approvers only (an empty list lets anyone who sees the card), and
- * the requester may not approve its own request unless `allowSelfApproval`. Denying one's own request is allowed:
- * a requester may always withdraw consent.
- */
-export function authorizeApprover(
-  request: Pick<ConfirmationRequest, 'approvers' | 'userId'>,
-  actor: string,
-  decision: 'approve' | 'deny',
-  allowSelfApproval: boolean,
-): AuthorizationFailure | null {
-  if (request.approvers.length > 0 && !request.approvers.some((a) => approverMatches(a, actor))) return 'not_an_approver';
-  if (decision === 'approve' && !allowSelfApproval && request.userId && sameIdentity(request.userId, actor)) {
-    return 'self_approval';
-  }
-  return null;
-}
-
-/** `slack:*` in an allowlist admits every Slack user; otherwise ids must match exactly. */
-function approverMatches(entry: string, actor: string): boolean {
-  if (entry.endsWith(':*')) return actor.startsWith(entry.slice(0, -1));
-  return entry === actor;
-}
-
-/** A requester id may be written with or without its channel prefix (`U0123` or `slack:U0123`). */
-function sameIdentity(userId: string, actor: string): boolean {
-  return userId === actor || actor.endsWith(`:${userId}`);
 }

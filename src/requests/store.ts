@@ -21,6 +21,11 @@ import type {
 export interface Vote {
   decision: Decision;
   actor: string;
+  /**
+   * The person behind `actor` (the directory's id; the account itself when the directory does not know it). A quorum
+   * counts people: a second approval by another account of a person who approved already is a duplicate. Default: `actor`.
+   */
+  person?: string | null;
   via: string;
   /** Name of the API token that cast the vote (recorded in the event detail), or null for a tap. */
   token?: string | null;
@@ -34,8 +39,11 @@ export interface Vote {
 export type VoteResult =
   | { kind: 'final'; request: ConfirmationRequest }
   | { kind: 'recorded'; request: ConfirmationRequest; approvals: number }
-  | { kind: 'duplicate'; request: ConfirmationRequest }
+  /** The voter's person approved already, through the account `priorActor` (the same account or another of theirs). */
+  | { kind: 'duplicate'; request: ConfirmationRequest; priorActor: string }
   | { kind: 'already_final'; request: ConfirmationRequest }
+  /** The vote came at or after `expires_at`: the store expired the row (with its `expired` event) instead, in the same transaction. */
+  | { kind: 'expired'; request: ConfirmationRequest }
   | { kind: 'not_found' };
 
 /** Filters of the audit query (`GET /v1/requests`). */
@@ -44,6 +52,8 @@ export interface RequestQuery {
   toolName?: string;
   agentId?: string;
   respondedBy?: string;
+  /** Decided by one of these people (`responded_by_person`): `?person=` is one, `?group=` its members. Empty: none. */
+  respondedByPeople?: readonly string[];
   since?: Date;
   until?: Date;
   limit?: number;
@@ -101,11 +111,16 @@ export interface ConfirmationStore {
   getByIdempotencyKey(key: string): Promise<ConfirmationRequest | null>;
   /**
    * Records a vote: a deny, or the approval that completes the quorum, flips the row (compare-and-set) with its
-   * event; an approval short of the quorum adds an `approved` event only. A second approval by the same actor is a
-   * duplicate and changes nothing.
+   * event; an approval short of the quorum adds an `approved` event only. A second approval by the same person (from
+   * any of their accounts) is a duplicate and changes nothing. The deadline belongs to the row: the compare-and-set
+   * requires `expires_at > now` (`vote.at` on SQLite; the database's clock on PostgreSQL, so replicas with skewed
+   * clocks agree), and a vote that comes later expires the row in its own transaction (`kind: 'expired'`).
    */
   decide(id: string, vote: Vote): Promise<VoteResult>;
-  /** `pending → expired | cancelled` by compare-and-set with its event; null when the row was not pending. */
+  /**
+   * `pending → expired | cancelled` by compare-and-set with its event; null when the row was not pending. A cancel
+   * that comes after `expires_at` expires the row instead and returns it (status `expired`).
+   */
   finish(
     id: string,
     status: 'expired' | 'cancelled',

@@ -51,6 +51,8 @@ export interface ConfirmationRequest {
   callbackUrl: string | null;
   /** Name of the API token that filed the request; null when filed in-process. */
   filedBy: string | null;
+  /** The person the filing token speaks for, if it names one: that person may not approve the request either. */
+  filedByPerson: string | null;
   /** Random secret carried by card buttons; a tap must present it. */
   nonce: string;
   createdAt: Date;
@@ -59,6 +61,8 @@ export interface ConfirmationRequest {
   respondedAt: Date | null;
   respondedBy: ActorId | null;
   respondedVia: string | null;
+  /** The person behind `respondedBy` (a directory id, or the account itself when the directory does not know it). */
+  respondedByPerson: string | null;
   decisionOption: string | null;
   reason: string | null;
   /** true: the tool may run; false: it may not; null: still pending. */

@@ -2,8 +2,9 @@
  * @module requests/vote-plan
  * What one vote does to a pending request, whatever database holds it: a duplicate approval changes nothing, an
  * approval short of the quorum adds an `approved` event only, and a deny or the approval completing the quorum flips
- * the row. Each store reads the row (and, for an approval towards a quorum, its prior approvers) under its own lock,
- * asks {@link planVote}, and writes.
+ * the row. A quorum counts people, not accounts: each `approved` event names its person (`detail.person`), and an
+ * approval by a person already counted is a duplicate whichever account it comes from. Each store reads the row (and,
+ * for an approval towards a quorum, its prior approvers) under its own lock, asks {@link planVote}, and writes.
  */
 import type { Vote } from './store.js';
 import type { ConfirmationRequest, NewEvent } from './types.js';
@@ -12,15 +13,23 @@ import type { ConfirmationRequest, NewEvent } from './types.js';
 export interface VerdictFields {
   respondedBy: string | null;
   respondedVia: string | null;
+  /** The person behind `respondedBy` (null for the system). */
+  respondedByPerson?: string | null;
   decisionOption?: string | null;
   reason?: string | null;
   approvedArgs?: Record<string, unknown> | null;
   at: Date;
 }
 
+/** One approval recorded already: its account and its person. */
+export interface PriorApproval {
+  actor: string;
+  person: string;
+}
+
 /** What to write for one vote. */
 export type VotePlan =
-  | { kind: 'duplicate' }
+  | { kind: 'duplicate'; priorActor: string }
   | { kind: 'recorded'; event: NewEvent; approvals: number }
   | { kind: 'final'; event: NewEvent; status: 'approved' | 'denied'; fields: VerdictFields };
 
@@ -33,14 +42,16 @@ export function needsPriorApprovers(current: ConfirmationRequest, vote: Vote): b
 }
 
 /**
- * The plan for `vote` on `current` (pending), given the actors whose approvals are recorded already.
- * @example planVote(row, ['slack:U1'], { decision: 'approve', actor: 'slack:U2', … }) // final when 2 are required
+ * The plan for `vote` on `current` (pending), given the approvals recorded already.
+ * @example planVote(row, [{ actor: 'slack:U1', person: 'alice' }], { decision: 'approve', actor: 'slack:U2', person: 'bob', … }) // final when 2 are required
  */
-export function planVote(current: Pick<ConfirmationRequest, 'requiredApprovals'>, priorApprovers: readonly string[], vote: Vote): VotePlan {
-  const detail: Record<string, unknown> = { option: vote.option, reason: vote.reason, ...(vote.token ? { token: vote.token } : {}) };
+export function planVote(current: Pick<ConfirmationRequest, 'requiredApprovals'>, priorApprovals: readonly PriorApproval[], vote: Vote): VotePlan {
+  const person = vote.person ?? vote.actor;
+  const detail: Record<string, unknown> = { option: vote.option, reason: vote.reason, person, ...(vote.token ? { token: vote.token } : {}) };
   const fields: VerdictFields = {
     respondedBy: vote.actor,
     respondedVia: vote.via,
+    respondedByPerson: person,
     decisionOption: vote.option,
     reason: vote.reason,
     approvedArgs: vote.approvedArgs,
@@ -49,8 +60,9 @@ export function planVote(current: Pick<ConfirmationRequest, 'requiredApprovals'>
   if (vote.decision === 'deny') {
     return { kind: 'final', status: 'denied', event: { type: 'denied', actor: vote.actor, channel: vote.via, detail, at: vote.at }, fields };
   }
-  if (priorApprovers.includes(vote.actor)) return { kind: 'duplicate' };
-  const approvals = priorApprovers.length + 1;
+  const prior = priorApprovals.find((a) => a.person === person);
+  if (prior) return { kind: 'duplicate', priorActor: prior.actor };
+  const approvals = priorApprovals.length + 1;
   Object.assign(detail, { approvals, required: current.requiredApprovals }, vote.approvedArgs ? { approved_args: vote.approvedArgs } : {});
   const event: NewEvent = { type: 'approved', actor: vote.actor, channel: vote.via, detail, at: vote.at };
   if (approvals < current.requiredApprovals) return { kind: 'recorded', event, approvals };

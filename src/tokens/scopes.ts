@@ -17,8 +17,10 @@ export interface Principal {
   /** The token's name: recorded as `filed_by` and in decision events. */
   name: string;
   scopes: readonly Scope[];
-  /** The approver identity a `request:decide` token decides as (`web:alice`). */
+  /** The approver identity a `request:decide` token decides as (`web:alice`, or `person:alice`: any of her accounts). */
   as: string | null;
+  /** The person the token speaks for (a directory id), or null. Requests it files name it as `filed_by_person`. */
+  person?: string | null;
 }
 
 /** True when `principal` holds `scope` (or `admin`, which holds every scope). */
@@ -41,11 +43,13 @@ export function mayCancel(principal: Principal, filedBy: string | null): boolean
 
 /**
  * The approver identity `principal` may decide as, given the `approver` the caller named: admins (trusted bridges)
- * decide as anyone they name; a `request:decide` token only as its bound identity. Null when the caller may not.
+ * decide as anyone they name; a `request:decide` token only as its bound identity — or, bound to `person:<id>`, as any
+ * account `personOf` says is that person's. Null when the caller may not.
  */
-export function decidingIdentity(principal: Principal, approver: string | undefined): string | null {
+export function decidingIdentity(principal: Principal, approver: string | undefined, personOf: (account: string) => string = (a) => a): string | null {
   if (principal.scopes.includes('admin')) return approver ?? null;
   if (!principal.scopes.includes('request:decide') || !principal.as) return null;
-  if (approver !== undefined && approver !== principal.as) return null;
-  return principal.as;
+  if (approver === undefined || approver === principal.as) return principal.as;
+  const person = principal.as.startsWith('person:') ? principal.as.slice('person:'.length) : null;
+  return person !== null && personOf(approver) === person ? approver : null;
 }

@@ -19,6 +19,8 @@ export interface ApiToken {
   name: string;
   scopes: Scope[];
   as: string | null;
+  /** The person the token speaks for (a directory id): the self-approval rule compares it with the approver's person. */
+  person: string | null;
   createdAt: Date;
   expiresAt: Date | null;
   revokedAt: Date | null;
@@ -29,6 +31,7 @@ export interface NewToken {
   name: string;
   scopes: Scope[];
   as?: string | null;
+  person?: string | null;
   expiresAt?: Date | null;
 }
 
@@ -58,7 +61,7 @@ export function newTokenSecret(): string {
 /** The caller `token` stands for at `now`, or null when it is revoked or expired. */
 export function usablePrincipal(token: ApiToken, now: Date): Principal | null {
   if (token.revokedAt !== null || (token.expiresAt !== null && token.expiresAt <= now)) return null;
-  return { id: token.id, name: token.name, scopes: token.scopes, as: token.as };
+  return { id: token.id, name: token.name, scopes: token.scopes, as: token.as, person: token.person };
 }
 
 /** SHA-256 hex of a secret: what the table keeps. */
@@ -71,12 +74,13 @@ interface TokenRow {
   name: string;
   scopes: string;
   as_identity: string | null;
+  person: string | null;
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
 }
 
-const COLUMNS = 'id, name, scopes, as_identity, created_at, expires_at, revoked_at';
+const COLUMNS = 'id, name, scopes, as_identity, person, created_at, expires_at, revoked_at';
 
 /** Tokens on the SQLite database the requests live in. */
 export class SqliteTokenStore implements TokenStore {
@@ -85,7 +89,7 @@ export class SqliteTokenStore implements TokenStore {
   constructor(sqlite: Database.Database) {
     this.sql = {
       insert: sqlite.prepare(
-        'INSERT INTO api_tokens (id, name, secret_sha256, scopes, as_identity, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO api_tokens (id, name, secret_sha256, scopes, as_identity, person, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       bySecret: sqlite.prepare(`SELECT ${COLUMNS} FROM api_tokens WHERE secret_sha256 = ?`),
       byName: sqlite.prepare('SELECT id FROM api_tokens WHERE name = ?').pluck(),
@@ -106,12 +110,13 @@ export class SqliteTokenStore implements TokenStore {
       name: token.name,
       scopes: JSON.stringify(token.scopes),
       as_identity: token.as ?? null,
+      person: token.person ?? null,
       created_at: now.toISOString(),
       expires_at: token.expiresAt?.toISOString() ?? null,
       revoked_at: null,
     };
     // Two replicas creating the same name at once both pass the check above; the unique index decides.
-    withSqliteErrors(() => this.sql.insert.run(row.id, row.name, secretDigest(secret), row.scopes, row.as_identity, row.created_at, row.expires_at), {
+    withSqliteErrors(() => this.sql.insert.run(row.id, row.name, secretDigest(secret), row.scopes, row.as_identity, row.person, row.created_at, row.expires_at), {
       conflict: `a token named "${token.name}" exists already`,
     });
     return { token: fromRow(row), secret };
@@ -138,6 +143,7 @@ function fromRow(row: TokenRow): ApiToken {
     name: row.name,
     scopes: JSON.parse(row.scopes) as Scope[],
     as: row.as_identity,
+    person: row.person,
     createdAt: new Date(row.created_at),
     expiresAt: row.expires_at === null ? null : new Date(row.expires_at),
     revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),

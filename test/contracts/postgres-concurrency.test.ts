@@ -21,7 +21,7 @@ beforeAll(async () => {
   // Both replicas migrate the empty database at once: the advisory lock makes one wait for the other.
   const opens = [openPostgres(database.url, { poolSize: 8 }), openPostgres(database.url, { poolSize: 8 })];
   await Promise.all(opens.map((open) => applyPostgresMigrations(open)));
-  [a, b] = opens.map((open) => new PostgresConfirmationStore(open)) as [PostgresConfirmationStore, PostgresConfirmationStore];
+  [a, b] = opens.map((open) => new PostgresConfirmationStore(open, { deadlineClock: 'caller' })) as [PostgresConfirmationStore, PostgresConfirmationStore];
 });
 
 beforeEach(async () => {

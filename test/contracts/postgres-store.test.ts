@@ -1,6 +1,7 @@
 /**
  * The PostgreSQL store against the shared store contract, on the real server at 127.0.0.1:5432: one fresh database
- * for this file (dropped after), emptied before each test. `postgres-concurrency.test.ts` covers replicas racing.
+ * for this file (dropped after), emptied before each test. The deadline is judged by the callers' (fixed) times here;
+ * `test/integration/postgres/deadline.test.ts` covers the database's clock. `postgres-concurrency.test.ts` covers replicas racing.
  */
 import { afterAll } from 'vitest';
 import { openPostgres } from '../../src/requests/postgres/database.js';
@@ -19,7 +20,7 @@ runStoreContract({
   async newStore() {
     const { url } = await (database ??= freshDatabase({ migrate: true }));
     await truncateAll(url);
-    const store = new PostgresConfirmationStore(openPostgres(url, { poolSize: 4 }));
+    const store = new PostgresConfirmationStore(openPostgres(url, { poolSize: 4 }), { deadlineClock: 'caller' });
     return { store, cleanup: () => store.close() };
   },
 });

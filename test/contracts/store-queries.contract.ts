@@ -39,9 +39,10 @@ export function runStoreQueryContract(store: () => ConfirmationStore): void {
       await file(store(), { toolName: 'pay_invoice', agentId: 'billing' }, at(240)),
       await file(store(), { toolName: 'deploy', agentId: 'ops' }, at(300)),
     ];
-    await store().decide(rows[0]!.id, vote('web:alice', 'approve', 400));
-    await store().decide(rows[1]!.id, vote('web:bob', 'deny', 400));
-    await store().decide(rows[2]!.id, vote('web:alice', 'deny', 400));
+    // Each decided before its deadline (filed + 300 s): a later vote would expire it instead.
+    await store().decide(rows[0]!.id, vote('web:alice', 'approve', 10));
+    await store().decide(rows[1]!.id, vote('web:bob', 'deny', 70));
+    await store().decide(rows[2]!.id, vote('web:alice', 'deny', 130));
     return rows;
   }
 

@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '../../src/errors.js';
 import type { ConfirmationStore, VoteResult } from '../../src/requests/store.js';
 import { at, file, newRequest, T0, vote, type StoreContractSetup } from './store-fixtures.js';
+import { runStoreDeadlineContract } from './store-deadline.contract.js';
 import { runStoreQueryContract } from './store-queries.contract.js';
 
 export type { StoreContractSetup, StoreHarness } from './store-fixtures.js';
@@ -309,5 +310,6 @@ export function runStoreContract(setup: StoreContractSetup): void {
     });
 
     runStoreQueryContract(() => store);
+    runStoreDeadlineContract(() => store);
   });
 }

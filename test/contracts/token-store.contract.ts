@@ -35,10 +35,17 @@ export function runTokenStoreContract(setup: TokenStoreContractSetup): void {
     it('creates a token whose secret is shown once and authenticates as it', async () => {
       const { token, secret } = await store.create({ name: 'alice-bridge', scopes: ['request:decide'], as: 'web:alice' }, T0);
       expect(secret).toMatch(/^tg_[A-Za-z0-9_-]{43}$/);
-      expect(token).toEqual({ id: expect.any(String), name: 'alice-bridge', scopes: ['request:decide'], as: 'web:alice', createdAt: T0, expiresAt: null, revokedAt: null });
-      expect(await store.authenticate(secret, at(1))).toEqual({ id: token.id, name: 'alice-bridge', scopes: ['request:decide'], as: 'web:alice' });
+      expect(token).toEqual({ id: expect.any(String), name: 'alice-bridge', scopes: ['request:decide'], as: 'web:alice', person: null, createdAt: T0, expiresAt: null, revokedAt: null });
+      expect(await store.authenticate(secret, at(1))).toEqual({ id: token.id, name: 'alice-bridge', scopes: ['request:decide'], as: 'web:alice', person: null });
       expect(await store.authenticate(`${secret}x`, at(1))).toBeNull();
       expect(JSON.stringify(await store.list())).not.toContain(secret);
+    });
+
+    it('keeps the person a token speaks for and authenticates as that person', async () => {
+      const { token, secret } = await store.create({ name: 'alice-cli', scopes: ['request:decide'], as: 'person:alice', person: 'alice' }, T0);
+      expect(token).toMatchObject({ as: 'person:alice', person: 'alice' });
+      expect(await store.authenticate(secret, at(1))).toMatchObject({ id: token.id, person: 'alice' });
+      expect((await store.list()).find((t) => t.id === token.id)).toMatchObject({ person: 'alice' });
     });
 
     it('lists every token oldest first, without secrets', async () => {
@@ -46,8 +53,8 @@ export function runTokenStoreContract(setup: TokenStoreContractSetup): void {
       const a = await store.create({ name: 'a', scopes: ['request:create', 'request:read'], expiresAt: at(100) }, at(2));
       expect(await store.list()).toEqual([b.token, a.token]);
       expect(await store.list().then((tokens) => tokens.map((t) => Object.keys(t).sort()))).toEqual([
-        ['as', 'createdAt', 'expiresAt', 'id', 'name', 'revokedAt', 'scopes'],
-        ['as', 'createdAt', 'expiresAt', 'id', 'name', 'revokedAt', 'scopes'],
+        ['as', 'createdAt', 'expiresAt', 'id', 'name', 'person', 'revokedAt', 'scopes'],
+        ['as', 'createdAt', 'expiresAt', 'id', 'name', 'person', 'revokedAt', 'scopes'],
       ]);
     });
 

@@ -30,7 +30,7 @@ export function auditPage(options: AuditPageOptions): SafeHtml {
       <td><a href="/ui/requests/${r.id}"><code>${r.toolName}</code></a></td>
       <td>${r.agentId ?? ''}</td>
       <td>${statusBadge(r)}</td>
-      <td>${r.respondedBy ?? ''}</td>
+      <td>${r.respondedBy ?? ''}${r.respondedByPerson && r.respondedByPerson !== r.respondedBy ? html` <span class="muted">(${r.respondedByPerson})</span>` : ''}</td>
       <td class="outcome">${r.status === 'pending' ? '' : outcomeText(r)}</td>
     </tr>`,
   );
@@ -43,6 +43,8 @@ export function auditPage(options: AuditPageOptions): SafeHtml {
   ${input('tool', 'Tool', 'pay_invoice')}
   ${input('agent', 'Agent', 'ops-bot')}
   ${input('approver', 'Approver', 'web:alice')}
+  ${input('person', 'Person', 'alice')}
+  ${input('group', 'Group', 'finance-leads')}
   <label>Since (UTC) <input name="since" type="datetime-local" value="${form.since}"></label>
   <label>Until (UTC) <input name="until" type="datetime-local" value="${form.until}"></label>
   <div class="buttons">

@@ -2,7 +2,6 @@
  * @module channels/web/pages/format
  * Small pieces the pages share: times, status badges, expiry countdowns.
  */
-import { authorizeApprover } from '../../../src/requests/state-machine.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { html, type SafeHtml } from '../html.js';
 
@@ -27,11 +26,6 @@ export function statusBadge(request: ConfirmationRequest): SafeHtml {
   return html`<span class="badge ${tone}">${request.status}</span>`;
 }
 
-/** Whether `web:<user>` is on the request's allowlist (or the request names none), so its buttons would be heard. */
-export function mayDecide(request: ConfirmationRequest, user: string | null): boolean {
-  // A deny skips the self-approval rule: this asks only whether the allowlist admits the viewer at all.
-  return user !== null && authorizeApprover(request, `web:${user}`, 'deny', true) === null;
-}
 
 /** The expiry as a relative countdown and, beside it, the absolute UTC time (a relative time alone means nothing in a screenshot or a printout). */
 export function expiryBoth(request: ConfirmationRequest, now: number): SafeHtml {

@@ -7,7 +7,7 @@
 import { cardText } from '../../../src/card.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { html, type SafeHtml } from '../html.js';
-import { expiryBoth, formatTime, mayDecide } from './format.js';
+import { expiryBoth, formatTime } from './format.js';
 import { layout, type Viewer } from './layout.js';
 
 /** Renders the inbox. `more` is true when there are more pending requests than shown. */
@@ -28,7 +28,7 @@ export function inboxPage(viewer: Viewer, pending: ConfirmationRequest[], now: n
         <span>${expiryBoth(request, now)}</span>
       </p>
       ${request.requiredApprovals > 1 ? html`<p class="meta">${text.status}</p>` : ''}
-      ${mayDecide(request, viewer.user)
+      ${viewer.mayDecide(request)
         ? html`<a class="button" href="/ui/requests/${request.id}">Review</a>`
         : html`<p class="meta not-approver">You are not an approver of this request (approvers: ${text.approvers}). <a href="/ui/requests/${request.id}">View</a></p>`}
     </li>`;

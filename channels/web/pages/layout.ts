@@ -2,12 +2,15 @@
  * @module channels/web/pages/layout
  * The page frame shared by every web page: head, navigation, the sign-out form, the assets.
  */
+import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { html, type SafeHtml } from '../html.js';
 
 /** Who is looking, and the CSRF token their forms carry. */
 export interface Viewer {
   user: string | null;
   csrf: string;
+  /** Whether the viewer is one of the request's approvers (by person), so its buttons would be heard. */
+  mayDecide(request: ConfirmationRequest): boolean;
 }
 
 /** Options of {@link layout}. */

@@ -34,5 +34,5 @@ export function loginPage(options: LoginPageOptions): SafeHtml {
     : ''}
   <p class="muted">Operators: open the one-time login link that <code>tollgate serve</code> printed when it started.</p>
 </section>`;
-  return layout({ title: 'Sign in', viewer: { user: null, csrf: options.csrf } }, body);
+  return layout({ title: 'Sign in', viewer: { user: null, csrf: options.csrf, mayDecide: () => false } }, body);
 }

@@ -12,7 +12,7 @@ import { MAX_EDITED_ARGS_CHARS } from '../decision-form.js';
 import { html, type SafeHtml } from '../html.js';
 import { executionOf, type ExecutionView } from '../../../src/http/export.js';
 import { boundedJson, type JsonViewLimits } from '../../../src/json-view.js';
-import { expiryBoth, formatTime, mayDecide, statusBadge } from './format.js';
+import { expiryBoth, formatTime, statusBadge } from './format.js';
 import { layout, type Viewer } from './layout.js';
 
 /** Words for `?notice=` after a decision post: fixed texts, so a crafted link cannot put words on the page. */
@@ -96,7 +96,7 @@ ${notice ? html`<p class="notice ${notice.tone}" role="status">${notice.text}</p
 <div id="live-actions" data-live-region data-live-final>
 ${!text.actionable
   ? ''
-  : mayDecide(request, viewer.user)
+  : viewer.mayDecide(request)
     ? decisionForms(request, viewer, options.edit, options.grants ?? [])
     : html`<section class="card actions" id="not-approver"><p class="notice bad">You are not an approver of this request: you are signed in as web:${viewer.user}, and only ${text.approvers} may decide it.</p></section>`}
 </div>

@@ -55,11 +55,11 @@ export async function copySqliteToPostgres(source: OpenDatabase, target: Pick<Op
         );
         counts.messages += result.rowCount ?? 0;
       }
-      for (const t of rows('SELECT id, name, secret_sha256, scopes, as_identity, created_at, expires_at, revoked_at FROM api_tokens ORDER BY created_at, id')) {
+      for (const t of rows('SELECT id, name, secret_sha256, scopes, as_identity, person, created_at, expires_at, revoked_at FROM api_tokens ORDER BY created_at, id')) {
         const result = await client.query(
-          `INSERT INTO api_tokens (id, name, secret_sha256, scopes, as_identity, created_at, expires_at, revoked_at)
-           VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
-          [t.id, t.name, t.secret_sha256, t.scopes, t.as_identity, t.created_at, t.expires_at, t.revoked_at],
+          `INSERT INTO api_tokens (id, name, secret_sha256, scopes, as_identity, person, created_at, expires_at, revoked_at)
+           VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
+          [t.id, t.name, t.secret_sha256, t.scopes, t.as_identity, t.person, t.created_at, t.expires_at, t.revoked_at],
         );
         counts.tokens += result.rowCount ?? 0;
       }
@@ -72,7 +72,8 @@ export async function copySqliteToPostgres(source: OpenDatabase, target: Pick<Op
         counts.grants += result.rowCount ?? 0;
       }
       // Ids were copied as they were: new rows must number after them.
-      for (const table of ['confirmation_events', 'channel_messages']) {
+      // Event ids come from the audit chain's trigger (the newest id + 1), not a sequence.
+      for (const table of ['channel_messages']) {
         await client.query(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), max(id)) FROM ${table} HAVING max(id) IS NOT NULL`);
       }
       await client.query('COMMIT');

@@ -36,6 +36,8 @@ export const confirmationRequests = pgTable(
     callbackUrl: text('callback_url'),
     /** Name of the API token that filed the request (null for in-process callers). */
     filedBy: text('filed_by'),
+    /** The person the filing token speaks for (`tollgate token create --person`), for the self-approval rule. */
+    filedByPerson: text('filed_by_person'),
     nonce: text('nonce').notNull(),
     createdAt: at('created_at').notNull(),
     expiresAt: at('expires_at').notNull(),
@@ -43,6 +45,8 @@ export const confirmationRequests = pgTable(
     respondedAt: at('responded_at'),
     respondedBy: text('responded_by'),
     respondedVia: text('responded_via'),
+    /** The person (directory id) behind `responded_by`: four eyes are counted by person, not by account. */
+    respondedByPerson: text('responded_by_person'),
     decisionOption: text('decision_option'),
     reason: text('reason'),
     /** true = the tool may run, false = it may not, NULL = pending. */
@@ -54,6 +58,7 @@ export const confirmationRequests = pgTable(
     index('confirmation_requests_created').on(t.createdAt, t.id),
     index('confirmation_requests_tool').on(t.toolName, t.createdAt),
     index('confirmation_requests_agent').on(t.agentId, t.createdAt),
+    index('confirmation_requests_person').on(t.respondedByPerson, t.createdAt),
   ],
 );
 
@@ -61,7 +66,11 @@ export const confirmationRequests = pgTable(
 export const confirmationEvents = pgTable(
   'confirmation_events',
   {
-    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    /**
+     * Assigned by the audit chain's trigger (migrations/postgres/0004_audit_chain.sql) under the chain's lock, so ids
+     * follow the chain's order across replicas; a row given an id (a copy from SQLite) keeps it.
+     */
+    id: bigint('id', { mode: 'number' }).primaryKey(),
     requestId: text('request_id')
       .notNull()
       .references(() => confirmationRequests.id),
@@ -70,6 +79,10 @@ export const confirmationEvents = pgTable(
     channel: text('channel'),
     detail: jsonb('detail').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
     at: at('at').notNull(),
+    /** The previous event's `hash` (64 zeros for the first): set by the chain's trigger (docs/audit.md). */
+    prevHash: text('prev_hash'),
+    /** SHA-256 over this row's canonical encoding and `prev_hash`: set by the chain's trigger (docs/audit.md). */
+    hash: text('hash'),
   },
   (t) => [index('confirmation_events_request').on(t.requestId, t.id), index('confirmation_events_type').on(t.type, t.at)],
 );
@@ -104,6 +117,8 @@ export const apiTokens = pgTable(
     scopes: jsonb('scopes').$type<string[]>().notNull(),
     /** The approver identity a `request:decide` token decides as (`web:alice`). */
     asIdentity: text('as_identity'),
+    /** The person (directory id) the token speaks for, for the self-approval rule. */
+    person: text('person'),
     createdAt: at('created_at').notNull(),
     expiresAt: at('expires_at'),
     revokedAt: at('revoked_at'),
@@ -151,3 +166,39 @@ export const grants = pgTable(
   },
   (t) => [index('grants_rule_expires').on(t.rule, t.expiresAt), index('grants_created').on(t.createdAt, t.id)],
 );
+
+/**
+ * Per-deployment secrets every replica must share (the web session key, the verdict signing key): the first replica to
+ * need one generates it and inserts it here; the others read it. An environment variable set by hand still wins.
+ */
+export const deploymentSecrets = pgTable('deployment_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: at('created_at').notNull(),
+});
+
+/**
+ * The people directory's email look-ups (an email → a Slack or Feishu account), cached for every replica, so replicas
+ * agree on who an account is. `account` is null when the platform knows no such email (`error` says why).
+ */
+export const directoryResolutions = pgTable(
+  'directory_resolutions',
+  {
+    channel: text('channel').notNull(),
+    email: text('email').notNull(),
+    account: text('account'),
+    error: text('error'),
+    resolvedAt: at('resolved_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.channel, t.email] })],
+);
+
+/**
+ * Marks on the audit chain (docs/audit.md): `chain_started` records the last event that existed when the chain was
+ * added to this database (those rows were chained then, in id order, so nothing proves what happened to them before).
+ */
+export const auditMarks = pgTable('audit_marks', {
+  name: text('name').primaryKey(),
+  eventId: bigint('event_id', { mode: 'number' }),
+  at: at('at').notNull(),
+});

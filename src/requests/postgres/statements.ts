@@ -15,39 +15,50 @@ const RETURNING_REQUEST = selectList(requests, 'r');
 export const SQL_TEXT = {
   byId: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = $1`,
   byIdForUpdate: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = $1 FOR UPDATE`,
+  /**
+   * The row locked, with the deadline's clock: `$2` in the caller's-clock mode, else the database's (`now()`, the
+   * transaction's start), so replicas whose clocks disagree agree on whether a request is overdue.
+   */
+  byIdForVote: `SELECT ${REQUEST}, coalesce($2::timestamptz, now()) AS "deadlineNow" FROM confirmation_requests WHERE id = $1 FOR UPDATE`,
   byKey: `SELECT ${REQUEST} FROM confirmation_requests WHERE idempotency_key = $1`,
   create: CREATE_BATCH,
   insertEvent: 'INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)',
   insertMessage: `INSERT INTO channel_messages (request_id, channel, target, status, attempts, updated_at) VALUES ($1, $2, $3, $4, 0, $5)
     ON CONFLICT (request_id, channel, target) DO NOTHING`,
-  approvers: "SELECT actor FROM confirmation_events WHERE request_id = $1 AND type = 'approved'",
+  // The person of each approval (`detail.person`; an event written before the directory counts as its account's).
+  approvers: "SELECT actor, coalesce(detail->>'person', actor) AS person FROM confirmation_events WHERE request_id = $1 AND type = 'approved'",
   touch: 'UPDATE confirmation_requests SET updated_at = $2 WHERE id = $1',
   /** The compare-and-set: only a pending row changes. */
   flip: `UPDATE confirmation_requests r SET status = $2, responded_at = $3, updated_at = $3, responded_by = $4, responded_via = $5,
-      decision_option = $6, reason = $7, approved_args = $8::jsonb, allowed = $9
+      decision_option = $6, reason = $7, approved_args = $8::jsonb, allowed = $9, responded_by_person = $10
     WHERE id = $1 AND status = 'pending' RETURNING ${RETURNING_REQUEST}`,
   /**
    * A vote that settles its request in one statement: the flip (a deny, or an approval where one suffices) and its
-   * event ($10), or nothing when the row is not pending or needs a quorum. Same parameters as `flip` otherwise.
+   * event ($11), or nothing when the row is not pending, needs a quorum or is past its deadline (by `$12`, or the
+   * database's clock when `$12` is null). Same parameters as `flip` otherwise.
    */
   settle: `WITH flipped AS (
       UPDATE confirmation_requests r SET status = $2, responded_at = $3, updated_at = $3, responded_by = $4, responded_via = $5,
-        decision_option = $6, reason = $7, approved_args = $8::jsonb, allowed = $9
-      WHERE id = $1 AND status = 'pending' AND ($2::text = 'denied' OR required_approvals = 1) RETURNING ${RETURNING_REQUEST}
+        decision_option = $6, reason = $7, approved_args = $8::jsonb, allowed = $9, responded_by_person = $10
+      WHERE id = $1 AND status = 'pending' AND ($2::text = 'denied' OR required_approvals = 1)
+        AND expires_at > coalesce($12::timestamptz, now()) RETURNING ${RETURNING_REQUEST}
     ), logged AS (
-      INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) SELECT "id", $2, $4, $5, $10::jsonb, $3 FROM flipped
+      INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) SELECT "id", $2, $4, $5, $11::jsonb, $3 FROM flipped
     )
     SELECT * FROM flipped`,
-  /** Claims up to $2 due rows no other replica holds, expires them and writes their events: one statement, atomic. */
-  expireDue: `WITH due AS (
-      SELECT id FROM confirmation_requests WHERE status = 'pending' AND expires_at <= $1 ORDER BY expires_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
+  /**
+   * Claims up to $2 due rows no other replica holds, expires them and writes their events: one statement, atomic.
+   * "Due" and the time stamped are by `$1`, or the database's clock when `$1` is null (as for votes).
+   */
+  expireDue: `WITH clock AS (SELECT coalesce($1::timestamptz, now()) AS t), due AS (
+      SELECT id FROM confirmation_requests WHERE status = 'pending' AND expires_at <= (SELECT t FROM clock) ORDER BY expires_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
     ), expired AS (
-      UPDATE confirmation_requests r SET status = 'expired', responded_at = $1, updated_at = $1, responded_by = 'system',
+      UPDATE confirmation_requests r SET status = 'expired', responded_at = clock.t, updated_at = clock.t, responded_by = 'system',
         responded_via = NULL, allowed = (r.on_timeout = 'approve')
-      FROM due WHERE r.id = due.id AND r.status = 'pending' RETURNING ${RETURNING_REQUEST}
+      FROM due, clock WHERE r.id = due.id AND r.status = 'pending' RETURNING ${RETURNING_REQUEST}
     ), logged AS (
       INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at)
-      SELECT "id", 'expired', 'system', NULL, jsonb_build_object('on_timeout', "onTimeout"), $1 FROM expired ORDER BY "expiresAt", "id"
+      SELECT "id", 'expired', 'system', NULL, jsonb_build_object('on_timeout', "onTimeout"), "respondedAt" FROM expired ORDER BY "expiresAt", "id"
     )
     SELECT * FROM expired ORDER BY "expiresAt", "id"`,
   events: `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id = $1 ORDER BY id`,

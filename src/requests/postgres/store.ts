@@ -11,7 +11,7 @@
  * Hot paths are plain SQL on the pool; the audit query, whose filters vary, is built with drizzle. Every database
  * error leaves through `errors.ts`, so callers see tollgate errors, never a `pg` one.
  */
-import { and, desc, eq, gte, lt, lte, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type pg from 'pg';
 import { ServiceUnavailableError } from '../../errors.js';
 import type { OpenPostgres } from './database.js';
@@ -25,7 +25,7 @@ import { GroupCommit } from '../group-commit.js';
 import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, NewCreate, RequestPage, RequestQuery, Vote, VoteResult } from '../store.js';
 import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../types.js';
 import { isAllowed } from '../state-machine.js';
-import { needsPriorApprovers, planVote, type VerdictFields } from '../vote-plan.js';
+import { needsPriorApprovers, planVote, type PriorApproval, type VerdictFields } from '../vote-plan.js';
 
 type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
 /** A create's outcome inside a batch that committed: its row, or why reading the existing row failed. */
@@ -33,6 +33,16 @@ type CreateOutcome = CreateResult | { failed: unknown };
 type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
 const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = { messageRef: 'message_ref', status: 'status', attempts: 'attempts', lastError: 'last_error' };
+
+/** Options of {@link PostgresConfirmationStore}. */
+export interface PostgresStoreOptions {
+  /**
+   * Whose clock decides whether a request is overdue (for votes, cancels and `expireDue`): `database` (the default:
+   * PostgreSQL's `now()`, so replicas with skewed clocks agree) or `caller` (the time passed in, for tests that run on
+   * fixed times or a `ManualClock`).
+   */
+  deadlineClock?: 'database' | 'caller';
+}
 /** The PostgreSQL implementation of {@link ConfirmationStore}. */
 export class PostgresConfirmationStore implements ConfirmationStore {
   /** 10 000 rows due in one second took 2.5 s to expire at 500 a statement, 0.6 s at up to 4 000. */
@@ -42,8 +52,19 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   private readonly pool: pg.Pool;
   private readonly creates = new GroupCommit((items: NewCreate[]) => this.createAll(items));
 
-  constructor(private readonly open: OpenPostgres) {
+  private readonly callerClock: boolean;
+
+  constructor(
+    private readonly open: OpenPostgres,
+    options: PostgresStoreOptions = {},
+  ) {
     this.pool = open.pool;
+    this.callerClock = options.deadlineClock === 'caller';
+  }
+
+  /** The deadline clock's parameter: the caller's time, or null for the database's `now()`. */
+  private deadlineNow(at: Date): Date | null {
+    return this.callerClock ? at : null;
   }
 
   /** Runs `sql` on the pool; rows come back typed as `T`. */
@@ -118,17 +139,21 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     // not pending or needs a quorum; the transaction below then reads the row under its lock and says why.
     const settling = planVote({ requiredApprovals: 1 }, [], vote);
     if (settling.kind === 'final') {
-      const row = await withPostgresErrors(() => this.one(SQL_TEXT.settle, [...verdictParams(id, settling.status, settling.fields), JSON.stringify(settling.event.detail)]));
+      const params = [...verdictParams(id, settling.status, settling.fields), JSON.stringify(settling.event.detail), this.deadlineNow(vote.at)];
+      const row = await withPostgresErrors(() => this.one(SQL_TEXT.settle, params));
       if (row) return { kind: 'final', request: row };
     }
     return this.tx(async (client): Promise<VoteResult> => {
       // The row lock: a second replica voting on this request waits here until this transaction ends.
-      const current = await this.one(SQL_TEXT.byIdForUpdate, [id], client);
-      if (!current) return { kind: 'not_found' };
+      const locked = await this.lockForVote(client, id, vote.at);
+      if (!locked) return { kind: 'not_found' };
+      const { current, now } = locked;
       if (current.status !== 'pending') return { kind: 'already_final', request: current };
-      const prior = needsPriorApprovers(current, vote) ? (await this.rows<{ actor: string }>(SQL_TEXT.approvers, [id], client)).map((r) => r.actor) : [];
+      // The deadline belongs to the row: a vote at or after it expires the request instead, whatever the timers did.
+      if (current.expiresAt.getTime() <= now.getTime()) return { kind: 'expired', request: await this.expireLate(client, current, now) };
+      const prior = needsPriorApprovers(current, vote) ? await this.rows<PriorApproval>(SQL_TEXT.approvers, [id], client) : [];
       const plan = planVote(current, prior, vote);
-      if (plan.kind === 'duplicate') return { kind: 'duplicate', request: current };
+      if (plan.kind === 'duplicate') return { kind: 'duplicate', request: current, priorActor: plan.priorActor };
       await this.insertEvent(id, plan.event, client);
       if (plan.kind === 'recorded') {
         await client.query(named(SQL_TEXT.touch, [id, vote.at]));
@@ -136,6 +161,22 @@ export class PostgresConfirmationStore implements ConfirmationStore {
       }
       return { kind: 'final', request: await this.flip(client, id, plan.status, current, plan.fields) };
     });
+  }
+
+  /** Locks the row for a vote or a cancel, and reads the deadline clock's time in the same statement. */
+  private async lockForVote(client: pg.PoolClient, id: string, at: Date): Promise<{ current: ConfirmationRequest; now: Date } | null> {
+    const [row] = await this.rows<RequestRow & { deadlineNow: Date }>(SQL_TEXT.byIdForVote, [id, this.deadlineNow(at)], client);
+    if (!row) return null;
+    const { deadlineNow, ...request } = row;
+    return { current: rowToRequest(request), now: deadlineNow };
+  }
+
+  /** Expires `current` (locked, pending, past its deadline) inside the caller's transaction, with its `expired` event. */
+  private async expireLate(client: pg.PoolClient, current: ConfirmationRequest, now: Date): Promise<ConfirmationRequest> {
+    const expired = await this.flip(client, current.id, 'expired', current, { respondedBy: 'system', respondedVia: null, at: now });
+    const detail = { on_timeout: current.onTimeout, late_by_ms: now.getTime() - current.expiresAt.getTime() };
+    await this.insertEvent(current.id, { type: 'expired', actor: 'system', channel: null, detail, at: now }, client);
+    return expired;
   }
 
   /** The compare-and-set, inside a transaction that holds the row locked as pending, so it always matches. */
@@ -147,8 +188,10 @@ export class PostgresConfirmationStore implements ConfirmationStore {
 
   async finish(id: string, status: 'expired' | 'cancelled', event: { actor: string | null; channel: string | null; detail: Record<string, unknown>; at: Date }) {
     return this.tx(async (client) => {
-      const current = await this.one(SQL_TEXT.byIdForUpdate, [id], client);
-      if (!current || current.status !== 'pending') return null;
+      const locked = await this.lockForVote(client, id, event.at);
+      if (!locked || locked.current.status !== 'pending') return null;
+      const { current, now } = locked;
+      if (status === 'cancelled' && current.expiresAt.getTime() <= now.getTime()) return this.expireLate(client, current, now);
       const reason = typeof event.detail.reason === 'string' ? event.detail.reason : null;
       const final = await this.flip(client, id, status, current, { respondedBy: event.actor, respondedVia: event.channel, reason, at: event.at });
       await this.insertEvent(id, { type: status, ...event }, client);
@@ -157,7 +200,7 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   }
 
   async expireDue(now: Date, limit: number): Promise<ConfirmationRequest[]> {
-    return withPostgresErrors(async () => (await this.rows<RequestRow>(SQL_TEXT.expireDue, [now, limit])).map(rowToRequest));
+    return withPostgresErrors(async () => (await this.rows<RequestRow>(SQL_TEXT.expireDue, [this.deadlineNow(now), limit])).map(rowToRequest));
   }
 
   async appendEvent(requestId: string, event: NewEvent) {
@@ -267,6 +310,7 @@ function filters(q: RequestQuery): (SQL | undefined)[] {
     q.toolName !== undefined ? eq(requests.toolName, q.toolName) : undefined,
     q.agentId !== undefined ? eq(requests.agentId, q.agentId) : undefined,
     q.respondedBy !== undefined ? eq(requests.respondedBy, q.respondedBy) : undefined,
+    q.respondedByPeople !== undefined ? (q.respondedByPeople.length ? inArray(requests.respondedByPerson, [...q.respondedByPeople]) : sql`false`) : undefined,
     q.since && gte(requests.createdAt, q.since),
     q.until && lte(requests.createdAt, q.until),
   ];
@@ -275,5 +319,5 @@ function filters(q: RequestQuery): (SQL | undefined)[] {
 /** The parameters `flip` and `settle` share. A vote's verdict is allowed when approved; only an expiry reads `onTimeout`. */
 function verdictParams(id: string, status: RequestStatus, f: VerdictFields, onTimeout: ConfirmationRequest['onTimeout'] = 'deny'): unknown[] {
   const approvedArgs = f.approvedArgs === undefined || f.approvedArgs === null ? null : JSON.stringify(f.approvedArgs);
-  return [id, status, f.at, f.respondedBy, f.respondedVia, f.decisionOption ?? null, f.reason ?? null, approvedArgs, isAllowed(status, onTimeout) === true];
+  return [id, status, f.at, f.respondedBy, f.respondedVia, f.decisionOption ?? null, f.reason ?? null, approvedArgs, isAllowed(status, onTimeout) === true, f.respondedByPerson ?? null];
 }

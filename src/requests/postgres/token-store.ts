@@ -14,7 +14,7 @@ import { withPostgresErrors } from './errors.js';
 /** A row as the queries below select it: exactly the listed shape of a token. */
 type TokenRow = ApiToken;
 
-const COLUMNS = 'id, name, scopes, as_identity AS "as", created_at AS "createdAt", expires_at AS "expiresAt", revoked_at AS "revokedAt"';
+const COLUMNS = 'id, name, scopes, as_identity AS "as", person, created_at AS "createdAt", expires_at AS "expiresAt", revoked_at AS "revokedAt"';
 
 /** Tokens on the PostgreSQL database the requests live in. */
 export class PostgresTokenStore implements TokenStore {
@@ -22,12 +22,12 @@ export class PostgresTokenStore implements TokenStore {
 
   async create(token: NewToken, now: Date): Promise<{ token: ApiToken; secret: string }> {
     const secret = newTokenSecret();
-    const row: TokenRow = { id: uuidv7(now.getTime()), name: token.name, scopes: token.scopes, as: token.as ?? null, createdAt: now, expiresAt: token.expiresAt ?? null, revokedAt: null };
+    const row: TokenRow = { id: uuidv7(now.getTime()), name: token.name, scopes: token.scopes, as: token.as ?? null, person: token.person ?? null, createdAt: now, expiresAt: token.expiresAt ?? null, revokedAt: null };
     await withPostgresErrors(
       () =>
         this.open.pool.query(
-          'INSERT INTO api_tokens (id, name, secret_sha256, scopes, as_identity, created_at, expires_at) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7)',
-          [row.id, row.name, secretDigest(secret), JSON.stringify(row.scopes), row.as, row.createdAt, row.expiresAt],
+          'INSERT INTO api_tokens (id, name, secret_sha256, scopes, as_identity, person, created_at, expires_at) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8)',
+          [row.id, row.name, secretDigest(secret), JSON.stringify(row.scopes), row.as, row.person, row.createdAt, row.expiresAt],
         ),
       { conflict: `a token named "${token.name}" exists already` },
     );

@@ -8,6 +8,8 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ValidationError } from '../../errors.js';
+import { chainBacklog } from '../../audit/sqlite-backlog.js';
+import { eventHashOfColumns } from '../../audit/encoding.js';
 import { migrationsFolder } from '../migrations-folder.js';
 import { withSqliteErrors } from './errors.js';
 import * as schema from './schema.js';
@@ -23,10 +25,26 @@ export interface OpenDatabase {
 }
 
 /**
+ * How SQLite makes a commit durable (`TOLLGATE_SQLITE_SYNC`). In WAL mode, `full` syncs the WAL to disk at every
+ * commit, so an acknowledged verdict survives power loss and an OS crash; `normal` syncs only at checkpoints, so it
+ * survives a crashed process (the commit is in the WAL, in the OS's cache) but a host crash can drop the last commits.
+ */
+export type SqliteSync = 'full' | 'normal';
+
+/** The durability mode `TOLLGATE_SQLITE_SYNC` names (default `full`); anything else is an error naming the variable. */
+export function sqliteSyncFrom(env: Record<string, string | undefined>): SqliteSync {
+  const value = (env.TOLLGATE_SQLITE_SYNC ?? 'full').trim().toLowerCase() || 'full';
+  if (value === 'full' || value === 'normal') return value;
+  throw new ValidationError(`TOLLGATE_SQLITE_SYNC: "${env.TOLLGATE_SQLITE_SYNC}" is not a durability mode; use full (survives power loss) or normal (survives a crashed process)`, [
+    { path: 'TOLLGATE_SQLITE_SYNC', message: 'full or normal' },
+  ]);
+}
+
+/**
  * Opens (creating when missing) the SQLite file at `path` with WAL, a busy timeout (several gateway processes may
  * share the file) and foreign keys on. `:memory:` works for throwaway use.
  */
-export function openDatabase(path: string, options: { busyTimeoutMs?: number } = {}): OpenDatabase {
+export function openDatabase(path: string, options: { busyTimeoutMs?: number; sync?: SqliteSync } = {}): OpenDatabase {
   checkDatabasePath(path);
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   // A damaged, foreign or unwritable file says so at start-up in tollgate's words, naming the file.
@@ -36,12 +54,12 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
       connection.pragma('journal_mode = WAL');
       connection.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
       connection.pragma('foreign_keys = ON');
-      // WAL + NORMAL is durable against process crashes (every commit is in the WAL before it returns); only an OS
-      // crash or power loss can drop the last commits.
-      connection.pragma('synchronous = NORMAL');
+      // See SqliteSync: FULL (the default) syncs every commit's WAL frames to disk before the commit returns.
+      connection.pragma(`synchronous = ${options.sync === 'normal' ? 'NORMAL' : 'FULL'}`);
       // SQLite's default page cache is 2 MB: a start-up that expires 10 000 of 100 000 rows would re-read index pages
       // from the OS for every batch. 64 MB is taken only as pages are used.
       connection.pragma('cache_size = -65536');
+      registerFunctions(connection);
       return connection;
     } catch (error) {
       connection.close();
@@ -50,6 +68,15 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
   }, { prefix: path });
   const db = drizzle(sqlite, { schema });
   return { db, sqlite, close: () => sqlite.close() };
+}
+
+/**
+ * Adds the SQL functions tollgate's schema calls to a connection: the audit chain's trigger calls
+ * `tollgate_event_hash` on every event inserted (migrations/sqlite/0005_audit_chain_trigger.sql), so a connection
+ * opened without it cannot write an event. openDatabase calls it; so must any other connection that writes.
+ */
+export function registerFunctions(connection: Database.Database): void {
+  connection.function('tollgate_event_hash', { deterministic: true, varargs: true }, eventHashOfColumns as (...args: unknown[]) => string);
 }
 
 /**
@@ -75,4 +102,5 @@ export function checkDatabasePath(value: string): void {
  */
 export function applyMigrations(open: OpenDatabase): void {
   withSqliteErrors(() => migrate(open.db, { migrationsFolder: migrationsFolder('sqlite') }), { prefix: open.sqlite.name });
+  withSqliteErrors(() => chainBacklog(open.sqlite), { prefix: open.sqlite.name });
 }

@@ -32,6 +32,8 @@ export const confirmationRequests = sqliteTable(
     callbackUrl: text('callback_url'),
     /** Name of the API token that filed the request (null for in-process callers). */
     filedBy: text('filed_by'),
+    /** The person the filing token speaks for (`tollgate token create --person`), for the self-approval rule. */
+    filedByPerson: text('filed_by_person'),
     nonce: text('nonce').notNull(),
     createdAt: text('created_at').notNull(),
     expiresAt: text('expires_at').notNull(),
@@ -39,6 +41,8 @@ export const confirmationRequests = sqliteTable(
     respondedAt: text('responded_at'),
     respondedBy: text('responded_by'),
     respondedVia: text('responded_via'),
+    /** The person (directory id) behind `responded_by`: four eyes are counted by person, not by account. */
+    respondedByPerson: text('responded_by_person'),
     decisionOption: text('decision_option'),
     reason: text('reason'),
     /** 1 = the tool may run, 0 = it may not, NULL = pending. */
@@ -50,6 +54,7 @@ export const confirmationRequests = sqliteTable(
     index('confirmation_requests_created').on(t.createdAt, t.id),
     index('confirmation_requests_tool').on(t.toolName, t.createdAt),
     index('confirmation_requests_agent').on(t.agentId, t.createdAt),
+    index('confirmation_requests_person').on(t.respondedByPerson, t.createdAt),
   ],
 );
 
@@ -66,6 +71,10 @@ export const confirmationEvents = sqliteTable(
     channel: text('channel'),
     detail: text('detail').notNull().default(sql`'{}'`),
     at: text('at').notNull(),
+    /** The previous event's `hash` (64 zeros for the first): set by the chain's trigger (docs/audit.md). */
+    prevHash: text('prev_hash'),
+    /** SHA-256 over this row's canonical encoding and `prev_hash`: set by the chain's trigger (docs/audit.md). */
+    hash: text('hash'),
   },
   (t) => [index('confirmation_events_request').on(t.requestId, t.id), index('confirmation_events_type').on(t.type, t.at)],
 );
@@ -103,6 +112,8 @@ export const apiTokens = sqliteTable(
     scopes: text('scopes').notNull(),
     /** The approver identity a `request:decide` token decides as (`web:alice`). */
     asIdentity: text('as_identity'),
+    /** The person (directory id) the token speaks for, for the self-approval rule. */
+    person: text('person'),
     createdAt: text('created_at').notNull(),
     expiresAt: text('expires_at'),
     revokedAt: text('revoked_at'),
@@ -135,3 +146,23 @@ export const grants = sqliteTable(
   },
   (t) => [index('grants_rule_expires').on(t.rule, t.expiresAt), index('grants_created').on(t.createdAt, t.id)],
 );
+
+/**
+ * Per-deployment secrets (the web session key, the email link key, the verdict signing key): generated once and kept
+ * here, so sessions and links outlive a restart. An environment variable set by hand still wins.
+ */
+export const deploymentSecrets = sqliteTable('deployment_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: text('created_at').notNull(),
+});
+
+/**
+ * Marks on the audit chain (docs/audit.md): `chain_started` records the last event that existed when the chain was
+ * added to this database (those rows were chained then, in id order, so nothing proves what happened to them before).
+ */
+export const auditMarks = sqliteTable('audit_marks', {
+  name: text('name').primaryKey(),
+  eventId: integer('event_id'),
+  at: text('at').notNull(),
+});

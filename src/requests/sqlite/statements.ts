@@ -52,12 +52,13 @@ export function prepareStatements(sqlite: Database.Database): Statements {
     ),
     // `+type`: without the plus SQLite walks every approval ever recorded through the type index (each decision got
     // slower as approvals piled up: 10,000 decisions took 25 s); with it, the request's own events by its index.
-    approvers: sqlite.prepare("SELECT actor FROM confirmation_events WHERE request_id = ? AND +type = 'approved'").pluck(),
+    // The person of each approval (`detail.person`; an event written before the directory counts as its account's).
+    approvers: sqlite.prepare("SELECT actor, coalesce(json_extract(detail, '$.person'), actor) AS person FROM confirmation_events WHERE request_id = ? AND +type = 'approved'"),
     touch: sqlite.prepare('UPDATE confirmation_requests SET updated_at = ? WHERE id = ?'),
     /** The compare-and-set: only a pending row changes. */
     flip: sqlite.prepare(
       `UPDATE confirmation_requests SET status = @status, responded_at = @at, updated_at = @at, responded_by = @respondedBy,
-         responded_via = @respondedVia, decision_option = @decisionOption, reason = @reason, approved_args = @approvedArgs,
+         responded_via = @respondedVia, responded_by_person = @respondedByPerson, decision_option = @decisionOption, reason = @reason, approved_args = @approvedArgs,
          allowed = @allowed
        WHERE id = @id AND status = 'pending' RETURNING ${requests}`,
     ),

@@ -5,7 +5,7 @@
  * processes sharing one file serialize their compare-and-sets instead of failing on a lock upgrade.
  */
 import type Database from 'better-sqlite3';
-import { and, desc, eq, gte, lt, lte, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { OpenDatabase } from './database.js';
 import { translateSqliteErrors } from './errors.js';
 import { requestToRow, rowToEvent, rowToMessage, rowToRequest } from './rows.js';
@@ -14,7 +14,7 @@ import { prepareStatements, type Statements } from './statements.js';
 import { allPages, decodeCursor, pageOf } from '../cursor.js';
 import { GroupCommit } from '../group-commit.js';
 import { isAllowed } from '../state-machine.js';
-import { needsPriorApprovers, planVote } from '../vote-plan.js';
+import { needsPriorApprovers, planVote, type PriorApproval } from '../vote-plan.js';
 import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, NewCreate, RequestPage, RequestQuery, Vote, VoteResult } from '../store.js';
 import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../types.js';
 
@@ -85,8 +85,10 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       const current = this.row(this.sql.requestById, id);
       if (!current) return { kind: 'not_found' };
       if (current.status !== 'pending') return { kind: 'already_final', request: current };
-      const plan = planVote(current, needsPriorApprovers(current, vote) ? (this.sql.approvers.all(id) as string[]) : [], vote);
-      if (plan.kind === 'duplicate') return { kind: 'duplicate', request: current };
+      // The deadline belongs to the row: a vote at or after it expires the request instead, whatever the timers did.
+      if (current.expiresAt.getTime() <= vote.at.getTime()) return { kind: 'expired', request: this.expireLate(current, vote.at) };
+      const plan = planVote(current, needsPriorApprovers(current, vote) ? (this.sql.approvers.all(id) as PriorApproval[]) : [], vote);
+      if (plan.kind === 'duplicate') return { kind: 'duplicate', request: current, priorActor: plan.priorActor };
       this.insertEvent(id, plan.event);
       if (plan.kind === 'recorded') {
         this.sql.touch.run(vote.at.toISOString(), id);
@@ -98,12 +100,19 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     });
   }
 
+  /** Expires `current` (pending, past its deadline) inside the caller's transaction, with its `expired` event. */
+  private expireLate(current: ConfirmationRequest, at: Date): ConfirmationRequest {
+    const expired = this.flip(current.id, 'expired', current, { respondedBy: 'system', respondedVia: null, at });
+    this.insertEvent(current.id, { type: 'expired', actor: 'system', channel: null, detail: { on_timeout: current.onTimeout, late_by_ms: at.getTime() - current.expiresAt.getTime() }, at });
+    return expired;
+  }
+
   /** The compare-and-set. Inside a transaction that already read `current` as pending, so it always matches. */
   private flip(
     id: string,
     status: 'approved' | 'denied' | 'expired' | 'cancelled',
     current: ConfirmationRequest,
-    fields: { respondedBy: string | null; respondedVia: string | null; decisionOption?: string | null; reason?: string | null; approvedArgs?: string | null; at: Date },
+    fields: { respondedBy: string | null; respondedVia: string | null; respondedByPerson?: string | null; decisionOption?: string | null; reason?: string | null; approvedArgs?: string | null; at: Date },
   ): ConfirmationRequest {
     const allowed = isAllowed(status, current.onTimeout) === true;
     const row = this.sql.flip.get({
@@ -112,6 +121,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       at: fields.at.toISOString(),
       respondedBy: fields.respondedBy,
       respondedVia: fields.respondedVia,
+      respondedByPerson: fields.respondedByPerson ?? null,
       decisionOption: fields.decisionOption ?? null,
       reason: fields.reason ?? null,
       approvedArgs: fields.approvedArgs ?? null,
@@ -125,6 +135,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     return this.tx(() => {
       const current = this.row(this.sql.requestById, id);
       if (!current || current.status !== 'pending') return null;
+      if (status === 'cancelled' && current.expiresAt.getTime() <= event.at.getTime()) return this.expireLate(current, event.at);
       const reason = typeof event.detail.reason === 'string' ? event.detail.reason : null;
       const final = this.flip(id, status, current, { respondedBy: event.actor, respondedVia: event.channel, reason, at: event.at });
       this.insertEvent(id, { type: status, ...event });
@@ -251,6 +262,7 @@ function filters(q: RequestQuery): (SQL | undefined)[] {
     q.toolName !== undefined ? eq(requests.toolName, q.toolName) : undefined,
     q.agentId !== undefined ? eq(requests.agentId, q.agentId) : undefined,
     q.respondedBy !== undefined ? eq(requests.respondedBy, q.respondedBy) : undefined,
+    q.respondedByPeople !== undefined ? (q.respondedByPeople.length ? inArray(requests.respondedByPerson, [...q.respondedByPeople]) : sql`false`) : undefined,
     q.since && gte(requests.createdAt, q.since.toISOString()),
     q.until && lte(requests.createdAt, q.until.toISOString()),
   ];

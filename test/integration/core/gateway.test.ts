@@ -245,7 +245,7 @@ describe('gateway', () => {
     const later = (await first.request({ toolName: 'x', timeoutS: 600 })).request;
     await first.stop();
     await clock.advance(60_000); // the process was down for a minute: nobody expired `soon`
-    expect((await first.get(soon.id))?.status).toBe('pending');
+    expect((await gateways[0]!.store.get(soon.id))?.status).toBe('pending');
     const second = await gatewayOnFile();
     expect((await second.get(soon.id))?.status).toBe('expired');
     expect((await second.get(later.id))?.status).toBe('pending');

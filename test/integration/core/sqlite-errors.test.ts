@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, InternalError, ServiceUnavailableError, TollgateError } from '../../../src/errors.js';
-import { applyMigrations, openDatabase, type OpenDatabase } from '../../../src/requests/sqlite/database.js';
+import { applyMigrations, openDatabase, registerFunctions, type OpenDatabase } from '../../../src/requests/sqlite/database.js';
 import { fromSqliteError, withSqliteErrors } from '../../../src/requests/sqlite/errors.js';
 import { SqliteConfirmationStore } from '../../../src/requests/sqlite/store.js';
 import { file, newRequest, vote } from '../../contracts/store-fixtures.js';
@@ -39,6 +39,7 @@ function track<T extends { close(): void }>(c: T): T {
 
 /** An OpenDatabase over an existing connection (openDatabase refuses read-only use on purpose). */
 function wrap(sqlite: Database.Database): OpenDatabase {
+  registerFunctions(sqlite);
   return { sqlite, db: drizzle(sqlite), close: () => sqlite.close() } as unknown as OpenDatabase;
 }
 

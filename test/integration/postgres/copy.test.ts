@@ -74,6 +74,8 @@ describe('tollgate migrate --from --to', () => {
       const fresh = await json(pg, '/v1/requests', { tool_name: 'deploy', tool_args: { env: 'staging' } });
       const [created] = await pg.store.events(String(fresh.id));
       expect(created!.id).toBeGreaterThan(Math.max(...eventsBefore.flat().map((e) => e.id)));
+      // The copied events were chained on arrival, so the PostgreSQL trail verifies as a whole.
+      expect(await json(pg, '/v1/audit/verify')).toMatchObject({ ok: true, problem: null, requests: 4 });
     } finally {
       await pg.close();
     }

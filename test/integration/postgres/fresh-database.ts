@@ -47,5 +47,5 @@ export async function freshDatabase(options: { migrate?: boolean } = {}): Promis
 
 /** Empties tollgate's tables in `url` (between tests sharing one database). */
 export async function truncateAll(url: string): Promise<void> {
-  await withClient(url, (c) => c.query('TRUNCATE confirmation_events, channel_messages, confirmation_requests, api_tokens, shared_marks, grants RESTART IDENTITY CASCADE'));
+  await withClient(url, (c) => c.query('TRUNCATE confirmation_events, channel_messages, confirmation_requests, api_tokens, shared_marks, grants, deployment_secrets, directory_resolutions RESTART IDENTITY CASCADE'));
 }

@@ -25,6 +25,8 @@ const ROUTE_SCOPES: Record<string, Scope[]> = {
   'POST /v1/hooks/claude-code': ['request:create'],
   'POST /v1/hooks/pulsebot': ['request:create'],
   'POST /v1/web/login-links': ['admin'],
+  'GET /v1/audit/verify': ['audit:read'],
+  'GET /v1/audit/head': ['audit:read'],
 };
 
 let t: TestServer;

@@ -3,7 +3,7 @@ import { needsPriorApprovers, planVote } from '../../../src/requests/vote-plan.j
 import type { Vote } from '../../../src/requests/store.js';
 import { newRequest, T0 } from '../../contracts/store-fixtures.js';
 
-const vote = (decision: 'approve' | 'deny', actor = 'web:alice'): Vote => ({ decision, actor, via: 'web', reason: null, option: null, approvedArgs: null, at: T0 });
+const vote = (decision: 'approve' | 'deny', actor = 'web:alice', person = actor): Vote => ({ decision, actor, person, via: 'web', reason: null, option: null, approvedArgs: null, at: T0 });
 
 describe('vote plan', () => {
   it('reads prior approvers only for an approval towards a quorum', () => {
@@ -20,7 +20,16 @@ describe('vote plan', () => {
   it('records an approval short of the quorum and refuses the same approver twice', () => {
     const request = newRequest({ requiredApprovals: 2 });
     expect(planVote(request, [], vote('approve'))).toMatchObject({ kind: 'recorded', approvals: 1 });
-    expect(planVote(request, ['web:alice'], vote('approve'))).toEqual({ kind: 'duplicate' });
-    expect(planVote(request, ['web:alice'], vote('approve', 'web:bob'))).toMatchObject({ kind: 'final', status: 'approved' });
+    const alice = [{ actor: 'web:alice', person: 'web:alice' }];
+    expect(planVote(request, alice, vote('approve'))).toEqual({ kind: 'duplicate', priorActor: 'web:alice' });
+    expect(planVote(request, alice, vote('approve', 'web:bob'))).toMatchObject({ kind: 'final', status: 'approved' });
+  });
+
+  it('counts people, not accounts: a second account of a person already counted is a duplicate', () => {
+    const request = newRequest({ requiredApprovals: 2 });
+    const aliceOnSlack = [{ actor: 'slack:U_ALICE', person: 'alice' }];
+    expect(planVote(request, aliceOnSlack, vote('approve', 'web:alice', 'alice'))).toEqual({ kind: 'duplicate', priorActor: 'slack:U_ALICE' });
+    const final = planVote(request, aliceOnSlack, vote('approve', 'slack:U_BOB', 'bob'));
+    expect(final).toMatchObject({ kind: 'final', status: 'approved', event: { detail: { person: 'bob', approvals: 2 } }, fields: { respondedByPerson: 'bob' } });
   });
 });

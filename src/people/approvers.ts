@@ -1,0 +1,85 @@
+/**
+ * @module people/approvers
+ * Approver lists and deciders as people. A request's `approvers` are references (`person:alice`, `group:leads`,
+ * `email:a@x`, `slack:U1`, `slack:*`); a decision comes from an account. Both are resolved against the directory once,
+ * where a decision enters the gateway, into the plain sets below; the checks downstream (may this person decide, is it
+ * their own request, have they approved already) compare person ids and never consult the directory themselves.
+ */
+import type { Directory } from './types.js';
+
+/** Who decides: the account the decision came from, its person, and the groups that person belongs to. */
+export interface Decider {
+  /** `<channel>:<account>`, as recorded in `responded_by`. */
+  account: string;
+  /** The directory's person id, or the account itself when the directory does not know it. */
+  person: string;
+  groups: readonly string[];
+}
+
+/** A request's approver list resolved to people: who may decide it. */
+export interface ApproverSet {
+  /** True when the list is empty: anyone who can see the card may decide. */
+  anyone: boolean;
+  people: ReadonlySet<string>;
+  groups: ReadonlySet<string>;
+  /** Channel names from `<channel>:*` entries: every account on that channel may decide. */
+  channels: ReadonlySet<string>;
+}
+
+/**
+ * Problems with an approver list as filed: a `person:` or `group:` the directory does not know (an account or an email
+ * that names nobody is still a person of its own). Each names its index, for a 400 naming `approvers[i]`.
+ */
+export function unknownApprovers(directory: Directory, approvers: readonly string[], field = 'approvers'): { path: string; message: string }[] {
+  return approvers.flatMap((entry, i) =>
+    directory.reference(entry) ? [] : [{ path: `${field}[${i}]`, message: `${entry}: no such ${entry.startsWith('group:') ? 'group' : 'person'} in the people directory` }],
+  );
+}
+
+/** The decider behind `account` (`slack:U0ALICE` → alice and her groups). */
+export function deciderOf(directory: Directory, account: string): Decider {
+  // `person:alice` is how a token bound to a person (not to one of her accounts) decides.
+  const person = account.startsWith('person:') ? account.slice('person:'.length) : directory.personOf(account);
+  return { account, person, groups: directory.groupsOf(person) };
+}
+
+/**
+ * Resolves approver references to people. A reference whose person or group no longer exists (the directory was
+ * reloaded since the request was filed) admits nobody, rather than failing the decision.
+ */
+export function approverSetOf(directory: Directory, approvers: readonly string[]): ApproverSet {
+  const people = new Set<string>();
+  const groups = new Set<string>();
+  const channels = new Set<string>();
+  for (const entry of approvers) {
+    const ref = directory.reference(entry);
+    if (!ref) continue;
+    if (ref.kind === 'person') people.add(ref.id);
+    else if (ref.kind === 'group') groups.add(ref.id);
+    else if (ref.kind === 'wildcard') channels.add(ref.channel);
+    else people.add(directory.personOf(ref.account));
+  }
+  return { anyone: approvers.length === 0, people, groups, channels };
+}
+
+/** Whether `decider` is one of the people `approvers` names. */
+export function isListed(approvers: ApproverSet, decider: Decider): boolean {
+  if (approvers.anyone || approvers.people.has(decider.person)) return true;
+  if (decider.groups.some((g) => approvers.groups.has(g))) return true;
+  const channel = decider.account.slice(0, decider.account.indexOf(':'));
+  return approvers.channels.has(channel);
+}
+
+/**
+ * The people a request was filed for or by: the person of its `user_id` (written with or without its channel prefix)
+ * and the person its filing token speaks for. None of them may approve it (self-approval, by person).
+ */
+export function requesterPeople(directory: Directory, request: { userId: string | null; filedByPerson: string | null }): string[] {
+  const people: string[] = [];
+  if (request.userId) {
+    people.push(directory.personOf(request.userId));
+    if (request.userId.startsWith('person:')) people.push(request.userId.slice('person:'.length));
+  }
+  if (request.filedByPerson) people.push(request.filedByPerson);
+  return people;
+}
