@@ -9,6 +9,8 @@ import { databaseDialect } from '../requests/database-url.js';
 import { csvCell } from '../http/export.js';
 import { toApiEvent, toApiRequest } from '../requests/serialize.js';
 import { openStores } from '../requests/open-store.js';
+import { AuditService } from '../audit/service.js';
+import { auditReportJson } from '../audit/verify.js';
 import { flag, parseArgs, UsageError } from './args.js';
 
 /**
@@ -26,11 +28,40 @@ export function existingDatabase(fromFlag: string | undefined, fromEnv: string |
   return db;
 }
 
-const TABLE_COLUMNS = ['created_at', 'id', 'status', 'tool_name', 'agent_id', 'responded_by', 'reason'] as const;
+const TABLE_COLUMNS = ['created_at', 'id', 'status', 'tool_name', 'agent_id', 'responded_by', 'responded_by_person', 'reason'] as const;
 
-/** Prints matching requests (or one request's events with `--events ID`). */
+/**
+ * `tollgate audit verify [--from ISO] [--db …] [--json]`: walks the audit chain and the requests; exit 0 when intact,
+ * 1 naming the first broken link (docs/audit.md).
+ */
+async function verify(args: ReturnType<typeof parseArgs>): Promise<number> {
+  const fromText = flag(args, 'from');
+  const from = fromText === undefined ? undefined : new Date(fromText);
+  if (from && Number.isNaN(from.getTime())) throw new UsageError(`--from: not a time: ${fromText} (use 2026-01-31 or an ISO time)`);
+  const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env, migrate: false });
+  try {
+    const started = await stores.audit.started().catch(() => undefined);
+    if (started === undefined || started === null) {
+      process.stderr.write('this database has no audit chain yet: run `tollgate migrate` (or start `tollgate serve` on it) once to add it\n');
+      return 1;
+    }
+    const report = await new AuditService(stores.audit, stores.store).verify(from);
+    if (flag(args, 'json') === 'true') process.stdout.write(`${JSON.stringify(auditReportJson(report))}\n`);
+    else if (report.ok) {
+      const head = report.head ? `; head: event ${report.head.eventId} ${report.head.hash}` : '';
+      const backfilled = report.chainStarted ? ` (events up to ${report.chainStarted.eventId} were chained when the chain was added, ${report.chainStarted.at})` : '';
+      process.stdout.write(`audit chain intact: ${report.events} events, ${report.requests} requests${head}${backfilled}\n`);
+    } else process.stdout.write(`audit chain BROKEN: ${report.problem!.message}\n`);
+    return report.ok ? 0 : 1;
+  } finally {
+    await stores.close();
+  }
+}
+
+/** Prints matching requests (or one request's events with `--events ID`), or verifies the chain (`audit verify`). */
 export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
+  const args = parseArgs(argv, ['json']);
+  if (args.positionals[0] === 'verify') return verify(args);
   const format = flag(args, 'format') ?? 'table';
   if (!['table', 'csv', 'ndjson'].includes(format)) throw new UsageError(`--format must be table, csv or ndjson`);
   // A SQLite file or a postgres:// URL, read as it is (no migrations applied).
@@ -45,10 +76,10 @@ export async function run(argv: string[]): Promise<number> {
     }
     const q = parseInput(
       listQuerySchema,
-      { status: flag(args, 'status'), tool_name: flag(args, 'tool'), agent_id: flag(args, 'agent'), responded_by: flag(args, 'approver'), since: flag(args, 'since'), until: flag(args, 'until'), limit: flag(args, 'limit') ?? '50' },
+      { status: flag(args, 'status'), tool_name: flag(args, 'tool'), agent_id: flag(args, 'agent'), responded_by: flag(args, 'approver'), person: flag(args, 'person'), since: flag(args, 'since'), until: flag(args, 'until'), limit: flag(args, 'limit') ?? '50' },
       'flags',
     );
-    const page = await store.list({ status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, since: q.since, until: q.until, limit: q.limit });
+    const page = await store.list({ status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, respondedByPeople: q.person === undefined ? undefined : [q.person], since: q.since, until: q.until, limit: q.limit });
     const rows = page.items.map(toApiRequest);
     if (format === 'ndjson') rows.forEach((r) => out(JSON.stringify(r)));
     else if (format === 'csv') {

@@ -1,0 +1,29 @@
+/**
+ * @module audit/types
+ * The `AuditChain` contract: what the verifier reads of one database's chain. Each dialect answers with the rows'
+ * stored text forms (SQLite's text; PostgreSQL's `detail::text` and ISO times), the forms the chain hashed.
+ *
+ * @remarks Left out: writing. The database chains rows itself, in a trigger, whoever inserts them.
+ */
+
+/** One event row as the chain sees it: `[id, prev_hash, hash, …the columns `eventHashOfColumns` takes]`. */
+export type ChainRow = [id: number, prevHash: string | null, hash: string | null, ...columns: (string | number | null)[]];
+
+/** The newest event: what an anchor publishes. */
+export interface ChainHead {
+  eventId: number;
+  hash: string;
+  at: string;
+}
+
+/** Reads one database's audit chain. */
+export interface AuditChain {
+  /** Up to `limit` rows with `id > afterId`, by id. */
+  rows(afterId: number, limit: number): Promise<ChainRow[]>;
+  /** The last event before `at` (where `audit verify --from` starts), or null when there is none. */
+  lastBefore(at: Date): Promise<{ id: number; hash: string | null } | null>;
+  /** The newest chained event, or null when there are no events. */
+  head(): Promise<ChainHead | null>;
+  /** Up to which event rows were chained after the fact when the chain was added (`chain_started`), and when. */
+  started(): Promise<{ eventId: number; at: Date } | null>;
+}

@@ -1,0 +1,127 @@
+/**
+ * @module audit/verify
+ * `tollgate audit verify` and `GET /v1/audit/verify`: walks the audit chain and the requests, and reports the first
+ * broken link. What it proves (docs/audit.md): no chained event was edited, deleted, inserted or moved, and every
+ * request row agrees with its events (status, who decided, the approved arguments). What it cannot: that the newest
+ * events were not cut off the end, or the whole chain rewritten by someone holding the database — compare the head
+ * with an anchor kept elsewhere (`GET /v1/audit/head`) for that.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { ConfirmationStore } from '../requests/store.js';
+import type { ConfirmationEvent, ConfirmationRequest } from '../requests/types.js';
+import { GENESIS_HASH, eventHashOfColumns } from './encoding.js';
+import type { AuditChain, ChainHead } from './types.js';
+
+/** A broken link: where, and what is wrong there. */
+export interface AuditProblem {
+  kind: 'edited' | 'missing_or_inserted' | 'unchained' | 'request_mismatch';
+  /** The event where the chain breaks (for `request_mismatch`, absent). */
+  eventId?: number;
+  requestId?: string;
+  message: string;
+}
+
+/** What a verification found. */
+export interface AuditReport {
+  ok: boolean;
+  /** Events whose links were checked. */
+  events: number;
+  /** Requests checked against their events. */
+  requests: number;
+  head: ChainHead | null;
+  /** The first broken link, when there is one. */
+  problem: AuditProblem | null;
+  /** Events chained after the fact when the chain was added to an older database (`chain_started`), if any. */
+  chainStarted: { eventId: number; at: string } | null;
+}
+
+/** The report as the API and `tollgate audit verify --json` print it: snake_case, like every other wire object. */
+export function auditReportJson(report: AuditReport): Record<string, unknown> {
+  const { problem, head, chainStarted } = report;
+  return {
+    ok: report.ok,
+    events: report.events,
+    requests: report.requests,
+    head: head && { event_id: head.eventId, hash: head.hash, at: head.at },
+    problem: problem && { kind: problem.kind, event_id: problem.eventId ?? null, request_id: problem.requestId ?? null, message: problem.message },
+    chain_started: chainStarted && { event_id: chainStarted.eventId, at: chainStarted.at },
+  };
+}
+
+const PAGE = 1000;
+const FINAL_EVENTS = new Set(['approved', 'denied', 'expired', 'cancelled']);
+
+/** Verifies the chain (from the first event, or from the first one at or after `from`) and every request row. */
+export async function verifyAudit(chain: AuditChain, store: ConfirmationStore, options: { from?: Date } = {}): Promise<AuditReport> {
+  const started = await chain.started();
+  let events = 0;
+  let requests = 0;
+  const done = async (problem: AuditProblem | null): Promise<AuditReport> => ({
+    ok: problem === null,
+    events,
+    requests,
+    head: await chain.head(),
+    problem,
+    chainStarted: started && started.eventId > 0 ? { eventId: started.eventId, at: started.at.toISOString() } : null,
+  });
+
+  const start = options.from ? await chain.lastBefore(options.from) : null;
+  let afterId = start?.id ?? 0;
+  let prev: string | null = start ? start.hash : GENESIS_HASH;
+  for (let rows = await chain.rows(afterId, PAGE); rows.length; rows = await chain.rows(afterId, PAGE)) {
+    for (const [id, prevHash, hash, ...columns] of rows) {
+      if (hash === null || prevHash === null) return done({ kind: 'unchained', eventId: id, message: `event ${id} has no hash: it was written around the chain (not through tollgate's trigger)` });
+      if (prev !== null && prevHash !== prev) {
+        const before = afterId ? `event ${afterId}` : 'the start of the chain';
+        return done({ kind: 'missing_or_inserted', eventId: id, message: `event ${id} does not follow ${before}: an event was deleted, inserted or moved just before it (its prev_hash is not the hash before it)` });
+      }
+      if (eventHashOfColumns(prevHash, ...columns) !== hash) {
+        return done({ kind: 'edited', eventId: id, message: `event ${id} was edited: its hash does not match its content${columns[1] === 'created' ? ' (or its request’s tool, arguments, quorum, timeout or requester)' : ''}` });
+      }
+      prev = hash;
+      afterId = id;
+      events++;
+    }
+  }
+
+  let batch: ConfirmationRequest[] = [];
+  const checkBatch = async (): Promise<AuditProblem | null> => {
+    const byRequest = new Map<string, ConfirmationEvent[]>();
+    for (const e of await store.eventsOf(batch.map((r) => r.id))) byRequest.set(e.requestId, [...(byRequest.get(e.requestId) ?? []), e]);
+    for (const request of batch) {
+      const message = requestMismatch(request, byRequest.get(request.id) ?? []);
+      if (message) return { kind: 'request_mismatch', requestId: request.id, message: `request ${request.id}: ${message}` };
+      requests++;
+    }
+    batch = [];
+    return null;
+  };
+  for await (const request of store.scan({})) {
+    batch.push(request);
+    if (batch.length >= 200) {
+      const problem = await checkBatch();
+      if (problem) return done(problem);
+    }
+  }
+  return done(batch.length ? await checkBatch() : null);
+}
+
+/** Why a request row disagrees with its events, or null when it agrees. */
+export function requestMismatch(request: ConfirmationRequest, events: readonly ConfirmationEvent[]): string | null {
+  const final = events.filter((e) => FINAL_EVENTS.has(e.type) && (e.type !== 'approved' || isSettlingApproval(e, request)));
+  const verdict = final[0];
+  if (request.status === 'pending') return verdict ? `the row says pending, but event ${verdict.id} made it ${verdict.type}` : null;
+  if (!verdict) return `the row says ${request.status}, but no event made it so`;
+  if (final.length > 1) return `events ${final.map((e) => e.id).join(' and ')} both settle it`;
+  if (verdict.type !== request.status) return `the row says ${request.status}, but event ${verdict.id} made it ${verdict.type}`;
+  if ((verdict.actor ?? null) !== (request.respondedBy ?? null)) return `the row says ${request.respondedBy ?? 'nobody'} decided, but event ${verdict.id} says ${verdict.actor ?? 'nobody'}`;
+  const approvedArgs = verdict.type === 'approved' ? (verdict.detail.approved_args ?? null) : null;
+  if (!isDeepStrictEqual(approvedArgs, request.approvedArgs ?? null)) return `the row's approved arguments differ from those event ${verdict.id} recorded`;
+  return null;
+}
+
+/** An `approved` event settles its request when it completes the quorum (events before the quorum name no `approvals`). */
+function isSettlingApproval(event: ConfirmationEvent, request: ConfirmationRequest): boolean {
+  const approvals = event.detail.approvals;
+  return typeof approvals !== 'number' || approvals >= request.requiredApprovals;
+}
