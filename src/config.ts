@@ -12,6 +12,10 @@ import { ValidationError, describeError } from './errors.js';
 import { fieldProblems, validationError } from './validation.js';
 import { rateLimitsFileSchema, readRateLimits, type RateLimitSettings } from './tokens/rate-limits.js';
 import { emptyPolicy, loadPolicy, type Policy } from './policy/index.js';
+import { checkPolicyPeople } from './policy/check-people.js';
+import { loadDirectory } from './people/config.js';
+import { NO_DIRECTORY } from './people/no-directory.js';
+import type { Directory } from './people/types.js';
 
 /** The YAML file (`--config tollgate.yaml`). Channel sections are read by their adapters. */
 export const configFileSchema = z.looseObject({
@@ -34,6 +38,9 @@ export const configFileSchema = z.looseObject({
   /** Approval policy rules and the rule used when none matches; compiled by `policy/load.ts` (docs/policy.md). */
   policies: z.unknown().optional(),
   default: z.unknown().optional(),
+  /** The people directory: people with their accounts, and groups of them; read by `people/config.ts`. */
+  people: z.unknown().optional(),
+  groups: z.unknown().optional(),
 });
 
 /** The parsed YAML file. */
@@ -59,6 +66,8 @@ export interface TollgateConfig {
   file: ConfigFile;
   /** The approval policy compiled from the file's `policies:` and `default:` (asks for everything when absent). */
   policy: Policy;
+  /** The people directory from the file's `people:` and `groups:` (knows nobody when absent). */
+  directory: Directory;
   /** The YAML file's path, when there is one (SIGHUP reloads it). */
   configPath: string | null;
   /** The environment the config was read from; channel adapters read their credentials from it. */
@@ -86,6 +95,7 @@ export function loadConfig(flags: ServeFlags = {}, env: Record<string, string | 
     .split(',')
     .map((t) => t.trim())
     .filter(Boolean);
+  const { policy, directory } = configPath ? loadPolicyAndPeople(file, configPath) : { policy: emptyPolicy(), directory: NO_DIRECTORY };
   const tokenGenerated = tokens.length === 0;
   if (tokenGenerated) tokens.push(`tg_${randomBytes(24).toString('base64url')}`);
   return {
@@ -100,10 +110,22 @@ export function loadConfig(flags: ServeFlags = {}, env: Record<string, string | 
     publicUrl: env.TOLLGATE_PUBLIC_URL || null,
     logLevel: env.LOG_LEVEL ?? 'info',
     file,
-    policy: configPath ? loadPolicy(file, configPath) : emptyPolicy(),
+    policy,
+    directory,
     configPath,
     env,
   };
+}
+
+/**
+ * The policy and the people directory of one config file, checked against each other: a rule naming a `person:` or
+ * `group:` the directory does not have is an error naming the rule. Start-up and reload both come through here.
+ */
+export function loadPolicyAndPeople(file: ConfigFile, path: string): { policy: Policy; directory: Directory } {
+  const policy = loadPolicy(file, path);
+  const directory = loadDirectory(file, path);
+  checkPolicyPeople(policy, directory);
+  return { policy, directory };
 }
 
 /** Reads and validates the YAML file; errors name the file and the path inside it. */

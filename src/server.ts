@@ -14,6 +14,7 @@ import type { Clock } from './clock.js';
 import type { TollgateConfig } from './config.js';
 import { Gateway } from './gateway.js';
 import { PolicyGate } from './policy/gate.js';
+import { PeopleSource } from './people/source.js';
 import { createApp, type HttpPlugin, type ReadinessCheck } from './http/app.js';
 import { applyConnectionLimits, connectionLimitsFromEnv } from './http/connection-limits.js';
 import { integrationsPlugin } from './integrations/plugin.js';
@@ -44,6 +45,8 @@ export interface TollgateServer {
   /** The store the gateway runs on: for tools and tests that inspect rows directly (the gateway never exposes it). */
   store: ConfirmationStore;
   config: TollgateConfig;
+  /** The people directory in force; a config reload replaces it (`watchPolicy`). */
+  people: PeopleSource;
   http: Server;
   /** The express app behind the lean routes of the hot calls (`http/lean-routes`): for tests that list its routes. */
   app: Express;
@@ -87,6 +90,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const feed = options.feed ?? backend.feed ?? new LocalChangeFeed();
   // A rule sending cards to a channel that is not enabled stops the start, naming the rule.
   const policy = await closeOnFailure((async () => new PolicyGate(config.policy, stores.grants ?? null, channels.map((c) => c.name)))());
+  const people = new PeopleSource(config.directory);
   const gateway = new Gateway({
     store,
     scheduler: backend.scheduler,
@@ -99,6 +103,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     callbackAllow: parseCallbackAllow(config.env.TOLLGATE_CALLBACK_ALLOW),
     policy,
     auditChain: stores.audit,
+    directory: people.current,
     defaults: {
       timeoutS: config.file.defaults?.timeout_s,
       onTimeout: config.file.defaults?.on_timeout,
@@ -122,6 +127,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     gateway,
     store,
     config,
+    people,
     http,
     app,
     listen: () =>

@@ -22,9 +22,9 @@ export async function run(argv: string[]): Promise<number> {
   process.once('SIGINT', () => signalled('SIGINT'));
 
   const server = await createServer({ config });
-  // The approval policy reloads on SIGHUP or a change of the file; a file that does not load keeps the old rules.
+  // The approval policy and the people directory reload on SIGHUP or a change of the file; a file that does not load keeps the old rules.
   const policy = server.gateway.policy;
-  const stopWatching = config.configPath && policy ? watchPolicy({ gate: policy, path: config.configPath, logger: server.gateway.logger }) : () => undefined;
+  const stopWatching = config.configPath && policy ? watchPolicy({ gate: policy, people: server.people, path: config.configPath, logger: server.gateway.logger }) : () => undefined;
   const { url } = await server.listen();
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`tollgate listening on ${url} (database ${redactUrl(config.dbPath)}, scheduler ${server.gateway.describe().scheduler}, channels ${server.gateway.describe().channels.join(', ')})`);

@@ -1,18 +1,21 @@
 /**
  * @module policy/reload
- * Reloads the approval policy from the config file on SIGHUP or when the file changes. A file that does not load
- * keeps the rules in force and logs why; requests already filed keep the routing (and follow-up plan) they got.
+ * Reloads the approval policy and the people directory from the config file on SIGHUP or when the file changes. Both
+ * come from the same file and are put in force together; a file that does not load (or whose rules name people the
+ * directory lacks) keeps both as they were and logs why. Requests already filed keep the routing they got.
  */
 import { unwatchFile, watchFile } from 'node:fs';
 import type { Logger } from 'pino';
-import { readConfigFile } from '../config.js';
+import { loadPolicyAndPeople, readConfigFile } from '../config.js';
 import { describeError } from '../errors.js';
+import type { PeopleSource } from '../people/source.js';
 import type { PolicyGate } from './gate.js';
-import { loadPolicy } from './load.js';
 
 /** Options of {@link watchPolicy}. */
 export interface WatchPolicyOptions {
   gate: PolicyGate;
+  /** The people directory in force, replaced with the file's `people:` and `groups:`. */
+  people?: PeopleSource;
   /** The YAML config file the policy comes from. */
   path: string;
   logger: Pick<Logger, 'info' | 'error'>;
@@ -24,11 +27,12 @@ export interface WatchPolicyOptions {
  * Reads `path` again and puts its policy in force. Returns true when it did, false (logged, old rules kept) when
  * the file does not load.
  */
-export function reloadPolicy(options: Pick<WatchPolicyOptions, 'gate' | 'path' | 'logger'>): boolean {
+export function reloadPolicy(options: Pick<WatchPolicyOptions, 'gate' | 'people' | 'path' | 'logger'>): boolean {
   try {
-    const policy = loadPolicy(readConfigFile(options.path), options.path);
+    const { policy, directory } = loadPolicyAndPeople(readConfigFile(options.path), options.path);
     options.gate.replace(policy);
-    options.logger.info({ path: options.path, rules: policy.rules.length }, 'policy reloaded');
+    options.people?.replace(directory);
+    options.logger.info({ path: options.path, rules: policy.rules.length, people: directory.people().length, groups: directory.groups().length }, 'policy reloaded');
     return true;
   } catch (error) {
     options.logger.error({ path: options.path, err: describeError(error) }, 'policy not reloaded; the rules in force stay');
