@@ -14,6 +14,7 @@ import { authenticator, bearerAuth, requireScope } from './auth.js';
 import { tokensRouter } from './tokens-routes.js';
 import { grantsRouter } from './grants-routes.js';
 import { auditRouter } from './audit-routes.js';
+import { peopleRouter } from './people-routes.js';
 import { isLoginLinkSource, loginLinksRouter } from './login-links-route.js';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
@@ -99,6 +100,7 @@ export function createApp(options: AppOptions): TollgateApp {
   const v1 = Router().post('/requests/:id/decision', limits.limit('decisions')).use('/requests', requestsRouter(gateway));
   if (options.tokens) v1.use('/tokens', tokensRouter(options.tokens, () => gateway.clock.now()));
   v1.use('/grants', grantsRouter(gateway));
+  v1.use(peopleRouter(gateway));
   if (gateway.audit) v1.use('/audit', auditRouter(gateway.audit));
   const web = options.channels?.find((c) => c.name === 'web');
   if (isLoginLinkSource(web)) v1.use('/web/login-links', loginLinksRouter(web));

@@ -88,6 +88,9 @@ export function openApiDocument(version: string): Record<string, unknown> {
           responses: { 201: { description: 'The receipt event' }, 403: problem, 404: problem, 409: problem },
         },
       },
+      '/v1/people': { get: { summary: 'The people directory in force (admin or audit:read): {items: [{id, name, email, accounts, groups, unresolved}]}', responses: { 200: { description: '{items}' }, 403: problem } } },
+      '/v1/people/{id}': { get: { summary: 'One person of the directory (admin or audit:read)', parameters: [idParam], responses: { 200: { description: '{id, name, email, accounts, groups, unresolved}' }, 403: problem, 404: problem } } },
+      '/v1/groups': { get: { summary: 'The groups of the directory (admin or audit:read): {items: [{id, members, people}]}', responses: { 200: { description: '{items}' }, 403: problem } } },
       '/v1/audit/verify': {
         get: {
           summary: "Walk the audit chain and the requests (admin or audit:read); ok: false names the first broken link (edited, missing_or_inserted, unchained, request_mismatch); see docs/audit.md",
