@@ -76,7 +76,7 @@ describe.each(['sqlite', 'postgres'] as const)('people, not accounts (%s)', (dia
     expect(await read(request.id)).toMatchObject({ status: 'approved', responded_by: 'slack:U0BOB', responded_by_person: 'bob' });
     const events = await t.store.events(request.id);
     expect(events.filter((e) => e.type === 'decision_rejected').map((e) => e.actor)).toEqual(['web:alice']);
-    expect(events.filter((e) => e.type === 'approval_recorded' || e.type === 'approved').map((e) => e.detail.person)).toEqual(['alice', 'bob']);
+    expect(events.filter((e) => e.type === 'approved').map((e) => e.detail.person)).toEqual(['alice', 'bob']);
   });
 
   it('refuses the requester under any of her accounts: filed for web:alice, her Slack tap is self-approval', async () => {
