@@ -57,6 +57,11 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'tollgate policy test --tool NAME [--args JSON] [--agent ID] [--user ID] [--session ID] [--metadata JSON] [--config tollgate.yaml] [--json]',
     load: () => import('./policy.js'),
   },
+  people: {
+    summary: 'Show the people directory from the config file: people, groups, and what an approver reference stands for.',
+    usage: 'tollgate people list | tollgate people show ID | tollgate people resolve REFERENCE  [--config tollgate.yaml] [--json]',
+    load: () => import('./people.js'),
+  },
   audit: {
     summary: 'Query the confirmation table from the database file (offline).',
     usage: 'tollgate audit [--db FILE] [--status S] [--tool NAME] [--agent ID] [--approver ID] [--person ID] [--since ISO] [--until ISO] [--limit N] [--format table|csv|ndjson] [--events ID] | tollgate audit verify [--from ISO] [--db …] [--json]',
