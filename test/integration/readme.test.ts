@@ -125,4 +125,15 @@ describe('README.md', () => {
     expect(rule({ toolName: 'payments.send', toolArgs: {} })).toBe('default');
     expect(rule({ toolName: 'deploy', toolArgs: { env: 'staging' } })).toBe('staging-deploys');
   });
+
+  it('the people example loads, and counts and routes as its comments say', () => {
+    const yaml = blocks('yaml').find((b) => b.startsWith('people:'))!;
+    dir = mkdtempSync(join(tmpdir(), 'tollgate-readme-'));
+    writeFileSync(join(dir, 'tollgate.yaml'), yaml);
+    const { directory, policy } = loadConfig({ config: join(dir, 'tollgate.yaml') }, {});
+    expect(['slack:U0ALICE', 'web:alice', 'feishu:ou_7d8a', 'email:alice@example.com'].map((a) => directory.personOf(a))).toEqual(['alice', 'alice', 'alice', 'alice']);
+    expect(directory.group('approvers')?.people).toEqual(['alice', 'bob', 'carol']);
+    const routed = matchPolicy(policy, { toolName: 'payments.send' }).rule;
+    expect(routed).toMatchObject({ name: 'payments', approvers: ['group:finance-leads'], required_approvals: 2 });
+  });
 });
