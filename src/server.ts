@@ -21,6 +21,10 @@ import { integrationsPlugin } from './integrations/plugin.js';
 import { openStores } from './requests/open-store.js';
 import type { ConfirmationStore } from './requests/store.js';
 import { parseCallbackAllow } from './callback-target.js';
+import { jwksPlugin } from './http/jwks-route.js';
+import { loadSigningKeys } from './signing/keys.js';
+import { withVerdictTokens } from './signing/token-store.js';
+import { VerdictSigner, verdictTtlFromEnv } from './signing/verdict.js';
 import { InProcessScheduler } from './scheduler/in-process.js';
 import type { Scheduler } from './scheduler/types.js';
 import { VERSION } from './version.js';
@@ -82,6 +86,10 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   // Zero-config replicas: without TOLLGATE_WEB_SECRET, web sessions are signed with a key generated once and kept in
   // the database, so every replica (and this one after a restart) accepts the sessions of the others.
   const webSecret = config.env.TOLLGATE_WEB_SECRET || (await closeOnFailure(stores.secrets.get('web_session')));
+  // Signed verdicts: a bad TOLLGATE_SIGNING_KEY or TTL stops the start here; without a key, the one kept in the database
+  // is read (or generated) on first use, so every replica signs with the same key.
+  const signingKeys = await closeOnFailure(loadSigningKeys(config.env, stores.secrets));
+  const verdicts = new VerdictSigner(signingKeys, { ttlS: await closeOnFailure((async () => verdictTtlFromEnv(config.env))()) });
   const sweepEveryMs = config.file.sweep_every_s !== undefined ? config.file.sweep_every_s * 1000 : undefined;
   const backend = options.scheduler
     ? { scheduler: options.scheduler, feed: options.feed, readiness: {} as Record<string, ReadinessCheck>, close: async () => {} }
@@ -92,7 +100,8 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const policy = await closeOnFailure((async () => new PolicyGate(config.policy, stores.grants ?? null, channels.map((c) => c.name)))());
   const people = new PeopleSource(config.directory);
   const gateway = new Gateway({
-    store,
+    // Final rows leave the store with their verdict token attached (`signing/token-store`); `server.store` stays bare.
+    store: withVerdictTokens(store, verdicts),
     scheduler: backend.scheduler,
     feed,
     channels,
@@ -111,10 +120,11 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
       channels: config.file.defaults?.channels,
     },
   });
+  gateway.audit?.useSigner(verdicts.signAnchor);
   await closeOnFailure(gateway.start());
   for (const channel of channels) await channel.start?.(gateway);
   const rateLimits = { ...config.rateLimits, redisUrl: config.redisUrl, keyPrefix: config.env.TOLLGATE_QUEUE_PREFIX };
-  const { app, handler, metrics, close: closeApp } = createApp({ gateway, apiTokens: config.apiTokens, tokens: stores.tokens, logger, channels, plugins: [integrationsPlugin({ marks: stores.marks }), ...(options.plugins ?? [])], readiness: backend.readiness, version: VERSION, rateLimits });
+  const { app, handler, metrics, close: closeApp } = createApp({ gateway, apiTokens: config.apiTokens, tokens: stores.tokens, logger, channels, plugins: [integrationsPlugin({ marks: stores.marks }), jwksPlugin(signingKeys), ...(options.plugins ?? [])], readiness: backend.readiness, version: VERSION, rateLimits });
   const http = createHttpServer(handler);
   http.keepAliveTimeout = 65_000;
   // Long-polls last up to 55 s; node's default request timeout (300 s) is fine, but never let one socket live forever.

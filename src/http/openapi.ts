@@ -98,7 +98,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
           responses: { 200: { description: '{ok, events, requests, head: {event_id, hash, at}, problem: {kind, event_id, request_id, message} | null, chain_started}' }, 400: problem, 403: problem },
         },
       },
-      '/v1/audit/head': { get: { summary: "The chain's newest event as an anchor to keep elsewhere (admin or audit:read): {event_id, hash, at, signature?}", responses: { 200: { description: 'The anchor' }, 403: problem } } },
+      '/v1/audit/head': { get: { summary: "The chain's newest event as an anchor to keep elsewhere (admin or audit:read): {event_id, hash, at, signature} (signature: a JWS over the three, by a key of /.well-known/jwks.json)", responses: { 200: { description: 'The anchor' }, 403: problem } } },
       '/v1/tokens': {
         post: {
           summary: 'Create a scoped token (admin); the secret is answered once',
@@ -143,6 +143,9 @@ export function openApiDocument(version: string): Record<string, unknown> {
       },
       '/channels/feishu/events': {
         post: { security: [], summary: 'Feishu/Lark card callbacks (signed and encrypted; present when Feishu is configured over HTTP)', responses: { 200: { description: 'Toast and card' }, 401: { description: 'Bad signature' } } },
+      },
+      '/.well-known/jwks.json': {
+        get: { security: [], summary: 'Public keys (JWKS, Ed25519) of verdict tokens and audit anchors: the current key first, then retired ones; see docs/audit.md', responses: { 200: { description: 'application/jwk-set+json: {keys: [{kty, crv, x, kid, alg, use}]}' } } },
       },
       '/openapi.json': { get: { security: [], summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
       '/ui': { get: { security: [], summary: 'The web inbox (HTML; its pages under /ui/ sign in with their own sessions, see docs/web.md)', responses: { 200: { description: 'text/html' }, 303: { description: 'To the sign-in page' } } } },

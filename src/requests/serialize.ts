@@ -83,6 +83,11 @@ export interface ApiRequest {
   decision_option: string | null;
   reason: string | null;
   allowed: boolean | null;
+  /**
+   * The signed verdict of a final request (a compact JWS a tool checks with `tollgate/verify`; see docs/audit.md):
+   * null while pending, and where no signer made one (a gateway built without `createServer`, an export).
+   */
+  verdict_token: string | null;
 }
 
 /** The API shape of an audit event. */
@@ -94,6 +99,17 @@ export interface ApiEvent {
   channel: string | null;
   detail: Record<string, unknown>;
   at: string;
+}
+
+/**
+ * Verdict tokens signed for row objects (by `signing/token-store`, as rows leave the store). Kept beside the row, not
+ * in it, so the domain object stays the row and the token is dropped with it.
+ */
+const verdictTokens = new WeakMap<ConfirmationRequest, string>();
+
+/** Attaches the signed verdict token of a final row to the row object, for {@link toApiRequest} to show. */
+export function attachVerdictToken(r: ConfirmationRequest, token: string): void {
+  verdictTokens.set(r, token);
 }
 
 /** A request as the API returns it. The nonce and callback URL stay server-side: they are secrets. */
@@ -129,6 +145,7 @@ export function toApiRequest(r: ConfirmationRequest): ApiRequest {
     decision_option: r.decisionOption,
     reason: r.reason,
     allowed: r.allowed,
+    verdict_token: r.status === 'pending' ? null : (verdictTokens.get(r) ?? null),
   };
 }
 

@@ -39,6 +39,7 @@ const base: ApiRequest = {
   decision_option: null,
   reason: null,
   allowed: null,
+  verdict_token: null,
 };
 const as = (patch: Partial<ApiRequest>): ApiRequest => ({ ...base, ...patch });
 
