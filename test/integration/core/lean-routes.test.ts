@@ -22,12 +22,12 @@ afterEach(async () => {
   await t.close();
 });
 
-/** Status, content type and body (ids and times masked) of a call, plus whether express answered it. */
+/** Status, content type and body (ids, times and verdict tokens masked: a token names its request) of a call, plus whether express answered it. */
 async function call(path: string, init: { method?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) {
   const before = expressCalls;
   const res = init.raw !== undefined ? await fetch(`${t.url}${path}`, { method: 'POST', body: init.raw, headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json', ...init.headers } }) : await t.api(path, init);
   const text = await res.text();
-  const body = text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>').replace(/"\d{4}-\d\d-\d\dT[^"]+"/g, '"<time>"');
+  const body = text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>').replace(/"\d{4}-\d\d-\d\dT[^"]+"/g, '"<time>"').replace(/"verdict_token":"[\w.-]+"/g, '"verdict_token":"<token>"');
   return { status: res.status, type: res.headers.get('content-type'), location: res.headers.get('location')?.replace(/[0-9a-f-]{36}/, '<id>'), retryAfter: res.headers.get('retry-after'), body, viaExpress: expressCalls > before };
 }
 
