@@ -167,6 +167,13 @@ export interface Channel {
    * @example slack.directTarget('U0ALICE') // 'U0ALICE': chat.postMessage to a user id opens the bot's DM with them
    */
   directTarget?(account: string): string | null;
+  /**
+   * The account of this channel that belongs to `email` (the people directory matches people given only an email):
+   * null when the platform has no such user; throws when the lookup failed and may work later (the directory keeps
+   * the person usable on other channels and says why). Absent when the platform cannot look people up by email.
+   * @example await slack.accountByEmail('alice@example.com') // 'U0ALICE' (users.lookupByEmail)
+   */
+  accountByEmail?(email: string): Promise<string | null>;
   /** Adds the adapter's callback routes (e.g. `POST /channels/slack/events`). */
   mount?(router: Router, host: ChannelHost): void;
   /** Starts long-connection modes (Slack Socket Mode, Feishu WSClient). */

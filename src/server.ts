@@ -10,11 +10,12 @@ import { pino, type Logger } from 'pino';
 import { channelsFromConfig } from '../channels/index.js';
 import type { Channel } from './channel.js';
 import { LocalChangeFeed, type ChangeFeed } from './change-feed.js';
-import type { Clock } from './clock.js';
+import { systemClock, type Clock } from './clock.js';
 import type { TollgateConfig } from './config.js';
 import { Gateway } from './gateway.js';
 import { PolicyGate } from './policy/gate.js';
 import { PeopleSource } from './people/source.js';
+import { EmailResolver, MemoryResolutionCache, resolutionTtlMs } from './people/email-resolution.js';
 import { createApp, type HttpPlugin, type ReadinessCheck } from './http/app.js';
 import { applyConnectionLimits, connectionLimitsFromEnv } from './http/connection-limits.js';
 import { integrationsPlugin } from './integrations/plugin.js';
@@ -51,6 +52,8 @@ export interface TollgateServer {
   config: TollgateConfig;
   /** The people directory in force; a config reload replaces it (`watchPolicy`). */
   people: PeopleSource;
+  /** Looks up the Slack/Feishu accounts of people given only an email (`refresh()` runs it now). */
+  resolver: EmailResolver;
   http: Server;
   /** The express app behind the lean routes of the hot calls (`http/lean-routes`): for tests that list its routes. */
   app: Express;
@@ -70,6 +73,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const { config } = options;
   // Read before anything opens, so a bad value stops the start without leaving a pool behind.
   const connectionLimits = connectionLimitsFromEnv(config.env);
+  const lookupTtlMs = resolutionTtlMs(config.env);
   const logger = options.logger ?? pino({ level: config.logLevel, redact: { paths: ['*.token', '*.secret', '*.authorization', 'req.headers.authorization'], censor: '[redacted]' } });
   // A path is SQLite, a postgres:// URL PostgreSQL (waited for, bounded, and migrated); any other scheme: an error.
   const stores = await openStores(config.dbPath, { env: config.env, logger, replica: { sharedScheduler: Boolean(config.redisUrl || options.scheduler) }, backgroundCheckpoints: true });
@@ -123,6 +127,9 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   gateway.audit?.useSigner(verdicts.signAnchor);
   await closeOnFailure(gateway.start());
   for (const channel of channels) await channel.start?.(gateway);
+  // People given only an email get their Slack/Feishu accounts looked up in the background (never on a decision).
+  const resolver = new EmailResolver({ source: people, channels, cache: stores.resolutions ?? new MemoryResolutionCache(), clock: options.clock ?? systemClock, logger: logger.child({ component: 'people' }), ttlMs: lookupTtlMs });
+  resolver.start();
   const rateLimits = { ...config.rateLimits, redisUrl: config.redisUrl, keyPrefix: config.env.TOLLGATE_QUEUE_PREFIX };
   const { app, handler, metrics, close: closeApp } = createApp({ gateway, apiTokens: config.apiTokens, tokens: stores.tokens, logger, channels, plugins: [integrationsPlugin({ marks: stores.marks }), jwksPlugin(signingKeys), ...(options.plugins ?? [])], readiness: backend.readiness, version: VERSION, rateLimits });
   const http = createHttpServer(handler);
@@ -138,6 +145,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     store,
     config,
     people,
+    resolver,
     http,
     app,
     listen: () =>
@@ -154,6 +162,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
       (closing ??= (async () => {
         const drained = new Promise<void>((resolve) => http.close(() => resolve()));
         // Waiting long-polls answer with the row as it is; the client loops.
+        resolver.stop();
         await gateway.stop();
         // Channels end their own long-lived connections (web inbox streams, Socket Mode) before we wait for drain.
         for (const channel of channels) await channel.stop?.().catch((e: unknown) => logger.warn({ err: e }, 'channel stop failed'));

@@ -95,6 +95,15 @@ export class FeishuChannel implements Channel {
     return `open_id:${account}`;
   }
 
+  /** The open id of the user with `email` (contact API `batch_get_id`; the app needs the "get user ID" permission). */
+  async accountByEmail(email: string): Promise<string | null> {
+    const data = await this.call('look up user by email', () =>
+      this.client.contact.user.batchGetId({ params: { user_id_type: 'open_id' }, data: { emails: [email] } }),
+    );
+    // Feishu answers an unknown address with the address and no user_id.
+    return data.user_list?.find((u) => u.email?.toLowerCase() === email.toLowerCase())?.user_id ?? null;
+  }
+
   async send(request: ConfirmationRequest, target: string): Promise<string | null> {
     const { receiveIdType, receiveId } = parseTarget(target);
     const card = await this.cardFor(request);

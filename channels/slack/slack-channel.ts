@@ -77,6 +77,17 @@ export class SlackChannel implements Channel {
     return account;
   }
 
+  /** `users.lookupByEmail` (scope `users:read.email`); Slack's `users_not_found` means nobody has that address. */
+  async accountByEmail(email: string): Promise<string | null> {
+    try {
+      const { user } = await this.client.users.lookupByEmail({ email });
+      return user?.id ?? null;
+    } catch (error) {
+      if ((error as { data?: { error?: string } }).data?.error === 'users_not_found') return null;
+      throw toChannelError(error, 'users.lookupByEmail');
+    }
+  }
+
   async send(request: ConfirmationRequest, target: string): Promise<string> {
     const message = cardMessage(request, { maxArgsChars: this.options.maxArgsChars, grants: await this.grantsFor(request) });
     try {

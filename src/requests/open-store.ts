@@ -16,6 +16,7 @@ import type { ConfirmationStore } from './store.js';
 import type { AuditChain } from '../audit/types.js';
 import type { DeploymentSecrets } from '../deployment-secrets.js';
 import type { SharedMarks } from '../shared-marks.js';
+import type { ResolutionCache } from '../people/email-resolution.js';
 
 /** Everything that lives in the database, opened and migrated. */
 export interface OpenStores {
@@ -34,6 +35,8 @@ export interface OpenStores {
   audit: AuditChain;
   /** Keys every replica and restart shares (web sessions, email links), generated once and kept in the database. */
   secrets: DeploymentSecrets;
+  /** The people directory's email look-ups, shared by replicas: PostgreSQL only (SQLite keeps them in memory). */
+  resolutions?: ResolutionCache;
   /** Whether the database answers (for `/readyz`); rejects when it does not. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -105,7 +108,11 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     import('./postgres/marks.js'),
     import('./postgres/grant-store.js'),
   ]);
-  const [{ PostgresSecrets }, { PostgresAuditChain }] = await Promise.all([import('./postgres/secrets.js'), import('./postgres/audit-chain.js')]);
+  const [{ PostgresSecrets }, { PostgresAuditChain }, { PostgresResolutionCache }] = await Promise.all([
+    import('./postgres/secrets.js'),
+    import('./postgres/audit-chain.js'),
+    import('./postgres/resolutions.js'),
+  ]);
   const open = database.openPostgres(url, {
     poolSize: numberFrom(env, 'TOLLGATE_DB_POOL'),
     logger: options.logger,
@@ -124,7 +131,7 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     await guard?.release();
     await store.close();
   };
-  return { dialect: 'postgres', store, tokens: new PostgresTokenStore(open), grants: new PostgresGrantStore(open), marks: new PostgresMarks(open), secrets: new PostgresSecrets(open), audit: new PostgresAuditChain(open), shown: open.shownUrl, postgres: open, ping: () => store.ping(), close };
+  return { dialect: 'postgres', store, tokens: new PostgresTokenStore(open), grants: new PostgresGrantStore(open), marks: new PostgresMarks(open), secrets: new PostgresSecrets(open), audit: new PostgresAuditChain(open), resolutions: new PostgresResolutionCache(open), shown: open.shownUrl, postgres: open, ping: () => store.ping(), close };
 }
 
 /** A non-negative number from `env[name]`, undefined when unset. @throws ValidationError naming the variable. */

@@ -18,7 +18,7 @@ export interface FakeFeishuCall {
 }
 
 /** The routes the fake serves. */
-export type FakeRoute = 'token' | 'send' | 'patch' | 'reply' | 'card_update' | 'unknown';
+export type FakeRoute = 'token' | 'send' | 'patch' | 'reply' | 'card_update' | 'batch_get_id' | 'unknown';
 
 /** A failure to inject into the next call(s) of a route. */
 export interface FakeFailure {
@@ -47,6 +47,8 @@ const RECEIVE_ID_TYPES = new Set(['chat_id', 'open_id', 'user_id', 'union_id', '
 /** The fake server. */
 export class FakeFeishu {
   readonly calls: FakeFeishuCall[] = [];
+  /** Tenant members by email (lower case) → open id, for `contact/v3/users/batch_get_id`. */
+  readonly users = new Map<string, string>();
   readonly messages = new Map<string, FakeMessage>();
   private readonly apps = new Map<string, string>();
   private readonly tokens = new Set<string>();
@@ -128,7 +130,8 @@ export class FakeFeishu {
     if (!this.tokens.has((req.headers.authorization ?? '').replace(/^Bearer /, ''))) {
       return send(res, 400, { code: 99991663, msg: 'Invalid access token for authorization. Please make a request with token attached.' });
     }
-    const answer = route === 'send' ? this.create(url, body) : route === 'patch' ? this.patch(url, body) : { status: 200, body: { code: 0, msg: 'success', data: {} } };
+    const answer =
+      route === 'send' ? this.create(url, body) : route === 'patch' ? this.patch(url, body) : route === 'batch_get_id' ? this.batchGetId(url, body) : { status: 200, body: { code: 0, msg: 'success', data: {} } };
     if (failure?.afterApply) return send(res, 502, {});
     return send(res, answer.status, answer.body);
   }
@@ -158,6 +161,13 @@ export class FakeFeishu {
     return ok({ message_id: messageId, chat_id: receiveIdType === 'chat_id' ? body.receive_id : 'oc_p2p', msg_type: 'interactive' });
   }
 
+  /** Like Feishu: every address asked is answered, with `user_id` only for the ones that are users. */
+  private batchGetId(url: URL, body: Record<string, unknown>): { status: number; body: unknown } {
+    if (url.searchParams.get('user_id_type') !== 'open_id') return fail(99992402, 'field validation failed: user_id_type');
+    const emails = Array.isArray(body.emails) ? (body.emails as string[]) : [];
+    return ok({ user_list: emails.map((email) => ({ email, ...(this.users.has(email.toLowerCase()) ? { user_id: this.users.get(email.toLowerCase()) } : {}) })) });
+  }
+
   private patch(url: URL, body: Record<string, unknown>): { status: number; body: unknown } {
     const id = decodeURIComponent(url.pathname.split('/').pop() ?? '');
     const message = this.messages.get(id);
@@ -175,6 +185,7 @@ function routeOf(method: string, path: string): FakeRoute {
   if (method === 'PATCH' && /^\/open-apis\/im\/v1\/messages\/[^/]+$/.test(path)) return 'patch';
   if (method === 'POST' && /^\/open-apis\/im\/v1\/messages\/[^/]+\/reply$/.test(path)) return 'reply';
   if (method === 'POST' && path === '/open-apis/interactive/v1/card/update') return 'card_update';
+  if (method === 'POST' && path === '/open-apis/contact/v3/users/batch_get_id') return 'batch_get_id';
   return 'unknown';
 }
 

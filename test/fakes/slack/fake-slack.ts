@@ -48,6 +48,8 @@ export class FakeSlack {
   private readonly failures = new Map<string, FakeFailure[]>();
   private readonly brokenChannels = new Map<string, string>();
   private counter = 100;
+  /** Workspace members by email (lower case), for `users.lookupByEmail`. */
+  readonly users = new Map<string, string>();
   /** The Socket Mode endpoint (taps pushed over a WebSocket). */
   readonly socketMode: FakeSocketMode;
 
@@ -187,6 +189,10 @@ export class FakeSlack {
         if (problem) return { ok: false, error: 'invalid_blocks', errors: [problem] };
         message.versions.push({ text: String(params.text ?? ''), blocks: blocks as unknown[] });
         return { ok: true, channel, ts: message.ts, text: params.text };
+      }
+      case 'users.lookupByEmail': {
+        const id = this.users.get(String(params.email ?? '').toLowerCase());
+        return id ? { ok: true, user: { id, profile: { email: params.email } } } : { ok: false, error: 'users_not_found' };
       }
       case 'chat.postEphemeral':
         if (!channel || !params.user) return { ok: false, error: 'invalid_arguments' };
