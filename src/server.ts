@@ -23,7 +23,7 @@ import { openStores } from './requests/open-store.js';
 import type { ConfirmationStore } from './requests/store.js';
 import { parseCallbackAllow } from './callback-target.js';
 import { jwksPlugin } from './http/jwks-route.js';
-import { loadSigningKeys } from './signing/keys.js';
+import { readSigningSettings, signingKeys as keysOf } from './signing/keys.js';
 import { withVerdictTokens } from './signing/token-store.js';
 import { VerdictSigner, verdictTtlFromEnv } from './signing/verdict.js';
 import { InProcessScheduler } from './scheduler/in-process.js';
@@ -73,6 +73,8 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const { config } = options;
   // Read before anything opens, so a bad value stops the start without leaving a pool behind.
   const connectionLimits = connectionLimitsFromEnv(config.env);
+  const signing = await readSigningSettings(config.env);
+  const verdictTtlS = verdictTtlFromEnv(config.env);
   const lookupTtlMs = resolutionTtlMs(config.env);
   const logger = options.logger ?? pino({ level: config.logLevel, redact: { paths: ['*.token', '*.secret', '*.authorization', 'req.headers.authorization'], censor: '[redacted]' } });
   // A path is SQLite, a postgres:// URL PostgreSQL (waited for, bounded, and migrated); any other scheme: an error.
@@ -90,10 +92,10 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   // Zero-config replicas: without TOLLGATE_WEB_SECRET, web sessions are signed with a key generated once and kept in
   // the database, so every replica (and this one after a restart) accepts the sessions of the others.
   const webSecret = config.env.TOLLGATE_WEB_SECRET || (await closeOnFailure(stores.secrets.get('web_session')));
-  // Signed verdicts: a bad TOLLGATE_SIGNING_KEY or TTL stops the start here; without a key, the one kept in the database
-  // is read (or generated) on first use, so every replica signs with the same key.
-  const signingKeys = await closeOnFailure(loadSigningKeys(config.env, stores.secrets));
-  const verdicts = new VerdictSigner(signingKeys, { ttlS: await closeOnFailure((async () => verdictTtlFromEnv(config.env))()) });
+  // Signed verdicts: without TOLLGATE_SIGNING_KEY, the key kept in the database is read (or generated) on first use, so
+  // every replica signs with the same key.
+  const signingKeys = keysOf(signing, stores.secrets);
+  const verdicts = new VerdictSigner(signingKeys, { ttlS: verdictTtlS });
   const sweepEveryMs = config.file.sweep_every_s !== undefined ? config.file.sweep_every_s * 1000 : undefined;
   const backend = options.scheduler
     ? { scheduler: options.scheduler, feed: options.feed, readiness: {} as Record<string, ReadinessCheck>, close: async () => {} }

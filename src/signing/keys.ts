@@ -35,7 +35,7 @@ const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'he
 
 /** The public JWK of `key` as `/.well-known/jwks.json` lists it, with its thumbprint as `kid`. */
 export async function publishedJwk(key: KeyObject): Promise<JWK> {
-  const { kty, crv, x } = createPublicKey(key).export({ format: 'jwk' });
+  const { kty, crv, x } = (key.type === 'public' ? key : createPublicKey(key)).export({ format: 'jwk' });
   const jwk: JWK = { kty, crv, x };
   return { ...jwk, kid: await calculateJwkThumbprint(jwk), alg: 'EdDSA', use: 'sig' };
 }
@@ -69,12 +69,12 @@ function parseKey(text: string, variable: string, kind: 'private' | 'public'): K
 }
 
 /** The key `TOLLGATE_SIGNING_KEY` names; throws {@link SigningKeyError} for anything but an Ed25519 private key. */
-export function keyFromSetting(text: string, variable = 'TOLLGATE_SIGNING_KEY'): Promise<SigningKey> {
+export async function keyFromSetting(text: string, variable = 'TOLLGATE_SIGNING_KEY'): Promise<SigningKey> {
   return signingKeyOf(parseKey(text, variable, 'private'));
 }
 
 /** The Ed25519 key whose seed is a deployment secret (32 random bytes, base64url). */
-export function keyFromSeed(seed: string): Promise<SigningKey> {
+export async function keyFromSeed(seed: string): Promise<SigningKey> {
   const bytes = Buffer.from(seed, 'base64url');
   if (bytes.length !== 32) throw new SigningKeyError(`the stored verdict_signing secret is ${bytes.length} bytes, not 32; delete its row in deployment_secrets to generate a new key`);
   return signingKeyOf(createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, bytes]), format: 'der', type: 'pkcs8' }));
@@ -113,14 +113,31 @@ export interface SigningKeys {
   jwks(): Promise<{ keys: JWK[] }>;
 }
 
+/** What the environment says about signing, read before anything opens. */
+export interface SigningSettings {
+  /** `TOLLGATE_SIGNING_KEY`, checked; null: use the key kept in the database. */
+  configured: SigningKey | null;
+  /** `TOLLGATE_SIGNING_KEYS_RETIRED`. */
+  retired: JWK[];
+}
+
 /**
- * Reads the signing settings from `env`. A configured key is checked now (a bad one stops the start with a
- * {@link SigningKeyError}); the generated one is read or created in the database on first use, so a start writes
- * nothing and a replica that never signs never touches the table.
+ * Reads and checks the signing variables of `env`: a bad one throws a {@link SigningKeyError} naming it. Call it before
+ * the database opens, so a bad setting stops the start with its message and leaves nothing open behind it.
  */
-export async function loadSigningKeys(env: Record<string, string | undefined>, secrets: DeploymentSecrets): Promise<SigningKeys> {
-  const configured = env.TOLLGATE_SIGNING_KEY?.trim() ? await keyFromSetting(env.TOLLGATE_SIGNING_KEY) : null;
-  const retired = await retiredKeys(env.TOLLGATE_SIGNING_KEYS_RETIRED);
+export async function readSigningSettings(env: Record<string, string | undefined>): Promise<SigningSettings> {
+  return {
+    configured: env.TOLLGATE_SIGNING_KEY?.trim() ? await keyFromSetting(env.TOLLGATE_SIGNING_KEY) : null,
+    retired: await retiredKeys(env.TOLLGATE_SIGNING_KEYS_RETIRED),
+  };
+}
+
+/**
+ * The keys of `settings`; without a configured key, the one kept in `secrets`, read (or generated) on first use, so a
+ * start writes nothing and a replica that never signs never touches the table.
+ */
+export function signingKeys(settings: SigningSettings, secrets: DeploymentSecrets): SigningKeys {
+  const { configured, retired } = settings;
   let current: Promise<SigningKey> | null = configured ? Promise.resolve(configured) : null;
   const currentKey = (): Promise<SigningKey> => {
     // A failed read (the database away for a moment) is not cached: the next call tries again.
@@ -137,4 +154,9 @@ export async function loadSigningKeys(env: Record<string, string | undefined>, s
       return { keys: [key.publicJwk, ...retired.filter((k) => k.kid !== key.kid)] };
     },
   };
+}
+
+/** {@link readSigningSettings} then {@link signingKeys}, for callers that hold the secrets already. */
+export async function loadSigningKeys(env: Record<string, string | undefined>, secrets: DeploymentSecrets): Promise<SigningKeys> {
+  return signingKeys(await readSigningSettings(env), secrets);
 }
