@@ -6,7 +6,8 @@
  * the decision, a cancel, a row a policy settled at filing), so no route needs to change.
  *
  * Cost: one signature per final row per process (the signer caches by request id), paid by the first read of the
- * row: for an API decision, the decision itself. Bulk paths a tool never reads a token from are left alone: the expiry
+ * row: for a decision, the decision itself (measured on SQLite: ~85–160 µs of CPU on a ~450 µs decision; filing a
+ * request signs nothing). Signing lazily would not save it: the waiting agent reads the row at once. Bulk paths a tool never reads a token from are left alone: the expiry
  * sweep (`expireDue`) and exports (`scan`) sign nothing; a waiter woken by the expiry reads the row again and gets one.
  */
 import { attachVerdictToken } from '../requests/serialize.js';

@@ -5,10 +5,10 @@
  * row alone (and, for a quorum, its approval events), and Ed25519 signatures are deterministic: every replica signing
  * the same row produces the same token, so a token can be signed where it is read and cached, never stored.
  */
-import { SignJWT } from 'jose';
 import { ValidationError } from '../errors.js';
 import { argsSha256 } from '../requests/args-hash.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../requests/types.js';
+import { signCompactJws } from './jws.js';
 import type { SigningKeys } from './keys.js';
 
 /** The claims of a verdict token (contract: docs/audit.md, "Signed verdicts"). */
@@ -114,8 +114,7 @@ export class VerdictSigner {
     const hit = this.cached(r);
     if (hit) return hit;
     const key = await this.keys.current();
-    const { jti, iat, exp, ...claims } = verdictClaims(r, this.ttlS, events);
-    const token = await new SignJWT({ ...claims }).setProtectedHeader({ alg: 'EdDSA', kid: key.kid, typ: VERDICT_TYPE }).setJti(jti).setIssuedAt(iat).setExpirationTime(exp).sign(key.privateKey);
+    const token = signCompactJws({ alg: 'EdDSA', kid: key.kid, typ: VERDICT_TYPE }, verdictClaims(r, this.ttlS, events), key.privateKey);
     if (this.cache.size >= this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(r.id, { stamp: stampOf(r), token });
     return token;
@@ -124,7 +123,7 @@ export class VerdictSigner {
   /** A JWS over an audit anchor's fields (no `iat`: the same head always gives the same signature). */
   readonly signAnchor = async (claims: { event_id: number; hash: string; at: string }): Promise<string> => {
     const key = await this.keys.current();
-    return new SignJWT({ ...claims }).setProtectedHeader({ alg: 'EdDSA', kid: key.kid, typ: ANCHOR_TYPE }).sign(key.privateKey);
+    return signCompactJws({ alg: 'EdDSA', kid: key.kid, typ: ANCHOR_TYPE }, { event_id: claims.event_id, hash: claims.hash, at: claims.at }, key.privateKey);
   };
 }
 
