@@ -107,7 +107,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const people = new PeopleSource(config.directory);
   const gateway = new Gateway({
     // Final rows leave the store with their verdict token attached (`signing/token-store`); `server.store` stays bare.
-    store: withVerdictTokens(store, verdicts),
+    store: withVerdictTokens(store, verdicts, { onRefused: (requestId, why) => logger.warn({ requestId, why }, 'verdict not signed: the row disagrees with its audit events') }),
     scheduler: backend.scheduler,
     feed,
     channels,

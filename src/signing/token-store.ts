@@ -5,53 +5,84 @@
  * dozen places — shows it without knowing about keys. The store is where every row the API returns comes from (reads,
  * the decision, a cancel, a row a policy settled at filing), so no route needs to change.
  *
- * Cost: one signature per final row per process (the signer caches by request id), paid by the first read of the
- * row: for a decision, the decision itself (measured on SQLite: ~85–160 µs of CPU on a ~450 µs decision; filing a
- * request signs nothing). Signing lazily would not save it: the waiting agent reads the row at once. Bulk paths a tool never reads a token from are left alone: the expiry
- * sweep (`expireDue`) and exports (`scan`) sign nothing; a waiter woken by the expiry reads the row again and gets one.
+ * Two ways in. A row the gateway has just settled itself (the vote that completed it, a cancel, an expiry, a policy's
+ * verdict at filing) is signed as it is. A final row only *read* (another replica decided it, or this process
+ * restarted) is signed only when it agrees with its audit events (`requestMismatch`, the check `audit verify` runs),
+ * so a status flipped by hand in `confirmation_requests` does not get a signed approval; it answers with
+ * `verdict_token: null` and `onRefused` is told. (Events written by hand are the chain's and the anchors' business.)
+ *
+ * Cost: one signature per final row per process (the signer caches by request id), paid where the row is settled:
+ * measured on SQLite, ~85–160 µs of CPU on a ~450 µs decision; filing a pending request signs nothing. A cold read
+ * adds one events query. Bulk paths a tool never reads a token from are left alone: the expiry sweep (`expireDue`)
+ * and exports (`scan`) sign nothing; a waiter woken by the expiry reads the row again and gets one.
  */
+import { requestMismatch } from '../audit/verify.js';
 import { attachVerdictToken } from '../requests/serialize.js';
-import type { ConfirmationStore, CreateResult, RequestPage, VoteResult } from '../requests/store.js';
+import type { ConfirmationStore } from '../requests/store.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { hasVerdict, type VerdictSigner } from './verdict.js';
 
+/** Options of {@link withVerdictTokens}. */
+export interface VerdictTokenOptions {
+  /** A final row read from the database disagrees with its events: no token was signed for it (log it). */
+  onRefused?: (requestId: string, why: string) => void;
+}
+
 /** The store `signer` signs final rows of, as they leave it; see the module comment. */
-export function withVerdictTokens(store: ConfirmationStore, signer: VerdictSigner): ConfirmationStore {
-  const attach = async (r: ConfirmationRequest | null | undefined): Promise<void> => {
+export function withVerdictTokens(store: ConfirmationStore, signer: VerdictSigner, options: VerdictTokenOptions = {}): ConfirmationStore {
+  /** A row this gateway has just settled: its own write, signed as it is. */
+  const settled = async (r: ConfirmationRequest | null | undefined): Promise<void> => {
     if (!r || !hasVerdict(r)) return;
-    const cached = signer.cached(r);
-    const token = cached ?? (await signer.sign(r, signer.needsEvents(r) ? await store.events(r.id) : undefined));
-    attachVerdictToken(r, token);
+    attachVerdictToken(r, signer.cached(r) ?? (await signer.sign(r, signer.needsEvents(r) ? await store.events(r.id) : undefined)));
+  };
+  /** Final rows only read: signed from the cache, or after checking each against its events (one query for all). */
+  const read = async (rows: readonly (ConfirmationRequest | null | undefined)[]): Promise<void> => {
+    const cold: ConfirmationRequest[] = [];
+    for (const r of rows) {
+      if (!r || !hasVerdict(r)) continue;
+      const hit = signer.cached(r);
+      if (hit) attachVerdictToken(r, hit);
+      else cold.push(r);
+    }
+    if (cold.length === 0) return;
+    const events = await (cold.length === 1 ? store.events(cold[0]!.id) : store.eventsOf(cold.map((r) => r.id)));
+    for (const r of cold) {
+      const own = events.filter((e) => e.requestId === r.id);
+      const why = requestMismatch(r, own);
+      if (why) options.onRefused?.(r.id, why);
+      else attachVerdictToken(r, await signer.sign(r, own));
+    }
   };
   const wrapped: Partial<ConfirmationStore> = {
     async create(...args) {
-      const result: CreateResult = await store.create(...args);
-      await attach(result.request);
+      const result = await store.create(...args);
+      await (result.created ? settled(result.request) : read([result.request]));
       return result;
     },
     async get(id) {
       const r = await store.get(id);
-      await attach(r);
+      await read([r]);
       return r;
     },
     async getByIdempotencyKey(key) {
       const r = await store.getByIdempotencyKey(key);
-      await attach(r);
+      await read([r]);
       return r;
     },
     async decide(id, vote) {
-      const result: VoteResult = await store.decide(id, vote);
-      if (result.kind !== 'not_found') await attach(result.request);
+      const result = await store.decide(id, vote);
+      if (result.kind === 'final' || result.kind === 'expired') await settled(result.request);
+      else if (result.kind === 'already_final') await read([result.request]);
       return result;
     },
     async finish(...args) {
       const r = await store.finish(...args);
-      await attach(r);
+      await settled(r);
       return r;
     },
     async list(query) {
-      const page: RequestPage = await store.list(query);
-      await Promise.all(page.items.map(attach));
+      const page = await store.list(query);
+      await read(page.items);
       return page;
     },
   };

@@ -4,6 +4,7 @@
  * reason — for other arguments, another tool, after expiry, for a denial and for a key the gateway never had. The audit
  * head is signed by the same key.
  */
+import Database from 'better-sqlite3';
 import { generateKeyPairSync } from 'node:crypto';
 import { decodeProtectedHeader, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,6 +109,21 @@ describe('verdict tokens', () => {
     await t.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { amount: 1 } } });
     const { items } = (await (await t.api('/v1/requests?limit=50')).json()) as { items: ApiRow[] };
     for (const item of items) expect(item.verdict_token === null).toBe(item.status === 'pending');
+  });
+});
+
+describe('rows changed behind the gateway', () => {
+  it('signs no approval for a status flipped by hand in confirmation_requests', async () => {
+    const { id } = (await (await t.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { amount: 66 } } })).json()) as { id: string };
+    const db = new Database(t.dbPath);
+    try {
+      db.prepare("UPDATE confirmation_requests SET status = 'approved', allowed = 1, responded_by = 'web:mallory', responded_at = updated_at WHERE id = ?").run(id);
+    } finally {
+      db.close();
+    }
+    const read = (await (await t.api(`/v1/requests/${id}`)).json()) as ApiRow;
+    expect(read.status).toBe('approved');
+    expect(read.verdict_token).toBeNull();
   });
 });
 
