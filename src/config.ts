@@ -41,6 +41,8 @@ export const configFileSchema = z.looseObject({
   /** The people directory: people with their accounts, and groups of them; read by `people/config.ts`. */
   people: z.unknown().optional(),
   groups: z.unknown().optional(),
+  /** Webhook sinks of the event stream (`events/config.ts`). */
+  events: z.unknown().optional(),
 });
 
 /** The parsed YAML file. */

@@ -34,6 +34,7 @@ import { approverSetOf, deciderOf, isListed, unknownApprovers } from './people/a
 import { NO_DIRECTORY } from './people/no-directory.js';
 import { AuditService } from './audit/service.js';
 import type { AuditChain } from './audit/types.js';
+import type { EventStream } from './events/stream.js';
 import { decidedByPeople } from './people/query.js';
 import { directTargets } from './people/targets.js';
 import type { Directory } from './people/types.js';
@@ -66,6 +67,8 @@ export interface GatewayOptions {
   directory?: () => Directory;
   /** The database's audit chain: `gateway.audit` verifies it and publishes its head. */
   auditChain?: AuditChain;
+  /** The event stream (webhook sinks and `GET /v1/events`); absent: no stream. */
+  stream?: EventStream;
 }
 
 /** Something that watches state changes in this process (metrics, logs). Errors it throws are logged and ignored. */
@@ -92,6 +95,8 @@ export class Gateway extends GatewayReads implements ChannelHost {
   readonly directory: () => Directory;
   /** Verification and anchors of the audit chain (null when the store has none to offer). */
   readonly audit: AuditService | null;
+  /** The event stream over this database's events (null without one). */
+  readonly stream: EventStream | null;
   private readonly scheduler: Scheduler;
   /** The job handlers the scheduler calls. */
   private readonly jobs: GatewayJobs;
@@ -132,6 +137,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
     };
     this.directory = options.directory ?? (() => NO_DIRECTORY);
     this.audit = options.auditChain ? new AuditService(options.auditChain, this.store) : null;
+    this.stream = options.stream ?? null;
     this.decisions = {
       store: this.store,
       clock: this.clock,

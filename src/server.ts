@@ -16,6 +16,8 @@ import { Gateway } from './gateway.js';
 import { PolicyGate } from './policy/gate.js';
 import { PeopleSource } from './people/source.js';
 import { EmailResolver, MemoryResolutionCache, resolutionTtlMs } from './people/email-resolution.js';
+import { loadSinks } from './events/config.js';
+import { EventStream } from './events/stream.js';
 import { createApp, type HttpPlugin, type ReadinessCheck } from './http/app.js';
 import { applyConnectionLimits, connectionLimitsFromEnv } from './http/connection-limits.js';
 import { integrationsPlugin } from './integrations/plugin.js';
@@ -76,6 +78,8 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const signing = await readSigningSettings(config.env);
   const verdictTtlS = verdictTtlFromEnv(config.env);
   const lookupTtlMs = resolutionTtlMs(config.env);
+  const callbackAllow = parseCallbackAllow(config.env.TOLLGATE_CALLBACK_ALLOW);
+  const sinks = loadSinks(config.file.events, config.configPath ?? 'the config file', callbackAllow, config.env);
   const logger = options.logger ?? pino({ level: config.logLevel, redact: { paths: ['*.token', '*.secret', '*.authorization', 'req.headers.authorization'], censor: '[redacted]' } });
   // A path is SQLite, a postgres:// URL PostgreSQL (waited for, bounded, and migrated); any other scheme: an error.
   const stores = await openStores(config.dbPath, { env: config.env, logger, replica: { sharedScheduler: Boolean(config.redisUrl || options.scheduler) }, backgroundCheckpoints: true });
@@ -105,6 +109,9 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   // A rule sending cards to a channel that is not enabled stops the start, naming the rule.
   const policy = await closeOnFailure((async () => new PolicyGate(config.policy, stores.grants ?? null, channels.map((c) => c.name)))());
   const people = new PeopleSource(config.directory);
+  const clock = options.clock ?? systemClock;
+  // The outbox is the events table itself (written in each change's transaction); sinks follow it with a cursor.
+  const events = new EventStream(sinks, { log: stores.events, request: (id) => store.get(id), logger: logger.child({ component: 'events' }), source: config.publicUrl ?? 'tollgate', callbackAllow, now: () => clock.now() });
   const gateway = new Gateway({
     // Final rows leave the store with their verdict token attached (`signing/token-store`); `server.store` stays bare.
     store: withVerdictTokens(store, verdicts, { onRefused: (requestId, why) => logger.warn({ requestId, why }, 'verdict not signed: the row disagrees with its audit events') }),
@@ -115,7 +122,8 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     logger,
     allowSelfApproval: config.file.allow_self_approval ?? false,
     callbackSecret: config.callbackSecret ?? undefined,
-    callbackAllow: parseCallbackAllow(config.env.TOLLGATE_CALLBACK_ALLOW),
+    callbackAllow,
+    stream: events,
     policy,
     auditChain: stores.audit,
     directory: people.current,
@@ -130,10 +138,11 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   await closeOnFailure(gateway.start());
   for (const channel of channels) await channel.start?.(gateway);
   // People given only an email get their Slack/Feishu accounts looked up in the background (never on a decision).
-  const resolver = new EmailResolver({ source: people, channels, cache: stores.resolutions ?? new MemoryResolutionCache(), clock: options.clock ?? systemClock, logger: logger.child({ component: 'people' }), ttlMs: lookupTtlMs });
+  const resolver = new EmailResolver({ source: people, channels, cache: stores.resolutions ?? new MemoryResolutionCache(), clock, logger: logger.child({ component: 'people' }), ttlMs: lookupTtlMs });
   resolver.start();
+  events.start((listener) => gateway.subscribe(() => listener()));
   const rateLimits = { ...config.rateLimits, redisUrl: config.redisUrl, keyPrefix: config.env.TOLLGATE_QUEUE_PREFIX };
-  const { app, handler, metrics, close: closeApp } = createApp({ gateway, apiTokens: config.apiTokens, tokens: stores.tokens, logger, channels, plugins: [integrationsPlugin({ marks: stores.marks }), jwksPlugin(signingKeys), ...(options.plugins ?? [])], readiness: backend.readiness, version: VERSION, rateLimits });
+  const { app, handler, metrics, close: closeApp } = createApp({ gateway, apiTokens: config.apiTokens, tokens: stores.tokens, logger, channels, plugins: [integrationsPlugin({ marks: stores.marks }), jwksPlugin(signingKeys), ...(options.plugins ?? [])], readiness: { ...backend.readiness, ...events.readiness() }, version: VERSION, rateLimits });
   const http = createHttpServer(handler);
   http.keepAliveTimeout = 65_000;
   // Long-polls last up to 55 s; node's default request timeout (300 s) is fine, but never let one socket live forever.
@@ -165,6 +174,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
         const drained = new Promise<void>((resolve) => http.close(() => resolve()));
         // Waiting long-polls answer with the row as it is; the client loops.
         resolver.stop();
+        await events.stop();
         await gateway.stop();
         // Channels end their own long-lived connections (web inbox streams, Socket Mode) before we wait for drain.
         for (const channel of channels) await channel.stop?.().catch((e: unknown) => logger.warn({ err: e }, 'channel stop failed'));

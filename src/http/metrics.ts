@@ -37,6 +37,29 @@ export function createMetrics(gateway: Gateway, options: { defaultMetrics?: bool
       this.set((await gateway.countByStatus()).pending);
     },
   });
+  // The event stream's sinks, as this process sees them (the one delivering a sink counts its deliveries).
+  new Gauge({
+    name: 'tollgate_event_sink_backlog',
+    help: 'Events a webhook sink of the event stream is behind (0 when it is up to date).',
+    labelNames: ['sink'],
+    registers: [registry],
+    collect() {
+      for (const state of gateway.stream?.states() ?? []) this.set({ sink: state.name }, state.backlog);
+    },
+  });
+  new Gauge({
+    name: 'tollgate_event_sink_deliveries',
+    help: 'Events delivered to a sink by this process, failed attempts, and events skipped over max_backlog.',
+    labelNames: ['sink', 'outcome'],
+    registers: [registry],
+    collect() {
+      for (const s of gateway.stream?.states() ?? []) {
+        this.set({ sink: s.name, outcome: 'delivered' }, s.delivered);
+        this.set({ sink: s.name, outcome: 'failed' }, s.failures);
+        this.set({ sink: s.name, outcome: 'skipped' }, s.skipped);
+      }
+    },
+  });
   const created = new Counter({ name: 'tollgate_requests_created_total', help: 'Requests filed by this process.', registers: [registry] });
   const finished = new Counter({ name: 'tollgate_requests_finished_total', help: 'Requests that reached a final state in this process, by status.', labelNames: ['status'], registers: [registry] });
   const timeToDecision = new Histogram({

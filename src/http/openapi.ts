@@ -88,6 +88,16 @@ export function openApiDocument(version: string): Record<string, unknown> {
           responses: { 201: { description: 'The receipt event' }, 403: problem, 404: problem, 409: problem },
         },
       },
+      '/v1/events': {
+        get: {
+          summary: 'The event stream as CloudEvents 1.0, oldest first (admin or audit:read); page on with after = next_after',
+          parameters: [
+            { name: 'after', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'Events after this id (default 0)' },
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
+          ],
+          responses: { 200: { description: '{items: [CloudEvent], next_after}' }, 400: problem, 403: problem },
+        },
+      },
       '/v1/people': { get: { summary: 'The people directory in force (admin or audit:read): {items: [{id, name, email, accounts, groups, unresolved}]}', responses: { 200: { description: '{items}' }, 403: problem } } },
       '/v1/people/{id}': { get: { summary: 'One person of the directory (admin or audit:read)', parameters: [idParam], responses: { 200: { description: '{id, name, email, accounts, groups, unresolved}' }, 403: problem, 404: problem } } },
       '/v1/groups': { get: { summary: 'The groups of the directory (admin or audit:read): {items: [{id, members, people}]}', responses: { 200: { description: '{items}' }, 403: problem } } },

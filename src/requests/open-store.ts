@@ -17,6 +17,7 @@ import type { AuditChain } from '../audit/types.js';
 import type { DeploymentSecrets } from '../deployment-secrets.js';
 import type { SharedMarks } from '../shared-marks.js';
 import type { ResolutionCache } from '../people/email-resolution.js';
+import type { EventLog } from '../events/types.js';
 
 /** Everything that lives in the database, opened and migrated. */
 export interface OpenStores {
@@ -35,6 +36,8 @@ export interface OpenStores {
   audit: AuditChain;
   /** Keys every replica and restart shares (web sessions, email links), generated once and kept in the database. */
   secrets: DeploymentSecrets;
+  /** The event stream's reads and sink cursors. */
+  events: EventLog;
   /** The people directory's email look-ups, shared by replicas: PostgreSQL only (SQLite keeps them in memory). */
   resolutions?: ResolutionCache;
   /** Whether the database answers (for `/readyz`); rejects when it does not. */
@@ -78,7 +81,11 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     import('../policy/sqlite-grants.js'),
     import('./sqlite/checkpointer.js'),
   ]);
-  const [{ SqliteSecrets }, { SqliteAuditChain }] = await Promise.all([import('./sqlite/secrets.js'), import('./sqlite/audit-chain.js')]);
+  const [{ SqliteSecrets }, { SqliteAuditChain }, { SqliteEventLog }] = await Promise.all([
+    import('./sqlite/secrets.js'),
+    import('./sqlite/audit-chain.js'),
+    import('./sqlite/event-log.js'),
+  ]);
   const open = openDatabase(path, { sync: sqliteSyncFrom(options.env ?? {}) });
   try {
     if (options.migrate ?? true) applyMigrations(open);
@@ -95,7 +102,7 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     await checkpointer?.close();
     await store.close();
   };
-  return { dialect: 'sqlite', store, tokens: new SqliteTokenStore(open.sqlite), grants: new SqliteGrantStore(open.sqlite), secrets: new SqliteSecrets(open.sqlite), audit: new SqliteAuditChain(open.sqlite), shown: path, ping: () => store.ping(), close };
+  return { dialect: 'sqlite', store, tokens: new SqliteTokenStore(open.sqlite), grants: new SqliteGrantStore(open.sqlite), secrets: new SqliteSecrets(open.sqlite), audit: new SqliteAuditChain(open.sqlite), events: new SqliteEventLog(open.sqlite), shown: path, ping: () => store.ping(), close };
 }
 
 async function openPostgresStores(url: string, options: OpenStoresOptions): Promise<OpenStores> {
@@ -108,10 +115,11 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     import('./postgres/marks.js'),
     import('./postgres/grant-store.js'),
   ]);
-  const [{ PostgresSecrets }, { PostgresAuditChain }, { PostgresResolutionCache }] = await Promise.all([
+  const [{ PostgresSecrets }, { PostgresAuditChain }, { PostgresResolutionCache }, { PostgresEventLog }] = await Promise.all([
     import('./postgres/secrets.js'),
     import('./postgres/audit-chain.js'),
     import('./postgres/resolutions.js'),
+    import('./postgres/event-log.js'),
   ]);
   const open = database.openPostgres(url, {
     poolSize: numberFrom(env, 'TOLLGATE_DB_POOL'),
@@ -131,7 +139,7 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     await guard?.release();
     await store.close();
   };
-  return { dialect: 'postgres', store, tokens: new PostgresTokenStore(open), grants: new PostgresGrantStore(open), marks: new PostgresMarks(open), secrets: new PostgresSecrets(open), audit: new PostgresAuditChain(open), resolutions: new PostgresResolutionCache(open), shown: open.shownUrl, postgres: open, ping: () => store.ping(), close };
+  return { dialect: 'postgres', store, tokens: new PostgresTokenStore(open), grants: new PostgresGrantStore(open), marks: new PostgresMarks(open), secrets: new PostgresSecrets(open), audit: new PostgresAuditChain(open), resolutions: new PostgresResolutionCache(open), events: new PostgresEventLog(open), shown: open.shownUrl, postgres: open, ping: () => store.ping(), close };
 }
 
 /** A non-negative number from `env[name]`, undefined when unset. @throws ValidationError naming the variable. */

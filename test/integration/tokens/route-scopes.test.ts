@@ -27,6 +27,7 @@ const ROUTE_SCOPES: Record<string, Scope[]> = {
   'POST /v1/web/login-links': ['admin'],
   'GET /v1/audit/verify': ['audit:read'],
   'GET /v1/people': ['audit:read'],
+  'GET /v1/events': ['audit:read'],
   'GET /v1/people/:id': ['audit:read'],
   'GET /v1/groups': ['audit:read'],
   'GET /v1/audit/head': ['audit:read'],

@@ -1,0 +1,80 @@
+/**
+ * @module events/stream
+ * The event stream: its webhook sinks, woken by every committed change (in any replica, through the change feed) and
+ * once a second for retries, and the pull API's pages (`GET /v1/events?after=<id>`) over the same events.
+ */
+import type { ConfirmationRequest } from '../requests/types.js';
+import { STREAMED, toCloudEvent } from './cloud.js';
+import { EventSink, type SinkDeps, type SinkState } from './sink.js';
+import type { SinkConfig } from './config.js';
+
+/** A `/readyz` check (the shape `http/app` takes; declared here so this floor does not import the HTTP one). */
+type ReadinessCheck = () => Promise<{ ready: boolean; detail?: string }>;
+
+/** One page of the stream. */
+export interface EventPage {
+  items: ReturnType<typeof toCloudEvent>[];
+  /** Pass as `after` for the next page; equal to the `after` asked when nothing is newer. */
+  next_after: number;
+}
+
+/** The sinks and the pull API over one database's events. */
+export class EventStream {
+  private readonly sinks: EventSink[];
+  private timer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(
+    sinks: readonly SinkConfig[],
+    private readonly deps: SinkDeps,
+  ) {
+    this.sinks = sinks.map((config) => new EventSink(config, deps));
+  }
+
+  /** Starts delivering: on every change `subscribe` reports, and every `everyMs` (retries, backoff). */
+  start(subscribe: (listener: () => void) => () => void, everyMs = 1000): void {
+    if (!this.sinks.length) return;
+    const kick = () => {
+      for (const sink of this.sinks) void sink.kick();
+    };
+    this.unsubscribe = subscribe(kick);
+    this.timer = setInterval(kick, everyMs);
+    this.timer.unref();
+    kick();
+  }
+
+  /** Stops waking the sinks and waits for deliveries under way. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.unsubscribe?.();
+    this.timer = null;
+    await Promise.all(this.sinks.map((s) => s.kick().catch(() => undefined)));
+  }
+
+  /** Delivers what waits now (tests, and a final flush). */
+  async flush(): Promise<void> {
+    await Promise.all(this.sinks.map((s) => s.kick()));
+  }
+
+  states(): SinkState[] {
+    return this.sinks.map((s) => ({ ...s.state }));
+  }
+
+  /** One `/readyz` check per sink: always ready (the gateway serves without them), its state in the detail. */
+  readiness(): Record<string, ReadinessCheck> {
+    return Object.fromEntries(
+      this.sinks.map((s) => [
+        `events ${s.state.name}`,
+        async () => ({ ready: true, detail: s.state.lastError ? `failing (${s.state.lastError}); ${s.state.backlog} events behind` : `delivering; ${s.state.delivered} delivered` }),
+      ]),
+    );
+  }
+
+  /** Events after `after`, oldest first, as CloudEvents. */
+  async page(after: number, limit: number): Promise<EventPage> {
+    const events = await this.deps.log.after(after, limit, STREAMED);
+    const requests = new Map<string, ConfirmationRequest | null>();
+    for (const id of new Set(events.map((e) => e.requestId))) requests.set(id, await this.deps.request(id));
+    return { items: events.map((e) => toCloudEvent(e, requests.get(e.requestId) ?? null, this.deps.source)), next_after: events.at(-1)?.id ?? after };
+  }
+}
