@@ -49,7 +49,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   mcp: {
     summary: 'MCP gating proxy: serves an upstream MCP server\'s tools, resources and prompts and asks a human before tool calls that are not read-only.',
-    usage: 'tollgate mcp [--name NAME] [--gate GLOB]... [--allow GLOB]... [--approver ID]... [--channel TYPE[:TARGET]]... [--timeout S] [--progress S] (-- <command> [args...] | --upstream-url URL [--header "Name: value"]...)',
+    usage: 'tollgate mcp [--name NAME] [--gate GLOB]... [--allow GLOB]... [--approver ID]... [--channel TYPE[:TARGET]]... [--timeout S] [--progress S] [--require-verdict [--jwks-url URL]] (-- <command> [args...] | --upstream-url URL [--header "Name: value"]...)',
     load: () => import('./mcp.js'),
   },
   policy: {

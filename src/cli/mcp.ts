@@ -1,6 +1,6 @@
 /**
  * @module cli/mcp
- * `tollgate mcp [--name NAME] [--gate GLOB]… [--allow GLOB]… [--approver ID]… [--timeout S] [--progress S] -- <command> [args…]`
+ * `tollgate mcp [--name NAME] [--gate GLOB]… [--allow GLOB]… [--approver ID]… [--timeout S] [--progress S] [--require-verdict [--jwks-url URL]] -- <command> [args…]`
  * (or `--upstream-url URL [--header "Name: value"]…` instead of the command): runs `<command>` as the upstream MCP
  * server (stdio), or connects to a Streamable HTTP one, and serves what it offers on this process's stdio, asking a
  * human through the gateway (TOLLGATE_URL, TOLLGATE_TOKEN) before any tool call that is not read-only. stdout
@@ -20,7 +20,7 @@ import { flag, numberFlag, parseArgs, UsageError, type ParsedArgs } from './args
 
 /** Runs the proxy until the MCP client closes stdin; resolves with the exit code. */
 export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
+  const args = parseArgs(argv, ['require-verdict']);
   const { upstream, defaultName } = upstreamOf(args);
   const name = flag(args, 'name') ?? defaultName;
   if (!name) throw new UsageError('--name is required with --upstream-url: use the name the MCP client knows the server by (it is the <name> in mcp__<name>__<tool>)');
@@ -31,6 +31,10 @@ export async function run(argv: string[]): Promise<number> {
   const progressS = numberFlag(args, 'progress');
   if (progressS !== undefined && progressS <= 0) throw new UsageError('--progress must be more than 0 seconds');
   const gate = new GateClient();
+  // --require-verdict: forward an approval only with a signed verdict that verifies against the gateway's keys.
+  const jwksUrl = flag(args, 'jwks-url');
+  if (jwksUrl !== undefined && !flag(args, 'require-verdict')) throw new UsageError('--jwks-url applies to --require-verdict only');
+  const requireVerdict = flag(args, 'require-verdict') ? { jwksUrl: jwksUrl ?? `${gate.url}/.well-known/jwks.json` } : undefined;
 
   const proxy = await startMcpProxy({
     name,
@@ -42,6 +46,7 @@ export async function run(argv: string[]): Promise<number> {
     requestFields: fields,
     progressEveryMs: progressS === undefined ? undefined : progressS * 1000,
     log: (message) => process.stderr.write(`${message}\n`),
+    requireVerdict,
   });
   // The stdio server transport does not notice end of input; a client that goes away closes stdin.
   await new Promise<void>((resolve) => {

@@ -30,6 +30,12 @@ export interface GatedCallsOptions {
   forward(tool: string, args: Record<string, unknown>, extra: CallExtra, progressToken: string | number | undefined): Promise<CallToolResult>;
   /** Diagnostics (stderr in the CLI: stdout is the protocol). */
   log?(message: string): void;
+  /**
+   * `--require-verdict`: checks an approval's signed `verdict_token` for the tool and the arguments about to run;
+   * answers why it fails, or null. An approval that fails is refused and never forwarded: the proxy then trusts the
+   * gateway's key, not the answer of whatever sits between it and the gateway.
+   */
+  checkVerdict?(verdict: ApiRequest, args: Record<string, unknown>): Promise<string | null>;
 }
 
 /** The parts of the SDK's handler `extra` a call uses. */
@@ -98,6 +104,8 @@ export class GatedCalls {
         this.used.add(verdict.id);
         this.generations.set(base, Math.max(generation + 1, this.generations.get(base) ?? 0));
         if (!verdict.allowed) return refusal(`${verdict.status}: ${verdict.reason ?? (verdict.status === 'expired' ? `no approver answered before request ${verdict.id} expired` : 'no reason given')}`);
+        const problem = await this.options.checkVerdict?.(verdict, verdict.approved_args ?? args);
+        if (problem) return refusal(`no valid verdict for request ${verdict.id}: ${problem}`);
         return await this.runApproved(verdict, tool, verdict.approved_args ?? args, extra, progressToken);
       }
     } catch (error) {

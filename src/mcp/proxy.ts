@@ -25,6 +25,8 @@ import { VERSION } from '../version.js';
 import { GatedCalls, refusal, type CallExtra } from './gated-call.js';
 import { forwardUngated, mirroredCapabilities } from './passthrough.js';
 import { describeError } from '../errors.js';
+import type { ApiRequest } from '../requests/serialize.js';
+import { verifyVerdict } from '../verify/index.js';
 
 /** The longest timer Node keeps (about 24.8 days): a forwarded call with a progress token is bounded by its client. */
 const NO_DEADLINE_MS = 2 ** 31 - 1;
@@ -53,12 +55,27 @@ export interface McpProxyOptions {
   progressEveryMs?: number;
   /** Diagnostics (failed receipts); stdout is the protocol, so the CLI writes them to stderr. */
   log?(message: string): void;
+  /**
+   * Forward an approved call only with a valid signed verdict for it, checked against this JWKS (`--require-verdict`:
+   * the gateway's `/.well-known/jwks.json`, or `--jwks-url`).
+   */
+  requireVerdict?: { jwksUrl: string };
 }
 
 /** A running proxy. */
 export interface McpProxy {
   /** Closes both sides, after the receipts still in flight were sent. */
   close(): Promise<void>;
+}
+
+/** The `--require-verdict` check: the approval's token verifies for the gated tool name and the arguments to run. */
+function verdictChecker(jwksUrl: string): (verdict: ApiRequest, args: Record<string, unknown>) => Promise<string | null> {
+  return async (verdict, args) => {
+    if (!verdict.verdict_token) return 'the gateway answered no verdict_token (is it older than signed verdicts?)';
+    const result = await verifyVerdict(verdict.verdict_token, { jwksUrl, toolName: verdict.tool_name, args });
+    if (result.ok) return result.claims.jti === verdict.id ? null : `the token is for request ${result.claims.jti}`;
+    return `${result.reason}: ${result.message}`;
+  };
 }
 
 /** `*` matches any run of characters, `?` one; everything else is literal. */
@@ -145,6 +162,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     progressEveryMs: options.progressEveryMs,
     forward,
     log: options.log,
+    checkVerdict: options.requireVerdict ? verdictChecker(options.requireVerdict.jwksUrl) : undefined,
   });
 
   if (capabilities.tools) {
