@@ -84,6 +84,30 @@ describe('signing key settings', () => {
     expect(decodeProtectedHeader(reread.verdict_token).kid).toBe(jwks.keys[0]!.kid);
   });
 
+  it('signs rows settled by a policy, a cancel and a quorum after a restart (read cold, checked against their events)', async () => {
+    const policy = 'policies:\n  - name: reads\n    match: { tool: "read_*" }\n    decision: allow\ndefault: { decision: ask }\n';
+    const first = await startTestServer({ dbPath: join(dir, 'tollgate.db'), policy });
+    open.push(first);
+    const allowed = (await (await first.api('/v1/requests', { body: { tool_name: 'read_file', tool_args: { path: '/a' } } })).json()) as { id: string; status: string; verdict_token: string | null };
+    expect(allowed.status).toBe('approved');
+    expect(allowed.verdict_token).not.toBeNull();
+    const pending = (await (await first.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: {} } })).json()) as { id: string };
+    expect((await first.api(`/v1/requests/${pending.id}/cancel`, { body: { reason: 'not today' } })).status).toBe(200);
+    const quorum = await approve(first, { required_approvals: 2 }, ['web:alice', 'web:bob']);
+    await first.close();
+    open.splice(0);
+
+    const again = await startTestServer({ dbPath: join(dir, 'tollgate.db'), policy });
+    open.push(again);
+    const jwksUrl = `${again.url}/.well-known/jwks.json`;
+    const read = async (id: string) => (await (await again.api(`/v1/requests/${id}`)).json()) as { verdict_token: string | null };
+    expect((await read(allowed.id)).verdict_token).toBe(allowed.verdict_token);
+    expect(await verifyVerdict((await read(pending.id)).verdict_token!, { jwksUrl, toolName: 'deploy', args: {} })).toMatchObject({ ok: false, reason: 'denied' });
+    expect((await read(quorum.id)).verdict_token).toBe(quorum.verdict_token);
+    const { items } = (await (await again.api('/v1/requests')).json()) as { items: { verdict_token: string | null }[] };
+    expect(items.map((i) => i.verdict_token === null)).toEqual([false, false, false]);
+  });
+
   it('takes its expiry from TOLLGATE_VERDICT_TTL_S and names every approver of a quorum', async () => {
     const t = await start({ TOLLGATE_VERDICT_TTL_S: '120' });
     const { verdict_token } = await approve(t, { required_approvals: 2 }, ['web:alice', 'web:bob']);
