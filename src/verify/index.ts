@@ -36,7 +36,9 @@ export interface VerifyVerdictOptions {
   currentDate?: Date;
 }
 
+// signing/verdict's VERDICT_TYPE and ANCHOR_TYPE, written out: importing them would load server modules into a tool.
 const VERDICT_TYPE = 'tollgate-verdict+jwt';
+const ANCHOR_TYPE = 'tollgate-anchor+jwt';
 /** JWKS getters by URL, so jose's cache (and cooldown between refetches) lasts across calls. */
 const remoteSets = new Map<string, JWTVerifyGetKey>();
 
@@ -96,7 +98,7 @@ export async function verifyAnchor(anchor: AuditAnchor, options: Pick<VerifyVerd
   if (!anchor.signature) return { ok: false, reason: 'unsigned', message: 'the anchor carries no signature' };
   const keys = keySet({ ...options, toolName: '', args: {} });
   try {
-    const { payload } = await jwtVerify(anchor.signature, keys, { algorithms: ['EdDSA', 'Ed25519'], typ: 'tollgate-anchor+jwt' });
+    const { payload } = await jwtVerify(anchor.signature, keys, { algorithms: ['EdDSA', 'Ed25519'], typ: ANCHOR_TYPE });
     const same = payload.event_id === anchor.event_id && payload.hash === anchor.hash && payload.at === anchor.at;
     return same ? { ok: true } : { ok: false, reason: 'mismatch', message: 'the signature covers another event_id, hash or at' };
   } catch (error) {

@@ -64,3 +64,12 @@ describe('VerdictSigner', () => {
     expect(signer.cached(row({ id: 'c' }))).toBeDefined();
   });
 });
+
+describe('tollgate/verify', () => {
+  it('checks the token types signing/verdict writes', async () => {
+    const { VERDICT_TYPE, ANCHOR_TYPE } = await import('../../../src/signing/verdict.js');
+    const source = (await import('node:fs')).readFileSync(new URL('../../../src/verify/index.ts', import.meta.url), 'utf8');
+    expect(source).toContain(`const VERDICT_TYPE = '${VERDICT_TYPE}';`);
+    expect(source).toContain(`const ANCHOR_TYPE = '${ANCHOR_TYPE}';`);
+  });
+});
