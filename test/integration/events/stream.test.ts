@@ -2,12 +2,15 @@
  * The event stream: webhook sinks receiving signed CloudEvents, at least once and in order, through a sink that is
  * down for a while and a gateway restart; filters; the pull API; config errors. A real HTTP receiver on 127.0.0.1.
  */
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { ManualClock } from '../../../src/clock.js';
 import { loadSinks } from '../../../src/events/config.js';
+import { signatureHeader } from '../../../src/events/sink.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { freshDatabase, type FreshDatabase } from '../postgres/fresh-database.js';
@@ -194,6 +197,20 @@ describe('event stream', () => {
     });
     expect(receiver.received.map((r) => r.subject)).toEqual([ids[0], ids[1], ids[2], ids[0]]);
     expect(new Set(receiver.received.map((r) => r.id)).size).toBe(4);
+  });
+
+  it('loads the example of docs/production.md, and its verification snippet accepts what a sink receives', () => {
+    const doc = readFileSync(new URL('../../../docs/production.md', import.meta.url), 'utf8');
+    const yaml = /```yaml\n(events:[\s\S]*?)```/.exec(doc)![1]!;
+    const [sink] = loadSinks((parseYaml(yaml) as { events: unknown }).events, 'docs/production.md', [], { TOLLGATE_SIEM_SECRET: SECRET });
+    expect(sink).toMatchObject({ url: 'https://siem.example.com/tollgate', tools: ['payments.*', 'deploy'], maxBacklog: 100000 });
+    const snippet = /```js\n([\s\S]*?)```/.exec(doc.slice(doc.indexOf('## Event stream')))![1]!;
+    const fromTollgate = new Function('createHmac', 'timingSafeEqual', `${snippet.replace(/^import .*$/m, '')}\nreturn fromTollgate;`)(createHmac, timingSafeEqual) as (s: string, h: string, b: string) => boolean;
+    const body = '{"id":"evt_1"}';
+    const t = Math.floor(Date.now() / 1000);
+    expect(fromTollgate(SECRET, signatureHeader(SECRET, t, body), body)).toBe(true);
+    expect(fromTollgate(SECRET, signatureHeader(SECRET, t, body), `${body} `)).toBe(false);
+    expect(fromTollgate(SECRET, signatureHeader(SECRET, t - 600, body), body)).toBe(false);
   });
 
   it('refuses a sink the SSRF rules refuse, and a short secret, naming the entry', () => {
