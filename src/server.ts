@@ -16,7 +16,7 @@ import { Gateway } from './gateway.js';
 import { PolicyGate } from './policy/gate.js';
 import { PeopleSource } from './people/source.js';
 import { EmailResolver, MemoryResolutionCache, resolutionTtlMs } from './people/email-resolution.js';
-import { loadSinks } from './events/config.js';
+import { anchorIntervalMs, loadSinks } from './events/config.js';
 import { EventStream } from './events/stream.js';
 import { createApp, type HttpPlugin, type ReadinessCheck } from './http/app.js';
 import { applyConnectionLimits, connectionLimitsFromEnv } from './http/connection-limits.js';
@@ -79,6 +79,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const verdictTtlS = verdictTtlFromEnv(config.env);
   const lookupTtlMs = resolutionTtlMs(config.env);
   const callbackAllow = parseCallbackAllow(config.env.TOLLGATE_CALLBACK_ALLOW);
+  const anchorEveryMs = anchorIntervalMs(config.env);
   const sinks = loadSinks(config.file.events, config.configPath ?? 'the config file', callbackAllow, config.env);
   const logger = options.logger ?? pino({ level: config.logLevel, redact: { paths: ['*.token', '*.secret', '*.authorization', 'req.headers.authorization'], censor: '[redacted]' } });
   // A path is SQLite, a postgres:// URL PostgreSQL (waited for, bounded, and migrated); any other scheme: an error.
@@ -140,7 +141,9 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   // People given only an email get their Slack/Feishu accounts looked up in the background (never on a decision).
   const resolver = new EmailResolver({ source: people, channels, cache: stores.resolutions ?? new MemoryResolutionCache(), clock, logger: logger.child({ component: 'people' }), ttlMs: lookupTtlMs });
   resolver.start();
-  events.start((listener) => gateway.subscribe(() => listener()));
+  // The audit head goes to the sinks hourly (TOLLGATE_AUDIT_ANCHOR_EVERY_S), signed: an anchor kept outside the database.
+  const audit = gateway.audit;
+  events.start((listener) => gateway.subscribe(() => listener()), 1000, audit ? { head: () => audit.head(), everyMs: anchorEveryMs } : undefined);
   const rateLimits = { ...config.rateLimits, redisUrl: config.redisUrl, keyPrefix: config.env.TOLLGATE_QUEUE_PREFIX };
   const { app, handler, metrics, close: closeApp } = createApp({ gateway, apiTokens: config.apiTokens, tokens: stores.tokens, logger, channels, plugins: [integrationsPlugin({ marks: stores.marks }), jwksPlugin(signingKeys), ...(options.plugins ?? [])], readiness: { ...backend.readiness, ...events.readiness() }, version: VERSION, rateLimits });
   const http = createHttpServer(handler);

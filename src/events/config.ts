@@ -9,7 +9,7 @@ import { ValidationError, type FieldProblem } from '../errors.js';
 import { fieldProblems } from '../validation.js';
 import { STREAM_TYPES } from './cloud.js';
 
-const TYPES: [string, ...string[]] = ['dev.tollgate.request.approval_counted', ...Object.values(STREAM_TYPES)];
+const TYPES: [string, ...string[]] = ['dev.tollgate.request.approval_counted', 'dev.tollgate.audit.head', ...Object.values(STREAM_TYPES)];
 
 /** One sink as written in the YAML. */
 export const sinkSchema = z.strictObject({
@@ -68,6 +68,15 @@ export function loadSinks(section: unknown, source: string, callbackAllow: reado
   });
   if (problems.length) throw new ValidationError(problems.map((p) => `${p.path}: ${p.message}`).join('; '), problems);
   return sinks;
+}
+
+/** `TOLLGATE_AUDIT_ANCHOR_EVERY_S` in ms (default 3600 s): how often the signed audit head is sent to the sinks. */
+export function anchorIntervalMs(env: Record<string, string | undefined>): number {
+  const raw = env.TOLLGATE_AUDIT_ANCHOR_EVERY_S?.trim();
+  if (!raw) return 3600_000;
+  const seconds = Number(raw);
+  if (!Number.isInteger(seconds) || seconds < 10) throw new ValidationError(`TOLLGATE_AUDIT_ANCHOR_EVERY_S: expected whole seconds, at least 10: ${raw}`);
+  return seconds * 1000;
 }
 
 /** Whether a sink's `tools` filter admits `toolName`. */

@@ -37,6 +37,9 @@ export interface SinkDeps {
 
 const BATCH = 100;
 
+/** The CloudEvents type of a published audit head. */
+export const ANCHOR_TYPE = 'dev.tollgate.audit.head';
+
 /** Computes the signature header for `body` at `unixSeconds`. */
 export function signatureHeader(secret: string, unixSeconds: number, body: string): string {
   return `t=${unixSeconds},v1=${createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex')}`;
@@ -49,6 +52,7 @@ export class EventSink {
   private retryAt = 0;
   private running: Promise<void> | null = null;
   private again = false;
+  private anchored = -1;
 
   constructor(
     private readonly config: SinkConfig,
@@ -107,7 +111,7 @@ export class EventSink {
     this.state.lastError = null;
   }
 
-  private async post(cloud: ReturnType<typeof toCloudEvent>): Promise<void> {
+  private async post(cloud: { id: string; type: string }): Promise<void> {
     await assertCallbackTarget(this.config.url, this.deps.callbackAllow);
     const body = JSON.stringify(cloud);
     const res = await fetch(this.config.url, {
@@ -123,6 +127,22 @@ export class EventSink {
     await res.arrayBuffer().catch(() => undefined);
     if (res.status < 200 || res.status > 299) throw new Error(`${this.config.url} answered ${res.status}`);
     this.state.delivered++;
+  }
+
+  /**
+   * Posts the audit chain's signed head (`dev.tollgate.audit.head`), if the sink takes that type and the head moved
+   * since the last one it got: an anchor kept where the database's writers cannot reach. Best effort, never retried
+   * (the next one follows); only the replica delivering the sink sends it.
+   */
+  async anchor(head: { event_id: number; hash: string; at: string; signature: string | null }): Promise<void> {
+    if ((this.config.types && !this.config.types.has(ANCHOR_TYPE)) || head.event_id === this.anchored) return;
+    const cloud = { specversion: '1.0', id: `head_${head.event_id}`, source: this.deps.source, type: ANCHOR_TYPE, subject: String(head.event_id), time: head.at, datacontenttype: 'application/json', data: head };
+    await this.deps.log
+      .exclusive(this.mark, async () => {
+        await this.post(cloud);
+        this.anchored = head.event_id;
+      })
+      .catch((error: unknown) => this.deps.logger.warn({ sink: this.config.name, err: describeError(error) }, 'events: the audit head was not delivered; the next one follows'));
   }
 
   private failed(error: unknown): void {

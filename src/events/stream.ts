@@ -11,6 +11,9 @@ import type { SinkConfig } from './config.js';
 /** A `/readyz` check (the shape `http/app` takes; declared here so this floor does not import the HTTP one). */
 type ReadinessCheck = () => Promise<{ ready: boolean; detail?: string }>;
 
+/** An audit anchor as `AuditService.head()` publishes it. */
+type AnchorHead = { event_id: number; hash: string; at: string; signature: string | null };
+
 /** One page of the stream. */
 export interface EventPage {
   items: ReturnType<typeof toCloudEvent>[];
@@ -22,6 +25,7 @@ export interface EventPage {
 export class EventStream {
   private readonly sinks: EventSink[];
   private timer: NodeJS.Timeout | null = null;
+  private anchorTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
 
   constructor(
@@ -31,8 +35,11 @@ export class EventStream {
     this.sinks = sinks.map((config) => new EventSink(config, deps));
   }
 
-  /** Starts delivering: on every change `subscribe` reports, and every `everyMs` (retries, backoff). */
-  start(subscribe: (listener: () => void) => () => void, everyMs = 1000): void {
+  /**
+   * Starts delivering: on every change `subscribe` reports, and every `everyMs` (retries, backoff). With `anchors`,
+   * the audit chain's signed head is also sent to the sinks every `anchors.everyMs` (when it moved).
+   */
+  start(subscribe: (listener: () => void) => () => void, everyMs = 1000, anchors?: { head(): Promise<AnchorHead | null>; everyMs: number }): void {
     if (!this.sinks.length) return;
     const kick = () => {
       for (const sink of this.sinks) void sink.kick();
@@ -41,11 +48,23 @@ export class EventStream {
     this.timer = setInterval(kick, everyMs);
     this.timer.unref();
     kick();
+    if (anchors) {
+      this.anchorTimer = setInterval(() => void this.publishHead(anchors.head), anchors.everyMs);
+      this.anchorTimer.unref();
+    }
+  }
+
+  /** Sends the current audit head to every sink that takes it, after the events it covers. */
+  async publishHead(head: () => Promise<AnchorHead | null>): Promise<void> {
+    await this.flush().catch(() => undefined);
+    const anchor = await head().catch(() => null);
+    if (anchor) await Promise.all(this.sinks.map((s) => s.anchor(anchor)));
   }
 
   /** Stops waking the sinks and waits for deliveries under way. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.anchorTimer) clearInterval(this.anchorTimer);
     this.unsubscribe?.();
     this.timer = null;
     await Promise.all(this.sinks.map((s) => s.kick().catch(() => undefined)));

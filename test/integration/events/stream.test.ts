@@ -11,6 +11,7 @@ import { parse as parseYaml } from 'yaml';
 import { ManualClock } from '../../../src/clock.js';
 import { loadSinks } from '../../../src/events/config.js';
 import { signatureHeader } from '../../../src/events/sink.js';
+import { verifyAnchor } from '../../../src/verify/index.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { freshDatabase, type FreshDatabase } from '../postgres/fresh-database.js';
@@ -163,6 +164,24 @@ describe('event stream', () => {
       await t.gateway.stream!.flush();
       expect(receiver.types()).toEqual(['dev.tollgate.request.approval_counted', 'dev.tollgate.request.approved']);
     });
+  });
+
+  it('sends the signed audit head to the sinks, once per head', async () => {
+    const receiver = await Receiver.start();
+    open.push(receiver);
+    const t = await gateway(receiver);
+    const id = await file(t);
+    await decide(t, id);
+    const head = () => t.gateway.audit!.head();
+    await t.gateway.stream!.publishHead(head);
+    await t.gateway.stream!.publishHead(head);
+    const anchors = receiver.received.filter((r) => r.type === 'dev.tollgate.audit.head');
+    expect(anchors).toHaveLength(1);
+    const anchor = (JSON.parse(anchors[0]!.body) as { data: { event_id: number; hash: string; at: string; signature: string } }).data;
+    expect(anchor).toEqual(await head());
+    const jwks = (await (await fetch(`${t.url}/.well-known/jwks.json`)).json()) as { keys: JsonWebKey[] };
+    expect(await verifyAnchor(anchor, { keys: jwks })).toEqual({ ok: true });
+    expect(await verifyAnchor({ ...anchor, hash: '0'.repeat(64) }, { keys: jwks })).toMatchObject({ ok: false, reason: 'mismatch' });
   });
 
   it('pages the same stream over GET /v1/events', async () => {
