@@ -102,6 +102,9 @@ export function startCheckpointer(connection: Database.Database, path: string, o
       });
     },
     async close() {
+      // Held again while it finishes: an unref'd worker is no reason to stay alive, so a process with nothing else
+      // to do (a start that failed) would exit mid-close, before it reported why.
+      worker.ref();
       if (!failed) worker.postMessage({ type: 'close' });
       await exited;
     },
