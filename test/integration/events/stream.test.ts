@@ -179,7 +179,7 @@ describe('event stream', () => {
     expect(anchors).toHaveLength(1);
     const anchor = (JSON.parse(anchors[0]!.body) as { data: { event_id: number; hash: string; at: string; signature: string } }).data;
     expect(anchor).toEqual(await head());
-    const jwks = (await (await fetch(`${t.url}/.well-known/jwks.json`)).json()) as { keys: JsonWebKey[] };
+    const jwks = (await (await fetch(`${t.url}/.well-known/jwks.json`)).json()) as NonNullable<Parameters<typeof verifyAnchor>[1]['keys']>;
     expect(await verifyAnchor(anchor, { keys: jwks })).toEqual({ ok: true });
     expect(await verifyAnchor({ ...anchor, hash: '0'.repeat(64) }, { keys: jwks })).toMatchObject({ ok: false, reason: 'mismatch' });
   });
