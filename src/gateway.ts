@@ -35,6 +35,7 @@ import { NO_DIRECTORY } from './people/no-directory.js';
 import { AuditService } from './audit/service.js';
 import type { AuditChain } from './audit/types.js';
 import type { EventStream } from './events/stream.js';
+import { waitingFor } from './people/waiting.js';
 import { decidedByPeople } from './people/query.js';
 import { directTargets } from './people/targets.js';
 import type { Directory } from './people/types.js';
@@ -262,6 +263,11 @@ export class Gateway extends GatewayReads implements ChannelHost {
   mayDecide(request: ConfirmationRequest, account: string): boolean {
     const directory = this.directory();
     return isListed(approverSetOf(directory, request.approvers), deciderOf(directory, account));
+  }
+
+  /** Up to `limit` pending requests `account` may decide and has not approved yet, newest first (`people/waiting.ts`). */
+  waitingFor(account: string, limit = 100): Promise<ConfirmationRequest[]> {
+    return waitingFor(this, this.directory(), account, limit);
   }
 
   /** The people an audit filter's `person` / `group` select (see `people/query.ts`). */

@@ -57,6 +57,31 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'tollgate policy test --tool NAME [--args JSON] [--agent ID] [--user ID] [--session ID] [--metadata JSON] [--config tollgate.yaml] [--json]',
     load: () => import('./policy.js'),
   },
+  pending: {
+    summary: 'What waits for you: pending requests your TOLLGATE_TOKEN may decide (a live view: tollgate watch).',
+    usage: 'tollgate pending [--json]   (TOLLGATE_URL, TOLLGATE_TOKEN: a decide token bound to you)',
+    load: async () => ({ run: (await import('./approvals.js')).pending }),
+  },
+  show: {
+    summary: 'Show one request: tool, arguments (masked), approvers, status and events.',
+    usage: 'tollgate show ID [--json]',
+    load: async () => ({ run: (await import('./approvals.js')).show }),
+  },
+  approve: {
+    summary: 'Approve a request from the terminal, as the identity TOLLGATE_TOKEN is bound to.',
+    usage: 'tollgate approve ID [--reason TEXT] [--grant LABEL] [--args JSON] [--json]',
+    load: async () => ({ run: (await import('./approvals.js')).approve }),
+  },
+  deny: {
+    summary: 'Deny a request from the terminal, as the identity TOLLGATE_TOKEN is bound to.',
+    usage: 'tollgate deny ID [--reason TEXT] [--json]',
+    load: async () => ({ run: (await import('./approvals.js')).deny }),
+  },
+  watch: {
+    summary: 'A live view of what waits for you, redrawn every few seconds until Ctrl-C.',
+    usage: 'tollgate watch [--every S]',
+    load: async () => ({ run: (await import('./approvals.js')).watch }),
+  },
   people: {
     summary: 'Show the people directory from the config file: people, groups, and what an approver reference stands for.',
     usage: 'tollgate people list | tollgate people show ID | tollgate people resolve REFERENCE  [--config tollgate.yaml] [--json]',

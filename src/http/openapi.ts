@@ -88,6 +88,16 @@ export function openApiDocument(version: string): Record<string, unknown> {
           responses: { 201: { description: 'The receipt event' }, 403: problem, 404: problem, 409: problem },
         },
       },
+      '/v1/inbox': {
+        get: {
+          summary: "What waits for the caller (request:decide): pending requests its identity may decide and has not approved yet, newest first; an admin token names whose with as",
+          parameters: [
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } },
+            { name: 'as', in: 'query', schema: { type: 'string' }, description: 'Admin tokens only: the identity (person:alice, web:alice)' },
+          ],
+          responses: { 200: { description: '{as, items}' }, 400: problem, 403: problem },
+        },
+      },
       '/v1/events': {
         get: {
           summary: 'The event stream as CloudEvents 1.0, oldest first (admin or audit:read); page on with after = next_after',

@@ -39,7 +39,7 @@ const REJECTION_STATUS: Record<DecisionRejection, number> = {
 
 /** Scopes of the hot routes, checked by the router below and by the lean routes alike. */
 export const CREATE_SCOPES = ['request:create'] as const satisfies readonly Scope[];
-export const READ_SCOPES = ['request:read', 'audit:read'] as const satisfies readonly Scope[];
+export const READ_SCOPES = ['request:read', 'audit:read', 'request:decide'] as const satisfies readonly Scope[];
 export const DECIDE_SCOPES = ['request:decide'] as const satisfies readonly Scope[];
 
 /** What a route answers: a status, a JSON body and any extra headers. */
@@ -73,7 +73,7 @@ export async function createRequest(gateway: Gateway, principal: Principal, rawB
 export async function readRequest(gateway: Gateway, principal: Principal, rawId: string, query: unknown, res: ServerResponse): Promise<JsonReply> {
   const { wait } = parseInput(waitQuerySchema, query, 'query');
   const id = requestId(rawId);
-  const current = readable(await gateway.mustGet(id), principal);
+  const current = readable(await gateway.mustGet(id), principal, gateway);
   if (!wait) return { status: 200, body: toApiRequest(current) };
   return parked(gateway, id, wait * 1000, res);
 }
@@ -152,9 +152,9 @@ export function requestsRouter(gateway: Gateway): Router {
     if (!res.destroyed) sendJson(res, reply);
   });
 
-  router.get('/:id/events', requireScope('request:read', 'audit:read'), async (req, res) => {
+  router.get('/:id/events', requireScope(...READ_SCOPES), async (req, res) => {
     const id = requestId(String(req.params.id));
-    readable(await gateway.mustGet(id), principalOf(res));
+    readable(await gateway.mustGet(id), principalOf(res), gateway);
     if (req.accepts(['text/event-stream', 'application/json']) === 'application/json') {
       res.json({ items: (await gateway.events(id)).map(toApiEvent) });
       return;
@@ -181,7 +181,7 @@ export function requestsRouter(gateway: Gateway): Router {
     const body = parseInput(cancelSchema, req.body ?? {}, 'body');
     const id = requestId(String(req.params.id));
     const principal = principalOf(res);
-    const request = readable(await gateway.mustGet(id), principal);
+    const request = readable(await gateway.mustGet(id), principal, gateway);
     if (!mayCancel(principal, request.filedBy)) throw new ForbiddenError(`token "${principal.name}" may cancel only the requests it filed`, 'tollgate_insufficient_scope');
     const cancelled = await gateway.cancel(id, body.actor ?? `token:${principal.name}`, body.reason);
     res.json(toApiRequest(cancelled));
@@ -190,10 +190,14 @@ export function requestsRouter(gateway: Gateway): Router {
   return router;
 }
 
-/** A request the caller may see; others answer 404 as if absent, so a token learns nothing of requests it did not file. */
-function readable(request: ConfirmationRequest, principal: Principal): ConfirmationRequest {
-  if (!mayRead(principal, request.filedBy) && request.filedBy !== principal.name) throw new NotFoundError(`no request with id ${request.id}`);
-  return request;
+/**
+ * A request the caller may see; others answer 404 as if absent, so a token learns nothing of requests it did not file
+ * — or, for a decide token, of requests its identity is not an approver of (an approver sees what the card shows).
+ */
+function readable(request: ConfirmationRequest, principal: Principal, gateway: Pick<Gateway, 'mayDecide'>): ConfirmationRequest {
+  if (mayRead(principal, request.filedBy) || request.filedBy === principal.name) return request;
+  if (principal.scopes.includes('request:decide') && principal.as && gateway.mayDecide(request, principal.as)) return request;
+  throw new NotFoundError(`no request with id ${request.id}`);
 }
 
 /** Request ids are UUIDs; anything else is a 404 without touching the database. */

@@ -12,8 +12,8 @@ afterEach(async () => {
 });
 
 /** Calls the API with another token than the admin one. */
-function as(secret: string, path: string, init: { method?: string; body?: unknown } = {}) {
-  return t.api(path, { ...init, headers: { authorization: `Bearer ${secret}` } });
+function as(secret: string, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  return t.api(path, { ...init, headers: { ...init.headers, authorization: `Bearer ${secret}` } });
 }
 
 async function token(name: string, scopes: Scope[], extra: Record<string, unknown> = {}): Promise<string> {
@@ -44,7 +44,8 @@ describe('scoped tokens: each route allows and refuses by scope', () => {
       { name: 'POST /v1/requests', call: (s) => as(s, '/v1/requests', { body: { tool_name: 'x' } }), allowed: ['create', 'admin'] },
       { name: 'GET /v1/requests', call: (s) => as(s, '/v1/requests'), allowed: ['audit', 'admin'] },
       { name: 'GET /v1/requests/export', call: (s) => as(s, '/v1/requests/export?format=ndjson'), allowed: ['audit', 'admin'] },
-      { name: 'GET /v1/requests/:id', call: (s) => as(s, `/v1/requests/${id}`), allowed: ['audit', 'admin'] },
+      // alice's decide token sees this request because alice is one of its approvers (the card shows it to her too).
+      { name: 'GET /v1/requests/:id', call: (s) => as(s, `/v1/requests/${id}`), allowed: ['audit', 'admin', 'decide'] },
       { name: 'GET /v1/tokens', call: (s) => as(s, '/v1/tokens'), allowed: ['admin'] },
       { name: 'POST /v1/tokens', call: (s) => as(s, '/v1/tokens', { body: { name: `t-${Math.random()}`.replace('.', ''), scopes: ['audit:read'] } }), allowed: ['admin'] },
     ];
@@ -71,6 +72,20 @@ describe('scoped tokens: each route allows and refuses by scope', () => {
     expect(decided.status).toBe(403);
     expect(((await (await t.api(`/v1/requests/${mine}`)).json()) as { status: string }).status).toBe('pending');
     expect((await as(agent, `/v1/requests/${mine}/cancel`, { body: {} })).status).toBe(200);
+  });
+});
+
+describe('reading as an approver', () => {
+  it('lets a decide token read the requests its identity may decide, and nothing else (404)', async () => {
+    const agent = await token('agent', ['request:create', 'request:read']);
+    const alice = await token('alice-bridge', ['request:decide'], { as: 'web:alice' });
+    const hers = await file(agent, ['web:alice']);
+    const notHers = await file(agent, ['web:bob']);
+    expect((await as(alice, `/v1/requests/${hers}`)).status).toBe(200);
+    expect((await as(alice, `/v1/requests/${hers}/events`, { headers: { accept: 'application/json' } })).status).toBe(200);
+    expect((await as(alice, `/v1/requests/${notHers}`)).status).toBe(404);
+    expect((await as(alice, `/v1/requests/${notHers}/events`, { headers: { accept: 'application/json' } })).status).toBe(404);
+    expect((await as(alice, '/v1/requests')).status).toBe(403);
   });
 });
 
