@@ -71,6 +71,11 @@ export async function copySqliteToPostgres(source: OpenDatabase, target: Pick<Op
         );
         counts.grants += result.rowCount ?? 0;
       }
+      // The deployment's keys come along (web sessions, email links, the verdict-signing key): sessions stay valid
+      // and verdict tokens signed before the move still verify against the same JWKS. A key PostgreSQL already has wins.
+      for (const k of rows('SELECT name, value, created_at FROM deployment_secrets ORDER BY name')) {
+        await client.query('INSERT INTO deployment_secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING', [k.name, k.value, k.created_at]);
+      }
       // Ids were copied as they were: new rows must number after them.
       // Event ids come from the audit chain's trigger (the newest id + 1), not a sequence.
       for (const table of ['channel_messages']) {
