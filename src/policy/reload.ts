@@ -8,6 +8,7 @@ import { unwatchFile, watchFile } from 'node:fs';
 import type { Logger } from 'pino';
 import { loadPolicyAndPeople, readConfigFile } from '../config.js';
 import { describeError } from '../errors.js';
+import { directoryChanges } from '../people/changes.js';
 import type { PeopleSource } from '../people/source.js';
 import type { PolicyGate } from './gate.js';
 
@@ -31,7 +32,12 @@ export function reloadPolicy(options: Pick<WatchPolicyOptions, 'gate' | 'people'
   try {
     const { policy, directory } = loadPolicyAndPeople(readConfigFile(options.path), options.path);
     options.gate.replace(policy);
-    options.people?.replace(directory);
+    if (options.people) {
+      // Who may approve is part of the audit trail: every change to it is logged as it takes effect.
+      const changes = directoryChanges(options.people.configured(), directory);
+      options.people.replace(directory);
+      if (changes.length) options.logger.info({ path: options.path, changes }, 'people directory changed');
+    }
     options.logger.info({ path: options.path, rules: policy.rules.length, people: directory.people().length, groups: directory.groups().length }, 'policy reloaded');
     return true;
   } catch (error) {

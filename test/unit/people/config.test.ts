@@ -78,7 +78,10 @@ describe('the people directory from the config file', () => {
     const people = new PeopleSource(config.directory);
     const gate = new PolicyGate(emptyPolicy());
     const logs: string[] = [];
-    const logger = { info: (_: unknown, msg: string) => logs.push(msg), error: (obj: { err: string }, msg: string) => logs.push(`${msg}: ${obj.err}`) };
+    const logger = {
+      info: (obj: { changes?: string[] }, msg: string) => logs.push(obj.changes ? `${msg}: ${obj.changes.join('; ')}` : msg),
+      error: (obj: { err: string }, msg: string) => logs.push(`${msg}: ${obj.err}`),
+    };
     const stop = watchPolicy({ gate, people, path, logger: logger as never, pollMs: 0 });
     try {
       expect(people.current().personOf('slack:U0BOB')).toBe('slack:U0BOB');
@@ -86,6 +89,10 @@ describe('the people directory from the config file', () => {
       process.emit('SIGHUP', 'SIGHUP');
       expect(people.current().personOf('slack:U0BOB')).toBe('bob');
       expect(people.current().group('leads')?.people).toEqual(['alice', 'bob']);
+      expect(logs).toContain('people directory changed: person bob added; group leads added: alice, bob');
+      writeFileSync(path, 'people:\n  - { id: alice, accounts: { slack: U0ALICE2 } }\n  - { id: bob, accounts: { slack: U0BOB } }\ngroups: { leads: [bob] }\n');
+      process.emit('SIGHUP', 'SIGHUP');
+      expect(logs).toContain('people directory changed: person alice: accounts slack:U0ALICE → slack:U0ALICE2; group leads: -alice');
 
       writeFileSync(path, 'people:\n  - { id: alice }\npolicies:\n  - { name: pay, match: { tool: pay }, approvers: ["person:bob"] }\n');
       process.emit('SIGHUP', 'SIGHUP');
