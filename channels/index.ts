@@ -31,5 +31,10 @@ export async function channelsFromConfig(config: TollgateConfig, logger: Logger,
     const feishu = createFeishuChannel(options && { ...options, marks }, logger.child({ channel: 'feishu' }));
     if (feishu) channels.push(feishu);
   }
+  if (set('DISCORD_BOT_TOKEN', 'DISCORD_PUBLIC_KEY', 'DISCORD_APPLICATION_ID')) {
+    const { createDiscordChannel, discordOptionsFromEnv } = await import('./discord/index.js');
+    const discord = discordOptionsFromEnv(config.env);
+    if (discord) channels.push(createDiscordChannel({ ...discord, logger }));
+  }
   return channels;
 }

@@ -161,6 +161,9 @@ export function openApiDocument(version: string): Record<string, unknown> {
       '/channels/slack/events': {
         post: { security: [], summary: 'Slack interactivity callbacks (signed with the Slack signing secret; present when Slack is configured)', responses: { 200: { description: 'Acknowledged' }, 401: { description: 'Bad signature' } } },
       },
+      '/channels/discord/interactions': {
+        post: { security: [], summary: "Discord interactions: button taps and PING (Ed25519-signed with the application's public key; present when Discord is configured)", responses: { 200: { description: 'Interaction response: PONG, UPDATE_MESSAGE or an ephemeral message' }, 401: { description: 'Bad signature or stale timestamp' } } },
+      },
       '/channels/feishu/events': {
         post: { security: [], summary: 'Feishu/Lark card callbacks (signed and encrypted; present when Feishu is configured over HTTP)', responses: { 200: { description: 'Toast and card' }, 401: { description: 'Bad signature' } } },
       },

@@ -4,6 +4,7 @@
  * nothing it does not serve.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createDiscordChannel } from '../../../channels/discord/index.js';
 import { FeishuChannel } from '../../../channels/feishu/index.js';
 import { createSlackChannel } from '../../../channels/slack/index.js';
 import { createWebChannel } from '../../../channels/web/index.js';
@@ -19,7 +20,8 @@ describe('GET /openapi.json', () => {
     // Every channel, so their callback routes are registered too (nothing is sent: no request is filed).
     const slack = createSlackChannel({ botToken: 'xoxb-openapi', signingSecret: 'openapi-secret', apiUrl: 'http://127.0.0.1:9/api/', botId: 'B0', botUserId: 'U0' });
     const feishu = new FeishuChannel({ appId: 'cli_openapi', appSecret: 's', domain: 'http://127.0.0.1:9', verificationToken: 'v', encryptKey: 'k', mode: 'webhook', language: 'en', replayWindowS: 300, requestTimeoutMs: 1000 });
-    t = await startTestServer({ channels: [createWebChannel(), slack, feishu] });
+    const discord = createDiscordChannel({ botToken: 'openapi', publicKey: 'ab'.repeat(32), applicationId: '1', apiUrl: 'http://127.0.0.1:9/api' });
+    t = await startTestServer({ channels: [createWebChannel(), slack, feishu, discord] });
   });
 
   afterEach(async () => {

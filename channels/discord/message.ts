@@ -1,0 +1,103 @@
+/**
+ * @module channels/discord/message
+ * The Discord layout of a tollgate card: a short `content` line, one embed with the request, and button components
+ * while it is pending. The words come from `cardText()` (src/card.ts); this file only lays them out. Every string
+ * from a request is attacker-controlled: Discord markdown is escaped, `@everyone`/`@here` are broken with a zero-width
+ * space, and `allowed_mentions: {parse: []}` makes sure nothing pings even if an escape were missed.
+ */
+import { ButtonStyle, ComponentType, type APIActionRowComponent, type APIButtonComponent, type APIEmbed, type RESTPostAPIChannelMessageJSONBody } from 'discord-api-types/v10';
+import { cardText, type CardText } from '../../src/card.js';
+import type { GrantButton } from '../../src/channel.js';
+import type { ConfirmationRequest } from '../../src/requests/types.js';
+
+/** A message body for `POST /channels/{id}/messages`, `PATCH …/messages/{id}` and an UPDATE_MESSAGE answer. */
+export type DiscordMessage = Required<Pick<RESTPostAPIChannelMessageJSONBody, 'content' | 'embeds' | 'components' | 'allowed_mentions'>>;
+
+/** What a button is: an option of the request (by index), or a standing grant the rule offers (by index). */
+export type ButtonAction = { kind: 'option'; index: number } | { kind: 'grant'; index: number };
+
+/** What a button's `custom_id` carries: the request, its nonce, and the action. */
+export interface ButtonRef {
+  requestId: string;
+  nonce: string;
+  action: ButtonAction;
+}
+
+/** Discord's limit on a `custom_id`. */
+export const MAX_CUSTOM_ID = 100;
+
+/** Encodes a `custom_id`: `tg:o0:<request id>:<nonce>` (option 0), `tg:g1:…` (grant 1). */
+export function customId(request: Pick<ConfirmationRequest, 'id' | 'nonce'>, action: ButtonAction): string {
+  return `tg:${action.kind === 'option' ? 'o' : 'g'}${action.index}:${request.id}:${request.nonce}`;
+}
+
+/** Decodes a `custom_id`; null when it is not one of ours. */
+export function parseCustomId(value: unknown): ButtonRef | null {
+  if (typeof value !== 'string' || value.length > MAX_CUSTOM_ID) return null;
+  const match = /^tg:([og])(\d{1,2}):([\w-]{1,60}):([\w-]{1,60})$/.exec(value);
+  if (!match) return null;
+  return { requestId: match[3]!, nonce: match[4]!, action: { kind: match[1] === 'o' ? 'option' : 'grant', index: Number(match[2]) } };
+}
+
+/** Breaks `@everyone` and `@here` (a zero-width space after the `@`), which Discord would otherwise treat as pings. */
+export function neutraliseMentions(text: string): string {
+  return text.replace(/@(everyone|here)/gi, '@\u200b$1');
+}
+
+/**
+ * Escapes Discord markdown so text shows as written: every markdown character gets a backslash (`<` too, so
+ * `<@123>` user, `<#…>` channel and `<t:…>` tokens stay literal), and mentions are neutralised.
+ */
+export function escapeMarkdown(text: string): string {
+  return neutraliseMentions(text.replace(/[\\*_~`|>#[\]()<:-]/g, '\\$&'));
+}
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+const TONE_COLOUR: Record<CardText['tone'], number> = { waiting: 0xf1c40f, good: 0x2ecc71, bad: 0xe74c3c };
+const TONE_EMOJI: Record<CardText['tone'], string> = { waiting: '⏳', good: '✅', bad: '⛔' };
+
+/** The card for `request` in its current state: buttons while pending, the outcome and no buttons after. */
+export function cardMessage(request: ConfirmationRequest, options: { maxArgsChars?: number; grants?: readonly GrantButton[] } = {}): DiscordMessage {
+  const text = cardText(request, { maxArgsChars: options.maxArgsChars ?? 1500 });
+  // Inside a code block markdown is inert; only three backticks could close it early, so break those up.
+  const args = neutraliseMentions(text.argsPreview).replace(/```/g, '`\u200b``');
+  const expires = Math.floor(Date.parse(text.expiresAt) / 1000);
+  const fields: NonNullable<APIEmbed['fields']> = [{ name: 'Tool', value: cut(escapeMarkdown(text.toolName), 1024), inline: true }];
+  if (text.requester) fields.push({ name: 'Requested by', value: cut(escapeMarkdown(text.requester), 1024), inline: true });
+  // Discord's timestamp token shows the time in the reader's zone; the ISO time stays in the footer for copying.
+  fields.push({ name: 'Expires', value: `<t:${expires}:f> (<t:${expires}:R>)`, inline: true });
+  fields.push({ name: 'Approvers', value: cut(escapeMarkdown(text.approvers), 1024) });
+  fields.push({ name: 'Status', value: cut(`${TONE_EMOJI[text.tone]} ${escapeMarkdown(text.status)}`, 1024) });
+  const embed: APIEmbed = {
+    title: cut(escapeMarkdown(text.title), 256),
+    description: `${cut(escapeMarkdown(text.prompt), 2000)}\n\n**Arguments**\n\`\`\`json\n${cut(args, 1900)}\n\`\`\``,
+    color: TONE_COLOUR[text.tone],
+    fields,
+    footer: { text: `Expires ${text.expiresAt}` },
+  };
+  return {
+    content: cut(`${TONE_EMOJI[text.tone]} **${escapeMarkdown(text.title)}** — ${escapeMarkdown(text.status)}`, 2000),
+    embeds: [embed],
+    components: text.actionable ? buttonRows(request, options.grants ?? []) : [],
+    allowed_mentions: { parse: [] },
+  };
+}
+
+/** Option buttons (approve green, deny red, other options grey), then grant buttons; five to a row, at most five rows. */
+function buttonRows(request: ConfirmationRequest, grants: readonly GrantButton[]): APIActionRowComponent<APIButtonComponent>[] {
+  const style = (index: number) => (index === 0 ? ButtonStyle.Success : index === 1 ? ButtonStyle.Danger : ButtonStyle.Secondary);
+  const buttons: APIButtonComponent[] = request.options.map((label, index) => ({
+    type: ComponentType.Button,
+    style: style(index),
+    label: cut(label, 80),
+    custom_id: customId(request, { kind: 'option', index }),
+  }));
+  grants.forEach((g, index) => buttons.push({ type: ComponentType.Button, style: ButtonStyle.Primary, label: cut(g.label, 80), custom_id: customId(request, { kind: 'grant', index }) }));
+  const rows: APIActionRowComponent<APIButtonComponent>[] = [];
+  // Discord takes 25 buttons at most; the options come first, so approve and deny are never the ones left out.
+  for (let i = 0; i < Math.min(buttons.length, 25); i += 5) rows.push({ type: ComponentType.ActionRow, components: buttons.slice(i, i + 5) });
+  return rows;
+}
