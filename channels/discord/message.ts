@@ -49,7 +49,7 @@ export function neutraliseMentions(text: string): string {
  * `<@123>` user, `<#…>` channel and `<t:…>` tokens stay literal), and mentions are neutralised.
  */
 export function escapeMarkdown(text: string): string {
-  return neutraliseMentions(text.replace(/[\\*_~`|>#[\]()<:-]/g, '\\$&'));
+  return neutraliseMentions(text.replace(/[\\*_~`|>#[\]()<-]/g, '\\$&'));
 }
 
 function cut(text: string, max: number): string {
@@ -65,15 +65,16 @@ export function cardMessage(request: ConfirmationRequest, options: { maxArgsChar
   // Inside a code block markdown is inert; only three backticks could close it early, so break those up.
   const args = neutraliseMentions(text.argsPreview).replace(/```/g, '`\u200b``');
   const expires = Math.floor(Date.parse(text.expiresAt) / 1000);
-  const fields: NonNullable<APIEmbed['fields']> = [{ name: 'Tool', value: cut(escapeMarkdown(text.toolName), 1024), inline: true }];
-  if (text.requester) fields.push({ name: 'Requested by', value: cut(escapeMarkdown(text.requester), 1024), inline: true });
+  const fields: NonNullable<APIEmbed['fields']> = [{ name: 'Tool', value: cut(escapeMarkdown(text.toolName), 256), inline: true }];
+  if (text.requester) fields.push({ name: 'Requested by', value: cut(escapeMarkdown(text.requester), 256), inline: true });
   // Discord's timestamp token shows the time in the reader's zone; the ISO time stays in the footer for copying.
   fields.push({ name: 'Expires', value: `<t:${expires}:f> (<t:${expires}:R>)`, inline: true });
-  fields.push({ name: 'Approvers', value: cut(escapeMarkdown(text.approvers), 1024) });
-  fields.push({ name: 'Status', value: cut(`${TONE_EMOJI[text.tone]} ${escapeMarkdown(text.status)}`, 1024) });
+  fields.push({ name: 'Approvers', value: cut(escapeMarkdown(text.approvers), 512) });
+  fields.push({ name: 'Status', value: cut(`${TONE_EMOJI[text.tone]} ${escapeMarkdown(text.status)}`, 512) });
+  // Sized so the whole embed stays under Discord's 6000-character total whatever the request holds.
   const embed: APIEmbed = {
     title: cut(escapeMarkdown(text.title), 256),
-    description: `${cut(escapeMarkdown(text.prompt), 2000)}\n\n**Arguments**\n\`\`\`json\n${cut(args, 1900)}\n\`\`\``,
+    description: `${cut(escapeMarkdown(text.prompt), 1500)}\n\n**Arguments**\n\`\`\`json\n${cut(args, 1900)}\n\`\`\``,
     color: TONE_COLOUR[text.tone],
     fields,
     footer: { text: `Expires ${text.expiresAt}` },
