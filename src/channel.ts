@@ -108,6 +108,10 @@ export interface ChannelHost extends DecisionSink {
    * undefined when neither is given. Throws a ValidationError naming `group` for an unknown group.
    */
   decidedBy?(filter: { person?: string; group?: string }): string[] | undefined;
+  /** The audit chain's newest event (`GET /v1/audit/head`), or null when there is no chain or no event yet. */
+  auditHead?(): Promise<{ event_id: number; hash: string; at: string } | null>;
+  /** Walks the audit chain and the requests (`tollgate audit verify`): ok, how many events, and the first problem. */
+  verifyAudit?(): Promise<{ ok: boolean; events: number; problem: string | null } | null>;
   /** The standing grants the request's policy rule offers, shown as extra approve buttons (empty when none). */
   grantOffers?(events: readonly ConfirmationEvent[]): GrantButton[];
   /** Lists and revokes standing grants (the web inbox's grants page); absent or null without a grant store. */

@@ -270,6 +270,17 @@ export class Gateway extends GatewayReads implements ChannelHost {
     return waitingFor(this, this.directory(), account, limit);
   }
 
+  /** The audit chain's newest event (null without a chain or events). */
+  async auditHead(): Promise<{ event_id: number; hash: string; at: string } | null> {
+    return (await this.audit?.head()) ?? null;
+  }
+
+  /** Walks the audit chain and the requests; null without a chain. */
+  async verifyAudit(): Promise<{ ok: boolean; events: number; problem: string | null } | null> {
+    const report = await this.audit?.verify();
+    return report ? { ok: report.ok, events: report.events, problem: report.problem?.message ?? null } : null;
+  }
+
   /** The people an audit filter's `person` / `group` select (see `people/query.ts`). */
   decidedBy(filter: { person?: string; group?: string }): string[] | undefined {
     return decidedByPeople(this.directory(), filter);

@@ -142,7 +142,17 @@ export function webRoutes(context: WebRoutesContext): Router {
           }
           throw error;
         });
-    sendPage(res, filters.errors.length ? 400 : 200, auditPage({ viewer: viewerOf(req, res, context), filters, items: page.items, nextCursor: page.nextCursor }));
+    const chainHead = (await gateway.auditHead?.()) ?? null;
+    sendPage(res, filters.errors.length ? 400 : 200, auditPage({ viewer: viewerOf(req, res, context), filters, items: page.items, nextCursor: page.nextCursor, chainHead }));
+  });
+
+  // Reads only: walks the chain and the requests as `tollgate audit verify` does, and says what it found.
+  router.get('/audit/verify', signedIn, async (req, res) => {
+    const report = (await gateway.verifyAudit?.()) ?? null;
+    const viewer = viewerOf(req, res, context);
+    if (!report) sendPage(res, 404, messagePage(viewer, 'No audit chain', 'This gateway keeps no hash-chained audit trail.'));
+    else if (report.ok) sendPage(res, 200, messagePage(viewer, 'Audit trail intact', `All ${report.events} events are chained as written and every request agrees with its events.`));
+    else sendPage(res, 200, messagePage(viewer, 'Audit trail broken', report.problem ?? 'The chain does not verify.'));
   });
 
   router.get('/audit/export', signedIn, async (req, res) => {

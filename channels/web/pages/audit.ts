@@ -17,6 +17,8 @@ export interface AuditPageOptions {
   filters: AuditFilters;
   items: ConfirmationRequest[];
   nextCursor: string | null;
+  /** The audit chain's newest event, when the gateway keeps a chain. */
+  chainHead?: { event_id: number; hash: string; at: string } | null;
 }
 
 /** Renders the audit page. */
@@ -34,7 +36,12 @@ export function auditPage(options: AuditPageOptions): SafeHtml {
       <td class="outcome">${r.status === 'pending' ? '' : outcomeText(r)}</td>
     </tr>`,
   );
+  const head = options.chainHead;
+  const chain = head
+    ? html`<p class="muted" id="audit-chain">Audit trail: hash-chained up to event #${String(head.event_id)} (<code>${head.hash.slice(0, 16)}…</code>, <time datetime="${head.at}">${formatTime(new Date(head.at))}</time>). <a href="/ui/audit/verify">Verify the chain now</a></p>`
+    : '';
   const body = html`<h1>Audit</h1>
+${chain}
 <form method="get" action="/ui/audit" class="filters card">
   <label>Status <select name="status">
     <option value="">any</option>

@@ -2,6 +2,7 @@
  * The audit page and its CSV export: filters by status, tool, agent, approver and time range, cursor paging, and an
  * export that carries the same filters and needs a session.
  */
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';
 import { ManualClock } from '../../../src/clock.js';
@@ -105,5 +106,23 @@ describe('web audit page', () => {
     expect(lines[1]).toContain('slack:U1');
     const ndjson = await auditor.request('/ui/audit/export?format=ndjson');
     expect(ndjson.text.trim().split('\n').map((l) => JSON.parse(l).tool_name)).toEqual(['deploy_service', 'deploy_service', 'pay_invoice']);
+  });
+
+  it('shows the audit chain’s head and verifies the chain on request, naming an edited event', async () => {
+    await seed();
+    const page = await auditor.request('/ui/audit');
+    const head = (await server.gateway.auditHead())!;
+    expect(page.text).toContain(`hash-chained up to event #${head.event_id}`);
+    expect(page.text).toContain(head.hash.slice(0, 16));
+    expect((await auditor.request('/ui/audit/verify')).text).toContain('Audit trail intact');
+    const raw = new Database(server.dbPath);
+    try {
+      raw.prepare("UPDATE confirmation_events SET actor = 'web:mallory' WHERE type = 'approved'").run();
+    } finally {
+      raw.close();
+    }
+    const broken = await auditor.request('/ui/audit/verify');
+    expect(broken.text).toContain('Audit trail broken');
+    expect(broken.text).toMatch(/event \d+ was edited/);
   });
 });
