@@ -14,7 +14,7 @@ import type { ChannelHost, DecideOutcome, DecisionActor, DecisionEvent, Decision
 import { describeError } from '../../src/errors.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { escapeMarkdown, parseCustomId, type ButtonRef, type DiscordMessage } from './message.js';
-import { interactionProblem } from './verify.js';
+import { SeenInteractions, interactionProblem } from './verify.js';
 
 /** Where Discord posts interactions (the developer portal's "Interactions Endpoint URL" ends with this path). */
 export const DISCORD_INTERACTIONS_PATH = '/channels/discord/interactions';
@@ -33,6 +33,7 @@ export interface InteractionDeps {
 
 /** The parts of an interaction tollgate reads; everything else Discord sends is ignored. */
 interface Interaction {
+  id?: unknown;
   type?: number;
   data?: { custom_id?: unknown };
   member?: { user?: DiscordUser };
@@ -47,6 +48,7 @@ interface DiscordUser {
 
 /** Adds `POST /channels/discord/interactions`. The router runs before any body parser, so the raw bytes are intact. */
 export function mountInteractions(router: Router, deps: InteractionDeps): void {
+  const seen = new SeenInteractions(deps.windowS);
   router.post(DISCORD_INTERACTIONS_PATH, express.raw({ type: () => true, limit: '256kb' }), async (req, res, next) => {
     try {
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
@@ -61,6 +63,11 @@ export function mountInteractions(router: Router, deps: InteractionDeps): void {
         interaction = JSON.parse(raw.toString('utf8')) as Interaction;
       } catch {
         res.status(400).json({ error: 'body is not JSON' });
+        return;
+      }
+      if (typeof interaction.id === 'string' && !seen.firstUse(interaction.id, deps.now())) {
+        deps.logger.warn({ ip: req.ip, problem: 'interaction id seen before' }, 'discord interaction rejected');
+        res.status(401).json({ error: 'replayed interaction' });
         return;
       }
       res.json(await answer(deps, interaction));

@@ -54,6 +54,8 @@ export async function makeDiscordHarness(overrides: Partial<DiscordChannelOption
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     ...overrides,
   });
+  // Every interaction Discord sends has an id of its own; the endpoint refuses one it has seen as a replay.
+  let interactions = 0;
   const endpoint = (server: TestServer) => `${server.url}/channels/discord/interactions`;
 
   function messageFor(request: ConfirmationRequest, channelId?: string): FakeMessage {
@@ -70,7 +72,7 @@ export async function makeDiscordHarness(overrides: Partial<DiscordChannelOption
     const customId = options.nonce === undefined ? found.customId : found.customId.replace(/:[\w-]+$/, `:${options.nonce}`);
     const user = { id: userId, username: `user${userId}`, global_name: `User ${userId}`, discriminator: '0' };
     const payload = {
-      id: String(BigInt(message.id) + 1n),
+      id: String(1_300_000_000_000_000_000n + BigInt(++interactions)),
       application_id: APPLICATION_ID,
       type: 3,
       token: randomBytes(24).toString('base64url'),

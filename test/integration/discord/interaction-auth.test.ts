@@ -51,6 +51,21 @@ describe('discord interaction authentication', () => {
     expect((await env.get(request.id)).status).toBe('approved');
   });
 
+  it('refuses the same signed interaction a second time (a replay inside the window)', async () => {
+    env = await startDiscordGateway();
+    const first = await env.file();
+    const second = await env.file();
+    const payload = (request: typeof first) => {
+      const message = env.discord.messageFor(request);
+      const customId = (message.versions[0]!.components as { components: { custom_id: string }[] }[])[0]!.components[0]!.custom_id;
+      return { id: '1400000000000000001', application_id: '1100000000000000001', type: 3, token: 't', version: 1, channel_id: message.channelId, member: { user: { id: '900000000000000001' } }, data: { custom_id: customId, component_type: 2 } };
+    };
+    expect((await env.discord.post(env.server, payload(first))).body).toMatchObject({ type: 7 });
+    // The same interaction id again, even re-signed around another button, is a replay.
+    expect((await env.discord.post(env.server, payload(second))).status).toBe(401);
+    expect((await env.get(second.id)).status).toBe('pending');
+  });
+
   it('answers a signed PING with PONG, and a forged one with 401', async () => {
     env = await startDiscordGateway();
     const ping = { id: '1', application_id: '1100000000000000001', type: 1, token: 'ping-token', version: 1 };
