@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import type { ChannelHost, DecideOutcome, DecisionActor, DecisionEvent, DecisionSink } from '../../src/channel.js';
 import { describeError } from '../../src/errors.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
-import { escapeMarkdown, parseCustomId, type ButtonRef, type DiscordMessage } from './message.js';
+import { MAX_REASON_CHARS, REASON_INPUT, escapeMarkdown, parseCustomId, reasonModal, type ButtonRef, type DiscordMessage } from './message.js';
 import { SeenInteractions, interactionProblem } from './verify.js';
 
 /** Where Discord posts interactions (the developer portal's "Interactions Endpoint URL" ends with this path). */
@@ -22,7 +22,7 @@ export const DISCORD_INTERACTIONS_PATH = '/channels/discord/interactions';
 /** What the endpoint needs. */
 export interface InteractionDeps {
   /** The gateway; `events` and `grantOffers` (when present) resolve a grant button's label. */
-  host: DecisionSink & Partial<Pick<ChannelHost, 'events' | 'grantOffers'>>;
+  host: DecisionSink & Partial<Pick<ChannelHost, 'events' | 'grantOffers' | 'mayDecide'>>;
   key: KeyObject;
   now: () => number;
   windowS?: number;
@@ -35,7 +35,7 @@ export interface InteractionDeps {
 interface Interaction {
   id?: unknown;
   type?: number;
-  data?: { custom_id?: unknown };
+  data?: { custom_id?: unknown; components?: unknown };
   member?: { user?: DiscordUser };
   user?: DiscordUser;
 }
@@ -80,17 +80,34 @@ export function mountInteractions(router: Router, deps: InteractionDeps): void {
 /** The interaction response for a verified interaction. */
 async function answer(deps: InteractionDeps, interaction: Interaction): Promise<APIInteractionResponse> {
   if (interaction.type === InteractionType.Ping) return { type: InteractionResponseType.Pong };
-  if (interaction.type !== InteractionType.MessageComponent) return ephemeral('tollgate only answers the buttons of its cards.');
+  const component = interaction.type === InteractionType.MessageComponent;
+  if (!component && interaction.type !== InteractionType.ModalSubmit) return ephemeral('tollgate only answers the buttons of its cards.');
   const user = interaction.member?.user ?? interaction.user;
   const ref = parseCustomId(interaction.data?.custom_id);
-  if (!ref || typeof user?.id !== 'string') return ephemeral('This button does not belong to a tollgate request.');
-  const event = await eventFor(deps, ref, actorOf(user as DiscordUser & { id: string }));
-  if (typeof event === 'string') return ephemeral(event);
+  // A dialog id on a button, or a button id on a dialog, is not something tollgate sent.
+  if (!ref || typeof user?.id !== 'string' || component === (ref.action.kind === 'modal')) return ephemeral('This button does not belong to a tollgate request.');
+  const actor = actorOf(user as DiscordUser & { id: string });
+  if (ref.action.kind === 'modal') {
+    const reason = reasonOf(interaction.data)?.trim().slice(0, MAX_REASON_CHARS);
+    return decideAndAnswer(deps, { requestId: ref.requestId, nonce: ref.nonce, decision: 'deny', reason: reason || undefined, actor });
+  }
+  if (ref.action.kind === 'reason') {
+    const request = await deps.host.get(ref.requestId);
+    const heard = request && (deps.host.mayDecide?.(request, `discord:${actor.userId}`) ?? true);
+    if (heard && request?.status === 'pending' && request.nonce === ref.nonce) return { type: InteractionResponseType.Modal, data: reasonModal(request) };
+    // The dialog would be refused on submission anyway: let the gateway refuse now (it records why) and say so.
+  }
+  const event = await eventFor(deps, ref, actor);
+  return typeof event === 'string' ? ephemeral(event) : decideAndAnswer(deps, event);
+}
+
+/** Applies a decision and answers: the final card in place, or an ephemeral sentence when it is not final. */
+async function decideAndAnswer(deps: InteractionDeps, event: DecisionEvent): Promise<APIInteractionResponse> {
   let outcome: DecideOutcome;
   try {
     outcome = await deps.host.decide(event);
   } catch (error) {
-    deps.logger.error({ requestId: ref.requestId, err: describeError(error) }, 'decision from discord failed');
+    deps.logger.error({ requestId: event.requestId, err: describeError(error) }, 'decision from discord failed');
     return ephemeral('Something went wrong while recording your decision; nothing changed. Please try again.');
   }
   if (!outcome.ok) return ephemeral(`Nothing changed: ${outcome.message}`);
@@ -103,6 +120,7 @@ async function answer(deps: InteractionDeps, interaction: Interaction): Promise<
 async function eventFor(deps: InteractionDeps, ref: ButtonRef, actor: DecisionActor): Promise<DecisionEvent | string> {
   const base = { requestId: ref.requestId, nonce: ref.nonce, actor };
   const { index } = ref.action;
+  if (ref.action.kind === 'reason') return { ...base, decision: 'deny' };
   if (ref.action.kind === 'grant') {
     // The label is looked up again now: the card may be older than the rule that offered the grant.
     const offers = deps.host.events && deps.host.grantOffers ? deps.host.grantOffers(await deps.host.events(ref.requestId)) : [];
@@ -112,6 +130,19 @@ async function eventFor(deps: InteractionDeps, ref: ButtonRef, actor: DecisionAc
   // Option 0 approves and option 1 denies; any further option approves under its own label.
   const option = index >= 2 ? (await deps.host.get(ref.requestId))?.options[index] : undefined;
   return { ...base, decision: index === 1 ? 'deny' : 'approve', option };
+}
+
+/** The text typed into the dialog's reason input (in an action row, or in a label component). */
+function reasonOf(data: unknown): string | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const node = data as { custom_id?: unknown; value?: unknown; components?: unknown; component?: unknown };
+  if (node.custom_id === REASON_INPUT && typeof node.value === 'string') return node.value;
+  const children = [...(Array.isArray(node.components) ? node.components : []), node.component];
+  for (const child of children) {
+    const found = reasonOf(child);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function actorOf(user: DiscordUser & { id: string }): DecisionActor {

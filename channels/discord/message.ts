@@ -5,7 +5,7 @@
  * from a request is attacker-controlled: Discord markdown is escaped, `@everyone`/`@here` are broken with a zero-width
  * space, and `allowed_mentions: {parse: []}` makes sure nothing pings even if an escape were missed.
  */
-import { ButtonStyle, ComponentType, type APIActionRowComponent, type APIButtonComponent, type APIEmbed, type RESTPostAPIChannelMessageJSONBody } from 'discord-api-types/v10';
+import { ButtonStyle, ComponentType, TextInputStyle, type APIActionRowComponent, type APIButtonComponent, type APIEmbed, type APIModalInteractionResponseCallbackData, type RESTPostAPIChannelMessageJSONBody } from 'discord-api-types/v10';
 import { cardText, type CardText } from '../../src/card.js';
 import type { GrantButton } from '../../src/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
@@ -13,8 +13,19 @@ import type { ConfirmationRequest } from '../../src/requests/types.js';
 /** A message body for `POST /channels/{id}/messages`, `PATCH …/messages/{id}` and an UPDATE_MESSAGE answer. */
 export type DiscordMessage = Required<Pick<RESTPostAPIChannelMessageJSONBody, 'content' | 'embeds' | 'components' | 'allowed_mentions'>>;
 
-/** What a button is: an option of the request (by index), or a standing grant the rule offers (by index). */
-export type ButtonAction = { kind: 'option'; index: number } | { kind: 'grant'; index: number };
+/**
+ * What a `custom_id` stands for: an option of the request (by index), a standing grant the rule offers (by index),
+ * the "deny with a reason" button, or the reason dialog it opens.
+ */
+export type ButtonAction = { kind: 'option' | 'grant'; index: number } | { kind: 'reason' | 'modal'; index: 0 };
+
+const KIND_LETTER = { option: 'o', grant: 'g', reason: 'r', modal: 'm' } as const;
+const LETTER_KIND = { o: 'option', g: 'grant', r: 'reason', m: 'modal' } as const;
+
+/** The `custom_id` of the reason input in the dialog. */
+export const REASON_INPUT = 'reason';
+/** Longest reason the API accepts. */
+export const MAX_REASON_CHARS = 2000;
 
 /** What a button's `custom_id` carries: the request, its nonce, and the action. */
 export interface ButtonRef {
@@ -26,17 +37,18 @@ export interface ButtonRef {
 /** Discord's limit on a `custom_id`. */
 export const MAX_CUSTOM_ID = 100;
 
-/** Encodes a `custom_id`: `tg:o0:<request id>:<nonce>` (option 0), `tg:g1:…` (grant 1). */
+/** Encodes a `custom_id`: `tg:o0:<request id>:<nonce>` (option 0), `tg:g1:…` (grant 1), `tg:r0:…`, `tg:m0:…`. */
 export function customId(request: Pick<ConfirmationRequest, 'id' | 'nonce'>, action: ButtonAction): string {
-  return `tg:${action.kind === 'option' ? 'o' : 'g'}${action.index}:${request.id}:${request.nonce}`;
+  return `tg:${KIND_LETTER[action.kind]}${action.index}:${request.id}:${request.nonce}`;
 }
 
 /** Decodes a `custom_id`; null when it is not one of ours. */
 export function parseCustomId(value: unknown): ButtonRef | null {
   if (typeof value !== 'string' || value.length > MAX_CUSTOM_ID) return null;
-  const match = /^tg:([og])(\d{1,2}):([\w-]{1,60}):([\w-]{1,60})$/.exec(value);
+  const match = /^tg:(?:([og])(\d{1,2})|([rm])0):([\w-]{1,60}):([\w-]{1,60})$/.exec(value);
   if (!match) return null;
-  return { requestId: match[3]!, nonce: match[4]!, action: { kind: match[1] === 'o' ? 'option' : 'grant', index: Number(match[2]) } };
+  const action: ButtonAction = match[1] ? { kind: LETTER_KIND[match[1] as 'o' | 'g'], index: Number(match[2]) } : { kind: LETTER_KIND[match[3] as 'r' | 'm'], index: 0 };
+  return { requestId: match[4]!, nonce: match[5]!, action };
 }
 
 /** Breaks `@everyone` and `@here` (a zero-width space after the `@`), which Discord would otherwise treat as pings. */
@@ -87,7 +99,10 @@ export function cardMessage(request: ConfirmationRequest, options: { maxArgsChar
   };
 }
 
-/** Option buttons (approve green, deny red, other options grey), then grant buttons; five to a row, at most five rows. */
+/**
+ * Option buttons (approve green, deny red, other options grey), "deny with reason", then grant buttons; five to a row,
+ * at most five rows.
+ */
 function buttonRows(request: ConfirmationRequest, grants: readonly GrantButton[]): APIActionRowComponent<APIButtonComponent>[] {
   const style = (index: number) => (index === 0 ? ButtonStyle.Success : index === 1 ? ButtonStyle.Danger : ButtonStyle.Secondary);
   const buttons: APIButtonComponent[] = request.options.map((label, index) => ({
@@ -96,9 +111,24 @@ function buttonRows(request: ConfirmationRequest, grants: readonly GrantButton[]
     label: cut(label, 80),
     custom_id: customId(request, { kind: 'option', index }),
   }));
+  buttons.push({ type: ComponentType.Button, style: ButtonStyle.Secondary, label: cut(`${request.options[1] ?? 'Deny'} with reason…`, 80), custom_id: customId(request, { kind: 'reason', index: 0 }) });
   grants.forEach((g, index) => buttons.push({ type: ComponentType.Button, style: ButtonStyle.Primary, label: cut(g.label, 80), custom_id: customId(request, { kind: 'grant', index }) }));
   const rows: APIActionRowComponent<APIButtonComponent>[] = [];
   // Discord takes 25 buttons at most; the options come first, so approve and deny are never the ones left out.
   for (let i = 0; i < Math.min(buttons.length, 25); i += 5) rows.push({ type: ComponentType.ActionRow, components: buttons.slice(i, i + 5) });
   return rows;
+}
+
+/** The "deny with a reason" dialog (a modal interaction response's data); its submission carries id and nonce back. */
+export function reasonModal(request: Pick<ConfirmationRequest, 'id' | 'nonce' | 'options'>): APIModalInteractionResponseCallbackData {
+  return {
+    custom_id: customId(request, { kind: 'modal', index: 0 }),
+    title: cut(`${request.options[1] ?? 'Deny'} with a reason`, 45),
+    components: [
+      {
+        type: ComponentType.ActionRow,
+        components: [{ type: ComponentType.TextInput, custom_id: REASON_INPUT, style: TextInputStyle.Paragraph, label: 'Reason (the agent sees it)', max_length: MAX_REASON_CHARS, required: true }],
+      },
+    ],
+  };
 }

@@ -10,7 +10,7 @@ import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import type { ChannelHarness } from '../../contracts/channel.contract.js';
 import type { TestServer } from '../../helpers/server.js';
 import { FakeDiscord, type FakeMessage, type InteractionResult } from './fake-discord.js';
-import { buttonsOf } from './message-rules.js';
+import { buttonsOf, modalProblem } from './message-rules.js';
 import type { SignOptions } from './signer.js';
 
 /** The application id the harness configures. */
@@ -38,6 +38,8 @@ export interface DiscordHarness extends ChannelHarness {
   messageFor(request: ConfirmationRequest, channelId?: string): FakeMessage;
   /** Taps the button whose label is `label` (or the option at that index) on the request's card, as `userId`. */
   press(server: TestServer, request: ConfirmationRequest, button: string | number, userId: string, options?: PressOptions): Promise<InteractionResult>;
+  /** Taps "Deny with reason…", checks the dialog Discord would show, types `reason` and submits it. Returns the submission's answer. */
+  denyWithReason(server: TestServer, request: ConfirmationRequest, userId: string, reason: string, options?: PressOptions): Promise<InteractionResult>;
   /** Posts any interaction payload, signed (or bent by `sign`). */
   post(server: TestServer, payload: Record<string, unknown>, sign?: SignOptions): Promise<InteractionResult>;
 }
@@ -64,24 +66,39 @@ export async function makeDiscordHarness(overrides: Partial<DiscordChannelOption
     return message;
   }
 
+  function interaction(message: FakeMessage, userId: string, data: Record<string, unknown>, type: number, options: PressOptions): Record<string, unknown> {
+    const user = { id: userId, username: `user${userId}`, global_name: `User ${userId}`, discriminator: '0' };
+    return {
+      id: String(1_300_000_000_000_000_000n + BigInt(++interactions)),
+      application_id: APPLICATION_ID,
+      type,
+      token: randomBytes(24).toString('base64url'),
+      version: 1,
+      channel_id: message.channelId,
+      ...(options.dm ? { user } : { guild_id: '1100000000000000002', member: { user, roles: [], permissions: '0' } }),
+      message: { id: message.id, channel_id: message.channelId, ...message.versions.at(-1) },
+      data,
+    };
+  }
+
+  async function denyWithReason(server: TestServer, request: ConfirmationRequest, userId: string, reason: string, options: PressOptions = {}): Promise<InteractionResult> {
+    const opened = await press(server, request, buttonsOf(messageFor(request, options.channelId).versions[0]!).findIndex((b) => b.customId.startsWith('tg:r0:')), userId, options);
+    if (opened.body?.type !== 9) return opened;
+    const modal = opened.body.data as { custom_id: string; components: { components: { custom_id: string }[] }[] };
+    const problem = modalProblem(modal);
+    if (problem) throw new Error(`Discord would refuse this modal: ${problem}`);
+    const input = modal.components[0]!.components[0]!;
+    const data = { custom_id: modal.custom_id, components: [{ type: 1, components: [{ type: 4, custom_id: input.custom_id, value: reason }] }] };
+    return fake.interact(endpoint(server), interaction(messageFor(request, options.channelId), userId, data, 5, options), messageFor(request, options.channelId), options.sign);
+  }
+
   async function press(server: TestServer, request: ConfirmationRequest, button: string | number, userId: string, options: PressOptions = {}): Promise<InteractionResult> {
     const message = messageFor(request, options.channelId);
     const buttons = buttonsOf(message.versions[0]!);
     const found = typeof button === 'number' ? buttons[button] : buttons.find((b) => b.label === button);
     if (!found) throw new Error(`the card has no button ${button}`);
     const customId = options.nonce === undefined ? found.customId : found.customId.replace(/:[\w-]+$/, `:${options.nonce}`);
-    const user = { id: userId, username: `user${userId}`, global_name: `User ${userId}`, discriminator: '0' };
-    const payload = {
-      id: String(1_300_000_000_000_000_000n + BigInt(++interactions)),
-      application_id: APPLICATION_ID,
-      type: 3,
-      token: randomBytes(24).toString('base64url'),
-      version: 1,
-      channel_id: message.channelId,
-      ...(options.dm ? { user } : { guild_id: '1100000000000000002', member: { user, roles: [], permissions: '0' } }),
-      message: { id: message.id, channel_id: message.channelId, ...message.versions.at(-1) },
-      data: { custom_id: customId, component_type: 2 },
-    };
+    const payload = interaction(message, userId, { custom_id: customId, component_type: 2 }, 3, options);
     return fake.interact(endpoint(server), payload, message, options.sign);
   }
 
@@ -91,12 +108,14 @@ export async function makeDiscordHarness(overrides: Partial<DiscordChannelOption
     target: APPROVALS_CHANNEL,
     messageFor,
     press,
+    denyWithReason,
     post: (server, payload, sign) => fake.interact(endpoint(server), payload, undefined, sign),
     async card(messageRef) {
       const card = fake.card(messageRef);
       return card && { text: card.text, actionable: card.actionable };
     },
     async tap(server, request, decision, userId, options = {}) {
+      if (decision === 'deny' && options.reason !== undefined) return (await denyWithReason(server, request, userId, options.reason, { nonce: options.nonce })).status;
       return (await press(server, request, decision === 'approve' ? 0 : 1, userId, { nonce: options.nonce })).status;
     },
     async forgedTap(server, request, decision, userId) {

@@ -42,6 +42,20 @@ export function messageProblem(body: Json): string | null {
   return null;
 }
 
+/** The first rule a modal response's `data` breaks, or null when Discord would show it. */
+export function modalProblem(data: Json): string | null {
+  const rows = (data.components as Json[] | undefined) ?? [];
+  if (!str(data.custom_id) || str(data.custom_id).length > 100) return 'custom_id must be 1-100 characters';
+  if (!str(data.title) || str(data.title).length > 45) return 'title must be 1-45 characters';
+  if (rows.length < 1 || rows.length > 5) return 'a modal holds 1 to 5 rows';
+  for (const row of rows) {
+    const inputs = (row.components as Json[] | undefined) ?? [];
+    if (row.type !== 1 || inputs.length !== 1 || inputs[0]!.type !== 4) return 'each row holds one text input';
+    if (!str(inputs[0]!.label) || str(inputs[0]!.label).length > 45 || Number(inputs[0]!.max_length ?? 4000) > 4000) return 'text input: label 1-45, max_length <= 4000';
+  }
+  return null;
+}
+
 /** Renders what Discord shows in place of markup: backslash escapes resolved, bold markers gone, zero-width spaces too. */
 export function rendered(text: string): string {
   return text.replace(/\\([^A-Za-z0-9\s])|\*\*/g, (_, escaped: string | undefined) => escaped ?? '').replace(/\u200b/g, '');

@@ -16,7 +16,7 @@ describe('discord cards', () => {
     await env.close();
   });
 
-  it('posts the request with Approve (green) and Deny (red) buttons carrying id, nonce and action in ≤ 100 characters', async () => {
+  it('posts the request with Approve (green), Deny (red) and Deny with reason buttons carrying id, nonce and action in ≤ 100 characters', async () => {
     env = await startDiscordGateway();
     const request = await env.file();
     const [post] = env.discord.fake.callsTo('POST', /^\/channels\/\d+\/messages$/);
@@ -24,7 +24,7 @@ describe('discord cards', () => {
     expect(post!.authorization).toBe(`Bot ${env.discord.fake.token}`);
     const rows = post!.body.components as { type: number; components: { type: number; style: number; label: string; custom_id: string }[] }[];
     expect(rows).toHaveLength(1);
-    expect(rows[0]!.components.map((b) => [b.label, b.style])).toEqual([['Approve', 3], ['Deny', 4]]);
+    expect(rows[0]!.components.map((b) => [b.label, b.style])).toEqual([['Approve', 3], ['Deny', 4], ['Deny with reason…', 2]]);
     for (const button of rows[0]!.components) {
       expect(button.custom_id.length).toBeLessThanOrEqual(100);
       expect(parseCustomId(button.custom_id)).toMatchObject({ requestId: request.id, nonce: request.nonce });
@@ -70,7 +70,7 @@ describe('discord cards', () => {
     env = await startDiscordGateway();
     const request = await env.file({ prompt: 'p'.repeat(4000), agent_id: 'a'.repeat(200), approvers: Array.from({ length: 40 }, (_, i) => `discord:9000000000000000${String(i).padStart(2, '0')}`), tool_args: { blob: 'x'.repeat(20_000) }, options: ['Ship it', 'Stop', 'Ship to canary', 'Ship to half'] });
     const card = env.discord.fake.card(env.refOf(request))!;
-    expect(buttonsOf(card.body).map((b) => b.label)).toEqual(['Ship it', 'Stop', 'Ship to canary', 'Ship to half']);
+    expect(buttonsOf(card.body).map((b) => b.label)).toEqual(['Ship it', 'Stop', 'Ship to canary', 'Ship to half', 'Stop with reason…']);
     expect(card.text).toContain('more characters');
   });
 
