@@ -1,0 +1,84 @@
+/**
+ * @module channels/teams/card
+ * The Adaptive Card layout of a tollgate card (schema 1.4, Universal Actions). The words come from `cardText()`
+ * (src/card.ts); this file only lays them out. Every string from a request is attacker-controlled: TextBlock markdown
+ * is escaped and `{{…}}` (the DATE/TIME functions of TextBlocks) is broken up, so text shows as written.
+ */
+import { cardText, type CardText } from '../../src/card.js';
+import type { GrantButton } from '../../src/channel.js';
+import type { ConfirmationRequest } from '../../src/requests/types.js';
+
+/** An Adaptive Card as JSON. */
+export type AdaptiveCard = Record<string, unknown> & { type: 'AdaptiveCard'; body: Record<string, unknown>[]; actions: Record<string, unknown>[] };
+
+/** The content type of an Adaptive Card attachment and of an invoke response that refreshes one. */
+export const ADAPTIVE_CARD = 'application/vnd.microsoft.card.adaptive';
+
+/** The verb of every tollgate button. */
+export const TOLLGATE_VERB = 'tollgate.decide';
+
+/** What an `Action.Execute` of ours carries in `data`. */
+export interface ActionData {
+  requestId: string;
+  nonce: string;
+  /** `option` (index into the request's options) or `grant` (index into the offered grants). */
+  kind: 'option' | 'grant';
+  index: number;
+}
+
+/** Reads `value.action.data` of an `adaptiveCard/action` invoke; null when it is not one of ours. */
+export function parseActionData(verb: unknown, data: unknown): ActionData | null {
+  if (verb !== TOLLGATE_VERB || typeof data !== 'object' || data === null) return null;
+  const d = data as Record<string, unknown>;
+  const id = /^[\w-]{1,60}$/;
+  if (typeof d.requestId !== 'string' || !id.test(d.requestId) || typeof d.nonce !== 'string' || !id.test(d.nonce)) return null;
+  if ((d.kind !== 'option' && d.kind !== 'grant') || !Number.isInteger(d.index) || (d.index as number) < 0 || (d.index as number) > 50) return null;
+  return { requestId: d.requestId, nonce: d.nonce, kind: d.kind, index: d.index as number };
+}
+
+/** Escapes TextBlock markdown and breaks `{{` so a DATE()/TIME() function cannot be smuggled in. */
+export function escapeTextBlock(text: string): string {
+  return text.replace(/[\\*_~`[\]()#>!-]/g, '\\$&').replace(/\{\{/g, '{\u200b{').replace(/^(\s*)(\d+)\./gm, '$1$2\\.');
+}
+
+const TONE_COLOUR: Record<CardText['tone'], string> = { waiting: 'Warning', good: 'Good', bad: 'Attention' };
+
+/** The card for `request` in its current state: buttons while pending, the outcome and no buttons after; `note` adds a line for the tapper. */
+export function adaptiveCard(request: ConfirmationRequest, options: { maxArgsChars?: number; grants?: readonly GrantButton[]; note?: string } = {}): AdaptiveCard {
+  const text = cardText(request, { maxArgsChars: options.maxArgsChars ?? 1500 });
+  const block = (value: string, extra: Record<string, unknown> = {}) => ({ type: 'TextBlock', text: escapeTextBlock(value), wrap: true, ...extra });
+  const facts = [
+    { title: 'Tool', value: escapeTextBlock(text.toolName) },
+    ...(text.requester ? [{ title: 'Requested by', value: escapeTextBlock(text.requester) }] : []),
+    { title: 'Approvers', value: escapeTextBlock(text.approvers) },
+    { title: 'Expires', value: text.expiresAt },
+  ];
+  const body: Record<string, unknown>[] = [
+    block(text.title, { size: 'Medium', weight: 'Bolder', color: TONE_COLOUR[text.tone] }),
+    block(text.prompt),
+    { type: 'FactSet', facts },
+    block(text.argsPreview, { fontType: 'Monospace' }),
+    block(text.status, { weight: 'Bolder', color: TONE_COLOUR[text.tone] }),
+  ];
+  if (options.note) body.push(block(options.note, { color: 'Attention', isSubtle: false }));
+  return {
+    type: 'AdaptiveCard',
+    $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+    version: '1.4',
+    body,
+    actions: text.actionable ? actions(request, options.grants ?? []) : [],
+  };
+}
+
+function actions(request: ConfirmationRequest, grants: readonly GrantButton[]): Record<string, unknown>[] {
+  const execute = (title: string, kind: ActionData['kind'], index: number, style?: string) => ({
+    type: 'Action.Execute',
+    title: title.slice(0, 80),
+    verb: TOLLGATE_VERB,
+    data: { requestId: request.id, nonce: request.nonce, kind, index } satisfies ActionData,
+    ...(style ? { style } : {}),
+  });
+  const list = request.options.map((label, index) => execute(label, 'option', index, index === 0 ? 'positive' : index === 1 ? 'destructive' : undefined));
+  grants.forEach((g, index) => list.push(execute(g.label, 'grant', index)));
+  return list;
+}

@@ -1,0 +1,69 @@
+/**
+ * @module channels/teams/verify
+ * Authenticates an activity Teams posts: the `Authorization: Bearer <JWT>` header must carry a token signed by a key
+ * from the Bot Framework's OpenID metadata (`jwks_uri`), issued by `https://api.botframework.com`, for this bot's app
+ * id, not expired (five minutes of clock skew allowed), whose `serviceurl` claim equals the activity's serviceUrl.
+ */
+import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
+
+/** The issuer of the tokens the Bot Framework attaches to activities. */
+export const BOT_FRAMEWORK_ISSUER = 'https://api.botframework.com';
+
+/** What {@link TeamsTokenVerifier} needs. */
+export interface TeamsVerifyOptions {
+  appId: string;
+  openIdMetadataUrl: string;
+  /** The current time in ms (the gateway's clock). */
+  now: () => number;
+  /** Allowed clock skew in seconds (300). */
+  clockToleranceS?: number;
+}
+
+/** Verifies Bot Framework JWTs; the key set is fetched once and refreshed by jose when an unknown `kid` shows up. */
+export class TeamsTokenVerifier {
+  private keys: Promise<JWTVerifyGetKey> | null = null;
+
+  constructor(private readonly options: TeamsVerifyOptions) {}
+
+  /**
+   * Null when `authorization` authenticates an activity from `serviceUrl`; otherwise why not (for the log line).
+   * @example await verifier.problem(req.get('authorization'), activity.serviceUrl) // null
+   */
+  async problem(authorization: string | undefined, serviceUrl: unknown): Promise<string | null> {
+    const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+    if (!token) return 'missing bearer token';
+    try {
+      const { payload } = await jwtVerify(token, await this.keySet(), {
+        issuer: BOT_FRAMEWORK_ISSUER,
+        audience: this.options.appId,
+        algorithms: ['RS256'],
+        clockTolerance: this.options.clockToleranceS ?? 300,
+        currentDate: new Date(this.options.now()),
+      });
+      // A token minted for one service URL must not vouch for an activity that asks us to talk to another.
+      const claimed = payload.serviceurl ?? payload.serviceUrl;
+      if (typeof claimed !== 'string' || typeof serviceUrl !== 'string' || trimSlash(claimed) !== trimSlash(serviceUrl)) return 'serviceurl claim does not match the activity';
+      return null;
+    } catch (error) {
+      if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_J')) return `${error.code}: ${error.message}`;
+      // A metadata fetch that failed is retried on the next activity rather than cached forever.
+      this.keys = null;
+      return `token not verified: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+
+  private keySet(): Promise<JWTVerifyGetKey> {
+    this.keys ??= (async () => {
+      const res = await fetch(this.options.openIdMetadataUrl, { signal: AbortSignal.timeout(10_000) });
+      if (!res.ok) throw new Error(`OpenID metadata answered ${res.status}`);
+      const metadata = (await res.json()) as { jwks_uri?: unknown };
+      if (typeof metadata.jwks_uri !== 'string') throw new Error('OpenID metadata has no jwks_uri');
+      return createRemoteJWKSet(new URL(metadata.jwks_uri));
+    })();
+    return this.keys;
+  }
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '').toLowerCase();
+}
