@@ -2,7 +2,7 @@
  * The event stream: webhook sinks receiving signed CloudEvents, at least once and in order, through a sink that is
  * down for a while and a gateway restart; filters; the pull API; config errors. A real HTTP receiver on 127.0.0.1.
  */
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { verifyAnchor } from '../../../src/verify/index.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { freshDatabase, type FreshDatabase } from '../postgres/fresh-database.js';
+import { sharedRedisEnv } from '../postgres/replica-pair.js';
 
 const SECRET = 'sink-secret-0123456789';
 
@@ -204,7 +205,7 @@ describe('event stream', () => {
     open.push({ close: () => database.drop() });
     const receiver = await Receiver.start();
     open.push(receiver);
-    const env = { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: `tg-events-${randomUUID()}` };
+    const env = sharedRedisEnv();
     const a = await gateway(receiver, { dbPath: database.url, env });
     const b = await gateway(receiver, { dbPath: database.url, env });
     await Promise.all([a.gateway.stream!.flush(), b.gateway.stream!.flush()]);

@@ -3,7 +3,6 @@
  * fake platforms), cached with a TTL — in the database on PostgreSQL, so a second replica asks nobody — and a failed
  * look-up leaves the person usable on their other channels, saying why.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock.js';
 import { makeFeishuHarness } from '../../fakes/feishu/harness.js';
@@ -11,6 +10,7 @@ import { makeSlackHarness, type SlackHarness } from '../../fakes/slack/harness.j
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { freshDatabase, type FreshDatabase } from '../postgres/fresh-database.js';
+import { sharedRedisEnv } from '../postgres/replica-pair.js';
 
 const CONFIG = `
 defaults: { channels: [{ type: slack, target: C0OPS }] }
@@ -103,7 +103,7 @@ describe('resolution by email', () => {
   it('shares answers between replicas on PostgreSQL: the second asks Slack nothing', async () => {
     database = await freshDatabase({ migrate: true });
     // Replicas of one database share a scheduler through Redis.
-    const env = { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: `tg-people-${randomUUID()}` };
+    const env = sharedRedisEnv();
     const first = await gateway({ dbPath: database.url, env });
     await first.t.server.resolver.refresh();
     expect(first.slack.fake.callsTo('users.lookupByEmail')).toHaveLength(3);

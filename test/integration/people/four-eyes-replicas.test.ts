@@ -2,12 +2,12 @@
  * Four eyes counted by person across channels and replicas: alice's Feishu tap (signed and encrypted as Feishu sends
  * it) after her web approval, and her second account on another replica of the same PostgreSQL database, are refused.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { makeFeishuHarness } from '../../fakes/feishu/harness.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { freshDatabase, type FreshDatabase } from '../postgres/fresh-database.js';
+import { sharedRedisEnv } from '../postgres/replica-pair.js';
 
 const CONFIG = `
 defaults: { channels: [{ type: web }] }
@@ -48,7 +48,7 @@ describe('four eyes across channels and replicas', () => {
 
   it('refuses alice’s second account on another replica of the same database', async () => {
     database = await freshDatabase({ migrate: true });
-    const env = { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: `tg-4eyes-${randomUUID()}` };
+    const env = sharedRedisEnv();
     const a = await startTestServer({ dbPath: database.url, policy: CONFIG, env });
     open.push(a);
     const b = await startTestServer({ dbPath: database.url, policy: CONFIG, env });

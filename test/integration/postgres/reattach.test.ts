@@ -3,23 +3,11 @@
  * different tool_use_ids on two `tollgate serve` processes sharing one PostgreSQL database at once files one request.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startChildGateway, type ChildGateway } from '../../helpers/child-gateway.js';
-import { freshDatabase, type FreshDatabase } from './fresh-database.js';
+import { describe, expect, it } from 'vitest';
+import { replicaPair } from './replica-pair.js';
+import type { ChildGateway } from '../../helpers/child-gateway.js';
 
-let database: FreshDatabase;
-let a: ChildGateway;
-let b: ChildGateway;
-
-beforeAll(async () => {
-  database = await freshDatabase({ migrate: true });
-  const env = { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: `tg-${randomUUID()}` };
-  [a, b] = await Promise.all([startChildGateway(database.url, env), startChildGateway(database.url, env)]);
-});
-afterAll(async () => {
-  await Promise.all([a?.kill('SIGKILL'), b?.kill('SIGKILL')]);
-  await database?.drop();
-});
+const pair = replicaPair();
 
 describe('re-attach across replicas', () => {
   it('files one request when 12 asks of the same call race over two replicas', async () => {
@@ -28,9 +16,9 @@ describe('re-attach across replicas', () => {
       gateway.api('/v1/hooks/claude-code?wait=0', {
         body: { session_id: session, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'rm -rf build' }, tool_use_id: `tu_${i}` },
       });
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => ask(i % 2 ? b : a, i)));
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => ask(i % 2 ? pair.b : pair.a, i)));
     expect(answers.map((r) => r.status)).toEqual(Array(12).fill(200));
-    const listed = (await (await a.api('/v1/requests?tool_name=Bash&limit=100')).json()) as { items: { session_id: string }[] };
+    const listed = (await (await pair.a.api('/v1/requests?tool_name=Bash&limit=100')).json()) as { items: { session_id: string }[] };
     expect(listed.items.filter((r) => r.session_id === session)).toHaveLength(1);
   });
 });

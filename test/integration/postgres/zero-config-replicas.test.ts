@@ -3,29 +3,17 @@
  * generated once and kept in the database), and a request's deadline that holds although the replica holding its
  * expiry timer was killed (the Redis backstop fires seconds later; the row does not wait for it).
  */
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startChildGateway, type ChildGateway } from '../../helpers/child-gateway.js';
+import { describe, expect, it } from 'vitest';
+import { replicaPair } from './replica-pair.js';
+import type { ChildGateway } from '../../helpers/child-gateway.js';
 import { eventually } from '../../helpers/eventually.js';
 import { WebClient } from '../web/web-client.js';
-import { freshDatabase, withClient, type FreshDatabase } from './fresh-database.js';
+import { withClient } from './fresh-database.js';
 
-let database: FreshDatabase;
-let a: ChildGateway;
-let b: ChildGateway;
-
-beforeAll(async () => {
-  database = await freshDatabase({ migrate: true });
-  const env = { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: `tg-${randomUUID()}` };
-  [a, b] = await Promise.all([startChildGateway(database.url, env), startChildGateway(database.url, env)]);
-});
-afterAll(async () => {
-  await Promise.all([a?.kill('SIGKILL'), b?.kill('SIGKILL')]);
-  await database?.drop();
-});
+const pair = replicaPair();
 
 /** Runs one query on the test database. */
-const query = <T>(sql: string, values: unknown[] = []): Promise<T[]> => withClient(database.url, async (c) => (await c.query(sql, values)).rows as T[]);
+const query = <T>(sql: string, values: unknown[] = []): Promise<T[]> => withClient(pair.database.url, async (c) => (await c.query(sql, values)).rows as T[]);
 
 async function linkOf(gateway: ChildGateway, on: ChildGateway): Promise<string> {
   return eventually(() => {
@@ -37,29 +25,29 @@ async function linkOf(gateway: ChildGateway, on: ChildGateway): Promise<string> 
 
 describe('replicas with no shared secret set by hand', () => {
   it('signs in on B with a link A printed, and the session works on A as well', async () => {
-    const onB = new WebClient(b.url);
-    const inbox = await onB.request(await linkOf(a, b));
+    const onB = new WebClient(pair.b.url);
+    const inbox = await onB.request(await linkOf(pair.a, pair.b));
     expect(inbox.path).toBe('/ui');
-    const onA = new WebClient(a.url);
+    const onA = new WebClient(pair.a.url);
     onA.cookies.set('tollgate_session', onB.cookies.get('tollgate_session')!);
     const page = await onA.request('/ui', { manual: true });
     expect(page.status).toBe(200);
     expect(page.text).toContain('web:admin');
-    expect(a.output()).not.toContain('TOLLGATE_WEB_SECRET is not set');
+    expect(pair.a.output()).not.toContain('TOLLGATE_WEB_SECRET is not set');
     expect(await query<{ name: string }>('SELECT name FROM deployment_secrets')).toEqual([{ name: 'web_session' }]);
   });
 
   it('refuses an approval on B after the deadline of a request whose timer died with A, and expires it', async () => {
-    const created = await a.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { amount: 9 }, timeout_s: 2, approvers: ['web:alice'] } });
+    const created = await pair.a.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { amount: 9 }, timeout_s: 2, approvers: ['web:alice'] } });
     expect(created.status).toBe(201);
     const request = (await created.json()) as { id: string; expires_at: string };
-    await a.kill('SIGKILL');
+    await pair.a.kill('SIGKILL');
     // Real time: the replicas are child processes. Past the deadline, well before the Redis backstop (5 s later).
     await eventually(() => expect(Date.now()).toBeGreaterThan(Date.parse(request.expires_at) + 100), 5000, 20);
-    const late = await b.api(`/v1/requests/${request.id}/decision`, { body: { decision: 'approve', approver: 'web:alice' } });
+    const late = await pair.b.api(`/v1/requests/${request.id}/decision`, { body: { decision: 'approve', approver: 'web:alice' } });
     expect(late.status).toBe(409);
     expect(((await late.json()) as { detail: string }).detail).toContain('expired at');
-    const row = (await (await b.api(`/v1/requests/${request.id}`)).json()) as { status: string; allowed: boolean };
+    const row = (await (await pair.b.api(`/v1/requests/${request.id}`)).json()) as { status: string; allowed: boolean };
     expect(row).toMatchObject({ status: 'expired', allowed: false });
     const types = await query<{ type: string }>('SELECT type FROM confirmation_events WHERE request_id = $1 ORDER BY id', [request.id]);
     expect(types.map((e) => e.type).filter((t) => t !== 'delivered')).toEqual(['created', 'expired', 'decision_rejected']);

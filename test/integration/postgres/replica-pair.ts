@@ -1,0 +1,38 @@
+/**
+ * Two `tollgate serve` processes (replicas) on one fresh PostgreSQL database and one Redis, started before the suite's
+ * tests and killed after them: the set-up every multi-replica suite shares.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
+import { startChildGateway, type ChildGateway } from '../../helpers/child-gateway.js';
+import { freshDatabase, type FreshDatabase } from './fresh-database.js';
+
+/** The replicas and their database, once `beforeAll` ran. */
+export interface ReplicaPair {
+  database: FreshDatabase;
+  a: ChildGateway;
+  b: ChildGateway;
+}
+
+/** The Redis settings that make processes one deployment: the same queue prefix, new for each suite. */
+export function sharedRedisEnv(): Record<string, string> {
+  return { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: `tg-${randomUUID()}` };
+}
+
+/**
+ * Registers the suite's hooks and returns the pair, filled in by `beforeAll`.
+ * @example const pair = replicaPair(); it('…', async () => { await pair.a.api('/v1/requests', …); });
+ */
+export function replicaPair(env: Record<string, string> = {}): ReplicaPair {
+  const pair = {} as ReplicaPair;
+  beforeAll(async () => {
+    pair.database = await freshDatabase({ migrate: true });
+    const shared = { ...sharedRedisEnv(), ...env };
+    [pair.a, pair.b] = await Promise.all([startChildGateway(pair.database.url, shared), startChildGateway(pair.database.url, shared)]);
+  });
+  afterAll(async () => {
+    await Promise.all([pair.a?.kill('SIGKILL'), pair.b?.kill('SIGKILL')]);
+    await pair.database?.drop();
+  });
+  return pair;
+}
