@@ -36,5 +36,10 @@ export async function channelsFromConfig(config: TollgateConfig, logger: Logger,
     const discord = discordOptionsFromEnv(config.env);
     if (discord) channels.push(createDiscordChannel({ ...discord, logger }));
   }
+  if (set('TEAMS_APP_ID', 'TEAMS_APP_PASSWORD', 'TEAMS_TENANT_ID')) {
+    const { createTeamsChannel, teamsOptionsFromEnv } = await import('./teams/index.js');
+    const teams = teamsOptionsFromEnv(config.env);
+    if (teams) channels.push(createTeamsChannel({ ...teams, logger }));
+  }
   return channels;
 }

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDiscordChannel } from '../../../channels/discord/index.js';
 import { FeishuChannel } from '../../../channels/feishu/index.js';
 import { createSlackChannel } from '../../../channels/slack/index.js';
+import { createTeamsChannel } from '../../../channels/teams/index.js';
 import { createWebChannel } from '../../../channels/web/index.js';
 import { registeredRoutes } from '../../helpers/routes.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
@@ -21,7 +22,8 @@ describe('GET /openapi.json', () => {
     const slack = createSlackChannel({ botToken: 'xoxb-openapi', signingSecret: 'openapi-secret', apiUrl: 'http://127.0.0.1:9/api/', botId: 'B0', botUserId: 'U0' });
     const feishu = new FeishuChannel({ appId: 'cli_openapi', appSecret: 's', domain: 'http://127.0.0.1:9', verificationToken: 'v', encryptKey: 'k', mode: 'webhook', language: 'en', replayWindowS: 300, requestTimeoutMs: 1000 });
     const discord = createDiscordChannel({ botToken: 'openapi', publicKey: 'ab'.repeat(32), applicationId: '1', apiUrl: 'http://127.0.0.1:9/api' });
-    t = await startTestServer({ channels: [createWebChannel(), slack, feishu, discord] });
+    const teams = createTeamsChannel({ appId: 'openapi', appPassword: 's', tenantId: 't', openIdMetadataUrl: 'http://127.0.0.1:9/openid', loginUrl: 'http://127.0.0.1:9' });
+    t = await startTestServer({ channels: [createWebChannel(), slack, feishu, discord, teams] });
   });
 
   afterEach(async () => {

@@ -1,0 +1,39 @@
+/**
+ * Teams configuration: off without TEAMS_* variables, a ValidationError naming the variable when configured halfway,
+ * the test-only authority URLs and the default conversation read from the environment.
+ */
+import { describe, expect, it } from 'vitest';
+import { teamsOptionsFromEnv } from '../../../channels/teams/index.js';
+import { ValidationError } from '../../../src/errors.js';
+
+const full = { TEAMS_APP_ID: 'app', TEAMS_APP_PASSWORD: 'secret', TEAMS_TENANT_ID: 'tenant' };
+
+describe('teams: configuration', () => {
+  it('is off when no TEAMS_* credential is set', () => {
+    expect(teamsOptionsFromEnv({})).toBeNull();
+  });
+
+  for (const missing of Object.keys(full)) {
+    it(`names ${missing} when it is the one missing`, () => {
+      const env: Record<string, string> = { ...full };
+      delete env[missing];
+      let thrown: unknown;
+      try {
+        teamsOptionsFromEnv(env);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(ValidationError);
+      expect((thrown as Error).message).toContain(missing);
+    });
+  }
+
+  it('reads the authority URLs and the default conversation', () => {
+    const options = teamsOptionsFromEnv({ ...full, TEAMS_OPENID_METADATA_URL: 'http://127.0.0.1:1/openid/', TEAMS_LOGIN_URL: 'http://127.0.0.1:1/login', TEAMS_CONVERSATION_ID: '19:x@thread.tacv2' });
+    expect(options).toMatchObject({ appId: 'app', tenantId: 'tenant', openIdMetadataUrl: 'http://127.0.0.1:1/openid', loginUrl: 'http://127.0.0.1:1/login', defaultTarget: '19:x@thread.tacv2' });
+  });
+
+  it('refuses a login URL that is not http(s)', () => {
+    expect(() => teamsOptionsFromEnv({ ...full, TEAMS_LOGIN_URL: 'ftp://x' })).toThrow(/TEAMS_LOGIN_URL/);
+  });
+});
