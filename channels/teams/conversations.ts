@@ -3,9 +3,8 @@
  * Conversation references: what a proactive message needs (the conversation's serviceUrl and tenant), learned from
  * `conversationUpdate` / `installationUpdate` activities.
  *
- * @remarks Only the in-memory store exists so far: a reference learned by one replica is not seen by another, and a
- * restart forgets it until Teams sends the next activity from that conversation. A database-backed store implements
- * the same two methods.
+ * @remarks Two kinds: in memory (one process, forgotten on restart) and in the database (`database-conversations.ts`,
+ * table `teams_conversations`), which every replica shares. The channel uses memory unless given a store.
  */
 
 /** Where a conversation lives. */

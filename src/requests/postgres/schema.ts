@@ -202,3 +202,14 @@ export const auditMarks = pgTable('audit_marks', {
   eventId: bigint('event_id', { mode: 'number' }),
   at: at('at').notNull(),
 });
+
+/**
+ * Microsoft Teams conversation references (channels/teams), as on SQLite: learned by whichever replica received the
+ * install activity, read by every replica that sends a card.
+ */
+export const teamsConversations = pgTable('teams_conversations', {
+  conversationId: text('conversation_id').primaryKey(),
+  serviceUrl: text('service_url').notNull(),
+  tenantId: text('tenant_id'),
+  updatedAt: at('updated_at').notNull(),
+});

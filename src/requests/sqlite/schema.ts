@@ -166,3 +166,14 @@ export const auditMarks = sqliteTable('audit_marks', {
   eventId: integer('event_id'),
   at: text('at').notNull(),
 });
+
+/**
+ * Microsoft Teams conversation references (channels/teams): where a conversation the bot was installed in lives, so
+ * cards can be sent there after a restart and from every process sharing the file.
+ */
+export const teamsConversations = sqliteTable('teams_conversations', {
+  conversationId: text('conversation_id').primaryKey(),
+  serviceUrl: text('service_url').notNull(),
+  tenantId: text('tenant_id'),
+  updatedAt: text('updated_at').notNull(),
+});
