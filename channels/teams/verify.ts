@@ -3,6 +3,10 @@
  * Authenticates an activity Teams posts: the `Authorization: Bearer <JWT>` header must carry a token signed by a key
  * from the Bot Framework's OpenID metadata (`jwks_uri`), issued by `https://api.botframework.com`, for this bot's app
  * id, not expired (five minutes of clock skew allowed), whose `serviceurl` claim equals the activity's serviceUrl.
+ *
+ * Why jose and not `@microsoft/agents-hosting`'s `authorizeJWT`: the SDK (1.8.1, `buildJwksUri`) hard-codes
+ * `https://login.botframework.com/v1/.well-known/keys` for this issuer, so it cannot be pointed at a fake and its
+ * checks could never run in a test. The checks here are the same ones, made against `TEAMS_OPENID_METADATA_URL`.
  */
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 
