@@ -2,8 +2,11 @@
  * Teams configuration: off without TEAMS_* variables, a ValidationError naming the variable when configured halfway,
  * the test-only authority URLs and the default conversation read from the environment.
  */
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { channelsFromConfig } from '../../../channels/index.js';
 import { teamsOptionsFromEnv } from '../../../channels/teams/index.js';
+import { loadConfig } from '../../../src/config.js';
 import { ValidationError } from '../../../src/errors.js';
 
 const full = { TEAMS_APP_ID: 'app', TEAMS_APP_PASSWORD: 'secret', TEAMS_TENANT_ID: 'tenant' };
@@ -35,5 +38,13 @@ describe('teams: configuration', () => {
 
   it('refuses a login URL that is not http(s)', () => {
     expect(() => teamsOptionsFromEnv({ ...full, TEAMS_LOGIN_URL: 'ftp://x' })).toThrow(/TEAMS_LOGIN_URL/);
+  });
+
+  it('is enabled by channelsFromConfig when the credentials are set, and stops the start when one is missing', async () => {
+    const logger = pino({ level: 'silent' });
+    const names = (await channelsFromConfig(loadConfig({}, { ...full, TEAMS_CONVERSATION_ID: '19:x@thread.tacv2' }), logger)).map((c) => c.name);
+    expect(names).toContain('teams');
+    expect((await channelsFromConfig(loadConfig({}, {}), logger)).map((c) => c.name)).not.toContain('teams');
+    await expect(channelsFromConfig(loadConfig({}, { TEAMS_APP_ID: 'app' }), logger)).rejects.toThrow(/TEAMS_APP_PASSWORD/);
   });
 });
