@@ -53,6 +53,7 @@ export class FakeTeams {
   readonly tokensIssued: string[] = [];
   private readonly activities = new Map<string, FakeActivity>();
   private readonly kid = randomBytes(6).toString('hex');
+  private readonly failures: Array<{ status: number; retryAfterS?: number }> = [];
 
   private constructor(
     private readonly server: Server,
@@ -91,6 +92,11 @@ export class FakeTeams {
   /** The serviceUrl activities come from (the connector lives here). */
   get serviceUrl(): string {
     return `${this.url}/teams/`;
+  }
+
+  /** Answers the next connector call with `status` (and `Retry-After` for a 429) instead of success. */
+  failNext(status: number, retryAfterS?: number): void {
+    this.failures.push({ status, retryAfterS });
   }
 
   /** Every activity the bot posted, in order. */
@@ -169,6 +175,11 @@ export class FakeTeams {
     const body = raw ? (JSON.parse(raw) as Json) : {};
     this.calls.push({ method: req.method ?? '', path, body, authorization });
     if (!this.tokensIssued.some((t) => authorization === `Bearer ${t}`)) return send(401, { error: { code: 'Unauthorized', message: 'no valid token' } });
+    const failure = this.failures.shift();
+    if (failure) {
+      if (failure.retryAfterS !== undefined) res.setHeader('retry-after', String(failure.retryAfterS));
+      return send(failure.status, { error: { code: failure.status === 429 ? 'Throttled' : 'Failed', message: 'injected' } });
+    }
     const conversationId = decodeURIComponent(match[1]!);
     if (req.method === 'POST' && !match[2]) {
       const id = `1${Date.now()}${this.activities.size}`;
