@@ -21,6 +21,8 @@ export interface MessagesDeps {
   host: DecisionSink & Partial<Pick<ChannelHost, 'events' | 'grantOffers'>>;
   verifier: TeamsTokenVerifier;
   conversations: TeamsConversationStore;
+  /** The bot's tenant: a single-tenant bot keeps no conversation of another tenant. */
+  tenantId: string;
   logger: Logger;
   /** The card of a request in its current state, with an optional line for the tapper. */
   card(request: ConfirmationRequest, note?: string): Promise<AdaptiveCard>;
@@ -69,6 +71,10 @@ async function remember(deps: MessagesDeps, activity: Activity): Promise<void> {
   const conversationId = activity.conversation?.id;
   if (typeof conversationId !== 'string' || typeof activity.serviceUrl !== 'string') return;
   const tenant = activity.conversation?.tenantId ?? activity.channelData?.tenant?.id;
+  if (typeof tenant === 'string' && tenant.toLowerCase() !== deps.tenantId.toLowerCase()) {
+    deps.logger.warn({ conversationId, tenant }, 'teams conversation of another tenant ignored');
+    return;
+  }
   await deps.conversations.save({ conversationId, serviceUrl: activity.serviceUrl, tenantId: typeof tenant === 'string' ? tenant : undefined });
 }
 

@@ -65,7 +65,7 @@ export class TeamsChannel implements Channel {
   mount(router: Router, host: ChannelHost): void {
     this.host = host;
     const verifier = new TeamsTokenVerifier({ appId: this.options.appId, openIdMetadataUrl: this.options.openIdMetadataUrl ?? BOT_FRAMEWORK_OPENID_METADATA, now: () => host.now() });
-    mountMessages(router, { host, verifier, conversations: this.conversations, logger: this.logger, card: (request, note) => this.card(request, note) });
+    mountMessages(router, { host, verifier, conversations: this.conversations, tenantId: this.options.tenantId, logger: this.logger, card: (request, note) => this.card(request, note) });
   }
 
   async start(host: ChannelHost): Promise<void> {

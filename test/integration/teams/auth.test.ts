@@ -56,6 +56,12 @@ describe('teams: activity authentication', () => {
     expect(await teams.channel.conversations.get('19:spoofed@thread.tacv2')).toBeNull();
   });
 
+  it('keeps no conversation of another tenant (single-tenant bot)', async () => {
+    const result = await teams.post(server, { type: 'conversationUpdate', conversation: { id: '19:other@thread.tacv2', tenantId: 'another-tenant' }, channelData: { tenant: { id: 'another-tenant' } } });
+    expect(result.status).toBe(200);
+    expect(await teams.channel.conversations.get('19:other@thread.tacv2')).toBeNull();
+  });
+
   it('accepts a token within the allowed clock skew', async () => {
     const request = await file();
     const result = await teams.press(server, request, 'Approve', 'approver1', { sign: { expiresInS: -60 } });
