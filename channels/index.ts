@@ -9,14 +9,26 @@ import type { Channel } from '../src/channel.js';
 import type { TollgateConfig } from '../src/config.js';
 import type { DeploymentSecrets } from '../src/deployment-secrets.js';
 import type { SharedMarks } from '../src/shared-marks.js';
+import type { PostgresHandle, SqliteHandle } from './teams/database-conversations.js';
 import { createWebChannel, webOptionsFromConfig } from './web/index.js';
+
+/** The database handles adapters that keep a table of their own may use (Teams' conversation references). */
+export interface ChannelDatabase {
+  sqlite?: SqliteHandle;
+  pool?: PostgresHandle;
+}
 
 /**
  * The channels `config` enables. Throws a ValidationError naming the variable or file path that is wrong.
  * `marks`: state every replica must share (login links, sign-outs), from the database when it is PostgreSQL.
  * `shared`: the web session key when `TOLLGATE_WEB_SECRET` is unset, and the store of such keys (from the database).
  */
-export async function channelsFromConfig(config: TollgateConfig, logger: Logger, marks?: SharedMarks, shared: { webSecret?: string; secrets?: DeploymentSecrets } = {}): Promise<Channel[]> {
+export async function channelsFromConfig(
+  config: TollgateConfig,
+  logger: Logger,
+  marks?: SharedMarks,
+  shared: { webSecret?: string; secrets?: DeploymentSecrets; database?: ChannelDatabase } = {},
+): Promise<Channel[]> {
   const web = webOptionsFromConfig(config);
   const channels: Channel[] = [createWebChannel({ ...web, secret: web.secret ?? shared.webSecret, marks })];
   const set = (...names: string[]) => names.some((name) => config.env[name]?.trim());
@@ -37,9 +49,12 @@ export async function channelsFromConfig(config: TollgateConfig, logger: Logger,
     if (discord) channels.push(createDiscordChannel({ ...discord, logger }));
   }
   if (set('TEAMS_APP_ID', 'TEAMS_APP_PASSWORD', 'TEAMS_TENANT_ID')) {
-    const { createTeamsChannel, teamsOptionsFromEnv } = await import('./teams/index.js');
+    const { createTeamsChannel, teamsOptionsFromEnv, PostgresTeamsConversationStore, SqliteTeamsConversationStore } = await import('./teams/index.js');
     const teams = teamsOptionsFromEnv(config.env);
-    if (teams) channels.push(createTeamsChannel({ ...teams, logger }));
+    // Conversation references live in the database, so every replica (and a restarted one) can send to them.
+    const { database } = shared;
+    const conversations = database?.pool ? new PostgresTeamsConversationStore(database.pool) : database?.sqlite ? new SqliteTeamsConversationStore(database.sqlite) : undefined;
+    if (teams) channels.push(createTeamsChannel({ ...teams, logger, conversations }));
   }
   return channels;
 }

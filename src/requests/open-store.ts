@@ -12,6 +12,7 @@ import type { TokenStore } from '../tokens/token-store.js';
 import type { GrantStore } from '../policy/grants.js';
 import type { Dialect } from './migrations-folder.js';
 import type { DatabaseLogger, OpenPostgres } from './postgres/database.js';
+import type { OpenDatabase } from './sqlite/database.js';
 import type { ConfirmationStore } from './store.js';
 import type { AuditChain } from '../audit/types.js';
 import type { DeploymentSecrets } from '../deployment-secrets.js';
@@ -30,6 +31,8 @@ export interface OpenStores {
   shown: string;
   /** The PostgreSQL pool, when the dialect is PostgreSQL. */
   postgres?: OpenPostgres;
+  /** The SQLite connection, when the dialect is SQLite (for adapters that keep a table of their own). */
+  sqlite?: OpenDatabase['sqlite'];
   /** State every replica must see (login links, sign-outs, Feishu nonces, call leases): PostgreSQL only. */
   marks?: SharedMarks;
   /** The audit chain, for `audit verify` and the published head. */
@@ -102,7 +105,7 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     await checkpointer?.close();
     await store.close();
   };
-  return { dialect: 'sqlite', store, tokens: new SqliteTokenStore(open.sqlite), grants: new SqliteGrantStore(open.sqlite), secrets: new SqliteSecrets(open.sqlite), audit: new SqliteAuditChain(open.sqlite), events: new SqliteEventLog(open.sqlite), shown: path, ping: () => store.ping(), close };
+  return { dialect: 'sqlite', store, tokens: new SqliteTokenStore(open.sqlite), grants: new SqliteGrantStore(open.sqlite), secrets: new SqliteSecrets(open.sqlite), audit: new SqliteAuditChain(open.sqlite), events: new SqliteEventLog(open.sqlite), sqlite: open.sqlite, shown: path, ping: () => store.ping(), close };
 }
 
 async function openPostgresStores(url: string, options: OpenStoresOptions): Promise<OpenStores> {

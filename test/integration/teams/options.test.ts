@@ -2,10 +2,14 @@
  * Teams configuration: off without TEAMS_* variables, a ValidationError naming the variable when configured halfway,
  * the test-only authority URLs and the default conversation read from the environment.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { channelsFromConfig } from '../../../channels/index.js';
-import { teamsOptionsFromEnv } from '../../../channels/teams/index.js';
+import { SqliteTeamsConversationStore, teamsOptionsFromEnv, type TeamsChannel } from '../../../channels/teams/index.js';
+import { openStores } from '../../../src/requests/open-store.js';
 import { loadConfig } from '../../../src/config.js';
 import { ValidationError } from '../../../src/errors.js';
 
@@ -46,5 +50,20 @@ describe('teams: configuration', () => {
     expect(names).toContain('teams');
     expect((await channelsFromConfig(loadConfig({}, {}), logger)).map((c) => c.name)).not.toContain('teams');
     await expect(channelsFromConfig(loadConfig({}, { TEAMS_APP_ID: 'app' }), logger)).rejects.toThrow(/TEAMS_APP_PASSWORD/);
+  });
+
+  it('keeps conversation references in the gateway’s database when serve builds it, and learns them on every replica', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tollgate-teams-wiring-'));
+    const stores = await openStores(join(dir, 'tollgate.db'));
+    try {
+      const build = () => channelsFromConfig(loadConfig({}, full), pino({ level: 'silent' }), undefined, { database: { sqlite: stores.sqlite } });
+      const [first, second] = [(await build()).find((c) => c.name === 'teams') as TeamsChannel, (await build()).find((c) => c.name === 'teams') as TeamsChannel];
+      expect(first.conversations).toBeInstanceOf(SqliteTeamsConversationStore);
+      await first.conversations.save({ conversationId: '19:ops@thread.tacv2', serviceUrl: 'https://smba.example/emea/', tenantId: 'tenant' });
+      expect(await second.conversations.get('19:ops@thread.tacv2')).toMatchObject({ serviceUrl: 'https://smba.example/emea/' });
+    } finally {
+      await stores.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
