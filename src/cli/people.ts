@@ -1,7 +1,8 @@
 /**
  * @module cli/people
  * `tollgate people list|show <id>|resolve <reference> [--config F] [--json]`: the people directory as `serve` loads
- * it from the config file (a bad entry fails the same way, naming the file and the entry), offline. `resolve` says
+ * it from the config file (a bad entry fails the same way, naming the file and the entry), offline; `show` without a
+ * config file asks the running gateway (`TOLLGATE_URL`, `TOLLGATE_TOKEN`), which adds what email look-ups found. `resolve` says
  * what an approver reference stands for: which people it admits, and whether the directory knows the account.
  */
 import { loadPolicyAndPeople, readConfigFile } from '../config.js';
@@ -9,17 +10,25 @@ import { NotFoundError } from '../errors.js';
 import { groupJson, personJson, resolveReference } from '../people/json.js';
 import type { Directory, Person } from '../people/types.js';
 import { flag, parseArgs, UsageError } from './args.js';
+import { remoteFrom } from './remote.js';
 
 /** Runs `tollgate people …`; resolves with the exit code. */
 export async function run(argv: string[], out: (text: string) => void = (t) => process.stdout.write(t)): Promise<number> {
   const [sub, ...rest] = argv;
   const args = parseArgs(rest, ['json']);
-  const configPath = flag(args, 'config') || process.env.TOLLGATE_CONFIG;
-  if (!configPath) throw new UsageError('--config: no config file (pass --config FILE or set TOLLGATE_CONFIG)');
   const json = flag(args, 'json') === 'true';
   const print = (value: unknown, text: string[]) => out(`${json ? JSON.stringify(value) : text.join('\n')}\n`);
-  const { directory } = loadPolicyAndPeople(readConfigFile(configPath), configPath);
   const [operand] = args.positionals;
+  const configPath = flag(args, 'config') || process.env.TOLLGATE_CONFIG;
+  // Without a config file, `show` asks the running gateway: it also knows the accounts looked up from emails, and why
+  // a look-up found nobody.
+  if (!configPath && sub === 'show' && operand && process.env.TOLLGATE_TOKEN) {
+    const person = await remoteFrom(process.env, 'a token with audit:read').call<ReturnType<typeof personJson>>('GET', `/v1/people/${encodeURIComponent(operand)}`);
+    print(person, remoteShowText(person));
+    return 0;
+  }
+  if (!configPath) throw new UsageError('--config: no config file (pass --config FILE or set TOLLGATE_CONFIG; for show, TOLLGATE_URL and TOLLGATE_TOKEN ask the running gateway)');
+  const { directory } = loadPolicyAndPeople(readConfigFile(configPath), configPath);
   if (sub === 'list') {
     const people = directory.people().map((p) => personJson(directory, p));
     const groups = directory.groups().map(groupJson);
@@ -54,6 +63,18 @@ function accountsText(accounts: Record<string, string>): string {
   return Object.entries(accounts)
     .map(([channel, account]) => `${channel}:${account}`)
     .join(', ');
+}
+
+/** `show` as the running gateway answers it: with the accounts looked up from the email, and what was not found. */
+function remoteShowText(person: ReturnType<typeof personJson>): string[] {
+  const unresolved = Object.entries(person.unresolved).map(([channel, why]) => `${channel}: ${why}`);
+  return [
+    `${person.id}${person.name ? ` (${person.name})` : ''}`,
+    `  email     ${person.email ?? '-'}`,
+    `  accounts  ${accountsText(person.accounts) || '-'}`,
+    `  groups    ${person.groups.join(', ') || '-'}`,
+    ...(unresolved.length ? [`  not found ${unresolved.join('; ')}`] : []),
+  ];
 }
 
 function showText(directory: Directory, person: Person): string[] {

@@ -3,6 +3,8 @@
  * fake platforms), cached with a TTL — in the database on PostgreSQL, so a second replica asks nobody — and a failed
  * look-up leaves the person usable on their other channels, saying why.
  */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock.js';
 import { makeFeishuHarness } from '../../fakes/feishu/harness.js';
@@ -21,6 +23,7 @@ people:
   - { id: mallory, email: mallory@example.com }
 `;
 
+const BIN = fileURLToPath(new URL('../../../bin/tollgate.js', import.meta.url));
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const item of open.splice(0).reverse()) await item.close();
@@ -52,6 +55,12 @@ describe('resolution by email', () => {
     expect(await person(t, 'carol')).toMatchObject({ accounts: { web: 'carol' }, unresolved: { slack: 'no slack user has this email' } });
     expect(await person(t, 'mallory')).toMatchObject({ accounts: {}, unresolved: { slack: "U0ALICE is alice's account in the config" } });
     expect(t.gateway.directory().personOf('slack:U0ALICE')).toBe('alice');
+    // `tollgate people show` without a config file asks the running gateway, which knows what the look-ups found.
+    const shown = await new Promise<string>((resolve) =>
+      execFile(process.execPath, [BIN, 'people', 'show', 'carol'], { env: { ...process.env, TOLLGATE_CONFIG: '', TOLLGATE_URL: t.url, TOLLGATE_TOKEN: t.token }, timeout: 30_000 }, (_e, stdout, stderr) => resolve(stdout + stderr)),
+    );
+    expect(shown).toContain('  accounts  web:carol');
+    expect(shown).toContain('  not found slack: no slack user has this email');
 
     const res = await t.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: {}, approvers: ['person:bob'] } });
     const { id } = (await res.json()) as { id: string };
