@@ -2,6 +2,7 @@
  * The event stream: webhook sinks receiving signed CloudEvents, at least once and in order, through a sink that is
  * down for a while and a gateway restart; filters; the pull API; config errors. A real HTTP receiver on 127.0.0.1.
  */
+import { execFileSync } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -58,7 +59,7 @@ class Receiver {
   }
 }
 
-/** The verification snippet of docs/production.md, as a consumer would write it. */
+/** The verification snippet of docs/events.md, as a consumer would write it. */
 function verify(secret: string, header: string, body: string): boolean {
   const { t, v1 } = Object.fromEntries(header.split(',').map((kv) => kv.split('='))) as { t: string; v1: string };
   return v1 === createHmac('sha256', secret).update(`${t}.${body}`).digest('hex');
@@ -219,18 +220,26 @@ describe('event stream', () => {
     expect(new Set(receiver.received.map((r) => r.id)).size).toBe(4);
   });
 
-  it('loads the example of docs/production.md, and its verification snippet accepts what a sink receives', () => {
-    const doc = readFileSync(new URL('../../../docs/production.md', import.meta.url), 'utf8');
+  it('loads the example of docs/events.md, and its Node and Python verification snippets accept what a sink receives', () => {
+    const doc = readFileSync(new URL('../../../docs/events.md', import.meta.url), 'utf8');
     const yaml = /```yaml\n(events:[\s\S]*?)```/.exec(doc)![1]!;
-    const [sink] = loadSinks((parseYaml(yaml) as { events: unknown }).events, 'docs/production.md', [], { TOLLGATE_SIEM_SECRET: SECRET });
+    const [sink] = loadSinks((parseYaml(yaml) as { events: unknown }).events, 'docs/events.md', [], { TOLLGATE_SIEM_SECRET: SECRET });
     expect(sink).toMatchObject({ url: 'https://siem.example.com/tollgate', tools: ['payments.*', 'deploy'], maxBacklog: 100000 });
-    const snippet = /```js\n([\s\S]*?)```/.exec(doc.slice(doc.indexOf('## Event stream')))![1]!;
+    const snippet = /```js\n([\s\S]*?)```/.exec(doc)![1]!;
     const fromTollgate = new Function('createHmac', 'timingSafeEqual', `${snippet.replace(/^import .*$/m, '')}\nreturn fromTollgate;`)(createHmac, timingSafeEqual) as (s: string, h: string, b: string) => boolean;
+    const python = /```python\n([\s\S]*?)```/.exec(doc)![1]!;
+    // The Python snippet, run by python3 on the same three cases: each line of output is one verdict.
+    const fromPython = (header: string, body: string): boolean => {
+      const program = `${python}\nimport sys\nprint(from_tollgate(sys.argv[1], sys.argv[2], sys.argv[3].encode()))`;
+      return execFileSync('python3', ['-c', program, SECRET, header, body], { encoding: 'utf8' }).trim() === 'True';
+    };
     const body = '{"id":"evt_1"}';
     const t = Math.floor(Date.now() / 1000);
-    expect(fromTollgate(SECRET, signatureHeader(SECRET, t, body), body)).toBe(true);
-    expect(fromTollgate(SECRET, signatureHeader(SECRET, t, body), `${body} `)).toBe(false);
-    expect(fromTollgate(SECRET, signatureHeader(SECRET, t - 600, body), body)).toBe(false);
+    for (const accepts of [fromTollgate.bind(null, SECRET), fromPython]) {
+      expect(accepts(signatureHeader(SECRET, t, body), body)).toBe(true);
+      expect(accepts(signatureHeader(SECRET, t, body), `${body} `)).toBe(false);
+      expect(accepts(signatureHeader(SECRET, t - 600, body), body)).toBe(false);
+    }
   });
 
   it('refuses a sink the SSRF rules refuse, and a short secret, naming the entry', () => {
