@@ -10,9 +10,9 @@
  * pages into the main file. Should the worker die, the connection goes back to checkpointing itself, so the WAL
  * cannot grow without bound.
  */
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
+import { SQLITE_DRIVER } from './driver.js';
 
 /** What one checkpoint did: WAL frames in the log, and how many of them are now in the database file. */
 export interface CheckpointResult {
@@ -64,8 +64,7 @@ parentPort.on('message', (message) => {
  * @example const checkpointer = startCheckpointer(open.sqlite, path); …; await checkpointer.close(); open.close();
  */
 export function startCheckpointer(connection: Database.Database, path: string, options: CheckpointerOptions = {}): Checkpointer {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER, { eval: true, workerData: { driver, path, everyMs: options.everyMs ?? 1000 } });
+  const worker = new Worker(WORKER, { eval: true, workerData: { driver: SQLITE_DRIVER, path, everyMs: options.everyMs ?? 1000 } });
   // A checkpointer must never keep a process alive that has nothing else to do.
   worker.unref();
   connection.pragma('wal_autocheckpoint = 0');

@@ -2,7 +2,7 @@
  * @module requests/sqlite/database
  * Opens the SQLite file (WAL, busy timeout, foreign keys) and applies the drizzle-kit migrations in `migrations/sqlite/`.
  */
-import Database from 'better-sqlite3';
+import { Database, type SqliteConnection } from './driver.js';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { mkdirSync } from 'node:fs';
@@ -20,7 +20,7 @@ export type TollgateDb = BetterSQLite3Database<typeof schema>;
 /** An open database: the drizzle handle, the raw better-sqlite3 connection, and how to close it. */
 export interface OpenDatabase {
   db: TollgateDb;
-  sqlite: Database.Database;
+  sqlite: SqliteConnection;
   close(): void;
 }
 
@@ -75,7 +75,7 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number; sy
  * `tollgate_event_hash` on every event inserted (migrations/sqlite/0005_audit_chain_trigger.sql), so a connection
  * opened without it cannot write an event. openDatabase calls it; so must any other connection that writes.
  */
-export function registerFunctions(connection: Database.Database): void {
+export function registerFunctions(connection: SqliteConnection): void {
   connection.function('tollgate_event_hash', { deterministic: true, varargs: true }, eventHashOfColumns as (...args: unknown[]) => string);
 }
 

@@ -7,7 +7,7 @@
  *
  * @remarks Left out: errors that are not SQLite's (a bug's TypeError stays what it is, a 500 logged in full).
  */
-import Database from 'better-sqlite3';
+import { Database } from './driver.js';
 import { ConflictError, InternalError, NotFoundError, ServiceUnavailableError, type TollgateError } from '../../errors.js';
 
 /** What the caller knows that SQLite does not. */

@@ -38,7 +38,7 @@ const sqlite = (): Dialect => {
       return (opened = await openStores(join(dir, 'tollgate.db')));
     },
     async sql(text) {
-      const { default: Database } = await import('better-sqlite3');
+      const { Database } = await import('../../../src/requests/sqlite/driver.js');
       const raw = new Database(join(dir, 'tollgate.db'));
       // Someone with write access can register the chain's function too: the chain must catch them anyway.
       raw.function('tollgate_event_hash', { varargs: true }, eventHashOfColumns as (...args: unknown[]) => string);

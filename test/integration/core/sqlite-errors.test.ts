@@ -3,7 +3,7 @@
  * violation, an error drizzle wraps — come out of the store and the database helpers as tollgate errors with a
  * namespaced code and words an operator can act on, never SQLite's text.
  */
-import Database from 'better-sqlite3';
+import { Database, type SqliteConnection } from '../../../src/requests/sqlite/driver.js';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,7 +38,7 @@ function track<T extends { close(): void }>(c: T): T {
 }
 
 /** An OpenDatabase over an existing connection (openDatabase refuses read-only use on purpose). */
-function wrap(sqlite: Database.Database): OpenDatabase {
+function wrap(sqlite: SqliteConnection): OpenDatabase {
   registerFunctions(sqlite);
   return { sqlite, db: drizzle(sqlite), close: () => sqlite.close() } as unknown as OpenDatabase;
 }

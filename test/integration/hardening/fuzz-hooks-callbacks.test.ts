@@ -8,7 +8,7 @@
  * Fixed seed and bounded runs, so CI sees the same inputs each time.
  */
 import { randomBytes } from 'node:crypto';
-import Database from 'better-sqlite3';
+import { Database, type SqliteConnection } from '../../../src/requests/sqlite/driver.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';
@@ -28,7 +28,7 @@ const CALL_DEADLINE_MS = 5000;
 let t: TestServer;
 let slack: SlackHarness;
 let feishu: FeishuHarness;
-let db: Database.Database;
+let db: SqliteConnection;
 
 beforeAll(async () => {
   slack = await makeSlackHarness();

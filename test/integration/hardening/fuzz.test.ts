@@ -6,7 +6,7 @@
  * but an audited `decision_rejected`, the request stays pending).
  * Seeded and bounded, so a failure reproduces and CI time is predictable.
  */
-import Database from 'better-sqlite3';
+import { Database, type SqliteConnection } from '../../../src/requests/sqlite/driver.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
@@ -14,7 +14,7 @@ import { startTestServer, type TestServer } from '../../helpers/server.js';
 const RUNS = { seed: 1818, numRuns: 200 } as const;
 
 let t: TestServer;
-let db: Database.Database;
+let db: SqliteConnection;
 beforeAll(async () => {
   // Budgets far above the run's size: the fuzz is about bodies, not the per-token rate limit (tested on its own).
   t = await startTestServer({ env: { TOLLGATE_RATE_LIMIT: '100000', TOLLGATE_RATE_LIMIT_DECISIONS: '100000' } });

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from '../../../src/requests/sqlite/driver.js';
 import { describe, expect, it } from 'vitest';
 import { ConflictError, InternalError, NotFoundError, ServiceUnavailableError } from '../../../src/errors.js';
 import { fromSqliteError, translateSqliteErrors } from '../../../src/requests/sqlite/errors.js';
