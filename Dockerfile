@@ -1,5 +1,5 @@
 # tollgate: the gateway image used by docker-compose.yml.
-FROM node:22-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
@@ -9,7 +9,7 @@ COPY migrations ./migrations
 # npm install builds dist/ itself (the prepare script), so the sources come first.
 RUN npm install --no-audit --no-fund && npm prune --omit=dev
 
-FROM node:22-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production TOLLGATE_DB=/data/tollgate.db HOST=0.0.0.0 PORT=8787
 COPY --from=build /app/node_modules ./node_modules
