@@ -14,8 +14,8 @@ export function withTraceContext(handler: (req: IncomingMessage, res: ServerResp
   return (req, res) => {
     if (req.headers.traceparent === undefined) return handler(req, res);
     const caller = propagation.extract(ROOT_CONTEXT, req.headers);
-    // Listeners on the request run in the socket's context, not in ours: bind them, so the body parser's callbacks
-    // (and the routes express calls from them) keep the caller's context.
+    // As OpenTelemetry's own HTTP instrumentation does: listeners added to the request or response (a body parser's,
+    // a 'finish' handler's) run in the caller's context, whatever async resource emits their events.
     context.bind(caller, req);
     context.bind(caller, res);
     context.with(caller, handler, undefined, req, res);

@@ -7,3 +7,4 @@ export { ATTR, SPAN, RequestTraces, traced, markSpan, refreshTracer, type SpanPl
 export { startTracing, tracesExporters, tracesUrl, tracingSdkLoaded, type Tracing } from './sdk.js';
 export { withTraceContext } from './http-context.js';
 export { injectTraceHeaders } from './inject.js';
+export { traceCard, traceCreate, traceDecision, traceExpiry, tracePolicy, traceWake } from './request-spans.js';

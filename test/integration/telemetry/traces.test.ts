@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { gzipSync } from 'node:zlib';
 import { context, propagation, trace, type SpanContext } from '@opentelemetry/api';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -104,6 +105,15 @@ describe('OpenTelemetry traces', () => {
     const drop = await inAgentSpan('agent.tool_call', () => client.request({ tool_name: 'drop_table', timeout_s: 1, channels: [{ type: 'web' }] }));
     expect((await client.wait(drop.result.id, { timeoutMs: 15_000 })).status).toBe('expired');
 
+    // 4. Filed through express (the lean routes leave gzip bodies to it): body parsing keeps the caller's context.
+    const compressed = await inAgentSpan('agent.tool_call', async () => {
+      const headers: Record<string, string> = { authorization: `Bearer ${gateway!.token}`, 'content-type': 'application/json', 'content-encoding': 'gzip' };
+      propagation.inject(context.active(), headers);
+      const response = await fetch(`${gateway!.url}/v1/requests`, { method: 'POST', headers, body: gzipSync(JSON.stringify({ tool_name: 'compressed', channels: [{ type: 'web' }] })) });
+      expect(response.status).toBe(201);
+      return (await response.json()) as ApiRequest;
+    });
+
     // A graceful stop flushes the spans still in the SDK's batch.
     expect(await gateway.kill('SIGTERM')).toBe(0);
     gateway = undefined;
@@ -139,6 +149,8 @@ describe('OpenTelemetry traces', () => {
     expect(denied.attributes).toMatchObject({ 'tollgate.channel': 'api', 'tollgate.decision': 'deny', 'tollgate.request.status': 'denied' });
     // The web inbox reads the database: no delivery job, no delivery span.
     expect(otlp.named('tollgate.card.deliver', rollback.result.id)).toEqual([]);
+
+    expect(one('tollgate.request.create', compressed.result.id)).toMatchObject({ traceId: compressed.span.traceId, parentSpanId: compressed.span.spanId });
 
     // The expiry, under its request's create span.
     const dropCreated = one('tollgate.request.create', drop.result.id);
