@@ -16,6 +16,8 @@ import { toApiRequest } from './requests/serialize.js';
 import type { ConfirmationRequest } from './requests/types.js';
 import { JobFailedPermanentlyError, JobNotNeededError, RetryLaterError, type JobAttempt, type SchedulerJobs } from './scheduler/types.js';
 import { describeError } from './errors.js';
+import { traceCard } from './telemetry/request-spans.js';
+import { RequestTraces } from './telemetry/tracing.js';
 
 /** One finished job attempt, for metrics. */
 export interface JobOutcome {
@@ -33,6 +35,8 @@ export interface JobsDeps {
   clock: Clock;
   logger: Logger;
   channels: ReadonlyMap<string, Channel>;
+  /** Where each request's trace is, so a card's span joins it (absent: spans of their own). */
+  traces?: RequestTraces;
   /** Expires every due request with its fan-out (waiters, cards, callbacks); returns how many. */
   expireDue(): Promise<number>;
   /** Whether a recent due-scan of this process expired `requestId` (so its timer has nothing left to read). */
@@ -47,11 +51,14 @@ export interface JobsDeps {
 /** The gateway's job handlers. */
 export class GatewayJobs implements SchedulerJobs {
   private readonly listeners = new Set<(outcome: JobOutcome) => void>();
+  private readonly traces: RequestTraces;
 
   constructor(
     private readonly deps: JobsDeps,
     private readonly options: { callbackSecret?: string; callbackAllow?: readonly string[] },
-  ) {}
+  ) {
+    this.traces = deps.traces ?? new RequestTraces();
+  }
 
   /** Calls `listener` after each job attempt. */
   onOutcome(listener: (outcome: JobOutcome) => void): () => void {
@@ -92,7 +99,8 @@ export class GatewayJobs implements SchedulerJobs {
     if (request.status !== 'pending') throw new JobNotNeededError(`request ${requestId} is ${request.status}; card not sent`);
     const channel = this.channel(channelName);
     try {
-      const messageRef = await channel.send(request, target);
+      const card = { requestId, channel: channelName, target, attempt: attempt.attempt };
+      const messageRef = await traceCard(this.traces, 'deliver', card, () => channel.send(request, target));
       await this.deps.store.updateMessage(requestId, channelName, target, { messageRef, status: 'sent', attempts: attempt.attempt, lastError: null }, this.now());
       await this.deps.store.appendEvent(requestId, { type: 'delivered', actor: null, channel: channelName, detail: { target, message_ref: messageRef, attempt: attempt.attempt }, at: this.now() });
       this.report({ job: 'deliver', channel: channelName, ok: true });
@@ -114,7 +122,9 @@ export class GatewayJobs implements SchedulerJobs {
     const card = (await this.deps.store.messages(requestId)).find((m) => m.channel === channelName && m.target === target);
     if (!request || !card?.messageRef) throw new JobNotNeededError(`card ${channelName}:${target} of ${requestId} has nothing to update`);
     try {
-      await this.channel(channelName).update(request, { target, messageRef: card.messageRef });
+      const channel = this.channel(channelName);
+      const ref = { target, messageRef: card.messageRef };
+      await traceCard(this.traces, 'update', { requestId, channel: channelName, target, attempt: attempt.attempt }, () => channel.update(request, ref));
       if (request.status !== 'pending') await this.deps.store.updateMessage(requestId, channelName, target, { status: 'updated', lastError: null }, this.now());
       this.report({ job: 'update', channel: channelName, ok: true });
     } catch (error) {

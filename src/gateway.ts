@@ -39,6 +39,8 @@ import { waitingFor } from './people/waiting.js';
 import { decidedByPeople } from './people/query.js';
 import { directTargets } from './people/targets.js';
 import type { Directory } from './people/types.js';
+import { RequestTraces } from './telemetry/tracing.js';
+import { traceCreate, traceDecision, traceExpiry, tracePolicy, traceWake } from './telemetry/request-spans.js';
 
 /** How soon a wait looks again at a row that is overdue by this process's clock but not yet by the database's. */
 const OVERDUE_RECHECK_MS = 250;
@@ -110,6 +112,8 @@ export class Gateway extends GatewayReads implements ChannelHost {
   private reconciling: Promise<void> = Promise.resolve();
   private readonly expiryScan: ExpiryScan;
   private readonly decisions: DecisionDeps;
+  /** Each request's create span, so its later spans join the trace (in memory: see `telemetry/tracing.ts`). */
+  private readonly traces = new RequestTraces();
 
   constructor(options: GatewayOptions) {
     super(options.store, options.feed ?? new LocalChangeFeed(), options.clock ?? systemClock);
@@ -148,7 +152,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
       directory: this.directory,
       changed: (r) => this.changed(r, 'changed'),
     };
-    this.expiryScan = new ExpiryScan({ store: this.store, clock: this.clock, logger: this.logger, fanOut: (r) => this.changed(r, 'changed') });
+    this.expiryScan = new ExpiryScan({ store: this.store, clock: this.clock, logger: this.logger, fanOut: (r) => traceExpiry(this.traces, r, () => this.changed(r, 'changed')) });
     this.jobs = new GatewayJobs(
       {
         store: this.store,
@@ -156,6 +160,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
         clock: this.clock,
         logger: this.logger,
         channels: this.channels,
+        traces: this.traces,
         expireDue: () => this.expireDue(),
         expiredRecently: (id) => this.expiryScan.expiredRecently(id),
         ...(this.policy ? { followUps: { run: (r) => runDueFollowUps(followUps, r, new Date(this.clock.now())), wake: (rows) => wakesOf(followUps, rows) } } : {}),
@@ -167,7 +172,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
   /** Subscribes to the change feed, starts the scheduler's workers and reconciles rows with timers. */
   async start(): Promise<void> {
     this.stopping = false;
-    this.unsubscribeFeed = this.feed.subscribe((change) => this.waiters.wake(change.requestId));
+    this.unsubscribeFeed = this.feed.subscribe((change) => traceWake(this.traces, change.requestId, this.waiters.wake(change.requestId)));
     await this.scheduler.start(this.jobs);
     // Overdue rows expire before the gateway says it is up; re-arming the timers of the others (100 000 Redis writes
     // with BullMQ) goes on in the background, safe because rescheduling is idempotent and the sweep backs it up.
@@ -194,7 +199,11 @@ export class Gateway extends GatewayReads implements ChannelHost {
   }
 
   /** Files a request, or returns the one filed before under the same idempotency key (`created: false`). */
-  async request(input: NewRequestInput): Promise<{ request: ConfirmationRequest; created: boolean }> {
+  request(input: NewRequestInput): Promise<{ request: ConfirmationRequest; created: boolean }> {
+    return traceCreate(input, () => this.file(input));
+  }
+
+  private async file(input: NewRequestInput): Promise<{ request: ConfirmationRequest; created: boolean }> {
     const toolArgs = input.toolArgs ?? {};
     const callbackProblem = input.callbackUrl ? callbackUrlProblem(input.callbackUrl, this.callbackAllow) : null;
     if (callbackProblem) throw new ValidationError(`callback_url: ${callbackProblem}`, [{ path: 'callback_url', message: callbackProblem }]);
@@ -207,7 +216,8 @@ export class Gateway extends GatewayReads implements ChannelHost {
     }
     const now = new Date(this.clock.now());
     // The policy routes the request (its approvers, channels and quorum win) or settles it at once (allow/deny/grant).
-    const ruling = this.policy ? await this.policy.rulingFor(input, now) : null;
+    const policy = this.policy;
+    const ruling = policy ? await tracePolicy(() => policy.rulingFor(input, now)) : null;
     if (ruling?.settlement) return this.fileSettled(ruling, hash, now);
     const filed = ruling?.input ?? input;
     // Unless the caller or the rule chose channels, people named as approvers get the card directly as well.
@@ -217,6 +227,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
     const inline = (type: string) => this.channels.get(type)?.readsFromDatabase === true;
     const result = await this.store.create(request, cards.map((c) => ({ channel: c.type, target: c.target ?? '', sent: inline(c.type) })), ruling ? { detail: ruling.detail } : undefined);
     if (!result.created) return { request: sameArgsOrConflict(result.request, hash), created: false };
+    this.traces.remember(request.id);
     // The request's one timer fires at its first reminder or escalation step, if any comes before its expiry.
     await this.scheduler.scheduleExpiry(request.id, nextWake(ruling?.followUps ?? [], request.expiresAt), request.expiresAt);
     for (const card of cards) if (!inline(card.type)) await this.scheduler.enqueueDelivery(request.id, card.type, card.target ?? '');
@@ -288,7 +299,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
 
   /** Applies a decision from any channel. Rejections are recorded as `decision_rejected` events and returned, not thrown. */
   decide(event: DecisionEvent): Promise<DecideOutcome> {
-    return applyDecision(this.decisions, event);
+    return traceDecision(this.traces, event, () => applyDecision(this.decisions, event));
   }
 
   /** Cancels a pending request (the runtime no longer needs it). Throws 404 / 409 when it is unknown or final. */
@@ -389,7 +400,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
     }
     // A final row never changes status again: waiters here answer with it, without reading it back (10 000 expiring
     // at once were 10 000 reads). The feed still wakes waiters in other processes, and any that came since.
-    if (request.status !== 'pending') this.waiters.wake(request.id, request);
+    if (request.status !== 'pending') traceWake(this.traces, request.id, this.waiters.wake(request.id, request));
     // Not awaited: the row is committed, which is all the caller's answer stands on; waiting for Redis to echo the
     // wake-up to other processes would only add its round trip to every create and decision (the feed flushes what
     // is in flight when it closes).

@@ -30,6 +30,8 @@ import { withVerdictTokens } from './signing/token-store.js';
 import { VerdictSigner, verdictTtlFromEnv } from './signing/verdict.js';
 import { InProcessScheduler } from './scheduler/in-process.js';
 import type { Scheduler } from './scheduler/types.js';
+import { startTracing } from './telemetry/sdk.js';
+import { withTraceContext } from './telemetry/http-context.js';
 import { VERSION } from './version.js';
 
 /** Options of {@link createServer}. */
@@ -85,12 +87,18 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   // A path is SQLite, a postgres:// URL PostgreSQL (waited for, bounded, and migrated); any other scheme: an error.
   const stores = await openStores(config.dbPath, { env: config.env, logger, replica: { sharedScheduler: Boolean(config.redisUrl || options.scheduler) }, backgroundCheckpoints: true });
   const store = stores.store;
+  // The OpenTelemetry SDK only when OTEL_* variables ask for traces (loaded then, never otherwise); metrics stay Prometheus.
+  const tracing = await startTracing(config.env, logger).catch(async (error: unknown) => {
+    await stores.close().catch(() => undefined);
+    throw error;
+  });
   // A start-up failure after this point must close the database too: an open pool would keep the process alive.
   const closeOnFailure = async <T>(step: Promise<T>): Promise<T> => {
     try {
       return await step;
     } catch (error) {
       await stores.close().catch(() => undefined);
+      await tracing?.shutdown();
       throw error;
     }
   };
@@ -146,7 +154,8 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   events.start((listener) => gateway.subscribe(() => listener()), 1000, audit ? { head: () => audit.head(), everyMs: anchorEveryMs } : undefined);
   const rateLimits = { ...config.rateLimits, redisUrl: config.redisUrl, keyPrefix: config.env.TOLLGATE_QUEUE_PREFIX };
   const { app, handler, metrics, close: closeApp } = createApp({ gateway, apiTokens: config.apiTokens, tokens: stores.tokens, logger, channels, plugins: [integrationsPlugin({ marks: stores.marks }), jwksPlugin(signingKeys), ...(options.plugins ?? [])], readiness: { ...backend.readiness, ...events.readiness() }, version: VERSION, rateLimits });
-  const http = createHttpServer(handler);
+  // A caller's `traceparent` makes its span the parent of the spans its request causes (the create span first).
+  const http = createHttpServer(withTraceContext(handler));
   http.keepAliveTimeout = 65_000;
   // Long-polls last up to 55 s; node's default request timeout (300 s) is fine, but never let one socket live forever.
   http.requestTimeout = 120_000;
@@ -189,6 +198,8 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
         await feed.close();
         await backend.close();
         await stores.close();
+        // Last, so the spans of the shutdown itself are flushed too.
+        await tracing?.shutdown();
       })()),
   };
 }

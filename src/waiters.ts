@@ -51,12 +51,14 @@ export class Waiters {
 
   /**
    * Wakes every waiter of `requestId`. `final` is its row once committed in a final status (which never changes
-   * again): the waiters answer with it instead of each reading the row.
+   * again): the waiters answer with it instead of each reading the row. Returns how many were woken.
    */
-  wake(requestId: string, final?: ConfirmationRequest): void {
+  wake(requestId: string, final?: ConfirmationRequest): number {
     const set = this.byRequest.get(requestId);
-    if (!set) return;
-    for (const entry of [...set]) entry.resolve(final);
+    if (!set) return 0;
+    const woken = [...set];
+    for (const entry of woken) entry.resolve(final);
+    return woken.length;
   }
 
   /** Wakes everyone (shutdown). */

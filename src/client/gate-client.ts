@@ -13,6 +13,7 @@ import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import { gatewayConnection } from './connection.js';
 import { GateClientError, problemFrom } from './errors.js';
 import { describeError } from '../errors.js';
+import { injectTraceHeaders } from '../telemetry/inject.js';
 
 /** What `decide()` sends (`POST /v1/requests/:id/decision`). */
 export type DecisionInput = z.input<typeof decisionSchema>;
@@ -239,6 +240,8 @@ export class GateClient {
       'user-agent': `tollgate-client/${VERSION}`,
     };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
+    // The caller's active span (if its application runs an OpenTelemetry SDK) becomes the parent of the gateway's spans.
+    injectTraceHeaders(headers);
     const timeout = AbortSignal.timeout(options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     let response: Response;
