@@ -50,7 +50,7 @@ export interface EmailHarness extends ChannelHarness {
   /** Opens `link` as a browser would and, when the page has a form, presses its button. */
   follow(server: TestServer, link: string, options?: FollowOptions): Promise<Followed>;
   /** Only GETs `link` (what a mail scanner does). */
-  fetchPage(server: TestServer, link: string): Promise<{ status: number; text: string }>;
+  fetchPage(server: TestServer, link: string): Promise<{ status: number; text: string; html: string; headers: Headers }>;
 }
 
 /** The test server's address for a link that names the public URL. */
@@ -73,6 +73,34 @@ export function pageText(html: string): string {
     .trim();
 }
 
+async function getPage(url: string) {
+  const res = await fetch(url, { redirect: 'manual' });
+  return { status: res.status, text: await res.text(), cookie: res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ') };
+}
+
+/**
+ * Opens `link` (sent to `baseUrl`, the gateway's real address) as a browser would and, when the page has a form,
+ * presses its button. `signer` (the channel's) is needed only for `openedEarlier`.
+ */
+export async function followLink(baseUrl: string, link: string, options: FollowOptions = {}, signer?: LinkSigner): Promise<Followed> {
+  const url = link.replace(PUBLIC_URL, baseUrl);
+  const page = await getPage(url);
+  let csrf = /name="_csrf" value="([^"]*)"/.exec(page.text)?.[1];
+  if (csrf === undefined && options.openedEarlier && signer) {
+    // The form as the page showed it while the request was still pending: same cookie, same token.
+    page.cookie = `${FORM_COOKIE}=opened-earlier-0123456789ab`;
+    csrf = signer.csrfToken('opened-earlier-0123456789ab', link.slice(link.lastIndexOf('/') + 1));
+  }
+  if (csrf === undefined) return { page: { status: page.status, text: pageText(page.text) }, result: null };
+  const form = new URLSearchParams({ _csrf: options.csrf ?? csrf });
+  if (options.reason !== undefined) form.set('reason', options.reason);
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (!options.dropCookie && page.cookie) headers.cookie = page.cookie;
+  if (options.origin) headers.origin = options.origin;
+  const res = await fetch(url, { method: 'POST', headers, body: form.toString(), redirect: 'manual' });
+  return { page: { status: page.status, text: pageText(page.text) }, result: { status: res.status, text: pageText(await res.text()) } };
+}
+
 /** Builds a harness with a fresh relay. `overrides` reach the channel options. */
 export async function makeEmailHarness(overrides: Partial<EmailChannelOptions> = {}): Promise<EmailHarness> {
   const fake = await FakeSmtp.start();
@@ -83,29 +111,6 @@ export async function makeEmailHarness(overrides: Partial<EmailChannelOptions> =
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     ...overrides,
   });
-
-  async function fetchPage(server: TestServer, link: string) {
-    const res = await fetch(local(server, link), { redirect: 'manual' });
-    return { status: res.status, text: await res.text(), cookie: res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ') };
-  }
-
-  async function follow(server: TestServer, link: string, options: FollowOptions = {}): Promise<Followed> {
-    const page = await fetchPage(server, link);
-    let csrf = /name="_csrf" value="([^"]*)"/.exec(page.text)?.[1];
-    if (csrf === undefined && options.openedEarlier) {
-      // The form as the page showed it while the request was still pending: same cookie, same token.
-      page.cookie = `${FORM_COOKIE}=opened-earlier-0123456789ab`;
-      csrf = channel.signer.csrfToken('opened-earlier-0123456789ab', link.slice(link.lastIndexOf('/') + 1));
-    }
-    if (csrf === undefined) return { page: { status: page.status, text: pageText(page.text) }, result: null };
-    const form = new URLSearchParams({ _csrf: options.csrf ?? csrf });
-    if (options.reason !== undefined) form.set('reason', options.reason);
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
-    if (!options.dropCookie && page.cookie) headers.cookie = page.cookie;
-    if (options.origin) headers.origin = options.origin;
-    const res = await fetch(local(server, link), { method: 'POST', headers, body: form.toString(), redirect: 'manual' });
-    return { page: { status: page.status, text: pageText(page.text) }, result: { status: res.status, text: pageText(await res.text()) } };
-  }
 
   function mailFor(request: ConfirmationRequest, address = OPS): ReceivedMail {
     const mail = fake.mailsAbout(request.id).filter((m) => m.to.includes(address.toLowerCase())).at(-1);
@@ -118,10 +123,11 @@ export async function makeEmailHarness(overrides: Partial<EmailChannelOptions> =
     fake,
     target: OPS,
     mailFor,
-    follow,
+    follow: (server, link, options) => followLink(server.url, link, options, channel.signer),
     fetchPage: async (server, link) => {
-      const { status, text } = await fetchPage(server, link);
-      return { status, text };
+      const res = await fetch(local(server, link), { redirect: 'manual' });
+      const html = await res.text();
+      return { status: res.status, text: pageText(html), html, headers: res.headers };
     },
     async card(messageRef) {
       const [first] = messageRef.split(' ');
@@ -131,7 +137,7 @@ export async function makeEmailHarness(overrides: Partial<EmailChannelOptions> =
     // The contract taps as arbitrary user ids, so the link is issued for that user as the channel would mail it.
     async tap(server, request, decision, userId, options = {}) {
       const link = channel.linkFor({ ...request, nonce: options.nonce ?? request.nonce }, userId, decision);
-      const followed = await follow(server, link, { reason: options.reason, openedEarlier: true });
+      const followed = await followLink(server.url, link, { reason: options.reason, openedEarlier: true }, channel.signer);
       return followed.result?.status ?? followed.page.status;
     },
     async forgedTap(server, request, decision, userId) {
