@@ -101,11 +101,11 @@ export async function followLink(baseUrl: string, link: string, options: FollowO
   return { page: { status: page.status, text: pageText(page.text) }, result: { status: res.status, text: pageText(await res.text()) } };
 }
 
-/** Builds a harness with a fresh relay. `overrides` reach the channel options. */
-export async function makeEmailHarness(overrides: Partial<EmailChannelOptions> = {}): Promise<EmailHarness> {
+/** Builds a harness with a fresh relay. `overrides` reach the channel options; `relay.url` bends the relay's URL (wrong password). */
+export async function makeEmailHarness(overrides: Partial<EmailChannelOptions> = {}, relay: { url?: (fakeUrl: string) => string } = {}): Promise<EmailHarness> {
   const fake = await FakeSmtp.start();
   const channel = createEmailChannel({
-    smtpUrl: fake.url,
+    smtpUrl: relay.url ? relay.url(fake.url) : fake.url,
     from: 'Tollgate <tollgate@example.test>',
     publicUrl: PUBLIC_URL,
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),

@@ -25,8 +25,8 @@ export interface EmailGateway {
 }
 
 /** Starts a gateway with email. `channels` adds other channels beside email and web. */
-export async function startEmailGateway(options: { email?: Partial<EmailChannelOptions>; server?: TestServerOptions; channels?: Channel[]; waitForMail?: boolean } = {}): Promise<EmailGateway> {
-  const email = await makeEmailHarness(options.email);
+export async function startEmailGateway(options: { email?: Partial<EmailChannelOptions>; relayUrl?: (fakeUrl: string) => string; server?: TestServerOptions; channels?: Channel[]; waitForMail?: boolean } = {}): Promise<EmailGateway> {
+  const email = await makeEmailHarness(options.email, { url: options.relayUrl });
   const server = await startTestServer({ ...options.server, channels: [email.channel, createWebChannel(), ...(options.channels ?? [])] });
   const get = async (id: string) => (await server.gateway.get(id))!;
   return {
