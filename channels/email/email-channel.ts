@@ -16,7 +16,7 @@ import type { CardRef, Channel, ChannelHost } from '../../src/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { LinkSigner } from './links.js';
 import { approvalMail, finalMail, type MailContent } from './mail.js';
-import { ADDRESS, senderAddress, type EmailChannelOptions } from './options.js';
+import { ADDRESS, senderAddress, shownSmtpUrl, type EmailChannelOptions } from './options.js';
 import { EVERY_APPROVER, formatMessageRef, normalAddress, parseMessageRef, recipientsOf } from './recipients.js';
 import { EMAIL_LINK_PATH, mountEmailRoutes } from './routes.js';
 import { toChannelError } from './smtp-errors.js';
@@ -50,6 +50,7 @@ export class EmailChannel implements Channel {
     this.domain = senderAddress(options.from).split('@')[1] ?? 'tollgate.invalid';
     const timeout = options.timeoutMs ?? 10_000;
     this.transport = nodemailer.createTransport({ url: options.smtpUrl, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout });
+    this.logger.debug({ relay: shownSmtpUrl(options.smtpUrl), from: options.from }, 'email channel configured');
   }
 
   /** An address is its own direct target: a person with an email gets the mail. */
