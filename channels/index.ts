@@ -56,5 +56,12 @@ export async function channelsFromConfig(
     const conversations = database?.pool ? new PostgresTeamsConversationStore(database.pool) : database?.sqlite ? new SqliteTeamsConversationStore(database.sqlite) : undefined;
     if (teams) channels.push(createTeamsChannel({ ...teams, logger, conversations }));
   }
+  if (set('SMTP_URL', 'TOLLGATE_EMAIL_FROM')) {
+    const { createEmailChannel, emailOptionsFromEnv } = await import('./email/index.js');
+    const email = emailOptionsFromEnv(config.env);
+    // Links are signed with the deployment's key kept in the database, so any replica (or this one restarted) takes them.
+    const secret = email ? await shared.secrets?.get('email_links') : undefined;
+    if (email) channels.push(createEmailChannel({ ...email, secret, marks, logger }));
+  }
   return channels;
 }

@@ -12,6 +12,7 @@ import type { GrantAdmin } from './policy/grant-admin.js';
 import type { Router } from 'express';
 import type { RequestChange } from './change-feed.js';
 import type { RequestPage, RequestQuery } from './requests/store.js';
+import type { Directory } from './people/types.js';
 import type { ConfirmationEvent, ConfirmationRequest, Decision } from './requests/types.js';
 
 /** Who tapped: the channel, the platform's user id, and a display name when the platform gives one. */
@@ -116,6 +117,11 @@ export interface ChannelHost extends DecisionSink {
   grantOffers?(events: readonly ConfirmationEvent[]): GrantButton[];
   /** Lists and revokes standing grants (the web inbox's grants page); absent or null without a grant store. */
   readonly grantAdmin?: GrantAdmin | null;
+  /**
+   * The people directory in force (a reload swaps what it returns), for a channel that finds people's addresses itself
+   * (email mails every approver with one). Absent: approvers are read as written.
+   */
+  readonly directory?: () => Directory;
   /** Where adapters log what an operator should see. */
   readonly logger: { warn(obj: Record<string, unknown>, msg: string): void; info(obj: Record<string, unknown>, msg: string): void };
 }

@@ -1,7 +1,7 @@
 /**
  * @module shared-marks
  * Short-lived marks every replica must see: a one-time web login link not yet spent, a web session signed out before
- * its expiry, the nonce of a Feishu callback already accepted, a hook call being filed (a short lease). On PostgreSQL they live in the database (`shared_marks`), so a link printed by one replica signs in on
+ * its expiry, the nonce of a Feishu callback already accepted, a hook call being filed (a short lease), an email approval link already used. On PostgreSQL they live in the database (`shared_marks`), so a link printed by one replica signs in on
  * another exactly once and a sign-out on one ends the session everywhere; on SQLite (one host) the web channel keeps
  * them in memory.
  *
@@ -9,7 +9,7 @@
  */
 
 /** Kinds of mark in use: keep names short and stable, they are stored. */
-export type MarkKind = 'login_link' | 'signed_out' | 'feishu_nonce' | 'call_lock';
+export type MarkKind = 'login_link' | 'signed_out' | 'feishu_nonce' | 'call_lock' | 'email_link';
 
 /** A set of expiring marks, shared by every replica on the same database. */
 export interface SharedMarks {

@@ -25,7 +25,10 @@ export function directTargets(directory: Directory, approvers: readonly string[]
   }
   const targets = new Map<string, { type: string; target: string }>();
   for (const id of people) {
-    for (const [channelName, account] of Object.entries(directory.person(id)?.accounts ?? {})) {
+    const person = directory.person(id);
+    // A person's `email` is their account on the email channel (when one is on), as `email:` approvers are.
+    const accounts = { ...(person?.email ? { email: person.email } : {}), ...person?.accounts };
+    for (const [channelName, account] of Object.entries(accounts)) {
       const target = channels.get(channelName)?.directTarget?.(account);
       if (target) targets.set(`${channelName}\u0000${target}`, { type: channelName, target });
     }
