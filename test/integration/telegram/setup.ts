@@ -39,7 +39,7 @@ export async function startTelegramGateway(options: TelegramGatewayOptions = {})
   const telegram = await makeTelegramHarness({ mode: options.mode, channel: options.channel });
   const server = await startTestServer({ ...options.server, channels: [telegram.channel, createWebChannel()] });
   const get = async (id: string) => (await server.gateway.get(id))!;
-  return {
+  const env: TelegramGateway = {
     telegram,
     server,
     get,
@@ -66,8 +66,10 @@ export async function startTelegramGateway(options: TelegramGatewayOptions = {})
       return `${message.chatId}:${message.messageId}`;
     },
     async close() {
-      await server.close();
+      // The server in use now: a restart test swaps in a new one.
+      await env.server.close();
       await telegram.close();
     },
   };
+  return env;
 }
