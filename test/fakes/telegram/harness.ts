@@ -117,9 +117,14 @@ export async function makeTelegramHarness(options: { mode?: 'webhook' | 'polling
       return (await press(server, request, decision === 'approve' ? 0 : 1, userId, { nonce: tapOptions.nonce })).status;
     },
     async forgedTap(server, request, decision, userId) {
-      return (await press(server, request, decision === 'approve' ? 0 : 1, userId, { secret: 'not-the-secret' })).status;
+      if (mode === 'webhook') return (await press(server, request, decision === 'approve' ? 0 : 1, userId, { secret: 'not-the-secret' })).status;
+      // Only Telegram can hand a polling bot an update; a forger can only post to where a webhook would be.
+      const message = messageFor(request);
+      const button = (message.versions[0]!.replyMarkup?.inline_keyboard as { callback_data: string }[][])[0]![decision === 'approve' ? 0 : 1]!;
+      return (await fake.postUpdate(`${server.url}/channels/telegram/webhook`, fake.tapUpdate(message, button.callback_data, { id: userId }), 'not-the-secret')).status;
     },
-    forgedStatus: 401,
+    // Polling mode mounts no webhook: a forged post finds no route at all.
+    forgedStatus: mode === 'webhook' ? 401 : 404,
     async close() {
       await channel.stop();
       await fake.close();
