@@ -19,6 +19,9 @@ import { cardMessage, escapeHtml, type TelegramMessage } from './message.js';
 import { CHAT_ID, type TelegramChannelOptions } from './options.js';
 import { handleUpdates, mountWebhook } from './updates.js';
 
+/** How long stop() waits for Telegram to confirm the last polled update. */
+const STOP_WAIT_MS = 3000;
+
 /** A message reference: `<chat id>:<message id>`. */
 export function formatMessageRef(chatId: string | number, messageId: number): string {
   return `${chatId}:${messageId}`;
@@ -117,8 +120,13 @@ export class TelegramChannel implements Channel {
 
   async stop(): Promise<void> {
     if (!this.polling) return;
-    // stop() aborts the pending long poll and confirms the last update's offset, so it is not delivered again.
-    await this.bot.stop().catch((error: unknown) => this.logger.warn({ err: describeError(error) }, 'telegram: confirming the last update failed'));
+    // stop() aborts the pending long poll at once, then confirms the last update's offset so it is not delivered again;
+    // a shutdown waits a few seconds for that confirmation at most (an unconfirmed update is handled once more, and
+    // its decision refused as already made).
+    const confirmed = this.bot.stop().catch((error: unknown) => this.logger.warn({ err: describeError(error) }, 'telegram: confirming the last update failed'));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([confirmed, new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS).unref()))]);
+    clearTimeout(timer);
     await this.polling;
     this.polling = null;
   }
