@@ -62,7 +62,7 @@ export function escapeHtml(text: string): string {
 }
 
 /** Cuts raw text (before escaping, so an entity is never split) to `max` characters. */
-function cut(text: string, max: number): string {
+export function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
@@ -71,21 +71,21 @@ const TONE_EMOJI: Record<CardText['tone'], string> = { waiting: '⏳', good: '�
 /**
  * The card for `request` in its current state: keyboard while pending, the outcome and no keyboard after.
  * Each part is cut before escaping, so the visible text stays under Telegram's 4096 characters whatever the
- * request holds (title 300 + prompt 1000 + arguments 2000 + requester 200 + approvers 300 + status 500 + labels).
+ * request holds (title 250 + prompt 900 + arguments 1800 + requester 200 + approvers 300 + status 400 + labels: ~3900).
  */
 export function cardMessage(request: ConfirmationRequest, options: { maxArgsChars?: number; grants?: readonly GrantButton[] } = {}): TelegramMessage {
   const text = cardText(request, { maxArgsChars: options.maxArgsChars ?? 1500 });
   const lines = [
-    `${TONE_EMOJI[text.tone]} <b>${escapeHtml(cut(text.title, 300))}</b>`,
+    `${TONE_EMOJI[text.tone]} <b>${escapeHtml(cut(text.title, 250))}</b>`,
     '',
-    escapeHtml(cut(text.prompt, 1000)),
+    escapeHtml(cut(text.prompt, 900)),
     '',
-    `<pre><code class="language-json">${escapeHtml(cut(text.argsPreview, 2000))}</code></pre>`,
+    `<pre><code class="language-json">${escapeHtml(cut(text.argsPreview, 1800))}</code></pre>`,
   ];
   if (text.requester) lines.push(`<b>Requested by</b> ${escapeHtml(cut(text.requester, 200))}`);
   lines.push(`<b>Approvers</b> ${escapeHtml(cut(text.approvers, 300))}`);
   lines.push(`<b>Expires</b> ${escapeHtml(text.expiresAt)}`);
-  lines.push('', `<i>${escapeHtml(cut(text.status, 500))}</i>`);
+  lines.push('', `<i>${escapeHtml(cut(text.status, 400))}</i>`);
   const message: TelegramMessage = { text: lines.join('\n'), parse_mode: 'HTML', link_preview_options: { is_disabled: true } };
   if (text.actionable) message.reply_markup = { inline_keyboard: keyboard(request, options.grants ?? []) };
   return message;

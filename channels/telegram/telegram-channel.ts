@@ -15,7 +15,7 @@ import { PermanentChannelError, type CardRef, type Channel, type ChannelHost, ty
 import { describeError } from '../../src/errors.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { isNotModified, toChannelError } from './api-errors.js';
-import { cardMessage, escapeHtml, type TelegramMessage } from './message.js';
+import { cardMessage, cut, escapeHtml, type TelegramMessage } from './message.js';
 import { CHAT_ID, type TelegramChannelOptions } from './options.js';
 import { handleUpdates, mountWebhook } from './updates.js';
 
@@ -89,7 +89,7 @@ export class TelegramChannel implements Channel {
   async remind(request: ConfirmationRequest, card: CardRef): Promise<void> {
     const ref = this.ref(card);
     const other = { parse_mode: 'HTML' as const, reply_parameters: { message_id: ref.message, allow_sending_without_reply: true } };
-    await this.call('sendMessage', () => this.api.sendMessage(ref.chat, escapeHtml(reminderText(request)), other));
+    await this.call('sendMessage', () => this.api.sendMessage(ref.chat, escapeHtml(cut(reminderText(request), 4000)), other));
   }
 
   /** Mounts `POST /channels/telegram/webhook` in webhook mode; polling mode has no route (nothing to authenticate). */

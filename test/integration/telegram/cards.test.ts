@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { callbackData, cardMessage, escapeHtml, parseCallbackData } from '../../../channels/telegram/index.js';
 import { parseHtml } from '../../fakes/telegram/html-rules.js';
+import { eventually } from '../../helpers/eventually.js';
 import { startTelegramGateway, type TelegramGateway } from './setup.js';
 
 describe('telegram cards', () => {
@@ -59,6 +60,7 @@ describe('telegram cards', () => {
   it('keeps a huge request within Telegram\'s limits, arguments cut with a note', async () => {
     env = await startTelegramGateway();
     const request = await env.file({
+      tool_name: 't'.repeat(200),
       prompt: '<&>'.repeat(1333),
       agent_id: 'a'.repeat(100),
       approvers: Array.from({ length: 40 }, (_, i) => `telegram:50000000${String(i).padStart(2, '0')}`),
@@ -69,6 +71,11 @@ describe('telegram cards', () => {
     expect(card.text.length).toBeLessThanOrEqual(4096);
     expect(card.buttons.map((b) => b.text)).toEqual(['✅ Ship it', '❌ Stop', 'Ship to canary', 'Ship to half']);
     expect(card.text).toContain('more characters');
+    // The final card, with the longest tool name and reason the API takes, still fits.
+    const outcome = await env.server.gateway.decide({ requestId: request.id, nonce: request.nonce, decision: 'deny', reason: '&'.repeat(2000), actor: { channel: 'telegram', userId: '5000000000' } });
+    expect(outcome.ok).toBe(true);
+    await eventually(() => expect(env.telegram.fake.card(env.refOf(request))?.actionable).toBe(false));
+    expect(env.telegram.fake.card(env.refOf(request))!.text.length).toBeLessThanOrEqual(4096);
   });
 
   it('escapes the three characters HTML mode needs and round-trips callback data', () => {
