@@ -51,6 +51,8 @@ export class TelegramChannel implements Channel {
   private init: Promise<void> | null = null;
 
   constructor(private readonly options: TelegramChannelOptions) {
+    // A webhook without its secret would take updates from anyone who finds the URL.
+    if (options.mode === 'webhook' && !options.webhookSecret) throw new Error('telegram: webhook mode needs a webhook secret');
     this.defaultTarget = options.defaultTarget;
     const logger = options.logger ?? pino({ level: 'silent' });
     this.logger = logger.bindings().channel === 'telegram' ? logger : logger.child({ channel: 'telegram' });

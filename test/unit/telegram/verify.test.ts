@@ -1,12 +1,17 @@
 /**
- * The webhook's two checks on their own: the secret header (missing, wrong, a prefix or an extension of the secret all
- * refused) and the replay window (an update id is refused again until the window has passed, and a flood evicts the
- * oldest first).
+ * The webhook's two checks on their own: the secret header (required in webhook mode; missing, wrong, a prefix or an
+ * extension of the secret all refused) and the replay window (an update id is refused again until the window has
+ * passed, and a flood evicts the oldest first).
  */
 import { describe, expect, it } from 'vitest';
-import { SeenUpdates, secretTokenProblem } from '../../../channels/telegram/index.js';
+import { SeenUpdates, createTelegramChannel, secretTokenProblem } from '../../../channels/telegram/index.js';
 
 describe('secretTokenProblem', () => {
+  it('is required to build a channel in webhook mode', () => {
+    expect(() => createTelegramChannel({ botToken: '1:x', mode: 'webhook' })).toThrow(/webhook secret/);
+    expect(createTelegramChannel({ botToken: '1:x', mode: 'polling' }).name).toBe('telegram');
+  });
+
   it('takes the secret and nothing else', () => {
     expect(secretTokenProblem('s3cret_-X', 's3cret_-X')).toBeNull();
     expect(secretTokenProblem(undefined, 's3cret_-X')).toMatch(/missing/);
