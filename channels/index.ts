@@ -48,6 +48,11 @@ export async function channelsFromConfig(
     const discord = discordOptionsFromEnv(config.env);
     if (discord) channels.push(createDiscordChannel({ ...discord, logger }));
   }
+  if (set('TELEGRAM_BOT_TOKEN', 'TELEGRAM_WEBHOOK_SECRET')) {
+    const { createTelegramChannel, telegramOptionsFromEnv } = await import('./telegram/index.js');
+    const telegram = telegramOptionsFromEnv(config.env);
+    if (telegram) channels.push(createTelegramChannel({ ...telegram, logger }));
+  }
   if (set('TEAMS_APP_ID', 'TEAMS_APP_PASSWORD', 'TEAMS_TENANT_ID')) {
     const { createTeamsChannel, teamsOptionsFromEnv, PostgresTeamsConversationStore, SqliteTeamsConversationStore } = await import('./teams/index.js');
     const teams = teamsOptionsFromEnv(config.env);

@@ -164,6 +164,9 @@ export function openApiDocument(version: string): Record<string, unknown> {
       '/channels/discord/interactions': {
         post: { security: [], summary: "Discord interactions: button taps and PING (Ed25519-signed with the application's public key; present when Discord is configured)", responses: { 200: { description: 'Interaction response: PONG, UPDATE_MESSAGE or an ephemeral message' }, 401: { description: 'Bad signature or stale timestamp' } } },
       },
+      '/channels/telegram/webhook': {
+        post: { security: [], summary: 'Telegram Bot API updates: callback_query taps (X-Telegram-Bot-Api-Secret-Token must equal TELEGRAM_WEBHOOK_SECRET; present when Telegram is configured in webhook mode)', responses: { 200: { description: 'Handled (a repeated update_id is acknowledged and dropped)' }, 400: { description: 'Not a Telegram update' }, 401: { description: 'Missing or wrong secret token' } } },
+      },
       '/channels/teams/messages': {
         post: { security: [], summary: 'Microsoft Teams activities: installs and Adaptive Card Action.Execute taps (Bot Framework JWT: issuer, audience = app id, JWKS signature, expiry; present when Teams is configured)', responses: { 200: { description: 'Empty, or an invoke response carrying the refreshed Adaptive Card' }, 401: { description: 'Missing or invalid bearer token' } } },
       },

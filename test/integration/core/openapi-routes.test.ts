@@ -8,6 +8,7 @@ import { createDiscordChannel } from '../../../channels/discord/index.js';
 import { FeishuChannel } from '../../../channels/feishu/index.js';
 import { createSlackChannel } from '../../../channels/slack/index.js';
 import { createTeamsChannel } from '../../../channels/teams/index.js';
+import { createTelegramChannel } from '../../../channels/telegram/index.js';
 import { createWebChannel } from '../../../channels/web/index.js';
 import { registeredRoutes } from '../../helpers/routes.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
@@ -23,7 +24,8 @@ describe('GET /openapi.json', () => {
     const feishu = new FeishuChannel({ appId: 'cli_openapi', appSecret: 's', domain: 'http://127.0.0.1:9', verificationToken: 'v', encryptKey: 'k', mode: 'webhook', language: 'en', replayWindowS: 300, requestTimeoutMs: 1000 });
     const discord = createDiscordChannel({ botToken: 'openapi', publicKey: 'ab'.repeat(32), applicationId: '1', apiUrl: 'http://127.0.0.1:9/api' });
     const teams = createTeamsChannel({ appId: 'openapi', appPassword: 's', tenantId: 't', openIdMetadataUrl: 'http://127.0.0.1:9/openid', loginUrl: 'http://127.0.0.1:9' });
-    t = await startTestServer({ channels: [createWebChannel(), slack, feishu, discord, teams] });
+    const telegram = createTelegramChannel({ botToken: '1:openapi', mode: 'webhook', webhookSecret: 'openapi', apiRoot: 'http://127.0.0.1:9' });
+    t = await startTestServer({ channels: [createWebChannel(), slack, feishu, discord, teams, telegram] });
   });
 
   afterEach(async () => {
@@ -41,7 +43,7 @@ describe('GET /openapi.json', () => {
       .sort();
     expect(served.filter((r) => !documented.includes(r)), 'served but not in /openapi.json').toEqual([]);
     expect(documented.filter((r) => !served.includes(r)), 'in /openapi.json but not served').toEqual([]);
-    for (const must of ['POST /v1/hooks/claude-code', 'POST /channels/slack/events', 'POST /channels/feishu/events', 'POST /v1/tokens', 'POST /v1/requests/{id}/receipt', 'POST /v1/web/login-links', 'GET /openapi.json']) {
+    for (const must of ['POST /v1/hooks/claude-code', 'POST /channels/slack/events', 'POST /channels/feishu/events', 'POST /channels/telegram/webhook', 'POST /v1/tokens', 'POST /v1/requests/{id}/receipt', 'POST /v1/web/login-links', 'GET /openapi.json']) {
       expect(documented).toContain(must);
     }
   });
