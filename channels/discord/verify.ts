@@ -5,6 +5,7 @@
  * itself only signs; without the window a captured tap would stay valid forever). Uses node:crypto alone.
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { SeenOnce } from '../../src/seen-once.js';
 
 /** How far an interaction's timestamp may be from now: five minutes either way. */
 export const DEFAULT_REPLAY_WINDOW_S = 300;
@@ -46,28 +47,8 @@ export function interactionProblem(raw: Buffer, signature: string | undefined, t
  * second copy of a correctly signed body inside the window is a replay. In-process only (a replica that never saw the
  * first copy takes the second, which the gateway's compare-and-set then refuses as already decided).
  */
-export class SeenInteractions {
-  private readonly seen = new Map<string, number>();
-
-  constructor(
-    private readonly windowS = DEFAULT_REPLAY_WINDOW_S,
-    private readonly max = 10_000,
-  ) {}
-
-  /** True the first time `id` is offered within the window, false for a repeat. */
-  firstUse(id: string, nowMs: number): boolean {
-    this.sweep(nowMs);
-    if (this.seen.has(id)) return false;
-    this.seen.set(id, nowMs);
-    // Oldest first out when a flood fills the cache: they are the ones closest to leaving the window anyway.
-    if (this.seen.size > this.max) this.seen.delete(this.seen.keys().next().value!);
-    return true;
-  }
-
-  private sweep(nowMs: number): void {
-    for (const [id, at] of this.seen) {
-      if (nowMs - at <= this.windowS * 2000) break;
-      this.seen.delete(id);
-    }
+export class SeenInteractions extends SeenOnce<string> {
+  constructor(windowS = DEFAULT_REPLAY_WINDOW_S, max = 10_000) {
+    super(windowS * 2000, max);
   }
 }

@@ -5,6 +5,7 @@
  * it is compared in constant time. Also remembers `update_id`s, so an update posted twice decides once.
  */
 import { secretEquals } from '../../src/secure-compare.js';
+import { SeenOnce } from '../../src/seen-once.js';
 
 /** The header Telegram puts the webhook secret in. */
 export const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
@@ -24,28 +25,8 @@ export const DEFAULT_REPLAY_WINDOW_S = 600;
  * In-process only (a replica that never saw the first copy takes the second, and the gateway's compare-and-set refuses
  * it as already decided).
  */
-export class SeenUpdates {
-  private readonly seen = new Map<number, number>();
-
-  constructor(
-    private readonly windowS = DEFAULT_REPLAY_WINDOW_S,
-    private readonly max = 10_000,
-  ) {}
-
-  /** True the first time `updateId` is offered within the window, false for a repeat. */
-  firstUse(updateId: number, nowMs: number): boolean {
-    this.sweep(nowMs);
-    if (this.seen.has(updateId)) return false;
-    this.seen.set(updateId, nowMs);
-    // Oldest first out when a flood fills the cache: they are the ones closest to leaving the window anyway.
-    if (this.seen.size > this.max) this.seen.delete(this.seen.keys().next().value!);
-    return true;
-  }
-
-  private sweep(nowMs: number): void {
-    for (const [id, at] of this.seen) {
-      if (nowMs - at <= this.windowS * 1000) break;
-      this.seen.delete(id);
-    }
+export class SeenUpdates extends SeenOnce<number> {
+  constructor(windowS = DEFAULT_REPLAY_WINDOW_S, max = 10_000) {
+    super(windowS * 1000, max);
   }
 }
