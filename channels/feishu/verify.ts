@@ -10,6 +10,7 @@ import { createDecipheriv, createHash } from 'node:crypto';
 import { secretEquals } from '../../src/secure-compare.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SharedMarks } from '../../src/shared-marks.js';
+import { SeenOnce } from '../../src/seen-once.js';
 
 /** What verification needs. */
 export interface VerifyOptions {
@@ -46,31 +47,10 @@ export function feishuSignature(timestamp: string, nonce: string, encryptKey: st
   return createHash('sha256').update(timestamp + nonce + encryptKey).update(rawBody).digest('hex');
 }
 
-/** Remembers the nonces of accepted callbacks for the replay window, so the same signed request works only once. */
-export class NonceCache {
-  private readonly seen = new Map<string, number>();
-
-  constructor(
-    private readonly windowMs: number,
-    private readonly max = 50_000,
-  ) {}
-
-  /** True when `nonce` was already used within the window; otherwise remembers it and returns false. */
-  check(nonce: string, now: number): boolean {
-    this.prune(now);
-    const at = this.seen.get(nonce);
-    if (at !== undefined && now - at <= this.windowMs * 2) return true;
-    this.seen.set(nonce, now);
-    // Under a flood, forget the oldest: the timestamp window still bounds what an attacker can replay.
-    if (this.seen.size > this.max) this.seen.delete(this.seen.keys().next().value!);
-    return false;
-  }
-
-  private prune(now: number): void {
-    for (const [nonce, at] of this.seen) {
-      if (now - at <= this.windowMs * 2) break;
-      this.seen.delete(nonce);
-    }
+/** Remembers the nonces of accepted callbacks for twice the replay window, so the same signed request works only once. */
+export class NonceCache extends SeenOnce<string> {
+  constructor(windowMs: number, max = 50_000) {
+    super(windowMs * 2, max);
   }
 }
 
@@ -124,7 +104,7 @@ export function verifyCallback(rawBody: Buffer, headers: IncomingHttpHeaders, op
   const appId = isObject(payload.header) ? payload.header.app_id : undefined;
   if (options.appId && typeof appId === 'string' && appId !== options.appId) return { ok: false, status: 401, reason: 'callback is for another app' };
   // Last, so that only authentic requests occupy the cache.
-  if (options.nonces.check(nonce!, now)) return { ok: false, status: 401, reason: 'replayed callback (nonce already used)' };
+  if (!options.nonces.firstUse(nonce!, now)) return { ok: false, status: 401, reason: 'replayed callback (nonce already used)' };
   return { ok: true, payload };
 }
 

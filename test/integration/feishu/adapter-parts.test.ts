@@ -76,9 +76,9 @@ describe('decryption and signatures', () => {
 
   it('remembers nonces for the window only', () => {
     const nonces = new NonceCache(1000);
-    expect(nonces.check('a', 0)).toBe(false);
-    expect(nonces.check('a', 500)).toBe(true);
-    expect(nonces.check('a', 5000)).toBe(false);
+    expect(nonces.firstUse('a', 0)).toBe(true);
+    expect(nonces.firstUse('a', 500)).toBe(false);
+    expect(nonces.firstUse('a', 5000)).toBe(true);
   });
 });
 
