@@ -4,10 +4,14 @@
  */
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { html, type SafeHtml } from '../html.js';
+import type { WebIdentity } from '../identity.js';
 
 /** Who is looking, and the CSRF token their forms carry. */
 export interface Viewer {
+  /** How the page names the signed-in viewer (`web:admin`, `Alice Martin (alice@example.com)`); null when signed out. */
   user: string | null;
+  /** Who they are, resolved against the directory; null when signed out. */
+  identity: WebIdentity | null;
   csrf: string;
   /** Whether the viewer is one of the request's approvers (by person), so its buttons would be heard. */
   mayDecide(request: ConfirmationRequest): boolean;
@@ -32,7 +36,7 @@ export function layout(options: LayoutOptions, body: SafeHtml): SafeHtml {
         <a href="/ui" ${options.current === 'inbox' ? html`aria-current="page"` : ''}>Inbox</a>
         <a href="/ui/audit" ${options.current === 'audit' ? html`aria-current="page"` : ''}>Audit</a>
         <a href="/ui/grants" ${options.current === 'grants' ? html`aria-current="page"` : ''}>Grants</a>
-        <span class="who">web:${viewer.user}</span>
+        <span class="who">${viewer.user}</span>
         <form method="post" action="/ui/logout" class="inline">
           <input type="hidden" name="_csrf" value="${viewer.csrf}">
           <button type="submit" class="link">Sign out</button>

@@ -98,7 +98,7 @@ ${!text.actionable
   ? ''
   : viewer.mayDecide(request)
     ? decisionForms(request, viewer, options.edit, options.grants ?? [])
-    : html`<section class="card actions" id="not-approver"><p class="notice bad">You are not an approver of this request: you are signed in as web:${viewer.user}, and only ${text.approvers} may decide it.</p></section>`}
+    : html`<section class="card actions" id="not-approver"><p class="notice bad">You are not an approver of this request: you are signed in as ${viewer.user}, and only ${text.approvers} may decide it.</p></section>`}
 </div>
 <section class="card" id="timeline" data-live-region>
   <h2>Timeline</h2>
@@ -139,7 +139,7 @@ function decisionForms(request: ConfirmationRequest, viewer: Viewer, edit: EditS
   const editable = boundedJson(request.toolArgs, EDITABLE);
   const editText = edit?.text ?? editable.text;
   return html`<section class="card actions">
-    <h2>Decide as web:${viewer.user}</h2>
+    <h2>Decide as ${viewer.identity?.account ?? viewer.user}</h2>
     <div class="buttons">
       <form method="post" action="${action}" class="inline" id="approve-form">
         ${hidden}
