@@ -22,6 +22,7 @@ import { oidcRoutes } from './oidc/routes.js';
 import { SignInLimiter, type SignInLimits } from './sign-in-limiter.js';
 import { auditPage } from './pages/audit.js';
 import { inboxPage } from './pages/inbox.js';
+import { inboxRows, inboxView, waitingRows } from './inbox-views.js';
 import { messagePage } from './pages/message.js';
 import { rawArgsPage, requestPage } from './pages/request.js';
 import type { ChangeStreams } from './stream.js';
@@ -79,8 +80,15 @@ export function webRoutes(context: WebRoutesContext): Router {
       sendPage(res, 200, messagePage(viewerOf(req, res, context), 'Nothing to decide', unknownPersonText(identity)));
       return;
     }
-    const page = await gateway.list({ status: 'pending', limit: INBOX_LIMIT });
-    sendPage(res, 200, inboxPage(viewerOf(req, res, context), page.items, context.now(), page.nextCursor !== null, await nudgedRequests(gateway, page.items)));
+    const view = inboxView(req.query.view, identity);
+    const waiting = await waitingRows(gateway, identity, INBOX_LIMIT);
+    const rows = view === 'waiting' ? waiting : await inboxRows(gateway, identity, view, INBOX_LIMIT);
+    const pending = rows.items.filter((r) => r.status === 'pending');
+    sendPage(
+      res,
+      200,
+      inboxPage({ viewer: viewerOf(req, res, context), view, ...rows, now: context.now(), nudged: await nudgedRequests(gateway, pending), waiting: { count: waiting.items.length, more: waiting.more } }),
+    );
   });
 
   router.get('/stream', signedIn, (req, res) => {

@@ -14,6 +14,7 @@ import { executionOf, type ExecutionView } from '../../../src/http/export.js';
 import { boundedJson, type JsonViewLimits } from '../../../src/json-view.js';
 import { expiryBoth, formatTime, statusBadge } from './format.js';
 import { layout, type Viewer } from './layout.js';
+import { markdown } from './markdown.js';
 
 /** Words for `?notice=` after a decision post: fixed texts, so a crafted link cannot put words on the page. */
 export const NOTICES: Record<string, { tone: 'good' | 'bad'; text: string }> = {
@@ -75,7 +76,7 @@ ${notice ? html`<p class="notice ${notice.tone}" role="status">${notice.text}</p
   <p class="status ${text.tone}">${statusBadge(request)} <span>${text.status}</span></p>
 </div>
 <section class="card">
-  <p class="prompt">${text.prompt}</p>
+  <div class="prompt">${markdown(text.prompt)}</div>
   <dl class="facts">
     ${row('Tool', html`<code>${text.toolName}</code>`)}
     ${row('Requested by', text.requester)}
