@@ -7,7 +7,7 @@
  */
 import { Router, type RequestHandler, type Request, type Response } from 'express';
 import { requireForm, requireUser, safeNext, secureCookies, sendPage, sessionOf, viewerOf, type GuardContext } from './guard.js';
-import { loginPage } from './pages/login.js';
+import { loginPage, signedOutPage } from './pages/login.js';
 import { serializeCookie, SESSION_COOKIE } from './session.js';
 import type { SignInLimiter } from './sign-in-limiter.js';
 import type { OidcClient } from './oidc/client.js';
@@ -82,9 +82,12 @@ export function loginRoutes(context: GuardContext, forms: RequestHandler, limite
     const session = sessionOf(res)!;
     await context.signer.revoke(session);
     res.append('set-cookie', serializeCookie(SESSION_COOKIE, '', { secure: secureCookies(req, context), maxAgeS: 0 }));
-    // Signed in through the provider: sign out there too, or the next sign-in would pass straight through.
+    // Signed in through the provider: sign out there too, or the next sign-in would pass straight through. Not by a
+    // redirect: the form's CSP (`form-action 'self'`) covers its redirects, so a page sends the browser on instead.
     const endSession = session.data ? oidc?.endSessionUrl() : null;
-    res.redirect(303, endSession?.href ?? '/ui/login');
+    if (!endSession) return res.redirect(303, '/ui/login');
+    res.locals.webSession = null;
+    sendPage(res, 200, signedOutPage(viewerOf(req, res, context), endSession.href));
   });
   return router;
 }

@@ -25,6 +25,8 @@ export interface LayoutOptions {
   current?: 'inbox' | 'audit' | 'grants';
   /** What the live-update script refreshes: the page to re-read, and the request whose changes matter (all when absent). */
   live?: { url: string; requestId?: string };
+  /** Where the browser goes next by itself (after signing out: the identity provider's sign-out). */
+  refreshTo?: string;
 }
 
 /** Wraps `body` in the page frame. */
@@ -49,6 +51,7 @@ export function layout(options: LayoutOptions, body: SafeHtml): SafeHtml {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
+${options.refreshTo ? html`<meta http-equiv="refresh" content="0; url=${options.refreshTo}">` : ''}
 <title>${options.title} · tollgate</title>
 <link rel="stylesheet" href="/ui/assets/app.css">
 <script src="/ui/assets/app.js" defer></script>

@@ -4,7 +4,7 @@
  * users exist. Sign-in by link needs no page: the link itself signs in.
  */
 import { html, type SafeHtml } from '../html.js';
-import { layout } from './layout.js';
+import { layout, type Viewer } from './layout.js';
 
 /** Options of {@link loginPage}. */
 export interface LoginPageOptions {
@@ -45,4 +45,14 @@ export function loginPage(options: LoginPageOptions): SafeHtml {
     : ''}
 </section>`;
   return layout({ title: 'Sign in', viewer: { user: null, identity: null, csrf: options.csrf, mayDecide: () => false } }, body);
+}
+
+/** Signed out of tollgate; the page sends the browser on to sign out at the identity provider too (`endSessionUrl`). */
+export function signedOutPage(viewer: Viewer, endSessionUrl: string): SafeHtml {
+  const body = html`<section class="card narrow">
+  <h1>Signed out</h1>
+  <p>You are signed out of tollgate. Signing you out of your identity provider too…</p>
+  <p><a class="button" id="end-session" href="${endSessionUrl}">Continue to sign out there</a></p>
+</section>`;
+  return layout({ title: 'Signed out', viewer, refreshTo: endSessionUrl }, body);
 }
