@@ -5,7 +5,7 @@
  * without JavaScript; each carries the CSRF token, the request's nonce and the hash of the arguments shown, so a
  * decision always applies to exactly what the approver saw.
  */
-import { cardText, maskSecrets } from '../../../src/card.js';
+import { cardText } from '../../../src/card.js';
 import { MAX_JSON_DEPTH } from '../../../src/json-bounds.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../../../src/requests/types.js';
 import { MAX_EDITED_ARGS_CHARS } from '../decision-form.js';
@@ -14,6 +14,7 @@ import { executionOf, type ExecutionView } from '../../../src/http/export.js';
 import { boundedJson, type JsonViewLimits } from '../../../src/json-view.js';
 import { expiryBoth, formatTime, statusBadge } from './format.js';
 import { layout, type Viewer } from './layout.js';
+import { timelineEntry } from './timeline.js';
 import { markdown } from './markdown.js';
 
 /** Words for `?notice=` after a decision post: fixed texts, so a crafted link cannot put words on the page. */
@@ -178,26 +179,6 @@ function decisionForms(request: ConfirmationRequest, viewer: Viewer, edit: EditS
       </form>
     </details>`}
   </section>`;
-}
-
-function timelineEntry(event: ConfirmationEvent): SafeHtml {
-  // Empty values (a web card's blank target and null reference) say nothing to a reader.
-  const shown = Object.entries(event.detail).filter(([, v]) => v !== null && v !== '' && v !== undefined);
-  const detail = shown
-    .slice(0, 20)
-    .map(([k, v]) => {
-      const masked = typeof v === 'string' ? maskSecrets({ [k]: v }) : null;
-      const value = masked ? String((masked as Record<string, unknown>)[k]).slice(0, 500) : boundedJson(v, { maxDepth: 4, maxChars: 500, indent: 0 }, k).text;
-      return `${k.replace(/_/g, ' ')}: ${value}`;
-    })
-    .join(' · ');
-  return html`<li class="event ${event.type}">
-    <time datetime="${event.at.toISOString()}">${formatTime(event.at)}</time>
-    <strong>${event.type.replace(/_/g, ' ')}</strong>
-    ${event.actor ? html`<span>by ${event.actor}</span>` : ''}
-    ${event.channel ? html`<span class="muted">via ${event.channel}</span>` : ''}
-    ${detail ? html`<code class="detail">${detail}</code>` : ''}
-  </li>`;
 }
 
 /** The raw arguments (and edited arguments) as compact JSON, secrets masked, cut at {@link RAW}'s size. */

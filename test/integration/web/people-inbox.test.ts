@@ -73,7 +73,13 @@ describe('people-aware inbox', () => {
 
     expect(ids((await alice.request('/ui?view=filed')).text)).toEqual([forAlice.id]);
     expect(ids((await alice.request('/ui?view=decided')).text)).toEqual([]);
-    await alice.decide(byPerson.id, { decision: 'approve' });
+    await alice.decide(byPerson.id, { decision: 'approve', reason: 'build dir only' });
+    // The timeline in sentences, not raw detail.
+    const timeline = visibleText(/<section class="card" id="timeline"[\s\S]*?<\/section>/.exec((await alice.request(`/ui/requests/${byPerson.id}`)).text)![0]);
+    expect(timeline).toContain('Filed; policy rule default asked for a decision.');
+    expect(timeline).toContain('Shown in the web inbox.');
+    expect(timeline).toContain('Approved by person:alice through web: “build dir only”.');
+    expect(timeline).not.toMatch(/attempt|\{"rule"/);
     expect(ids((await alice.request('/ui')).text).sort()).toEqual([byGroup.id, byAccount.id].sort());
     expect(ids((await alice.request('/ui?view=decided')).text)).toEqual([byPerson.id]);
     expect(ids((await alice.request('/ui?view=all')).text).sort()).toEqual([byGroup.id, byAccount.id].sort());
