@@ -20,7 +20,7 @@ export interface OidcFlow {
 export class OidcSignInError extends Error {
   override readonly name = 'OidcSignInError';
   constructor(
-    readonly status: 400 | 401 | 403,
+    readonly status: 400 | 401 | 403 | 502,
     readonly reason: string,
     message: string,
   ) {
@@ -133,6 +133,11 @@ export class OidcClient {
 function signInErrorOf(error: unknown): OidcSignInError {
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown; error?: unknown }).error ?? (error as { code?: unknown }).code;
+  // fetch itself failed: the provider is down or unreachable from here, which is nobody's bad input.
+  const name = error instanceof Error ? error.name : '';
+  if ((error instanceof TypeError && message === 'fetch failed') || name === 'TimeoutError' || name === 'AbortError') {
+    return new OidcSignInError(502, `provider_unreachable:${message}`, 'The identity provider could not be reached to finish signing you in. Try again in a moment.');
+  }
   if (error instanceof client.ResponseBodyError) {
     return new OidcSignInError(400, `code_rejected:${String(code)}`, 'The identity provider refused this sign-in code: it was already used or has expired. Sign in again.');
   }

@@ -14,8 +14,9 @@ import { createServer, type TollgateServer } from '../../../src/server.js';
 import type { WebClient, WebResponse } from '../../integration/web/web-client.js';
 import { freePort, startOidcProvider, type FakeAccount, type FakeProvider } from './provider.js';
 
-/** The client the gateway is registered as, and a second one (another audience). */
+/** The client the gateway is registered as. */
 export const CLIENT = { clientId: 'tollgate-web', clientSecret: 'tollgate-web-secret-0123456789' };
+/** A second client of the same provider: another audience. */
 export const OTHER_CLIENT = { clientId: 'other-app', clientSecret: 'other-app-secret-0123456789abc' };
 
 /** A running provider and gateway. */

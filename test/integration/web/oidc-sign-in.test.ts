@@ -182,6 +182,15 @@ describe('OpenID sign-in (web inbox)', () => {
       expect(harness.logs.some((l) => l.event === 'sign_in_refused' && /id_token_rejected.*:exp:/.test(String(l.reason)))).toBe(true);
     });
 
+    it('the provider gone between the sign-in and the callback: 502, not a verdict on the person', async () => {
+      harness = await startOidcHarness({ accounts: ACCOUNTS, yaml: YAML });
+      const browser = new WebClient(harness.url);
+      const { callback } = await walkProvider(browser, '/ui/auth/login', 'alice', true);
+      await harness.provider.close();
+      refused(browser, 502, 'could not be reached', await browser.request(callback!.href));
+      expect(harness.logs.some((l) => l.event === 'sign_in_refused' && String(l.reason).startsWith('provider_unreachable'))).toBe(true);
+    });
+
     it('the provider says no (the person cancelled)', async () => {
       harness = await startOidcHarness({ accounts: ACCOUNTS, yaml: YAML });
       const browser = new WebClient(harness.url);
