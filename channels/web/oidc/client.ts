@@ -1,7 +1,8 @@
 /**
  * @module channels/web/oidc/client
  * The relying party: discovery from the issuer, the authorization URL (code flow with PKCE, `state` and `nonce`), the
- * code exchange with ID token validation (issuer, audience, expiry, nonce, signature against the provider's JWKS), and
+ * code exchange with ID token validation (issuer, audience, expiry, nonce, and the signature against the provider's
+ * JWKS, which openid-client skips by default), and
  * the RP-initiated logout URL. All of it is `openid-client`'s; this file only wires it to tollgate's clock and words
  * its failures for a person.
  */
@@ -77,6 +78,10 @@ export class OidcClient {
     const auth = this.options.clientSecret ? undefined : client.None();
     const config = new client.Configuration(this.server, this.options.clientId, metadata, auth);
     if (this.options.issuer.protocol === 'http:') client.allowInsecureRequests(config);
+    // openid-client trusts the TLS connection to the token endpoint and skips the ID token's signature by default
+    // (OpenID Core 3.1.3.7 allows it); we check it against the provider's JWKS as well, so a token that did not come
+    // from the provider's keys never signs anyone in, whatever sits between us and the provider.
+    client.enableNonRepudiationChecks(config);
     if (this.jwks) client.setJwksCache(config, this.jwks);
     return config;
   }
@@ -142,8 +147,14 @@ function signInErrorOf(error: unknown): OidcSignInError {
     return new OidcSignInError(400, `code_rejected:${String(code)}`, 'The identity provider refused this sign-in code: it was already used or has expired. Sign in again.');
   }
   // oauth4webapi names the claim that failed (aud, exp, iss, nonce…) in the cause of openid-client's error, or its
-  // cause's cause: the log line says which.
+  // cause's cause, and the innermost message says what was wrong ("JWT signature verification failed"): the log
+  // line says both.
   let claim: unknown;
-  for (let cause: unknown = error; cause && claim === undefined; cause = (cause as { cause?: unknown }).cause) claim = (cause as { claim?: unknown }).claim;
-  return new OidcSignInError(401, `id_token_rejected:${String(code)}${typeof claim === 'string' ? `:${claim}` : ''}:${message}`, 'The identity provider’s answer did not pass the checks (issuer, audience, expiry or signature). Nobody was signed in.');
+  let inner = message;
+  for (let cause: unknown = error; cause && typeof cause === 'object'; cause = (cause as { cause?: unknown }).cause) {
+    claim ??= (cause as { claim?: unknown }).claim;
+    if (cause instanceof Error) inner = cause.message;
+  }
+  const why = inner === message ? message : `${message}: ${inner}`;
+  return new OidcSignInError(401, `id_token_rejected:${String(code)}${typeof claim === 'string' ? `:${claim}` : ''}:${why}`, 'The identity provider’s answer did not pass the checks (issuer, audience, expiry or signature). Nobody was signed in.');
 }

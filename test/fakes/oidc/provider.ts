@@ -43,8 +43,11 @@ export interface FakeProviderOptions {
 export interface FakeProvider {
   /** `http://127.0.0.1:<port>`: what `TOLLGATE_OIDC_ISSUER` names. */
   issuer: string;
-  /** Rewrites the claims of every ID token the token endpoint returns until called with null. */
-  tamper(rewrite: ((claims: JWTPayload) => JWTPayload) | null): void;
+  /**
+   * Rewrites the claims of every ID token the token endpoint returns until called with null; `foreignKey` signs them
+   * with a key the provider's JWKS does not hold (under the provider's own `kid`), as a forger would.
+   */
+  tamper(rewrite: ((claims: JWTPayload) => JWTPayload) | null, options?: { foreignKey?: boolean }): void;
   /** Requests the provider answered, by path (`/token`, `/session/end`…), oldest first. */
   readonly seen: string[];
   close(): Promise<void>;
@@ -56,6 +59,7 @@ export async function startOidcProvider(options: FakeProviderOptions): Promise<F
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  const foreign = (await generateKeyPair('RS256')).privateKey;
   const jwk = { ...(await exportJWK(privateKey)), kid: 'fake-key-1', alg: 'RS256', use: 'sig' };
   const accounts = new Map(options.accounts.map((a) => [a.id, a]));
   const provider = new Provider(issuer, {
@@ -88,6 +92,7 @@ export async function startOidcProvider(options: FakeProviderOptions): Promise<F
     },
   });
   let rewrite: ((claims: JWTPayload) => JWTPayload) | null = null;
+  let signingKey = privateKey;
   const seen: string[] = [];
   provider.use(async (ctx, next) => {
     seen.push(ctx.path);
@@ -95,7 +100,7 @@ export async function startOidcProvider(options: FakeProviderOptions): Promise<F
     const body = ctx.body as { id_token?: string } | undefined;
     if (rewrite && ctx.path === '/token' && ctx.status === 200 && typeof body?.id_token === 'string') {
       const claims = rewrite(decodeJwt(body.id_token));
-      ctx.body = { ...body, id_token: await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: jwk.kid }).sign(privateKey) };
+      ctx.body = { ...body, id_token: await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: jwk.kid }).sign(signingKey) };
     }
   });
   // oidc-provider warns about its development defaults on every start; the tests know.
@@ -104,8 +109,9 @@ export async function startOidcProvider(options: FakeProviderOptions): Promise<F
   return {
     issuer,
     seen,
-    tamper(next) {
+    tamper(next, options = {}) {
       rewrite = next;
+      signingKey = options.foreignKey ? foreign : privateKey;
     },
     close: () =>
       new Promise<void>((resolve) => {

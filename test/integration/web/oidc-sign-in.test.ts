@@ -3,6 +3,7 @@
  * cookie jar: discovery, code flow with PKCE, the address to a person of the directory, the groups claim to a group,
  * who may not sign in, sign-out at the provider, and every bad callback (no session, a page in plain words, a log line).
  */
+import type { JWTPayload } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLIENT, OTHER_CLIENT, startOidcHarness, walkProvider, type OidcHarness } from '../../fakes/oidc/harness.js';
 import { visibleText, WebClient } from './web-client.js';
@@ -159,13 +160,31 @@ describe('OpenID sign-in (web inbox)', () => {
       expect(harness.logs.some((l) => l.event === 'sign_in_refused' && String(l.reason).startsWith('code_rejected'))).toBe(true);
     });
 
-    it('an ID token for another audience', async () => {
+    it('an ID token for another audience, from another issuer, with another nonce, or signed with another key', async () => {
       harness = await startOidcHarness({ accounts: ACCOUNTS, yaml: YAML });
-      harness.provider.tamper((claims) => ({ ...claims, aud: OTHER_CLIENT.clientId }));
+      const cases = [
+        { rewrite: (c: JWTPayload) => ({ ...c, aud: OTHER_CLIENT.clientId }), reason: /id_token_rejected.*:aud:/ },
+        { rewrite: (c: JWTPayload) => ({ ...c, iss: 'https://idp.example.org' }), reason: /id_token_rejected.*:iss:/ },
+        { rewrite: (c: JWTPayload) => ({ ...c, nonce: 'another-nonce' }), reason: /id_token_rejected.*:nonce:/ },
+        { rewrite: (c: JWTPayload) => c, foreignKey: true, reason: /id_token_rejected.*signature/i },
+      ];
+      for (const { rewrite, foreignKey, reason } of cases) {
+        harness.provider.tamper(rewrite, { foreignKey });
+        const browser = new WebClient(harness.url);
+        const { page } = await walkProvider(browser, '/ui/auth/login', 'alice');
+        refused(browser, 401, 'did not pass the checks', page);
+        expect(harness.logs.filter((l) => l.event === 'sign_in_refused').at(-1)?.reason).toMatch(reason);
+      }
+    });
+
+    it('a code the provider issued to another client', async () => {
+      harness = await startOidcHarness({ accounts: ACCOUNTS, yaml: YAML });
       const browser = new WebClient(harness.url);
-      const { page } = await walkProvider(browser, '/ui/auth/login', 'alice');
-      refused(browser, 401, 'did not pass the checks', page);
-      expect(harness.logs.some((l) => l.event === 'sign_in_refused' && /id_token_rejected.*:aud:/.test(String(l.reason)))).toBe(true);
+      const start = await browser.request('/ui/auth/login', { manual: true });
+      const authorize = new URL(start.headers.get('location')!);
+      authorize.searchParams.set('client_id', OTHER_CLIENT.clientId);
+      const { callback } = await walkProvider(browser, authorize.href, 'alice', true);
+      refused(browser, 400, 'refused this sign-in code', await browser.request(callback!.href));
     });
 
     it('an ID token expired by the gateway’s clock, beyond the tolerance', async () => {
