@@ -124,7 +124,8 @@ export function keyArguments(args: Record<string, unknown>, maxItems = 4, maxCha
   return ordered.map((name) => {
     const value = args[name];
     const text = typeof value === 'string' ? String(maskSecrets(value, name)) : boundedJson(value, { maxDepth: 3, maxChars, indent: 0 }, name).text;
-    const oneLine = text.replace(/\s+/g, ' ');
+    // Cut before collapsing whitespace: a megabyte-long string costs no more than a short one.
+    const oneLine = text.slice(0, maxChars * 4).replace(/\s+/g, ' ');
     return [name, oneLine.length > maxChars ? `${oneLine.slice(0, maxChars - 1)}…` : oneLine];
   });
 }

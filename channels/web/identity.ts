@@ -32,6 +32,8 @@ export interface WebIdentity {
   groups: readonly string[];
   /** True for a sign-in through the provider. */
   oidc: boolean;
+  /** The address the provider vouched for; null for a local user. */
+  email: string | null;
 }
 
 /** Encodes what an OpenID sign-in learned for {@link Session.data}. */
@@ -59,7 +61,7 @@ export function identify(session: Session, directory: Directory | null, autoPeop
   const data = decodeSessionData(session.data);
   if (!data) {
     const account = `web:${session.user}`;
-    return { label: account, account, person: directory?.personOf(account) ?? account, groups: [], oidc: false };
+    return { label: account, account, person: directory?.personOf(account) ?? account, groups: [], oidc: false, email: null };
   }
   const emailAccount = `email:${data.email}`;
   const person = directory ? directory.person(directory.personOf(emailAccount)) : null;
@@ -67,8 +69,8 @@ export function identify(session: Session, directory: Directory | null, autoPeop
   const groups = directory ? data.groups.filter((g) => directory.group(g) !== null) : [];
   if (person) {
     const account = person.accounts.web ? `web:${person.accounts.web}` : `person:${person.id}`;
-    return { label, account, person: person.id, groups, oidc: true };
+    return { label, account, person: person.id, groups, oidc: true, email: data.email };
   }
-  if (autoPeople) return { label, account: emailAccount, person: emailAccount, groups, oidc: true };
-  return { label, account: null, person: null, groups: [], oidc: true };
+  if (autoPeople) return { label, account: emailAccount, person: emailAccount, groups, oidc: true, email: data.email };
+  return { label, account: null, person: null, groups: [], oidc: true, email: data.email };
 }

@@ -202,7 +202,8 @@ export function webRoutes(context: WebRoutesContext): Router {
 /**
  * Who a web decision comes from: the viewer's account split into channel and user (`web:alice`, `person:alice`,
  * `email:x@example.com`), recorded as made through the web, with the groups the provider vouched for. A viewer with no
- * account (signed in, unknown to the directory) decides as their address, which no approver list names.
+ * account (signed in, unknown to the directory) never gets here (`known` turns them away); were one to, they would
+ * decide as `unknown:<label>`, which no approver list names.
  */
 function deciderOf(identity: WebIdentity): Pick<DecisionEvent, 'actor' | 'via' | 'groups'> {
   const account = identity.account ?? `unknown:${identity.label}`;
@@ -212,7 +213,7 @@ function deciderOf(identity: WebIdentity): Pick<DecisionEvent, 'actor' | 'via' |
 
 /** What someone the directory does not know is told. */
 function unknownPersonText(identity: WebIdentity): string {
-  return `You are signed in, but the people directory does not know ${identity.label.replace(/^.*\((.*)\)$/, '$1')}, so nothing here is yours to see or decide. Ask the gateway operator to add your address to people: in the configuration.`;
+  return `You are signed in, but the people directory does not know ${identity.email ?? identity.label}, so nothing here is yours to see or decide. Ask the gateway operator to add your address to people: in the configuration.`;
 }
 
 /** The requests a policy reminded or escalated (the latest of the two), so the inbox can single them out. */
