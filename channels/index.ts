@@ -10,7 +10,7 @@ import type { TollgateConfig } from '../src/config.js';
 import type { DeploymentSecrets } from '../src/deployment-secrets.js';
 import type { SharedMarks } from '../src/shared-marks.js';
 import type { PostgresHandle, SqliteHandle } from './teams/database-conversations.js';
-import { createWebChannel, webOptionsFromConfig } from './web/index.js';
+import { createWebChannel, OidcClient, webOptionsFromConfig } from './web/index.js';
 
 /** The database handles adapters that keep a table of their own may use (Teams' conversation references). */
 export interface ChannelDatabase {
@@ -29,8 +29,10 @@ export async function channelsFromConfig(
   marks?: SharedMarks,
   shared: { webSecret?: string; secrets?: DeploymentSecrets; database?: ChannelDatabase } = {},
 ): Promise<Channel[]> {
-  const web = webOptionsFromConfig(config);
-  const channels: Channel[] = [createWebChannel({ ...web, secret: web.secret ?? shared.webSecret, marks })];
+  const { oidcOptions, ...web } = webOptionsFromConfig(config);
+  // Discovered at start-up, so a wrong issuer stops the start with the variable's name instead of failing a sign-in.
+  const oidc = oidcOptions ? await OidcClient.discover(oidcOptions) : null;
+  const channels: Channel[] = [createWebChannel({ ...web, oidc, secret: web.secret ?? shared.webSecret, marks })];
   const set = (...names: string[]) => names.some((name) => config.env[name]?.trim());
   if (set('SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN') || config.file.slack) {
     const { createSlackChannel, slackOptionsFromEnv } = await import('./slack/index.js');

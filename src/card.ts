@@ -105,3 +105,27 @@ export function reminderText(request: ConfirmationRequest): string {
   const text = cardText(request);
   return `Reminder: ${text.title} is still waiting. Who may decide: ${text.approvers}. Expires ${text.expiresAt}.`;
 }
+
+/** Argument names that usually say what a call does, shown first among a card's key arguments. */
+const TELLING_ARGS = /^(command|cmd|script|code|query|sql|statement|amount|currency|payee|recipient|to|from|account|iban|path|file|filename|url|method|host|branch|repo|repository|target|action|name|id)$/i;
+
+/**
+ * The arguments worth reading at a glance, as `[name, text]` pairs: the telling ones first (a shell command, an amount
+ * and its payee), then the others in order, at most `maxItems`, each value masked like a card's preview and cut at
+ * `maxChars`. Only the first hundred names are looked at, so a huge argument object costs no more than a small one.
+ * @example keyArguments({ command: 'rm -rf /tmp/x', api_key: 'sk-1' }) // [['command', 'rm -rf /tmp/x'], ['api_key', '••••']]
+ */
+export function keyArguments(args: Record<string, unknown>, maxItems = 4, maxChars = 120): [string, string][] {
+  const names: string[] = [];
+  for (const name in args) {
+    if (names.push(name) >= 100) break;
+  }
+  const ordered = [...names.filter((n) => TELLING_ARGS.test(n)), ...names.filter((n) => !TELLING_ARGS.test(n))].slice(0, maxItems);
+  return ordered.map((name) => {
+    const value = args[name];
+    const text = typeof value === 'string' ? String(maskSecrets(value, name)) : boundedJson(value, { maxDepth: 3, maxChars, indent: 0 }, name).text;
+    // Cut before collapsing whitespace: a megabyte-long string costs no more than a short one.
+    const oneLine = text.slice(0, maxChars * 4).replace(/\s+/g, ' ');
+    return [name, oneLine.length > maxChars ? `${oneLine.slice(0, maxChars - 1)}…` : oneLine];
+  });
+}

@@ -14,6 +14,7 @@ import type { RequestChange } from './change-feed.js';
 import type { RequestPage, RequestQuery } from './requests/store.js';
 import type { Directory } from './people/types.js';
 import type { ConfirmationEvent, ConfirmationRequest, Decision } from './requests/types.js';
+import type { Directory } from './people/types.js';
 
 /** Who tapped: the channel, the platform's user id, and a display name when the platform gives one. */
 export interface DecisionActor {
@@ -45,6 +46,12 @@ export interface DecisionEvent {
   via?: string;
   /** The API token that made the decision: its name goes into the event; an untrusted token may not approve what it filed. */
   token?: { name: string; trusted: boolean };
+  /**
+   * Directory groups an identity provider vouched for (the web inbox's OpenID groups claim, read from a validated ID
+   * token): they count as the decider's groups, beside those the directory gives. Only a channel that verified them
+   * sets this; the API never does.
+   */
+  groups?: readonly string[];
 }
 
 /** Why a decision was not applied. Adapters show these to the approver in the platform's own way. */
@@ -103,7 +110,14 @@ export interface ChannelHost extends DecisionSink {
    * Whether `account` (`web:alice`) is one of the people the request's approver list names (by account, person or
    * group), so its buttons would be heard. Absent: the account must be listed as written.
    */
-  mayDecide?(request: ConfirmationRequest, account: string): boolean;
+  mayDecide?(request: ConfirmationRequest, account: string, groups?: readonly string[]): boolean;
+  /**
+   * Up to `limit` pending requests `account` (with the vouched `groups`) may decide and has not approved yet, newest
+   * first: the web inbox's "waiting for me".
+   */
+  waitingFor?(account: string, limit?: number, groups?: readonly string[]): Promise<ConfirmationRequest[]>;
+  /** The people directory in force, to tell who a signed-in person is (absent: every account is its own person). */
+  directory?(): Directory;
   /**
    * The people whose decisions an audit filter selects (`person`, `group`), for {@link RequestQuery.respondedByPeople};
    * undefined when neither is given. Throws a ValidationError naming `group` for an unknown group.

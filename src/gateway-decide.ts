@@ -51,7 +51,7 @@ export async function applyDecision(deps: DecisionDeps, event: DecisionEvent): P
     return { ok: false, code, message, request: (await store.get(request.id)) ?? request };
   };
   const directory = deps.directory();
-  const decider = deciderOf(directory, actor);
+  const decider = deciderOf(directory, actor, event.groups);
   const people = { decider, approvers: approverSetOf(directory, request.approvers), requesters: requesterPeople(directory, request) };
   const problem = checkDecision(request, event, people, deps.allowSelfApproval);
   if (problem) return reject(problem.code, problem.message);

@@ -271,14 +271,14 @@ export class Gateway extends GatewayReads implements ChannelHost {
   }
 
   /** Whether `account` is one of the people the request's approver list names (by account, person or group). */
-  mayDecide(request: ConfirmationRequest, account: string): boolean {
+  mayDecide(request: ConfirmationRequest, account: string, groups: readonly string[] = []): boolean {
     const directory = this.directory();
-    return isListed(approverSetOf(directory, request.approvers), deciderOf(directory, account));
+    return isListed(approverSetOf(directory, request.approvers), deciderOf(directory, account, groups));
   }
 
   /** Up to `limit` pending requests `account` may decide and has not approved yet, newest first (`people/waiting.ts`). */
-  waitingFor(account: string, limit = 100): Promise<ConfirmationRequest[]> {
-    return waitingFor(this, this.directory(), account, limit);
+  waitingFor(account: string, limit = 100, groups: readonly string[] = []): Promise<ConfirmationRequest[]> {
+    return waitingFor(this, this.directory(), account, limit, groups);
   }
 
   /** The audit chain's newest event (null without a chain or events). */

@@ -58,6 +58,8 @@ export const APP_JS = `(function () {
           if (old.hasAttribute('data-live-final') && fresh.children.length > 0) continue;
           old.parentNode.replaceChild(document.importNode(fresh, true), old);
         }
+        // The tab title carries the count waiting for me: keep it as current as the list.
+        if (doc.title) document.title = doc.title;
         tick();
         body.setAttribute('data-refreshed', String(Date.now()));
       })
@@ -108,6 +110,12 @@ nav.top .who { margin-left: auto; color: var(--muted); }
 .items { list-style: none; margin: 0; padding: 0; }
 .item .title { font-weight: 600; font-size: 1.1rem; overflow-wrap: anywhere; }
 .prompt { margin: 0.4rem 0; overflow-wrap: anywhere; }
+.prompt p { margin: 0.2rem 0; }
+nav.tabs { display: flex; flex-wrap: wrap; gap: 0.5rem 1.25rem; margin: 0 0 0.5rem; border-bottom: 1px solid var(--line); padding-bottom: 0.4rem; }
+nav.tabs a[aria-current] { font-weight: 600; text-decoration: none; color: var(--fg); }
+nav.tabs .count { display: inline-block; min-width: 1.4rem; padding: 0 0.4rem; border-radius: 999px; background: var(--wait); color: #fff; font-size: 0.8rem; text-align: center; }
+dl.key-args { margin: 0.3rem 0; font-size: 0.92rem; }
+dl.key-args code { white-space: pre-wrap; }
 .meta { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; color: var(--muted); font-size: 0.9rem; margin: 0.4rem 0; }
 .badge { display: inline-block; padding: 0.05rem 0.55rem; border-radius: 999px; font-size: 0.85rem; font-weight: 600; color: #fff; }
 .badge.waiting { background: var(--wait); } .badge.good { background: var(--good); } .badge.bad { background: var(--bad); }

@@ -5,8 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
+import type { Directory } from '../../src/people/types.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import type { WebAuth } from './auth.js';
+import { identify, type WebIdentity } from './identity.js';
 import type { SafeHtml } from './html.js';
 import { messagePage } from './pages/message.js';
 import type { Viewer } from './pages/layout.js';
@@ -18,8 +20,15 @@ export interface GuardContext {
   auth: WebAuth;
   /** Origin of the configured public URL, also accepted on form posts (behind a proxy that rewrites Host). */
   publicOrigin: string | null;
-  /** Whether an account is among a request's approvers, by person (the gateway's {@link ChannelHost.mayDecide}). */
-  mayDecide?(request: ConfirmationRequest, account: string): boolean;
+  /**
+   * Whether an account (with the groups a provider vouched for) is among a request's approvers, by person (the
+   * gateway's {@link ChannelHost.mayDecide}).
+   */
+  mayDecide?(request: ConfirmationRequest, account: string, groups?: readonly string[]): boolean;
+  /** The people directory in force (the host's), to resolve who a session is; none: accounts only. */
+  directory?(): Directory | null;
+  /** Set when sign-in through an OpenID provider is on: such sessions are accepted only then. */
+  oidc?: { autoPeople: boolean } | null;
 }
 
 // Pages load only their own script and stylesheet; nothing may frame them; form posts stay on this origin.
@@ -56,7 +65,9 @@ export function loadSession(context: GuardContext): RequestHandler {
   // Async: a sign-out on another replica is read from the database (PostgreSQL); express 5 forwards a rejection.
   return async (req, res, next) => {
     const session = await context.signer.check(parseCookies(req.get('cookie')).get(SESSION_COOKIE));
-    res.locals.webSession = session && context.auth.knows(session.user) ? session : null;
+    // A provider's session is good while sign-in through it is on; a local user's while the user is configured.
+    const valid = session && (session.data ? Boolean(context.oidc) : context.auth.knows(session.user));
+    res.locals.webSession = valid ? session : null;
     next();
   };
 }
@@ -64,17 +75,30 @@ export function loadSession(context: GuardContext): RequestHandler {
 /** Who is looking and the CSRF token for their forms; anonymous visitors get a pre-session cookie for the login form. */
 export function viewerOf(req: Request, res: Response, context: GuardContext): Viewer {
   const session = sessionOf(res);
-  if (session) {
-    const account = `web:${session.user}`;
-    const mayDecide = context.mayDecide ? (r: ConfirmationRequest) => context.mayDecide!(r, account) : (r: ConfirmationRequest) => listedAsWritten(r, account);
-    return { user: session.user, csrf: context.signer.csrfToken(session.id), mayDecide };
+  const identity = identityOf(res, context);
+  if (session && identity) {
+    const { account, groups } = identity;
+    const mayDecide = (r: ConfirmationRequest) =>
+      account !== null && (context.mayDecide ? context.mayDecide(r, account, groups) : listedAsWritten(r, account));
+    return { user: identity.label, identity, csrf: context.signer.csrfToken(session.id), mayDecide };
   }
   let pre = parseCookies(req.get('cookie')).get(PRE_SESSION_COOKIE);
   if (!pre || !/^[A-Za-z0-9_-]{22,64}$/.test(pre)) {
     pre = randomBytes(18).toString('base64url');
     res.append('set-cookie', serializeCookie(PRE_SESSION_COOKIE, pre, { secure: secureCookies(req, context), maxAgeS: 3600 }));
   }
-  return { user: null, csrf: context.signer.csrfToken(`pre|${pre}`), mayDecide: () => false };
+  return { user: null, identity: null, csrf: context.signer.csrfToken(`pre|${pre}`), mayDecide: () => false };
+}
+
+/** Who the signed-in session is, against the directory in force (resolved once per request); null when signed out. */
+export function identityOf(res: Response, context: GuardContext): WebIdentity | null {
+  const session = sessionOf(res);
+  if (!session) return null;
+  const cached = res.locals.webIdentity as WebIdentity | undefined;
+  if (cached) return cached;
+  const identity = identify(session, context.directory?.() ?? null, context.oidc?.autoPeople ?? false);
+  res.locals.webIdentity = identity;
+  return identity;
 }
 
 /** Without a directory: the account itself, or its channel's wildcard, is on the list (or the list is empty). */

@@ -6,3 +6,5 @@ export { createWebChannel, isWebChannel, webLoginMessage, type WebChannel } from
 export { webOptionsFromConfig, webConfigSchema, type WebChannelOptions } from './web-config.js';
 export { hashPassword, verifyPassword, type WebUser } from './auth.js';
 export { html, escapeHtml, SafeHtml } from './html.js';
+export { OidcClient, OidcSignInError } from './oidc/client.js';
+export { oidcOptionsFrom, type OidcOptions } from './oidc/config.js';

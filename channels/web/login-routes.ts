@@ -1,17 +1,27 @@
 /**
  * @module channels/web/login-routes
  * Signing in and out: `GET /ui/login?token=…` spends a one-time login link, `POST /ui/login` checks a name with a
- * password or token, `POST /ui/logout` ends the session. Every way in issues a fresh signed session cookie.
+ * password or token, `POST /ui/logout` ends the session (and, after an OpenID sign-in, sends the browser to the
+ * provider's sign-out when it offers one). Every way in issues a fresh signed session cookie. With
+ * `web.local_users: false` the first two answer 403: only the provider signs anyone in.
  */
 import { Router, type RequestHandler, type Request, type Response } from 'express';
 import { requireForm, requireUser, safeNext, secureCookies, sendPage, sessionOf, viewerOf, type GuardContext } from './guard.js';
-import { loginPage } from './pages/login.js';
+import { loginPage, signedOutPage } from './pages/login.js';
 import { serializeCookie, SESSION_COOKIE } from './session.js';
 import type { SignInLimiter } from './sign-in-limiter.js';
+import type { OidcClient } from './oidc/client.js';
+import { messagePage } from './pages/message.js';
 
-/** Builds the sign-in routes (relative to `/ui`). */
-export function loginRoutes(context: GuardContext, forms: RequestHandler, limiter: SignInLimiter, audit: (line: Record<string, unknown>) => void): Router {
+/** Builds the sign-in routes (relative to `/ui`). `oidc`: the provider, when sign-in through one is on. */
+export function loginRoutes(context: GuardContext, forms: RequestHandler, limiter: SignInLimiter, audit: (line: Record<string, unknown>) => void, oidc: OidcClient | null = null): Router {
   const router = Router();
+  // Local passwords and login links are off when neither exists (`web.local_users: false` with a provider).
+  const local = context.auth.hasUsers || context.auth.loginLinks;
+  const localOff = (req: Request, res: Response) => {
+    audit({ event: 'sign_in_refused', reason: 'local_users_off', address: req.ip });
+    sendPage(res, 403, messagePage(viewerOf(req, res, context), 'Local sign-in is off', 'This gateway signs people in through its identity provider only: login links and passwords do not work here.'));
+  };
   const signIn = (req: Request, res: Response, user: string, next: string) => {
     const { cookie } = context.signer.issue(user);
     res.append('set-cookie', serializeCookie(SESSION_COOKIE, cookie, { secure: secureCookies(req, context), maxAgeS: context.signer.ttlMs / 1000 }));
@@ -19,7 +29,7 @@ export function loginRoutes(context: GuardContext, forms: RequestHandler, limite
   };
   const page = (req: Request, res: Response, status: number, extra: { error?: string; name?: string; next: string }) => {
     const viewer = viewerOf(req, res, context);
-    sendPage(res, status, loginPage({ csrf: viewer.csrf, hasUsers: context.auth.hasUsers, ...extra }));
+    sendPage(res, status, loginPage({ csrf: viewer.csrf, hasUsers: context.auth.hasUsers, loginLinks: context.auth.loginLinks, oidc: oidc !== null, ...extra }));
   };
 
   /** Answers 429 when this name or address has failed too often; true when it did. */
@@ -41,6 +51,7 @@ export function loginRoutes(context: GuardContext, forms: RequestHandler, limite
     const next = safeNext(req.query.next);
     const token = req.query.token;
     if (typeof token === 'string' && token) {
+      if (!local) return localOff(req, res);
       if (throttled(req, res, '', next)) return;
       const user = await context.auth.consumeLoginToken(token);
       if (user) return signIn(req, res, user, next);
@@ -51,7 +62,8 @@ export function loginRoutes(context: GuardContext, forms: RequestHandler, limite
     page(req, res, 200, { next });
   });
 
-  router.post('/login', forms, requireForm(context), async (req, res) => {
+  // Refused before the form is even read: with local users off no post here can sign anyone in.
+  router.post('/login', (req, res, next) => (local ? next() : localOff(req, res)), forms, requireForm(context), async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const name = typeof body.name === 'string' ? body.name.trim().slice(0, 64) : '';
     const secret = typeof body.secret === 'string' ? body.secret.slice(0, 1024) : '';
@@ -67,9 +79,15 @@ export function loginRoutes(context: GuardContext, forms: RequestHandler, limite
   });
 
   router.post('/logout', requireUser(context), forms, requireForm(context), async (req, res) => {
-    await context.signer.revoke(sessionOf(res)!);
+    const session = sessionOf(res)!;
+    await context.signer.revoke(session);
     res.append('set-cookie', serializeCookie(SESSION_COOKIE, '', { secure: secureCookies(req, context), maxAgeS: 0 }));
-    res.redirect(303, '/ui/login');
+    // Signed in through the provider: sign out there too, or the next sign-in would pass straight through. Not by a
+    // redirect: the form's CSP (`form-action 'self'`) covers its redirects, so a page sends the browser on instead.
+    const endSession = session.data ? oidc?.endSessionUrl() : null;
+    if (!endSession) return res.redirect(303, '/ui/login');
+    res.locals.webSession = null;
+    sendPage(res, 200, signedOutPage(viewerOf(req, res, context), endSession.href));
   });
   return router;
 }

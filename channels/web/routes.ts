@@ -4,8 +4,9 @@
  * the change stream and the assets. Mounted on the channel router, which runs before the API's JSON parser, so the
  * forms bring their own urlencoded parser.
  */
-import express, { Router, type Request, type Response } from 'express';
-import type { ChannelHost } from '../../src/channel.js';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { ChannelHost, DecisionEvent } from '../../src/channel.js';
+import type { WebIdentity } from './identity.js';
 import { streamExport } from '../../src/http/export.js';
 import { InvalidCursorError } from '../../src/requests/cursor.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
@@ -14,11 +15,14 @@ import { parseAuditFilters } from './audit-filters.js';
 import { readDecisionForm } from './decision-form.js';
 import { grantsPage } from './pages/grants.js';
 import { ValidationError } from '../../src/errors.js';
-import { loadSession, requireForm, requireUser, securityHeaders, sendPage, sessionOf, viewerOf, type GuardContext } from './guard.js';
+import { identityOf, loadSession, requireForm, requireUser, securityHeaders, sendPage, viewerOf, type GuardContext } from './guard.js';
 import { loginRoutes } from './login-routes.js';
+import type { OidcClient } from './oidc/client.js';
+import { oidcRoutes } from './oidc/routes.js';
 import { SignInLimiter, type SignInLimits } from './sign-in-limiter.js';
 import { auditPage } from './pages/audit.js';
 import { inboxPage } from './pages/inbox.js';
+import { inboxRows, inboxView, waitingRows } from './inbox-views.js';
 import { messagePage } from './pages/message.js';
 import { rawArgsPage, requestPage } from './pages/request.js';
 import type { ChangeStreams } from './stream.js';
@@ -31,6 +35,8 @@ export interface WebRoutesContext extends GuardContext {
   /** Where sign-in failures and throttling are logged (an audit line each). */
   logger?: { warn(obj: Record<string, unknown>, msg: string): void };
   signInLimits?: SignInLimits;
+  /** Sign-in through an OpenID provider, when configured. */
+  oidcClient?: OidcClient | null;
 }
 
 const INBOX_LIMIT = 100;
@@ -57,11 +63,32 @@ export function webRoutes(context: WebRoutesContext): Router {
 
   router.use(loadSession(context));
   const limiter = new SignInLimiter(context.now, context.signInLimits);
-  router.use(loginRoutes(context, forms, limiter, (line) => (context.logger ?? gateway.logger)?.warn(line, 'web sign-in')));
+  const audit = (line: Record<string, unknown>) => (context.logger ?? gateway.logger)?.warn(line, 'web sign-in');
+  router.use(loginRoutes(context, forms, limiter, audit, context.oidcClient ?? null));
+  if (context.oidcClient) router.use(oidcRoutes({ ...context, client: context.oidcClient, directory: () => context.directory?.() ?? null, audit }));
+
+  // Signed in through the provider but unknown to the directory: nothing here is theirs to see (the inbox says why).
+  const known: RequestHandler = (req, res, next) => {
+    if (identityOf(res, context)?.account !== null) return next();
+    sendPage(res, 403, messagePage(viewerOf(req, res, context), 'Not in the people directory', unknownPersonText(identityOf(res, context)!)));
+  };
+  for (const path of ['/requests', '/audit', '/grants']) router.use(path, signedIn, known);
 
   router.get('/', signedIn, async (req, res) => {
-    const page = await gateway.list({ status: 'pending', limit: INBOX_LIMIT });
-    sendPage(res, 200, inboxPage(viewerOf(req, res, context), page.items, context.now(), page.nextCursor !== null, await nudgedRequests(gateway, page.items)));
+    const identity = identityOf(res, context)!;
+    if (identity.account === null) {
+      sendPage(res, 200, messagePage(viewerOf(req, res, context), 'Nothing to decide', unknownPersonText(identity)));
+      return;
+    }
+    const view = inboxView(req.query.view, identity);
+    const waiting = await waitingRows(gateway, identity, INBOX_LIMIT);
+    const rows = view === 'waiting' ? waiting : await inboxRows(gateway, identity, view, INBOX_LIMIT);
+    const pending = rows.items.filter((r) => r.status === 'pending');
+    sendPage(
+      res,
+      200,
+      inboxPage({ viewer: viewerOf(req, res, context), view, ...rows, now: context.now(), nudged: await nudgedRequests(gateway, pending), waiting: { count: waiting.items.length, more: waiting.more } }),
+    );
   });
 
   router.get('/stream', signedIn, (req, res) => {
@@ -105,7 +132,7 @@ export function webRoutes(context: WebRoutesContext): Router {
       approvedArgs: form.approvedArgs,
       argsSha256: form.argsSha256,
       grant: form.grant,
-      actor: { channel: 'web', userId: sessionOf(res)!.user },
+      ...deciderOf(identityOf(res, context)!),
     }).catch((error: unknown) => {
       // A grant the request's rule no longer offers (the policy was reloaded): say so, change nothing.
       if (error instanceof ValidationError) return { ok: false as const, code: 'invalid' as const, message: error.message };
@@ -123,12 +150,13 @@ export function webRoutes(context: WebRoutesContext): Router {
 
   router.post('/grants/:id/revoke', signedIn, forms, checked, async (req, res) => {
     const id = String(req.params.id);
-    const grant = UUID.test(id) ? await gateway.grantAdmin?.revoke(id.toLowerCase(), `web:${sessionOf(res)!.user}`) : null;
+    const revoker = identityOf(res, context)!.account ?? identityOf(res, context)!.label;
+    const grant = UUID.test(id) ? await gateway.grantAdmin?.revoke(id.toLowerCase(), revoker) : null;
     if (!grant) {
       sendPage(res, 404, messagePage(viewerOf(req, res, context), 'Grant not found', 'No standing grant has this id.'));
       return;
     }
-    res.redirect(303, `/ui/grants?notice=${grant.revokedBy === `web:${sessionOf(res)!.user}` ? 'revoked' : 'gone'}`);
+    res.redirect(303, `/ui/grants?notice=${grant.revokedBy === revoker ? 'revoked' : 'gone'}`);
   });
 
   router.get('/audit', signedIn, async (req, res) => {
@@ -171,7 +199,23 @@ export function webRoutes(context: WebRoutesContext): Router {
   return router;
 }
 
-/** The request named in the path, or null after answering 404. */
+/**
+ * Who a web decision comes from: the viewer's account split into channel and user (`web:alice`, `person:alice`,
+ * `email:x@example.com`), recorded as made through the web, with the groups the provider vouched for. A viewer with no
+ * account (signed in, unknown to the directory) never gets here (`known` turns them away); were one to, they would
+ * decide as `unknown:<label>`, which no approver list names.
+ */
+function deciderOf(identity: WebIdentity): Pick<DecisionEvent, 'actor' | 'via' | 'groups'> {
+  const account = identity.account ?? `unknown:${identity.label}`;
+  const colon = account.indexOf(':');
+  return { actor: { channel: account.slice(0, colon), userId: account.slice(colon + 1) }, via: 'web', groups: identity.groups };
+}
+
+/** What someone the directory does not know is told. */
+function unknownPersonText(identity: WebIdentity): string {
+  return `You are signed in, but the people directory does not know ${identity.email ?? identity.label}, so nothing here is yours to see or decide. Ask the gateway operator to add your address to people: in the configuration.`;
+}
+
 /** The requests a policy reminded or escalated (the latest of the two), so the inbox can single them out. */
 async function nudgedRequests(gateway: ChannelHost, requests: readonly ConfirmationRequest[]): Promise<Map<string, 'reminded' | 'escalated'>> {
   const nudged = new Map<string, 'reminded' | 'escalated'>();
@@ -184,6 +228,7 @@ async function nudgedRequests(gateway: ChannelHost, requests: readonly Confirmat
   return nudged;
 }
 
+/** The request named in the path, or null after answering 404. */
 async function findRequest(req: Request, res: Response, context: WebRoutesContext) {
   const id = String(req.params.id);
   const request = UUID.test(id) ? await context.gateway.get(id.toLowerCase()) : null;

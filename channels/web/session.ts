@@ -19,6 +19,8 @@ export interface Session {
   user: string;
   id: string;
   expiresAt: number;
+  /** What a sign-in through an OpenID provider learned (base64url JSON, see `oidc/identity.ts`); absent for local users. */
+  data?: string;
 }
 
 /** Issues and verifies sessions and CSRF tokens. */
@@ -42,11 +44,33 @@ export class SessionSigner {
     return createHmac('sha256', this.key).update(payload).digest('base64url');
   }
 
-  /** A new session for `user`, with the cookie value that carries it. */
-  issue(user: string): { session: Session; cookie: string } {
-    const session: Session = { user, id: randomBytes(16).toString('base64url'), expiresAt: this.now() + this.ttlMs };
-    const payload = Buffer.from(`${session.user}|${session.id}|${session.expiresAt}`).toString('base64url');
+  /** A new session for `user` (and what its sign-in learned, `data`: base64url only), with the cookie value that carries it. */
+  issue(user: string, data?: string): { session: Session; cookie: string } {
+    const session: Session = { user, id: randomBytes(16).toString('base64url'), expiresAt: this.now() + this.ttlMs, ...(data ? { data } : {}) };
+    const fields = [session.user, session.id, session.expiresAt, ...(data ? [data] : [])];
+    const payload = Buffer.from(fields.join('|')).toString('base64url');
     return { session, cookie: `${payload}.${this.sign(payload)}` };
+  }
+
+  /**
+   * Signs a short-lived value for `purpose` (the OpenID sign-in's state, nonce and PKCE verifier): any replica can read
+   * it back with {@link unseal} until `ttlMs` has passed, and nobody can forge or alter one.
+   */
+  seal(purpose: string, value: unknown, ttlMs: number): string {
+    const payload = Buffer.from(JSON.stringify({ v: value, exp: this.now() + ttlMs })).toString('base64url');
+    return `${payload}.${this.sign(`${purpose}|${payload}`)}`;
+  }
+
+  /** The value {@link seal} signed for `purpose`; null when it is forged, for another purpose, or expired. */
+  unseal(purpose: string, sealed: string | undefined): unknown {
+    const [payload, signature, extra] = (sealed ?? '').split('.');
+    if (!payload || !signature || extra !== undefined || !secretEquals(signature, this.sign(`${purpose}|${payload}`))) return null;
+    try {
+      const { v, exp } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { v: unknown; exp: unknown };
+      return typeof exp === 'number' && exp > this.now() ? v : null;
+    } catch {
+      return null;
+    }
   }
 
   /** The session a cookie value carries; null when it is forged, expired or signed out. */
@@ -55,10 +79,10 @@ export class SessionSigner {
     const [payload, signature, extra] = cookie.split('.');
     if (!payload || !signature || extra !== undefined) return null;
     if (!secretEquals(signature, this.sign(payload))) return null;
-    const [user, id, expires] = Buffer.from(payload, 'base64url').toString('utf8').split('|');
+    const [user, id, expires, data, more] = Buffer.from(payload, 'base64url').toString('utf8').split('|');
     const expiresAt = Number(expires);
-    if (!user || !id || !Number.isFinite(expiresAt) || expiresAt <= this.now() || this.revoked.has(id)) return null;
-    return { user, id, expiresAt };
+    if (!user || !id || more !== undefined || !Number.isFinite(expiresAt) || expiresAt <= this.now() || this.revoked.has(id)) return null;
+    return { user, id, expiresAt, ...(data ? { data } : {}) };
   }
 
   /** {@link verify}, then whether the session was signed out on any replica sharing the sign-outs. */

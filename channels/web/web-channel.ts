@@ -39,6 +39,7 @@ const DEFAULT_SESSION_TTL_MS = 12 * 3_600_000;
 export function createWebChannel(options: WebChannelOptions = {}): WebChannel {
   const now = options.now ?? Date.now;
   const auth = new WebAuth({ users: options.users ?? [], loginLinks: options.loginLinks, linkUser: options.linkUser, marks: options.marks, now });
+  const oidc = options.oidc ?? null;
   // Without a configured secret, sessions are signed with a per-process key: they end when the process does.
   const signer = new SessionSigner(options.secret ?? randomBytes(32), options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS, now, options.marks);
   const streams = new ChangeStreams();
@@ -58,7 +59,22 @@ export function createWebChannel(options: WebChannelOptions = {}): WebChannel {
       return `${base}/ui/login?token=${token}`;
     },
     mount(router, host) {
-      router.use('/ui', webRoutes({ gateway: host, streams, signer, auth, publicOrigin, now: () => host.now(), mayDecide: host.mayDecide?.bind(host) }));
+      oidc?.useClock(() => host.now());
+      router.use(
+        '/ui',
+        webRoutes({
+          gateway: host,
+          streams,
+          signer,
+          auth,
+          publicOrigin,
+          now: () => host.now(),
+          mayDecide: host.mayDecide?.bind(host),
+          directory: () => host.directory?.() ?? null,
+          oidcClient: oidc,
+          oidc: oidc ? { autoPeople: oidc.options.autoPeople } : null,
+        }),
+      );
     },
     async stop() {
       streams.closeAll();

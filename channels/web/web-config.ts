@@ -9,6 +9,8 @@ import { ValidationError } from '../../src/errors.js';
 import { fieldProblems, validationError } from '../../src/validation.js';
 import { parsePasswordHash, USER_NAME, type WebUser } from './auth.js';
 import type { SharedMarks } from '../../src/shared-marks.js';
+import type { OidcClient } from './oidc/client.js';
+import { oidcConfigSchema, oidcOptionsFrom, type OidcOptions } from './oidc/config.js';
 
 const userName = z.string().regex(USER_NAME, 'letters, digits and . _ @ - only (at most 64)');
 
@@ -18,6 +20,10 @@ export const webConfigSchema = z.strictObject({
   login_link: z.boolean().optional(),
   /** Whom a login link signs in as (default `admin`, approver id `web:admin`). */
   login_link_user: userName.optional(),
+  /** Sign-in through an OpenID provider (also `TOLLGATE_OIDC_ISSUER`, `TOLLGATE_OIDC_CLIENT_ID`, `TOLLGATE_OIDC_CLIENT_SECRET`). */
+  oidc: oidcConfigSchema.optional(),
+  /** With OpenID sign-in on, false turns local passwords and login links off (default true). */
+  local_users: z.boolean().optional(),
   /** Session lifetime in hours (default 12). */
   session_ttl_h: z.number().positive().max(24 * 90).optional(),
   users: z
@@ -51,6 +57,11 @@ export interface WebChannelOptions {
   sessionTtlMs?: number;
   /** The address people use (`TOLLGATE_PUBLIC_URL`): its origin is accepted on form posts, https makes cookies Secure. */
   publicUrl?: string | null;
+  /**
+   * Sign-in through an OpenID provider, discovered ({@link OidcClient.discover}); off when absent. `channelsFromConfig`
+   * discovers it from {@link WebOptionsFromConfig.oidcOptions} at start-up.
+   */
+  oidc?: OidcClient | null;
   /** Clock for session expiry and countdowns (tests). */
   now?: () => number;
   /**
@@ -60,11 +71,17 @@ export interface WebChannelOptions {
   marks?: SharedMarks;
 }
 
+/** The web channel's options as read from the configuration: the OpenID provider still to be discovered. */
+export interface WebOptionsFromConfig extends WebChannelOptions {
+  /** OpenID sign-in, when `TOLLGATE_OIDC_ISSUER` or `web.oidc` is set; null otherwise. */
+  oidcOptions: OidcOptions | null;
+}
+
 /**
  * Builds the web channel's options from the configuration.
  * @throws ValidationError naming the `web.` setting or variable that is wrong.
  */
-export function webOptionsFromConfig(config: Pick<TollgateConfig, 'file' | 'env' | 'publicUrl'>): WebChannelOptions {
+export function webOptionsFromConfig(config: Pick<TollgateConfig, 'file' | 'env' | 'publicUrl'>): WebOptionsFromConfig {
   const parsed = webConfigSchema.safeParse(config.file.web ?? {});
   if (!parsed.success) {
     throw validationError(fieldProblems(parsed.error.issues, 'web'));
@@ -83,9 +100,16 @@ export function webOptionsFromConfig(config: Pick<TollgateConfig, 'file' | 'env'
     }
     return { name: u.name, passwordHash: u.password_hash, token };
   });
+  const oidcOptions = oidcOptionsFrom(web.oidc, config.env, config.publicUrl);
+  const localUsers = web.local_users ?? true;
+  if (!localUsers && !oidcOptions) {
+    throw new ValidationError('web.local_users: false leaves nobody a way to sign in without OpenID sign-in (set TOLLGATE_OIDC_ISSUER or web.oidc)');
+  }
+  if (!localUsers && users.length) throw new ValidationError('web.users: listed, but web.local_users is false (local passwords are off): remove one or the other');
   return {
+    oidcOptions,
     users,
-    loginLinks: web.login_link ?? true,
+    loginLinks: localUsers && (web.login_link ?? true),
     linkUser: web.login_link_user,
     secret: config.env.TOLLGATE_WEB_SECRET || undefined,
     sessionTtlMs: web.session_ttl_h !== undefined ? web.session_ttl_h * 3_600_000 : undefined,

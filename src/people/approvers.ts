@@ -36,11 +36,16 @@ export function unknownApprovers(directory: Directory, approvers: readonly strin
   );
 }
 
-/** The decider behind `account` (`slack:U0ALICE` → alice and her groups). */
-export function deciderOf(directory: Directory, account: string): Decider {
+/**
+ * The decider behind `account` (`slack:U0ALICE` → alice and her groups). `vouched`: groups an identity provider put
+ * them in (an OpenID groups claim); those the directory has count as theirs too.
+ */
+export function deciderOf(directory: Directory, account: string, vouched: readonly string[] = []): Decider {
   // `person:alice` is how a token bound to a person (not to one of her accounts) decides.
   const person = account.startsWith('person:') ? account.slice('person:'.length) : directory.personOf(account);
-  return { account, person, groups: directory.groupsOf(person) };
+  const groups = directory.groupsOf(person);
+  const extra = vouched.filter((g) => !groups.includes(g) && directory.group(g) !== null);
+  return { account, person, groups: extra.length ? [...groups, ...extra] : groups };
 }
 
 /**

@@ -19,11 +19,12 @@ export interface WaitingReads {
 const SCAN_LIMIT = 5000;
 
 /**
- * Up to `limit` pending requests `account` may decide and has not approved, newest first.
+ * Up to `limit` pending requests `account` may decide and has not approved, newest first. `vouchedGroups`: groups an
+ * identity provider put the account's person in (see `deciderOf`).
  * @example await waitingFor(gateway, gateway.directory(), 'person:alice', 50)
  */
-export async function waitingFor(reads: WaitingReads, directory: Directory, account: string, limit: number): Promise<ConfirmationRequest[]> {
-  const decider = deciderOf(directory, account);
+export async function waitingFor(reads: WaitingReads, directory: Directory, account: string, limit: number, vouchedGroups: readonly string[] = []): Promise<ConfirmationRequest[]> {
+  const decider = deciderOf(directory, account, vouchedGroups);
   const found: ConfirmationRequest[] = [];
   let cursor: string | undefined;
   let scanned = 0;

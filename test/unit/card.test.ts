@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cardText, maskSecrets, previewArgs } from '../../src/card.js';
+import { cardText, keyArguments, maskSecrets, previewArgs } from '../../src/card.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 
 const base: ConfirmationRequest = {
@@ -47,5 +47,18 @@ describe('card text', () => {
     expect(denied.status).toContain('too much');
     expect(cardText({ ...base, status: 'expired', allowed: false }).status).toMatch(/denied by default/);
     expect(cardText({ ...base, status: 'expired', onTimeout: 'approve', allowed: true }).status).toMatch(/approved by default/);
+  });
+});
+
+describe('keyArguments', () => {
+  it('puts the telling arguments first, masks secrets and cuts long values', () => {
+    const args = { note: 'n'.repeat(300), payee: 'ACME', amount: 12.5, token: 'abc', nested: { a: [1, 2] } };
+    expect(keyArguments(args)).toEqual([
+      ['payee', 'ACME'],
+      ['amount', '12.5'],
+      ['note', `${'n'.repeat(119)}…`],
+      ['token', '••••'],
+    ]);
+    expect(keyArguments({ command: 'ls\n-la' }, 4, 120)).toEqual([['command', 'ls -la']]);
   });
 });

@@ -4,10 +4,14 @@
  */
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { html, type SafeHtml } from '../html.js';
+import type { WebIdentity } from '../identity.js';
 
 /** Who is looking, and the CSRF token their forms carry. */
 export interface Viewer {
+  /** How the page names the signed-in viewer (`web:admin`, `Alice Martin (alice@example.com)`); null when signed out. */
   user: string | null;
+  /** Who they are, resolved against the directory; null when signed out. */
+  identity: WebIdentity | null;
   csrf: string;
   /** Whether the viewer is one of the request's approvers (by person), so its buttons would be heard. */
   mayDecide(request: ConfirmationRequest): boolean;
@@ -21,6 +25,8 @@ export interface LayoutOptions {
   current?: 'inbox' | 'audit' | 'grants';
   /** What the live-update script refreshes: the page to re-read, and the request whose changes matter (all when absent). */
   live?: { url: string; requestId?: string };
+  /** Where the browser goes next by itself (after signing out: the identity provider's sign-out). */
+  refreshTo?: string;
 }
 
 /** Wraps `body` in the page frame. */
@@ -32,7 +38,7 @@ export function layout(options: LayoutOptions, body: SafeHtml): SafeHtml {
         <a href="/ui" ${options.current === 'inbox' ? html`aria-current="page"` : ''}>Inbox</a>
         <a href="/ui/audit" ${options.current === 'audit' ? html`aria-current="page"` : ''}>Audit</a>
         <a href="/ui/grants" ${options.current === 'grants' ? html`aria-current="page"` : ''}>Grants</a>
-        <span class="who">web:${viewer.user}</span>
+        <span class="who">${viewer.user}</span>
         <form method="post" action="/ui/logout" class="inline">
           <input type="hidden" name="_csrf" value="${viewer.csrf}">
           <button type="submit" class="link">Sign out</button>
@@ -45,6 +51,7 @@ export function layout(options: LayoutOptions, body: SafeHtml): SafeHtml {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
+${options.refreshTo ? html`<meta http-equiv="refresh" content="0; url=${options.refreshTo}">` : ''}
 <title>${options.title} · tollgate</title>
 <link rel="stylesheet" href="/ui/assets/app.css">
 <script src="/ui/assets/app.js" defer></script>

@@ -5,7 +5,7 @@
  * without JavaScript; each carries the CSRF token, the request's nonce and the hash of the arguments shown, so a
  * decision always applies to exactly what the approver saw.
  */
-import { cardText, maskSecrets } from '../../../src/card.js';
+import { cardText } from '../../../src/card.js';
 import { MAX_JSON_DEPTH } from '../../../src/json-bounds.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../../../src/requests/types.js';
 import { MAX_EDITED_ARGS_CHARS } from '../decision-form.js';
@@ -14,6 +14,8 @@ import { executionOf, type ExecutionView } from '../../../src/http/export.js';
 import { boundedJson, type JsonViewLimits } from '../../../src/json-view.js';
 import { expiryBoth, formatTime, statusBadge } from './format.js';
 import { layout, type Viewer } from './layout.js';
+import { timelineEntry } from './timeline.js';
+import { markdown } from './markdown.js';
 
 /** Words for `?notice=` after a decision post: fixed texts, so a crafted link cannot put words on the page. */
 export const NOTICES: Record<string, { tone: 'good' | 'bad'; text: string }> = {
@@ -75,7 +77,7 @@ ${notice ? html`<p class="notice ${notice.tone}" role="status">${notice.text}</p
   <p class="status ${text.tone}">${statusBadge(request)} <span>${text.status}</span></p>
 </div>
 <section class="card">
-  <p class="prompt">${text.prompt}</p>
+  <div class="prompt">${markdown(text.prompt)}</div>
   <dl class="facts">
     ${row('Tool', html`<code>${text.toolName}</code>`)}
     ${row('Requested by', text.requester)}
@@ -98,7 +100,7 @@ ${!text.actionable
   ? ''
   : viewer.mayDecide(request)
     ? decisionForms(request, viewer, options.edit, options.grants ?? [])
-    : html`<section class="card actions" id="not-approver"><p class="notice bad">You are not an approver of this request: you are signed in as web:${viewer.user}, and only ${text.approvers} may decide it.</p></section>`}
+    : html`<section class="card actions" id="not-approver"><p class="notice bad">You are not an approver of this request: you are signed in as ${viewer.user}, and only ${text.approvers} may decide it.</p></section>`}
 </div>
 <section class="card" id="timeline" data-live-region>
   <h2>Timeline</h2>
@@ -139,7 +141,7 @@ function decisionForms(request: ConfirmationRequest, viewer: Viewer, edit: EditS
   const editable = boundedJson(request.toolArgs, EDITABLE);
   const editText = edit?.text ?? editable.text;
   return html`<section class="card actions">
-    <h2>Decide as web:${viewer.user}</h2>
+    <h2>Decide as ${viewer.identity?.account ?? viewer.user}</h2>
     <div class="buttons">
       <form method="post" action="${action}" class="inline" id="approve-form">
         ${hidden}
@@ -177,26 +179,6 @@ function decisionForms(request: ConfirmationRequest, viewer: Viewer, edit: EditS
       </form>
     </details>`}
   </section>`;
-}
-
-function timelineEntry(event: ConfirmationEvent): SafeHtml {
-  // Empty values (a web card's blank target and null reference) say nothing to a reader.
-  const shown = Object.entries(event.detail).filter(([, v]) => v !== null && v !== '' && v !== undefined);
-  const detail = shown
-    .slice(0, 20)
-    .map(([k, v]) => {
-      const masked = typeof v === 'string' ? maskSecrets({ [k]: v }) : null;
-      const value = masked ? String((masked as Record<string, unknown>)[k]).slice(0, 500) : boundedJson(v, { maxDepth: 4, maxChars: 500, indent: 0 }, k).text;
-      return `${k.replace(/_/g, ' ')}: ${value}`;
-    })
-    .join(' · ');
-  return html`<li class="event ${event.type}">
-    <time datetime="${event.at.toISOString()}">${formatTime(event.at)}</time>
-    <strong>${event.type.replace(/_/g, ' ')}</strong>
-    ${event.actor ? html`<span>by ${event.actor}</span>` : ''}
-    ${event.channel ? html`<span class="muted">via ${event.channel}</span>` : ''}
-    ${detail ? html`<code class="detail">${detail}</code>` : ''}
-  </li>`;
 }
 
 /** The raw arguments (and edited arguments) as compact JSON, secrets masked, cut at {@link RAW}'s size. */

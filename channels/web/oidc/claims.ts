@@ -1,0 +1,40 @@
+/**
+ * @module channels/web/oidc/claims
+ * Who a validated ID token says signed in, and whether they may: the address (the `email` claim or the configured
+ * one) must be there and not marked unverified, its domain among `allowed_domains`, and one of the groups among
+ * `allowed_groups`, when those are set. Only directory groups are kept: the session cookie carries them, and a
+ * provider listing hundreds of groups would not fit in one.
+ */
+import type { Directory } from '../../../src/people/types.js';
+import type { OidcSessionData } from '../identity.js';
+import { OidcSignInError } from './client.js';
+import type { OidcOptions } from './config.js';
+
+const MAX_GROUPS = 50;
+
+/**
+ * The session data of a validated ID token's claims.
+ * @throws OidcSignInError (403) when the token names nobody usable or someone not allowed to sign in.
+ */
+export function signInOf(claims: Record<string, unknown>, options: OidcOptions, directory: Directory | null): OidcSessionData {
+  const raw = claims[options.emailClaim];
+  const email = typeof raw === 'string' ? raw.trim().toLowerCase() : '';
+  if (!/^[^@\s]+@[^@\s]+$/.test(email)) {
+    throw new OidcSignInError(403, 'no_email', `The identity provider did not say who you are: its answer has no address in the "${options.emailClaim}" claim.`);
+  }
+  // Providers that check addresses say so; one that says it did not check is not trusted with a person's identity.
+  if (options.emailClaim === 'email' && claims.email_verified === false) {
+    throw new OidcSignInError(403, 'email_unverified', `The identity provider has not verified the address ${email}, so it cannot sign you in here.`);
+  }
+  const domain = email.slice(email.lastIndexOf('@') + 1);
+  if (options.allowedDomains.length && !options.allowedDomains.includes(domain)) {
+    throw new OidcSignInError(403, 'domain_not_allowed', `Addresses at ${domain} may not sign in to this gateway.`);
+  }
+  const claimed = options.groupsClaim ? claims[options.groupsClaim] : undefined;
+  const groups = Array.isArray(claimed) ? claimed.filter((g): g is string => typeof g === 'string') : [];
+  if (options.allowedGroups.length && !groups.some((g) => options.allowedGroups.includes(g))) {
+    throw new OidcSignInError(403, 'group_not_allowed', 'You are not in a group that may sign in to this gateway.');
+  }
+  const name = typeof claims.name === 'string' && claims.name.trim() ? claims.name.trim().slice(0, 200) : null;
+  return { email, name, groups: groups.filter((g) => directory?.group(g)).slice(0, MAX_GROUPS) };
+}
