@@ -14,7 +14,6 @@ import type { RequestChange } from './change-feed.js';
 import type { RequestPage, RequestQuery } from './requests/store.js';
 import type { Directory } from './people/types.js';
 import type { ConfirmationEvent, ConfirmationRequest, Decision } from './requests/types.js';
-import type { Directory } from './people/types.js';
 
 /** Who tapped: the channel, the platform's user id, and a display name when the platform gives one. */
 export interface DecisionActor {
@@ -116,7 +115,11 @@ export interface ChannelHost extends DecisionSink {
    * first: the web inbox's "waiting for me".
    */
   waitingFor?(account: string, limit?: number, groups?: readonly string[]): Promise<ConfirmationRequest[]>;
-  /** The people directory in force, to tell who a signed-in person is (absent: every account is its own person). */
+  /**
+   * The people directory in force (a reload swaps what it returns): who a signed-in person is, and people's addresses
+   * for a channel that finds them itself (email mails every approver with one). Absent: every account is its own
+   * person, and approvers are read as written.
+   */
   directory?(): Directory;
   /**
    * The people whose decisions an audit filter selects (`person`, `group`), for {@link RequestQuery.respondedByPeople};
@@ -131,11 +134,6 @@ export interface ChannelHost extends DecisionSink {
   grantOffers?(events: readonly ConfirmationEvent[]): GrantButton[];
   /** Lists and revokes standing grants (the web inbox's grants page); absent or null without a grant store. */
   readonly grantAdmin?: GrantAdmin | null;
-  /**
-   * The people directory in force (a reload swaps what it returns), for a channel that finds people's addresses itself
-   * (email mails every approver with one). Absent: approvers are read as written.
-   */
-  readonly directory?: () => Directory;
   /** Where adapters log what an operator should see. */
   readonly logger: { warn(obj: Record<string, unknown>, msg: string): void; info(obj: Record<string, unknown>, msg: string): void };
 }

@@ -6,7 +6,7 @@
  */
 import { cardText, reminderText, type CardText } from '../../src/card.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
-import { html, type SafeHtml } from '../web/html.js';
+import { html, type SafeHtml } from '../../src/html.js';
 
 /** A mail's content, before addressing. */
 export interface MailContent {

@@ -7,7 +7,7 @@
  */
 import { cardText } from '../../src/card.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
-import { html, type SafeHtml } from '../web/html.js';
+import { html, type SafeHtml } from '../../src/html.js';
 
 const STYLE = `body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;color:#1a202c;max-width:640px;margin:0 auto;padding:24px}
 pre{background:#f7fafc;border:1px solid #e2e8f0;padding:8px;white-space:pre-wrap;word-break:break-word}

@@ -12,8 +12,8 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ChannelHost, DecideOutcome } from '../../src/channel.js';
 import { describeError } from '../../src/errors.js';
-import { parseCookies } from '../web/session.js';
-import type { SafeHtml } from '../web/html.js';
+import { parseCookies, serializeCookie } from '../../src/cookies.js';
+import type { SafeHtml } from '../../src/html.js';
 import type { LinkClaims, LinkSigner } from './links.js';
 import { confirmPage, messagePage, verdictPage } from './pages.js';
 import { actedByMail, type UsedLinks } from './used-links.js';
@@ -90,7 +90,7 @@ async function showLink(deps: EmailRouteDeps, req: Request, res: Response): Prom
   if (!cookie || !/^[A-Za-z0-9_-]{22,64}$/.test(cookie)) {
     cookie = randomBytes(18).toString('base64url');
     const secure = req.secure || deps.publicOrigin.startsWith('https:');
-    res.append('set-cookie', `${FORM_COOKIE}=${cookie}; Path=/channels/email; HttpOnly; SameSite=Strict; Max-Age=86400${secure ? '; Secure' : ''}`);
+    res.append('set-cookie', serializeCookie(FORM_COOKIE, cookie, { path: '/channels/email', sameSite: 'Strict', maxAgeS: 86400, secure }));
   }
   const label = (claims.action === 'approve' ? request.options[0] : request.options[1]) ?? (claims.action === 'approve' ? 'Approve' : 'Deny');
   send(res, 200, confirmPage(request, { action: claims.action, label, csrf: deps.signer.csrfToken(cookie, String(req.params.token)), recipient: claims.recipient, listed: deps.host.mayDecide?.(request, account(claims)) ?? true }));

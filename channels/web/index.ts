@@ -5,6 +5,6 @@
 export { createWebChannel, isWebChannel, webLoginMessage, type WebChannel } from './web-channel.js';
 export { webOptionsFromConfig, webConfigSchema, type WebChannelOptions } from './web-config.js';
 export { hashPassword, verifyPassword, type WebUser } from './auth.js';
-export { html, escapeHtml, SafeHtml } from './html.js';
+export { html, escapeHtml, SafeHtml } from '../../src/html.js';
 export { OidcClient, OidcSignInError } from './oidc/client.js';
 export { oidcOptionsFrom, type OidcOptions } from './oidc/config.js';

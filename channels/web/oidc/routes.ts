@@ -9,7 +9,8 @@ import type { Directory } from '../../../src/people/types.js';
 import { safeNext, secureCookies, sendPage, viewerOf, type GuardContext } from '../guard.js';
 import { encodeSessionData } from '../identity.js';
 import { messagePage } from '../pages/message.js';
-import { parseCookies, serializeCookie, SESSION_COOKIE } from '../session.js';
+import { parseCookies, serializeCookie } from '../../../src/cookies.js';
+import { SESSION_COOKIE } from '../session.js';
 import { signInOf } from './claims.js';
 import { OidcSignInError, type OidcClient, type OidcFlow } from './client.js';
 

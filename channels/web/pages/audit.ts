@@ -7,7 +7,7 @@ import { outcomeText } from '../../../src/card.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { REQUEST_STATUSES } from '../../../src/requests/types.js';
 import { filterQueryString, type AuditFilters } from '../audit-filters.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '../../../src/html.js';
 import { formatTime, statusBadge } from './format.js';
 import { layout, type Viewer } from './layout.js';
 

@@ -8,7 +8,7 @@
  */
 import { cardText, keyArguments } from '../../../src/card.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '../../../src/html.js';
 import type { InboxView } from '../inbox-views.js';
 import { expiryBoth, formatTime, statusBadge } from './format.js';
 import { layout, type Viewer } from './layout.js';

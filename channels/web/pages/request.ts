@@ -9,7 +9,7 @@ import { cardText } from '../../../src/card.js';
 import { MAX_JSON_DEPTH } from '../../../src/json-bounds.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../../../src/requests/types.js';
 import { MAX_EDITED_ARGS_CHARS } from '../decision-form.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '../../../src/html.js';
 import { executionOf, type ExecutionView } from '../../../src/http/export.js';
 import { boundedJson, type JsonViewLimits } from '../../../src/json-view.js';
 import { expiryBoth, formatTime, statusBadge } from './format.js';

@@ -8,7 +8,7 @@
 import { maskSecrets } from '../../../src/card.js';
 import { boundedJson } from '../../../src/json-view.js';
 import type { ConfirmationEvent } from '../../../src/requests/types.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '../../../src/html.js';
 import { formatTime } from './format.js';
 
 const MAX = 300;

@@ -1,5 +1,5 @@
 /**
- * @module channels/web/html
+ * @module html
  * The `html` tagged template: every interpolated value is escaped unless it is already {@link SafeHtml} (the result of
  * another `html` template). Tool arguments, prompts, reasons and agent ids are attacker-controlled; this is the only
  * way the web pages put them on a page, so forgetting to escape is not possible.
