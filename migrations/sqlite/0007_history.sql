@@ -11,4 +11,5 @@ CREATE TABLE `audit_checkpoints` (
 );
 --> statement-breakpoint
 CREATE INDEX `confirmation_requests_status_created` ON `confirmation_requests` (`status`,`created_at`,`id`);--> statement-breakpoint
-CREATE INDEX `confirmation_requests_responded_by` ON `confirmation_requests` (`responded_by`,`created_at`);
+CREATE INDEX `confirmation_requests_responded_by` ON `confirmation_requests` (`responded_by`,`created_at`);--> statement-breakpoint
+CREATE INDEX `grants_request` ON `grants` (`request_id`);

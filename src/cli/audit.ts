@@ -11,6 +11,8 @@ import { toApiEvent, toApiRequest } from '../requests/serialize.js';
 import { openStores } from '../requests/open-store.js';
 import { AuditService } from '../audit/service.js';
 import { auditReportJson } from '../audit/verify.js';
+import { checkpointCheck } from '../audit/checkpoint.js';
+import { loadSigningKeys } from '../signing/keys.js';
 import { flag, parseArgs, UsageError } from './args.js';
 
 /**
@@ -45,12 +47,17 @@ async function verify(args: ReturnType<typeof parseArgs>): Promise<number> {
       process.stderr.write('this database has no audit chain yet: run `tollgate migrate` (or start `tollgate serve` on it) once to add it\n');
       return 1;
     }
-    const report = await new AuditService(stores.audit, stores.store).verify(from);
+    const service = new AuditService(stores.audit, stores.store);
+    // A checkpoint (left by `tollgate prune`) is checked against the deployment's keys; the key is only read when there is one.
+    if (await stores.audit.checkpoint().catch(() => null)) service.useCheckpointCheck(checkpointCheck(await loadSigningKeys(process.env, stores.secrets)));
+    const report = await service.verify(from);
     if (flag(args, 'json') === 'true') process.stdout.write(`${JSON.stringify(auditReportJson(report))}\n`);
     else if (report.ok) {
       const head = report.head ? `; head: event ${report.head.eventId} ${report.head.hash}` : '';
       const backfilled = report.chainStarted ? ` (events up to ${report.chainStarted.eventId} were chained when the chain was added, ${report.chainStarted.at})` : '';
-      process.stdout.write(`audit chain intact: ${report.events} events, ${report.requests} requests${head}${backfilled}\n`);
+      const cp = report.checkpoint;
+      const pruned = cp ? `; starts after the signed prune checkpoint at event ${cp.eventId} (requests decided before ${cp.prunedBefore} were pruned)` : '';
+      process.stdout.write(`audit chain intact: ${report.events} events, ${report.requests} requests${head}${backfilled}${pruned}\n`);
     } else process.stdout.write(`audit chain BROKEN: ${report.problem!.message}\n`);
     return report.ok ? 0 : 1;
   } finally {

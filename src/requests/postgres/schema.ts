@@ -167,7 +167,12 @@ export const grants = pgTable(
     revokedBy: text('revoked_by'),
     uses: integer('uses').notNull().default(0),
   },
-  (t) => [index('grants_rule_expires').on(t.rule, t.expiresAt), index('grants_created').on(t.createdAt, t.id)],
+  (t) => [
+    index('grants_rule_expires').on(t.rule, t.expiresAt),
+    index('grants_created').on(t.createdAt, t.id),
+    // `tollgate prune` deletes a request's grants with it (and the foreign key is checked on every request deleted).
+    index('grants_request').on(t.requestId),
+  ],
 );
 
 /**
