@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { listQuerySchema, parseInput } from '../api-schema.js';
 import { databaseDialect } from '../requests/database-url.js';
-import { csvCell } from '../http/export.js';
+import { csvCell, writeExport } from '../http/export.js';
 import { toApiEvent, toApiRequest } from '../requests/serialize.js';
 import { openStores } from '../requests/open-store.js';
 import { AuditService } from '../audit/service.js';
@@ -65,10 +65,39 @@ async function verify(args: ReturnType<typeof parseArgs>): Promise<number> {
   }
 }
 
-/** Prints matching requests (or one request's events with `--events ID`), or verifies the chain (`audit verify`). */
+/** The audit query's filters from the flags (`--status`, `--tool`, `--agent`, `--approver`, `--person`, `--since`, `--until`). */
+function queryOf(args: ReturnType<typeof parseArgs>, limit: string | undefined) {
+  const q = parseInput(
+    listQuerySchema,
+    { status: flag(args, 'status'), tool_name: flag(args, 'tool'), agent_id: flag(args, 'agent'), responded_by: flag(args, 'approver'), person: flag(args, 'person'), since: flag(args, 'since'), until: flag(args, 'until'), limit },
+    'flags',
+  );
+  return { status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, respondedByPeople: q.person === undefined ? undefined : [q.person], since: q.since, until: q.until, limit: q.limit };
+}
+
+/**
+ * `tollgate audit export --format csv|ndjson [filters]`: every matching request to stdout, as `GET /v1/requests/export`
+ * writes it, streamed with back-pressure (a million rows need no more memory than one batch).
+ */
+async function exportAll(args: ReturnType<typeof parseArgs>): Promise<number> {
+  const format = flag(args, 'format') ?? 'ndjson';
+  if (format !== 'csv' && format !== 'ndjson') throw new UsageError('--format must be csv or ndjson');
+  const { limit: _limit, ...query } = queryOf(args, undefined);
+  const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env, migrate: false });
+  try {
+    const store = stores.store;
+    await writeExport(process.stdout, store.scan(query), format, { events: (id) => store.events(id) });
+    return 0;
+  } finally {
+    await stores.close();
+  }
+}
+
+/** Prints matching requests (or one request's events with `--events ID`), exports them (`audit export`), or verifies the chain (`audit verify`). */
 export async function run(argv: string[]): Promise<number> {
   const args = parseArgs(argv, ['json']);
   if (args.positionals[0] === 'verify') return verify(args);
+  if (args.positionals[0] === 'export') return exportAll(args);
   const format = flag(args, 'format') ?? 'table';
   if (!['table', 'csv', 'ndjson'].includes(format)) throw new UsageError(`--format must be table, csv or ndjson`);
   // A SQLite file or a postgres:// URL, read as it is (no migrations applied).
@@ -81,12 +110,7 @@ export async function run(argv: string[]): Promise<number> {
       for (const event of await store.events(eventsOf)) out(JSON.stringify(toApiEvent(event)));
       return 0;
     }
-    const q = parseInput(
-      listQuerySchema,
-      { status: flag(args, 'status'), tool_name: flag(args, 'tool'), agent_id: flag(args, 'agent'), responded_by: flag(args, 'approver'), person: flag(args, 'person'), since: flag(args, 'since'), until: flag(args, 'until'), limit: flag(args, 'limit') ?? '50' },
-      'flags',
-    );
-    const page = await store.list({ status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, respondedByPeople: q.person === undefined ? undefined : [q.person], since: q.since, until: q.until, limit: q.limit });
+    const page = await store.list(queryOf(args, flag(args, 'limit') ?? '50'));
     const rows = page.items.map(toApiRequest);
     if (format === 'ndjson') rows.forEach((r) => out(JSON.stringify(r)));
     else if (format === 'csv') {
