@@ -71,6 +71,11 @@ function csvLine(row: ExportedRequest): string {
 export interface ExportOptions {
   /** A request's audit events, oldest first: where the receipts are read from. */
   events(id: string): Promise<ConfirmationEvent[]>;
+  /**
+   * The events of a batch of requests in one read (`ConfirmationStore.eventsOf`), when the caller has it: one query per
+   * batch instead of one per row.
+   */
+  eventsOf?(ids: readonly string[]): Promise<ConfirmationEvent[]>;
 }
 
 /** Where an export goes: an HTTP response, or the CLI's stdout. */
@@ -95,7 +100,16 @@ export async function writeExport(out: ExportSink, rows: AsyncIterable<Confirmat
     if (!out.write(chunk)) await once(out, 'drain');
   };
   const flush = async (batch: ConfirmationRequest[]) => {
-    const executions = await Promise.all(batch.map(async (r) => executionOf(await options.events(r.id))));
+    let executions: (ExecutionView | null)[];
+    if (options.eventsOf) {
+      const byRequest = new Map<string, ConfirmationEvent[]>();
+      for (const e of await options.eventsOf(batch.map((r) => r.id))) {
+        const list = byRequest.get(e.requestId);
+        if (list) list.push(e);
+        else byRequest.set(e.requestId, [e]);
+      }
+      executions = batch.map((r) => executionOf(byRequest.get(r.id) ?? []));
+    } else executions = await Promise.all(batch.map(async (r) => executionOf(await options.events(r.id))));
     for (const [i, request] of batch.entries()) {
       if (out.destroyed) return;
       const row: ExportedRequest = { ...toApiRequest(request), execution: executions[i]! };
