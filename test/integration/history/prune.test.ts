@@ -15,6 +15,7 @@ import { copySqliteToPostgres } from '../../../src/requests/postgres/copy-from-s
 import { openPostgres } from '../../../src/requests/postgres/database.js';
 import { openDatabase } from '../../../src/requests/sqlite/database.js';
 import { freshDatabase, withClient, type FreshDatabase } from '../postgres/fresh-database.js';
+import { startTestServer } from '../../helpers/server.js';
 
 const ROWS = 3000;
 const DAY = 86_400_000;
@@ -141,6 +142,16 @@ function pruneSuite(name: string, setup: () => Promise<{ db: string; sql: Sql; c
       expect(again.stdout).toContain('pruned 0 requests, 0 events');
       expect(again.stdout).toContain('nothing to prune: the audit chain is unchanged');
       expect(again.stdout).toMatch(/stopped at request \S+ \(event \d+\): it is pending/);
+    });
+
+    it('GET /v1/audit/verify on the running gateway starts from the checkpoint and checks its signature', async () => {
+      const t = await startTestServer({ dbPath: db });
+      try {
+        const report = (await (await t.api('/v1/audit/verify')).json()) as { ok: boolean; checkpoint: { signature_checked: boolean } | null };
+        expect(report).toMatchObject({ ok: true, checkpoint: { signature_checked: true } });
+      } finally {
+        await t.close();
+      }
     });
 
     it('catches tampering after the prune: an edited event, a deleted first event, a forged checkpoint', async () => {
