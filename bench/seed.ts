@@ -87,3 +87,96 @@ export async function seedForMode(ctx: BenchContext, name: string, count: number
   await runTollgate(['migrate', '--from', dbPath, '--to', url]);
   return { ...seed, db: url, copySeconds: (performance.now() - started) / 1000 };
 }
+
+/** What {@link seedHistory} wrote. */
+export interface HistorySeed {
+  rows: number;
+  pending: number;
+  events: number;
+  /** The oldest and newest `created_at`. */
+  from: Date;
+  to: Date;
+  seconds: number;
+}
+
+/** Options of {@link seedHistory}. */
+export interface HistorySeedOptions {
+  /** Requests to write (a tenth of a percent of them, at least one, stay pending). */
+  rows: number;
+  /** How far back the oldest request was filed (default 365 days); rows are spread evenly up to now. */
+  days?: number;
+  /** Tools, agents and approvers to spread the rows over (defaults 40, 20, 25). */
+  tools?: number;
+  agents?: number;
+  approvers?: number;
+  /** Rows per transaction (default 10 000): batched inserts, so 10 million rows never sit in one transaction. */
+  batch?: number;
+}
+
+/**
+ * Writes a year of history into `dbPath` (migrating it first): decided requests (approved, denied, expired, cancelled)
+ * by `slack:U<k>` (person `p<k>`), each with its `created` and verdict events and a sent web card, plus a few pending
+ * ones, due an hour from now, listing `web:alice`. The audit chain's trigger hashes every event as the gateway's would.
+ */
+export function seedHistory(dbPath: string, options: HistorySeedOptions): HistorySeed {
+  const started = performance.now();
+  const { rows, days = 365, tools = 40, agents = 20, approvers = 25, batch = 10_000 } = options;
+  const open = openDatabase(dbPath, { sync: 'normal' });
+  applyMigrations(open);
+  const insertRequest = open.sqlite.prepare(insertSql(confirmationRequests, 'confirmation_requests'));
+  const insertEvent = open.sqlite.prepare(insertSql(confirmationEvents, 'confirmation_events', ['id', 'prevHash', 'hash']));
+  const insertCard = open.sqlite.prepare(insertSql(channelMessages, 'channel_messages', ['id']));
+  const now = Date.now();
+  const span = days * 86_400_000;
+  const pendingEvery = Math.max(2, Math.min(1000, rows));
+  const statuses = ['approved', 'approved', 'denied', 'expired', 'cancelled'] as const;
+  let pending = 0;
+  let events = 0;
+  const write = open.sqlite.transaction((start: number, end: number) => {
+    for (let i = start; i < end; i++) {
+      const createdAt = new Date(now - span + Math.floor((i / rows) * span) - 60_000);
+      const toolName = `tool.${i % tools}`;
+      const toolArgs = { table: `t${i % 997}`, rows: i % 1000 };
+      const base = newConfirmationRequest(
+        { toolName, toolArgs, prompt: 'Export a table to a file.', agentId: `agent-${i % agents}`, sessionId: `session-${i}`, approvers: ['web:alice', `slack:U${i % approvers}`] },
+        SEED_DEFAULTS,
+        [{ type: 'web' }],
+        argsSha256(toolName, toolArgs),
+        createdAt,
+      );
+      const isPending = i % pendingEvery === pendingEvery - 1;
+      const status = isPending ? 'pending' : statuses[i % statuses.length]!;
+      const respondedAt = new Date(createdAt.getTime() + 30_000);
+      const k = i % approvers;
+      const decidedBy = status === 'approved' || status === 'denied' ? `slack:U${k}` : status === 'expired' ? 'system' : status === 'cancelled' ? `agent-${i % agents}` : null;
+      const request = isPending
+        ? { ...base, expiresAt: new Date(now + 3_600_000) }
+        : {
+            ...base,
+            status,
+            expiresAt: new Date(createdAt.getTime() + 300_000),
+            updatedAt: respondedAt,
+            respondedAt,
+            respondedBy: decidedBy,
+            respondedVia: status === 'approved' || status === 'denied' ? 'slack' : null,
+            respondedByPerson: status === 'approved' || status === 'denied' ? `p${k}` : null,
+            decisionOption: status === 'approved' ? 'Approve' : status === 'denied' ? 'Deny' : null,
+            allowed: status === 'approved',
+          };
+      insertRequest.run(requestToRow(request as typeof base));
+      insertEvent.run({ requestId: base.id, type: 'created', actor: null, channel: null, detail: '{}', at: createdAt.toISOString() });
+      insertCard.run({ requestId: base.id, channel: 'web', target: '', messageRef: null, status: 'sent', attempts: 1, lastError: null, updatedAt: createdAt.toISOString() });
+      events++;
+      if (isPending) pending++;
+      else {
+        const detail = status === 'expired' ? { on_timeout: 'deny' } : status === 'cancelled' ? {} : { person: `p${k}` };
+        insertEvent.run({ requestId: base.id, type: status, actor: decidedBy, channel: request.respondedVia, detail: JSON.stringify(detail), at: respondedAt.toISOString() });
+        events++;
+      }
+    }
+  });
+  for (let start = 0; start < rows; start += batch) write.immediate(start, Math.min(rows, start + batch));
+  open.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  open.close();
+  return { rows, pending, events, from: new Date(now - span - 60_000), to: new Date(now), seconds: (performance.now() - started) / 1000 };
+}

@@ -28,6 +28,7 @@ import { jwksPlugin } from './http/jwks-route.js';
 import { readSigningSettings, signingKeys as keysOf } from './signing/keys.js';
 import { withVerdictTokens } from './signing/token-store.js';
 import { VerdictSigner, verdictTtlFromEnv } from './signing/verdict.js';
+import { checkpointCheck } from './audit/checkpoint.js';
 import { InProcessScheduler } from './scheduler/in-process.js';
 import type { Scheduler } from './scheduler/types.js';
 import { startTracing } from './telemetry/sdk.js';
@@ -144,6 +145,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     },
   });
   gateway.audit?.useSigner(verdicts.signAnchor);
+  gateway.audit?.useCheckpointCheck(checkpointCheck(verdicts.keys));
   await closeOnFailure(gateway.start());
   for (const channel of channels) await channel.start?.(gateway);
   // People given only an email get their Slack/Feishu accounts looked up in the background (never on a decision).

@@ -6,7 +6,7 @@
  */
 import type { ConfirmationStore } from '../requests/store.js';
 import type { AuditChain, ChainHead } from './types.js';
-import { verifyAudit, type AuditReport } from './verify.js';
+import { verifyAudit, type AuditReport, type CheckpointCheck } from './verify.js';
 
 /** Signs an anchor's claims (a compact JWS with the verdict-signing key); absent: anchors go unsigned. */
 export type AnchorSigner = (claims: { event_id: number; hash: string; at: string }) => Promise<string>;
@@ -27,6 +27,13 @@ export class AuditService {
     private signer: AnchorSigner | null = null,
   ) {}
 
+  private checkCheckpoint: CheckpointCheck | undefined;
+
+  /** Checks prune checkpoints' signatures from now on (`audit/checkpoint.ts`). */
+  useCheckpointCheck(check: CheckpointCheck): void {
+    this.checkCheckpoint = check;
+  }
+
   /** Signs anchors from now on (the signing key may be ready after the gateway is built). */
   useSigner(signer: AnchorSigner | null): void {
     this.signer = signer;
@@ -34,7 +41,7 @@ export class AuditService {
 
   /** Walks the chain (from `from`, when given) and every request; see `verify.ts`. */
   verify(from?: Date): Promise<AuditReport> {
-    return verifyAudit(this.chain, this.store, { from });
+    return verifyAudit(this.chain, this.store, { from, checkCheckpoint: this.checkCheckpoint });
   }
 
   /** The newest event as an anchor, or null when there are no events yet. */

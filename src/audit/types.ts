@@ -16,6 +16,19 @@ export interface ChainHead {
   at: string;
 }
 
+/**
+ * Where the chain starts after `tollgate prune` deleted its oldest events: the last deleted event's id, hash and time,
+ * and a JWS over the three (the anchor format) by the verdict-signing key.
+ */
+export interface ChainCheckpoint {
+  eventId: number;
+  hash: string;
+  at: string;
+  signature: string;
+  /** The `--before` cut-off of the prune that wrote it (ISO-8601). */
+  prunedBefore: string;
+}
+
 /** Reads one database's audit chain. */
 export interface AuditChain {
   /** Up to `limit` rows with `id > afterId`, by id. */
@@ -26,4 +39,6 @@ export interface AuditChain {
   head(): Promise<ChainHead | null>;
   /** Up to which event rows were chained after the fact when the chain was added (`chain_started`), and when. */
   started(): Promise<{ eventId: number; at: Date } | null>;
+  /** The newest prune checkpoint (the chain starts right after it), or null when nothing was ever pruned. */
+  checkpoint(): Promise<ChainCheckpoint | null>;
 }

@@ -10,11 +10,17 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ConfirmationStore } from '../requests/store.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../requests/types.js';
 import { GENESIS_HASH, eventHashOfColumns } from './encoding.js';
-import type { AuditChain, ChainHead } from './types.js';
+import type { AuditChain, ChainCheckpoint, ChainHead } from './types.js';
+
+/**
+ * Checks a checkpoint's signature (`verifyAnchor` with the gateway's keys); absent, a checkpoint is taken on trust and
+ * the report says so (`checkpoint.signature_checked: false`).
+ */
+export type CheckpointCheck = (checkpoint: ChainCheckpoint) => Promise<{ ok: true } | { ok: false; message: string }>;
 
 /** A broken link: where, and what is wrong there. */
 export interface AuditProblem {
-  kind: 'edited' | 'missing_or_inserted' | 'unchained' | 'request_mismatch';
+  kind: 'edited' | 'missing_or_inserted' | 'unchained' | 'request_mismatch' | 'bad_checkpoint';
   /** The event where the chain breaks (for `request_mismatch`, absent). */
   eventId?: number;
   requestId?: string;
@@ -33,11 +39,13 @@ export interface AuditReport {
   problem: AuditProblem | null;
   /** Events chained after the fact when the chain was added to an older database (`chain_started`), if any. */
   chainStarted: { eventId: number; at: string } | null;
+  /** Where the chain starts after `tollgate prune`: the last pruned event, and whether its signature was checked. */
+  checkpoint: { eventId: number; hash: string; at: string; prunedBefore: string; signatureChecked: boolean } | null;
 }
 
 /** The report as the API and `tollgate audit verify --json` print it: snake_case, like every other wire object. */
 export function auditReportJson(report: AuditReport): Record<string, unknown> {
-  const { problem, head, chainStarted } = report;
+  const { problem, head, chainStarted, checkpoint } = report;
   return {
     ok: report.ok,
     events: report.events,
@@ -45,6 +53,7 @@ export function auditReportJson(report: AuditReport): Record<string, unknown> {
     head: head && { event_id: head.eventId, hash: head.hash, at: head.at },
     problem: problem && { kind: problem.kind, event_id: problem.eventId ?? null, request_id: problem.requestId ?? null, message: problem.message },
     chain_started: chainStarted && { event_id: chainStarted.eventId, at: chainStarted.at },
+    checkpoint: checkpoint && { event_id: checkpoint.eventId, hash: checkpoint.hash, at: checkpoint.at, pruned_before: checkpoint.prunedBefore, signature_checked: checkpoint.signatureChecked },
   };
 }
 
@@ -52,8 +61,10 @@ const PAGE = 1000;
 const FINAL_EVENTS = new Set(['approved', 'denied', 'expired', 'cancelled']);
 
 /** Verifies the chain (from the first event, or from the first one at or after `from`) and every request row. */
-export async function verifyAudit(chain: AuditChain, store: ConfirmationStore, options: { from?: Date } = {}): Promise<AuditReport> {
+export async function verifyAudit(chain: AuditChain, store: ConfirmationStore, options: { from?: Date; checkCheckpoint?: CheckpointCheck } = {}): Promise<AuditReport> {
   const started = await chain.started();
+  const checkpoint = await chain.checkpoint();
+  let signatureChecked = false;
   let events = 0;
   let requests = 0;
   const done = async (problem: AuditProblem | null): Promise<AuditReport> => ({
@@ -63,9 +74,17 @@ export async function verifyAudit(chain: AuditChain, store: ConfirmationStore, o
     head: await chain.head(),
     problem,
     chainStarted: started && started.eventId > 0 ? { eventId: started.eventId, at: started.at.toISOString() } : null,
+    checkpoint: checkpoint && { eventId: checkpoint.eventId, hash: checkpoint.hash, at: checkpoint.at, prunedBefore: checkpoint.prunedBefore, signatureChecked },
   });
 
-  const start = options.from ? await chain.lastBefore(options.from) : null;
+  if (checkpoint && options.checkCheckpoint) {
+    const checked = await options.checkCheckpoint(checkpoint);
+    if (!checked.ok) return done({ kind: 'bad_checkpoint', eventId: checkpoint.eventId, message: `the prune checkpoint at event ${checkpoint.eventId} is not signed by this gateway's keys: ${checked.message}` });
+    signatureChecked = true;
+  }
+  // After a prune the chain starts at the checkpoint: the first event kept must follow the last one pruned.
+  const from = options.from ? await chain.lastBefore(options.from) : null;
+  const start = checkpoint && (!from || from.id < checkpoint.eventId) ? { id: checkpoint.eventId, hash: checkpoint.hash } : from;
   let afterId = start?.id ?? 0;
   let prev: string | null = start ? start.hash : GENESIS_HASH;
   for (let rows = await chain.rows(afterId, PAGE); rows.length; rows = await chain.rows(afterId, PAGE)) {

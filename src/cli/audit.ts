@@ -6,11 +6,13 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { listQuerySchema, parseInput } from '../api-schema.js';
 import { databaseDialect } from '../requests/database-url.js';
-import { csvCell } from '../http/export.js';
+import { csvCell, writeExport } from '../http/export.js';
 import { toApiEvent, toApiRequest } from '../requests/serialize.js';
 import { openStores } from '../requests/open-store.js';
 import { AuditService } from '../audit/service.js';
 import { auditReportJson } from '../audit/verify.js';
+import { checkpointCheck } from '../audit/checkpoint.js';
+import { loadSigningKeys } from '../signing/keys.js';
 import { flag, parseArgs, UsageError } from './args.js';
 
 /**
@@ -45,12 +47,17 @@ async function verify(args: ReturnType<typeof parseArgs>): Promise<number> {
       process.stderr.write('this database has no audit chain yet: run `tollgate migrate` (or start `tollgate serve` on it) once to add it\n');
       return 1;
     }
-    const report = await new AuditService(stores.audit, stores.store).verify(from);
+    const service = new AuditService(stores.audit, stores.store);
+    // A checkpoint (left by `tollgate prune`) is checked against the deployment's keys; the key is only read when there is one.
+    if (await stores.audit.checkpoint().catch(() => null)) service.useCheckpointCheck(checkpointCheck(await loadSigningKeys(process.env, stores.secrets)));
+    const report = await service.verify(from);
     if (flag(args, 'json') === 'true') process.stdout.write(`${JSON.stringify(auditReportJson(report))}\n`);
     else if (report.ok) {
       const head = report.head ? `; head: event ${report.head.eventId} ${report.head.hash}` : '';
       const backfilled = report.chainStarted ? ` (events up to ${report.chainStarted.eventId} were chained when the chain was added, ${report.chainStarted.at})` : '';
-      process.stdout.write(`audit chain intact: ${report.events} events, ${report.requests} requests${head}${backfilled}\n`);
+      const cp = report.checkpoint;
+      const pruned = cp ? `; starts after the signed prune checkpoint at event ${cp.eventId} (requests decided before ${cp.prunedBefore} were pruned)` : '';
+      process.stdout.write(`audit chain intact: ${report.events} events, ${report.requests} requests${head}${backfilled}${pruned}\n`);
     } else process.stdout.write(`audit chain BROKEN: ${report.problem!.message}\n`);
     return report.ok ? 0 : 1;
   } finally {
@@ -58,10 +65,39 @@ async function verify(args: ReturnType<typeof parseArgs>): Promise<number> {
   }
 }
 
-/** Prints matching requests (or one request's events with `--events ID`), or verifies the chain (`audit verify`). */
+/** The audit query's filters from the flags (`--status`, `--tool`, `--agent`, `--approver`, `--person`, `--since`, `--until`). */
+function queryOf(args: ReturnType<typeof parseArgs>, limit: string | undefined) {
+  const q = parseInput(
+    listQuerySchema,
+    { status: flag(args, 'status'), tool_name: flag(args, 'tool'), agent_id: flag(args, 'agent'), responded_by: flag(args, 'approver'), person: flag(args, 'person'), since: flag(args, 'since'), until: flag(args, 'until'), limit },
+    'flags',
+  );
+  return { status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, respondedByPeople: q.person === undefined ? undefined : [q.person], since: q.since, until: q.until, limit: q.limit };
+}
+
+/**
+ * `tollgate audit export --format csv|ndjson [filters]`: every matching request to stdout, as `GET /v1/requests/export`
+ * writes it, streamed with back-pressure (a million rows need no more memory than one batch).
+ */
+async function exportAll(args: ReturnType<typeof parseArgs>): Promise<number> {
+  const format = flag(args, 'format') ?? 'ndjson';
+  if (format !== 'csv' && format !== 'ndjson') throw new UsageError('--format must be csv or ndjson');
+  const { limit: _limit, ...query } = queryOf(args, undefined);
+  const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env, migrate: false });
+  try {
+    const store = stores.store;
+    await writeExport(process.stdout, store.scan(query), format, { events: (id) => store.events(id), eventsOf: (ids) => store.eventsOf(ids) });
+    return 0;
+  } finally {
+    await stores.close();
+  }
+}
+
+/** Prints matching requests (or one request's events with `--events ID`), exports them (`audit export`), or verifies the chain (`audit verify`). */
 export async function run(argv: string[]): Promise<number> {
   const args = parseArgs(argv, ['json']);
   if (args.positionals[0] === 'verify') return verify(args);
+  if (args.positionals[0] === 'export') return exportAll(args);
   const format = flag(args, 'format') ?? 'table';
   if (!['table', 'csv', 'ndjson'].includes(format)) throw new UsageError(`--format must be table, csv or ndjson`);
   // A SQLite file or a postgres:// URL, read as it is (no migrations applied).
@@ -74,12 +110,7 @@ export async function run(argv: string[]): Promise<number> {
       for (const event of await store.events(eventsOf)) out(JSON.stringify(toApiEvent(event)));
       return 0;
     }
-    const q = parseInput(
-      listQuerySchema,
-      { status: flag(args, 'status'), tool_name: flag(args, 'tool'), agent_id: flag(args, 'agent'), responded_by: flag(args, 'approver'), person: flag(args, 'person'), since: flag(args, 'since'), until: flag(args, 'until'), limit: flag(args, 'limit') ?? '50' },
-      'flags',
-    );
-    const page = await store.list({ status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, respondedByPeople: q.person === undefined ? undefined : [q.person], since: q.since, until: q.until, limit: q.limit });
+    const page = await store.list(queryOf(args, flag(args, 'limit') ?? '50'));
     const rows = page.items.map(toApiRequest);
     if (format === 'ndjson') rows.forEach((r) => out(JSON.stringify(r)));
     else if (format === 'csv') {

@@ -89,8 +89,13 @@ export const COMMANDS: Record<string, Command> = {
   },
   audit: {
     summary: 'Query the confirmation table from the database file (offline).',
-    usage: 'tollgate audit [--db FILE] [--status S] [--tool NAME] [--agent ID] [--approver ID] [--person ID] [--since ISO] [--until ISO] [--limit N] [--format table|csv|ndjson] [--events ID] | tollgate audit verify [--from ISO] [--db …] [--json]',
+    usage: 'tollgate audit [--db FILE] [--status S] [--tool NAME] [--agent ID] [--approver ID] [--person ID] [--since ISO] [--until ISO] [--limit N] [--format table|csv|ndjson] [--events ID] | tollgate audit export [--format ndjson|csv] [filters] | tollgate audit verify [--from ISO] [--db …] [--json]',
     load: () => import('./audit.js'),
+  },
+  prune: {
+    summary: 'Delete requests decided before a date, with their events, in batches; the audit chain keeps verifying from a signed checkpoint.',
+    usage: 'tollgate prune --before DATE [--db ./data/tollgate.db | --db postgres://…] [--dry-run] [--batch 1000] [--json]',
+    load: () => import('./prune.js'),
   },
 };
 

@@ -71,7 +71,15 @@ function csvLine(row: ExportedRequest): string {
 export interface ExportOptions {
   /** A request's audit events, oldest first: where the receipts are read from. */
   events(id: string): Promise<ConfirmationEvent[]>;
+  /**
+   * The events of a batch of requests in one read (`ConfirmationStore.eventsOf`), when the caller has it: one query per
+   * batch instead of one per row.
+   */
+  eventsOf?(ids: readonly string[]): Promise<ConfirmationEvent[]>;
 }
+
+/** Where an export goes: an HTTP response, or the CLI's stdout. */
+export type ExportSink = NodeJS.WritableStream & { destroyed?: boolean };
 
 /** Writes every request of `rows` to `res` in `format`, each with its latest execution receipt. */
 export async function streamExport(res: Response, rows: AsyncIterable<ConfirmationRequest>, format: 'csv' | 'ndjson', options: ExportOptions): Promise<void> {
@@ -79,13 +87,31 @@ export async function streamExport(res: Response, rows: AsyncIterable<Confirmati
   res.status(200);
   res.setHeader('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
   res.setHeader('content-disposition', `attachment; filename="tollgate-requests-${stamp}.${format === 'csv' ? 'csv' : 'ndjson'}"`);
+  if (await writeExport(res, rows, format, options)) res.end();
+}
+
+/**
+ * The export's body, row by row with back-pressure (a write the sink cannot take yet waits for `drain`), so memory
+ * stays at one batch whatever the row count (`test/integration/history/export-memory.test.ts`). Resolves false when
+ * the sink went away (a client that hung up) before the end.
+ */
+export async function writeExport(out: ExportSink, rows: AsyncIterable<ConfirmationRequest>, format: 'csv' | 'ndjson', options: ExportOptions): Promise<boolean> {
   const write = async (chunk: string) => {
-    if (!res.write(chunk)) await once(res, 'drain');
+    if (!out.write(chunk)) await once(out, 'drain');
   };
   const flush = async (batch: ConfirmationRequest[]) => {
-    const executions = await Promise.all(batch.map(async (r) => executionOf(await options.events(r.id))));
+    let executions: (ExecutionView | null)[];
+    if (options.eventsOf) {
+      const byRequest = new Map<string, ConfirmationEvent[]>();
+      for (const e of await options.eventsOf(batch.map((r) => r.id))) {
+        const list = byRequest.get(e.requestId);
+        if (list) list.push(e);
+        else byRequest.set(e.requestId, [e]);
+      }
+      executions = batch.map((r) => executionOf(byRequest.get(r.id) ?? []));
+    } else executions = await Promise.all(batch.map(async (r) => executionOf(await options.events(r.id))));
     for (const [i, request] of batch.entries()) {
-      if (res.destroyed) return;
+      if (out.destroyed) return;
       const row: ExportedRequest = { ...toApiRequest(request), execution: executions[i]! };
       await write(format === 'csv' ? csvLine(row) : `${JSON.stringify(row)}\n`);
     }
@@ -93,7 +119,7 @@ export async function streamExport(res: Response, rows: AsyncIterable<Confirmati
   if (format === 'csv') await write(`${CSV_COLUMNS.join(',')}\n`);
   let batch: ConfirmationRequest[] = [];
   for await (const request of rows) {
-    if (res.destroyed) return;
+    if (out.destroyed) return false;
     batch.push(request);
     if (batch.length >= BATCH) {
       await flush(batch);
@@ -101,5 +127,5 @@ export async function streamExport(res: Response, rows: AsyncIterable<Confirmati
     }
   }
   await flush(batch);
-  res.end();
+  return !out.destroyed;
 }

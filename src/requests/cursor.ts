@@ -52,3 +52,26 @@ export async function* allPages<T, Q extends object>(list: (query: Q & { limit: 
     cursor = page.nextCursor ?? undefined;
   } while (cursor);
 }
+
+/**
+ * The audit query for several deciders (`?group=`): one query per person, each reading its own index range newest
+ * first, merged here. One query with `responded_by_person IN (…)` makes the database sort every row the group ever
+ * decided before it can cut a page — after a year of history, hundreds of thousands of rows for one page of 50.
+ */
+export async function pageForEachPerson<T extends { createdAt: Date; id: string }, Q extends { respondedByPeople?: readonly string[]; limit?: number }>(
+  list: (query: Q) => Promise<{ items: T[]; nextCursor: string | null }>,
+  query: Q,
+  limit: number,
+): Promise<{ items: T[]; nextCursor: string | null }> {
+  const people = [...new Set(query.respondedByPeople ?? [])];
+  // limit + 1 rows of each: enough to fill the page and know whether there is more.
+  const pages = await Promise.all(people.map((person) => list({ ...query, respondedByPeople: [person], limit: limit + 1 })));
+  const rows = pages
+    .flatMap((p) => p.items)
+    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  // A person's page capped below limit + 1 (limit 500) may hide more rows behind its own cursor.
+  const more = rows.length > limit || pages.some((p) => p.nextCursor !== null && p.items.length < limit + 1);
+  return { items, nextCursor: more && last ? encodeCursor(last.createdAt, last.id) : null };
+}

@@ -59,6 +59,9 @@ export const confirmationRequests = pgTable(
     index('confirmation_requests_tool').on(t.toolName, t.createdAt),
     index('confirmation_requests_agent').on(t.agentId, t.createdAt),
     index('confirmation_requests_person').on(t.respondedByPerson, t.createdAt),
+    // As on SQLite: by status newest first (the inbox's pending list, `?status=`), and by approver (`?responded_by=`).
+    index('confirmation_requests_status_created').on(t.status, t.createdAt, t.id),
+    index('confirmation_requests_responded_by').on(t.respondedBy, t.createdAt),
   ],
 );
 
@@ -164,7 +167,12 @@ export const grants = pgTable(
     revokedBy: text('revoked_by'),
     uses: integer('uses').notNull().default(0),
   },
-  (t) => [index('grants_rule_expires').on(t.rule, t.expiresAt), index('grants_created').on(t.createdAt, t.id)],
+  (t) => [
+    index('grants_rule_expires').on(t.rule, t.expiresAt),
+    index('grants_created').on(t.createdAt, t.id),
+    // `tollgate prune` deletes a request's grants with it (and the foreign key is checked on every request deleted).
+    index('grants_request').on(t.requestId),
+  ],
 );
 
 /**
@@ -212,4 +220,17 @@ export const teamsConversations = pgTable('teams_conversations', {
   serviceUrl: text('service_url').notNull(),
   tenantId: text('tenant_id'),
   updatedAt: at('updated_at').notNull(),
+});
+
+/** Where the audit chain starts after `tollgate prune` (see the SQLite schema). `at` is the chain's text form of the time. */
+export const auditCheckpoints = pgTable('audit_checkpoints', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  eventId: bigint('event_id', { mode: 'number' }).notNull(),
+  hash: text('hash').notNull(),
+  at: text('at').notNull(),
+  signature: text('signature').notNull(),
+  prunedBefore: at('pruned_before').notNull(),
+  requests: integer('requests').notNull(),
+  events: integer('events').notNull(),
+  createdAt: at('created_at').notNull(),
 });

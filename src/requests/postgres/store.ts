@@ -20,7 +20,7 @@ import { createBatchParams } from './creates.js';
 import { rowToEvent, rowToMessage, rowToRequest, type RequestRow } from './rows.js';
 import { named, SQL_TEXT } from './statements.js';
 import { confirmationRequests as requests } from './schema.js';
-import { allPages, decodeCursor, pageOf } from '../cursor.js';
+import { allPages, decodeCursor, pageForEachPerson, pageOf } from '../cursor.js';
 import { GroupCommit } from '../group-commit.js';
 import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, NewCreate, RequestPage, RequestQuery, Vote, VoteResult } from '../store.js';
 import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../types.js';
@@ -221,6 +221,7 @@ export class PostgresConfirmationStore implements ConfirmationStore {
 
   async list(query: RequestQuery): Promise<RequestPage> {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
+    if ((query.respondedByPeople?.length ?? 0) > 1) return pageForEachPerson((q) => this.list(q), query, limit);
     const where = filters(query);
     if (query.cursor) {
       const cursor = decodeCursor(query.cursor);

@@ -3,9 +3,10 @@
  * {@link AuditChain} on SQLite: the event rows with their stored text, and the request fields a `created` row covers.
  */
 import type Database from 'better-sqlite3';
-import type { AuditChain, ChainHead, ChainRow } from '../../audit/types.js';
+import type { AuditChain, ChainCheckpoint, ChainHead, ChainRow } from '../../audit/types.js';
 
-const ROWS = `SELECT e.id, e.prev_hash, e.hash, e.request_id, e.type, e.actor, e.channel, e.detail, e.at,
+/** Chain rows after `?`, up to `?` of them (shared with `tollgate prune`, which walks the same rows). */
+export const CHAIN_ROWS = `SELECT e.id, e.prev_hash, e.hash, e.request_id, e.type, e.actor, e.channel, e.detail, e.at,
     r.tool_name, r.args_sha256, r.required_approvals, r.on_timeout, r.created_at, r.expires_at, r.user_id, r.agent_id, r.filed_by
   FROM confirmation_events e LEFT JOIN confirmation_requests r ON e.type = 'created' AND r.id = e.request_id
   WHERE e.id > ? ORDER BY e.id LIMIT ?`;
@@ -15,7 +16,7 @@ export class SqliteAuditChain implements AuditChain {
   constructor(private readonly sqlite: Database.Database) {}
 
   async rows(afterId: number, limit: number): Promise<ChainRow[]> {
-    return this.sqlite.prepare(ROWS).raw().all(afterId, limit) as ChainRow[];
+    return this.sqlite.prepare(CHAIN_ROWS).raw().all(afterId, limit) as ChainRow[];
   }
 
   async lastBefore(at: Date) {
@@ -30,5 +31,12 @@ export class SqliteAuditChain implements AuditChain {
   async started() {
     const row = this.sqlite.prepare("SELECT event_id AS eventId, at FROM audit_marks WHERE name = 'chain_started'").get() as { eventId: number; at: string } | undefined;
     return row ? { eventId: row.eventId, at: new Date(row.at) } : null;
+  }
+
+  async checkpoint(): Promise<ChainCheckpoint | null> {
+    const row = this.sqlite
+      .prepare('SELECT event_id AS eventId, hash, at, signature, pruned_before AS prunedBefore FROM audit_checkpoints ORDER BY event_id DESC LIMIT 1')
+      .get() as ChainCheckpoint | undefined;
+    return row ?? null;
   }
 }

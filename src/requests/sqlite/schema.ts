@@ -55,6 +55,10 @@ export const confirmationRequests = sqliteTable(
     index('confirmation_requests_tool').on(t.toolName, t.createdAt),
     index('confirmation_requests_agent').on(t.agentId, t.createdAt),
     index('confirmation_requests_person').on(t.respondedByPerson, t.createdAt),
+    // The audit query by status (the inbox's pending list, `?status=approved`) newest first, without sorting every row of
+    // that status; and by approver (`?responded_by=`). test/integration/history/query-plans.test.ts holds these to it.
+    index('confirmation_requests_status_created').on(t.status, t.createdAt, t.id),
+    index('confirmation_requests_responded_by').on(t.respondedBy, t.createdAt),
   ],
 );
 
@@ -144,7 +148,12 @@ export const grants = sqliteTable(
     revokedBy: text('revoked_by'),
     uses: integer('uses').notNull().default(0),
   },
-  (t) => [index('grants_rule_expires').on(t.rule, t.expiresAt), index('grants_created').on(t.createdAt, t.id)],
+  (t) => [
+    index('grants_rule_expires').on(t.rule, t.expiresAt),
+    index('grants_created').on(t.createdAt, t.id),
+    // `tollgate prune` deletes a request's grants with it (and the foreign key is checked on every request deleted).
+    index('grants_request').on(t.requestId),
+  ],
 );
 
 /**
@@ -176,4 +185,25 @@ export const teamsConversations = sqliteTable('teams_conversations', {
   serviceUrl: text('service_url').notNull(),
   tenantId: text('tenant_id'),
   updatedAt: text('updated_at').notNull(),
+});
+
+/**
+ * Where the audit chain starts after `tollgate prune` deleted its oldest events (docs/audit.md): the last pruned event's
+ * id, hash and time, signed with the verdict-signing key like an anchor. `audit verify` starts from the newest one.
+ */
+export const auditCheckpoints = sqliteTable('audit_checkpoints', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  /** The last event deleted: the first event kept has `prev_hash` = `hash`. */
+  eventId: integer('event_id').notNull(),
+  hash: text('hash').notNull(),
+  /** The deleted event's `at`, as the chain encodes it (ISO-8601 UTC with milliseconds). */
+  at: text('at').notNull(),
+  /** A compact JWS (the anchor format, docs/audit.md) over `event_id`, `hash` and `at`. */
+  signature: text('signature').notNull(),
+  /** The `--before` cut-off of the prune that wrote it. */
+  prunedBefore: text('pruned_before').notNull(),
+  /** Requests and events that prune run deleted (up to this checkpoint). */
+  requests: integer('requests').notNull(),
+  events: integer('events').notNull(),
+  createdAt: text('created_at').notNull(),
 });

@@ -11,7 +11,7 @@ import { translateSqliteErrors } from './errors.js';
 import { requestToRow, rowToEvent, rowToMessage, rowToRequest } from './rows.js';
 import { confirmationRequests as requests } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
-import { allPages, decodeCursor, pageOf } from '../cursor.js';
+import { allPages, decodeCursor, pageForEachPerson, pageOf } from '../cursor.js';
 import { GroupCommit } from '../group-commit.js';
 import { isAllowed } from '../state-machine.js';
 import { needsPriorApprovers, planVote, type PriorApproval } from '../vote-plan.js';
@@ -172,6 +172,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
 
   async list(query: RequestQuery): Promise<RequestPage> {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
+    if ((query.respondedByPeople?.length ?? 0) > 1) return pageForEachPerson((q) => this.list(q), query, limit);
     const where = filters(query);
     if (query.cursor) {
       const { createdAt, id } = decodeCursor(query.cursor);

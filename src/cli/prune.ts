@@ -1,0 +1,74 @@
+/**
+ * @module cli/prune
+ * `tollgate prune --before DATE [--db …] [--dry-run] [--batch N] [--json]`: deletes requests decided before DATE, with
+ * their events, cards and grants, in batches, and keeps the audit chain verifiable with a signed checkpoint
+ * (`history/prune.ts`, docs/audit.md). Safe beside a running gateway: each batch is a short transaction.
+ */
+import { signCompactJws } from '../signing/jws.js';
+import { loadSigningKeys } from '../signing/keys.js';
+import { ANCHOR_TYPE } from '../signing/verdict.js';
+import { prune, PruneRefusedError, type PruneReport, type PruneStore } from '../history/prune.js';
+import { openStores, type OpenStores } from '../requests/open-store.js';
+import { existingDatabase } from './audit.js';
+import { flag, parseArgs, UsageError } from './args.js';
+
+/** `--before`: a date (`2026-01-31`, midnight UTC) or an ISO time, not in the future. */
+export function parseBefore(text: string | undefined, now = new Date()): Date {
+  if (text === undefined) throw new UsageError('--before DATE is required: requests decided before it are deleted (e.g. --before 2026-01-01)');
+  const before = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T00:00:00.000Z`) : new Date(text);
+  if (Number.isNaN(before.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(text)) throw new UsageError(`--before: not a date: ${text} (use 2026-01-31 or an ISO time such as 2026-01-31T12:00:00Z)`);
+  if (before.getTime() > now.getTime()) throw new UsageError(`--before: ${text} is in the future; prune deletes history, give a date in the past`);
+  return before;
+}
+
+async function pruneStoreOf(stores: OpenStores): Promise<PruneStore> {
+  if (stores.postgres) {
+    const { PostgresPruneStore } = await import('../requests/postgres/prune-store.js');
+    return new PostgresPruneStore(stores.postgres);
+  }
+  const { SqlitePruneStore } = await import('../requests/sqlite/prune-store.js');
+  return new SqlitePruneStore(stores.sqlite!);
+}
+
+/** The report in words: what went, where the chain starts now, and what stopped the prune. */
+export function describePrune(report: PruneReport, before: Date): string {
+  const verb = report.dryRun ? 'would prune' : 'pruned';
+  const lines = [`${verb} ${report.requests} requests, ${report.events} events decided before ${before.toISOString()}`];
+  if (report.checkpoint) {
+    lines.push(
+      report.dryRun
+        ? `the audit chain would start after event ${report.checkpoint.eventId}; a signed checkpoint would keep it verifiable`
+        : `the audit chain now starts at event ${report.chainStartsAt ?? report.checkpoint.eventId + 1}, checkpoint signed (event ${report.checkpoint.eventId}, hash ${report.checkpoint.hash}); \`tollgate audit verify\` starts from it`,
+    );
+  } else lines.push('nothing to prune: the audit chain is unchanged');
+  if (report.stoppedAt) lines.push(`stopped at request ${report.stoppedAt.requestId} (event ${report.stoppedAt.eventId}): ${report.stoppedAt.reason}; older requests after it stay until it can go`);
+  return lines.join('\n');
+}
+
+/** Runs `tollgate prune`. */
+export async function run(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, ['dry-run', 'json']);
+  const before = parseBefore(flag(args, 'before'));
+  const batchText = flag(args, 'batch');
+  const batchSize = batchText === undefined ? 1000 : Number(batchText);
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new UsageError(`--batch: expected a whole number of requests per transaction, got ${batchText}`);
+  const dryRun = flag(args, 'dry-run') === 'true';
+  // Migrations applied (as `serve` does at start): the checkpoint's table may be newer than the database.
+  const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env });
+  try {
+    // The key is read before the first transaction, so signing inside one never waits on the database.
+    const key = await (await loadSigningKeys(process.env, stores.secrets)).current();
+    const sign = async (claims: { event_id: number; hash: string; at: string }) => signCompactJws({ alg: 'EdDSA', kid: key.kid, typ: ANCHOR_TYPE }, claims, key.privateKey);
+    const report = await prune(await pruneStoreOf(stores), { before, sign, batchSize, dryRun });
+    process.stdout.write(flag(args, 'json') === 'true' ? `${JSON.stringify({ ...report, before: before.toISOString() })}\n` : `${describePrune(report, before)}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof PruneRefusedError) {
+      process.stderr.write(`tollgate prune: refused: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await stores.close();
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * `tollgate prune --before DATE` on SQLite and PostgreSQL: decided requests older than DATE go with their events, in
+ * batches; pending ones stay; the audit chain then verifies from the signed checkpoint, and tampering after the prune
+ * (an edited event, a deleted first event, a forged checkpoint) is still caught. A bad DATE is a usage error.
+ */
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { seedHistory } from '../../../bench/seed.js';
+import { run as audit } from '../../../src/cli/audit.js';
+import { main } from '../../../src/cli/main.js';
+import { copySqliteToPostgres } from '../../../src/requests/postgres/copy-from-sqlite.js';
+import { openPostgres } from '../../../src/requests/postgres/database.js';
+import { openDatabase } from '../../../src/requests/sqlite/database.js';
+import { freshDatabase, withClient, type FreshDatabase } from '../postgres/fresh-database.js';
+import { startTestServer } from '../../helpers/server.js';
+
+const ROWS = 3000;
+const DAY = 86_400_000;
+
+/** Runs the CLI in-process; resolves with its exit code and what it printed. */
+async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+  try {
+    const code = argv[0] === 'audit' ? await audit(argv.slice(1)) : await main(argv);
+    return { code, stdout, stderr };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+/** What a database holds, by the queries an auditor would run. */
+interface Sql {
+  one(sql: string): Promise<number>;
+  exec(sql: string): Promise<void>;
+}
+
+function sqliteSql(file: string): Sql {
+  return {
+    async one(sql) {
+      const db = new Database(file);
+      try {
+        return Number(db.prepare(sql).pluck().get());
+      } finally {
+        db.close();
+      }
+    },
+    async exec(sql) {
+      const db = new Database(file);
+      try {
+        db.exec(sql);
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
+
+function postgresSql(url: string): Sql {
+  return {
+    one: (sql) => withClient(url, async (c) => Number(Object.values((await c.query(sql)).rows[0] as object)[0])),
+    exec: (sql) => withClient(url, async (c) => void (await c.query(sql))),
+  };
+}
+
+let dir: string;
+let seeded: string;
+/** Every ROWS/1000-th row is pending, filed across the year: the oldest one stops the prune a third of the way in. */
+const before = new Date(Date.now() - 100 * DAY).toISOString().slice(0, 10);
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tollgate-prune-'));
+  seeded = join(dir, 'seed.db');
+  seedHistory(seeded, { rows: ROWS });
+}, 60_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function pruneSuite(name: string, setup: () => Promise<{ db: string; sql: Sql; close(): Promise<void> }>) {
+  describe(`tollgate prune on ${name}`, () => {
+    let db: string;
+    let sql: Sql;
+    let close: () => Promise<void>;
+    beforeAll(async () => {
+      ({ db, sql, close } = await setup());
+    }, 60_000);
+    afterAll(() => close());
+
+    it('refuses a bad or future --before, and a missing one, saying what to give', async () => {
+      for (const [arg, says] of [['yesterday', 'not a date'], ['2026-13-45', 'not a date'], ['2999-01-01', 'in the future']] as const) {
+        const r = await cli('prune', '--db', db, '--before', arg);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain(says);
+      }
+      const missing = await cli('prune', '--db', db);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('--before DATE is required');
+    });
+
+    it('a dry run counts and deletes nothing', async () => {
+      const requests = await sql.one('SELECT count(*) FROM confirmation_requests');
+      const r = await cli('prune', '--db', db, '--before', before, '--dry-run', '--json');
+      expect(r.code, r.stderr).toBe(0);
+      const report = JSON.parse(r.stdout) as { requests: number; dryRun: boolean };
+      expect(report.dryRun).toBe(true);
+      expect(report.requests).toBeGreaterThan(500);
+      expect(await sql.one('SELECT count(*) FROM confirmation_requests')).toBe(requests);
+      expect(await sql.one('SELECT count(*) FROM audit_checkpoints')).toBe(0);
+    });
+
+    it('deletes decided requests and their events in batches, keeps pending ones, and the chain verifies from the checkpoint', async () => {
+      const requests = await sql.one('SELECT count(*) FROM confirmation_requests');
+      const events = await sql.one('SELECT count(*) FROM confirmation_events');
+      const pending = await sql.one("SELECT count(*) FROM confirmation_requests WHERE status = 'pending'");
+      const r = await cli('prune', '--db', db, '--before', before, '--batch', '200', '--json');
+      expect(r.code, r.stderr).toBe(0);
+      const report = JSON.parse(r.stdout) as { requests: number; events: number; batches: number; checkpoint: { eventId: number }; chainStartsAt: number; stoppedAt: { reason: string } };
+      expect(report.requests).toBeGreaterThan(500);
+      expect(report.batches).toBeGreaterThan(2);
+      // The oldest pending request holds the chain: everything before it went, it and what follows stayed.
+      expect(report.stoppedAt.reason).toContain('pending');
+      expect(await sql.one('SELECT count(*) FROM confirmation_requests')).toBe(requests - report.requests);
+      expect(await sql.one('SELECT count(*) FROM confirmation_events')).toBe(events - report.events);
+      expect(await sql.one("SELECT count(*) FROM confirmation_requests WHERE status = 'pending'")).toBe(pending);
+      expect(await sql.one('SELECT min(id) FROM confirmation_events')).toBe(report.chainStartsAt);
+      expect(await sql.one(`SELECT count(*) FROM channel_messages WHERE request_id NOT IN (SELECT id FROM confirmation_requests)`)).toBe(0);
+
+      const verified = await cli('audit', 'verify', '--db', db);
+      expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+      expect(verified.stdout).toContain(`starts after the signed prune checkpoint at event ${report.checkpoint.eventId}`);
+      const json = JSON.parse((await cli('audit', 'verify', '--db', db, '--json')).stdout) as { ok: boolean; checkpoint: { signature_checked: boolean } };
+      expect(json).toMatchObject({ ok: true, checkpoint: { signature_checked: true } });
+
+      // Said in words too; a second prune with the same date finds nothing more.
+      const again = await cli('prune', '--db', db, '--before', before);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain('pruned 0 requests, 0 events');
+      expect(again.stdout).toContain('nothing to prune: the audit chain is unchanged');
+      expect(again.stdout).toMatch(/stopped at request \S+ \(event \d+\): it is pending/);
+    });
+
+    it('GET /v1/audit/verify on the running gateway starts from the checkpoint and checks its signature', async () => {
+      const t = await startTestServer({ dbPath: db });
+      try {
+        const report = (await (await t.api('/v1/audit/verify')).json()) as { ok: boolean; checkpoint: { signature_checked: boolean } | null };
+        expect(report).toMatchObject({ ok: true, checkpoint: { signature_checked: true } });
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('catches tampering after the prune: an edited event, a deleted first event, a forged checkpoint', async () => {
+      const first = await sql.one('SELECT min(id) FROM confirmation_events');
+      const verify = async () => JSON.parse((await cli('audit', 'verify', '--db', db, '--json')).stdout) as { ok: boolean; problem: { kind: string } | null };
+
+      await sql.exec(`UPDATE confirmation_events SET actor = 'mallory' WHERE id = ${first + 3}`);
+      expect((await verify()).problem?.kind).toBe('edited');
+      await sql.exec(`UPDATE confirmation_events SET actor = NULL WHERE id = ${first + 3}`);
+      expect((await verify()).ok).toBe(true);
+
+      const hash = await sql.one(`SELECT count(*) FROM audit_checkpoints`);
+      expect(hash).toBe(1);
+      await sql.exec(`UPDATE audit_checkpoints SET event_id = event_id - 1`);
+      expect((await verify()).problem?.kind).toBe('bad_checkpoint');
+      await sql.exec(`UPDATE audit_checkpoints SET event_id = event_id + 1`);
+      expect((await verify()).ok).toBe(true);
+
+      // Cutting the chain further by hand (the first event and its request's other rows) breaks the link to the checkpoint.
+      await sql.exec(`DELETE FROM confirmation_events WHERE id = ${first}`);
+      expect((await verify()).problem?.kind).toBe('missing_or_inserted');
+      // And prune refuses to go on from a broken chain.
+      const refused = await cli('prune', '--db', db, '--before', before);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('refused: the audit chain is broken');
+    });
+  });
+}
+
+pruneSuite('SQLite', async () => {
+  const file = join(dir, 'sqlite.db');
+  const db = new Database(seeded, { readonly: true });
+  await db.backup(file);
+  db.close();
+  return { db: file, sql: sqliteSql(file), close: async () => undefined };
+});
+
+pruneSuite('PostgreSQL', async () => {
+  const fresh: FreshDatabase = await freshDatabase({ migrate: true });
+  const source = openDatabase(seeded);
+  const target = openPostgres(fresh.url, { poolSize: 1 });
+  try {
+    await copySqliteToPostgres(source, target);
+  } finally {
+    source.close();
+    await target.close();
+  }
+  return { db: fresh.url, sql: postgresSql(fresh.url), close: () => fresh.drop() };
+});
