@@ -74,7 +74,15 @@ export interface RequestOptions {
    * `idempotency_key` are retried: without one a retry could file the request twice.
    */
   retryForMs?: number;
+  /**
+   * The W3C `traceparent` of a caller whose trace is not this process's active context (an MCP client's
+   * `params._meta.traceparent`): the gateway's create span becomes its child. The active context wins when there is one.
+   */
+  traceparent?: string;
 }
+
+/** A W3C trace context `traceparent` (version 00): anything else is not sent. */
+const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 interface SendOptions {
   body?: unknown;
@@ -83,6 +91,8 @@ interface SendOptions {
   retryUntil?: number;
   /** Per-attempt time limit in ms. */
   attemptTimeoutMs?: number;
+  /** See {@link RequestOptions.traceparent}. */
+  traceparent?: string;
 }
 
 const DEFAULT_ATTEMPT_TIMEOUT_MS = 30_000;
@@ -113,7 +123,7 @@ export class GateClient {
    */
   async request(input: CreateRequestInput, options: RequestOptions = {}): Promise<ApiRequest> {
     const retryUntil = input.idempotency_key ? Date.now() + (options.retryForMs ?? 30_000) : undefined;
-    return this.send<ApiRequest>('POST', '/v1/requests', { body: input, signal: options.signal, retryUntil });
+    return this.send<ApiRequest>('POST', '/v1/requests', { body: input, signal: options.signal, retryUntil, traceparent: options.traceparent });
   }
 
   /** Reads a request as it is now. */
@@ -242,6 +252,7 @@ export class GateClient {
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     // The caller's active span (if its application runs an OpenTelemetry SDK) becomes the parent of the gateway's spans.
     injectTraceHeaders(headers);
+    if (!headers.traceparent && options.traceparent && TRACEPARENT.test(options.traceparent)) headers.traceparent = options.traceparent;
     const timeout = AbortSignal.timeout(options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     let response: Response;

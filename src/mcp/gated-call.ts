@@ -89,7 +89,11 @@ export class GatedCalls {
       for (;;) {
         const generation = this.generations.get(base) ?? 0;
         // No abort signal here: a request that reached the gateway must be known, so a cancel can follow it.
-        const filed = await gate.request({ ...this.options.requestFields, tool_name: `mcp__${server}__${tool}`, tool_args: args, idempotency_key: `mcp:${base}:${generation}` });
+        const filed = await gate.request(
+          { ...this.options.requestFields, tool_name: `mcp__${server}__${tool}`, tool_args: args, idempotency_key: `mcp:${base}:${generation}` },
+          // The MCP client's trace (MCP carries W3C trace context in `_meta`) is the parent of the gateway's spans.
+          { traceparent: typeof params._meta?.traceparent === 'string' ? params._meta.traceparent : undefined },
+        );
         if (this.used.has(filed.id)) {
           this.generations.set(base, Math.max(generation + 1, this.generations.get(base) ?? 0));
           continue;

@@ -44,4 +44,21 @@ describe('GateClient and trace context', () => {
     await client.get('r1');
     expect(seen.at(-1)!.traceparent).toBeUndefined();
   });
+
+  it('sends a caller-given traceparent (an MCP client’s) when no span is active, and only a well-formed one', async () => {
+    const given = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    await client.request({ tool_name: 'deploy' }, { traceparent: given });
+    expect(seen.at(-1)!.traceparent).toBe(given);
+    await client.request({ tool_name: 'deploy' }, { traceparent: 'not-a-traceparent' });
+    expect(seen.at(-1)!.traceparent).toBeUndefined();
+  });
+
+  it('prefers the active span to a caller-given traceparent', async () => {
+    const span = await trace.getTracer('agent').startActiveSpan('agent.tool_call', async (span) => {
+      await client.request({ tool_name: 'deploy' }, { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' });
+      span.end();
+      return span.spanContext();
+    });
+    expect(seen.at(-1)!.traceparent).toBe(`00-${span.traceId}-${span.spanId}-01`);
+  });
 });
