@@ -8,7 +8,8 @@ export type AskWhat = 'idle' | 'rss' | 'mark' | 'card';
 
 /**
  * Asks the orchestrator; `idle` waits until the server process is idle (resolves true, or false on timeout), `rss`
- * returns its RSS in MB, `mark` records a named point (CPU time so far), `card` returns the fake Slack card of a request.
+ * returns its RSS in MB, `mark` records a named point (CPU time so far), `card` returns what the scenario needs to tap
+ * a request's card (e.g. the fake Slack card, or a tap prepared from the card a channel's fake received).
  */
 export type Ask = (what: AskWhat, payload?: unknown) => Promise<unknown>;
 
