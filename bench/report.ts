@@ -73,6 +73,13 @@ function perMode(inProcess: boolean, createShare: number): GoalSpec[] {
     { path: 'email.delivery_ms.p99', unit: 'ms', goal: { op: '<=', limit: 150 } },
     { path: 'email.link_to_resume_ms.p50', unit: 'ms', floor: 'floor.http_rtt_ms.p50' },
     { path: 'email.link_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: 'floor.http_rtt_ms.p99' },
+    // The event stream (one webhook sink on a local receiver): what it costs the creates, measured against a run
+    // without the sink in the same scenario, and how soon a `created` event follows the create's 201.
+    { path: 'events.create_rps', unit: '/s', floor: 'floor.http_rps' },
+    { path: 'events.create_rps_off', unit: '/s', floor: 'floor.http_rps' },
+    { path: 'events.create_cost_pct', unit: '%', goal: { op: '<=', limit: 10 } },
+    { path: 'events.delivery_lag_ms.p50', unit: 'ms' },
+    { path: 'events.delivery_lag_ms.p99', unit: 'ms', goal: { op: '<=', limit: 50 } },
     { path: 'policy_allow_latency_ms.p99', unit: 'ms', goal: { op: '<=', limit: 5 } },
     { path: 'claude_hook_allow_ms.p50', unit: 'ms', goal: { op: '<=', limit: 120 } },
     { path: 'claude_hook_node_start_ms', unit: 'ms' },
@@ -117,7 +124,7 @@ function get(root: unknown, path: string): unknown {
 }
 
 /** Parts of the paths of figures only some runs measure (`--only`), left out of the table when absent. */
-const OPTIONAL = ['slack', 'teams.', 'discord.', 'telegram.', 'email.', 'policy', 'claude', 'per_waiter'];
+const OPTIONAL = ['slack', 'teams.', 'discord.', 'telegram.', 'email.', 'events.', 'policy', 'claude', 'per_waiter'];
 
 function rowsFor(root: Record<string, unknown>, floorRoot: Record<string, unknown>, prefix: string, specs: GoalSpec[], extraCheck: (path: string) => boolean): GoalRow[] {
   return specs.flatMap((spec) => {

@@ -32,12 +32,13 @@ import { teamsScenario } from './scenarios/teams.js';
 import { discordScenario } from './scenarios/discord.js';
 import { telegramScenario } from './scenarios/telegram.js';
 import { emailScenario } from './scenarios/email.js';
+import { eventsScenario } from './scenarios/events.js';
 import { waitersScenario } from './scenarios/waiters.js';
 import { policyScenario } from './scenarios/policy.js';
 import { replicasScenario } from './scenarios/replicas.js';
 
 /** In running order: create_rps feeds the expiry scenario's sizing. */
-const SCENARIOS: Scenario[] = [floorScenario, decisionResumeScenario, createRpsScenario, policyScenario, slackScenario, teamsScenario, discordScenario, telegramScenario, emailScenario, waitersScenario, expiryScenario, restartScenario, replicasScenario];
+const SCENARIOS: Scenario[] = [floorScenario, decisionResumeScenario, createRpsScenario, policyScenario, slackScenario, teamsScenario, discordScenario, telegramScenario, emailScenario, eventsScenario, waitersScenario, expiryScenario, restartScenario, replicasScenario];
 
 /** Merges scenario figures, nested objects key by key (the Slack scenario adds `decision_to_resume_ms.slack`). */
 function mergeInto(target: Record<string, unknown>, source: Record<string, unknown>): void {
