@@ -98,12 +98,23 @@ export class EventSink {
       const events = await log.after(cursor, BATCH, STREAMED);
       this.state.backlog = Math.max(0, head - cursor);
       if (!events.length) break;
-      for (const event of events) {
-        const request = await this.deps.request(event.requestId);
-        const cloud = toCloudEvent(event, request, this.deps.source);
-        if ((!this.config.types || this.config.types.has(cloud.type)) && toolAdmitted(this.config.tools, request?.toolName ?? '')) await this.post(cloud);
-        cursor = event.id;
-        await log.advance(this.mark, cursor);
+      await assertCallbackTarget(this.config.url, this.deps.callbackAllow);
+      let acknowledged = cursor;
+      try {
+        for (const event of events) {
+          const request = await this.deps.request(event.requestId);
+          const cloud = toCloudEvent(event, request, this.deps.source);
+          if ((!this.config.types || this.config.types.has(cloud.type)) && toolAdmitted(this.config.tools, request?.toolName ?? '')) await this.post(cloud);
+          acknowledged = event.id;
+        }
+      } finally {
+        // One cursor write per batch (and where a delivery failed), not one per event: each is a durable commit, and
+        // per event they held a busy gateway's sink to a few events a second. A crash inside a batch repeats at most
+        // that batch, which at-least-once allows (consumers deduplicate on the id).
+        if (acknowledged > cursor) {
+          cursor = acknowledged;
+          await log.advance(this.mark, cursor);
+        }
       }
     }
     this.state.backlog = 0;
@@ -112,7 +123,6 @@ export class EventSink {
   }
 
   private async post(cloud: { id: string; type: string }): Promise<void> {
-    await assertCallbackTarget(this.config.url, this.deps.callbackAllow);
     const body = JSON.stringify(cloud);
     const res = await fetch(this.config.url, {
       method: 'POST',
@@ -139,6 +149,7 @@ export class EventSink {
     const cloud = { specversion: '1.0', id: `head_${head.event_id}`, source: this.deps.source, type: ANCHOR_TYPE, subject: String(head.event_id), time: head.at, datacontenttype: 'application/json', data: head };
     await this.deps.log
       .exclusive(this.mark, async () => {
+        await assertCallbackTarget(this.config.url, this.deps.callbackAllow);
         await this.post(cloud);
         this.anchored = head.event_id;
       })
