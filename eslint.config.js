@@ -13,6 +13,10 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
+      // One driver module picks the better-sqlite3 build that is safe on the running Node (src/requests/sqlite/driver.ts):
+      // a direct import would load the other one, which aborts Node 24 or is not built for it.
+      '@typescript-eslint/no-restricted-imports': ['error', { paths: [{ name: 'better-sqlite3', message: 'import { Database } from src/requests/sqlite/driver.js', allowTypeImports: true }] }],
     },
   },
+  { files: ['src/requests/sqlite/driver.ts'], rules: { '@typescript-eslint/no-restricted-imports': 'off' } },
 );

@@ -37,3 +37,6 @@ export const Database = require(SQLITE_DRIVER) as typeof BetterSqlite3;
 
 /** An open better-sqlite3 connection. */
 export type SqliteConnection = BetterSqlite3.Database;
+
+/** A prepared statement of the build in use. */
+export type SqliteStatement = BetterSqlite3.Statement;

@@ -3,7 +3,7 @@
  * batches; pending ones stay; the audit chain then verifies from the signed checkpoint, and tampering after the prune
  * (an edited event, a deleted first event, a forged checkpoint) is still caught. A bad DATE is a usage error.
  */
-import Database from 'better-sqlite3';
+import { Database } from '../../../src/requests/sqlite/driver.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

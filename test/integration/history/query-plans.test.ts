@@ -7,7 +7,7 @@
  * `EXPLAIN (FORMAT JSON)`). The plan is asserted, not the time: no full scan of either table, and no sort of every
  * matching row before a page is cut.
  */
-import Database from 'better-sqlite3';
+import { Database } from '../../../src/requests/sqlite/driver.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -4,7 +4,7 @@
  * through the patched prototypes while recording is on. Nothing is copied from the sources, so a query changed there
  * is checked as it now is.
  */
-import Database from 'better-sqlite3';
+import { Database, type SqliteConnection, type SqliteStatement } from '../../../src/requests/sqlite/driver.js';
 import pg from 'pg';
 
 /** One statement as it ran: its text and the values bound to it. */
@@ -15,7 +15,7 @@ export interface RecordedSql {
   label: string;
 }
 
-type Statement = Database.Statement;
+type Statement = SqliteStatement;
 type Method = (...params: unknown[]) => unknown;
 
 /** Records SQL while `during()` runs; `restore()` puts the prototypes back. */
@@ -28,7 +28,7 @@ export class SqlRecorder {
     const add = (text: string, values: unknown[]) => this.add(text, values);
     const proto = Database.prototype as unknown as { prepare(source: string): Statement };
     const prepare = proto.prepare;
-    proto.prepare = function (this: Database.Database, source: string) {
+    proto.prepare = function (this: SqliteConnection, source: string) {
       const statement = prepare.call(this, source);
       for (const method of ['all', 'get', 'run', 'iterate'] as const) {
         const original = statement[method] as Method;
