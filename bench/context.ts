@@ -47,6 +47,23 @@ export async function freshGateway(ctx: BenchContext, name: string, env: Record<
   });
 }
 
+/**
+ * Runs `fn` on a fresh gateway configured (`env`) to talk to `fake`, a platform fake already started; stops both after,
+ * and closes the fake when the gateway fails to start.
+ */
+export async function withGatewayBeside<T>(ctx: BenchContext, name: string, fake: { close(): Promise<void> }, env: Record<string, string>, fn: (gateway: ServerProcess) => Promise<T>): Promise<T> {
+  const gateway = await freshGateway(ctx, name, env).catch(async (error: unknown) => {
+    await fake.close();
+    throw error;
+  });
+  try {
+    return await fn(gateway);
+  } finally {
+    await gateway.stop();
+    await fake.close();
+  }
+}
+
 /** A scenario: its orchestrator part returns figures to merge into results.json under the mode's root. */
 export interface Scenario {
   name: string;

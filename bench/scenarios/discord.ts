@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { FakeDiscord, type FakeMessage } from '../../test/fakes/discord/fake-discord.js';
 import { buttonsOf } from '../../test/fakes/discord/message-rules.js';
-import { freshGateway, type BenchContext, type Scenario } from '../context.js';
+import { withGatewayBeside, type BenchContext, type freshGateway, type Scenario } from '../context.js';
 import type { ClientTask } from '../protocol.js';
 import { BENCH_TOKEN, waitIdle } from '../processes.js';
 import type { Percentiles } from '../stats.js';
@@ -49,16 +49,9 @@ function approveTaps(fake: FakeDiscord): (message: FakeMessage) => PreparedTap {
 async function withDiscordGateway<T>(ctx: BenchContext, name: string, fn: (gateway: Awaited<ReturnType<typeof freshGateway>>, fake: FakeDiscord) => Promise<T>): Promise<T> {
   const token = `bot-${randomBytes(8).toString('hex')}`;
   const fake = await FakeDiscord.start({ token });
-  const gateway = await freshGateway(ctx, name, { DISCORD_BOT_TOKEN: token, DISCORD_PUBLIC_KEY: fake.signer.publicKeyHex, DISCORD_APPLICATION_ID: APPLICATION_ID, DISCORD_API_URL: fake.apiUrl }).catch(async (error: unknown) => {
-    await fake.close();
-    throw error;
-  });
-  try {
+  return withGatewayBeside(ctx, name, fake, { DISCORD_BOT_TOKEN: token, DISCORD_PUBLIC_KEY: fake.signer.publicKeyHex, DISCORD_APPLICATION_ID: APPLICATION_ID, DISCORD_API_URL: fake.apiUrl }, async (gateway) => {
     return await fn(gateway, fake);
-  } finally {
-    await gateway.stop();
-    await fake.close();
-  }
+  });
 }
 
 /** `discord.tap_to_resume_ms`. */

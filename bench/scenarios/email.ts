@@ -11,7 +11,7 @@
  * converts the 201's `performance.now()`, the orchestrator stamps each mail as the server hands it over parsed.
  */
 import { FakeSmtp, type ReceivedMail } from '../../test/fakes/email/fake-smtp.js';
-import { freshGateway, type BenchContext, type Scenario } from '../context.js';
+import { withGatewayBeside, type BenchContext, type freshGateway, type Scenario } from '../context.js';
 import { BenchHttp } from '../http-client.js';
 import type { ClientTask } from '../protocol.js';
 import { BENCH_TOKEN, waitIdle } from '../processes.js';
@@ -117,16 +117,9 @@ function mailIndex(fake: FakeSmtp): (requestId: string) => Promise<{ mail: Recei
 
 async function withEmailGateway<T>(ctx: BenchContext, name: string, fn: (gateway: Awaited<ReturnType<typeof freshGateway>>, fake: FakeSmtp) => Promise<T>): Promise<T> {
   const fake = await FakeSmtp.start();
-  const gateway = await freshGateway(ctx, name, { SMTP_URL: fake.url, TOLLGATE_EMAIL_FROM: 'Tollgate <tollgate@bench.test>', TOLLGATE_PUBLIC_URL: PUBLIC_URL }).catch(async (error: unknown) => {
-    await fake.close();
-    throw error;
-  });
-  try {
+  return withGatewayBeside(ctx, name, fake, { SMTP_URL: fake.url, TOLLGATE_EMAIL_FROM: 'Tollgate <tollgate@bench.test>', TOLLGATE_PUBLIC_URL: PUBLIC_URL }, async (gateway) => {
     return await fn(gateway, fake);
-  } finally {
-    await gateway.stop();
-    await fake.close();
-  }
+  });
 }
 
 /** `email.delivery_ms` and `email.link_to_resume_ms`. */

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { buttonsOf } from '../../test/fakes/slack/block-rules.js';
 import { blockActionsPayload, formBody, slackSignature } from '../../test/fakes/slack/callbacks.js';
 import { FakeSlack, type FakeMessage } from '../../test/fakes/slack/fake-slack.js';
-import { freshGateway, type BenchContext, type Scenario } from '../context.js';
+import { withGatewayBeside, type BenchContext, type freshGateway, type Scenario } from '../context.js';
 import { BenchHttp } from '../http-client.js';
 import type { ClientTask } from '../protocol.js';
 import { BENCH_TOKEN, cpuMarks, waitIdle } from '../processes.js';
@@ -89,16 +89,9 @@ async function withSlackGateway<T>(ctx: BenchContext, name: string, fn: (gateway
   const token = `xoxb-${randomBytes(6).toString('hex')}`;
   const secret = randomBytes(16).toString('hex');
   const fake = await FakeSlack.start({ token });
-  const gateway = await freshGateway(ctx, name, { SLACK_BOT_TOKEN: token, SLACK_SIGNING_SECRET: secret, SLACK_API_URL: fake.apiUrl, SLACK_BOT_ID: 'B0BOT', SLACK_BOT_USER_ID: 'U0BOT' }).catch(async (error: unknown) => {
-    await fake.close();
-    throw error;
-  });
-  try {
+  return withGatewayBeside(ctx, name, fake, { SLACK_BOT_TOKEN: token, SLACK_SIGNING_SECRET: secret, SLACK_API_URL: fake.apiUrl, SLACK_BOT_ID: 'B0BOT', SLACK_BOT_USER_ID: 'U0BOT' }, async (gateway) => {
     return await fn(gateway, fake, secret);
-  } finally {
-    await gateway.stop();
-    await fake.close();
-  }
+  });
 }
 
 /** `decision_to_resume_ms.slack` and `create_rps_slack`. */

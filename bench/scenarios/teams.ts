@@ -8,7 +8,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { cardOf, FakeTeams, type FakeActivity } from '../../test/fakes/teams/fake-teams.js';
-import { freshGateway, type BenchContext, type Scenario } from '../context.js';
+import { withGatewayBeside, type BenchContext, type freshGateway, type Scenario } from '../context.js';
 import type { ClientTask } from '../protocol.js';
 import { BENCH_TOKEN, waitIdle } from '../processes.js';
 import type { Percentiles } from '../stats.js';
@@ -52,11 +52,7 @@ async function approveTap(fake: FakeTeams, activity: FakeActivity): Promise<Prep
 async function withTeamsGateway<T>(ctx: BenchContext, name: string, fn: (gateway: Awaited<ReturnType<typeof freshGateway>>, fake: FakeTeams) => Promise<T>): Promise<T> {
   const appId = randomUUID();
   const fake = await FakeTeams.start({ appId, appPassword: `secret-${randomBytes(8).toString('hex')}`, tenantId: TENANT_ID });
-  const gateway = await freshGateway(ctx, name, { TEAMS_APP_ID: appId, TEAMS_APP_PASSWORD: fake.appPassword, TEAMS_TENANT_ID: TENANT_ID, TEAMS_OPENID_METADATA_URL: fake.openIdMetadataUrl, TEAMS_LOGIN_URL: fake.loginUrl }).catch(async (error: unknown) => {
-    await fake.close();
-    throw error;
-  });
-  try {
+  return withGatewayBeside(ctx, name, fake, { TEAMS_APP_ID: appId, TEAMS_APP_PASSWORD: fake.appPassword, TEAMS_TENANT_ID: TENANT_ID, TEAMS_OPENID_METADATA_URL: fake.openIdMetadataUrl, TEAMS_LOGIN_URL: fake.loginUrl }, async (gateway) => {
     // The bot is added to the conversation first: Teams' conversationUpdate gives the gateway its reference.
     const installed = await fake.post(`${gateway.url}${MESSAGES_PATH}`, {
       type: 'conversationUpdate',
@@ -67,10 +63,7 @@ async function withTeamsGateway<T>(ctx: BenchContext, name: string, fn: (gateway
     });
     if (installed.status !== 200) throw new Error(`conversationUpdate answered ${installed.status}`);
     return await fn(gateway, fake);
-  } finally {
-    await gateway.stop();
-    await fake.close();
-  }
+  });
 }
 
 /** `teams.tap_to_resume_ms`. */

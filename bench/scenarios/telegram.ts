@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { FakeTelegram, type FakeMessage } from '../../test/fakes/telegram/fake-telegram.js';
 import { buttonsOf } from '../../test/fakes/telegram/html-rules.js';
-import { freshGateway, type BenchContext, type Scenario } from '../context.js';
+import { withGatewayBeside, type BenchContext, type freshGateway, type Scenario } from '../context.js';
 import type { ClientTask } from '../protocol.js';
 import { BENCH_TOKEN, waitIdle } from '../processes.js';
 import type { Percentiles } from '../stats.js';
@@ -41,16 +41,9 @@ async function withTelegramGateway<T>(ctx: BenchContext, name: string, fn: (gate
   const token = `${1_000_000 + Math.floor(Math.random() * 1_000_000)}:AA${randomBytes(20).toString('base64url')}`;
   const secret = randomBytes(24).toString('base64url');
   const fake = await FakeTelegram.start({ token });
-  const gateway = await freshGateway(ctx, name, { TELEGRAM_BOT_TOKEN: token, TELEGRAM_WEBHOOK_SECRET: secret, TELEGRAM_MODE: 'webhook', TELEGRAM_API_ROOT: fake.apiRoot }).catch(async (error: unknown) => {
-    await fake.close();
-    throw error;
-  });
-  try {
+  return withGatewayBeside(ctx, name, fake, { TELEGRAM_BOT_TOKEN: token, TELEGRAM_WEBHOOK_SECRET: secret, TELEGRAM_MODE: 'webhook', TELEGRAM_API_ROOT: fake.apiRoot }, async (gateway) => {
     return await fn(gateway, fake, secret);
-  } finally {
-    await gateway.stop();
-    await fake.close();
-  }
+  });
 }
 
 /** `telegram.tap_to_resume_ms`. */
