@@ -155,3 +155,33 @@ describe.each([sqlite, postgres])('audit chain: %o', (makeDialect) => {
     }
   });
 });
+
+describe('audit chain on PostgreSQL: many events in one transaction', () => {
+  // The trigger reads the chain's head once per transaction and remembers the rows it adds; these are the two ways a
+  // remembered head could go stale, and the chain must not notice either.
+  it('stays one chain across a savepoint rolled back and a row given an id that ON CONFLICT skipped', async () => {
+    pg ??= await freshDatabase({ migrate: true });
+    await withClient(pg.url, (c) => c.query('TRUNCATE confirmation_events, channel_messages, confirmation_requests RESTART IDENTITY CASCADE'));
+    const stores = await openStores(pg.url);
+    try {
+      const { id } = await file(stores.store, { toolName: 'deploy' }, new Date());
+      const event = (extra = '') =>
+        `INSERT INTO confirmation_events (${extra ? 'id, ' : ''}request_id, type, actor, channel, detail, at)
+         VALUES (${extra ? `${extra}, ` : ''}'${id}', 'delivered', NULL, 'web', '{}'::jsonb, now())`;
+      await withClient(pg.url, async (c) => {
+        await c.query('BEGIN');
+        await c.query(event());
+        await c.query('SAVEPOINT s');
+        await c.query(event());
+        await c.query('ROLLBACK TO SAVEPOINT s');
+        await c.query(event());
+        await c.query(`${event('1')} ON CONFLICT (id) DO NOTHING`);
+        await c.query(event());
+        await c.query('COMMIT');
+      });
+      expect(await verifyAudit(stores.audit, stores.store)).toMatchObject({ ok: true, events: 4, problem: null, head: { eventId: 4 } });
+    } finally {
+      await stores.close();
+    }
+  });
+});
