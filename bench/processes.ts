@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sleep } from './stats.js';
 
@@ -134,6 +134,57 @@ export function cpuTicks(pid: number): number {
   } catch {
     return Number.NaN;
   }
+}
+
+/** CPU time in ns that every thread of `pid` spent running so far (`schedstat`: precise where `stat`'s ticks are 10 ms). */
+export function cpuNs(pid: number): number {
+  let ns = 0;
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+  } catch {
+    // A thread (or the process) ended between the listing and the read: it adds nothing more.
+  }
+  return ns;
+}
+
+/** CPU time in ns that every PostgreSQL server process on this machine spent running so far. */
+export function postgresCpuNs(): number {
+  let ns = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === 'postgres') ns += cpuNs(Number(entry));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return ns;
+}
+
+/**
+ * CPU spent in phases that start and stop many times (the decisions of each batch, say): by the gateway `pid` and, when
+ * asked, by PostgreSQL — where the audit chain's trigger runs. Per-process counters: other work on the machine barely
+ * moves them.
+ */
+export function phaseCpu(pid: number, database: boolean): { start(): void; stop(): void; msPer(calls: number): { gateway: number; database: number | null } } {
+  let gateway = 0;
+  let db = 0;
+  let open: [number, number] | null = null;
+  return {
+    start() {
+      open = [cpuNs(pid), database ? postgresCpuNs() : 0];
+    },
+    stop() {
+      if (!open) return;
+      gateway += cpuNs(pid) - open[0];
+      if (database) db += postgresCpuNs() - open[1];
+      open = null;
+    },
+    msPer(calls) {
+      return { gateway: gateway / 1e6 / calls, database: database ? db / 1e6 / calls : null };
+    },
+  };
 }
 
 /**

@@ -60,6 +60,12 @@ function perMode(inProcess: boolean, createShare: number): GoalSpec[] {
     { path: 'decision_to_resume_ms.slack.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: 'floor.http_rtt_ms.p99' },
     { path: 'create_rps', unit: '/s', goal: { op: '>=', floorTimes: createShare }, floor: 'floor.http_rps' },
     { path: 'create_rps_slack', unit: '/s', floor: 'floor.http_rps' },
+    // CPU per call (issue 33 judges the audit chain and signing by these against the commit before them): the
+    // gateway's, and on PostgreSQL the database's, where the chain's trigger runs.
+    { path: 'create_cpu_ms_per_request', unit: 'ms' },
+    { path: 'create_db_cpu_ms_per_request', unit: 'ms' },
+    { path: 'decision_cpu_ms_per_request', unit: 'ms' },
+    { path: 'decision_db_cpu_ms_per_request', unit: 'ms' },
     // The other chat channels' taps hold the Slack tap's goal: each is one verified post that decides.
     ...['teams', 'discord', 'telegram'].flatMap((channel): GoalSpec[] => [
       { path: `${channel}.tap_to_resume_ms.p50`, unit: 'ms', floor: 'floor.http_rtt_ms.p50' },
@@ -124,7 +130,7 @@ function get(root: unknown, path: string): unknown {
 }
 
 /** Parts of the paths of figures only some runs measure (`--only`), left out of the table when absent. */
-const OPTIONAL = ['slack', 'teams.', 'discord.', 'telegram.', 'email.', 'events.', 'policy', 'claude', 'per_waiter'];
+const OPTIONAL = ['cpu_ms_per_request', 'slack', 'teams.', 'discord.', 'telegram.', 'email.', 'events.', 'policy', 'claude', 'per_waiter'];
 
 function rowsFor(root: Record<string, unknown>, floorRoot: Record<string, unknown>, prefix: string, specs: GoalSpec[], extraCheck: (path: string) => boolean): GoalRow[] {
   return specs.flatMap((spec) => {

@@ -3,7 +3,7 @@
  * `create_rps`: sustained `POST /v1/requests` (web channel, the default) from 64 concurrent clients.
  */
 import { freshGateway, type Scenario } from '../context.js';
-import { BENCH_TOKEN, cpuMarks, rssSampler } from '../processes.js';
+import { BENCH_TOKEN, phaseCpu, rssSampler } from '../processes.js';
 import { round, type Percentiles } from '../stats.js';
 
 /** Concurrent clients of the create load (and of the floor's). */
@@ -25,7 +25,7 @@ export const createRpsScenario: Scenario = {
   async run(ctx) {
     const gateway = await freshGateway(ctx, 'create');
     const rss = rssSampler(gateway.pid);
-    const cpu = cpuMarks(gateway.pid);
+    const cpu = phaseCpu(gateway.pid, ctx.mode === 'postgres');
     try {
       const load = await ctx.client.run<{ rps: number; completed: number; by_status: Record<string, number>; latency_ms: Percentiles }>('http-load', 'postLoop', {
         url: gateway.url,
@@ -36,13 +36,16 @@ export const createRpsScenario: Scenario = {
         durationMs: ctx.quick ? 3000 : 8000,
         body: CREATE_BODY,
         okStatus: 201,
-      }, { mark: cpu.mark });
+      }, { mark: (phase) => (phase === 'start' ? cpu.start() : cpu.stop()) });
+      const perCreate = cpu.msPer(load.completed);
       const errors = Object.entries(load.by_status).filter(([status]) => status !== '201');
       if (errors.length) ctx.log(`create_rps: non-201 answers ${JSON.stringify(Object.fromEntries(errors))}`);
       return {
         create_rps: load.rps,
         create_latency_ms_at_64: { p50: load.latency_ms.p50, p99: load.latency_ms.p99 },
-        create_cpu_ms_per_request: round(cpu.msPer(load.completed), 3),
+        create_cpu_ms_per_request: round(perCreate.gateway, 3),
+        // On PostgreSQL, the database's CPU per create too: the audit chain's trigger runs there.
+        ...(perCreate.database === null ? {} : { create_db_cpu_ms_per_request: round(perCreate.database, 3) }),
         create_peak_rss_mb: round(rss.stop(), 0),
       };
     } finally {

@@ -7,8 +7,8 @@
 import { freshGateway, type Scenario } from '../context.js';
 import { BenchHttp, pool, type HttpResult } from '../http-client.js';
 import type { Ask, ClientTask } from '../protocol.js';
-import { BENCH_TOKEN, waitIdle } from '../processes.js';
-import { summarize, type Percentiles } from '../stats.js';
+import { BENCH_TOKEN, phaseCpu, waitIdle } from '../processes.js';
+import { round, summarize, type Percentiles } from '../stats.js';
 
 /** A request as the API returns it (the fields the bench reads). */
 export interface ApiRequest {
@@ -49,6 +49,8 @@ export async function measureResume(
       const waits = requests.map((r) => polls.send('GET', `/v1/requests/${r.id}?wait=50`));
       // Every long-poll must be parked in the gateway before the first decision goes out.
       await ask('idle');
+      // CPU per decision is counted over the decisions alone, not the creates and long-polls around them.
+      await ask('mark', 'start');
       for (let i = 0; i < size; i++) {
         const started = performance.now();
         const answer = await decide(requests[i]!);
@@ -60,6 +62,7 @@ export async function measureResume(
         resume.push(resumed.doneAt - started);
         decisionRtt.push(answer.doneAt - started);
       }
+      await ask('mark', 'end');
     }
     return { resume: summarize(resume), decision_rtt: summarize(decisionRtt), not_parked: notParked };
   } finally {
@@ -95,18 +98,23 @@ export const decisionResumeScenario: Scenario = {
   modes: ['sqlite', 'bullmq', 'postgres'],
   async run(ctx) {
     const gateway = await freshGateway(ctx, 'decision');
+    const cpu = phaseCpu(gateway.pid, ctx.mode === 'postgres');
     try {
       const count = ctx.quick ? 200 : 1000;
       const result = await ctx.client.run<{ resume: Percentiles; decision_rtt: Percentiles; not_parked: number }>(
         'decision-resume',
         'api',
         { url: gateway.url, token: BENCH_TOKEN, count, batch: 100 },
-        { idle: () => waitIdle(gateway.pid) },
+        { idle: () => waitIdle(gateway.pid), mark: (phase) => (phase === 'start' ? cpu.start() : cpu.stop()) },
       );
+      const perDecision = cpu.msPer(count);
       if (result.not_parked) ctx.log(`decision_to_resume: ${result.not_parked} long-polls answered before their decision was sent`);
       return {
         decision_to_resume_ms: { p50: result.resume.p50, p99: result.resume.p99, max: result.resume.max, n: result.resume.n },
         decision_rtt_ms: { p50: result.decision_rtt.p50, p99: result.decision_rtt.p99 },
+        // One decision and the long-poll it answers; on PostgreSQL also the database's CPU (the chain's trigger runs there).
+        decision_cpu_ms_per_request: round(perDecision.gateway, 3),
+        ...(perDecision.database === null ? {} : { decision_db_cpu_ms_per_request: round(perDecision.database, 3) }),
       };
     } finally {
       await gateway.stop();
