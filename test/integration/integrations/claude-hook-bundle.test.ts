@@ -102,6 +102,37 @@ describe('the claude-hook bundle', { timeout: SLOW }, () => {
     }
   });
 
+  it('reads and writes non-blocking pipes too: the process streams take over where fd 0 / fd 1 answer EAGAIN', async () => {
+    const gw = await gateway();
+    // Python holds both ends non-blocking, as a parent that does not make a child's stdio blocking would, writes the
+    // input in two parts after the hook has started reading, and reads an answer larger than a pipe holds (200 kB of
+    // edited input) as it comes.
+    const script = [
+      'import os, subprocess, sys, time',
+      'r, w = os.pipe(); o_r, o_w = os.pipe()',
+      'os.set_blocking(r, False); os.set_blocking(o_w, False)',
+      'p = subprocess.Popen([sys.argv[1], sys.argv[2], "claude-hook"], stdin=r, stdout=o_w)',
+      'os.close(r); os.close(o_w)',
+      'data = sys.argv[3].encode(); time.sleep(0.3); os.write(w, data[:40]); time.sleep(0.3); os.write(w, data[40:]); os.close(w)',
+      'out = b""',
+      'while True:',
+      '    try: chunk = os.read(o_r, 65536)',
+      '    except BlockingIOError: time.sleep(0.02); continue',
+      '    if not chunk: break',
+      '    out += chunk',
+      'sys.stdout.write(str(p.wait()) + " " + out.decode())',
+    ].join('\n');
+    const hook = spawnProcess('python3', ['-c', script, process.execPath, bundled.bin, input('toolu_nonblocking')], { env: clientEnv(gw) });
+    const request = await pendingRequest(gw, (r) => r.tool_call_id === 'toolu_nonblocking');
+    const edited = { command: 'x'.repeat(200_000) };
+    await decide(gw, request.id, { decision: 'approve', approved_args: edited });
+    const result = await hook.done;
+    expect(result.stderr).toBe('');
+    const [code, ...answer] = result.stdout.split(' ');
+    expect(code).toBe('0');
+    expect(JSON.parse(answer.join(' '))).toMatchObject({ hookSpecificOutput: { permissionDecision: 'allow', updatedInput: edited } });
+  });
+
   it('holds the hook\'s own modules only: no package, and the validators (zod) stay lazy files of dist/src', () => {
     const inputs = Object.keys(bundled.metafile.inputs);
     expect(inputs).toContain('src/cli/claude-hook.ts');
