@@ -6,6 +6,7 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY channels ./channels
 COPY migrations ./migrations
+COPY scripts ./scripts
 # npm install builds dist/ itself (the prepare script), so the sources come first.
 RUN npm install --no-audit --no-fund && npm prune --omit=dev
 

@@ -19,4 +19,10 @@ export default tseslint.config(
     },
   },
   { files: ['src/requests/sqlite/driver.ts'], rules: { '@typescript-eslint/no-restricted-imports': 'off' } },
+  // The bin is CommonJS (bin/package.json): an ES module entry costs every `claude-hook` call its loader's start-up.
+  {
+    files: ['bin/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

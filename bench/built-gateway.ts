@@ -6,10 +6,12 @@
  * stays untouched.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Metafile } from 'esbuild';
+import { buildHookBundle } from '../scripts/build-hook.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -28,4 +30,21 @@ export async function buildGateway(): Promise<string> {
   writeFileSync(join(out, 'package.json'), '{ "type": "module" }\n');
   symlinkSync(join(ROOT, 'migrations'), join(out, 'migrations'));
   return join(out, 'src', 'cli', 'main.js');
+}
+
+/**
+ * `tollgate claude-hook` as the published package runs it: a temp directory laid out like the package (`bin/`, the
+ * hook bundle in `dist/hook/`, and the transpiled tree of {@link buildGateway} as `dist/src/` for what the hook loads
+ * only after a failure), without `src/*.ts`, so `bin/tollgate.js` takes its bundle path. `main` is the path
+ * {@link buildGateway} returned (or `dist/src/cli/main.js` of a tsc build); resolves with the path of the layout's
+ * `bin/tollgate.js` and esbuild's metafile of the bundle.
+ */
+export async function buildHookPackage(main: string): Promise<{ bin: string; metafile: Metafile }> {
+  const out = mkdtempSync(join(tmpdir(), 'tollgate-bench-hook-'));
+  cpSync(join(ROOT, 'bin'), join(out, 'bin'), { recursive: true });
+  const metafile = await buildHookBundle(join(out, 'dist', 'hook', 'claude-hook.cjs'));
+  symlinkSync(dirname(dirname(main)), join(out, 'dist', 'src'));
+  symlinkSync(join(ROOT, 'node_modules'), join(out, 'node_modules'));
+  writeFileSync(join(out, 'package.json'), '{ "type": "module" }\n');
+  return { bin: join(out, 'bin', 'tollgate.js'), metafile };
 }

@@ -89,6 +89,8 @@ function perMode(inProcess: boolean, createShare: number): GoalSpec[] {
     { path: 'policy_allow_latency_ms.p99', unit: 'ms', goal: { op: '<=', limit: 5 } },
     { path: 'claude_hook_allow_ms.p50', unit: 'ms', goal: { op: '<=', limit: 120 } },
     { path: 'claude_hook_node_start_ms', unit: 'ms' },
+    // What the hook costs beyond node itself: its p50 less bare `node -e 0`'s, interleaved in the same run (issue #35).
+    { path: 'claude_hook_overhead_ms.p50', unit: 'ms', goal: { op: '<=', limit: 10 } },
     { path: 'claude_hook_without_extra_ca_ms.p50', unit: 'ms' },
     { path: 'claude_hook_node_start_without_extra_ca_ms', unit: 'ms' },
     { path: 'waiters_10k.rss_mb', unit: 'MB', goal: { op: '<=', limit: 200 } },

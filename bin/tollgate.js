@@ -1,19 +1,44 @@
 #!/usr/bin/env node
 // In a source checkout, runs the TypeScript sources through tsx (so a stale dist/ can never run instead of them);
-// in the published package (no src/), runs the compiled dist/.
-import { existsSync } from 'node:fs';
-import module from 'node:module';
+// in the published package (no src/), runs the compiled dist/, and `claude-hook` from its one-file bundle.
+//
+// CommonJS (bin/package.json says so): Claude Code starts a fresh node per tool call for `claude-hook`, and on
+// Node 20 an ES module entry alone costs several milliseconds of loader start-up. This file stays the same path, so
+// hooks configured as `node …/bin/tollgate.js claude-hook` keep working.
+'use strict';
+const { existsSync } = require('node:fs');
+const { join } = require('node:path');
+const { pathToFileURL } = require('node:url');
 
 // Node 22.1+ keeps compiled code between runs, which shortens every CLI start (hooks run it per tool call); Node 20
-// has no such cache and skips this.
-module.enableCompileCache?.();
+// has no such cache and skips this, without loading node:module for nothing.
+if (Number(process.versions.node.split('.')[0]) >= 22) require('node:module').enableCompileCache?.();
 
-const source = new URL('../src/cli/main.ts', import.meta.url);
+const root = join(__dirname, '..');
+const source = join(root, 'src/cli/main.ts');
+const hookBundle = join(root, 'dist/hook/claude-hook.cjs');
 process.env.TOLLGATE_CLI = '1';
+
+/** Sets the exit code from the command's promise; an unexpected error prints its stack (exit 1), as main does. */
+function finish(promise) {
+  promise.then(
+    (code) => {
+      if (typeof code === 'number') process.exitCode = code;
+    },
+    (error) => {
+      process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
+
 if (existsSync(source)) {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import(source.href);
+  finish(import('tsx/esm/api').then(({ register }) => {
+    register();
+    return import(pathToFileURL(source).href);
+  }));
+} else if (process.argv[2] === 'claude-hook' && existsSync(hookBundle)) {
+  finish(require(hookBundle).runClaudeHook(process.argv.slice(3)));
 } else {
-  await import(new URL('../dist/src/cli/main.js', import.meta.url).href);
+  finish(import(pathToFileURL(join(root, 'dist/src/cli/main.js')).href));
 }

@@ -15,16 +15,19 @@
  * call through.
  *
  * Start-up is most of this command's cost (a fresh `node` per tool call), so it imports node built-ins and
- * import-free helpers only. zod and the schemas load only when something failed, to name a bad field or flag even
- * when the gateway cannot be reached — with the gateway's own validators, so the words are the same either way.
+ * import-free helpers only, reads and writes its standard streams through their file descriptors (`sync-stdio`), and
+ * ships as one bundled file (`scripts/build-hook.ts`). zod and the schemas load only when something failed, to name
+ * a bad field or flag even when the gateway cannot be reached — with the gateway's own validators, so the words are
+ * the same either way.
  */
 import { Backoff, sleep } from '../client/backoff.js';
 import { gatewayConnection, type GatewayConnection } from '../client/connection.js';
 import { GateClientError } from '../client/errors.js';
 import { postJson } from '../client/node-http.js';
-import { describeError, ValidationError } from '../errors.js';
+import { describeError } from '../errors.js';
 import { CLAUDE_HOOK_DEFAULT_WAIT_S, CLAUDE_HOOK_HEADERS, isPostToolEvent } from '../integrations/claude-code-events.js';
 import { flag, numberFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
+import { fdWriter, stdinChunks } from './sync-stdio.js';
 
 /** Largest hook input read from stdin. */
 const MAX_INPUT_BYTES = 1024 * 1024;
@@ -55,7 +58,7 @@ interface HookCall {
 }
 
 /** Runs the hook; resolves with the exit code. */
-export async function run(argv: string[], io: HookIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+export async function run(argv: string[], io: HookIo = { stdin: stdinChunks(), stdout: fdWriter(1), stderr: fdWriter(2), env: process.env }): Promise<number> {
   const started = Date.now();
   const args = parseArgs(argv);
   if (args.positionals.length) throw new UsageError(`unexpected argument "${args.positionals[0]}" (the hook input comes on stdin)`);
@@ -154,15 +157,9 @@ async function sendReceipt(call: HookCall): Promise<number> {
  * after a failure). A bad flag throws {@link UsageError}, which `main` prints with the usage line (exit 2).
  */
 async function localProblem(call: HookCall): Promise<string | null> {
-  const [{ requestOptionsFromFlags }, { parseClaudeHookInput }] = await Promise.all([import('./request-flags.js'), import('../integrations/claude-code.js')]);
-  requestOptionsFromFlags(call.args);
-  try {
-    parseClaudeHookInput(call.input);
-    return null;
-  } catch (error) {
-    if (error instanceof ValidationError) return `invalid hook input: ${error.message}`;
-    throw error;
-  }
+  const problem = (await import('./claude-hook-check.js')).hookProblem(call.args, call.input);
+  if (problem && 'usage' in problem) throw new UsageError(problem.usage);
+  return problem?.input ?? null;
 }
 
 function refusal(error: GateClientError): string {

@@ -3,17 +3,9 @@
  * @module cli/main
  * `tollgate <command>`: dispatches to one module per command, loaded only when used so `tollgate ask` starts fast.
  */
-import { UsageError } from './args.js';
 import { VERSION } from '../version.js';
-import { describeError } from '../errors.js';
-
-/** One CLI command. */
-export interface Command {
-  summary: string;
-  usage: string;
-  /** Runs the command; resolves with the process exit code. */
-  load(): Promise<{ run(argv: string[]): Promise<number> }>;
-}
+import { claudeHookCommand } from './claude-hook-command.js';
+import { runCommand, type Command } from './command.js';
 
 /** Every command, by name. */
 export const COMMANDS: Record<string, Command> = {
@@ -32,11 +24,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'tollgate ask [--timeout S] [--channel TYPE[:TARGET]]... [--approver ID]... [--on-timeout deny|approve] [--tool NAME] [--json] [--quiet] "question"',
     load: () => import('./ask.js'),
   },
-  'claude-hook': {
-    summary: 'Claude Code PreToolUse / PermissionRequest hook: reads the hook JSON on stdin, waits for a verdict, prints hookSpecificOutput; on PostToolUse it records a receipt.',
-    usage: 'tollgate claude-hook [--timeout 540] [--expires S] [--channel TYPE[:TARGET]]... [--approver ID]... [--on-timeout deny|approve] [--agent-id ID]',
-    load: () => import('./claude-hook.js'),
-  },
+  'claude-hook': claudeHookCommand,
   token: {
     summary: 'Create, list or revoke scoped API tokens (needs an admin TOLLGATE_TOKEN).',
     usage: 'tollgate token create NAME --scope SCOPE... [--as web:alice | --as person:alice] [--person ID] [--expires-in S] [--json] | tollgate token list [--json] | tollgate token revoke ID',
@@ -132,20 +120,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`tollgate: unknown command "${name}"\n\n${helpText()}\n`);
     return 2;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(`${command.summary}\n\nUsage: ${command.usage}\n`);
-    return 0;
-  }
-  try {
-    return await (await command.load()).run(rest);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      process.stderr.write(`tollgate ${name}: ${error.message}\nUsage: ${command.usage}\n`);
-      return 2;
-    }
-    process.stderr.write(`tollgate ${name}: ${describeError(error)}\n`);
-    return 1;
-  }
+  return runCommand(name, command, rest);
 }
 
 const invokedDirectly = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/').split('/').pop() ?? '\0');
