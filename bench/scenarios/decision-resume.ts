@@ -4,10 +4,10 @@
  * batches, a long-poll is parked on each, the orchestrator confirms the gateway is idle (every waiter registered),
  * then the decisions go one at a time so each latency is measured alone.
  */
-import { freshGateway, type Scenario } from '../context.js';
+import { freshGateway, type BenchContext, type Scenario } from '../context.js';
 import { BenchHttp, pool, type HttpResult } from '../http-client.js';
 import type { Ask, ClientTask } from '../protocol.js';
-import { BENCH_TOKEN, waitIdle } from '../processes.js';
+import { BENCH_TOKEN, waitIdle, type ServerProcess } from '../processes.js';
 import { summarize, type Percentiles } from '../stats.js';
 
 /** A request as the API returns it (the fields the bench reads). */
@@ -89,6 +89,27 @@ const api: ClientTask = async (raw, ask) => {
 /** The client tasks of this scenario. */
 export const clientTasks: Record<string, ClientTask> = { api };
 
+/** What {@link measureDecisions} measured on one gateway. */
+export interface DecisionFigures {
+  decision_to_resume_ms: { p50: number; p99: number; max: number; n: number };
+  decision_rtt_ms: { p50: number; p99: number };
+}
+
+/** `count` decisions through the API route on a running gateway, each with a long-poll parked on its request. */
+export async function measureDecisions(ctx: BenchContext, gateway: ServerProcess, count: number, batch = 100): Promise<DecisionFigures> {
+  const result = await ctx.client.run<{ resume: Percentiles; decision_rtt: Percentiles; not_parked: number }>(
+    'decision-resume',
+    'api',
+    { url: gateway.url, token: BENCH_TOKEN, count, batch },
+    { idle: () => waitIdle(gateway.pid) },
+  );
+  if (result.not_parked) ctx.log(`decision_to_resume: ${result.not_parked} long-polls answered before their decision was sent`);
+  return {
+    decision_to_resume_ms: { p50: result.resume.p50, p99: result.resume.p99, max: result.resume.max, n: result.resume.n },
+    decision_rtt_ms: { p50: result.decision_rtt.p50, p99: result.decision_rtt.p99 },
+  };
+}
+
 /** `decision_to_resume_ms` through the API route. */
 export const decisionResumeScenario: Scenario = {
   name: 'decision_to_resume',
@@ -96,18 +117,7 @@ export const decisionResumeScenario: Scenario = {
   async run(ctx) {
     const gateway = await freshGateway(ctx, 'decision');
     try {
-      const count = ctx.quick ? 200 : 1000;
-      const result = await ctx.client.run<{ resume: Percentiles; decision_rtt: Percentiles; not_parked: number }>(
-        'decision-resume',
-        'api',
-        { url: gateway.url, token: BENCH_TOKEN, count, batch: 100 },
-        { idle: () => waitIdle(gateway.pid) },
-      );
-      if (result.not_parked) ctx.log(`decision_to_resume: ${result.not_parked} long-polls answered before their decision was sent`);
-      return {
-        decision_to_resume_ms: { p50: result.resume.p50, p99: result.resume.p99, max: result.resume.max, n: result.resume.n },
-        decision_rtt_ms: { p50: result.decision_rtt.p50, p99: result.decision_rtt.p99 },
-      };
+      return { ...(await measureDecisions(ctx, gateway, ctx.quick ? 200 : 1000)) };
     } finally {
       await gateway.stop();
     }
