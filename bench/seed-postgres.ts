@@ -5,13 +5,14 @@
  * chain from its head, with the audit chain's trigger disabled only inside each batch's transaction (it would take the
  * chain's lock and read the head once per event); the hashes are the ones the trigger would have written
  * (`src/audit/encoding.ts`: `detail` as jsonb prints it, times as `tollgate_chain_time` does), so `tollgate audit
- * verify` walks the seeded chain like any other.
+ * verify` walks the seeded chain like any other. Into an empty database the secondary indexes are built after the rows.
  */
+import type pg from 'pg';
 import { eventHash, GENESIS_HASH } from '../src/audit/encoding.js';
 import { applyPostgresMigrations, openPostgres } from '../src/requests/postgres/database.js';
 import { REQUEST_INSERT, requestRecords } from '../src/requests/postgres/rows.js';
 import type { ConfirmationRequest } from '../src/requests/types.js';
-import { historyPlan, historyRow, type HistorySeed, type HistorySeedOptions } from './seed.js';
+import { chainedFields, historyPlan, historyRow, type HistorySeed, type HistorySeedOptions } from './seed.js';
 
 /** A flat JSON object as PostgreSQL's jsonb prints it (`{"a": "b"}`): what the chain's trigger hashes. */
 function jsonbText(detail: Record<string, string>): string {
@@ -19,19 +20,18 @@ function jsonbText(detail: Record<string, string>): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')}}`;
 }
 
-/** The request fields a `created` event's hash covers, as PostgreSQL's trigger reads them. */
-function chainedFields(r: ConfirmationRequest) {
-  return {
-    toolName: r.toolName,
-    argsSha256: r.argsSha256,
-    requiredApprovals: String(r.requiredApprovals),
-    onTimeout: r.onTimeout,
-    createdAt: r.createdAt.toISOString(),
-    expiresAt: r.expiresAt.toISOString(),
-    userId: r.userId ?? null,
-    agentId: r.agentId ?? null,
-    filedBy: r.filedBy ?? null,
-  };
+const SEEDED_TABLES = ['confirmation_requests', 'confirmation_events', 'channel_messages'];
+
+/** Drops the seeded tables' indexes that back no constraint; resolves with the statements that create them again. */
+async function dropSecondaryIndexes(client: Pick<pg.PoolClient, 'query'>): Promise<string[]> {
+  const { rows } = await client.query<{ name: string; definition: string }>(
+    `SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS definition
+       FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid
+      WHERE t.relname = ANY($1) AND t.relnamespace = 'public'::regnamespace AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)`,
+    [SEEDED_TABLES],
+  );
+  for (const { name } of rows) await client.query(`DROP INDEX ${name}`);
+  return rows.map((r) => r.definition);
 }
 
 /** Writes the history {@link historyRow} describes into the PostgreSQL database at `url` (migrating it first). */
@@ -46,6 +46,8 @@ export async function seedHistoryPostgres(url: string, options: HistorySeedOptio
       const head = await client.query<{ id: string; hash: string }>('SELECT id, hash FROM confirmation_events ORDER BY id DESC LIMIT 1');
       let lastId = Number(head.rows[0]?.id ?? 0);
       let lastHash = head.rows[0]?.hash ?? GENESIS_HASH;
+      // Into empty tables, the secondary indexes are built once at the end (far cheaper than row by row), then restored as they were.
+      const rebuild = lastId === 0 ? await dropSecondaryIndexes(client) : [];
       let pending = 0;
       let events = 0;
       for (let start = 0; start < p.rows; start += p.batch) {
@@ -88,6 +90,7 @@ export async function seedHistoryPostgres(url: string, options: HistorySeedOptio
           throw error;
         }
       }
+      for (const definition of rebuild) await client.query(definition);
       // Fresh statistics, as autovacuum would have gathered over a year: the planner must not take 10 M rows for empty.
       await client.query('ANALYZE confirmation_requests');
       await client.query('ANALYZE confirmation_events');

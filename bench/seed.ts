@@ -13,6 +13,7 @@ import { applyMigrations, openDatabase } from '../src/requests/sqlite/database.j
 import { newConfirmationRequest, type GatewayDefaults } from '../src/requests/new-request.js';
 import { requestToRow } from '../src/requests/sqlite/rows.js';
 import type { ConfirmationRequest } from '../src/requests/types.js';
+import { eventHash, GENESIS_HASH, type ChainedRequestFields } from '../src/audit/encoding.js';
 import { channelMessages, confirmationEvents, confirmationRequests } from '../src/requests/sqlite/schema.js';
 
 const SEED_DEFAULTS: GatewayDefaults = { timeoutS: 300, channels: [{ type: 'web' }], options: ['Approve', 'Deny'], onTimeout: 'deny' };
@@ -181,9 +182,26 @@ export function historyRow(i: number, p: HistoryPlan): { request: ConfirmationRe
   return { request, events: [created, { type: status, actor: decidedBy, channel: request.respondedVia, detail, at: respondedAt }] };
 }
 
+/** The request fields a `created` event's hash covers, as both dialects' triggers read them. */
+export function chainedFields(r: ConfirmationRequest): ChainedRequestFields {
+  return {
+    toolName: r.toolName,
+    argsSha256: r.argsSha256,
+    requiredApprovals: String(r.requiredApprovals),
+    onTimeout: r.onTimeout,
+    createdAt: r.createdAt.toISOString(),
+    expiresAt: r.expiresAt.toISOString(),
+    userId: r.userId ?? null,
+    agentId: r.agentId ?? null,
+    filedBy: r.filedBy ?? null,
+  };
+}
+
 /**
  * Writes a year of history into `dbPath` (migrating it first), in transactions of `batch` rows: see
- * {@link historyRow}. The audit chain's trigger hashes every event as the gateway's would.
+ * {@link historyRow}. The events' chain hashes are computed here, continuing from the chain's head, with the chain's
+ * trigger dropped inside each batch's transaction and created again before it commits (it would update every event
+ * after inserting it); they are the hashes the trigger would have written.
  */
 export function seedHistory(dbPath: string, options: HistorySeedOptions): HistorySeed {
   const started = performance.now();
@@ -191,19 +209,29 @@ export function seedHistory(dbPath: string, options: HistorySeedOptions): Histor
   const open = openDatabase(dbPath, { sync: 'normal' });
   applyMigrations(open);
   const insertRequest = open.sqlite.prepare(insertSql(confirmationRequests, 'confirmation_requests'));
-  const insertEvent = open.sqlite.prepare(insertSql(confirmationEvents, 'confirmation_events', ['id', 'prevHash', 'hash']));
+  const insertEvent = open.sqlite.prepare(insertSql(confirmationEvents, 'confirmation_events', ['id']));
   const insertCard = open.sqlite.prepare(insertSql(channelMessages, 'channel_messages', ['id']));
+  const trigger = open.sqlite.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'confirmation_events_chain'").pluck().get() as string;
+  let lastHash = (open.sqlite.prepare('SELECT hash FROM confirmation_events ORDER BY id DESC LIMIT 1').pluck().get() as string | undefined) ?? GENESIS_HASH;
   let pending = 0;
   let events = 0;
   const write = open.sqlite.transaction((start: number, end: number) => {
+    open.sqlite.exec('DROP TRIGGER confirmation_events_chain');
     for (let i = start; i < end; i++) {
       const { request, events: own } = historyRow(i, p);
       insertRequest.run(requestToRow(request));
-      for (const e of own) insertEvent.run({ requestId: request.id, type: e.type, actor: e.actor, channel: e.channel, detail: JSON.stringify(e.detail), at: e.at.toISOString() });
+      for (const e of own) {
+        const detail = JSON.stringify(e.detail);
+        const at = e.at.toISOString();
+        const hash = eventHash(lastHash, { requestId: request.id, type: e.type, actor: e.actor, channel: e.channel, detail, at, request: e.type === 'created' ? chainedFields(request) : null });
+        insertEvent.run({ requestId: request.id, type: e.type, actor: e.actor, channel: e.channel, detail, at, prevHash: lastHash, hash });
+        lastHash = hash;
+      }
       insertCard.run({ requestId: request.id, channel: 'web', target: '', messageRef: null, status: 'sent', attempts: 1, lastError: null, updatedAt: request.createdAt.toISOString() });
       events += own.length;
       if (request.status === 'pending') pending++;
     }
+    open.sqlite.exec(trigger);
   });
   for (let start = 0; start < p.rows; start += p.batch) write.immediate(start, Math.min(p.rows, start + p.batch));
   open.sqlite.pragma('wal_checkpoint(TRUNCATE)');

@@ -1,6 +1,6 @@
 /**
- * The bench's history seeders write what the gateway would have: on SQLite through the chain's trigger, on PostgreSQL
- * with ids and hashes computed by the seeder (the trigger off inside each batch). Either way `audit verify` walks an
+ * The bench's history seeders write what the gateway would have, the chain's hashes computed by the seeder (its
+ * trigger off inside each batch's transaction only). Either way `audit verify` walks an
  * intact chain and every request agrees with its events, also after pending rows are added to a seeded history.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -33,6 +33,17 @@ async function verified(db: string) {
   }
 }
 
+/** The chain's trigger is on again after seeding: an event the store writes now extends the seeded chain. */
+async function appendOne(db: string) {
+  const stores = await openStores(db);
+  try {
+    const [first] = (await stores.store.list({ status: 'pending', limit: 1 })).items;
+    await stores.store.appendEvent(first!.id, { type: 'escalated', actor: null, channel: null, detail: { step: 1 }, at: new Date() });
+  } finally {
+    await stores.close();
+  }
+}
+
 describe('history seeders', () => {
   it('SQLite: a history plus pending rows, chain intact', async () => {
     const db = join(dir, 'history.db');
@@ -40,8 +51,9 @@ describe('history seeders', () => {
     expect(seed).toMatchObject({ rows: 3000, pending: 3, events: 2 * 3000 - 3 });
     const more = seedHistory(db, { rows: 200, pendingOnly: true });
     expect(more).toMatchObject({ rows: 200, pending: 200, events: 200 });
+    await appendOne(db);
     const { report, pending, approved } = await verified(db);
-    expect(report).toMatchObject({ ok: true, events: 6197, requests: 3200, problem: null });
+    expect(report).toMatchObject({ ok: true, events: 6198, requests: 3200, problem: null });
     expect(pending).toBe(203);
     expect(approved[0]).toMatchObject({ status: 'approved', respondedVia: 'slack', decisionOption: 'Approve' });
   });
@@ -52,11 +64,7 @@ describe('history seeders', () => {
     expect(seed).toMatchObject({ rows: 3000, pending: 3, events: 2 * 3000 - 3 });
     const more = await seedHistoryPostgres(pgDb.url, { rows: 200, pendingOnly: true });
     expect(more).toMatchObject({ rows: 200, pending: 200, events: 200 });
-    // The trigger is on again: an event the store writes now extends the seeded chain.
-    const stores = await openStores(pgDb.url);
-    const [first] = (await stores.store.list({ status: 'pending', limit: 1 })).items;
-    await stores.store.appendEvent(first!.id, { type: 'escalated', actor: null, channel: null, detail: { step: 1 }, at: new Date() });
-    await stores.close();
+    await appendOne(pgDb.url);
     const { report, pending, approved } = await verified(pgDb.url);
     expect(report).toMatchObject({ ok: true, requests: 3200, problem: null });
     expect(report.events).toBe(6198);
