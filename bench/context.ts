@@ -28,6 +28,8 @@ export interface BenchContext {
   profileDir: string | null;
   /** Smaller counts, for checking the harness itself. */
   quick: boolean;
+  /** Requests the history scenarios seed (`--history-rows`, default 10 million). */
+  historyRows: number;
   /** Figures measured earlier in this run (e.g. create_rps, to size the expiry scenario). */
   earlier: Record<string, unknown>;
   log(line: string): void;

@@ -18,6 +18,7 @@ export function useBuiltGateway(mainJs: string): void {
   gatewayEntry = { script: mainJs, env: { TOLLGATE_CLI: '1' } };
 }
 const FLOOR = fileURLToPath(new URL('./floor-server.ts', import.meta.url));
+const DURABLE_FLOOR = fileURLToPath(new URL('./durable-floor-server.ts', import.meta.url));
 /** The bearer token every benchmark gateway accepts. */
 export const BENCH_TOKEN = 'bench-token';
 
@@ -70,6 +71,12 @@ export async function runTollgate(args: string[], env: Record<string, string> = 
 export function startFloorServer(): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', FLOOR], { stdio: ['ignore', 'pipe', 'pipe'] });
   return waitForListening(child, /floor listening on (http:\/\/\S+)/, 30_000);
+}
+
+/** Starts the node:http server that commits one row per create (the durable floor) on `db`: a SQLite file or a postgres:// URL. */
+export function startDurableFloorServer(db: string): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', DURABLE_FLOOR, '--db', db], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return waitForListening(child, /floor listening on (http:\/\/\S+)/, 60_000);
 }
 
 function waitForListening(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<ServerProcess> {

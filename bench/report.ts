@@ -38,10 +38,10 @@ export interface RunInfo {
 }
 
 /**
- * A goal: a fixed limit, or one relative to the floor of the same run — a share of it (`floorTimes`, for throughput)
- * or a margin over it (`floorPlus`, for latency).
+ * A goal: a fixed limit, or one relative to the floor of the same run — a multiple of it (`floorTimes`: a share of a
+ * throughput floor, or a latency within some percent of a baseline) or a margin over it (`floorPlus`, for latency).
  */
-type Goal = { op: '<=' | '>='; limit: number } | { op: '>='; floorTimes: number } | { op: '<='; floorPlus: number };
+type Goal = { op: '<=' | '>='; limit: number } | { op: '<=' | '>='; floorTimes: number } | { op: '<='; floorPlus: number };
 
 interface GoalSpec {
   path: string;
@@ -49,6 +49,12 @@ interface GoalSpec {
   goal?: Goal;
   /** Path of the floor figure shown next to it (and that a relative goal is measured against). */
   floor?: string;
+  /** Where `floor` is read: the run's floors (default), or this mode's own figures (a baseline measured beside it). */
+  floorIn?: 'floors' | 'mode';
+  /** The row's name when it is not `path` (one figure judged against a second floor gets a second row). */
+  label?: string;
+  /** Left out of the table while its floor is unmeasured (a floor only some runs measure). */
+  needsFloor?: boolean;
 }
 
 /** The goals of the second performance round (issue #17); `inProcess` is the SQLite + in-process scheduler shape. */
@@ -59,6 +65,8 @@ function perMode(inProcess: boolean, createShare: number): GoalSpec[] {
     { path: 'decision_to_resume_ms.slack.p50', unit: 'ms', floor: 'floor.http_rtt_ms.p50' },
     { path: 'decision_to_resume_ms.slack.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: 'floor.http_rtt_ms.p99' },
     { path: 'create_rps', unit: '/s', goal: { op: '>=', floorTimes: createShare }, floor: 'floor.http_rps' },
+    // Issue 35: group commit should beat node:http committing one row per request on the same store.
+    { path: 'create_rps', label: 'create_rps vs durable floor', unit: '/s', goal: { op: '>=', floorTimes: 1 }, floor: 'floor.durable_create_rps', needsFloor: true },
     { path: 'create_rps_slack', unit: '/s', floor: 'floor.http_rps' },
     // CPU per call (issue 33 judges the audit chain and signing by these against the commit before them): the
     // gateway's, and on PostgreSQL the database's, where the chain's trigger runs.
@@ -99,8 +107,25 @@ function perMode(inProcess: boolean, createShare: number): GoalSpec[] {
     { path: 'expiry_lateness_ms.p50', unit: 'ms' },
     { path: 'expiry_lateness_ms.p99', unit: 'ms', goal: { op: '<=', limit: inProcess ? 100 : 250 } },
     { path: 'restart_100k.ready_s', unit: 's', goal: { op: '<=', limit: 2 } },
+    ...HISTORY,
   ];
 }
+
+/**
+ * `npm run bench -- --history` (issue 35): the same gateway on 10 million requests of history. Create and decision →
+ * resume stay within 10 % of the same run on an empty database (`history.empty`, measured beside them).
+ */
+const HISTORY: GoalSpec[] = [
+  { path: 'history.rows', unit: '' },
+  { path: 'history.seed_s', unit: 's' },
+  { path: 'history.create_rps', unit: '/s', goal: { op: '>=', floorTimes: 0.9 }, floor: 'history.empty.create_rps', floorIn: 'mode' },
+  { path: 'history.decision_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', floorTimes: 1.1 }, floor: 'history.empty.decision_to_resume_ms.p99', floorIn: 'mode' },
+  { path: 'history.query_ms.p99', unit: 'ms', goal: { op: '<=', limit: 20 } },
+  { path: 'history.export_rows_per_s', unit: '/s', goal: { op: '>=', limit: 100_000 } },
+  { path: 'history.export_rss_growth_mb', unit: 'MB', goal: { op: '<=', limit: 50 } },
+  { path: 'history.restart_1m.ready_s', unit: 's', goal: { op: '<=', limit: 2 } },
+  { path: 'history.process_100k.decision_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 } },
+];
 
 /** Two replicas on one PostgreSQL database (postgres mode only). */
 const REPLICAS: GoalSpec[] = [
@@ -113,17 +138,19 @@ const FLOOR: GoalSpec[] = [
   { path: 'floor.http_rtt_ms.p50', unit: 'ms' },
   { path: 'floor.http_rtt_ms.p99', unit: 'ms' },
   { path: 'floor.http_rps', unit: '/s' },
+  { path: 'floor.durable_create_rps', unit: '/s' },
 ];
 
 /** The limit a goal sets in this run (null when it is relative and the floor was not measured). */
 function limitOf(goal: Goal, floor: unknown): number | null {
   if ('limit' in goal) return goal.limit;
   if (typeof floor !== 'number') return null;
-  return 'floorTimes' in goal ? Math.round(goal.floorTimes * floor) : Math.round((floor + goal.floorPlus) * 100) / 100;
+  if ('floorTimes' in goal) return goal.op === '>=' && floor >= 100 ? Math.round(goal.floorTimes * floor) : Math.round(goal.floorTimes * floor * 100) / 100;
+  return Math.round((floor + goal.floorPlus) * 100) / 100;
 }
 
 function goalText(goal: Goal, limit: number | null): string {
-  const relative = 'floorTimes' in goal ? ` (${goal.floorTimes * 100} % of floor)` : 'floorPlus' in goal ? ` (floor + ${goal.floorPlus})` : '';
+  const relative = 'floorTimes' in goal ? ` (${Math.round(goal.floorTimes * 1000) / 10} % of floor)` : 'floorPlus' in goal ? ` (floor + ${goal.floorPlus})` : '';
   return `${goal.op} ${limit === null ? '?' : limit.toLocaleString('en-US')}${relative}`;
 }
 
@@ -132,7 +159,7 @@ function get(root: unknown, path: string): unknown {
 }
 
 /** Parts of the paths of figures only some runs measure (`--only`), left out of the table when absent. */
-const OPTIONAL = ['cpu_ms_per_request', 'slack', 'teams.', 'discord.', 'telegram.', 'email.', 'events.', 'policy', 'claude', 'per_waiter'];
+const OPTIONAL = ['cpu_ms_per_request', 'slack', 'teams.', 'discord.', 'telegram.', 'email.', 'events.', 'policy', 'claude', 'per_waiter', 'durable_', 'history.'];
 
 function rowsFor(root: Record<string, unknown>, floorRoot: Record<string, unknown>, prefix: string, specs: GoalSpec[], extraCheck: (path: string) => boolean): GoalRow[] {
   return specs.flatMap((spec) => {
@@ -140,7 +167,8 @@ function rowsFor(root: Record<string, unknown>, floorRoot: Record<string, unknow
     // Optional figures (the chat channels, email, policy) appear only once measured.
     if (raw === undefined && OPTIONAL.some((part) => spec.path.includes(part))) return [];
     const value = typeof raw === 'number' && Number.isFinite(raw) ? raw : null;
-    const floorValue = spec.floor ? get(floorRoot, spec.floor) : undefined;
+    const floorValue = spec.floor ? get(spec.floorIn === 'mode' ? root : floorRoot, spec.floor) : undefined;
+    if (spec.needsFloor && floorValue === undefined) return [];
     const limit = spec.goal ? limitOf(spec.goal, floorValue) : null;
     let verdict: GoalRow['verdict'] = 'info';
     if (spec.goal) {
@@ -150,7 +178,7 @@ function rowsFor(root: Record<string, unknown>, floorRoot: Record<string, unknow
     }
     return [
       {
-        figure: `${prefix}${spec.path}`,
+        figure: `${prefix}${spec.label ?? spec.path}`,
         value,
         unit: spec.unit,
         goal: spec.goal ? goalText(spec.goal, limit) : '',
@@ -164,15 +192,18 @@ function rowsFor(root: Record<string, unknown>, floorRoot: Record<string, unknow
 
 /** Assembles results.json: SQLite figures at the top level, BullMQ ones under `bullmq`, PostgreSQL ones under `postgres`, then the goal rows. */
 export function buildResults(figures: Record<BenchMode, Record<string, unknown>>, info: RunInfo): Record<string, unknown> {
-  const { floor, ...sqlite } = figures.sqlite as { floor?: unknown } & Record<string, unknown>;
+  const { floor, ...sqlite } = figures.sqlite as { floor?: Record<string, unknown> } & Record<string, unknown>;
   const floorRoot = { floor };
+  // PostgreSQL's durable floor is its own; its bare HTTP floor is the run's (measured once), unless it measured one.
+  const bare = Object.fromEntries(Object.entries(floor ?? {}).filter(([key]) => !key.startsWith('durable_')));
+  const postgresFloorRoot = { floor: { ...bare, ...(figures.postgres.floor as Record<string, unknown> | undefined) } };
   // A restart only counts if the overdue rows were expired by the time the gateway was ready.
   const check = (root: Record<string, unknown>) => (path: string) => !path.startsWith('restart_100k') || get(root, 'restart_100k.overdue_left') === 0;
   const rows = [
     ...rowsFor(floorRoot, floorRoot, '', FLOOR, () => true),
     ...(Object.keys(sqlite).length ? rowsFor(sqlite, floorRoot, '', perMode(true, 0.5), check(sqlite)) : []),
     ...(Object.keys(figures.bullmq).length ? rowsFor(figures.bullmq, floorRoot, 'bullmq.', perMode(false, 0.5), check(figures.bullmq)) : []),
-    ...(Object.keys(figures.postgres).length ? rowsFor(figures.postgres, figures.postgres.floor ? { floor: figures.postgres.floor } : floorRoot, 'postgres.', [...perMode(false, 0.3), ...REPLICAS], check(figures.postgres)) : []),
+    ...(Object.keys(figures.postgres).length ? rowsFor(figures.postgres, postgresFloorRoot, 'postgres.', [{ path: 'floor.durable_create_rps', unit: '/s' }, ...perMode(false, 0.3), ...REPLICAS], check(figures.postgres)) : []),
   ];
   return {
     ...(floor ? { floor } : {}),

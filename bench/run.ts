@@ -8,7 +8,9 @@
  * `--profile DIR` (run the gateways under `node --cpu-prof`), `--out FILE` (default bench/results.json, or
  * bench/results.partial.json for a partial run), `--runs N`
  * (run everything N times and keep the median of each figure; the goals are judged on medians of 3), `--source` (run
- * bin/tollgate.js through tsx instead of the plain-JavaScript build users run).
+ * bin/tollgate.js through tsx instead of the plain-JavaScript build users run), `--history` (instead of the usual
+ * scenarios, the history ones: the gateway on `--history-rows N` seeded requests, default 10 million, and one
+ * process's 100,000 decisions; modes sqlite and postgres unless `--mode` says; written to bench/results.history.json).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +28,7 @@ import { createRpsScenario } from './scenarios/create-rps.js';
 import { decisionResumeScenario } from './scenarios/decision-resume.js';
 import { expiryScenario } from './scenarios/expiry.js';
 import { floorScenario } from './scenarios/floor.js';
+import { durableFloorScenario } from './scenarios/durable-floor.js';
 import { restartScenario } from './scenarios/restart.js';
 import { slackScenario } from './scenarios/slack.js';
 import { teamsScenario } from './scenarios/teams.js';
@@ -36,9 +39,14 @@ import { eventsScenario } from './scenarios/events.js';
 import { waitersScenario } from './scenarios/waiters.js';
 import { policyScenario } from './scenarios/policy.js';
 import { replicasScenario } from './scenarios/replicas.js';
+import { historyScenario } from './scenarios/history.js';
+import { historyProcessScenario } from './scenarios/history-process.js';
 
 /** In running order: create_rps feeds the expiry scenario's sizing. */
-const SCENARIOS: Scenario[] = [floorScenario, decisionResumeScenario, createRpsScenario, policyScenario, slackScenario, teamsScenario, discordScenario, telegramScenario, emailScenario, eventsScenario, waitersScenario, expiryScenario, restartScenario, replicasScenario];
+/** `--history`: what must stay flat as history grows (issue 35); long, so never part of the usual run. */
+const HISTORY_SCENARIOS: Scenario[] = [historyProcessScenario, historyScenario];
+
+const SCENARIOS: Scenario[] = [floorScenario, durableFloorScenario, decisionResumeScenario, createRpsScenario, policyScenario, slackScenario, teamsScenario, discordScenario, telegramScenario, emailScenario, eventsScenario, waitersScenario, expiryScenario, restartScenario, replicasScenario];
 
 /** Merges scenario figures, nested objects key by key (the Slack scenario adds `decision_to_resume_ms.slack`). */
 function mergeInto(target: Record<string, unknown>, source: Record<string, unknown>): void {
@@ -56,18 +64,25 @@ function parseFlags(argv: string[]) {
     return i >= 0 ? argv[i + 1] : undefined;
   };
   const quick = argv.includes('--quick');
+  const history = argv.includes('--history');
   const only = value('only')?.split(',') ?? null;
-  const modes = (value('mode') ?? 'all') === 'all' ? (['sqlite', 'bullmq', 'postgres'] as BenchMode[]) : (value('mode')!.split(',') as BenchMode[]);
+  const modeFlag = value('mode') ?? (history ? 'sqlite,postgres' : 'all');
+  const modes = modeFlag === 'all' ? (['sqlite', 'bullmq', 'postgres'] as BenchMode[]) : (modeFlag.split(',') as BenchMode[]);
   // A partial run (quick, some scenarios or some modes) must not overwrite the committed figures of a full one.
   const partial = quick || only !== null || modes.length < 3;
+  const historyRows = Number(value('history-rows') ?? 10_000_000);
+  if (!Number.isInteger(historyRows) || historyRows < 1000) throw new Error(`--history-rows: a whole number of at least 1000, got ${value('history-rows')}`);
+  const defaultOut = history ? (historyRows === 10_000_000 && !quick ? './results.history.json' : './results.history.partial.json') : partial ? './results.partial.json' : './results.json';
   return {
     quick,
+    history,
+    historyRows,
     only,
     modes,
     profile: value('profile') ?? null,
     source: argv.includes('--source'),
     runs: Math.max(1, Number(value('runs') ?? 1)),
-    out: value('out') ?? fileURLToPath(new URL(partial ? './results.partial.json' : './results.json', import.meta.url)),
+    out: value('out') ?? fileURLToPath(new URL(defaultOut, import.meta.url)),
   };
 }
 
@@ -97,11 +112,12 @@ async function runModes(flags: Flags, client: LoadClient, log: (line: string) =>
       gatewayEnv: redis ? redis.env : {},
       profileDir: flags.profile,
       quick: flags.quick,
+      historyRows: flags.historyRows,
       earlier: figures[mode],
       log: (line) => log(`${mode}: ${line}`),
     };
     try {
-      for (const scenario of SCENARIOS) {
+      for (const scenario of flags.history ? HISTORY_SCENARIOS : SCENARIOS) {
         if (!scenario.modes.includes(mode) || (flags.only && !flags.only.includes(scenario.name))) continue;
         // The floor is measured once per run; a postgres-only run measures its own (kept under `postgres.floor`).
         if (scenario === floorScenario && mode === 'postgres' && figures.sqlite.floor) continue;
@@ -155,11 +171,17 @@ async function main(): Promise<number> {
     runs: flags.runs,
     failures,
   };
-  const results = buildResults(figures, info);
+  // A --history run shows only its own rows (the usual ones would all read n/a).
+  const build = (f: Record<BenchMode, Record<string, unknown>>) => {
+    const built = buildResults(f, info);
+    if (flags.history) built.table = (built.table as GoalRow[]).filter((row) => row.figure.includes('history.'));
+    return built;
+  };
+  const results = build(figures);
   if (runs.length > 1) {
     // Judged run by run against each run's own floor; each row also keeps its figure in every run, so the spread
     // behind a median stays visible.
-    judgeByRuns(results.table as GoalRow[], runs.map((run) => buildResults(run, info).table as GoalRow[]));
+    judgeByRuns(results.table as GoalRow[], runs.map((run) => build(run).table as GoalRow[]));
   }
   printTable(results);
   writeFileSync(flags.out, `${JSON.stringify(results, null, 2)}\n`);

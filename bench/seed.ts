@@ -12,6 +12,8 @@ import { argsSha256 } from '../src/requests/args-hash.js';
 import { applyMigrations, openDatabase } from '../src/requests/sqlite/database.js';
 import { newConfirmationRequest, type GatewayDefaults } from '../src/requests/new-request.js';
 import { requestToRow } from '../src/requests/sqlite/rows.js';
+import type { ConfirmationRequest } from '../src/requests/types.js';
+import { eventHash, GENESIS_HASH, type ChainedRequestFields } from '../src/audit/encoding.js';
 import { channelMessages, confirmationEvents, confirmationRequests } from '../src/requests/sqlite/schema.js';
 
 const SEED_DEFAULTS: GatewayDefaults = { timeoutS: 300, channels: [{ type: 'web' }], options: ['Approve', 'Deny'], onTimeout: 'deny' };
@@ -111,72 +113,128 @@ export interface HistorySeedOptions {
   approvers?: number;
   /** Rows per transaction (default 10 000): batched inserts, so 10 million rows never sit in one transaction. */
   batch?: number;
+  /** Write only pending requests, filed in the last hour and due one to two hours from now (added to a history). */
+  pendingOnly?: boolean;
+}
+
+/** An event of a seeded request; `detail` is written as each dialect stores JSON. */
+export interface SeedEvent {
+  type: string;
+  actor: string | null;
+  channel: string | null;
+  detail: Record<string, string>;
+  at: Date;
+}
+
+/** The rows and the spread {@link historyRow} builds request `i` of. */
+export interface HistoryPlan extends Required<Omit<HistorySeedOptions, 'days'>> {
+  now: number;
+  span: number;
+  pendingEvery: number;
+}
+
+/** The plan of a seeding run started now. */
+export function historyPlan(options: HistorySeedOptions): HistoryPlan {
+  const { rows, days = 365, tools = 40, agents = 20, approvers = 25, batch = 10_000, pendingOnly = false } = options;
+  return { rows, tools, agents, approvers, batch, pendingOnly, now: Date.now(), span: days * 86_400_000, pendingEvery: Math.max(2, Math.min(1000, rows)) };
+}
+
+const STATUSES = ['approved', 'approved', 'denied', 'expired', 'cancelled'] as const;
+
+/**
+ * Request `i` of a history: decided (approved, denied, expired, cancelled) by `slack:U<k>` (person `p<k>`) with its
+ * `created` and verdict events, or (one in `pendingEvery`, or all with `pendingOnly`) pending, listing `web:alice`.
+ * Every request also has a sent web card (written by the seeders).
+ */
+export function historyRow(i: number, p: HistoryPlan): { request: ConfirmationRequest; events: SeedEvent[] } {
+  const createdAt = p.pendingOnly ? new Date(p.now - 3_600_000 + Math.floor((i / p.rows) * 3_600_000)) : new Date(p.now - p.span + Math.floor((i / p.rows) * p.span) - 60_000);
+  const toolName = `tool.${i % p.tools}`;
+  const toolArgs = { table: `t${i % 997}`, rows: i % 1000 };
+  const k = i % p.approvers;
+  const base = newConfirmationRequest(
+    { toolName, toolArgs, prompt: 'Export a table to a file.', agentId: `agent-${i % p.agents}`, sessionId: `session-${i}`, approvers: ['web:alice', `slack:U${k}`] },
+    SEED_DEFAULTS,
+    [{ type: 'web' }],
+    argsSha256(toolName, toolArgs),
+    createdAt,
+  );
+  const created: SeedEvent = { type: 'created', actor: null, channel: null, detail: {}, at: createdAt };
+  if (p.pendingOnly || i % p.pendingEvery === p.pendingEvery - 1) {
+    return { request: { ...base, expiresAt: new Date(p.now + 3_600_000 + ((i * 7919) % 3_600_000)) }, events: [created] };
+  }
+  const status = STATUSES[i % STATUSES.length]!;
+  const respondedAt = new Date(createdAt.getTime() + 30_000);
+  const byPerson = status === 'approved' || status === 'denied';
+  const decidedBy = byPerson ? `slack:U${k}` : status === 'expired' ? 'system' : `agent-${i % p.agents}`;
+  const request: ConfirmationRequest = {
+    ...base,
+    status,
+    expiresAt: new Date(createdAt.getTime() + 300_000),
+    updatedAt: respondedAt,
+    respondedAt,
+    respondedBy: decidedBy,
+    respondedVia: byPerson ? 'slack' : null,
+    respondedByPerson: byPerson ? `p${k}` : null,
+    decisionOption: status === 'approved' ? 'Approve' : status === 'denied' ? 'Deny' : null,
+    allowed: status === 'approved',
+  };
+  const detail: Record<string, string> = status === 'expired' ? { on_timeout: 'deny' } : status === 'cancelled' ? {} : { person: `p${k}` };
+  return { request, events: [created, { type: status, actor: decidedBy, channel: request.respondedVia, detail, at: respondedAt }] };
+}
+
+/** The request fields a `created` event's hash covers, as both dialects' triggers read them. */
+export function chainedFields(r: ConfirmationRequest): ChainedRequestFields {
+  return {
+    toolName: r.toolName,
+    argsSha256: r.argsSha256,
+    requiredApprovals: String(r.requiredApprovals),
+    onTimeout: r.onTimeout,
+    createdAt: r.createdAt.toISOString(),
+    expiresAt: r.expiresAt.toISOString(),
+    userId: r.userId ?? null,
+    agentId: r.agentId ?? null,
+    filedBy: r.filedBy ?? null,
+  };
 }
 
 /**
- * Writes a year of history into `dbPath` (migrating it first): decided requests (approved, denied, expired, cancelled)
- * by `slack:U<k>` (person `p<k>`), each with its `created` and verdict events and a sent web card, plus a few pending
- * ones, due an hour from now, listing `web:alice`. The audit chain's trigger hashes every event as the gateway's would.
+ * Writes a year of history into `dbPath` (migrating it first), in transactions of `batch` rows: see
+ * {@link historyRow}. The events' chain hashes are computed here, continuing from the chain's head, with the chain's
+ * trigger dropped inside each batch's transaction and created again before it commits (it would update every event
+ * after inserting it); they are the hashes the trigger would have written.
  */
 export function seedHistory(dbPath: string, options: HistorySeedOptions): HistorySeed {
   const started = performance.now();
-  const { rows, days = 365, tools = 40, agents = 20, approvers = 25, batch = 10_000 } = options;
+  const p = historyPlan(options);
   const open = openDatabase(dbPath, { sync: 'normal' });
   applyMigrations(open);
   const insertRequest = open.sqlite.prepare(insertSql(confirmationRequests, 'confirmation_requests'));
-  const insertEvent = open.sqlite.prepare(insertSql(confirmationEvents, 'confirmation_events', ['id', 'prevHash', 'hash']));
+  const insertEvent = open.sqlite.prepare(insertSql(confirmationEvents, 'confirmation_events', ['id']));
   const insertCard = open.sqlite.prepare(insertSql(channelMessages, 'channel_messages', ['id']));
-  const now = Date.now();
-  const span = days * 86_400_000;
-  const pendingEvery = Math.max(2, Math.min(1000, rows));
-  const statuses = ['approved', 'approved', 'denied', 'expired', 'cancelled'] as const;
+  const trigger = open.sqlite.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'confirmation_events_chain'").pluck().get() as string;
+  let lastHash = (open.sqlite.prepare('SELECT hash FROM confirmation_events ORDER BY id DESC LIMIT 1').pluck().get() as string | undefined) ?? GENESIS_HASH;
   let pending = 0;
   let events = 0;
   const write = open.sqlite.transaction((start: number, end: number) => {
+    open.sqlite.exec('DROP TRIGGER confirmation_events_chain');
     for (let i = start; i < end; i++) {
-      const createdAt = new Date(now - span + Math.floor((i / rows) * span) - 60_000);
-      const toolName = `tool.${i % tools}`;
-      const toolArgs = { table: `t${i % 997}`, rows: i % 1000 };
-      const base = newConfirmationRequest(
-        { toolName, toolArgs, prompt: 'Export a table to a file.', agentId: `agent-${i % agents}`, sessionId: `session-${i}`, approvers: ['web:alice', `slack:U${i % approvers}`] },
-        SEED_DEFAULTS,
-        [{ type: 'web' }],
-        argsSha256(toolName, toolArgs),
-        createdAt,
-      );
-      const isPending = i % pendingEvery === pendingEvery - 1;
-      const status = isPending ? 'pending' : statuses[i % statuses.length]!;
-      const respondedAt = new Date(createdAt.getTime() + 30_000);
-      const k = i % approvers;
-      const decidedBy = status === 'approved' || status === 'denied' ? `slack:U${k}` : status === 'expired' ? 'system' : status === 'cancelled' ? `agent-${i % agents}` : null;
-      const request = isPending
-        ? { ...base, expiresAt: new Date(now + 3_600_000) }
-        : {
-            ...base,
-            status,
-            expiresAt: new Date(createdAt.getTime() + 300_000),
-            updatedAt: respondedAt,
-            respondedAt,
-            respondedBy: decidedBy,
-            respondedVia: status === 'approved' || status === 'denied' ? 'slack' : null,
-            respondedByPerson: status === 'approved' || status === 'denied' ? `p${k}` : null,
-            decisionOption: status === 'approved' ? 'Approve' : status === 'denied' ? 'Deny' : null,
-            allowed: status === 'approved',
-          };
-      insertRequest.run(requestToRow(request as typeof base));
-      insertEvent.run({ requestId: base.id, type: 'created', actor: null, channel: null, detail: '{}', at: createdAt.toISOString() });
-      insertCard.run({ requestId: base.id, channel: 'web', target: '', messageRef: null, status: 'sent', attempts: 1, lastError: null, updatedAt: createdAt.toISOString() });
-      events++;
-      if (isPending) pending++;
-      else {
-        const detail = status === 'expired' ? { on_timeout: 'deny' } : status === 'cancelled' ? {} : { person: `p${k}` };
-        insertEvent.run({ requestId: base.id, type: status, actor: decidedBy, channel: request.respondedVia, detail: JSON.stringify(detail), at: respondedAt.toISOString() });
-        events++;
+      const { request, events: own } = historyRow(i, p);
+      insertRequest.run(requestToRow(request));
+      for (const e of own) {
+        const detail = JSON.stringify(e.detail);
+        const at = e.at.toISOString();
+        const hash = eventHash(lastHash, { requestId: request.id, type: e.type, actor: e.actor, channel: e.channel, detail, at, request: e.type === 'created' ? chainedFields(request) : null });
+        insertEvent.run({ requestId: request.id, type: e.type, actor: e.actor, channel: e.channel, detail, at, prevHash: lastHash, hash });
+        lastHash = hash;
       }
+      insertCard.run({ requestId: request.id, channel: 'web', target: '', messageRef: null, status: 'sent', attempts: 1, lastError: null, updatedAt: request.createdAt.toISOString() });
+      events += own.length;
+      if (request.status === 'pending') pending++;
     }
+    open.sqlite.exec(trigger);
   });
-  for (let start = 0; start < rows; start += batch) write.immediate(start, Math.min(rows, start + batch));
+  for (let start = 0; start < p.rows; start += p.batch) write.immediate(start, Math.min(p.rows, start + p.batch));
   open.sqlite.pragma('wal_checkpoint(TRUNCATE)');
   open.close();
-  return { rows, pending, events, from: new Date(now - span - 60_000), to: new Date(now), seconds: (performance.now() - started) / 1000 };
+  return { rows: p.rows, pending, events, from: historyRow(0, p).request.createdAt, to: new Date(p.now), seconds: (performance.now() - started) / 1000 };
 }

@@ -2,8 +2,8 @@
  * @module bench/scenarios/create-rps
  * `create_rps`: sustained `POST /v1/requests` (web channel, the default) from 64 concurrent clients.
  */
-import { freshGateway, type Scenario } from '../context.js';
-import { BENCH_TOKEN, phaseCpu, rssSampler } from '../processes.js';
+import { freshGateway, type BenchContext, type Scenario } from '../context.js';
+import { BENCH_TOKEN, phaseCpu, rssSampler, type ServerProcess } from '../processes.js';
 import { round, type Percentiles } from '../stats.js';
 
 /** Concurrent clients of the create load (and of the floor's). */
@@ -18,38 +18,55 @@ export const CREATE_BODY = {
   session_id: 'bench-session-{i}',
 };
 
+/** What {@link measureCreates} measured on one gateway. */
+export interface CreateFigures {
+  create_rps: number;
+  create_latency_ms_at_64: { p50: number; p99: number };
+  create_cpu_ms_per_request: number;
+  /** PostgreSQL's CPU per create, where the audit chain's trigger runs (postgres mode only). */
+  create_db_cpu_ms_per_request?: number;
+  create_peak_rss_mb: number;
+}
+
+/** The create load on a running gateway: sustained creates from {@link CREATE_CONCURRENCY} clients. */
+export async function measureCreates(ctx: BenchContext, gateway: ServerProcess): Promise<CreateFigures> {
+  const rss = rssSampler(gateway.pid);
+  const cpu = phaseCpu(gateway.pid, ctx.mode === 'postgres');
+  try {
+    const load = await ctx.client.run<{ rps: number; completed: number; by_status: Record<string, number>; latency_ms: Percentiles }>('http-load', 'postLoop', {
+      url: gateway.url,
+      token: BENCH_TOKEN,
+      path: '/v1/requests',
+      concurrency: CREATE_CONCURRENCY,
+      warmupMs: ctx.quick ? 1000 : 2000,
+      durationMs: ctx.quick ? 3000 : 8000,
+      body: CREATE_BODY,
+      okStatus: 201,
+    }, { mark: (phase) => (phase === 'start' ? cpu.start() : cpu.stop()) });
+    const perCreate = cpu.msPer(load.completed);
+    const errors = Object.entries(load.by_status).filter(([status]) => status !== '201');
+    if (errors.length) ctx.log(`create_rps: non-201 answers ${JSON.stringify(Object.fromEntries(errors))}`);
+    return {
+      create_rps: load.rps,
+      create_latency_ms_at_64: { p50: load.latency_ms.p50, p99: load.latency_ms.p99 },
+      create_cpu_ms_per_request: round(perCreate.gateway, 3),
+      ...(perCreate.database === null ? {} : { create_db_cpu_ms_per_request: round(perCreate.database, 3) }),
+      create_peak_rss_mb: round(rss.stop(), 0),
+    };
+  } finally {
+    rss.stop();
+  }
+}
+
 /** `create_rps` (and the latency under that load, for context). */
 export const createRpsScenario: Scenario = {
   name: 'create_rps',
   modes: ['sqlite', 'bullmq', 'postgres'],
   async run(ctx) {
     const gateway = await freshGateway(ctx, 'create');
-    const rss = rssSampler(gateway.pid);
-    const cpu = phaseCpu(gateway.pid, ctx.mode === 'postgres');
     try {
-      const load = await ctx.client.run<{ rps: number; completed: number; by_status: Record<string, number>; latency_ms: Percentiles }>('http-load', 'postLoop', {
-        url: gateway.url,
-        token: BENCH_TOKEN,
-        path: '/v1/requests',
-        concurrency: CREATE_CONCURRENCY,
-        warmupMs: ctx.quick ? 1000 : 2000,
-        durationMs: ctx.quick ? 3000 : 8000,
-        body: CREATE_BODY,
-        okStatus: 201,
-      }, { mark: (phase) => (phase === 'start' ? cpu.start() : cpu.stop()) });
-      const perCreate = cpu.msPer(load.completed);
-      const errors = Object.entries(load.by_status).filter(([status]) => status !== '201');
-      if (errors.length) ctx.log(`create_rps: non-201 answers ${JSON.stringify(Object.fromEntries(errors))}`);
-      return {
-        create_rps: load.rps,
-        create_latency_ms_at_64: { p50: load.latency_ms.p50, p99: load.latency_ms.p99 },
-        create_cpu_ms_per_request: round(perCreate.gateway, 3),
-        // On PostgreSQL, the database's CPU per create too: the audit chain's trigger runs there.
-        ...(perCreate.database === null ? {} : { create_db_cpu_ms_per_request: round(perCreate.database, 3) }),
-        create_peak_rss_mb: round(rss.stop(), 0),
-      };
+      return { ...(await measureCreates(ctx, gateway)) };
     } finally {
-      rss.stop();
       await gateway.stop();
     }
   },

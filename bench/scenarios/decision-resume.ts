@@ -4,10 +4,10 @@
  * batches, a long-poll is parked on each, the orchestrator confirms the gateway is idle (every waiter registered),
  * then the decisions go one at a time so each latency is measured alone.
  */
-import { freshGateway, type Scenario } from '../context.js';
+import { freshGateway, type BenchContext, type Scenario } from '../context.js';
 import { BenchHttp, pool, type HttpResult } from '../http-client.js';
 import type { Ask, ClientTask } from '../protocol.js';
-import { BENCH_TOKEN, phaseCpu, waitIdle } from '../processes.js';
+import { BENCH_TOKEN, phaseCpu, waitIdle, type ServerProcess } from '../processes.js';
 import { round, summarize, type Percentiles } from '../stats.js';
 
 /** A request as the API returns it (the fields the bench reads). */
@@ -92,30 +92,43 @@ const api: ClientTask = async (raw, ask) => {
 /** The client tasks of this scenario. */
 export const clientTasks: Record<string, ClientTask> = { api };
 
+/** What {@link measureDecisions} measured on one gateway. */
+export interface DecisionFigures {
+  decision_to_resume_ms: { p50: number; p99: number; max: number; n: number };
+  decision_rtt_ms: { p50: number; p99: number };
+  /** The gateway's CPU per decision (with the long-poll it answers). */
+  decision_cpu_ms_per_request: number;
+  /** PostgreSQL's CPU per decision, where the audit chain's trigger runs (postgres mode only). */
+  decision_db_cpu_ms_per_request?: number;
+}
+
+/** `count` decisions through the API route on a running gateway, each with a long-poll parked on its request. */
+export async function measureDecisions(ctx: BenchContext, gateway: ServerProcess, count: number, batch = 100): Promise<DecisionFigures> {
+  const cpu = phaseCpu(gateway.pid, ctx.mode === 'postgres');
+  const result = await ctx.client.run<{ resume: Percentiles; decision_rtt: Percentiles; not_parked: number }>(
+    'decision-resume',
+    'api',
+    { url: gateway.url, token: BENCH_TOKEN, count, batch },
+    { idle: () => waitIdle(gateway.pid), mark: (phase) => (phase === 'start' ? cpu.start() : cpu.stop()) },
+  );
+  const perDecision = cpu.msPer(count);
+  if (result.not_parked) ctx.log(`decision_to_resume: ${result.not_parked} long-polls answered before their decision was sent`);
+  return {
+    decision_to_resume_ms: { p50: result.resume.p50, p99: result.resume.p99, max: result.resume.max, n: result.resume.n },
+    decision_rtt_ms: { p50: result.decision_rtt.p50, p99: result.decision_rtt.p99 },
+    decision_cpu_ms_per_request: round(perDecision.gateway, 3),
+    ...(perDecision.database === null ? {} : { decision_db_cpu_ms_per_request: round(perDecision.database, 3) }),
+  };
+}
+
 /** `decision_to_resume_ms` through the API route. */
 export const decisionResumeScenario: Scenario = {
   name: 'decision_to_resume',
   modes: ['sqlite', 'bullmq', 'postgres'],
   async run(ctx) {
     const gateway = await freshGateway(ctx, 'decision');
-    const cpu = phaseCpu(gateway.pid, ctx.mode === 'postgres');
     try {
-      const count = ctx.quick ? 200 : 1000;
-      const result = await ctx.client.run<{ resume: Percentiles; decision_rtt: Percentiles; not_parked: number }>(
-        'decision-resume',
-        'api',
-        { url: gateway.url, token: BENCH_TOKEN, count, batch: 100 },
-        { idle: () => waitIdle(gateway.pid), mark: (phase) => (phase === 'start' ? cpu.start() : cpu.stop()) },
-      );
-      const perDecision = cpu.msPer(count);
-      if (result.not_parked) ctx.log(`decision_to_resume: ${result.not_parked} long-polls answered before their decision was sent`);
-      return {
-        decision_to_resume_ms: { p50: result.resume.p50, p99: result.resume.p99, max: result.resume.max, n: result.resume.n },
-        decision_rtt_ms: { p50: result.decision_rtt.p50, p99: result.decision_rtt.p99 },
-        // One decision and the long-poll it answers; on PostgreSQL also the database's CPU (the chain's trigger runs there).
-        decision_cpu_ms_per_request: round(perDecision.gateway, 3),
-        ...(perDecision.database === null ? {} : { decision_db_cpu_ms_per_request: round(perDecision.database, 3) }),
-      };
+      return { ...(await measureDecisions(ctx, gateway, ctx.quick ? 200 : 1000)) };
     } finally {
       await gateway.stop();
     }

@@ -13,7 +13,7 @@ import { seedForMode } from '../seed.js';
 import { round, sleep } from '../stats.js';
 
 /** Polls `/readyz` until it answers 200; resolves with the time it did (`performance.now()`). */
-async function readyAt(url: string, timeoutMs: number): Promise<number> {
+export async function readyAt(url: string, timeoutMs: number): Promise<number> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     const ok = await fetch(`${url}/readyz`).then(

@@ -54,3 +54,46 @@ describe('judgeByRuns', () => {
     expect(row(byRuns, 'restart_100k.ready_s')).toMatchObject({ value: 1.4, verdict: 'miss' });
   });
 });
+
+describe('buildResults: the durable floor and the history', () => {
+  const both = {
+    sqlite: { floor: { http_rps: 2000, http_rtt_ms: { p50: 0.2, p99: 1.5 }, durable_create_rps: 300 }, create_rps: 1100 },
+    bullmq: {},
+    postgres: { floor: { durable_create_rps: 450 }, create_rps: 400 },
+  };
+
+  it("judges create_rps against the bare floor and its own store's durable floor", () => {
+    const rows = buildResults(both, info).table as GoalRow[];
+    expect(row(rows, 'floor.durable_create_rps')).toMatchObject({ value: 300, verdict: 'info' });
+    expect(row(rows, 'create_rps')).toMatchObject({ limit: 1000, verdict: 'pass' });
+    expect(row(rows, 'create_rps vs durable floor')).toMatchObject({ value: 1100, limit: 300, floor: '300', verdict: 'pass' });
+    // PostgreSQL: the run's bare floor (measured once, in sqlite mode), its own durable floor.
+    expect(row(rows, 'postgres.floor.durable_create_rps')).toMatchObject({ value: 450 });
+    expect(row(rows, 'postgres.create_rps')).toMatchObject({ limit: 600, verdict: 'miss' });
+    expect(row(rows, 'postgres.create_rps vs durable floor')).toMatchObject({ limit: 450, verdict: 'miss' });
+  });
+
+  it('leaves the durable rows out when no durable floor was measured', () => {
+    const rows = buildResults(run(2000, 1100, 5), info).table as GoalRow[];
+    expect(rows.map((r) => r.figure).filter((f) => f.includes('durable'))).toEqual([]);
+    expect(rows.map((r) => r.figure).filter((f) => f.startsWith('history'))).toEqual([]);
+  });
+
+  it('judges the history against the empty database measured beside it', () => {
+    const history = {
+      rows: 10_000_000,
+      empty: { create_rps: 1000, decision_to_resume_ms: { p99: 4 } },
+      create_rps: 880,
+      decision_to_resume_ms: { p99: 4.3 },
+      query_ms: { p99: 12 },
+      export_rows_per_s: 90_000,
+    };
+    const rows = buildResults({ sqlite: { history }, bullmq: {}, postgres: {} }, info).table as GoalRow[];
+    expect(row(rows, 'history.create_rps')).toMatchObject({ limit: 900, floor: '1000', verdict: 'miss' });
+    expect(row(rows, 'history.decision_to_resume_ms.p99')).toMatchObject({ limit: 4.4, verdict: 'pass' });
+    expect(row(rows, 'history.query_ms.p99')).toMatchObject({ limit: 20, verdict: 'pass' });
+    expect(row(rows, 'history.export_rows_per_s')).toMatchObject({ verdict: 'miss' });
+    // Not measured in this run (a history figure only `--history` measures): left out of the table.
+    expect(rows.find((r) => r.figure === 'history.restart_1m.ready_s')).toBeUndefined();
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * The bench's history seeders write what the gateway would have, the chain's hashes computed by the seeder (its
+ * trigger off inside each batch's transaction only). Either way `audit verify` walks an
+ * intact chain and every request agrees with its events, also after pending rows are added to a seeded history.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { seedHistoryPostgres } from '../../../bench/seed-postgres.js';
+import { seedHistory } from '../../../bench/seed.js';
+import { verifyAudit } from '../../../src/audit/verify.js';
+import { openStores } from '../../../src/requests/open-store.js';
+import { freshDatabase, type FreshDatabase } from '../postgres/fresh-database.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'tollgate-seed-history-'));
+let pgDb: FreshDatabase | null = null;
+
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await pgDb?.drop();
+});
+
+async function verified(db: string) {
+  const stores = await openStores(db, { migrate: false });
+  try {
+    const report = await verifyAudit(stores.audit, stores.store);
+    const pending = await stores.store.list({ status: 'pending', limit: 500 });
+    const approved = await stores.store.list({ status: 'approved', limit: 5 });
+    return { report, pending: pending.items.length, approved: approved.items };
+  } finally {
+    await stores.close();
+  }
+}
+
+/** The chain's trigger is on again after seeding: an event the store writes now extends the seeded chain. */
+async function appendOne(db: string) {
+  const stores = await openStores(db);
+  try {
+    const [first] = (await stores.store.list({ status: 'pending', limit: 1 })).items;
+    await stores.store.appendEvent(first!.id, { type: 'escalated', actor: null, channel: null, detail: { step: 1 }, at: new Date() });
+  } finally {
+    await stores.close();
+  }
+}
+
+describe('history seeders', () => {
+  it('SQLite: a history plus pending rows, chain intact', async () => {
+    const db = join(dir, 'history.db');
+    const seed = seedHistory(db, { rows: 3000, batch: 700 });
+    expect(seed).toMatchObject({ rows: 3000, pending: 3, events: 2 * 3000 - 3 });
+    const more = seedHistory(db, { rows: 200, pendingOnly: true });
+    expect(more).toMatchObject({ rows: 200, pending: 200, events: 200 });
+    await appendOne(db);
+    const { report, pending, approved } = await verified(db);
+    expect(report).toMatchObject({ ok: true, events: 6198, requests: 3200, problem: null });
+    expect(pending).toBe(203);
+    expect(approved[0]).toMatchObject({ status: 'approved', respondedVia: 'slack', decisionOption: 'Approve' });
+  });
+
+  it('PostgreSQL: the seeder hashes events as the trigger would, and the chain continues after it', async () => {
+    pgDb = await freshDatabase();
+    const seed = await seedHistoryPostgres(pgDb.url, { rows: 3000, batch: 700 });
+    expect(seed).toMatchObject({ rows: 3000, pending: 3, events: 2 * 3000 - 3 });
+    const more = await seedHistoryPostgres(pgDb.url, { rows: 200, pendingOnly: true });
+    expect(more).toMatchObject({ rows: 200, pending: 200, events: 200 });
+    await appendOne(pgDb.url);
+    const { report, pending, approved } = await verified(pgDb.url);
+    expect(report).toMatchObject({ ok: true, requests: 3200, problem: null });
+    expect(report.events).toBe(6198);
+    expect(pending).toBe(203);
+    expect(approved[0]).toMatchObject({ status: 'approved', respondedVia: 'slack', decisionOption: 'Approve' });
+  });
+});
