@@ -86,7 +86,7 @@ try {
       yield r;
     }
   }
-  await writeExport(sink, limited(), 'ndjson', { events: (id) => store.events(id), eventsOf: (ids) => store.eventsOf(ids) });
+  await writeExport(sink, limited(), 'ndjson', { receiptsOf: (ids) => store.receiptsOf(ids) });
   const seconds = (performance.now() - started) / 1000;
   clearInterval(sampler);
 

@@ -219,6 +219,10 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     return withPostgresErrors(async () => (await this.rows<Parameters<typeof rowToEvent>[0]>(SQL_TEXT.eventsOf, [requestIds])).map(rowToEvent));
   }
 
+  async receiptsOf(requestIds: readonly string[]) {
+    return withPostgresErrors(async () => (await this.rows<Parameters<typeof rowToEvent>[0]>(SQL_TEXT.receiptsOf, [requestIds])).map(rowToEvent));
+  }
+
   async list(query: RequestQuery): Promise<RequestPage> {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
     if ((query.respondedByPeople?.length ?? 0) > 1) return pageForEachPerson((q) => this.list(q), query, limit);
