@@ -230,7 +230,8 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     if (query.cursor) {
       const cursor = decodeCursor(query.cursor);
       const createdAt = new Date(cursor.createdAt);
-      where.push(or(lt(requests.createdAt, createdAt), and(eq(requests.createdAt, createdAt), lt(requests.id, cursor.id))));
+      // `created_at < c OR (created_at = c AND id < i)`, with the bound an index range needs spelled out.
+      where.push(lte(requests.createdAt, createdAt), or(lt(requests.createdAt, createdAt), lt(requests.id, cursor.id)));
     }
     // Ids are UUIDv7 (fixed-width lowercase hex), so `ORDER BY id` agrees with SQLite's byte order under any collation.
     const rows = await withPostgresErrors(() =>
