@@ -99,6 +99,8 @@ export interface ChannelHost extends DecisionSink {
   events(id: string): Promise<ConfirmationEvent[]>;
   /** A page of the audit query, newest first. */
   list(query: RequestQuery): Promise<RequestPage>;
+  /** The latest execution receipt of each of `ids` (at most one each), in one read: an export's page at a time. */
+  receiptsOf(ids: readonly string[]): Promise<ConfirmationEvent[]>;
   /** Every row matching the filters, newest first, read in batches (exports). */
   scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest>;
   /** Calls `listener` after every committed change, in every gateway process; returns the unsubscribe function. */

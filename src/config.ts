@@ -64,6 +64,11 @@ export interface TollgateConfig {
   /** The address people use to reach this gateway (links in cards, the login link). */
   publicUrl: string | null;
   logLevel: string;
+  /**
+   * `TOLLGATE_RETENTION_DAYS`: requests decided more than this many days ago are pruned in the background
+   * (`history/retention`); null (unset) keeps everything.
+   */
+  retentionDays: number | null;
   /** The parsed YAML file (empty when none). */
   file: ConfigFile;
   /** The approval policy compiled from the file's `policies:` and `default:` (asks for everything when absent). */
@@ -111,12 +116,26 @@ export function loadConfig(flags: ServeFlags = {}, env: Record<string, string | 
     rateLimits: readRateLimits(env, file.rate_limits),
     publicUrl: env.TOLLGATE_PUBLIC_URL || null,
     logLevel: env.LOG_LEVEL ?? 'info',
+    retentionDays: retentionDays(env.TOLLGATE_RETENTION_DAYS),
     file,
     policy,
     directory,
     configPath,
     env,
   };
+}
+
+/**
+ * `TOLLGATE_RETENTION_DAYS`: a whole number of days, 1 or more; unset or empty keeps history forever.
+ * @throws ValidationError naming the variable and what it got.
+ */
+export function retentionDays(text: string | undefined): number | null {
+  if (text === undefined || text.trim() === '') return null;
+  const days = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(days) || days < 1) {
+    throw new ValidationError(`TOLLGATE_RETENTION_DAYS: expected a whole number of days, 1 or more (requests decided longer ago are pruned), got ${JSON.stringify(text)}; unset it to keep every request`);
+  }
+  return days;
 }
 
 /**

@@ -57,6 +57,11 @@ export abstract class GatewayReads {
     return this.store.events(id);
   }
 
+  /** The latest execution receipt of each of `ids` (at most one each), in one read: an export's page at a time. */
+  async receiptsOf(ids: readonly string[]): Promise<ConfirmationEvent[]> {
+    return this.store.receiptsOf(ids);
+  }
+
   /** A page of the audit query, newest first; a page showing an overdue row is read again after the due-scan. */
   async list(query: RequestQuery): Promise<RequestPage> {
     const page = await this.store.list(query);

@@ -27,7 +27,9 @@ import { parseCallbackAllow } from './callback-target.js';
 import { jwksPlugin } from './http/jwks-route.js';
 import { readSigningSettings, signingKeys as keysOf } from './signing/keys.js';
 import { withVerdictTokens } from './signing/token-store.js';
-import { VerdictSigner, verdictTtlFromEnv } from './signing/verdict.js';
+import { anchorSignerOf, VerdictSigner, verdictTtlFromEnv } from './signing/verdict.js';
+import { Retention } from './history/retention.js';
+import { pruneStoreOf } from './history/prune-store-of.js';
 import { checkpointCheck } from './audit/checkpoint.js';
 import { InProcessScheduler } from './scheduler/in-process.js';
 import type { Scheduler } from './scheduler/types.js';
@@ -60,6 +62,8 @@ export interface TollgateServer {
   /** Looks up the Slack/Feishu accounts of people given only an email (`refresh()` runs it now). */
   resolver: EmailResolver;
   http: Server;
+  /** Configured retention's background prune (`TOLLGATE_RETENTION_DAYS`), or null when history is kept. */
+  retention: Retention | null;
   /** The express app behind the lean routes of the hot calls (`http/lean-routes`): for tests that list its routes. */
   app: Express;
   /** Starts listening; resolves with the bound port and base URL. */
@@ -154,6 +158,20 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   // The audit head goes to the sinks hourly (TOLLGATE_AUDIT_ANCHOR_EVERY_S), signed: an anchor kept outside the database.
   const audit = gateway.audit;
   events.start((listener) => gateway.subscribe(() => listener()), 1000, audit ? { head: () => audit.head(), everyMs: anchorEveryMs } : undefined);
+  // Configured retention: one replica at a time prunes old decided requests in short batches (`history/retention`).
+  const retention = config.retentionDays
+    ? new Retention(
+        {
+          store: await closeOnFailure(pruneStoreOf(stores)),
+          exclusive: (fn) => stores.events.exclusive('retention', fn),
+          signer: () => anchorSignerOf(signingKeys),
+          clock,
+          logger: logger.child({ component: 'retention' }),
+        },
+        { days: config.retentionDays },
+      )
+    : null;
+  retention?.start();
   const rateLimits = { ...config.rateLimits, redisUrl: config.redisUrl, keyPrefix: config.env.TOLLGATE_QUEUE_PREFIX };
   const { app, handler, metrics, close: closeApp } = createApp({ gateway, apiTokens: config.apiTokens, tokens: stores.tokens, logger, channels, plugins: [integrationsPlugin({ marks: stores.marks }), jwksPlugin(signingKeys), ...(options.plugins ?? [])], readiness: { ...backend.readiness, ...events.readiness() }, version: VERSION, rateLimits });
   // A caller's `traceparent` makes its span the parent of the spans its request causes (the create span first).
@@ -171,6 +189,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     config,
     people,
     resolver,
+    retention,
     http,
     app,
     listen: () =>
@@ -188,6 +207,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
         const drained = new Promise<void>((resolve) => http.close(() => resolve()));
         // Waiting long-polls answer with the row as it is; the client loops.
         resolver.stop();
+        await retention?.stop();
         await events.stop();
         await gateway.stop();
         // Channels end their own long-lived connections (web inbox streams, Socket Mode) before we wait for drain.

@@ -190,7 +190,7 @@ export function webRoutes(context: WebRoutesContext): Router {
       return;
     }
     const format = req.query.format === 'ndjson' ? 'ndjson' : 'csv';
-    await streamExport(res, gateway.scan(filters.query), format, { events: (id) => gateway.events(id) });
+    await streamExport(res, gateway.scan(filters.query), format, { receiptsOf: (ids) => gateway.receiptsOf(ids) });
   });
 
   router.use((req, res) => {

@@ -86,7 +86,7 @@ async function exportAll(args: ReturnType<typeof parseArgs>): Promise<number> {
   const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env, migrate: false });
   try {
     const store = stores.store;
-    await writeExport(process.stdout, store.scan(query), format, { events: (id) => store.events(id), eventsOf: (ids) => store.eventsOf(ids) });
+    await writeExport(process.stdout, store.scan(query), format, { receiptsOf: (ids) => store.receiptsOf(ids) });
     return 0;
   } finally {
     await stores.close();

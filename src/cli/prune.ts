@@ -4,11 +4,11 @@
  * their events, cards and grants, in batches, and keeps the audit chain verifiable with a signed checkpoint
  * (`history/prune.ts`, docs/audit.md). Safe beside a running gateway: each batch is a short transaction.
  */
-import { signCompactJws } from '../signing/jws.js';
 import { loadSigningKeys } from '../signing/keys.js';
-import { ANCHOR_TYPE } from '../signing/verdict.js';
-import { prune, PruneRefusedError, type PruneReport, type PruneStore } from '../history/prune.js';
-import { openStores, type OpenStores } from '../requests/open-store.js';
+import { anchorSignerOf } from '../signing/verdict.js';
+import { prune, PruneRefusedError, type PruneReport } from '../history/prune.js';
+import { pruneStoreOf } from '../history/prune-store-of.js';
+import { openStores } from '../requests/open-store.js';
 import { existingDatabase } from './audit.js';
 import { flag, parseArgs, UsageError } from './args.js';
 
@@ -19,15 +19,6 @@ export function parseBefore(text: string | undefined, now = new Date()): Date {
   if (Number.isNaN(before.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(text)) throw new UsageError(`--before: not a date: ${text} (use 2026-01-31 or an ISO time such as 2026-01-31T12:00:00Z)`);
   if (before.getTime() > now.getTime()) throw new UsageError(`--before: ${text} is in the future; prune deletes history, give a date in the past`);
   return before;
-}
-
-async function pruneStoreOf(stores: OpenStores): Promise<PruneStore> {
-  if (stores.postgres) {
-    const { PostgresPruneStore } = await import('../requests/postgres/prune-store.js');
-    return new PostgresPruneStore(stores.postgres);
-  }
-  const { SqlitePruneStore } = await import('../requests/sqlite/prune-store.js');
-  return new SqlitePruneStore(stores.sqlite!);
 }
 
 /** The report in words: what went, where the chain starts now, and what stopped the prune. */
@@ -57,8 +48,8 @@ export async function run(argv: string[]): Promise<number> {
   const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env });
   try {
     // The key is read before the first transaction, so signing inside one never waits on the database.
-    const key = await (await loadSigningKeys(process.env, stores.secrets)).current();
-    const sign = async (claims: { event_id: number; hash: string; at: string }) => signCompactJws({ alg: 'EdDSA', kid: key.kid, typ: ANCHOR_TYPE }, claims, key.privateKey);
+    const signer = await anchorSignerOf(await loadSigningKeys(process.env, stores.secrets));
+    const sign = async (claims: { event_id: number; hash: string; at: string }) => signer(claims);
     const report = await prune(await pruneStoreOf(stores), { before, sign, batchSize, dryRun });
     process.stdout.write(flag(args, 'json') === 'true' ? `${JSON.stringify({ ...report, before: before.toISOString() })}\n` : `${describePrune(report, before)}\n`);
     return 0;

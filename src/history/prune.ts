@@ -61,6 +61,8 @@ export interface PruneOptions {
   dryRun?: boolean;
   /** Pause between batches (default `setImmediate`): the gateway's writes run there. */
   pause?: () => Promise<void>;
+  /** Asked after each pause: true ends the prune there (a gateway shutting down); the report covers what went. */
+  shouldStop?: () => boolean;
   now?: Date;
 }
 
@@ -202,6 +204,7 @@ export async function prune(store: PruneStore, options: PruneOptions): Promise<P
     report.checkpoint = { eventId: cut.through.id, hash: cut.through.hash, at: cut.through.at };
     start = { eventId: cut.through.id, hash: cut.through.hash };
     await pause();
+    if (options.shouldStop?.()) break;
   }
   return report;
 }

@@ -144,7 +144,7 @@ export function requestsRouter(gateway: Gateway): Router {
     const q = parseInput(exportQuerySchema, req.query, 'query');
     const respondedByPeople = decidedByPeople(gateway.directory(), q);
     const rows = gateway.scan({ status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, respondedByPeople, since: q.since, until: q.until });
-    await streamExport(res, rows, q.format, { events: (id) => gateway.events(id) });
+    await streamExport(res, rows, q.format, { receiptsOf: (ids) => gateway.receiptsOf(ids) });
   });
 
   router.get('/:id', requireScope(...READ_SCOPES), async (req, res) => {

@@ -149,6 +149,13 @@ export interface ConfirmationStore {
    * id, then oldest first within each request.
    */
   eventsOf(requestIds: readonly string[]): Promise<ConfirmationEvent[]>;
+  /**
+   * The latest execution receipt (`executed` / `execution_failed` event) of each of several requests, in one read: at
+   * most one event per request, in no particular order (callers look them up by request id; sorting would cost a sort
+   * per page); a request without a receipt has none. Exports read a page's receipts with it instead of every event of
+   * every row.
+   */
+  receiptsOf(requestIds: readonly string[]): Promise<ConfirmationEvent[]>;
   list(query: RequestQuery): Promise<RequestPage>;
   /** Every row matching the filters (no paging), newest first, read in batches: for streamed exports. */
   scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest>;

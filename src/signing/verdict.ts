@@ -121,10 +121,16 @@ export class VerdictSigner {
   }
 
   /** A JWS over an audit anchor's fields (no `iat`: the same head always gives the same signature). */
-  readonly signAnchor = async (claims: { event_id: number; hash: string; at: string }): Promise<string> => {
-    const key = await this.keys.current();
-    return signCompactJws({ alg: 'EdDSA', kid: key.kid, typ: ANCHOR_TYPE }, { event_id: claims.event_id, hash: claims.hash, at: claims.at }, key.privateKey);
-  };
+  readonly signAnchor = async (claims: { event_id: number; hash: string; at: string }): Promise<string> => (await anchorSignerOf(this.keys))(claims);
+}
+
+/**
+ * Signs audit anchors and prune checkpoints with the current key, read once here: the signer it resolves with never
+ * waits, so a prune can sign inside its transaction (`tollgate prune`, `history/retention`).
+ */
+export async function anchorSignerOf(keys: SigningKeys): Promise<(claims: { event_id: number; hash: string; at: string }) => string> {
+  const key = await keys.current();
+  return (claims) => signCompactJws({ alg: 'EdDSA', kid: key.kid, typ: ANCHOR_TYPE }, { event_id: claims.event_id, hash: claims.hash, at: claims.at }, key.privateKey);
 }
 
 /** What makes a cached token stale: a row that changed since (it never should, once final). */

@@ -142,6 +142,26 @@ export function runStoreQueryContract(store: () => ConfirmationStore): void {
     });
   });
 
+  describe('receiptsOf', () => {
+    it('reads the latest execution receipt of each request at once: one each, none for a request without one', async () => {
+      const [a, b, c] = [await file(store()), await file(store()), await file(store())];
+      await store().decide(a.id, vote('web:alice', 'approve', 10));
+      await store().decide(b.id, vote('web:alice', 'approve', 10));
+      await store().appendEvent(a.id, { type: 'execution_failed', actor: 'token:agent', channel: null, detail: { detail: 'timeout' }, at: at(20) });
+      await store().appendEvent(a.id, { type: 'executed', actor: 'token:agent', channel: null, detail: { args_match: true }, at: at(30) });
+      // A later event that is not a receipt does not hide the receipt before it.
+      await store().appendEvent(a.id, { type: 'post_call', actor: 'token:agent', channel: null, detail: {}, at: at(40) });
+      await store().appendEvent(b.id, { type: 'execution_failed', actor: 'token:agent', channel: null, detail: { detail: 'boom' }, at: at(25) });
+      const latest = async (id: string) => (await store().events(id)).filter((e) => e.type === 'executed' || e.type === 'execution_failed').at(-1)!;
+      const expected = [await latest(a.id), await latest(b.id)].sort((x, y) => (x.requestId < y.requestId ? -1 : 1));
+      expect(expected.map((e) => e.type).sort()).toEqual(['executed', 'execution_failed']);
+      const byRequest = (events: { requestId: string }[]) => [...events].sort((x, y) => (x.requestId < y.requestId ? -1 : 1));
+      expect(byRequest(await store().receiptsOf([c.id, b.id, 'no-such-request', a.id]))).toEqual(expected);
+      expect(await store().receiptsOf([c.id])).toEqual([]);
+      expect(await store().receiptsOf([])).toEqual([]);
+    });
+  });
+
   describe('countByStatus', () => {
     it('counts every status, zero included', async () => {
       expect(await store().countByStatus()).toEqual({ pending: 0, approved: 0, denied: 0, expired: 0, cancelled: 0 });

@@ -63,6 +63,8 @@ export const SQL_TEXT = {
     SELECT * FROM expired ORDER BY "expiresAt", "id"`,
   events: `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id = $1 ORDER BY id`,
   eventsOf: `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id = ANY($1::text[]) ORDER BY request_id, id`,
+  receiptsOf: `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE id IN (
+    SELECT max(id) FROM confirmation_events WHERE request_id = ANY($1::text[]) AND type IN ('executed', 'execution_failed') GROUP BY request_id)`,
   messages: `SELECT ${selectList(channelMessages)} FROM channel_messages WHERE request_id = $1 ORDER BY id`,
   unsentMessages: `SELECT ${selectList(channelMessages, 'm')} FROM channel_messages m JOIN confirmation_requests r ON r.id = m.request_id
     WHERE m.status = 'pending' AND r.status = 'pending' ORDER BY m.id LIMIT $1`,

@@ -219,6 +219,10 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     return withPostgresErrors(async () => (await this.rows<Parameters<typeof rowToEvent>[0]>(SQL_TEXT.eventsOf, [requestIds])).map(rowToEvent));
   }
 
+  async receiptsOf(requestIds: readonly string[]) {
+    return withPostgresErrors(async () => (await this.rows<Parameters<typeof rowToEvent>[0]>(SQL_TEXT.receiptsOf, [requestIds])).map(rowToEvent));
+  }
+
   async list(query: RequestQuery): Promise<RequestPage> {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
     if ((query.respondedByPeople?.length ?? 0) > 1) return pageForEachPerson((q) => this.list(q), query, limit);
@@ -226,7 +230,8 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     if (query.cursor) {
       const cursor = decodeCursor(query.cursor);
       const createdAt = new Date(cursor.createdAt);
-      where.push(or(lt(requests.createdAt, createdAt), and(eq(requests.createdAt, createdAt), lt(requests.id, cursor.id))));
+      // `created_at < c OR (created_at = c AND id < i)`, with the bound an index range needs spelled out.
+      where.push(lte(requests.createdAt, createdAt), or(lt(requests.createdAt, createdAt), lt(requests.id, cursor.id)));
     }
     // Ids are UUIDv7 (fixed-width lowercase hex), so `ORDER BY id` agrees with SQLite's byte order under any collation.
     const rows = await withPostgresErrors(() =>

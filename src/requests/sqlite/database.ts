@@ -71,6 +71,20 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number; sy
 }
 
 /**
+ * A second, read-only connection to the file `connection` has open, with a small page cache (`cacheMb`): for reads
+ * that walk the history (exports), so a million rows pass through a few MB of cache instead of filling the gateway's
+ * 64 MB one (which then stays resident). Null for `:memory:`, which no other connection can see.
+ */
+export function openHistoryReader(connection: SqliteConnection, cacheMb = 4): OpenDatabase | null {
+  if (connection.memory) return null;
+  const sqlite = withSqliteErrors(() => new Database(connection.name, { fileMustExist: true }), { prefix: connection.name });
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('query_only = ON');
+  sqlite.pragma(`cache_size = -${cacheMb * 1024}`);
+  return { db: drizzle(sqlite, { schema }), sqlite, close: () => sqlite.close() };
+}
+
+/**
  * Adds the SQL functions tollgate's schema calls to a connection: the audit chain's trigger calls
  * `tollgate_event_hash` on every event inserted (migrations/sqlite/0005_audit_chain_trigger.sql), so a connection
  * opened without it cannot write an event. openDatabase calls it; so must any other connection that writes.

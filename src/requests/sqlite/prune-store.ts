@@ -1,6 +1,6 @@
 /**
  * @module requests/sqlite/prune-store
- * {@link PruneStore} on SQLite. A batch is one `BEGIN IMMEDIATE` transaction on the prune's own connection: SQLite has
+ * {@link PruneStore} on SQLite. A batch is one `BEGIN IMMEDIATE` transaction on the prune's connection: SQLite has
  * one writer at a time, so no event is inserted while the batch decides where to cut and deletes.
  */
 import type Database from 'better-sqlite3';
@@ -10,7 +10,10 @@ import { CHAIN_ROWS } from './audit-chain.js';
 
 const IDS = '(SELECT value FROM json_each(?))';
 
-/** The prune's reads and deletes on one SQLite connection (open it for the prune alone: see the module doc). */
+/**
+ * The prune's reads and deletes on one SQLite connection: the CLI's own, or the gateway's (`history/retention`), where
+ * a batch is safe because nothing in it waits outside the process, so no other code runs inside its transaction.
+ */
 export class SqlitePruneStore implements PruneStore {
   constructor(private readonly sqlite: Database.Database) {}
 

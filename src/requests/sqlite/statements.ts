@@ -28,6 +28,7 @@ export interface Statements {
   expireDue: Database.Statement;
   events: Database.Statement;
   eventsOf: Database.Statement;
+  receiptsOf: Database.Statement;
   messages: Database.Statement;
   unsentMessages: Database.Statement;
   pendingFirst: Database.Statement;
@@ -76,6 +77,11 @@ export function prepareStatements(sqlite: Database.Database): Statements {
     /** `?` is a JSON array of request ids. */
     eventsOf: sqlite.prepare(
       `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id IN (SELECT value FROM json_each(?)) ORDER BY request_id, id`,
+    ),
+    /** `?` is a JSON array of request ids: each one's latest receipt (the newest `executed` / `execution_failed`). */
+    receiptsOf: sqlite.prepare(
+      `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE id IN (
+         SELECT max(id) FROM confirmation_events WHERE request_id IN (SELECT value FROM json_each(?)) AND type IN ('executed', 'execution_failed') GROUP BY request_id)`,
     ),
     messages: sqlite.prepare(`SELECT ${selectList(channelMessages)} FROM channel_messages WHERE request_id = ? ORDER BY id`),
     unsentMessages: sqlite.prepare(

@@ -57,6 +57,21 @@ describe('background WAL checkpoints', () => {
     await eventually(() => expect(statSync(path).size).toBeGreaterThan(before + 190 * 4096));
   });
 
+  it('empties the WAL once it is past the limit, so sustained writes start it over instead of growing it', async () => {
+    checkpointer = startCheckpointer(open.sqlite, path, { everyMs: 60_000, restartFrames: 1000 });
+    write(500);
+    // Below the limit: a passive checkpoint copies the frames and leaves the WAL as it is.
+    expect(await checkpointer.checkpointNow()).toMatchObject({ log: expect.any(Number) as number });
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(400 * 4096);
+    write(1500);
+    // Past it: the frames are copied and the WAL emptied; the next commits write it from the start.
+    expect(await checkpointer.checkpointNow()).toEqual({ log: 0, checkpointed: 0 });
+    expect(statSync(`${path}-wal`).size).toBe(0);
+    write(100);
+    expect(statSync(`${path}-wal`).size).toBeLessThan(200 * 4096);
+    expect(open.sqlite.prepare('SELECT count(*) FROM blobs').pluck().get()).toBe(2100);
+  });
+
   it('gives checkpointing back to the connection when closed, and when the worker fails', async () => {
     const stopped = startCheckpointer(open.sqlite, path, { everyMs: 60_000 });
     await stopped.close();

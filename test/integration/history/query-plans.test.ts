@@ -35,11 +35,12 @@ type PlanCheck = (statement: RecordedSql) => Promise<{ plan: string; problems: s
 
 const HISTORY_SCAN = /^SCAN (confirmation_requests|confirmation_events|r|e)\b/;
 /**
- * Reads that may walk a whole index in order: the unfiltered list reads `confirmation_requests_created` newest first and
- * stops at the page. Every other read names a filter, and must search an index for it (a walk of another index in
- * order, filtering as it goes, is a full scan when the filter matches little).
+ * Reads that may walk a whole index in order: the unfiltered list's first page reads `confirmation_requests_created`
+ * newest first and stops at the page. Every other read names a filter or a cursor, and must search an index for it (a
+ * walk of another index in order, filtering as it goes, is a full scan when the filter matches little; a cursor page
+ * that walks from the newest row down to the cursor makes an export of a million rows read ~10^9 index entries).
  */
-const ORDERED_WALKS = new Set(['list, no filter (first page)', 'list, no filter (cursor page)']);
+const ORDERED_WALKS = new Set(['list, no filter (first page)']);
 
 const sqlitePlan =
   (file: string): PlanCheck =>
