@@ -62,6 +62,9 @@ export const confirmationRequests = pgTable(
     // As on SQLite: by status newest first (the inbox's pending list, `?status=`), and by approver (`?responded_by=`).
     index('confirmation_requests_status_created').on(t.status, t.createdAt, t.id),
     index('confirmation_requests_responded_by').on(t.respondedBy, t.createdAt),
+    // A tool's requests of one status (`?tool_name=&status=`): with only the tool's or the status's index, a rare or absent
+    // pair walked every row of the other (seconds on a seeded history).
+    index('confirmation_requests_tool_status').on(t.toolName, t.status, t.createdAt, t.id),
   ],
 );
 

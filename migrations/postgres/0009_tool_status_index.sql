@@ -1,0 +1,1 @@
+CREATE INDEX "confirmation_requests_tool_status" ON "confirmation_requests" USING btree ("tool_name","status","created_at","id");
