@@ -25,6 +25,7 @@ import { principalOf, requireScope } from './auth.js';
 import { streamExport } from './export.js';
 import { waitUntilFinal } from './long-poll.js';
 import { streamRequestEvents } from './sse.js';
+import { streamVerdicts } from './verdict-stream.js';
 
 const REJECTION_STATUS: Record<DecisionRejection, number> = {
   not_found: 404,
@@ -145,6 +146,11 @@ export function requestsRouter(gateway: Gateway): Router {
     const respondedByPeople = decidedByPeople(gateway.directory(), q);
     const rows = gateway.scan({ status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, respondedByPeople, since: q.since, until: q.until });
     await streamExport(res, rows, q.format, { events: (id) => gateway.events(id) });
+  });
+
+  // One stream for the verdicts of many requests (a POST: thousands of ids go in the body, not the URL).
+  router.post('/verdicts', requireScope(...READ_SCOPES), async (req, res) => {
+    await streamVerdicts(gateway, principalOf(res), req.body, (request, principal) => readable(request, principal, gateway), res);
   });
 
   router.get('/:id', requireScope(...READ_SCOPES), async (req, res) => {
