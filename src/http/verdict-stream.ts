@@ -163,11 +163,12 @@ class VerdictStream {
     const due: string[] = [];
     const from = this.next;
     while (this.next < this.deadlines.length && this.deadlines[this.next]![0] <= now) due.push(this.deadlines[this.next++]![1]);
+    // The next deadline is armed before the reads, so a clock that moves on meanwhile still finds it.
+    this.arm(0);
     await Promise.all(due.filter((id) => this.waiting.has(id)).map((id) => this.read(id)));
-    if (this.closed) return;
+    if (this.closed || !due.some((id) => this.waiting.has(id))) return;
     // Still pending past its deadline by this clock: the database's clock (PostgreSQL) is behind; look again shortly.
-    const late = due.some((id) => this.waiting.has(id));
-    if (late) this.next = from;
-    this.arm(late ? OVERDUE_RECHECK_MS : 0);
+    this.next = from;
+    this.arm(OVERDUE_RECHECK_MS);
   }
 }
