@@ -79,9 +79,16 @@ export async function readRequest(gateway: Gateway, principal: Principal, rawId:
   return parked(gateway, id, wait * 1000, res);
 }
 
-/** The parked part of a long-poll: a frame of its own holding the id, not the row just read. */
-async function parked(gateway: Gateway, id: string, ms: number, res: ServerResponse): Promise<JsonReply> {
-  return { status: 200, body: toApiRequest(await waitUntilFinal(gateway, id, ms, res)) };
+/**
+ * The parked part of a long-poll: a frame of its own holding the id, not the row just read — and no suspended async
+ * frame while it waits (a reaction on the wait's promise is smaller, times 10,000 parked calls).
+ */
+function parked(gateway: Gateway, id: string, ms: number, res: ServerResponse): Promise<JsonReply> {
+  return waitUntilFinal(gateway, id, ms, res).then(asReply);
+}
+
+function asReply(request: ConfirmationRequest): JsonReply {
+  return { status: 200, body: toApiRequest(request) };
 }
 
 /** `POST /v1/requests/:id/decision`: decides as the token's identity (or the named one, for admin tokens). */
