@@ -29,6 +29,8 @@ interface MultiplexResult {
   open_ms: number;
   delivery_ms: Percentiles;
   delivered: number;
+  /** Decisions answered 200 (with `expired_first`, what should have been delivered when the wait gave up early). */
+  decided: number;
   decide_window_ms: number;
   /** Requests whose deadline came before their decision (a slow machine): delivered as expired, not timed. */
   expired_first: number;
@@ -60,6 +62,7 @@ const multiplex: ClientTask = async (raw, ask) => {
     const sentAt = new Array<number>(p.ids.length).fill(Number.NaN);
     const decideStart = performance.now();
     let expired = 0;
+    let decided = 0;
     await pool(p.ids.length, DECIDERS, async (i) => {
       // Past the give-up time the rest is not sent: the verdicts missing then are counted.
       if (giveUp.signal.aborted) return;
@@ -69,7 +72,10 @@ const multiplex: ClientTask = async (raw, ask) => {
       // delivered all the same, but it has no decision to time.
       if (res.status === 409 && res.body.includes('expired')) expired++;
       else if (res.status !== 200) throw new Error(`decision -> ${res.status}: ${res.body.slice(0, 200)}`);
-      else sentAt[i] = started;
+      else {
+        sentAt[i] = started;
+        decided++;
+      }
     });
     const decideWindow = performance.now() - decideStart;
     await waiting;
@@ -79,6 +85,7 @@ const multiplex: ClientTask = async (raw, ask) => {
       open_ms: round(openMs),
       delivery_ms: summarize(delivery),
       delivered: arrivedAt.size,
+      decided,
       decide_window_ms: round(decideWindow),
       expired_first: expired,
       error,
@@ -119,6 +126,8 @@ export const waitersMultiplexedScenario: Scenario = {
           connections: Math.ceil(ids.length / IDS_PER_STREAM),
           delivered: result.delivered,
           not_delivered: ids.length - result.delivered,
+          // Verdicts given (decided or expired first) that never arrived: lost ones, whatever the machine's speed.
+          given_not_delivered: result.decided + result.expired_first - result.delivered,
           delivery_ms: { p50: result.delivery_ms.p50, p99: result.delivery_ms.p99, max: result.delivery_ms.max },
           open_ms: result.open_ms,
           decide_window_ms: result.decide_window_ms,
