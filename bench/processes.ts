@@ -5,7 +5,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sleep } from './stats.js';
 
@@ -68,8 +70,8 @@ export async function runTollgate(args: string[], env: Record<string, string> = 
 }
 
 /** Starts the bare node:http server that gives the floor figures. */
-export function startFloorServer(): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', FLOOR], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startFloorServer(): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [await plainFloor()], { stdio: ['ignore', 'pipe', 'pipe'] });
   return waitForListening(child, /floor listening on (http:\/\/\S+)/, 30_000);
 }
 
@@ -77,6 +79,21 @@ export function startFloorServer(): Promise<ServerProcess> {
 export function startDurableFloorServer(db: string): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', DURABLE_FLOOR, '--db', db], { stdio: ['ignore', 'pipe', 'pipe'] });
   return waitForListening(child, /floor listening on (http:\/\/\S+)/, 60_000);
+}
+
+let floorJs: string | null = null;
+
+/**
+ * The floor server as plain JavaScript (an esbuild transform into a temp file), run by bare node: under tsx its
+ * process would carry the loader (a hooks thread, esbuild) and its RSS would not be node's own.
+ */
+async function plainFloor(): Promise<string> {
+  if (floorJs) return floorJs;
+  const { transform } = await import('esbuild');
+  const { code } = await transform(readFileSync(FLOOR, 'utf8'), { loader: 'ts', format: 'esm', target: 'node20' });
+  const file = join(mkdtempSync(join(tmpdir(), 'tollgate-floor-')), 'floor-server.mjs');
+  writeFileSync(file, code);
+  return (floorJs = file);
 }
 
 function waitForListening(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<ServerProcess> {

@@ -4,7 +4,7 @@
  * run. The gateway runs as a child `tollgate serve` on a temp SQLite file; the load comes from a separate
  * load-client process; everything talks over 127.0.0.1. Prints a table and writes bench/results.json.
  *
- * Flags: `--quick` (small counts, to check the harness), `--only a,b` (scenario names), `--mode sqlite|bullmq|postgres|all` (or a list),
+ * Flags: `--quick` (small counts, to check the harness), `--only a,b` (scenario names, or their first words: `waiters`), `--mode sqlite|bullmq|postgres|all` (or a list),
  * `--profile DIR` (run the gateways under `node --cpu-prof`), `--out FILE` (default bench/results.json, or
  * bench/results.partial.json for a partial run), `--runs N`
  * (run everything N times and keep the median of each figure; the goals are judged on medians of 3), `--source` (run
@@ -37,16 +37,17 @@ import { telegramScenario } from './scenarios/telegram.js';
 import { emailScenario } from './scenarios/email.js';
 import { eventsScenario } from './scenarios/events.js';
 import { waitersScenario } from './scenarios/waiters.js';
+import { waitersMultiplexedScenario } from './scenarios/waiters-multiplexed.js';
 import { policyScenario } from './scenarios/policy.js';
 import { replicasScenario } from './scenarios/replicas.js';
 import { historyScenario } from './scenarios/history.js';
 import { historyProcessScenario } from './scenarios/history-process.js';
 
-/** In running order: create_rps feeds the expiry scenario's sizing. */
 /** `--history`: what must stay flat as history grows (issue 35); long, so never part of the usual run. */
 const HISTORY_SCENARIOS: Scenario[] = [historyProcessScenario, historyScenario];
 
-const SCENARIOS: Scenario[] = [floorScenario, durableFloorScenario, decisionResumeScenario, createRpsScenario, policyScenario, slackScenario, teamsScenario, discordScenario, telegramScenario, emailScenario, eventsScenario, waitersScenario, expiryScenario, restartScenario, replicasScenario];
+/** In running order: create_rps feeds the expiry scenario's sizing. */
+const SCENARIOS: Scenario[] = [floorScenario, durableFloorScenario, decisionResumeScenario, createRpsScenario, policyScenario, slackScenario, teamsScenario, discordScenario, telegramScenario, emailScenario, eventsScenario, waitersScenario, waitersMultiplexedScenario, expiryScenario, restartScenario, replicasScenario];
 
 /** Merges scenario figures, nested objects key by key (the Slack scenario adds `decision_to_resume_ms.slack`). */
 function mergeInto(target: Record<string, unknown>, source: Record<string, unknown>): void {
@@ -56,6 +57,11 @@ function mergeInto(target: Record<string, unknown>, source: Record<string, unkno
     if (isObject(existing) && isObject(value)) mergeInto(existing, value);
     else target[key] = value;
   }
+}
+
+/** `--only waiters` runs `waiters_10k` and `waiters_multiplexed_100k`: a name matches itself and the names it begins, up to an underscore. */
+function onlyMatches(asked: string, name: string): boolean {
+  return name === asked || name.startsWith(`${asked}_`);
 }
 
 function parseFlags(argv: string[]) {
@@ -118,7 +124,7 @@ async function runModes(flags: Flags, client: LoadClient, log: (line: string) =>
     };
     try {
       for (const scenario of flags.history ? HISTORY_SCENARIOS : SCENARIOS) {
-        if (!scenario.modes.includes(mode) || (flags.only && !flags.only.includes(scenario.name))) continue;
+        if (!scenario.modes.includes(mode) || (flags.only && !flags.only.some((name) => onlyMatches(name, scenario.name)))) continue;
         // The floor is measured once per run; a postgres-only run measures its own (kept under `postgres.floor`).
         if (scenario === floorScenario && mode === 'postgres' && figures.sqlite.floor) continue;
         const t = Date.now();

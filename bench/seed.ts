@@ -44,7 +44,7 @@ export function seedPending(dbPath: string, count: number, overdue: number): See
   const open = openDatabase(dbPath);
   applyMigrations(open);
   const insertRequest = open.sqlite.prepare(insertSql(confirmationRequests, 'confirmation_requests'));
-  const insertEvent = open.sqlite.prepare(insertSql(confirmationEvents, 'confirmation_events', ['id']));
+  const insertEvent = open.sqlite.prepare(insertSql(confirmationEvents, 'confirmation_events', ['id', 'prevHash', 'hash']));
   const insertCard = open.sqlite.prepare(insertSql(channelMessages, 'channel_messages', ['id']));
   const now = Date.now();
   const overdueBefore = new Date(now);

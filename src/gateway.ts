@@ -379,8 +379,9 @@ export class Gateway extends GatewayReads implements ChannelHost {
    * that settled nothing (the `created` of the same request arriving late over Redis, an approval short of a quorum)
    * must not end a long-poll early.
    */
-  private async parked(id: string, woken: Promise<ConfirmationRequest | undefined>, deadline: number, signal?: AbortSignal): Promise<ConfirmationRequest> {
-    return (await woken) ?? this.wait(id, Math.max(0, deadline - this.clock.now()), signal);
+  private parked(id: string, woken: Promise<ConfirmationRequest | undefined>, deadline: number, signal?: AbortSignal): Promise<ConfirmationRequest> {
+    // A reaction, not a suspended async frame: smaller, times every parked waiter.
+    return woken.then((final) => final ?? this.wait(id, Math.max(0, deadline - this.clock.now()), signal));
   }
 
   /** Calls `observer` with every request that changes in this process. Returns the unsubscribe function. */

@@ -2,14 +2,13 @@
  * @module waiters
  * Long-poll waiters indexed by request id, so a change wakes exactly the waiters of that request (10 000 waiters on
  * 10 000 requests cost one map lookup per change, not a scan).
+ *
+ * A parked long-poll should cost about what node's own connection costs, so a waiter is one small object: no timer of
+ * its own (every waiter's time limit sits in one heap behind one clock timer, for the earliest), no set of its own
+ * when it is its request's only waiter, and no closure for its abort signal (the waiter is the listener object).
  */
 import type { Clock, ClockTimer } from './clock.js';
 import type { ConfirmationRequest } from './requests/types.js';
-
-interface Entry {
-  resolve: (final?: ConfirmationRequest) => void;
-  timer: ClockTimer;
-}
 
 /**
  * A registered wait: resolves when woken, timed out or aborted — with the request's final row when the change that
@@ -21,32 +20,55 @@ export interface PendingWait {
   cancel(): void;
 }
 
+/** One waiter: its request, its time limit, how to answer it, and (as an event listener object) its abort handler. */
+class Entry implements PendingWait {
+  done = false;
+  resolve!: (final?: ConfirmationRequest) => void;
+  readonly promise: Promise<ConfirmationRequest | undefined>;
+
+  constructor(
+    private readonly owner: Waiters,
+    readonly requestId: string,
+    readonly at: number,
+    readonly signal: AbortSignal | undefined,
+  ) {
+    this.promise = new Promise((resolve) => (this.resolve = resolve));
+  }
+
+  cancel(): void {
+    this.owner.finish(this);
+  }
+
+  /** The abort signal's listener. */
+  handleEvent(): void {
+    this.owner.finish(this);
+  }
+}
+
 /** The set of callers waiting for requests to change. */
 export class Waiters {
-  private readonly byRequest = new Map<string, Set<Entry>>();
+  /** The waiters of each request: the one waiter itself, or a set when there are several. */
+  private readonly byRequest = new Map<string, Entry | Set<Entry>>();
+  /** Every live waiter's time limit, earliest first (a binary heap; finished entries are dropped as they surface). */
+  private heap: Entry[] = [];
+  private live = 0;
+  private timer: ClockTimer | null = null;
+  private armedAt = Infinity;
 
   constructor(private readonly clock: Clock) {}
 
   /** Registers a waiter on `requestId` that gives up after `timeoutMs` or when `signal` aborts. */
   add(requestId: string, timeoutMs: number, signal?: AbortSignal): PendingWait {
-    let entry!: Entry;
-    const promise = new Promise<ConfirmationRequest | undefined>((resolve) => {
-      const done = (final?: ConfirmationRequest) => {
-        entry.timer.cancel();
-        signal?.removeEventListener('abort', stop);
-        const set = this.byRequest.get(requestId);
-        if (set?.delete(entry) && set.size === 0) this.byRequest.delete(requestId);
-        resolve(final);
-      };
-      const stop = () => done();
-      entry = { resolve: done, timer: this.clock.setTimeout(stop, Math.max(0, timeoutMs)) };
-      signal?.addEventListener('abort', stop, { once: true });
-    });
-    let set = this.byRequest.get(requestId);
-    if (!set) this.byRequest.set(requestId, (set = new Set()));
-    set.add(entry);
-    if (signal?.aborted) entry.resolve();
-    return { promise, cancel: () => entry.resolve() };
+    const entry = new Entry(this, requestId, this.clock.now() + Math.max(0, timeoutMs), signal);
+    const existing = this.byRequest.get(requestId);
+    if (!existing) this.byRequest.set(requestId, entry);
+    else if (existing instanceof Set) existing.add(entry);
+    else this.byRequest.set(requestId, new Set([existing, entry]));
+    this.live++;
+    this.push(entry);
+    if (signal?.aborted) this.finish(entry);
+    else signal?.addEventListener('abort', entry, { once: true });
+    return entry;
   }
 
   /**
@@ -54,10 +76,10 @@ export class Waiters {
    * again): the waiters answer with it instead of each reading the row. Returns how many were woken.
    */
   wake(requestId: string, final?: ConfirmationRequest): number {
-    const set = this.byRequest.get(requestId);
-    if (!set) return 0;
-    const woken = [...set];
-    for (const entry of woken) entry.resolve(final);
+    const found = this.byRequest.get(requestId);
+    if (!found) return 0;
+    const woken = found instanceof Set ? [...found] : [found];
+    for (const entry of woken) this.finish(entry, final);
     return woken.length;
   }
 
@@ -68,8 +90,79 @@ export class Waiters {
 
   /** How many callers are waiting (for metrics). */
   get size(): number {
-    let n = 0;
-    for (const set of this.byRequest.values()) n += set.size;
-    return n;
+    return this.live;
+  }
+
+  /** Answers `entry` (once) and forgets it. */
+  finish(entry: Entry, final?: ConfirmationRequest): void {
+    if (entry.done) return;
+    entry.done = true;
+    this.live--;
+    entry.signal?.removeEventListener('abort', entry);
+    const found = this.byRequest.get(entry.requestId);
+    if (found === entry) this.byRequest.delete(entry.requestId);
+    else if (found instanceof Set && found.delete(entry) && found.size === 0) this.byRequest.delete(entry.requestId);
+    // Finished entries stay in the heap until they surface; rebuild it when they are most of it.
+    if (this.heap.length > 1024 && this.heap.length > 2 * this.live) this.compact();
+    entry.resolve(final);
+  }
+
+  private push(entry: Entry): void {
+    const heap = this.heap;
+    heap.push(entry);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (heap[parent]!.at <= entry.at) break;
+      heap[i] = heap[parent]!;
+      i = parent;
+    }
+    heap[i] = entry;
+    if (entry.at < this.armedAt) this.arm(entry.at);
+  }
+
+  private pop(): Entry {
+    const heap = this.heap;
+    const top = heap[0]!;
+    const last = heap.pop()!;
+    if (heap.length === 0) return top;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= heap.length) break;
+      const right = left + 1;
+      const child = right < heap.length && heap[right]!.at < heap[left]!.at ? right : left;
+      if (heap[child]!.at >= last.at) break;
+      heap[i] = heap[child]!;
+      i = child;
+    }
+    heap[i] = last;
+    return top;
+  }
+
+  private compact(): void {
+    const live = this.heap.filter((e) => !e.done);
+    this.heap = [];
+    for (const entry of live) this.push(entry);
+  }
+
+  private arm(at: number): void {
+    this.timer?.cancel();
+    this.armedAt = at;
+    this.timer = this.clock.setTimeout(() => this.onTimer(), at - this.clock.now());
+  }
+
+  /** Times out every waiter whose limit has come, then arms for the next live one. */
+  private onTimer(): void {
+    this.timer = null;
+    this.armedAt = Infinity;
+    const now = this.clock.now();
+    const due: Entry[] = [];
+    while (this.heap.length > 0 && (this.heap[0]!.done || this.heap[0]!.at <= now)) {
+      const entry = this.pop();
+      if (!entry.done) due.push(entry);
+    }
+    if (this.heap.length > 0) this.arm(this.heap[0]!.at);
+    for (const entry of due) this.finish(entry);
   }
 }

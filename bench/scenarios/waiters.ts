@@ -4,12 +4,16 @@
  * written into the file before the gateway starts (creation has its own figure). RSS is the gateway process's
  * (sampled from /proc every 100 ms, peak over the whole scenario); `all_resumed_ms` runs from the last decision's
  * answer to the last long-poll's answer.
+ *
+ * Its floor, `floor.waiters_10k`, is measured in the same run by the same client task against the bare node:http
+ * server (`floor-server.ts`), which parks each long-poll until its decision and does nothing else: what node itself
+ * costs for 10,000 parked calls, that the gateway's RSS is judged against.
  */
 import { join } from 'node:path';
 import type { Scenario } from '../context.js';
 import { BenchHttp, pool } from '../http-client.js';
 import type { ClientTask } from '../protocol.js';
-import { BENCH_TOKEN, rssMb, rssSampler, startGateway, waitIdle } from '../processes.js';
+import { BENCH_TOKEN, rssMb, rssSampler, startFloorServer, startGateway, waitIdle, type ServerProcess } from '../processes.js';
 import { seedForMode } from '../seed.js';
 import { round, summarize, type Percentiles } from '../stats.js';
 import type { ApiRequest } from './decision-resume.js';
@@ -97,28 +101,49 @@ const hold: ClientTask = async (raw, ask) => {
 /** The client tasks of this scenario. */
 export const clientTasks: Record<string, ClientTask> = { hold };
 
-/** `waiters_10k.{rss_mb,all_resumed_ms}`. */
+/** Runs the client's `hold` task against `server`; resolves with its figures, the peak RSS and the idle RSS before. */
+async function holdOn(ctx: Parameters<Scenario['run']>[0], server: ServerProcess, ids: string[]): Promise<{ result: WaitersResult; peak: number; idle: number }> {
+  await waitIdle(server.pid, 30_000);
+  const rss = rssSampler(server.pid);
+  const idle = rssMb(server.pid);
+  try {
+    const result = await ctx.client.run<WaitersResult>('waiters', 'hold', { url: server.url, token: BENCH_TOKEN, ids }, { idle: () => waitIdle(server.pid, 30_000), rss: () => rssMb(server.pid) });
+    return { result, peak: rss.stop(), idle };
+  } finally {
+    rss.stop();
+  }
+}
+
+/** `waiters_10k.{rss_mb,all_resumed_ms}` and its floor, `floor.waiters_10k.rss_mb`. */
 export const waitersScenario: Scenario = {
   name: 'waiters_10k',
   modes: ['sqlite', 'bullmq', 'postgres'],
   async run(ctx) {
     const { ids, db: dbPath } = await seedForMode(ctx, 'waiters', ctx.quick ? 2000 : 10_000, 0);
-    const gateway = await startGateway({ dbPath, env: ctx.gatewayEnv, cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-waiters`) : undefined });
-    await waitIdle(gateway.pid, 30_000);
-    const rss = rssSampler(gateway.pid);
-    const idleRss = rssMb(gateway.pid);
+    const floorServer = await startFloorServer();
+    let floor: Awaited<ReturnType<typeof holdOn>>;
     try {
-      const result = await ctx.client.run<WaitersResult>(
-        'waiters',
-        'hold',
-        { url: gateway.url, token: BENCH_TOKEN, ids },
-        { idle: () => waitIdle(gateway.pid, 30_000), rss: () => rssMb(gateway.pid) },
-      );
+      floor = await holdOn(ctx, floorServer, ids);
+    } finally {
+      await floorServer.stop();
+    }
+    const gateway = await startGateway({ dbPath, env: ctx.gatewayEnv, cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-waiters`) : undefined });
+    try {
+      const { result, peak, idle: idleRss } = await holdOn(ctx, gateway, ids);
       if (result.not_decided) ctx.log(`waiters_10k: deciding took over 50 s; ${result.not_decided} decisions not sent`);
       if (result.not_approved) ctx.log(`waiters_10k: ${result.not_approved} long-polls did not answer approved (${result.poll_errors} failed; first: ${result.first_poll_error})`);
       return {
+        floor: {
+          waiters_10k: {
+            rss_mb: round(floor.peak, 0),
+            rss_holding_mb: round(floor.result.rss_holding_mb, 0),
+            rss_idle_mb: round(floor.idle, 0),
+            kb_per_waiter: round(((floor.result.rss_holding_mb - floor.idle) * 1024) / ids.length, 1),
+            not_approved: floor.result.not_approved,
+          },
+        },
         waiters_10k: {
-          rss_mb: round(rss.stop(), 0),
+          rss_mb: round(peak, 0),
           all_resumed_ms: result.all_resumed_ms,
           rss_holding_mb: round(result.rss_holding_mb, 0),
           rss_idle_mb: round(idleRss, 0),
@@ -133,7 +158,6 @@ export const waitersScenario: Scenario = {
         },
       };
     } finally {
-      rss.stop();
       await gateway.stop();
     }
   },

@@ -11,6 +11,7 @@ import type { ApiEvent, ApiRequest } from '../requests/serialize.js';
 import { VERSION } from '../version.js';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import { gatewayConnection } from './connection.js';
+import { waitForVerdicts, type WaitManyOptions } from './verdicts.js';
 import { GateClientError, problemFrom } from './errors.js';
 import { describeError } from '../errors.js';
 import { injectTraceHeaders } from '../telemetry/inject.js';
@@ -93,6 +94,8 @@ interface SendOptions {
   attemptTimeoutMs?: number;
   /** See {@link RequestOptions.traceparent}. */
   traceparent?: string;
+  /** Answer with the 2xx response itself, its body unread (a stream), and no per-attempt time limit. */
+  stream?: boolean;
 }
 
 const DEFAULT_ATTEMPT_TIMEOUT_MS = 30_000;
@@ -165,6 +168,18 @@ export class GateClient {
         await sleep(delayMs, options.signal);
       }
     }
+  }
+
+  /**
+   * Waits for the verdicts of many requests at once over one verdict stream per 1,000 ids (`POST
+   * /v1/requests/verdicts`) rather than a long-poll each; resolves with the requests in the order given, once all are
+   * final. A dropped stream is opened again for the ids still owed (verdicts given meanwhile arrive at once). With
+   * `timeoutMs`, the ones still pending then are returned as they are. Throws {@link GateClientError} for answers
+   * retrying cannot fix (404: an id unknown or not readable with this token).
+   */
+  async waitMany(ids: readonly string[], options: WaitManyOptions = {}): Promise<ApiRequest[]> {
+    const open = (list: string[], signal: AbortSignal) => this.send<Response>('POST', '/v1/requests/verdicts', { body: { ids: list }, signal, stream: true });
+    return waitForVerdicts({ open, read: (id) => this.get(id), backoff: this.options.backoff, onRetry: this.options.onRetry }, ids, options);
   }
 
   /** Files a request and waits for its verdict. See {@link request} and {@link wait}. */
@@ -246,15 +261,15 @@ export class GateClient {
   private async attempt<T>(method: string, path: string, options: SendOptions): Promise<T> {
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.token}`,
-      accept: 'application/json',
+      accept: options.stream ? 'text/event-stream' : 'application/json',
       'user-agent': `tollgate-client/${VERSION}`,
     };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     // The caller's active span (if its application runs an OpenTelemetry SDK) becomes the parent of the gateway's spans.
     injectTraceHeaders(headers);
     if (!headers.traceparent && options.traceparent && TRACEPARENT.test(options.traceparent)) headers.traceparent = options.traceparent;
-    const timeout = AbortSignal.timeout(options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const timeout = options.stream ? undefined : AbortSignal.timeout(options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
+    const signal = options.signal && timeout ? AbortSignal.any([options.signal, timeout]) : (options.signal ?? timeout);
     let response: Response;
     try {
       response = await this.fetchImpl(`${this.url}${path}`, {
@@ -264,7 +279,7 @@ export class GateClient {
         signal,
       });
       if (response.status === 204) return null as T;
-      if (response.ok) return (await response.json()) as T;
+      if (response.ok) return (options.stream ? response : await response.json()) as T;
     } catch (error) {
       // The caller's own abort is not a network failure: let it through untouched.
       if (options.signal?.aborted) throw options.signal.reason;

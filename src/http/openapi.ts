@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { cancelSchema, createRequestSchema, decisionSchema, exportQuerySchema, listQuerySchema, receiptSchema } from '../api-schema.js';
 import { loginLinkSchema } from './login-links-route.js';
+import { verdictsSchema } from './verdict-stream.js';
 import { createTokenSchema } from './tokens-routes.js';
 
 const schema = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' });
@@ -32,6 +33,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
         Decision: schema(decisionSchema),
         Cancel: schema(cancelSchema),
         Receipt: schema(receiptSchema),
+        Verdicts: schema(verdictsSchema),
         CreateToken: schema(createTokenSchema),
         LoginLink: schema(loginLinkSchema),
         Request: { type: 'object', description: 'A confirmation request (see README: "The request as returned").' },
@@ -61,6 +63,14 @@ export function openApiDocument(version: string): Record<string, unknown> {
         },
       },
       '/v1/requests/{id}/events': { get: { summary: 'SSE stream of the request (text/event-stream); with Accept: application/json, its audit events', parameters: [idParam], responses: { 200: { description: 'events' }, 404: problem } } },
+      '/v1/requests/verdicts': {
+        post: {
+          summary:
+            'One SSE stream (text/event-stream) of the verdicts of many requests: event verdict, data the request, once each is final (at once for final ones; at its deadline a request is read, which expires it); ends when all are sent. The whole call is refused with 404 for any id a single read would refuse',
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Verdicts' } } } },
+          responses: { 200: { description: 'text/event-stream' }, 400: problem, 403: problem, 404: problem },
+        },
+      },
       '/v1/requests/{id}/decision': {
         post: {
           summary: 'Approve or deny (same authorization and compare-and-set as a tap)',

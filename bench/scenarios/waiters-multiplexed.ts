@@ -1,0 +1,142 @@
+/**
+ * @module bench/scenarios/waiters-multiplexed
+ * `waiters_multiplexed_100k`: 100,000 pending requests (written into the file before the gateway starts) awaited by
+ * one `GateClient.waitMany` in the load client — the verdict stream, 1,000 ids per connection, so 100 connections —
+ * then all decided over the API, a few at a time. RSS is the gateway's (peak over the scenario, sampled every 100 ms);
+ * `delivery_ms` runs from sending a decision to its verdict arriving on the stream; `delivered` counts the verdicts
+ * that arrived (all of them, or the scenario failed).
+ */
+import { join } from 'node:path';
+import type { Scenario } from '../context.js';
+import { BenchHttp, pool } from '../http-client.js';
+import type { ClientTask } from '../protocol.js';
+import { BENCH_TOKEN, rssMb, rssSampler, startGateway, waitIdle } from '../processes.js';
+import { seedForMode } from '../seed.js';
+import { round, summarize, type Percentiles } from '../stats.js';
+import { GateClient } from '../../src/client/gate-client.js';
+import { IDS_PER_STREAM } from '../../src/client/verdicts.js';
+
+interface MultiplexParams {
+  url: string;
+  token: string;
+  ids: string[];
+}
+
+/** What the client measures. */
+interface MultiplexResult {
+  rss_holding_mb: number;
+  /** From the call to `waitMany` until the gateway was idle again with every stream open. */
+  open_ms: number;
+  delivery_ms: Percentiles;
+  delivered: number;
+  /** Decisions answered 200 (with `expired_first`, what should have been delivered when the wait gave up early). */
+  decided: number;
+  decide_window_ms: number;
+  /** Requests whose deadline came before their decision (a slow machine): delivered as expired, not timed. */
+  expired_first: number;
+  /** The first error of `waitMany`, if it failed. */
+  error: string | null;
+}
+
+/** How many decisions are in flight at once: a steady stream (SQLite commits them in groups), each delivery measured in it. */
+const DECIDERS = 16;
+/** The whole wait gives up after this long (the verdicts still missing then are counted as not delivered). */
+const GIVE_UP_MS = 300_000;
+
+const multiplex: ClientTask = async (raw, ask) => {
+  const p = raw as unknown as MultiplexParams;
+  const http = new BenchHttp(p.url, p.token, DECIDERS * 2);
+  const arrivedAt = new Map<string, number>();
+  const gate = new GateClient({ url: p.url, token: p.token });
+  const giveUp = new AbortController();
+  const timer = setTimeout(() => giveUp.abort(new Error(`not every verdict arrived within ${GIVE_UP_MS} ms`)), GIVE_UP_MS);
+  try {
+    const opened = performance.now();
+    let error: string | null = null;
+    const waiting = gate.waitMany(p.ids, { signal: giveUp.signal, onVerdict: (r) => arrivedAt.set(r.id, performance.now()) }).catch((e: unknown) => {
+      error = e instanceof Error ? e.message : String(e);
+    });
+    await ask('idle');
+    const openMs = performance.now() - opened;
+    const rssHolding = (await ask('rss')) as number;
+    const sentAt = new Array<number>(p.ids.length).fill(Number.NaN);
+    const decideStart = performance.now();
+    let expired = 0;
+    let decided = 0;
+    await pool(p.ids.length, DECIDERS, async (i) => {
+      // Past the give-up time the rest is not sent: the verdicts missing then are counted.
+      if (giveUp.signal.aborted) return;
+      const started = performance.now();
+      const res = await http.send('POST', `/v1/requests/${p.ids[i]}/decision`, { decision: 'approve', approver: 'web:bench-approver' });
+      // On a slow machine the seeded deadlines (10 to 60 minutes out) may come first: the verdict is then the expiry,
+      // delivered all the same, but it has no decision to time.
+      if (res.status === 409 && res.body.includes('expired')) expired++;
+      else if (res.status !== 200) throw new Error(`decision -> ${res.status}: ${res.body.slice(0, 200)}`);
+      else {
+        sentAt[i] = started;
+        decided++;
+      }
+    });
+    const decideWindow = performance.now() - decideStart;
+    await waiting;
+    const delivery = p.ids.flatMap((id, i) => (arrivedAt.has(id) && !Number.isNaN(sentAt[i]!) ? [arrivedAt.get(id)! - sentAt[i]!] : []));
+    return {
+      rss_holding_mb: rssHolding,
+      open_ms: round(openMs),
+      delivery_ms: summarize(delivery),
+      delivered: arrivedAt.size,
+      decided,
+      decide_window_ms: round(decideWindow),
+      expired_first: expired,
+      error,
+    } satisfies MultiplexResult;
+  } finally {
+    clearTimeout(timer);
+    http.close();
+  }
+};
+
+/** The client tasks of this scenario. */
+export const clientTasks: Record<string, ClientTask> = { multiplex };
+
+/** `waiters_multiplexed_100k.{rss_mb,delivery_ms,delivered}`. */
+export const waitersMultiplexedScenario: Scenario = {
+  name: 'waiters_multiplexed_100k',
+  modes: ['sqlite', 'bullmq', 'postgres'],
+  async run(ctx) {
+    const { ids, db: dbPath } = await seedForMode(ctx, 'multiplexed', ctx.quick ? 20_000 : 100_000, 0);
+    const gateway = await startGateway({ dbPath, env: ctx.gatewayEnv, cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-multiplexed`) : undefined });
+    try {
+      await waitIdle(gateway.pid, 60_000);
+      const idleRss = rssMb(gateway.pid);
+      const rss = rssSampler(gateway.pid);
+      let result: MultiplexResult;
+      try {
+        result = await ctx.client.run<MultiplexResult>('waiters-multiplexed', 'multiplex', { url: gateway.url, token: BENCH_TOKEN, ids }, { idle: () => waitIdle(gateway.pid, 120_000), rss: () => rssMb(gateway.pid) });
+      } finally {
+        rss.stop();
+      }
+      if (result.error) ctx.log(`waiters_multiplexed_100k: ${result.delivered} of ${ids.length} verdicts delivered; ${result.error}`);
+      return {
+        waiters_multiplexed_100k: {
+          rss_mb: round(rss.stop(), 0),
+          rss_holding_mb: round(result.rss_holding_mb, 0),
+          rss_idle_mb: round(idleRss, 0),
+          requests: ids.length,
+          connections: Math.ceil(ids.length / IDS_PER_STREAM),
+          delivered: result.delivered,
+          not_delivered: ids.length - result.delivered,
+          // Verdicts given (decided or expired first) that never arrived: lost ones, whatever the machine's speed.
+          given_not_delivered: result.decided + result.expired_first - result.delivered,
+          delivery_ms: { p50: result.delivery_ms.p50, p99: result.delivery_ms.p99, max: result.delivery_ms.max },
+          open_ms: result.open_ms,
+          decide_window_ms: result.decide_window_ms,
+          expired_before_decided: result.expired_first,
+          error: result.error,
+        },
+      };
+    } finally {
+      await gateway.stop();
+    }
+  },
+};

@@ -1,0 +1,174 @@
+/**
+ * @module http/verdict-stream
+ * `POST /v1/requests/verdicts`: one server-sent event stream carrying the verdicts of many requests, so a caller
+ * waiting for a thousand requests holds one connection instead of a thousand long-polls. Each listed request's final
+ * row is sent once (`event: verdict`), at once for those already final; the stream ends when all are sent.
+ *
+ * What one stream costs does not grow with a subscription per id: it holds one change-feed subscription, one
+ * observer, one deadline timer (at the earliest deadline still pending) and one heartbeat, plus the set of ids it
+ * still waits for. A change committed in this process hands the stream the final row itself; a change heard over the
+ * feed (another replica's) is read back. At a deadline the stream reads the row, which expires it (the deadline
+ * belongs to the row, see `gateway-reads.ts`) even when the timer that should have is late or gone.
+ */
+import type { ServerResponse } from 'node:http';
+import { z } from 'zod';
+import type { ClockTimer } from '../clock.js';
+import type { Gateway } from '../gateway.js';
+import { toApiRequest } from '../requests/serialize.js';
+import type { ConfirmationRequest } from '../requests/types.js';
+import type { Principal } from '../tokens/scopes.js';
+import { parseInput } from '../validation.js';
+
+/** The most ids one stream takes: 5,000 ids fit well inside the 256 KB body limit. */
+export const MAX_VERDICT_IDS = 5000;
+
+/** `POST /v1/requests/verdicts` body: the request ids to stream the verdicts of. */
+export const verdictsSchema = z.strictObject({
+  ids: z
+    .array(z.string().regex(/^[0-9a-f-]{36}$/i, 'expected a request id (UUID)'))
+    .min(1)
+    .max(MAX_VERDICT_IDS),
+});
+
+/** How soon the stream looks again at a row this clock calls overdue that the database's clock left pending. */
+const OVERDUE_RECHECK_MS = 250;
+
+/** Checks that the caller may read a request; throws the same 404 a single read would (see `requests-routes.ts`). */
+export type ReadCheck = (request: ConfirmationRequest, principal: Principal) => ConfirmationRequest;
+
+/**
+ * Answers `POST /v1/requests/verdicts`: validates the body, reads every listed request (refusing the whole call, before
+ * anything is streamed, with the 404 of the first id the token may not read), then streams verdicts until all are sent
+ * or the client leaves.
+ */
+export async function streamVerdicts(gateway: Gateway, principal: Principal, rawBody: unknown, check: ReadCheck, res: ServerResponse): Promise<void> {
+  const { ids } = parseInput(verdictsSchema, rawBody ?? {}, 'body');
+  const stream = new VerdictStream(gateway, res, new Set(ids.map((id) => id.toLowerCase())));
+  // The response closes when the client goes away (a POST's request may close as soon as its body is read).
+  res.once('close', () => stream.finish());
+  await stream.start((row) => check(row, principal));
+}
+
+/** One open verdict stream. */
+class VerdictStream {
+  /** Ids whose verdict is still to be sent. */
+  private readonly waiting: Set<string>;
+  /** Before the stream opens: ids that changed while the first reads ran, read again once it is open. */
+  private early: Set<string> | null = new Set();
+  /** Pending requests by deadline, earliest first; `next` is the first not yet looked at. */
+  private deadlines: [number, string][] = [];
+  private next = 0;
+  private timer: ClockTimer | null = null;
+  private heartbeat: ReturnType<typeof setInterval> | null = null;
+  private closed = false;
+  private readonly unsubscribe: () => void;
+  private readonly unobserve: () => void;
+
+  constructor(
+    private readonly gateway: Gateway,
+    private readonly res: ServerResponse,
+    ids: Set<string>,
+  ) {
+    this.waiting = ids;
+    // Listening before the first reads, so a change between a read and the stream opening is not missed.
+    this.unobserve = gateway.observe((row) => {
+      if (row.status !== 'pending' && this.waiting.has(row.id)) this.changed(row.id, row);
+    });
+    this.unsubscribe = gateway.subscribe((change) => {
+      if (change.status !== 'pending' && this.waiting.has(change.requestId)) this.changed(change.requestId);
+    });
+  }
+
+  /** Reads every id (throwing on the first the caller may not read), opens the stream and sends what is final. */
+  async start(readable: (row: ConfirmationRequest) => ConfirmationRequest): Promise<void> {
+    const finals: string[] = [];
+    try {
+      for (const id of this.waiting) {
+        if (this.closed) return;
+        const row = readable(await this.gateway.mustGet(id));
+        if (row.status === 'pending') this.deadlines.push([row.expiresAt.getTime(), id]);
+        else finals.push(id);
+      }
+    } catch (error) {
+      this.finish();
+      throw error;
+    }
+    if (this.closed) return;
+    this.deadlines.sort((a, b) => a[0] - b[0]);
+    this.res.statusCode = 200;
+    this.res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+    this.res.setHeader('cache-control', 'no-cache, no-transform');
+    this.res.setHeader('x-accel-buffering', 'no');
+    this.res.flushHeaders();
+    this.heartbeat = setInterval(() => this.res.write(': keep-alive\n\n'), 15_000);
+    this.heartbeat.unref();
+    const changed = [...finals, ...this.early!];
+    this.early = null;
+    this.arm(0);
+    // Final rows are read again rather than held from the first pass: 5,000 rows stay out of memory meanwhile.
+    for (const id of changed) if (!this.closed) await this.read(id);
+    if (this.waiting.size === 0) this.finish();
+  }
+
+  /** Ends the stream and lets go of everything it holds (idempotent). */
+  finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.unobserve();
+    this.unsubscribe();
+    this.timer?.cancel();
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.waiting.clear();
+    this.deadlines = [];
+    // Before the stream opened, the answer is the route's (a problem+json for a refused id): leave it to the route.
+    if (this.early === null && !this.res.writableEnded) this.res.end();
+  }
+
+  /** A listed request left `pending`: send its row (given, or read back), or note it while the first reads run. */
+  private changed(id: string, row?: ConfirmationRequest): void {
+    if (this.early) this.early.add(id);
+    else if (row) this.send(row);
+    else void this.read(id);
+  }
+
+  private async read(id: string): Promise<void> {
+    try {
+      const row = await this.gateway.get(id);
+      if (row && row.status !== 'pending') this.send(row);
+    } catch {
+      // A failed read ends the stream: the client reconnects with the ids it has no verdict for.
+      this.finish();
+    }
+  }
+
+  private send(row: ConfirmationRequest): void {
+    if (this.closed || !this.waiting.delete(row.id)) return;
+    this.res.write(`event: verdict\ndata: ${JSON.stringify(toApiRequest(row))}\n\n`);
+    if (this.waiting.size === 0) this.finish();
+  }
+
+  /** Arms the one timer at the earliest deadline still pending (no sooner than `minMs`). */
+  private arm(minMs: number): void {
+    this.timer?.cancel();
+    this.timer = null;
+    while (this.next < this.deadlines.length && !this.waiting.has(this.deadlines[this.next]![1])) this.next++;
+    const first = this.deadlines[this.next];
+    if (!first || this.closed) return;
+    this.timer = this.gateway.clock.setTimeout(() => void this.atDeadline(), Math.max(first[0] - this.gateway.now(), minMs));
+  }
+
+  /** Reads every request whose deadline has come (the read expires it), then arms for the next deadline. */
+  private async atDeadline(): Promise<void> {
+    const now = this.gateway.now();
+    const due: string[] = [];
+    const from = this.next;
+    while (this.next < this.deadlines.length && this.deadlines[this.next]![0] <= now) due.push(this.deadlines[this.next++]![1]);
+    // The next deadline is armed before the reads, so a clock that moves on meanwhile still finds it.
+    this.arm(0);
+    await Promise.all(due.filter((id) => this.waiting.has(id)).map((id) => this.read(id)));
+    if (this.closed || !due.some((id) => this.waiting.has(id))) return;
+    // Still pending past its deadline by this clock: the database's clock (PostgreSQL) is behind; look again shortly.
+    this.next = from;
+    this.arm(OVERDUE_RECHECK_MS);
+  }
+}
