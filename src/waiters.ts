@@ -9,6 +9,7 @@
  */
 import type { Clock, ClockTimer } from './clock.js';
 import type { ConfirmationRequest } from './requests/types.js';
+import { TimeHeap } from './time-heap.js';
 
 /**
  * A registered wait: resolves when woken, timed out or aborted — with the request's final row when the change that
@@ -50,7 +51,7 @@ export class Waiters {
   /** The waiters of each request: the one waiter itself, or a set when there are several. */
   private readonly byRequest = new Map<string, Entry | Set<Entry>>();
   /** Every live waiter's time limit, earliest first (a binary heap; finished entries are dropped as they surface). */
-  private heap: Entry[] = [];
+  private readonly heap = new TimeHeap<Entry>();
   private live = 0;
   private timer: ClockTimer | null = null;
   private armedAt = Infinity;
@@ -103,47 +104,17 @@ export class Waiters {
     if (found === entry) this.byRequest.delete(entry.requestId);
     else if (found instanceof Set && found.delete(entry) && found.size === 0) this.byRequest.delete(entry.requestId);
     // Finished entries stay in the heap until they surface; rebuild it when they are most of it.
-    if (this.heap.length > 1024 && this.heap.length > 2 * this.live) this.compact();
+    if (this.heap.size > 1024 && this.heap.size > 2 * this.live) this.compact();
     entry.resolve(final);
   }
 
   private push(entry: Entry): void {
-    const heap = this.heap;
-    heap.push(entry);
-    let i = heap.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (heap[parent]!.at <= entry.at) break;
-      heap[i] = heap[parent]!;
-      i = parent;
-    }
-    heap[i] = entry;
+    this.heap.push(entry);
     if (entry.at < this.armedAt) this.arm(entry.at);
   }
 
-  private pop(): Entry {
-    const heap = this.heap;
-    const top = heap[0]!;
-    const last = heap.pop()!;
-    if (heap.length === 0) return top;
-    let i = 0;
-    for (;;) {
-      const left = 2 * i + 1;
-      if (left >= heap.length) break;
-      const right = left + 1;
-      const child = right < heap.length && heap[right]!.at < heap[left]!.at ? right : left;
-      if (heap[child]!.at >= last.at) break;
-      heap[i] = heap[child]!;
-      i = child;
-    }
-    heap[i] = last;
-    return top;
-  }
-
   private compact(): void {
-    const live = this.heap.filter((e) => !e.done);
-    this.heap = [];
-    for (const entry of live) this.push(entry);
+    this.heap.reset(this.heap.entries().filter((e) => !e.done));
   }
 
   private arm(at: number): void {
@@ -158,11 +129,12 @@ export class Waiters {
     this.armedAt = Infinity;
     const now = this.clock.now();
     const due: Entry[] = [];
-    while (this.heap.length > 0 && (this.heap[0]!.done || this.heap[0]!.at <= now)) {
-      const entry = this.pop();
+    for (let next = this.heap.peek(); next && (next.done || next.at <= now); next = this.heap.peek()) {
+      const entry = this.heap.pop()!;
       if (!entry.done) due.push(entry);
     }
-    if (this.heap.length > 0) this.arm(this.heap[0]!.at);
+    const next = this.heap.peek();
+    if (next) this.arm(next.at);
     for (const entry of due) this.finish(entry);
   }
 }

@@ -5,6 +5,7 @@
  * batch (which the gateway expires with one due-scan) instead of 10 000 separate callbacks.
  */
 import type { Clock, ClockTimer } from '../clock.js';
+import { TimeHeap } from '../time-heap.js';
 
 interface Entry {
   at: number;
@@ -20,7 +21,7 @@ interface Entry {
  * timers.set('req_1', Date.now() + 60_000);
  */
 export class DueTimers {
-  private heap: Entry[] = [];
+  private readonly heap = new TimeHeap<Entry>();
   private readonly due = new Map<string, number>();
   private timer: ClockTimer | null = null;
   private armedAt = Infinity;
@@ -34,8 +35,8 @@ export class DueTimers {
   set(id: string, at: number): void {
     if (this.due.get(id) === at) return;
     this.due.set(id, at);
-    this.push({ at, id });
-    if (this.heap.length > 1024 && this.heap.length > 2 * this.due.size) this.compact();
+    this.heap.push({ at, id });
+    if (this.heap.size > 1024 && this.heap.size > 2 * this.due.size) this.compact();
     if (at < this.armedAt) this.arm(at);
   }
 
@@ -54,7 +55,7 @@ export class DueTimers {
     this.timer?.cancel();
     this.timer = null;
     this.armedAt = Infinity;
-    this.heap = [];
+    this.heap.reset();
     this.due.clear();
   }
 
@@ -74,51 +75,19 @@ export class DueTimers {
     this.armedAt = Infinity;
     const now = this.clock.now();
     const ids: string[] = [];
-    while (this.heap.length > 0 && this.heap[0]!.at <= now) {
-      const entry = this.pop();
+    for (let next = this.heap.peek(); next && next.at <= now; next = this.heap.peek()) {
+      const entry = this.heap.pop()!;
       if (this.due.get(entry.id) !== entry.at) continue; // replaced or deleted since
       this.due.delete(entry.id);
       ids.push(entry.id);
     }
-    if (this.heap.length > 0) this.arm(this.heap[0]!.at);
+    const next = this.heap.peek();
+    if (next) this.arm(next.at);
     if (ids.length > 0) this.fire(ids);
   }
 
   /** Rebuilds the heap from the live times, dropping stale entries. */
   private compact(): void {
-    this.heap = [];
-    for (const [id, at] of this.due) this.push({ at, id });
-  }
-
-  private push(entry: Entry): void {
-    const heap = this.heap;
-    heap.push(entry);
-    let i = heap.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (heap[parent]!.at <= entry.at) break;
-      heap[i] = heap[parent]!;
-      i = parent;
-    }
-    heap[i] = entry;
-  }
-
-  private pop(): Entry {
-    const heap = this.heap;
-    const top = heap[0]!;
-    const last = heap.pop()!;
-    if (heap.length === 0) return top;
-    let i = 0;
-    for (;;) {
-      const left = 2 * i + 1;
-      if (left >= heap.length) break;
-      const right = left + 1;
-      const child = right < heap.length && heap[right]!.at < heap[left]!.at ? right : left;
-      if (heap[child]!.at >= last.at) break;
-      heap[i] = heap[child]!;
-      i = child;
-    }
-    heap[i] = last;
-    return top;
+    this.heap.reset(Array.from(this.due, ([id, at]) => ({ at, id })));
   }
 }
