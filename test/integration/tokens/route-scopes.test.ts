@@ -14,6 +14,7 @@ const ROUTE_SCOPES: Record<string, Scope[]> = {
   'GET /v1/requests/export': ['audit:read'],
   'GET /v1/requests/:id': ['request:read', 'audit:read', 'request:decide'],
   'GET /v1/requests/:id/events': ['request:read', 'audit:read', 'request:decide'],
+  'POST /v1/requests/verdicts': ['request:read', 'audit:read', 'request:decide'],
   'POST /v1/requests/:id/decision': ['request:decide'],
   'POST /v1/requests/:id/receipt': ['request:create'],
   'POST /v1/requests/:id/cancel': ['request:cancel'],
