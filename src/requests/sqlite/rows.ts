@@ -6,7 +6,8 @@ import type { InferSelectModel } from 'drizzle-orm';
 import type { channelMessages, confirmationEvents, confirmationRequests } from './schema.js';
 import type { ChannelMessage, ConfirmationEvent, ConfirmationRequest, EventType } from '../types.js';
 
-type RequestRow = InferSelectModel<typeof confirmationRequests>;
+/** A `confirmation_requests` row as the schema reads it (camelCase keys). */
+export type RequestRow = InferSelectModel<typeof confirmationRequests>;
 type EventRow = InferSelectModel<typeof confirmationEvents>;
 type MessageRow = InferSelectModel<typeof channelMessages>;
 

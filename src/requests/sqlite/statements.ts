@@ -20,7 +20,6 @@ export interface Statements {
   requestById: Database.Statement;
   requestByKey: Database.Statement;
   insertRequest: Database.Statement;
-  insertEvent: Database.Statement;
   insertMessage: Database.Statement;
   approvers: Database.Statement;
   touch: Database.Statement;
@@ -47,7 +46,6 @@ export function prepareStatements(sqlite: Database.Database): Statements {
     requestById: sqlite.prepare(`SELECT ${requests} FROM confirmation_requests WHERE id = ?`),
     requestByKey: sqlite.prepare(`SELECT ${requests} FROM confirmation_requests WHERE idempotency_key = ?`),
     insertRequest: sqlite.prepare(`INSERT INTO confirmation_requests (${insertColumns}) VALUES (${insertValues})`),
-    insertEvent: sqlite.prepare('INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES (?, ?, ?, ?, ?, ?)'),
     insertMessage: sqlite.prepare(
       'INSERT INTO channel_messages (request_id, channel, target, status, message_ref, attempts, updated_at) VALUES (?, ?, ?, ?, NULL, 0, ?) ON CONFLICT DO NOTHING',
     ),

@@ -6,6 +6,8 @@
  */
 import type Database from 'better-sqlite3';
 import { and, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { ChainedEventInsert, chainedFieldsOf } from './chained-insert.js';
+import type { ChainedRequestFields } from '../../audit/encoding.js';
 import { openHistoryReader, type OpenDatabase } from './database.js';
 import { translateSqliteErrors } from './errors.js';
 import { requestToRow, rowToEvent, rowToMessage, rowToRequest } from './rows.js';
@@ -30,18 +32,23 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   private readonly messageUpdates = new Map<string, Database.Statement>();
   /** See {@link historyReader}: undefined until first used, null where there can be none (`:memory:`). */
   private reader: { open: OpenDatabase; receiptsOf?: Database.Statement } | null | undefined;
+  private readonly chained: ChainedEventInsert;
+  /** One `BEGIN IMMEDIATE` wrapper for every transaction: better-sqlite3 builds five wrappers per `transaction()` call. */
+  private readonly immediate: <T>(fn: () => T) => T;
   private readonly creates = new GroupCommit((items: NewCreate[]) => this.tx(() => items.map((c) => this.createOne(c.request, c.cards, c.extras))));
 
   constructor(private readonly open: OpenDatabase) {
     this.sqlite = open.sqlite;
     this.sql = prepareStatements(open.sqlite);
+    this.chained = new ChainedEventInsert(open.sqlite);
+    this.immediate = open.sqlite.transaction((fn: () => unknown) => fn()).immediate as <T>(fn: () => T) => T;
     // Callers see tollgate errors (conflict, busy, read-only…), never a SqliteError.
     return translateSqliteErrors(this);
   }
 
   /** Runs `fn` in a `BEGIN IMMEDIATE` transaction. */
   private tx<T>(fn: () => T): T {
-    return this.sqlite.transaction(fn).immediate();
+    return this.immediate(fn);
   }
 
   private row(statement: Database.Statement, ...params: unknown[]): ConfirmationRequest | null {
@@ -62,8 +69,9 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       const existing = this.row(this.sql.requestByKey, request.idempotencyKey);
       if (existing) return { request: existing, created: false };
     }
-    this.sql.insertRequest.run(requestToRow(request));
-    this.insertEvent(request.id, { type: 'created', actor: request.userId, channel: null, detail: extras?.detail ?? {}, at: request.createdAt });
+    const row = requestToRow(request);
+    this.sql.insertRequest.run(row);
+    this.insertEvent(request.id, { type: 'created', actor: request.userId, channel: null, detail: extras?.detail ?? {}, at: request.createdAt }, chainedFieldsOf(row));
     for (const event of extras?.events ?? []) this.insertEvent(request.id, event);
     const at = request.createdAt.toISOString();
     for (const card of cards) {
@@ -157,11 +165,12 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   }
 
   async appendEvent(requestId: string, event: NewEvent) {
-    this.insertEvent(requestId, event);
+    this.tx(() => this.insertEvent(requestId, event));
   }
 
-  private insertEvent(requestId: string, e: NewEvent) {
-    this.sql.insertEvent.run(requestId, e.type, e.actor, e.channel, JSON.stringify(e.detail), e.at.toISOString());
+  /** Inside the caller's transaction, chained after the head (`chained-insert.ts`). */
+  private insertEvent(requestId: string, e: NewEvent, request?: ChainedRequestFields) {
+    this.chained.run(requestId, e, request);
   }
 
   async events(requestId: string) {

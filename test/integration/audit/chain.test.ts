@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventHashOfColumns } from '../../../src/audit/encoding.js';
 import { verifyAudit } from '../../../src/audit/verify.js';
@@ -21,6 +22,8 @@ interface Dialect {
   sql(text: string): Promise<void>;
   /** How to write a JSON value into `detail`. */
   json(value: string): string;
+  /** Other stores on the same database: another process's connection. */
+  openAnother(): Promise<OpenStores>;
   cleanup(): Promise<void>;
 }
 
@@ -46,6 +49,7 @@ const sqlite = (): Dialect => {
       raw.close();
     },
     json: (value) => `'${value}'`,
+    openAnother: () => openStores(join(dir, 'tollgate.db')),
     async cleanup() {
       await opened?.close();
       rmSync(dir, { recursive: true, force: true });
@@ -66,6 +70,7 @@ const postgres = (): Dialect => {
       await withClient(pg!.url, (c) => c.query(text));
     },
     json: (value) => `'${value}'::jsonb`,
+    openAnother: () => openStores(pg!.url),
     async cleanup() {
       await opened?.close();
     },
@@ -140,7 +145,8 @@ describe.each([sqlite, postgres])('audit chain: %o', (makeDialect) => {
   });
 
   it('keeps one valid chain while two connections write at once', async () => {
-    const second = dialect.name === 'postgres' ? await openStores(pg!.url) : stores;
+    // On SQLite too a second connection: the store reads the chain's head itself, under the file's write lock.
+    const second = await dialect.openAnother();
     try {
       await Promise.all(
         Array.from({ length: 40 }, async (_, i) => {
@@ -151,7 +157,36 @@ describe.each([sqlite, postgres])('audit chain: %o', (makeDialect) => {
       );
       expect(await verify()).toMatchObject({ ok: true, events: 85, requests: 43 });
     } finally {
-      if (second !== stores) await second.close();
+      await second.close();
+    }
+  });
+
+  it('chains a row another writer inserts without its hash', async () => {
+    await dialect.sql(`INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES ('${ids[2]}', 'reminded', NULL, 'web', ${dialect.json('{}')}, '2026-11-25T10:00:00.000Z')`);
+    const request = await file(stores.store, { toolName: 'after_the_other_writer' }, new Date());
+    await stores.store.decide(request.id, vote('web:bob', 'approve', 40, { at: new Date() }));
+    expect(await verify()).toMatchObject({ ok: true, events: 8, problem: null });
+  });
+});
+
+describe('audit chain on SQLite: the store hashes its own events', () => {
+  it('writes each event with its hashes, without the trigger; the chain verifies', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tollgate-chain-own-'));
+    const stores = await openStores(join(dir, 'tollgate.db'));
+    try {
+      // Were the trigger still hashing the store's rows, it would call this function and the writes would fail.
+      const connection = (stores.store as unknown as { open: { sqlite: Database.Database } }).open.sqlite;
+      connection.function('tollgate_event_hash', { varargs: true }, () => {
+        throw new Error('the trigger ran');
+      });
+      const request = await file(stores.store, { toolName: 'deploy', toolArgs: { env: 'prod' } }, new Date());
+      await stores.store.decide(request.id, vote('slack:U1', 'approve', 10, { at: new Date() }));
+      await stores.store.appendEvent(request.id, { type: 'executed', actor: 'agent', channel: null, detail: { ok: true }, at: new Date() });
+      expect(await verifyAudit(stores.audit, stores.store)).toMatchObject({ ok: true, events: 3, problem: null });
+      expect(() => connection.exec(`INSERT INTO confirmation_events (request_id, type, detail, at) VALUES ('${request.id}', 'reminded', '{}', '2026-11-25T10:00:00.000Z')`)).toThrow('the trigger ran');
+    } finally {
+      await stores.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
