@@ -5,11 +5,32 @@
  */
 import { once } from 'node:events';
 import { createServer, type RequestListener } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GateClientError } from '../../../src/client/errors.js';
 import { postJson } from '../../../src/client/http1.js';
 import { parseAnswer } from '../../../src/client/http1-parse.js';
+
+/** A self-signed certificate for localhost (P-256, 100 years), trusted by no one: made for this test only. */
+const SELF_SIGNED = {
+  cert: `-----BEGIN CERTIFICATE-----
+MIIBmzCCAUGgAwIBAgIUDnM15CxZLNJMkUK8gj4ng+51AlowCgYIKoZIzj0EAwIw
+FDESMBAGA1UEAwwJbG9jYWxob3N0MCAXDTI2MTEyNTE1MTQ0NloYDzIxMjYxMTAx
+MTUxNDQ2WjAUMRIwEAYDVQQDDAlsb2NhbGhvc3QwWTATBgcqhkjOPQIBBggqhkjO
+PQMBBwNCAASKDMivzmdtJYAvqdy1lRAXTyqZ1T6VJC6KPS73VntxL4L65NH0McEr
+CBPWk/DvqiGFozw6U4R2w0xfvvwWS9bio28wbTAdBgNVHQ4EFgQUyyN9kZpcWdeY
+DR9bPkURrX8S/zUwHwYDVR0jBBgwFoAUyyN9kZpcWdeYDR9bPkURrX8S/zUwDwYD
+VR0TAQH/BAUwAwEB/zAaBgNVHREEEzARgglsb2NhbGhvc3SHBH8AAAEwCgYIKoZI
+zj0EAwIDSAAwRQIgC92JIMf8QmicHEbf0cPX51bdVARYeDHcv3G0J7BmwzwCIQDl
+EFP6F2X01hgn3NnkMgl1yPbWmq2VuIFhtSGYRdieMg==
+-----END CERTIFICATE-----`,
+  key: `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgffe6gsaUMHmReg+M
+rLhVT9UdT+GNMi+D2qgf7p6y5XWhRANCAASKDMivzmdtJYAvqdy1lRAXTyqZ1T6V
+JC6KPS73VntxL4L65NH0McErCBPWk/DvqiGFozw6U4R2w0xfvvwWS9bi
+-----END PRIVATE KEY-----`,
+};
 
 const closers: (() => void)[] = [];
 afterEach(() => closers.splice(0).forEach((close) => close()));
@@ -97,6 +118,22 @@ describe('postJson over a bare socket', () => {
     expect(await failure(post(notHttp))).toMatchObject({ status: 0, retryable: true, message: expect.stringMatching(/: Parse Error: not an HTTP\/1.1 status line$/) });
     const silent = await rawServer([], true);
     expect(await failure(post(silent, 50))).toMatchObject({ status: 0, retryable: true, message: expect.stringMatching(/: timed out$/) });
+  });
+});
+
+describe('postJson over TLS', () => {
+  it('checks the certificate as node:https does: a gateway no CA vouches for gets no request', async () => {
+    let asked = false;
+    const server = createHttpsServer(SELF_SIGNED, (_req, res) => {
+      asked = true;
+      res.end('{}');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    closers.push(() => server.close());
+    const error = await failure(post(`https://localhost:${(server.address() as AddressInfo).port}`));
+    expect(error).toMatchObject({ status: 0, retryable: true, message: expect.stringMatching(/^cannot reach the gateway at https:\/\/localhost:\d+: self-signed certificate/) });
+    expect(asked).toBe(false);
   });
 });
 
