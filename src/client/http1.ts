@@ -25,6 +25,8 @@ export type PostAnswer = HttpAnswer;
  */
 export function postJson(connection: GatewayConnection, url: URL, body: string, timeoutMs: number): Promise<PostAnswer> {
   const unreachable = (error: unknown) => new GateClientError(`cannot reach the gateway at ${connection.url}: ${describeError(error)}`, 0, null, { cause: error });
+  // What node:http refuses in a header value (a CR or LF would start another header): refused here the same way.
+  if (/[^\t\x20-\x7e\x80-\xff]/.test(connection.token)) return Promise.reject(new TypeError('Invalid character in header content ["authorization"]'));
   const payload = Buffer.from(body);
   const head =
     `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer ${connection.token}\r\n` +

@@ -99,6 +99,12 @@ describe('postJson over a bare socket', () => {
     expect((await post(interim)).body).toBe('{}');
   });
 
+  it('refuses a token that would break the request head, as node:http did', async () => {
+    const error = await failure(postJson({ url: 'http://127.0.0.1:9', token: 'tok\r\nx-evil: 1' }, new URL('http://127.0.0.1:9/v1/hooks/claude-code'), '{}', 1000));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.message).toBe('Invalid character in header content ["authorization"]');
+  });
+
   it('rejects a non-2xx answer with its problem document', async () => {
     const base = await httpServer((_req, res) => {
       res.writeHead(401, { 'content-type': 'application/problem+json' });
