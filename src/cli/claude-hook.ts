@@ -23,7 +23,7 @@
 import { Backoff, sleep } from '../client/backoff.js';
 import { gatewayConnection, type GatewayConnection } from '../client/connection.js';
 import { GateClientError } from '../client/errors.js';
-import { postJson } from '../client/node-http.js';
+import { postJson } from '../client/http1.js';
 import { describeError } from '../errors.js';
 import { CLAUDE_HOOK_DEFAULT_WAIT_S, CLAUDE_HOOK_HEADERS, isPostToolEvent } from '../integrations/claude-code-events.js';
 import { flag, numberFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
