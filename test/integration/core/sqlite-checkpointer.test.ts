@@ -79,9 +79,29 @@ describe('background WAL checkpoints', () => {
     const errors: unknown[] = [];
     checkpointer = startCheckpointer(open.sqlite, join(dir, 'missing.db'), { onError: (e) => errors.push(e) });
     expect(autocheckpoint()).toBe(0);
+    // Asking starts the worker, which cannot open the file.
+    await expect(checkpointer.checkpointNow()).rejects.toThrow();
     await eventually(() => expect(errors).toHaveLength(1));
     expect(autocheckpoint()).toBe(1000);
     await expect(checkpointer.checkpointNow()).rejects.toThrow();
+  });
+
+  it('runs the worker only while the WAL has frames: it leaves once the WAL stays empty, and commits bring it back', async () => {
+    // beforeEach's CREATE TABLE is in the WAL: a worker comes for it, copies it, empties the WAL and leaves.
+    checkpointer = startCheckpointer(open.sqlite, path, { everyMs: 20, idleChecks: 3 });
+    await eventually(() => expect(checkpointer!.running()).toBe(true));
+    await eventually(() => expect(checkpointer!.running()).toBe(false));
+    expect(statSync(`${path}-wal`).size).toBe(0);
+    // The connection still leaves checkpoints to the worker, and nothing written means no worker (five intervals).
+    expect(autocheckpoint()).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(checkpointer.running()).toBe(false);
+    const before = statSync(path).size;
+    write(200);
+    await eventually(() => expect(checkpointer!.running()).toBe(true));
+    await eventually(() => expect(statSync(path).size).toBeGreaterThan(before + 190 * 4096));
+    await eventually(() => expect(checkpointer!.running()).toBe(false));
+    expect(open.sqlite.prepare('SELECT count(*) FROM blobs').pluck().get()).toBe(200);
   });
 
   it('is on for serve, off for tools that open the database briefly', async () => {
