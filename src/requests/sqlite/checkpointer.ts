@@ -8,10 +8,11 @@
  * over while commits keep coming, so past `restartFrames` the worker also TRUNCATEs it (a moment's wait for writers,
  * the frames being copied already): a gateway under sustained writes grew its WAL to 253 MB in 66,000 creates.
  *
- * The worker is a second V8 isolate (about 15 MB of RSS), so it runs only while there is something to checkpoint: a
- * timer on the gateway's thread looks at the WAL file every interval (one stat) and starts the worker when a commit
- * has written to it; the worker empties the WAL and exits after `idleChecks` intervals without a new frame. An idle
- * gateway carries no worker.
+ * The worker is a second V8 isolate (about 15 MB of RSS), so it runs only while there is work for it: a timer on the
+ * gateway's thread looks at the WAL file every interval (one stat) and starts the worker once commits have written
+ * `startFrames` frames into it (SQLite's own threshold, 1,000 pages, by default: fewer frames cost nothing where
+ * they are); the worker empties the WAL and exits after `idleChecks` intervals without a new frame. An idle gateway,
+ * or one whose start wrote a few rows, carries no worker.
  *
  * Durability does not change: a commit is in the WAL before it returns either way; a checkpoint only moves committed
  * pages into the main file. Should the worker die, the connection goes back to checkpointing itself, so the WAL
@@ -46,6 +47,8 @@ export interface CheckpointerOptions {
   restartFrames?: number;
   /** Intervals in a row without a new WAL frame after which the worker empties the WAL and exits (default 30). */
   idleChecks?: number;
+  /** WAL frames at which the worker starts (default 1000, SQLite's own checkpoint threshold). */
+  startFrames?: number;
   /** Told when the worker fails (the connection checkpoints on its own again). */
   onError?: (error: unknown) => void;
 }
@@ -109,9 +112,12 @@ export function startCheckpointer(connection: Database.Database, path: string, o
   let exited: Promise<void> = Promise.resolve();
   // The WAL file as the last worker left it: a new one starts only once a commit has changed it.
   let leftAs: string | null = null;
+  // The WAL only grows between the worker's truncations, so its size counts the frames since (a 32-byte header,
+  // then a 24-byte header and a page per frame; the pages are SQLite's default 4 KB).
+  const startBytes = 32 + (options.startFrames ?? 1000) * (24 + 4096);
   const walState = () => {
     const stat = statSync(`${path}-wal`, { throwIfNoEntry: false });
-    return stat && stat.size > 0 ? `${stat.size}:${stat.mtimeMs}` : null;
+    return stat && stat.size > 0 ? { size: stat.size, key: `${stat.size}:${stat.mtimeMs}` } : null;
   };
   const takeBack = () => {
     if (connection.open) connection.pragma('wal_autocheckpoint = 1000');
@@ -141,7 +147,7 @@ export function startCheckpointer(connection: Database.Database, path: string, o
       started.once('exit', () => {
         worker = null;
         if (idle && !closing && !failed) {
-          leftAs = walState();
+          leftAs = walState()?.key ?? null;
           // Asked while it was leaving: a new worker answers.
           if (asked.size) ensureWorker();
         } else {
@@ -161,7 +167,7 @@ export function startCheckpointer(connection: Database.Database, path: string, o
   const watch = setInterval(() => {
     if (worker || failed || closing) return;
     const state = walState();
-    if (state !== null && state !== leftAs) ensureWorker();
+    if (state && state.size >= startBytes && state.key !== leftAs) ensureWorker();
   }, everyMs);
   watch.unref();
   return {
