@@ -10,7 +10,7 @@ import type { TollgateConfig } from '../src/config.js';
 import type { DeploymentSecrets } from '../src/deployment-secrets.js';
 import type { SharedMarks } from '../src/shared-marks.js';
 import type { PostgresHandle, SqliteHandle } from './teams/database-conversations.js';
-import { createWebChannel, OidcClient, webOptionsFromConfig } from './web/index.js';
+import { createWebChannel, webOptionsFromConfig } from './web/index.js';
 
 /** The database handles adapters that keep a table of their own may use (Teams' conversation references). */
 export interface ChannelDatabase {
@@ -31,7 +31,8 @@ export async function channelsFromConfig(
 ): Promise<Channel[]> {
   const { oidcOptions, ...web } = webOptionsFromConfig(config);
   // Discovered at start-up, so a wrong issuer stops the start with the variable's name instead of failing a sign-in.
-  const oidc = oidcOptions ? await OidcClient.discover(oidcOptions) : null;
+  // openid-client is loaded only here, when OIDC is configured: a gateway without it should not pay for the module.
+  const oidc = oidcOptions ? await (await import('./web/oidc/client.js')).OidcClient.discover(oidcOptions) : null;
   const channels: Channel[] = [createWebChannel({ ...web, oidc, secret: web.secret ?? shared.webSecret, marks })];
   const set = (...names: string[]) => names.some((name) => config.env[name]?.trim());
   if (set('SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN') || config.file.slack) {

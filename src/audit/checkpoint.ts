@@ -4,12 +4,13 @@
  * an anchor: a checkpoint written by anyone without the verdict-signing key does not pass `audit verify`.
  */
 import type { SigningKeys } from '../signing/keys.js';
-import { verifyAnchor } from '../verify/index.js';
 import type { CheckpointCheck } from './verify.js';
 
 /** A {@link CheckpointCheck} against `keys`' JWKS. */
 export function checkpointCheck(keys: SigningKeys): CheckpointCheck {
   return async (checkpoint) => {
+    // Loaded at the first check (`audit verify`, a prune), not at every start: the verifier brings jose with it.
+    const { verifyAnchor } = await import('../verify/index.js');
     const result = await verifyAnchor({ event_id: checkpoint.eventId, hash: checkpoint.hash, at: checkpoint.at, signature: checkpoint.signature }, { keys: (await keys.jwks()).keys });
     return result.ok ? { ok: true } : { ok: false, message: result.message };
   };

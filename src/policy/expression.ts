@@ -4,7 +4,9 @@
  * `eval`, no I/O, bounded size. Each expression is parsed and type-checked once when the policy loads; a request
  * then costs one evaluation of the compiled form (well under a microsecond for the usual comparison).
  */
-import { Environment, type ParseError } from '@marcbachmann/cel-js';
+import { createRequire } from 'node:module';
+import type * as Cel from '@marcbachmann/cel-js';
+import type { Environment, ParseError } from '@marcbachmann/cel-js';
 
 /** The variables a `when` expression may read. */
 export const WHEN_VARIABLES = ['args', 'tool_name', 'agent_id', 'user_id', 'session_id', 'metadata'] as const;
@@ -19,17 +21,28 @@ export interface WhenContext {
   metadata: Record<string, unknown>;
 }
 
-// Built once: creating an Environment is the expensive part. Ids are `dyn` because they may be null.
-const environment = new Environment({
-  homogeneousAggregateLiterals: false,
-  limits: { maxAstNodes: 2000, maxDepth: 50, maxListElements: 500, maxMapEntries: 500, maxCallArguments: 16 },
-})
-  .registerVariable('args', 'map')
-  .registerVariable('tool_name', 'string')
-  .registerVariable('agent_id', 'dyn')
-  .registerVariable('user_id', 'dyn')
-  .registerVariable('session_id', 'dyn')
-  .registerVariable('metadata', 'map');
+let built: Environment | null = null;
+
+/**
+ * The CEL environment, built at the first `when:` expression: most gateways have none, and loading cel-js at start
+ * costs memory every process would pay. Node 20.19+ requires the ES module synchronously, so compiling stays sync.
+ * Built once: creating an Environment is the expensive part. Ids are `dyn` because they may be null.
+ */
+function environment(): Environment {
+  if (built) return built;
+  const cel = createRequire(import.meta.url)('@marcbachmann/cel-js') as typeof Cel;
+  built = new cel.Environment({
+    homogeneousAggregateLiterals: false,
+    limits: { maxAstNodes: 2000, maxDepth: 50, maxListElements: 500, maxMapEntries: 500, maxCallArguments: 16 },
+  })
+    .registerVariable('args', 'map')
+    .registerVariable('tool_name', 'string')
+    .registerVariable('agent_id', 'dyn')
+    .registerVariable('user_id', 'dyn')
+    .registerVariable('session_id', 'dyn')
+    .registerVariable('metadata', 'map');
+  return built;
+}
 
 /** A `when` expression that does not parse or type-check; `line`/`column` are 1-based, inside the expression. */
 export class ExpressionError extends Error {
@@ -59,9 +72,9 @@ export interface CompiledWhen {
  * @example compileWhen('args.amount > 50000 && tool_name.startsWith("payments.")')
  */
 export function compileWhen(source: string): CompiledWhen {
-  let program: ReturnType<typeof environment.parse>;
+  let program: ReturnType<Environment['parse']>;
   try {
-    program = environment.parse(source);
+    program = environment().parse(source);
   } catch (error) {
     throw expressionError(source, error);
   }

@@ -10,7 +10,7 @@
  * into `TOLLGATE_SIGNING_KEYS_RETIRED`, then set a new `TOLLGATE_SIGNING_KEY` (or delete the `verdict_signing` row).
  */
 import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { calculateJwkThumbprint, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import type { DeploymentSecrets } from '../deployment-secrets.js';
 import { TollgateError } from '../errors.js';
 
@@ -37,6 +37,9 @@ const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'he
 export async function publishedJwk(key: KeyObject): Promise<JWK> {
   const { kty, crv, x } = (key.type === 'public' ? key : createPublicKey(key)).export({ format: 'jwk' });
   const jwk: JWK = { kty, crv, x };
+  // jose is loaded at the first key, not at start: a gateway that never signs (no key configured, no verdict asked
+  // for yet) should not carry it.
+  const { calculateJwkThumbprint } = await import('jose');
   return { ...jwk, kid: await calculateJwkThumbprint(jwk), alg: 'EdDSA', use: 'sig' };
 }
 

@@ -7,7 +7,7 @@
  */
 import type { Directory } from '../../../src/people/types.js';
 import type { OidcSessionData } from '../identity.js';
-import { OidcSignInError } from './client.js';
+import { OidcSignInError } from './errors.js';
 import type { OidcOptions } from './config.js';
 
 const MAX_GROUPS = 50;

@@ -9,24 +9,15 @@
 import * as client from 'openid-client';
 import { ValidationError } from '../../../src/errors.js';
 import type { OidcOptions } from './config.js';
+import { OidcSignInError } from './errors.js';
+
+export { OidcSignInError };
 
 /** What a sign-in must remember between leaving for the provider and coming back (kept in a signed cookie). */
 export interface OidcFlow {
   state: string;
   nonce: string;
   verifier: string;
-}
-
-/** Why a callback signs nobody in: `status` is the page's, `reason` the log line's, `message` the person's. */
-export class OidcSignInError extends Error {
-  override readonly name = 'OidcSignInError';
-  constructor(
-    readonly status: 400 | 401 | 403 | 502,
-    readonly reason: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** How long discovery may take at start-up before the start fails. */

@@ -12,7 +12,8 @@ import { messagePage } from '../pages/message.js';
 import { parseCookies, serializeCookie } from '../../../src/cookies.js';
 import { SESSION_COOKIE } from '../session.js';
 import { signInOf } from './claims.js';
-import { OidcSignInError, type OidcClient, type OidcFlow } from './client.js';
+import type { OidcClient, OidcFlow } from './client.js';
+import { OidcSignInError } from './errors.js';
 
 /** The flow cookie's name; it is scoped to `/ui/auth`. */
 export const FLOW_COOKIE = 'tollgate_oidc';

@@ -8,10 +8,17 @@
  * over while commits keep coming, so past `restartFrames` the worker also TRUNCATEs it (a moment's wait for writers,
  * the frames being copied already): a gateway under sustained writes grew its WAL to 253 MB in 66,000 creates.
  *
+ * The worker is a second V8 isolate (about 15 MB of RSS), so it runs only while there is work for it: a timer on the
+ * gateway's thread looks at the WAL file every interval (one stat) and starts the worker once commits have written
+ * `startFrames` frames into it (SQLite's own threshold, 1,000 pages, by default: fewer frames cost nothing where
+ * they are); the worker empties the WAL and exits after `idleChecks` intervals without a new frame. An idle gateway,
+ * or one whose start wrote a few rows, carries no worker.
+ *
  * Durability does not change: a commit is in the WAL before it returns either way; a checkpoint only moves committed
  * pages into the main file. Should the worker die, the connection goes back to checkpointing itself, so the WAL
  * cannot grow without bound.
  */
+import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { SQLITE_DRIVER } from './driver.js';
@@ -28,6 +35,8 @@ export interface Checkpointer {
   checkpointNow(): Promise<CheckpointResult>;
   /** Stops the worker after a last checkpoint, and gives checkpointing back to the connection. */
   close(): Promise<void>;
+  /** Whether the worker thread is up now (it starts at the WAL's first frame and exits once the WAL stays empty). */
+  running(): boolean;
 }
 
 /** Options of {@link startCheckpointer}. */
@@ -36,6 +45,10 @@ export interface CheckpointerOptions {
   everyMs?: number;
   /** WAL frames past which a checkpoint also empties the WAL (default 4096: 16 MB of 4 KB pages). */
   restartFrames?: number;
+  /** Intervals in a row without a new WAL frame after which the worker empties the WAL and exits (default 30). */
+  idleChecks?: number;
+  /** WAL frames at which the worker starts (default 1000, SQLite's own checkpoint threshold). */
+  startFrames?: number;
   /** Told when the worker fails (the connection checkpoints on its own again). */
   onError?: (error: unknown) => void;
 }
@@ -55,7 +68,22 @@ const checkpoint = () => {
   if (row.log >= workerData.restartFrames) [row] = db.pragma('wal_checkpoint(TRUNCATE)');
   return { log: row.log, checkpointed: row.checkpointed };
 };
-const timer = setInterval(checkpoint, workerData.everyMs);
+// Idle: no frame written since the last interval and every frame copied. After idleChecks such intervals in a row,
+// the WAL is emptied and the worker leaves; the gateway starts a new one at the next commit.
+let quiet = 0;
+let lastLog = -1;
+const tick = () => {
+  const row = checkpoint();
+  quiet = row.log === lastLog && row.checkpointed === row.log ? quiet + 1 : 0;
+  lastLog = row.log;
+  if (quiet < workerData.idleChecks) return;
+  clearInterval(timer);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+  parentPort.postMessage({ type: 'idle' });
+  parentPort.close();
+};
+const timer = setInterval(tick, workerData.everyMs);
 parentPort.on('message', (message) => {
   if (message.type === 'now') parentPort.postMessage({ id: message.id, result: checkpoint() });
   if (message.type === 'close') {
@@ -68,53 +96,105 @@ parentPort.on('message', (message) => {
 `;
 
 /**
- * Starts checkpointing `connection`'s database file from a worker thread and turns the connection's own automatic
- * checkpoints off.
+ * Checkpoints `connection`'s database file from a worker thread, started when the WAL has frames, and turns the
+ * connection's own automatic checkpoints off.
  * @example const checkpointer = startCheckpointer(open.sqlite, path); …; await checkpointer.close(); open.close();
  */
 export function startCheckpointer(connection: Database.Database, path: string, options: CheckpointerOptions = {}): Checkpointer {
-  const worker = new Worker(WORKER, { eval: true, workerData: { driver: SQLITE_DRIVER, path, everyMs: options.everyMs ?? 1000, restartFrames: options.restartFrames ?? 4096 } });
-  // A checkpointer must never keep a process alive that has nothing else to do.
-  worker.unref();
+  const everyMs = options.everyMs ?? 1000;
+  const workerData = { driver: SQLITE_DRIVER, path, everyMs, restartFrames: options.restartFrames ?? 4096, idleChecks: options.idleChecks ?? 30 };
   connection.pragma('wal_autocheckpoint = 0');
   const asked = new Map<number, { resolve: (r: CheckpointResult) => void; reject: (e: unknown) => void }>();
   let next = 0;
   let failed: unknown = null;
+  let closing = false;
+  let worker: Worker | null = null;
+  let exited: Promise<void> = Promise.resolve();
+  // The WAL file as the last worker left it: a new one starts only once a commit has changed it.
+  let leftAs: string | null = null;
+  // The WAL only grows between the worker's truncations, so its size counts the frames since (a 32-byte header,
+  // then a 24-byte header and a page per frame; the pages are SQLite's default 4 KB).
+  const startBytes = 32 + (options.startFrames ?? 1000) * (24 + 4096);
+  const walState = () => {
+    const stat = statSync(`${path}-wal`, { throwIfNoEntry: false });
+    return stat && stat.size > 0 ? { size: stat.size, key: `${stat.size}:${stat.mtimeMs}` } : null;
+  };
   const takeBack = () => {
     if (connection.open) connection.pragma('wal_autocheckpoint = 1000');
   };
-  worker.on('message', (message: { id: number; result: CheckpointResult }) => {
-    asked.get(message.id)?.resolve(message.result);
-    asked.delete(message.id);
-  });
-  worker.on('error', (error) => {
-    failed = error;
-    takeBack();
-    for (const waiting of asked.values()) waiting.reject(error);
-    asked.clear();
-    options.onError?.(error);
-  });
-  const exited = new Promise<void>((resolve) =>
-    worker.once('exit', () => {
+  const launch = (): Worker => {
+    const started = new Worker(WORKER, { eval: true, workerData });
+    // A checkpointer must never keep a process alive that has nothing else to do.
+    started.unref();
+    let idle = false;
+    started.on('message', (message: { id: number; result: CheckpointResult } | { type: 'idle' }) => {
+      if ('type' in message) {
+        idle = true;
+        return;
+      }
+      asked.get(message.id)?.resolve(message.result);
+      asked.delete(message.id);
+    });
+    started.on('error', (error) => {
+      failed = error;
+      clearInterval(watch);
       takeBack();
-      resolve();
-    }),
-  );
+      for (const waiting of asked.values()) waiting.reject(error);
+      asked.clear();
+      options.onError?.(error);
+    });
+    exited = new Promise<void>((resolve) =>
+      started.once('exit', () => {
+        worker = null;
+        if (idle && !closing && !failed) {
+          leftAs = walState()?.key ?? null;
+          // Asked while it was leaving: a new worker answers.
+          if (asked.size) ensureWorker();
+        } else {
+          clearInterval(watch);
+          takeBack();
+        }
+        resolve();
+      }),
+    );
+    return started;
+  };
+  const ensureWorker = () => {
+    if (worker) return;
+    const started = (worker = launch());
+    for (const id of asked.keys()) started.postMessage({ type: 'now', id });
+  };
+  const watch = setInterval(() => {
+    if (worker || failed || closing) return;
+    const state = walState();
+    if (state && state.size >= startBytes && state.key !== leftAs) ensureWorker();
+  }, everyMs);
+  watch.unref();
   return {
     checkpointNow() {
       if (failed) return Promise.reject(failed as Error);
       const id = next++;
       return new Promise((resolve, reject) => {
         asked.set(id, { resolve, reject });
-        worker.postMessage({ type: 'now', id });
+        // A worker started now is sent every question still open, this one with them.
+        if (worker) worker.postMessage({ type: 'now', id });
+        else ensureWorker();
       });
     },
     async close() {
+      closing = true;
+      clearInterval(watch);
+      const running = worker;
+      if (!running) {
+        takeBack();
+        return;
+      }
       // Held again while it finishes: an unref'd worker is no reason to stay alive, so a process with nothing else
       // to do (a start that failed) would exit mid-close, before it reported why.
-      worker.ref();
-      if (!failed) worker.postMessage({ type: 'close' });
+      running.ref();
+      if (!failed) running.postMessage({ type: 'close' });
       await exited;
     },
+    running: () => worker !== null,
   };
 }

@@ -51,7 +51,7 @@ describe('background WAL checkpoints', () => {
   });
 
   it('checkpoints on its own every interval', async () => {
-    checkpointer = startCheckpointer(open.sqlite, path, { everyMs: 20 });
+    checkpointer = startCheckpointer(open.sqlite, path, { everyMs: 20, startFrames: 100 });
     const before = statSync(path).size;
     write(200);
     await eventually(() => expect(statSync(path).size).toBeGreaterThan(before + 190 * 4096));
@@ -79,9 +79,30 @@ describe('background WAL checkpoints', () => {
     const errors: unknown[] = [];
     checkpointer = startCheckpointer(open.sqlite, join(dir, 'missing.db'), { onError: (e) => errors.push(e) });
     expect(autocheckpoint()).toBe(0);
+    // Asking starts the worker, which cannot open the file.
+    await expect(checkpointer.checkpointNow()).rejects.toThrow();
     await eventually(() => expect(errors).toHaveLength(1));
     expect(autocheckpoint()).toBe(1000);
     await expect(checkpointer.checkpointNow()).rejects.toThrow();
+  });
+
+  it('runs the worker only once the WAL holds startFrames frames, and lets it go once the WAL stays empty', async () => {
+    checkpointer = startCheckpointer(open.sqlite, path, { everyMs: 20, idleChecks: 3, startFrames: 100 });
+    // beforeEach's CREATE TABLE is a few frames: no worker for them (five intervals).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(checkpointer.running()).toBe(false);
+    const before = statSync(path).size;
+    write(200);
+    await eventually(() => expect(checkpointer!.running()).toBe(true));
+    await eventually(() => expect(statSync(path).size).toBeGreaterThan(before + 190 * 4096));
+    // Quiet: the worker empties the WAL and leaves; the connection still leaves checkpoints to the next one.
+    await eventually(() => expect(checkpointer!.running()).toBe(false));
+    expect(statSync(`${path}-wal`).size).toBe(0);
+    expect(autocheckpoint()).toBe(0);
+    write(200);
+    await eventually(() => expect(checkpointer!.running()).toBe(true));
+    expect(await checkpointer.checkpointNow()).toMatchObject({ checkpointed: expect.any(Number) as number });
+    expect(open.sqlite.prepare('SELECT count(*) FROM blobs').pluck().get()).toBe(400);
   });
 
   it('is on for serve, off for tools that open the database briefly', async () => {
