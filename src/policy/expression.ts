@@ -25,7 +25,8 @@ let built: Environment | null = null;
 
 /**
  * The CEL environment, built at the first `when:` expression: most gateways have none, and loading cel-js at start
- * costs memory every process would pay. Node 20.19+ requires the ES module synchronously, so compiling stays sync.
+ * costs memory every process would pay. Node 20.19+ and 22.12+ require an ES module synchronously (package.json's
+ * engines: ^20.19.0 || >=22.13.0, as some dependencies ask), so compiling stays sync.
  * Built once: creating an Environment is the expensive part. Ids are `dyn` because they may be null.
  */
 function environment(): Environment {
