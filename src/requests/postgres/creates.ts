@@ -12,16 +12,34 @@ import type { NewEvent } from '../types.js';
  * key exists), their events in order (`created`, any extra, one `delivered` per card sent inline) and their card rows.
  * `$1`, `$2` and `$3` are JSON arrays of requests, events and cards ({@link createBatchParams}); returns the ids
  * inserted.
+ *
+ * The events arrive chained (migration 0010): `tollgate_chain_reserve()` takes the chain's lock and reads its head,
+ * then the recursive `chain` hashes each event after the previous one with the values as stored (the request's
+ * fields from `RETURNING`, times at the columns' millisecond precision), so the chain's trigger skips them. That is
+ * the trigger's hash, one PL/pgSQL call per batch instead of two per event and a lookup of the request. The lock is
+ * taken only when the batch inserts an event.
  */
-export const CREATE_BATCH = `WITH req AS (
+export const CREATE_BATCH = `WITH RECURSIVE req AS (
     INSERT INTO confirmation_requests (${REQUEST_INSERT.columns}) ${REQUEST_INSERT.fromRecords}
-    ON CONFLICT (idempotency_key) DO NOTHING RETURNING id
-  ), ev AS (
-    INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at)
-    SELECT e.request_id, e.type, e.actor, e.channel, e.detail, e.at
+    ON CONFLICT (idempotency_key) DO NOTHING
+    RETURNING id, tollgate_chain_request(tool_name, args_sha256, required_approvals, on_timeout, created_at, expires_at, user_id, agent_id, filed_by) AS chained
+  ), src AS (
+    SELECT row_number() OVER (ORDER BY e.ord) AS n, e.request_id, e.type, e.actor, e.channel, e.detail, e.at::timestamptz(3) AS at,
+      CASE WHEN e.type = 'created' THEN req.chained END AS request
     FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS (request_id text, type text, actor text, channel text, detail jsonb, at timestamptz))
       WITH ORDINALITY AS e(request_id, type, actor, channel, detail, at, ord)
-    WHERE e.request_id IN (SELECT id FROM req) ORDER BY e.ord
+    JOIN req ON req.id = e.request_id
+  ), head AS (
+    SELECT h.id, h.hash FROM (SELECT FROM src LIMIT 1) AS any_event, LATERAL tollgate_chain_reserve() AS h
+  ), chain(n, id, hash) AS (
+    SELECT 0::bigint, id, hash FROM head
+    UNION ALL
+    SELECT s.n, chain.id + 1, tollgate_chain_digest(chain.hash, s.request_id, s.type, s.actor, s.channel, s.detail, s.at, s.request)
+    FROM chain JOIN src s ON s.n = chain.n + 1
+  ), ev AS (
+    INSERT INTO confirmation_events (id, request_id, type, actor, channel, detail, at, prev_hash, hash)
+    SELECT c.id, s.request_id, s.type, s.actor, s.channel, s.detail, s.at, p.hash, c.hash
+    FROM src s JOIN chain c ON c.n = s.n JOIN chain p ON p.n = s.n - 1 ORDER BY s.n
   ), msg AS (
     INSERT INTO channel_messages (request_id, channel, target, status, attempts, updated_at)
     SELECT m.request_id, m.channel, m.target, m.status, 0, m.updated_at
