@@ -1,32 +1,42 @@
 -- The audit chain for a batch of creates, in the create's own statement (src/requests/postgres/creates.ts): the same
 -- hashes as the trigger's, computed set-based instead of one PL/pgSQL trigger call per event (with a lookup of the
--- request for each `created` one), which cost a create more database CPU than the rest of its statement. The hash's
--- text is built by two inlinable SQL functions; the trigger's function now builds it with them too, so the two paths
--- cannot drift.
-CREATE FUNCTION tollgate_chain_request(tool_name text, args_sha256 text, required_approvals integer, on_timeout text,
-    created_at timestamptz, expires_at timestamptz, user_id text, agent_id text, filed_by text) RETURNS text LANGUAGE sql STABLE AS $$
-  SELECT tollgate_chain_field(tool_name) || tollgate_chain_field(args_sha256) || tollgate_chain_field(required_approvals::text)
-    || tollgate_chain_field(on_timeout) || tollgate_chain_field(tollgate_chain_time(created_at)) || tollgate_chain_field(tollgate_chain_time(expires_at))
+-- request for each `created` one), which cost a create more database CPU than the rest of its statement. The hashed
+-- text is split in two inlinable SQL functions: the event's fields (`tollgate_chain_body`, computed for a whole batch
+-- at once) and the link to the previous hash (`tollgate_chain_link`, the only step that must go one event after the
+-- other). Their arguments are text already: an inlined tollgate_chain_field repeats its argument three times, so a
+-- `to_char` or `jsonb::text` passed to it ran three times (as in 0008's functions, whose hashes these equal).
+CREATE FUNCTION tollgate_chain_request(tool_name text, args_sha256 text, required_approvals text, on_timeout text,
+    created_at text, expires_at text, user_id text, agent_id text, filed_by text) RETURNS text LANGUAGE sql STABLE AS $$
+  SELECT tollgate_chain_field(tool_name) || tollgate_chain_field(args_sha256) || tollgate_chain_field(required_approvals)
+    || tollgate_chain_field(on_timeout) || tollgate_chain_field(created_at) || tollgate_chain_field(expires_at)
     || tollgate_chain_field(user_id) || tollgate_chain_field(agent_id) || tollgate_chain_field(filed_by)
 $$;
 --> statement-breakpoint
--- `request` is the text of tollgate_chain_request for a `created` event, null for any other.
-CREATE FUNCTION tollgate_chain_digest(prev text, request_id text, type text, actor text, channel text, detail jsonb, at timestamptz, request text)
+-- `detail` is the jsonb's text, `at` tollgate_chain_time's; `request` is tollgate_chain_request's text for a `created`
+-- event, null for any other.
+CREATE FUNCTION tollgate_chain_body(request_id text, type text, actor text, channel text, detail text, at text, request text)
     RETURNS text LANGUAGE sql STABLE AS $$
-  SELECT encode(sha256(convert_to('tollgate-chain-v1' || chr(10) || prev || chr(10)
-    || tollgate_chain_field(request_id) || tollgate_chain_field(type) || tollgate_chain_field(actor) || tollgate_chain_field(channel)
-    || tollgate_chain_field(detail::text) || tollgate_chain_field(tollgate_chain_time(at)) || coalesce(request, '-;'), 'UTF8')), 'hex')
+  SELECT tollgate_chain_field(request_id) || tollgate_chain_field(type) || tollgate_chain_field(actor) || tollgate_chain_field(channel)
+    || tollgate_chain_field(detail) || tollgate_chain_field(at) || coalesce(request, '-;')
+$$;
+--> statement-breakpoint
+CREATE FUNCTION tollgate_chain_link(prev text, body text) RETURNS text LANGUAGE sql STABLE AS $$
+  SELECT encode(sha256(convert_to('tollgate-chain-v1' || chr(10) || prev || chr(10) || body, 'UTF8')), 'hex')
 $$;
 --> statement-breakpoint
 CREATE OR REPLACE FUNCTION tollgate_event_hash(prev text, e confirmation_events) RETURNS text LANGUAGE plpgsql STABLE AS $$
 DECLARE
   request text;
+  detail text := e.detail::text;
+  at text := tollgate_chain_time(e.at);
 BEGIN
   IF e.type = 'created' THEN
-    SELECT tollgate_chain_request(r.tool_name, r.args_sha256, r.required_approvals, r.on_timeout, r.created_at, r.expires_at, r.user_id, r.agent_id, r.filed_by)
-      INTO request FROM confirmation_requests r WHERE r.id = e.request_id;
+    -- OFFSET 0 keeps the times' text computed once each, not inlined into every use.
+    SELECT tollgate_chain_request(r.tool_name, r.args_sha256, r.required_approvals::text, r.on_timeout, r.created_at, r.expires_at, r.user_id, r.agent_id, r.filed_by)
+      INTO request FROM (SELECT tool_name, args_sha256, required_approvals, on_timeout, tollgate_chain_time(created_at) AS created_at,
+        tollgate_chain_time(expires_at) AS expires_at, user_id, agent_id, filed_by FROM confirmation_requests WHERE id = e.request_id OFFSET 0) r;
   END IF;
-  RETURN tollgate_chain_digest(prev, e.request_id, e.type, e.actor, e.channel, e.detail, e.at, request);
+  RETURN tollgate_chain_link(prev, tollgate_chain_body(e.request_id, e.type, e.actor, e.channel, detail, at, request));
 END
 $$;
 --> statement-breakpoint

@@ -13,33 +13,38 @@ import type { NewEvent } from '../types.js';
  * `$1`, `$2` and `$3` are JSON arrays of requests, events and cards ({@link createBatchParams}); returns the ids
  * inserted.
  *
- * The events arrive chained (migration 0010): `tollgate_chain_reserve()` takes the chain's lock and reads its head,
- * then the recursive `chain` hashes each event after the previous one with the values as stored (the request's
- * fields from `RETURNING`, times at the columns' millisecond precision), so the chain's trigger skips them. That is
- * the trigger's hash, one PL/pgSQL call per batch instead of two per event and a lookup of the request. The lock is
- * taken only when the batch inserts an event.
+ * The events arrive chained (migration 0010), so the chain's trigger skips them: each event's hashed text is built for
+ * the whole batch at once from the values as stored (the request's fields from `RETURNING`, times at the columns'
+ * millisecond precision); `tollgate_chain_reserve()` takes the chain's lock and reads its head; the recursive `chain`
+ * then links each event to the previous hash, reading the texts from one array so each step costs the same however
+ * large the batch. The hashes are the trigger's; the cost is one PL/pgSQL call per batch instead of two per event and
+ * a lookup of the request. The lock is taken only when the batch inserts an event.
  */
 export const CREATE_BATCH = `WITH RECURSIVE req AS (
     INSERT INTO confirmation_requests (${REQUEST_INSERT.columns}) ${REQUEST_INSERT.fromRecords}
     ON CONFLICT (idempotency_key) DO NOTHING
-    RETURNING id, tollgate_chain_request(tool_name, args_sha256, required_approvals, on_timeout, created_at, expires_at, user_id, agent_id, filed_by) AS chained
+    RETURNING id, tollgate_chain_request(tool_name, args_sha256, required_approvals::text, on_timeout, tollgate_chain_time(created_at),
+      tollgate_chain_time(expires_at), user_id, agent_id, filed_by) AS chained
   ), src AS (
-    SELECT row_number() OVER (ORDER BY e.ord) AS n, e.request_id, e.type, e.actor, e.channel, e.detail, e.at::timestamptz(3) AS at,
-      CASE WHEN e.type = 'created' THEN req.chained END AS request
-    FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS (request_id text, type text, actor text, channel text, detail jsonb, at timestamptz))
-      WITH ORDINALITY AS e(request_id, type, actor, channel, detail, at, ord)
-    JOIN req ON req.id = e.request_id
+    SELECT row_number() OVER (ORDER BY e.ord) AS n, e.request_id, e.type, e.actor, e.channel, e.detail, e.at,
+      tollgate_chain_body(e.request_id, e.type, e.actor, e.channel, e.detail_text, e.at_text, CASE WHEN e.type = 'created' THEN req.chained END) AS body
+    FROM (
+      SELECT e.*, e.detail::text AS detail_text, tollgate_chain_time(e.at) AS at_text
+      FROM (SELECT e.request_id, e.type, e.actor, e.channel, e.detail, e.at::timestamptz(3) AS at, e.ord
+        FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS (request_id text, type text, actor text, channel text, detail jsonb, at timestamptz))
+          WITH ORDINALITY AS e(request_id, type, actor, channel, detail, at, ord) OFFSET 0) AS e OFFSET 0
+    ) AS e JOIN req ON req.id = e.request_id
+  ), batch AS (
+    SELECT count(*) AS total, array_agg(body ORDER BY n) AS body FROM src
   ), head AS (
-    SELECT h.id, h.hash FROM (SELECT FROM src LIMIT 1) AS any_event, LATERAL tollgate_chain_reserve() AS h
-  ), chain(n, id, hash) AS (
-    SELECT 0::bigint, id, hash FROM head
+    SELECT h.id, h.hash FROM batch, LATERAL tollgate_chain_reserve() AS h WHERE batch.total > 0
+  ), chain(n, id, prev, hash) AS (
+    SELECT 0::bigint, id, NULL::text, hash FROM head
     UNION ALL
-    SELECT s.n, chain.id + 1, tollgate_chain_digest(chain.hash, s.request_id, s.type, s.actor, s.channel, s.detail, s.at, s.request)
-    FROM chain JOIN src s ON s.n = chain.n + 1
+    SELECT c.n + 1, c.id + 1, c.hash, tollgate_chain_link(c.hash, b.body[c.n + 1]) FROM chain c, batch b WHERE c.n < b.total
   ), ev AS (
     INSERT INTO confirmation_events (id, request_id, type, actor, channel, detail, at, prev_hash, hash)
-    SELECT c.id, s.request_id, s.type, s.actor, s.channel, s.detail, s.at, p.hash, c.hash
-    FROM src s JOIN chain c ON c.n = s.n JOIN chain p ON p.n = s.n - 1 ORDER BY s.n
+    SELECT c.id, s.request_id, s.type, s.actor, s.channel, s.detail, s.at, c.prev, c.hash FROM src s JOIN chain c ON c.n = s.n ORDER BY s.n
   ), msg AS (
     INSERT INTO channel_messages (request_id, channel, target, status, attempts, updated_at)
     SELECT m.request_id, m.channel, m.target, m.status, 0, m.updated_at
