@@ -74,7 +74,8 @@ export const confirmationEvents = pgTable(
   {
     /**
      * Assigned by the audit chain's trigger (migrations/postgres/0004_audit_chain.sql) under the chain's lock, so ids
-     * follow the chain's order across replicas; a row given an id (a copy from SQLite) keeps it.
+     * follow the chain's order across replicas; a row given an id (a copy from SQLite) keeps it. A batched create
+     * assigns its events' ids and hashes itself, under the same lock (`creates.ts`, migration 0010).
      */
     id: bigint('id', { mode: 'number' }).primaryKey(),
     requestId: text('request_id')

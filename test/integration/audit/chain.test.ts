@@ -12,7 +12,9 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventHashOfColumns } from '../../../src/audit/encoding.js';
 import { verifyAudit } from '../../../src/audit/verify.js';
 import { openStores, type OpenStores } from '../../../src/requests/open-store.js';
-import { file, vote } from '../../contracts/store-fixtures.js';
+import { createBatchParams } from '../../../src/requests/postgres/creates.js';
+import { SQL_TEXT } from '../../../src/requests/postgres/statements.js';
+import { file, newRequest, vote } from '../../contracts/store-fixtures.js';
 import { freshDatabase, withClient, type FreshDatabase } from '../postgres/fresh-database.js';
 
 interface Dialect {
@@ -215,6 +217,35 @@ describe('audit chain on PostgreSQL: many events in one transaction', () => {
         await c.query('COMMIT');
       });
       expect(await verifyAudit(stores.audit, stores.store)).toMatchObject({ ok: true, events: 4, problem: null, head: { eventId: 4 } });
+    } finally {
+      await stores.close();
+    }
+  });
+  // A batched create chains its own events (migration 0010) and skips the trigger: it must continue after the trigger's
+  // rows and leave the next trigger-chained row a correct head, in one transaction, with a create whose key exists.
+  it('stays one chain when a batched create runs between rows the trigger chains', async () => {
+    pg ??= await freshDatabase({ migrate: true });
+    await withClient(pg.url, (c) => c.query('TRUNCATE confirmation_events, channel_messages, confirmation_requests RESTART IDENTITY CASCADE'));
+    const stores = await openStores(pg.url);
+    try {
+      const { id } = await file(stores.store, { toolName: 'deploy', idempotencyKey: 'k-1' }, new Date());
+      const event = `INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES ('${id}', 'delivered', NULL, 'web', '{"n": 1}'::jsonb, now())`;
+      const web = { channel: 'web', target: 'web', sent: true };
+      const batch = [
+        { request: newRequest({ toolName: 'pay', idempotencyKey: 'k-2', userId: 'u1' }, new Date()), cards: [web] },
+        { request: newRequest({ toolName: 'again', idempotencyKey: 'k-1' }, new Date()), cards: [web] },
+        { request: newRequest({ toolName: 'rm', agentId: 'a1' }, new Date()), cards: [], extras: { detail: { note: 'ü' }, events: [{ type: 'delivered' as const, actor: null, channel: 'slack', detail: { target: 'C1' }, at: new Date() }] } },
+      ];
+      await withClient(pg.url, async (c) => {
+        await c.query('BEGIN');
+        await c.query(event);
+        const { rows } = await c.query<{ id: string }>(SQL_TEXT.create, createBatchParams(batch));
+        expect(rows).toHaveLength(2);
+        await c.query(event);
+        await c.query('COMMIT');
+      });
+      // 1 created; 1 trigger row; pay: created + delivered; rm: created + its extra; 1 trigger row. The existing key: nothing.
+      expect(await verifyAudit(stores.audit, stores.store)).toMatchObject({ ok: true, events: 7, problem: null, head: { eventId: 7 } });
     } finally {
       await stores.close();
     }
