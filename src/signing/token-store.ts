@@ -87,13 +87,18 @@ export function withVerdictTokens(store: ConfirmationStore, signer: VerdictSigne
       return page;
     },
   };
-  // Everything else (and the readonly tuning fields) goes to the store itself, bound to it, so its private state works.
+  // Everything else (and the readonly tuning fields) goes to the store itself, bound to it, so its private state works;
+  // bound once per method, not on every call (appendEvent, events… are on the hot paths).
+  const bound = new Map<PropertyKey, unknown>();
   return new Proxy(store, {
     get(target, property) {
       const own = (wrapped as Record<PropertyKey, unknown>)[property];
       if (own !== undefined) return own;
       const value: unknown = Reflect.get(target, property);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      if (typeof value !== 'function') return value;
+      let method = bound.get(property);
+      if (method === undefined) bound.set(property, (method = (value as (...a: unknown[]) => unknown).bind(target)));
+      return method;
     },
   });
 }
