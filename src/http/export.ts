@@ -103,6 +103,13 @@ function ndjsonLine(row: ExportRow, execution: ExecutionView | null): string {
   return `${line},"verdict_token":null,"execution":${execution ? JSON.stringify(execution) : 'null'}}\n`;
 }
 
+/**
+ * Characters written at once. A page's text in one string (~0.9 MB of NDJSON) is a large object to V8, kept until a
+ * full mark-compact: the gateway's RSS grew ~60 MB over 200,000 rows. Strings under V8's large-object size (128 KB)
+ * die young instead.
+ */
+const CHUNK = 64 * 1024;
+
 /** Where an export goes: an HTTP response, or the CLI's stdout. */
 export type ExportSink = NodeJS.WritableStream & { destroyed?: boolean };
 
@@ -130,8 +137,12 @@ export async function writeExport(out: ExportSink, pages: AsyncIterable<ExportPa
     for (const row of rows) {
       const receipt = receipts.size === 0 ? undefined : receipts.get(row[0] as string);
       chunk += line(row, receipt ? executionOf([receipt]) : null);
+      if (chunk.length >= CHUNK) {
+        await write(out, chunk);
+        chunk = '';
+      }
     }
-    await write(out, chunk);
+    if (chunk) await write(out, chunk);
   }
   return !out.destroyed;
 }
