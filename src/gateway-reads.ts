@@ -11,6 +11,7 @@
 import type { ChangeFeed, RequestChange } from './change-feed.js';
 import type { Clock } from './clock.js';
 import { NotFoundError } from './errors.js';
+import type { ExportPage } from './requests/export-rows.js';
 import type { ConfirmationStore, RequestPage, RequestQuery } from './requests/store.js';
 import type { ConfirmationEvent, ConfirmationRequest, NewEvent, RequestStatus } from './requests/types.js';
 
@@ -74,6 +75,12 @@ export abstract class GatewayReads {
   async *scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest> {
     await this.expireOverdue();
     yield* this.store.scan(query);
+  }
+
+  /** {@link scan} as exports write it (`requests/export-rows.ts`), after a due-scan. */
+  async *exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ExportPage> {
+    await this.expireOverdue();
+    yield* this.store.exportPages(query);
   }
 
   /** How many requests are in each state (the `/metrics` gauges). */

@@ -190,7 +190,7 @@ export function webRoutes(context: WebRoutesContext): Router {
       return;
     }
     const format = req.query.format === 'ndjson' ? 'ndjson' : 'csv';
-    await streamExport(res, gateway.scan(filters.query), format, { receiptsOf: (ids) => gateway.receiptsOf(ids) });
+    await streamExport(res, gateway.exportPages(filters.query), format);
   });
 
   router.use((req, res) => {

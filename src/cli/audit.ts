@@ -85,8 +85,7 @@ async function exportAll(args: ReturnType<typeof parseArgs>): Promise<number> {
   const { limit: _limit, ...query } = queryOf(args, undefined);
   const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env, migrate: false });
   try {
-    const store = stores.store;
-    await writeExport(process.stdout, store.scan(query), format, { receiptsOf: (ids) => store.receiptsOf(ids) });
+    await writeExport(process.stdout, stores.store.exportPages(query), format);
     return 0;
   } finally {
     await stores.close();

@@ -151,8 +151,8 @@ export function requestsRouter(gateway: Gateway): Router {
   router.get('/export', requireScope('audit:read'), async (req, res) => {
     const q = parseInput(exportQuerySchema, req.query, 'query');
     const respondedByPeople = decidedByPeople(gateway.directory(), q);
-    const rows = gateway.scan({ status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, respondedByPeople, since: q.since, until: q.until });
-    await streamExport(res, rows, q.format, { receiptsOf: (ids) => gateway.receiptsOf(ids) });
+    const pages = gateway.exportPages({ status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, respondedByPeople, since: q.since, until: q.until });
+    await streamExport(res, pages, q.format);
   });
 
   // One stream for the verdicts of many requests (a POST: thousands of ids go in the body, not the URL).

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidCursorError } from '../../src/requests/cursor.js';
 import type { ConfirmationStore, RequestQuery } from '../../src/requests/store.js';
+import { exportPagesOf, type ExportPage } from '../../src/requests/export-rows.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { ValidationError } from '../../src/errors.js';
 import { at, file, newestFirst, newRequest, T0, vote } from './store-fixtures.js';
@@ -19,6 +20,13 @@ async function allPages(store: ConfirmationStore, query: RequestQuery, limit: nu
     cursor = page.nextCursor ?? undefined;
   } while (cursor && pages.length < 100);
   return pages;
+}
+
+/** Each exported row with the id of its receipt (null without one). */
+async function exported(pages: AsyncIterable<ExportPage>): Promise<[ExportPage['rows'][number], number | null][]> {
+  const rows: [ExportPage['rows'][number], number | null][] = [];
+  for await (const page of pages) for (const row of page.rows) rows.push([row, page.receipts.get(row[0] as string)?.id ?? null]);
+  return rows;
 }
 
 async function collect(rows: AsyncIterable<ConfirmationRequest>): Promise<string[]> {
@@ -104,6 +112,25 @@ export function runStoreQueryContract(store: () => ConfirmationStore): void {
       expect(await collect(store().scan({}))).toEqual(newestFirst(rows));
       expect(await collect(store().scan({ toolName: 'deploy', since: at(100) }))).toEqual(newestFirst(rows.filter((r) => r.toolName === 'deploy' && r.createdAt >= at(100))));
       expect(await collect(store().scan({ agentId: 'nobody' }))).toEqual([]);
+    });
+  });
+
+  describe('exportPages', () => {
+    it('yields the rows scan yields as export rows (JSON columns as JSON.stringify writes them), past a page, each with its latest receipt', async () => {
+      const made = await Promise.all(Array.from({ length: 1010 }, (_, i) => store().create(newRow(i), [])));
+      const toolArgs = { 'q"u,o\nte': '=1+2', 10: [1.5, -0, null, true, '\u2028é😀\\'], nested: { b: 1, a: [] } };
+      const odd = await file(store(), { toolName: 'odd', toolArgs, prompt: '-rm "x",\r\n', agentId: '@a', metadata: { k: 'v' } }, at(30));
+      await store().decide(odd.id, vote('web:alice', 'approve', 40, { approvedArgs: { b: 1, a: '2' } }));
+      await store().appendEvent(odd.id, { type: 'executed', actor: 'agent', channel: null, detail: { args_sha256: 'ab', args_match: true, allowed: true }, at: at(50) });
+      await store().appendEvent(odd.id, { type: 'execution_failed', actor: 'agent', channel: null, detail: { detail: 'boom' }, at: at(60) });
+      await store().appendEvent(made[3]!.request.id, { type: 'executed', actor: 'agent', channel: null, detail: {}, at: at(70) });
+      const general = (query: RequestQuery) => exported(exportPagesOf(store().scan(query), (ids) => store().receiptsOf(ids)));
+      const all = await exported(store().exportPages({}));
+      expect(all).toHaveLength(1011);
+      expect(all).toEqual(await general({}));
+      expect(all.filter(([, receipt]) => receipt !== null)).toHaveLength(2);
+      expect(await exported(store().exportPages({ toolName: 'odd', status: 'approved' }))).toEqual(await general({ toolName: 'odd' }));
+      expect(await exported(store().exportPages({ agentId: 'nobody' }))).toEqual([]);
     });
   });
 

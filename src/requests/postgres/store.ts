@@ -21,6 +21,7 @@ import { rowToEvent, rowToMessage, rowToRequest, type RequestRow } from './rows.
 import { named, SQL_TEXT } from './statements.js';
 import { confirmationRequests as requests } from './schema.js';
 import { allPages, decodeCursor, pageForEachPerson, pageOf } from '../cursor.js';
+import { exportPagesOf, type ExportPage } from '../export-rows.js';
 import { GroupCommit } from '../group-commit.js';
 import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, NewCreate, RequestPage, RequestQuery, Vote, VoteResult } from '../store.js';
 import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../types.js';
@@ -247,6 +248,10 @@ export class PostgresConfirmationStore implements ConfirmationStore {
 
   scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest> {
     return allPages((q) => this.list(q), query);
+  }
+
+  exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ExportPage> {
+    return exportPagesOf(this.scan(query), (ids) => this.receiptsOf(ids));
   }
 
   async pending(limit: number, afterExpiresAt?: Date, afterId?: string) {

@@ -10,10 +10,12 @@ import { ChainedEventInsert, chainedFieldsOf } from './chained-insert.js';
 import type { ChainedRequestFields } from '../../audit/encoding.js';
 import { openHistoryReader, type OpenDatabase } from './database.js';
 import { translateSqliteErrors } from './errors.js';
+import { SqliteExportReader } from './export-pages.js';
 import { requestToRow, rowToEvent, rowToMessage, rowToRequest } from './rows.js';
 import { confirmationRequests as requests } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { allPages, decodeCursor, pageForEachPerson, pageOf } from '../cursor.js';
+import { exportPagesOf, type ExportPage } from '../export-rows.js';
 import { GroupCommit } from '../group-commit.js';
 import { isAllowed } from '../state-machine.js';
 import { needsPriorApprovers, planVote, type PriorApproval } from '../vote-plan.js';
@@ -31,7 +33,9 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   private readonly sqlite: Database.Database;
   private readonly messageUpdates = new Map<string, Database.Statement>();
   /** See {@link historyReader}: undefined until first used, null where there can be none (`:memory:`). */
-  private reader: { open: OpenDatabase; receiptsOf?: Database.Statement } | null | undefined;
+  private reader: { open: OpenDatabase; receiptsOf?: Database.Statement; exports?: SqliteExportReader } | null | undefined;
+  /** Exports' statements where there is no history reader (`:memory:`). */
+  private ownExports: SqliteExportReader | undefined;
   private readonly chained: ChainedEventInsert;
   /** One `BEGIN IMMEDIATE` wrapper for every transaction: better-sqlite3 builds five wrappers per `transaction()` call. */
   private readonly immediate: <T>(fn: () => T) => T;
@@ -191,7 +195,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
    * The connection exports read through (`openHistoryReader`): opened on first use, kept until {@link close}. Its small
    * cache keeps an export of the whole history out of the gateway's page cache, and out of its resident memory.
    */
-  private historyReader(): { open: OpenDatabase; receiptsOf?: Database.Statement } | null {
+  private historyReader(): { open: OpenDatabase; receiptsOf?: Database.Statement; exports?: SqliteExportReader } | null {
     if (this.reader === undefined) {
       const open = openHistoryReader(this.sqlite);
       this.reader = open ? { open } : null;
@@ -226,6 +230,14 @@ export class SqliteConfirmationStore implements ConfirmationStore {
 
   scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest> {
     return allPages((q) => this.listOn(this.historyReader()?.open.db ?? this.open.db, q), query);
+  }
+
+  exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ExportPage> {
+    // Several people are one index range each, merged (see list): rare in exports, so they take the general way.
+    if ((query.respondedByPeople?.length ?? 0) > 1) return exportPagesOf(this.scan(query), (ids) => this.receiptsOf(ids));
+    const reader = this.historyReader();
+    const exports = reader ? (reader.exports ??= new SqliteExportReader(reader.open, this.sql.receiptsOf.source)) : (this.ownExports ??= new SqliteExportReader(this.open, this.sql.receiptsOf.source));
+    return exports.pages(filters(query));
   }
 
   async pending(limit: number, afterExpiresAt?: Date, afterId?: string) {
