@@ -72,6 +72,15 @@ export const SQL_TEXT = {
   pendingAfter: `SELECT id, expires_at AS "expiresAt" FROM confirmation_requests WHERE status = 'pending'
     AND (expires_at > $1 OR (expires_at = $1 AND id > $2)) ORDER BY expires_at, id LIMIT $3`,
   countByStatus: 'SELECT status, count(*)::int AS n FROM confirmation_requests GROUP BY status',
+  /**
+   * Candidates of `newestSameCall` (`same-call.ts`), newest first: of the agent and tool's newest `$5` rows, those of
+   * session `$3` whose hash is `$4`, or (`$6`) that have approved arguments. The window is read by the
+   * `(agent_id, created_at)` index, ids only; only the few candidates are read whole.
+   */
+  sameCall: `SELECT ${REQUEST} FROM confirmation_requests WHERE id IN (
+      SELECT id FROM confirmation_requests WHERE agent_id = $1 AND tool_name = $2 ORDER BY created_at DESC, id DESC LIMIT $5::int)
+    AND session_id IS NOT DISTINCT FROM $3::text AND (args_sha256 = $4 OR ($6::boolean AND approved_args IS NOT NULL))
+    ORDER BY created_at DESC, id DESC`,
 };
 
 // The store's own statements run as named prepared statements: PostgreSQL parses and plans each once per connection
