@@ -12,7 +12,7 @@ import type { ChangeFeed, RequestChange } from './change-feed.js';
 import type { Clock } from './clock.js';
 import { NotFoundError } from './errors.js';
 import type { ExportPage } from './requests/export-rows.js';
-import type { ConfirmationStore, RequestPage, RequestQuery } from './requests/store.js';
+import type { ConfirmationStore, RequestPage, RequestQuery, SameCallQuery } from './requests/store.js';
 import type { ConfirmationEvent, ConfirmationRequest, NewEvent, RequestStatus } from './requests/types.js';
 
 /** Reads through the gateway. */
@@ -69,6 +69,19 @@ export abstract class GatewayReads {
     if (!page.items.some((r) => this.overdue(r))) return page;
     await this.expireOverdue();
     return this.store.list(query);
+  }
+
+  /**
+   * The newest request of a runtime's call asked again (`ConfirmationStore.newestSameCall`); an overdue one is expired
+   * first. The row comes without its verdict token, even when final: the hook routes ask this on every call and
+   * answer with the verdict itself, and most matches found are final rows they do not return, each of which would
+   * cost a signature (or an events query) on a cold cache. Read the row with {@link get} for its token.
+   */
+  async newestSameCall(query: SameCallQuery): Promise<ConfirmationRequest | null> {
+    const request = await this.store.newestSameCall(query);
+    if (!request || !this.overdue(request)) return request;
+    await this.expireOverdue();
+    return this.store.newestSameCall(query);
   }
 
   /** Every row matching the filters, newest first, read in batches (streamed exports), after a due-scan. */

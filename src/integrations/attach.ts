@@ -83,24 +83,28 @@ async function attachOrFile(gateway: Gateway, input: NewRequestInput, options: A
   // Rule 1 (and its 409 for reused keys with other arguments) is the gateway's own idempotency.
   if (input.idempotencyKey && (await gateway.getByIdempotencyKey(input.idempotencyKey))) return (await gateway.request(input)).request;
   const match = await newestMatch(gateway, input);
-  if (match && (match.status === 'pending' || (await isUndeliveredLateVerdict(gateway, match, options.lateWindowMs ?? 0)))) return match;
+  if (match?.status === 'pending') return match;
+  // A late verdict is read again for its verdict token (the match comes without one): a rare path, and a row
+  // returned to the runtime should look as every other read shows it.
+  if (match && (await isUndeliveredLateVerdict(gateway, match, options.lateWindowMs ?? 0))) return (await gateway.get(match.id)) ?? match;
   return (await gateway.request(input)).request;
 }
 
 /**
- * The newest earlier request of the same agent, session (or none), tool and arguments. With `alsoApprovedArgs`,
- * arguments an approver edited match too (a runtime reports the arguments it ran).
+ * The newest earlier request of the same agent, session (or none), tool and arguments, among the agent and tool's
+ * newest {@link MATCH_SCAN_LIMIT} requests. With `alsoApprovedArgs`, arguments an approver edited match too (a runtime
+ * reports the arguments it ran). The row carries no verdict token (see `Gateway.newestSameCall`).
  */
 export async function newestMatch(gateway: Gateway, input: Pick<NewRequestInput, 'agentId' | 'sessionId' | 'toolName' | 'toolArgs'>, alsoApprovedArgs = false): Promise<ConfirmationRequest | null> {
   if (!input.agentId) return null;
-  const session = input.sessionId ?? null;
-  const hash = argsSha256(input.toolName, input.toolArgs ?? {});
-  const page = await gateway.list({ agentId: input.agentId, toolName: input.toolName, limit: MATCH_SCAN_LIMIT });
-  return (
-    page.items.find(
-      (r) => r.sessionId === session && (r.argsSha256 === hash || (alsoApprovedArgs && r.approvedArgs !== null && argsSha256(r.toolName, r.approvedArgs) === hash)),
-    ) ?? null
-  );
+  return gateway.newestSameCall({
+    agentId: input.agentId,
+    toolName: input.toolName,
+    sessionId: input.sessionId ?? null,
+    argsSha256: argsSha256(input.toolName, input.toolArgs ?? {}),
+    alsoApprovedArgs,
+    window: MATCH_SCAN_LIMIT,
+  });
 }
 
 async function isUndeliveredLateVerdict(gateway: Gateway, request: ConfirmationRequest, windowMs: number): Promise<boolean> {

@@ -68,6 +68,23 @@ export interface RequestPage {
   nextCursor: string | null;
 }
 
+/**
+ * What {@link ConfirmationStore.newestSameCall} looks for: a runtime's call asked again (a hook that gave up waiting,
+ * a retry under a new id, a report of the call having run).
+ */
+export interface SameCallQuery {
+  agentId: string;
+  toolName: string;
+  /** The call's session; null matches only rows filed without one. */
+  sessionId: string | null;
+  /** The call's `args_sha256`. */
+  argsSha256: string;
+  /** Also match a row whose approved (edited) arguments hash to `argsSha256`: a runtime reports the arguments it ran. */
+  alsoApprovedArgs?: boolean;
+  /** Only the agent and tool's newest `window` rows are looked at: an older row never matches. */
+  window: number;
+}
+
 /** What {@link ConfirmationStore.create} writes besides the row and its cards. */
 export interface CreateExtras {
   /** Detail of the `created` event (default `{}`). */
@@ -158,6 +175,12 @@ export interface ConfirmationStore {
    */
   receiptsOf(requestIds: readonly string[]): Promise<ConfirmationEvent[]>;
   list(query: RequestQuery): Promise<RequestPage>;
+  /**
+   * The newest row matching `query` (same agent, tool, session and arguments) among the agent and tool's newest
+   * `query.window` rows, newest first as the audit query orders them; null when none does. One narrow read: the hook
+   * routes ask it on every call, so it reads no row it does not return and parses one at most.
+   */
+  newestSameCall(query: SameCallQuery): Promise<ConfirmationRequest | null>;
   /** Every row matching the filters (no paging), newest first, read in batches: for streamed exports. */
   scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest>;
   /**

@@ -14,8 +14,9 @@
  * Cost: one signature per final row per process (the signer caches by request id), paid where the row is settled:
  * ~110 µs of CPU per token; through `gateway.decide` on SQLite a decision's median went from ~450 to ~620 µs of CPU
  * (one run, shared machine); filing a pending request signs nothing. A cold read
- * adds one events query. Bulk paths a tool never reads a token from are left alone: the expiry sweep (`expireDue`)
- * and exports (`scan`) sign nothing; a waiter woken by the expiry reads the row again and gets one.
+ * adds one events query. Paths a tool never reads a token from are left alone: the expiry sweep (`expireDue`),
+ * exports (`scan`) and the hook routes' same-call lookup (`newestSameCall`, on every hook call) sign nothing; a waiter
+ * woken by the expiry, or a late verdict re-delivered, reads the row again and gets one.
  */
 import { requestMismatch } from '../audit/verify.js';
 import { attachVerdictToken } from '../requests/serialize.js';

@@ -14,6 +14,7 @@ import type { ConfirmationStore, VoteResult } from '../../src/requests/store.js'
 import { at, file, newRequest, T0, vote, type StoreContractSetup } from './store-fixtures.js';
 import { runStoreDeadlineContract } from './store-deadline.contract.js';
 import { runStoreQueryContract } from './store-queries.contract.js';
+import { runStoreSameCallContract } from './store-same-call.contract.js';
 
 export type { StoreContractSetup, StoreHarness } from './store-fixtures.js';
 
@@ -311,5 +312,6 @@ export function runStoreContract(setup: StoreContractSetup): void {
 
     runStoreQueryContract(() => store);
     runStoreDeadlineContract(() => store);
+    runStoreSameCallContract(() => store);
   });
 }

@@ -23,7 +23,8 @@ import { confirmationRequests as requests } from './schema.js';
 import { allPages, decodeCursor, pageForEachPerson, pageOf } from '../cursor.js';
 import { exportPagesOf, type ExportPage } from '../export-rows.js';
 import { GroupCommit } from '../group-commit.js';
-import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, NewCreate, RequestPage, RequestQuery, Vote, VoteResult } from '../store.js';
+import { firstSameCall, sameCallWindow } from '../same-call.js';
+import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, NewCreate, RequestPage, RequestQuery, SameCallQuery, Vote, VoteResult } from '../store.js';
 import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../types.js';
 import { isAllowed } from '../state-machine.js';
 import { needsPriorApprovers, planVote, type PriorApproval, type VerdictFields } from '../vote-plan.js';
@@ -267,6 +268,12 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     const rows = await withPostgresErrors(() => this.rows<{ status: RequestStatus; n: number }>(SQL_TEXT.countByStatus));
     for (const row of rows) counts[row.status] = row.n;
     return counts;
+  }
+
+  async newestSameCall(query: SameCallQuery): Promise<ConfirmationRequest | null> {
+    const params = [query.agentId, query.toolName, query.sessionId, query.argsSha256, sameCallWindow(query), query.alsoApprovedArgs === true];
+    const match = firstSameCall(await withPostgresErrors(() => this.rows<RequestRow>(SQL_TEXT.sameCall, params)), query);
+    return match ? rowToRequest(match) : null;
   }
 
   async messages(requestId: string) {

@@ -33,6 +33,7 @@ export interface Statements {
   pendingFirst: Database.Statement;
   pendingAfter: Database.Statement;
   countByStatus: Database.Statement;
+  sameCall: Database.Statement;
   ping: Database.Statement;
 }
 
@@ -89,6 +90,17 @@ export function prepareStatements(sqlite: Database.Database): Statements {
     pendingFirst: sqlite.prepare("SELECT id, expires_at AS expiresAt FROM confirmation_requests WHERE status = 'pending' ORDER BY expires_at, id LIMIT ?"),
     pendingAfter: sqlite.prepare(
       "SELECT id, expires_at AS expiresAt FROM confirmation_requests WHERE status = 'pending' AND (expires_at > @after OR (expires_at = @after AND id > @afterId)) ORDER BY expires_at, id LIMIT @limit",
+    ),
+    /**
+     * Candidates of `newestSameCall` (`same-call.ts`), newest first: of the agent and tool's newest `@window` rows, those
+     * of the session whose hash matches, or (`@also`) that have approved arguments. The window is read by the
+     * `(agent_id, created_at)` index, ids only; only the few candidates are read whole.
+     */
+    sameCall: sqlite.prepare(
+      `SELECT ${requests} FROM confirmation_requests WHERE id IN (
+         SELECT id FROM confirmation_requests WHERE agent_id = @agentId AND tool_name = @toolName ORDER BY created_at DESC, id DESC LIMIT @window)
+       AND session_id IS @sessionId AND (args_sha256 = @argsSha256 OR (@also AND approved_args IS NOT NULL))
+       ORDER BY created_at DESC, id DESC`,
     ),
     countByStatus: sqlite.prepare('SELECT status, count(*) AS n FROM confirmation_requests GROUP BY status'),
     ping: sqlite.prepare('SELECT 1').pluck(),

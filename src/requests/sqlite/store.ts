@@ -19,7 +19,8 @@ import { exportPagesOf, type ExportPage } from '../export-rows.js';
 import { GroupCommit } from '../group-commit.js';
 import { isAllowed } from '../state-machine.js';
 import { needsPriorApprovers, planVote, type PriorApproval } from '../vote-plan.js';
-import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, NewCreate, RequestPage, RequestQuery, Vote, VoteResult } from '../store.js';
+import { firstSameCall, sameCallWindow } from '../same-call.js';
+import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, NewCreate, RequestPage, RequestQuery, SameCallQuery, Vote, VoteResult } from '../store.js';
 import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../types.js';
 
 type RequestRow = Parameters<typeof rowToRequest>[0];
@@ -226,6 +227,14 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       .limit(limit + 1)
       .all();
     return pageOf(rows.map(rowToRequest), limit);
+  }
+
+  async newestSameCall(query: SameCallQuery): Promise<ConfirmationRequest | null> {
+    const { agentId, toolName, sessionId, argsSha256 } = query;
+    const params = { agentId, toolName, sessionId, argsSha256, window: sameCallWindow(query), also: query.alsoApprovedArgs ? 1 : 0 };
+    // Iterated, so the statement stops at the first match.
+    const match = firstSameCall(this.sql.sameCall.iterate(params) as IterableIterator<RequestRow>, query);
+    return match ? rowToRequest(match) : null;
   }
 
   scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest> {

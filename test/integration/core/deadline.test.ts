@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';
 import { ManualClock } from '../../../src/clock.js';
 import { Gateway } from '../../../src/gateway.js';
+import { fileOrAttach, newestMatch } from '../../../src/integrations/attach.js';
 import { applyMigrations, openDatabase } from '../../../src/requests/sqlite/database.js';
 import { SqliteConfirmationStore } from '../../../src/requests/sqlite/store.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
@@ -29,7 +30,7 @@ async function gatewayOnFile(): Promise<Gateway> {
 }
 
 /** A request filed by a gateway that stops at once: nobody holds its expiry timer any more. */
-async function orphaned(timeoutS = 10, extra: { requiredApprovals?: number } = {}) {
+async function orphaned(timeoutS = 10, extra: { requiredApprovals?: number; agentId?: string; sessionId?: string } = {}) {
   const filer = await gatewayOnFile();
   const { request } = await filer.request({ toolName: 'pay_invoice', toolArgs: { amount: 5 }, timeoutS, ...extra });
   await filer.stop();
@@ -85,6 +86,18 @@ describe('the deadline belongs to the row', () => {
     const exported: string[] = [];
     for await (const row of survivor.scan({})) exported.push(`${row.id}:${row.status}`);
     expect(exported.sort()).toEqual([`${a.id}:expired`, `${b.id}:expired`, `${c.id}:pending`].sort());
+  });
+
+  it('does not re-attach a runtime\'s re-asked call to an overdue row: the lookup expires it, and the call is filed anew', async () => {
+    const survivor = await gatewayOnFile();
+    const call = { agentId: 'pulsebot', sessionId: 's1', toolName: 'pay_invoice', toolArgs: { amount: 5 } };
+    const request = await orphaned(10, call);
+    expect(await fileOrAttach(survivor, call)).toMatchObject({ id: request.id, status: 'pending' });
+    await clock.advance(10_000);
+    expect(await newestMatch(survivor, call)).toMatchObject({ id: request.id, status: 'expired', respondedBy: 'system' });
+    const again = await fileOrAttach(survivor, call);
+    expect(again.id).not.toBe(request.id);
+    expect(again.status).toBe('pending');
   });
 
   it('wakes a parked wait at the deadline with the expired row, though no timer fires for it', async () => {

@@ -27,6 +27,7 @@ const PARAMS = {
   approvers: ['id'],
   events: ['id'],
   expireDue: [{ at: 'at', now: 'now', limit: 500 }],
+  sameCall: [{ agentId: 'a', toolName: 't', sessionId: 's', argsSha256: 'h', window: 50, also: 1 }],
 } satisfies Partial<Record<keyof Statements, unknown[]>>;
 
 /** The lines of `EXPLAIN QUERY PLAN` for one of the store's prepared statements. */
@@ -47,5 +48,12 @@ describe('SQLite query plans of the hot statements', () => {
     const lines = plan('expireDue').join('\n');
     expect(lines).toMatch(/SEARCH confirmation_requests USING INDEX confirmation_requests_status_expires \(status=\? AND expires_at<\?\)/);
     expect(lines).toMatch(/SEARCH confirmation_requests USING INDEX sqlite_autoindex_confirmation_requests_1 \(id=\?\)/);
+  });
+
+  it('sameCall reads the agent\'s newest rows through the agent index and the candidates by id, never the whole table', () => {
+    const lines = plan('sameCall').join('\n');
+    expect(lines).toMatch(/SEARCH confirmation_requests USING INDEX confirmation_requests_agent \(agent_id=\?\)/);
+    expect(lines).toMatch(/SEARCH confirmation_requests USING INDEX sqlite_autoindex_confirmation_requests_1 \(id=\?\)/);
+    expect(lines).not.toMatch(/SCAN confirmation_requests/);
   });
 });

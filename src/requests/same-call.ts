@@ -1,0 +1,30 @@
+/**
+ * @module requests/same-call
+ * The part of `ConfirmationStore.newestSameCall` both stores share: the SQL narrows the window to rows of the
+ * call's session whose `args_sha256` matches (or, with `alsoApprovedArgs`, that have approved arguments at all); the
+ * approved arguments are hashed here, in JS, as `argsSha256` hashes (canonical JSON), which no SQL dialect repeats.
+ */
+import { argsSha256 } from './args-hash.js';
+import type { SameCallQuery } from './store.js';
+
+/** A candidate row as the SQL returns it: its hash and its approved arguments, as stored (JSON text or parsed). */
+export interface SameCallCandidate {
+  argsSha256: string;
+  approvedArgs: string | Record<string, unknown> | null;
+}
+
+/** The first of `candidates` (newest first) that is `query`'s call, or undefined. */
+export function firstSameCall<T extends SameCallCandidate>(candidates: Iterable<T>, query: SameCallQuery): T | undefined {
+  for (const row of candidates) {
+    if (row.argsSha256 === query.argsSha256) return row;
+    if (!query.alsoApprovedArgs || row.approvedArgs === null) continue;
+    const approved = typeof row.approvedArgs === 'string' ? (JSON.parse(row.approvedArgs) as Record<string, unknown>) : row.approvedArgs;
+    if (argsSha256(query.toolName, approved) === query.argsSha256) return row;
+  }
+  return undefined;
+}
+
+/** Clamps the window as the audit query clamps its limit, so no caller can ask for an unbounded scan. */
+export function sameCallWindow(query: SameCallQuery): number {
+  return Math.min(Math.max(Math.trunc(query.window), 1), 500);
+}
