@@ -10,18 +10,14 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { createServer } from '../../src/server.js';
 import { loadConfig } from '../../src/config.js';
+import { cpuMsPerCall } from './cpu.js';
 
 const n = Number(process.argv[2] ?? 2000);
 const dir = mkdtempSync(join(tmpdir(), 'tollgate-micro-decision-'));
 const server = await createServer({ config: loadConfig({ port: 0, db: join(dir, 'micro.db') }), logger: pino({ level: 'silent' }) });
 await server.gateway.start();
 try {
-  const cpuMs = async (fn: (i: number) => Promise<unknown>): Promise<number> => {
-    const start = process.cpuUsage();
-    for (let i = 0; i < n; i++) await fn(i);
-    const used = process.cpuUsage(start);
-    return (used.user + used.system) / 1000 / n;
-  };
+  const cpuMs = (fn: (i: number) => Promise<unknown>) => cpuMsPerCall(n, fn);
   const ids: string[] = [];
   const create = await cpuMs(async (i) => ids.push((await server.gateway.request({ toolName: 'bench.deploy', toolArgs: { service: 'api', build: i }, timeoutS: 600 })).request.id));
   const decide = await cpuMs((i) => server.gateway.decide({ requestId: ids[i]!, decision: 'approve', reason: 'bench', actor: { channel: 'web', userId: 'bench-approver' }, via: 'api' }));

@@ -13,6 +13,7 @@ import { createServer } from '../../src/server.js';
 import { loadConfig } from '../../src/config.js';
 import { fileOrAttach, newestMatch, newRequestInput } from '../../src/integrations/attach.js';
 import { claudeCodeRequest, parseClaudeHookInput } from '../../src/integrations/claude-code.js';
+import { cpuMsPerCall } from './cpu.js';
 
 const n = Number(process.argv[2] ?? 2000);
 const dir = mkdtempSync(join(tmpdir(), 'tollgate-micro-hook-'));
@@ -22,12 +23,7 @@ const server = await createServer({ config: loadConfig({ port: 0, db: join(dir, 
 const gateway = server.gateway;
 await gateway.start();
 try {
-  const cpuMs = async (fn: (i: number) => Promise<unknown>): Promise<number> => {
-    const start = process.cpuUsage();
-    for (let i = 0; i < n; i++) await fn(i);
-    const used = process.cpuUsage(start);
-    return (used.user + used.system) / 1000 / n;
-  };
+  const cpuMs = (fn: (i: number) => Promise<unknown>) => cpuMsPerCall(n, fn);
   const hook = (i: number) =>
     parseClaudeHookInput({ hook_event_name: 'PreToolUse', session_id: 'bench', tool_use_id: `toolu_${i}`, tool_name: 'Read', tool_input: { file_path: `/srv/app/README-${i}.md` }, cwd: '/srv/app' });
   const file = async (i: number) => {
