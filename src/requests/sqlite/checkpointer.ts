@@ -5,8 +5,9 @@
  * call in a few hundred waited ~10 ms for it (policy-allowed calls from one client: p99 15 ms, 4 ms without).
  * Here a worker thread with its own connection runs a PASSIVE checkpoint every second (it never blocks readers or
  * writers), and the gateway's connection stops checkpointing on its own. A passive checkpoint never starts the WAL
- * over while commits keep coming, so past `restartFrames` the worker also TRUNCATEs it (a moment's wait for writers,
- * the frames being copied already): a gateway under sustained writes grew its WAL to 253 MB in 66,000 creates.
+ * over while commits keep coming, so past `restartFrames` the worker also TRUNCATEs it (a moment's hold on writers,
+ * the frames being copied already; never a wait for a reader, which would hold them all the while): a gateway under
+ * sustained writes grew its WAL to 253 MB in 66,000 creates.
  *
  * The worker is a second V8 isolate (about 15 MB of RSS), so it runs only while there is work for it: a timer on the
  * gateway's thread looks at the WAL file every interval (one stat) and starts the worker once commits have written
@@ -58,15 +59,19 @@ const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path, { fileMustExist: true });
-db.pragma('busy_timeout = 1000');
+// No busy handler: a TRUNCATE that waits holds the write lock while it waits for readers to leave the WAL, so a
+// reader that stays (an export, another process's query) would stall every gateway write behind it, on the
+// gateway's only thread, for as long as the wait. Without one, a TRUNCATE that cannot finish at once gives up and the
+// next interval tries again; PASSIVE never waits anyway.
+db.pragma('busy_timeout = 0');
 const checkpoint = () => {
   let [row] = db.pragma('wal_checkpoint(PASSIVE)');
   // Under writes that never pause, a passive checkpoint is always a few frames behind when the next commit comes, so
   // the WAL never starts over and grows for ever (253 MB after 66,000 creates). Past the limit, a TRUNCATE finishes
-  // the last frames, waits for readers to leave the WAL, and empties it; the frames were just copied, so the
-  // gateway's writes wait for it only a moment, once per limit's worth of commits.
+  // the last frames and empties the WAL when no reader is in it; the frames were just copied, so it holds the
+  // gateway's writes only a moment, once per limit's worth of commits.
   if (row.log >= workerData.restartFrames) [row] = db.pragma('wal_checkpoint(TRUNCATE)');
-  return { log: row.log, checkpointed: row.checkpointed };
+  return { log: row.log, checkpointed: row.checkpointed, busy: row.busy };
 };
 // Idle: no frame written since the last interval and every frame copied. After idleChecks such intervals in a row,
 // the WAL is emptied and the worker leaves; the gateway starts a new one at the next commit.
@@ -77,15 +82,19 @@ const tick = () => {
   quiet = row.log === lastLog && row.checkpointed === row.log ? quiet + 1 : 0;
   lastLog = row.log;
   if (quiet < workerData.idleChecks) return;
+  // A reader still in the WAL: stay, and empty it at a later interval.
+  if (db.pragma('wal_checkpoint(TRUNCATE)')[0].busy) return;
   clearInterval(timer);
-  db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
   parentPort.postMessage({ type: 'idle' });
   parentPort.close();
 };
 const timer = setInterval(tick, workerData.everyMs);
 parentPort.on('message', (message) => {
-  if (message.type === 'now') parentPort.postMessage({ id: message.id, result: checkpoint() });
+  if (message.type === 'now') {
+    const { log, checkpointed } = checkpoint();
+    parentPort.postMessage({ id: message.id, result: { log, checkpointed } });
+  }
   if (message.type === 'close') {
     clearInterval(timer);
     checkpoint();

@@ -72,6 +72,43 @@ describe('background WAL checkpoints', () => {
     expect(open.sqlite.prepare('SELECT count(*) FROM blobs').pluck().get()).toBe(2100);
   });
 
+  it('never holds the gateway\'s writes while a reader stays in the WAL: the truncation waits for a later interval', async () => {
+    checkpointer = startCheckpointer(open.sqlite, path, { everyMs: 60_000, restartFrames: 1000 });
+    write(1500);
+    // Another connection's read transaction pins the WAL (an export, `tollgate audit` from another process).
+    const reader = openDatabase(path);
+    reader.sqlite.exec('BEGIN');
+    reader.sqlite.prepare('SELECT count(*) FROM blobs').pluck().get();
+    try {
+      // Writes wait at most 250 ms here: a truncation that waited for the reader under the write lock held them for
+      // its whole busy timeout (1 s), refusing every one of these; one that gives up at once never does.
+      open.sqlite.pragma('busy_timeout = 250');
+      let answered = false;
+      const asked = checkpointer.checkpointNow().finally(() => (answered = true));
+      const refused: unknown[] = [];
+      do {
+        try {
+          open.sqlite.prepare('INSERT INTO blobs (body) VALUES (?)').run('during');
+        } catch (error) {
+          refused.push(error);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      } while (!answered);
+      expect(refused).toEqual([]);
+      // The reader is still there: the frames are copied, but the WAL is not started over under it.
+      const pinned = await asked;
+      expect(pinned.log).toBeGreaterThan(1000);
+      expect(statSync(`${path}-wal`).size).toBeGreaterThan(1000 * 4096);
+    } finally {
+      reader.sqlite.exec('COMMIT');
+      reader.close();
+      open.sqlite.pragma('busy_timeout = 5000');
+    }
+    // Gone: the next checkpoint empties it.
+    expect(await checkpointer.checkpointNow()).toEqual({ log: 0, checkpointed: 0 });
+    expect(statSync(`${path}-wal`).size).toBe(0);
+  });
+
   it('gives checkpointing back to the connection when closed, and when the worker fails', async () => {
     const stopped = startCheckpointer(open.sqlite, path, { everyMs: 60_000 });
     await stopped.close();
