@@ -5,9 +5,10 @@
  * call in a few hundred waited ~10 ms for it (policy-allowed calls from one client: p99 15 ms, 4 ms without).
  * Here a worker thread with its own connection runs a PASSIVE checkpoint every second (it never blocks readers or
  * writers), and the gateway's connection stops checkpointing on its own. A passive checkpoint never starts the WAL
- * over while commits keep coming, so past `restartFrames` the worker also TRUNCATEs it (a moment's hold on writers,
- * the frames being copied already; never a wait for a reader, which would hold them all the while): a gateway under
- * sustained writes grew its WAL to 253 MB in 66,000 creates.
+ * over while commits keep coming (a gateway under sustained writes grew its WAL to 253 MB in 66,000 creates), so past
+ * `restartFrames` the worker RESTARTs it: the next commit writes from the WAL's start, the file keeps its size. Not a
+ * TRUNCATE: shortening a 16–56 MB file held the write lock 27–72 ms here, a stall of every gateway write, where a
+ * restart of frames already copied holds it 0.1 ms. Only an idle worker, on its way out, truncates the file.
  *
  * The worker is a second V8 isolate (about 15 MB of RSS), so it runs only while there is work for it: a timer on the
  * gateway's thread looks at the WAL file every interval (one stat) and starts the worker once commits have written
@@ -44,7 +45,7 @@ export interface Checkpointer {
 export interface CheckpointerOptions {
   /** How often the worker checkpoints (default 1000 ms). */
   everyMs?: number;
-  /** WAL frames past which a checkpoint also empties the WAL (default 4096: 16 MB of 4 KB pages). */
+  /** WAL frames past which a checkpoint also starts the WAL over (default 4096: 16 MB of 4 KB pages). */
   restartFrames?: number;
   /** Intervals in a row without a new WAL frame after which the worker empties the WAL and exits (default 30). */
   idleChecks?: number;
@@ -59,18 +60,18 @@ const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path, { fileMustExist: true });
-// No busy handler: a TRUNCATE that waits holds the write lock while it waits for readers to leave the WAL, so a
-// reader that stays (an export, another process's query) would stall every gateway write behind it, on the
-// gateway's only thread, for as long as the wait. Without one, a TRUNCATE that cannot finish at once gives up and the
-// next interval tries again; PASSIVE never waits anyway.
+// No busy handler: a RESTART or TRUNCATE that waits holds the write lock while it waits for readers to leave the WAL,
+// so a reader that stays (an export, another process's query) would stall every gateway write behind it, on the
+// gateway's only thread, for as long as the wait. Without one, a checkpoint that cannot finish at once gives up and
+// the next interval tries again; PASSIVE never waits anyway.
 db.pragma('busy_timeout = 0');
 const checkpoint = () => {
   let [row] = db.pragma('wal_checkpoint(PASSIVE)');
   // Under writes that never pause, a passive checkpoint is always a few frames behind when the next commit comes, so
-  // the WAL never starts over and grows for ever (253 MB after 66,000 creates). Past the limit, a TRUNCATE finishes
-  // the last frames and empties the WAL when no reader is in it; the frames were just copied, so it holds the
+  // the WAL never starts over and grows for ever. Past the limit, a RESTART finishes the last frames and, when no
+  // reader is in the WAL, makes the next commit write from its start; the frames were just copied, so it holds the
   // gateway's writes only a moment, once per limit's worth of commits.
-  if (row.log >= workerData.restartFrames) [row] = db.pragma('wal_checkpoint(TRUNCATE)');
+  if (row.log >= workerData.restartFrames) [row] = db.pragma('wal_checkpoint(RESTART)');
   return { log: row.log, checkpointed: row.checkpointed, busy: row.busy };
 };
 // Idle: no frame written since the last interval and every frame copied. After idleChecks such intervals in a row,
