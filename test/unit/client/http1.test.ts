@@ -3,10 +3,13 @@
  * answer byte for byte: framing (content-length, chunked, up to the close, interim 1xx), and failures as the
  * `GateClientError`s `node:http` gave before it (refused, cut mid-answer, not HTTP, no answer in time, problem+json).
  */
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type RequestListener } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GateClientError } from '../../../src/client/errors.js';
 import { postJson } from '../../../src/client/http1.js';
@@ -124,6 +127,35 @@ describe('postJson over a bare socket', () => {
     expect(await failure(post(notHttp))).toMatchObject({ status: 0, retryable: true, message: expect.stringMatching(/: Parse Error: not an HTTP\/1.1 status line$/) });
     const silent = await rawServer([], true);
     expect(await failure(post(silent, 50))).toMatchObject({ status: 0, retryable: true, message: expect.stringMatching(/: timed out$/) });
+  });
+});
+
+describe('postJson to localhost', () => {
+  /** A node:http server on `host` answering `{"at":host}`; resolves with its port. */
+  async function serverOn(host: string): Promise<number> {
+    const server = createServer((_req, res) => res.end(JSON.stringify({ at: host })));
+    server.listen(0, host);
+    await once(server, 'listening');
+    closers.push(() => server.close());
+    return (server.address() as AddressInfo).port;
+  }
+
+  it('connects to 127.0.0.1, or to ::1 when 127.0.0.1 refuses, as the resolver would have', async () => {
+    expect((await post(`http://localhost:${await serverOn('127.0.0.1')}`)).body).toBe('{"at":"127.0.0.1"}');
+    const v6 = await serverOn('::1');
+    expect((await post(`http://localhost:${v6}`)).body).toBe('{"at":"::1"}');
+    const refused = await failure(post('http://localhost:9'));
+    expect(refused).toMatchObject({ status: 0, retryable: true, message: 'cannot reach the gateway at http://localhost:9: connect ECONNREFUSED ::1:9' });
+  });
+
+  it('does not load the resolver for it (dns and getaddrinfo cost the hook ~10 ms of CPU per call)', async () => {
+    const port = await serverOn('127.0.0.1');
+    const module = fileURLToPath(new URL('../../../src/client/http1.ts', import.meta.url));
+    const script = `const { postJson } = await import(${JSON.stringify(module)});
+      const answer = await postJson({ url: 'http://localhost:${port}', token: 't' }, new URL('http://localhost:${port}/x'), '{}', 5000);
+      console.log(JSON.stringify({ body: answer.body, dns: process.moduleLoadList.includes('NativeModule dns') }));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
+    expect(JSON.parse(stdout)).toEqual({ body: '{"at":"127.0.0.1"}', dns: false });
   });
 });
 
