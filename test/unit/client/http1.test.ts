@@ -3,10 +3,16 @@
  * answer byte for byte: framing (content-length, chunked, up to the close, interim 1xx), and failures as the
  * `GateClientError`s `node:http` gave before it (refused, cut mid-answer, not HTTP, no answer in time, problem+json).
  */
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type RequestListener } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GateClientError } from '../../../src/client/errors.js';
 import { postJson } from '../../../src/client/http1.js';
@@ -124,6 +130,71 @@ describe('postJson over a bare socket', () => {
     expect(await failure(post(notHttp))).toMatchObject({ status: 0, retryable: true, message: expect.stringMatching(/: Parse Error: not an HTTP\/1.1 status line$/) });
     const silent = await rawServer([], true);
     expect(await failure(post(silent, 50))).toMatchObject({ status: 0, retryable: true, message: expect.stringMatching(/: timed out$/) });
+  });
+});
+
+describe('postJson to localhost', () => {
+  /** A node:http server on `host` answering `{"at":host}`; resolves with its port. */
+  async function serverOn(host: string): Promise<number> {
+    const server = createServer((_req, res) => res.end(JSON.stringify({ at: host })));
+    server.listen(0, host);
+    await once(server, 'listening');
+    closers.push(() => server.close());
+    return (server.address() as AddressInfo).port;
+  }
+
+  it('connects to 127.0.0.1, or to ::1 when 127.0.0.1 refuses, as the resolver would have', async () => {
+    expect((await post(`http://localhost:${await serverOn('127.0.0.1')}`)).body).toBe('{"at":"127.0.0.1"}');
+    const v6 = await serverOn('::1');
+    expect((await post(`http://localhost:${v6}`)).body).toBe('{"at":"::1"}');
+    const refused = await failure(post('http://localhost:9'));
+    expect(refused).toMatchObject({ status: 0, retryable: true, message: 'cannot reach the gateway at http://localhost:9: connect ECONNREFUSED ::1:9' });
+  });
+
+  /** Runs `postJson` to `base` in a fresh node (`env` added): resolves with its answer or error, and whether `dns` loaded. */
+  async function postInChild(base: string, env: Record<string, string> = {}): Promise<{ body?: string; error?: string; dns: boolean }> {
+    const module = fileURLToPath(new URL('../../../src/client/http1.ts', import.meta.url));
+    const script = `const { postJson } = await import(${JSON.stringify(module)});
+      const answer = await postJson({ url: '${base}', token: 't' }, new URL('${base}/x'), '{}', 5000).catch((error) => ({ error: error.message }));
+      console.log(JSON.stringify({ ...answer, headers: undefined, status: undefined, statusText: undefined, dns: process.moduleLoadList.includes('NativeModule dns') }));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, ...env } });
+    return JSON.parse(stdout) as { body?: string; error?: string; dns: boolean };
+  }
+
+  it('does not load the resolver for it (dns and getaddrinfo cost the hook ~10 ms of CPU per call)', async () => {
+    const port = await serverOn('127.0.0.1');
+    expect(await postInChild(`http://localhost:${port}`)).toEqual({ body: '{"at":"127.0.0.1"}', dns: false });
+  });
+
+  it('checks a TLS certificate against the name localhost, not the address it connects to', async () => {
+    // Valid for DNS:localhost only (P-256, 100 years), trusted in the child through NODE_EXTRA_CA_CERTS.
+    const cert = `-----BEGIN CERTIFICATE-----
+MIIBljCCATugAwIBAgIUXH4bggSFMOwrp3bTMxiQXQ1uE7YwCgYIKoZIzj0EAwIw
+FDESMBAGA1UEAwwJbG9jYWxob3N0MCAXDTI2MTEyNzEyNTg1MFoYDzIxMjYxMTAz
+MTI1ODUwWjAUMRIwEAYDVQQDDAlsb2NhbGhvc3QwWTATBgcqhkjOPQIBBggqhkjO
+PQMBBwNCAASG39Vv0dOwiZQ2nGfL6+StuKZA8EjCUikQo5h7KvELJAxdW7jtLX2V
+pYONyrzMJDo1JhlTR1vEQB4VR6F6UPm9o2kwZzAdBgNVHQ4EFgQUwcvp7IvkUbp9
+rfm8W1GiImMiHsEwHwYDVR0jBBgwFoAUwcvp7IvkUbp9rfm8W1GiImMiHsEwDwYD
+VR0TAQH/BAUwAwEB/zAUBgNVHREEDTALgglsb2NhbGhvc3QwCgYIKoZIzj0EAwID
+SQAwRgIhAK1uy3FbAR3bEoQKh/UZxCQInYLJzC3bXMc91Ly1v/wQAiEA0eUuW9N7
+orx8sraEPd7HR9/1wcdoFLEDb27+btJj8PQ=
+-----END CERTIFICATE-----`;
+    const key = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgtR44pRgkH4TcSihB
+xwlQe6LJPbGGDmIp+rvRq6SUiIWhRANCAASG39Vv0dOwiZQ2nGfL6+StuKZA8EjC
+UikQo5h7KvELJAxdW7jtLX2VpYONyrzMJDo1JhlTR1vEQB4VR6F6UPm9
+-----END PRIVATE KEY-----`;
+    const server = createHttpsServer({ cert, key }, (_req, res) => res.end('{"tls":true}'));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    closers.push(() => server.close());
+    const port = (server.address() as AddressInfo).port;
+    const dir = mkdtempSync(join(tmpdir(), 'tollgate-http1-'));
+    closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    const ca = join(dir, 'ca.pem');
+    writeFileSync(ca, cert);
+    expect(await postInChild(`https://localhost:${port}`, { NODE_EXTRA_CA_CERTS: ca })).toEqual({ body: '{"tls":true}', dns: false });
+    expect((await postInChild(`https://127.0.0.1:${port}`, { NODE_EXTRA_CA_CERTS: ca })).error).toMatch(/IP: 127\.0\.0\.1 is not in the cert's list/);
   });
 });
 
