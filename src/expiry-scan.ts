@@ -58,6 +58,18 @@ export class ExpiryScan {
     return this.next;
   }
 
+  /**
+   * The start-up's scan, before the gateway listens: like {@link ExpiryScan.run}, but in batches of the store's
+   * `catchUpBatchLimit` when it has one (nothing waits on the event loop yet, so a backlog of overdue rows goes in a
+   * few long transactions). Waits for a scan already running; callers of `run()` meanwhile share the one after it.
+   */
+  async catchUp(): Promise<number> {
+    const first = this.deps.store.catchUpBatchLimit ?? BATCH;
+    while (this.running) await this.running.catch(() => 0);
+    this.running = this.scan(first).finally(() => (this.running = null));
+    return this.running;
+  }
+
   /** Whether a recent scan expired `requestId`. */
   expiredRecently(requestId: string): boolean {
     return this.recent.has(requestId);
@@ -75,12 +87,12 @@ export class ExpiryScan {
    * comes back full means a backlog: a store that can run statements side by side (`expiryLanes`) drains it in as
    * many lanes, each claiming rows the others do not hold.
    */
-  private async scan(): Promise<number> {
+  private async scan(firstBatch = BATCH): Promise<number> {
     if (this.recent.size > RECENT_LIMIT) this.recent.clear();
-    const first = await this.expireBatch(BATCH);
-    if (first < BATCH) return first;
-    const limit = Math.max(BATCH, this.deps.store.expiryBatchLimit ?? BATCH);
-    const lanes = Array.from({ length: Math.max(1, this.deps.store.expiryLanes ?? 1) }, () => this.drain(Math.min(BATCH * 2, limit), limit));
+    const first = await this.expireBatch(firstBatch);
+    if (first < firstBatch) return first;
+    const limit = Math.max(firstBatch, this.deps.store.expiryBatchLimit ?? BATCH);
+    const lanes = Array.from({ length: Math.max(1, this.deps.store.expiryLanes ?? 1) }, () => this.drain(Math.min(firstBatch * 2, limit), limit));
     return first + (await Promise.all(lanes)).reduce((sum, n) => sum + n, 0);
   }
 

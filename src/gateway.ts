@@ -176,7 +176,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
     await this.scheduler.start(this.jobs);
     // Overdue rows expire before the gateway says it is up; re-arming the timers of the others (100 000 Redis writes
     // with BullMQ) goes on in the background, safe because rescheduling is idempotent and the sweep backs it up.
-    await this.expireDue();
+    await this.expiryScan.catchUp();
     this.reconciling = this.jobs.reconcile().then(
       () => undefined,
       (error: unknown) => this.logger.error({ err: error }, 'reconciliation failed; the periodic sweep will catch up'),
