@@ -174,8 +174,8 @@ export class Gateway extends GatewayReads implements ChannelHost {
     this.stopping = false;
     this.unsubscribeFeed = this.feed.subscribe((change) => traceWake(this.traces, change.requestId, this.waiters.wake(change.requestId)));
     await this.scheduler.start(this.jobs);
-    // Overdue rows expire before the gateway says it is up; re-arming the timers of the others (100 000 Redis writes
-    // with BullMQ) goes on in the background, safe because rescheduling is idempotent and the sweep backs it up.
+    // Overdue rows expire before the gateway says it is up; re-arming the timers of those due soon goes on in the
+    // background, safe because rescheduling is idempotent and the sweep backs it up.
     await this.expiryScan.catchUp();
     this.reconciling = this.jobs.reconcile().then(
       () => undefined,
@@ -192,6 +192,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
   async stop(): Promise<void> {
     this.stopping = true;
     this.unsubscribeFeed?.();
+    this.jobs.stop();
     await this.reconciling;
     await this.expiryScan.settled();
     await this.scheduler.stop();
