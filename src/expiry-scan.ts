@@ -37,6 +37,9 @@ export class ExpiryScan {
   private readonly fanning = new Set<Promise<void>>();
   /** Ids the recent scans stamped, so each request's own timer can skip reading its row (bounded: cleared when large). */
   private readonly recent = new Set<string>();
+  /** Set by {@link ExpiryScan.expectCatchUp} until the catch-up has run. */
+  private awaitedCatchUp: Promise<void> | null = null;
+  private releaseCatchUp: () => void = () => undefined;
 
   constructor(private readonly deps: ExpiryScanDeps) {}
 
@@ -46,6 +49,7 @@ export class ExpiryScan {
    * they are stamped `expired` in the database; their fan-out goes on (see {@link ExpiryScan.settled}).
    */
   run(): Promise<number> {
+    if (this.awaitedCatchUp) return this.awaitedCatchUp.then(() => this.run());
     if (!this.running) {
       this.running = this.scan().finally(() => (this.running = null));
       return this.running;
@@ -67,7 +71,23 @@ export class ExpiryScan {
     const first = this.deps.store.catchUpBatchLimit ?? BATCH;
     while (this.running) await this.running.catch(() => 0);
     this.running = this.scan(first).finally(() => (this.running = null));
-    return this.running;
+    try {
+      return await this.running;
+    } finally {
+      this.releaseCatchUp();
+    }
+  }
+
+  /**
+   * Makes the scans asked for from now on wait for the next {@link ExpiryScan.catchUp} and run after it: a scheduler
+   * started before the catch-up runs a due-scan at once (BullMQ's first job), which would otherwise take the backlog
+   * first, 500 rows at a time.
+   */
+  expectCatchUp(): void {
+    this.awaitedCatchUp ??= new Promise<void>((resolve) => (this.releaseCatchUp = () => {
+      this.awaitedCatchUp = null;
+      resolve();
+    }));
   }
 
   /** Whether a recent scan expired `requestId`. */
