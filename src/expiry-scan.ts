@@ -37,6 +37,9 @@ export class ExpiryScan {
   private readonly fanning = new Set<Promise<void>>();
   /** Ids the recent scans stamped, so each request's own timer can skip reading its row (bounded: cleared when large). */
   private readonly recent = new Set<string>();
+  /** Set by {@link ExpiryScan.expectCatchUp} until the catch-up has run. */
+  private awaitedCatchUp: Promise<void> | null = null;
+  private releaseCatchUp: () => void = () => undefined;
 
   constructor(private readonly deps: ExpiryScanDeps) {}
 
@@ -46,6 +49,7 @@ export class ExpiryScan {
    * they are stamped `expired` in the database; their fan-out goes on (see {@link ExpiryScan.settled}).
    */
   run(): Promise<number> {
+    if (this.awaitedCatchUp) return this.awaitedCatchUp.then(() => this.run());
     if (!this.running) {
       this.running = this.scan().finally(() => (this.running = null));
       return this.running;
@@ -56,6 +60,34 @@ export class ExpiryScan {
     };
     this.next ??= this.running.then(again, again);
     return this.next;
+  }
+
+  /**
+   * The start-up's scan, before the gateway listens: like {@link ExpiryScan.run}, but in batches of the store's
+   * `catchUpBatchLimit` when it has one (nothing waits on the event loop yet, so a backlog of overdue rows goes in a
+   * few long transactions). Waits for a scan already running; callers of `run()` meanwhile share the one after it.
+   */
+  async catchUp(): Promise<number> {
+    const first = this.deps.store.catchUpBatchLimit ?? BATCH;
+    while (this.running) await this.running.catch(() => 0);
+    this.running = this.scan(first).finally(() => (this.running = null));
+    try {
+      return await this.running;
+    } finally {
+      this.releaseCatchUp();
+    }
+  }
+
+  /**
+   * Makes the scans asked for from now on wait for the next {@link ExpiryScan.catchUp} and run after it: a scheduler
+   * started before the catch-up runs a due-scan at once (BullMQ's first job), which would otherwise take the backlog
+   * first, 500 rows at a time.
+   */
+  expectCatchUp(): void {
+    this.awaitedCatchUp ??= new Promise<void>((resolve) => (this.releaseCatchUp = () => {
+      this.awaitedCatchUp = null;
+      resolve();
+    }));
   }
 
   /** Whether a recent scan expired `requestId`. */
@@ -75,12 +107,12 @@ export class ExpiryScan {
    * comes back full means a backlog: a store that can run statements side by side (`expiryLanes`) drains it in as
    * many lanes, each claiming rows the others do not hold.
    */
-  private async scan(): Promise<number> {
+  private async scan(firstBatch = BATCH): Promise<number> {
     if (this.recent.size > RECENT_LIMIT) this.recent.clear();
-    const first = await this.expireBatch(BATCH);
-    if (first < BATCH) return first;
-    const limit = Math.max(BATCH, this.deps.store.expiryBatchLimit ?? BATCH);
-    const lanes = Array.from({ length: Math.max(1, this.deps.store.expiryLanes ?? 1) }, () => this.drain(Math.min(BATCH * 2, limit), limit));
+    const first = await this.expireBatch(firstBatch);
+    if (first < firstBatch) return first;
+    const limit = Math.max(firstBatch, this.deps.store.expiryBatchLimit ?? BATCH);
+    const lanes = Array.from({ length: Math.max(1, this.deps.store.expiryLanes ?? 1) }, () => this.drain(Math.min(firstBatch * 2, limit), limit));
     return first + (await Promise.all(lanes)).reduce((sum, n) => sum + n, 0);
   }
 

@@ -6,7 +6,6 @@
  */
 import { assertCallbackTarget } from './callback-target.js';
 import { createHmac } from 'node:crypto';
-import { setImmediate } from 'node:timers/promises';
 import { PermanentChannelError, RateLimitedError, type Channel } from './channel.js';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
@@ -16,6 +15,7 @@ import { toApiRequest } from './requests/serialize.js';
 import type { ConfirmationRequest } from './requests/types.js';
 import { JobFailedPermanentlyError, JobNotNeededError, RetryLaterError, type JobAttempt, type SchedulerJobs } from './scheduler/types.js';
 import { describeError } from './errors.js';
+import { ExpiryHorizon } from './expiry-horizon.js';
 import { traceCard } from './telemetry/request-spans.js';
 import { RequestTraces } from './telemetry/tracing.js';
 
@@ -25,8 +25,6 @@ export interface JobOutcome {
   channel: string | null;
   ok: boolean;
 }
-
-const PAGE = 1000;
 
 /** What the job handlers need of the gateway: its parts and its batched expiry (so this file does not import it). */
 export interface JobsDeps {
@@ -52,12 +50,15 @@ export interface JobsDeps {
 export class GatewayJobs implements SchedulerJobs {
   private readonly listeners = new Set<(outcome: JobOutcome) => void>();
   private readonly traces: RequestTraces;
+  private readonly horizon: ExpiryHorizon;
 
   constructor(
     private readonly deps: JobsDeps,
     private readonly options: { callbackSecret?: string; callbackAllow?: readonly string[] },
   ) {
     this.traces = deps.traces ?? new RequestTraces();
+    const wakes = deps.followUps?.wake.bind(deps.followUps);
+    this.horizon = new ExpiryHorizon({ store: deps.store, scheduler: deps.scheduler, clock: deps.clock, logger: deps.logger, ...(wakes ? { wakes } : {}) });
   }
 
   /** Calls `listener` after each job attempt. */
@@ -180,28 +181,21 @@ export class GatewayJobs implements SchedulerJobs {
   }
 
   /**
-   * Start-up reconciliation: pending rows past their time expire now, the others get their expiry timer (again),
-   * and cards never sent are re-enqueued. Reads pending rows in pages so 100 000 of them fit in memory easily.
+   * Start-up reconciliation: pending rows past their time expire now, those due within the horizon get their expiry
+   * timer (again) and the later ones get theirs as they come within it (see `expiry-horizon.ts`), and cards never sent
+   * are re-enqueued.
    */
   async reconcile(): Promise<{ expired: number; scheduled: number; requeued: number }> {
     const expired = await this.deps.expireDue();
-    let scheduled = 0;
-    let after: { expiresAt: Date; id: string } | undefined;
-    for (;;) {
-      const page = await this.deps.store.pending(PAGE, after?.expiresAt, after?.id);
-      // One read of the page's events for their follow-ups, then the timers in parallel (a follow-up's is a Redis job).
-      const wakes = this.deps.followUps ? await this.deps.followUps.wake(page) : page.map((row) => row.expiresAt);
-      await Promise.all(page.map((row, i) => this.deps.scheduler.scheduleExpiry(row.id, wakes[i]!, row.expiresAt)));
-      scheduled += page.length;
-      if (page.length < PAGE) break;
-      after = page[page.length - 1];
-      // SQLite answers synchronously: without a turn of the event loop between pages the whole re-arming would run
-      // as one chain of microtasks, and the gateway could not listen, or answer anyone, until it ended.
-      await setImmediate();
-    }
+    const scheduled = await this.horizon.rearm();
     const requeued = await this.requeueUnsentCards();
     this.deps.logger.info({ expired, scheduled, requeued }, 'reconciled pending requests');
     return { expired, scheduled, requeued };
+  }
+
+  /** Stops arming the timers of rows coming within the horizon (the gateway is stopping). */
+  stop(): void {
+    this.horizon.stop();
   }
 
   /** After a committed change: stop the timer when final, refresh every sent card, call the runtime back. */

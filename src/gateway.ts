@@ -173,10 +173,13 @@ export class Gateway extends GatewayReads implements ChannelHost {
   async start(): Promise<void> {
     this.stopping = false;
     this.unsubscribeFeed = this.feed.subscribe((change) => traceWake(this.traces, change.requestId, this.waiters.wake(change.requestId)));
+    // A due-scan the scheduler runs at once (BullMQ's first job) waits for the catch-up below and finds nothing,
+    // instead of taking the backlog 500 rows at a time first (BullMQ restart: 3.5 s of expiry, not 1.75, profiled).
+    this.expiryScan.expectCatchUp();
     await this.scheduler.start(this.jobs);
-    // Overdue rows expire before the gateway says it is up; re-arming the timers of the others (100 000 Redis writes
-    // with BullMQ) goes on in the background, safe because rescheduling is idempotent and the sweep backs it up.
-    await this.expireDue();
+    // Overdue rows expire before the gateway says it is up, in the store's catch-up batches; re-arming the timers of
+    // the rows due soon goes on in the background, safe because rescheduling is idempotent.
+    await this.expiryScan.catchUp();
     this.reconciling = this.jobs.reconcile().then(
       () => undefined,
       (error: unknown) => this.logger.error({ err: error }, 'reconciliation failed; the periodic sweep will catch up'),
@@ -192,6 +195,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
   async stop(): Promise<void> {
     this.stopping = true;
     this.unsubscribeFeed?.();
+    this.jobs.stop();
     await this.reconciling;
     await this.expiryScan.settled();
     await this.scheduler.stop();

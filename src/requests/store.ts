@@ -160,6 +160,12 @@ export interface ConfirmationStore {
    * statement's index updates run on one server core, and `SKIP LOCKED` splits the rows between them.
    */
   readonly expiryLanes?: number;
+  /**
+   * Rows per `expireDue` call when a gateway catches up at start, before it listens (absent: as a scan that is behind).
+   * Nothing waits on the event loop then, so an embedded store takes the backlog in a few long transactions: each page
+   * its rows and their index entries touch is written to the log once, not once per 500 rows.
+   */
+  readonly catchUpBatchLimit?: number;
   appendEvent(requestId: string, event: NewEvent): Promise<void>;
   events(requestId: string): Promise<ConfirmationEvent[]>;
   /**

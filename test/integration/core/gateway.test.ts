@@ -17,15 +17,15 @@ let clock: ManualClock;
 const gateways: { gateway: Gateway; store: SqliteConfirmationStore }[] = [];
 
 /** A gateway on the shared test database file, with its own connection (as a second process would have). */
-async function gatewayOnFile(options: { allowSelfApproval?: boolean; channels?: Channel[]; feed?: ChangeFeed } = {}) {
+async function gatewayOnFile(options: { allowSelfApproval?: boolean; channels?: Channel[]; feed?: ChangeFeed; scheduler?: InProcessScheduler } = {}) {
   const db = openDatabase(join(dir, 'tollgate.db'));
   applyMigrations(db);
   const store = new SqliteConfirmationStore(db);
   const gateway = new Gateway({
     store,
-    scheduler: new InProcessScheduler({ clock, sweepEveryMs: 0 }),
     clock,
     ...options,
+    scheduler: options.scheduler ?? new InProcessScheduler({ clock, sweepEveryMs: 0 }),
     channels: [createWebChannel(), ...(options.channels ?? [])],
   });
   await gateway.start();
@@ -252,5 +252,23 @@ describe('gateway', () => {
     await second.reconciled(); // re-arming runs in the background; the manual clock must not move before it
     await clock.advance(540_000);
     expect((await second.get(later.id))?.status).toBe('expired');
+  });
+
+  it('arms at start only the rows due within the horizon; a row due later still expires at its deadline', async () => {
+    const first = await gatewayOnFile();
+    await first.request({ toolName: 'x', timeoutS: 120 });
+    const far = (await first.request({ toolName: 'x', timeoutS: 3600 })).request;
+    await first.stop();
+    // No sweep: only the timers can expire `far` on time.
+    const scheduler = new InProcessScheduler({ clock, sweepEveryMs: 0 });
+    const second = await gatewayOnFile({ scheduler });
+    await second.reconciled();
+    expect(scheduler.scheduledExpiries).toBe(1); // the row due in two minutes, not the one due in an hour
+    await clock.advance(3600_000 - 1);
+    expect((await second.get(far.id))?.status).toBe('pending');
+    expect(scheduler.scheduledExpiries).toBe(1); // armed by a pass once it came within the horizon
+    await clock.advance(1);
+    expect((await second.get(far.id))?.status).toBe('expired');
+    expect((await second.events(far.id)).find((e) => e.type === 'expired')?.at).toEqual(far.expiresAt);
   });
 });

@@ -1,0 +1,118 @@
+/**
+ * @module expiry-horizon
+ * Which pending requests hold a timer in this process after a start: those due within the horizon (five minutes),
+ * read in `expires_at` order by the `(status, expires_at)` index, and every request this process files. A gateway
+ * restarted on a million pending rows arms the few due soon, not a million; while rows wait beyond the horizon, a pass
+ * every minute arms those that have come within it, so each is armed minutes before its deadline. The due-scan and
+ * the sweep still back every timer up.
+ */
+import { setImmediate } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { Clock, ClockTimer } from './clock.js';
+import type { ConfirmationStore } from './requests/store.js';
+import type { Scheduler } from './scheduler/types.js';
+
+/** How far ahead of its deadline a row read from the database is armed. */
+export const HORIZON_MS = 5 * 60_000;
+/** How often the rows beyond the horizon are looked at again, while there are any. */
+export const PASS_EVERY_MS = 60_000;
+const PAGE = 1000;
+
+type PendingRow = { id: string; expiresAt: Date };
+
+/** What {@link ExpiryHorizon} needs. */
+export interface ExpiryHorizonDeps {
+  store: ConfirmationStore;
+  scheduler: Scheduler;
+  clock: Clock;
+  logger: Logger;
+  /** When each row's timer should fire: its first outstanding reminder or escalation step, else its expiry (absent: its expiry). */
+  wakes?(rows: readonly PendingRow[]): Promise<Date[]>;
+}
+
+/** Arms the expiry timers of pending rows as they come within the horizon. */
+export class ExpiryHorizon {
+  /** The last row a pass armed: the next pass reads on from it. */
+  private after: PendingRow | undefined;
+  private timer: ClockTimer | null = null;
+  private passing: Promise<number> | null = null;
+  private stopped = false;
+
+  constructor(private readonly deps: ExpiryHorizonDeps) {}
+
+  /**
+   * Starts over from the earliest pending row (start-up, or a scheduler that lost its timers): arms every row due
+   * within the horizon, then, where follow-ups exist, the rows beyond it whose reminder or escalation step comes before
+   * their expiry (a row's `expires_at` cannot stand in for those). Returns how many it armed.
+   */
+  async rearm(): Promise<number> {
+    this.stopped = false;
+    while (this.passing) await this.passing.catch(() => 0);
+    this.after = undefined;
+    const armed = await this.pass();
+    return armed + (this.deps.wakes ? await this.armFollowUpsBeyond(this.deps.wakes) : 0);
+  }
+
+  /** Stops the passes (a walk under way ends at its next page). */
+  stop(): void {
+    this.stopped = true;
+    this.timer?.cancel();
+    this.timer = null;
+  }
+
+  private pass(): Promise<number> {
+    const passing = this.armUpTo(this.deps.clock.now() + HORIZON_MS).finally(() => (this.passing = null));
+    this.passing = passing;
+    return passing;
+  }
+
+  /** Arms the rows after the last one armed, up to `until`; arms the next pass while rows wait beyond it. */
+  private async armUpTo(until: number): Promise<number> {
+    let armed = 0;
+    for (;;) {
+      const page = await this.deps.store.pending(PAGE, this.after?.expiresAt, this.after?.id);
+      const within = page.filter((row) => row.expiresAt.getTime() <= until); // the page is in expiry order: a prefix
+      await this.arm(within);
+      armed += within.length;
+      this.after = within.at(-1) ?? this.after;
+      if (within.length < page.length) this.armNextPass();
+      if (within.length < page.length || page.length < PAGE || this.stopped) return armed;
+      // SQLite answers synchronously: a turn of the event loop between pages keeps the gateway answering meanwhile.
+      await setImmediate();
+    }
+  }
+
+  /** Reads every row beyond the horizon once and arms those whose follow-up wakes them before their expiry. */
+  private async armFollowUpsBeyond(wakes: NonNullable<ExpiryHorizonDeps['wakes']>): Promise<number> {
+    let armed = 0;
+    for (let after = this.after; !this.stopped; ) {
+      const page = await this.deps.store.pending(PAGE, after?.expiresAt, after?.id);
+      const times = await wakes(page);
+      const early = page.flatMap((row, i) => (times[i]!.getTime() < row.expiresAt.getTime() ? [{ row, wake: times[i]! }] : []));
+      await Promise.all(early.map(({ row, wake }) => this.deps.scheduler.scheduleExpiry(row.id, wake, row.expiresAt)));
+      armed += early.length;
+      if (page.length < PAGE) break;
+      after = page[page.length - 1];
+      await setImmediate();
+    }
+    return armed;
+  }
+
+  private async arm(rows: readonly PendingRow[]): Promise<void> {
+    if (!rows.length) return;
+    const times = this.deps.wakes ? await this.deps.wakes(rows) : rows.map((row) => row.expiresAt);
+    await Promise.all(rows.map((row, i) => this.deps.scheduler.scheduleExpiry(row.id, times[i]!, row.expiresAt)));
+  }
+
+  private armNextPass(): void {
+    if (this.stopped || this.timer) return;
+    this.timer = this.deps.clock.setTimeout(() => {
+      this.timer = null;
+      if (this.stopped || this.passing) return;
+      this.pass().catch((error: unknown) => {
+        this.deps.logger.error({ err: error }, 'arming the expiries coming within the horizon failed; trying again at the next pass');
+        this.armNextPass();
+      });
+    }, PASS_EVERY_MS);
+  }
+}
