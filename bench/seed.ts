@@ -218,7 +218,7 @@ function dropSecondaryIndexes(sqlite: OpenDatabase['sqlite']): string[] {
  * trigger dropped inside each batch's transaction and created again before it commits (it would update every event
  * after inserting it); they are the hashes the trigger would have written.
  *
- * A bench seed, not the gateway's way of writing: no rollback journal and no syncs while it runs (a crash mid-seed
+ * A bench seed, not the gateway's way of writing: the rollback journal in memory and no syncs while it runs (a crash mid-seed
  * leaves a file to delete, and the seed is redone from scratch anyway), the file back in WAL mode when it is done;
  * into empty tables the secondary indexes are built after the rows.
  */
@@ -227,7 +227,9 @@ export function seedHistory(dbPath: string, options: HistorySeedOptions): Histor
   const p = historyPlan(options);
   const open = openDatabase(dbPath, { sync: 'normal' });
   applyMigrations(open);
-  open.sqlite.pragma('journal_mode = OFF');
+  // MEMORY, not OFF: better-sqlite3 runs SQLite defensive, which ignores journal_mode = OFF (and WAL writes every page twice).
+  const journal = open.sqlite.pragma('journal_mode = MEMORY', { simple: true });
+  if (journal !== 'memory') throw new Error(`seedHistory: could not leave WAL mode for the seed (journal_mode is ${String(journal)})`);
   open.sqlite.pragma('synchronous = OFF');
   open.sqlite.pragma('cache_size = -262144');
   const empty = open.sqlite.prepare('SELECT 1 FROM confirmation_requests LIMIT 1').get() === undefined;
