@@ -111,7 +111,7 @@ export interface HistorySeedOptions {
   tools?: number;
   agents?: number;
   approvers?: number;
-  /** Rows per transaction (default 10 000): batched inserts, so 10 million rows never sit in one transaction. */
+  /** Rows per transaction (default 10 000; 100 000 on PostgreSQL, one statement each): 10 million rows never sit in one transaction. */
   batch?: number;
   /** Write only pending requests, filed in the last hour and due one to two hours from now (added to a history). */
   pendingOnly?: boolean;
