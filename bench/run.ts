@@ -59,9 +59,13 @@ function mergeInto(target: Record<string, unknown>, source: Record<string, unkno
   }
 }
 
-/** `--only waiters` runs `waiters_10k` and `waiters_multiplexed_100k`: a name matches itself and the names it begins, up to an underscore. */
-function onlyMatches(asked: string, name: string): boolean {
-  return name === asked || name.startsWith(`${asked}_`);
+/**
+ * `--only waiters` runs `waiters_10k` and `waiters_multiplexed_100k`: a name matches itself and the names it begins, up
+ * to an underscore; but a scenario's full name matches only that scenario (`--only history` is `history`, not also
+ * `history_process`).
+ */
+function onlyMatches(asked: string, name: string, names: readonly string[]): boolean {
+  return name === asked || (!names.includes(asked) && name.startsWith(`${asked}_`));
 }
 
 function parseFlags(argv: string[]) {
@@ -123,8 +127,10 @@ async function runModes(flags: Flags, client: LoadClient, log: (line: string) =>
       log: (line) => log(`${mode}: ${line}`),
     };
     try {
-      for (const scenario of flags.history ? HISTORY_SCENARIOS : SCENARIOS) {
-        if (!scenario.modes.includes(mode) || (flags.only && !flags.only.some((name) => onlyMatches(name, scenario.name)))) continue;
+      const scenarios = flags.history ? HISTORY_SCENARIOS : SCENARIOS;
+      const names = scenarios.map((s) => s.name);
+      for (const scenario of scenarios) {
+        if (!scenario.modes.includes(mode) || (flags.only && !flags.only.some((name) => onlyMatches(name, scenario.name, names)))) continue;
         // The floor is measured once per run; a postgres-only run measures its own (kept under `postgres.floor`).
         if (scenario === floorScenario && mode === 'postgres' && figures.sqlite.floor) continue;
         const t = Date.now();
