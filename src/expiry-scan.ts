@@ -81,13 +81,14 @@ export class ExpiryScan {
   /**
    * Makes the scans asked for from now on wait for the next {@link ExpiryScan.catchUp} and run after it: a scheduler
    * started before the catch-up runs a due-scan at once (BullMQ's first job), which would otherwise take the backlog
-   * first, 500 rows at a time.
+   * first, 500 rows at a time. Returns the release, for a start that fails before its catch-up: its scans run then.
    */
-  expectCatchUp(): void {
+  expectCatchUp(): () => void {
     this.awaitedCatchUp ??= new Promise<void>((resolve) => (this.releaseCatchUp = () => {
       this.awaitedCatchUp = null;
       resolve();
     }));
+    return () => this.releaseCatchUp();
   }
 
   /** Whether a recent scan expired `requestId`. */

@@ -175,8 +175,11 @@ export class Gateway extends GatewayReads implements ChannelHost {
     this.unsubscribeFeed = this.feed.subscribe((change) => traceWake(this.traces, change.requestId, this.waiters.wake(change.requestId)));
     // A due-scan the scheduler runs at once (BullMQ's first job) waits for the catch-up below and finds nothing,
     // instead of taking the backlog 500 rows at a time first (BullMQ restart: 3.5 s of expiry, not 1.75, profiled).
-    this.expiryScan.expectCatchUp();
-    await this.scheduler.start(this.jobs);
+    const release = this.expiryScan.expectCatchUp();
+    await this.scheduler.start(this.jobs).catch((error: unknown) => {
+      release();
+      throw error;
+    });
     // Overdue rows expire before the gateway says it is up, in the store's catch-up batches; re-arming the timers of
     // the rows due soon goes on in the background, safe because rescheduling is idempotent.
     await this.expiryScan.catchUp();
