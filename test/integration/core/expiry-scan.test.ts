@@ -160,6 +160,23 @@ describe('the size of a scan\'s batches', () => {
     expect(await limitsAsked(undefined, undefined, 1200, { catchUpBatchLimit: undefined })).toEqual({ limits: [500, 500, 500, 500], inFlight: 1 });
   });
 
+  it('lets the scans waiting for a catch-up run once a failed start releases them', async () => {
+    const { store, release } = await setup(20);
+    release();
+    const scan = new ExpiryScan({ store, clock: new ManualClock(T0.getTime() + 11_000), logger: pino({ level: 'silent' }), fanOut: async () => undefined });
+    const releaseWaiting = scan.expectCatchUp();
+    let ran: number | null = null;
+    const waiting = scan.run().then((n) => (ran = n));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ran).toBeNull();
+    expect(await store.countByStatus()).toMatchObject({ pending: 20 });
+    // The scheduler's start threw: no catch-up comes; the scan asked for meanwhile runs now.
+    releaseWaiting();
+    await waiting;
+    expect(ran).toBe(20);
+    expect(await store.countByStatus()).toMatchObject({ expired: 20, pending: 0 });
+  });
+
   it('runs one call at a time when the first batch finds no backlog', async () => {
     expect(await limitsAsked(4000, 2, 120)).toEqual({ limits: [500], inFlight: 1 });
   });
