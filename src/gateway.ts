@@ -78,7 +78,7 @@ export interface GatewayOptions {
 export type GatewayObserver = (request: ConfirmationRequest, change: RequestChange['kind']) => void;
 
 /** Options of {@link Gateway.request}. */
-export interface RequestOptions {
+export interface FileOptions {
   /**
    * The row the caller has just read under `input.idempotencyKey` (`null`: none), so it is not read twice (the hook
    * routes look the key up first). A row filed under the key since is still answered: the store's insert finds it.
@@ -208,11 +208,11 @@ export class Gateway extends GatewayReads implements ChannelHost {
   }
 
   /** Files a request, or returns the one filed before under the same idempotency key (`created: false`). */
-  request(input: NewRequestInput, options: RequestOptions = {}): Promise<{ request: ConfirmationRequest; created: boolean }> {
+  request(input: NewRequestInput, options: FileOptions = {}): Promise<{ request: ConfirmationRequest; created: boolean }> {
     return traceCreate(input, () => this.file(input, options));
   }
 
-  private async file(input: NewRequestInput, options: RequestOptions): Promise<{ request: ConfirmationRequest; created: boolean }> {
+  private async file(input: NewRequestInput, options: FileOptions): Promise<{ request: ConfirmationRequest; created: boolean }> {
     const toolArgs = input.toolArgs ?? {};
     const callbackProblem = input.callbackUrl ? callbackUrlProblem(input.callbackUrl, this.callbackAllow) : null;
     if (callbackProblem) throw new ValidationError(`callback_url: ${callbackProblem}`, [{ path: 'callback_url', message: callbackProblem }]);
