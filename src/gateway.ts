@@ -77,6 +77,15 @@ export interface GatewayOptions {
 /** Something that watches state changes in this process (metrics, logs). Errors it throws are logged and ignored. */
 export type GatewayObserver = (request: ConfirmationRequest, change: RequestChange['kind']) => void;
 
+/** Options of {@link Gateway.request}. */
+export interface FileOptions {
+  /**
+   * The row the caller has just read under `input.idempotencyKey` (`null`: none), so it is not read twice (the hook
+   * routes look the key up first). A row filed under the key since is still answered: the store's insert finds it.
+   */
+  underKey?: ConfirmationRequest | null;
+}
+
 /**
  * The approval gateway.
  * @example
@@ -206,11 +215,11 @@ export class Gateway extends GatewayReads implements ChannelHost {
   }
 
   /** Files a request, or returns the one filed before under the same idempotency key (`created: false`). */
-  request(input: NewRequestInput): Promise<{ request: ConfirmationRequest; created: boolean }> {
-    return traceCreate(input, () => this.file(input));
+  request(input: NewRequestInput, options: FileOptions = {}): Promise<{ request: ConfirmationRequest; created: boolean }> {
+    return traceCreate(input, () => this.file(input, options));
   }
 
-  private async file(input: NewRequestInput): Promise<{ request: ConfirmationRequest; created: boolean }> {
+  private async file(input: NewRequestInput, options: FileOptions): Promise<{ request: ConfirmationRequest; created: boolean }> {
     const toolArgs = input.toolArgs ?? {};
     const callbackProblem = input.callbackUrl ? callbackUrlProblem(input.callbackUrl, this.callbackAllow) : null;
     if (callbackProblem) throw new ValidationError(`callback_url: ${callbackProblem}`, [{ path: 'callback_url', message: callbackProblem }]);
@@ -218,7 +227,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
     if (unknown.length) throw new ValidationError(unknown.map((p) => `${p.path}: ${p.message}`).join('; '), unknown);
     const hash = argsSha256(input.toolName, toolArgs);
     if (input.idempotencyKey) {
-      const existing = await this.store.getByIdempotencyKey(input.idempotencyKey);
+      const existing = options.underKey !== undefined ? options.underKey : await this.store.getByIdempotencyKey(input.idempotencyKey);
       if (existing) return { request: sameArgsOrConflict(existing, hash), created: false };
     }
     const now = new Date(this.clock.now());

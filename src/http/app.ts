@@ -23,7 +23,7 @@ import { openApiDocument } from './openapi.js';
 import { problemHandler, sendProblem } from './problem.js';
 import { TokenRateLimits, type TokenRateLimitOptions } from './rate-limit.js';
 import { requestsRouter } from './requests-routes.js';
-import { leanRoutes } from './lean-routes.js';
+import { leanRoutes, type LeanPost } from './lean-routes.js';
 import { requestLogging } from './request-log.js';
 
 /** What an {@link HttpPlugin} gets to mount its routes. */
@@ -40,6 +40,11 @@ export interface HttpPluginContext {
 export interface HttpPlugin {
   name: string;
   mount(app: Express, context: HttpPluginContext): void;
+  /**
+   * POST routes (by exact path) also answered on the lean path for plain JSON bodies, skipping express's router
+   * (`http/lean-routes`); the routes `mount` adds must answer the same through the same handler.
+   */
+  leanPosts?(context: HttpPluginContext): Record<string, LeanPost>;
 }
 
 /** A readiness check for `/readyz`: resolves with `{ready, detail}`. */
@@ -136,7 +141,8 @@ export function createApp(options: AppOptions): TollgateApp {
   });
   app.use((req, _res, next) => next(new NotFoundError(`no route ${req.method} ${req.path}`)));
   app.use(problemHandler(logger));
-  const lean = leanRoutes({ gateway, authenticate: identify, limits, json, logger });
+  const posts = new Map((options.plugins ?? []).flatMap((plugin) => Object.entries(plugin.leanPosts?.(context) ?? {})));
+  const lean = leanRoutes({ gateway, authenticate: identify, limits, json, logger, posts });
   return { app, handler: (req, res) => lean(req, res) || app(req, res), metrics, close: () => limits.close() };
 }
 

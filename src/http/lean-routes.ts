@@ -1,7 +1,8 @@
 /**
  * @module http/lean-routes
- * The three calls every gated tool call makes — file a request, long-poll it, decide it — answered on node's own
- * request and response, before express sees them. They run the same steps as the express app (request id and log
+ * The three calls every gated tool call makes — file a request, long-poll it, decide it — and the plugins' hot POST
+ * routes (the Claude Code hook, see {@link LeanPost}), answered on node's own request and response, before express
+ * sees them. They run the same steps as the express app (request id and log
  * line, bearer auth, the per-token limits, the JSON body parser, scopes, the route functions of `requests-routes`,
  * problem+json), in the same order, so the answer is the same either way; what they skip is express's per-request
  * router state, which a parked long-poll would otherwise hold for up to 55 s (about 15 KB of heap each, measured).
@@ -14,7 +15,7 @@ import { parse as parseQuery } from 'node:querystring';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Gateway } from '../gateway.js';
-import type { Principal } from '../tokens/scopes.js';
+import type { Principal, Scope } from '../tokens/scopes.js';
 import { checkScope, type Authenticator } from './auth.js';
 import { sendError } from './problem.js';
 import type { TokenRateLimits } from './rate-limit.js';
@@ -29,6 +30,20 @@ export interface LeanRouteDeps {
   /** The app's JSON body parser (same limit, same errors). */
   json: RequestHandler;
   logger: Logger;
+  /** Plugins' POST routes by exact path (`HttpPlugin.leanPosts`), e.g. `/v1/hooks/claude-code`. */
+  posts?: ReadonlyMap<string, LeanPost>;
+}
+
+/**
+ * A plugin's POST route answered here for plain JSON bodies (express answers the rest, through the same `handle`):
+ * the caller is authenticated, counted against `requests` and scope-checked before its body is read, in the order of
+ * the plugins' express middleware (`HttpPluginContext.auth`, then `json`).
+ */
+export interface LeanPost {
+  /** Any one of these scopes lets the caller in. */
+  scopes: readonly Scope[];
+  /** The answer, or null when it was sent already (or the caller went away). `query` is node's querystring, as express's. */
+  handle(principal: Principal, body: unknown, query: Record<string, unknown>, res: ServerResponse): Promise<JsonReply | null>;
 }
 
 /** Takes a request it answers and returns true, or returns false and leaves it to the express app. */
@@ -80,6 +95,15 @@ export function leanRoutes(deps: LeanRouteDeps): LeanRoutes {
       });
     }
     if (req.method !== 'POST' || req.headers['content-encoding'] || !PLAIN_JSON.test(req.headers['content-type'] ?? '')) return false;
+    const post = deps.posts?.get(path);
+    if (post) {
+      return run(req, res, path, async () => {
+        const principal = await caller(req, res, path);
+        checkScope(principal, post.scopes);
+        const body = await parseBody(req, res);
+        return post.handle(principal, body, q === -1 ? {} : parseQuery(url.slice(q + 1)), res);
+      });
+    }
     if (path === '/v1/requests') {
       return run(req, res, path, async () => {
         const principal = await caller(req, res, path);

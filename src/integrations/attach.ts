@@ -80,14 +80,16 @@ async function acrossReplicas<T>(shared: SharedMarks | undefined, key: string, f
 }
 
 async function attachOrFile(gateway: Gateway, input: NewRequestInput, options: AttachOptions): Promise<ConfirmationRequest> {
-  // Rule 1 (and its 409 for reused keys with other arguments) is the gateway's own idempotency.
-  if (input.idempotencyKey && (await gateway.getByIdempotencyKey(input.idempotencyKey))) return (await gateway.request(input)).request;
+  // Rule 1 (and its 409 for reused keys with other arguments) is the gateway's own idempotency. The key is read once:
+  // what was found (or that nothing was) goes on to the gateway, which would otherwise read it again.
+  const underKey = input.idempotencyKey ? await gateway.getByIdempotencyKey(input.idempotencyKey) : null;
+  if (underKey) return (await gateway.request(input, { underKey })).request;
   const match = await newestMatch(gateway, input);
   if (match?.status === 'pending') return match;
   // A late verdict is read again for its verdict token (the match comes without one): a rare path, and a row
   // returned to the runtime should look as every other read shows it.
   if (match && (await isUndeliveredLateVerdict(gateway, match, options.lateWindowMs ?? 0))) return (await gateway.get(match.id)) ?? match;
-  return (await gateway.request(input)).request;
+  return (await gateway.request(input, { underKey: null })).request;
 }
 
 /**

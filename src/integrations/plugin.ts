@@ -5,13 +5,19 @@
  * and `POST /v1/hooks/pulsebot` (PulseBot's webhook hook). Both file or re-attach to a request, hold the HTTP call
  * until a verdict or a bounded wait (`?wait=S`), and answer in the runtime's own format. Plugins mount before the
  * core's `/v1` routes, so these routes apply the bearer auth and JSON parser themselves.
+ * The Claude Code route, on every gated tool call, is also answered on the lean path (`http/lean-routes`) for plain
+ * JSON bodies, through the same handler: express's router cost more CPU per call than the rest of the route's HTTP.
  */
 import { principalOf } from '../http/auth.js';
-import { Router, type Request, type RequestHandler } from 'express';
+import { Router, type RequestHandler } from 'express';
+import type { Logger } from 'pino';
 import { z } from 'zod';
 import { parseInput } from '../api-schema.js';
 import { ConflictError } from '../errors.js';
 import type { HttpPlugin } from '../http/app.js';
+import type { LeanPost } from '../http/lean-routes.js';
+import { sendJson } from '../http/requests-routes.js';
+import type { Gateway } from '../gateway.js';
 import { sendProblem } from '../http/problem.js';
 import { toApiRequest } from '../requests/serialize.js';
 import { fileOrAttach, newestMatch, newRequestInput } from './attach.js';
@@ -47,48 +53,56 @@ export function integrationsPlugin(options: IntegrationsPluginOptions = {}): Htt
   const lateWindowMs = (options.pulsebotLateWindowS ?? 600) * 1000;
 
   /** `?wait=S` plus the request options (`channel`, `approver`, `expires`, `on_timeout`, `agent_id`). */
-  const hookQuery = (req: Request) => {
-    const { wait, ...rest } = req.query as Record<string, unknown>;
+  const hookQuery = (query: Record<string, unknown>) => {
+    const { wait, ...rest } = query;
     const waitS = wait === undefined ? defaultWaitS : Math.min(parseInput(waitSchema, Array.isArray(wait) ? wait.at(-1) : wait, 'wait'), maxWaitS);
     const unknown = Object.keys(rest).filter((k) => !['channel', 'approver', 'expires', 'on_timeout', 'agent_id'].includes(k));
     if (unknown.length) parseInput(z.strictObject({}), Object.fromEntries(unknown.map((k) => [k, true])), 'query');
     return { waitMs: waitS * 1000, options: parseRequestOptions(rawOptionsFromQuery(rest)) };
   };
 
+  /** `POST /v1/hooks/claude-code`, on the lean path and in express alike. */
+  const claudeCode = (gateway: Gateway, logger: Logger): LeanPost => ({
+    scopes: ['request:create'],
+    async handle(principal, body, query, res) {
+      const { waitMs, options: requestOptions } = hookQuery(query);
+      const input = parseClaudeHookInput(body);
+      if (isPostToolEvent(input)) {
+        // PostToolUse / PostToolUseFailure: a receipt for the gated call, and an empty answer (no decision to make).
+        const requestId = await recordClaudeReceipt(gateway, input, principal, requestOptions.agentId);
+        logger.debug({ requestId }, 'claude-code post-tool receipt');
+        return { status: 200, body: {} };
+      }
+      const event = decisionEventOf(input);
+      let request;
+      try {
+        request = await fileOrAttach(gateway, { ...newRequestInput(claudeCodeRequest(input, requestOptions)), filedBy: principal.name }, { shared: options.marks });
+      } catch (error) {
+        // A non-2xx answer would let Claude Code run the tool anyway: a reused tool_use_id is a deny, not a 409.
+        if (!(error instanceof ConflictError)) throw error;
+        return { status: 200, body: claudeHookDeny(`tollgate refused this call: ${error.message}`, event) };
+      }
+      const final = await waitWhileConnected(gateway, request, waitMs, res);
+      if (res.destroyed) return null;
+      // The status tells `tollgate claude-hook` a "still pending" deny from a verdict, so it can ask again while time is left.
+      return { status: 200, body: claudeHookOutput(toApiRequest(final), event), headers: { [CLAUDE_HOOK_HEADERS.requestId]: final.id, [CLAUDE_HOOK_HEADERS.status]: final.status } };
+    },
+  });
+
   return {
     name: 'integrations',
+    leanPosts: ({ gateway, logger }) => ({ '/v1/hooks/claude-code': claudeCode(gateway, logger) }),
     mount(app, { gateway, auth, json, logger }) {
       const router = Router();
+      const claude = claudeCode(gateway, logger);
 
       router.post('/claude-code', async (req, res) => {
-        const { waitMs, options: requestOptions } = hookQuery(req);
-        const input = parseClaudeHookInput(req.body);
-        if (isPostToolEvent(input)) {
-          // PostToolUse / PostToolUseFailure: a receipt for the gated call, and an empty answer (no decision to make).
-          const requestId = await recordClaudeReceipt(gateway, input, principalOf(res), requestOptions.agentId);
-          logger.debug({ requestId }, 'claude-code post-tool receipt');
-          res.json({});
-          return;
-        }
-        const event = decisionEventOf(input);
-        let request;
-        try {
-          request = await fileOrAttach(gateway, { ...newRequestInput(claudeCodeRequest(input, requestOptions)), filedBy: principalOf(res).name }, { shared: options.marks });
-        } catch (error) {
-          // A non-2xx answer would let Claude Code run the tool anyway: a reused tool_use_id is a deny, not a 409.
-          if (!(error instanceof ConflictError)) throw error;
-          res.json(claudeHookDeny(`tollgate refused this call: ${error.message}`, event));
-          return;
-        }
-        const final = await waitWhileConnected(gateway, request, waitMs, res);
-        if (res.destroyed) return;
-        // The status tells `tollgate claude-hook` a "still pending" deny from a verdict, so it can ask again while time is left.
-        res.set({ [CLAUDE_HOOK_HEADERS.requestId]: final.id, [CLAUDE_HOOK_HEADERS.status]: final.status });
-        res.json(claudeHookOutput(toApiRequest(final), event));
+        const reply = await claude.handle(principalOf(res), req.body, req.query as Record<string, unknown>, res);
+        if (reply && !res.destroyed) sendJson(res, reply);
       });
 
       router.post('/pulsebot', async (req, res) => {
-        const { waitMs, options: requestOptions } = hookQuery(req);
+        const { waitMs, options: requestOptions } = hookQuery(req.query as Record<string, unknown>);
         const body = parsePulsebotHook(req.body);
         const agentId = requestOptions.agentId ?? PULSEBOT_AGENT_ID;
         if (body.event === 'post_call') {

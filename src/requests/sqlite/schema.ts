@@ -62,6 +62,9 @@ export const confirmationRequests = sqliteTable(
     // A tool's requests of one status (`?tool_name=&status=`): with only the tool's or the status's index, a rare or absent
     // pair walked every row of the other (seconds on a seeded history).
     index('confirmation_requests_tool_status').on(t.toolName, t.status, t.createdAt, t.id),
+    // The hook routes' same-call lookup (`sameCall`, on every hook call): the agent and tool's newest rows in order, read
+    // from the index alone (session and hash included), so no table row is read and nothing is sorted to cut the window.
+    index('confirmation_requests_same_call').on(t.agentId, t.toolName, t.createdAt, t.id, t.sessionId, t.argsSha256),
   ],
 );
 

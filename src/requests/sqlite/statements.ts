@@ -93,14 +93,19 @@ export function prepareStatements(sqlite: Database.Database): Statements {
     ),
     /**
      * Candidates of `newestSameCall` (`same-call.ts`), newest first: of the agent and tool's newest `@window` rows, those
-     * of the session whose hash matches, or (`@also`) that have approved arguments. The window is read by the
-     * `(agent_id, created_at)` index, ids only; only the few candidates are read whole.
+     * of the session whose hash matches, or (`@also`) that have approved arguments. The window is read, in order, from
+     * the `confirmation_requests_same_call` index alone (it holds session and hash too) as a co-routine whose order the
+     * outer `ORDER BY` reuses: no table row is read to cut it and nothing is sorted (`id IN (window) … ORDER BY` sorted
+     * twice in temporary b-trees). Only candidates are read whole, by id; the approved-arguments test needs the row, so
+     * it is split in two, and without `@also` a row whose hash differs is dropped before its row is read.
      */
     sameCall: sqlite.prepare(
-      `SELECT ${requests} FROM confirmation_requests WHERE id IN (
-         SELECT id FROM confirmation_requests WHERE agent_id = @agentId AND tool_name = @toolName ORDER BY created_at DESC, id DESC LIMIT @window)
-       AND session_id IS @sessionId AND (args_sha256 = @argsSha256 OR (@also AND approved_args IS NOT NULL))
-       ORDER BY created_at DESC, id DESC`,
+      `SELECT ${requests.replace(/"([a-zA-Z0-9_]+)" AS/g, 'r."$1" AS')} FROM (
+         SELECT id, created_at, session_id, args_sha256 FROM confirmation_requests
+         WHERE agent_id = @agentId AND tool_name = @toolName ORDER BY created_at DESC, id DESC LIMIT @window
+       ) w JOIN confirmation_requests r ON r.id = w.id
+       WHERE w.session_id IS @sessionId AND (w.args_sha256 = @argsSha256 OR @also) AND (w.args_sha256 = @argsSha256 OR r.approved_args IS NOT NULL)
+       ORDER BY w.created_at DESC, w.id DESC`,
     ),
     countByStatus: sqlite.prepare('SELECT status, count(*) AS n FROM confirmation_requests GROUP BY status'),
     ping: sqlite.prepare('SELECT 1').pluck(),

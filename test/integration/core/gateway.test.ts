@@ -126,6 +126,20 @@ describe('gateway', () => {
     await expect(g.request({ toolName: 'pay', toolArgs: { a: 2 }, idempotencyKey: 'call-1' })).rejects.toBeInstanceOf(ConflictError);
   });
 
+  it('with underKey, answers from the row the caller read; a row filed under the key since it read still wins', async () => {
+    const g = await gatewayOnFile();
+    const first = await g.request({ toolName: 'pay', toolArgs: { a: 1 }, idempotencyKey: 'call-2' });
+    const read = await g.getByIdempotencyKey('call-2');
+    const again = await g.request({ toolName: 'pay', toolArgs: { a: 1 }, idempotencyKey: 'call-2' }, { underKey: read });
+    expect(again).toMatchObject({ created: false, request: { id: first.request.id } });
+    await expect(g.request({ toolName: 'pay', toolArgs: { a: 2 }, idempotencyKey: 'call-2' }, { underKey: read })).rejects.toBeInstanceOf(ConflictError);
+    // The caller read "nothing" before another call filed the key: the insert finds that row, no second row is filed.
+    const raced = await g.request({ toolName: 'pay', toolArgs: { a: 1 }, idempotencyKey: 'call-2' }, { underKey: null });
+    expect(raced).toMatchObject({ created: false, request: { id: first.request.id } });
+    await expect(g.request({ toolName: 'pay', toolArgs: { a: 2 }, idempotencyKey: 'call-2' }, { underKey: null })).rejects.toBeInstanceOf(ConflictError);
+    expect((await g.list({ limit: 10 })).items).toHaveLength(1);
+  });
+
   it('refuses channels that are not enabled, naming the field', async () => {
     const g = await gatewayOnFile();
     const error = await g.request({ toolName: 'x', channels: [{ type: 'web' }, { type: 'slack', target: 'C1' }] }).catch((e: unknown) => e);

@@ -1,6 +1,7 @@
 /**
- * The hot calls (file, long-poll, decide) are answered by the lean routes on node's own request, and the same calls
- * in a shape they leave to express (a trailing slash) by the express app: both must answer alike, errors included.
+ * The hot calls (file, long-poll, decide, the Claude Code hook) are answered by the lean routes on node's own request,
+ * and the same calls in a shape they leave to express (a trailing slash) by the express app: both must answer alike,
+ * errors included.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
@@ -28,7 +29,8 @@ async function call(path: string, init: { method?: string; body?: unknown; raw?:
   const res = init.raw !== undefined ? await fetch(`${t.url}${path}`, { method: 'POST', body: init.raw, headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json', ...init.headers } }) : await t.api(path, init);
   const text = await res.text();
   const body = text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>').replace(/"\d{4}-\d\d-\d\dT[^"]+"/g, '"<time>"').replace(/"verdict_token":"[\w.-]+"/g, '"verdict_token":"<token>"');
-  return { status: res.status, type: res.headers.get('content-type'), location: res.headers.get('location')?.replace(/[0-9a-f-]{36}/, '<id>'), retryAfter: res.headers.get('retry-after'), body, viaExpress: expressCalls > before };
+  const hook = { requestId: res.headers.get('tollgate-request-id')?.replace(/[0-9a-f-]{36}/, '<id>'), requestStatus: res.headers.get('tollgate-request-status') };
+  return { status: res.status, type: res.headers.get('content-type'), location: res.headers.get('location')?.replace(/[0-9a-f-]{36}/, '<id>'), retryAfter: res.headers.get('retry-after'), ...hook, body, viaExpress: expressCalls > before };
 }
 
 const lean = (path: string) => path;
@@ -89,6 +91,27 @@ describe('lean routes', () => {
     // The budget of 4 decisions per window is now spent: the next call is refused before it is read.
     const refused = await same((p) => call(p(`/v1/requests/${ids[0]}/decision`), { body: { decision: 'deny', approver: 'web:bob' } }));
     expect(refused).toMatchObject({ status: 429, retryAfter: expect.stringMatching(/^\d+$/) });
+  });
+
+  it('answer the Claude Code hook like express does: the answer and its headers, receipts, errors naming the field, scopes', async () => {
+    const ask = { hook_event_name: 'PreToolUse', session_id: 's1', tool_use_id: 'toolu_lean', tool_name: 'Bash', tool_input: { command: 'make deploy' } };
+    const pending = await same((p) => call(`${p('/v1/hooks/claude-code')}?wait=0`, { body: ask }));
+    expect(pending).toMatchObject({ status: 200, type: 'application/json; charset=utf-8', requestId: '<id>', requestStatus: 'pending' });
+    expect(JSON.parse(pending.body)).toMatchObject({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny' } });
+    // One request for both calls (the same tool_use_id), and the lean call recorded it as the token's.
+    const listed = (await (await t.api('/v1/requests?tool_name=Bash')).json()) as { items: { filed_by: string }[] };
+    expect(listed.items).toEqual([expect.objectContaining({ filed_by: 'admin' })]);
+    const receipt = await same((p) => call(p('/v1/hooks/claude-code'), { body: { ...ask, hook_event_name: 'PostToolUse' } }));
+    expect(receipt).toMatchObject({ status: 200, body: '{}' });
+    const invalid = await same((p) => call(`${p('/v1/hooks/claude-code')}?wait=0`, { body: { ...ask, tool_name: undefined } }));
+    expect(invalid).toMatchObject({ status: 400, type: 'application/problem+json; charset=utf-8' });
+    expect(JSON.parse(invalid.body)).toMatchObject({ errors: [expect.objectContaining({ path: 'tool_name' })] });
+    const badQuery = await same((p) => call(`${p('/v1/hooks/claude-code')}?wait=0&colour=red`, { body: ask }));
+    expect(JSON.parse(badQuery.body)).toMatchObject({ status: 400, errors: [expect.objectContaining({ path: 'query', message: expect.stringMatching(/colour/) })] });
+    // The scope is checked before the body is read, as express's hook middleware does: a bad body is still a 403.
+    const reader = (await (await t.api('/v1/tokens', { body: { name: 'reader', scopes: ['request:read'] } })).json()) as { secret: string };
+    const scoped = await same((p) => call(p('/v1/hooks/claude-code'), { raw: '{"tool_name": ', headers: { authorization: `Bearer ${reader.secret}` } }));
+    expect(JSON.parse(scoped.body)).toMatchObject({ status: 403, type: 'https://tollgate.dev/problems/tollgate_insufficient_scope' });
   });
 
   it('answer a long-poll the moment the request is decided, and leave HEAD to express', async () => {

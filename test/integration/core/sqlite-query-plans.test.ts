@@ -50,10 +50,14 @@ describe('SQLite query plans of the hot statements', () => {
     expect(lines).toMatch(/SEARCH confirmation_requests USING INDEX sqlite_autoindex_confirmation_requests_1 \(id=\?\)/);
   });
 
-  it('sameCall reads the agent\'s newest rows through the agent index and the candidates by id, never the whole table', () => {
-    const lines = plan('sameCall').join('\n');
-    expect(lines).toMatch(/SEARCH confirmation_requests USING INDEX confirmation_requests_agent \(agent_id=\?\)/);
-    expect(lines).toMatch(/SEARCH confirmation_requests USING INDEX sqlite_autoindex_confirmation_requests_1 \(id=\?\)/);
-    expect(lines).not.toMatch(/SCAN confirmation_requests/);
+  it.each([0, 1])('sameCall (also=%i) reads the agent and tool\'s newest rows from one index in order, the candidates by id, and sorts nothing', (also) => {
+    const lines = open.sqlite.prepare(`EXPLAIN QUERY PLAN ${statements.sameCall.source}`).all({ ...PARAMS.sameCall[0], also }) as { detail: string }[];
+    const text = lines.map((r) => r.detail).join('\n');
+    // The window comes from the index alone: no table row is read to cut it, and its order is the index's.
+    expect(text).toMatch(/SEARCH confirmation_requests USING COVERING INDEX confirmation_requests_same_call \(agent_id=\? AND tool_name=\?\)/);
+    expect(text).toMatch(/SEARCH r USING INDEX sqlite_autoindex_confirmation_requests_1 \(id=\?\)/);
+    // Neither the window's ORDER BY nor the outer one is sorted in a temporary b-tree (both were, on every hook call).
+    expect(text).not.toMatch(/TEMP B-TREE/);
+    expect(text).not.toMatch(/SCAN confirmation_requests/);
   });
 });

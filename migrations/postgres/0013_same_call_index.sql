@@ -1,0 +1,1 @@
+CREATE INDEX "confirmation_requests_same_call" ON "confirmation_requests" USING btree ("agent_id","tool_name","created_at","id","session_id","args_sha256");
