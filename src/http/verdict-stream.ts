@@ -70,6 +70,8 @@ class VerdictStream implements VerdictListener {
   private timer: ClockTimer | null = null;
   private heartbeat: ReturnType<typeof setInterval> | null = null;
   private closed = false;
+  /** Whether writes are held until the end of this tick (see `send`). */
+  private corked = false;
 
   constructor(
     private readonly gateway: Gateway,
@@ -159,6 +161,16 @@ class VerdictStream implements VerdictListener {
   private send(row: ConfirmationRequest): void {
     if (this.closed || !this.index.delete(row.id, this)) return;
     this.left--;
+    // Verdicts sent in one tick leave in one write: the finals sent on opening (up to 5,000, read without waiting on
+    // I/O) or a group commit's decisions are one syscall, not one each. The tick ends before any I/O: no delay.
+    if (!this.corked) {
+      this.corked = true;
+      this.res.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        this.res.uncork();
+      });
+    }
     this.res.write(`event: verdict\ndata: ${JSON.stringify(toApiRequest(row))}\n\n`);
     if (this.left === 0) this.finish();
   }
