@@ -28,6 +28,11 @@ interface MultiplexResult {
   /** From the call to `waitMany` until the gateway was idle again with every stream open. */
   open_ms: number;
   delivery_ms: Percentiles;
+  /**
+   * From the decision's answer arriving to its verdict arriving (negative when the verdict came first): the stream's
+   * own share of `delivery_ms`, without the decision's time in the gateway's queue (16 deciders keep it busy).
+   */
+  delivery_after_answer_ms: Percentiles;
   delivered: number;
   /** Decisions answered 200 (with `expired_first`, what should have been delivered when the wait gave up early). */
   decided: number;
@@ -60,6 +65,7 @@ const multiplex: ClientTask = async (raw, ask) => {
     const openMs = performance.now() - opened;
     const rssHolding = (await ask('rss')) as number;
     const sentAt = new Array<number>(p.ids.length).fill(Number.NaN);
+    const answeredAt = new Array<number>(p.ids.length).fill(Number.NaN);
     const decideStart = performance.now();
     let expired = 0;
     let decided = 0;
@@ -74,16 +80,19 @@ const multiplex: ClientTask = async (raw, ask) => {
       else if (res.status !== 200) throw new Error(`decision -> ${res.status}: ${res.body.slice(0, 200)}`);
       else {
         sentAt[i] = started;
+        answeredAt[i] = performance.now();
         decided++;
       }
     });
     const decideWindow = performance.now() - decideStart;
     await waiting;
     const delivery = p.ids.flatMap((id, i) => (arrivedAt.has(id) && !Number.isNaN(sentAt[i]!) ? [arrivedAt.get(id)! - sentAt[i]!] : []));
+    const afterAnswer = p.ids.flatMap((id, i) => (arrivedAt.has(id) && !Number.isNaN(answeredAt[i]!) ? [arrivedAt.get(id)! - answeredAt[i]!] : []));
     return {
       rss_holding_mb: rssHolding,
       open_ms: round(openMs),
       delivery_ms: summarize(delivery),
+      delivery_after_answer_ms: summarize(afterAnswer),
       delivered: arrivedAt.size,
       decided,
       decide_window_ms: round(decideWindow),
@@ -129,6 +138,7 @@ export const waitersMultiplexedScenario: Scenario = {
           // Verdicts given (decided or expired first) that never arrived: lost ones, whatever the machine's speed.
           given_not_delivered: result.decided + result.expired_first - result.delivered,
           delivery_ms: { p50: result.delivery_ms.p50, p99: result.delivery_ms.p99, max: result.delivery_ms.max },
+          delivery_after_answer_ms: { p50: result.delivery_after_answer_ms.p50, p99: result.delivery_after_answer_ms.p99, max: result.delivery_after_answer_ms.max },
           open_ms: result.open_ms,
           decide_window_ms: result.decide_window_ms,
           expired_before_decided: result.expired_first,

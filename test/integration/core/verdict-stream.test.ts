@@ -92,6 +92,45 @@ describe('POST /v1/requests/verdicts', () => {
     await eventually(() => expect(feed.subscribers).toBe(before));
   });
 
+  it('shares one subscription among all open streams, and sends a request awaited by two streams to both', async () => {
+    const feed = new CountingFeed();
+    t = await startTestServer({ feed });
+    const before = feed.subscribers;
+    const [shared, onlyFirst, onlySecond] = [await file(), await file(), await file()];
+    const first = await open([shared.id, onlyFirst.id]);
+    const second = await open([onlySecond.id, shared.id]);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(feed.subscribers).toBe(before + 1);
+    const [readingFirst, readingSecond] = [verdictsOf(first), verdictsOf(second)];
+    await decide(shared.id);
+    await decide(onlyFirst.id, 'deny');
+    expect((await readingFirst).map((r) => [r.id, r.status])).toEqual([
+      [shared.id, 'approved'],
+      [onlyFirst.id, 'denied'],
+    ]);
+    // The first stream has ended; the second still holds the subscription until its last verdict.
+    expect(feed.subscribers).toBe(before + 1);
+    await t.api(`/v1/requests/${onlySecond.id}/cancel`, { body: {} });
+    expect((await readingSecond).map((r) => [r.id, r.status])).toEqual([
+      [shared.id, 'approved'],
+      [onlySecond.id, 'cancelled'],
+    ]);
+    await eventually(() => expect(feed.subscribers).toBe(before));
+  });
+
+  it('hears a change made in another process over the feed, and reads the row back', async () => {
+    const feed = new CountingFeed();
+    t = await startTestServer({ feed });
+    const pending = await file();
+    const res = await open([pending.id]);
+    const reading = verdictsOf(res);
+    // Written behind this gateway's back, as another replica would, then announced on the feed only.
+    const decided = await t.store.decide(pending.id, { decision: 'approve', actor: 'web:alice', via: 'web', reason: null, option: null, approvedArgs: null, at: new Date() });
+    expect(decided.kind).toBe('final');
+    await feed.publish({ requestId: pending.id, status: 'approved', kind: 'changed' });
+    expect((await reading).map((r) => [r.id, r.status])).toEqual([[pending.id, 'approved']]);
+  });
+
   it('expires a request nobody decides at its deadline by reading it, with no scheduler timer to do it', async () => {
     const clock = new ManualClock(Date.parse('2026-11-25T10:00:00Z'));
     // The scheduler's timers run on a clock that never moves: only the stream's own deadline read can expire the row.
