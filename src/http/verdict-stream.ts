@@ -137,8 +137,17 @@ class VerdictStream implements VerdictListener {
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.ids = [];
     this.deadlines = new Float64Array(0);
+    // Node 24 drops what is still corked when the response ends: the verdicts of this tick leave first.
+    this.uncork();
     // Before the stream opened, the answer is the route's (a problem+json for a refused id): leave it to the route.
     if (this.early === null && !this.res.writableEnded) this.res.end();
+  }
+
+  /** Lets the writes held since `send` corked the response go (once per cork). */
+  private uncork(): void {
+    if (!this.corked) return;
+    this.corked = false;
+    this.res.uncork();
   }
 
   /** A listed request left `pending`: send its row (given, or read back), or note it while the first reads run. */
@@ -166,10 +175,7 @@ class VerdictStream implements VerdictListener {
     if (!this.corked) {
       this.corked = true;
       this.res.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        this.res.uncork();
-      });
+      process.nextTick(() => this.uncork());
     }
     this.res.write(`event: verdict\ndata: ${JSON.stringify(toApiRequest(row))}\n\n`);
     if (this.left === 0) this.finish();
