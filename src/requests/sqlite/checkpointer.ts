@@ -72,7 +72,7 @@ const checkpoint = () => {
   // reader is in the WAL, makes the next commit write from its start; the frames were just copied, so it holds the
   // gateway's writes only a moment, once per limit's worth of commits.
   if (row.log >= workerData.restartFrames) [row] = db.pragma('wal_checkpoint(RESTART)');
-  return { log: row.log, checkpointed: row.checkpointed, busy: row.busy };
+  return { log: row.log, checkpointed: row.checkpointed };
 };
 // Idle: no frame written since the last interval and every frame copied. After idleChecks such intervals in a row,
 // the WAL is emptied and the worker leaves; the gateway starts a new one at the next commit.
@@ -92,10 +92,7 @@ const tick = () => {
 };
 const timer = setInterval(tick, workerData.everyMs);
 parentPort.on('message', (message) => {
-  if (message.type === 'now') {
-    const { log, checkpointed } = checkpoint();
-    parentPort.postMessage({ id: message.id, result: { log, checkpointed } });
-  }
+  if (message.type === 'now') parentPort.postMessage({ id: message.id, result: checkpoint() });
   if (message.type === 'close') {
     clearInterval(timer);
     checkpoint();

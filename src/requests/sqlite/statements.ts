@@ -8,10 +8,11 @@ import type Database from 'better-sqlite3';
 import { getTableColumns, type Table } from 'drizzle-orm';
 import { channelMessages, confirmationEvents, confirmationRequests } from './schema.js';
 
-/** `"tool_name" AS "toolName", …` for every column of `table`. */
-function selectList(table: Table): string {
+/** `"tool_name" AS "toolName", …` for every column of `table` (each as `alias."tool_name"` when given). */
+function selectList(table: Table, alias?: string): string {
+  const prefix = alias ? `${alias}.` : '';
   return Object.entries(getTableColumns(table))
-    .map(([key, column]) => `"${column.name}" AS "${key}"`)
+    .map(([key, column]) => `${prefix}"${column.name}" AS "${key}"`)
     .join(', ');
 }
 
@@ -100,7 +101,7 @@ export function prepareStatements(sqlite: Database.Database): Statements {
      * it is split in two, and without `@also` a row whose hash differs is dropped before its row is read.
      */
     sameCall: sqlite.prepare(
-      `SELECT ${requests.replace(/"([a-zA-Z0-9_]+)" AS/g, 'r."$1" AS')} FROM (
+      `SELECT ${selectList(confirmationRequests, 'r')} FROM (
          SELECT id, created_at, session_id, args_sha256 FROM confirmation_requests
          WHERE agent_id = @agentId AND tool_name = @toolName ORDER BY created_at DESC, id DESC LIMIT @window
        ) w JOIN confirmation_requests r ON r.id = w.id
