@@ -3,50 +3,44 @@
  * The gateway service: files confirmation requests, applies decisions, expires and cancels, and wakes whoever
  * waits. It owns no transport: the HTTP API, channel adapters, the CLI and in-process agents all call it.
  * Background work (expiry timers, card deliveries and updates, runtime callbacks, the sweep) goes through the
- * {@link Scheduler}; the handlers for those jobs live in `gateway-jobs.ts`, and applying a decision in
- * `gateway-decide.ts`.
+ * {@link Scheduler}; the handlers for those jobs live in `gateway-jobs.ts`, filing a request in `gateway-file.ts`,
+ * applying a decision in `gateway-decide.ts` and a long-poll's wait in `verdict-wait.ts`.
  */
 import { pino, type Logger } from 'pino';
 import type { Channel, ChannelHost, GrantButton, DecideOutcome, DecisionEvent } from './channel.js';
-import { callbackUrlProblem } from './callback-target.js';
 import { LocalChangeFeed, type ChangeFeed, type RequestChange } from './change-feed.js';
 import { systemClock, type Clock } from './clock.js';
-import { ConflictError, ValidationError } from './errors.js';
+import { ConflictError } from './errors.js';
 import { GatewayJobs } from './gateway-jobs.js';
 import { GatewayReads } from './gateway-reads.js';
-import { argsSha256 } from './requests/args-hash.js';
-import { newConfirmationRequest, sameArgsOrConflict, type GatewayDefaults, type NewRequestInput } from './requests/new-request.js';
-import { resolveCards } from './requests/cards.js';
+import type { GatewayDefaults, NewRequestInput } from './requests/new-request.js';
 import { receiptEvent, type ExecutionReceipt } from './requests/receipts.js';
-import { settleAtFiling } from './policy/apply.js';
-import type { PolicyGate, Ruling } from './policy/gate.js';
+import type { PolicyGate } from './policy/gate.js';
 import { runDueFollowUps, wakesOf, type FollowUpDeps } from './policy/run-follow-ups.js';
-import { nextWake } from './policy/follow-ups.js';
 import { GrantAdmin } from './policy/grant-admin.js';
 import { offeredGrants } from './policy/grant-decisions.js';
 import type { ConfirmationStore } from './requests/store.js';
 import type { ConfirmationEvent, ConfirmationRequest, NewEvent } from './requests/types.js';
 import type { Scheduler } from './scheduler/types.js';
 import { Waiters } from './waiters.js';
+import { waitForVerdict, type WaitDeps } from './verdict-wait.js';
 import { ExpiryScan } from './expiry-scan.js';
 import { applyDecision, type DecisionDeps } from './gateway-decide.js';
-import { approverSetOf, deciderOf, isListed, unknownApprovers } from './people/approvers.js';
+import { fileRequest, type FileOptions, type FilingDeps } from './gateway-file.js';
+import { approverSetOf, deciderOf, isListed } from './people/approvers.js';
 import { NO_DIRECTORY } from './people/no-directory.js';
 import { AuditService } from './audit/service.js';
 import type { AuditChain } from './audit/types.js';
 import type { EventStream } from './events/stream.js';
 import { waitingFor } from './people/waiting.js';
 import { decidedByPeople } from './people/query.js';
-import { directTargets } from './people/targets.js';
 import type { Directory } from './people/types.js';
 import { RequestTraces } from './telemetry/tracing.js';
-import { traceCreate, traceDecision, traceExpiry, tracePolicy, traceWake } from './telemetry/request-spans.js';
-
-/** How soon a wait looks again at a row that is overdue by this process's clock but not yet by the database's. */
-const OVERDUE_RECHECK_MS = 250;
+import { traceCreate, traceDecision, traceExpiry, traceWake } from './telemetry/request-spans.js';
 
 export type { GatewayDefaults, NewRequestInput } from './requests/new-request.js';
 export type { ExecutionReceipt } from './requests/receipts.js';
+export type { FileOptions } from './gateway-file.js';
 
 /** Everything the gateway is built from. */
 export interface GatewayOptions {
@@ -76,15 +70,6 @@ export interface GatewayOptions {
 
 /** Something that watches state changes in this process (metrics, logs). Errors it throws are logged and ignored. */
 export type GatewayObserver = (request: ConfirmationRequest, change: RequestChange['kind']) => void;
-
-/** Options of {@link Gateway.request}. */
-export interface FileOptions {
-  /**
-   * The row the caller has just read under `input.idempotencyKey` (`null`: none), so it is not read twice (the hook
-   * routes look the key up first). A row filed under the key since is still answered: the store's insert finds it.
-   */
-  underKey?: ConfirmationRequest | null;
-}
 
 /**
  * The approval gateway.
@@ -121,6 +106,8 @@ export class Gateway extends GatewayReads implements ChannelHost {
   private reconciling: Promise<void> = Promise.resolve();
   private readonly expiryScan: ExpiryScan;
   private readonly decisions: DecisionDeps;
+  private readonly filing: FilingDeps;
+  private readonly waits: WaitDeps;
   /** Each request's create span, so its later spans join the trace (in memory: see `telemetry/tracing.ts`). */
   private readonly traces = new RequestTraces();
 
@@ -139,6 +126,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
     };
     this.channels = new Map((options.channels ?? []).map((c) => [c.name, c]));
     this.waiters = new Waiters(this.clock);
+    this.waits = { waiters: this.waiters, clock: this.clock, read: (id) => this.mustGet(id), stopping: () => this.stopping };
     this.callbackAllow = options.callbackAllow ?? [];
     const followUps: FollowUpDeps = {
       store: this.store,
@@ -160,6 +148,18 @@ export class Gateway extends GatewayReads implements ChannelHost {
       allowSelfApproval: this.allowSelfApproval,
       directory: this.directory,
       changed: (r) => this.changed(r, 'changed'),
+    };
+    this.filing = {
+      store: this.store,
+      scheduler: this.scheduler,
+      clock: this.clock,
+      channels: this.channels,
+      defaults: this.defaults,
+      policy: this.policy,
+      callbackAllow: this.callbackAllow,
+      directory: this.directory,
+      traces: this.traces,
+      created: (r) => this.changed(r, 'created'),
     };
     this.expiryScan = new ExpiryScan({ store: this.store, clock: this.clock, logger: this.logger, fanOut: (r) => traceExpiry(this.traces, r, () => this.changed(r, 'changed')) });
     this.jobs = new GatewayJobs(
@@ -216,50 +216,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
 
   /** Files a request, or returns the one filed before under the same idempotency key (`created: false`). */
   request(input: NewRequestInput, options: FileOptions = {}): Promise<{ request: ConfirmationRequest; created: boolean }> {
-    return traceCreate(input, () => this.file(input, options));
-  }
-
-  private async file(input: NewRequestInput, options: FileOptions): Promise<{ request: ConfirmationRequest; created: boolean }> {
-    const toolArgs = input.toolArgs ?? {};
-    const callbackProblem = input.callbackUrl ? callbackUrlProblem(input.callbackUrl, this.callbackAllow) : null;
-    if (callbackProblem) throw new ValidationError(`callback_url: ${callbackProblem}`, [{ path: 'callback_url', message: callbackProblem }]);
-    const unknown = unknownApprovers(this.directory(), input.approvers ?? []);
-    if (unknown.length) throw new ValidationError(unknown.map((p) => `${p.path}: ${p.message}`).join('; '), unknown);
-    const hash = argsSha256(input.toolName, toolArgs);
-    if (input.idempotencyKey) {
-      const existing = options.underKey !== undefined ? options.underKey : await this.store.getByIdempotencyKey(input.idempotencyKey);
-      if (existing) return { request: sameArgsOrConflict(existing, hash), created: false };
-    }
-    const now = new Date(this.clock.now());
-    // The policy routes the request (its approvers, channels and quorum win) or settles it at once (allow/deny/grant).
-    const policy = this.policy;
-    const ruling = policy ? await tracePolicy(() => policy.rulingFor(input, now)) : null;
-    if (ruling?.settlement) return this.fileSettled(ruling, hash, now);
-    const filed = ruling?.input ?? input;
-    // Unless the caller or the rule chose channels, people named as approvers get the card directly as well.
-    const targets = filed.channels ?? [...this.defaults.channels, ...directTargets(this.directory(), filed.approvers ?? [], this.channels)];
-    const cards = resolveCards(targets, this.channels);
-    const request = newConfirmationRequest(filed, this.defaults, cards, hash, now);
-    const inline = (type: string) => this.channels.get(type)?.readsFromDatabase === true;
-    const result = await this.store.create(request, cards.map((c) => ({ channel: c.type, target: c.target ?? '', sent: inline(c.type) })), ruling ? { detail: ruling.detail } : undefined);
-    if (!result.created) return { request: sameArgsOrConflict(result.request, hash), created: false };
-    this.traces.remember(request.id);
-    // The request's one timer fires at its first reminder or escalation step, if any comes before its expiry.
-    await this.scheduler.scheduleExpiry(request.id, nextWake(ruling?.followUps ?? [], request.expiresAt), request.expiresAt);
-    for (const card of cards) if (!inline(card.type)) await this.scheduler.enqueueDelivery(request.id, card.type, card.target ?? '');
-    await this.changed(request, 'created');
-    return result;
-  }
-
-  /** Writes a request its rule or a standing grant settled at filing: final at once, no cards, no timer. */
-  private async fileSettled(ruling: Ruling, hash: string, now: Date): Promise<{ request: ConfirmationRequest; created: boolean }> {
-    const settled = settleAtFiling(newConfirmationRequest(ruling.input, this.defaults, [], hash, now), ruling.settlement!);
-    const result = await this.store.create(settled.request, [], { detail: ruling.detail, events: [settled.event] });
-    if (!result.created) return { request: sameArgsOrConflict(result.request, hash), created: false };
-    await ruling.settled?.();
-    await this.changed(result.request, 'created');
-    if (result.request.callbackUrl) await this.scheduler.enqueueCallback(result.request.id);
-    return result;
+    return traceCreate(input, () => fileRequest(this.filing, input, options));
   }
 
   /** The grant buttons the request's policy rule offers (given its events), empty when none. */
@@ -367,37 +324,8 @@ export class Gateway extends GatewayReads implements ChannelHost {
    * or the gateway stops). No polling: the change feed wakes the waiter, which then re-reads the row — unless the
    * change was committed in this process, which hands its waiters the final row itself.
    */
-  async wait(id: string, timeoutMs: number, signal?: AbortSignal): Promise<ConfirmationRequest> {
-    const deadline = this.clock.now() + timeoutMs;
-    // Register before reading, so a change between the read and the registration still wakes us.
-    const woken = this.waiters.add(id, timeoutMs, signal);
-    const current = await this.mustGet(id);
-    if (current.status !== 'pending' || timeoutMs <= 0 || signal?.aborted || this.stopping) {
-      woken.cancel();
-      return current;
-    }
-    // The deadline belongs to the row: a wait that outlasts it wakes at it and reads again (which expires the row),
-    // whether or not the timer that should expire it fires (it may have died with another replica).
-    // A row this clock calls overdue that the read left pending is not due by the database's clock (PostgreSQL): look
-    // again shortly rather than at once, so a skewed clock never spins reads.
-    const untilExpiry = Math.max(current.expiresAt.getTime() - this.clock.now(), OVERDUE_RECHECK_MS);
-    if (untilExpiry < timeoutMs) {
-      const atExpiry = this.waiters.add(id, untilExpiry, signal);
-      woken.cancel();
-      return this.parked(id, atExpiry.promise, deadline, signal);
-    }
-    // The parked part is its own frame, so a waiter holds no copy of the row for the length of its wait.
-    return this.parked(id, woken.promise, deadline, signal);
-  }
-
-  /**
-   * A wake-up without a final row re-reads, and waits on for the time left while the row is still pending: a change
-   * that settled nothing (the `created` of the same request arriving late over Redis, an approval short of a quorum)
-   * must not end a long-poll early.
-   */
-  private parked(id: string, woken: Promise<ConfirmationRequest | undefined>, deadline: number, signal?: AbortSignal): Promise<ConfirmationRequest> {
-    // A reaction, not a suspended async frame: smaller, times every parked waiter.
-    return woken.then((final) => final ?? this.wait(id, Math.max(0, deadline - this.clock.now()), signal));
+  wait(id: string, timeoutMs: number, signal?: AbortSignal): Promise<ConfirmationRequest> {
+    return waitForVerdict(this.waits, id, timeoutMs, signal);
   }
 
   /** Calls `observer` with every request that changes in this process. Returns the unsubscribe function. */

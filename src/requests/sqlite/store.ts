@@ -1,21 +1,20 @@
 /**
  * @module requests/sqlite/store
  * `ConfirmationStore` on SQLite (better-sqlite3). Hot paths use statements prepared once (`statements.ts`);
- * the audit query, whose filters vary, is built with drizzle. Transactions are `BEGIN IMMEDIATE`, so several gateway
+ * the audit query, scans and exports are `history-reads.ts`. Transactions are `BEGIN IMMEDIATE`, so several gateway
  * processes sharing one file serialize their compare-and-sets instead of failing on a lock upgrade.
  */
 import type Database from 'better-sqlite3';
-import { and, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { ChainedEventInsert, chainedFieldsOf } from './chained-insert.js';
 import type { ChainedRequestFields } from '../../audit/encoding.js';
-import { openHistoryReader, type OpenDatabase } from './database.js';
+import type { OpenDatabase } from './database.js';
 import { translateSqliteErrors } from './errors.js';
-import { SqliteExportReader } from './export-pages.js';
+import { SqliteHistoryReads } from './history-reads.js';
 import { requestToRow, rowToEvent, rowToMessage, rowToRequest } from './rows.js';
 import { confirmationRequests as requests } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
-import { allPages, decodeCursor, pageForEachPerson, pageOf } from '../cursor.js';
-import { exportPagesOf, type ExportPage } from '../export-rows.js';
+import type { ExportPage } from '../export-rows.js';
 import { GroupCommit } from '../group-commit.js';
 import { isAllowed } from '../state-machine.js';
 import { needsPriorApprovers, planVote, type PriorApproval } from '../vote-plan.js';
@@ -38,10 +37,8 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   private readonly sql: Statements;
   private readonly sqlite: Database.Database;
   private readonly messageUpdates = new Map<string, Database.Statement>();
-  /** See {@link historyReader}: undefined until first used, null where there can be none (`:memory:`). */
-  private reader: { open: OpenDatabase; receiptsOf?: Database.Statement; exports?: SqliteExportReader } | null | undefined;
-  /** Exports' statements where there is no history reader (`:memory:`). */
-  private ownExports: SqliteExportReader | undefined;
+  /** The audit query, scans and exports (`history-reads.ts`). */
+  private readonly history: SqliteHistoryReads;
   private readonly chained: ChainedEventInsert;
   /** One `BEGIN IMMEDIATE` wrapper for every transaction: better-sqlite3 builds five wrappers per `transaction()` call. */
   private readonly immediate: <T>(fn: () => T) => T;
@@ -51,6 +48,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     this.sqlite = open.sqlite;
     this.sql = prepareStatements(open.sqlite);
     this.chained = new ChainedEventInsert(open.sqlite);
+    this.history = new SqliteHistoryReads(open, this.sql);
     this.immediate = open.sqlite.transaction((fn: () => unknown) => fn()).immediate as <T>(fn: () => T) => T;
     // Callers see tollgate errors (conflict, busy, read-only…), never a SqliteError.
     return translateSqliteErrors(this);
@@ -192,46 +190,11 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   }
 
   async receiptsOf(requestIds: readonly string[]) {
-    const reader = this.historyReader();
-    const statement = reader ? (reader.receiptsOf ??= reader.open.sqlite.prepare(this.sql.receiptsOf.source)) : this.sql.receiptsOf;
-    return (statement.all(JSON.stringify(requestIds)) as Parameters<typeof rowToEvent>[0][]).map(rowToEvent);
-  }
-
-  /**
-   * The connection exports read through (`openHistoryReader`): opened on first use, kept until {@link close}. Its small
-   * cache keeps an export of the whole history out of the gateway's page cache, and out of its resident memory.
-   */
-  private historyReader(): { open: OpenDatabase; receiptsOf?: Database.Statement; exports?: SqliteExportReader } | null {
-    if (this.reader === undefined) {
-      const open = openHistoryReader(this.sqlite);
-      this.reader = open ? { open } : null;
-    }
-    return this.reader;
+    return this.history.receiptsOf(requestIds);
   }
 
   async list(query: RequestQuery): Promise<RequestPage> {
-    return this.listOn(this.open.db, query);
-  }
-
-  private async listOn(db: OpenDatabase['db'], query: RequestQuery): Promise<RequestPage> {
-    const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
-    if ((query.respondedByPeople?.length ?? 0) > 1) return pageForEachPerson((q) => this.listOn(db, q), query, limit);
-    const where = filters(query);
-    if (query.cursor) {
-      const { createdAt, id } = decodeCursor(query.cursor);
-      // The same condition as `created_at < c OR (created_at = c AND id < i)`, but with a bound SQLite can search the
-      // index by: written that way, every cursor page walked the index from the newest row down to the cursor, so a
-      // million-row export read ~10^9 index entries.
-      where.push(lte(requests.createdAt, createdAt), or(lt(requests.createdAt, createdAt), lt(requests.id, id)));
-    }
-    const rows = db
-      .select()
-      .from(requests)
-      .where(and(...where))
-      .orderBy(desc(requests.createdAt), desc(requests.id))
-      .limit(limit + 1)
-      .all();
-    return pageOf(rows.map(rowToRequest), limit);
+    return this.history.list(query);
   }
 
   async newestSameCall(query: SameCallQuery): Promise<ConfirmationRequest | null> {
@@ -243,15 +206,11 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   }
 
   scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest> {
-    return allPages((q) => this.listOn(this.historyReader()?.open.db ?? this.open.db, q), query);
+    return this.history.scan(query);
   }
 
   exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ExportPage> {
-    // Several people are one index range each, merged (see list): rare in exports, so they take the general way.
-    if ((query.respondedByPeople?.length ?? 0) > 1) return exportPagesOf(this.scan(query), (ids) => this.receiptsOf(ids));
-    const reader = this.historyReader();
-    const exports = reader ? (reader.exports ??= new SqliteExportReader(reader.open, this.sql.receiptsOf.source)) : (this.ownExports ??= new SqliteExportReader(this.open, this.sql.receiptsOf.source));
-    return exports.pages(filters(query));
+    return this.history.exportPages(query);
   }
 
   async pending(limit: number, afterExpiresAt?: Date, afterId?: string) {
@@ -315,19 +274,8 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   }
 
   async close() {
-    this.reader?.open.close();
+    this.history.close();
     if (this.sqlite.open) this.open.close();
   }
 }
 
-function filters(q: RequestQuery): (SQL | undefined)[] {
-  return [
-    q.status && eq(requests.status, q.status),
-    q.toolName !== undefined ? eq(requests.toolName, q.toolName) : undefined,
-    q.agentId !== undefined ? eq(requests.agentId, q.agentId) : undefined,
-    q.respondedBy !== undefined ? eq(requests.respondedBy, q.respondedBy) : undefined,
-    q.respondedByPeople !== undefined ? (q.respondedByPeople.length ? inArray(requests.respondedByPerson, [...q.respondedByPeople]) : sql`false`) : undefined,
-    q.since && gte(requests.createdAt, q.since.toISOString()),
-    q.until && lte(requests.createdAt, q.until.toISOString()),
-  ];
-}

@@ -1,0 +1,111 @@
+/**
+ * @module requests/sqlite/history-reads
+ * The SQLite store's reads of history: the audit query (`list`, built with drizzle because its filters vary), scans and
+ * exports of every matching row, and the receipts exports join. Scans and exports read through a connection of their
+ * own (`openHistoryReader`) whose small cache keeps a walk of the whole history out of the gateway's page cache, and
+ * so out of its resident memory.
+ */
+import type Database from 'better-sqlite3';
+import { and, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { openHistoryReader, type OpenDatabase } from './database.js';
+import { SqliteExportReader } from './export-pages.js';
+import { rowToEvent, rowToRequest } from './rows.js';
+import { confirmationRequests as requests } from './schema.js';
+import type { Statements } from './statements.js';
+import { allPages, decodeCursor, pageForEachPerson, pageOf } from '../cursor.js';
+import { exportPagesOf, type ExportPage } from '../export-rows.js';
+import type { RequestPage, RequestQuery } from '../store.js';
+import type { ConfirmationEvent, ConfirmationRequest } from '../types.js';
+
+/** The connection history is read through, with the statements prepared on it. */
+interface HistoryReader {
+  open: OpenDatabase;
+  receiptsOf?: Database.Statement;
+  exports?: SqliteExportReader;
+}
+
+/** The history reads of `SqliteConfirmationStore`, which delegates to one of these. */
+export class SqliteHistoryReads {
+  /** See {@link reader}: undefined until first used, null where there can be none (`:memory:`). */
+  private historyReader: HistoryReader | null | undefined;
+  /** Exports' statements where there is no history reader (`:memory:`). */
+  private ownExports: SqliteExportReader | undefined;
+
+  constructor(
+    private readonly open: OpenDatabase,
+    private readonly sql: Statements,
+  ) {}
+
+  /** Each request's latest receipt (`executed` / `execution_failed`), read on the history connection. */
+  async receiptsOf(requestIds: readonly string[]): Promise<ConfirmationEvent[]> {
+    const reader = this.reader();
+    const statement = reader ? (reader.receiptsOf ??= reader.open.sqlite.prepare(this.sql.receiptsOf.source)) : this.sql.receiptsOf;
+    return (statement.all(JSON.stringify(requestIds)) as Parameters<typeof rowToEvent>[0][]).map(rowToEvent);
+  }
+
+  /** One page of the audit query, newest first, on the gateway's own connection. */
+  list(query: RequestQuery): Promise<RequestPage> {
+    return this.listOn(this.open.db, query);
+  }
+
+  /** Every request `query` matches, newest first, page by page on the history connection. */
+  scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest> {
+    return allPages((q) => this.listOn(this.reader()?.open.db ?? this.open.db, q), query);
+  }
+
+  /** Every request `query` matches with its latest receipt, a page at a time, as exports write them. */
+  exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ExportPage> {
+    // Several people are one index range each, merged (see list): rare in exports, so they take the general way.
+    if ((query.respondedByPeople?.length ?? 0) > 1) return exportPagesOf(this.scan(query), (ids) => this.receiptsOf(ids));
+    const reader = this.reader();
+    const exports = reader ? (reader.exports ??= new SqliteExportReader(reader.open, this.sql.receiptsOf.source)) : (this.ownExports ??= new SqliteExportReader(this.open, this.sql.receiptsOf.source));
+    return exports.pages(filters(query));
+  }
+
+  /** Closes the history connection, if one was opened. */
+  close(): void {
+    this.historyReader?.open.close();
+  }
+
+  /** The history connection (`openHistoryReader`): opened on first use, kept until {@link close}. */
+  private reader(): HistoryReader | null {
+    if (this.historyReader === undefined) {
+      const open = openHistoryReader(this.open.sqlite);
+      this.historyReader = open ? { open } : null;
+    }
+    return this.historyReader;
+  }
+
+  private async listOn(db: OpenDatabase['db'], query: RequestQuery): Promise<RequestPage> {
+    const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
+    if ((query.respondedByPeople?.length ?? 0) > 1) return pageForEachPerson((q) => this.listOn(db, q), query, limit);
+    const where = filters(query);
+    if (query.cursor) {
+      const { createdAt, id } = decodeCursor(query.cursor);
+      // The same condition as `created_at < c OR (created_at = c AND id < i)`, but with a bound SQLite can search the
+      // index by: written that way, every cursor page walked the index from the newest row down to the cursor, so a
+      // million-row export read ~10^9 index entries.
+      where.push(lte(requests.createdAt, createdAt), or(lt(requests.createdAt, createdAt), lt(requests.id, id)));
+    }
+    const rows = db
+      .select()
+      .from(requests)
+      .where(and(...where))
+      .orderBy(desc(requests.createdAt), desc(requests.id))
+      .limit(limit + 1)
+      .all();
+    return pageOf(rows.map(rowToRequest), limit);
+  }
+}
+
+function filters(q: RequestQuery): (SQL | undefined)[] {
+  return [
+    q.status && eq(requests.status, q.status),
+    q.toolName !== undefined ? eq(requests.toolName, q.toolName) : undefined,
+    q.agentId !== undefined ? eq(requests.agentId, q.agentId) : undefined,
+    q.respondedBy !== undefined ? eq(requests.respondedBy, q.respondedBy) : undefined,
+    q.respondedByPeople !== undefined ? (q.respondedByPeople.length ? inArray(requests.respondedByPerson, [...q.respondedByPeople]) : sql`false`) : undefined,
+    q.since && gte(requests.createdAt, q.since.toISOString()),
+    q.until && lte(requests.createdAt, q.until.toISOString()),
+  ];
+}
