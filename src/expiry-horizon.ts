@@ -86,9 +86,11 @@ export class ExpiryHorizon {
   private async armFollowUpsBeyond(wakes: NonNullable<ExpiryHorizonDeps['wakes']>): Promise<number> {
     let armed = 0;
     for (let after = this.after; !this.stopped; ) {
-      const page = await this.deps.store.pending(PAGE, after?.expiresAt, after?.id);
-      const times = await wakes(page);
-      const early = page.flatMap((row, i) => (times[i]!.getTime() < row.expiresAt.getTime() ? [{ row, wake: times[i]! }] : []));
+      const page = await this.deps.store.pendingPlans(PAGE, after?.expiresAt, after?.id);
+      // Only rows filed with a follow-up plan can wake before their expiry: the others' events are not read at all.
+      const rows = page.filter((row) => row.planned);
+      const times = rows.length ? await wakes(rows) : [];
+      const early = rows.flatMap((row, i) => (times[i]!.getTime() < row.expiresAt.getTime() ? [{ row, wake: times[i]! }] : []));
       await Promise.all(early.map(({ row, wake }) => this.deps.scheduler.scheduleExpiry(row.id, wake, row.expiresAt)));
       armed += early.length;
       if (page.length < PAGE) break;

@@ -8,7 +8,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { ConfirmationStore } from '../requests/store.js';
-import type { ConfirmationEvent, ConfirmationRequest } from '../requests/types.js';
+import { eventsByRequest, type ConfirmationEvent, type ConfirmationRequest } from '../requests/types.js';
 import { GENESIS_HASH, eventHashOfColumns } from './encoding.js';
 import type { AuditChain, ChainCheckpoint, ChainHead } from './types.js';
 
@@ -105,8 +105,7 @@ export async function verifyAudit(chain: AuditChain, store: ConfirmationStore, o
 
   let batch: ConfirmationRequest[] = [];
   const checkBatch = async (): Promise<AuditProblem | null> => {
-    const byRequest = new Map<string, ConfirmationEvent[]>();
-    for (const e of await store.eventsOf(batch.map((r) => r.id))) byRequest.set(e.requestId, [...(byRequest.get(e.requestId) ?? []), e]);
+    const byRequest = eventsByRequest(await store.eventsOf(batch.map((r) => r.id)));
     for (const request of batch) {
       const message = requestMismatch(request, byRequest.get(request.id) ?? []);
       if (message) return { kind: 'request_mismatch', requestId: request.id, message: `request ${request.id}: ${message}` };

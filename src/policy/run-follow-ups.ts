@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { Channel } from '../channel.js';
 import { resolveCards } from '../requests/cards.js';
 import type { ConfirmationStore } from '../requests/store.js';
-import type { ChannelTarget, ConfirmationEvent, ConfirmationRequest } from '../requests/types.js';
+import { eventsByRequest, type ChannelTarget, type ConfirmationRequest } from '../requests/types.js';
 import type { Scheduler } from '../scheduler/types.js';
 import { nextWake, outstanding, recordedPlan, type FollowUp } from './follow-ups.js';
 
@@ -42,12 +42,7 @@ export async function runDueFollowUps(deps: FollowUpDeps, request: ConfirmationR
 
 /** When the timers of pending requests should fire (start-up reconciliation, a page of rows per call: one read). */
 export async function wakesOf(deps: FollowUpDeps, rows: readonly { id: string; expiresAt: Date }[]): Promise<Date[]> {
-  const byRequest = new Map<string, ConfirmationEvent[]>();
-  for (const event of await deps.store.eventsOf(rows.map((r) => r.id))) {
-    const events = byRequest.get(event.requestId);
-    if (events) events.push(event);
-    else byRequest.set(event.requestId, [event]);
-  }
+  const byRequest = eventsByRequest(await deps.store.eventsOf(rows.map((r) => r.id)));
   return rows.map((row) => {
     const events = byRequest.get(row.id) ?? [];
     return nextWake(outstanding(recordedPlan(events), events), row.expiresAt);

@@ -126,6 +126,11 @@ export interface ConfirmationStore {
     extras?: CreateExtras,
   ): Promise<CreateResult>;
   get(id: string): Promise<ConfirmationRequest | null>;
+  /**
+   * The rows of several ids in one read (a verdict stream opens on up to 5,000), in no particular order (callers look
+   * them up by id); an id with no row is left out.
+   */
+  getMany(ids: readonly string[]): Promise<ConfirmationRequest[]>;
   getByIdempotencyKey(key: string): Promise<ConfirmationRequest | null>;
   /**
    * Records a vote: a deny, or the approval that completes the quorum, flips the row (compare-and-set) with its
@@ -196,6 +201,13 @@ export interface ConfirmationStore {
   exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ExportPage>;
   /** Ids and expiry times of pending rows, oldest expiry first. */
   pending(limit: number, afterExpiresAt?: Date, afterId?: string): Promise<{ id: string; expiresAt: Date }[]>;
+  /**
+   * {@link pending}, each row with whether its `created` event records a follow-up plan (a policy's reminders or
+   * escalation steps). Start-up walks every pending row beyond the expiry horizon with it and reads the events of the
+   * planned ones only (a gateway with 100,000 pending rows and no follow-ups read every row's events: 1.1 s of CPU and
+   * 90 MB of resident memory). SQLite reads it on its history connection, so the walk stays out of the page cache.
+   */
+  pendingPlans(limit: number, afterExpiresAt?: Date, afterId?: string): Promise<{ id: string; expiresAt: Date; planned: boolean }[]>;
   countByStatus(): Promise<Record<RequestStatus, number>>;
   messages(requestId: string): Promise<ChannelMessage[]>;
   /** Cards of pending requests that were never sent (for reconciliation). */

@@ -104,6 +104,17 @@ export interface ConfirmationEvent {
   at: Date;
 }
 
+/** `eventsOf`'s answer by request id, each request's events in the order given (one pass; no copy per event). */
+export function eventsByRequest(events: readonly ConfirmationEvent[]): Map<string, ConfirmationEvent[]> {
+  const byRequest = new Map<string, ConfirmationEvent[]>();
+  for (const event of events) {
+    const own = byRequest.get(event.requestId);
+    if (own) own.push(event);
+    else byRequest.set(event.requestId, [event]);
+  }
+  return byRequest;
+}
+
 /** An event about to be written (the store assigns `id`). */
 export type NewEvent = Omit<ConfirmationEvent, 'id' | 'requestId'>;
 

@@ -21,7 +21,7 @@
 import { requestMismatch } from '../audit/verify.js';
 import { attachVerdictToken } from '../requests/serialize.js';
 import type { ConfirmationStore } from '../requests/store.js';
-import type { ConfirmationRequest } from '../requests/types.js';
+import { eventsByRequest, type ConfirmationRequest } from '../requests/types.js';
 import { hasVerdict, type VerdictSigner } from './verdict.js';
 
 /** Options of {@link withVerdictTokens}. */
@@ -48,8 +48,10 @@ export function withVerdictTokens(store: ConfirmationStore, signer: VerdictSigne
     }
     if (cold.length === 0) return;
     const events = await (cold.length === 1 ? store.events(cold[0]!.id) : store.eventsOf(cold.map((r) => r.id)));
+    // By request: a verdict stream's opening read brings up to 5,000 final rows at once.
+    const byRequest = eventsByRequest(events);
     for (const r of cold) {
-      const own = events.filter((e) => e.requestId === r.id);
+      const own = byRequest.get(r.id) ?? [];
       const why = requestMismatch(r, own);
       if (why) options.onRefused?.(r.id, why);
       else attachVerdictToken(r, await signer.sign(r, own));
@@ -65,6 +67,11 @@ export function withVerdictTokens(store: ConfirmationStore, signer: VerdictSigne
       const r = await store.get(id);
       await read([r]);
       return r;
+    },
+    async getMany(ids) {
+      const rows = await store.getMany(ids);
+      await read(rows);
+      return rows;
     },
     async getByIdempotencyKey(key) {
       const r = await store.getByIdempotencyKey(key);

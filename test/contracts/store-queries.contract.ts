@@ -169,6 +169,37 @@ export function runStoreQueryContract(store: () => ConfirmationStore): void {
     });
   });
 
+  describe('getMany', () => {
+    it('reads the rows of several ids at once, pending and final alike, leaving out an unknown id', async () => {
+      const [a, b, c] = [await file(store()), await file(store()), await file(store())];
+      await store().decide(b.id, vote('slack:U1', 'deny'));
+      const byId = (rows: ConfirmationRequest[]) => [...rows].sort((x, y) => (x.id < y.id ? -1 : 1));
+      const expected = byId([(await store().get(a.id))!, (await store().get(b.id))!]);
+      expect(expected.map((r) => r.status).sort()).toEqual(['denied', 'pending']);
+      expect(byId(await store().getMany([b.id, newRequest().id, a.id]))).toEqual(expected);
+      expect((await store().getMany([c.id]))[0]).toEqual(await store().get(c.id));
+      expect(await store().getMany([])).toEqual([]);
+    });
+  });
+
+  describe('pendingPlans', () => {
+    it('walks pending rows as pending does, each marked by whether its created event records a follow-up plan', async () => {
+      const plan = { policy: { rule: 'payments', follow_ups: [{ kind: 'remind', step: 0, at: at(60).toISOString() }] } };
+      const planned = (await store().create(newRequest({ timeoutS: 30 }), [], { detail: plan })).request;
+      const ruled = (await store().create(newRequest({ timeoutS: 10 }), [], { detail: { policy: { rule: 'payments' } } })).request;
+      const plain = await file(store(), { timeoutS: 20 });
+      // Recorded on the created event only: a later event mentioning follow-ups does not count.
+      await store().appendEvent(plain.id, { type: 'reminded', actor: 'system', channel: null, detail: plan, at: at(5) });
+      const decided = (await store().create(newRequest({ timeoutS: 5 }), [], { detail: plan })).request;
+      await store().decide(decided.id, vote('slack:U1', 'deny'));
+      const expected = [ruled, plain, planned].map((r) => ({ id: r.id, expiresAt: r.expiresAt, planned: r === planned }));
+      expect(await store().pendingPlans(100)).toEqual(expected);
+      const first = await store().pendingPlans(2);
+      expect(first).toEqual(expected.slice(0, 2));
+      expect(await store().pendingPlans(2, first[1]!.expiresAt, first[1]!.id)).toEqual(expected.slice(2));
+    });
+  });
+
   describe('receiptsOf', () => {
     it('reads the latest execution receipt of each request at once: one each, none for a request without one', async () => {
       const [a, b, c] = [await file(store()), await file(store()), await file(store())];

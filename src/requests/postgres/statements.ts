@@ -14,6 +14,7 @@ const RETURNING_REQUEST = selectList(requests, 'r');
 /** The store's statements, by name. */
 export const SQL_TEXT = {
   byId: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = $1`,
+  byIds: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = ANY($1::text[])`,
   byIdForUpdate: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = $1 FOR UPDATE`,
   /**
    * The row locked, with the deadline's clock: `$2` in the caller's-clock mode, else the database's (`now()`, the
@@ -71,6 +72,12 @@ export const SQL_TEXT = {
   pendingFirst: `SELECT id, expires_at AS "expiresAt" FROM confirmation_requests WHERE status = 'pending' ORDER BY expires_at, id LIMIT $1`,
   pendingAfter: `SELECT id, expires_at AS "expiresAt" FROM confirmation_requests WHERE status = 'pending'
     AND (expires_at > $1 OR (expires_at = $1 AND id > $2)) ORDER BY expires_at, id LIMIT $3`,
+  /** `pendingAfter` from `$1` (null: the first page), each row with whether its `created` event records a follow-up plan. */
+  pendingPlans: `SELECT p.id, p.expires_at AS "expiresAt", EXISTS (SELECT 1 FROM confirmation_events e WHERE e.request_id = p.id AND e.type = 'created'
+      AND e.detail->'policy'->'follow_ups' IS NOT NULL) AS planned
+    FROM (SELECT id, expires_at FROM confirmation_requests WHERE status = 'pending'
+      AND (expires_at > coalesce($1::timestamptz, '-infinity') OR (expires_at = $1 AND id > $2)) ORDER BY expires_at, id LIMIT $3) p
+    ORDER BY p.expires_at, p.id`,
   countByStatus: 'SELECT status, count(*)::int AS n FROM confirmation_requests GROUP BY status',
   /**
    * Candidates of `newestSameCall` (`same-call.ts`), newest first: of the agent and tool's newest `$5` rows, those of

@@ -131,6 +131,10 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     return withPostgresErrors(() => this.one(SQL_TEXT.byId, [id]));
   }
 
+  async getMany(ids: readonly string[]) {
+    return withPostgresErrors(async () => (await this.rows<RequestRow>(SQL_TEXT.byIds, [ids])).map(rowToRequest));
+  }
+
   async getByIdempotencyKey(key: string) {
     return withPostgresErrors(() => this.one(SQL_TEXT.byKey, [key]));
   }
@@ -261,6 +265,10 @@ export class PostgresConfirmationStore implements ConfirmationStore {
         ? this.rows<{ id: string; expiresAt: Date }>(SQL_TEXT.pendingFirst, [limit])
         : this.rows<{ id: string; expiresAt: Date }>(SQL_TEXT.pendingAfter, [afterExpiresAt, afterId ?? '', limit]),
     );
+  }
+
+  async pendingPlans(limit: number, afterExpiresAt?: Date, afterId?: string) {
+    return withPostgresErrors(() => this.rows<{ id: string; expiresAt: Date; planned: boolean }>(SQL_TEXT.pendingPlans, [afterExpiresAt ?? null, afterId ?? '', limit]));
   }
 
   async countByStatus() {

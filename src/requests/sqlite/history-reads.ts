@@ -21,6 +21,7 @@ import type { ConfirmationEvent, ConfirmationRequest } from '../types.js';
 interface HistoryReader {
   open: OpenDatabase;
   receiptsOf?: Database.Statement;
+  pendingPlans?: Database.Statement;
   exports?: SqliteExportReader;
 }
 
@@ -41,6 +42,14 @@ export class SqliteHistoryReads {
     const reader = this.reader();
     const statement = reader ? (reader.receiptsOf ??= reader.open.sqlite.prepare(this.sql.receiptsOf.source)) : this.sql.receiptsOf;
     return (statement.all(JSON.stringify(requestIds)) as Parameters<typeof rowToEvent>[0][]).map(rowToEvent);
+  }
+
+  /** `ConfirmationStore.pendingPlans`, read on the history connection: start-up walks every pending row with it. */
+  async pendingPlans(limit: number, afterExpiresAt?: Date, afterId?: string): Promise<{ id: string; expiresAt: Date; planned: boolean }[]> {
+    const reader = this.reader();
+    const statement = reader ? (reader.pendingPlans ??= reader.open.sqlite.prepare(this.sql.pendingPlans.source)) : this.sql.pendingPlans;
+    const rows = statement.all({ after: afterExpiresAt?.toISOString() ?? '', afterId: afterId ?? '', limit }) as { id: string; expiresAt: string; planned: number }[];
+    return rows.map((r) => ({ id: r.id, expiresAt: new Date(r.expiresAt), planned: r.planned === 1 }));
   }
 
   /** One page of the audit query, newest first, on the gateway's own connection. */

@@ -19,6 +19,7 @@ function selectList(table: Table, alias?: string): string {
 /** Every prepared statement of one connection. */
 export interface Statements {
   requestById: Database.Statement;
+  requestsByIds: Database.Statement;
   requestByKey: Database.Statement;
   insertRequest: Database.Statement;
   insertMessage: Database.Statement;
@@ -29,6 +30,7 @@ export interface Statements {
   events: Database.Statement;
   eventsOf: Database.Statement;
   receiptsOf: Database.Statement;
+  pendingPlans: Database.Statement;
   messages: Database.Statement;
   unsentMessages: Database.Statement;
   pendingFirst: Database.Statement;
@@ -46,6 +48,8 @@ export function prepareStatements(sqlite: Database.Database): Statements {
   const insertValues = Object.keys(requestColumns).map((k) => `@${k}`).join(', ');
   return {
     requestById: sqlite.prepare(`SELECT ${requests} FROM confirmation_requests WHERE id = ?`),
+    /** `?` is a JSON array of request ids. */
+    requestsByIds: sqlite.prepare(`SELECT ${requests} FROM confirmation_requests WHERE id IN (SELECT value FROM json_each(?))`),
     requestByKey: sqlite.prepare(`SELECT ${requests} FROM confirmation_requests WHERE idempotency_key = ?`),
     insertRequest: sqlite.prepare(`INSERT INTO confirmation_requests (${insertColumns}) VALUES (${insertValues})`),
     insertMessage: sqlite.prepare(
@@ -91,6 +95,16 @@ export function prepareStatements(sqlite: Database.Database): Statements {
     pendingFirst: sqlite.prepare("SELECT id, expires_at AS expiresAt FROM confirmation_requests WHERE status = 'pending' ORDER BY expires_at, id LIMIT ?"),
     pendingAfter: sqlite.prepare(
       "SELECT id, expires_at AS expiresAt FROM confirmation_requests WHERE status = 'pending' AND (expires_at > @after OR (expires_at = @after AND id > @afterId)) ORDER BY expires_at, id LIMIT @limit",
+    ),
+    /** `pendingAfter` from `@after` (`''` for the first page), each row with whether its `created` event records a follow-up plan. */
+    // `+type`, as in `approvers`: without it SQLite walks every `created` event through the type index for each page
+    // (24 ms a page of 1,000 on 100,000 rows, against 0.6 ms by the request index).
+    pendingPlans: sqlite.prepare(
+      `SELECT p.id, p.expires_at AS expiresAt, EXISTS (SELECT 1 FROM confirmation_events e WHERE e.request_id = p.id AND +e.type = 'created'
+           AND json_extract(e.detail, '$.policy.follow_ups') IS NOT NULL) AS planned
+       FROM (SELECT id, expires_at FROM confirmation_requests WHERE status = 'pending' AND (expires_at > @after OR (expires_at = @after AND id > @afterId))
+         ORDER BY expires_at, id LIMIT @limit) p
+       ORDER BY p.expires_at, p.id`,
     ),
     /**
      * Candidates of `newestSameCall` (`same-call.ts`), newest first: of the agent and tool's newest `@window` rows, those

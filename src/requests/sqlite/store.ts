@@ -94,6 +94,10 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     return this.row(this.sql.requestById, id);
   }
 
+  async getMany(ids: readonly string[]) {
+    return (this.sql.requestsByIds.all(JSON.stringify(ids)) as RequestRow[]).map(rowToRequest);
+  }
+
   async getByIdempotencyKey(key: string) {
     return this.row(this.sql.requestByKey, key);
   }
@@ -220,6 +224,10 @@ export class SqliteConfirmationStore implements ConfirmationStore {
         : this.sql.pendingAfter.all({ after: afterExpiresAt.toISOString(), afterId: afterId ?? '', limit })
     ) as { id: string; expiresAt: string }[];
     return rows.map((r) => ({ id: r.id, expiresAt: new Date(r.expiresAt) }));
+  }
+
+  async pendingPlans(limit: number, afterExpiresAt?: Date, afterId?: string) {
+    return this.history.pendingPlans(limit, afterExpiresAt, afterId);
   }
 
   async countByStatus() {
