@@ -47,6 +47,17 @@ export abstract class GatewayReads {
     return request;
   }
 
+  /**
+   * Reads several requests at once, in no particular order, leaving out ids with no row; when any is overdue, the
+   * due-scan runs first and they are read again.
+   */
+  async getMany(ids: readonly string[]): Promise<ConfirmationRequest[]> {
+    const rows = await this.store.getMany(ids);
+    if (!rows.some((r) => this.overdue(r))) return rows;
+    await this.expireOverdue();
+    return this.store.getMany(ids);
+  }
+
   /** Reads the request filed under an idempotency key; an overdue one is expired first. */
   async getByIdempotencyKey(key: string): Promise<ConfirmationRequest | null> {
     const request = await this.store.getByIdempotencyKey(key);

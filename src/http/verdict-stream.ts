@@ -14,6 +14,7 @@
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { ClockTimer } from '../clock.js';
+import { NotFoundError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import { toApiRequest } from '../requests/serialize.js';
 import type { ConfirmationRequest } from '../requests/types.js';
@@ -31,6 +32,9 @@ export const verdictsSchema = z.strictObject({
     .min(1)
     .max(MAX_VERDICT_IDS),
 });
+
+/** Ids read in one `getMany` when a stream opens: one query instead of one each (100,000 ids took 2–4 s of CPU one by one). */
+const READ_BATCH = 1000;
 
 /** How soon the stream looks again at a row this clock calls overdue that the database's clock left pending. */
 const OVERDUE_RECHECK_MS = 250;
@@ -95,13 +99,19 @@ class VerdictStream implements VerdictListener {
     const pending: string[] = [];
     const at: number[] = [];
     try {
-      for (const id of this.ids) {
+      for (let from = 0; from < this.ids.length; from += READ_BATCH) {
         if (this.closed) return;
-        const row = readable(await this.gateway.mustGet(id));
-        if (row.status !== 'pending') finals.push(id);
-        else {
-          pending.push(id);
-          at.push(row.expiresAt.getTime());
+        const batch = this.ids.slice(from, from + READ_BATCH);
+        const rows = new Map((await this.gateway.getMany(batch)).map((row) => [row.id, row]));
+        for (const id of batch) {
+          const found = rows.get(id);
+          if (!found) throw new NotFoundError(`no request with id ${id}`);
+          const row = readable(found);
+          if (row.status !== 'pending') finals.push(id);
+          else {
+            pending.push(id);
+            at.push(row.expiresAt.getTime());
+          }
         }
       }
     } catch (error) {

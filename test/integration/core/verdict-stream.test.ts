@@ -150,6 +150,24 @@ describe('POST /v1/requests/verdicts', () => {
     ]);
   });
 
+  it('opens on a request past its deadline whose timer never fired as expired, read in one batch with the others', async () => {
+    const clock = new ManualClock(Date.parse('2026-11-25T10:00:00Z'));
+    t = await startTestServer({ clock, scheduler: new InProcessScheduler({ clock: new ManualClock(), sweepEveryMs: 0 }) });
+    const overdue = await file({ timeout_s: 10 });
+    const decided = await file({ timeout_s: 600 });
+    expect((await decide(decided.id, 'deny')).status).toBe(200);
+    await clock.advance(10_000);
+    expect((await t.store.get(overdue.id))?.status).toBe('pending'); // nobody expired it
+    // The clock does not move again: only the opening read can expire the row.
+    const got = await verdictsOf(await open([overdue.id, decided.id]));
+    expect(got.map((r) => [r.id, r.status]).sort()).toEqual(
+      [
+        [overdue.id, 'expired'],
+        [decided.id, 'denied'],
+      ].sort(),
+    );
+  });
+
   it('refuses the whole call with the 404 of a single read for an id the token did not file, or an unknown one', async () => {
     t = await startTestServer();
     const mine = (await (await t.api('/v1/tokens', { body: { name: 'agent-a', scopes: ['request:create', 'request:read'] } })).json()) as { secret: string };
