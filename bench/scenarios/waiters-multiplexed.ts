@@ -2,15 +2,21 @@
  * @module bench/scenarios/waiters-multiplexed
  * `waiters_multiplexed_100k`: 100,000 pending requests (written into the file before the gateway starts) awaited by
  * one `GateClient.waitMany` in the load client — the verdict stream, 1,000 ids per connection, so 100 connections —
- * then all decided over the API, a few at a time. RSS is the gateway's (peak over the scenario, sampled every 100 ms);
- * `delivery_ms` runs from sending a decision to its verdict arriving on the stream; `delivered` counts the verdicts
- * that arrived (all of them, or the scenario failed).
+ * then all decided over the API. RSS is the gateway's (peak over the scenario, sampled every 100 ms); `delivered`
+ * counts the verdicts that arrived (all of them, or the scenario failed).
+ *
+ * `delivery_ms` runs from sending a decision to its verdict arriving on the stream, for one id in 20 (5,000, spread
+ * over every stream) decided one at a time while all 100,000 are awaited, as `decision_to_resume` times long-polls:
+ * the next is sent once the last verdict arrived. The rest are then decided 16 at a time (`delivery_under_load_ms`,
+ * info). Timing every decision under 16 concurrent deciders, as this scenario used to, measured the deciders' queue:
+ * in a closed loop each decision waits for the 15 sent before it, so the figure was 16 / (decisions per second) —
+ * 43 ms at 373 decisions/s — whatever the stream did (its own share, answer → verdict, was p99 1.7–3.8 ms).
  */
 import { join } from 'node:path';
 import type { Scenario } from '../context.js';
 import { BenchHttp, pool } from '../http-client.js';
 import type { ClientTask } from '../protocol.js';
-import { BENCH_TOKEN, rssMb, rssSampler, startGateway, waitIdle } from '../processes.js';
+import { BENCH_TOKEN, cpuNs, rssMb, rssSampler, startGateway, waitIdle } from '../processes.js';
 import { seedForMode } from '../seed.js';
 import { round, summarize, type Percentiles } from '../stats.js';
 import { GateClient } from '../../src/client/gate-client.js';
@@ -27,10 +33,15 @@ interface MultiplexResult {
   rss_holding_mb: number;
   /** From the call to `waitMany` until the gateway was idle again with every stream open. */
   open_ms: number;
+  /** The gateway's CPU time over `open_ms` (every thread; `mark` answers the gateway's CPU ms so far). */
+  open_cpu_ms: number;
+  /** The sample decided one at a time. */
   delivery_ms: Percentiles;
+  /** The rest, decided 16 at a time: mostly the decision's wait behind the 15 others. */
+  delivery_under_load_ms: Percentiles;
   /**
-   * From the decision's answer arriving to its verdict arriving (negative when the verdict came first): the stream's
-   * own share of `delivery_ms`, without the decision's time in the gateway's queue (16 deciders keep it busy).
+   * From the decision's answer arriving to its verdict arriving (negative when the verdict came first), under load:
+   * the stream's own share of `delivery_under_load_ms`, without the decision's time in the gateway's queue.
    */
   delivery_after_answer_ms: Percentiles;
   delivered: number;
@@ -43,8 +54,10 @@ interface MultiplexResult {
   error: string | null;
 }
 
-/** How many decisions are in flight at once: a steady stream (SQLite commits them in groups), each delivery measured in it. */
+/** How many decisions are in flight at once after the timed sample: a steady stream (SQLite commits them in groups). */
 const DECIDERS = 16;
+/** One id in this many is in the timed sample, decided one at a time first. */
+const SAMPLE_EVERY = 20;
 /** The whole wait gives up after this long (the verdicts still missing then are counted as not delivered). */
 const GIVE_UP_MS = 300_000;
 
@@ -52,24 +65,32 @@ const multiplex: ClientTask = async (raw, ask) => {
   const p = raw as unknown as MultiplexParams;
   const http = new BenchHttp(p.url, p.token, DECIDERS * 2);
   const arrivedAt = new Map<string, number>();
+  /** The timed decision waiting for its verdict to arrive. */
+  let awaited: { id: string; arrived(): void } | null = null;
   const gate = new GateClient({ url: p.url, token: p.token });
   const giveUp = new AbortController();
   const timer = setTimeout(() => giveUp.abort(new Error(`not every verdict arrived within ${GIVE_UP_MS} ms`)), GIVE_UP_MS);
   try {
+    const cpuBefore = (await ask('mark')) as number;
     const opened = performance.now();
     let error: string | null = null;
-    const waiting = gate.waitMany(p.ids, { signal: giveUp.signal, onVerdict: (r) => arrivedAt.set(r.id, performance.now()) }).catch((e: unknown) => {
+    const onVerdict = (r: { id: string }) => {
+      arrivedAt.set(r.id, performance.now());
+      if (awaited?.id === r.id) awaited.arrived();
+    };
+    const waiting = gate.waitMany(p.ids, { signal: giveUp.signal, onVerdict }).catch((e: unknown) => {
       error = e instanceof Error ? e.message : String(e);
     });
     await ask('idle');
     const openMs = performance.now() - opened;
+    const openCpuMs = ((await ask('mark')) as number) - cpuBefore;
     const rssHolding = (await ask('rss')) as number;
     const sentAt = new Array<number>(p.ids.length).fill(Number.NaN);
     const answeredAt = new Array<number>(p.ids.length).fill(Number.NaN);
     const decideStart = performance.now();
     let expired = 0;
     let decided = 0;
-    await pool(p.ids.length, DECIDERS, async (i) => {
+    const decide = async (i: number) => {
       // Past the give-up time the rest is not sent: the verdicts missing then are counted.
       if (giveUp.signal.aborted) return;
       const started = performance.now();
@@ -83,16 +104,30 @@ const multiplex: ClientTask = async (raw, ask) => {
         answeredAt[i] = performance.now();
         decided++;
       }
+    };
+    // A verdict that never comes (the stream failed) must not hold the sample past the give-up time.
+    giveUp.signal.addEventListener('abort', () => awaited?.arrived(), { once: true });
+    const sample = p.ids.flatMap((_, i) => (i % SAMPLE_EVERY === 0 ? [i] : []));
+    const rest = p.ids.flatMap((_, i) => (i % SAMPLE_EVERY === 0 ? [] : [i]));
+    await pool(sample.length, 1, async (k) => {
+      const i = sample[k]!;
+      const arrived = new Promise<void>((resolve) => (awaited = { id: p.ids[i]!, arrived: resolve }));
+      await decide(i);
+      if (!arrivedAt.has(p.ids[i]!)) await arrived;
+      awaited = null;
     });
+    await pool(rest.length, DECIDERS, (k) => decide(rest[k]!));
     const decideWindow = performance.now() - decideStart;
     await waiting;
-    const delivery = p.ids.flatMap((id, i) => (arrivedAt.has(id) && !Number.isNaN(sentAt[i]!) ? [arrivedAt.get(id)! - sentAt[i]!] : []));
-    const afterAnswer = p.ids.flatMap((id, i) => (arrivedAt.has(id) && !Number.isNaN(answeredAt[i]!) ? [arrivedAt.get(id)! - answeredAt[i]!] : []));
+    const since = (from: number[], among: number[]) =>
+      among.flatMap((i) => (arrivedAt.has(p.ids[i]!) && !Number.isNaN(from[i]!) ? [arrivedAt.get(p.ids[i]!)! - from[i]!] : []));
     return {
       rss_holding_mb: rssHolding,
       open_ms: round(openMs),
-      delivery_ms: summarize(delivery),
-      delivery_after_answer_ms: summarize(afterAnswer),
+      open_cpu_ms: round(openCpuMs),
+      delivery_ms: summarize(since(sentAt, sample)),
+      delivery_under_load_ms: summarize(since(sentAt, rest)),
+      delivery_after_answer_ms: summarize(since(answeredAt, rest)),
       delivered: arrivedAt.size,
       decided,
       decide_window_ms: round(decideWindow),
@@ -121,7 +156,7 @@ export const waitersMultiplexedScenario: Scenario = {
       const rss = rssSampler(gateway.pid);
       let result: MultiplexResult;
       try {
-        result = await ctx.client.run<MultiplexResult>('waiters-multiplexed', 'multiplex', { url: gateway.url, token: BENCH_TOKEN, ids }, { idle: () => waitIdle(gateway.pid, 120_000), rss: () => rssMb(gateway.pid) });
+        result = await ctx.client.run<MultiplexResult>('waiters-multiplexed', 'multiplex', { url: gateway.url, token: BENCH_TOKEN, ids }, { idle: () => waitIdle(gateway.pid, 120_000), rss: () => rssMb(gateway.pid), mark: () => cpuNs(gateway.pid) / 1e6 });
       } finally {
         rss.stop();
       }
@@ -137,9 +172,11 @@ export const waitersMultiplexedScenario: Scenario = {
           not_delivered: ids.length - result.delivered,
           // Verdicts given (decided or expired first) that never arrived: lost ones, whatever the machine's speed.
           given_not_delivered: result.decided + result.expired_first - result.delivered,
-          delivery_ms: { p50: result.delivery_ms.p50, p99: result.delivery_ms.p99, max: result.delivery_ms.max },
+          delivery_ms: { p50: result.delivery_ms.p50, p99: result.delivery_ms.p99, max: result.delivery_ms.max, n: result.delivery_ms.n },
+          delivery_under_load_ms: { p50: result.delivery_under_load_ms.p50, p99: result.delivery_under_load_ms.p99, max: result.delivery_under_load_ms.max },
           delivery_after_answer_ms: { p50: result.delivery_after_answer_ms.p50, p99: result.delivery_after_answer_ms.p99, max: result.delivery_after_answer_ms.max },
           open_ms: result.open_ms,
+          open_cpu_ms: result.open_cpu_ms,
           decide_window_ms: result.decide_window_ms,
           expired_before_decided: result.expired_first,
           error: result.error,
