@@ -1,10 +1,11 @@
 /**
  * @module expiry-horizon
- * Which pending requests hold a timer in this process after a start: those due within the horizon (five minutes),
- * read in `expires_at` order by the `(status, expires_at)` index, and every request this process files. A gateway
- * restarted on a million pending rows arms the few due soon, not a million; while rows wait beyond the horizon, a pass
- * every minute arms those that have come within it, so each is armed minutes before its deadline. The due-scan and
- * the sweep still back every timer up.
+ * Which pending requests hold a timer in this process: those due within the horizon (five minutes), read in
+ * `expires_at` order by the `(status, expires_at)` index after a start, those this process files due within it, and
+ * those with a follow-up before their expiry. A gateway restarted on a million pending rows arms the few due soon, not
+ * a million, and one filing 100,000 for an hour holds no timer for them yet; while rows wait beyond the horizon, a
+ * pass every minute arms those that have come within it, so each is armed minutes before its deadline. The due-scan
+ * and the sweep still back every timer up.
  */
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -36,7 +37,8 @@ export class ExpiryHorizon {
   private after: PendingRow | undefined;
   private timer: ClockTimer | null = null;
   private passing: Promise<number> | null = null;
-  private stopped = false;
+  /** Until the first {@link rearm} (the gateway's start), nothing is deferred to passes that are not running. */
+  private stopped = true;
 
   constructor(private readonly deps: ExpiryHorizonDeps) {}
 
@@ -51,6 +53,17 @@ export class ExpiryHorizon {
     this.after = undefined;
     const armed = await this.pass();
     return armed + (this.deps.wakes ? await this.armFollowUpsBeyond(this.deps.wakes) : 0);
+  }
+
+  /**
+   * Whether a request this process files can leave its timer to a pass: true when it is due beyond the horizon with no
+   * follow-up before its expiry, and then a pass is sure to come (passes read on from the last row armed in expiry
+   * order, and a row filed now expires after it). False: arm it now (a follow-up's wake-up is not in expiry order).
+   */
+  defers(wake: Date, expiresAt: Date): boolean {
+    if (this.stopped || wake.getTime() < expiresAt.getTime() || expiresAt.getTime() <= this.deps.clock.now() + HORIZON_MS) return false;
+    this.armNextPass();
+    return true;
   }
 
   /** Stops the passes (a walk under way ends at its next page). */

@@ -47,6 +47,8 @@ export interface FilingDeps {
   traces: RequestTraces;
   /** After the row is committed: wake waiters, tell observers and the feed. */
   created(request: ConfirmationRequest): Promise<void>;
+  /** Whether a timer waking at `wake` can wait for a pass of the expiry horizon (`ExpiryHorizon.defers`); absent: never. */
+  defers?(wake: Date, expiresAt: Date): boolean;
 }
 
 /** What filing answers: the row, and whether this call wrote it (`false`: an earlier one under the same key). */
@@ -82,8 +84,10 @@ export async function fileRequest(deps: FilingDeps, input: NewRequestInput, opti
   const result = await store.create(request, cards.map((c) => ({ channel: c.type, target: c.target ?? '', sent: inline(c.type) })), ruling ? { detail: ruling.detail } : undefined);
   if (!result.created) return { request: sameArgsOrConflict(result.request, hash), created: false };
   deps.traces.remember(request.id);
-  // The request's one timer fires at its first reminder or escalation step, if any comes before its expiry.
-  await scheduler.scheduleExpiry(request.id, nextWake(ruling?.followUps ?? [], request.expiresAt), request.expiresAt);
+  // The request's one timer fires at its first reminder or escalation step, if any comes before its expiry; one due
+  // beyond the horizon is armed by a pass minutes before (100,000 filed for an hour hold no timer each meanwhile).
+  const wake = nextWake(ruling?.followUps ?? [], request.expiresAt);
+  if (!deps.defers?.(wake, request.expiresAt)) await scheduler.scheduleExpiry(request.id, wake, request.expiresAt);
   for (const card of cards) if (!inline(card.type)) await scheduler.enqueueDelivery(request.id, card.type, card.target ?? '');
   await deps.created(request);
   return result;

@@ -193,6 +193,11 @@ export class GatewayJobs implements SchedulerJobs {
     return { expired, scheduled, requeued };
   }
 
+  /** Whether a request filed here, its timer waking at `wake`, can wait for a pass of the horizon (see `ExpiryHorizon.defers`). */
+  defers(wake: Date, expiresAt: Date): boolean {
+    return this.horizon.defers(wake, expiresAt);
+  }
+
   /** Stops arming the timers of rows coming within the horizon (the gateway is stopping). */
   stop(): void {
     this.horizon.stop();

@@ -160,6 +160,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
       directory: this.directory,
       traces: this.traces,
       created: (r) => this.changed(r, 'created'),
+      defers: (wake, expiresAt) => this.jobs.defers(wake, expiresAt),
     };
     this.expiryScan = new ExpiryScan({ store: this.store, clock: this.clock, logger: this.logger, fanOut: (r) => traceExpiry(this.traces, r, () => this.changed(r, 'changed')) });
     this.jobs = new GatewayJobs(

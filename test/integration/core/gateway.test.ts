@@ -268,6 +268,28 @@ describe('gateway', () => {
     expect((await second.get(later.id))?.status).toBe('expired');
   });
 
+  it('arms a row it files due beyond the horizon only once a pass finds it within; it still expires at its deadline', async () => {
+    // No sweep: only the timers can expire the rows on time.
+    const scheduler = new InProcessScheduler({ clock, sweepEveryMs: 0 });
+    const g = await gatewayOnFile({ scheduler });
+    await g.reconciled();
+    const { store } = gateways.at(-1)!; // read around the gateway, whose reads expire an overdue row themselves
+    const soon = (await g.request({ toolName: 'x', timeoutS: 120 })).request;
+    const far = (await g.request({ toolName: 'x', timeoutS: 3600 })).request;
+    const farther = (await g.request({ toolName: 'x', timeoutS: 7200 })).request;
+    expect(scheduler.scheduledExpiries).toBe(1); // the row due in two minutes, not those due in one and two hours
+    await clock.advance(120_000);
+    expect((await store.get(soon.id))?.status).toBe('expired');
+    await clock.advance(3600_000 - 120_000 - 1);
+    expect((await store.get(far.id))?.status).toBe('pending');
+    expect(scheduler.scheduledExpiries).toBe(1); // armed by a pass once it came within the horizon
+    await clock.advance(1);
+    expect((await store.get(far.id))?.status).toBe('expired');
+    expect((await store.events(far.id)).find((e) => e.type === 'expired')?.at).toEqual(far.expiresAt);
+    await clock.advance(3600_000);
+    expect((await store.events(farther.id)).find((e) => e.type === 'expired')?.at).toEqual(farther.expiresAt);
+  });
+
   it('arms at start only the rows due within the horizon; a row due later still expires at its deadline', async () => {
     const first = await gatewayOnFile();
     await first.request({ toolName: 'x', timeoutS: 120 });
