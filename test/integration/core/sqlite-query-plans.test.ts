@@ -27,6 +27,8 @@ const PARAMS = {
   approvers: ['id'],
   events: ['id'],
   expireDue: [{ at: 'at', now: 'now', limit: 500 }],
+  requestsByIds: ['["id"]'],
+  pendingPlans: [{ after: '', afterId: '', limit: 1000 }],
   sameCall: [{ agentId: 'a', toolName: 't', sessionId: 's', argsSha256: 'h', window: 50, also: 1 }],
 } satisfies Partial<Record<keyof Statements, unknown[]>>;
 
@@ -36,6 +38,17 @@ const plan = (name: keyof typeof PARAMS) => (open.sqlite.prepare(`EXPLAIN QUERY 
 describe('SQLite query plans of the hot statements', () => {
   it.each(['requestById', 'touch', 'flip'] as const)('%s finds the request by its id', (name) => {
     expect(plan(name)).toEqual([expect.stringMatching(/^SEARCH confirmation_requests USING INDEX sqlite_autoindex_confirmation_requests_1 \(id=\?\)$/)]);
+  });
+
+  it('requestsByIds finds each listed request by its id', () => {
+    expect(plan('requestsByIds').join('\n')).toMatch(/SEARCH confirmation_requests USING INDEX sqlite_autoindex_confirmation_requests_1 \(id=\?\)/);
+  });
+
+  it('pendingPlans walks the status index and looks up each row\'s events by the request index, not the type index', () => {
+    const lines = plan('pendingPlans').join('\n');
+    expect(lines).toMatch(/SEARCH confirmation_requests USING INDEX confirmation_requests_status_expires \(status=\? AND expires_at>\?\)/);
+    expect(lines).toMatch(/SEARCH e USING INDEX confirmation_events_request \(request_id=\?\)/);
+    expect(lines).not.toMatch(/confirmation_events_type/);
   });
 
   it.each(['approvers', 'events'] as const)('%s reads the request\'s own events through the request index', (name) => {
