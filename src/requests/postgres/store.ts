@@ -21,7 +21,7 @@ import { rowToEvent, rowToMessage, rowToRequest, type RequestRow } from './rows.
 import { named, SQL_TEXT } from './statements.js';
 import { confirmationRequests as requests } from './schema.js';
 import { allPages, decodeCursor, pageForEachPerson, pageOf } from '../cursor.js';
-import { exportPagesOf, type ExportPage } from '../export-rows.js';
+import { exportPagesOf, type ExportFormat, type ExportPage } from '../export-lines.js';
 import { GroupCommit } from '../group-commit.js';
 import { firstSameCall, sameCallWindow } from '../same-call.js';
 import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, NewCreate, RequestPage, RequestQuery, SameCallQuery, Vote, VoteResult } from '../store.js';
@@ -251,8 +251,8 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     return allPages((q) => this.list(q), query);
   }
 
-  exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ExportPage> {
-    return exportPagesOf(this.scan(query), (ids) => this.receiptsOf(ids));
+  exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>, format: ExportFormat): AsyncIterable<ExportPage> {
+    return exportPagesOf(this.scan(query), (ids) => this.receiptsOf(ids), format);
   }
 
   async pending(limit: number, afterExpiresAt?: Date, afterId?: string) {
