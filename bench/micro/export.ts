@@ -108,11 +108,22 @@ async function inProcess(db: string, format: 'csv' | 'ndjson'): Promise<Figures>
         done();
       },
     });
+    const rss = rssSampler(process.pid, 20);
+    const before = rssMb(process.pid);
+    // What the resident memory is made of at its peak: the V8 heap, or memory outside it (sockets' buffers).
+    let peak = process.memoryUsage();
+    const sampler = setInterval(() => {
+      const now = process.memoryUsage();
+      if (now.rss > peak.rss) peak = now;
+    }, 20);
     const cpu = process.cpuUsage();
     const t0 = performance.now();
     await writeExport(sink, stores.store.exportPages({}, format), format);
     const used = process.cpuUsage(cpu);
-    return { lines: count.lines, md5: count.md5(), cpuS: (used.user + used.system) / 1e6, wallS: (performance.now() - t0) / 1000, rssGrowthMb: null };
+    clearInterval(sampler);
+    const mb = (n: number) => Math.round(n / 1048576);
+    console.log(`      at the peak: rss ${mb(peak.rss)} MB, heap ${mb(peak.heapUsed)} used / ${mb(peak.heapTotal)} MB, external ${mb(peak.external)} MB, array buffers ${mb(peak.arrayBuffers)} MB`);
+    return { lines: count.lines, md5: count.md5(), cpuS: (used.user + used.system) / 1e6, wallS: (performance.now() - t0) / 1000, rssGrowthMb: rss.stop() - before };
   } finally {
     await stores.close();
   }
