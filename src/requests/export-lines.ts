@@ -2,9 +2,10 @@
  * @module requests/export-lines
  * How an export writes a request (`GET /v1/requests/export`, `tollgate audit export`): one CSV or NDJSON line per
  * request, with the latest execution receipt beside the API's fields. A store hands the export lines already rendered
- * but for the receipt ({@link ExportLine}): SQLite builds them in SQL (`sqlite/export-sql.ts`, one string per row
- * instead of thirty values), other stores from {@link ExportRow}s with {@link lineOf}. Both write the same bytes
- * (`test/integration/history/export-bytes.test.ts`).
+ * but for the receipt ({@link ExportLine}): SQLite builds NDJSON lines in SQL (`sqlite/export-sql.ts`, one string per
+ * row instead of thirty values), PostgreSQL all of an NDJSON line but its `jsonb` fields, and the rest is rendered
+ * from {@link ExportRow}s with {@link lineOf}. All write the same bytes
+ * (the store contract's `exportPages` test, `test/contracts/store-queries.contract.ts`).
  */
 import { EXPORT_FIELDS, EXPORT_JSON_FIELDS, exportRowOf, receiptsById, type ExportField, type ExportRow } from './export-rows.js';
 import type { ConfirmationEvent, ConfirmationRequest } from './types.js';
@@ -85,6 +86,9 @@ export type ExportLine = [id: string, head: string, tail: string, ...store: unkn
 /** The text an NDJSON line opens each field with (`{"id":`, `,"status":`…), and what follows the fields. */
 export const NDJSON_KEYS = EXPORT_FIELDS.map((field, i) => `${i === 0 ? '{' : ','}${JSON.stringify(field)}:`);
 export const NDJSON_HEAD_END = ',"verdict_token":null,"execution":';
+
+/** `text` as a SQL string literal (SQLite and PostgreSQL alike), for the stores that render lines in SQL. */
+export const sqlLiteral = (text: string) => `'${text.replace(/'/g, "''")}'`;
 const NDJSON_TAIL = '}\n';
 
 const FIELD_INDEX = new Map<ExportField, number>(EXPORT_FIELDS.map((field, i) => [field, i]));

@@ -11,7 +11,7 @@ import { and, desc, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
 import { confirmationRequests as requests } from './schema.js';
-import { lineOf, NDJSON_HEAD_END, NDJSON_KEYS, type ExportFormat, type ExportLine, type ExportPage } from '../export-lines.js';
+import { lineOf, NDJSON_HEAD_END, NDJSON_KEYS, sqlLiteral, type ExportFormat, type ExportLine, type ExportPage } from '../export-lines.js';
 import { EXPORT_FIELDS, EXPORT_JSON_FIELDS, receiptsById, type ExportField, type ExportRow } from '../export-rows.js';
 import type { ConfirmationEvent } from '../types.js';
 
@@ -21,7 +21,6 @@ const PAGE = 1000;
 const TIMES = new Set(['created_at', 'expires_at', 'updated_at', 'responded_at']);
 /** A field's value as an {@link ExportRow} holds it, JSON columns still parsed: times as ISO 8601 text in UTC with milliseconds (the columns' precision). */
 const value = (f: ExportField) => (TIMES.has(f) ? `to_char("${f}" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : `"${f}"`);
-const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 /** How a page is read in one format: its select list (id first, `created_at` second or at `createdAt`) and its row's line. */
 interface Shape {
@@ -48,12 +47,12 @@ const NDJSON: Shape = (() => {
   const parts: string[] = [];
   let text: string[] = [];
   EXPORT_FIELDS.forEach((f, i) => {
-    text.push(literal(NDJSON_KEYS[i]!));
+    text.push(sqlLiteral(NDJSON_KEYS[i]!));
     if (!EXPORT_JSON_FIELDS.has(f)) return void text.push(`coalesce(to_json(${value(f)})::text, 'null')`);
     parts.push(`concat(${text.join(', ')})`, `"${f}"`);
     text = [];
   });
-  parts.push(`concat(${[...text, literal(NDJSON_HEAD_END)].join(', ')})`);
+  parts.push(`concat(${[...text, sqlLiteral(NDJSON_HEAD_END)].join(', ')})`);
   return {
     columns: `"id", ${value('created_at')}, ${parts.join(', ')}`,
     createdAt: 1,

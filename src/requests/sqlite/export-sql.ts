@@ -7,15 +7,13 @@
  * allocation per line). CSV is not built here: a cell's rules (null, a formula's first character, quoting, doubled
  * quotes) cost SQLite ~10 µs per row in expressions, more than reading the columns and rendering them in JavaScript.
  *
- * The bytes are those `lineOf` writes from the same row (`test/integration/history/export-bytes.test.ts`): SQLite's
- * `json_quote` escapes exactly as `JSON.stringify` does (checked for every code point outside the surrogates), the
- * JSON columns hold `JSON.stringify`'s text already, and `allowed` is stored as 0 / 1.
+ * The bytes are those `lineOf` writes from the same row (the store contract's `exportPages` test,
+ * `test/contracts/store-queries.contract.ts`): SQLite's `json_quote` escapes exactly as `JSON.stringify` does
+ * (checked for every code point outside the surrogates, NUL included), the JSON columns hold `JSON.stringify`'s text
+ * already, and `allowed` is stored as 0 / 1.
  */
-import { NDJSON_HEAD_END, NDJSON_KEYS } from '../export-lines.js';
+import { NDJSON_HEAD_END, NDJSON_KEYS, sqlLiteral } from '../export-lines.js';
 import { EXPORT_FIELDS, EXPORT_JSON_FIELDS, type ExportField } from '../export-rows.js';
-
-/** A SQL string literal. */
-const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 /** `JSON.stringify` of the field's value: JSON columns as stored, `allowed` (0 / 1) as a boolean, the rest through `json_quote`. */
 function jsonValue(field: ExportField): string {
@@ -28,7 +26,7 @@ function jsonValue(field: ExportField): string {
  * The select list of an NDJSON page: `id`, the line's head and tail (see `ExportLine`), then `created_at` for
  * the next page's keyset condition.
  */
-export const NDJSON_LINE_COLUMNS = `"id", concat(${[...EXPORT_FIELDS.flatMap((f, i) => [literal(NDJSON_KEYS[i]!), jsonValue(f)]), literal(NDJSON_HEAD_END)].join(', ')}), '}\n', "created_at"`;
+export const NDJSON_LINE_COLUMNS = `"id", concat(${[...EXPORT_FIELDS.flatMap((f, i) => [sqlLiteral(NDJSON_KEYS[i]!), jsonValue(f)]), sqlLiteral(NDJSON_HEAD_END)].join(', ')}), '}\n', "created_at"`;
 
 /** The select list of a CSV page: the `ExportRow`'s columns, then `created_at` again (for the keyset). */
 export const CSV_ROW_COLUMNS = `${EXPORT_FIELDS.map((f) => `"${f}"`).join(', ')}, "created_at"`;
