@@ -56,12 +56,6 @@ export const CSV_TAIL_FIELDS: readonly ExportField[] = [
 /** The CSV header line. */
 export const CSV_HEADER = `${[...CSV_HEAD_FIELDS, ...EXECUTION_KEYS.map((k) => `execution_${k}`), ...CSV_TAIL_FIELDS].join(',')}\n`;
 
-/**
- * First characters a CSV cell gets a `'` before (`= + - @ \t \r`), so spreadsheets do not run tool arguments as
- * formulas; as char codes.
- */
-export const CSV_DEFUSED = [61, 43, 45, 64, 9, 13];
-
 /** One CSV cell: quoted when needed; a leading `= + - @` is defused so spreadsheets do not run tool arguments as formulas. */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -70,7 +64,9 @@ export function csvCell(value: unknown): string {
 
 /** {@link csvCell} of a value's text (an {@link ExportRow}'s JSON fields are already their `JSON.stringify` text). */
 function csvText(text: string): string {
-  if (CSV_DEFUSED.includes(text.charCodeAt(0))) text = `'${text}`;
+  const first = text.charCodeAt(0);
+  // = + - @ \t \r
+  if (first === 61 || first === 43 || first === 45 || first === 64 || first === 9 || first === 13) text = `'${text}`;
   return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
@@ -96,25 +92,31 @@ const CSV_HEAD = CSV_HEAD_FIELDS.map((f) => FIELD_INDEX.get(f)!);
 const CSV_TAIL = CSV_TAIL_FIELDS.map((f) => FIELD_INDEX.get(f)!);
 const NDJSON_IS_JSON = EXPORT_FIELDS.map((field) => EXPORT_JSON_FIELDS.has(field));
 
-/** `row` as a line of `format` (see {@link ExportLine}). */
+/**
+ * `row` as a line of `format` (see {@link ExportLine}). Its parts are joined from arrays, not appended to one by one:
+ * a page's lines live while the page is written, long enough to reach V8's old space, and a string built by `+=` is
+ * a tree of one object per piece there (a CSV page's collection took 41 % of the export's CPU, against 11 % before).
+ */
 export function lineOf(row: ExportRow, format: ExportFormat): ExportLine {
   const id = row[0] as string;
   if (format === 'csv') {
-    let head = '';
-    for (const i of CSV_HEAD) head += `${csvCellOf(row[i])},`;
-    let tail = '';
-    for (const i of CSV_TAIL) tail += `,${csvCellOf(row[i])}`;
-    return [id, head, `${tail}\n`];
+    // The head's last cell and the tail's first are empty: they give the commas around the execution cells.
+    const head = CSV_HEAD.map((i) => csvCellOf(row[i]));
+    head.push('');
+    const tail = CSV_TAIL.map((i) => csvCellOf(row[i]));
+    tail.unshift('');
+    return [id, head.join(','), `${tail.join(',')}\n`];
   }
   // `JSON.stringify` of the request as the API shows it plus `execution`, written from the flat row.
-  let head = '';
+  const parts: string[] = [];
   for (let i = 0; i < row.length; i++) {
     const value = row[i];
     // As JSON.stringify leaves out an undefined property (a request built in memory may lack an optional field).
     if (value === undefined) continue;
-    head += NDJSON_KEYS[i]! + (NDJSON_IS_JSON[i] ? (value === null ? 'null' : (value as string)) : JSON.stringify(value));
+    parts.push(NDJSON_KEYS[i]!, NDJSON_IS_JSON[i] ? (value === null ? 'null' : (value as string)) : JSON.stringify(value));
   }
-  return [id, head + NDJSON_HEAD_END, NDJSON_TAIL];
+  parts.push(NDJSON_HEAD_END);
+  return [id, parts.join(''), NDJSON_TAIL];
 }
 
 function csvCellOf(value: ExportRow[number] | undefined): string {

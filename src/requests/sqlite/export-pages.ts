@@ -42,17 +42,27 @@ export class SqliteExportReader {
   async *pages(where: (SQL | undefined)[], format: ExportFormat): AsyncIterable<ExportPage> {
     let after: { createdAt: string; id: string } | undefined;
     for (;;) {
-      const rows = this.page(where, format, after);
-      if (rows.length === 0) return;
-      const ids = JSON.stringify(rows.map((r) => r[0]));
+      const { lines, next } = this.lines(where, format, after);
+      if (lines.length === 0) return;
+      const ids = JSON.stringify(lines.map((l) => l[0]));
       this.receipts ??= this.open.sqlite.prepare(this.receiptsSql);
       const receipts = receiptsById((this.receipts.all(ids) as Parameters<typeof rowToEvent>[0][]).map(rowToEvent));
-      const last = rows[rows.length - 1]!;
-      // An NDJSON row is its line already (created_at rides along unread).
-      yield { lines: format === 'ndjson' ? (rows as ExportLineRow[]) : (rows as ExportRow[]).map(csvLine), receipts };
-      if (rows.length < PAGE) return;
-      after = { createdAt: last[CREATED_AT[format]] as string, id: last[0] as string };
+      yield { lines, receipts };
+      if (!next) return;
+      after = next;
     }
+  }
+
+  /**
+   * A page's lines, and where the next page starts (none after a short page). A CSV page's raw rows end here: kept
+   * beside their lines while the page is written, they doubled what each page leaves to the garbage collector.
+   */
+  private lines(where: (SQL | undefined)[], format: ExportFormat, after: { createdAt: string; id: string } | undefined) {
+    const rows = this.page(where, format, after);
+    const last = rows.length === PAGE ? rows[PAGE - 1] : undefined;
+    const next = last && { createdAt: last[CREATED_AT[format]] as string, id: last[0] as string };
+    // An NDJSON row is its line already (created_at rides along unread).
+    return { lines: format === 'ndjson' ? (rows as ExportLineRow[]) : (rows as ExportRow[]).map(csvLine), next };
   }
 
   /** The page after the row `after` (the first page without it), with the list API's keyset condition. */
