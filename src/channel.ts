@@ -11,7 +11,7 @@
 import type { GrantAdmin } from './policy/grant-admin.js';
 import type { Router } from 'express';
 import type { RequestChange } from './change-feed.js';
-import type { ExportPage } from './requests/export-rows.js';
+import type { ExportFormat, ExportPage } from './requests/export-lines.js';
 import type { RequestPage, RequestQuery } from './requests/store.js';
 import type { Directory } from './people/types.js';
 import type { ConfirmationEvent, ConfirmationRequest, Decision } from './requests/types.js';
@@ -104,8 +104,8 @@ export interface ChannelHost extends DecisionSink {
   receiptsOf(ids: readonly string[]): Promise<ConfirmationEvent[]>;
   /** Every row matching the filters, newest first, read in batches (exports). */
   scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest>;
-  /** {@link scan} as exports write it, a page at a time with each page's receipts (`requests/export-rows.ts`). */
-  exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ExportPage>;
+  /** {@link scan} as exports write it in `format`, a page at a time with each page's receipts (`requests/export-lines.ts`). */
+  exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>, format: ExportFormat): AsyncIterable<ExportPage>;
   /** Calls `listener` after every committed change, in every gateway process; returns the unsubscribe function. */
   subscribe(listener: (change: RequestChange) => void): () => void;
   /** The gateway's clock, in epoch milliseconds (a `ManualClock` in tests). */

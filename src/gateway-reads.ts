@@ -11,7 +11,7 @@
 import type { ChangeFeed, RequestChange } from './change-feed.js';
 import type { Clock } from './clock.js';
 import { NotFoundError } from './errors.js';
-import type { ExportPage } from './requests/export-rows.js';
+import type { ExportFormat, ExportPage } from './requests/export-lines.js';
 import type { ConfirmationStore, RequestPage, RequestQuery, SameCallQuery } from './requests/store.js';
 import type { ConfirmationEvent, ConfirmationRequest, NewEvent, RequestStatus } from './requests/types.js';
 
@@ -101,10 +101,10 @@ export abstract class GatewayReads {
     yield* this.store.scan(query);
   }
 
-  /** {@link scan} as exports write it (`requests/export-rows.ts`), after a due-scan. */
-  async *exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ExportPage> {
+  /** {@link scan} as exports write it in `format` (`requests/export-lines.ts`), after a due-scan. */
+  async *exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>, format: ExportFormat): AsyncIterable<ExportPage> {
     await this.expireOverdue();
-    yield* this.store.exportPages(query);
+    yield* this.store.exportPages(query, format);
   }
 
   /** How many requests are in each state (the `/metrics` gauges). */

@@ -190,7 +190,7 @@ export function webRoutes(context: WebRoutesContext): Router {
       return;
     }
     const format = req.query.format === 'ndjson' ? 'ndjson' : 'csv';
-    await streamExport(res, gateway.exportPages(filters.query), format);
+    await streamExport(res, gateway.exportPages(filters.query, format), format);
   });
 
   router.use((req, res) => {

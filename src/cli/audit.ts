@@ -6,7 +6,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { listQuerySchema, parseInput } from '../api-schema.js';
 import { databaseDialect } from '../requests/database-url.js';
-import { csvCell, writeExport } from '../http/export.js';
+import { writeExport } from '../http/export.js';
+import { csvCell } from '../requests/export-lines.js';
 import { toApiEvent, toApiRequest } from '../requests/serialize.js';
 import { openStores } from '../requests/open-store.js';
 import { AuditService } from '../audit/service.js';
@@ -85,7 +86,7 @@ async function exportAll(args: ReturnType<typeof parseArgs>): Promise<number> {
   const { limit: _limit, ...query } = queryOf(args, undefined);
   const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env, migrate: false });
   try {
-    await writeExport(process.stdout, stores.store.exportPages(query), format);
+    await writeExport(process.stdout, stores.store.exportPages(query, format), format);
     return 0;
   } finally {
     await stores.close();

@@ -1,11 +1,8 @@
 /**
  * @module requests/export-rows
- * What a store hands an export (`GET /v1/requests/export`, `tollgate audit export`): pages of flat rows, each the API's
- * fields of one request in a fixed order, with the latest execution receipt of each. Flat, because an export of a
- * million rows is bound by what each row costs: a store that can (SQLite) reads the columns straight into these
- * arrays, JSON columns as the text it stored, instead of parsing every JSON column, building a request, renaming it to
- * the API's shape and stringifying it again (that path cost ~43 µs of CPU per row in the gateway on SQLite, this one
- * ~21, most of it SQLite reading the 30 columns).
+ * A request's exported fields as a flat row: the API's fields in a fixed order, JSON fields as their
+ * `JSON.stringify` text. What a store that reads whole requests (PostgreSQL, SQLite's query for several people) turns
+ * into export lines (`export-lines.ts`), and the order SQLite's SQL-built lines follow.
  */
 import type { ApiRequest } from './serialize.js';
 import type { ConfirmationEvent, ConfirmationRequest } from './types.js';
@@ -37,12 +34,6 @@ export const EXPORT_ALLOWED = EXPORT_FIELDS.indexOf('allowed');
  */
 export type ExportRow = (string | number | boolean | null)[];
 
-/** A page of an export: its rows, newest first, and the latest execution receipt of those that have one, by request id. */
-export interface ExportPage {
-  rows: ExportRow[];
-  receipts: ReadonlyMap<string, ConfirmationEvent>;
-}
-
 /** A request as an {@link ExportRow}: for stores that read whole requests (PostgreSQL), and what the SQLite rows must equal. */
 export function exportRowOf(r: ConfirmationRequest): ExportRow {
   return [
@@ -59,27 +50,4 @@ export function receiptsById(events: readonly ConfirmationEvent[]): Map<string, 
   const receipts = new Map<string, ConfirmationEvent>();
   for (const e of events) receipts.set(e.requestId, e);
   return receipts;
-}
-
-/**
- * Export pages of `size` rows from whole requests (`scan`) and a per-page receipts read: how a store without a
- * cheaper way (PostgreSQL; SQLite's query for several people) implements `exportPages`.
- */
-export async function* exportPagesOf(
-  requests: AsyncIterable<ConfirmationRequest>,
-  receiptsOf: (ids: readonly string[]) => Promise<ConfirmationEvent[]>,
-  size = 500,
-): AsyncIterable<ExportPage> {
-  let page: ConfirmationRequest[] = [];
-  const flush = async (): Promise<ExportPage> => {
-    const rows = page.map(exportRowOf);
-    const receipts = receiptsById(await receiptsOf(page.map((r) => r.id)));
-    page = [];
-    return { rows, receipts };
-  };
-  for await (const request of requests) {
-    page.push(request);
-    if (page.length >= size) yield await flush();
-  }
-  if (page.length > 0) yield await flush();
 }

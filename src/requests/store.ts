@@ -7,7 +7,7 @@
  * @remarks Deliberately left out: authorization, nonces and notifications (the gateway's job). The store trusts its
  * caller and only guarantees atomicity and the state machine.
  */
-import type { ExportPage } from './export-rows.js';
+import type { ExportFormat, ExportPage } from './export-lines.js';
 import type {
   ChannelMessage,
   ChannelTarget,
@@ -195,10 +195,11 @@ export interface ConfirmationStore {
   /** Every row matching the filters (no paging), newest first, read in batches: for streamed exports. */
   scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest>;
   /**
-   * What `scan` reads, as exports write it (`export-rows.ts`): pages of flat rows, newest first, each page with its rows'
-   * latest receipts. SQLite reads the rows straight from its columns; other stores may build them from `scan`.
+   * What `scan` reads, as exports write it in `format` (`export-lines.ts`): pages of lines rendered but for their
+   * execution part, newest first, each page with its rows' latest receipts. SQLite renders the lines in SQL; other
+   * stores may build them from their rows with `lineOf`. Either way the bytes are `lineOf`'s.
    */
-  exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ExportPage>;
+  exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>, format: ExportFormat): AsyncIterable<ExportPage>;
   /** Ids and expiry times of pending rows, oldest expiry first. */
   pending(limit: number, afterExpiresAt?: Date, afterId?: string): Promise<{ id: string; expiresAt: Date }[]>;
   /**

@@ -2,10 +2,12 @@
  * The read side of the store contract (part of `runStoreContract`): the audit query with its filters and cursor,
  * streamed scans, the pending index the schedulers walk, counts, and card bookkeeping.
  */
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { InvalidCursorError } from '../../src/requests/cursor.js';
 import type { ConfirmationStore, RequestQuery } from '../../src/requests/store.js';
-import { exportPagesOf, type ExportPage } from '../../src/requests/export-rows.js';
+import { writeExport } from '../../src/http/export.js';
+import { exportPagesOf, type ExportFormat, type ExportPage } from '../../src/requests/export-lines.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { ValidationError } from '../../src/errors.js';
 import { at, file, newestFirst, newRequest, T0, vote } from './store-fixtures.js';
@@ -22,12 +24,28 @@ async function allPages(store: ConfirmationStore, query: RequestQuery, limit: nu
   return pages;
 }
 
-/** Each exported row with the id of its receipt (null without one). */
-async function exported(pages: AsyncIterable<ExportPage>): Promise<[ExportPage['rows'][number], number | null][]> {
-  const rows: [ExportPage['rows'][number], number | null][] = [];
-  for await (const page of pages) for (const row of page.rows) rows.push([row, page.receipts.get(row[0] as string)?.id ?? null]);
+/** Each exported line (head and tail) with the id of its receipt (null without one). */
+async function exported(pages: AsyncIterable<ExportPage>): Promise<[string, string, number | null][]> {
+  const rows: [string, string, number | null][] = [];
+  for await (const page of pages) for (const [id, head, tail] of page.lines) rows.push([head, tail, page.receipts.get(id)?.id ?? null]);
   return rows;
 }
+
+/** The bytes `writeExport` writes from `pages`. */
+async function written(pages: AsyncIterable<ExportPage>, format: ExportFormat): Promise<string> {
+  const chunks: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  await writeExport(sink, pages, format);
+  return chunks.join('');
+}
+
+/** Text a JSON or CSV writer can get wrong: every control character but NUL (PostgreSQL text has none), quotes, separators, formulas, U+2028, DEL, astral. */
+const ODD = `${Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)).join('')}"',;\\/\u2028\u2029\u007f é😀`;
 
 async function collect(rows: AsyncIterable<ConfirmationRequest>): Promise<string[]> {
   const ids: string[] = [];
@@ -116,21 +134,26 @@ export function runStoreQueryContract(store: () => ConfirmationStore): void {
   });
 
   describe('exportPages', () => {
-    it('yields the rows scan yields as export rows (JSON columns as JSON.stringify writes them), past a page, each with its latest receipt', async () => {
+    it('yields the lines scan’s rows render to (the same bytes, both formats), past a page, each with its latest receipt', async () => {
       const made = await Promise.all(Array.from({ length: 1010 }, (_, i) => store().create(newRow(i), [])));
-      const toolArgs = { 'q"u,o\nte': '=1+2', 10: [1.5, -0, null, true, '\u2028é😀\\'], nested: { b: 1, a: [] } };
-      const odd = await file(store(), { toolName: 'odd', toolArgs, prompt: '-rm "x",\r\n', agentId: '@a', metadata: { k: 'v' } }, at(30));
-      await store().decide(odd.id, vote('web:alice', 'approve', 40, { approvedArgs: { b: 1, a: '2' } }));
+      const toolArgs = { 'q"u,o\nte': '=1+2', 10: [1.5, -0, null, true, '\u2028é😀\\', 1e21, 0.1], nested: { b: 1, a: [] }, [ODD]: ODD };
+      const odd = await file(store(), { toolName: 'odd', toolArgs, prompt: '-rm "x",\r\n', agentId: '@a', userId: `\t${ODD}`, sessionId: `+${ODD}`, metadata: { k: ODD } }, at(30));
+      await store().decide(odd.id, vote('web:alice', 'approve', 40, { approvedArgs: { b: 1, a: '2' }, reason: `=${ODD}`, option: '\r-' }));
+      const cr = await file(store(), { toolName: '\rcr', toolArgs: {}, prompt: '', agentId: ODD }, at(35));
+      await store().decide(cr.id, vote('slack:U1', 'deny', 45, { reason: '' }));
       await store().appendEvent(odd.id, { type: 'executed', actor: 'agent', channel: null, detail: { args_sha256: 'ab', args_match: true, allowed: true }, at: at(50) });
       await store().appendEvent(odd.id, { type: 'execution_failed', actor: 'agent', channel: null, detail: { detail: 'boom' }, at: at(60) });
       await store().appendEvent(made[3]!.request.id, { type: 'executed', actor: 'agent', channel: null, detail: {}, at: at(70) });
-      const general = (query: RequestQuery) => exported(exportPagesOf(store().scan(query), (ids) => store().receiptsOf(ids)));
-      const all = await exported(store().exportPages({}));
-      expect(all).toHaveLength(1011);
-      expect(all).toEqual(await general({}));
-      expect(all.filter(([, receipt]) => receipt !== null)).toHaveLength(2);
-      expect(await exported(store().exportPages({ toolName: 'odd', status: 'approved' }))).toEqual(await general({ toolName: 'odd' }));
-      expect(await exported(store().exportPages({ agentId: 'nobody' }))).toEqual([]);
+      for (const format of ['ndjson', 'csv'] as const) {
+        const general = (query: RequestQuery) => exportPagesOf(store().scan(query), (ids) => store().receiptsOf(ids), format);
+        const all = await exported(store().exportPages({}, format));
+        expect(all).toHaveLength(1012);
+        expect(all).toEqual(await exported(general({})));
+        expect(await written(store().exportPages({}, format), format)).toBe(await written(general({}), format));
+        expect(all.filter(([, , receipt]) => receipt !== null)).toHaveLength(2);
+        expect(await exported(store().exportPages({ toolName: 'odd', status: 'approved' }, format))).toEqual(await exported(general({ toolName: 'odd' })));
+        expect(await exported(store().exportPages({ agentId: 'nobody' }, format))).toEqual([]);
+      }
     });
   });
 

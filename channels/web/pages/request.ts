@@ -10,7 +10,7 @@ import { MAX_JSON_DEPTH } from '../../../src/json-bounds.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../../../src/requests/types.js';
 import { MAX_EDITED_ARGS_CHARS } from '../decision-form.js';
 import { html, type SafeHtml } from '../../../src/html.js';
-import { executionOf, type ExecutionView } from '../../../src/http/export.js';
+import { executionOf, type ExecutionView } from '../../../src/requests/export-lines.js';
 import { boundedJson, type JsonViewLimits } from '../../../src/json-view.js';
 import { expiryBoth, formatTime, statusBadge } from './format.js';
 import { layout, type Viewer } from './layout.js';

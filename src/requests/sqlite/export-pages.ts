@@ -1,19 +1,20 @@
 /**
  * @module requests/sqlite/export-pages
  * Exports on SQLite (`ConfirmationStore.exportPages`): keyset pages of {@link PAGE} rows, each one prepared statement
- * in raw mode read into {@link ExportRow}s as they are stored — JSON columns as the text `requestToRow` wrote with
- * `JSON.stringify`, times as the ISO text it wrote — with no drizzle row mapping, no `JSON.parse`, no `Date` and no
- * request object per row. Each page is read synchronously in its own statement, so no read transaction stays open
- * across the export's writes (the WAL can still be checkpointed) and exports running side by side on one connection do
- * not collide in a half-read statement.
+ * in raw mode — no drizzle row mapping, no `JSON.parse`, no `Date`, no request object per row. NDJSON lines come
+ * back rendered by SQLite (`export-sql.ts`); CSV rows as their stored values (JSON columns as the text `requestToRow`
+ * wrote with `JSON.stringify`, times as the ISO text it wrote), rendered by `lineOf`. Each page is read
+ * synchronously in its own statement, so no read transaction stays open across the export's writes (the WAL can still
+ * be checkpointed) and exports running side by side on one connection do not collide in a half-read statement.
  */
 import type Database from 'better-sqlite3';
-import { and, desc, getTableColumns, lt, lte, or, type SQL } from 'drizzle-orm';
-import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { and, desc, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { OpenDatabase } from './database.js';
+import { CSV_ROW_COLUMNS, NDJSON_LINE_COLUMNS, type ExportLineRow } from './export-sql.js';
 import { rowToEvent } from './rows.js';
 import { confirmationRequests as requests } from './schema.js';
-import { EXPORT_ALLOWED, EXPORT_FIELDS, receiptsById, type ExportPage, type ExportRow } from '../export-rows.js';
+import { lineOf, type ExportFormat, type ExportLine, type ExportPage } from '../export-lines.js';
+import { EXPORT_ALLOWED, EXPORT_FIELDS, receiptsById, type ExportRow } from '../export-rows.js';
 
 /**
  * Rows per page: a page is one statement, one receipts read and one write of ~0.9 MB of NDJSON. Larger pages cost
@@ -21,20 +22,10 @@ import { EXPORT_ALLOWED, EXPORT_FIELDS, receiptsById, type ExportPage, type Expo
  */
 const PAGE = 1000;
 
-/** The table's column behind each export field: the SQLite columns carry the API's snake_case names. */
-const SELECTION: Record<string, SQLiteColumn> = (() => {
-  const byName = new Map(Object.values(getTableColumns(requests)).map((c) => [c.name, c]));
-  return Object.fromEntries(
-    EXPORT_FIELDS.map((field) => {
-      const column = byName.get(field);
-      if (!column) throw new Error(`export field ${field} has no column in confirmation_requests`);
-      return [field, column];
-    }),
-  );
-})();
+const COLUMNS: Record<ExportFormat, string> = { csv: CSV_ROW_COLUMNS, ndjson: NDJSON_LINE_COLUMNS };
 
-const CREATED_AT = EXPORT_FIELDS.indexOf('created_at');
-const ID = EXPORT_FIELDS.indexOf('id');
+/** Where a row's `created_at` (for the keyset) sits in a page's raw rows. */
+const CREATED_AT: Record<ExportFormat, number> = { csv: EXPORT_FIELDS.length, ndjson: 3 };
 
 /** Reads export pages through one connection (the history reader), its statements prepared once per query shape. */
 export class SqliteExportReader {
@@ -48,30 +39,41 @@ export class SqliteExportReader {
   ) {}
 
   /** Every row matching `where` (the audit query's filters), newest first, as export pages. */
-  async *pages(where: (SQL | undefined)[]): AsyncIterable<ExportPage> {
-    let after: ExportRow | undefined;
+  async *pages(where: (SQL | undefined)[], format: ExportFormat): AsyncIterable<ExportPage> {
+    let after: { createdAt: string; id: string } | undefined;
     for (;;) {
-      const rows = this.page(where, after);
-      if (rows.length === 0) return;
-      const ids = JSON.stringify(rows.map((r) => r[ID]));
+      const { lines, next } = this.lines(where, format, after);
+      if (lines.length === 0) return;
+      const ids = JSON.stringify(lines.map((l) => l[0]));
       this.receipts ??= this.open.sqlite.prepare(this.receiptsSql);
       const receipts = receiptsById((this.receipts.all(ids) as Parameters<typeof rowToEvent>[0][]).map(rowToEvent));
-      yield { rows, receipts };
-      if (rows.length < PAGE) return;
-      after = rows[rows.length - 1];
+      yield { lines, receipts };
+      if (!next) return;
+      after = next;
     }
   }
 
+  /**
+   * A page's lines, and where the next page starts (none after a short page). A CSV page's raw rows end here: kept
+   * beside their lines while the page is written, they doubled what each page leaves to the garbage collector.
+   */
+  private lines(where: (SQL | undefined)[], format: ExportFormat, after: { createdAt: string; id: string } | undefined) {
+    const rows = this.page(where, format, after);
+    const last = rows.length === PAGE ? rows[PAGE - 1] : undefined;
+    const next = last && { createdAt: last[CREATED_AT[format]] as string, id: last[0] as string };
+    // An NDJSON row is its line already (created_at rides along unread).
+    return { lines: format === 'ndjson' ? (rows as ExportLineRow[]) : (rows as ExportRow[]).map(csvLine), next };
+  }
+
   /** The page after the row `after` (the first page without it), with the list API's keyset condition. */
-  private page(where: (SQL | undefined)[], after: ExportRow | undefined): ExportRow[] {
+  private page(where: (SQL | undefined)[], format: ExportFormat, after: { createdAt: string; id: string } | undefined): ExportLineRow[] | ExportRow[] {
     const conditions = [...where];
     if (after) {
-      const createdAt = after[CREATED_AT] as string;
       // The list API's condition (see SqliteConfirmationStore.list): bounded, so SQLite seeks the index to the cursor.
-      conditions.push(lte(requests.createdAt, createdAt), or(lt(requests.createdAt, createdAt), lt(requests.id, after[ID] as string)));
+      conditions.push(lte(requests.createdAt, after.createdAt), or(lt(requests.createdAt, after.createdAt), lt(requests.id, after.id)));
     }
     const query = this.open.db
-      .select(SELECTION)
+      .select({ row: sql.raw(COLUMNS[format]) })
       .from(requests)
       .where(and(...conditions))
       .orderBy(desc(requests.createdAt), desc(requests.id))
@@ -82,9 +84,12 @@ export class SqliteExportReader {
       statement = this.open.sqlite.prepare(query.sql).raw(true);
       this.statements.set(query.sql, statement);
     }
-    const rows = statement.all(...query.params) as ExportRow[];
-    // Stored as 0 / 1 (see requestToRow).
-    for (const row of rows) if (row[EXPORT_ALLOWED] !== null) row[EXPORT_ALLOWED] = row[EXPORT_ALLOWED] === 1;
-    return rows;
+    return statement.all(...query.params) as ExportLineRow[] | ExportRow[];
   }
+}
+
+/** A CSV page's raw row as its line: `allowed` is stored as 0 / 1 (see requestToRow). */
+function csvLine(row: ExportRow): ExportLine {
+  if (row[EXPORT_ALLOWED] !== null) row[EXPORT_ALLOWED] = row[EXPORT_ALLOWED] === 1;
+  return lineOf(row, 'csv');
 }

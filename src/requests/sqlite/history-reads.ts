@@ -13,7 +13,7 @@ import { rowToEvent, rowToRequest } from './rows.js';
 import { confirmationRequests as requests } from './schema.js';
 import type { Statements } from './statements.js';
 import { allPages, decodeCursor, pageForEachPerson, pageOf } from '../cursor.js';
-import { exportPagesOf, type ExportPage } from '../export-rows.js';
+import { exportPagesOf, type ExportFormat, type ExportPage } from '../export-lines.js';
 import type { RequestPage, RequestQuery } from '../store.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../types.js';
 
@@ -63,12 +63,12 @@ export class SqliteHistoryReads {
   }
 
   /** Every request `query` matches with its latest receipt, a page at a time, as exports write them. */
-  exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ExportPage> {
+  exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>, format: ExportFormat): AsyncIterable<ExportPage> {
     // Several people are one index range each, merged (see list): rare in exports, so they take the general way.
-    if ((query.respondedByPeople?.length ?? 0) > 1) return exportPagesOf(this.scan(query), (ids) => this.receiptsOf(ids));
+    if ((query.respondedByPeople?.length ?? 0) > 1) return exportPagesOf(this.scan(query), (ids) => this.receiptsOf(ids), format);
     const reader = this.reader();
     const exports = reader ? (reader.exports ??= new SqliteExportReader(reader.open, this.sql.receiptsOf.source)) : (this.ownExports ??= new SqliteExportReader(this.open, this.sql.receiptsOf.source));
-    return exports.pages(filters(query));
+    return exports.pages(filters(query), format);
   }
 
   /** Closes the history connection, if one was opened. */

@@ -14,7 +14,7 @@ import { SqliteHistoryReads } from './history-reads.js';
 import { requestToRow, rowToEvent, rowToMessage, rowToRequest } from './rows.js';
 import { confirmationRequests as requests } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
-import type { ExportPage } from '../export-rows.js';
+import type { ExportFormat, ExportPage } from '../export-lines.js';
 import { GroupCommit } from '../group-commit.js';
 import { isAllowed } from '../state-machine.js';
 import { needsPriorApprovers, planVote, type PriorApproval } from '../vote-plan.js';
@@ -213,8 +213,8 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     return this.history.scan(query);
   }
 
-  exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ExportPage> {
-    return this.history.exportPages(query);
+  exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>, format: ExportFormat): AsyncIterable<ExportPage> {
+    return this.history.exportPages(query, format);
   }
 
   async pending(limit: number, afterExpiresAt?: Date, afterId?: string) {

@@ -1,11 +1,12 @@
 /**
- * Exports render flat rows (`requests/export-rows.ts`) with the same bytes as the request in its API shape would give:
+ * Exports render flat rows (`requests/export-lines.ts`) with the same bytes as the request in its API shape would give:
  * NDJSON equal to `JSON.stringify` of `toApiRequest` plus `execution`, CSV equal to `csvCell` of each of those fields.
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { csvCell, executionOf, writeExport } from '../../../src/http/export.js';
-import { EXPORT_FIELDS, exportRowOf, type ExportPage } from '../../../src/requests/export-rows.js';
+import { writeExport } from '../../../src/http/export.js';
+import { csvCell, executionOf, lineOf, type ExportPage } from '../../../src/requests/export-lines.js';
+import { EXPORT_FIELDS, exportRowOf } from '../../../src/requests/export-rows.js';
 import { toApiRequest } from '../../../src/requests/serialize.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../../../src/requests/types.js';
 import { at, newRequest } from '../../contracts/store-fixtures.js';
@@ -39,7 +40,7 @@ async function render(format: 'csv' | 'ndjson', rows: ConfirmationRequest[], rec
     },
   });
   async function* pages(): AsyncIterable<ExportPage> {
-    yield { rows: rows.map(exportRowOf), receipts: new Map(receipts.map((e) => [e.requestId, e])) };
+    yield { lines: rows.map((r) => lineOf(exportRowOf(r), format)), receipts: new Map(receipts.map((e) => [e.requestId, e])) };
   }
   expect(await writeExport(sink, pages(), format)).toBe(true);
   return text;
