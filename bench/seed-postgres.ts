@@ -6,8 +6,8 @@
  *
  * The rows are the ones {@link historyRow} describes (same tools, agents, approvers, statuses, times and events), with
  * ids that are UUIDv7 of the row's millisecond. The audit chain is computed, not skipped: each event's hashed text is
- * built set-based by the migration's own functions (`tollgate_chain_body`, `tollgate_chain_request`, as the batched
- * create does), and the links are a running aggregate over the events in id order (`tollgate_chain_link` folded by a
+ * built set-based (the text `tollgate_chain_body` and `tollgate_chain_request` make, spelled out for the seed's ASCII
+ * values), and the links are a running aggregate over the events in id order (`tollgate_chain_link` folded by a
  * window function), starting from the chain's head read under the chain's lock (`tollgate_chain_reserve`). The rows
  * arrive with their ids and hashes, so the chain's trigger skips them, and `tollgate audit verify` walks the seeded
  * chain like any other. Into an empty database the secondary indexes are built after the rows.
@@ -95,14 +95,22 @@ const SEED_BATCH = `WITH base AS MATERIALIZED (
     SELECT id, hash FROM tollgate_chain_reserve()
   ), src AS (
     SELECT row_number() OVER (ORDER BY b.i, e.seq) AS n, b.id AS request_id, e.type, e.actor, e.channel, e.detail, e.at,
-      tollgate_chain_body(b.id, e.type, e.actor, e.channel, e.detail::text, tollgate_chain_time(e.at), CASE WHEN e.seq = 0 THEN
-        tollgate_chain_request(b.tool_name, b.args_sha256, '1', 'deny', tollgate_chain_time(b.created_at), tollgate_chain_time(b.expires_at), NULL, b.agent_id, NULL) END) AS body
+      -- tollgate_chain_body's text, spelled out: every seeded value is ASCII, so its length is its byte count, and the
+      -- ids' and times' lengths are fixed (the generic functions' convert_to per field cost a third of the seed).
+      '36:' || b.id || ';' || length(e.type) || ':' || e.type || ';' || coalesce(length(e.actor) || ':' || e.actor || ';', '-;')
+        || coalesce(length(e.channel) || ':' || e.channel || ';', '-;') || length(e.detail::text) || ':' || e.detail::text || ';'
+        || '24:' || e.at_text || ';' || CASE WHEN e.seq = 0 THEN
+          length(b.tool_name) || ':' || b.tool_name || ';64:' || b.args_sha256 || ';1:1;4:deny;24:' || t.created_text || ';24:'
+            || tollgate_chain_time(b.expires_at) || ';-;' || length(b.agent_id) || ':' || b.agent_id || ';-;'
+          ELSE '-;' END AS body
     FROM base b
+    CROSS JOIN LATERAL (SELECT tollgate_chain_time(b.created_at) AS created_text) t
     CROSS JOIN LATERAL (VALUES
-        (0, 'created', NULL, NULL, '{}'::jsonb, b.created_at),
+        (0, 'created', NULL, NULL, '{}'::jsonb, b.created_at, t.created_text),
         (1, b.status, b.responded_by, CASE WHEN b.by_person THEN 'slack' END,
-          CASE b.status WHEN 'expired' THEN '{"on_timeout": "deny"}'::jsonb WHEN 'cancelled' THEN '{}'::jsonb ELSE jsonb_build_object('person', 'p' || b.k) END, b.responded_at)
-      ) AS e(seq, type, actor, channel, detail, at)
+          CASE b.status WHEN 'expired' THEN '{"on_timeout": "deny"}'::jsonb WHEN 'cancelled' THEN '{}'::jsonb ELSE jsonb_build_object('person', 'p' || b.k) END,
+          b.responded_at, tollgate_chain_time(b.responded_at))
+      ) AS e(seq, type, actor, channel, detail, at, at_text)
     WHERE e.seq = 0 OR NOT b.pending
   ), chained AS (
     SELECT s.*, pg_temp.tollgate_seed_chain(s.body, h.hash) OVER (ORDER BY s.n ROWS UNBOUNDED PRECEDING) AS hash, h.id AS head_id, h.hash AS head_hash
