@@ -62,7 +62,8 @@ const CHAIN_AGGREGATE = [
  */
 const SEED_BATCH = `WITH base AS MATERIALIZED (
     SELECT g.i, a.k, a.pending, b.status, b.created_at, c.by_person,
-      substr(a.h, 1, 8) || '-' || substr(a.h, 9, 4) || '-7' || substr(a.r, 1, 3) || '-8' || substr(a.r, 4, 3) || '-' || substr(a.r, 7, 12) AS id,
+      -- As the SQLite seeder's ids: the row's millisecond, this run's salt, the row's number (unique, in creation order).
+      substr(a.h, 1, 8) || '-' || substr(a.h, 9, 4) || '-7' || substr($11::text, 1, 3) || '-8' || substr($11::text, 4, 3) || '-' || lpad(to_hex(g.i), 12, '0') AS id,
       'tool.' || g.i % $6::int AS tool_name, 'agent-' || g.i % $7::int AS agent_id,
       encode(sha256(convert_to('{"tool_args":{"rows":' || g.i % 1000 || ',"table":"t' || g.i % 997 || '"},"tool_name":"tool.' || g.i % $6::int || '"}', 'UTF8')), 'hex') AS args_sha256,
       CASE WHEN a.pending THEN timestamptz 'epoch' + ($4::bigint + 3600000 + (g.i * 7919) % 3600000) * interval '1 millisecond'
@@ -70,12 +71,12 @@ const SEED_BATCH = `WITH base AS MATERIALIZED (
       CASE WHEN a.pending THEN NULL ELSE b.created_at + interval '30 seconds' END AS responded_at,
       CASE WHEN a.pending THEN NULL WHEN c.by_person THEN 'slack:U' || a.k WHEN b.status = 'expired' THEN 'system' ELSE 'agent-' || g.i % $7::int END AS responded_by
     FROM generate_series($1::bigint, $2::bigint - 1) AS g(i)
-    CROSS JOIN LATERAL (SELECT
-        lpad(to_hex(CASE WHEN $10::boolean THEN $4::bigint - 3600000 + (g.i * 3600000) / $3::bigint ELSE $4::bigint - $5::bigint + (g.i * $5::bigint) / $3::bigint - 60000 END), 12, '0') AS h,
-        md5($11::text || g.i) AS r, g.i % $8::int AS k, $10::boolean OR g.i % $9::int = $9::int - 1 AS pending) a
+    CROSS JOIN LATERAL (SELECT CASE WHEN $10::boolean THEN $4::bigint - 3600000 + (g.i * 3600000) / $3::bigint
+        ELSE $4::bigint - $5::bigint + (g.i * $5::bigint) / $3::bigint - 60000 END AS ms) m
+    CROSS JOIN LATERAL (SELECT lpad(to_hex(m.ms), 12, '0') AS h, g.i % $8::int AS k, $10::boolean OR g.i % $9::int = $9::int - 1 AS pending) a
     CROSS JOIN LATERAL (SELECT
         CASE WHEN a.pending THEN 'pending' ELSE (ARRAY['approved', 'approved', 'denied', 'expired', 'cancelled'])[g.i % 5 + 1] END AS status,
-        timestamptz 'epoch' + ('x' || a.h)::bit(48)::bigint * interval '1 millisecond' AS created_at) b
+        timestamptz 'epoch' + m.ms * interval '1 millisecond' AS created_at) b
     CROSS JOIN LATERAL (SELECT b.status IN ('approved', 'denied') AS by_person) c
   ), req AS (
     INSERT INTO confirmation_requests (id, status, tool_name, tool_args, approved_args, prompt, options, agent_id, user_id, session_id,
