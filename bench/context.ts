@@ -30,6 +30,8 @@ export interface BenchContext {
   quick: boolean;
   /** Requests the history scenarios seed (`--history-rows`, default 10 million). */
   historyRows: number;
+  /** Where seeded histories are kept for the next run (`--history-seed-dir`; bench/seed-cache.ts), or null. */
+  historySeedDir: string | null;
   /** Figures measured earlier in this run (e.g. create_rps, to size the expiry scenario). */
   earlier: Record<string, unknown>;
   log(line: string): void;

@@ -12,6 +12,13 @@ export interface BenchPostgres {
   fresh(name: string): Promise<string>;
   /** Runs a `count(*) AS n` query on the database at `url`. */
   count(url: string, sql: string, params?: unknown[]): Promise<number>;
+  /** Whether the database `name` exists. */
+  exists(name: string): Promise<boolean>;
+  /**
+   * Makes `to` a copy of `from` (each a database name or a URL of one; `CREATE DATABASE … TEMPLATE`, so nothing may be
+   * connected to `from`): an existing `to` is replaced, a new one is made under a temporary name and then renamed.
+   */
+  copyDatabase(from: string, to: string): Promise<void>;
   /** Drops every database created so far (their gateways have stopped). */
   dropAll(): Promise<void>;
   close(): Promise<void>;
@@ -39,6 +46,17 @@ export async function postgresForBench(log: (line: string) => void): Promise<Ben
       await admin.query(`CREATE DATABASE "${db}"`);
       created.push(db);
       return urlOf(db);
+    },
+    async exists(name) {
+      return (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
+    },
+    async copyDatabase(from, to) {
+      const nameOf = (db: string) => (db.includes('://') ? decodeURIComponent(new URL(db).pathname.slice(1)) : db);
+      const [source, target] = [nameOf(from), nameOf(to)];
+      const temporary = `${target.slice(0, 50)}_tmp_${randomBytes(4).toString('hex')}`;
+      await admin.query(`CREATE DATABASE "${temporary}" TEMPLATE "${source}"`);
+      await admin.query(`DROP DATABASE IF EXISTS "${target}" WITH (FORCE)`);
+      await admin.query(`ALTER DATABASE "${temporary}" RENAME TO "${target}"`);
     },
     async count(url, sql, params = []) {
       const client = new pg.Client({ connectionString: url });

@@ -10,7 +10,9 @@
  * (run everything N times and keep the median of each figure; the goals are judged on medians of 3), `--source` (run
  * bin/tollgate.js through tsx instead of the plain-JavaScript build users run), `--history` (instead of the usual
  * scenarios, the history ones: the gateway on `--history-rows N` seeded requests, default 10 million, and one
- * process's 100,000 decisions; modes sqlite and postgres unless `--mode` says; written to bench/results.history.json).
+ * process's 100,000 decisions; modes sqlite and postgres unless `--mode` says; written to bench/results.history.json),
+ * `--history-seed-dir DIR` (keep the seeded history there and copy it on the next run instead of seeding again:
+ * bench/seed-cache.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -87,6 +89,7 @@ function parseFlags(argv: string[]) {
     quick,
     history,
     historyRows,
+    historySeedDir: value('history-seed-dir') ?? null,
     only,
     modes,
     profile: value('profile') ?? null,
@@ -123,6 +126,7 @@ async function runModes(flags: Flags, client: LoadClient, log: (line: string) =>
       profileDir: flags.profile,
       quick: flags.quick,
       historyRows: flags.historyRows,
+      historySeedDir: flags.historySeedDir,
       earlier: figures[mode],
       log: (line) => log(`${mode}: ${line}`),
     };

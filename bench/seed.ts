@@ -13,7 +13,8 @@ import { applyMigrations, openDatabase, type OpenDatabase } from '../src/request
 import { newConfirmationRequest, type GatewayDefaults } from '../src/requests/new-request.js';
 import { requestToRow } from '../src/requests/sqlite/rows.js';
 import type { ConfirmationRequest } from '../src/requests/types.js';
-import { eventHash, GENESIS_HASH, type ChainedRequestFields } from '../src/audit/encoding.js';
+import { GENESIS_HASH } from '../src/audit/encoding.js';
+import { BulkInsert, CARD_KEYS, chainEvents, EVENT_KEYS, historyRows, REQUEST_KEYS, SeedIds } from './history-rows.js';
 import { channelMessages, confirmationEvents, confirmationRequests } from '../src/requests/sqlite/schema.js';
 
 const SEED_DEFAULTS: GatewayDefaults = { timeoutS: 300, channels: [{ type: 'web' }], options: ['Approve', 'Deny'], onTimeout: 'deny' };
@@ -182,21 +183,6 @@ export function historyRow(i: number, p: HistoryPlan): { request: ConfirmationRe
   return { request, events: [created, { type: status, actor: decidedBy, channel: request.respondedVia, detail, at: respondedAt }] };
 }
 
-/** The request fields a `created` event's hash covers, as both dialects' triggers read them. */
-export function chainedFields(r: ConfirmationRequest): ChainedRequestFields {
-  return {
-    toolName: r.toolName,
-    argsSha256: r.argsSha256,
-    requiredApprovals: String(r.requiredApprovals),
-    onTimeout: r.onTimeout,
-    createdAt: r.createdAt.toISOString(),
-    expiresAt: r.expiresAt.toISOString(),
-    userId: r.userId ?? null,
-    agentId: r.agentId ?? null,
-    filedBy: r.filedBy ?? null,
-  };
-}
-
 const SEEDED_TABLES = ['confirmation_requests', 'confirmation_events', 'channel_messages'];
 
 /**
@@ -214,9 +200,9 @@ function dropSecondaryIndexes(sqlite: OpenDatabase['sqlite']): string[] {
 
 /**
  * Writes a year of history into `dbPath` (migrating it first), in transactions of `batch` rows: see
- * {@link historyRow}. The events' chain hashes are computed here, continuing from the chain's head, with the chain's
- * trigger dropped inside each batch's transaction and created again before it commits (it would update every event
- * after inserting it); they are the hashes the trigger would have written.
+ * {@link historyRow} (the rows are built by `historyRows`, its column-level twin). The events' chain hashes are
+ * computed here, continuing from the chain's head; the chain's trigger skips rows that arrive with a hash. They are
+ * the hashes the trigger would have written.
  *
  * A bench seed, not the gateway's way of writing: the rollback journal in memory and no syncs while it runs (a crash mid-seed
  * leaves a file to delete, and the seed is redone from scratch anyway), the file back in WAL mode when it is done;
@@ -232,32 +218,34 @@ export function seedHistory(dbPath: string, options: HistorySeedOptions): Histor
   if (journal !== 'memory') throw new Error(`seedHistory: could not leave WAL mode for the seed (journal_mode is ${String(journal)})`);
   open.sqlite.pragma('synchronous = OFF');
   open.sqlite.pragma('cache_size = -262144');
+  // Every event and card names a request written before it (the test holds the seed to `foreign_key_check`): a
+  // check of each would be a B-tree search per row.
+  open.sqlite.pragma('foreign_keys = OFF');
   const empty = open.sqlite.prepare('SELECT 1 FROM confirmation_requests LIMIT 1').get() === undefined;
   const rebuild = empty ? dropSecondaryIndexes(open.sqlite) : [];
-  const insertRequest = open.sqlite.prepare(insertSql(confirmationRequests, 'confirmation_requests'));
-  const insertEvent = open.sqlite.prepare(insertSql(confirmationEvents, 'confirmation_events', ['id']));
-  const insertCard = open.sqlite.prepare(insertSql(channelMessages, 'channel_messages', ['id']));
-  const trigger = open.sqlite.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'confirmation_events_chain'").pluck().get() as string;
+  const requests = new BulkInsert(open.sqlite, confirmationRequests, 'confirmation_requests', REQUEST_KEYS);
+  const eventRows = new BulkInsert(open.sqlite, confirmationEvents, 'confirmation_events', EVENT_KEYS, 200, requests);
+  const cards = new BulkInsert(open.sqlite, channelMessages, 'channel_messages', CARD_KEYS, 100, requests);
+  const ids = new SeedIds();
+  const chainValues: unknown[] = [];
   let lastHash = (open.sqlite.prepare('SELECT hash FROM confirmation_events ORDER BY id DESC LIMIT 1').pluck().get() as string | undefined) ?? GENESIS_HASH;
   let pending = 0;
   let events = 0;
   const write = open.sqlite.transaction((start: number, end: number) => {
-    open.sqlite.exec('DROP TRIGGER confirmation_events_chain');
     for (let i = start; i < end; i++) {
-      const { request, events: own } = historyRow(i, p);
-      insertRequest.run(requestToRow(request));
-      for (const e of own) {
-        const detail = JSON.stringify(e.detail);
-        const at = e.at.toISOString();
-        const hash = eventHash(lastHash, { requestId: request.id, type: e.type, actor: e.actor, channel: e.channel, detail, at, request: e.type === 'created' ? chainedFields(request) : null });
-        insertEvent.run({ requestId: request.id, type: e.type, actor: e.actor, channel: e.channel, detail, at, prevHash: lastHash, hash });
-        lastHash = hash;
-      }
-      insertCard.run({ requestId: request.id, channel: 'web', target: '', messageRef: null, status: 'sent', attempts: 1, lastError: null, updatedAt: request.createdAt.toISOString() });
-      events += own.length;
+      const rows = historyRows(i, p, ids);
+      const { request } = rows;
+      requests.push(...REQUEST_KEYS.map((key) => request[key]));
+      lastHash = chainEvents(rows, lastHash, chainValues);
+      eventRows.pushAll(chainValues);
+      chainValues.length = 0;
+      cards.push(request.id, 'web', '', null, 'sent', 1, null, request.createdAt);
+      events += rows.events.length;
       if (request.status === 'pending') pending++;
     }
-    open.sqlite.exec(trigger);
+    requests.flush();
+    eventRows.flush();
+    cards.flush();
   });
   for (let start = 0; start < p.rows; start += p.batch) write.immediate(start, Math.min(p.rows, start + p.batch));
   for (const definition of rebuild) open.sqlite.exec(definition);

@@ -8,7 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { seedHistoryPostgres } from '../../../bench/seed-postgres.js';
-import { seedHistory } from '../../../bench/seed.js';
+import { historyRows, SeedIds } from '../../../bench/history-rows.js';
+import { historyPlan, historyRow, seedHistory } from '../../../bench/seed.js';
+import { Database } from '../../../src/requests/sqlite/driver.js';
+import { requestToRow } from '../../../src/requests/sqlite/rows.js';
 import { verifyAudit } from '../../../src/audit/verify.js';
 import { openStores } from '../../../src/requests/open-store.js';
 import { freshDatabase, type FreshDatabase } from '../postgres/fresh-database.js';
@@ -45,12 +48,29 @@ async function appendOne(db: string) {
 }
 
 describe('history seeders', () => {
+  it('SQLite builds the rows historyRow describes, column by column (but for the id and nonce)', () => {
+    const ids = new SeedIds();
+    for (const plan of [historyPlan({ rows: 5000 }), historyPlan({ rows: 300, pendingOnly: true })]) {
+      for (const i of [0, 1, 2, 3, 4, 998, 999, 4999 % plan.rows]) {
+        const { request, events } = historyRow(i, plan);
+        const rows = historyRows(i, plan, ids);
+        expect({ ...rows.request, id: '', nonce: '' }).toEqual({ ...requestToRow(request), id: '', nonce: '' });
+        expect(rows.request.nonce).toMatch(/^[A-Za-z0-9_-]{24}$/);
+        expect(rows.events).toEqual(events.map((e) => [e.type, e.actor, e.channel, JSON.stringify(e.detail), e.at.toISOString()]));
+      }
+    }
+  });
+
   it('SQLite: a history plus pending rows, chain intact', async () => {
     const db = join(dir, 'history.db');
     const seed = seedHistory(db, { rows: 3000, batch: 700 });
     expect(seed).toMatchObject({ rows: 3000, pending: 3, events: 2 * 3000 - 3 });
     const more = seedHistory(db, { rows: 200, pendingOnly: true });
     expect(more).toMatchObject({ rows: 200, pending: 200, events: 200 });
+    // The seed writes with its foreign keys unchecked: every event and card names a request.
+    const file = new Database(db, { readonly: true });
+    expect(file.pragma('foreign_key_check')).toEqual([]);
+    file.close();
     await appendOne(db);
     const { report, pending, approved } = await verified(db);
     expect(report).toMatchObject({ ok: true, events: 6198, requests: 3200, problem: null });

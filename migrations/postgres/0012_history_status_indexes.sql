@@ -1,0 +1,4 @@
+CREATE INDEX "confirmation_requests_status_created_approved" ON "confirmation_requests" USING btree ("created_at","id") WHERE status = 'approved';--> statement-breakpoint
+CREATE INDEX "confirmation_requests_status_created_denied" ON "confirmation_requests" USING btree ("created_at","id") WHERE status = 'denied';--> statement-breakpoint
+CREATE INDEX "confirmation_requests_status_created_expired" ON "confirmation_requests" USING btree ("created_at","id") WHERE status = 'expired';--> statement-breakpoint
+CREATE INDEX "confirmation_requests_status_created_cancelled" ON "confirmation_requests" USING btree ("created_at","id") WHERE status = 'cancelled';
