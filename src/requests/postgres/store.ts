@@ -11,7 +11,7 @@
  * Hot paths are plain SQL on the pool; the audit query, whose filters vary, is built with drizzle. Every database
  * error leaves through `errors.ts`, so callers see tollgate errors, never a `pg` one.
  */
-import { and, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, lt, lte, or, type SQL } from 'drizzle-orm';
 import type pg from 'pg';
 import { ServiceUnavailableError } from '../../errors.js';
 import type { OpenPostgres } from './database.js';
@@ -21,6 +21,7 @@ import { createBatchParams } from './creates.js';
 import { rowToEvent, rowToMessage, rowToRequest, type RequestRow } from './rows.js';
 import { named, SQL_TEXT } from './statements.js';
 import { confirmationRequests as requests } from './schema.js';
+import { auditFilters } from '../audit-filters.js';
 import { allPages, decodeCursor, pageForEachPerson, pageOf } from '../cursor.js';
 import { exportPagesOf, type ExportFormat, type ExportPage } from '../export-lines.js';
 import { GroupCommit } from '../group-commit.js';
@@ -334,20 +335,12 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   }
 }
 
-function filters(q: RequestQuery): (SQL | undefined)[] {
-  return [
-    q.status && eq(requests.status, q.status),
-    q.toolName !== undefined ? eq(requests.toolName, q.toolName) : undefined,
-    q.agentId !== undefined ? eq(requests.agentId, q.agentId) : undefined,
-    q.respondedBy !== undefined ? eq(requests.respondedBy, q.respondedBy) : undefined,
-    q.respondedByPeople !== undefined ? (q.respondedByPeople.length ? inArray(requests.respondedByPerson, [...q.respondedByPeople]) : sql`false`) : undefined,
-    q.since && gte(requests.createdAt, q.since),
-    q.until && lte(requests.createdAt, q.until),
-  ];
-}
 
 /** The parameters `flip` and `settle` share. A vote's verdict is allowed when approved; only an expiry reads `onTimeout`. */
 function verdictParams(id: string, status: RequestStatus, f: VerdictFields, onTimeout: ConfirmationRequest['onTimeout'] = 'deny'): unknown[] {
   const approvedArgs = f.approvedArgs === undefined || f.approvedArgs === null ? null : JSON.stringify(f.approvedArgs);
   return [id, status, f.at, f.respondedBy, f.respondedVia, f.decisionOption ?? null, f.reason ?? null, approvedArgs, isAllowed(status, onTimeout) === true, f.respondedByPerson ?? null];
 }
+
+/** The audit query's filters on this dialect's table (times bound as it stores them). */
+const filters = (q: RequestQuery): (SQL | undefined)[] => auditFilters(requests, q, (at) => at);

@@ -6,12 +6,13 @@
  * so out of its resident memory.
  */
 import type Database from 'better-sqlite3';
-import { and, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, lt, lte, or, type SQL } from 'drizzle-orm';
 import { openHistoryReader, type OpenDatabase } from './database.js';
 import { SqliteExportReader } from './export-pages.js';
 import { rowToEvent, rowToRequest } from './rows.js';
 import { confirmationRequests as requests } from './schema.js';
 import type { Statements } from './statements.js';
+import { auditFilters } from '../audit-filters.js';
 import { allPages, decodeCursor, pageForEachPerson, pageOf } from '../cursor.js';
 import { exportPagesOf, type ExportFormat, type ExportPage } from '../export-lines.js';
 import type { RequestPage, RequestQuery } from '../store.js';
@@ -107,14 +108,5 @@ export class SqliteHistoryReads {
   }
 }
 
-function filters(q: RequestQuery): (SQL | undefined)[] {
-  return [
-    q.status && eq(requests.status, q.status),
-    q.toolName !== undefined ? eq(requests.toolName, q.toolName) : undefined,
-    q.agentId !== undefined ? eq(requests.agentId, q.agentId) : undefined,
-    q.respondedBy !== undefined ? eq(requests.respondedBy, q.respondedBy) : undefined,
-    q.respondedByPeople !== undefined ? (q.respondedByPeople.length ? inArray(requests.respondedByPerson, [...q.respondedByPeople]) : sql`false`) : undefined,
-    q.since && gte(requests.createdAt, q.since.toISOString()),
-    q.until && lte(requests.createdAt, q.until.toISOString()),
-  ];
-}
+/** The audit query's filters on this dialect's table (times bound as it stores them). */
+const filters = (q: RequestQuery): (SQL | undefined)[] => auditFilters(requests, q, (at) => at.toISOString());
