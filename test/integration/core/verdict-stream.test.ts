@@ -187,6 +187,25 @@ describe('POST /v1/requests/verdicts', () => {
     expect((await verdictsOf(await open([own.id], mine.secret))).map((r) => r.status)).toEqual(['approved']);
   });
 
+  it('reads its ids a batch at a time: every verdict of 250 ids, and the 404 of an unknown id in the last batch', async () => {
+    t = await startTestServer();
+    const filed: ApiRequest[] = [];
+    for (let i = 0; i < 250; i++) filed.push(await file());
+    const ids = filed.map((r) => r.id);
+    // Through the gateway, not the API: 250 decisions over HTTP would meet the decision rate limit.
+    const settle = async (id: string, decision: 'approve' | 'deny') => expect((await t.gateway.decide({ requestId: id, decision, actor: { channel: 'api', userId: 'ops' } })).ok).toBe(true);
+    for (const id of ids.slice(0, 200)) await settle(id, 'deny');
+    const res = await open(ids);
+    expect(res.status).toBe(200);
+    const got = verdictsOf(res);
+    for (const id of ids.slice(200)) await settle(id, 'approve');
+    const verdicts = await got;
+    expect(verdicts.map((r) => r.id).sort()).toEqual([...ids].sort());
+    expect(verdicts.filter((r) => r.status === 'approved').map((r) => r.id).sort()).toEqual(ids.slice(200).sort());
+    const unknown = await open([...ids.slice(0, 230), '00000000-0000-4000-8000-000000000000']);
+    expect(unknown.status).toBe(404);
+  });
+
   it('answers a bad body with problem+json naming the field', async () => {
     t = await startTestServer();
     for (const [body, path] of [
