@@ -4,7 +4,7 @@
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { InvalidCursorError } from '../../src/requests/cursor.js';
+import { encodeCursor, InvalidCursorError } from '../../src/requests/cursor.js';
 import type { ConfirmationStore, RequestQuery } from '../../src/requests/store.js';
 import { writeExport } from '../../src/http/export.js';
 import { exportPagesOf, type ExportFormat, type ExportPage } from '../../src/requests/export-lines.js';
@@ -98,6 +98,12 @@ export function runStoreQueryContract(store: () => ConfirmationStore): void {
       expect(pages.flat()).toEqual(newestFirst(rows));
       const filtered = await allPages(store(), { toolName: 'pay_invoice' }, 1);
       expect(filtered.flat()).toEqual(newestFirst(rows.filter((r) => r.toolName === 'pay_invoice')));
+      // Under `until` the cursor's bound takes over from it (SQLite), never widening it: a cursor newer than `until`
+      // still finds nothing newer than `until`.
+      const untilFive = await allPages(store(), { until: at(5) }, 2);
+      expect(untilFive.flat()).toEqual(newestFirst(rows.filter((r) => r.createdAt.getTime() <= at(5).getTime())));
+      const past = await store().list({ until: at(5), limit: 10, cursor: encodeCursor(at(7), rows[6]!.id) });
+      expect(past.items.map((r) => r.id)).toEqual(newestFirst(rows.filter((r) => r.createdAt.getTime() <= at(5).getTime())));
     });
 
     it('ends with a null cursor when the last page is full', async () => {

@@ -38,11 +38,15 @@ export class SqliteExportReader {
     private readonly receiptsSql: string,
   ) {}
 
-  /** Every row matching `where` (the audit query's filters), newest first, as export pages. */
-  async *pages(where: (SQL | undefined)[], format: ExportFormat): AsyncIterable<ExportPage> {
+  /**
+   * Every row matching `where` (the audit query's filters but `until`) and created at or before `until`, newest first,
+   * as export pages. `until` bounds the first page only: later pages are bounded by their cursor, which implies it
+   * (two upper bounds on `created_at`, and SQLite may search from the wrong one, walking every earlier page again).
+   */
+  async *pages(where: (SQL | undefined)[], format: ExportFormat, until?: string): AsyncIterable<ExportPage> {
     let after: { createdAt: string; id: string } | undefined;
     for (;;) {
-      const { lines, next } = this.lines(where, format, after);
+      const { lines, next } = this.lines(after || until === undefined ? where : [...where, lte(requests.createdAt, until)], format, after);
       if (lines.length === 0) return;
       const ids = JSON.stringify(lines.map((l) => l[0]));
       this.receipts ??= this.open.sqlite.prepare(this.receiptsSql);

@@ -69,7 +69,9 @@ export class SqliteHistoryReads {
     if ((query.respondedByPeople?.length ?? 0) > 1) return exportPagesOf(this.scan(query), (ids) => this.receiptsOf(ids), format);
     const reader = this.reader();
     const exports = reader ? (reader.exports ??= new SqliteExportReader(reader.open, this.sql.receiptsOf.source)) : (this.ownExports ??= new SqliteExportReader(this.open, this.sql.receiptsOf.source));
-    return exports.pages(filters(query), format);
+    // Every page after the first has a cursor, whose bound implies `until` (see untilByCursor): the first page alone
+    // carries it.
+    return exports.pages(filters({ ...query, until: undefined }), format, query.until?.toISOString());
   }
 
   /** Closes the history connection, if one was opened. */
@@ -89,9 +91,10 @@ export class SqliteHistoryReads {
   private async listOn(db: OpenDatabase['db'], query: RequestQuery): Promise<RequestPage> {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
     if ((query.respondedByPeople?.length ?? 0) > 1) return pageForEachPerson((q) => this.listOn(db, q), query, limit);
-    const where = filters(query);
-    if (query.cursor) {
-      const { createdAt, id } = decodeCursor(query.cursor);
+    const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+    const where = filters(cursor ? untilByCursor(query, cursor.createdAt) : query);
+    if (cursor) {
+      const { createdAt, id } = cursor;
       // The same condition as `created_at < c OR (created_at = c AND id < i)`, but with a bound SQLite can search the
       // index by: written that way, every cursor page walked the index from the newest row down to the cursor, so a
       // million-row export read ~10^9 index entries.
@@ -110,3 +113,13 @@ export class SqliteHistoryReads {
 
 /** The audit query's filters on this dialect's table (times bound as it stores them). */
 const filters = (q: RequestQuery): (SQL | undefined)[] => auditFilters(requests, q, (at) => at.toISOString());
+
+/**
+ * The query without `until` when the cursor's row is not newer than it: the cursor's bound then implies `until`, and
+ * SQLite searches the created index from one upper bound only. Searched from `until`, every page walked the rows of
+ * all the pages before it: a million-row export with `until` (as the bench's) read 22k rows per CPU-second, against
+ * 220k without (10-million-row history).
+ */
+function untilByCursor(query: RequestQuery, cursorAt: string): RequestQuery {
+  return query.until && Date.parse(cursorAt) <= query.until.getTime() ? { ...query, until: undefined } : query;
+}
