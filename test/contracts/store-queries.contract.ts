@@ -161,6 +161,21 @@ export function runStoreQueryContract(store: () => ConfirmationStore): void {
         expect(await exported(store().exportPages({ agentId: 'nobody' }, format))).toEqual([]);
       }
     });
+
+    it('joins each row’s receipt when the rows it exports are few among many with receipts (a filtered export)', async () => {
+      // 30 rows of one tool among 3,000, every row with a receipt: the receipts around the exported rows are many more
+      // than the rows themselves (a store that reads a page's receipts by range must fall back to reading them by id).
+      const made = await Promise.all(Array.from({ length: 3000 }, (_, i) => file(store(), { toolName: i % 100 === 0 ? 'rare' : 'busy' }, at(i))));
+      for (let from = 0; from < made.length; from += 50) {
+        const some = made.slice(from, from + 50);
+        await Promise.all(some.map((r, i) => store().appendEvent(r.id, { type: 'executed', actor: 'agent', channel: null, detail: { n: from + i }, at: at(from + i + 1) })));
+      }
+      const general = exportPagesOf(store().scan({ toolName: 'rare' }), (ids) => store().receiptsOf(ids), 'ndjson');
+      const rare = await exported(store().exportPages({ toolName: 'rare' }, 'ndjson'));
+      expect(rare).toHaveLength(30);
+      expect(rare.filter(([, , receipt]) => receipt === null)).toEqual([]);
+      expect(rare).toEqual(await exported(general));
+    });
   });
 
   describe('pending', () => {

@@ -68,7 +68,8 @@ export class SqliteHistoryReads {
     // Several people are one index range each, merged (see list): rare in exports, so they take the general way.
     if ((query.respondedByPeople?.length ?? 0) > 1) return exportPagesOf(this.scan(query), (ids) => this.receiptsOf(ids), format);
     const reader = this.reader();
-    const exports = reader ? (reader.exports ??= new SqliteExportReader(reader.open, this.sql.receiptsOf.source)) : (this.ownExports ??= new SqliteExportReader(this.open, this.sql.receiptsOf.source));
+    const receipts = { receiptsOf: this.sql.receiptsOf.source, receiptsBetween: this.sql.receiptsBetween.source };
+    const exports = reader ? (reader.exports ??= new SqliteExportReader(reader.open, receipts)) : (this.ownExports ??= new SqliteExportReader(this.open, receipts));
     // Every page after the first has a cursor, whose bound implies `until` (see untilByCursor): the first page alone
     // carries it.
     return exports.pages(filters({ ...query, until: undefined }), format, query.until?.toISOString());

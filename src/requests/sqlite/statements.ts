@@ -6,7 +6,7 @@
  */
 import type Database from 'better-sqlite3';
 import { getTableColumns, type Table } from 'drizzle-orm';
-import { channelMessages, confirmationEvents, confirmationRequests } from './schema.js';
+import { channelMessages, confirmationEvents, confirmationRequests, RECEIPT_TYPES_SQL } from './schema.js';
 
 /** `"tool_name" AS "toolName", …` for every column of `table` (each as `alias."tool_name"` when given). */
 function selectList(table: Table, alias?: string): string {
@@ -30,6 +30,11 @@ export interface Statements {
   events: Database.Statement;
   eventsOf: Database.Statement;
   receiptsOf: Database.Statement;
+  /**
+   * Every receipt of the requests whose ids lie between two ids (`?`, `?`), by request and in order, at most `?`.
+   * Request ids are UUIDv7, so an export page's ids lie in a narrow range and this one walk finds their receipts.
+   */
+  receiptsBetween: Database.Statement;
   pendingPlans: Database.Statement;
   messages: Database.Statement;
   unsentMessages: Database.Statement;
@@ -87,7 +92,12 @@ export function prepareStatements(sqlite: Database.Database): Statements {
     // ever written for each page of an export, instead of the page's requests' few events by confirmation_events_request.
     receiptsOf: sqlite.prepare(
       `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE id IN (
-         SELECT max(id) FROM confirmation_events WHERE request_id IN (SELECT value FROM json_each(?)) AND +type IN ('executed', 'execution_failed') GROUP BY request_id)`,
+         SELECT max(id) FROM confirmation_events INDEXED BY confirmation_events_receipts
+         WHERE request_id IN (SELECT value FROM json_each(?)) AND ${RECEIPT_TYPES_SQL} GROUP BY request_id)`,
+    ),
+    receiptsBetween: sqlite.prepare(
+      `SELECT ${selectList(confirmationEvents)} FROM confirmation_events INDEXED BY confirmation_events_receipts
+       WHERE request_id BETWEEN ? AND ? AND ${RECEIPT_TYPES_SQL} ORDER BY request_id, id LIMIT ?`,
     ),
     messages: sqlite.prepare(`SELECT ${selectList(channelMessages)} FROM channel_messages WHERE request_id = ? ORDER BY id`),
     unsentMessages: sqlite.prepare(

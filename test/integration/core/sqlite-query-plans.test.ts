@@ -29,6 +29,8 @@ const PARAMS = {
   expireDue: [{ at: 'at', now: 'now', limit: 500 }],
   requestsByIds: ['["id"]'],
   pendingPlans: [{ after: '', afterId: '', limit: 1000 }],
+  receiptsOf: ['["id"]'],
+  receiptsBetween: ['a', 'b', 2001],
   sameCall: [{ agentId: 'a', toolName: 't', sessionId: 's', argsSha256: 'h', window: 50, also: 1 }],
 } satisfies Partial<Record<keyof Statements, unknown[]>>;
 
@@ -49,6 +51,12 @@ describe('SQLite query plans of the hot statements', () => {
     expect(lines).toMatch(/SEARCH confirmation_requests USING INDEX confirmation_requests_status_expires \(status=\? AND expires_at>\?\)/);
     expect(lines).toMatch(/SEARCH e USING INDEX confirmation_events_request \(request_id=\?\)/);
     expect(lines).not.toMatch(/confirmation_events_type/);
+  });
+
+  it.each(['receiptsOf', 'receiptsBetween'] as const)('%s reads receipts from their own index, not every event of each request', (name) => {
+    const lines = plan(name).join('\n');
+    expect(lines).toMatch(/SEARCH confirmation_events USING INDEX confirmation_events_receipts \(request_id[=>]/);
+    expect(lines).not.toMatch(/confirmation_events_(type|request)\b/);
   });
 
   it.each(['approvers', 'events'] as const)('%s reads the request\'s own events through the request index', (name) => {

@@ -52,10 +52,11 @@ const PAIRED: [RegExp, string][] = [
   [/^list \?status=approved \(/, 'confirmation_requests_status_created'],
 ];
 /**
- * SQLite, which has no statistics: a page's execution receipts are read by request id. Searching the events' type
- * index instead reads every receipt ever written for each page of an export (PostgreSQL chooses by its statistics).
+ * SQLite, which has no statistics: a page's execution receipts are read from the receipts' own partial index, by
+ * request id. Searching the events' type index instead reads every receipt ever written for each page of an export,
+ * and the request index reads every event of every row (PostgreSQL chooses by its statistics).
  */
-const RECEIPTS = { text: /type IN \('executed'/, index: 'confirmation_events_request' };
+const RECEIPTS = { text: /type IN \('executed'/, index: 'confirmation_events_receipts' };
 
 const sqlitePlan =
   (file: string): PlanCheck =>
