@@ -11,7 +11,7 @@
  * Hot paths are plain SQL on the pool; the audit query, whose filters vary, is built with drizzle. Every database
  * error leaves through `errors.ts`, so callers see tollgate errors, never a `pg` one.
  */
-import { and, desc, lt, lte, or, type SQL } from 'drizzle-orm';
+import { and, desc } from 'drizzle-orm';
 import type pg from 'pg';
 import { ServiceUnavailableError } from '../../errors.js';
 import type { OpenPostgres } from './database.js';
@@ -21,10 +21,10 @@ import { createBatchParams } from './creates.js';
 import { rowToEvent, rowToMessage, rowToRequest, type RequestRow } from './rows.js';
 import { named, SQL_TEXT } from './statements.js';
 import { confirmationRequests as requests } from './schema.js';
-import { auditFilters } from '../audit-filters.js';
-import { allPages, decodeCursor, pageForEachPerson, pageOf } from '../cursor.js';
+import { allPages, decodeCursor, pageForEachPerson, pageOf, type CursorPosition } from '../cursor.js';
 import { exportPagesOf, type ExportFormat, type ExportPage } from '../export-lines.js';
 import { GroupCommit } from '../group-commit.js';
+import { keysetConditions, type KeysetDialect } from '../keyset.js';
 import { firstSameCall, sameCallWindow } from '../same-call.js';
 import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, NewCreate, RequestPage, RequestQuery, SameCallQuery, Vote, VoteResult } from '../store.js';
 import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../types.js';
@@ -234,13 +234,7 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   async list(query: RequestQuery): Promise<RequestPage> {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
     if ((query.respondedByPeople?.length ?? 0) > 1) return pageForEachPerson((q) => this.list(q), query, limit);
-    const where = filters(query);
-    if (query.cursor) {
-      const cursor = decodeCursor(query.cursor);
-      const createdAt = new Date(cursor.createdAt);
-      // `created_at < c OR (created_at = c AND id < i)`, with the bound an index range needs spelled out.
-      where.push(lte(requests.createdAt, createdAt), or(lt(requests.createdAt, createdAt), lt(requests.id, cursor.id)));
-    }
+    const where = pageConditions(query, query.cursor ? decodeCursor(query.cursor) : undefined);
     // Ids are UUIDv7 (fixed-width lowercase hex), so `ORDER BY id` agrees with SQLite's byte order under any collation.
     const rows = await withPostgresErrors(() =>
       this.open.db
@@ -261,7 +255,7 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     const receiptsOf = (ids: readonly string[]) => this.receiptsOf(ids);
     // Several people are one index range each, merged (see list): rare in exports, so they take the general way.
     if ((query.respondedByPeople?.length ?? 0) > 1) return exportPagesOf(this.scan(query), receiptsOf, format);
-    return postgresExportPages(this.open, filters(query), format, receiptsOf);
+    return postgresExportPages(this.open, (after) => pageConditions(query, after), format, receiptsOf);
   }
 
   async pending(limit: number, afterExpiresAt?: Date, afterId?: string) {
@@ -342,5 +336,8 @@ function verdictParams(id: string, status: RequestStatus, f: VerdictFields, onTi
   return [id, status, f.at, f.respondedBy, f.respondedVia, f.decisionOption ?? null, f.reason ?? null, approvedArgs, isAllowed(status, onTimeout) === true, f.respondedByPerson ?? null];
 }
 
-/** The audit query's filters on this dialect's table (times bound as it stores them). */
-const filters = (q: RequestQuery): (SQL | undefined)[] => auditFilters(requests, q, (at) => at);
+/** Keyset pages on this dialect's table: times bound as timestamps, `until` kept beside a cursor. */
+const POSTGRES_KEYSET: KeysetDialect = { table: requests, time: (at) => at, cursorTime: (at) => new Date(at), untilByCursor: false };
+
+/** The conditions of the page of `query` after the row at `after` (see keysetConditions). */
+const pageConditions = (query: RequestQuery, after?: CursorPosition) => keysetConditions(POSTGRES_KEYSET, query, after);
