@@ -8,23 +8,19 @@
  * - creates insert with `ON CONFLICT (idempotency_key) DO NOTHING`, so racing creates with one key leave one row;
  * - `expireDue` claims due rows with `FOR UPDATE SKIP LOCKED`, so sweeping replicas (and a scan's two lanes) split
  *   the rows between them and each row expires once, without waiting on each other.
- * Hot paths are plain SQL on the pool; the audit query, whose filters vary, is built with drizzle. Every database
+ * Hot paths are plain SQL on the pool; the audit query, scans and exports are `history-reads.ts`. Every database
  * error leaves through `errors.ts`, so callers see tollgate errors, never a `pg` one.
  */
-import { and, desc } from 'drizzle-orm';
 import type pg from 'pg';
 import { ServiceUnavailableError } from '../../errors.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
-import { postgresExportPages } from './export-pages.js';
 import { createBatchParams } from './creates.js';
+import { PostgresHistoryReads } from './history-reads.js';
 import { rowToEvent, rowToMessage, rowToRequest, type RequestRow } from './rows.js';
 import { named, SQL_TEXT } from './statements.js';
-import { confirmationRequests as requests } from './schema.js';
-import { allPages, decodeCursor, pageForEachPerson, pageOf, type CursorPosition } from '../cursor.js';
-import { exportPagesOf, type ExportFormat, type ExportPage } from '../export-lines.js';
+import type { ExportFormat, ExportPage } from '../export-lines.js';
 import { GroupCommit } from '../group-commit.js';
-import { keysetConditions, type KeysetDialect } from '../keyset.js';
 import { firstSameCall, sameCallWindow } from '../same-call.js';
 import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, NewCreate, RequestPage, RequestQuery, SameCallQuery, Vote, VoteResult } from '../store.js';
 import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../types.js';
@@ -55,6 +51,8 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   readonly expiryLanes = 2;
   private readonly pool: pg.Pool;
   private readonly creates = new GroupCommit((items: NewCreate[]) => this.createAll(items));
+  /** The audit query, scans and exports (`history-reads.ts`). */
+  private readonly history: PostgresHistoryReads;
 
   private readonly callerClock: boolean;
 
@@ -63,6 +61,7 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     options: PostgresStoreOptions = {},
   ) {
     this.pool = open.pool;
+    this.history = new PostgresHistoryReads(open);
     this.callerClock = options.deadlineClock === 'caller';
   }
 
@@ -228,34 +227,19 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   }
 
   async receiptsOf(requestIds: readonly string[]) {
-    return withPostgresErrors(async () => (await this.rows<Parameters<typeof rowToEvent>[0]>(SQL_TEXT.receiptsOf, [requestIds])).map(rowToEvent));
+    return this.history.receiptsOf(requestIds);
   }
 
   async list(query: RequestQuery): Promise<RequestPage> {
-    const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
-    if ((query.respondedByPeople?.length ?? 0) > 1) return pageForEachPerson((q) => this.list(q), query, limit);
-    const where = pageConditions(query, query.cursor ? decodeCursor(query.cursor) : undefined);
-    // Ids are UUIDv7 (fixed-width lowercase hex), so `ORDER BY id` agrees with SQLite's byte order under any collation.
-    const rows = await withPostgresErrors(() =>
-      this.open.db
-        .select()
-        .from(requests)
-        .where(and(...where))
-        .orderBy(desc(requests.createdAt), desc(requests.id))
-        .limit(limit + 1),
-    );
-    return pageOf(rows.map(rowToRequest), limit);
+    return this.history.list(query);
   }
 
   scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest> {
-    return allPages((q) => this.list(q), query);
+    return this.history.scan(query);
   }
 
   exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>, format: ExportFormat): AsyncIterable<ExportPage> {
-    const receiptsOf = (ids: readonly string[]) => this.receiptsOf(ids);
-    // Several people are one index range each, merged (see list): rare in exports, so they take the general way.
-    if ((query.respondedByPeople?.length ?? 0) > 1) return exportPagesOf(this.scan(query), receiptsOf, format);
-    return postgresExportPages(this.open, (after) => pageConditions(query, after), format, receiptsOf);
+    return this.history.exportPages(query, format);
   }
 
   async pending(limit: number, afterExpiresAt?: Date, afterId?: string) {
@@ -334,9 +318,3 @@ function verdictParams(id: string, status: RequestStatus, f: VerdictFields, onTi
   const approvedArgs = f.approvedArgs === undefined || f.approvedArgs === null ? null : JSON.stringify(f.approvedArgs);
   return [id, status, f.at, f.respondedBy, f.respondedVia, f.decisionOption ?? null, f.reason ?? null, approvedArgs, isAllowed(status, onTimeout) === true, f.respondedByPerson ?? null];
 }
-
-/** Keyset pages on this dialect's table: times bound as timestamps, `until` kept beside a cursor. */
-const POSTGRES_KEYSET: KeysetDialect = { table: requests, time: (at) => at, cursorTime: (at) => new Date(at), untilByCursor: false };
-
-/** The conditions of the page of `query` after the row at `after` (see keysetConditions). */
-const pageConditions = (query: RequestQuery, after?: CursorPosition) => keysetConditions(POSTGRES_KEYSET, query, after);
