@@ -29,13 +29,9 @@ import { waitForVerdict, type WaitDeps } from './verdict-wait.js';
 import { ExpiryScan } from './expiry-scan.js';
 import { applyDecision, type DecisionDeps } from './gateway-decide.js';
 import { fileRequest, type FileOptions, type FilingDeps } from './gateway-file.js';
-import { approverSetOf, deciderOf, isListed } from './people/approvers.js';
 import { NO_DIRECTORY } from './people/no-directory.js';
 import { AuditService } from './audit/service.js';
 import type { EventStream } from './events/stream.js';
-import { waitingFor } from './people/waiting.js';
-import { decidedByPeople } from './people/query.js';
-import type { Directory } from './people/types.js';
 import { RequestTraces } from './telemetry/tracing.js';
 import { traceCreate, traceDecision, traceExpiry, traceWake } from './telemetry/request-spans.js';
 
@@ -62,10 +58,6 @@ export class Gateway extends GatewayReads implements ChannelHost {
   readonly policy: PolicyGate | null;
   /** Lists and revokes standing grants (null without a grant store). */
   readonly grantAdmin: GrantAdmin | null;
-  /** The people directory in force. */
-  readonly directory: () => Directory;
-  /** Verification and anchors of the audit chain (null when the store has none to offer). */
-  readonly audit: AuditService | null;
   /** The event stream over this database's events (null without one). */
   readonly stream: EventStream | null;
   private readonly scheduler: Scheduler;
@@ -87,7 +79,8 @@ export class Gateway extends GatewayReads implements ChannelHost {
   private readonly traces = new RequestTraces();
 
   constructor(options: GatewayOptions) {
-    super(options.store, options.feed ?? new LocalChangeFeed(), options.clock ?? systemClock);
+    const audit = options.auditChain ? new AuditService(options.auditChain, options.store) : null;
+    super(options.store, options.feed ?? new LocalChangeFeed(), options.clock ?? systemClock, options.directory ?? (() => NO_DIRECTORY), audit);
     this.scheduler = options.scheduler;
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.allowSelfApproval = options.allowSelfApproval ?? false;
@@ -108,8 +101,6 @@ export class Gateway extends GatewayReads implements ChannelHost {
       // Waiters and live pages re-read the row; no card update or callback job (the runner enqueues what it needs).
       publish: (r) => this.feed.publish({ requestId: r.id, status: r.status, kind: 'changed' }).catch((error: unknown) => this.logger.warn({ err: error }, 'change feed publish failed')),
     };
-    this.directory = options.directory ?? (() => NO_DIRECTORY);
-    this.audit = options.auditChain ? new AuditService(options.auditChain, this.store) : null;
     this.stream = options.stream ?? null;
     this.decisions = {
       store: this.store,
@@ -213,33 +204,6 @@ export class Gateway extends GatewayReads implements ChannelHost {
   /** Calls `listener` with the outcome of every background job this process runs (metrics); returns the unsubscribe. */
   onJobOutcome(listener: Parameters<GatewayJobs['onOutcome']>[0]): () => void {
     return this.jobs.onOutcome(listener);
-  }
-
-  /** Whether `account` is one of the people the request's approver list names (by account, person or group). */
-  mayDecide(request: ConfirmationRequest, account: string, groups: readonly string[] = []): boolean {
-    const directory = this.directory();
-    return isListed(approverSetOf(directory, request.approvers), deciderOf(directory, account, groups));
-  }
-
-  /** Up to `limit` pending requests `account` may decide and has not approved yet, newest first (`people/waiting.ts`). */
-  waitingFor(account: string, limit = 100, groups: readonly string[] = []): Promise<ConfirmationRequest[]> {
-    return waitingFor(this, this.directory(), account, limit, groups);
-  }
-
-  /** The audit chain's newest event (null without a chain or events). */
-  async auditHead(): Promise<{ event_id: number; hash: string; at: string } | null> {
-    return (await this.audit?.head()) ?? null;
-  }
-
-  /** Walks the audit chain and the requests; null without a chain. */
-  async verifyAudit(): Promise<{ ok: boolean; events: number; problem: string | null } | null> {
-    const report = await this.audit?.verify();
-    return report ? { ok: report.ok, events: report.events, problem: report.problem?.message ?? null } : null;
-  }
-
-  /** The people an audit filter's `person` / `group` select (see `people/query.ts`). */
-  decidedBy(filter: { person?: string; group?: string }): string[] | undefined {
-    return decidedByPeople(this.directory(), filter);
   }
 
   /** Applies a decision from any channel. Rejections are recorded as `decision_rejected` events and returned, not thrown. */
