@@ -1,7 +1,7 @@
 /**
  * @module gateway-reads
  * The read side of the gateway facade: requests, their events, the audit query and the change feed, as routes,
- * channels and integrations may see them. Writes (filing, deciding, cancelling, expiring) are the {@link Gateway}'s,
+ * channels and integrations may see them; and what the people directory and the audit chain answer about them. Writes (filing, deciding, cancelling, expiring) are the {@link Gateway}'s,
  * which extends this class; nothing outside reaches the store or the feed themselves.
  *
  * No read presents a request past its deadline as `pending`: the deadline belongs to the row, not to the timer that
@@ -11,6 +11,11 @@
 import type { ChangeFeed, RequestChange } from './change-feed.js';
 import type { Clock } from './clock.js';
 import { NotFoundError } from './errors.js';
+import type { AuditService } from './audit/service.js';
+import { approverSetOf, deciderOf, isListed } from './people/approvers.js';
+import { decidedByPeople } from './people/query.js';
+import type { Directory } from './people/types.js';
+import { waitingFor } from './people/waiting.js';
 import type { ExportFormat, ExportPage } from './requests/export-lines.js';
 import type { ConfirmationStore, RequestPage, RequestQuery, SameCallQuery } from './requests/store.js';
 import type { ConfirmationEvent, ConfirmationRequest, NewEvent, RequestStatus } from './requests/types.js';
@@ -22,6 +27,10 @@ export abstract class GatewayReads {
     protected readonly feed: ChangeFeed,
     /** The gateway's clock (a `ManualClock` in tests). */
     readonly clock: Clock,
+    /** The people directory in force. */
+    readonly directory: () => Directory,
+    /** Verification and anchors of the audit chain (null when the store has none to offer). */
+    readonly audit: AuditService | null,
   ) {}
 
   /** Expires every overdue pending request now (the due-scan); resolves once they are stamped. */
@@ -123,6 +132,33 @@ export abstract class GatewayReads {
   /** Calls `listener` after every committed change, in every gateway process; returns the unsubscribe function. */
   subscribe(listener: (change: RequestChange) => void): () => void {
     return this.feed.subscribe(listener);
+  }
+
+  /** Whether `account` is one of the people the request's approver list names (by account, person or group). */
+  mayDecide(request: ConfirmationRequest, account: string, groups: readonly string[] = []): boolean {
+    const directory = this.directory();
+    return isListed(approverSetOf(directory, request.approvers), deciderOf(directory, account, groups));
+  }
+
+  /** Up to `limit` pending requests `account` may decide and has not approved yet, newest first (`people/waiting.ts`). */
+  waitingFor(account: string, limit = 100, groups: readonly string[] = []): Promise<ConfirmationRequest[]> {
+    return waitingFor(this, this.directory(), account, limit, groups);
+  }
+
+  /** The audit chain's newest event (null without a chain or events). */
+  async auditHead(): Promise<{ event_id: number; hash: string; at: string } | null> {
+    return (await this.audit?.head()) ?? null;
+  }
+
+  /** Walks the audit chain and the requests; null without a chain. */
+  async verifyAudit(): Promise<{ ok: boolean; events: number; problem: string | null } | null> {
+    const report = await this.audit?.verify();
+    return report ? { ok: report.ok, events: report.events, problem: report.problem?.message ?? null } : null;
+  }
+
+  /** The people an audit filter's `person` / `group` select (see `people/query.ts`). */
+  decidedBy(filter: { person?: string; group?: string }): string[] | undefined {
+    return decidedByPeople(this.directory(), filter);
   }
 
   /** The gateway's clock, in epoch milliseconds. */

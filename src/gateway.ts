@@ -4,12 +4,15 @@
  * waits. It owns no transport: the HTTP API, channel adapters, the CLI and in-process agents all call it.
  * Background work (expiry timers, card deliveries and updates, runtime callbacks, the sweep) goes through the
  * {@link Scheduler}; the handlers for those jobs live in `gateway-jobs.ts`, filing a request in `gateway-file.ts`,
- * applying a decision in `gateway-decide.ts` and a long-poll's wait in `verdict-wait.ts`.
+ * applying a decision in `gateway-decide.ts`, a long-poll's wait in `verdict-wait.ts`, what follows a committed change
+ * in `gateway-changes.ts` and the options it is built from in `gateway-options.ts`.
  */
 import { pino, type Logger } from 'pino';
+import { ChangeFanOut, type GatewayObserver } from './gateway-changes.js';
+import { gatewayDefaults, type GatewayOptions } from './gateway-options.js';
 import type { Channel, ChannelHost, GrantButton, DecideOutcome, DecisionEvent } from './channel.js';
-import { LocalChangeFeed, type ChangeFeed, type RequestChange } from './change-feed.js';
-import { systemClock, type Clock } from './clock.js';
+import { LocalChangeFeed, type RequestChange } from './change-feed.js';
+import { systemClock } from './clock.js';
 import { ConflictError } from './errors.js';
 import { GatewayJobs } from './gateway-jobs.js';
 import { GatewayReads } from './gateway-reads.js';
@@ -19,7 +22,6 @@ import type { PolicyGate } from './policy/gate.js';
 import { runDueFollowUps, wakesOf, type FollowUpDeps } from './policy/run-follow-ups.js';
 import { GrantAdmin } from './policy/grant-admin.js';
 import { offeredGrants } from './policy/grant-decisions.js';
-import type { ConfirmationStore } from './requests/store.js';
 import type { ConfirmationEvent, ConfirmationRequest, NewEvent } from './requests/types.js';
 import type { Scheduler } from './scheduler/types.js';
 import { Waiters } from './waiters.js';
@@ -27,49 +29,17 @@ import { waitForVerdict, type WaitDeps } from './verdict-wait.js';
 import { ExpiryScan } from './expiry-scan.js';
 import { applyDecision, type DecisionDeps } from './gateway-decide.js';
 import { fileRequest, type FileOptions, type FilingDeps } from './gateway-file.js';
-import { approverSetOf, deciderOf, isListed } from './people/approvers.js';
 import { NO_DIRECTORY } from './people/no-directory.js';
 import { AuditService } from './audit/service.js';
-import type { AuditChain } from './audit/types.js';
 import type { EventStream } from './events/stream.js';
-import { waitingFor } from './people/waiting.js';
-import { decidedByPeople } from './people/query.js';
-import type { Directory } from './people/types.js';
 import { RequestTraces } from './telemetry/tracing.js';
 import { traceCreate, traceDecision, traceExpiry, traceWake } from './telemetry/request-spans.js';
 
 export type { GatewayDefaults, NewRequestInput } from './requests/new-request.js';
 export type { ExecutionReceipt } from './requests/receipts.js';
 export type { FileOptions } from './gateway-file.js';
-
-/** Everything the gateway is built from. */
-export interface GatewayOptions {
-  store: ConfirmationStore;
-  scheduler: Scheduler;
-  /** Change fan-out; `LocalChangeFeed` when absent (one process). */
-  feed?: ChangeFeed;
-  channels?: Channel[];
-  clock?: Clock;
-  logger?: Logger;
-  defaults?: Partial<GatewayDefaults>;
-  /** Lets a requester approve its own request (off by default). */
-  allowSelfApproval?: boolean;
-  /** HMAC key for `callback_url` signatures; callbacks are unsigned without it. */
-  callbackSecret?: string;
-  /** Hosts `callback_url` may name although they are loopback or private (`TOLLGATE_CALLBACK_ALLOW`; `*` = any). */
-  callbackAllow?: string[];
-  /** The approval policy (rules and standing grants); without it every request is asked as filed. */
-  policy?: PolicyGate;
-  /** The people directory in force, read at each decision (a reload swaps what it returns); none: every account is its own person. */
-  directory?: () => Directory;
-  /** The database's audit chain: `gateway.audit` verifies it and publishes its head. */
-  auditChain?: AuditChain;
-  /** The event stream (webhook sinks and `GET /v1/events`); absent: no stream. */
-  stream?: EventStream;
-}
-
-/** Something that watches state changes in this process (metrics, logs). Errors it throws are logged and ignored. */
-export type GatewayObserver = (request: ConfirmationRequest, change: RequestChange['kind']) => void;
+export type { GatewayOptions } from './gateway-options.js';
+export type { GatewayObserver } from './gateway-changes.js';
 
 /**
  * The approval gateway.
@@ -88,10 +58,6 @@ export class Gateway extends GatewayReads implements ChannelHost {
   readonly policy: PolicyGate | null;
   /** Lists and revokes standing grants (null without a grant store). */
   readonly grantAdmin: GrantAdmin | null;
-  /** The people directory in force. */
-  readonly directory: () => Directory;
-  /** Verification and anchors of the audit chain (null when the store has none to offer). */
-  readonly audit: AuditService | null;
   /** The event stream over this database's events (null without one). */
   readonly stream: EventStream | null;
   private readonly scheduler: Scheduler;
@@ -99,7 +65,8 @@ export class Gateway extends GatewayReads implements ChannelHost {
   private readonly jobs: GatewayJobs;
   private readonly waiters: Waiters;
   private readonly callbackAllow: string[];
-  private readonly observers = new Set<GatewayObserver>();
+  /** Observers, waiters, the feed and the jobs after every committed change (`gateway-changes.ts`). */
+  private readonly changes: ChangeFanOut;
   /** Set by {@link Gateway.stop}: waiters released then answer as they are instead of parking again. */
   private stopping = false;
   private unsubscribeFeed: (() => void) | null = null;
@@ -112,21 +79,18 @@ export class Gateway extends GatewayReads implements ChannelHost {
   private readonly traces = new RequestTraces();
 
   constructor(options: GatewayOptions) {
-    super(options.store, options.feed ?? new LocalChangeFeed(), options.clock ?? systemClock);
+    const audit = options.auditChain ? new AuditService(options.auditChain, options.store) : null;
+    super(options.store, options.feed ?? new LocalChangeFeed(), options.clock ?? systemClock, options.directory ?? (() => NO_DIRECTORY), audit);
     this.scheduler = options.scheduler;
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.allowSelfApproval = options.allowSelfApproval ?? false;
     this.policy = options.policy ?? null;
     this.grantAdmin = this.policy?.grants ? new GrantAdmin(this.policy.grants, (id, event) => this.note(id, event), () => this.clock.now()) : null;
-    this.defaults = {
-      timeoutS: options.defaults?.timeoutS ?? 300,
-      channels: options.defaults?.channels ?? [{ type: 'web' }],
-      options: options.defaults?.options ?? ['Approve', 'Deny'],
-      onTimeout: options.defaults?.onTimeout ?? 'deny',
-    };
+    this.defaults = gatewayDefaults(options.defaults);
     this.channels = new Map((options.channels ?? []).map((c) => [c.name, c]));
     this.waiters = new Waiters(this.clock);
     this.waits = { waiters: this.waiters, clock: this.clock, read: (id) => this.mustGet(id), stopping: () => this.stopping };
+    this.changes = new ChangeFanOut({ logger: this.logger, feed: this.feed, waiters: this.waiters, traces: this.traces, afterChange: (r) => this.jobs.afterChange(r) });
     this.callbackAllow = options.callbackAllow ?? [];
     const followUps: FollowUpDeps = {
       store: this.store,
@@ -137,8 +101,6 @@ export class Gateway extends GatewayReads implements ChannelHost {
       // Waiters and live pages re-read the row; no card update or callback job (the runner enqueues what it needs).
       publish: (r) => this.feed.publish({ requestId: r.id, status: r.status, kind: 'changed' }).catch((error: unknown) => this.logger.warn({ err: error }, 'change feed publish failed')),
     };
-    this.directory = options.directory ?? (() => NO_DIRECTORY);
-    this.audit = options.auditChain ? new AuditService(options.auditChain, this.store) : null;
     this.stream = options.stream ?? null;
     this.decisions = {
       store: this.store,
@@ -244,33 +206,6 @@ export class Gateway extends GatewayReads implements ChannelHost {
     return this.jobs.onOutcome(listener);
   }
 
-  /** Whether `account` is one of the people the request's approver list names (by account, person or group). */
-  mayDecide(request: ConfirmationRequest, account: string, groups: readonly string[] = []): boolean {
-    const directory = this.directory();
-    return isListed(approverSetOf(directory, request.approvers), deciderOf(directory, account, groups));
-  }
-
-  /** Up to `limit` pending requests `account` may decide and has not approved yet, newest first (`people/waiting.ts`). */
-  waitingFor(account: string, limit = 100, groups: readonly string[] = []): Promise<ConfirmationRequest[]> {
-    return waitingFor(this, this.directory(), account, limit, groups);
-  }
-
-  /** The audit chain's newest event (null without a chain or events). */
-  async auditHead(): Promise<{ event_id: number; hash: string; at: string } | null> {
-    return (await this.audit?.head()) ?? null;
-  }
-
-  /** Walks the audit chain and the requests; null without a chain. */
-  async verifyAudit(): Promise<{ ok: boolean; events: number; problem: string | null } | null> {
-    const report = await this.audit?.verify();
-    return report ? { ok: report.ok, events: report.events, problem: report.problem?.message ?? null } : null;
-  }
-
-  /** The people an audit filter's `person` / `group` select (see `people/query.ts`). */
-  decidedBy(filter: { person?: string; group?: string }): string[] | undefined {
-    return decidedByPeople(this.directory(), filter);
-  }
-
   /** Applies a decision from any channel. Rejections are recorded as `decision_rejected` events and returned, not thrown. */
   decide(event: DecisionEvent): Promise<DecideOutcome> {
     return traceDecision(this.traces, event, () => applyDecision(this.decisions, event));
@@ -331,28 +266,11 @@ export class Gateway extends GatewayReads implements ChannelHost {
 
   /** Calls `observer` with every request that changes in this process. Returns the unsubscribe function. */
   observe(observer: GatewayObserver): () => void {
-    this.observers.add(observer);
-    return () => this.observers.delete(observer);
+    return this.changes.observe(observer);
   }
 
   /** After every committed change: tell waiters everywhere, stop the timer, refresh cards, call back. */
-  private async changed(request: ConfirmationRequest, kind: RequestChange['kind']): Promise<void> {
-    for (const observer of this.observers) {
-      try {
-        observer(request, kind);
-      } catch (error) {
-        this.logger.error({ err: error }, 'gateway observer failed');
-      }
-    }
-    // A final row never changes status again: waiters here answer with it, without reading it back (10 000 expiring
-    // at once were 10 000 reads). The feed still wakes waiters in other processes, and any that came since.
-    if (request.status !== 'pending') traceWake(this.traces, request.id, this.waiters.wake(request.id, request));
-    // Not awaited: the row is committed, which is all the caller's answer stands on; waiting for Redis to echo the
-    // wake-up to other processes would only add its round trip to every create and decision (the feed flushes what
-    // is in flight when it closes).
-    void this.feed.publish({ requestId: request.id, status: request.status, kind }).catch((error: unknown) => {
-      this.logger.error({ err: error, requestId: request.id }, 'change feed publish failed; waiters elsewhere will see it on their next read');
-    });
-    if (kind === 'changed') await this.jobs.afterChange(request);
+  private changed(request: ConfirmationRequest, kind: RequestChange['kind']): Promise<void> {
+    return this.changes.changed(request, kind);
   }
 }

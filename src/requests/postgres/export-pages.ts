@@ -7,10 +7,11 @@
  * own text spaces and orders keys its way). Built through `scan` before, an export spent ~26 µs of CPU per row and
  * grew the process by ~90 MB over 200,000 rows.
  */
-import { and, desc, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, sql, type SQL } from 'drizzle-orm';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
 import { confirmationRequests as requests } from './schema.js';
+import type { CursorPosition } from '../cursor.js';
 import { lineOf, NDJSON_HEAD_END, NDJSON_KEYS, sqlLiteral, type ExportFormat, type ExportLine, type ExportPage } from '../export-lines.js';
 import { EXPORT_FIELDS, EXPORT_JSON_FIELDS, receiptsById, type ExportField, type ExportRow } from '../export-rows.js';
 import type { ConfirmationEvent } from '../types.js';
@@ -64,17 +65,20 @@ const NDJSON: Shape = (() => {
   };
 })();
 
-/** Every row matching `where` (the audit query's filters), newest first, as export pages in `format`. */
+/**
+ * Every row the audit query matches, newest first, as export pages in `format`; `where` gives the conditions of the
+ * page after the row `after` (the first page without it), the list API's keyset pages (`keysetConditions`).
+ */
 export async function* postgresExportPages(
   open: OpenPostgres,
-  where: (SQL | undefined)[],
+  where: (after?: CursorPosition) => (SQL | undefined)[],
   format: ExportFormat,
   receiptsOf: (ids: readonly string[]) => Promise<ConfirmationEvent[]>,
 ): AsyncIterable<ExportPage> {
   const shape = format === 'csv' ? CSV : NDJSON;
-  let after: { createdAt: string; id: string } | undefined;
+  let after: CursorPosition | undefined;
   for (;;) {
-    const rows = await page(open, where, shape, after);
+    const rows = await page(open, where(after), shape);
     if (rows.length === 0) return;
     const last = rows[rows.length - 1]!;
     const receipts = receiptsById(await receiptsOf(rows.map((r) => r[0] as string)));
@@ -84,14 +88,8 @@ export async function* postgresExportPages(
   }
 }
 
-/** The page after the row `after` (the first page without it), with the list API's keyset condition. */
-async function page(open: OpenPostgres, where: (SQL | undefined)[], shape: Shape, after?: { createdAt: string; id: string }): Promise<unknown[][]> {
-  const conditions = [...where];
-  if (after) {
-    const createdAt = new Date(after.createdAt);
-    // The list API's condition (see PostgresConfirmationStore.list), bounded so the index is searched from the cursor.
-    conditions.push(lte(requests.createdAt, createdAt), or(lt(requests.createdAt, createdAt), lt(requests.id, after.id)));
-  }
-  const query = open.db.select({ row: sql.raw(shape.columns) }).from(requests).where(and(...conditions)).orderBy(desc(requests.createdAt), desc(requests.id)).limit(PAGE).toSQL();
+/** One page of rows matching `where`, as arrays in `shape`'s columns. */
+async function page(open: OpenPostgres, where: (SQL | undefined)[], shape: Shape): Promise<unknown[][]> {
+  const query = open.db.select({ row: sql.raw(shape.columns) }).from(requests).where(and(...where)).orderBy(desc(requests.createdAt), desc(requests.id)).limit(PAGE).toSQL();
   return withPostgresErrors(async () => (await open.pool.query({ text: query.sql, values: query.params, rowMode: 'array' })).rows as unknown[][]);
 }

@@ -105,3 +105,11 @@ export function named(sql: string, values: unknown[]): pg.QueryConfig {
   const name = STATEMENT_NAMES.get(sql);
   return name ? { name, text: sql, values } : { text: sql, values };
 }
+
+/** A pool, or one of its clients inside a transaction: what a statement runs on. */
+export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+
+/** Runs `sql` on `on` ({@link named} when it is one of the store's statements); rows come back typed as `T`. */
+export async function rowsOf<T>(on: Queryable, sql: string, values: unknown[] = []): Promise<T[]> {
+  return (await on.query(named(sql, values))).rows as T[];
+}

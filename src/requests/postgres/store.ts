@@ -8,33 +8,29 @@
  * - creates insert with `ON CONFLICT (idempotency_key) DO NOTHING`, so racing creates with one key leave one row;
  * - `expireDue` claims due rows with `FOR UPDATE SKIP LOCKED`, so sweeping replicas (and a scan's two lanes) split
  *   the rows between them and each row expires once, without waiting on each other.
- * Hot paths are plain SQL on the pool; the audit query, whose filters vary, is built with drizzle. Every database
- * error leaves through `errors.ts`, so callers see tollgate errors, never a `pg` one.
+ * Hot paths are plain SQL on the pool; the steps of a vote's or a finish's transaction are `verdict-steps.ts`, the
+ * audit query, scans and exports `history-reads.ts`. Every database error leaves through `errors.ts`, so callers see
+ * tollgate errors, never a `pg` one.
  */
-import { and, desc, lt, lte, or, type SQL } from 'drizzle-orm';
 import type pg from 'pg';
 import { ServiceUnavailableError } from '../../errors.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
-import { postgresExportPages } from './export-pages.js';
 import { createBatchParams } from './creates.js';
+import { PostgresHistoryReads } from './history-reads.js';
 import { rowToEvent, rowToMessage, rowToRequest, type RequestRow } from './rows.js';
-import { named, SQL_TEXT } from './statements.js';
-import { confirmationRequests as requests } from './schema.js';
-import { auditFilters } from '../audit-filters.js';
-import { allPages, decodeCursor, pageForEachPerson, pageOf } from '../cursor.js';
-import { exportPagesOf, type ExportFormat, type ExportPage } from '../export-lines.js';
+import { named, rowsOf, SQL_TEXT, type Queryable } from './statements.js';
+import { expireLate, flip, insertEvent, lockForVote, verdictParams } from './verdict-steps.js';
+import type { ExportFormat, ExportPage } from '../export-lines.js';
 import { GroupCommit } from '../group-commit.js';
 import { firstSameCall, sameCallWindow } from '../same-call.js';
 import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, NewCreate, RequestPage, RequestQuery, SameCallQuery, Vote, VoteResult } from '../store.js';
 import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../types.js';
-import { isAllowed } from '../state-machine.js';
-import { needsPriorApprovers, planVote, type PriorApproval, type VerdictFields } from '../vote-plan.js';
+import { needsPriorApprovers, planVote, type PriorApproval } from '../vote-plan.js';
 
 type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
 /** A create's outcome inside a batch that committed: its row, or why reading the existing row failed. */
 type CreateOutcome = CreateResult | { failed: unknown };
-type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
 const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = { messageRef: 'message_ref', status: 'status', attempts: 'attempts', lastError: 'last_error' };
 
@@ -55,6 +51,8 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   readonly expiryLanes = 2;
   private readonly pool: pg.Pool;
   private readonly creates = new GroupCommit((items: NewCreate[]) => this.createAll(items));
+  /** The audit query, scans and exports (`history-reads.ts`). */
+  private readonly history: PostgresHistoryReads;
 
   private readonly callerClock: boolean;
 
@@ -63,6 +61,7 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     options: PostgresStoreOptions = {},
   ) {
     this.pool = open.pool;
+    this.history = new PostgresHistoryReads(open);
     this.callerClock = options.deadlineClock === 'caller';
   }
 
@@ -71,9 +70,9 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     return this.callerClock ? at : null;
   }
 
-  /** Runs `sql` on the pool; rows come back typed as `T`. */
+  /** Runs `sql` on the pool (or `on`); rows come back typed as `T`. */
   private async rows<T>(sql: string, params: unknown[] = [], on: Queryable = this.pool): Promise<T[]> {
-    return (await on.query(named(sql, params))).rows as T[];
+    return rowsOf<T>(on, sql, params);
   }
 
   private async one(sql: string, params: unknown[], on?: Queryable): Promise<ConfirmationRequest | null> {
@@ -153,56 +152,33 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     }
     return this.tx(async (client): Promise<VoteResult> => {
       // The row lock: a second replica voting on this request waits here until this transaction ends.
-      const locked = await this.lockForVote(client, id, vote.at);
+      const locked = await lockForVote(client, id, this.deadlineNow(vote.at));
       if (!locked) return { kind: 'not_found' };
       const { current, now } = locked;
       if (current.status !== 'pending') return { kind: 'already_final', request: current };
       // The deadline belongs to the row: a vote at or after it expires the request instead, whatever the timers did.
-      if (current.expiresAt.getTime() <= now.getTime()) return { kind: 'expired', request: await this.expireLate(client, current, now) };
+      if (current.expiresAt.getTime() <= now.getTime()) return { kind: 'expired', request: await expireLate(client, current, now) };
       const prior = needsPriorApprovers(current, vote) ? await this.rows<PriorApproval>(SQL_TEXT.approvers, [id], client) : [];
       const plan = planVote(current, prior, vote);
       if (plan.kind === 'duplicate') return { kind: 'duplicate', request: current, priorActor: plan.priorActor };
-      await this.insertEvent(id, plan.event, client);
+      await insertEvent(client, id, plan.event);
       if (plan.kind === 'recorded') {
         await client.query(named(SQL_TEXT.touch, [id, vote.at]));
         return { kind: 'recorded', request: { ...current, updatedAt: vote.at }, approvals: plan.approvals };
       }
-      return { kind: 'final', request: await this.flip(client, id, plan.status, current, plan.fields) };
+      return { kind: 'final', request: await flip(client, id, plan.status, current, plan.fields) };
     });
-  }
-
-  /** Locks the row for a vote or a cancel, and reads the deadline clock's time in the same statement. */
-  private async lockForVote(client: pg.PoolClient, id: string, at: Date): Promise<{ current: ConfirmationRequest; now: Date } | null> {
-    const [row] = await this.rows<RequestRow & { deadlineNow: Date }>(SQL_TEXT.byIdForVote, [id, this.deadlineNow(at)], client);
-    if (!row) return null;
-    const { deadlineNow, ...request } = row;
-    return { current: rowToRequest(request), now: deadlineNow };
-  }
-
-  /** Expires `current` (locked, pending, past its deadline) inside the caller's transaction, with its `expired` event. */
-  private async expireLate(client: pg.PoolClient, current: ConfirmationRequest, now: Date): Promise<ConfirmationRequest> {
-    const expired = await this.flip(client, current.id, 'expired', current, { respondedBy: 'system', respondedVia: null, at: now });
-    const detail = { on_timeout: current.onTimeout, late_by_ms: now.getTime() - current.expiresAt.getTime() };
-    await this.insertEvent(current.id, { type: 'expired', actor: 'system', channel: null, detail, at: now }, client);
-    return expired;
-  }
-
-  /** The compare-and-set, inside a transaction that holds the row locked as pending, so it always matches. */
-  private async flip(client: pg.PoolClient, id: string, status: 'approved' | 'denied' | 'expired' | 'cancelled', current: ConfirmationRequest, f: VerdictFields) {
-    const row = await this.one(SQL_TEXT.flip, verdictParams(id, status, f, current.onTimeout), client);
-    if (!row) throw new Error(`compare-and-set lost on ${id} inside its own transaction`);
-    return row;
   }
 
   async finish(id: string, status: 'expired' | 'cancelled', event: { actor: string | null; channel: string | null; detail: Record<string, unknown>; at: Date }) {
     return this.tx(async (client) => {
-      const locked = await this.lockForVote(client, id, event.at);
+      const locked = await lockForVote(client, id, this.deadlineNow(event.at));
       if (!locked || locked.current.status !== 'pending') return null;
       const { current, now } = locked;
-      if (status === 'cancelled' && current.expiresAt.getTime() <= now.getTime()) return this.expireLate(client, current, now);
+      if (status === 'cancelled' && current.expiresAt.getTime() <= now.getTime()) return expireLate(client, current, now);
       const reason = typeof event.detail.reason === 'string' ? event.detail.reason : null;
-      const final = await this.flip(client, id, status, current, { respondedBy: event.actor, respondedVia: event.channel, reason, at: event.at });
-      await this.insertEvent(id, { type: status, ...event }, client);
+      const final = await flip(client, id, status, current, { respondedBy: event.actor, respondedVia: event.channel, reason, at: event.at });
+      await insertEvent(client, id, { type: status, ...event });
       return final;
     });
   }
@@ -212,11 +188,7 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   }
 
   async appendEvent(requestId: string, event: NewEvent) {
-    await withPostgresErrors(() => this.insertEvent(requestId, event));
-  }
-
-  private async insertEvent(requestId: string, e: NewEvent, on: Queryable = this.pool) {
-    await on.query(named(SQL_TEXT.insertEvent, [requestId, e.type, e.actor, e.channel, JSON.stringify(e.detail), e.at]));
+    await withPostgresErrors(() => insertEvent(this.pool, requestId, event));
   }
 
   async events(requestId: string) {
@@ -228,40 +200,19 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   }
 
   async receiptsOf(requestIds: readonly string[]) {
-    return withPostgresErrors(async () => (await this.rows<Parameters<typeof rowToEvent>[0]>(SQL_TEXT.receiptsOf, [requestIds])).map(rowToEvent));
+    return this.history.receiptsOf(requestIds);
   }
 
   async list(query: RequestQuery): Promise<RequestPage> {
-    const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
-    if ((query.respondedByPeople?.length ?? 0) > 1) return pageForEachPerson((q) => this.list(q), query, limit);
-    const where = filters(query);
-    if (query.cursor) {
-      const cursor = decodeCursor(query.cursor);
-      const createdAt = new Date(cursor.createdAt);
-      // `created_at < c OR (created_at = c AND id < i)`, with the bound an index range needs spelled out.
-      where.push(lte(requests.createdAt, createdAt), or(lt(requests.createdAt, createdAt), lt(requests.id, cursor.id)));
-    }
-    // Ids are UUIDv7 (fixed-width lowercase hex), so `ORDER BY id` agrees with SQLite's byte order under any collation.
-    const rows = await withPostgresErrors(() =>
-      this.open.db
-        .select()
-        .from(requests)
-        .where(and(...where))
-        .orderBy(desc(requests.createdAt), desc(requests.id))
-        .limit(limit + 1),
-    );
-    return pageOf(rows.map(rowToRequest), limit);
+    return this.history.list(query);
   }
 
   scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest> {
-    return allPages((q) => this.list(q), query);
+    return this.history.scan(query);
   }
 
   exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>, format: ExportFormat): AsyncIterable<ExportPage> {
-    const receiptsOf = (ids: readonly string[]) => this.receiptsOf(ids);
-    // Several people are one index range each, merged (see list): rare in exports, so they take the general way.
-    if ((query.respondedByPeople?.length ?? 0) > 1) return exportPagesOf(this.scan(query), receiptsOf, format);
-    return postgresExportPages(this.open, filters(query), format, receiptsOf);
+    return this.history.exportPages(query, format);
   }
 
   async pending(limit: number, afterExpiresAt?: Date, afterId?: string) {
@@ -317,7 +268,7 @@ export class PostgresConfirmationStore implements ConfirmationStore {
         JSON.stringify(routing.channels),
         event.at,
       ]);
-      await this.insertEvent(id, event, client);
+      await insertEvent(client, id, event);
       return { ...current, approvers: routing.approvers, channels: routing.channels, updatedAt: event.at };
     });
   }
@@ -334,13 +285,3 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     await this.open.close();
   }
 }
-
-
-/** The parameters `flip` and `settle` share. A vote's verdict is allowed when approved; only an expiry reads `onTimeout`. */
-function verdictParams(id: string, status: RequestStatus, f: VerdictFields, onTimeout: ConfirmationRequest['onTimeout'] = 'deny'): unknown[] {
-  const approvedArgs = f.approvedArgs === undefined || f.approvedArgs === null ? null : JSON.stringify(f.approvedArgs);
-  return [id, status, f.at, f.respondedBy, f.respondedVia, f.decisionOption ?? null, f.reason ?? null, approvedArgs, isAllowed(status, onTimeout) === true, f.respondedByPerson ?? null];
-}
-
-/** The audit query's filters on this dialect's table (times bound as it stores them). */
-const filters = (q: RequestQuery): (SQL | undefined)[] => auditFilters(requests, q, (at) => at);

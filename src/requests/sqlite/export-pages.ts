@@ -8,11 +8,12 @@
  * be checkpointed) and exports running side by side on one connection do not collide in a half-read statement.
  */
 import type Database from 'better-sqlite3';
-import { and, desc, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, sql, type SQL } from 'drizzle-orm';
 import type { OpenDatabase } from './database.js';
 import { CSV_ROW_COLUMNS, NDJSON_LINE_COLUMNS, type ExportLineRow } from './export-sql.js';
 import { rowToEvent } from './rows.js';
 import { confirmationRequests as requests } from './schema.js';
+import type { CursorPosition } from '../cursor.js';
 import { lineOf, type ExportFormat, type ExportLine, type ExportPage } from '../export-lines.js';
 import { EXPORT_ALLOWED, EXPORT_FIELDS, receiptsById, type ExportRow } from '../export-rows.js';
 import type { ConfirmationEvent } from '../types.js';
@@ -57,14 +58,13 @@ export class SqliteExportReader {
   ) {}
 
   /**
-   * Every row matching `where` (the audit query's filters but `until`) and created at or before `until`, newest first,
-   * as export pages. `until` bounds the first page only: later pages are bounded by their cursor, which implies it
-   * (two upper bounds on `created_at`, and SQLite may search from the wrong one, walking every earlier page again).
+   * Every row the audit query matches, newest first, as export pages; `where` gives the conditions of the page after
+   * the row `after` (the first page without it), the list API's keyset pages (`keysetConditions`).
    */
-  async *pages(where: (SQL | undefined)[], format: ExportFormat, until?: string): AsyncIterable<ExportPage> {
-    let after: { createdAt: string; id: string } | undefined;
+  async *pages(where: (after?: CursorPosition) => (SQL | undefined)[], format: ExportFormat): AsyncIterable<ExportPage> {
+    let after: CursorPosition | undefined;
     for (;;) {
-      const { lines, next } = this.lines(after || until === undefined ? where : [...where, lte(requests.createdAt, until)], format, after);
+      const { lines, next } = this.lines(where(after), format);
       if (lines.length === 0) return;
       yield { lines, receipts: receiptsById(this.receipts(lines.map((l) => l[0]))) };
       if (!next) return;
@@ -76,8 +76,8 @@ export class SqliteExportReader {
    * A page's lines, and where the next page starts (none after a short page). A CSV page's raw rows end here: kept
    * beside their lines while the page is written, they doubled what each page leaves to the garbage collector.
    */
-  private lines(where: (SQL | undefined)[], format: ExportFormat, after: { createdAt: string; id: string } | undefined) {
-    const rows = this.page(where, format, after);
+  private lines(where: (SQL | undefined)[], format: ExportFormat) {
+    const rows = this.page(where, format);
     const last = rows.length === PAGE ? rows[PAGE - 1] : undefined;
     const next = last && { createdAt: last[CREATED_AT[format]] as string, id: last[0] as string };
     // An NDJSON row is its line already (created_at rides along unread).
@@ -108,17 +108,12 @@ export class SqliteExportReader {
     return (this.receiptsOf.all(JSON.stringify(ids)) as EventRow[]).map(rowToEvent);
   }
 
-  /** The page after the row `after` (the first page without it), with the list API's keyset condition. */
-  private page(where: (SQL | undefined)[], format: ExportFormat, after: { createdAt: string; id: string } | undefined): ExportLineRow[] | ExportRow[] {
-    const conditions = [...where];
-    if (after) {
-      // The list API's condition (see SqliteConfirmationStore.list): bounded, so SQLite seeks the index to the cursor.
-      conditions.push(lte(requests.createdAt, after.createdAt), or(lt(requests.createdAt, after.createdAt), lt(requests.id, after.id)));
-    }
+  /** One page of rows matching `where`, its statement prepared once per query shape. */
+  private page(where: (SQL | undefined)[], format: ExportFormat): ExportLineRow[] | ExportRow[] {
     const query = this.open.db
       .select({ row: sql.raw(COLUMNS[format]) })
       .from(requests)
-      .where(and(...conditions))
+      .where(and(...where))
       .orderBy(desc(requests.createdAt), desc(requests.id))
       .limit(PAGE)
       .toSQL();

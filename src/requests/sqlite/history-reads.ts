@@ -6,15 +6,15 @@
  * so out of its resident memory.
  */
 import type Database from 'better-sqlite3';
-import { and, desc, lt, lte, or, type SQL } from 'drizzle-orm';
+import { and, desc } from 'drizzle-orm';
 import { openHistoryReader, type OpenDatabase } from './database.js';
 import { SqliteExportReader } from './export-pages.js';
 import { rowToEvent, rowToRequest } from './rows.js';
 import { confirmationRequests as requests } from './schema.js';
 import type { Statements } from './statements.js';
-import { auditFilters } from '../audit-filters.js';
-import { allPages, decodeCursor, pageForEachPerson, pageOf } from '../cursor.js';
+import { allPages, decodeCursor, pageForEachPerson, pageOf, type CursorPosition } from '../cursor.js';
 import { exportPagesOf, type ExportFormat, type ExportPage } from '../export-lines.js';
+import { keysetConditions, type KeysetDialect } from '../keyset.js';
 import type { RequestPage, RequestQuery } from '../store.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../types.js';
 
@@ -70,9 +70,9 @@ export class SqliteHistoryReads {
     const reader = this.reader();
     const receipts = { receiptsOf: this.sql.receiptsOf.source, receiptsBetween: this.sql.receiptsBetween.source };
     const exports = reader ? (reader.exports ??= new SqliteExportReader(reader.open, receipts)) : (this.ownExports ??= new SqliteExportReader(this.open, receipts));
-    // Every page after the first has a cursor, whose bound implies `until` (see untilByCursor): the first page alone
-    // carries it.
-    return exports.pages(filters({ ...query, until: undefined }), format, query.until?.toISOString());
+    // Every page after the first has a cursor, whose bound implies `until` (see KeysetDialect.untilByCursor): the first
+    // page alone carries it.
+    return exports.pages((after) => pageConditions(query, after), format);
   }
 
   /** Closes the history connection, if one was opened. */
@@ -92,19 +92,10 @@ export class SqliteHistoryReads {
   private async listOn(db: OpenDatabase['db'], query: RequestQuery): Promise<RequestPage> {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
     if ((query.respondedByPeople?.length ?? 0) > 1) return pageForEachPerson((q) => this.listOn(db, q), query, limit);
-    const cursor = query.cursor ? decodeCursor(query.cursor) : null;
-    const where = filters(cursor ? untilByCursor(query, cursor.createdAt) : query);
-    if (cursor) {
-      const { createdAt, id } = cursor;
-      // The same condition as `created_at < c OR (created_at = c AND id < i)`, but with a bound SQLite can search the
-      // index by: written that way, every cursor page walked the index from the newest row down to the cursor, so a
-      // million-row export read ~10^9 index entries.
-      where.push(lte(requests.createdAt, createdAt), or(lt(requests.createdAt, createdAt), lt(requests.id, id)));
-    }
     const rows = db
       .select()
       .from(requests)
-      .where(and(...where))
+      .where(and(...pageConditions(query, query.cursor ? decodeCursor(query.cursor) : undefined)))
       .orderBy(desc(requests.createdAt), desc(requests.id))
       .limit(limit + 1)
       .all();
@@ -112,15 +103,8 @@ export class SqliteHistoryReads {
   }
 }
 
-/** The audit query's filters on this dialect's table (times bound as it stores them). */
-const filters = (q: RequestQuery): (SQL | undefined)[] => auditFilters(requests, q, (at) => at.toISOString());
+/** Keyset pages on this dialect's table: times bound as it stores them (ISO text), a cursor's as the cursor says it. */
+const SQLITE_KEYSET: KeysetDialect = { table: requests, time: (at) => at.toISOString(), cursorTime: (at) => at, untilByCursor: true };
 
-/**
- * The query without `until` when the cursor's row is not newer than it: the cursor's bound then implies `until`, and
- * SQLite searches the created index from one upper bound only. Searched from `until`, every page walked the rows of
- * all the pages before it: a million-row export with `until` (as the bench's) read 22k rows per CPU-second, against
- * 220k without (10-million-row history).
- */
-function untilByCursor(query: RequestQuery, cursorAt: string): RequestQuery {
-  return query.until && Date.parse(cursorAt) <= query.until.getTime() ? { ...query, until: undefined } : query;
-}
+/** The conditions of the page of `query` after the row at `after` (see keysetConditions). */
+const pageConditions = (query: RequestQuery, after?: CursorPosition) => keysetConditions(SQLITE_KEYSET, query, after);
