@@ -11,6 +11,7 @@ import type Database from 'better-sqlite3';
 import { and, desc, sql, type SQL } from 'drizzle-orm';
 import type { OpenDatabase } from './database.js';
 import { CSV_ROW_COLUMNS, NDJSON_LINE_COLUMNS, type ExportLineRow } from './export-sql.js';
+import { PreparedStatements } from './prepared.js';
 import { rowToEvent } from './rows.js';
 import { confirmationRequests as requests } from './schema.js';
 import type { CursorPosition } from '../cursor.js';
@@ -48,14 +49,16 @@ export interface ReceiptsSql {
 
 /** Reads export pages through one connection (the history reader), its statements prepared once per query shape. */
 export class SqliteExportReader {
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements: PreparedStatements;
   private receiptsOf: Database.Statement | undefined;
   private receiptsBetween: Database.Statement | undefined;
 
   constructor(
     private readonly open: OpenDatabase,
     private readonly receiptsSql: ReceiptsSql,
-  ) {}
+  ) {
+    this.statements = new PreparedStatements(open.sqlite, true);
+  }
 
   /**
    * Every row the audit query matches, newest first, as export pages; `where` gives the conditions of the page after
@@ -117,12 +120,7 @@ export class SqliteExportReader {
       .orderBy(desc(requests.createdAt), desc(requests.id))
       .limit(PAGE)
       .toSQL();
-    let statement = this.statements.get(query.sql);
-    if (!statement) {
-      statement = this.open.sqlite.prepare(query.sql).raw(true);
-      this.statements.set(query.sql, statement);
-    }
-    return statement.all(...query.params) as ExportLineRow[] | ExportRow[];
+    return this.statements.get(query.sql).all(...query.params) as ExportLineRow[] | ExportRow[];
   }
 }
 

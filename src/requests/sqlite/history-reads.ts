@@ -6,12 +6,13 @@
  * so out of its resident memory.
  */
 import type Database from 'better-sqlite3';
-import { and, desc } from 'drizzle-orm';
+import { and, desc, sql } from 'drizzle-orm';
 import { openHistoryReader, type OpenDatabase } from './database.js';
 import { SqliteExportReader } from './export-pages.js';
-import { rowToEvent, rowToRequest } from './rows.js';
+import { PreparedStatements } from './prepared.js';
+import { rowToEvent, rowToRequest, type RequestRow } from './rows.js';
 import { confirmationRequests as requests } from './schema.js';
-import type { Statements } from './statements.js';
+import { selectList, type Statements } from './statements.js';
 import { allPages, decodeCursor, pageForEachPerson, pageOf, type CursorPosition } from '../cursor.js';
 import { exportPagesOf, type ExportFormat, type ExportPage } from '../export-lines.js';
 import { keysetConditions, type KeysetDialect } from '../keyset.js';
@@ -21,6 +22,7 @@ import type { ConfirmationEvent, ConfirmationRequest } from '../types.js';
 /** The connection history is read through, with the statements prepared on it. */
 interface HistoryReader {
   open: OpenDatabase;
+  lists: PreparedStatements;
   receiptsOf?: Database.Statement;
   pendingPlans?: Database.Statement;
   exports?: SqliteExportReader;
@@ -32,11 +34,15 @@ export class SqliteHistoryReads {
   private historyReader: HistoryReader | null | undefined;
   /** Exports' statements where there is no history reader (`:memory:`). */
   private ownExports: SqliteExportReader | undefined;
+  /** The audit query's statements on the gateway's own connection. */
+  private readonly lists: PreparedStatements;
 
   constructor(
     private readonly open: OpenDatabase,
     private readonly sql: Statements,
-  ) {}
+  ) {
+    this.lists = new PreparedStatements(open.sqlite);
+  }
 
   /** Each request's latest receipt (`executed` / `execution_failed`), read on the history connection. */
   async receiptsOf(requestIds: readonly string[]): Promise<ConfirmationEvent[]> {
@@ -55,12 +61,13 @@ export class SqliteHistoryReads {
 
   /** One page of the audit query, newest first, on the gateway's own connection. */
   list(query: RequestQuery): Promise<RequestPage> {
-    return this.listOn(this.open.db, query);
+    return this.listOn(this.open, this.lists, query);
   }
 
   /** Every request `query` matches, newest first, page by page on the history connection. */
   scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest> {
-    return allPages((q) => this.listOn(this.reader()?.open.db ?? this.open.db, q), query);
+    const reader = this.reader();
+    return allPages((q) => (reader ? this.listOn(reader.open, reader.lists, q) : this.listOn(this.open, this.lists, q)), query);
   }
 
   /** Every request `query` matches with its latest receipt, a page at a time, as exports write them. */
@@ -84,24 +91,29 @@ export class SqliteHistoryReads {
   private reader(): HistoryReader | null {
     if (this.historyReader === undefined) {
       const open = openHistoryReader(this.open.sqlite);
-      this.historyReader = open ? { open } : null;
+      this.historyReader = open ? { open, lists: new PreparedStatements(open.sqlite) } : null;
     }
     return this.historyReader;
   }
 
-  private async listOn(db: OpenDatabase['db'], query: RequestQuery): Promise<RequestPage> {
+  /** One page of the audit query on `open`, its statement kept in `statements` (one per combination of filters). */
+  private async listOn(open: OpenDatabase, statements: PreparedStatements, query: RequestQuery): Promise<RequestPage> {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
-    if ((query.respondedByPeople?.length ?? 0) > 1) return pageForEachPerson((q) => this.listOn(db, q), query, limit);
-    const rows = db
-      .select()
+    if ((query.respondedByPeople?.length ?? 0) > 1) return pageForEachPerson((q) => this.listOn(open, statements, q), query, limit);
+    const page = open.db
+      .select({ row: sql.raw(REQUEST_COLUMNS) })
       .from(requests)
       .where(and(...pageConditions(query, query.cursor ? decodeCursor(query.cursor) : undefined)))
       .orderBy(desc(requests.createdAt), desc(requests.id))
       .limit(limit + 1)
-      .all();
+      .toSQL();
+    const rows = statements.get(page.sql).all(...page.params) as RequestRow[];
     return pageOf(rows.map(rowToRequest), limit);
   }
 }
+
+/** The list's select list: every column under the name `rowToRequest` reads. */
+const REQUEST_COLUMNS = selectList(requests);
 
 /** Keyset pages on this dialect's table: times bound as it stores them (ISO text), a cursor's as the cursor says it. */
 const SQLITE_KEYSET: KeysetDialect = { table: requests, time: (at) => at.toISOString(), cursorTime: (at) => at, untilByCursor: true };

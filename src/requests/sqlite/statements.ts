@@ -9,7 +9,7 @@ import { getTableColumns, type Table } from 'drizzle-orm';
 import { channelMessages, confirmationEvents, confirmationRequests, RECEIPT_TYPES_SQL } from './schema.js';
 
 /** `"tool_name" AS "toolName", …` for every column of `table` (each as `alias."tool_name"` when given). */
-function selectList(table: Table, alias?: string): string {
+export function selectList(table: Table, alias?: string): string {
   const prefix = alias ? `${alias}.` : '';
   return Object.entries(getTableColumns(table))
     .map(([key, column]) => `${prefix}"${column.name}" AS "${key}"`)
