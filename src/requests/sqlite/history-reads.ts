@@ -6,7 +6,7 @@
  * so out of its resident memory.
  */
 import type Database from 'better-sqlite3';
-import { and, desc, sql } from 'drizzle-orm';
+import { and, desc, getTableColumns, sql } from 'drizzle-orm';
 import { openHistoryReader, type OpenDatabase } from './database.js';
 import { SqliteExportReader } from './export-pages.js';
 import { PreparedStatements } from './prepared.js';
@@ -41,7 +41,7 @@ export class SqliteHistoryReads {
     private readonly open: OpenDatabase,
     private readonly sql: Statements,
   ) {
-    this.lists = new PreparedStatements(open.sqlite);
+    this.lists = new PreparedStatements(open.sqlite, true);
   }
 
   /** Each request's latest receipt (`executed` / `execution_failed`), read on the history connection. */
@@ -91,7 +91,7 @@ export class SqliteHistoryReads {
   private reader(): HistoryReader | null {
     if (this.historyReader === undefined) {
       const open = openHistoryReader(this.open.sqlite);
-      this.historyReader = open ? { open, lists: new PreparedStatements(open.sqlite) } : null;
+      this.historyReader = open ? { open, lists: new PreparedStatements(open.sqlite, true) } : null;
     }
     return this.historyReader;
   }
@@ -107,13 +107,25 @@ export class SqliteHistoryReads {
       .orderBy(desc(requests.createdAt), desc(requests.id))
       .limit(limit + 1)
       .toSQL();
-    const rows = statements.get(page.sql).all(...page.params) as RequestRow[];
-    return pageOf(rows.map(rowToRequest), limit);
+    const rows = statements.get(page.sql).all(...page.params) as unknown[][];
+    return pageOf(rows.map((values) => rowToRequest(requestRow(values))), limit);
   }
 }
 
 /** The list's select list: every column under the name `rowToRequest` reads. */
 const REQUEST_COLUMNS = selectList(requests);
+/** Those names in the same order (`selectList` walks the columns as this does). */
+const REQUEST_KEYS = Object.keys(getTableColumns(requests));
+
+/**
+ * A list row read as an array (raw mode) as the row object `rowToRequest` reads: better-sqlite3 building a 32-key
+ * object itself took twice as long (0.5 of 1.3 ms for a 50-row page).
+ */
+function requestRow(values: unknown[]): RequestRow {
+  const row: Record<string, unknown> = {};
+  for (let i = 0; i < REQUEST_KEYS.length; i++) row[REQUEST_KEYS[i]!] = values[i];
+  return row as RequestRow;
+}
 
 /** Keyset pages on this dialect's table: times bound as it stores them (ISO text), a cursor's as the cursor says it. */
 const SQLITE_KEYSET: KeysetDialect = { table: requests, time: (at) => at.toISOString(), cursorTime: (at) => at, untilByCursor: true };
