@@ -129,6 +129,8 @@ const HISTORY: GoalSpec[] = [
   { path: 'history.create_rps', unit: '/s', goal: { op: '>=', floorTimes: 0.9 }, floor: 'history.empty.create_rps', floorIn: 'mode' },
   { path: 'history.decision_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', floorTimes: 1.1 }, floor: 'history.empty.decision_to_resume_ms.p99', floorIn: 'mode' },
   { path: 'history.query_ms.p99', unit: 'ms', goal: { op: '<=', limit: 20 } },
+  // The process's first list request, untimed in the p99 above: it compiles the code the list runs.
+  { path: 'history.query_ms.cold_ms', unit: 'ms' },
   { path: 'history.export_rows_per_s', unit: '/s', goal: { op: '>=', limit: 100_000 } },
   { path: 'history.export_rss_growth_mb', unit: 'MB', goal: { op: '<=', limit: 50 } },
   { path: 'history.restart_1m.ready_s', unit: 's', goal: { op: '<=', limit: 2 } },
