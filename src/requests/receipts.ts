@@ -6,6 +6,13 @@
 import { argsSha256 } from './args-hash.js';
 import type { ConfirmationRequest, NewEvent } from './types.js';
 
+/**
+ * The events that are receipts, as SQL: the condition of each store's partial index of receipts (migrations: SQLite
+ * 0011, PostgreSQL 0013), which a query must repeat word for word for SQLite to see that the index holds every row it
+ * asks for.
+ */
+export const RECEIPT_TYPES_SQL = "type IN ('executed', 'execution_failed')";
+
 /** What `POST /v1/requests/:id/receipt` reports after the tool ran. */
 export interface ExecutionReceipt {
   outcome: 'succeeded' | 'failed';

@@ -6,6 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { RECEIPT_TYPES_SQL } from '../receipts.js';
 
 /** One row per confirmation request. */
 export const confirmationRequests = sqliteTable(
@@ -67,12 +68,6 @@ export const confirmationRequests = sqliteTable(
     index('confirmation_requests_same_call').on(t.agentId, t.toolName, t.createdAt, t.id, t.sessionId, t.argsSha256),
   ],
 );
-
-/**
- * The events that are execution receipts, as the receipts index's condition. A query must say it word for word for
- * SQLite to see that the partial index holds every row it asks for (`statements.ts`).
- */
-export const RECEIPT_TYPES_SQL = "type IN ('executed', 'execution_failed')";
 
 /** Append-only audit trail: one row per thing that happened to a request. */
 export const confirmationEvents = sqliteTable(

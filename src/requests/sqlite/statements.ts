@@ -6,7 +6,8 @@
  */
 import type Database from 'better-sqlite3';
 import { getTableColumns, type Table } from 'drizzle-orm';
-import { channelMessages, confirmationEvents, confirmationRequests, RECEIPT_TYPES_SQL } from './schema.js';
+import { channelMessages, confirmationEvents, confirmationRequests } from './schema.js';
+import { RECEIPT_TYPES_SQL } from '../receipts.js';
 
 /** `"tool_name" AS "toolName", …` for every column of `table` (each as `alias."tool_name"` when given). */
 export function selectList(table: Table, alias?: string): string {
