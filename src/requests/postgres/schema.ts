@@ -7,6 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { RECEIPT_TYPES_SQL } from '../receipts.js';
 
 /** The statuses a request ends in (`FinalStatus`), each with a partial index of its rows by time. */
 const FINAL_STATUSES = ['approved', 'denied', 'expired', 'cancelled'] as const;
@@ -102,7 +103,13 @@ export const confirmationEvents = pgTable(
     /** SHA-256 over this row's canonical encoding and `prev_hash`: set by the chain's trigger (docs/audit.md). */
     hash: text('hash'),
   },
-  (t) => [index('confirmation_events_request').on(t.requestId, t.id), index('confirmation_events_type').on(t.type, t.at)],
+  (t) => [
+    index('confirmation_events_request').on(t.requestId, t.id),
+    index('confirmation_events_type').on(t.type, t.at),
+    // Execution receipts only, by request (exports join each row's latest): through the request index every event of
+    // every exported row was read to find out it had none. Receipts are few, so nothing else pays for it.
+    index('confirmation_events_receipts').on(t.requestId, t.id).where(sql.raw(RECEIPT_TYPES_SQL)),
+  ],
 );
 
 /** One row per card: where it went and what the platform called it. */

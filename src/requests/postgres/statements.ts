@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { CREATE_BATCH } from './creates.js';
 import { selectList } from './rows.js';
 import { channelMessages, confirmationEvents, confirmationRequests as requests } from './schema.js';
+import { RECEIPT_TYPES_SQL } from '../receipts.js';
 
 const REQUEST = selectList(requests);
 const RETURNING_REQUEST = selectList(requests, 'r');
@@ -65,7 +66,7 @@ export const SQL_TEXT = {
   events: `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id = $1 ORDER BY id`,
   eventsOf: `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id = ANY($1::text[]) ORDER BY request_id, id`,
   receiptsOf: `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE id IN (
-    SELECT max(id) FROM confirmation_events WHERE request_id = ANY($1::text[]) AND type IN ('executed', 'execution_failed') GROUP BY request_id)`,
+    SELECT max(id) FROM confirmation_events WHERE request_id = ANY($1::text[]) AND ${RECEIPT_TYPES_SQL} GROUP BY request_id)`,
   messages: `SELECT ${selectList(channelMessages)} FROM channel_messages WHERE request_id = $1 ORDER BY id`,
   unsentMessages: `SELECT ${selectList(channelMessages, 'm')} FROM channel_messages m JOIN confirmation_requests r ON r.id = m.request_id
     WHERE m.status = 'pending' AND r.status = 'pending' ORDER BY m.id LIMIT $1`,

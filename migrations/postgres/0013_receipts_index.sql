@@ -1,0 +1,1 @@
+CREATE INDEX "confirmation_events_receipts" ON "confirmation_events" USING btree ("request_id","id") WHERE type IN ('executed', 'execution_failed');
