@@ -1,8 +1,9 @@
 /**
  * @module gateway-reads
  * The read side of the gateway facade: requests, their events, the audit query and the change feed, as routes,
- * channels and integrations may see them; and what the people directory and the audit chain answer about them. Writes (filing, deciding, cancelling, expiring) are the {@link Gateway}'s,
- * which extends this class; nothing outside reaches the store or the feed themselves.
+ * channels and integrations may see them; and what the people directory and the audit chain answer about them.
+ * Writes (filing, deciding, cancelling, expiring) are the {@link Gateway}'s, which extends this class; nothing outside
+ * reaches the store or the feed themselves.
  *
  * No read presents a request past its deadline as `pending`: the deadline belongs to the row, not to the timer that
  * should have expired it (a replica that died with the timer, a Redis job late). A read that finds an overdue row runs
