@@ -5,7 +5,7 @@
  * private network behind it (SSRF). Loopback, private, link-local, CGNAT and unique-local targets, and URLs with
  * credentials, are refused unless the operator lists the host in `TOLLGATE_CALLBACK_ALLOW`; the check runs when a
  * request is filed (on the URL) and again before each POST (on every address the host resolves to). Webhooks never
- * follow redirects (see `gateway-jobs.ts`).
+ * follow redirects (see `gateway/jobs.ts`).
  *
  * @remarks Left out: pinning the resolved address for the connection itself. A host that resolves to a public address
  * at the check and to a private one a moment later (DNS rebinding) is not caught; put an egress proxy in front of the

@@ -5,8 +5,8 @@
  * @example
  * import { HookRegistry, ToolExecutor, approvalGate, GateClient } from 'tollgate';
  */
-export { Gateway } from './gateway.js';
-export type { GatewayDefaults, GatewayObserver, GatewayOptions, NewRequestInput } from './gateway.js';
+export { Gateway } from './gateway/gateway.js';
+export type { GatewayDefaults, GatewayObserver, GatewayOptions, NewRequestInput } from './gateway/gateway.js';
 export { compileWhen, emptyPolicy, loadPolicy, matchPolicy, ExpressionError } from './policy/index.js';
 export type { Policy, PolicyDecision, PolicyFacts, PolicyMatch, PolicyRule } from './policy/index.js';
 export { PolicyGate } from './policy/gate.js';
@@ -26,7 +26,7 @@ export { ManualClock, systemClock } from './clock.js';
 export type { Clock, ClockTimer } from './clock.js';
 export { ConflictError, ForbiddenError, NotFoundError, TollgateError, UnauthorizedError, ValidationError } from './errors.js';
 export type { FieldProblem } from './errors.js';
-export { signCallback } from './gateway-jobs.js';
+export { signCallback } from './gateway/jobs.js';
 export { createRequestSchema, decisionSchema, listQuerySchema } from './api-schema.js';
 export type { CreateRequestBody, CreateRequestInput, DecisionBody } from './api-schema.js';
 export { argsSha256, canonicalJson } from './requests/args-hash.js';

@@ -12,7 +12,7 @@ import type { Channel } from './channel.js';
 import { LocalChangeFeed, type ChangeFeed } from './change-feed.js';
 import { systemClock, type Clock } from './clock.js';
 import type { TollgateConfig } from './config.js';
-import { Gateway } from './gateway.js';
+import { Gateway } from './gateway/gateway.js';
 import { PolicyGate } from './policy/gate.js';
 import { PeopleSource } from './people/source.js';
 import { EmailResolver, MemoryResolutionCache, resolutionTtlMs } from './people/email-resolution.js';

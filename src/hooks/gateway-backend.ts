@@ -2,7 +2,7 @@
  * @module hooks/gateway-backend
  * The in-process {@link ApprovalBackend}: files through a {@link Gateway} instance in this process and waits on it.
  */
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 import { fromApiInput, toApiRequest } from '../requests/serialize.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { asBackendError, fromApiRequest, type ApprovalBackend } from './approval-backend.js';

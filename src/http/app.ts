@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Channel } from '../channel.js';
 import { NotFoundError, describeError } from '../errors.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 import type { TokenStore } from '../tokens/token-store.js';
 import { authenticator, bearerAuth, requireScope } from './auth.js';
 import { tokensRouter } from './tokens-routes.js';

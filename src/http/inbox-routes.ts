@@ -8,7 +8,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { parseInput } from '../api-schema.js';
 import { ValidationError } from '../errors.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 import { toApiRequest } from '../requests/serialize.js';
 import { principalOf, requireScope } from './auth.js';
 

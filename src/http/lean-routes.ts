@@ -14,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 import type { Principal, Scope } from '../tokens/scopes.js';
 import { checkScope, type Authenticator } from './auth.js';
 import { sendError } from './problem.js';

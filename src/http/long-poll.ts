@@ -3,7 +3,7 @@
  * Holding an HTTP call open until a request is final: the one way the request API and the runtime hook routes wait.
  */
 import type { ServerResponse } from 'node:http';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 
 // One shared abort reason: `abort()` without one builds a DOMException, stack trace and all, for every answered call.

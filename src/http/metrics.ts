@@ -4,7 +4,7 @@
  * share counters. Row counts are read from the database at scrape time: the rows are the truth.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 import { REQUEST_STATUSES } from '../requests/types.js';
 
 /** The metrics of one gateway. */

@@ -5,7 +5,7 @@
  */
 import { Router } from 'express';
 import { NotFoundError } from '../errors.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 import { groupJson, personJson } from '../people/json.js';
 import { requireScope } from './auth.js';
 

@@ -17,7 +17,7 @@ import {
 } from '../api-schema.js';
 import type { DecisionRejection } from '../channel.js';
 import { ForbiddenError, NotFoundError, TollgateError, ValidationError } from '../errors.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 import { fromApiInput, toApiEvent, toApiRequest } from '../requests/serialize.js';
 import { decidingIdentity, mayCancel, mayRead, type Principal, type Scope } from '../tokens/scopes.js';
 import type { ConfirmationRequest } from '../requests/types.js';

@@ -4,7 +4,7 @@
  * and the stream ends after the final state. A comment line every 15 s keeps proxies from closing an idle stream.
  */
 import type { Request, Response } from 'express';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 import { toApiRequest } from '../requests/serialize.js';
 
 /** Streams `request` events for request `id` until it is final or the client leaves. */

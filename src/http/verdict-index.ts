@@ -7,7 +7,7 @@
  * per stream, so a decision no longer calls every open stream to ask whether the id is one of its own. The index
  * listens only while a stream is open, so a gateway with none pays nothing.
  */
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 
 /** A stream as the index sees it: told when one of its ids leaves `pending`. */

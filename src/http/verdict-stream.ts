@@ -9,13 +9,13 @@
  * each stream holds one deadline timer (at the earliest deadline still pending) and one heartbeat, plus its ids and
  * their deadlines in flat arrays. A change committed in this process hands the stream the final row itself; a change
  * heard over the feed (another replica's) is read back. At a deadline the stream reads the row, which expires it (the deadline
- * belongs to the row, see `gateway-reads.ts`) even when the timer that should have is late or gone.
+ * belongs to the row, see `gateway/reads.ts`) even when the timer that should have is late or gone.
  */
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { ClockTimer } from '../clock.js';
 import { NotFoundError } from '../errors.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 import { toApiRequest } from '../requests/serialize.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import type { Principal } from '../tokens/scopes.js';

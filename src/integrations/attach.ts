@@ -13,7 +13,7 @@
  * 4. Otherwise a new request.
  */
 import { createRequestSchema, parseInput, type CreateRequestInput } from '../api-schema.js';
-import type { Gateway, NewRequestInput } from '../gateway.js';
+import type { Gateway, NewRequestInput } from '../gateway/gateway.js';
 import { argsSha256 } from '../requests/args-hash.js';
 import { fromApiInput } from '../requests/serialize.js';
 import type { ConfirmationRequest } from '../requests/types.js';

@@ -9,7 +9,7 @@
  * edited — among requests filed without a tool call id, allowed, and not yet reported. A call tollgate never gated
  * has no request, and nothing is recorded.
  */
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 import { argsSha256 } from '../requests/args-hash.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import type { Principal } from '../tokens/scopes.js';

@@ -17,7 +17,7 @@ import { ConflictError } from '../errors.js';
 import type { HttpPlugin } from '../http/app.js';
 import type { LeanPost } from '../http/lean-routes.js';
 import { sendJson } from '../http/requests-routes.js';
-import type { Gateway } from '../gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 import { sendProblem } from '../http/problem.js';
 import { toApiRequest } from '../requests/serialize.js';
 import { fileOrAttach, newestMatch, newRequestInput } from './attach.js';

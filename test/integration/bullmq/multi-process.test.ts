@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Database } from '../../../src/requests/sqlite/driver.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock.js';
-import { Gateway } from '../../../src/gateway.js';
+import { Gateway } from '../../../src/gateway/gateway.js';
 import { applyMigrations, openDatabase } from '../../../src/requests/sqlite/database.js';
 import { SqliteConfirmationStore } from '../../../src/requests/sqlite/store.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';

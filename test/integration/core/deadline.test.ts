@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';
 import { ManualClock } from '../../../src/clock.js';
-import { Gateway } from '../../../src/gateway.js';
+import { Gateway } from '../../../src/gateway/gateway.js';
 import { fileOrAttach, newestMatch } from '../../../src/integrations/attach.js';
 import { applyMigrations, openDatabase } from '../../../src/requests/sqlite/database.js';
 import { SqliteConfirmationStore } from '../../../src/requests/sqlite/store.js';

@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock.js';
 import { ExpiryScan } from '../../../src/expiry-scan.js';
-import { Gateway } from '../../../src/gateway.js';
+import { Gateway } from '../../../src/gateway/gateway.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { createWebChannel } from '../../../channels/web/index.js';
 import { applyMigrations, openDatabase } from '../../../src/requests/sqlite/database.js';

@@ -7,7 +7,7 @@ import type { Channel } from '../../../src/channel.js';
 import { LocalChangeFeed, type ChangeFeed } from '../../../src/change-feed.js';
 import { ManualClock } from '../../../src/clock.js';
 import { ConflictError, ValidationError } from '../../../src/errors.js';
-import { Gateway } from '../../../src/gateway.js';
+import { Gateway } from '../../../src/gateway/gateway.js';
 import { applyMigrations, openDatabase } from '../../../src/requests/sqlite/database.js';
 import { SqliteConfirmationStore } from '../../../src/requests/sqlite/store.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';
-import type { NewRequestInput } from '../../../src/gateway.js';
+import type { NewRequestInput } from '../../../src/gateway/gateway.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { formValue, WebClient } from './web-client.js';
 

@@ -1,5 +1,5 @@
 /**
- * @module gateway-reads
+ * @module gateway/reads
  * The read side of the gateway facade: requests, their events, the audit query and the change feed, as routes,
  * channels and integrations may see them; and what the people directory and the audit chain answer about them.
  * Writes (filing, deciding, cancelling, expiring) are the {@link Gateway}'s, which extends this class; nothing outside
@@ -9,17 +9,17 @@
  * should have expired it (a replica that died with the timer, a Redis job late). A read that finds an overdue row runs
  * the due-scan first (which expires it with its event and fans the change out) and reads again.
  */
-import type { ChangeFeed, RequestChange } from './change-feed.js';
-import type { Clock } from './clock.js';
-import { NotFoundError } from './errors.js';
-import type { AuditService } from './audit/service.js';
-import { approverSetOf, deciderOf, isListed } from './people/approvers.js';
-import { decidedByPeople } from './people/query.js';
-import type { Directory } from './people/types.js';
-import { waitingFor } from './people/waiting.js';
-import type { ExportFormat, ExportPage } from './requests/export-lines.js';
-import type { ConfirmationStore, RequestPage, RequestQuery, SameCallQuery } from './requests/store.js';
-import type { ConfirmationEvent, ConfirmationRequest, NewEvent, RequestStatus } from './requests/types.js';
+import type { ChangeFeed, RequestChange } from '../change-feed.js';
+import type { Clock } from '../clock.js';
+import { NotFoundError } from '../errors.js';
+import type { AuditService } from '../audit/service.js';
+import { approverSetOf, deciderOf, isListed } from '../people/approvers.js';
+import { decidedByPeople } from '../people/query.js';
+import type { Directory } from '../people/types.js';
+import { waitingFor } from '../people/waiting.js';
+import type { ExportFormat, ExportPage } from '../requests/export-lines.js';
+import type { ConfirmationStore, RequestPage, RequestQuery, SameCallQuery } from '../requests/store.js';
+import type { ConfirmationEvent, ConfirmationRequest, NewEvent, RequestStatus } from '../requests/types.js';
 
 /** Reads through the gateway. */
 export abstract class GatewayReads {

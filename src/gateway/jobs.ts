@@ -1,23 +1,23 @@
 /**
- * @module gateway-jobs
+ * @module gateway/jobs
  * What the gateway does when the scheduler runs a job: expire, deliver a card, update a card, call a runtime back,
  * sweep. Every job re-reads its row first, so a stale or duplicate job does nothing (it throws
  * {@link JobNotNeededError} and the scheduler does not retry it). Also start-up reconciliation.
  */
-import { assertCallbackTarget } from './callback-target.js';
+import { assertCallbackTarget } from '../callback-target.js';
 import { createHmac } from 'node:crypto';
-import { PermanentChannelError, RateLimitedError, type Channel } from './channel.js';
+import { PermanentChannelError, RateLimitedError, type Channel } from '../channel.js';
 import type { Logger } from 'pino';
-import type { Clock } from './clock.js';
-import type { ConfirmationStore } from './requests/store.js';
-import type { Scheduler } from './scheduler/types.js';
-import { toApiRequest } from './requests/serialize.js';
-import type { ConfirmationRequest } from './requests/types.js';
-import { JobFailedPermanentlyError, JobNotNeededError, RetryLaterError, type JobAttempt, type SchedulerJobs } from './scheduler/types.js';
-import { describeError } from './errors.js';
-import { ExpiryHorizon } from './expiry-horizon.js';
-import { traceCard } from './telemetry/request-spans.js';
-import { RequestTraces } from './telemetry/tracing.js';
+import type { Clock } from '../clock.js';
+import type { ConfirmationStore } from '../requests/store.js';
+import type { Scheduler } from '../scheduler/types.js';
+import { toApiRequest } from '../requests/serialize.js';
+import type { ConfirmationRequest } from '../requests/types.js';
+import { JobFailedPermanentlyError, JobNotNeededError, RetryLaterError, type JobAttempt, type SchedulerJobs } from '../scheduler/types.js';
+import { describeError } from '../errors.js';
+import { ExpiryHorizon } from '../expiry-horizon.js';
+import { traceCard } from '../telemetry/request-spans.js';
+import { RequestTraces } from '../telemetry/tracing.js';
 
 /** One finished job attempt, for metrics. */
 export interface JobOutcome {

@@ -1,5 +1,5 @@
 /**
- * @module gateway-decide
+ * @module gateway/decide
  * How the gateway applies a decision from any channel: check who decides and whether they may, record the vote (the
  * store settles the request when it is the last one needed), give the standing grant a grant button asked for, and
  * fan the change out. The account is resolved to its person here, once (and the request's approvers to people), so
@@ -8,16 +8,16 @@
  * the request cannot give throws (a 400 naming `grant`, nothing recorded). `Gateway.decide` is the one caller.
  */
 import type { Logger } from 'pino';
-import { REJECTION_MESSAGES, type DecideOutcome, type DecisionEvent, type DecisionRejection } from './channel.js';
-import type { Clock } from './clock.js';
-import { ValidationError } from './errors.js';
-import type { PolicyGate } from './policy/gate.js';
-import { chooseGrant, grantFromApproval, type ChosenGrant } from './policy/grant-decisions.js';
-import { approverSetOf, deciderOf, requesterPeople } from './people/approvers.js';
-import type { Directory } from './people/types.js';
-import { checkDecision } from './requests/decision-checks.js';
-import type { ConfirmationStore } from './requests/store.js';
-import type { ConfirmationRequest } from './requests/types.js';
+import { REJECTION_MESSAGES, type DecideOutcome, type DecisionEvent, type DecisionRejection } from '../channel.js';
+import type { Clock } from '../clock.js';
+import { ValidationError } from '../errors.js';
+import type { PolicyGate } from '../policy/gate.js';
+import { chooseGrant, grantFromApproval, type ChosenGrant } from '../policy/grant-decisions.js';
+import { approverSetOf, deciderOf, requesterPeople } from '../people/approvers.js';
+import type { Directory } from '../people/types.js';
+import { checkDecision } from '../requests/decision-checks.js';
+import type { ConfirmationStore } from '../requests/store.js';
+import type { ConfirmationRequest } from '../requests/types.js';
 
 /** What applying a decision needs of the gateway (so this file does not import it). */
 export interface DecisionDeps {

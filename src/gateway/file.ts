@@ -1,27 +1,27 @@
 /**
- * @module gateway-file
+ * @module gateway/file
  * How the gateway files a request: check the callback target and the approvers, answer a repeated idempotency key with
  * its row, let the policy route or settle the request, write the row with its cards, arm its one timer, enqueue its
  * card deliveries and fan the change out. `Gateway.request` is the one caller.
  */
-import type { Channel } from './channel.js';
-import { callbackUrlProblem } from './callback-target.js';
-import type { Clock } from './clock.js';
-import { ValidationError } from './errors.js';
-import { argsSha256 } from './requests/args-hash.js';
-import { newConfirmationRequest, sameArgsOrConflict, type GatewayDefaults, type NewRequestInput } from './requests/new-request.js';
-import { resolveCards } from './requests/cards.js';
-import { settleAtFiling } from './policy/apply.js';
-import type { PolicyGate, Ruling } from './policy/gate.js';
-import { nextWake } from './policy/follow-ups.js';
-import { unknownApprovers } from './people/approvers.js';
-import { directTargets } from './people/targets.js';
-import type { Directory } from './people/types.js';
-import type { ConfirmationStore } from './requests/store.js';
-import type { ConfirmationRequest } from './requests/types.js';
-import type { Scheduler } from './scheduler/types.js';
-import type { RequestTraces } from './telemetry/tracing.js';
-import { tracePolicy } from './telemetry/request-spans.js';
+import type { Channel } from '../channel.js';
+import { callbackUrlProblem } from '../callback-target.js';
+import type { Clock } from '../clock.js';
+import { ValidationError } from '../errors.js';
+import { argsSha256 } from '../requests/args-hash.js';
+import { newConfirmationRequest, sameArgsOrConflict, type GatewayDefaults, type NewRequestInput } from '../requests/new-request.js';
+import { resolveCards } from '../requests/cards.js';
+import { settleAtFiling } from '../policy/apply.js';
+import type { PolicyGate, Ruling } from '../policy/gate.js';
+import { nextWake } from '../policy/follow-ups.js';
+import { unknownApprovers } from '../people/approvers.js';
+import { directTargets } from '../people/targets.js';
+import type { Directory } from '../people/types.js';
+import type { ConfirmationStore } from '../requests/store.js';
+import type { ConfirmationRequest } from '../requests/types.js';
+import type { Scheduler } from '../scheduler/types.js';
+import type { RequestTraces } from '../telemetry/tracing.js';
+import { tracePolicy } from '../telemetry/request-spans.js';
 
 /** Options of `Gateway.request`. */
 export interface FileOptions {

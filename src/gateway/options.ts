@@ -1,19 +1,19 @@
 /**
- * @module gateway-options
+ * @module gateway/options
  * What a {@link Gateway} is built from (`GatewayOptions`, one object as bolt's receivers take), and the defaults a
  * request is filed with when neither it nor the options say otherwise.
  */
 import type { Logger } from 'pino';
-import type { AuditChain } from './audit/types.js';
-import type { ChangeFeed } from './change-feed.js';
-import type { Channel } from './channel.js';
-import type { Clock } from './clock.js';
-import type { EventStream } from './events/stream.js';
-import type { Directory } from './people/types.js';
-import type { PolicyGate } from './policy/gate.js';
-import type { GatewayDefaults } from './requests/new-request.js';
-import type { ConfirmationStore } from './requests/store.js';
-import type { Scheduler } from './scheduler/types.js';
+import type { AuditChain } from '../audit/types.js';
+import type { ChangeFeed } from '../change-feed.js';
+import type { Channel } from '../channel.js';
+import type { Clock } from '../clock.js';
+import type { EventStream } from '../events/stream.js';
+import type { Directory } from '../people/types.js';
+import type { PolicyGate } from '../policy/gate.js';
+import type { GatewayDefaults } from '../requests/new-request.js';
+import type { ConfirmationStore } from '../requests/store.js';
+import type { Scheduler } from '../scheduler/types.js';
 
 /** Everything the gateway is built from. */
 export interface GatewayOptions {

@@ -1,45 +1,45 @@
 /**
- * @module gateway
+ * @module gateway/gateway
  * The gateway service: files confirmation requests, applies decisions, expires and cancels, and wakes whoever
  * waits. It owns no transport: the HTTP API, channel adapters, the CLI and in-process agents all call it.
  * Background work (expiry timers, card deliveries and updates, runtime callbacks, the sweep) goes through the
- * {@link Scheduler}; the handlers for those jobs live in `gateway-jobs.ts`, filing a request in `gateway-file.ts`,
- * applying a decision in `gateway-decide.ts`, a long-poll's wait in `verdict-wait.ts`, what follows a committed change
- * in `gateway-changes.ts` and the options it is built from in `gateway-options.ts`.
+ * {@link Scheduler}; the handlers for those jobs live in `jobs.ts` beside this file, filing a request in `file.ts`,
+ * applying a decision in `decide.ts`, reads in `reads.ts`, what follows a committed change in `changes.ts`, the options
+ * it is built from in `options.ts`, and a long-poll's wait in `../verdict-wait.ts`.
  */
 import { pino, type Logger } from 'pino';
-import { ChangeFanOut, type GatewayObserver } from './gateway-changes.js';
-import { gatewayDefaults, type GatewayOptions } from './gateway-options.js';
-import type { Channel, ChannelHost, GrantButton, DecideOutcome, DecisionEvent } from './channel.js';
-import { LocalChangeFeed, type RequestChange } from './change-feed.js';
-import { systemClock } from './clock.js';
-import { ConflictError } from './errors.js';
-import { GatewayJobs } from './gateway-jobs.js';
-import { GatewayReads } from './gateway-reads.js';
-import type { GatewayDefaults, NewRequestInput } from './requests/new-request.js';
-import { receiptEvent, type ExecutionReceipt } from './requests/receipts.js';
-import type { PolicyGate } from './policy/gate.js';
-import { runDueFollowUps, wakesOf, type FollowUpDeps } from './policy/run-follow-ups.js';
-import { GrantAdmin } from './policy/grant-admin.js';
-import { offeredGrants } from './policy/grant-decisions.js';
-import type { ConfirmationEvent, ConfirmationRequest, NewEvent } from './requests/types.js';
-import type { Scheduler } from './scheduler/types.js';
-import { Waiters } from './waiters.js';
-import { waitForVerdict, type WaitDeps } from './verdict-wait.js';
-import { ExpiryScan } from './expiry-scan.js';
-import { applyDecision, type DecisionDeps } from './gateway-decide.js';
-import { fileRequest, type FileOptions, type FilingDeps } from './gateway-file.js';
-import { NO_DIRECTORY } from './people/no-directory.js';
-import { AuditService } from './audit/service.js';
-import type { EventStream } from './events/stream.js';
-import { RequestTraces } from './telemetry/tracing.js';
-import { traceCreate, traceDecision, traceExpiry, traceWake } from './telemetry/request-spans.js';
+import { ChangeFanOut, type GatewayObserver } from './changes.js';
+import { gatewayDefaults, type GatewayOptions } from './options.js';
+import type { Channel, ChannelHost, GrantButton, DecideOutcome, DecisionEvent } from '../channel.js';
+import { LocalChangeFeed, type RequestChange } from '../change-feed.js';
+import { systemClock } from '../clock.js';
+import { ConflictError } from '../errors.js';
+import { GatewayJobs } from './jobs.js';
+import { GatewayReads } from './reads.js';
+import type { GatewayDefaults, NewRequestInput } from '../requests/new-request.js';
+import { receiptEvent, type ExecutionReceipt } from '../requests/receipts.js';
+import type { PolicyGate } from '../policy/gate.js';
+import { runDueFollowUps, wakesOf, type FollowUpDeps } from '../policy/run-follow-ups.js';
+import { GrantAdmin } from '../policy/grant-admin.js';
+import { offeredGrants } from '../policy/grant-decisions.js';
+import type { ConfirmationEvent, ConfirmationRequest, NewEvent } from '../requests/types.js';
+import type { Scheduler } from '../scheduler/types.js';
+import { Waiters } from '../waiters.js';
+import { waitForVerdict, type WaitDeps } from '../verdict-wait.js';
+import { ExpiryScan } from '../expiry-scan.js';
+import { applyDecision, type DecisionDeps } from './decide.js';
+import { fileRequest, type FileOptions, type FilingDeps } from './file.js';
+import { NO_DIRECTORY } from '../people/no-directory.js';
+import { AuditService } from '../audit/service.js';
+import type { EventStream } from '../events/stream.js';
+import { RequestTraces } from '../telemetry/tracing.js';
+import { traceCreate, traceDecision, traceExpiry, traceWake } from '../telemetry/request-spans.js';
 
-export type { GatewayDefaults, NewRequestInput } from './requests/new-request.js';
-export type { ExecutionReceipt } from './requests/receipts.js';
-export type { FileOptions } from './gateway-file.js';
-export type { GatewayOptions } from './gateway-options.js';
-export type { GatewayObserver } from './gateway-changes.js';
+export type { GatewayDefaults, NewRequestInput } from '../requests/new-request.js';
+export type { ExecutionReceipt } from '../requests/receipts.js';
+export type { FileOptions } from './file.js';
+export type { GatewayOptions } from './options.js';
+export type { GatewayObserver } from './changes.js';
 
 /**
  * The approval gateway.
@@ -65,7 +65,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
   private readonly jobs: GatewayJobs;
   private readonly waiters: Waiters;
   private readonly callbackAllow: string[];
-  /** Observers, waiters, the feed and the jobs after every committed change (`gateway-changes.ts`). */
+  /** Observers, waiters, the feed and the jobs after every committed change (`changes.ts`). */
   private readonly changes: ChangeFanOut;
   /** Set by {@link Gateway.stop}: waiters released then answer as they are instead of parking again. */
   private stopping = false;
