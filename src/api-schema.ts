@@ -4,7 +4,7 @@
  * `GateClient` — one source for all three. No express here, so clients can import it.
  */
 import { z } from 'zod';
-import { boundedJsonObject } from './json-bounds.js';
+import { boundedJsonObject } from './utils/json-bounds.js';
 
 export { parseInput } from './validation.js';
 

@@ -4,11 +4,11 @@
  * JSON or HTML; none of them words anything on its own. Tool arguments are attacker-controlled: they are shown
  * pretty-printed, truncated, and with secret-looking values masked.
  */
-import { MAX_JSON_DEPTH, jsonDepth } from './json-bounds.js';
-import { boundedJson, maskSecrets } from './json-view.js';
+import { MAX_JSON_DEPTH, jsonDepth } from './utils/json-bounds.js';
+import { boundedJson, maskSecrets } from './utils/json-view.js';
 import type { ConfirmationRequest } from './requests/types.js';
 
-export { maskSecrets } from './json-view.js';
+export { maskSecrets } from './utils/json-view.js';
 
 /** Everything a card shows, already worded. */
 export interface CardText {

@@ -9,7 +9,7 @@
  */
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { Clock, ClockTimer } from './clock.js';
+import type { Clock, ClockTimer } from './utils/clock.js';
 import type { ConfirmationStore } from './requests/store.js';
 import type { Scheduler } from './scheduler/types.js';
 

@@ -5,7 +5,7 @@
  * without meeting (`FOR UPDATE SKIP LOCKED`); within a process there is one scan at a time.
  */
 import type { Logger } from 'pino';
-import type { Clock } from './clock.js';
+import type { Clock } from './utils/clock.js';
 import type { ConfirmationStore } from './requests/store.js';
 import type { ConfirmationRequest } from './requests/types.js';
 

@@ -10,7 +10,7 @@ import { pino, type Logger } from 'pino';
 import { channelsFromConfig } from '../channels/index.js';
 import type { Channel } from './channel.js';
 import { LocalChangeFeed, type ChangeFeed } from './change-feed.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from './utils/clock.js';
 import type { TollgateConfig } from './config.js';
 import { Gateway } from './gateway/gateway.js';
 import { PolicyGate } from './policy/gate.js';

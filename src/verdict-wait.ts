@@ -3,7 +3,7 @@
  * A long-poll's wait for one request's verdict: register with the {@link Waiters}, read the row, park until a change
  * wakes it, its deadline comes or the wait's time is up. `Gateway.wait` is the one caller.
  */
-import type { Clock } from './clock.js';
+import type { Clock } from './utils/clock.js';
 import type { ConfirmationRequest } from './requests/types.js';
 import type { Waiters } from './waiters.js';
 

@@ -7,7 +7,7 @@
  * its own (every waiter's time limit sits in one heap behind one clock timer, for the earliest), no set of its own
  * when it is its request's only waiter, and no closure for its abort signal (the waiter is the listener object).
  */
-import type { Clock, ClockTimer } from './clock.js';
+import type { Clock, ClockTimer } from './utils/clock.js';
 import type { ConfirmationRequest } from './requests/types.js';
 import { TimeHeap } from './time-heap.js';
 

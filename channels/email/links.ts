@@ -8,7 +8,7 @@
  * @remarks Left out: single use. A signature cannot be spent; the route spends a link (see `used-links.ts`).
  */
 import { createHmac } from 'node:crypto';
-import { secretEquals } from '../../src/secure-compare.js';
+import { secretEquals } from '../../src/utils/secure-compare.js';
 
 /** What a link stands for. */
 export interface LinkClaims {

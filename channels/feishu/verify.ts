@@ -7,7 +7,7 @@
  * the verification token and the app id.
  */
 import { createDecipheriv, createHash } from 'node:crypto';
-import { secretEquals } from '../../src/secure-compare.js';
+import { secretEquals } from '../../src/utils/secure-compare.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SharedMarks } from '../../src/shared-marks.js';
 import { SeenOnce } from '../../src/seen-once.js';

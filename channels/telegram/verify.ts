@@ -4,7 +4,7 @@
  * `X-Telegram-Bot-Api-Secret-Token` on every update (Telegram signs nothing; the secret and TLS are all there is), and
  * it is compared in constant time. Also remembers `update_id`s, so an update posted twice decides once.
  */
-import { secretEquals } from '../../src/secure-compare.js';
+import { secretEquals } from '../../src/utils/secure-compare.js';
 import { SeenOnce } from '../../src/seen-once.js';
 
 /** The header Telegram puts the webhook secret in. */

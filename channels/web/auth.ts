@@ -6,7 +6,7 @@
  */
 import { ValidationError } from '../../src/errors.js';
 import { createHash, randomBytes, scrypt } from 'node:crypto';
-import { secretEquals } from '../../src/secure-compare.js';
+import { secretEquals } from '../../src/utils/secure-compare.js';
 import type { SharedMarks } from '../../src/shared-marks.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();

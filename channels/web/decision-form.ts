@@ -4,7 +4,7 @@
  * masked (`••••`), and a mask left in place keeps the original value, so approvers can edit around secrets without
  * ever seeing them.
  */
-import { jsonDepth, MAX_JSON_DEPTH } from '../../src/json-bounds.js';
+import { jsonDepth, MAX_JSON_DEPTH } from '../../src/utils/json-bounds.js';
 import { maskSecrets } from '../../src/card.js';
 import type { Decision } from '../../src/requests/types.js';
 import { describeError } from '../../src/errors.js';

@@ -6,7 +6,7 @@
  * Visitors who are not signed in get a random pre-session id, so the login form carries a CSRF token too.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { secretEquals } from '../../src/secure-compare.js';
+import { secretEquals } from '../../src/utils/secure-compare.js';
 import type { SharedMarks } from '../../src/shared-marks.js';
 
 /** The session cookie's name. */

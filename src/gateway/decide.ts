@@ -9,7 +9,7 @@
  */
 import type { Logger } from 'pino';
 import { REJECTION_MESSAGES, type DecideOutcome, type DecisionEvent, type DecisionRejection } from '../channel.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../utils/clock.js';
 import { ValidationError } from '../errors.js';
 import type { PolicyGate } from '../policy/gate.js';
 import { chooseGrant, grantFromApproval, type ChosenGrant } from '../policy/grant-decisions.js';

@@ -6,7 +6,7 @@
  */
 import type { Channel } from '../channel.js';
 import { callbackUrlProblem } from '../callback-target.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../utils/clock.js';
 import { ValidationError } from '../errors.js';
 import { argsSha256 } from '../requests/args-hash.js';
 import { newConfirmationRequest, sameArgsOrConflict, type GatewayDefaults, type NewRequestInput } from '../requests/new-request.js';

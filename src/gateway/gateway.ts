@@ -12,7 +12,7 @@ import { ChangeFanOut, type GatewayObserver } from './changes.js';
 import { gatewayDefaults, type GatewayOptions } from './options.js';
 import type { Channel, ChannelHost, GrantButton, DecideOutcome, DecisionEvent } from '../channel.js';
 import { LocalChangeFeed, type RequestChange } from '../change-feed.js';
-import { systemClock } from '../clock.js';
+import { systemClock } from '../utils/clock.js';
 import { ConflictError } from '../errors.js';
 import { GatewayJobs } from './jobs.js';
 import { GatewayReads } from './reads.js';

@@ -8,7 +8,7 @@ import { assertCallbackTarget } from '../callback-target.js';
 import { createHmac } from 'node:crypto';
 import { PermanentChannelError, RateLimitedError, type Channel } from '../channel.js';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../utils/clock.js';
 import type { ConfirmationStore } from '../requests/store.js';
 import type { Scheduler } from '../scheduler/types.js';
 import { toApiRequest } from '../requests/serialize.js';

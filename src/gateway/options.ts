@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { AuditChain } from '../audit/types.js';
 import type { ChangeFeed } from '../change-feed.js';
 import type { Channel } from '../channel.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../utils/clock.js';
 import type { EventStream } from '../events/stream.js';
 import type { Directory } from '../people/types.js';
 import type { PolicyGate } from '../policy/gate.js';

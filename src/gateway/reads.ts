@@ -10,7 +10,7 @@
  * the due-scan first (which expires it with its event and fans the change out) and reads again.
  */
 import type { ChangeFeed, RequestChange } from '../change-feed.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../utils/clock.js';
 import { NotFoundError } from '../errors.js';
 import type { AuditService } from '../audit/service.js';
 import { approverSetOf, deciderOf, isListed } from '../people/approvers.js';

@@ -13,7 +13,7 @@
  * whole transaction runs inside one turn of the event loop, so no other code writes in the middle of it.
  */
 import type { Logger } from 'pino';
-import type { Clock, ClockTimer } from '../clock.js';
+import type { Clock, ClockTimer } from '../utils/clock.js';
 import { describeError } from '../errors.js';
 import { prune, type PruneReport, type PruneStore } from './prune.js';
 

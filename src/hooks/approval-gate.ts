@@ -6,7 +6,7 @@
  */
 import type { GateClient } from '../client/gate-client.js';
 import { remoteBackend } from '../client/remote-backend.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../utils/clock.js';
 import type { Gateway } from '../gateway/gateway.js';
 import type { ApprovalBackend, ApprovalChannelTarget, ApprovalRequestInput, ApprovalVerdict } from './approval-backend.js';
 import { gatewayBackend } from './gateway-backend.js';

@@ -3,7 +3,7 @@
  * Calls one registered handler under its timeout and turns every way it can end into a value, so the
  * pipeline decides what a failure means (fail closed on `tool:pre`, skip elsewhere) in one place.
  */
-import type { Clock } from '../clock.js';
+import type { Clock } from '../utils/clock.js';
 import { normalizeHookResult } from './result.js';
 import type { HookContext, HookHandler, HookResult } from './types.js';
 

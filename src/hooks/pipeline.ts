@@ -3,7 +3,7 @@
  * Runs the handlers of one point and folds their results into a {@link HookOutcome}: a chain for modifying
  * points (Omni, PulseBot, FIM One), a broadcast for notification points, Amplifier's precedence either way.
  */
-import type { Clock } from '../clock.js';
+import type { Clock } from '../utils/clock.js';
 import type { InjectionBudget } from './budgets.js';
 import { invokeHandler } from './invoke.js';
 import type { Invocation, Registration } from './invoke.js';

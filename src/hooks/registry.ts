@@ -2,8 +2,8 @@
  * @module hooks/registry
  * {@link HookRegistry}: where hooks are registered, points declared, and points run.
  */
-import { systemClock } from '../clock.js';
-import type { Clock } from '../clock.js';
+import { systemClock } from '../utils/clock.js';
+import type { Clock } from '../utils/clock.js';
 import { InjectionBudget } from './budgets.js';
 import type { InjectionBudgetOptions } from './budgets.js';
 import { ContributionChannels } from './contributions.js';

@@ -6,7 +6,7 @@
  * revocation holds at once on every replica. The caller becomes `res.locals.principal`.
  */
 import { createHash } from 'node:crypto';
-import { digestIn } from '../secure-compare.js';
+import { digestIn } from '../utils/secure-compare.js';
 import type { RequestHandler, Response } from 'express';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import { allows, type Principal, type Scope } from '../tokens/scopes.js';

@@ -16,7 +16,7 @@ import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../utils/clock.js';
 import { TollgateError, describeError } from '../errors.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../tokens/rate-limits.js';
 import { principalOf } from './auth.js';

@@ -13,7 +13,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
-import type { ClockTimer } from '../clock.js';
+import type { ClockTimer } from '../utils/clock.js';
 import { NotFoundError } from '../errors.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { toApiRequest } from '../requests/serialize.js';

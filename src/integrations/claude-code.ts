@@ -11,7 +11,7 @@
  * the same session, tool and input re-attaches to the request while it is still pending: one card, not two.
  * PermissionRequest inputs carry no `tool_use_id`, so they re-attach by that second rule only.
  */
-import { boundedJsonObject } from '../json-bounds.js';
+import { boundedJsonObject } from '../utils/json-bounds.js';
 import { z } from 'zod';
 import { parseInput, type CreateRequestInput } from '../api-schema.js';
 import type { ApiRequest } from '../requests/serialize.js';

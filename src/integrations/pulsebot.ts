@@ -11,7 +11,7 @@
  * approver-edited — equal the ones PulseBot ran. A `tool_call_id` field, when a PulseBot build sends one, is used
  * instead: it is the idempotency key `pulsebot:<tool_call_id>` and finds the request directly.
  */
-import { boundedJsonObject, boundedJsonValue } from '../json-bounds.js';
+import { boundedJsonObject, boundedJsonValue } from '../utils/json-bounds.js';
 import { z } from 'zod';
 import { parseInput, type CreateRequestInput } from '../api-schema.js';
 import type { ApiRequest } from '../requests/serialize.js';

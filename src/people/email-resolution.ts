@@ -8,7 +8,7 @@
  * account found before stays in force while the platform is away.
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../utils/clock.js';
 import { describeError, ValidationError } from '../errors.js';
 import type { PeopleSource } from './source.js';
 

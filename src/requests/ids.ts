@@ -4,7 +4,7 @@
  * audit query's "newest first" never depends on chance. 74 random bits keep them unguessable enough for ids
  * (the per-request nonce, not the id, is the secret a button carries).
  */
-import { pooledRandomBytes } from '../random-pool.js';
+import { pooledRandomBytes } from '../utils/random-pool.js';
 
 let lastMs = 0;
 let sequence = 0;

@@ -3,7 +3,7 @@
  * What a runtime asks for, and the pending {@link ConfirmationRequest} made from it: ids, nonce, defaults, expiry.
  */
 import { ConflictError } from '../errors.js';
-import { pooledRandomBytes } from '../random-pool.js';
+import { pooledRandomBytes } from '../utils/random-pool.js';
 import { uuidv7 } from './ids.js';
 import type { ChannelTarget, ConfirmationRequest, TimeoutPolicy } from './types.js';
 

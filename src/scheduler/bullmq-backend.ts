@@ -6,7 +6,7 @@
  * `/readyz` reads `scheduler.health()` and `feed.health()`, which name what is not ready (e.g. `redis reconnecting`).
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../utils/clock.js';
 import { BullMQScheduler } from './bullmq.js';
 import { RedisChangeFeed } from './redis-change-feed.js';
 

@@ -6,7 +6,7 @@
  */
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../utils/clock.js';
 import { JobFailedPermanentlyError, JobNotNeededError, retryDelay, type JobAttempt, type SchedulerJobs } from './types.js';
 import { describeError } from '../errors.js';
 

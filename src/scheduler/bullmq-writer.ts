@@ -10,7 +10,7 @@
  *   read the row before the change that asked for the update.
  */
 import type { JobsOptions, Queue } from 'bullmq';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../utils/clock.js';
 import { BACKOFF_TYPE, jobIdOf, queueOf, type QueueRole, type TollgateJobData } from './bullmq-jobs.js';
 import type { BufferedOperation } from './operation-buffer.js';
 import { describeError } from '../errors.js';

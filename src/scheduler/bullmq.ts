@@ -14,7 +14,7 @@
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
-import { systemClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../utils/clock.js';
 import { QUEUE_NAMES, DUE_SCAN_SCHEDULER_ID, SWEEP_SCHEDULER_ID, backoffStrategy, createProcessor, type QueueRole, type TollgateJobData } from './bullmq-jobs.js';
 import { BullMQWriter } from './bullmq-writer.js';
 import { OperationBuffer, type BufferedOperation } from './operation-buffer.js';

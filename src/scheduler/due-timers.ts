@@ -4,7 +4,7 @@
  * instead of one each: arming is a heap push, start-up re-arming is cheap, and the requests of one second fire as one
  * batch (which the gateway expires with one due-scan) instead of 10 000 separate callbacks.
  */
-import type { Clock, ClockTimer } from '../clock.js';
+import type { Clock, ClockTimer } from '../utils/clock.js';
 import { TimeHeap } from '../time-heap.js';
 
 interface Entry {

@@ -4,7 +4,7 @@
  * survives the process; the gateway's start-up reconciliation rebuilds every timer from the rows.
  */
 import { pino, type Logger } from 'pino';
-import { systemClock, type Clock, type ClockTimer } from '../clock.js';
+import { systemClock, type Clock, type ClockTimer } from '../utils/clock.js';
 import {
   JobFailedPermanentlyError,
   JobNotNeededError,

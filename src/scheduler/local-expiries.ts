@@ -6,7 +6,7 @@
  * backs up an expiry, and a Redis job, due a little later, a follow-up's earlier wake-up.
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../utils/clock.js';
 import { describeError } from '../errors.js';
 import { DueTimers } from './due-timers.js';
 import { JobNotNeededError, retryDelay, type SchedulerJobs } from './types.js';

@@ -8,7 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/channel.js';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/utils/clock.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';

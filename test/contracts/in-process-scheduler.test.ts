@@ -1,4 +1,4 @@
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/utils/clock.js';
 import { InProcessScheduler } from '../../src/scheduler/in-process.js';
 import { runSchedulerContract } from './scheduler.contract.js';
 

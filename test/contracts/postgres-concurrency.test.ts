@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/utils/clock.js';
 import { ExpiryScan } from '../../src/expiry-scan.js';
 import { applyPostgresMigrations, openPostgres } from '../../src/requests/postgres/database.js';
 import { PostgresConfirmationStore } from '../../src/requests/postgres/store.js';

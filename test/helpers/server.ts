@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import type { Channel } from '../../src/channel.js';
 import type { ChangeFeed } from '../../src/change-feed.js';
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/utils/clock.js';
 import { loadConfig, type ConfigFile } from '../../src/config.js';
 import type { HttpPlugin } from '../../src/http/app.js';
 import type { Scheduler } from '../../src/scheduler/types.js';

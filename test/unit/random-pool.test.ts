@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pooledRandomBytes } from '../../src/random-pool.js';
+import { pooledRandomBytes } from '../../src/utils/random-pool.js';
 
 describe('pooledRandomBytes', () => {
   it('hands out each byte once, across many refills of the pool', () => {

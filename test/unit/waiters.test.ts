@@ -3,7 +3,7 @@
  * its time limit (all limits behind one clock timer), aborted, cancelled or released — and is forgotten after.
  */
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/utils/clock.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { Waiters } from '../../src/waiters.js';
 

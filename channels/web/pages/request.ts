@@ -6,12 +6,12 @@
  * decision always applies to exactly what the approver saw.
  */
 import { cardText } from '../../../src/card.js';
-import { MAX_JSON_DEPTH } from '../../../src/json-bounds.js';
+import { MAX_JSON_DEPTH } from '../../../src/utils/json-bounds.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../../../src/requests/types.js';
 import { MAX_EDITED_ARGS_CHARS } from '../decision-form.js';
 import { html, type SafeHtml } from '../../../src/html.js';
 import { executionOf, type ExecutionView } from '../../../src/requests/export-lines.js';
-import { boundedJson, type JsonViewLimits } from '../../../src/json-view.js';
+import { boundedJson, type JsonViewLimits } from '../../../src/utils/json-view.js';
 import { expiryBoth, formatTime, statusBadge } from './format.js';
 import { layout, type Viewer } from './layout.js';
 import { timelineEntry } from './timeline.js';

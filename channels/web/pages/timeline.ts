@@ -6,7 +6,7 @@
  * short, with secret-looking values masked. An event this file has no words for keeps the generic `key: value` form.
  */
 import { maskSecrets } from '../../../src/card.js';
-import { boundedJson } from '../../../src/json-view.js';
+import { boundedJson } from '../../../src/utils/json-view.js';
 import type { ConfirmationEvent } from '../../../src/requests/types.js';
 import { html, type SafeHtml } from '../../../src/html.js';
 import { formatTime } from './format.js';

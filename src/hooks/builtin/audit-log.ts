@@ -5,8 +5,8 @@
  * is set, else the sink handed to the loader, else an in-memory sink.
  */
 import { z } from 'zod';
-import { systemClock } from '../../clock.js';
-import type { Clock } from '../../clock.js';
+import { systemClock } from '../../utils/clock.js';
+import type { Clock } from '../../utils/clock.js';
 import { parseOrThrow } from '../config-errors.js';
 import type { HookContext, HookObject } from '../types.js';
 import { FileAuditSink, MemoryAuditSink } from './audit-sink.js';

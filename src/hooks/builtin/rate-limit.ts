@@ -4,8 +4,8 @@
  * or globally), independent of any LLM rate limit. A sliding window on the registry's clock.
  */
 import { z } from 'zod';
-import { systemClock } from '../../clock.js';
-import type { Clock } from '../../clock.js';
+import { systemClock } from '../../utils/clock.js';
+import type { Clock } from '../../utils/clock.js';
 import { parseOrThrow } from '../config-errors.js';
 import { matchesAny } from '../patterns.js';
 import type { HookContext, HookObject, HookResult } from '../types.js';

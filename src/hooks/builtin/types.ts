@@ -4,7 +4,7 @@
  * factory. The YAML loader and the programmatic factories share it.
  */
 import type { z } from 'zod';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../utils/clock.js';
 import type { HookHandler, HookLogger, HookPoint } from '../types.js';
 import type { AuditSink } from './audit-sink.js';
 

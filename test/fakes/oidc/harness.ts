@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { loadConfig } from '../../../src/config.js';
 import { createServer, type TollgateServer } from '../../../src/server.js';
 import type { WebClient, WebResponse } from '../../integration/web/web-client.js';

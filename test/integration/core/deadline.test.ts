@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { Gateway } from '../../../src/gateway/gateway.js';
 import { fileOrAttach, newestMatch } from '../../../src/integrations/attach.js';
 import { applyMigrations, openDatabase } from '../../../src/requests/sqlite/database.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { ExpiryScan } from '../../../src/expiry-scan.js';
 import { Gateway } from '../../../src/gateway/gateway.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';
 import type { Channel } from '../../../src/channel.js';
 import { LocalChangeFeed, type ChangeFeed } from '../../../src/change-feed.js';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { ConflictError, ValidationError } from '../../../src/errors.js';
 import { Gateway } from '../../../src/gateway/gateway.js';
 import { applyMigrations, openDatabase } from '../../../src/requests/sqlite/database.js';

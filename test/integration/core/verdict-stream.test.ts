@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalChangeFeed, type RequestChange } from '../../../src/change-feed.js';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { sseEvents } from '../../../src/client/verdicts.js';
 import type { ApiRequest } from '../../../src/requests/serialize.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';

@@ -4,7 +4,7 @@
  * token gives up at once, a 429 waits out Retry-After, a 5xx retries with backoff.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startDiscordGateway, type DiscordGateway } from './setup.js';

@@ -4,7 +4,7 @@
  * verdict shown. A later tap on the other card is refused ephemerally and changes nothing.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startDiscordGateway, type DiscordGateway } from './setup.js';

@@ -4,7 +4,7 @@
  * get a page in plain words and change nothing.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { local, OPS } from '../../fakes/email/harness.js';
 import { eventually } from '../../helpers/eventually.js';

@@ -6,7 +6,7 @@
  * the same thread (unless turned off).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { OPS } from '../../fakes/email/harness.js';
 import { eventually } from '../../helpers/eventually.js';

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { loadSinks } from '../../../src/events/config.js';
 import { signatureHeader } from '../../../src/events/sink.js';
 import { verifyAnchor } from '../../../src/verify/index.js';

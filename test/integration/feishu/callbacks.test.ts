@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FEISHU_EVENTS_PATH } from '../../../channels/feishu/index.js';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { challengePayload, feishuEncrypt, postCallback, signCallback } from '../../fakes/feishu/callbacks.js';

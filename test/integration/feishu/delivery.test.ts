@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { PermanentChannelError, RateLimitedError } from '../../../src/channel.js';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { sendUuid } from '../../../channels/feishu/index.js';
 import { findAll, visibleText } from '../../fakes/feishu/fake-feishu.js';

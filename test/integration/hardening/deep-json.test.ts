@@ -2,7 +2,7 @@
 // "Maximum call stack size exceeded") wherever a value is hashed, serialized or rendered. Now a 400 naming the field.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseEditedArgs } from '../../../channels/web/decision-form.js';
-import { jsonDepth, MAX_JSON_DEPTH } from '../../../src/json-bounds.js';
+import { jsonDepth, MAX_JSON_DEPTH } from '../../../src/utils/json-bounds.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
 /** `{"a":{"a":…}}` nested `depth` levels, as raw JSON text (building it as an object would itself recurse to print). */

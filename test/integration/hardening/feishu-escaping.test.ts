@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { approvalCard, notFoundCard, reminderCard } from '../../../channels/feishu/card-json.js';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { makeFeishuHarness, type FeishuHarness } from '../../fakes/feishu/harness.js';
 import { eventually } from '../../helpers/eventually.js';

@@ -2,7 +2,7 @@
 // on the gateway's clock, and every failure and block is logged.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebChannel, hashPassword } from '../../../channels/web/index.js';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { WebClient } from '../web/web-client.js';
 

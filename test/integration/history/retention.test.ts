@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedHistory } from '../../../bench/seed.js';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { loadConfig } from '../../../src/config.js';
 import { copySqliteToPostgres } from '../../../src/requests/postgres/copy-from-sqlite.js';
 import { openPostgres } from '../../../src/requests/postgres/database.js';

@@ -11,7 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { expect } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
-import type { Clock } from '../../../src/clock.js';
+import type { Clock } from '../../../src/utils/clock.js';
 import type { ApiRequest } from '../../../src/requests/serialize.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/tollgate.js', import.meta.url));

@@ -5,7 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { isClientTimeout } from '../../../src/mcp/gated-call.js';
 import { needsApproval } from '../../../src/mcp/proxy.js';
 import { startProxy, type ProxyFixture } from './helpers.js';

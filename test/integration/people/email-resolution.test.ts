@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { makeFeishuHarness } from '../../fakes/feishu/harness.js';
 import { makeSlackHarness, type SlackHarness } from '../../fakes/slack/harness.js';
 import { eventually } from '../../helpers/eventually.js';

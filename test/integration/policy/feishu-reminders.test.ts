@@ -1,6 +1,6 @@
 /** A policy reminder on Feishu is a reply to the card's message, naming who may decide. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { makeFeishuHarness, type FeishuHarness } from '../../fakes/feishu/harness.js';
 import { eventually } from '../../helpers/eventually.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CardRef, Channel } from '../../../src/channel.js';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';

@@ -1,6 +1,6 @@
 /** A policy reminder on Slack is a reply in the card's thread, naming who may decide. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startSlackGateway, type SlackGateway } from '../slack/setup.js';

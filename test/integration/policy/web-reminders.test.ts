@@ -1,7 +1,7 @@
 /** The web inbox singles out requests a policy reminded or escalated. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { WebClient } from '../web/web-client.js';

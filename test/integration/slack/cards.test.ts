@@ -4,7 +4,7 @@
  * buttons — decided through the API, expired (deny or approve by default), cancelled.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { buttonsOf } from '../../fakes/slack/block-rules.js';
 import type { FakeCard } from '../../fakes/slack/fake-slack.js';

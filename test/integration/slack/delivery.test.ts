@@ -5,7 +5,7 @@
  * `/metrics`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startSlackGateway, type SlackGateway } from './setup.js';

@@ -3,7 +3,7 @@
  * Rejections are recorded by the gateway (`decision_rejected`) and explained with an ephemeral message.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { SLACK_ACTIONS } from '../../fakes/slack/harness.js';
 import { eventually } from '../../helpers/eventually.js';

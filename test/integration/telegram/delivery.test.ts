@@ -5,7 +5,7 @@
  * goes to their private chat, whose id is their user id.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTelegramGateway, type TelegramGateway } from './setup.js';

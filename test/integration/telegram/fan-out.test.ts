@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { makeDiscordHarness } from '../../fakes/discord/harness.js';
 import { makeTelegramHarness } from '../../fakes/telegram/harness.js';

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { loadConfig } from '../../../src/config.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { createServer, type TollgateServer } from '../../../src/server.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import type { Scope } from '../../../src/tokens/scopes.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 

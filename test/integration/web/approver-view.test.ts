@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebAuth } from '../../../channels/web/auth.js';
 import { createWebChannel } from '../../../channels/web/index.js';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { visibleText, WebClient } from './web-client.js';
 

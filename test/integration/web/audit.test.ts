@@ -5,7 +5,7 @@
 import { Database } from '../../../src/requests/sqlite/driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { WebClient } from './web-client.js';
 

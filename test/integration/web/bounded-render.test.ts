@@ -6,7 +6,7 @@
 import { Database } from '../../../src/requests/sqlite/driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';
-import { boundedJson } from '../../../src/json-view.js';
+import { boundedJson } from '../../../src/utils/json-view.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { visibleText, WebClient } from './web-client.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/utils/clock.js';
 import { HookRegistry, approvalGate } from '../../../src/hooks/index.js';
 import type { HookContext } from '../../../src/hooks/index.js';
 import { fakeBackend } from './fake-backend.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/clock.js';
+import { ManualClock } from '../../../../src/utils/clock.js';
 import { HookRegistry, MemoryAuditSink, ToolExecutor, auditLogHook, loadHookConfig, rateLimitHook, truncateResultHook } from '../../../../src/hooks/index.js';
 import { memoryLogger } from '../helpers.js';
 

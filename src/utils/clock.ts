@@ -1,5 +1,5 @@
 /**
- * @module clock
+ * @module utils/clock
  * The one clock of tollgate. Everything that reads the time or waits takes a {@link Clock}, so tests of
  * timeouts move time forward instead of sleeping.
  */

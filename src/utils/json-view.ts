@@ -1,5 +1,5 @@
 /**
- * @module json-view
+ * @module utils/json-view
  * Tool arguments as text for people (the web request page, chat cards), bounded, with secrets masked. Rows can hold arguments that were never checked by today's input
  * bounds (filed by an older version, or written straight into the database): 4,000 levels pretty-printed are 32 MB of
  * indentation, and 10,000 levels overflow every recursive walk. This writer walks iteratively, masks secrets as it

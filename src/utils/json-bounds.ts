@@ -1,5 +1,5 @@
 /**
- * @module json-bounds
+ * @module utils/json-bounds
  * Bounds on the JSON values tollgate accepts (tool arguments, metadata, approver-edited arguments, hook bodies).
  * A body under the size limit can still nest 10,000 levels deep, and every recursive walk after parsing (hashing,
  * serializing, rendering a card) would overflow the stack: such values are refused up front with a 400 naming the

@@ -1,5 +1,5 @@
 /**
- * @module secure-compare
+ * @module utils/secure-compare
  * The one constant-time comparison of secrets (tokens, signatures, CSRF tokens, password hashes). Both sides are
  * hashed first, so neither their content nor their length shows in the time a comparison takes.
  */

@@ -1,5 +1,5 @@
 /**
- * @module random-pool
+ * @module utils/random-pool
  * Cryptographically strong random bytes for the create path (a request's UUIDv7 and its nonce), drawn from a pool
  * refilled 4 KB at a time. `crypto.randomBytes` per call cost ~6 % of a create's CPU (a fresh buffer and a trip into
  * the CSPRNG each time, two or three times per request); node's own `randomUUID` pools its entropy the same way. Each
