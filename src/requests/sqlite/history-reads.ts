@@ -19,10 +19,14 @@ import { keysetConditions, type KeysetDialect } from '../keyset.js';
 import type { RequestPage, RequestQuery } from '../store.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../types.js';
 
-/** The connection history is read through, with the statements prepared on it. */
-interface HistoryReader {
+/** A connection and the audit query's statements prepared on it. */
+interface ListConnection {
   open: OpenDatabase;
   lists: PreparedStatements;
+}
+
+/** The connection history is read through, with the statements prepared on it. */
+interface HistoryReader extends ListConnection {
   receiptsOf?: Database.Statement;
   pendingPlans?: Database.Statement;
   exports?: SqliteExportReader;
@@ -34,14 +38,14 @@ export class SqliteHistoryReads {
   private historyReader: HistoryReader | null | undefined;
   /** Exports' statements where there is no history reader (`:memory:`). */
   private ownExports: SqliteExportReader | undefined;
-  /** The audit query's statements on the gateway's own connection. */
-  private readonly lists: PreparedStatements;
+  /** The gateway's own connection, with the audit query's statements prepared on it. */
+  private readonly own: ListConnection;
 
   constructor(
     private readonly open: OpenDatabase,
     private readonly sql: Statements,
   ) {
-    this.lists = new PreparedStatements(open.sqlite, true);
+    this.own = { open, lists: new PreparedStatements(open.sqlite, true) };
   }
 
   /** Each request's latest receipt (`executed` / `execution_failed`), read on the history connection. */
@@ -61,13 +65,13 @@ export class SqliteHistoryReads {
 
   /** One page of the audit query, newest first, on the gateway's own connection. */
   list(query: RequestQuery): Promise<RequestPage> {
-    return this.listOn(this.open, this.lists, query);
+    return this.listOn(this.own, query);
   }
 
   /** Every request `query` matches, newest first, page by page on the history connection. */
   scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest> {
-    const reader = this.reader();
-    return allPages((q) => (reader ? this.listOn(reader.open, reader.lists, q) : this.listOn(this.open, this.lists, q)), query);
+    const on = this.reader() ?? this.own;
+    return allPages((q) => this.listOn(on, q), query);
   }
 
   /** Every request `query` matches with its latest receipt, a page at a time, as exports write them. */
@@ -96,18 +100,18 @@ export class SqliteHistoryReads {
     return this.historyReader;
   }
 
-  /** One page of the audit query on `open`, its statement kept in `statements` (one per combination of filters). */
-  private async listOn(open: OpenDatabase, statements: PreparedStatements, query: RequestQuery): Promise<RequestPage> {
+  /** One page of the audit query on `on`, its statement kept there (one per combination of filters). */
+  private async listOn(on: ListConnection, query: RequestQuery): Promise<RequestPage> {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
-    if ((query.respondedByPeople?.length ?? 0) > 1) return pageForEachPerson((q) => this.listOn(open, statements, q), query, limit);
-    const page = open.db
+    if ((query.respondedByPeople?.length ?? 0) > 1) return pageForEachPerson((q) => this.listOn(on, q), query, limit);
+    const page = on.open.db
       .select({ row: sql.raw(REQUEST_COLUMNS) })
       .from(requests)
       .where(and(...pageConditions(query, query.cursor ? decodeCursor(query.cursor) : undefined)))
       .orderBy(desc(requests.createdAt), desc(requests.id))
       .limit(limit + 1)
       .toSQL();
-    const rows = statements.get(page.sql).all(...page.params) as unknown[][];
+    const rows = on.lists.get(page.sql).all(...page.params) as unknown[][];
     return pageOf(rows.map((values) => rowToRequest(requestRow(values))), limit);
   }
 }
