@@ -142,9 +142,10 @@ function queryPaths(seed: HistorySeed): Record<string, string> {
 
 /**
  * Writes every dirty page of the OS cache to disk (`sync`) and returns the seconds it took. Seeding or copying 10
- * million rows leaves ~20 GB (SQLite: the file and its kept copy) for the kernel to write back over the next minutes,
- * and every commit's fsync in the measured phases waited behind it: creates at 74 % of the empty run's rate,
- * decision → resume p99 11.1 ms against 8.8. A server whose history grew over a year has no such backlog.
+ * million rows writes ~20 GB (SQLite: the file and its kept copy); what the kernel had not written back yet would be
+ * written during the measured phases, each commit's fsync waiting behind it, where a server whose history grew over a
+ * year has no such backlog. (On the thirteenth round's machine the copy had been written by the time it returned:
+ * 0 s.)
  */
 function settle(): number {
   const started = performance.now();
