@@ -128,7 +128,10 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const events = new EventStream(sinks, { log: stores.events, request: (id) => store.get(id), logger: logger.child({ component: 'events' }), source: config.publicUrl ?? 'tollgate', callbackAllow, now: () => clock.now() });
   const gateway = new Gateway({
     // Final rows leave the store with their verdict token attached (`signing/token-store`); `server.store` stays bare.
-    store: withVerdictTokens(store, verdicts, { onRefused: (requestId, why) => logger.warn({ requestId, why }, 'verdict not signed: the row disagrees with its audit events') }),
+    store: withVerdictTokens(store, verdicts, {
+      onRefused: (requestId, why) => logger.error({ requestId, why }, 'verdict not signed: the row disagrees with its audit events (edited in the database?)'),
+      coverage: () => stores.audit.coverage(),
+    }),
     scheduler: backend.scheduler,
     feed,
     channels,

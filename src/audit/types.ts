@@ -29,6 +29,15 @@ export interface ChainCheckpoint {
   prunedBefore: string;
 }
 
+/**
+ * Where the chain began to cover every column of a request (migration `chain_coverage`, docs/audit.md): events up to
+ * `eventId` were written before, and requests filed up to `at` may predate their `created` event's digest.
+ */
+export interface CoverageMark {
+  eventId: number;
+  at: Date;
+}
+
 /** Reads one database's audit chain. */
 export interface AuditChain {
   /** Up to `limit` rows with `id > afterId`, by id. */
@@ -39,6 +48,8 @@ export interface AuditChain {
   head(): Promise<ChainHead | null>;
   /** Up to which event rows were chained after the fact when the chain was added (`chain_started`), and when. */
   started(): Promise<{ eventId: number; at: Date } | null>;
+  /** The `coverage_started` mark; null only when someone deleted it, and then every event is held to full coverage. */
+  coverage(): Promise<CoverageMark | null>;
   /** The newest prune checkpoint (the chain starts right after it), or null when nothing was ever pruned. */
   checkpoint(): Promise<ChainCheckpoint | null>;
 }

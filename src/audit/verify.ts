@@ -7,10 +7,11 @@
  * with an anchor kept elsewhere (`GET /v1/audit/head`) for that.
  */
 import { isDeepStrictEqual } from 'node:util';
+import { argsMismatch, ASKED_COLUMNS, askedMismatch, decidedMismatch } from '../requests/coverage.js';
 import type { ConfirmationStore } from '../requests/store.js';
 import { eventsByRequest, type ConfirmationEvent, type ConfirmationRequest } from '../requests/types.js';
 import { GENESIS_HASH, eventHashOfColumns } from './encoding.js';
-import type { AuditChain, ChainCheckpoint, ChainHead } from './types.js';
+import type { AuditChain, ChainCheckpoint, ChainHead, CoverageMark } from './types.js';
 
 /**
  * Checks a checkpoint's signature (`verifyAnchor` with the gateway's keys); absent, a checkpoint is taken on trust and
@@ -24,6 +25,8 @@ export interface AuditProblem {
   /** The event where the chain breaks (for `request_mismatch`, absent). */
   eventId?: number;
   requestId?: string;
+  /** The request column that no longer matches its chained events (`request_mismatch`, or `edited` at a created event), when one can be named. */
+  column?: string;
   message: string;
 }
 
@@ -51,7 +54,7 @@ export function auditReportJson(report: AuditReport): Record<string, unknown> {
     events: report.events,
     requests: report.requests,
     head: head && { event_id: head.eventId, hash: head.hash, at: head.at },
-    problem: problem && { kind: problem.kind, event_id: problem.eventId ?? null, request_id: problem.requestId ?? null, message: problem.message },
+    problem: problem && { kind: problem.kind, event_id: problem.eventId ?? null, request_id: problem.requestId ?? null, column: problem.column ?? null, message: problem.message },
     chain_started: chainStarted && { event_id: chainStarted.eventId, at: chainStarted.at },
     checkpoint: checkpoint && { event_id: checkpoint.eventId, hash: checkpoint.hash, at: checkpoint.at, pruned_before: checkpoint.prunedBefore, signature_checked: checkpoint.signatureChecked },
   };
@@ -63,6 +66,7 @@ const FINAL_EVENTS = new Set(['approved', 'denied', 'expired', 'cancelled']);
 /** Verifies the chain (from the first event, or from the first one at or after `from`) and every request row. */
 export async function verifyAudit(chain: AuditChain, store: ConfirmationStore, options: { from?: Date; checkCheckpoint?: CheckpointCheck } = {}): Promise<AuditReport> {
   const started = await chain.started();
+  const coverage = await chain.coverage();
   const checkpoint = await chain.checkpoint();
   let signatureChecked = false;
   let events = 0;
@@ -95,7 +99,8 @@ export async function verifyAudit(chain: AuditChain, store: ConfirmationStore, o
         return done({ kind: 'missing_or_inserted', eventId: id, message: `event ${id} does not follow ${before}: an event was deleted, inserted or moved just before it (its prev_hash is not the hash before it)` });
       }
       if (eventHashOfColumns(prevHash, ...columns) !== hash) {
-        return done({ kind: 'edited', eventId: id, message: `event ${id} was edited: its hash does not match its content${columns[1] === 'created' ? ' (or its request’s tool, arguments, quorum, timeout or requester)' : ''}` });
+        if (columns[1] === 'created') return done(await editedRequest(store, id, String(columns[0]), columns[4]));
+        return done({ kind: 'edited', eventId: id, message: `event ${id} was edited: its hash does not match its content` });
       }
       prev = hash;
       afterId = id;
@@ -107,8 +112,8 @@ export async function verifyAudit(chain: AuditChain, store: ConfirmationStore, o
   const checkBatch = async (): Promise<AuditProblem | null> => {
     const byRequest = eventsByRequest(await store.eventsOf(batch.map((r) => r.id)));
     for (const request of batch) {
-      const message = requestMismatch(request, byRequest.get(request.id) ?? []);
-      if (message) return { kind: 'request_mismatch', requestId: request.id, message: `request ${request.id}: ${message}` };
+      const found = requestMismatch(request, byRequest.get(request.id) ?? [], coverage);
+      if (found) return { kind: found.kind, requestId: request.id, ...(found.column ? { column: found.column } : {}), message: `request ${request.id}: ${found.message}` };
       requests++;
     }
     batch = [];
@@ -124,18 +129,66 @@ export async function verifyAudit(chain: AuditChain, store: ConfirmationStore, o
   return done(batch.length ? await checkBatch() : null);
 }
 
-/** Why a request row disagrees with its events, or null when it agrees. */
-export function requestMismatch(request: ConfirmationRequest, events: readonly ConfirmationEvent[]): string | null {
+/** Why a request row disagrees with its chained events: the column, when one is to blame, and a sentence. */
+export interface RowMismatch {
+  kind: 'request_mismatch' | 'unchained';
+  column: string | null;
+  message: string;
+}
+
+/**
+ * Why `request` disagrees with its events, or null when every column the chain covers agrees (`coverage.ts`). Events
+ * at or before `coverage` (written before the chain covered every column) are checked as before: status, responder
+ * and approved arguments only. A row with no `created` event is unchained, unless it was filed before `coverage`.
+ */
+export function requestMismatch(request: ConfirmationRequest, events: readonly ConfirmationEvent[], coverage: CoverageMark | null = null): RowMismatch | null {
+  const mismatch = (column: string | null, message: string): RowMismatch => ({ kind: 'request_mismatch', column, message });
+  const covered = (e: ConfirmationEvent): boolean => !coverage || e.id > coverage.eventId;
+  const created = events.find((e) => e.type === 'created');
+  if (!created && !(coverage && request.createdAt.getTime() <= coverage.at.getTime())) {
+    return { kind: 'unchained', column: null, message: 'the row has no chained `created` event: it was written around tollgate' };
+  }
+  if (created && covered(created)) {
+    const asked = [...events].reverse().find((e) => (e.type === 'escalated' || e.type === 'created') && covered(e));
+    if (asked && asked.detail.asked === undefined) return { kind: 'unchained', column: null, message: `its ${asked.type} event ${asked.id} carries no digest of what was asked: it was written around tollgate` };
+    if (argsMismatch(request)) return mismatch('tool_args', 'the row\'s tool_args do not hash to its chained args_sha256 (the arguments were edited)');
+    const columns = asked ? askedMismatch(request, asked.detail.asked) : [];
+    if (columns.length) return mismatch(columns[0]!, `the row's ${columns.join(', ')} differ${columns.length === 1 ? 's' : ''} from what event ${asked!.id} recorded`);
+  }
   const final = events.filter((e) => FINAL_EVENTS.has(e.type) && (e.type !== 'approved' || isSettlingApproval(e, request)));
   const verdict = final[0];
-  if (request.status === 'pending') return verdict ? `the row says pending, but event ${verdict.id} made it ${verdict.type}` : null;
-  if (!verdict) return `the row says ${request.status}, but no event made it so`;
-  if (final.length > 1) return `events ${final.map((e) => e.id).join(' and ')} both settle it`;
-  if (verdict.type !== request.status) return `the row says ${request.status}, but event ${verdict.id} made it ${verdict.type}`;
-  if ((verdict.actor ?? null) !== (request.respondedBy ?? null)) return `the row says ${request.respondedBy ?? 'nobody'} decided, but event ${verdict.id} says ${verdict.actor ?? 'nobody'}`;
+  if (request.status === 'pending') return verdict ? mismatch('status', `the row says pending, but event ${verdict.id} made it ${verdict.type}`) : null;
+  if (!verdict) return mismatch('status', `the row says ${request.status}, but no event made it so`);
+  if (final.length > 1) return mismatch('status', `events ${final.map((e) => e.id).join(' and ')} both settle it`);
+  if (verdict.type !== request.status) return mismatch('status', `the row says ${request.status}, but event ${verdict.id} made it ${verdict.type}`);
+  if ((verdict.actor ?? null) !== (request.respondedBy ?? null)) return mismatch('responded_by', `the row says ${request.respondedBy ?? 'nobody'} decided, but event ${verdict.id} says ${verdict.actor ?? 'nobody'}`);
   const approvedArgs = verdict.type === 'approved' ? (verdict.detail.approved_args ?? null) : null;
-  if (!isDeepStrictEqual(approvedArgs, request.approvedArgs ?? null)) return `the row's approved arguments differ from those event ${verdict.id} recorded`;
+  if (!isDeepStrictEqual(approvedArgs, request.approvedArgs ?? null)) return mismatch('approved_args', `the row's approved arguments differ from those event ${verdict.id} recorded`);
+  const decided = covered(verdict) ? decidedMismatch(request, verdict) : null;
+  if (decided) {
+    const [column, row, event] = decided;
+    return mismatch(column, `the row's ${column} is ${JSON.stringify(row)}, but event ${verdict.id} recorded ${JSON.stringify(event)}`);
+  }
   return null;
+}
+
+/**
+ * A `created` event whose hash no longer matches: the event itself, or one of the request columns its hash covers,
+ * was edited. Its digest of what was asked names the column when the request's is what changed.
+ */
+async function editedRequest(store: ConfirmationStore, eventId: number, requestId: string, detailText: unknown): Promise<AuditProblem> {
+  const request = await store.get(requestId);
+  let asked: unknown;
+  try {
+    asked = (JSON.parse(String(detailText)) as { asked?: unknown }).asked;
+  } catch {
+    asked = undefined;
+  }
+  const columns = request && asked !== undefined ? askedMismatch(request, asked) : [];
+  if (columns.length === 0 || columns.length === ASKED_COLUMNS.length) {
+    return { kind: 'edited', eventId, requestId, message: `event ${eventId} was edited: its hash does not match its content (or its request's tool, arguments, quorum, timeout or requester)` };
+  }
+  return { kind: 'edited', eventId, requestId, column: columns[0], message: `request ${requestId}: its ${columns.join(', ')} changed after filing (event ${eventId}, its created event, no longer matches)` };
 }
 
 /** An `approved` event settles its request when it completes the quorum (events before the quorum name no `approvals`). */

@@ -125,7 +125,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
         get: {
           summary: "Walk the audit chain and the requests (admin or audit:read); ok: false names the first broken link (edited, missing_or_inserted, unchained, request_mismatch); see docs/audit.md",
           parameters: [{ name: 'from', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Start at the first event at or after this time' }],
-          responses: { 200: { description: '{ok, events, requests, head: {event_id, hash, at}, problem: {kind, event_id, request_id, message} | null, chain_started}' }, 400: problem, 403: problem },
+          responses: { 200: { description: '{ok, events, requests, head: {event_id, hash, at}, problem: {kind, event_id, request_id, column, message} | null, chain_started}' }, 400: problem, 403: problem },
         },
       },
       '/v1/audit/head': { get: { summary: "The chain's newest event as an anchor to keep elsewhere (admin or audit:read): {event_id, hash, at, signature} (signature: a JWS over the three, by a key of /.well-known/jwks.json)", responses: { 200: { description: 'The anchor' }, 403: problem } } },

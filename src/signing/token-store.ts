@@ -18,6 +18,7 @@
  * exports (`scan`) and the hook routes' same-call lookup (`newestSameCall`, on every hook call) sign nothing; a waiter
  * woken by the expiry, or a late verdict re-delivered, reads the row again and gets one.
  */
+import type { CoverageMark } from '../audit/types.js';
 import { requestMismatch } from '../audit/verify.js';
 import { attachVerdictToken } from '../requests/serialize.js';
 import type { ConfirmationStore } from '../requests/store.js';
@@ -28,10 +29,16 @@ import { hasVerdict, type VerdictSigner } from './verdict.js';
 export interface VerdictTokenOptions {
   /** A final row read from the database disagrees with its events: no token was signed for it (log it). */
   onRefused?: (requestId: string, why: string) => void;
+  /**
+   * The chain's `coverage_started` mark (`AuditChain.coverage`), read once: rows settled before it are checked as
+   * `audit verify` checks them. Absent: every row is held to full coverage.
+   */
+  coverage?: () => Promise<CoverageMark | null>;
 }
 
 /** The store `signer` signs final rows of, as they leave it; see the module comment. */
 export function withVerdictTokens(store: ConfirmationStore, signer: VerdictSigner, options: VerdictTokenOptions = {}): ConfirmationStore {
+  let coverage: Promise<CoverageMark | null> | undefined;
   /** A row this gateway has just settled: its own write, signed as it is. */
   const settled = async (r: ConfirmationRequest | null | undefined): Promise<void> => {
     if (!r || !hasVerdict(r)) return;
@@ -50,10 +57,11 @@ export function withVerdictTokens(store: ConfirmationStore, signer: VerdictSigne
     const events = await (cold.length === 1 ? store.events(cold[0]!.id) : store.eventsOf(cold.map((r) => r.id)));
     // By request: a verdict stream's opening read brings up to 5,000 final rows at once.
     const byRequest = eventsByRequest(events);
+    const mark = await (coverage ??= options.coverage?.() ?? Promise.resolve(null));
     for (const r of cold) {
       const own = byRequest.get(r.id) ?? [];
-      const why = requestMismatch(r, own);
-      if (why) options.onRefused?.(r.id, why);
+      const why = requestMismatch(r, own, mark);
+      if (why) options.onRefused?.(r.id, why.message);
       else attachVerdictToken(r, await signer.sign(r, own));
     }
   };

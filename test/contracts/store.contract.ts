@@ -10,6 +10,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '../../src/errors.js';
+import { askedDigest } from '../../src/requests/coverage.js';
 import type { ConfirmationStore, VoteResult } from '../../src/requests/store.js';
 import { at, file, newRequest, T0, vote, type StoreContractSetup } from './store-fixtures.js';
 import { runStoreDeadlineContract } from './store-deadline.contract.js';
@@ -62,8 +63,9 @@ export function runStoreContract(setup: StoreContractSetup): void {
         const cards = [{ channel: 'web', target: '', sent: true }, { channel: 'slack', target: 'C1' }, { channel: 'inbox2', target: 'x', sent: true }];
         const result = await store.create(newRequest({}, T0), cards, extras);
         const events = await store.events(result.request.id);
+        // The created event carries the digest of what was asked, and the row read back still matches it (docs/audit.md).
         expect(events.map((e) => [e.type, e.channel, e.detail])).toEqual([
-          ['created', null, { rule: 'ops' }],
+          ['created', null, { rule: 'ops', asked: askedDigest((await store.get(result.request.id))!) }],
           ['reminded', null, { step: 0 }],
           ['delivered', 'web', { target: '', message_ref: null, attempt: 0 }],
           ['delivered', 'inbox2', { target: 'x', message_ref: null, attempt: 0 }],
@@ -245,7 +247,9 @@ export function runStoreContract(setup: StoreContractSetup): void {
         expect(row).toMatchObject({ id: request.id, status: 'pending', approvers: ['web:alice', 'web:ceo'], channels: [{ type: 'web' }] });
         expect(await store.get(request.id)).toEqual(row);
         expect(await store.escalate(request.id, 0, routing, escalated(0))).toBeNull();
-        expect((await store.events(request.id)).filter((e) => e.type === 'escalated')).toEqual([expect.objectContaining({ actor: 'system', detail: { step: 0 }, at: at(60) })]);
+        // Its digest covers the widened approvers, so `audit verify` holds the row to the escalation from here on.
+        expect((await store.events(request.id)).filter((e) => e.type === 'escalated')).toEqual([expect.objectContaining({ actor: 'system', detail: { step: 0, asked: askedDigest(row!) }, at: at(60) })]);
+        expect(askedDigest(row!)).not.toBe(askedDigest(request));
       });
 
       it('answers null and writes nothing when the row is not pending', async () => {

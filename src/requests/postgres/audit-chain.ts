@@ -40,6 +40,11 @@ export class PostgresAuditChain implements AuditChain {
     return rows[0] ? { eventId: Number(rows[0].event_id), at: rows[0].at } : null;
   }
 
+  async coverage() {
+    const { rows } = await withPostgresErrors(() => this.open.pool.query<{ event_id: string; at: Date }>("SELECT event_id, at FROM audit_marks WHERE name = 'coverage_started'"));
+    return rows[0] ? { eventId: Number(rows[0].event_id), at: rows[0].at } : null;
+  }
+
   async checkpoint(): Promise<ChainCheckpoint | null> {
     const { rows } = await withPostgresErrors(() =>
       this.open.pool.query<{ event_id: string; hash: string; at: string; signature: string; pruned_before: Date }>(

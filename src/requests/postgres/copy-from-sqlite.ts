@@ -76,6 +76,15 @@ export async function copySqliteToPostgres(source: OpenDatabase, target: Pick<Op
       for (const k of rows('SELECT name, value, created_at FROM deployment_secrets ORDER BY name')) {
         await client.query('INSERT INTO deployment_secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING', [k.name, k.value, k.created_at]);
       }
+      // Events copied from before the source's chain covered every column (docs/audit.md) stay checked as they were.
+      const mark = source.sqlite.prepare("SELECT event_id, at FROM audit_marks WHERE name = 'coverage_started'").get() as { event_id: number; at: string } | undefined;
+      if (mark) {
+        await client.query(
+          `INSERT INTO audit_marks (name, event_id, at) VALUES ('coverage_started', $1, $2)
+           ON CONFLICT (name) DO UPDATE SET event_id = greatest(audit_marks.event_id, EXCLUDED.event_id), at = greatest(audit_marks.at, EXCLUDED.at)`,
+          [mark.event_id, mark.at],
+        );
+      }
       // Ids were copied as they were: new rows must number after them.
       // Event ids come from the audit chain's trigger (the newest id + 1), not a sequence.
       for (const table of ['channel_messages']) {

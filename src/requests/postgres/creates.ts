@@ -4,6 +4,7 @@
  * and its three parameters.
  */
 import { REQUEST_INSERT, requestRecords } from './rows.js';
+import { createdEvent } from '../coverage.js';
 import type { NewCreate } from '../store.js';
 import type { NewEvent } from '../types.js';
 
@@ -58,7 +59,7 @@ export const CREATE_BATCH = `WITH RECURSIVE req AS (
 export function createBatchParams(items: NewCreate[]): string[] {
   const events = items.flatMap(({ request, cards, extras }) =>
     [
-      { type: 'created', actor: request.userId, channel: null, detail: extras?.detail ?? {}, at: request.createdAt },
+      createdEvent(request, extras?.detail),
       ...(extras?.events ?? []),
       // A channel whose card is the row itself (the web inbox) is delivered the moment the row exists.
       ...cards.filter((c) => c.sent).map((c): NewEvent => ({ type: 'delivered', actor: null, channel: c.channel, detail: { target: c.target, message_ref: null, attempt: 0 }, at: request.createdAt })),

@@ -21,6 +21,7 @@ import { PostgresHistoryReads } from './history-reads.js';
 import { rowToEvent, rowToMessage, rowToRequest, type RequestRow } from './rows.js';
 import { named, rowsOf, SQL_TEXT, type Queryable } from './statements.js';
 import { expireLate, flip, insertEvent, lockForVote, verdictParams } from './verdict-steps.js';
+import { escalatedEvent } from '../coverage.js';
 import type { ExportFormat, ExportPage } from '../export-lines.js';
 import { GroupCommit } from '../group-commit.js';
 import { firstSameCall, sameCallWindow } from '../same-call.js';
@@ -268,8 +269,9 @@ export class PostgresConfirmationStore implements ConfirmationStore {
         JSON.stringify(routing.channels),
         event.at,
       ]);
-      await insertEvent(client, id, event);
-      return { ...current, approvers: routing.approvers, channels: routing.channels, updatedAt: event.at };
+      const escalated = { ...current, approvers: routing.approvers, channels: routing.channels, updatedAt: event.at };
+      await insertEvent(client, id, escalatedEvent(escalated, event));
+      return escalated;
     });
   }
 

@@ -33,6 +33,11 @@ export class SqliteAuditChain implements AuditChain {
     return row ? { eventId: row.eventId, at: new Date(row.at) } : null;
   }
 
+  async coverage() {
+    const row = this.sqlite.prepare("SELECT event_id AS eventId, at FROM audit_marks WHERE name = 'coverage_started'").get() as { eventId: number; at: string } | undefined;
+    return row ? { eventId: row.eventId, at: new Date(row.at) } : null;
+  }
+
   async checkpoint(): Promise<ChainCheckpoint | null> {
     const row = this.sqlite
       .prepare('SELECT event_id AS eventId, hash, at, signature, pruned_before AS prunedBefore FROM audit_checkpoints ORDER BY event_id DESC LIMIT 1')

@@ -15,6 +15,7 @@ import { requestToRow, rowToEvent, rowToMessage, rowToRequest } from './rows.js'
 import { confirmationRequests as requests } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
 import type { ExportFormat, ExportPage } from '../export-lines.js';
+import { createdEvent, escalatedEvent } from '../coverage.js';
 import { GroupCommit } from '../group-commit.js';
 import { isAllowed } from '../state-machine.js';
 import { needsPriorApprovers, planVote, type PriorApproval } from '../vote-plan.js';
@@ -79,7 +80,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     }
     const row = requestToRow(request);
     this.sql.insertRequest.run(row);
-    this.insertEvent(request.id, { type: 'created', actor: request.userId, channel: null, detail: extras?.detail ?? {}, at: request.createdAt }, chainedFieldsOf(row));
+    this.insertEvent(request.id, createdEvent(request, extras?.detail), chainedFieldsOf(row));
     for (const event of extras?.events ?? []) this.insertEvent(request.id, event);
     const at = request.createdAt.toISOString();
     for (const card of cards) {
@@ -268,8 +269,9 @@ export class SqliteConfirmationStore implements ConfirmationStore {
         .set({ approvers: JSON.stringify(routing.approvers), channels: JSON.stringify(routing.channels), updatedAt: at })
         .where(and(eq(requests.id, id), eq(requests.status, 'pending')))
         .run();
-      this.insertEvent(id, event);
-      return { ...current, approvers: routing.approvers, channels: routing.channels, updatedAt: event.at };
+      const escalated = { ...current, approvers: routing.approvers, channels: routing.channels, updatedAt: event.at };
+      this.insertEvent(id, escalatedEvent(escalated, event));
+      return escalated;
     });
   }
 

@@ -1,0 +1,163 @@
+/**
+ * @module requests/coverage
+ * What the audit chain proves about a request row, column by column (docs/audit.md, "What the chain covers").
+ *
+ * The chain hashes each event's own fields, and a `created` event also hashes nine columns of its request (see
+ * `audit/encoding.ts`). It sits with the requests because both stores write it and `audit/verify.ts` reads it. Everything else a row says is tied to a chained event here:
+ *
+ * - **What was asked** (tool, arguments' hash, approvers, quorum, prompt, requester, filer, deadline, on-timeout…) is
+ *   digested into the `created` event's `detail.asked` when the row is written, and again into an `escalated` event's
+ *   when an escalation changes the approvers ({@link askedDigest}). `tool_args` is tied through `args_sha256`:
+ *   `audit verify` recomputes it from the arguments.
+ * - **What was decided** is already in the settling event itself: its type is the status, its actor the responder,
+ *   its channel the channel, its time `responded_at`, its detail the person, reason, option and approved arguments;
+ *   `allowed` follows from the status and `on_timeout`. {@link decidedMismatch} compares the row with it.
+ *
+ * The digest is `v1.<SHA-256 hex>.<an 8-hex tag per column>`: the SHA-256 over every column is the proof; the tags,
+ * FNV-1a of each column alone, only let `audit verify` name which column changed. Events written before migration
+ * `chain_coverage` (its `coverage_started` mark) carry no digest and are checked as before.
+ */
+import { createHash } from 'node:crypto';
+import { argsSha256, canonicalJson } from './args-hash.js';
+import { isAllowed } from './state-machine.js';
+import type { ConfirmationEvent, ConfirmationRequest, NewEvent } from './types.js';
+
+/**
+ * The columns `detail.asked` covers, in digest order: every column that says what was asked. Nine of them the chain's
+ * encoding covers as well; they are here too so that `audit verify` can name the one that changed.
+ */
+export const ASKED_COLUMNS = [
+  'tool_name',
+  'args_sha256',
+  'approvers',
+  'required_approvals',
+  'prompt',
+  'options',
+  'user_id',
+  'agent_id',
+  'session_id',
+  'tool_call_id',
+  'filed_by',
+  'filed_by_person',
+  'callback_url',
+  'metadata',
+  'created_at',
+  'expires_at',
+  'on_timeout',
+] as const;
+
+/** The request fields {@link askedDigest} reads. */
+export type AskedFields = Pick<
+  ConfirmationRequest,
+  | 'toolName'
+  | 'argsSha256'
+  | 'approvers'
+  | 'requiredApprovals'
+  | 'prompt'
+  | 'options'
+  | 'userId'
+  | 'agentId'
+  | 'sessionId'
+  | 'toolCallId'
+  | 'filedBy'
+  | 'filedByPerson'
+  | 'callbackUrl'
+  | 'metadata'
+  | 'createdAt'
+  | 'expiresAt'
+  | 'onTimeout'
+>;
+
+/** Each asked column as the text the digest takes (JSON values canonical, so both stores' forms agree). */
+function askedValues(r: AskedFields): (string | null)[] {
+  return [
+    r.toolName,
+    r.argsSha256,
+    canonicalJson(r.approvers),
+    String(r.requiredApprovals),
+    r.prompt,
+    canonicalJson(r.options),
+    r.userId,
+    r.agentId,
+    r.sessionId,
+    r.toolCallId,
+    r.filedBy,
+    r.filedByPerson,
+    r.callbackUrl,
+    canonicalJson(r.metadata ?? {}),
+    r.createdAt.toISOString(),
+    r.expiresAt.toISOString(),
+    r.onTimeout,
+  ];
+}
+
+/** Length-prefixed, as the chain's own encoding: unambiguous whatever a value holds. */
+function field(value: string | null): string {
+  return value === null ? '-;' : `${value.length}:${value};`;
+}
+
+/** FNV-1a (32 bits) of `text`: a tag to name a column by, never the proof (that is the SHA-256). */
+function tag(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+/** `detail.asked` of a `created` (or `escalated`) event: see the module comment. */
+export function askedDigest(r: AskedFields): string {
+  const fields = askedValues(r).map(field);
+  const sha = createHash('sha256').update(`tollgate-asked-v1\n${fields.join('')}`, 'utf8').digest('hex');
+  return `v1.${sha}.${fields.map(tag).join('')}`;
+}
+
+/** The `created` event of a new row, its detail carrying {@link askedDigest} (both stores write it this way). */
+export function createdEvent(request: ConfirmationRequest, detail: Record<string, unknown> | undefined): NewEvent {
+  return { type: 'created', actor: request.userId, channel: null, detail: { ...detail, asked: askedDigest(request) }, at: request.createdAt };
+}
+
+/** An escalation's event, its detail carrying the digest of the row as the escalation leaves it (new approvers). */
+export function escalatedEvent(escalated: ConfirmationRequest, event: NewEvent): NewEvent {
+  return { ...event, detail: { ...event.detail, asked: askedDigest(escalated) } };
+}
+
+/**
+ * The asked columns of `r` that differ from `digest` (by their tags; every column when the digest is unreadable or
+ * only the SHA-256 differs), or an empty list when the row matches.
+ */
+export function askedMismatch(r: AskedFields, digest: unknown): string[] {
+  if (typeof digest === 'string' && digest === askedDigest(r)) return [];
+  const tags = typeof digest === 'string' && /^v1\.[0-9a-f]{64}\.[0-9a-f]+$/.test(digest) ? digest.split('.')[2]! : '';
+  const named = askedValues(r)
+    .map(field)
+    .flatMap((f, i) => (tags.slice(i * 8, i * 8 + 8) === tag(f) ? [] : [ASKED_COLUMNS[i]!]));
+  return named.length ? named : [...ASKED_COLUMNS];
+}
+
+/** Why `r.tool_args` disagrees with `args_sha256` (which the chain covers), or null. */
+export function argsMismatch(r: Pick<ConfirmationRequest, 'toolName' | 'toolArgs' | 'argsSha256'>): string | null {
+  return argsSha256(r.toolName, r.toolArgs) === r.argsSha256 ? null : 'tool_args';
+}
+
+const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const time = (d: Date | null): number | null => (d ? d.getTime() : null);
+
+/**
+ * The decided columns of a final row that differ from its settling event, as `[column, row value, event value]`, or
+ * null when they all agree. `status`, `responded_by` and `approved_args` are compared by `requestMismatch` already.
+ */
+export function decidedMismatch(r: ConfirmationRequest, settling: ConfirmationEvent): [column: string, row: unknown, event: unknown] | null {
+  const d = settling.detail;
+  const vote = settling.type === 'approved' || settling.type === 'denied';
+  const expected: [string, unknown, unknown][] = [
+    ['responded_at', time(r.respondedAt), settling.at.getTime()],
+    ['responded_via', r.respondedVia, settling.channel],
+    ['responded_by_person', r.respondedByPerson, vote ? text(d.person) : null],
+    ['reason', r.reason, text(d.reason)],
+    ['decision_option', r.decisionOption, vote ? text(d.option) : null],
+    ['allowed', r.allowed, isAllowed(r.status, r.onTimeout)],
+  ];
+  const found = expected.find(([, row, event]) => row !== event);
+  if (!found) return null;
+  const [column, row, event] = found;
+  return column === 'responded_at' ? [column, r.respondedAt?.toISOString() ?? null, settling.at.toISOString()] : [column, row, event];
+}
