@@ -9,6 +9,7 @@
 import { getTableColumns, type Table } from 'drizzle-orm';
 import { createHash, randomBytes } from 'node:crypto';
 import { eventHash } from '../src/audit/encoding.js';
+import { askedDigest } from '../src/requests/coverage.js';
 import { chainedFieldsOf } from '../src/requests/sqlite/chained-insert.js';
 import type { OpenDatabase } from '../src/requests/sqlite/database.js';
 import type { RequestRow } from '../src/requests/sqlite/rows.js';
@@ -106,9 +107,29 @@ export function historyRows(i: number, p: HistoryPlan, ids: SeedIds): HistoryRow
     reason: null,
     allowed: pending ? null : status === 'approved' ? 1 : 0,
   };
-  const events: HistoryRows['events'] = [['created', null, null, '{}', createdAt]];
+  // The digest of what was asked, as the gateway writes it on the created event (docs/audit.md).
+  const asked = askedDigest({
+    toolName,
+    argsSha256: request.argsSha256,
+    approvers: ['web:alice', `slack:U${k}`],
+    requiredApprovals: 1,
+    prompt: PROMPT,
+    options: ['Approve', 'Deny'],
+    userId: null,
+    agentId,
+    sessionId: request.sessionId,
+    toolCallId: null,
+    filedBy: null,
+    filedByPerson: null,
+    callbackUrl: null,
+    metadata: {},
+    createdAt: new Date(createdMs),
+    expiresAt: new Date(request.expiresAt),
+    onTimeout: 'deny',
+  });
+  const events: HistoryRows['events'] = [['created', null, null, `{"asked":"${asked}"}`, createdAt]];
   if (!pending) {
-    const detail = status === 'expired' ? '{"on_timeout":"deny"}' : status === 'cancelled' ? '{}' : `{"person":"p${k}"}`;
+    const detail = status === 'expired' ? '{"on_timeout":"deny"}' : status === 'cancelled' ? '{}' : `{"person":"p${k}","option":"${request.decisionOption}"}`;
     events.push([status, respondedBy, request.respondedVia, detail, respondedAt!]);
   }
   return { request, events };

@@ -13,7 +13,7 @@ import type { BenchContext } from './context.js';
 import type { HistorySeed } from './seed.js';
 
 /** Bumped whenever the seeders write other rows (another shape, spread or count of events): older kept seeds are then not used. */
-export const SEED_VERSION = 2;
+export const SEED_VERSION = 3;
 
 /** A kept seed's file names and template name for `rows` in this mode. */
 function keyOf(ctx: BenchContext, dir: string, rows: number) {

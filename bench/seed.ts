@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { BenchContext } from './context.js';
 import { runTollgate } from './processes.js';
 import { argsSha256 } from '../src/requests/args-hash.js';
+import { askedDigest } from '../src/requests/coverage.js';
 import { applyMigrations, openDatabase, type OpenDatabase } from '../src/requests/sqlite/database.js';
 import { newConfirmationRequest, type GatewayDefaults } from '../src/requests/new-request.js';
 import { requestToRow } from '../src/requests/sqlite/rows.js';
@@ -159,9 +160,11 @@ export function historyRow(i: number, p: HistoryPlan): { request: ConfirmationRe
     argsSha256(toolName, toolArgs),
     createdAt,
   );
-  const created: SeedEvent = { type: 'created', actor: null, channel: null, detail: {}, at: createdAt };
+  // As the gateway writes it: the created event carries the digest of what was asked (docs/audit.md).
+  const created = (r: ConfirmationRequest): SeedEvent => ({ type: 'created', actor: null, channel: null, detail: { asked: askedDigest(r) }, at: createdAt });
   if (p.pendingOnly || i % p.pendingEvery === p.pendingEvery - 1) {
-    return { request: { ...base, expiresAt: new Date(p.now + 3_600_000 + ((i * 7919) % 3_600_000)) }, events: [created] };
+    const pending = { ...base, expiresAt: new Date(p.now + 3_600_000 + ((i * 7919) % 3_600_000)) };
+    return { request: pending, events: [created(pending)] };
   }
   const status = STATUSES[i % STATUSES.length]!;
   const respondedAt = new Date(createdAt.getTime() + 30_000);
@@ -179,8 +182,8 @@ export function historyRow(i: number, p: HistoryPlan): { request: ConfirmationRe
     decisionOption: status === 'approved' ? 'Approve' : status === 'denied' ? 'Deny' : null,
     allowed: status === 'approved',
   };
-  const detail: Record<string, string> = status === 'expired' ? { on_timeout: 'deny' } : status === 'cancelled' ? {} : { person: `p${k}` };
-  return { request, events: [created, { type: status, actor: decidedBy, channel: request.respondedVia, detail, at: respondedAt }] };
+  const detail: Record<string, string> = status === 'expired' ? { on_timeout: 'deny' } : status === 'cancelled' ? {} : { person: `p${k}`, option: request.decisionOption! };
+  return { request, events: [created(request), { type: status, actor: decidedBy, channel: request.respondedVia, detail, at: respondedAt }] };
 }
 
 const SEEDED_TABLES = ['confirmation_requests', 'confirmation_events', 'channel_messages'];

@@ -149,8 +149,9 @@ export function requestMismatch(request: ConfirmationRequest, events: readonly C
     return { kind: 'unchained', column: null, message: 'the row has no chained `created` event: it was written around tollgate' };
   }
   if (created && covered(created)) {
-    const asked = [...events].reverse().find((e) => (e.type === 'escalated' || e.type === 'created') && covered(e));
-    if (asked && asked.detail.asked === undefined) return { kind: 'unchained', column: null, message: `its ${asked.type} event ${asked.id} carries no digest of what was asked: it was written around tollgate` };
+    if (created.detail.asked === undefined) return { kind: 'unchained', column: null, message: `its created event ${created.id} carries no digest of what was asked: it was written around tollgate` };
+    // The newest digest holds: an escalation (`store.escalate`) widens the approvers and writes one.
+    const asked = [...events].reverse().find((e) => (e.type === 'escalated' || e.type === 'created') && e.detail.asked !== undefined);
     if (argsMismatch(request)) return mismatch('tool_args', 'the row\'s tool_args do not hash to its chained args_sha256 (the arguments were edited)');
     const columns = asked ? askedMismatch(request, asked.detail.asked) : [];
     if (columns.length) return mismatch(columns[0]!, `the row's ${columns.join(', ')} differ${columns.length === 1 ? 's' : ''} from what event ${asked!.id} recorded`);

@@ -50,7 +50,7 @@ describe('POST /v1/requests under a policy', () => {
     expect(body).toMatchObject({ status: 'approved', allowed: true, responded_by: 'policy:reads', responded_via: 'policy' });
     const events = await t.store.events(body.id as string);
     expect(events.map((e) => e.type)).toEqual(['created', 'approved']);
-    expect(events[0]!.detail).toEqual({ policy: { rule: 'reads', decision: 'allow' } });
+    expect(events[0]!.detail).toEqual({ policy: { rule: 'reads', decision: 'allow' }, asked: expect.stringMatching(/^v1\./) });
     expect(events[1]).toMatchObject({ actor: 'policy:reads', channel: 'policy', detail: { rule: 'reads' } });
     // No card, no timer: nothing is left pending.
     expect(await t.store.messages(body.id as string)).toEqual([]);
@@ -73,7 +73,7 @@ describe('POST /v1/requests under a policy', () => {
     expect(status).toBe(201);
     expect(body).toMatchObject({ status: 'pending', approvers: ['web:cfo', 'web:controller'], required_approvals: 2, on_timeout: 'deny' });
     expect(Date.parse(body.expires_at as string) - Date.parse(body.created_at as string)).toBe(3600_000);
-    expect((await t.store.events(body.id as string))[0]!.detail).toEqual({ policy: { rule: 'big-payments', decision: 'ask' } });
+    expect((await t.store.events(body.id as string))[0]!.detail).toEqual({ policy: { rule: 'big-payments', decision: 'ask' }, asked: expect.stringMatching(/^v1\./) });
     // The request's own approver is not among the rule's: refused.
     const mallory = await t.api(`/v1/requests/${String(body.id)}/decision`, { body: { decision: 'approve', approver: 'web:mallory' } });
     expect((await mallory.json()) as unknown).toMatchObject({ status: 403 });
@@ -88,7 +88,7 @@ describe('POST /v1/requests under a policy', () => {
   it('no rule matches: default applies (ask, its approvers)', async () => {
     const { body } = await file({ tool_name: 'payments.send', tool_args: { amount: 10 } });
     expect(body).toMatchObject({ status: 'pending', approvers: ['web:oncall'] });
-    expect((await t.store.events(body.id as string))[0]!.detail).toEqual({ policy: { rule: 'default', decision: 'ask' } });
+    expect((await t.store.events(body.id as string))[0]!.detail).toEqual({ policy: { rule: 'default', decision: 'ask' }, asked: expect.stringMatching(/^v1\./) });
   });
 
   it('repeating an idempotency key of a settled request answers 200 with the same row', async () => {
