@@ -6,12 +6,14 @@
  * runs it (the control). The AI SDK path runs a real `generateText` with ai 6's offline mock model.
  */
 import { randomUUID } from 'node:crypto';
+import { Agent, Usage, setTracingDisabled, tool as agentTool, type Model, type ModelRequest, type ModelResponse } from '@openai/agents';
 import { generateText, tool, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { approvalResponses } from '../../../src/frameworks/ai-sdk/index.js';
 import { answerInterrupt } from '../../../src/frameworks/langgraph/index.js';
+import { runWithApprovals } from '../../../src/frameworks/openai-agents/index.js';
 import type { FrameworkGateOptions } from '../../../src/frameworks/gate.js';
 import type { ApiRequest } from '../../../src/requests/serialize.js';
 import { genuineVerdict, startImpostorGateway, type ImpostorGateway } from '../../helpers/impostor-gateway.js';
@@ -22,6 +24,7 @@ let impostor: ImpostorGateway;
 let gate: FrameworkGateOptions;
 
 beforeAll(async () => {
+  setTracingDisabled(true);
   t = await startTestServer();
   impostor = await startImpostorGateway();
   // The adapter talks to the impostor but trusts only the real gateway's keys.
@@ -128,5 +131,57 @@ describe('tollgate/langgraph with requireVerdict, against a gateway impostor', (
     impostor.onCreate = relay({ env: 'staging' });
     const answer = await answerInterrupt(hitl, `i-${randomUUID()}`, gate);
     expect(answer).toEqual({ decisions: [{ type: 'edit', editedAction: { name: 'deploy', args: { env: 'staging' } } }] });
+  });
+});
+
+/** An OpenAI Agents model that calls deploy {env: prod} once, then answers with what it was told. */
+class DeployOnce implements Model {
+  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    const input = Array.isArray(request.input) ? request.input : [];
+    const told = input.find((i) => i.type === 'function_call_result');
+    if (told) return { usage: new Usage(), output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: JSON.stringify(told) }] }] };
+    return { usage: new Usage(), output: [{ type: 'function_call', callId: `call_${randomUUID()}`, name: 'deploy', arguments: JSON.stringify({ env: 'prod' }), status: 'completed' }] };
+  }
+  // eslint-disable-next-line require-yield -- the tests never stream
+  async *getStreamedResponse(): AsyncIterable<never> {
+    throw new Error('not used');
+  }
+}
+
+describe('tollgate/openai-agents runWithApprovals with requireVerdict, against a gateway impostor', () => {
+  async function deploy(): Promise<{ ran: unknown[]; finalOutput: unknown }> {
+    const ran: unknown[] = [];
+    const deployTool = agentTool({
+      name: 'deploy',
+      description: 'Deploy',
+      parameters: z.object({ env: z.string() }),
+      needsApproval: true,
+      execute: async ({ env }) => {
+        ran.push({ env });
+        return `deployed ${env}`;
+      },
+    });
+    const result = await runWithApprovals(new Agent({ name: 'release-bot', model: new DeployOnce(), tools: [deployTool] }), 'deploy to prod', gate);
+    return { ran, finalOutput: result.finalOutput };
+  }
+
+  it('rejects a call approved by a genuine verdict filed as another request, and the tool never runs', async () => {
+    const earlier = await genuineVerdict(t, 'deploy', { env: 'prod' });
+    const filed: string[] = [];
+    impostor.onCreate = (body) => {
+      const id = randomUUID();
+      filed.push(id);
+      return { id, status: 'pending', tool_name: body.tool_name, tool_args: body.tool_args, allowed: null, approved_args: null, verdict_token: null };
+    };
+    impostor.onGet = () => earlier;
+    const { ran, finalOutput } = await deploy();
+    expect(ran).toEqual([]);
+    expect(finalOutput).toContain(`no valid verdict for request ${filed[0]}: wrong_request`);
+  });
+
+  it('runs the call when the impostor only relays the real verdict for it (the control)', async () => {
+    impostor.onCreate = relay();
+    const { ran } = await deploy();
+    expect(ran).toEqual([{ env: 'prod' }]);
   });
 });
