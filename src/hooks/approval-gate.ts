@@ -5,7 +5,7 @@
  * approver's reason) or `modify` (with the approver's edited arguments).
  */
 import type { GateClient } from '../client/gate-client.js';
-import { remoteBackend } from '../client/remote-backend.js';
+import { remoteBackend, type RemoteBackendOptions } from '../client/remote-backend.js';
 import type { Clock } from '../utils/clock.js';
 import type { Gateway } from '../gateway/gateway.js';
 import type { ApprovalBackend, ApprovalChannelTarget, ApprovalRequestInput, ApprovalVerdict } from './approval-backend.js';
@@ -32,6 +32,13 @@ export interface ApprovalGateOptions {
   url?: string;
   /** The server's API token; `TOLLGATE_TOKEN` when only `url` is given. */
   token?: string;
+  /**
+   * With `client` or `url` + `token`: trust an approval only when its signed `verdict_token` verifies, with these
+   * keys (the real gateway's `jwksUrl`, or its `keys`), for the call this gate makes — the tool it filed, with the
+   * approver's edited arguments when it answers `modify`, else the call's own, under the request it filed (see
+   * `remoteBackend`). Anything else blocks the call.
+   */
+  requireVerdict?: RemoteBackendOptions['requireVerdict'];
   /** Tool name wildcards that always need approval, besides tools flagged `requiresConfirmation`. */
   tools?: string[];
   /** The question on the card; a function sees the call. Default names the agent and the tool. */
@@ -161,13 +168,17 @@ function pickBackend(options: ApprovalGateOptions): ApprovalBackend {
   if (!options || typeof options !== 'object') throw new TypeError('approvalGate needs options');
   const given = [options.backend, options.gateway, options.client, options.url ?? options.token].filter((v) => v !== undefined);
   if (given.length !== 1) throw new TypeError('approvalGate needs exactly one of: backend, gateway, client, or url + token');
+  // A backend of your own checks what it trusts itself, and a gateway in this process is the signer: a verdict
+  // check would be silently meaningless there, so it is refused.
+  if (options.requireVerdict && (options.backend || options.gateway)) throw new TypeError('approvalGate: requireVerdict applies to client or url + token (pass it to remoteBackend() for a backend)');
   if (options.backend) {
     if (typeof options.backend.requestAndWait !== 'function') throw new TypeError('approvalGate: backend needs requestAndWait()');
     return options.backend;
   }
   if (options.gateway) return gatewayBackend(options.gateway);
-  if (options.client) return remoteBackend(options.client);
-  return remoteBackend({ url: options.url, token: options.token });
+  const verdicts = { requireVerdict: options.requireVerdict };
+  if (options.client) return remoteBackend(options.client, verdicts);
+  return remoteBackend({ url: options.url, token: options.token }, verdicts);
 }
 
 async function askWithRetry(

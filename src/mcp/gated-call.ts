@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { McpError, type CallToolRequest, type CallToolResult, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { CreateRequestInput } from '../api-schema.js';
 import type { GateClient } from '../client/gate-client.js';
+import type { CallToRun } from '../client/verdict-check.js';
 import { argsSha256, canonicalJson } from '../requests/args-hash.js';
 import type { ApiRequest } from '../requests/serialize.js';
 import { describeError } from '../errors.js';
@@ -31,11 +32,12 @@ export interface GatedCallsOptions {
   /** Diagnostics (stderr in the CLI: stdout is the protocol). */
   log?(message: string): void;
   /**
-   * `--require-verdict`: checks an approval's signed `verdict_token` for the tool and the arguments about to run;
-   * answers why it fails, or null. An approval that fails is refused and never forwarded: the proxy then trusts the
-   * gateway's key, not the answer of whatever sits between it and the gateway.
+   * `--require-verdict`: checks an approval's signed `verdict_token` for the call about to run (see
+   * {@link GatedCalls.call} for what that call is); answers why it fails, or null. An approval that fails is refused
+   * and never forwarded: the proxy then trusts the gateway's key, not the answer of whatever sits between it and the
+   * gateway.
    */
-  checkVerdict?(verdict: ApiRequest, args: Record<string, unknown>): Promise<string | null>;
+  checkVerdict?(verdict: ApiRequest, call: CallToRun): Promise<string | null>;
 }
 
 /** The parts of the SDK's handler `extra` a call uses. */
@@ -69,10 +71,19 @@ export class GatedCalls {
 
   constructor(private readonly options: GatedCallsOptions) {}
 
-  /** Handles a `tools/call` that needs a human. */
+  /**
+   * Handles a `tools/call` that needs a human.
+   *
+   * The call it makes, and so what a verdict is checked against: the upstream tool `params.name`, known to the
+   * gateway as `mcp__<server>__<tool>` (the name this proxy filed, never the answer's `tool_name`), under the
+   * request id the gateway answered the filing with (never the verdict's `id`), with the arguments forwarded — the
+   * approver's `approved_args` when the answer has them, since those are what the upstream receives, else the
+   * client's own. A verdict for another tool, request or argument set is refused and nothing is forwarded.
+   */
   async call(params: CallToolRequest['params'], extra: CallExtra): Promise<CallToolResult> {
     const { gate, name: server } = this.options;
     const tool = params.name;
+    const toolName = `mcp__${server}__${tool}`;
     const args = params.arguments ?? {};
     const progressToken = params._meta?.progressToken;
     const argsHash = createHash('sha256').update(canonicalJson(args)).digest('hex');
@@ -90,7 +101,7 @@ export class GatedCalls {
         const generation = this.generations.get(base) ?? 0;
         // No abort signal here: a request that reached the gateway must be known, so a cancel can follow it.
         const filed = await gate.request(
-          { ...this.options.requestFields, tool_name: `mcp__${server}__${tool}`, tool_args: args, idempotency_key: `mcp:${base}:${generation}` },
+          { ...this.options.requestFields, tool_name: toolName, tool_args: args, idempotency_key: `mcp:${base}:${generation}` },
           // The MCP client's trace (MCP carries W3C trace context in `_meta`) is the parent of the gateway's spans.
           { traceparent: typeof params._meta?.traceparent === 'string' ? params._meta.traceparent : undefined },
         );
@@ -104,13 +115,14 @@ export class GatedCalls {
         const verdict = filed.status === 'pending' ? await gate.wait(filed.id, { signal: extra.signal }) : filed;
         clearInterval(heartbeat);
         // Two identical calls waiting at once: the first to see the verdict uses it, the other asks again.
-        if (this.used.has(verdict.id)) continue;
-        this.used.add(verdict.id);
+        if (this.used.has(filed.id)) continue;
+        this.used.add(filed.id);
         this.generations.set(base, Math.max(generation + 1, this.generations.get(base) ?? 0));
-        if (!verdict.allowed) return refusal(`${verdict.status}: ${verdict.reason ?? (verdict.status === 'expired' ? `no approver answered before request ${verdict.id} expired` : 'no reason given')}`);
-        const problem = await this.options.checkVerdict?.(verdict, verdict.approved_args ?? args);
-        if (problem) return refusal(`no valid verdict for request ${verdict.id}: ${problem}`);
-        return await this.runApproved(verdict, tool, verdict.approved_args ?? args, extra, progressToken);
+        if (!verdict.allowed) return refusal(`${verdict.status}: ${verdict.reason ?? (verdict.status === 'expired' ? `no approver answered before request ${filed.id} expired` : 'no reason given')}`);
+        const runArgs = verdict.approved_args ?? args;
+        const problem = await this.options.checkVerdict?.(verdict, { requestId: filed.id, toolName, args: runArgs });
+        if (problem) return refusal(`no valid verdict for request ${filed.id}: ${problem}`);
+        return await this.runApproved(filed.id, { toolName, tool, args: runArgs }, extra, progressToken);
       }
     } catch (error) {
       if (extra.signal.aborted) return refusal('cancelled: the MCP client cancelled the call');
@@ -135,15 +147,18 @@ export class GatedCalls {
     }, this.options.progressEveryMs ?? 15_000);
   }
 
-  /** Forwards an approved call and reports how it went; the upstream's answer reaches the client unchanged. */
-  private async runApproved(verdict: ApiRequest, tool: string, args: Record<string, unknown>, extra: CallExtra, progressToken: string | number | undefined): Promise<CallToolResult> {
-    const sha = argsSha256(verdict.tool_name, args);
+  /**
+   * Forwards an approved call and reports how it went; the upstream's answer reaches the client unchanged. The
+   * receipt's hash is of the call that ran (the filed name and the forwarded arguments), not of the answer.
+   */
+  private async runApproved(requestId: string, run: { toolName: string; tool: string; args: Record<string, unknown> }, extra: CallExtra, progressToken: string | number | undefined): Promise<CallToolResult> {
+    const sha = argsSha256(run.toolName, run.args);
     try {
-      const result = await this.options.forward(tool, args, extra, progressToken);
-      this.receipt(verdict.id, result.isError ? { outcome: 'failed', detail: textOf(result), args_sha256: sha } : { outcome: 'succeeded', args_sha256: sha });
+      const result = await this.options.forward(run.tool, run.args, extra, progressToken);
+      this.receipt(requestId, result.isError ? { outcome: 'failed', detail: textOf(result), args_sha256: sha } : { outcome: 'succeeded', args_sha256: sha });
       return result;
     } catch (error) {
-      this.receipt(verdict.id, { outcome: 'failed', detail: describeError(error), args_sha256: sha });
+      this.receipt(requestId, { outcome: 'failed', detail: describeError(error), args_sha256: sha });
       throw error;
     }
   }

@@ -25,8 +25,7 @@ import { VERSION } from '../version.js';
 import { GatedCalls, refusal, type CallExtra } from './gated-call.js';
 import { forwardUngated, mirroredCapabilities } from './passthrough.js';
 import { describeError } from '../errors.js';
-import type { ApiRequest } from '../requests/serialize.js';
-import { verifyVerdict } from '../verify/index.js';
+import { verdictProblem } from '../client/verdict-check.js';
 
 /** The longest timer Node keeps (about 24.8 days): a forwarded call with a progress token is bounded by its client. */
 const NO_DEADLINE_MS = 2 ** 31 - 1;
@@ -66,16 +65,6 @@ export interface McpProxyOptions {
 export interface McpProxy {
   /** Closes both sides, after the receipts still in flight were sent. */
   close(): Promise<void>;
-}
-
-/** The `--require-verdict` check: the approval's token verifies for the gated tool name and the arguments to run. */
-function verdictChecker(jwksUrl: string): (verdict: ApiRequest, args: Record<string, unknown>) => Promise<string | null> {
-  return async (verdict, args) => {
-    if (!verdict.verdict_token) return 'the gateway answered no verdict_token (is it older than signed verdicts?)';
-    const result = await verifyVerdict(verdict.verdict_token, { jwksUrl, toolName: verdict.tool_name, args });
-    if (result.ok) return result.claims.jti === verdict.id ? null : `the token is for request ${result.claims.jti}`;
-    return `${result.reason}: ${result.message}`;
-  };
 }
 
 /** `*` matches any run of characters, `?` one; everything else is literal. */
@@ -154,6 +143,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     }
   };
 
+  const trusted = options.requireVerdict;
   const gated = new GatedCalls({
     name: options.name,
     sessionId: options.sessionId ?? randomUUID(),
@@ -162,7 +152,8 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     progressEveryMs: options.progressEveryMs,
     forward,
     log: options.log,
-    checkVerdict: options.requireVerdict ? verdictChecker(options.requireVerdict.jwksUrl) : undefined,
+    // Checked against the call the proxy makes (GatedCalls.call says which), never against names in the answer.
+    checkVerdict: trusted ? (verdict, call) => verdictProblem(verdict, call, trusted) : undefined,
   });
 
   if (capabilities.tools) {

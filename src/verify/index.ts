@@ -15,7 +15,7 @@ import type { VerdictClaims } from '../signing/verdict.js';
 export type { VerdictClaims } from '../signing/verdict.js';
 
 /** Why a verdict was refused: one word a tool can branch on, and a sentence in `message`. */
-export type VerdictFailure = 'malformed' | 'bad_signature' | 'unknown_key' | 'expired' | 'wrong_tool' | 'args_mismatch' | 'denied';
+export type VerdictFailure = 'malformed' | 'bad_signature' | 'unknown_key' | 'expired' | 'wrong_tool' | 'wrong_request' | 'args_mismatch' | 'denied';
 
 /** What {@link verifyVerdict} found. */
 export type VerdictResult = { ok: true; claims: VerdictClaims } | { ok: false; reason: VerdictFailure; message: string; claims?: VerdictClaims };
@@ -30,6 +30,12 @@ export interface VerifyVerdictOptions {
   toolName: string;
   /** The arguments it is about to run with (hashed exactly as the gateway hashed the approved ones). */
   args: Record<string, unknown>;
+  /**
+   * The request the caller filed (or re-attached to), when it knows one: the token's `jti` must be it. Give it
+   * whenever you can — without it, any genuine verdict for the same tool and arguments is accepted (for example an
+   * older one relayed by whatever answers in the gateway's place).
+   */
+  requestId?: string;
   /** Seconds of clock skew tolerated on `exp` (default 0). */
   clockTolerance?: number;
   /** The time to check `exp` against (default now): for tests, and for checking a call logged earlier. */
@@ -55,7 +61,7 @@ const fail = (reason: VerdictFailure, message: string, claims?: VerdictClaims): 
 
 /**
  * Checks a verdict token for the call about to run: signature (by a key of the gateway), type, expiry, tool, the
- * arguments' hash, and that the verdict allows the call. Never throws for a bad token: every refusal is
+ * request (when `requestId` is given), the arguments' hash, and that the verdict allows the call. Never throws for a bad token: every refusal is
  * `{ok: false, reason}` (a key set that cannot be fetched is `unknown_key`). Throws only when neither `jwksUrl` nor
  * `keys` is given (a programming error, not a bad token).
  */
@@ -77,6 +83,7 @@ export async function verifyVerdict(token: string, options: VerifyVerdictOptions
   }
   if (typeof claims.tool !== 'string' || typeof claims.args_sha256 !== 'string' || typeof claims.allowed !== 'boolean') return fail('malformed', 'the token lacks tool, args_sha256 or allowed');
   if (claims.tool !== options.toolName) return fail('wrong_tool', `the verdict is for ${claims.tool}, not ${options.toolName}`, claims);
+  if (options.requestId !== undefined && claims.jti !== options.requestId) return fail('wrong_request', `the verdict is for request ${claims.jti}, not ${options.requestId}`, claims);
   if (claims.args_sha256 !== argsSha256(options.toolName, options.args)) return fail('args_mismatch', 'the arguments differ from the approved ones', claims);
   if (!claims.allowed) return fail('denied', 'the verdict refuses this call', claims);
   return { ok: true, claims };

@@ -4,7 +4,7 @@
  * tollgate. Only the parts both majors share are used (the part's `approvalId` and `toolCall`, and the
  * `tool-approval-response` tool message), and the types are written here structurally so `ai` stays an optional peer.
  */
-import { argsObject, askForCall, gateClientFrom, type FrameworkGateOptions } from '../gate.js';
+import { argsObject, askForCall, confirmRun, gateClientFrom, type FrameworkGateOptions } from '../gate.js';
 
 /** The part of a `tool-approval-request` content part this adapter reads. */
 export interface AiSdkApprovalRequestPart {
@@ -56,12 +56,11 @@ export async function approvalResponses(content: readonly unknown[], options: Fr
   const client = gateClientFrom(options);
   const parts = await Promise.all(
     requests.map(async (part): Promise<AiSdkApprovalResponsePart> => {
-      const verdict = await askForCall(client, options, 'ai-sdk', {
-        toolName: part.toolCall.toolName,
-        args: argsObject(part.toolCall.input),
-        callId: part.toolCall.toolCallId,
-        metadata: { framework: 'ai-sdk', approval_id: part.approvalId },
-      });
+      const call = { toolName: part.toolCall.toolName, args: argsObject(part.toolCall.input) };
+      const asked = await askForCall(client, options, 'ai-sdk', { ...call, callId: part.toolCall.toolCallId, metadata: { framework: 'ai-sdk', approval_id: part.approvalId } });
+      // The call the AI SDK makes on an approval is the model's own: this tool with the input it asked with (filed
+      // as `args`); its approval response carries no arguments, so an edited approval does not cover it.
+      const verdict = await confirmRun(options, asked, call);
       return { type: 'tool-approval-response', approvalId: part.approvalId, approved: verdict.allowed, ...(verdict.reason ? { reason: verdict.reason } : {}) };
     }),
   );

@@ -4,7 +4,7 @@
  * plain `interrupt(value)` payloads through tollgate, and builds the `Command({ resume })` that continues the thread.
  */
 import { Command } from '@langchain/langgraph';
-import { argsObject, askForCall, gateClientFrom, type FrameworkGateOptions } from '../gate.js';
+import { argsObject, askForCall, confirmRun, gateClientFrom, type FrameworkGateOptions } from '../gate.js';
 
 /** One interrupt as a graph returns it in `__interrupt__` (or `state.tasks[].interrupts`). */
 export interface GraphInterrupt {
@@ -55,26 +55,30 @@ export async function answerInterrupt(value: unknown, key: string, options: Lang
     const decisions = await Promise.all(
       value.actionRequests.map(async (action, index): Promise<HitlDecision> => {
         const allowed = value.reviewConfigs?.find((c) => c.actionName === action.name)?.allowedDecisions ?? ['approve', 'edit', 'reject'];
-        const verdict = await askForCall(client, options, 'langgraph', {
+        const asked = await askForCall(client, options, 'langgraph', {
           toolName: action.name,
           args: action.args,
           callId: `${thread}${key}:${index}`,
           metadata: { framework: 'langgraph', description: action.description, allowed_decisions: allowed },
         });
+        if (!asked.allowed) return { type: 'reject', message: asked.reason };
+        const edited = asked.approvedArgs && JSON.stringify(asked.approvedArgs) !== JSON.stringify(action.args) ? asked.approvedArgs : undefined;
+        // An approval of args the graph may not take is not an approval of the original ones.
+        if (edited && !allowed.includes('edit')) return { type: 'reject', message: 'the approver changed the arguments, and editing is not allowed for this tool' };
+        // The call the middleware makes: the action's tool, with the edited args on `edit`, else the action's own.
+        const verdict = await confirmRun(options, asked, { toolName: action.name, args: edited ?? action.args });
         if (!verdict.allowed) return { type: 'reject', message: verdict.reason };
-        if (verdict.approvedArgs && JSON.stringify(verdict.approvedArgs) !== JSON.stringify(action.args)) {
-          // An approval of args the graph may not take is not an approval of the original ones.
-          if (!allowed.includes('edit')) return { type: 'reject', message: 'the approver changed the arguments, and editing is not allowed for this tool' };
-          return { type: 'edit', editedAction: { name: action.name, args: verdict.approvedArgs } };
-        }
-        return { type: 'approve' };
+        return edited ? { type: 'edit', editedAction: { name: action.name, args: edited } } : { type: 'approve' };
       }),
     );
     return { decisions };
   }
   const args = argsObject(value);
   const name = typeof args.tool_name === 'string' ? args.tool_name : typeof args.name === 'string' ? args.name : 'interrupt';
-  const verdict = await askForCall(client, options, 'langgraph', { toolName: name, args, callId: `${thread}${key}:0`, metadata: { framework: 'langgraph' } });
+  const asked = await askForCall(client, options, 'langgraph', { toolName: name, args, callId: `${thread}${key}:0`, metadata: { framework: 'langgraph' } });
+  // A plain interrupt's caller runs what the answer says: `args` (the approver's edit) when present, else the
+  // interrupt's own value, as filed.
+  const verdict = await confirmRun(options, asked, { toolName: name, args: asked.approvedArgs ?? args });
   return { approved: verdict.allowed, ...(verdict.reason ? { reason: verdict.reason } : {}), ...(verdict.approvedArgs ? { args: verdict.approvedArgs } : {}) };
 }
 

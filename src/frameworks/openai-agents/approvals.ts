@@ -4,7 +4,7 @@
  */
 import { RunState, run, type Agent, type NonStreamRunOptions, type RunResult, type RunToolApprovalItem } from '@openai/agents';
 import type { GateClient } from '../../client/index.js';
-import { argsObject, askForCall, gateClientFrom, type FrameworkGateOptions } from '../gate.js';
+import { argsObject, askForCall, confirmRun, gateClientFrom, type FrameworkGateOptions } from '../gate.js';
 
 /** The request metadata key that holds the paused run (`RunState.toString()`). */
 export const RUN_STATE_METADATA_KEY = 'openai_agents_run_state';
@@ -65,6 +65,12 @@ export async function decideInterruptions(
         state.reject(item, { message: `The approver approved this call only with these arguments: ${JSON.stringify(verdict.approvedArgs)}. Call the tool again with them if still needed.` });
         return;
       }
+      // The call the SDK makes on `approve` is the item as the model asked it: its tool name and its own arguments.
+      const checked = await confirmRun(options, verdict, { toolName: item.name ?? 'tool', args: asked });
+      if (!checked.allowed) {
+        state.reject(item, { message: `Not run: ${checked.reason}` });
+        return;
+      }
       state.approve(item);
     }),
   );
@@ -114,8 +120,8 @@ export async function runWithApprovals<TAgent extends Agent<any, any>, TContext 
   input: Parameters<typeof run<TAgent, TContext>>[1],
   options: RunWithApprovalsOptions<TContext> = {},
 ): Promise<RunResult<TContext, TAgent>> {
-  const { client, url, token, timeoutS, approvers, channels, keyPrefix, signal, ...runOptions } = options;
-  const gate: FrameworkGateOptions = { client: client ?? gateClientFrom({ url, token }), timeoutS, approvers, channels, keyPrefix, signal };
+  const { client, url, token, timeoutS, approvers, channels, keyPrefix, signal, requireVerdict, ...runOptions } = options;
+  const gate: FrameworkGateOptions = { client: client ?? gateClientFrom({ url, token }), timeoutS, approvers, channels, keyPrefix, signal, requireVerdict };
   let result = await run<TAgent, TContext>(agent, input, { ...runOptions, signal } as NonStreamRunOptions<TContext, TAgent>);
   while (result.interruptions.length > 0) {
     await decideInterruptions(result.state, result.interruptions, gate);
