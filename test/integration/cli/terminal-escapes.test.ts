@@ -6,7 +6,6 @@
  * controls: tool name, prompt, arguments, agent and user ids, a cancelling actor and reason.
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -179,8 +178,8 @@ describe('terminal output of agent text', () => {
   });
 
   it('people list prints a name from the directory without control characters', async () => {
+    // The server's own config file (startTestServer writes `policy` beside its database).
     const config = join(t.dbPath, '..', 'tollgate.yaml');
-    writeFileSync(config, CONFIG);
     const run = await tollgate(['people', 'list', '--config', config]);
     expect(run.code, run.stderr).toBe(0);
     expectTerminalSafe(run.stdout);
