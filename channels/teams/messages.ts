@@ -1,8 +1,9 @@
 /**
  * @module channels/teams/messages
  * The messaging endpoint, `POST /channels/teams/messages`: Teams posts every activity here. The bearer token is
- * verified first (401 and nothing changes otherwise); a `conversationUpdate` / `installationUpdate` records the
- * conversation's reference; an `adaptiveCard/action` invoke becomes a decision, answered with the refreshed card.
+ * verified first, with the activity's channel (`verify.ts`), then its tenant: 401, a log line and nothing changes
+ * otherwise. A `conversationUpdate` / `installationUpdate` records the conversation's reference; an
+ * `adaptiveCard/action` invoke becomes a decision, answered with the refreshed card.
  */
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
@@ -21,7 +22,7 @@ export interface MessagesDeps {
   host: DecisionSink & Partial<Pick<ChannelHost, 'events' | 'grantOffers'>>;
   verifier: TeamsTokenVerifier;
   conversations: TeamsConversationStore;
-  /** The bot's tenant: a single-tenant bot keeps no conversation of another tenant. */
+  /** The bot's tenant: a single-tenant bot acts on no activity of another tenant (no tap, no conversation kept). */
   tenantId: string;
   logger: Logger;
   /** The card of a request in its current state, with an optional line for the tapper. */
@@ -32,6 +33,7 @@ export interface MessagesDeps {
 interface Activity {
   type?: unknown;
   name?: unknown;
+  channelId?: unknown;
   serviceUrl?: unknown;
   conversation?: { id?: unknown; tenantId?: unknown };
   channelData?: { tenant?: { id?: unknown } };
@@ -44,7 +46,7 @@ export function mountMessages(router: Router, deps: MessagesDeps): void {
   router.post(TEAMS_MESSAGES_PATH, express.json({ limit: '256kb', type: () => true }), async (req, res, next) => {
     try {
       const activity = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Activity;
-      const problem = await deps.verifier.problem(req.get('authorization'), activity.serviceUrl);
+      const problem = (await deps.verifier.problem(req.get('authorization'), activity)) ?? tenantProblem(activity, deps.tenantId);
       if (problem) {
         deps.logger.warn({ ip: req.ip, problem }, 'teams activity rejected');
         res.status(401).json({ error: 'unauthorized' });
@@ -67,15 +69,23 @@ export function mountMessages(router: Router, deps: MessagesDeps): void {
   });
 }
 
+/**
+ * Null when the activity belongs to the configured tenant; otherwise why not. Teams names the tenant in
+ * `channelData.tenant.id` and `conversation.tenantId`: at least one must be there, and every one there must be ours
+ * (a genuine token says nothing about the tenant, and the Bot Framework signs for every tenant's Teams alike).
+ */
+function tenantProblem(activity: Activity, tenantId: string): string | null {
+  const named = [activity.channelData?.tenant?.id, activity.conversation?.tenantId].filter((t) => t !== undefined);
+  if (!named.length) return 'activity names no tenant';
+  const other = named.find((t) => typeof t !== 'string' || t.toLowerCase() !== tenantId.toLowerCase());
+  return other === undefined ? null : `tenant ${JSON.stringify(other).slice(0, 80)} is not the configured tenant`;
+}
+
+/** Records the conversation an activity came from (its tenant already checked: ours). */
 async function remember(deps: MessagesDeps, activity: Activity): Promise<void> {
   const conversationId = activity.conversation?.id;
   if (typeof conversationId !== 'string' || typeof activity.serviceUrl !== 'string') return;
-  const tenant = activity.conversation?.tenantId ?? activity.channelData?.tenant?.id;
-  if (typeof tenant === 'string' && tenant.toLowerCase() !== deps.tenantId.toLowerCase()) {
-    deps.logger.warn({ conversationId, tenant }, 'teams conversation of another tenant ignored');
-    return;
-  }
-  await deps.conversations.save({ conversationId, serviceUrl: activity.serviceUrl, tenantId: typeof tenant === 'string' ? tenant : undefined });
+  await deps.conversations.save({ conversationId, serviceUrl: activity.serviceUrl, tenantId: deps.tenantId });
 }
 
 /** The invoke response body: always the card, refreshed, with a line saying why when nothing changed. */

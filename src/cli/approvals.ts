@@ -4,9 +4,12 @@
  * you, best `--as person:<you>` so every account of yours counts): `tollgate pending` (what waits for me), `show <id>`,
  * `approve <id> [--reason R] [--grant LABEL] [--args JSON]`, `deny <id> [--reason R]`, and `watch` (a live view of
  * `pending`). An id may be shortened to a prefix of a request waiting for you. `--json` prints the API's objects.
+ * Everything a request says was written by an agent: it is printed through `terminalText` (`terminalJson` for JSON),
+ * so no control character of it reaches the terminal.
  */
 import { previewArgs } from '../card.js';
 import type { ApiEvent, ApiRequest } from '../requests/serialize.js';
+import { terminalJson, terminalText } from '../utils/terminal-text.js';
 import { flag, parseArgs, UsageError } from './args.js';
 import { RemoteError, remoteFrom, type Remote } from './remote.js';
 
@@ -29,7 +32,7 @@ async function guarded(name: string, io: ApprovalsIo, body: (remote: Remote) => 
     return 0;
   } catch (error) {
     if (!(error instanceof RemoteError)) throw error;
-    io.stderr.write(`tollgate ${name}: ${error.message}\n`);
+    io.stderr.write(`tollgate ${name}: ${terminalText(error.message)}\n`);
     return 1;
   }
 }
@@ -39,7 +42,7 @@ export function pending(argv: string[], io = DEFAULT_IO): Promise<number> {
   const args = parseArgs(argv, ['json']);
   return guarded('pending', io, async (remote) => {
     const inbox = await remote.call<Inbox>('GET', '/v1/inbox');
-    return flag(args, 'json') === 'true' ? `${JSON.stringify(inbox)}\n` : inboxText(inbox, Date.now());
+    return flag(args, 'json') === 'true' ? `${terminalJson(JSON.stringify(inbox))}\n` : inboxText(inbox, Date.now());
   });
 }
 
@@ -50,7 +53,7 @@ export function show(argv: string[], io = DEFAULT_IO): Promise<number> {
     const id = await resolveId(remote, args.positionals[0], 'show');
     const request = await remote.call<ApiRequest>('GET', `/v1/requests/${id}`);
     const { items: events } = await remote.call<{ items: ApiEvent[] }>('GET', `/v1/requests/${id}/events`);
-    if (flag(args, 'json') === 'true') return `${JSON.stringify({ ...request, events })}\n`;
+    if (flag(args, 'json') === 'true') return `${terminalJson(JSON.stringify({ ...request, events }))}\n`;
     return requestText(request, events);
   });
 }
@@ -82,9 +85,10 @@ async function decide(decision: 'approve' | 'deny', argv: string[], io: Approval
     const id = await resolveId(remote, args.positionals[0], decision);
     const body = { decision, reason: flag(args, 'reason'), grant: flag(args, 'grant'), approved_args: approvedArgs };
     const after = await remote.call<ApiRequest>('POST', `/v1/requests/${id}/decision`, body);
-    if (flag(args, 'json') === 'true') return `${JSON.stringify(after)}\n`;
-    if (after.status === 'pending') return `approval recorded for ${after.id} (${after.tool_name}); it needs ${after.required_approvals} people\n`;
-    return `${after.status} ${after.id} (${after.tool_name})\n`;
+    if (flag(args, 'json') === 'true') return `${terminalJson(JSON.stringify(after))}\n`;
+    const tool = line(after.tool_name);
+    if (after.status === 'pending') return `approval recorded for ${after.id} (${tool}); it needs ${after.required_approvals} people\n`;
+    return `${after.status} ${after.id} (${tool})\n`;
   });
 }
 
@@ -101,9 +105,10 @@ export async function watch(argv: string[], io = DEFAULT_IO, until: AbortSignal 
       screen = `Waiting for ${inbox.as} — ${new Date().toLocaleTimeString()} — Ctrl-C to quit\n\n${inboxText(inbox, Date.now())}`;
     } catch (error) {
       if (!(error instanceof RemoteError)) throw error;
-      screen = `tollgate watch: ${error.message}\n(trying again)\n`;
+      screen = `tollgate watch: ${terminalText(error.message)}\n(trying again)\n`;
     }
-    // Clear and redraw: a terminal view, not a log.
+    // Clear and redraw: a terminal view, not a log. These two sequences are the only ones written: the screen's own
+    // text has none left (inboxText, terminalText).
     io.stdout.write(`\x1b[H\x1b[2J${screen}`);
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, every * 1000);
@@ -138,32 +143,43 @@ function ago(ms: number): string {
   return s < 90 ? `${s}s` : s < 5400 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
 }
 
+/** A request's value inside one line of output: control characters removed, line breaks folded. */
+function line(value: string | null | undefined, none = '-'): string {
+  return value ? terminalText(value, { oneLine: true }) : none;
+}
+
+/** A request's text that may span lines: control characters removed, every further line indented under the label. */
+function block(value: string): string {
+  return terminalText(value).replace(/\n/g, `\n${' '.repeat(11)}`);
+}
+
 /** The inbox as lines: short id (see {@link short}), age, tool, time left, quorum, the prompt or the arguments on one line. */
 function inboxText(inbox: Inbox, now: number): string {
-  if (!inbox.items.length) return `Nothing waits for ${inbox.as}.\n`;
+  if (!inbox.items.length) return `Nothing waits for ${line(inbox.as)}.\n`;
   const lines = inbox.items.map((r) => {
     const left = Date.parse(r.expires_at) - now;
-    const what = (r.prompt ?? previewArgs(r.tool_args, 200)).replace(/\s+/g, ' ').slice(0, 70);
+    const what = (r.prompt === null ? terminalJson(previewArgs(r.tool_args, 200)) : line(r.prompt)).replace(/\s+/g, ' ').slice(0, 70);
     const quorum = r.required_approvals > 1 ? `  needs ${r.required_approvals}` : '';
-    return `${short(r.id)}  ${ago(now - Date.parse(r.created_at)).padStart(4)} ago  ${r.tool_name}  (${left > 0 ? `${ago(left)} left` : 'expiring'})${quorum}\n          ${what}`;
+    return `${short(r.id)}  ${ago(now - Date.parse(r.created_at)).padStart(4)} ago  ${line(r.tool_name)}  (${left > 0 ? `${ago(left)} left` : 'expiring'})${quorum}\n          ${what}`;
   });
-  return `${inbox.items.length} waiting for ${inbox.as}:\n${lines.join('\n')}\n`;
+  return `${inbox.items.length} waiting for ${line(inbox.as)}:\n${lines.join('\n')}\n`;
 }
 
 /** One request in full, for `show`: arguments masked like on the cards, and its events. */
 function requestText(r: ApiRequest, events: ApiEvent[]): string {
+  const person = r.responded_by_person && r.responded_by_person !== r.responded_by ? ` (${line(r.responded_by_person)})` : '';
   return [
     `${r.id}  ${r.status}`,
-    `tool       ${r.tool_name}`,
-    ...(r.prompt ? [`prompt     ${r.prompt}`] : []),
-    `agent      ${r.agent_id ?? '-'}    for ${r.user_id ?? '-'}    filed by ${r.filed_by ?? '-'}`,
-    `approvers  ${r.approvers.join(', ') || 'anyone who sees it'}${r.required_approvals > 1 ? ` (${r.required_approvals} people)` : ''}`,
+    `tool       ${line(r.tool_name)}`,
+    ...(r.prompt ? [`prompt     ${block(r.prompt)}`] : []),
+    `agent      ${line(r.agent_id)}    for ${line(r.user_id)}    filed by ${line(r.filed_by)}`,
+    `approvers  ${line(r.approvers.join(', '), 'anyone who sees it')}${r.required_approvals > 1 ? ` (${r.required_approvals} people)` : ''}`,
     `expires    ${r.expires_at} (then ${r.on_timeout === 'approve' ? 'approved' : 'denied'})`,
-    ...(r.responded_by ? [`decided    by ${r.responded_by}${r.responded_by_person && r.responded_by_person !== r.responded_by ? ` (${r.responded_by_person})` : ''} via ${r.responded_via} at ${r.responded_at}${r.reason ? `: ${r.reason}` : ''}`] : []),
+    ...(r.responded_by ? [`decided    by ${line(r.responded_by)}${person} via ${line(r.responded_via)} at ${r.responded_at}${r.reason ? `: ${block(r.reason)}` : ''}`] : []),
     'arguments',
-    ...previewArgs(r.tool_args).split('\n').map((l) => `  ${l}`),
+    ...terminalJson(previewArgs(r.tool_args)).split('\n').map((l) => `  ${l}`),
     'events',
-    ...events.map((e) => `  ${e.at}  ${e.type}${e.actor ? ` by ${e.actor}` : ''}`),
+    ...events.map((e) => `  ${e.at}  ${line(e.type)}${e.actor ? ` by ${line(e.actor)}` : ''}`),
     '',
   ].join('\n');
 }

@@ -14,6 +14,7 @@ import { requestOptionsFromFlags } from './request-flags.js';
 import type { ApiRequest } from '../requests/serialize.js';
 import { flag, numberFlag, parseArgs, UsageError } from './args.js';
 import { describeError } from '../errors.js';
+import { terminalJson, terminalText } from '../utils/terminal-text.js';
 
 /** Exit codes of `tollgate ask`. */
 export const ASK_EXIT = { approved: 0, notApproved: 1, usage: 2, gatewayError: 3, interrupted: 130 } as const;
@@ -69,7 +70,8 @@ export async function run(argv: string[], io: AskIo = { stdout: process.stdout, 
     // The gateway expires the request on time; the client only needs a bound in case it is gone for good.
     const waitMs = Date.parse(request.expires_at) - Date.now() + EXPIRY_GRACE_S * 1000;
     const final = await client.wait(request.id, { timeoutMs: Math.max(0, waitMs), signal: interrupted.signal });
-    io.stdout.write(flag(args, 'json') === 'true' ? `${JSON.stringify(final)}\n` : `${describe(final)}\n`);
+    // The reason and the approver's name are others' words: no control character of theirs reaches the terminal.
+    io.stdout.write(flag(args, 'json') === 'true' ? `${terminalJson(JSON.stringify(final))}\n` : `${terminalText(describe(final))}\n`);
     return final.allowed === true ? ASK_EXIT.approved : ASK_EXIT.notApproved;
   } catch (error) {
     if (interrupted.signal.aborted) {
@@ -78,7 +80,7 @@ export async function run(argv: string[], io: AskIo = { stdout: process.stdout, 
       return ASK_EXIT.interrupted;
     }
     if (!(error instanceof GateClientError)) throw error;
-    io.stderr.write(`tollgate ask: ${error.status ? `gateway answered ${error.status}: ` : ''}${error.message}\n`);
+    io.stderr.write(`tollgate ask: ${error.status ? `gateway answered ${error.status}: ` : ''}${terminalText(error.message)}\n`);
     return ASK_EXIT.gatewayError;
   } finally {
     process.off('SIGINT', onSignal);

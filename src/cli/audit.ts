@@ -1,9 +1,14 @@
 /**
  * @module cli/audit
  * `tollgate audit`: the audit query straight from the database (a SQLite file or a postgres:// URL), for an auditor.
+ * The rows hold what agents wrote: the table is printed through `terminalText`, JSON through `terminalJson` (the same
+ * data, its control characters escaped); CSV, which has no escapes, is stripped only when stdout is a terminal, so a
+ * file gets the exact data.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { Transform } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { listQuerySchema, parseInput } from '../api-schema.js';
 import { databaseDialect } from '../requests/database-url.js';
 import { writeExport } from '../http/export.js';
@@ -14,6 +19,7 @@ import { AuditService } from '../audit/service.js';
 import { auditReportJson } from '../audit/verify.js';
 import { checkpointCheck } from '../audit/checkpoint.js';
 import { loadSigningKeys } from '../signing/keys.js';
+import { terminalJson, terminalText } from '../utils/terminal-text.js';
 import { flag, parseArgs, UsageError } from './args.js';
 
 /**
@@ -52,14 +58,14 @@ async function verify(args: ReturnType<typeof parseArgs>): Promise<number> {
     // A checkpoint (left by `tollgate prune`) is checked against the deployment's keys; the key is only read when there is one.
     if (await stores.audit.checkpoint().catch(() => null)) service.useCheckpointCheck(checkpointCheck(await loadSigningKeys(process.env, stores.secrets)));
     const report = await service.verify(from);
-    if (flag(args, 'json') === 'true') process.stdout.write(`${JSON.stringify(auditReportJson(report))}\n`);
+    if (flag(args, 'json') === 'true') process.stdout.write(`${terminalJson(JSON.stringify(auditReportJson(report)))}\n`);
     else if (report.ok) {
       const head = report.head ? `; head: event ${report.head.eventId} ${report.head.hash}` : '';
       const backfilled = report.chainStarted ? ` (events up to ${report.chainStarted.eventId} were chained when the chain was added, ${report.chainStarted.at})` : '';
       const cp = report.checkpoint;
       const pruned = cp ? `; starts after the signed prune checkpoint at event ${cp.eventId} (requests decided before ${cp.prunedBefore} were pruned)` : '';
       process.stdout.write(`audit chain intact: ${report.events} events, ${report.requests} requests${head}${backfilled}${pruned}\n`);
-    } else process.stdout.write(`audit chain BROKEN: ${report.problem!.message}\n`);
+    } else process.stdout.write(`audit chain BROKEN: ${terminalText(report.problem!.message)}\n`);
     return report.ok ? 0 : 1;
   } finally {
     await stores.close();
@@ -86,11 +92,25 @@ async function exportAll(args: ReturnType<typeof parseArgs>): Promise<number> {
   const { limit: _limit, ...query } = queryOf(args, undefined);
   const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env, migrate: false });
   try {
-    await writeExport(process.stdout, stores.store.exportPages(query, format), format);
+    if (!process.stdout.isTTY) {
+      await writeExport(process.stdout, stores.store.exportPages(query, format), format);
+      return 0;
+    }
+    const sink = terminalSink(format === 'csv' ? terminalText : terminalJson);
+    await writeExport(sink, stores.store.exportPages(query, format), format);
+    sink.end();
+    await finished(sink);
     return 0;
   } finally {
     await stores.close();
   }
+}
+
+/** A stream to stdout that passes every chunk through `safe` (`writeExport` writes whole strings, never half a character). */
+function terminalSink(safe: (text: string) => string): Transform {
+  const sink = new Transform({ decodeStrings: false, transform: (chunk: string, _encoding, done) => done(null, safe(chunk)) });
+  sink.pipe(process.stdout, { end: false });
+  return sink;
 }
 
 /** Prints matching requests (or one request's events with `--events ID`), exports them (`audit export`), or verifies the chain (`audit verify`). */
@@ -104,21 +124,23 @@ export async function run(argv: string[]): Promise<number> {
   const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env, migrate: false });
   const store = stores.store;
   const out = (line: string) => process.stdout.write(`${line}\n`);
+  const json = (value: unknown) => out(terminalJson(JSON.stringify(value)));
   try {
     const eventsOf = flag(args, 'events');
     if (eventsOf) {
-      for (const event of await store.events(eventsOf)) out(JSON.stringify(toApiEvent(event)));
+      for (const event of await store.events(eventsOf)) json(toApiEvent(event));
       return 0;
     }
     const page = await store.list(queryOf(args, flag(args, 'limit') ?? '50'));
     const rows = page.items.map(toApiRequest);
-    if (format === 'ndjson') rows.forEach((r) => out(JSON.stringify(r)));
+    if (format === 'ndjson') rows.forEach(json);
     else if (format === 'csv') {
       const columns = Object.keys(rows[0] ?? { id: '' });
-      out(columns.join(','));
-      rows.forEach((r) => out(columns.map((c) => csvCell(r[c as keyof typeof r])).join(',')));
+      const csvLine = (line: string) => out(process.stdout.isTTY ? terminalText(line) : line);
+      csvLine(columns.join(','));
+      rows.forEach((r) => csvLine(columns.map((c) => csvCell(r[c as keyof typeof r])).join(',')));
     } else {
-      const cells = rows.map((r) => TABLE_COLUMNS.map((c) => String(r[c] ?? '-').replace(/\s+/g, ' ').slice(0, 40)));
+      const cells = rows.map((r) => TABLE_COLUMNS.map((c) => terminalText(String(r[c] ?? '-'), { oneLine: true }).slice(0, 40)));
       const widths = TABLE_COLUMNS.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
       out(TABLE_COLUMNS.map((c, i) => c.padEnd(widths[i]!)).join('  '));
       cells.forEach((row) => out(row.map((v, i) => v.padEnd(widths[i]!)).join('  ')));

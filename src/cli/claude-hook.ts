@@ -26,6 +26,7 @@ import { GateClientError } from '../client/errors.js';
 import { postJson } from '../client/http1.js';
 import { describeError } from '../errors.js';
 import { CLAUDE_HOOK_DEFAULT_WAIT_S, CLAUDE_HOOK_HEADERS, isPostToolEvent } from '../integrations/claude-code-events.js';
+import { terminalText } from '../utils/terminal-text.js';
 import { flag, numberFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { fdWriter, stdinChunks } from './sync-stdio.js';
 
@@ -147,7 +148,7 @@ async function sendReceipt(call: HookCall): Promise<number> {
     const problem = await localProblem(call);
     if (problem) return blocked(call.io, problem);
     const tool = (call.input as { tool_name?: unknown }).tool_name;
-    call.io.stderr.write(`tollgate claude-hook: could not record how ${String(tool)} ran: ${error.message}\n`);
+    call.io.stderr.write(`tollgate claude-hook: could not record how ${terminalText(String(tool), { oneLine: true })} ran: ${terminalText(error.message)}\n`);
     return 1;
   }
 }
@@ -182,7 +183,7 @@ function print(io: HookIo, body: string): number {
 }
 
 function blocked(io: HookIo, message: string): number {
-  io.stderr.write(`tollgate claude-hook: ${message}\n`);
+  io.stderr.write(`tollgate claude-hook: ${terminalText(message)}\n`);
   return BLOCK;
 }
 

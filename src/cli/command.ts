@@ -6,6 +6,7 @@
  * alike.
  */
 import { describeError } from '../errors.js';
+import { terminalText } from '../utils/terminal-text.js';
 import { UsageError } from './args.js';
 
 /** One CLI command. */
@@ -26,10 +27,11 @@ export async function runCommand(name: string, command: Command, argv: string[])
     return await (await command.load()).run(argv);
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`tollgate ${name}: ${error.message}\nUsage: ${command.usage}\n`);
+      process.stderr.write(`tollgate ${name}: ${terminalText(error.message)}\nUsage: ${command.usage}\n`);
       return 2;
     }
-    process.stderr.write(`tollgate ${name}: ${describeError(error)}\n`);
+    // A message may quote what a gateway or an agent sent: no control character of it reaches the terminal.
+    process.stderr.write(`tollgate ${name}: ${terminalText(describeError(error))}\n`);
     return 1;
   }
 }

@@ -5,6 +5,7 @@
  * against any replica: on PostgreSQL the link is spendable on every one.
  */
 import { describeError } from '../errors.js';
+import { terminalText } from '../utils/terminal-text.js';
 import { flag, parseArgs, UsageError } from './args.js';
 
 /** Streams and environment of the command (replaceable in tests). */
@@ -36,7 +37,7 @@ export async function run(argv: string[], io: LoginLinkIo = { stdout: process.st
   }
   const body = (await res.json().catch(() => ({}))) as { url?: string; detail?: string; title?: string };
   if (res.status !== 201 || !body.url) {
-    io.stderr.write(`tollgate login-link: ${res.status} ${body.detail ?? body.title ?? 'the gateway refused'}\n`);
+    io.stderr.write(`tollgate login-link: ${res.status} ${terminalText(String(body.detail ?? body.title ?? 'the gateway refused'))}\n`);
     return 1;
   }
   io.stdout.write(flag(args, 'json') === 'true' ? `${JSON.stringify(body)}\n` : `${body.url}\n`);

@@ -16,6 +16,7 @@ import { GateClient } from '../client/gate-client.js';
 import { requestFields } from '../integrations/request-options.js';
 import { requestOptionsFromFlags } from './request-flags.js';
 import { startMcpProxy } from '../mcp/proxy.js';
+import { terminalText } from '../utils/terminal-text.js';
 import { flag, numberFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
 
 /** Runs the proxy until the MCP client closes stdin; resolves with the exit code. */
@@ -45,7 +46,7 @@ export async function run(argv: string[]): Promise<number> {
     allowGlobs: args.flags.allow,
     requestFields: fields,
     progressEveryMs: progressS === undefined ? undefined : progressS * 1000,
-    log: (message) => process.stderr.write(`${message}\n`),
+    log: (message) => process.stderr.write(`${terminalText(message)}\n`),
     requireVerdict,
   });
   // The stdio server transport does not notice end of input; a client that goes away closes stdin.

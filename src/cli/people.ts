@@ -10,6 +10,7 @@ import { NotFoundError } from '../errors.js';
 import { groupJson, personJson, resolveReference } from '../people/json.js';
 import type { Directory, Person } from '../people/types.js';
 import { flag, parseArgs, UsageError } from './args.js';
+import { terminalJson, terminalText } from '../utils/terminal-text.js';
 import { remoteFrom } from './remote.js';
 
 /** Runs `tollgate people …`; resolves with the exit code. */
@@ -17,7 +18,8 @@ export async function run(argv: string[], out: (text: string) => void = (t) => p
   const [sub, ...rest] = argv;
   const args = parseArgs(rest, ['json']);
   const json = flag(args, 'json') === 'true';
-  const print = (value: unknown, text: string[]) => out(`${json ? JSON.stringify(value) : text.join('\n')}\n`);
+  // Names, emails and look-up answers come from config files, identity providers and platforms: printed terminal-safe.
+  const print = (value: unknown, text: string[]) => out(`${json ? terminalJson(JSON.stringify(value)) : terminalText(text.join('\n'))}\n`);
   const [operand] = args.positionals;
   const configPath = flag(args, 'config') || process.env.TOLLGATE_CONFIG;
   // Without a config file, `show` asks the running gateway: it also knows the accounts looked up from emails, and why

@@ -4,6 +4,7 @@
  * `TOLLGATE_TOKEN`). `create` prints the secret once; the gateway keeps only its hash.
  */
 import { GateClient } from '../client/gate-client.js';
+import { terminalText } from '../utils/terminal-text.js';
 import { flag, numberFlag, parseArgs, UsageError } from './args.js';
 
 /** Streams and environment of the command (replaceable in tests). */
@@ -31,7 +32,7 @@ export async function run(argv: string[], io: TokenIo = { stdout: process.stdout
     case 'list': {
       const tokens = await client.listTokens();
       if (json) io.stdout.write(`${JSON.stringify(tokens)}\n`);
-      else for (const t of tokens) io.stdout.write(`${t.id}  ${t.name}  ${t.scopes.join(',')}${t.as ? ` as ${t.as}` : ''}${t.person ? ` person ${t.person}` : ''}${t.revoked_at ? '  (revoked)' : ''}\n`);
+      else for (const t of tokens) io.stdout.write(`${terminalText(`${t.id}  ${t.name}  ${t.scopes.join(',')}${t.as ? ` as ${t.as}` : ''}${t.person ? ` person ${t.person}` : ''}`, { oneLine: true })}${t.revoked_at ? '  (revoked)' : ''}\n`);
       return 0;
     }
     case 'revoke': {

@@ -1,6 +1,6 @@
 /**
- * A hand-written fake of the Bot Framework on 127.0.0.1 (port 0): the OpenID metadata and its JWKS (a generated RSA
- * key), the tenant's token endpoint (client credentials), and the connector API (`POST /v3/conversations/{id}/activities`,
+ * A hand-written fake of the Bot Framework on 127.0.0.1 (port 0): the OpenID metadata and its JWKS (generated RSA keys,
+ * each with its `endorsements` — the channels it may sign for — as the real key set lists them), the tenant's token endpoint (client credentials), and the connector API (`POST /v3/conversations/{id}/activities`,
  * `PUT …/activities/{id}`) answering 401 without a token it issued, recording every call and keeping every version of
  * every activity. It also plays Teams' side of the messaging endpoint: {@link FakeTeams.post} signs an activity's JWT
  * as the Bot Framework does (iss `https://api.botframework.com`, aud = app id, `serviceurl`) and posts it.
@@ -27,10 +27,18 @@ export interface FakeActivity {
   versions: Json[];
 }
 
+/**
+ * The published keys: `msteams` (the default, endorsed for Teams), `webchat` (a genuine key of the set endorsed for
+ * Web Chat and Direct Line only), `unendorsed` (published without an `endorsements` list).
+ */
+export type FakeKeyName = 'msteams' | 'webchat' | 'unendorsed';
+
 /** How to bend the JWT of a posted activity. */
 export interface SignOptions {
   /** Sign with a key the metadata does not publish. */
   forged?: boolean;
+  /** Sign with this published key (`msteams`). */
+  key?: FakeKeyName;
   audience?: string;
   issuer?: string;
   /** Seconds from now until `exp` (3600); negative for an expired token. */
@@ -52,7 +60,6 @@ export class FakeTeams {
   readonly calls: RecordedCall[] = [];
   readonly tokensIssued: string[] = [];
   private readonly activities = new Map<string, FakeActivity>();
-  private readonly kid = randomBytes(6).toString('hex');
   private readonly failures: Array<{ status: number; retryAfterS?: number }> = [];
 
   private constructor(
@@ -61,21 +68,24 @@ export class FakeTeams {
     readonly appId: string,
     readonly appPassword: string,
     readonly tenantId: string,
-    private readonly key: CryptoKey,
-    private readonly publicJwk: JWK,
+    private readonly keys: Record<FakeKeyName, PublishedKey>,
     private readonly otherKey: CryptoKey,
   ) {}
 
   /** Starts a fake that issues tokens to `appId`/`appPassword` in `tenantId`. */
   static async start(options: { appId: string; appPassword: string; tenantId: string }): Promise<FakeTeams> {
-    const { privateKey, publicKey } = await generateKeyPair('RS256');
+    const published = async (endorsements?: string[]): Promise<PublishedKey> => {
+      const { privateKey, publicKey } = await generateKeyPair('RS256');
+      const kid = randomBytes(6).toString('hex');
+      return { privateKey, jwk: { ...(await exportJWK(publicKey)), kid, use: 'sig', alg: 'RS256', ...(endorsements ? { endorsements } : {}) } };
+    };
+    const keys = { msteams: await published(['msteams']), webchat: await published(['webchat', 'directline']), unendorsed: await published() };
     const other = await generateKeyPair('RS256');
-    const jwk = await exportJWK(publicKey);
     let fake: FakeTeams | null = null;
     const server = createServer((req, res) => void fake?.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    fake = new FakeTeams(server, url, options.appId, options.appPassword, options.tenantId, privateKey, jwk, other.privateKey);
+    fake = new FakeTeams(server, url, options.appId, options.appPassword, options.tenantId, keys, other.privateKey);
     return fake;
   }
 
@@ -112,14 +122,15 @@ export class FakeTeams {
   /** A JWT as the Bot Framework attaches to activities. */
   async token(serviceUrl: string, options: SignOptions = {}): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
+    const key = this.keys[options.key ?? 'msteams'];
     return new SignJWT({ serviceurl: options.serviceUrl ?? serviceUrl })
-      .setProtectedHeader({ alg: 'RS256', kid: this.kid, typ: 'JWT' })
+      .setProtectedHeader({ alg: 'RS256', kid: key.jwk.kid!, typ: 'JWT' })
       .setIssuer(options.issuer ?? 'https://api.botframework.com')
       .setAudience(options.audience ?? this.appId)
       .setIssuedAt(now - 60)
       .setNotBefore(now - 60)
       .setExpirationTime(now + (options.expiresInS ?? 3600))
-      .sign(options.forged ? this.otherKey : this.key);
+      .sign(options.forged ? this.otherKey : key.privateKey);
   }
 
   /** Posts `activity` to the messaging endpoint with a signed (or bent) JWT. */
@@ -157,7 +168,7 @@ export class FakeTeams {
       return;
     }
     if (req.method === 'GET' && path === '/v1/.well-known/keys') {
-      send(200, { keys: [{ ...this.publicJwk, kid: this.kid, use: 'sig', alg: 'RS256', endorsements: ['msteams'] }] });
+      send(200, { keys: Object.values(this.keys).map((k) => k.jwk) });
       return;
     }
     if (req.method === 'POST' && path === `/login/${this.tenantId}/oauth2/v2.0/token`) {
@@ -194,6 +205,12 @@ export class FakeTeams {
     }
     send(405, { error: { code: 'BadArgument', message: 'method' } });
   }
+}
+
+/** A key of the published set: its private half signs, its JWK (with `kid` and any `endorsements`) is published. */
+interface PublishedKey {
+  privateKey: CryptoKey;
+  jwk: JWK & { endorsements?: string[] };
 }
 
 /** The card of an activity version (its first Adaptive Card attachment). */

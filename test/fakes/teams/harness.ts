@@ -24,12 +24,22 @@ export interface TeamsHarness extends ChannelHarness {
   fake: FakeTeams;
   /** The activity that holds the request's card. */
   activityFor(request: ConfirmationRequest): FakeActivity;
-  /** Taps the button titled `button` (or at that index) on the request's card as AAD object id `userId`. */
-  press(server: TestServer, request: ConfirmationRequest, button: string | number, userId: string, options?: { nonce?: string; sign?: SignOptions }): Promise<PostResult>;
+  /**
+   * Taps the button titled `button` (or at that index) on the request's card as AAD object id `userId`; `activity`
+   * replaces top-level fields of the invoke (`channelId`, `conversation`, `channelData`).
+   */
+  press(server: TestServer, request: ConfirmationRequest, button: string | number, userId: string, options?: PressOptions): Promise<PostResult>;
   /** Posts any activity, signed (or bent by `sign`). */
   post(server: TestServer, activity: Json, sign?: SignOptions): Promise<PostResult>;
   /** Posts the `conversationUpdate` Teams sends when the app is added to `conversationId`. */
   install(server: TestServer, conversationId?: string): Promise<PostResult>;
+}
+
+/** How {@link TeamsHarness.press} bends a tap. */
+export interface PressOptions {
+  nonce?: string;
+  sign?: SignOptions;
+  activity?: Json;
 }
 
 /** Builds a harness with a fresh fake and keys. `overrides` reach the channel options. */
@@ -54,7 +64,7 @@ export async function makeTeamsHarness(overrides: Partial<TeamsChannelOptions> =
     return found;
   }
 
-  async function press(server: TestServer, request: ConfirmationRequest, button: string | number, userId: string, options: { nonce?: string; sign?: SignOptions } = {}): Promise<PostResult> {
+  async function press(server: TestServer, request: ConfirmationRequest, button: string | number, userId: string, options: PressOptions = {}): Promise<PostResult> {
     const activity = activityFor(request);
     const actions = (cardOf(activity.versions[0]!)?.actions ?? []) as Array<{ title: string; verb: string; data: Json }>;
     const action = typeof button === 'number' ? actions[button] : actions.find((a) => a.title === button);
@@ -69,6 +79,7 @@ export async function makeTeamsHarness(overrides: Partial<TeamsChannelOptions> =
       replyToId: activity.id,
       channelData: { tenant: { id: TENANT_ID } },
       value: { action: { type: 'Action.Execute', verb: action.verb, data }, trigger: 'manual' },
+      ...options.activity,
     }, options.sign);
   }
 
