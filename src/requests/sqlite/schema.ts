@@ -94,6 +94,9 @@ export const confirmationEvents = sqliteTable(
     // request index every row's events were read to find that out (~2 µs a row, a fifth of an export's CPU). Receipts
     // are few, so the index costs writes nothing else (`export-pages.ts`).
     index('confirmation_events_receipts').on(t.requestId, t.id).where(sql.raw(RECEIPT_TYPES_SQL)),
+    // Deliveries only, by request and time: insights time each decision from its request's first delivery
+    // (`insights.ts`), one index entry read per request instead of every event of each.
+    index('confirmation_events_delivered').on(t.requestId, t.at).where(sql.raw("type = 'delivered'")),
   ],
 );
 
