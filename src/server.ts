@@ -143,6 +143,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     stream: events,
     policy,
     auditChain: stores.audit,
+    insights: stores.insights,
     directory: people.current,
     defaults: {
       timeoutS: config.file.defaults?.timeout_s,

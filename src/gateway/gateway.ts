@@ -32,6 +32,7 @@ import { fileRequest, type FileOptions, type FilingDeps } from './file.js';
 import { NO_DIRECTORY } from '../people/no-directory.js';
 import { AuditService } from '../audit/service.js';
 import type { EventStream } from '../events/stream.js';
+import { Insights } from '../insights/service.js';
 import { RequestTraces } from '../telemetry/tracing.js';
 import { traceCreate, traceDecision, traceExpiry, traceWake } from '../telemetry/request-spans.js';
 
@@ -60,6 +61,8 @@ export class Gateway extends GatewayReads implements ChannelHost {
   readonly grantAdmin: GrantAdmin | null;
   /** The event stream over this database's events (null without one). */
   readonly stream: EventStream | null;
+  /** What the history says (`GET /v1/insights`; null when the store offers no insights). */
+  readonly insights: Insights | null;
   private readonly scheduler: Scheduler;
   /** The job handlers the scheduler calls. */
   private readonly jobs: GatewayJobs;
@@ -102,6 +105,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
       publish: (r) => this.feed.publish({ requestId: r.id, status: r.status, kind: 'changed' }).catch((error: unknown) => this.logger.warn({ err: error }, 'change feed publish failed')),
     };
     this.stream = options.stream ?? null;
+    this.insights = options.insights ? new Insights({ store: options.insights, directory: this.directory, now: () => this.clock.now() }) : null;
     this.decisions = {
       store: this.store,
       clock: this.clock,

@@ -11,6 +11,7 @@ import type { Clock } from '../utils/clock.js';
 import type { EventStream } from '../events/stream.js';
 import type { Directory } from '../people/types.js';
 import type { PolicyGate } from '../policy/gate.js';
+import type { InsightsStore } from '../insights/types.js';
 import type { GatewayDefaults } from '../requests/new-request.js';
 import type { ConfirmationStore } from '../requests/store.js';
 import type { Scheduler } from '../scheduler/types.js';
@@ -39,6 +40,8 @@ export interface GatewayOptions {
   auditChain?: AuditChain;
   /** The event stream (webhook sinks and `GET /v1/events`); absent: no stream. */
   stream?: EventStream;
+  /** The store's insights reads (`GET /v1/insights`); absent: no insights. */
+  insights?: InsightsStore;
 }
 
 /** The request defaults `GatewayOptions.defaults` leaves out: five minutes, the web channel, Approve / Deny, deny on timeout. */

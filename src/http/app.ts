@@ -14,6 +14,7 @@ import { authenticator, bearerAuth, requireScope } from './auth.js';
 import { tokensRouter } from './tokens-routes.js';
 import { grantsRouter } from './grants-routes.js';
 import { auditRouter } from './audit-routes.js';
+import { insightsRouter } from './insights-routes.js';
 import { peopleRouter } from './people-routes.js';
 import { eventsRouter } from './events-routes.js';
 import { inboxRouter } from './inbox-routes.js';
@@ -111,6 +112,7 @@ export function createApp(options: AppOptions): TollgateApp {
   v1.use('/inbox', inboxRouter(gateway));
   if (gateway.stream) v1.use('/events', eventsRouter(gateway.stream));
   if (gateway.audit) v1.use('/audit', auditRouter(gateway.audit));
+  if (gateway.insights) v1.use('/insights', insightsRouter(gateway.insights));
   const web = options.channels?.find((c) => c.name === 'web');
   if (isLoginLinkSource(web)) v1.use('/web/login-links', loginLinksRouter(web));
   app.use('/v1', authenticate, limitCalls, json, requireJsonBody, v1);

@@ -19,6 +19,7 @@ import type { DeploymentSecrets } from '../deployment-secrets.js';
 import type { SharedMarks } from '../shared-marks.js';
 import type { ResolutionCache } from '../people/email-resolution.js';
 import type { EventLog } from '../events/types.js';
+import type { InsightsStore } from '../insights/types.js';
 
 /** Everything that lives in the database, opened and migrated. */
 export interface OpenStores {
@@ -41,6 +42,8 @@ export interface OpenStores {
   secrets: DeploymentSecrets;
   /** The event stream's reads and sink cursors. */
   events: EventLog;
+  /** The history's aggregates (`GET /v1/insights`), computed in SQL. */
+  insights: InsightsStore;
   /** The people directory's email look-ups, shared by replicas: PostgreSQL only (SQLite keeps them in memory). */
   resolutions?: ResolutionCache;
   /** Whether the database answers (for `/readyz`); rejects when it does not. */
@@ -84,10 +87,11 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     import('../policy/sqlite-grants.js'),
     import('./sqlite/checkpointer.js'),
   ]);
-  const [{ SqliteSecrets }, { SqliteAuditChain }, { SqliteEventLog }] = await Promise.all([
+  const [{ SqliteSecrets }, { SqliteAuditChain }, { SqliteEventLog }, { SqliteInsights }] = await Promise.all([
     import('./sqlite/secrets.js'),
     import('./sqlite/audit-chain.js'),
     import('./sqlite/event-log.js'),
+    import('./sqlite/insights.js'),
   ]);
   const open = openDatabase(path, { sync: sqliteSyncFrom(options.env ?? {}) });
   try {
@@ -105,7 +109,7 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     await checkpointer?.close();
     await store.close();
   };
-  return { dialect: 'sqlite', store, tokens: new SqliteTokenStore(open.sqlite), grants: new SqliteGrantStore(open.sqlite), secrets: new SqliteSecrets(open.sqlite), audit: new SqliteAuditChain(open.sqlite), events: new SqliteEventLog(open.sqlite), sqlite: open.sqlite, shown: path, ping: () => store.ping(), close };
+  return { dialect: 'sqlite', store, insights: new SqliteInsights(open), tokens: new SqliteTokenStore(open.sqlite), grants: new SqliteGrantStore(open.sqlite), secrets: new SqliteSecrets(open.sqlite), audit: new SqliteAuditChain(open.sqlite), events: new SqliteEventLog(open.sqlite), sqlite: open.sqlite, shown: path, ping: () => store.ping(), close };
 }
 
 async function openPostgresStores(url: string, options: OpenStoresOptions): Promise<OpenStores> {
@@ -118,11 +122,12 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     import('./postgres/marks.js'),
     import('./postgres/grant-store.js'),
   ]);
-  const [{ PostgresSecrets }, { PostgresAuditChain }, { PostgresResolutionCache }, { PostgresEventLog }] = await Promise.all([
+  const [{ PostgresSecrets }, { PostgresAuditChain }, { PostgresResolutionCache }, { PostgresEventLog }, { PostgresInsights }] = await Promise.all([
     import('./postgres/secrets.js'),
     import('./postgres/audit-chain.js'),
     import('./postgres/resolutions.js'),
     import('./postgres/event-log.js'),
+    import('./postgres/insights.js'),
   ]);
   const open = database.openPostgres(url, {
     poolSize: numberFrom(env, 'TOLLGATE_DB_POOL'),
@@ -142,7 +147,7 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     await guard?.release();
     await store.close();
   };
-  return { dialect: 'postgres', store, tokens: new PostgresTokenStore(open), grants: new PostgresGrantStore(open), marks: new PostgresMarks(open), secrets: new PostgresSecrets(open), audit: new PostgresAuditChain(open), resolutions: new PostgresResolutionCache(open), events: new PostgresEventLog(open), shown: open.shownUrl, postgres: open, ping: () => store.ping(), close };
+  return { dialect: 'postgres', store, insights: new PostgresInsights(open), tokens: new PostgresTokenStore(open), grants: new PostgresGrantStore(open), marks: new PostgresMarks(open), secrets: new PostgresSecrets(open), audit: new PostgresAuditChain(open), resolutions: new PostgresResolutionCache(open), events: new PostgresEventLog(open), shown: open.shownUrl, postgres: open, ping: () => store.ping(), close };
 }
 
 /** A non-negative number from `env[name]`, undefined when unset. @throws ValidationError naming the variable. */
