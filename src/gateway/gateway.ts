@@ -105,7 +105,18 @@ export class Gateway extends GatewayReads implements ChannelHost {
       publish: (r) => this.feed.publish({ requestId: r.id, status: r.status, kind: 'changed' }).catch((error: unknown) => this.logger.warn({ err: error }, 'change feed publish failed')),
     };
     this.stream = options.stream ?? null;
-    this.insights = options.insights ? new Insights({ store: options.insights, directory: this.directory, now: () => this.clock.now() }) : null;
+    this.insights = options.insights
+      ? new Insights({
+          store: options.insights,
+          directory: this.directory,
+          now: () => this.clock.now(),
+          denied: async (toolName, since, until) => (await this.store.list({ status: 'denied', toolName, since, until, limit: 100 })).items,
+          request: (id) => this.store.get(id),
+          policy: () => this.policy?.policy ?? null,
+          grants: this.policy?.grants ?? null,
+          note: (id, event) => this.note(id, event),
+        })
+      : null;
     this.decisions = {
       store: this.store,
       clock: this.clock,

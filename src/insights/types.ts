@@ -76,8 +76,41 @@ export interface InsightsCounts {
   days: InsightsDay[];
 }
 
+/**
+ * A repeating call a store found: an agent's calls of a tool whose string argument `key` starts with the same word
+ * (`words: 1`) or two (`words: 2`), approved by people at least `min` times in the window and never denied, edited or
+ * left to expire. Words are split on spaces (leading spaces ignored, runs of spaces as one).
+ */
+export interface SuggestionCandidate {
+  agentId: string | null;
+  toolName: string;
+  key: string;
+  words: 1 | 2;
+  /** The leading word(s), joined by one space. */
+  prefix: string;
+  /** The one value every such call had, or null when they differ. */
+  value: string | null;
+  /** Approvals by a person with the arguments as asked. */
+  approvals: number;
+  /** Their time to decision, summed (ms): what approvers would not have spent. */
+  decisionMs: number;
+  /** The people who gave them. */
+  approvers: string[];
+  /** The newest of them (a grant applied from the suggestion is recorded on it). */
+  sampleRequestId: string;
+}
+
+/** What a store is asked for suggestions: calls filed in `[since, until)` approved at least `min` times. */
+export interface SuggestionQuery {
+  since: Date;
+  until: Date;
+  min: number;
+}
+
 /** The insights reads a store offers. */
 export interface InsightsStore {
   /** Counts requests filed in the query's window, grouped and by day, in SQL. */
   insights(query: InsightsQuery): Promise<InsightsCounts>;
+  /** The repeating calls of the window (see {@link SuggestionCandidate}), most approved first, grouped in SQL. */
+  suggestionCandidates(query: SuggestionQuery): Promise<SuggestionCandidate[]>;
 }

@@ -1,5 +1,5 @@
 /**
- * SQLite's insights against the insights contract: a migrated database file in a fresh temp dir.
+ * SQLite's insights against the insights and suggestions contracts: a migrated database file in a fresh temp dir.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,8 +8,9 @@ import { applyMigrations, openDatabase } from '../../src/requests/sqlite/databas
 import { SqliteInsights } from '../../src/requests/sqlite/insights.js';
 import { SqliteConfirmationStore } from '../../src/requests/sqlite/store.js';
 import { runInsightsContract } from './insights.contract.js';
+import { runSuggestionsContract } from './suggestions.contract.js';
 
-runInsightsContract('sqlite', async () => {
+async function newStore() {
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-insights-'));
   const open = openDatabase(join(dir, 'tollgate.db'));
   applyMigrations(open);
@@ -23,4 +24,7 @@ runInsightsContract('sqlite', async () => {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-});
+}
+
+runInsightsContract('sqlite', newStore);
+runSuggestionsContract('sqlite', newStore);

@@ -6,7 +6,8 @@
  */
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
-import { FAST_APPROVAL_MS, type InsightsCounts, type InsightsDay, type InsightsQuery, type InsightsStore, type StoredDimension } from '../../insights/types.js';
+import { SUGGESTION_CANDIDATES_SQL } from './suggestion-candidates.js';
+import { FAST_APPROVAL_MS, type InsightsCounts, type InsightsDay, type InsightsQuery, type InsightsStore, type StoredDimension, type SuggestionCandidate, type SuggestionQuery } from '../../insights/types.js';
 import { groupCounts, type InsightsGroupRow } from '../../insights/report.js';
 import { REQUEST_STATUSES } from '../types.js';
 
@@ -78,5 +79,11 @@ export class PostgresInsights implements InsightsStore {
       ]);
       return { groups: grouped.rows.map(groupCounts), days: days.rows };
     });
+  }
+
+  /** The window's repeating calls (`suggestion-candidates.ts`). */
+  async suggestionCandidates(query: SuggestionQuery): Promise<SuggestionCandidate[]> {
+    const { rows } = await withPostgresErrors(() => this.open.pool.query<SuggestionCandidate>({ text: SUGGESTION_CANDIDATES_SQL, values: [query.since, query.until, query.min] }));
+    return rows.map((r) => ({ ...r, approvers: [...r.approvers].sort() }));
   }
 }

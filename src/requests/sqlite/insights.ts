@@ -9,7 +9,8 @@
  */
 import type { OpenDatabase } from './database.js';
 import { OffThreadReads, type OffThreadRead } from './off-thread-reads.js';
-import { FAST_APPROVAL_MS, type InsightsCounts, type InsightsDay, type InsightsQuery, type InsightsStore, type StoredDimension } from '../../insights/types.js';
+import { suggestionCandidatesRead } from './suggestion-candidates.js';
+import { FAST_APPROVAL_MS, type InsightsCounts, type InsightsDay, type InsightsQuery, type InsightsStore, type StoredDimension, type SuggestionCandidate, type SuggestionQuery } from '../../insights/types.js';
 import { groupCounts, type InsightsGroupRow } from '../../insights/report.js';
 import { REQUEST_STATUSES } from '../types.js';
 
@@ -90,7 +91,17 @@ export class SqliteInsights implements InsightsStore {
   /** Counts the window's requests by `query.by` and by day (see the module comment), on a worker thread. */
   async insights(query: InsightsQuery): Promise<InsightsCounts> {
     const reads = insightsReads(query);
-    const [groups, days] = this.offThread ? await this.offThread.all(reads) : reads.map((r) => this.open.sqlite.prepare(r.sql).all(r.params));
+    const [groups, days] = await this.all(reads);
     return { groups: (groups as InsightsGroupRow[]).map(groupCounts), days: days as InsightsDay[] };
+  }
+
+  /** The window's repeating calls (`suggestion-candidates.ts`), on a worker thread. */
+  async suggestionCandidates(query: SuggestionQuery): Promise<SuggestionCandidate[]> {
+    const [rows] = await this.all([suggestionCandidatesRead(query)]);
+    return (rows as (Omit<SuggestionCandidate, 'approvers'> & { approvers: string })[]).map((r) => ({ ...r, approvers: (JSON.parse(r.approvers) as string[]).sort() }));
+  }
+
+  private all(reads: OffThreadRead[]): Promise<unknown[][]> {
+    return this.offThread ? this.offThread.all(reads) : Promise.resolve(reads.map((r) => this.open.sqlite.prepare(r.sql).all(r.params)));
   }
 }
