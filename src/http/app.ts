@@ -14,7 +14,7 @@ import { authenticator, bearerAuth, requireScope } from './auth.js';
 import { tokensRouter } from './tokens-routes.js';
 import { grantsRouter } from './grants-routes.js';
 import { auditRouter } from './audit-routes.js';
-import { insightsRouter } from './insights-routes.js';
+import { insightsRouter, policySimulateRouter, SIMULATE_PATH, YAML_TYPES } from './insights-routes.js';
 import { peopleRouter } from './people-routes.js';
 import { eventsRouter } from './events-routes.js';
 import { inboxRouter } from './inbox-routes.js';
@@ -112,7 +112,7 @@ export function createApp(options: AppOptions): TollgateApp {
   v1.use('/inbox', inboxRouter(gateway));
   if (gateway.stream) v1.use('/events', eventsRouter(gateway.stream));
   if (gateway.audit) v1.use('/audit', auditRouter(gateway.audit));
-  if (gateway.insights) v1.use('/insights', insightsRouter(gateway.insights));
+  if (gateway.insights) v1.use('/insights', insightsRouter(gateway.insights)).use(policySimulateRouter(gateway.insights));
   const web = options.channels?.find((c) => c.name === 'web');
   if (isLoginLinkSource(web)) v1.use('/web/login-links', loginLinksRouter(web));
   app.use('/v1', authenticate, limitCalls, json, requireJsonBody, v1);
@@ -148,9 +148,16 @@ export function createApp(options: AppOptions): TollgateApp {
   return { app, handler: (req, res) => lean(req, res) || app(req, res), metrics, close: () => limits.close() };
 }
 
-/** POST bodies on `/v1` must be JSON (or empty); anything else is a 415, not a silently empty body. */
+/**
+ * POST bodies on `/v1` must be JSON (or empty); anything else is a 415, not a silently empty body. The one exception
+ * is a candidate policy for `POST /v1/policy/simulate`, sent as the YAML file it is.
+ */
 const requireJsonBody: RequestHandler = (req, res, next) => {
   const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+  if (req.method === 'POST' && req.path === SIMULATE_PATH && req.is(YAML_TYPES)) {
+    next();
+    return;
+  }
   if (req.method === 'POST' && hasBody && !req.is(['application/json', 'application/*+json'])) {
     sendProblem(res, 415, 'send the body as application/json', { code: 'unsupported_media_type' });
     return;

@@ -2,7 +2,7 @@
  * @module insights/service
  * What the gateway offers transports about its history: the report of `GET /v1/insights`, the rules it suggests
  * (`GET /v1/insights/suggestions`) and their application as standing grants, read from the store in SQL and shaped
- * once for every store.
+ * once for every store; and a candidate policy replayed over it (`POST /v1/policy/simulate`).
  */
 import { z } from 'zod';
 import { ConflictError, NotFoundError } from '../errors.js';
@@ -14,6 +14,7 @@ import type { ConfirmationRequest, NewEvent } from '../requests/types.js';
 import { parseInput } from '../validation.js';
 import { insightsWindow, parseInsightsQuery } from './query.js';
 import { insightsReport, type InsightsJson } from './report.js';
+import { loadCandidate, simulate, type SimulationJson } from './simulate.js';
 import { factsOf, pickCandidates, suggestionOf, type Suggestion, type SuggestionJson } from './suggestions.js';
 import type { InsightsStore, SuggestionQuery } from './types.js';
 
@@ -26,6 +27,8 @@ export interface InsightsDeps {
   now: () => number;
   /** Denied requests of a tool filed in `[since, until)`, newest first, a bounded page of them (the nearest denied call). */
   denied: (toolName: string, since: Date, until: Date) => Promise<ConfirmationRequest[]>;
+  /** Every request filed in the window, newest first, read a page at a time (the store's `scan`). */
+  scan: (window: { since: Date; until: Date }) => AsyncIterable<ConfirmationRequest>;
   /** One request by id. */
   request: (id: string) => Promise<ConfirmationRequest | null>;
   /** The policy in force and its grants (null: no grants can be applied). */
@@ -45,6 +48,9 @@ const suggestionWindow = {
 export const suggestionsQuerySchema = z.strictObject(suggestionWindow);
 /** The body of `POST /v1/insights/suggestions/:id/apply`: the grant's lifetime, and the window the suggestion came from. */
 export const applySuggestionSchema = z.strictObject({ expires_in_s: z.int().min(60).max(90 * 86_400), ...suggestionWindow });
+
+/** The query string of `POST /v1/policy/simulate`. */
+export const simulateQuerySchema = z.strictObject({ since: isoDate.optional(), until: isoDate.optional() });
 
 /** What applying a suggestion made. */
 export interface AppliedSuggestion {
@@ -99,6 +105,15 @@ export class Insights {
       at,
     });
     return { grant: { id: grant.id, rule: grant.rule, label: grant.label, scope, request_id: sample.id, expires_at: grant.expiresAt.toISOString() }, suggestion: json };
+  }
+
+  /**
+   * `POST /v1/policy/simulate`: the candidate policy in `yaml` replayed over the window in `raw` (default: the last 30
+   * days). @throws ValidationError naming the candidate's entry that does not load, or a bad window field.
+   */
+  async simulate(yaml: string, raw: unknown): Promise<SimulationJson> {
+    const window = insightsWindow(parseInput(simulateQuerySchema, raw, 'query'), this.deps.now());
+    return simulate(loadCandidate(yaml), this.deps.scan(window), window);
   }
 
   /** The suggestions of a window, each with its nearest denied call (one bounded read per tool). */
