@@ -8,6 +8,7 @@
  * @remarks Deliberately left out: retries (the scheduler owns them: a failing `send`/`update` just throws), and
  * persistence (the gateway records message references and events). An adapter holds no request state of its own.
  */
+import type { InsightsJson } from './insights/report.js';
 import type { GrantAdmin } from './policy/grant-admin.js';
 import type { Router } from 'express';
 import type { RequestChange } from './change-feed.js';
@@ -139,6 +140,8 @@ export interface ChannelHost extends DecisionSink {
   grantOffers?(events: readonly ConfirmationEvent[]): GrantButton[];
   /** Lists and revokes standing grants (the web inbox's grants page); absent or null without a grant store. */
   readonly grantAdmin?: GrantAdmin | null;
+  /** What the history says (`GET /v1/insights`'s report), for the insights page; absent or null: no insights. */
+  readonly insights?: { report(raw: unknown): Promise<InsightsJson> } | null;
   /** Where adapters log what an operator should see. */
   readonly logger: { warn(obj: Record<string, unknown>, msg: string): void; info(obj: Record<string, unknown>, msg: string): void };
 }

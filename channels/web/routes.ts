@@ -11,7 +11,7 @@ import { streamExport } from '../../src/http/export.js';
 import { InvalidCursorError } from '../../src/requests/cursor.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { APP_CSS, APP_JS } from './assets.js';
-import { parseAuditFilters } from './audit-filters.js';
+import { parseAuditFilters, parseTime } from './audit-filters.js';
 import { readDecisionForm } from './decision-form.js';
 import { grantsPage } from './pages/grants.js';
 import { ValidationError } from '../../src/errors.js';
@@ -21,6 +21,8 @@ import type { OidcClient } from './oidc/client.js';
 import { oidcRoutes } from './oidc/routes.js';
 import { SignInLimiter, type SignInLimits } from './sign-in-limiter.js';
 import { auditPage } from './pages/audit.js';
+import { insightsPage } from './pages/insights.js';
+import { INSIGHTS_CSS, INSIGHTS_JS, uplotAssets } from './insights-assets.js';
 import { inboxPage } from './pages/inbox.js';
 import { inboxRows, inboxView, waitingRows } from './inbox-views.js';
 import { messagePage } from './pages/message.js';
@@ -60,6 +62,16 @@ export function webRoutes(context: WebRoutesContext): Router {
     res.setHeader('cache-control', 'public, max-age=300');
     res.type('text/css; charset=utf-8').send(APP_CSS);
   });
+  // The insights page's charts: uPlot from its npm package, and the page's own script and styles.
+  const asset = (path: string, type: string, body: () => string) =>
+    router.get(path, (_req, res) => {
+      res.setHeader('cache-control', 'public, max-age=300');
+      res.type(type).send(body());
+    });
+  asset('/assets/uplot.js', 'text/javascript; charset=utf-8', () => uplotAssets().js);
+  asset('/assets/uplot.css', 'text/css; charset=utf-8', () => uplotAssets().css);
+  asset('/assets/insights.js', 'text/javascript; charset=utf-8', () => INSIGHTS_JS);
+  asset('/assets/insights.css', 'text/css; charset=utf-8', () => INSIGHTS_CSS);
 
   router.use(loadSession(context));
   const limiter = new SignInLimiter(context.now, context.signInLimits);
@@ -72,7 +84,7 @@ export function webRoutes(context: WebRoutesContext): Router {
     if (identityOf(res, context)?.account !== null) return next();
     sendPage(res, 403, messagePage(viewerOf(req, res, context), 'Not in the people directory', unknownPersonText(identityOf(res, context)!)));
   };
-  for (const path of ['/requests', '/audit', '/grants']) router.use(path, signedIn, known);
+  for (const path of ['/requests', '/audit', '/grants', '/insights']) router.use(path, signedIn, known);
 
   router.get('/', signedIn, async (req, res) => {
     const identity = identityOf(res, context)!;
@@ -159,6 +171,27 @@ export function webRoutes(context: WebRoutesContext): Router {
     res.redirect(303, `/ui/grants?notice=${grant.revokedBy === revoker ? 'revoked' : 'gone'}`);
   });
 
+  router.get('/insights', signedIn, async (req, res) => {
+    const viewer = viewerOf(req, res, context);
+    if (!gateway.insights) {
+      sendPage(res, 404, messagePage(viewer, 'No insights', 'This gateway offers no insights.'));
+      return;
+    }
+    const { form, query, error } = insightsWindowOf(req.query as Record<string, unknown>);
+    if (error) {
+      sendPage(res, 400, insightsPage({ viewer, form, reports: null, error }));
+      return;
+    }
+    const report = (by: string) => gateway.insights!.report({ ...query, by, ...(by === 'day' ? { limit: '1000' } : {}) });
+    try {
+      const [tool, agent, person, day] = await Promise.all(['tool', 'agent', 'person', 'day'].map(report));
+      sendPage(res, 200, insightsPage({ viewer, form, reports: { tool: tool!, agent: agent!, person: person!, day: day! } }));
+    } catch (e) {
+      if (!(e instanceof ValidationError)) throw e;
+      sendPage(res, 400, insightsPage({ viewer, form, reports: null, error: e.message }));
+    }
+  });
+
   router.get('/audit', signedIn, async (req, res) => {
     const filters = parseAuditFilters(req.query as Record<string, unknown>, gateway.decidedBy?.bind(gateway));
     const page = filters.errors.length
@@ -234,4 +267,21 @@ async function findRequest(req: Request, res: Response, context: WebRoutesContex
   const request = UUID.test(id) ? await context.gateway.get(id.toLowerCase()) : null;
   if (!request) sendPage(res, 404, messagePage(viewerOf(req, res, context), 'Request not found', 'No request has this id.'));
   return request;
+}
+
+/**
+ * The insights page's window from its form: days (`YYYY-MM-DD`, UTC) or times; `until` is the end of its day, so
+ * "until 2026-03-03" includes the 3rd. Blank fields leave the report's defaults (the last 30 days).
+ */
+function insightsWindowOf(raw: Record<string, unknown>): { form: { since: string; until: string }; query: { since?: string; until?: string }; error?: string } {
+  const text = (v: unknown) => (typeof v === 'string' ? v.trim().slice(0, 40) : '');
+  const form = { since: text(raw.since), until: text(raw.until) };
+  const query: { since?: string; until?: string } = {};
+  for (const field of ['since', 'until'] as const) {
+    if (!form[field]) continue;
+    const at = parseTime(form[field]);
+    if (!at) return { form, query, error: `${field}: not a date (use 2026-03-01)` };
+    query[field] = (field === 'until' && /^\d{4}-\d{2}-\d{2}$/.test(form[field]) ? new Date(at.getTime() + 86_400_000) : at).toISOString();
+  }
+  return { form, query };
 }

@@ -10,8 +10,11 @@
  * `[person, group]` pairs), and any cache: every call reads the database.
  */
 
-/** What `?by=` may group by (contract). `agent_kind` and `repo` are accepted names that no request records yet. */
-export const INSIGHTS_DIMENSIONS = ['tool', 'agent', 'agent_kind', 'person', 'group', 'channel', 'repo'] as const;
+/**
+ * What `?by=` may group by (contract), and `day` (the UTC day filed: each day's time to decision, for the insights
+ * page's chart). `agent_kind` and `repo` are accepted names that no request records yet.
+ */
+export const INSIGHTS_DIMENSIONS = ['tool', 'agent', 'agent_kind', 'person', 'group', 'channel', 'repo', 'day'] as const;
 /** One group-by dimension. */
 export type InsightsDimension = (typeof INSIGHTS_DIMENSIONS)[number];
 /** The dimensions a store can group by today (see `insights/query.ts` for why the others are refused). */

@@ -120,6 +120,7 @@ function keysOf(s: HistorySpec, by: string): (string | null)[] {
   if (by === 'tool') return [s.tool];
   if (by === 'agent') return [s.agent];
   if (by === 'person') return [person];
+  if (by === 'day') return [s.createdAt.toISOString().slice(0, 10)];
   if (by === 'channel') return [human(s) ? s.actor.split(':')[0]! : s.outcome === 'policy' ? 'policy' : s.outcome === 'cancel' ? 'api' : null];
   return Object.entries(GROUPS)
     .filter(([, people]) => person !== null && people.includes(person))

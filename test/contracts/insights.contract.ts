@@ -34,7 +34,7 @@ export function runInsightsContract(name: string, newStore: () => Promise<Insigh
     }, 60_000);
     afterAll(() => harness?.cleanup());
 
-    it.each(['tool', 'agent', 'person', 'channel', 'group'] as const)('by=%s answers each group\'s counts, rates and percentiles', async (by) => {
+    it.each(['tool', 'agent', 'person', 'channel', 'group', 'day'] as const)('by=%s answers each group\'s counts, rates and percentiles', async (by) => {
       const { rows } = await report(by);
       expect(rows).toEqual(expectedRows(specs, by));
       // The seed is varied enough to mean something: several groups, some decided slowly, some fast.

@@ -22,7 +22,9 @@ export interface LayoutOptions {
   title: string;
   viewer: Viewer;
   /** Which navigation entry is current. */
-  current?: 'inbox' | 'audit' | 'grants';
+  current?: 'inbox' | 'audit' | 'grants' | 'insights';
+  /** Scripts and stylesheets under `/ui/assets/` that this page alone loads (the insights page's charts). */
+  assets?: { scripts?: string[]; styles?: string[] };
   /** What the live-update script refreshes: the page to re-read, and the request whose changes matter (all when absent). */
   live?: { url: string; requestId?: string };
   /** Where the browser goes next by itself (after signing out: the identity provider's sign-out). */
@@ -38,6 +40,7 @@ export function layout(options: LayoutOptions, body: SafeHtml): SafeHtml {
         <a href="/ui" ${options.current === 'inbox' ? html`aria-current="page"` : ''}>Inbox</a>
         <a href="/ui/audit" ${options.current === 'audit' ? html`aria-current="page"` : ''}>Audit</a>
         <a href="/ui/grants" ${options.current === 'grants' ? html`aria-current="page"` : ''}>Grants</a>
+        <a href="/ui/insights" ${options.current === 'insights' ? html`aria-current="page"` : ''}>Insights</a>
         <span class="who">${viewer.user}</span>
         <form method="post" action="/ui/logout" class="inline">
           <input type="hidden" name="_csrf" value="${viewer.csrf}">
@@ -54,7 +57,9 @@ export function layout(options: LayoutOptions, body: SafeHtml): SafeHtml {
 ${options.refreshTo ? html`<meta http-equiv="refresh" content="0; url=${options.refreshTo}">` : ''}
 <title>${options.title} · tollgate</title>
 <link rel="stylesheet" href="/ui/assets/app.css">
+${(options.assets?.styles ?? []).map((name) => html`<link rel="stylesheet" href="/ui/assets/${name}">`)}
 <script src="/ui/assets/app.js" defer></script>
+${(options.assets?.scripts ?? []).map((name) => html`<script src="/ui/assets/${name}" defer></script>`)}
 </head>
 <body ${options.live ? html`data-live-url="${options.live.url}" data-live-request="${options.live.requestId ?? ''}"` : ''}>
 ${nav}

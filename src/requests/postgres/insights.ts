@@ -18,6 +18,7 @@ const KEYS: Record<StoredDimension, string> = {
   person: 'r.responded_by_person',
   channel: 'r.responded_via',
   group: 'g.grp',
+  day: "to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
 };
 
 /**

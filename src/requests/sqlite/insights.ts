@@ -21,6 +21,7 @@ const KEYS: Record<StoredDimension, string> = {
   person: 'r.responded_by_person',
   channel: 'r.responded_via',
   group: "json_extract(g.value, '$[1]')",
+  day: 'substr(r.created_at, 1, 10)',
 };
 
 /**
