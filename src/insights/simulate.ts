@@ -61,7 +61,8 @@ function actualOutcome(r: ConfirmationRequest): Outcome {
   return 'ask';
 }
 
-const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+/** Whether two approver lists name the same accounts (a rule that sets none hands the request's own list back). */
+const sameSet = (a: readonly string[], b: readonly string[]) => a === b || (a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n'));
 
 /** Replays `rows` (newest first, streamed) through `candidate`. */
 export async function simulate(candidate: Policy, rows: AsyncIterable<ConfirmationRequest>, window: { since: Date; until: Date }): Promise<SimulationJson> {
