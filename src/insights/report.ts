@@ -3,22 +3,10 @@
  * The insights answer as the API gives it (contract): shares from the stores' counts, totals and a daily series with
  * every day of the window (a day without requests is a row of zeros, so a chart's x axis is the calendar).
  */
-import type { InsightsCounts, InsightsDay, InsightsGroupCounts, InsightsQuery } from './types.js';
+import type { DecisionPercentiles, InsightsCounts, InsightsDay, InsightsGroupCounts, InsightsQuery } from './types.js';
 
-/** A grouped row as both stores' SQL returns it (column names are the aliases in their SQL). */
-export interface InsightsGroupRow {
-  key: string | null;
-  requests: number;
-  approved: number;
-  denied: number;
-  expired: number;
-  edited: number;
-  humanApprovals: number;
-  fast: number;
-  p50: number | null;
-  p90: number | null;
-  p99: number | null;
-}
+/** A grouped row as both stores' SQL returns it (column names are the aliases in their SQL): the percentiles flat. */
+export type InsightsGroupRow = Omit<InsightsGroupCounts, 'decisionMs'> & DecisionPercentiles;
 
 /** A store's grouped row as {@link InsightsGroupCounts}. */
 export function groupCounts(row: InsightsGroupRow): InsightsGroupCounts {
