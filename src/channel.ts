@@ -9,6 +9,7 @@
  * persistence (the gateway records message references and events). An adapter holds no request state of its own.
  */
 import type { InsightsJson } from './insights/report.js';
+import type { SuggestionJson } from './insights/suggestions.js';
 import type { GrantAdmin } from './policy/grant-admin.js';
 import type { Router } from 'express';
 import type { RequestChange } from './change-feed.js';
@@ -140,8 +141,8 @@ export interface ChannelHost extends DecisionSink {
   grantOffers?(events: readonly ConfirmationEvent[]): GrantButton[];
   /** Lists and revokes standing grants (the web inbox's grants page); absent or null without a grant store. */
   readonly grantAdmin?: GrantAdmin | null;
-  /** What the history says (`GET /v1/insights`'s report), for the insights page; absent or null: no insights. */
-  readonly insights?: { report(raw: unknown): Promise<InsightsJson> } | null;
+  /** What the history says (`GET /v1/insights`'s report and suggestions), for the insights pages; absent or null: none. */
+  readonly insights?: { report(raw: unknown): Promise<InsightsJson>; suggestions(raw: unknown): Promise<SuggestionJson[]> } | null;
   /** Where adapters log what an operator should see. */
   readonly logger: { warn(obj: Record<string, unknown>, msg: string): void; info(obj: Record<string, unknown>, msg: string): void };
 }

@@ -11,7 +11,7 @@ import { streamExport } from '../../src/http/export.js';
 import { InvalidCursorError } from '../../src/requests/cursor.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { APP_CSS, APP_JS } from './assets.js';
-import { parseAuditFilters, parseTime } from './audit-filters.js';
+import { parseAuditFilters } from './audit-filters.js';
 import { readDecisionForm } from './decision-form.js';
 import { grantsPage } from './pages/grants.js';
 import { ValidationError } from '../../src/errors.js';
@@ -21,8 +21,8 @@ import type { OidcClient } from './oidc/client.js';
 import { oidcRoutes } from './oidc/routes.js';
 import { SignInLimiter, type SignInLimits } from './sign-in-limiter.js';
 import { auditPage } from './pages/audit.js';
-import { insightsPage } from './pages/insights.js';
 import { INSIGHTS_CSS, INSIGHTS_JS, uplotAssets } from './insights-assets.js';
+import { insightsRoutes } from './insights-routes.js';
 import { inboxPage } from './pages/inbox.js';
 import { inboxRows, inboxView, waitingRows } from './inbox-views.js';
 import { messagePage } from './pages/message.js';
@@ -171,26 +171,7 @@ export function webRoutes(context: WebRoutesContext): Router {
     res.redirect(303, `/ui/grants?notice=${grant.revokedBy === revoker ? 'revoked' : 'gone'}`);
   });
 
-  router.get('/insights', signedIn, async (req, res) => {
-    const viewer = viewerOf(req, res, context);
-    if (!gateway.insights) {
-      sendPage(res, 404, messagePage(viewer, 'No insights', 'This gateway offers no insights.'));
-      return;
-    }
-    const { form, query, error } = insightsWindowOf(req.query as Record<string, unknown>);
-    if (error) {
-      sendPage(res, 400, insightsPage({ viewer, form, reports: null, error }));
-      return;
-    }
-    const report = (by: string) => gateway.insights!.report({ ...query, by, ...(by === 'day' ? { limit: '1000' } : {}) });
-    try {
-      const [tool, agent, person, day] = await Promise.all(['tool', 'agent', 'person', 'day'].map(report));
-      sendPage(res, 200, insightsPage({ viewer, form, reports: { tool: tool!, agent: agent!, person: person!, day: day! } }));
-    } catch (e) {
-      if (!(e instanceof ValidationError)) throw e;
-      sendPage(res, 400, insightsPage({ viewer, form, reports: null, error: e.message }));
-    }
-  });
+  router.use(insightsRoutes(context, signedIn));
 
   router.get('/audit', signedIn, async (req, res) => {
     const filters = parseAuditFilters(req.query as Record<string, unknown>, gateway.decidedBy?.bind(gateway));
@@ -269,19 +250,3 @@ async function findRequest(req: Request, res: Response, context: WebRoutesContex
   return request;
 }
 
-/**
- * The insights page's window from its form: days (`YYYY-MM-DD`, UTC) or times; `until` is the end of its day, so
- * "until 2026-03-03" includes the 3rd. Blank fields leave the report's defaults (the last 30 days).
- */
-function insightsWindowOf(raw: Record<string, unknown>): { form: { since: string; until: string }; query: { since?: string; until?: string }; error?: string } {
-  const text = (v: unknown) => (typeof v === 'string' ? v.trim().slice(0, 40) : '');
-  const form = { since: text(raw.since), until: text(raw.until) };
-  const query: { since?: string; until?: string } = {};
-  for (const field of ['since', 'until'] as const) {
-    if (!form[field]) continue;
-    const at = parseTime(form[field]);
-    if (!at) return { form, query, error: `${field}: not a date (use 2026-03-01)` };
-    query[field] = (field === 'until' && /^\d{4}-\d{2}-\d{2}$/.test(form[field]) ? new Date(at.getTime() + 86_400_000) : at).toISOString();
-  }
-  return { form, query };
-}

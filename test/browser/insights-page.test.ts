@@ -12,6 +12,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebChannel, webLoginMessage, type WebChannel } from '../../channels/web/index.js';
 import { expectedDays, expectedRows, historySpecs, seedHistory } from '../contracts/insights-history.js';
+import { seedSuggestionHistory } from '../contracts/suggestions-history.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { launchChromium, type TestBrowser } from './chromium.js';
 
@@ -32,6 +33,7 @@ describe('insights page in Chromium', () => {
     channel = createWebChannel();
     server = await startTestServer({ channels: [channel] });
     await seedHistory(server.store, specs);
+    await seedSuggestionHistory(server.store);
     page = await browser.context.newPage();
     page.setDefaultTimeout(10_000);
     page.on('request', (r) => {
@@ -87,6 +89,20 @@ describe('insights page in Chromium', () => {
     expect(chartWidth).toBeGreaterThan(200);
     expect(chartWidth).toBeLessThanOrEqual(390);
     await page.screenshot({ path: `${DOCS}insights-phone.png`, fullPage: true });
+  });
+
+  it('lists the suggested rules of a window, each with its YAML and the denied call it does not cover', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${server.url}/ui/insights?since=2026-04-01&until=2026-04-07`);
+    await page.locator('#suggestions-link').click();
+    await page.waitForURL((url) => url.pathname === '/ui/insights/suggestions');
+    expect(await page.locator('li.suggestion h2').allTextContents()).toEqual(['ops calling Bash with command = "npm test"', 'ops calling Bash with command starting "git status"']);
+    expect(await page.locator('li.suggestion pre').first().textContent()).toContain('decision: allow');
+    await page.locator('li.suggestion a[href^="/ui/requests/"]').first().click();
+    await page.waitForURL((url) => url.pathname.startsWith('/ui/requests/'));
+    expect(await page.content()).toContain('git push --force origin main');
+    await page.goto(`${server.url}/ui/insights/suggestions?since=2026-04-01&until=2026-04-07&min=13`);
+    await page.locator('#no-suggestions').waitFor();
   });
 
   it('refuses a window that is not a date, naming the field', async () => {

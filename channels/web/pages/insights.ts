@@ -102,7 +102,7 @@ export function insightsPage(options: InsightsPageOptions): SafeHtml {
       )}</div>`
     : '';
   const body = html`<h1>Insights</h1>
-<p class="muted">How requests were decided: what was asked, how fast people answered, and who approved without reading. Times are UTC; every figure opens the requests it counts.</p>
+<p class="muted">How requests were decided: what was asked, how fast people answered, and who approved without reading. Times are UTC; every figure opens the requests it counts. <a href="/ui/insights/suggestions${form.since || form.until ? `?${new URLSearchParams(form).toString()}` : ''}" id="suggestions-link">Suggested rules</a> for the calls people always approve.</p>
 <form method="get" action="/ui/insights" class="filters card">
   <label>Since <input name="since" type="date" value="${form.since}"></label>
   <label>Until <input name="until" type="date" value="${form.until}"></label>
