@@ -133,6 +133,10 @@ const HISTORY: GoalSpec[] = [
   { path: 'history.query_ms.cold_ms', unit: 'ms' },
   { path: 'history.export_rows_per_s', unit: '/s', goal: { op: '>=', limit: 100_000 } },
   { path: 'history.export_rss_growth_mb', unit: 'MB', goal: { op: '<=', limit: 50 } },
+  // Issue 45: insights over 90 days of the history answer within a second; a candidate policy replays 100k rows a second.
+  { path: 'history.insights_90d_ms.tool', unit: 'ms', goal: { op: '<=', limit: 1000 } },
+  { path: 'history.insights_90d_ms.person', unit: 'ms', goal: { op: '<=', limit: 1000 } },
+  { path: 'history.simulate_rows_per_s', unit: '/s', goal: { op: '>=', limit: 100_000 } },
   { path: 'history.restart_1m.ready_s', unit: 's', goal: { op: '<=', limit: 2 } },
   { path: 'history.process_100k.decision_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 } },
 ];
