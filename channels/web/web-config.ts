@@ -69,6 +69,11 @@ export interface WebChannelOptions {
    * (`src/shared-marks.ts`); in this process's memory when absent.
    */
   marks?: SharedMarks;
+  /**
+   * Where early sign-outs are kept when it is not `marks`: the SQLite file, so a sign-out outlives a restart (the
+   * session key does: it lives in the database too). `marks` wins when both are given.
+   */
+  signOuts?: SharedMarks;
 }
 
 /** The web channel's options as read from the configuration: the OpenID provider still to be discovered. */

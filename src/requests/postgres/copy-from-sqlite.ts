@@ -76,6 +76,10 @@ export async function copySqliteToPostgres(source: OpenDatabase, target: Pick<Op
       for (const k of rows('SELECT name, value, created_at FROM deployment_secrets ORDER BY name')) {
         await client.query('INSERT INTO deployment_secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING', [k.name, k.value, k.created_at]);
       }
+      // And so do the sign-outs: the session key came along, so a session signed out before the move must stay out.
+      for (const m of rows(`SELECT kind, key, expires_at FROM shared_marks WHERE expires_at > '${new Date().toISOString()}' ORDER BY kind, key`)) {
+        await client.query('INSERT INTO shared_marks (kind, key, expires_at) VALUES ($1, $2, $3) ON CONFLICT (kind, key) DO NOTHING', [m.kind, m.key, m.expires_at]);
+      }
       // Ids were copied as they were: new rows must number after them.
       // Event ids come from the audit chain's trigger (the newest id + 1), not a sequence.
       for (const table of ['channel_messages']) {
