@@ -118,7 +118,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const backend = options.scheduler
     ? { scheduler: options.scheduler, feed: options.feed, readiness: {} as Record<string, ReadinessCheck>, close: async () => {} }
     : await closeOnFailure(schedulerFor(config, logger, options.clock, sweepEveryMs));
-  const channels = options.channels ?? (await closeOnFailure(channelsFromConfig(config, logger, stores.marks, { webSecret, secrets: stores.secrets, database: { sqlite: stores.sqlite, pool: stores.postgres?.pool } })));
+  const channels = options.channels ?? (await closeOnFailure(channelsFromConfig(config, logger, stores.marks, { webSecret, secrets: stores.secrets, signOuts: stores.signOuts, database: { sqlite: stores.sqlite, pool: stores.postgres?.pool } })));
   const feed = options.feed ?? backend.feed ?? new LocalChangeFeed();
   // A rule sending cards to a channel that is not enabled stops the start, naming the rule.
   const policy = await closeOnFailure((async () => new PolicyGate(config.policy, stores.grants ?? null, channels.map((c) => c.name)))());

@@ -41,7 +41,7 @@ export function createWebChannel(options: WebChannelOptions = {}): WebChannel {
   const auth = new WebAuth({ users: options.users ?? [], loginLinks: options.loginLinks, linkUser: options.linkUser, marks: options.marks, now });
   const oidc = options.oidc ?? null;
   // Without a configured secret, sessions are signed with a per-process key: they end when the process does.
-  const signer = new SessionSigner(options.secret ?? randomBytes(32), options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS, now, options.marks);
+  const signer = new SessionSigner(options.secret ?? randomBytes(32), options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS, now, options.marks ?? options.signOuts);
   const streams = new ChangeStreams();
   const publicOrigin = options.publicUrl ? new URL(options.publicUrl).origin : null;
   return {

@@ -25,6 +25,7 @@ import { TokenRateLimits, type TokenRateLimitOptions } from './rate-limit.js';
 import { requestsRouter } from './requests-routes.js';
 import { leanRoutes, type LeanPost } from './lean-routes.js';
 import { requestLogging } from './request-log.js';
+import { jsonBody } from './json-body.js';
 
 /** What an {@link HttpPlugin} gets to mount its routes. */
 export interface HttpPluginContext {
@@ -93,7 +94,7 @@ export function createApp(options: AppOptions): TollgateApp {
   for (const channel of options.channels ?? []) channel.mount?.(channelRoutes, gateway);
   app.use(channelRoutes);
 
-  const json = express.json({ limit: options.bodyLimit ?? '256kb', strict: true, type: ['application/json', 'application/*+json'] });
+  const json = jsonBody(options.bodyLimit ?? '256kb');
   const identify = authenticator({ adminTokens: options.apiTokens, tokens: options.tokens, now: () => gateway.clock.now() });
   const authenticate = bearerAuth(identify);
   const limits = new TokenRateLimits({ ...options.rateLimits, clock: gateway.clock, logger });

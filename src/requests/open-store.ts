@@ -35,6 +35,8 @@ export interface OpenStores {
   sqlite?: OpenDatabase['sqlite'];
   /** State every replica must see (login links, sign-outs, Feishu nonces, call leases): PostgreSQL only. */
   marks?: SharedMarks;
+  /** Web sessions signed out before their expiry, kept in the database on both dialects (`marks` on PostgreSQL). */
+  signOuts: SharedMarks;
   /** The audit chain, for `audit verify` and the published head. */
   audit: AuditChain;
   /** Keys every replica and restart shares (web sessions, email links), generated once and kept in the database. */
@@ -84,10 +86,11 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     import('../policy/sqlite-grants.js'),
     import('./sqlite/checkpointer.js'),
   ]);
-  const [{ SqliteSecrets }, { SqliteAuditChain }, { SqliteEventLog }] = await Promise.all([
+  const [{ SqliteSecrets }, { SqliteAuditChain }, { SqliteEventLog }, { SqliteMarks }] = await Promise.all([
     import('./sqlite/secrets.js'),
     import('./sqlite/audit-chain.js'),
     import('./sqlite/event-log.js'),
+    import('./sqlite/marks.js'),
   ]);
   const open = openDatabase(path, { sync: sqliteSyncFrom(options.env ?? {}) });
   try {
@@ -105,7 +108,7 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     await checkpointer?.close();
     await store.close();
   };
-  return { dialect: 'sqlite', store, tokens: new SqliteTokenStore(open.sqlite), grants: new SqliteGrantStore(open.sqlite), secrets: new SqliteSecrets(open.sqlite), audit: new SqliteAuditChain(open.sqlite), events: new SqliteEventLog(open.sqlite), sqlite: open.sqlite, shown: path, ping: () => store.ping(), close };
+  return { dialect: 'sqlite', store, tokens: new SqliteTokenStore(open.sqlite), grants: new SqliteGrantStore(open.sqlite), secrets: new SqliteSecrets(open.sqlite), signOuts: new SqliteMarks(open.sqlite), audit: new SqliteAuditChain(open.sqlite), events: new SqliteEventLog(open.sqlite), sqlite: open.sqlite, shown: path, ping: () => store.ping(), close };
 }
 
 async function openPostgresStores(url: string, options: OpenStoresOptions): Promise<OpenStores> {
@@ -142,7 +145,8 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     await guard?.release();
     await store.close();
   };
-  return { dialect: 'postgres', store, tokens: new PostgresTokenStore(open), grants: new PostgresGrantStore(open), marks: new PostgresMarks(open), secrets: new PostgresSecrets(open), audit: new PostgresAuditChain(open), resolutions: new PostgresResolutionCache(open), events: new PostgresEventLog(open), shown: open.shownUrl, postgres: open, ping: () => store.ping(), close };
+  const marks = new PostgresMarks(open);
+  return { dialect: 'postgres', store, tokens: new PostgresTokenStore(open), grants: new PostgresGrantStore(open), marks, signOuts: marks, secrets: new PostgresSecrets(open), audit: new PostgresAuditChain(open), resolutions: new PostgresResolutionCache(open), events: new PostgresEventLog(open), shown: open.shownUrl, postgres: open, ping: () => store.ping(), close };
 }
 
 /** A non-negative number from `env[name]`, undefined when unset. @throws ValidationError naming the variable. */

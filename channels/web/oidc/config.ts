@@ -23,6 +23,12 @@ export const oidcConfigSchema = z.strictObject({
   allowed_groups: z.array(z.string().min(1)).optional(),
   /** Someone the directory does not know becomes a person of their own, named by their address (default false). */
   auto_people: z.boolean().optional(),
+  /**
+   * Whether an ID token must say `email_verified: true` for its `email` (default true). False, set on purpose for a
+   * provider that never sends the claim (Entra ID), lets a token without it in; one that sends anything but true is
+   * still refused.
+   */
+  require_verified_email: z.boolean().optional(),
   /** How far the provider's clock may be off, in seconds (default 60). */
   clock_tolerance_s: z.number().int().min(0).max(600).optional(),
 });
@@ -43,6 +49,8 @@ export interface OidcOptions {
   allowedDomains: string[];
   allowedGroups: string[];
   autoPeople: boolean;
+  /** `email_verified` must be `true` (else only a present claim that is not `true` refuses). */
+  requireVerifiedEmail: boolean;
   clockToleranceS: number;
 }
 
@@ -97,6 +105,7 @@ export function oidcOptionsFrom(section: z.output<typeof oidcConfigSchema> | und
     allowedDomains: (file.allowed_domains ?? []).map((d) => d.toLowerCase().replace(/^@/, '')),
     allowedGroups: file.allowed_groups ?? [],
     autoPeople: file.auto_people ?? false,
+    requireVerifiedEmail: file.require_verified_email ?? true,
     clockToleranceS: file.clock_tolerance_s ?? 60,
   };
 }

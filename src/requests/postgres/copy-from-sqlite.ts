@@ -85,6 +85,10 @@ export async function copySqliteToPostgres(source: OpenDatabase, target: Pick<Op
           [mark.event_id, mark.at],
         );
       }
+      // And so do the sign-outs: the session key came along, so a session signed out before the move must stay out.
+      for (const m of rows(`SELECT kind, key, expires_at FROM shared_marks WHERE expires_at > '${new Date().toISOString()}' ORDER BY kind, key`)) {
+        await client.query('INSERT INTO shared_marks (kind, key, expires_at) VALUES ($1, $2, $3) ON CONFLICT (kind, key) DO NOTHING', [m.kind, m.key, m.expires_at]);
+      }
       // Ids were copied as they were: new rows must number after them.
       // Event ids come from the audit chain's trigger (the newest id + 1), not a sequence.
       for (const table of ['channel_messages']) {

@@ -5,7 +5,7 @@
  * JSON columns hold JSON text. `drizzle-kit generate` turns this file into `migrations/`.
  */
 import { sql } from 'drizzle-orm';
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { RECEIPT_TYPES_SQL } from '../receipts.js';
 
 /** One row per confirmation request. */
@@ -221,3 +221,17 @@ export const auditCheckpoints = sqliteTable('audit_checkpoints', {
   events: integer('events').notNull(),
   createdAt: text('created_at').notNull(),
 });
+
+/**
+ * Expiring marks (`src/shared-marks.ts`), as on PostgreSQL: on SQLite, the web sessions signed out before their expiry,
+ * so a sign-out outlives a restart. A mark is gone once `expires_at` (ISO-8601 UTC text) has passed.
+ */
+export const sharedMarks = sqliteTable(
+  'shared_marks',
+  {
+    kind: text('kind').notNull(),
+    key: text('key').notNull(),
+    expiresAt: text('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.key] }), index('shared_marks_expires').on(t.expiresAt)],
+);
