@@ -34,6 +34,24 @@ export interface Vote {
   option: string | null;
   approvedArgs: Record<string, unknown> | null;
   at: Date;
+  /**
+   * People whose approval was recorded earlier but who are no longer approvers of the request (the gateway re-checked
+   * them against the directory in force): their approvals do not count towards the quorum, and this vote's event
+   * lists them with the reason (`detail.discounted`). The store compares person ids only.
+   */
+  discounted?: readonly DiscountedVoter[];
+  /**
+   * Groups an identity provider vouched for that this approval needed (the directory alone does not list the voter),
+   * and until when they hold: recorded in the event (`detail.vouched_groups`, `detail.vouched_until`) so a quorum
+   * completing later counts the approval only while they still hold.
+   */
+  vouched?: { groups: readonly string[]; until: Date } | null;
+}
+
+/** A prior voter who no longer counts, and why (see {@link Vote.discounted}). */
+export interface DiscountedVoter {
+  person: string;
+  reason: string;
 }
 
 /** What {@link ConfirmationStore.decide} did. */

@@ -25,6 +25,8 @@ export const oidcConfigSchema = z.strictObject({
   auto_people: z.boolean().optional(),
   /** How far the provider's clock may be off, in seconds (default 60). */
   clock_tolerance_s: z.number().int().min(0).max(600).optional(),
+  /** How long the groups an ID token listed count for a session, in seconds (default 900); then sign in again. */
+  groups_max_age_s: z.number().int().min(60).max(86_400).optional(),
 });
 
 /** Sign-in with an OpenID provider, resolved and checked. */
@@ -44,6 +46,8 @@ export interface OidcOptions {
   allowedGroups: string[];
   autoPeople: boolean;
   clockToleranceS: number;
+  /** How long the groups claim of a sign-in counts, in seconds (`groups_max_age_s`). */
+  groupsMaxAgeS: number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
@@ -98,5 +102,6 @@ export function oidcOptionsFrom(section: z.output<typeof oidcConfigSchema> | und
     allowedGroups: file.allowed_groups ?? [],
     autoPeople: file.auto_people ?? false,
     clockToleranceS: file.clock_tolerance_s ?? 60,
+    groupsMaxAgeS: file.groups_max_age_s ?? 900,
   };
 }
