@@ -73,6 +73,11 @@ export interface RequestQuery {
   respondedBy?: string;
   /** Decided by one of these people (`responded_by_person`): `?person=` is one, `?group=` its members. Empty: none. */
   respondedByPeople?: readonly string[];
+  /**
+   * With `respondedByPeople`: also the requests those people voted on without settling them (an approval towards a
+   * quorum someone else completed, or that is still pending, denied or expired): what `?person=` and `?group=` mean.
+   */
+  includeVotes?: boolean;
   since?: Date;
   until?: Date;
   limit?: number;

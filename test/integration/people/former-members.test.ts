@@ -2,11 +2,12 @@
  * People stay people (issue 49), through the real API on SQLite and PostgreSQL: a vote cast by someone who then leaves
  * the group does not complete a quorum (the event says whose vote was discounted and why); a bare `user_id` is the
  * person holding that account, so she cannot approve her own request from another account (and an id two people hold
- * is a 400 naming both); and `?person=` / `?group=` find the quorum requests a person voted on, not only those they
- * settled.
+ * is a 400 naming both); and `?person=` / `?group=` (the list, the export, `tollgate audit --person`) find the quorum
+ * requests a person voted on, not only those they settled.
  */
 import { parse } from 'yaml';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { run as audit } from '../../../src/cli/audit.js';
 import { loadDirectory } from '../../../src/people/config.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { freshDatabase, type FreshDatabase } from '../postgres/fresh-database.js';
@@ -111,5 +112,52 @@ describe.each(['sqlite', 'postgres'] as const)('people stay people (%s)', (diale
     expect(JSON.stringify(problem)).toContain('person:erin');
     // With its channel it names one account, and files.
     expect((await t.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: {}, approvers: ['group:leads'], user_id: 'slack:U0SHARED' } })).status).toBe(201);
+  });
+
+  it('finds by ?person= and ?group= every request the person settled or voted on, page by page', async () => {
+    tokens.clear();
+    // bob's approvals count towards quorums others complete; he settles one himself; one he never touches.
+    const quorum = await file({ approvers: ['group:leads'], required_approvals: 2 });
+    expect((await decideAs('web:bob', quorum)).status).toBe(200);
+    expect((await decideAs('web:alice', quorum)).status).toBe(200);
+    const settled = await file({ approvers: ['group:leads'] });
+    expect((await decideAs('web:bob', settled)).status).toBe(200);
+    const waiting = await file({ approvers: ['group:leads'], required_approvals: 3 });
+    expect((await decideAs('web:bob', waiting)).status).toBe(200);
+    const denied = await file({ approvers: ['group:leads'], required_approvals: 2 });
+    expect((await decideAs('web:bob', denied)).status).toBe(200);
+    expect((await decideAs('web:carol', denied, 'deny')).status).toBe(200);
+    const untouched = await file({ approvers: ['group:leads'] });
+    expect((await decideAs('web:carol', untouched)).status).toBe(200);
+
+    const ids = async (query: string) => {
+      const found: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const res = await t.api(`/v1/requests?limit=2&${query}${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(res.status, await res.clone().text()).toBe(200);
+        const page = (await res.json()) as { items: { id: string }[]; next_cursor: string | null };
+        found.push(...page.items.map((r) => r.id));
+        cursor = page.next_cursor;
+      } while (cursor);
+      return found;
+    };
+    // Newest first, each once, across pages.
+    expect(await ids('person=bob')).toEqual([denied, waiting, settled, quorum]);
+    expect(await ids('person=bob&status=approved')).toEqual([settled, quorum]);
+    expect(await ids('person=alice')).toEqual([quorum]);
+    expect(await ids('group=leads')).toEqual([untouched, denied, waiting, settled, quorum]);
+    // The export agrees.
+    const exported = await (await t.api('/v1/requests/export?format=ndjson&person=bob')).text();
+    expect(exported.trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id)).toEqual([denied, waiting, settled, quorum]);
+    // And `tollgate audit --person`, reading the database itself.
+    const lines: string[] = [];
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => Boolean(lines.push(String(chunk))));
+    try {
+      expect(await audit(['--db', t.dbPath, '--person', 'bob', '--format', 'ndjson'])).toBe(0);
+    } finally {
+      out.mockRestore();
+    }
+    expect(lines.join('').trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id)).toEqual([denied, waiting, settled, quorum]);
   });
 });
