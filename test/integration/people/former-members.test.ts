@@ -5,12 +5,16 @@
  * is a 400 naming both); and `?person=` / `?group=` (the list, the export, `tollgate audit --person`) find the quorum
  * requests a person voted on, not only those they settled.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { run as audit } from '../../../src/cli/audit.js';
 import { loadDirectory } from '../../../src/people/config.js';
+import { migrationsFolder } from '../../../src/requests/migrations-folder.js';
+import { Database } from '../../../src/requests/sqlite/driver.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { freshDatabase, type FreshDatabase } from '../postgres/fresh-database.js';
+import { freshDatabase, withClient, type FreshDatabase } from '../postgres/fresh-database.js';
 
 const PEOPLE = `
 people:
@@ -159,5 +163,34 @@ describe.each(['sqlite', 'postgres'] as const)('people stay people (%s)', (diale
       out.mockRestore();
     }
     expect(lines.join('').trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id)).toEqual([denied, waiting, settled, quorum]);
+  });
+
+  it('fills the voters from the events already recorded when the migration runs (history from before it)', async () => {
+    tokens.clear();
+    const quorum = await file({ approvers: ['group:leads'], required_approvals: 2 });
+    expect((await decideAs('web:bob', quorum)).status).toBe(200);
+    expect((await decideAs('web:carol', quorum)).status).toBe(200);
+    const waiting = await file({ approvers: ['group:leads'], required_approvals: 2 });
+    expect((await decideAs('web:alice', waiting)).status).toBe(200);
+    // As a database from before the table: no voter rows; then the migration's own statement, as written in its file.
+    const backfill = readFileSync(join(migrationsFolder(dialect), dialect === 'sqlite' ? '0013_voters.sql' : '0015_voters.sql'), 'utf8').split('--> statement-breakpoint').at(-1)!;
+    if (dialect === 'sqlite') {
+      const db = new Database(t.dbPath);
+      try {
+        db.prepare('DELETE FROM confirmation_voters').run();
+        db.exec(backfill);
+      } finally {
+        db.close();
+      }
+    } else {
+      await withClient(t.dbPath, async (client) => {
+        await client.query('DELETE FROM confirmation_voters');
+        await client.query(backfill);
+      });
+    }
+    const ids = async (person: string) => ((await (await t.api(`/v1/requests?person=${person}`)).json()) as { items: { id: string }[] }).items.map((r) => r.id);
+    expect(await ids('bob')).toEqual([quorum]);
+    expect(await ids('carol')).toEqual([quorum]);
+    expect(await ids('alice')).toEqual([waiting]);
   });
 });
