@@ -52,6 +52,16 @@ export interface DecisionEvent {
    * sets this; the API never does.
    */
   groups?: readonly string[];
+  /**
+   * Until when `groups` hold (the sign-in plus `web.oidc.groups_max_age_s`). A vote that needed them records it, so a
+   * quorum completing later counts that vote only while they still hold. Absent: they hold for this decision only.
+   */
+  groupsUntil?: Date;
+  /**
+   * Groups the provider vouched for too long ago to count. They admit nobody; a decision only they would have admitted
+   * is refused with a message asking the person to sign in again (which reads the groups afresh).
+   */
+  staleGroups?: readonly string[];
 }
 
 /** Why a decision was not applied. Adapters show these to the approver in the platform's own way. */
@@ -161,6 +171,12 @@ export const REJECTION_MESSAGES: Readonly<Record<DecisionRejection, string>> = {
   args_mismatch: 'The arguments changed since this card was sent.',
   invalid: 'This decision is not valid.',
 };
+
+/**
+ * What a person is told when only groups an identity provider vouched for too long ago (`web.oidc.groups_max_age_s`)
+ * would have made them an approver (`not_authorized`, with this sentence).
+ */
+export const STALE_GROUPS_MESSAGE = 'The groups your sign-in brought from the identity provider are too old to count. Sign in again to refresh them, then decide.';
 
 /** A card on a platform: the target it was sent to and the platform's reference for it. */
 export interface CardRef {

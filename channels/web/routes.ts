@@ -5,7 +5,7 @@
  * forms bring their own urlencoded parser.
  */
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
-import type { ChannelHost, DecisionEvent } from '../../src/channel.js';
+import { STALE_GROUPS_MESSAGE, type ChannelHost, type DecisionEvent } from '../../src/channel.js';
 import type { WebIdentity } from './identity.js';
 import { streamExport } from '../../src/http/export.js';
 import { InvalidCursorError } from '../../src/requests/cursor.js';
@@ -138,7 +138,8 @@ export function webRoutes(context: WebRoutesContext): Router {
       if (error instanceof ValidationError) return { ok: false as const, code: 'invalid' as const, message: error.message };
       throw error;
     });
-    const notice = outcome.ok ? (outcome.final ? outcome.request.status : 'recorded') : outcome.code;
+    const stale = !outcome.ok && outcome.code === 'not_authorized' && outcome.message === STALE_GROUPS_MESSAGE;
+    const notice = outcome.ok ? (outcome.final ? outcome.request.status : 'recorded') : stale ? 'groups_stale' : outcome.code;
     res.redirect(303, `/ui/requests/${request.id}?notice=${encodeURIComponent(notice)}`);
   });
 
@@ -201,14 +202,16 @@ export function webRoutes(context: WebRoutesContext): Router {
 
 /**
  * Who a web decision comes from: the viewer's account split into channel and user (`web:alice`, `person:alice`,
- * `email:x@example.com`), recorded as made through the web, with the groups the provider vouched for. A viewer with no
+ * `email:x@example.com`), recorded as made through the web, with the groups the provider vouched for (those still
+ * fresh, until when they hold, and the stale ones, so a refusal can say "sign in again"). A viewer with no
  * account (signed in, unknown to the directory) never gets here (`known` turns them away); were one to, they would
  * decide as `unknown:<label>`, which no approver list names.
  */
-function deciderOf(identity: WebIdentity): Pick<DecisionEvent, 'actor' | 'via' | 'groups'> {
+function deciderOf(identity: WebIdentity): Pick<DecisionEvent, 'actor' | 'via' | 'groups' | 'groupsUntil' | 'staleGroups'> {
   const account = identity.account ?? `unknown:${identity.label}`;
   const colon = account.indexOf(':');
-  return { actor: { channel: account.slice(0, colon), userId: account.slice(colon + 1) }, via: 'web', groups: identity.groups };
+  const actor = { channel: account.slice(0, colon), userId: account.slice(colon + 1) };
+  return { actor, via: 'web', groups: identity.groups, ...(identity.groupsUntil ? { groupsUntil: identity.groupsUntil } : {}), staleGroups: identity.staleGroups };
 }
 
 /** What someone the directory does not know is told. */

@@ -72,7 +72,7 @@ export function createWebChannel(options: WebChannelOptions = {}): WebChannel {
           mayDecide: host.mayDecide?.bind(host),
           directory: () => host.directory?.() ?? null,
           oidcClient: oidc,
-          oidc: oidc ? { autoPeople: oidc.options.autoPeople } : null,
+          oidc: oidc ? { autoPeople: oidc.options.autoPeople, groupsMaxAgeS: oidc.options.groupsMaxAgeS } : null,
         }),
       );
     },

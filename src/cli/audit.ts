@@ -79,7 +79,7 @@ function queryOf(args: ReturnType<typeof parseArgs>, limit: string | undefined) 
     { status: flag(args, 'status'), tool_name: flag(args, 'tool'), agent_id: flag(args, 'agent'), responded_by: flag(args, 'approver'), person: flag(args, 'person'), since: flag(args, 'since'), until: flag(args, 'until'), limit },
     'flags',
   );
-  return { status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, respondedByPeople: q.person === undefined ? undefined : [q.person], since: q.since, until: q.until, limit: q.limit };
+  return { status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, respondedByPeople: q.person === undefined ? undefined : [q.person], includeVotes: true, since: q.since, until: q.until, limit: q.limit };
 }
 
 /**

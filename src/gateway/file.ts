@@ -14,7 +14,7 @@ import { resolveCards } from '../requests/cards.js';
 import { settleAtFiling } from '../policy/apply.js';
 import type { PolicyGate, Ruling } from '../policy/gate.js';
 import { nextWake } from '../policy/follow-ups.js';
-import { unknownApprovers } from '../people/approvers.js';
+import { bareUserIdProblem, unknownApprovers } from '../people/approvers.js';
 import { directTargets } from '../people/targets.js';
 import type { Directory } from '../people/types.js';
 import type { ConfirmationStore } from '../requests/store.js';
@@ -64,6 +64,8 @@ export async function fileRequest(deps: FilingDeps, input: NewRequestInput, opti
   const callbackProblem = input.callbackUrl ? callbackUrlProblem(input.callbackUrl, deps.callbackAllow) : null;
   if (callbackProblem) throw new ValidationError(`callback_url: ${callbackProblem}`, [{ path: 'callback_url', message: callbackProblem }]);
   const unknown = unknownApprovers(deps.directory(), input.approvers ?? []);
+  const ambiguous = bareUserIdProblem(deps.directory(), input.userId);
+  if (ambiguous) unknown.push(ambiguous);
   if (unknown.length) throw new ValidationError(unknown.map((p) => `${p.path}: ${p.message}`).join('; '), unknown);
   const hash = argsSha256(input.toolName, toolArgs);
   if (input.idempotencyKey) {

@@ -57,6 +57,12 @@ export interface Directory {
   /** The groups a person belongs to, directly or through nested groups. */
   groupsOf(personId: string): readonly string[];
   /**
+   * The people one of whose accounts is `id` on some channel, written without the channel (`U0ALICE` → `['alice']`):
+   * how a bare `user_id` is matched to a person. More than one: the id is ambiguous (one person's Slack id is
+   * another's Discord id).
+   */
+  holdersOf(id: string): readonly string[];
+  /**
    * Whether `reference` names something that exists: `person:`/`group:` ids must be configured; accounts, emails and
    * wildcards (`slack:*`) always exist. Returns the parsed reference, or null when the id is unknown.
    */

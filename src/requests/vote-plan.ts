@@ -3,7 +3,8 @@
  * What one vote does to a pending request, whatever database holds it: a duplicate approval changes nothing, an
  * approval short of the quorum adds an `approved` event only, and a deny or the approval completing the quorum flips
  * the row. A quorum counts people, not accounts: each `approved` event names its person (`detail.person`), and an
- * approval by a person already counted is a duplicate whichever account it comes from. Each store reads the row (and,
+ * approval by a person already counted is a duplicate whichever account it comes from, and the approval of a person the
+ * gateway found no longer an approver (`Vote.discounted`) is not counted at all. Each store reads the row (and,
  * for an approval towards a quorum, its prior approvers) under its own lock, asks {@link planVote}, and writes.
  */
 import type { Vote } from './store.js';
@@ -62,8 +63,17 @@ export function planVote(current: Pick<ConfirmationRequest, 'requiredApprovals'>
   }
   const prior = priorApprovals.find((a) => a.person === person);
   if (prior) return { kind: 'duplicate', priorActor: prior.actor };
-  const approvals = priorApprovals.length + 1;
-  Object.assign(detail, { approvals, required: current.requiredApprovals }, vote.approvedArgs ? { approved_args: vote.approvedArgs } : {});
+  // Approvals of people who are no longer approvers do not count; the event names them and why (issue 49).
+  const reasons = new Map((vote.discounted ?? []).map((d) => [d.person, d.reason]));
+  const discounted = priorApprovals.filter((a) => reasons.has(a.person)).map((a) => ({ person: a.person, actor: a.actor, reason: reasons.get(a.person)! }));
+  const approvals = priorApprovals.length - discounted.length + 1;
+  Object.assign(
+    detail,
+    { approvals, required: current.requiredApprovals },
+    vote.approvedArgs ? { approved_args: vote.approvedArgs } : {},
+    discounted.length ? { discounted } : {},
+    vote.vouched ? { vouched_groups: vote.vouched.groups, vouched_until: vote.vouched.until.toISOString() } : {},
+  );
   const event: NewEvent = { type: 'approved', actor: vote.actor, channel: vote.via, detail, at: vote.at };
   if (approvals < current.requiredApprovals) return { kind: 'recorded', event, approvals };
   return { kind: 'final', status: 'approved', event, fields };

@@ -1,7 +1,7 @@
 /**
  * @module requests/postgres/copy-from-sqlite
  * Moves an existing SQLite database to PostgreSQL (`tollgate migrate --from ./data/tollgate.db --to postgres://…`):
- * every request, event, card, API token and standing grant, ids kept, in one PostgreSQL transaction — a failure copies nothing.
+ * every request, event, voter, card, API token and standing grant, ids kept, in one PostgreSQL transaction — a failure copies nothing.
  * Rows already in the target (same id) are left alone, so the copy can be run again after a partial start.
  *
  * @remarks Left out: copying while a gateway still writes to the SQLite file (stop it first), and the reverse way.
@@ -46,6 +46,10 @@ export async function copySqliteToPostgres(source: OpenDatabase, target: Pick<Op
           [e.id, e.request_id, e.type, e.actor, e.channel, e.detail, e.at],
         );
         counts.events += result.rowCount ?? 0;
+      }
+      // Who voted on what without settling it (the audit query's `?person=`): derived from the events, copied as it is.
+      for (const v of rows('SELECT person, request_created_at, request_id FROM confirmation_voters')) {
+        await client.query('INSERT INTO confirmation_voters (person, request_created_at, request_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [v.person, v.request_created_at, v.request_id]);
       }
       for (const m of rows('SELECT id, request_id, channel, target, message_ref, status, attempts, last_error, updated_at FROM channel_messages ORDER BY id')) {
         const result = await client.query(

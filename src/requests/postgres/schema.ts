@@ -256,3 +256,18 @@ export const auditCheckpoints = pgTable('audit_checkpoints', {
   events: integer('events').notNull(),
   createdAt: at('created_at').notNull(),
 });
+
+/**
+ * Who voted on which request without settling it, keyed for `?person=` / `?group=`: as on SQLite (see
+ * `../sqlite/schema.ts`, `confirmationVoters`, for why a table and not an expression index on the events).
+ */
+export const confirmationVoters = pgTable(
+  'confirmation_voters',
+  {
+    person: text('person').notNull(),
+    /** The request's `created_at`. */
+    requestCreatedAt: at('request_created_at').notNull(),
+    requestId: text('request_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.person, t.requestCreatedAt, t.requestId] }), index('confirmation_voters_request').on(t.requestId)],
+);

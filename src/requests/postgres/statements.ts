@@ -29,6 +29,8 @@ export const SQL_TEXT = {
     ON CONFLICT (request_id, channel, target) DO NOTHING`,
   // The person of each approval (`detail.person`; an event written before the directory counts as its account's).
   approvers: "SELECT actor, coalesce(detail->>'person', actor) AS person FROM confirmation_events WHERE request_id = $1 AND type = 'approved'",
+  /** An approval short of the quorum, for the audit query's `?person=` (`confirmation_voters`). */
+  recordVoter: 'INSERT INTO confirmation_voters (person, request_created_at, request_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
   touch: 'UPDATE confirmation_requests SET updated_at = $2 WHERE id = $1',
   /** The compare-and-set: only a pending row changes. */
   flip: `UPDATE confirmation_requests r SET status = $2, responded_at = $3, updated_at = $3, responded_by = $4, responded_via = $5,

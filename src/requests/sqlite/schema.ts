@@ -235,3 +235,23 @@ export const sharedMarks = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.kind, t.key] }), index('shared_marks_expires').on(t.expiresAt)],
 );
+
+/**
+ * Who voted on which request without settling it (an approval recorded towards a quorum), keyed for the audit query's
+ * `?person=` / `?group=`: one person's votes newest first, by the request's creation time, so a page is cut from this
+ * index and merged with the person's own verdicts (`confirmation_requests_person`). An expression index on the
+ * events' `detail.person` was the other way: it finds the votes but orders them by the event, not by the request, so
+ * every page would sort all of a person's votes (10^5 after a year) before cutting 50. Settling votes are not written
+ * here (`responded_by_person` has them); the rows are derived from the `approved` events, which stay the record.
+ */
+export const confirmationVoters = sqliteTable(
+  'confirmation_voters',
+  {
+    /** The voter's person (`detail.person` of the `approved` event). */
+    person: text('person').notNull(),
+    /** The request's `created_at`, as written there. */
+    requestCreatedAt: text('request_created_at').notNull(),
+    requestId: text('request_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.person, t.requestCreatedAt, t.requestId] }), index('confirmation_voters_request').on(t.requestId)],
+);

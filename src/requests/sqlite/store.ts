@@ -114,6 +114,8 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       if (plan.kind === 'duplicate') return { kind: 'duplicate', request: current, priorActor: plan.priorActor };
       this.insertEvent(id, plan.event);
       if (plan.kind === 'recorded') {
+        // Who voted without settling, for `?person=` (a settling vote is the row's `responded_by_person`).
+        this.sql.recordVoter.run(plan.event.detail.person, current.createdAt.toISOString(), id);
         this.sql.touch.run(vote.at.toISOString(), id);
         return { kind: 'recorded', request: { ...current, updatedAt: vote.at }, approvals: plan.approvals };
       }
