@@ -73,10 +73,11 @@ function askedValues(r: AskedFields): (string | null)[] {
   return [
     r.toolName,
     r.argsSha256,
-    canonicalJson(r.approvers),
+    // Lists of strings: JSON.stringify is their canonical JSON already (only object keys need sorting).
+    JSON.stringify(r.approvers),
     String(r.requiredApprovals),
     r.prompt,
-    canonicalJson(r.options),
+    JSON.stringify(r.options),
     r.userId,
     r.agentId,
     r.sessionId,
@@ -84,11 +85,17 @@ function askedValues(r: AskedFields): (string | null)[] {
     r.filedBy,
     r.filedByPerson,
     r.callbackUrl,
-    canonicalJson(r.metadata ?? {}),
+    isEmpty(r.metadata) ? '{}' : canonicalJson(r.metadata),
     r.createdAt.toISOString(),
     r.expiresAt.toISOString(),
     r.onTimeout,
   ];
+}
+
+/** Whether `o` has no keys (most requests' metadata): its canonical JSON is `{}` without a replacer's walk. */
+function isEmpty(o: Record<string, unknown> | null | undefined): boolean {
+  for (const _ in o) return false;
+  return true;
 }
 
 /** Length-prefixed, as the chain's own encoding: unambiguous whatever a value holds. */
