@@ -33,7 +33,11 @@ export function pushRoutes(context: PushRoutesContext): Router {
   router.get('/manifest.webmanifest', asset('application/manifest+json', MANIFEST, 3600));
   router.get('/icon.svg', asset('image/svg+xml', ICON_SVG, 86_400));
   // Browsers re-check a service worker at least daily; no-cache makes every check see a new version at once.
-  router.get('/sw.js', asset('text/javascript; charset=utf-8', SERVICE_WORKER_JS, 0));
+  // Scope `/ui` (not the script's own `/ui/`), so the inbox page `/ui` is controlled too.
+  router.get('/sw.js', (_req, res, next) => {
+    res.setHeader('service-worker-allowed', '/ui');
+    next();
+  }, asset('text/javascript; charset=utf-8', SERVICE_WORKER_JS, 0));
   router.get('/assets/push.js', asset('text/javascript; charset=utf-8', PUSH_CLIENT_JS, 300));
 
   const enabled: RequestHandler = (_req, res, next) => {

@@ -14,7 +14,7 @@ export const MANIFEST = JSON.stringify({
   short_name: 'tollgate',
   description: 'Approve or deny what AI agents ask to do.',
   start_url: '/ui',
-  scope: '/ui/',
+  scope: '/ui',
   display: 'standalone',
   background_color: '#ffffff',
   theme_color: '#1f2937',
@@ -24,7 +24,7 @@ export const MANIFEST = JSON.stringify({
 /** The app icon: a gate, drawn as SVG so one file serves every size. */
 export const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 512 512"><rect width="512" height="512" rx="96" fill="#1f2937"/><path d="M128 400V176h256v224M128 240h256M192 176v224M256 176v224M320 176v224" fill="none" stroke="#fbbf24" stroke-width="28" stroke-linecap="round"/><path d="M112 176l144-80 144 80" fill="none" stroke="#fbbf24" stroke-width="28" stroke-linejoin="round"/></svg>`;
 
-/** The service worker (`/ui/sw.js`, scope `/ui/`). */
+/** The service worker (`/ui/sw.js`, scope `/ui`, so the inbox at `/ui` itself is inside it). */
 export const SERVICE_WORKER_JS = `'use strict';
 var TITLES = { approve: 'Approve', deny: 'Deny' };
 self.addEventListener('install', function () { self.skipWaiting(); });
@@ -96,7 +96,7 @@ export const PUSH_CLIENT_JS = `(function () {
     return bytes;
   }
   var csrf = button.getAttribute('data-csrf');
-  navigator.serviceWorker.register('/ui/sw.js', { scope: '/ui/' }).then(function (registration) {
+  navigator.serviceWorker.register('/ui/sw.js', { scope: '/ui' }).then(function (registration) {
     return registration.pushManager.getSubscription().then(function (existing) {
       button.hidden = false;
       button.textContent = existing ? 'Notifications on for this device' : 'Notify me on this device';
