@@ -50,7 +50,7 @@ export class PushSender {
 
   private webPush(): Promise<WebPush> {
     // Loaded once, on the first push: `web-push` and its dependencies cost nothing to a gateway nobody subscribed to.
-    return (this.library ??= import('web-push').then((m) => ((m as { default?: WebPush }).default ?? m) as WebPush));
+    return (this.library ??= import('web-push').then((m) => (m as unknown as { default?: WebPush }).default ?? (m as unknown as WebPush)));
   }
 
   /** Encrypts `payload` for `subscription`, signs, posts; removes the subscription when the push service says it is gone. */

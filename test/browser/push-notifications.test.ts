@@ -70,17 +70,18 @@ describe('push notifications in Chromium', () => {
     await page.fill('input[name="secret"]', ALICE);
     await page.click('button[type="submit"]');
     await expect.poll(() => new URL(page.url()).pathname).toBe('/ui');
-    const scope = await page.evaluate(async () => (await navigator.serviceWorker.ready).scope);
+    // Page and worker code is given as text: it runs in the browser, whose DOM types this project does not compile.
+    const scope = await page.evaluate<string>('navigator.serviceWorker.ready.then((r) => r.scope)');
     expect(scope).toBe(`${server.url}/ui`);
     // The button shows once the worker is registered (a real browser would subscribe through it).
     await page.locator('[data-push-subscribe]:not([hidden])').waitFor();
     const worker = browser!.context.serviceWorkers().find((w) => w.url() === `${server.url}/ui/sw.js`) ?? (await browser!.context.waitForEvent('serviceworker'));
     const device = push.device();
-    const status = await page.evaluate(async (subscription) => {
-      const csrf = document.querySelector('[data-push-subscribe]')!.getAttribute('data-csrf')!;
-      const res = await fetch('/ui/push/subscriptions', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf }, body: JSON.stringify(subscription) });
+    const status = await page.evaluate<number>(`(async () => {
+      const csrf = document.querySelector('[data-push-subscribe]').getAttribute('data-csrf');
+      const res = await fetch('/ui/push/subscriptions', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': csrf }, body: ${JSON.stringify(JSON.stringify(device.subscription))} });
       return res.status;
-    }, device.subscription);
+    })()`);
     expect(status).toBe(201);
     return { registrationId: await registrations, worker, device };
   }
@@ -91,7 +92,9 @@ describe('push notifications in Chromium', () => {
   }
 
   const notifications = (): Promise<Shown[]> =>
-    page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag, actions: ((n as unknown as { actions: { action: string }[] }).actions ?? []).map((a) => a.action) })));
+    page.evaluate<Shown[]>(`navigator.serviceWorker.ready
+      .then((r) => r.getNotifications())
+      .then((list) => list.map((n) => ({ title: n.title, body: n.body, tag: n.tag, actions: (n.actions || []).map((a) => a.action) })))`);
 
   async function file(): Promise<string> {
     const res = await server.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { amount: 120, payee: 'ACME', token: 'sk-live-abcdefghijklmnop0123' }, approvers: ['person:alice'], timeout_s: 600 } });
@@ -121,17 +124,16 @@ describe('push notifications in Chromium', () => {
     expect(JSON.stringify(await notifications())).not.toContain('sk-live-abcdefghijklmnop0123');
 
     // The lock screen's Approve: the worker's notificationclick handler posts the action token.
-    const answer = await worker.evaluate(async () => {
-      const scope = self as unknown as { registration: ServiceWorkerRegistration; dispatchEvent(e: Event): boolean };
-      const [notification] = await scope.registration.getNotifications();
-      const event = new (globalThis as unknown as { NotificationEvent: new (type: string, init: object) => Event & { waitUntil(p: Promise<unknown>): void } }).NotificationEvent('notificationclick', { notification, action: 'approve' });
+    const answer = await worker.evaluate<string[]>(`(async () => {
+      const [notification] = await self.registration.getNotifications();
+      const event = new NotificationEvent('notificationclick', { notification, action: 'approve' });
       // A dispatched event is untrusted, and an untrusted event's waitUntil throws: collect the promises instead.
-      const pending: Promise<unknown>[] = [];
-      Object.defineProperty(event, 'waitUntil', { value: (p: Promise<unknown>) => pending.push(p) });
-      scope.dispatchEvent(event);
+      const pending = [];
+      Object.defineProperty(event, 'waitUntil', { value: (p) => pending.push(p) });
+      self.dispatchEvent(event);
       await Promise.all(pending);
-      return (await scope.registration.getNotifications()).map((n) => n.title);
-    });
+      return (await self.registration.getNotifications()).map((n) => n.title);
+    })()`);
     expect(answer).toEqual(['Approved: pay_invoice']);
     const row = (await (await server.api(`/v1/requests/${id}`)).json()) as Record<string, unknown>;
     expect(row).toMatchObject({ status: 'approved', responded_by: 'web:alice', responded_via: 'push' });
@@ -153,21 +155,20 @@ describe('push notifications in Chromium', () => {
     await push.waitFor(1);
     await deliver(registrationId, push.messagesOf(device)[0]!.payload);
     await expect.poll(async () => (await notifications()).length).toBe(1);
-    const opened = await worker.evaluate(async () => {
-      const scope = self as unknown as { registration: ServiceWorkerRegistration; clients: object; dispatchEvent(e: Event): boolean };
+    const opened = await worker.evaluate<string[]>(`(async () => {
       // Chromium lets only a real click open a window; a dispatched click would be refused, so the worker's
       // clients.openWindow records what it was asked to open instead.
-      const urls: string[] = [];
-      Object.defineProperty(scope.clients, 'openWindow', { value: async (url: string) => void urls.push(url) });
-      Object.defineProperty(scope.clients, 'matchAll', { value: async () => [] });
-      const [notification] = await scope.registration.getNotifications();
-      const event = new (globalThis as unknown as { NotificationEvent: new (type: string, init: object) => Event }).NotificationEvent('notificationclick', { notification, action: 'deny' });
-      const pending: Promise<unknown>[] = [];
-      Object.defineProperty(event, 'waitUntil', { value: (p: Promise<unknown>) => pending.push(p) });
-      scope.dispatchEvent(event);
+      const urls = [];
+      Object.defineProperty(self.clients, 'openWindow', { value: async (url) => void urls.push(url) });
+      Object.defineProperty(self.clients, 'matchAll', { value: async () => [] });
+      const [notification] = await self.registration.getNotifications();
+      const event = new NotificationEvent('notificationclick', { notification, action: 'deny' });
+      const pending = [];
+      Object.defineProperty(event, 'waitUntil', { value: (p) => pending.push(p) });
+      self.dispatchEvent(event);
       await Promise.all(pending);
       return urls;
-    });
+    })()`);
     expect(opened).toEqual([`${server.url}/ui/requests/${id}`]);
     await page.goto(opened[0]!);
     await page.locator('#deny-form textarea, #deny-form input[name="reason"]').first().waitFor();
