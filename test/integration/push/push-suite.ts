@@ -18,6 +18,13 @@ const POLICY = `
 people:
   - { id: alice, accounts: { web: alice } }
   - { id: bob, accounts: { web: bob } }
+policies:
+  - name: slow
+    match: { tool: close_account }
+    approvers: ["person:bob"]
+    timeout_s: 3600
+    escalate:
+      - { after_s: 60, approvers: ["person:alice"] }
 `;
 
 /** What a suite run needs of its database: a fresh one per test (a file path or a PostgreSQL URL), dropped after. */
@@ -162,6 +169,28 @@ export function pushSuite(name: string, database: PushSuiteDatabase): void {
       expect(outcome.payload.action_token).toBeUndefined();
       expect(outcome.headers.topic).toBe(id.replaceAll('-', ''));
       expect(push.problems).toEqual([]);
+    });
+
+    it('pushes to a person an escalation adds, when it adds them', async () => {
+      const device = push.device();
+      await subscribe(alice, device);
+      const res = await server.api('/v1/requests', { body: { tool_name: 'close_account', tool_args: { account: 'ACME-1' } } });
+      expect(res.status).toBe(201);
+      const { id } = (await res.json()) as { id: string };
+      await clock.advance(0);
+      expect(push.messagesOf(device)).toEqual([]);
+      await clock.advance(60_000);
+      // The escalation enqueues the new card's delivery on the same clock: let it run once the step is recorded.
+      await expect
+        .poll(async () => {
+          await clock.advance(0);
+          return push.messagesOf(device).length;
+        })
+        .toBe(1);
+      expect(push.messagesOf(device)[0]!.payload).toMatchObject({ request_id: id, title: 'Approval needed: close_account', actions: ['approve', 'deny'] });
+      const answer = await act({ action_token: push.messagesOf(device)[0]!.payload.action_token, action: 'approve' });
+      expect(answer.status).toBe(200);
+      expect((await server.store.get(id))!).toMatchObject({ status: 'approved', respondedBy: 'web:alice' });
     });
 
     if (database.manualDeadlines) {
