@@ -8,6 +8,7 @@
  */
 import express, { Router, type RequestHandler } from 'express';
 import type { ChannelHost } from '../../src/channel.js';
+import { ForbiddenError, NotFoundError } from '../../src/errors.js';
 import type { PushService } from '../../src/push/service.js';
 import { identityOf, type GuardContext } from './guard.js';
 import { ICON_SVG, MANIFEST, PUSH_CLIENT_JS, SERVICE_WORKER_JS } from './pwa.js';
@@ -40,9 +41,9 @@ export function pushRoutes(context: PushRoutesContext): Router {
   }, asset('text/javascript; charset=utf-8', SERVICE_WORKER_JS, 0));
   router.get('/assets/push.js', asset('text/javascript; charset=utf-8', PUSH_CLIENT_JS, 300));
 
-  const enabled: RequestHandler = (_req, res, next) => {
-    if (context.push()) return next();
-    res.status(404).json({ type: 'about:blank', title: 'Web Push is off', status: 404 });
+  const enabled: RequestHandler = (_req, _res, next) => {
+    if (!context.push()) throw new NotFoundError('Web Push is off on this gateway');
+    next();
   };
   router.get('/push/key', enabled, (_req, res) => {
     res.json({ public_key: context.push()!.publicKey() });
@@ -50,10 +51,7 @@ export function pushRoutes(context: PushRoutesContext): Router {
   // The person and account are the session's: a subscription can only ever be one's own.
   router.post('/push/subscriptions', enabled, context.signedIn, json, context.checked, async (req, res) => {
     const identity = identityOf(res, context.guard);
-    if (!identity?.account || !identity.person) {
-      res.status(403).json({ type: 'about:blank', title: 'Not in the people directory', status: 403 });
-      return;
-    }
+    if (!identity?.account || !identity.person) throw new ForbiddenError('you are signed in, but the people directory does not know you: there is nobody to notify');
     const saved = await context.push()!.subscribe(identity.person, identity.account, req.body);
     res.status(201).json({ id: saved.id, endpoint: saved.endpoint, person: saved.person });
   });

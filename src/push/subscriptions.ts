@@ -27,6 +27,22 @@ export interface PushSubscriptionRecord {
   createdAt: Date;
 }
 
+/** A `push_subscriptions` row as both dialects read it (SQLite keeps times as ISO text, PostgreSQL as timestamps). */
+export interface PushSubscriptionRow {
+  id: string;
+  person: string;
+  account: string;
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+  created_at: string | Date;
+}
+
+/** A row, as the stores answer it. */
+export function subscriptionFromRow(row: PushSubscriptionRow): PushSubscriptionRecord {
+  return { id: row.id, person: row.person, account: row.account, endpoint: row.endpoint, p256dh: row.p256dh, auth: row.auth, createdAt: new Date(row.created_at) };
+}
+
 /** The push subscriptions of a deployment. */
 export interface PushSubscriptionStore {
   /** Stores `record`; a device that subscribes again (same endpoint) replaces its earlier row, owner included. */

@@ -3,21 +3,9 @@
  * {@link PushSubscriptionStore} on PostgreSQL (`push_subscriptions`, migration 0018): every replica pushes to every
  * device, and a device removed by one (a 410 from its push service) is gone for all.
  */
-import type { PushSubscriptionRecord, PushSubscriptionStore } from '../../push/subscriptions.js';
+import { subscriptionFromRow as fromRow, type PushSubscriptionRecord, type PushSubscriptionRow as Row, type PushSubscriptionStore } from '../../push/subscriptions.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
-
-interface Row {
-  id: string;
-  person: string;
-  account: string;
-  endpoint: string;
-  p256dh: string;
-  auth: string;
-  created_at: Date;
-}
-
-const fromRow = (row: Row): PushSubscriptionRecord => ({ id: row.id, person: row.person, account: row.account, endpoint: row.endpoint, p256dh: row.p256dh, auth: row.auth, createdAt: new Date(row.created_at) });
 
 /** Push subscriptions shared by every replica on one PostgreSQL database. */
 export class PostgresPushSubscriptions implements PushSubscriptionStore {

@@ -4,20 +4,8 @@
  * use, so opening an older file without migrating it (`tollgate audit`) does not fail.
  */
 import type Database from 'better-sqlite3';
-import type { PushSubscriptionRecord, PushSubscriptionStore } from '../../push/subscriptions.js';
+import { subscriptionFromRow as fromRow, type PushSubscriptionRecord, type PushSubscriptionRow as Row, type PushSubscriptionStore } from '../../push/subscriptions.js';
 import { withSqliteErrors } from './errors.js';
-
-interface Row {
-  id: string;
-  person: string;
-  account: string;
-  endpoint: string;
-  p256dh: string;
-  auth: string;
-  created_at: string;
-}
-
-const fromRow = (row: Row): PushSubscriptionRecord => ({ id: row.id, person: row.person, account: row.account, endpoint: row.endpoint, p256dh: row.p256dh, auth: row.auth, createdAt: new Date(row.created_at) });
 
 /** Push subscriptions kept in the SQLite file. */
 export class SqlitePushSubscriptions implements PushSubscriptionStore {
