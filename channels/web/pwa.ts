@@ -77,6 +77,8 @@ self.addEventListener('notificationclick', function (event) {
     })
       .then(function (res) { return res.json(); })
       .then(function (answer) {
+        // Too old to decide from the lock screen (or the device was unsubscribed): the page can still decide.
+        if (answer.code === 'expired' || answer.code === 'unsubscribed') return open(url);
         return show({ request_id: data.request_id, title: answer.title, body: answer.message, actions: [], url: url, status: answer.status || 'done' });
       })
       .catch(function () { return open(url); })
