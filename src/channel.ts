@@ -211,6 +211,11 @@ export interface Channel {
    */
   directTarget?(account: string): string | null;
   /**
+   * The card target that reaches a directory person whatever their accounts (Web Push: the person's subscribed
+   * devices); absent for channels that reach people through an account ({@link directTarget}).
+   */
+  personTarget?(person: string): string | null;
+  /**
    * The account of this channel that belongs to `email` (the people directory matches people given only an email):
    * null when the platform has no such user; throws when the lookup failed and may work later (the directory keeps
    * the person usable on other channels and says why). Absent when the platform cannot look people up by email.

@@ -36,6 +36,8 @@ import type { Scheduler } from './scheduler/types.js';
 import { startTracing } from './telemetry/sdk.js';
 import { withTraceContext } from './telemetry/http-context.js';
 import { VERSION } from './version.js';
+import { setUpPush } from './push/setup.js';
+import { isWebChannel } from '../channels/web/index.js';
 
 /** Options of {@link createServer}. */
 export interface ServerOptions {
@@ -118,7 +120,24 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const backend = options.scheduler
     ? { scheduler: options.scheduler, feed: options.feed, readiness: {} as Record<string, ReadinessCheck>, close: async () => {} }
     : await closeOnFailure(schedulerFor(config, logger, options.clock, sweepEveryMs));
-  const channels = options.channels ?? (await closeOnFailure(channelsFromConfig(config, logger, stores.marks, { webSecret, secrets: stores.secrets, signOuts: stores.signOuts, database: { sqlite: stores.sqlite, pool: stores.postgres?.pool } })));
+  const configured = options.channels ?? (await closeOnFailure(channelsFromConfig(config, logger, stores.marks, { webSecret, secrets: stores.secrets, signOuts: stores.signOuts, database: { sqlite: stores.sqlite, pool: stores.postgres?.pool } })));
+  // Web Push: keys from the database (every replica the same), the push channel beside the others, routes in the inbox.
+  let listening: string | null = null;
+  const push = await closeOnFailure(
+    setUpPush({
+      secrets: stores.secrets,
+      marks: stores.marks ?? stores.signOuts,
+      subscriptions: stores.pushSubscriptions,
+      env: config.env,
+      publicUrl: config.publicUrl,
+      listenHost: config.host,
+      baseUrl: () => config.publicUrl ?? listening ?? `http://${config.host}:${config.port}`,
+      now: () => (options.clock ?? systemClock).now(),
+      logger: logger.child({ component: 'push' }),
+    }),
+  );
+  for (const channel of configured) if (isWebChannel(channel)) channel.usePush(push.service);
+  const channels = configured.some((c) => c.name === 'push') ? configured : [...configured, push.channel];
   const feed = options.feed ?? backend.feed ?? new LocalChangeFeed();
   // A rule sending cards to a channel that is not enabled stops the start, naming the rule.
   const policy = await closeOnFailure((async () => new PolicyGate(config.policy, stores.grants ?? null, channels.map((c) => c.name)))());
@@ -176,7 +195,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     : null;
   retention?.start();
   const rateLimits = { ...config.rateLimits, redisUrl: config.redisUrl, keyPrefix: config.env.TOLLGATE_QUEUE_PREFIX };
-  const { app, handler, metrics, close: closeApp } = createApp({ gateway, apiTokens: config.apiTokens, tokens: stores.tokens, logger, channels, plugins: [integrationsPlugin({ marks: stores.marks }), jwksPlugin(signingKeys), ...(options.plugins ?? [])], readiness: { ...backend.readiness, ...events.readiness() }, version: VERSION, rateLimits });
+  const { app, handler, metrics, close: closeApp } = createApp({ gateway, apiTokens: config.apiTokens, tokens: stores.tokens, logger, channels, plugins: [integrationsPlugin({ marks: stores.marks }), jwksPlugin(signingKeys), ...(options.plugins ?? [])], readiness: { ...backend.readiness, ...events.readiness() }, version: VERSION, rateLimits, push: push.service });
   // A caller's `traceparent` makes its span the parent of the spans its request causes (the create span first).
   const http = createHttpServer(withTraceContext(handler));
   http.keepAliveTimeout = 65_000;
@@ -202,7 +221,8 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
         http.listen({ port: config.port, host: config.host, backlog: 4096 }, () => {
           const { port } = http.address() as AddressInfo;
           const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-          resolve({ port, url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}` });
+          listening = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+          resolve({ port, url: listening });
         });
       }),
     close: () =>

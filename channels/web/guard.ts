@@ -38,7 +38,7 @@ export interface GuardContext {
 }
 
 // Pages load only their own script and stylesheet; nothing may frame them; form posts stay on this origin.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'; manifest-src 'self'";
 
 /** Headers on every `/ui` response: no caching of pages with requests on them, no framing, no sniffing. */
 export const securityHeaders: RequestHandler = (_req, res, next) => {
@@ -149,7 +149,8 @@ export function requireForm(context: GuardContext): RequestHandler {
     const session = sessionOf(res);
     const pre = parseCookies(req.get('cookie')).get(PRE_SESSION_COOKIE);
     const id = session ? session.id : pre ? `pre|${pre}` : null;
-    const token = (req.body as Record<string, unknown> | undefined)?._csrf;
+    // Forms carry the token as a field; the page script's JSON posts (push subscriptions) as a header.
+    const token = (req.body as Record<string, unknown> | undefined)?._csrf ?? req.get('x-csrf-token');
     if (!crossSite(req, context) && id !== null && context.signer.csrfMatches(id, token)) return next();
     sendPage(
       res,

@@ -26,6 +26,8 @@ import { inboxRows, inboxView, waitingRows } from './inbox-views.js';
 import { messagePage } from './pages/message.js';
 import { rawArgsPage, requestPage } from './pages/request.js';
 import type { ChangeStreams } from './stream.js';
+import type { PushService } from '../../src/push/service.js';
+import { pushRoutes } from './push-routes.js';
 
 /** Everything the routes are built from. */
 export interface WebRoutesContext extends GuardContext {
@@ -37,6 +39,8 @@ export interface WebRoutesContext extends GuardContext {
   signInLimits?: SignInLimits;
   /** Sign-in through an OpenID provider, when configured. */
   oidcClient?: OidcClient | null;
+  /** Web Push, once the composition root handed it over (absent or null: the push routes answer 404). */
+  push?: () => PushService | null;
 }
 
 const INBOX_LIMIT = 100;
@@ -62,6 +66,7 @@ export function webRoutes(context: WebRoutesContext): Router {
   });
 
   router.use(loadSession(context));
+  router.use(pushRoutes({ gateway, guard: context, push: context.push ?? (() => null), signedIn, checked }));
   const limiter = new SignInLimiter(context.now, context.signInLimits);
   const audit = (line: Record<string, unknown>) => (context.logger ?? gateway.logger)?.warn(line, 'web sign-in');
   router.use(loginRoutes(context, forms, limiter, audit, context.oidcClient ?? null));

@@ -17,6 +17,8 @@ import { auditRouter } from './audit-routes.js';
 import { peopleRouter } from './people-routes.js';
 import { eventsRouter } from './events-routes.js';
 import { inboxRouter } from './inbox-routes.js';
+import { pushRouter } from './push-routes.js';
+import type { PushService } from '../push/service.js';
 import { isLoginLinkSource, loginLinksRouter } from './login-links-route.js';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
@@ -68,6 +70,8 @@ export interface AppOptions {
   /** Per-token rate limits (default: generous budgets, counted in memory); `redisUrl` shares them across replicas. */
   rateLimits?: Omit<TokenRateLimitOptions, 'clock' | 'logger'>;
   version?: string;
+  /** Web Push (`/v1/push/subscriptions` for tokens bound to a person); absent: no such routes. */
+  push?: PushService;
 }
 
 /** The app plus its metrics (closed on shutdown). */
@@ -110,6 +114,7 @@ export function createApp(options: AppOptions): TollgateApp {
   v1.use('/grants', grantsRouter(gateway));
   v1.use(peopleRouter(gateway));
   v1.use('/inbox', inboxRouter(gateway));
+  if (options.push) v1.use('/push', pushRouter(options.push, gateway));
   if (gateway.stream) v1.use('/events', eventsRouter(gateway.stream));
   if (gateway.audit) v1.use('/audit', auditRouter(gateway.audit));
   const web = options.channels?.find((c) => c.name === 'web');

@@ -108,6 +108,18 @@ export function openApiDocument(version: string): Record<string, unknown> {
           responses: { 200: { description: '{as, items}' }, 400: problem, 403: problem },
         },
       },
+      '/v1/push/subscriptions': {
+        post: {
+          summary: "Subscribe a device to Web Push for the token's person (request:decide, bound to a person): the body is the browser's PushSubscription JSON; the endpoint must be https; see docs/web.md",
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['endpoint', 'keys'], properties: { endpoint: { type: 'string' }, keys: { type: 'object', properties: { p256dh: { type: 'string' }, auth: { type: 'string' } } } } } } } },
+          responses: { 201: { description: '{id, endpoint, person}' }, 400: problem, 403: problem },
+        },
+        delete: {
+          summary: "Remove one of the token's person's devices by {endpoint}",
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['endpoint'], properties: { endpoint: { type: 'string' } } } } } },
+          responses: { 204: { description: 'Removed' }, 400: problem, 403: problem, 404: problem },
+        },
+      },
       '/v1/events': {
         get: {
           summary: 'The event stream as CloudEvents 1.0, oldest first (admin or audit:read); page on with after = next_after',

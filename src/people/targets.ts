@@ -2,7 +2,8 @@
  * @module people/targets
  * Cards that reach people: a request whose approvers name people or groups (and whose channels nobody chose) is sent
  * to each of those people directly, on every enabled channel they have an account on that can reach one person (a
- * Slack or Feishu direct message). Channels say how through {@link DirectChannel.directTarget}.
+ * Slack or Feishu direct message), and on every channel that reaches a person as such (Web Push). Channels say how
+ * through {@link DirectChannel.directTarget} and {@link DirectChannel.personTarget}.
  */
 import type { Directory } from './types.js';
 
@@ -10,6 +11,8 @@ import type { Directory } from './types.js';
 export interface DirectChannel {
   /** The target for a direct message to `account` (the id after `slack:`), or null/absent when the channel has none. */
   directTarget?(account: string): string | null;
+  /** The target that reaches a person whatever their accounts (Web Push devices), or null/absent. */
+  personTarget?(person: string): string | null;
 }
 
 /**
@@ -30,6 +33,10 @@ export function directTargets(directory: Directory, approvers: readonly string[]
     const accounts = { ...(person?.email ? { email: person.email } : {}), ...person?.accounts };
     for (const [channelName, account] of Object.entries(accounts)) {
       const target = channels.get(channelName)?.directTarget?.(account);
+      if (target) targets.set(`${channelName}\u0000${target}`, { type: channelName, target });
+    }
+    for (const [channelName, channel] of channels) {
+      const target = channel.personTarget?.(id);
       if (target) targets.set(`${channelName}\u0000${target}`, { type: channelName, target });
     }
   }

@@ -19,6 +19,7 @@ import type { DeploymentSecrets } from '../deployment-secrets.js';
 import type { SharedMarks } from '../shared-marks.js';
 import type { ResolutionCache } from '../people/email-resolution.js';
 import type { EventLog } from '../events/types.js';
+import type { PushSubscriptionStore } from '../push/subscriptions.js';
 
 /** Everything that lives in the database, opened and migrated. */
 export interface OpenStores {
@@ -43,6 +44,8 @@ export interface OpenStores {
   secrets: DeploymentSecrets;
   /** The event stream's reads and sink cursors. */
   events: EventLog;
+  /** Web Push subscriptions: each person's devices, on both dialects. */
+  pushSubscriptions: PushSubscriptionStore;
   /** The people directory's email look-ups, shared by replicas: PostgreSQL only (SQLite keeps them in memory). */
   resolutions?: ResolutionCache;
   /** Whether the database answers (for `/readyz`); rejects when it does not. */
@@ -92,6 +95,7 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     import('./sqlite/event-log.js'),
     import('./sqlite/marks.js'),
   ]);
+  const { SqlitePushSubscriptions } = await import('./sqlite/push-subscriptions.js');
   const open = openDatabase(path, { sync: sqliteSyncFrom(options.env ?? {}) });
   try {
     if (options.migrate ?? true) applyMigrations(open);
@@ -108,7 +112,7 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     await checkpointer?.close();
     await store.close();
   };
-  return { dialect: 'sqlite', store, tokens: new SqliteTokenStore(open.sqlite), grants: new SqliteGrantStore(open.sqlite), secrets: new SqliteSecrets(open.sqlite), signOuts: new SqliteMarks(open.sqlite), audit: new SqliteAuditChain(open.sqlite), events: new SqliteEventLog(open.sqlite), sqlite: open.sqlite, shown: path, ping: () => store.ping(), close };
+  return { dialect: 'sqlite', store, tokens: new SqliteTokenStore(open.sqlite), grants: new SqliteGrantStore(open.sqlite), secrets: new SqliteSecrets(open.sqlite), signOuts: new SqliteMarks(open.sqlite), audit: new SqliteAuditChain(open.sqlite), events: new SqliteEventLog(open.sqlite), pushSubscriptions: new SqlitePushSubscriptions(open.sqlite), sqlite: open.sqlite, shown: path, ping: () => store.ping(), close };
 }
 
 async function openPostgresStores(url: string, options: OpenStoresOptions): Promise<OpenStores> {
@@ -127,6 +131,7 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     import('./postgres/resolutions.js'),
     import('./postgres/event-log.js'),
   ]);
+  const { PostgresPushSubscriptions } = await import('./postgres/push-subscriptions.js');
   const open = database.openPostgres(url, {
     poolSize: numberFrom(env, 'TOLLGATE_DB_POOL'),
     logger: options.logger,
@@ -146,7 +151,7 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     await store.close();
   };
   const marks = new PostgresMarks(open);
-  return { dialect: 'postgres', store, tokens: new PostgresTokenStore(open), grants: new PostgresGrantStore(open), marks, signOuts: marks, secrets: new PostgresSecrets(open), audit: new PostgresAuditChain(open), resolutions: new PostgresResolutionCache(open), events: new PostgresEventLog(open), shown: open.shownUrl, postgres: open, ping: () => store.ping(), close };
+  return { dialect: 'postgres', store, tokens: new PostgresTokenStore(open), grants: new PostgresGrantStore(open), marks, signOuts: marks, secrets: new PostgresSecrets(open), audit: new PostgresAuditChain(open), resolutions: new PostgresResolutionCache(open), events: new PostgresEventLog(open), pushSubscriptions: new PostgresPushSubscriptions(open), shown: open.shownUrl, postgres: open, ping: () => store.ping(), close };
 }
 
 /** A non-negative number from `env[name]`, undefined when unset. @throws ValidationError naming the variable. */

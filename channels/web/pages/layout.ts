@@ -38,6 +38,7 @@ export function layout(options: LayoutOptions, body: SafeHtml): SafeHtml {
         <a href="/ui" ${options.current === 'inbox' ? html`aria-current="page"` : ''}>Inbox</a>
         <a href="/ui/audit" ${options.current === 'audit' ? html`aria-current="page"` : ''}>Audit</a>
         <a href="/ui/grants" ${options.current === 'grants' ? html`aria-current="page"` : ''}>Grants</a>
+        <button type="button" class="link" data-push-subscribe data-csrf="${viewer.csrf}" hidden>Notify me on this device</button>
         <span class="who">${viewer.user}</span>
         <form method="post" action="/ui/logout" class="inline">
           <input type="hidden" name="_csrf" value="${viewer.csrf}">
@@ -50,11 +51,13 @@ export function layout(options: LayoutOptions, body: SafeHtml): SafeHtml {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
+<link rel="icon" href="/ui/icon.svg" type="image/svg+xml">
+<link rel="manifest" href="/ui/manifest.webmanifest">
 ${options.refreshTo ? html`<meta http-equiv="refresh" content="0; url=${options.refreshTo}">` : ''}
 <title>${options.title} · tollgate</title>
 <link rel="stylesheet" href="/ui/assets/app.css">
 <script src="/ui/assets/app.js" defer></script>
+${viewer.user ? html`<script src="/ui/assets/push.js" defer></script>` : ''}
 </head>
 <body ${options.live ? html`data-live-url="${options.live.url}" data-live-request="${options.live.requestId ?? ''}"` : ''}>
 ${nav}

@@ -93,6 +93,10 @@ export async function copySqliteToPostgres(source: OpenDatabase, target: Pick<Op
       for (const m of rows(`SELECT kind, key, expires_at FROM shared_marks WHERE expires_at > '${new Date().toISOString()}' ORDER BY kind, key`)) {
         await client.query('INSERT INTO shared_marks (kind, key, expires_at) VALUES ($1, $2, $3) ON CONFLICT (kind, key) DO NOTHING', [m.kind, m.key, m.expires_at]);
       }
+      // Push subscriptions too: the VAPID key came along with the secrets, and the devices were subscribed with it.
+      for (const d of rows('SELECT id, person, account, endpoint, p256dh, auth, created_at FROM push_subscriptions ORDER BY created_at, id')) {
+        await client.query('INSERT INTO push_subscriptions (id, person, account, endpoint, p256dh, auth, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING', [d.id, d.person, d.account, d.endpoint, d.p256dh, d.auth, d.created_at]);
+      }
       // Ids were copied as they were: new rows must number after them.
       // Event ids come from the audit chain's trigger (the newest id + 1), not a sequence.
       for (const table of ['channel_messages']) {
