@@ -130,6 +130,8 @@ export interface ChannelHost extends DecisionSink {
    * first: the web inbox's "waiting for me".
    */
   waitingFor?(account: string, limit?: number, groups?: readonly string[]): Promise<ConfirmationRequest[]>;
+  /** `request` with who stands in for its approvers who are away attached, for its card (`card.ts`, `attachStandIns`). */
+  withStandIns?(request: ConfirmationRequest): Promise<ConfirmationRequest>;
   /**
    * The people directory in force (a reload swaps what it returns): who a signed-in person is, and people's addresses
    * for a channel that finds them itself (email mails every approver with one). Absent: every account is its own

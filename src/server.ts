@@ -15,6 +15,7 @@ import type { TollgateConfig } from './config.js';
 import { Gateway } from './gateway/gateway.js';
 import { PolicyGate } from './policy/gate.js';
 import { PeopleSource } from './people/source.js';
+import { AwayBook } from './people/away-book.js';
 import { EmailResolver, MemoryResolutionCache, resolutionTtlMs } from './people/email-resolution.js';
 import { anchorIntervalMs, loadSinks } from './events/config.js';
 import { EventStream } from './events/stream.js';
@@ -144,6 +145,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     policy,
     auditChain: stores.audit,
     directory: people.current,
+    away: new AwayBook({ store: stores.away, directory: people.current, clock, logger: logger.child({ component: 'people' }) }),
     defaults: {
       timeoutS: config.file.defaults?.timeout_s,
       onTimeout: config.file.defaults?.on_timeout,

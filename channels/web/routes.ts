@@ -96,8 +96,9 @@ export function webRoutes(context: WebRoutesContext): Router {
   });
 
   router.get('/requests/:id', signedIn, async (req, res) => {
-    const request = await findRequest(req, res, context);
-    if (!request) return;
+    const found = await findRequest(req, res, context);
+    if (!found) return;
+    const request = (await gateway.withStandIns?.(found)) ?? found;
     const notice = typeof req.query.notice === 'string' ? req.query.notice : undefined;
     const events = await gateway.events(request.id);
     const grants = gateway.grantOffers?.(events) ?? [];
