@@ -21,6 +21,7 @@ import type { OidcClient } from './oidc/client.js';
 import { oidcRoutes } from './oidc/routes.js';
 import { SignInLimiter, type SignInLimits } from './sign-in-limiter.js';
 import { auditPage } from './pages/audit.js';
+import { awayRoutes } from './away-routes.js';
 import { inboxPage } from './pages/inbox.js';
 import { inboxRows, inboxView, waitingRows } from './inbox-views.js';
 import { messagePage } from './pages/message.js';
@@ -143,6 +144,8 @@ export function webRoutes(context: WebRoutesContext): Router {
     const notice = outcome.ok ? (outcome.final ? outcome.request.status : 'recorded') : stale ? 'groups_stale' : outcome.code;
     res.redirect(303, `/ui/requests/${request.id}?notice=${encodeURIComponent(notice)}`);
   });
+
+  router.use(awayRoutes({ ...context, forms, signedIn, checked }));
 
   router.get('/grants', signedIn, async (req, res) => {
     const grants = (await gateway.grantAdmin?.list()) ?? [];
