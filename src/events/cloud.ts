@@ -6,6 +6,7 @@
  */
 import type { ConfirmationEvent, ConfirmationRequest, EventType } from '../requests/types.js';
 import { toApiEvent, toApiRequest } from '../requests/serialize.js';
+import type { AwayChange } from '../people/away-book.js';
 
 /** The audit event types the stream carries, and the CloudEvents type of each. */
 export const STREAM_TYPES: Readonly<Partial<Record<EventType, string>>> = {
@@ -20,6 +21,31 @@ export const STREAM_TYPES: Readonly<Partial<Record<EventType, string>>> = {
   grant_created: 'dev.tollgate.grant.created',
   grant_revoked: 'dev.tollgate.grant.revoked',
 };
+
+/** The CloudEvents type of a change of someone's away status (not a request's event: see {@link awayCloudEvent}). */
+export const AWAY_CHANGED_TYPE = 'dev.tollgate.person.away_changed';
+
+/**
+ * The structured CloudEvent of a change of someone's away status (`people_away`): `id` `away_<row id>` (its own
+ * sequence beside the request events'), `subject` the person.
+ */
+export function awayCloudEvent(change: AwayChange, source: string) {
+  const { away } = change;
+  return {
+    specversion: '1.0' as const,
+    id: `away_${change.id}`,
+    source,
+    type: AWAY_CHANGED_TYPE,
+    subject: change.person,
+    time: change.at.toISOString(),
+    datacontenttype: 'application/json',
+    data: {
+      person: change.person,
+      away: away && { from: away.from.toISOString(), until: away.until.toISOString(), delegate: away.delegate && `person:${away.delegate}`, note: away.note },
+      set_by: change.setBy,
+    },
+  };
+}
 
 /** The audit event types the stream reads. */
 export const STREAMED: readonly EventType[] = Object.keys(STREAM_TYPES) as EventType[];

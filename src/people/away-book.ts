@@ -37,6 +37,10 @@ export interface AwayStore {
   record(change: AwayChange): Promise<AwayChange>;
   /** One person's changes, newest first, at most `limit`. */
   history(person: string, limit: number): Promise<AwayChange[]>;
+  /** Every person's changes with `id > afterId`, oldest first, at most `limit`: the event stream's `person.away_changed`. */
+  after(afterId: number, limit: number): Promise<AwayChange[]>;
+  /** The newest change's id (0 when there is none). */
+  head(): Promise<number>;
 }
 
 /** A person's window in force and where it comes from. */

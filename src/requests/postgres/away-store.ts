@@ -45,6 +45,16 @@ export class PostgresAwayStore implements AwayStore {
     return { ...change, id: Number(rows[0]!.id) };
   }
 
+  async after(afterId: number, limit: number): Promise<AwayChange[]> {
+    const { rows } = await withPostgresErrors(() => this.open.pool.query<Row>(`SELECT ${COLUMNS} FROM people_away WHERE id > $1 ORDER BY id LIMIT $2`, [afterId, limit]));
+    return rows.map(changeOf);
+  }
+
+  async head(): Promise<number> {
+    const { rows } = await withPostgresErrors(() => this.open.pool.query<{ head: string }>('SELECT coalesce(max(id), 0) AS head FROM people_away'));
+    return Number(rows[0]!.head);
+  }
+
   async history(person: string, limit: number): Promise<AwayChange[]> {
     const { rows } = await withPostgresErrors(() => this.open.pool.query<Row>(`SELECT ${COLUMNS} FROM people_away WHERE person = $1 ORDER BY id DESC LIMIT $2`, [person, limit]));
     return rows.map(changeOf);

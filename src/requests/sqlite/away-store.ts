@@ -39,6 +39,8 @@ export class SqliteAwayStore implements AwayStore {
       latest: this.sqlite.prepare(`SELECT ${COLUMNS} FROM people_away WHERE id IN (SELECT max(id) FROM people_away GROUP BY person)`),
       insert: this.sqlite.prepare('INSERT INTO people_away (person, away_from, away_until, delegate, note, set_by, at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       history: this.sqlite.prepare(`SELECT ${COLUMNS} FROM people_away WHERE person = ? ORDER BY id DESC LIMIT ?`),
+      after: this.sqlite.prepare(`SELECT ${COLUMNS} FROM people_away WHERE id > ? ORDER BY id LIMIT ?`),
+      head: this.sqlite.prepare('SELECT coalesce(max(id), 0) FROM people_away').pluck(),
     };
   }
 
@@ -60,5 +62,13 @@ export class SqliteAwayStore implements AwayStore {
 
   async history(person: string, limit: number): Promise<AwayChange[]> {
     return withSqliteErrors(() => (this.sql.history.all(person, limit) as Row[]).map(changeOf));
+  }
+
+  async after(afterId: number, limit: number): Promise<AwayChange[]> {
+    return withSqliteErrors(() => (this.sql.after.all(afterId, limit) as Row[]).map(changeOf));
+  }
+
+  async head(): Promise<number> {
+    return withSqliteErrors(() => this.sql.head.get() as number);
   }
 }
