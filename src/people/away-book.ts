@@ -51,12 +51,17 @@ export interface AwayStatus {
   at: Date | null;
 }
 
+const NO_ROWS: ReadonlyMap<string, AwayChange> = new Map();
+
 /** How long a read of the database serves the card path (filing, escalation) before it is read again. */
 const CARD_PATH_MAX_AGE_MS = 1000;
 
 /** The away windows in force; see the module comment. */
 export class AwayBook {
-  private cache: { rows: Map<string, AwayChange>; readAt: number } | null = null;
+  private cache: { rows: ReadonlyMap<string, AwayChange>; readAt: number } | null = null;
+  /** The windows of the last rows and directory seen: rebuilt only when either changes (filing reads them each time). */
+  private merged: { rows: ReadonlyMap<string, AwayChange>; directory: Directory; windows: Map<string, Away> } | null = null;
+  private refreshing: Promise<unknown> | null = null;
 
   constructor(
     private readonly deps: {
@@ -81,7 +86,13 @@ export class AwayBook {
    * once (whether to show a signed-in person the buttons). A decision never rests on it; it reads afresh.
    */
   known(): Delegations {
-    return new Delegations(this.windows(this.cache?.rows ?? new Map()), new Date(this.deps.clock.now()));
+    // Older than a second (or never read): read again in the background, for the next caller.
+    if (this.deps.store && !this.refreshing && (!this.cache || performance.now() - this.cache.readAt >= CARD_PATH_MAX_AGE_MS)) {
+      this.refreshing = this.rows(true)
+        .catch(() => undefined)
+        .finally(() => (this.refreshing = null));
+    }
+    return new Delegations(this.windows(this.cache?.rows ?? NO_ROWS), new Date(this.deps.clock.now()));
   }
 
   /** A person's window in force, and where it comes from. */
@@ -111,7 +122,7 @@ export class AwayBook {
       if (!directory.person(away.delegate)) {
         throw new ValidationError(`delegate: person:${away.delegate} is not a person of the directory`, [{ path: 'delegate', message: `person:${away.delegate}: no such person in the people directory` }]);
       }
-      const others = this.windows(await this.rows(true));
+      const others = new Map(this.windows(await this.rows(true)));
       others.delete(person);
       const cycle = delegationCycle(others, person, away);
       if (cycle) {
@@ -128,8 +139,8 @@ export class AwayBook {
     return change;
   }
 
-  private async rows(fresh: boolean): Promise<Map<string, AwayChange>> {
-    if (!this.deps.store) return new Map();
+  private async rows(fresh: boolean): Promise<ReadonlyMap<string, AwayChange>> {
+    if (!this.deps.store) return NO_ROWS;
     if (!fresh && this.cache && performance.now() - this.cache.readAt < CARD_PATH_MAX_AGE_MS) return this.cache.rows;
     const rows = new Map((await this.deps.store.latest()).map((c) => [c.person, c]));
     this.cache = { rows, readAt: performance.now() };
@@ -138,12 +149,15 @@ export class AwayBook {
 
   /** Every window in force: the config's, each overridden by the person's newest database row. */
   private windows(rows: ReadonlyMap<string, AwayChange>): Map<string, Away> {
+    const directory = this.deps.directory();
+    if (this.merged?.rows === rows && this.merged.directory === directory) return this.merged.windows;
     const windows = new Map<string, Away>();
-    for (const person of this.deps.directory().people()) if (person.away) windows.set(person.id, person.away);
+    for (const person of directory.people()) if (person.away) windows.set(person.id, person.away);
     for (const [person, change] of rows) {
       if (change.away) windows.set(person, change.away);
       else windows.delete(person);
     }
+    this.merged = { rows, directory, windows };
     return windows;
   }
 }
