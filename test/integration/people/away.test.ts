@@ -4,6 +4,7 @@
  * (bob is one person however many he stands for, and never approves his own or alice's own request through her);
  * a cycle of delegations is refused naming it; an escalation step skips someone away with nobody standing in.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -148,6 +149,11 @@ describe.each(['sqlite', 'postgres'] as const)('away and delegates (%s)', (diale
     expect(await read(second.id)).toMatchObject({ status: 'denied', responded_by: 'web:bob', responded_by_person: 'bob', on_behalf_of: 'alice', responded_via: 'web' });
     // The audit page shows both names.
     expect(visibleText((await bob.request('/ui/audit')).text)).toContain('for alice');
+    // And `tollgate audit`, straight from the database, on both stores.
+    const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'audit', '--db', dbPath, '--person', 'bob'], { encoding: 'utf8' });
+    expect(cli.status, cli.stderr).toBe(0);
+    expect(cli.stdout.split('\n')[0]).toContain('on_behalf_of');
+    expect(cli.stdout.split('\n').find((l) => l.includes(request.id))).toMatch(/slack:U0BOB\s+bob\s+alice/);
   });
 
   it('counts the delegate once: a quorum of two with alice away and bob her delegate needs a second person', async () => {
