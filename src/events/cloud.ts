@@ -7,6 +7,7 @@
 import type { ConfirmationEvent, ConfirmationRequest, EventType } from '../requests/types.js';
 import { toApiEvent, toApiRequest } from '../requests/serialize.js';
 import type { AwayChange } from '../people/away-book.js';
+import { awayJson } from '../people/json.js';
 
 /** The audit event types the stream carries, and the CloudEvents type of each. */
 export const STREAM_TYPES: Readonly<Partial<Record<EventType, string>>> = {
@@ -30,7 +31,6 @@ export const AWAY_CHANGED_TYPE = 'dev.tollgate.person.away_changed';
  * sequence beside the request events'), `subject` the person.
  */
 export function awayCloudEvent(change: AwayChange, source: string) {
-  const { away } = change;
   return {
     specversion: '1.0' as const,
     id: `away_${change.id}`,
@@ -41,7 +41,7 @@ export function awayCloudEvent(change: AwayChange, source: string) {
     datacontenttype: 'application/json',
     data: {
       person: change.person,
-      away: away && { from: away.from.toISOString(), until: away.until.toISOString(), delegate: away.delegate && `person:${away.delegate}`, note: away.note },
+      away: awayJson(change.away),
       set_by: change.setBy,
     },
   };

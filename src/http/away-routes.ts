@@ -11,15 +11,10 @@ import { parseInput } from '../api-schema.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { deciderOf } from '../people/approvers.js';
-import type { Away } from '../people/away.js';
+import { awayJson } from '../people/json.js';
 import type { AwayChange, AwayStatus } from '../people/away-book.js';
 import { awayOf, awaySchema } from '../people/config.js';
 import { principalOf } from './auth.js';
-
-/** A window as the API shows it. */
-function awayJson(away: Away | null) {
-  return away && { from: away.from.toISOString(), until: away.until.toISOString(), delegate: away.delegate && `person:${away.delegate}`, note: away.note };
-}
 
 /** A person's away status as the API shows it. */
 export function awayStatusJson(person: string, status: AwayStatus, history: readonly AwayChange[] = []) {
