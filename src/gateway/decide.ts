@@ -6,11 +6,12 @@
  * the allowlist, self-approval and the quorum count people, not accounts. Membership is the directory's in force, read
  * here at every decision (groups an identity provider vouched for count only while fresh), and an approval that would
  * complete a quorum first re-checks the earlier approvers: one who is no longer an approver does not count (the store
- * records who and why in the event). A decision that arrives after the deadline
- * is refused, and the store expires the row in the same transaction. A decider who is not an approver in their own
- * right may decide as the delegate of one who is away (`people/away.ts`): the vote is theirs (`person`, counted once in
- * a quorum) and names the absentee (`on_behalf_of`); an absentee who filed the request lends nobody a say on it. A refusal is recorded as a `decision_rejected` event and returned, never thrown; only a grant
- * the request cannot give throws (a 400 naming `grant`, nothing recorded). `Gateway.decide` is the one caller.
+ * records who and why in the event). A decision that arrives after the deadline is refused, and the store expires the
+ * row in the same transaction. A decider who is not an approver in their own right may decide as the delegate of one
+ * who is away (`people/away.ts`): the vote is theirs (`person`, counted once in a quorum) and names the absentee
+ * (`on_behalf_of`); an absentee who filed the request lends nobody a say on it. A refusal is recorded as a
+ * `decision_rejected` event and returned, never thrown; only a grant the request cannot give throws (a 400 naming
+ * `grant`, nothing recorded). `Gateway.decide` is the one caller.
  */
 import type { Logger } from 'pino';
 import { REJECTION_MESSAGES, STALE_GROUPS_MESSAGE, type DecideOutcome, type DecisionEvent, type DecisionRejection } from '../channel.js';
