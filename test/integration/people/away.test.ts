@@ -57,7 +57,8 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe.each(['sqlite', 'postgres'] as const)('away and delegates (%s)', (dialect) => {
+// Each test walks a whole story through Slack taps, web pages and the API: more than the default 5 s on a busy machine.
+describe.each(['sqlite', 'postgres'] as const)('away and delegates (%s)', { timeout: 30_000 }, (dialect) => {
   let slack: SlackHarness;
   let t: TestServer;
   let clock: ManualClock;
