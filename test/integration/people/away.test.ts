@@ -46,7 +46,7 @@ policies:
     timeout_s: 3600
     escalate:
       - { after_s: 600, approvers: ["person:dave"] }
-      - { after_s: 1800, approvers: ["person:erin"] }
+      - { after_s: 1800, approvers: ["person:erin", "slack:U0ALICE"] }
 `;
 }
 
@@ -258,12 +258,13 @@ describe.each(['sqlite', 'postgres'] as const)('away and delegates (%s)', { time
       return events;
     });
     expect(escalated[0]!.detail).toMatchObject({ step: 0, added_approvers: [], skipped: [{ approver: 'person:dave' }] });
-    expect(escalated[1]!.detail).toMatchObject({ step: 1, added_approvers: ['person:erin'] });
+    expect(escalated[1]!.detail).toMatchObject({ step: 1, added_approvers: ['person:erin', 'slack:U0ALICE'] });
     expect(escalated[1]!.at.getTime()).toBe(escalated[0]!.at.getTime());
-    expect((await t.gateway.get(request.id))!.approvers).toEqual(['person:carol', 'person:erin']);
+    expect((await t.gateway.get(request.id))!.approvers).toEqual(['person:carol', 'person:erin', 'slack:U0ALICE']);
+    // erin gets the card directly; alice, added by an account, is away: bob, who stands in for her, gets it too.
     await eventually(async () => {
       await clock.advance(0);
-      expect(slack.fake.allMessages().map((m) => m.channel)).toContain('D0ERIN');
+      expect(slack.fake.allMessages().map((m) => m.channel)).toEqual(expect.arrayContaining(['D0ERIN', 'D0BOB']));
     });
     expect(slack.fake.allMessages().map((m) => m.channel)).not.toContain('D0DAVE');
   });
