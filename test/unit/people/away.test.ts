@@ -1,6 +1,7 @@
 /** Away windows in the config file (each problem names the file, the entry and what is wrong) and delegation chains. */
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../src/errors.js';
+import { approverSetOf, discountedVoters } from '../../../src/people/approvers.js';
 import { Delegations, delegationCycle, type Away } from '../../../src/people/away.js';
 import { loadDirectory } from '../../../src/people/config.js';
 
@@ -73,5 +74,20 @@ describe('delegation chains', () => {
     expect(now.unattended('alice')).toBe(false);
     // Outside the windows nobody is away.
     expect(new Delegations(windows, at(10)).delegatesOf('alice')).toEqual([]);
+  });
+});
+
+describe('a delegate’s approval when a quorum completes', () => {
+  const directory = loadDirectory({ people: [{ id: 'alice' }, { id: 'bob' }, { id: 'carol' }] }, 'tollgate.yaml');
+  const approvers = approverSetOf(directory, ['person:alice', 'person:carol']);
+  const vote = { id: 1, requestId: 'r', type: 'approved' as const, actor: 'web:bob', channel: 'web', detail: { person: 'bob', on_behalf_of: 'alice' }, at: at(5) };
+
+  it('counts while the delegate still stands in for the absentee, and not once the window has ended', () => {
+    const during = new Delegations(new Map([['alice', away('bob')]]), at(5));
+    expect(discountedVoters(directory, approvers, [vote], 'carol', at(5), during)).toEqual([]);
+    const after = new Delegations(new Map([['alice', away('bob')]]), at(11));
+    expect(discountedVoters(directory, approvers, [vote], 'carol', at(11), after)).toEqual([
+      { person: 'bob', reason: 'approved for alice, whom they no longer stand in for (or who is no longer an approver of this request)' },
+    ]);
   });
 });
