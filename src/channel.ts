@@ -14,6 +14,7 @@ import type { RequestChange } from './change-feed.js';
 import type { ExportFormat, ExportPage } from './requests/export-lines.js';
 import type { RequestPage, RequestQuery } from './requests/store.js';
 import type { Directory } from './people/types.js';
+import type { AwayBook } from './people/away-book.js';
 import type { ConfirmationEvent, ConfirmationRequest, Decision } from './requests/types.js';
 
 /** Who tapped: the channel, the platform's user id, and a display name when the platform gives one. */
@@ -130,6 +131,10 @@ export interface ChannelHost extends DecisionSink {
    * first: the web inbox's "waiting for me".
    */
   waitingFor?(account: string, limit?: number, groups?: readonly string[]): Promise<ConfirmationRequest[]>;
+  /** Away windows (the web inbox's away form): the person's window in force, and setting or clearing it. */
+  away?: Pick<AwayBook, 'statusOf' | 'set'>;
+  /** `request` with who stands in for its approvers who are away attached, for its card (`card.ts`, `attachStandIns`). */
+  withStandIns?(request: ConfirmationRequest): Promise<ConfirmationRequest>;
   /**
    * The people directory in force (a reload swaps what it returns): who a signed-in person is, and people's addresses
    * for a channel that finds them itself (email mails every approver with one). Absent: every account is its own

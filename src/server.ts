@@ -15,6 +15,7 @@ import type { TollgateConfig } from './config.js';
 import { Gateway } from './gateway/gateway.js';
 import { PolicyGate } from './policy/gate.js';
 import { PeopleSource } from './people/source.js';
+import { AwayBook } from './people/away-book.js';
 import { EmailResolver, MemoryResolutionCache, resolutionTtlMs } from './people/email-resolution.js';
 import { anchorIntervalMs, loadSinks } from './events/config.js';
 import { EventStream } from './events/stream.js';
@@ -144,7 +145,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const people = new PeopleSource(config.directory);
   const clock = options.clock ?? systemClock;
   // The outbox is the events table itself (written in each change's transaction); sinks follow it with a cursor.
-  const events = new EventStream(sinks, { log: stores.events, request: (id) => store.get(id), logger: logger.child({ component: 'events' }), source: config.publicUrl ?? 'tollgate', callbackAllow, now: () => clock.now() });
+  const events = new EventStream(sinks, { log: stores.events, request: (id) => store.get(id), logger: logger.child({ component: 'events' }), source: config.publicUrl ?? 'tollgate', callbackAllow, now: () => clock.now(), away: stores.away });
   const gateway = new Gateway({
     // Final rows leave the store with their verdict token attached (`signing/token-store`); `server.store` stays bare.
     store: withVerdictTokens(store, verdicts, {
@@ -163,6 +164,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     policy,
     auditChain: stores.audit,
     directory: people.current,
+    away: new AwayBook({ store: stores.away, directory: people.current, clock, logger: logger.child({ component: 'people' }) }),
     defaults: {
       timeoutS: config.file.defaults?.timeout_s,
       onTimeout: config.file.defaults?.on_timeout,

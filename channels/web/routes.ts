@@ -21,6 +21,7 @@ import type { OidcClient } from './oidc/client.js';
 import { oidcRoutes } from './oidc/routes.js';
 import { SignInLimiter, type SignInLimits } from './sign-in-limiter.js';
 import { auditPage } from './pages/audit.js';
+import { awayRoutes } from './away-routes.js';
 import { inboxPage } from './pages/inbox.js';
 import { inboxRows, inboxView, waitingRows } from './inbox-views.js';
 import { messagePage } from './pages/message.js';
@@ -101,8 +102,9 @@ export function webRoutes(context: WebRoutesContext): Router {
   });
 
   router.get('/requests/:id', signedIn, async (req, res) => {
-    const request = await findRequest(req, res, context);
-    if (!request) return;
+    const found = await findRequest(req, res, context);
+    if (!found) return;
+    const request = (await gateway.withStandIns?.(found)) ?? found;
     const notice = typeof req.query.notice === 'string' ? req.query.notice : undefined;
     const events = await gateway.events(request.id);
     const grants = gateway.grantOffers?.(events) ?? [];
@@ -147,6 +149,8 @@ export function webRoutes(context: WebRoutesContext): Router {
     const notice = outcome.ok ? (outcome.final ? outcome.request.status : 'recorded') : stale ? 'groups_stale' : outcome.code;
     res.redirect(303, `/ui/requests/${request.id}?notice=${encodeURIComponent(notice)}`);
   });
+
+  router.use(awayRoutes({ ...context, forms, signedIn, checked }));
 
   router.get('/grants', signedIn, async (req, res) => {
     const grants = (await gateway.grantAdmin?.list()) ?? [];

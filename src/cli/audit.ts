@@ -37,7 +37,7 @@ export function existingDatabase(fromFlag: string | undefined, fromEnv: string |
   return db;
 }
 
-const TABLE_COLUMNS = ['created_at', 'id', 'status', 'tool_name', 'agent_id', 'responded_by', 'responded_by_person', 'reason'] as const;
+const TABLE_COLUMNS = ['created_at', 'id', 'status', 'tool_name', 'agent_id', 'responded_by', 'responded_by_person', 'on_behalf_of', 'reason'] as const;
 
 /**
  * `tollgate audit verify [--from ISO] [--db …] [--json]`: walks the audit chain and the requests; exit 0 when intact,

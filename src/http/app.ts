@@ -15,6 +15,7 @@ import { tokensRouter } from './tokens-routes.js';
 import { grantsRouter } from './grants-routes.js';
 import { auditRouter } from './audit-routes.js';
 import { peopleRouter } from './people-routes.js';
+import { awayRouter } from './away-routes.js';
 import { eventsRouter } from './events-routes.js';
 import { inboxRouter } from './inbox-routes.js';
 import { pushRouter } from './push-routes.js';
@@ -113,6 +114,7 @@ export function createApp(options: AppOptions): TollgateApp {
   if (options.tokens) v1.use('/tokens', tokensRouter(options.tokens, () => gateway.clock.now()));
   v1.use('/grants', grantsRouter(gateway));
   v1.use(peopleRouter(gateway));
+  v1.use(awayRouter(gateway));
   v1.use('/inbox', inboxRouter(gateway));
   if (options.push) v1.use('/push', pushRouter(options.push, gateway));
   if (gateway.stream) v1.use('/events', eventsRouter(gateway.stream));

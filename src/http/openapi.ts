@@ -132,6 +132,11 @@ export function openApiDocument(version: string): Record<string, unknown> {
       },
       '/v1/people': { get: { summary: 'The people directory in force (admin or audit:read): {items: [{id, name, email, accounts, groups, unresolved}]}', responses: { 200: { description: '{items}' }, 403: problem } } },
       '/v1/people/{id}': { get: { summary: 'One person of the directory (admin or audit:read)', parameters: [idParam], responses: { 200: { description: '{id, name, email, accounts, groups, unresolved}' }, 403: problem, 404: problem } } },
+      '/v1/people/{id}/away': {
+        get: { summary: 'A person\'s away window in force, where it comes from (config or database) and its recorded changes; `me` for the person a decide token is bound to (else admin or audit:read)', parameters: [idParam], responses: { 200: { description: '{person, away: {from, until, delegate, note} | null, source, set_by, set_at, history}' }, 403: problem, 404: problem } },
+        put: { summary: 'Set an away window {from, until, delegate: "person:<id>", note}: `me` with a decide token bound to a person, any id with admin; event person.away_changed', parameters: [idParam], responses: { 200: { description: 'The status in force' }, 400: problem, 403: problem, 404: problem } },
+        delete: { summary: 'Clear an away window (overrides the config file\'s too): `me` or admin; event person.away_changed', parameters: [idParam], responses: { 200: { description: 'The status in force' }, 403: problem, 404: problem } },
+      },
       '/v1/groups': { get: { summary: 'The groups of the directory (admin or audit:read): {items: [{id, members, people}]}', responses: { 200: { description: '{items}' }, 403: problem } } },
       '/v1/audit/verify': {
         get: {

@@ -7,6 +7,7 @@
  */
 import type { DiscountedVoter } from '../requests/store.js';
 import type { ConfirmationEvent } from '../requests/types.js';
+import type { Delegations } from './away.js';
 import type { Directory } from './types.js';
 
 /** Who decides: the account the decision came from, its person, and the groups that person belongs to. */
@@ -111,21 +112,26 @@ export function bareUserIdProblem(directory: Directory, userId: string | null | 
  * force (a quorum counts only votes of people who are still approvers when it completes; ARCHITECTURE.md, "Security
  * rules"). An approval that needed groups an identity provider vouched for (`detail.vouched_groups`) keeps them until
  * `detail.vouched_until`. `except`: the person voting now (checked already, as a decider). Events without a person
- * are read as their account's, as the stores count them.
+ * are read as their account's, as the stores count them. A delegate's approval (`detail.on_behalf_of`) counts while
+ * the absentee is still an approver and `delegations` (those in force) still has the delegate standing in for them.
  * @example discountedVoters(directory, approverSetOf(directory, request.approvers), events, 'alice', now) // [{ person: 'bob', reason: '…' }]
  */
-export function discountedVoters(directory: Directory, approvers: ApproverSet, events: readonly ConfirmationEvent[], except: string, now: Date): DiscountedVoter[] {
+export function discountedVoters(directory: Directory, approvers: ApproverSet, events: readonly ConfirmationEvent[], except: string, now: Date, delegations?: Delegations): DiscountedVoter[] {
   const found: DiscountedVoter[] = [];
   for (const event of events) {
     if (event.type !== 'approved' || !event.actor) continue;
     const person = typeof event.detail.person === 'string' ? event.detail.person : event.actor;
     if (person === except || found.some((d) => d.person === person)) continue;
+    const absentee = typeof event.detail.on_behalf_of === 'string' ? event.detail.on_behalf_of : null;
+    if (absentee && delegations?.absenteesFor(person).includes(absentee) && isListed(approvers, deciderOf(directory, `person:${absentee}`))) continue;
     const vouched = Array.isArray(event.detail.vouched_groups) ? event.detail.vouched_groups.filter((g): g is string => typeof g === 'string') : [];
     const until = typeof event.detail.vouched_until === 'string' ? Date.parse(event.detail.vouched_until) : NaN;
     const holding = until > now.getTime() ? vouched.filter((g) => directory.group(g) !== null) : [];
     const asRecorded: Decider = { account: event.actor, person, groups: [...directory.groupsOf(person), ...holding] };
     if (isListed(approvers, asRecorded) || isListed(approvers, deciderOf(directory, event.actor))) continue;
-    const reason = vouched.length && !holding.length
+    const reason = absentee
+      ? `approved for ${absentee}, whom they no longer stand in for (or who is no longer an approver of this request)`
+      : vouched.length && !holding.length
       ? `approved through groups the identity provider vouched for (${vouched.join(', ')}), which no longer hold`
       : 'no longer an approver of this request (the people directory in force does not list them)';
     found.push({ person, reason });

@@ -8,6 +8,7 @@
  * the answer)); email look-ups against Slack or Feishu run in the background ({@link EmailResolver}) and land in the
  * directory when they finish. Nor does the directory decide who may approve a request: it only names people.
  */
+import type { Away } from './away.js';
 
 /** A person of the directory. */
 export interface Person {
@@ -22,6 +23,8 @@ export interface Person {
   accounts: Record<string, string>;
   /** Channels whose account was looked up by email and not found (channel → why), shown by `tollgate people show`. */
   unresolved?: Record<string, string>;
+  /** The away window the config file gives (`people[].away`); the database's, when one was set, overrides it. */
+  away?: Away;
 }
 
 /** A group: its id and its members, flattened to people ids (nested groups expanded, each person once). */

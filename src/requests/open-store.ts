@@ -20,6 +20,7 @@ import type { SharedMarks } from '../shared-marks.js';
 import type { ResolutionCache } from '../people/email-resolution.js';
 import type { EventLog } from '../events/types.js';
 import type { PushSubscriptionStore } from '../push/subscriptions.js';
+import type { AwayStore } from '../people/away-book.js';
 
 /** Everything that lives in the database, opened and migrated. */
 export interface OpenStores {
@@ -46,6 +47,8 @@ export interface OpenStores {
   events: EventLog;
   /** Web Push subscriptions: each person's devices, on both dialects. */
   pushSubscriptions: PushSubscriptionStore;
+  /** Away windows set at run time (`people_away`). */
+  away: AwayStore;
   /** The people directory's email look-ups, shared by replicas: PostgreSQL only (SQLite keeps them in memory). */
   resolutions?: ResolutionCache;
   /** Whether the database answers (for `/readyz`); rejects when it does not. */
@@ -89,11 +92,12 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     import('../policy/sqlite-grants.js'),
     import('./sqlite/checkpointer.js'),
   ]);
-  const [{ SqliteSecrets }, { SqliteAuditChain }, { SqliteEventLog }, { SqliteMarks }] = await Promise.all([
+  const [{ SqliteSecrets }, { SqliteAuditChain }, { SqliteEventLog }, { SqliteMarks }, { SqliteAwayStore }] = await Promise.all([
     import('./sqlite/secrets.js'),
     import('./sqlite/audit-chain.js'),
     import('./sqlite/event-log.js'),
     import('./sqlite/marks.js'),
+    import('./sqlite/away-store.js'),
   ]);
   const { SqlitePushSubscriptions } = await import('./sqlite/push-subscriptions.js');
   const open = openDatabase(path, { sync: sqliteSyncFrom(options.env ?? {}) });
@@ -112,7 +116,7 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     await checkpointer?.close();
     await store.close();
   };
-  return { dialect: 'sqlite', store, tokens: new SqliteTokenStore(open.sqlite), grants: new SqliteGrantStore(open.sqlite), secrets: new SqliteSecrets(open.sqlite), signOuts: new SqliteMarks(open.sqlite), audit: new SqliteAuditChain(open.sqlite), events: new SqliteEventLog(open.sqlite), pushSubscriptions: new SqlitePushSubscriptions(open.sqlite), sqlite: open.sqlite, shown: path, ping: () => store.ping(), close };
+  return { dialect: 'sqlite', store, tokens: new SqliteTokenStore(open.sqlite), grants: new SqliteGrantStore(open.sqlite), secrets: new SqliteSecrets(open.sqlite), signOuts: new SqliteMarks(open.sqlite), audit: new SqliteAuditChain(open.sqlite), events: new SqliteEventLog(open.sqlite), pushSubscriptions: new SqlitePushSubscriptions(open.sqlite), away: new SqliteAwayStore(open.sqlite), sqlite: open.sqlite, shown: path, ping: () => store.ping(), close };
 }
 
 async function openPostgresStores(url: string, options: OpenStoresOptions): Promise<OpenStores> {
@@ -125,11 +129,12 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     import('./postgres/marks.js'),
     import('./postgres/grant-store.js'),
   ]);
-  const [{ PostgresSecrets }, { PostgresAuditChain }, { PostgresResolutionCache }, { PostgresEventLog }] = await Promise.all([
+  const [{ PostgresSecrets }, { PostgresAuditChain }, { PostgresResolutionCache }, { PostgresEventLog }, { PostgresAwayStore }] = await Promise.all([
     import('./postgres/secrets.js'),
     import('./postgres/audit-chain.js'),
     import('./postgres/resolutions.js'),
     import('./postgres/event-log.js'),
+    import('./postgres/away-store.js'),
   ]);
   const { PostgresPushSubscriptions } = await import('./postgres/push-subscriptions.js');
   const open = database.openPostgres(url, {
@@ -151,7 +156,7 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     await store.close();
   };
   const marks = new PostgresMarks(open);
-  return { dialect: 'postgres', store, tokens: new PostgresTokenStore(open), grants: new PostgresGrantStore(open), marks, signOuts: marks, secrets: new PostgresSecrets(open), audit: new PostgresAuditChain(open), resolutions: new PostgresResolutionCache(open), events: new PostgresEventLog(open), pushSubscriptions: new PostgresPushSubscriptions(open), shown: open.shownUrl, postgres: open, ping: () => store.ping(), close };
+  return { dialect: 'postgres', store, tokens: new PostgresTokenStore(open), grants: new PostgresGrantStore(open), marks, signOuts: marks, secrets: new PostgresSecrets(open), audit: new PostgresAuditChain(open), resolutions: new PostgresResolutionCache(open), events: new PostgresEventLog(open), pushSubscriptions: new PostgresPushSubscriptions(open), away: new PostgresAwayStore(open), shown: open.shownUrl, postgres: open, ping: () => store.ping(), close };
 }
 
 /** A non-negative number from `env[name]`, undefined when unset. @throws ValidationError naming the variable. */

@@ -28,6 +28,11 @@ export interface Vote {
    */
   person?: string | null;
   via: string;
+  /**
+   * The absentee this vote stands in for (the voter is their delegate): recorded as `detail.on_behalf_of` and, when the
+   * vote settles the request, as the row's `on_behalf_of`. The quorum still counts `person`, the delegate.
+   */
+  onBehalfOf?: string | null;
   /** Name of the API token that cast the vote (recorded in the event detail), or null for a tap. */
   token?: string | null;
   reason: string | null;

@@ -16,6 +16,8 @@ export interface VerdictFields {
   respondedVia: string | null;
   /** The person behind `respondedBy` (null for the system). */
   respondedByPerson?: string | null;
+  /** The absentee the responder stood in for (see `Vote.onBehalfOf`). */
+  onBehalfOf?: string | null;
   decisionOption?: string | null;
   reason?: string | null;
   approvedArgs?: Record<string, unknown> | null;
@@ -48,11 +50,18 @@ export function needsPriorApprovers(current: ConfirmationRequest, vote: Vote): b
  */
 export function planVote(current: Pick<ConfirmationRequest, 'requiredApprovals'>, priorApprovals: readonly PriorApproval[], vote: Vote): VotePlan {
   const person = vote.person ?? vote.actor;
-  const detail: Record<string, unknown> = { option: vote.option, reason: vote.reason, person, ...(vote.token ? { token: vote.token } : {}) };
+  const detail: Record<string, unknown> = {
+    option: vote.option,
+    reason: vote.reason,
+    person,
+    ...(vote.onBehalfOf ? { on_behalf_of: vote.onBehalfOf } : {}),
+    ...(vote.token ? { token: vote.token } : {}),
+  };
   const fields: VerdictFields = {
     respondedBy: vote.actor,
     respondedVia: vote.via,
     respondedByPerson: person,
+    onBehalfOf: vote.onBehalfOf ?? null,
     decisionOption: vote.option,
     reason: vote.reason,
     approvedArgs: vote.approvedArgs,

@@ -22,7 +22,7 @@ export interface LayoutOptions {
   title: string;
   viewer: Viewer;
   /** Which navigation entry is current. */
-  current?: 'inbox' | 'audit' | 'grants';
+  current?: 'inbox' | 'audit' | 'grants' | 'away';
   /** What the live-update script refreshes: the page to re-read, and the request whose changes matter (all when absent). */
   live?: { url: string; requestId?: string };
   /** Where the browser goes next by itself (after signing out: the identity provider's sign-out). */
@@ -38,6 +38,7 @@ export function layout(options: LayoutOptions, body: SafeHtml): SafeHtml {
         <a href="/ui" ${options.current === 'inbox' ? html`aria-current="page"` : ''}>Inbox</a>
         <a href="/ui/audit" ${options.current === 'audit' ? html`aria-current="page"` : ''}>Audit</a>
         <a href="/ui/grants" ${options.current === 'grants' ? html`aria-current="page"` : ''}>Grants</a>
+        ${viewer.identity?.person ? html`<a href="/ui/away" ${options.current === 'away' ? html`aria-current="page"` : ''}>Away</a>` : ''}
         <button type="button" class="link" data-push-subscribe data-csrf="${viewer.csrf}" hidden>Notify me on this device</button>
         <span class="who">${viewer.user}</span>
         <form method="post" action="/ui/logout" class="inline">

@@ -5,7 +5,7 @@
  * without JavaScript; each carries the CSRF token, the request's nonce and the hash of the arguments shown, so a
  * decision always applies to exactly what the approver saw.
  */
-import { cardText } from '../../../src/card.js';
+import { cardText, standInsOf } from '../../../src/card.js';
 import { MAX_JSON_DEPTH } from '../../../src/utils/json-bounds.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../../../src/requests/types.js';
 import { MAX_EDITED_ARGS_CHARS } from '../decision-form.js';
@@ -68,7 +68,7 @@ function argsBlock(id: string, preId: string, value: unknown): SafeHtml {
 export function requestPage(options: RequestPageOptions): SafeHtml {
   const { request, viewer } = options;
   // The card's own preview pretty-prints every argument before cutting: the page writes its own bounded view instead.
-  const text = cardText({ ...request, toolArgs: {} });
+  const text = cardText({ ...request, toolArgs: {} }, { standIns: standInsOf(request) });
   const notice = options.notice ? NOTICES[options.notice] : undefined;
   const row = (label: string, value: unknown) => (value === null || value === undefined || value === '' ? '' : html`<dt>${label}</dt><dd>${value}</dd>`);
   const body = html`<p class="back"><a href="/ui">← Inbox</a></p>

@@ -55,6 +55,8 @@ export const confirmationRequests = pgTable(
     reason: text('reason'),
     /** true = the tool may run, false = it may not, NULL = pending. */
     allowed: boolean('allowed'),
+    /** The absentee a delegate decided for (`responded_by_person` is the delegate); null when nobody was stood in for. */
+    onBehalfOf: text('on_behalf_of'),
   },
   (t) => [
     uniqueIndex('confirmation_requests_idempotency_key').on(t.idempotencyKey),
@@ -270,4 +272,20 @@ export const confirmationVoters = pgTable(
     requestId: text('request_id').notNull(),
   },
   (t) => [primaryKey({ columns: [t.person, t.requestCreatedAt, t.requestId] }), index('confirmation_voters_request').on(t.requestId)],
+);
+
+/** Away windows set at run time, append-only, as on SQLite (`../sqlite/schema.ts`, `peopleAway`). */
+export const peopleAway = pgTable(
+  'people_away',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    person: text('person').notNull(),
+    awayFrom: at('away_from'),
+    awayUntil: at('away_until'),
+    delegate: text('delegate'),
+    note: text('note'),
+    setBy: text('set_by').notNull(),
+    at: at('at').notNull(),
+  },
+  (t) => [index('people_away_person').on(t.person, t.id)],
 );

@@ -48,6 +48,8 @@ export const confirmationRequests = sqliteTable(
     reason: text('reason'),
     /** 1 = the tool may run, 0 = it may not, NULL = pending. */
     allowed: integer('allowed'),
+    /** The absentee a delegate decided for (`responded_by_person` is the delegate); null when nobody was stood in for. */
+    onBehalfOf: text('on_behalf_of'),
   },
   (t) => [
     uniqueIndex('confirmation_requests_idempotency_key').on(t.idempotencyKey),
@@ -254,4 +256,26 @@ export const confirmationVoters = sqliteTable(
     requestId: text('request_id').notNull(),
   },
   (t) => [primaryKey({ columns: [t.person, t.requestCreatedAt, t.requestId] }), index('confirmation_voters_request').on(t.requestId)],
+);
+
+/**
+ * Away windows set at run time (`PUT /v1/people/…/away`), append-only: each change is a row, and a person's newest row
+ * is in force over the config file's window (a row with no `away_from` says "not away", overriding the config too).
+ * Every replica reads the same rows, and the rows are the record of who changed whose status when.
+ */
+export const peopleAway = sqliteTable(
+  'people_away',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    person: text('person').notNull(),
+    awayFrom: text('away_from'),
+    awayUntil: text('away_until'),
+    /** The delegate's person id. */
+    delegate: text('delegate'),
+    note: text('note'),
+    /** Who changed it: `person:alice` (herself), `api:<token name>` (an admin). */
+    setBy: text('set_by').notNull(),
+    at: text('at').notNull(),
+  },
+  (t) => [index('people_away_person').on(t.person, t.id)],
 );

@@ -72,7 +72,7 @@ export function prepareStatements(sqlite: Database.Database): Statements {
     /** The compare-and-set: only a pending row changes. */
     flip: sqlite.prepare(
       `UPDATE confirmation_requests SET status = @status, responded_at = @at, updated_at = @at, responded_by = @respondedBy,
-         responded_via = @respondedVia, responded_by_person = @respondedByPerson, decision_option = @decisionOption, reason = @reason, approved_args = @approvedArgs,
+         responded_via = @respondedVia, responded_by_person = @respondedByPerson, on_behalf_of = @onBehalfOf, decision_option = @decisionOption, reason = @reason, approved_args = @approvedArgs,
          allowed = @allowed
        WHERE id = @id AND status = 'pending' RETURNING ${requests}`,
     ),

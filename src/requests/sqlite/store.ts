@@ -137,7 +137,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     id: string,
     status: 'approved' | 'denied' | 'expired' | 'cancelled',
     current: ConfirmationRequest,
-    fields: { respondedBy: string | null; respondedVia: string | null; respondedByPerson?: string | null; decisionOption?: string | null; reason?: string | null; approvedArgs?: string | null; at: Date },
+    fields: { respondedBy: string | null; respondedVia: string | null; respondedByPerson?: string | null; onBehalfOf?: string | null; decisionOption?: string | null; reason?: string | null; approvedArgs?: string | null; at: Date },
   ): ConfirmationRequest {
     const allowed = isAllowed(status, current.onTimeout) === true;
     const row = this.sql.flip.get({
@@ -147,6 +147,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       respondedBy: fields.respondedBy,
       respondedVia: fields.respondedVia,
       respondedByPerson: fields.respondedByPerson ?? null,
+      onBehalfOf: fields.onBehalfOf ?? null,
       decisionOption: fields.decisionOption ?? null,
       reason: fields.reason ?? null,
       approvedArgs: fields.approvedArgs ?? null,

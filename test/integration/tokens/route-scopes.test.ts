@@ -33,6 +33,10 @@ const ROUTE_SCOPES: Record<string, Scope[]> = {
   'GET /v1/people/:id': ['audit:read'],
   'GET /v1/groups': ['audit:read'],
   'GET /v1/audit/head': ['audit:read'],
+  // Another person's away window; `me` instead takes a decide token bound to a person (test/integration/people/away.test.ts).
+  'GET /v1/people/:id/away': ['audit:read'],
+  'PUT /v1/people/:id/away': ['admin'],
+  'DELETE /v1/people/:id/away': ['admin'],
 };
 
 let t: TestServer;
