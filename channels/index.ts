@@ -21,19 +21,20 @@ export interface ChannelDatabase {
 /**
  * The channels `config` enables. Throws a ValidationError naming the variable or file path that is wrong.
  * `marks`: state every replica must share (login links, sign-outs), from the database when it is PostgreSQL.
- * `shared`: the web session key when `TOLLGATE_WEB_SECRET` is unset, and the store of such keys (from the database).
+ * `shared`: the web session key when `TOLLGATE_WEB_SECRET` is unset, and the store of such keys (from the database);
+ * where web sign-outs are kept (the database, on either dialect, so they outlive a restart).
  */
 export async function channelsFromConfig(
   config: TollgateConfig,
   logger: Logger,
   marks?: SharedMarks,
-  shared: { webSecret?: string; secrets?: DeploymentSecrets; database?: ChannelDatabase } = {},
+  shared: { webSecret?: string; secrets?: DeploymentSecrets; signOuts?: SharedMarks; database?: ChannelDatabase } = {},
 ): Promise<Channel[]> {
   const { oidcOptions, ...web } = webOptionsFromConfig(config);
   // Discovered at start-up, so a wrong issuer stops the start with the variable's name instead of failing a sign-in.
   // openid-client is loaded only here, when OIDC is configured: a gateway without it should not pay for the module.
   const oidc = oidcOptions ? await (await import('./web/oidc/client.js')).OidcClient.discover(oidcOptions) : null;
-  const channels: Channel[] = [createWebChannel({ ...web, oidc, secret: web.secret ?? shared.webSecret, marks })];
+  const channels: Channel[] = [createWebChannel({ ...web, oidc, secret: web.secret ?? shared.webSecret, marks, signOuts: shared.signOuts })];
   const set = (...names: string[]) => names.some((name) => config.env[name]?.trim());
   if (set('SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN') || config.file.slack) {
     const { createSlackChannel, slackOptionsFromEnv } = await import('./slack/index.js');

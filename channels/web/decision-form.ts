@@ -4,7 +4,8 @@
  * masked (`••••`), and a mask left in place keeps the original value, so approvers can edit around secrets without
  * ever seeing them.
  */
-import { jsonDepth, MAX_JSON_DEPTH } from '../../src/utils/json-bounds.js';
+import { jsonDepth, MAX_JSON_DEPTH, prototypeKeyPath } from '../../src/utils/json-bounds.js';
+import { formatPath } from '../../src/validation.js';
 import { maskSecrets } from '../../src/card.js';
 import type { Decision } from '../../src/requests/types.js';
 import { describeError } from '../../src/errors.js';
@@ -54,6 +55,8 @@ export function parseEditedArgs(text: string, original: Record<string, unknown>)
   }
   if (!isRecord(parsed)) return { ok: false, error: 'The arguments must be a JSON object ({ … }), like the ones proposed.' };
   if (jsonDepth(parsed) > MAX_JSON_DEPTH) return { ok: false, error: `The arguments are nested deeper than ${MAX_JSON_DEPTH} levels.` };
+  const bad = prototypeKeyPath(parsed);
+  if (bad) return { ok: false, error: `The arguments may not use the key "${String(bad.at(-1))}" (at ${formatPath('', bad)}).` };
   return { ok: true, args: restoreMasked(parsed, original) as Record<string, unknown> };
 }
 

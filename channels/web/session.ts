@@ -2,7 +2,8 @@
  * @module channels/web/session
  * Signed session cookies and CSRF tokens. A session is `user|session id|expiry` signed with HMAC-SHA256, so any
  * gateway replica sharing `TOLLGATE_WEB_SECRET` accepts it and nothing is stored per session. CSRF tokens are an
- * HMAC of the session id: they need no storage either, and a token from one session is worthless in another.
+ * HMAC of the session id: they need no storage either, and a token from one session is worthless in another. Only a
+ * sign-out before the expiry is stored (in the database, `signOuts`): the key outlives a restart, so must the sign-out.
  * Visitors who are not signed in get a random pre-session id, so the login form carries a CSRF token too.
  */
 import { createHmac, randomBytes } from 'node:crypto';
@@ -34,7 +35,7 @@ export class SessionSigner {
     /** How long a session lasts, in milliseconds. */
     readonly ttlMs: number,
     private readonly now: () => number = Date.now,
-    /** Sign-outs shared with every replica (the database on PostgreSQL); this process only when absent. */
+    /** Sign-outs kept in the database (seen by every replica and after a restart); this process only when absent. */
     private readonly signOuts?: SharedMarks,
   ) {
     this.key = createHmac('sha256', 'tollgate-web-session').update(secret).digest();

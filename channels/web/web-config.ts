@@ -69,6 +69,11 @@ export interface WebChannelOptions {
    * (`src/shared-marks.ts`); in this process's memory when absent.
    */
   marks?: SharedMarks;
+  /**
+   * Where early sign-outs are kept when it is not `marks`: the SQLite file, so a sign-out outlives a restart (the
+   * session key does: it lives in the database too). `marks` wins when both are given.
+   */
+  signOuts?: SharedMarks;
 }
 
 /** The web channel's options as read from the configuration: the OpenID provider still to be discovered. */
@@ -81,10 +86,12 @@ export interface WebOptionsFromConfig extends WebChannelOptions {
  * Builds the web channel's options from the configuration.
  * @throws ValidationError naming the `web.` setting or variable that is wrong.
  */
-export function webOptionsFromConfig(config: Pick<TollgateConfig, 'file' | 'env' | 'publicUrl'>): WebOptionsFromConfig {
+export function webOptionsFromConfig(config: Pick<TollgateConfig, 'file' | 'env' | 'publicUrl'> & Partial<Pick<TollgateConfig, 'configPath'>>): WebOptionsFromConfig {
   const parsed = webConfigSchema.safeParse(config.file.web ?? {});
   if (!parsed.success) {
-    throw validationError(fieldProblems(parsed.error.issues, 'web'));
+    // Named as the file's own problems are (`readConfigFile`): the file, then the entry.
+    const where = config.configPath ? `${config.configPath}: ` : '';
+    throw validationError(fieldProblems(parsed.error.issues, 'web').map((p) => ({ ...p, path: `${where}${p.path}` })));
   }
   const web = parsed.data;
   const names = new Set<string>();

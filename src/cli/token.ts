@@ -5,6 +5,7 @@
  */
 import { GateClient } from '../client/gate-client.js';
 import { terminalText } from '../utils/terminal-text.js';
+import { isReservedTokenName, RESERVED_NAME_MESSAGE } from '../tokens/scopes.js';
 import { flag, numberFlag, parseArgs, UsageError } from './args.js';
 
 /** Streams and environment of the command (replaceable in tests). */
@@ -24,6 +25,7 @@ export async function run(argv: string[], io: TokenIo = { stdout: process.stdout
       const name = rest[0];
       const scopes = args.flags.scope ?? [];
       if (!name) throw new UsageError('name the token: tollgate token create NAME --scope request:create …');
+      if (isReservedTokenName(name)) throw new UsageError(`token name ${RESERVED_NAME_MESSAGE}`);
       if (scopes.length === 0) throw new UsageError('give at least one --scope (request:create, request:read, request:cancel, request:decide, audit:read, admin)');
       const created = await client.createToken({ name, scopes, as: flag(args, 'as'), person: flag(args, 'person'), expires_in_s: numberFlag(args, 'expires-in') });
       io.stdout.write(json ? `${JSON.stringify(created)}\n` : `${created.secret}\n`);

@@ -83,7 +83,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
 
   constructor(options: GatewayOptions) {
     const audit = options.auditChain ? new AuditService(options.auditChain, options.store) : null;
-    super(options.store, options.feed ?? new LocalChangeFeed(), options.clock ?? systemClock, options.directory ?? (() => NO_DIRECTORY), audit);
+    super(options.store, options.feed ?? new LocalChangeFeed(), options.clock ?? systemClock, options.directory ?? (() => NO_DIRECTORY), audit, options.away);
     this.scheduler = options.scheduler;
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.allowSelfApproval = options.allowSelfApproval ?? false;
@@ -101,6 +101,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
       channels: this.channels,
       logger: this.logger,
       directory: options.directory,
+      delegations: () => this.away.delegations(),
       // Waiters and live pages re-read the row; no card update or callback job (the runner enqueues what it needs).
       publish: (r) => this.feed.publish({ requestId: r.id, status: r.status, kind: 'changed' }).catch((error: unknown) => this.logger.warn({ err: error }, 'change feed publish failed')),
     };
@@ -125,6 +126,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
       policy: this.policy,
       allowSelfApproval: this.allowSelfApproval,
       directory: this.directory,
+      delegations: () => this.away.delegations(),
       changed: (r) => this.changed(r, 'changed'),
     };
     this.filing = {
@@ -136,6 +138,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
       policy: this.policy,
       callbackAllow: this.callbackAllow,
       directory: this.directory,
+      delegations: () => this.away.delegations(false),
       traces: this.traces,
       created: (r) => this.changed(r, 'created'),
       defers: (wake, expiresAt) => this.jobs.defers(wake, expiresAt),
@@ -149,6 +152,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
         logger: this.logger,
         channels: this.channels,
         traces: this.traces,
+        forCard: (r) => this.withStandIns(r),
         expireDue: () => this.expireDue(),
         expiredRecently: (id) => this.expiryScan.expiredRecently(id),
         ...(this.policy ? { followUps: { run: (r) => runDueFollowUps(followUps, r, new Date(this.clock.now())), wake: (rows) => wakesOf(followUps, rows) } } : {}),

@@ -16,8 +16,11 @@ import { grantsRouter } from './grants-routes.js';
 import { auditRouter } from './audit-routes.js';
 import { insightsRouter, policySimulateRouter, SIMULATE_PATH, YAML_TYPES } from './insights-routes.js';
 import { peopleRouter } from './people-routes.js';
+import { awayRouter } from './away-routes.js';
 import { eventsRouter } from './events-routes.js';
 import { inboxRouter } from './inbox-routes.js';
+import { pushRouter } from './push-routes.js';
+import type { PushService } from '../push/service.js';
 import { isLoginLinkSource, loginLinksRouter } from './login-links-route.js';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
@@ -26,6 +29,7 @@ import { TokenRateLimits, type TokenRateLimitOptions } from './rate-limit.js';
 import { requestsRouter } from './requests-routes.js';
 import { leanRoutes, type LeanPost } from './lean-routes.js';
 import { requestLogging } from './request-log.js';
+import { jsonBody } from './json-body.js';
 
 /** What an {@link HttpPlugin} gets to mount its routes. */
 export interface HttpPluginContext {
@@ -68,6 +72,8 @@ export interface AppOptions {
   /** Per-token rate limits (default: generous budgets, counted in memory); `redisUrl` shares them across replicas. */
   rateLimits?: Omit<TokenRateLimitOptions, 'clock' | 'logger'>;
   version?: string;
+  /** Web Push (`/v1/push/subscriptions` for tokens bound to a person); absent: no such routes. */
+  push?: PushService;
 }
 
 /** The app plus its metrics (closed on shutdown). */
@@ -94,7 +100,7 @@ export function createApp(options: AppOptions): TollgateApp {
   for (const channel of options.channels ?? []) channel.mount?.(channelRoutes, gateway);
   app.use(channelRoutes);
 
-  const json = express.json({ limit: options.bodyLimit ?? '256kb', strict: true, type: ['application/json', 'application/*+json'] });
+  const json = jsonBody(options.bodyLimit ?? '256kb');
   const identify = authenticator({ adminTokens: options.apiTokens, tokens: options.tokens, now: () => gateway.clock.now() });
   const authenticate = bearerAuth(identify);
   const limits = new TokenRateLimits({ ...options.rateLimits, clock: gateway.clock, logger });
@@ -109,7 +115,9 @@ export function createApp(options: AppOptions): TollgateApp {
   if (options.tokens) v1.use('/tokens', tokensRouter(options.tokens, () => gateway.clock.now()));
   v1.use('/grants', grantsRouter(gateway));
   v1.use(peopleRouter(gateway));
+  v1.use(awayRouter(gateway));
   v1.use('/inbox', inboxRouter(gateway));
+  if (options.push) v1.use('/push', pushRouter(options.push, gateway));
   if (gateway.stream) v1.use('/events', eventsRouter(gateway.stream));
   if (gateway.audit) v1.use('/audit', auditRouter(gateway.audit));
   if (gateway.insights) v1.use('/insights', insightsRouter(gateway.insights)).use(policySimulateRouter(gateway.insights));

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { digestIn } from '../utils/secure-compare.js';
 import type { RequestHandler, Response } from 'express';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
-import { allows, type Principal, type Scope } from '../tokens/scopes.js';
+import { allows, ENV_TOKEN_NAME, type Principal, type Scope } from '../tokens/scopes.js';
 import type { TokenStore } from '../tokens/token-store.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -18,7 +18,7 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
 export const tokenMatches = digestIn;
 
 /** The caller of an environment token: an administrator (trusted bridges, operators). */
-export const ENV_ADMIN: Principal = Object.freeze({ id: 'env', name: 'admin', scopes: ['admin'] as Scope[], as: null });
+export const ENV_ADMIN: Principal = Object.freeze({ id: 'env', name: ENV_TOKEN_NAME, scopes: ['admin'] as Scope[], as: null });
 
 /** Where {@link authenticator} finds tokens. */
 export interface AuthSources {

@@ -6,15 +6,17 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { approverId, parseInput } from '../api-schema.js';
 import { NotFoundError } from '../errors.js';
-import { SCOPES } from '../tokens/scopes.js';
+import { isReservedTokenName, RESERVED_NAME_MESSAGE, SCOPES } from '../tokens/scopes.js';
 import type { ApiToken, TokenStore } from '../tokens/token-store.js';
 import { requireScope } from './auth.js';
-
 
 /** `POST /v1/tokens` body. */
 export const createTokenSchema = z
   .strictObject({
-    name: z.string().regex(/^[A-Za-z0-9._@-]{1,100}$/, 'letters, digits, ".", "_", "@" and "-" only (1–100)'),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9._@-]{1,100}$/, 'letters, digits, ".", "_", "@" and "-" only (1–100)')
+      .refine((name) => !isReservedTokenName(name), { message: RESERVED_NAME_MESSAGE }),
     scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length),
     as: approverId.optional(),
     /** The person the token speaks for (self-approval compares it); a token bound `as: person:<id>` speaks for that person. */

@@ -10,6 +10,21 @@ export const SCOPES = ['request:create', 'request:read', 'request:cancel', 'requ
 /** One scope. */
 export type Scope = (typeof SCOPES)[number];
 
+/** The name of every token of `TOLLGATE_API_TOKENS`: what their requests record as `filed_by`. */
+export const ENV_TOKEN_NAME = 'admin';
+
+/**
+ * Whether no scoped token may be called `name`: the names the configured tokens go by (`admin`, in any case). A
+ * request's owner is the name of the token that filed it ({@link mayRead}, {@link mayCancel}), so a scoped token
+ * sharing a configured token's name would own every request that token filed.
+ */
+export function isReservedTokenName(name: string): boolean {
+  return name.toLowerCase() === ENV_TOKEN_NAME;
+}
+
+/** Why a reserved name is refused (the API's 400 and the CLI say the same). */
+export const RESERVED_NAME_MESSAGE = `"${ENV_TOKEN_NAME}" is reserved: it is the name of the tokens of TOLLGATE_API_TOKENS, and a token owns the requests filed under its name; pick another name`;
+
 /** The authenticated caller of an API route. */
 export interface Principal {
   /** The token's id (`env` for tokens from `TOLLGATE_API_TOKENS`). */

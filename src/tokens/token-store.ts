@@ -11,7 +11,7 @@ import type Database from 'better-sqlite3';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { uuidv7 } from '../requests/ids.js';
 import { translateSqliteErrors, withSqliteErrors } from '../requests/sqlite/errors.js';
-import type { Principal, Scope } from './scopes.js';
+import { isReservedTokenName, type Principal, type Scope } from './scopes.js';
 
 /** A token as listed: everything but the secret, which is shown once at creation and never stored. */
 export interface ApiToken {
@@ -58,9 +58,12 @@ export function newTokenSecret(): string {
   return SECRET_PREFIX + randomBytes(32).toString('base64url');
 }
 
-/** The caller `token` stands for at `now`, or null when it is revoked or expired. */
+/**
+ * The caller `token` stands for at `now`, or null when it is revoked or expired — or goes by a reserved name (created
+ * before names were reserved): it would own what the configured tokens filed.
+ */
 export function usablePrincipal(token: ApiToken, now: Date): Principal | null {
-  if (token.revokedAt !== null || (token.expiresAt !== null && token.expiresAt <= now)) return null;
+  if (token.revokedAt !== null || (token.expiresAt !== null && token.expiresAt <= now) || isReservedTokenName(token.name)) return null;
   return { id: token.id, name: token.name, scopes: token.scopes, as: token.as, person: token.person };
 }
 

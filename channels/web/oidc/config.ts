@@ -23,8 +23,16 @@ export const oidcConfigSchema = z.strictObject({
   allowed_groups: z.array(z.string().min(1)).optional(),
   /** Someone the directory does not know becomes a person of their own, named by their address (default false). */
   auto_people: z.boolean().optional(),
+  /**
+   * Whether an ID token must say `email_verified: true` for its `email` (default true). False, set on purpose for a
+   * provider that never sends the claim (Entra ID), lets a token without it in; one that sends anything but true is
+   * still refused.
+   */
+  require_verified_email: z.boolean().optional(),
   /** How far the provider's clock may be off, in seconds (default 60). */
   clock_tolerance_s: z.number().int().min(0).max(600).optional(),
+  /** How long the groups an ID token listed count for a session, in seconds (default 900); then sign in again. */
+  groups_max_age_s: z.number().int().min(60).max(86_400).optional(),
 });
 
 /** Sign-in with an OpenID provider, resolved and checked. */
@@ -43,7 +51,11 @@ export interface OidcOptions {
   allowedDomains: string[];
   allowedGroups: string[];
   autoPeople: boolean;
+  /** `email_verified` must be `true` (else only a present claim that is not `true` refuses). */
+  requireVerifiedEmail: boolean;
   clockToleranceS: number;
+  /** How long the groups claim of a sign-in counts, in seconds (`groups_max_age_s`). */
+  groupsMaxAgeS: number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
@@ -97,6 +109,8 @@ export function oidcOptionsFrom(section: z.output<typeof oidcConfigSchema> | und
     allowedDomains: (file.allowed_domains ?? []).map((d) => d.toLowerCase().replace(/^@/, '')),
     allowedGroups: file.allowed_groups ?? [],
     autoPeople: file.auto_people ?? false,
+    requireVerifiedEmail: file.require_verified_email ?? true,
     clockToleranceS: file.clock_tolerance_s ?? 60,
+    groupsMaxAgeS: file.groups_max_age_s ?? 900,
   };
 }

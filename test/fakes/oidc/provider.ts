@@ -16,7 +16,10 @@ import Provider from 'oidc-provider';
 export interface FakeAccount {
   id: string;
   email: string;
-  emailVerified?: boolean;
+  /** The `email_verified` claim as sent (default true); null leaves the claim out, as Entra ID does. */
+  emailVerified?: boolean | string | null;
+  /** Further claims of the `email` scope, as a provider's own (Entra ID's `xms_edov`). */
+  emailClaims?: { xms_edov?: unknown };
   name?: string;
   groups?: string[];
 }
@@ -77,7 +80,7 @@ export async function startOidcProvider(options: FakeProviderOptions): Promise<F
     // The claims go into the ID token itself, as most providers do for the scopes asked.
     conformIdTokenClaims: false,
     scopes: ['openid', 'email', 'profile', 'groups'],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
+    claims: { openid: ['sub'], email: ['email', 'email_verified', 'xms_edov'], profile: ['name'], groups: ['groups'] },
     ttl: { IdToken: options.idTokenTtlS ?? 3600, AccessToken: 3600, Grant: 3600, Session: 3600, Interaction: 600 },
     features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
     async findAccount(_ctx: unknown, id: string) {
@@ -86,7 +89,8 @@ export async function startOidcProvider(options: FakeProviderOptions): Promise<F
       return {
         accountId: id,
         async claims() {
-          return { sub: id, email: account.email, email_verified: account.emailVerified ?? true, name: account.name ?? id, groups: account.groups ?? [] };
+          const verified = account.emailVerified === undefined ? true : account.emailVerified;
+          return { sub: id, email: account.email, ...(verified === null ? {} : { email_verified: verified }), ...account.emailClaims, name: account.name ?? id, groups: account.groups ?? [] };
         },
       };
     },

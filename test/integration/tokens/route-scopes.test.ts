@@ -33,6 +33,13 @@ const ROUTE_SCOPES: Record<string, Scope[]> = {
   'GET /v1/people/:id': ['audit:read'],
   'GET /v1/groups': ['audit:read'],
   'GET /v1/audit/head': ['audit:read'],
+  // Another person's away window; `me` instead takes a decide token bound to a person (test/integration/people/away.test.ts).
+  'GET /v1/people/:id/away': ['audit:read'],
+  'PUT /v1/people/:id/away': ['admin'],
+  'DELETE /v1/people/:id/away': ['admin'],
+  // A device of the person the decide token is bound to (docs/web.md, "Install and notifications").
+  'POST /v1/push/subscriptions': ['request:decide'],
+  'DELETE /v1/push/subscriptions': ['request:decide'],
 };
 
 let t: TestServer;
