@@ -40,6 +40,11 @@ const ROUTE_SCOPES: Record<string, Scope[]> = {
   // A device of the person the decide token is bound to (docs/web.md, "Install and notifications").
   'POST /v1/push/subscriptions': ['request:decide'],
   'DELETE /v1/push/subscriptions': ['request:decide'],
+  // What the history says reads like the audit; acting on it (a grant, a replay of a candidate policy) is an admin's.
+  'GET /v1/insights': ['audit:read'],
+  'GET /v1/insights/suggestions': ['audit:read'],
+  'POST /v1/insights/suggestions/:id/apply': ['admin'],
+  'POST /v1/policy/simulate': ['admin'],
 };
 
 let t: TestServer;
