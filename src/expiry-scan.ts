@@ -2,7 +2,7 @@
  * @module expiry-scan
  * The due-scan: expires every pending request whose time has come, in batches of one transaction each (10 000
  * requests falling due in the same second cost a few writes, not 10 000). On PostgreSQL several replicas scan at once
- * without meeting (`FOR UPDATE SKIP LOCKED`); within a process there is one scan at a time.
+ * without meeting (`FOR NO KEY UPDATE SKIP LOCKED`); within a process there is one scan at a time.
  */
 import type { Logger } from 'pino';
 import type { Clock } from './utils/clock.js';

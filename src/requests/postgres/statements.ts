@@ -16,12 +16,18 @@ const RETURNING_REQUEST = selectList(requests, 'r');
 export const SQL_TEXT = {
   byId: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = $1`,
   byIds: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = ANY($1::text[])`,
-  byIdForUpdate: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = $1 FOR UPDATE`,
+  /**
+   * `FOR NO KEY UPDATE`, the lock the row's own UPDATE takes: it serializes votes, cancels and escalations of one
+   * request, but not an event inserted for it meanwhile, whose foreign-key check takes a key-share lock on the row
+   * after the chain's trigger took the chain's lock. With `FOR UPDATE` the two waited on each other (a deadlock,
+   * 40P01: a card delivered while a quorum vote was counted).
+   */
+  byIdForUpdate: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = $1 FOR NO KEY UPDATE`,
   /**
    * The row locked, with the deadline's clock: `$2` in the caller's-clock mode, else the database's (`now()`, the
    * transaction's start), so replicas whose clocks disagree agree on whether a request is overdue.
    */
-  byIdForVote: `SELECT ${REQUEST}, coalesce($2::timestamptz, now()) AS "deadlineNow" FROM confirmation_requests WHERE id = $1 FOR UPDATE`,
+  byIdForVote: `SELECT ${REQUEST}, coalesce($2::timestamptz, now()) AS "deadlineNow" FROM confirmation_requests WHERE id = $1 FOR NO KEY UPDATE`,
   byKey: `SELECT ${REQUEST} FROM confirmation_requests WHERE idempotency_key = $1`,
   create: CREATE_BATCH,
   insertEvent: 'INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)',
@@ -55,7 +61,7 @@ export const SQL_TEXT = {
    * "Due" and the time stamped are by `$1`, or the database's clock when `$1` is null (as for votes).
    */
   expireDue: `WITH clock AS (SELECT coalesce($1::timestamptz, now()) AS t), due AS (
-      SELECT id FROM confirmation_requests WHERE status = 'pending' AND expires_at <= (SELECT t FROM clock) ORDER BY expires_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
+      SELECT id FROM confirmation_requests WHERE status = 'pending' AND expires_at <= (SELECT t FROM clock) ORDER BY expires_at, id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED
     ), expired AS (
       UPDATE confirmation_requests r SET status = 'expired', responded_at = clock.t, updated_at = clock.t, responded_by = 'system',
         responded_via = NULL, allowed = (r.on_timeout = 'approve')

@@ -3,10 +3,10 @@
  * `ConfirmationStore` on PostgreSQL, exact when several replicas share the database:
  * - a vote that settles its request (a deny, or an approval where one suffices) is one `UPDATE … WHERE status =
  *   'pending'` with its event, so of racing votes one flips the row and the others find it final;
- * - a vote towards a quorum locks its row (`SELECT … FOR UPDATE`) before counting approvals, so two replicas
+ * - a vote towards a quorum locks its row (`SELECT … FOR NO KEY UPDATE`) before counting approvals, so two replicas
  *   counting one quorum at once serialize on the row and record exactly one verdict;
  * - creates insert with `ON CONFLICT (idempotency_key) DO NOTHING`, so racing creates with one key leave one row;
- * - `expireDue` claims due rows with `FOR UPDATE SKIP LOCKED`, so sweeping replicas (and a scan's two lanes) split
+ * - `expireDue` claims due rows with `FOR NO KEY UPDATE SKIP LOCKED`, so sweeping replicas (and a scan's two lanes) split
  *   the rows between them and each row expires once, without waiting on each other.
  * Hot paths are plain SQL on the pool; the steps of a vote's or a finish's transaction are `verdict-steps.ts`, the
  * audit query, scans and exports `history-reads.ts`. Every database error leaves through `errors.ts`, so callers see
