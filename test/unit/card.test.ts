@@ -4,7 +4,7 @@ import type { ConfirmationRequest } from '../../src/requests/types.js';
 
 const base: ConfirmationRequest = {
   id: '00000000-0000-4000-8000-000000000000', status: 'pending', toolName: 'pay_invoice', toolArgs: { amount: 10 }, approvedArgs: null,
-  prompt: null, options: ['Approve', 'Deny'], agentId: 'billing-bot', userId: 'U1', sessionId: null, toolCallId: null, metadata: {},
+  prompt: null, options: ['Approve', 'Deny'], agentId: 'billing-bot', userId: 'U1', sessionId: null, toolCallId: null, agentKind: null, context: null, metadata: {},
   channels: [], approvers: [], requiredApprovals: 1, onTimeout: 'deny', idempotencyKey: null, argsSha256: 'x', callbackUrl: null, filedBy: null,
   nonce: 'n', createdAt: new Date(0), expiresAt: new Date(300_000), updatedAt: new Date(0), respondedAt: null, respondedBy: null,
   respondedVia: null, respondedByPerson: null, filedByPerson: null, decisionOption: null, reason: null, allowed: null,

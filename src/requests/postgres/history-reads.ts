@@ -5,7 +5,7 @@
  * the store's own pool: SQLite's history connection keeps its page cache out of the gateway's memory, and PostgreSQL's
  * cache is the server's.
  */
-import { and, desc } from 'drizzle-orm';
+import { and, desc, sql } from 'drizzle-orm';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
 import { postgresExportPages } from './export-pages.js';
@@ -59,7 +59,13 @@ export class PostgresHistoryReads {
 }
 
 /** Keyset pages on this dialect's table: times bound as timestamps, `until` kept beside a cursor. */
-const POSTGRES_KEYSET: KeysetDialect = { table: requests, time: (at) => at, cursorTime: (at) => new Date(at), untilByCursor: false };
+const POSTGRES_KEYSET: KeysetDialect = {
+  table: requests,
+  time: (at) => at,
+  repoIs: (repo) => sql`${requests.context}->>'repo' = ${repo}`,
+  cursorTime: (at) => new Date(at),
+  untilByCursor: false,
+};
 
 /** The conditions of the page of `query` after the row at `after` (see keysetConditions). */
 const pageConditions = (query: RequestQuery, after?: CursorPosition) => keysetConditions(POSTGRES_KEYSET, query, after);

@@ -132,7 +132,13 @@ function requestRow(values: unknown[]): RequestRow {
 }
 
 /** Keyset pages on this dialect's table: times bound as it stores them (ISO text), a cursor's as the cursor says it. */
-const SQLITE_KEYSET: KeysetDialect = { table: requests, time: (at) => at.toISOString(), cursorTime: (at) => at, untilByCursor: true };
+const SQLITE_KEYSET: KeysetDialect = {
+  table: requests,
+  time: (at) => at.toISOString(),
+  repoIs: (repo) => sql`json_extract(${requests.context}, '$.repo') = ${repo}`,
+  cursorTime: (at) => at,
+  untilByCursor: true,
+};
 
 /** The conditions of the page of `query` after the row at `after` (see keysetConditions). */
 const pageConditions = (query: RequestQuery, after?: CursorPosition) => keysetConditions(SQLITE_KEYSET, query, after);

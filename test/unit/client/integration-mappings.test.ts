@@ -22,6 +22,8 @@ const base: ApiRequest = {
   user_id: null,
   session_id: 's',
   tool_call_id: 'tu',
+  agent_kind: null,
+  context: null,
   metadata: {},
   channels: [{ type: 'web' }],
   approvers: [],
