@@ -28,24 +28,15 @@ import { describeError } from '../errors.js';
 import { CLAUDE_HOOK_DEFAULT_WAIT_S, CLAUDE_HOOK_HEADERS, isPostToolEvent } from '../integrations/claude-code-events.js';
 import { terminalText } from '../utils/terminal-text.js';
 import { flag, numberFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
-import { fdWriter, stdinChunks } from './sync-stdio.js';
+import { processIo, readAll, type HookIo } from './hook-io.js';
 
-/** Largest hook input read from stdin. */
-const MAX_INPUT_BYTES = 1024 * 1024;
+export type { HookIo } from './hook-io.js';
 /** Exit code that makes Claude Code block the call and show stderr to the model. */
 const BLOCK = 2;
 /** Kept back from `--timeout` for the gateway's answer to arrive and print. */
 const REPLY_MARGIN_MS = 500;
 /** A "still pending" answer with less time than this left is the answer: asking again could not wait long enough to help. */
 const REASK_MIN_MS = 1000;
-
-/** The process streams the command uses (replaceable in tests). */
-export interface HookIo {
-  stdin: AsyncIterable<Buffer | string>;
-  stdout: { write(s: string): unknown };
-  stderr: { write(s: string): unknown };
-  env: Record<string, string | undefined>;
-}
 
 /** One hook call: what to send where, and by when. */
 interface HookCall {
@@ -59,7 +50,7 @@ interface HookCall {
 }
 
 /** Runs the hook; resolves with the exit code. */
-export async function run(argv: string[], io: HookIo = { stdin: stdinChunks(), stdout: fdWriter(1), stderr: fdWriter(2), env: process.env }): Promise<number> {
+export async function run(argv: string[], io: HookIo = processIo()): Promise<number> {
   const started = Date.now();
   const args = parseArgs(argv);
   if (args.positionals.length) throw new UsageError(`unexpected argument "${args.positionals[0]}" (the hook input comes on stdin)`);
@@ -185,16 +176,4 @@ function print(io: HookIo, body: string): number {
 function blocked(io: HookIo, message: string): number {
   io.stderr.write(`tollgate claude-hook: ${terminalText(message)}\n`);
   return BLOCK;
-}
-
-async function readAll(stream: AsyncIterable<Buffer | string>): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    size += buffer.length;
-    if (size > MAX_INPUT_BYTES) throw new Error(`hook input is larger than ${MAX_INPUT_BYTES} bytes`);
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -6,6 +6,7 @@
 import { VERSION } from '../version.js';
 import { claudeHookCommand } from './claude-hook-command.js';
 import { runCommand, type Command } from './command.js';
+import { hookCommand } from './hook-command.js';
 
 /** Every command, by name. */
 export const COMMANDS: Record<string, Command> = {
@@ -25,6 +26,7 @@ export const COMMANDS: Record<string, Command> = {
     load: () => import('./ask.js'),
   },
   'claude-hook': claudeHookCommand,
+  hook: hookCommand,
   token: {
     summary: 'Create, list or revoke scoped API tokens (needs an admin TOLLGATE_TOKEN).',
     usage: 'tollgate token create NAME --scope SCOPE... [--as web:alice | --as person:alice] [--person ID] [--expires-in S] [--json] | tollgate token list [--json] | tollgate token revoke ID',

@@ -1,5 +1,5 @@
 /**
- * The `claude-hook` bundle (`dist/hook/claude-hook.cjs`, written by `npm run build`'s second step) as the published
+ * The `claude-hook` bundle (`dist/hook/hook.cjs`, written by `npm run build`'s second step) as the published
  * package runs it: `bin/tollgate.js` in a directory laid out like the package (no `src/*.ts`, so the bin loads the
  * bundle), against `tollgate serve` as a child process. Every answer, exit code and message must be the one the
  * unbundled hook (the source checkout's bin, through tsx) gives for the same call; and the bundle must hold the hook's
