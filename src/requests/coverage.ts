@@ -142,9 +142,13 @@ export function askedMismatch(r: AskedFields, digest: unknown): string[] {
   if (typeof digest === 'string' && digest === askedDigest(r)) return [];
   const tags = typeof digest === 'string' && /^v1\.[0-9a-f]{64}\.[0-9a-f]+$/.test(digest) ? digest.split('.')[2]! : '';
   const fields = askedValues(r).map(field);
-  // A digest with the agent columns for a row without them (or the reverse): those columns changed.
-  const count = Math.max(fields.length, Math.min(tags.length / 8, ASKED_COLUMNS.length), ALWAYS_ASKED);
-  const named = ASKED_COLUMNS.slice(0, count).flatMap((column, i) => (fields[i] !== undefined && tags.slice(i * 8, i * 8 + 8) === tag(fields[i]) ? [] : [column]));
+  const none = field(null);
+  // A column the row leaves out (the agent columns, both null) is null; a column the digest leaves out was null then.
+  const named = ASKED_COLUMNS.flatMap((column, i) => {
+    const value = fields[i] ?? none;
+    const was = tags.slice(i * 8, i * 8 + 8);
+    return (was ? was === tag(value) : i >= ALWAYS_ASKED && value === none) ? [] : [column];
+  });
   return named.length ? named : [...ASKED_COLUMNS];
 }
 
