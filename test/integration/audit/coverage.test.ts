@@ -147,12 +147,14 @@ describe.each(['sqlite', 'postgres'] as const)('the chain covers every column (%
     expect(await verify()).toMatchObject({ ok: true });
     for (const [column, value] of [['context', '{"session_id":"s1","cwd":"/srv/billing","repo":"acme/sandbox","branch":"main","model":"gpt-5"}'], ['agent_kind', 'gemini'], ['agent_kind', null]] as const) {
       const before = await raw.text(id, column);
-      await raw.run(`UPDATE confirmation_requests SET ${column} = $1 WHERE id = $2`, [value, id]);
+      const updatedAt = await raw.text(id, 'updated_at');
+      // updated_at with it, as in the edits above: no token cached for the old row is reused.
+      await raw.run(`UPDATE confirmation_requests SET ${column} = $1, updated_at = $2 WHERE id = $3`, [value, later, id]);
       try {
         expect((await read(id)).verdict_token).toBeNull();
         expect((await verify()).problem).toMatchObject({ kind: 'request_mismatch', request_id: id, column });
       } finally {
-        await raw.run(`UPDATE confirmation_requests SET ${column} = $1 WHERE id = $2`, [before, id]);
+        await raw.run(`UPDATE confirmation_requests SET ${column} = $1, updated_at = $2 WHERE id = $3`, [before, updatedAt, id]);
       }
     }
     expect(await verify()).toMatchObject({ ok: true });
