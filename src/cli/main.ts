@@ -27,6 +27,11 @@ export const COMMANDS: Record<string, Command> = {
   },
   'claude-hook': claudeHookCommand,
   hook: hookCommand,
+  init: {
+    summary: 'Wire a coding agent\'s hook to tollgate (merging with its configuration, idempotent, a .bak and the diff); alone, list the agents found and whether each is wired.',
+    usage: 'tollgate init [<claude|codex|gemini|qwen|opencode|cline|copilot|cursor>] [--scope project|user] [--dir D] [--wait S] [--dry-run]',
+    load: () => import('./init.js'),
+  },
   token: {
     summary: 'Create, list or revoke scoped API tokens (needs an admin TOLLGATE_TOKEN).',
     usage: 'tollgate token create NAME --scope SCOPE... [--as web:alice | --as person:alice] [--person ID] [--expires-in S] [--json] | tollgate token list [--json] | tollgate token revoke ID',
