@@ -24,6 +24,7 @@ import { Backoff, sleep } from '../client/backoff.js';
 import { gatewayConnection, type GatewayConnection } from '../client/connection.js';
 import { GateClientError } from '../client/errors.js';
 import { postJson } from '../client/http1.js';
+import { gitPlace } from '../agents/git.js';
 import { describeError } from '../errors.js';
 import { CLAUDE_HOOK_DEFAULT_WAIT_S, CLAUDE_HOOK_HEADERS, isPostToolEvent } from '../integrations/claude-code-events.js';
 import { terminalText } from '../utils/terminal-text.js';
@@ -78,6 +79,11 @@ export async function run(argv: string[], io: HookIo = processIo()): Promise<num
     url = hookUrl(connection, args);
   } catch (error) {
     return fail(describeError(error));
+  }
+  // The card says which repository and branch (read from .git here: the gateway may not see this machine's files).
+  const cwd = (input as { cwd?: unknown } | null)?.cwd;
+  if (typeof input === 'object' && input !== null && !Array.isArray(input) && typeof cwd === 'string' && !isPostToolEvent(input)) {
+    raw = JSON.stringify({ ...input, tollgate_git: gitPlace(cwd) });
   }
   const call: HookCall = { args, connection, url, raw, input, deadline: started + timeoutS * 1000, io };
   return isPostToolEvent(typeof input === 'object' && input !== null ? input : {}) ? sendReceipt(call) : decide(call);
