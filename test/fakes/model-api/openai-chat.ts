@@ -32,8 +32,8 @@ const read = async (req: IncomingMessage) => {
 const text = (content: unknown): string =>
   typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? '').join('') : JSON.stringify(content);
 
-/** Starts the fake; `command` is what the model asks to run. */
-export async function startFakeChatModel(command: string): Promise<FakeChatModel> {
+/** Starts the fake; `command` is what the model asks to run, with the agent's shell tool (`tool`, default Qwen's). */
+export async function startFakeChatModel(command: string, tool = 'run_shell_command'): Promise<FakeChatModel> {
   const fake: FakeChatModel = { url: '', command, toolResults: [], unknown: [], close: async () => undefined };
   let calls = 0;
   const server = createServer((req, res) => {
@@ -56,7 +56,7 @@ export async function startFakeChatModel(command: string): Promise<FakeChatModel
         finish = 'stop';
       } else {
         const args = JSON.stringify({ command: fake.command, description: 'the scripted command' });
-        message = { role: 'assistant', content: null, tool_calls: [{ index: 0, id: `call_${calls}`, type: 'function', function: { name: 'run_shell_command', arguments: args } }] };
+        message = { role: 'assistant', content: null, tool_calls: [{ index: 0, id: `call_${calls}`, type: 'function', function: { name: tool, arguments: args } }] };
         finish = 'tool_calls';
       }
       if (!body.stream) {
