@@ -1,11 +1,12 @@
 /**
  * @module agents/cline
- * Cline (`cline` CLI and the VS Code extension, hooks v3.36+): an executable named `PreToolUse` in
+ * Cline (`cline` CLI 3.x and the VS Code extension, hooks v3.36+): an executable named `PreToolUse` in
  * `.clinerules/hooks/` (project) or `~/Documents/Cline/Hooks/` (user). Input `{clineVersion, hookName, timestamp,
  * taskId, workspaceRoots, userId, preToolUse: {toolName, parameters}}`; answer `{"cancel": bool, "errorMessage",
- * "contextModification"}`. No "ask", no edited arguments: an edited approval becomes a cancel naming the edited call.
+ * "contextModification"}`, and (the 3.0 CLI) `overrideInput` for edited arguments. No "ask". A `cancel` ends the
+ * whole task, its `errorMessage` the reason the user reads (checked with the real CLI: the model gets no tool result).
  */
-import { blocking, edited, jsonAnswer } from './answer.js';
+import { blocking, jsonAnswer } from './answer.js';
 import { firstText, object, optionalText, text } from './input.js';
 import type { AgentAdapter } from './types.js';
 
@@ -27,8 +28,7 @@ export const clineAdapter: AgentAdapter = {
   },
   answer(verdict) {
     if (verdict.outcome !== 'allow') return cancel(verdict.reason);
-    if (verdict.updatedArgs) return cancel(`${verdict.reason}${edited(verdict.updatedArgs)}`);
-    return jsonAnswer({ cancel: false });
+    return jsonAnswer({ cancel: false, ...(verdict.updatedArgs ? { overrideInput: verdict.updatedArgs } : {}) });
   },
   refuse(message) {
     return blocking(cancel(`tollgate: ${message}`), `tollgate: ${message}`);
