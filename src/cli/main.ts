@@ -49,7 +49,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   policy: {
     summary: 'Explain the approval policy: which rule a tool call would meet, why, and how it would be asked.',
-    usage: 'tollgate policy test --tool NAME [--args JSON] [--agent ID] [--user ID] [--session ID] [--metadata JSON] [--config tollgate.yaml] [--json]',
+    usage: 'tollgate policy test --tool NAME [--args JSON] [--agent ID] [--user ID] [--session ID] [--agent-kind codex] [--repo OWNER/NAME] [--cwd DIR] [--metadata JSON] [--config tollgate.yaml] [--json]',
     load: () => import('./policy.js'),
   },
   pending: {
