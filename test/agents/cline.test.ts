@@ -12,9 +12,9 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { run as init } from '../../src/cli/init.js';
 import { startFakeChatModel, type FakeChatModel } from '../fakes/model-api/openai-chat.js';
 import { agentHarness } from './harness.js';
-import { installedCli } from './install.js';
+import { PINNED, pinnedCli } from './install.js';
 
-const VERSION = '3.0.65';
+const VERSION = PINNED.cline.version;
 // An install on first use (~430 MB, ~40 s), then a real CLI and the hook through tsx, on two shared cores.
 const SLOW = 300_000;
 
@@ -23,7 +23,7 @@ let cline: string;
 let model: FakeChatModel | undefined;
 
 beforeAll(async () => {
-  cline = await installedCli('cline', VERSION, 'cline');
+  cline = await pinnedCli('cline');
 }, SLOW);
 afterEach(async () => {
   await model?.close();

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeResponsesModel, type FakeResponsesModel } from '../fakes/model-api/openai-responses.js';
 import { agentHarness } from './harness.js';
-import { installedCli } from './install.js';
+import { PINNED, pinnedCli } from './install.js';
 
-const VERSION = '0.171.0';
+const VERSION = PINNED.codex.version;
 // An install on first use (~420 MB, ~8 s), then a real CLI and the hook through tsx, on two shared cores.
 const SLOW = 240_000;
 
@@ -22,7 +22,7 @@ let codex: string;
 let model: FakeResponsesModel | undefined;
 
 beforeAll(async () => {
-  codex = await installedCli('@openai/codex', VERSION, 'codex');
+  codex = await pinnedCli('codex');
 }, SLOW);
 afterEach(async () => {
   await model?.close();

