@@ -8,7 +8,7 @@
  * the edited call. A hook that times out or crashes fails **open**, hence the wait under its 600 s default.
  */
 import { blocking, edited, jsonAnswer } from './answer.js';
-import { object, optionalText, text } from './input.js';
+import { claudeStyleCall } from './input.js';
 import type { AgentAdapter, AgentVerdict, HookAnswer } from './types.js';
 
 const isPermissionRequest = (input: Record<string, unknown>) => input.hook_event_name === 'PermissionRequest';
@@ -25,16 +25,7 @@ function deny(reason: string, permissionRequest: boolean): HookAnswer {
 export const codexAdapter: AgentAdapter = {
   kind: 'codex',
   defaultWaitS: 540,
-  toCall(input) {
-    return {
-      tool_name: text(input.tool_name, 'tool_name'),
-      tool_args: object(input.tool_input ?? {}, 'tool_input'),
-      session_id: optionalText(input.session_id),
-      cwd: optionalText(input.cwd),
-      model: optionalText(input.model),
-      ...(optionalText(input.tool_use_id) ? { tool_call_id: optionalText(input.tool_use_id)! } : {}),
-    };
-  },
+  toCall: claudeStyleCall,
   answer(verdict: AgentVerdict, input) {
     const permissionRequest = isPermissionRequest(input);
     if (verdict.outcome !== 'allow') return deny(verdict.reason, permissionRequest);

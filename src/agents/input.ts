@@ -3,7 +3,7 @@
  * Reading fields of a hook input without zod (the hook's bundle must stay small): each reader names the field it
  * expected when the input has something else, so a malformed input is refused with words that say what is wrong.
  */
-import { AgentInputError } from './types.js';
+import { AgentInputError, type AgentToolCall } from './types.js';
 
 /** Longest string field read (a command, a path). */
 const MAX_TEXT = 100_000;
@@ -42,4 +42,17 @@ export function argsObject(value: unknown, field: string): Record<string, unknow
     }
   }
   return object(value, field);
+}
+
+/** The call in a Claude-style hook input (`tool_name`, `tool_input`, `session_id`, `cwd`, `model`, `tool_use_id`): Codex, Qwen Code. */
+export function claudeStyleCall(input: Record<string, unknown>): AgentToolCall {
+  const toolUseId = optionalText(input.tool_use_id);
+  return {
+    tool_name: text(input.tool_name, 'tool_name'),
+    tool_args: object(input.tool_input ?? {}, 'tool_input'),
+    session_id: optionalText(input.session_id),
+    cwd: optionalText(input.cwd),
+    model: optionalText(input.model),
+    ...(toolUseId ? { tool_call_id: toolUseId } : {}),
+  };
 }

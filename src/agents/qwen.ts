@@ -6,7 +6,7 @@
  * `permissionDecisionReason`, and `updatedInput` for edited arguments. Its hooks time out after 60 s by default.
  */
 import { blocking, jsonAnswer } from './answer.js';
-import { object, optionalText, text } from './input.js';
+import { claudeStyleCall } from './input.js';
 import type { AgentAdapter } from './types.js';
 
 const output = (decision: 'allow' | 'deny', reason: string, updatedInput?: Record<string, unknown>) =>
@@ -16,16 +16,7 @@ const output = (decision: 'allow' | 'deny', reason: string, updatedInput?: Recor
 export const qwenAdapter: AgentAdapter = {
   kind: 'qwen',
   defaultWaitS: 50,
-  toCall(input) {
-    return {
-      tool_name: text(input.tool_name, 'tool_name'),
-      tool_args: object(input.tool_input ?? {}, 'tool_input'),
-      session_id: optionalText(input.session_id),
-      cwd: optionalText(input.cwd),
-      model: optionalText(input.model),
-      ...(optionalText(input.tool_use_id) ? { tool_call_id: optionalText(input.tool_use_id)! } : {}),
-    };
-  },
+  toCall: claudeStyleCall,
   answer(verdict) {
     if (verdict.outcome !== 'allow') return output('deny', verdict.reason);
     return output('allow', verdict.reason, verdict.updatedArgs ?? undefined);

@@ -20,16 +20,16 @@ import { AGENT_ADAPTERS } from '../agents/index.js';
 import { gitPlace } from '../agents/git.js';
 import { AgentInputError, type AgentAdapter, type AgentVerdict, type HookAnswer } from '../agents/types.js';
 import { Backoff, sleep } from '../client/backoff.js';
-import { gatewayConnection, type GatewayConnection } from '../client/connection.js';
+import type { GatewayConnection } from '../client/connection.js';
 import { GateClientError } from '../client/errors.js';
 import { postJson } from '../client/http1.js';
 import { describeError } from '../errors.js';
 import { AGENT_HOOK_PATH, type AgentCall, type AgentHookAnswer } from '../integrations/agent-hook-wire.js';
 import { AGENT_KINDS } from '../agent-kinds.js';
 import { terminalText } from '../utils/terminal-text.js';
-import { flag, numberFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
+import { numberFlag, parseArgs, UsageError } from './args.js';
 import { run as runClaudeHook } from './claude-hook.js';
-import { processIo, readAll, type HookIo } from './hook-io.js';
+import { hookRoute, processIo, readAll, type HookIo } from './hook-io.js';
 
 /** Kept back from `--wait` for the gateway's answer to arrive and print. */
 const REPLY_MARGIN_MS = 500;
@@ -77,8 +77,7 @@ export async function run(argv: string[], io: HookIo = processIo()): Promise<num
   let connection: GatewayConnection;
   let url: URL;
   try {
-    connection = gatewayConnection({ env: io.env });
-    url = hookUrl(connection, args);
+    ({ connection, url } = hookRoute(io.env, AGENT_HOOK_PATH, args));
   } catch (error) {
     return refuse(describeError(error));
   }
@@ -88,16 +87,6 @@ export async function run(argv: string[], io: HookIo = processIo()): Promise<num
   return print(io, adapter.answer(verdict, input));
 }
 
-/** The route's URL with the request flags as its query; the gateway validates them. */
-function hookUrl(connection: GatewayConnection, args: ParsedArgs): URL {
-  if (!URL.canParse(connection.url)) throw new Error(`gateway URL is not a valid URL: "${connection.url}"`);
-  const url = new URL(`${connection.url}${AGENT_HOOK_PATH}`);
-  for (const channel of args.flags.channel ?? []) url.searchParams.append('channel', channel);
-  for (const approver of args.flags.approver ?? []) url.searchParams.append('approver', approver);
-  const single = { expires: flag(args, 'expires'), on_timeout: flag(args, 'on-timeout'), agent_id: flag(args, 'agent-id') };
-  for (const [key, value] of Object.entries(single)) if (value !== undefined) url.searchParams.set(key, value);
-  return url;
-}
 
 /**
  * Asks the route until it answers a verdict, or "deferred" at the deadline; a string is why it could not (the

@@ -21,15 +21,15 @@
  * the same either way.
  */
 import { Backoff, sleep } from '../client/backoff.js';
-import { gatewayConnection, type GatewayConnection } from '../client/connection.js';
+import type { GatewayConnection } from '../client/connection.js';
 import { GateClientError } from '../client/errors.js';
 import { postJson } from '../client/http1.js';
 import { gitPlace } from '../agents/git.js';
 import { describeError } from '../errors.js';
 import { CLAUDE_HOOK_DEFAULT_WAIT_S, CLAUDE_HOOK_HEADERS, isPostToolEvent } from '../integrations/claude-code-events.js';
 import { terminalText } from '../utils/terminal-text.js';
-import { flag, numberFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
-import { processIo, readAll, type HookIo } from './hook-io.js';
+import { numberFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
+import { hookRoute, processIo, readAll, type HookIo } from './hook-io.js';
 
 export type { HookIo } from './hook-io.js';
 /** Exit code that makes Claude Code block the call and show stderr to the model. */
@@ -75,8 +75,7 @@ export async function run(argv: string[], io: HookIo = processIo()): Promise<num
   let connection: GatewayConnection;
   let url: URL;
   try {
-    connection = gatewayConnection({ env: io.env });
-    url = hookUrl(connection, args);
+    ({ connection, url } = hookRoute(io.env, '/v1/hooks/claude-code', args));
   } catch (error) {
     return fail(describeError(error));
   }
@@ -89,16 +88,6 @@ export async function run(argv: string[], io: HookIo = processIo()): Promise<num
   return isPostToolEvent(typeof input === 'object' && input !== null ? input : {}) ? sendReceipt(call) : decide(call);
 }
 
-/** The route's URL with the request flags as its query; the gateway validates them. */
-function hookUrl(connection: GatewayConnection, args: ParsedArgs): URL {
-  if (!URL.canParse(connection.url)) throw new Error(`gateway URL is not a valid URL: "${connection.url}"`);
-  const url = new URL(`${connection.url}/v1/hooks/claude-code`);
-  for (const channel of args.flags.channel ?? []) url.searchParams.append('channel', channel);
-  for (const approver of args.flags.approver ?? []) url.searchParams.append('approver', approver);
-  const single = { expires: flag(args, 'expires'), on_timeout: flag(args, 'on-timeout'), agent_id: flag(args, 'agent-id') };
-  for (const [key, value] of Object.entries(single)) if (value !== undefined) url.searchParams.set(key, value);
-  return url;
-}
 
 /** PreToolUse / PermissionRequest: asks the route until it answers a verdict, or "still pending" at the deadline. */
 async function decide(call: HookCall): Promise<number> {

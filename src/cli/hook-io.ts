@@ -4,6 +4,8 @@
  * (replaceable in tests) and the bounded read of the hook input on stdin. Import-free but for the fd-level streams:
  * it is part of the hook's one-file bundle.
  */
+import { gatewayConnection, type GatewayConnection } from '../client/connection.js';
+import { flag, type ParsedArgs } from './args.js';
 import { fdWriter, stdinChunks } from './sync-stdio.js';
 
 /** Largest hook input read from stdin. */
@@ -33,4 +35,19 @@ export async function readAll(stream: AsyncIterable<Buffer | string>): Promise<s
     chunks.push(buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * The connection to a hook route (`path`), and its URL with the request flags as its query (the gateway validates
+ * them). Throws when the environment names no usable gateway or token.
+ */
+export function hookRoute(env: HookIo['env'], path: string, args: ParsedArgs): { connection: GatewayConnection; url: URL } {
+  const connection = gatewayConnection({ env });
+  if (!URL.canParse(connection.url)) throw new Error(`gateway URL is not a valid URL: "${connection.url}"`);
+  const url = new URL(`${connection.url}${path}`);
+  for (const channel of args.flags.channel ?? []) url.searchParams.append('channel', channel);
+  for (const approver of args.flags.approver ?? []) url.searchParams.append('approver', approver);
+  const single = { expires: flag(args, 'expires'), on_timeout: flag(args, 'on-timeout'), agent_id: flag(args, 'agent-id') };
+  for (const [key, value] of Object.entries(single)) if (value !== undefined) url.searchParams.set(key, value);
+  return { connection, url };
 }

@@ -4,10 +4,10 @@
  * process with only the environment it is given, and deciding the request the agent's hook filed.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, expect } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiRequest } from '../../src/requests/serialize.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -77,4 +77,82 @@ export function agentHarness(name: string): AgentHarness {
       expect((await server.api(`/v1/requests/${id}/decision`, { body: { approver: 'web:alice', ...body } })).status).toBe(200);
     },
   };
+}
+
+/** A fake model API a CLI talks to: it asks for one shell call and records what the model was told. */
+export interface FakeModel {
+  toolResults: string[];
+  unknown: string[];
+  close(): Promise<void>;
+}
+
+/** One real CLI under the shared suite. */
+export interface RealCli<M extends FakeModel> {
+  /** `tollgate hook <agent>`'s agent. */
+  agent: string;
+  /** `Gemini CLI 0.61.0`. */
+  title: string;
+  /** The tool name the gateway records for the shell call. */
+  toolName: string;
+  /** Starts the fake model API asking to run `command`. */
+  startModel(command: string): Promise<M>;
+  /** Writes the agent's configuration: the fake as its model, tollgate's hook with `--wait wait`. */
+  configure(model: M, wait: number): void | Promise<void>;
+  /** One headless run of the CLI. */
+  run(model: M): Promise<CliRun>;
+  /** What the agent does with a deny, beyond not running the command (default: the model reads the reason). */
+  denied?(model: M, result: CliRun): void;
+}
+
+/**
+ * The three real-CLI tests every agent passes: approve → the command runs; deny → it does not (and, by default, the
+ * model reads the approver's reason); deferred → the first attempt is refused with the link (read by the model by
+ * default), a human approves, the retry runs.
+ */
+export function realCliSuite<M extends FakeModel>(h: AgentHarness, cli: RealCli<M>, timeout: number): void {
+  let model: M | undefined;
+  afterEach(async () => {
+    await model?.close();
+    model = undefined;
+  });
+  const ran = () => join(h.project(), 'ran.txt');
+  const setUp = async (command: string, wait: number) => {
+    model = await cli.startModel(command);
+    await cli.configure(model, wait);
+    return model;
+  };
+
+  describe(`${cli.title} behind tollgate hook ${cli.agent}`, { timeout }, () => {
+    it('runs the command once a human approves it', async () => {
+      const m = await setUp('echo approved > ran.txt', 30);
+      const run = cli.run(m);
+      const request = await h.pending(cli.agent);
+      expect(request).toMatchObject({ agent_kind: cli.agent, tool_name: cli.toolName, tool_args: { command: 'echo approved > ran.txt' }, context: { cwd: h.project() } });
+      await h.decide(request.id, { decision: 'approve' });
+      expect((await run).code).toBe(0);
+      expect(m.unknown).toEqual([]);
+      expect(readFileSync(ran(), 'utf8').trim()).toBe('approved');
+    });
+
+    it('does not run a denied command', async () => {
+      const m = await setUp('echo denied > ran.txt', 30);
+      const run = cli.run(m);
+      await h.decide((await h.pending(cli.agent)).id, { decision: 'deny', approver: 'web:bob', reason: 'not on the release branch' });
+      const result = await run;
+      expect(existsSync(ran())).toBe(false);
+      if (cli.denied) cli.denied(m, result);
+      else expect(m.toolResults.join('\n')).toContain('Denied by web:bob: not on the release branch');
+    });
+
+    it('defers: the first attempt is refused with the link, a human approves, the retry runs', async () => {
+      const m = await setUp('echo later > ran.txt', 1);
+      await cli.run(m);
+      expect(existsSync(ran())).toBe(false);
+      const request = await h.pending(cli.agent);
+      if (!cli.denied) expect(m.toolResults.join('\n')).toContain(`/ui/requests/${request.id}`);
+      await h.decide(request.id, { decision: 'approve' });
+      await cli.run(m);
+      expect(readFileSync(ran(), 'utf8').trim()).toBe('later');
+    });
+  });
 }

@@ -62,3 +62,16 @@ describe('keyArguments', () => {
     expect(keyArguments({ command: 'ls\n-la' }, 4, 120)).toEqual([['command', 'ls -la']]);
   });
 });
+
+describe('a coding agent\'s card', () => {
+  it('says in one line which agent, where, and what it wants to run: a command as the command, an edit as its path', () => {
+    const context = { session_id: 's', cwd: '/srv/billing', repo: 'acme/billing', branch: 'main', model: null };
+    const codex = { ...base, agentKind: 'codex', context, toolName: 'Bash', toolArgs: { command: 'terraform apply\n  -auto-approve' } };
+    expect(cardText(codex).prompt).toBe('Codex in acme/billing on main wants to run `terraform apply -auto-approve`.');
+    const gemini = { ...base, agentKind: 'gemini', context: { ...context, repo: null, branch: null }, toolName: 'write_file', toolArgs: { file_path: '/srv/billing/.env', content: 'x' } };
+    expect(cardText(gemini).prompt).toBe('Gemini CLI wants to use write_file on `/srv/billing/.env`.');
+    // A runtime's own prompt wins, and other callers keep the sentence they had.
+    expect(cardText({ ...codex, prompt: 'Apply the plan?' }).prompt).toBe('Apply the plan?');
+    expect(cardText(base).prompt).toBe('The agent wants to run `pay_invoice`.');
+  });
+});
