@@ -39,7 +39,8 @@ const REASK_MIN_MS = 1000;
 /** Runs the hook; resolves with the exit code. */
 export async function run(argv: string[], io: HookIo = processIo()): Promise<number> {
   const [kind, ...rest] = argv;
-  if (kind === 'claude') return runClaudeHook(rest, io);
+  // Claude Code's hook is `claude-hook`; `--wait S` is its `--timeout S`, so every agent's hook takes the same flag.
+  if (kind === 'claude') return runClaudeHook(rest.map((arg) => (arg === '--wait' ? '--timeout' : arg.startsWith('--wait=') ? `--timeout=${arg.slice(7)}` : arg)), io);
   const adapter = kind ? (AGENT_ADAPTERS as Record<string, AgentAdapter | undefined>)[kind] : undefined;
   if (!adapter) throw new UsageError(kind ? `unknown agent "${kind}": one of ${AGENT_KINDS.join(', ')}` : `name the agent: one of ${AGENT_KINDS.join(', ')}`);
   const started = Date.now();

@@ -26,6 +26,20 @@ const json = (run: HookRun): Answer => (run.stdout.trim() ? (JSON.parse(run.stdo
 /** Exit 2 blocks in every agent that reads exit codes; what the model reads is then stderr. */
 const blocked = (run: HookRun) => run.code === 2;
 
+// Claude Code: `tollgate hook claude` is `tollgate claude-hook` (its deferred answers are its own: see the contract).
+runAgentAdapterContract({
+  kind: 'claude',
+  toolName: 'Bash',
+  deferred: false,
+  input: (command, cwd) => ({ session_id: 's-claude', transcript_path: '/tmp/t.jsonl', cwd, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: `toolu_${command.length}` }),
+  // Claude Code: exit 2 blocks with stderr for the model; else hookSpecificOutput.
+  read(run) {
+    if (blocked(run)) return { decision: 'deny', reason: run.stderr };
+    const out = json(run).hookSpecificOutput ?? {};
+    return { decision: out.permissionDecision === 'allow' ? 'allow' : 'deny', reason: out.permissionDecisionReason ?? '', args: out.updatedInput };
+  },
+});
+
 runAgentAdapterContract({
   kind: 'codex',
   toolName: 'Bash',
