@@ -6,8 +6,8 @@
  * **Deferred verdicts.** A hook must answer before the agent kills it (Gemini CLI after 60 s, and most agents run the
  * command when a hook times out), while a human answers in minutes. So a wait that ends while the request is pending
  * answers `deferred` (the agent is told to run the same call again once it is approved) and the request stays
- * pending. The same call — same agent (`agent_id`), agent kind, working directory, tool and argument hash, whatever
- * the session: a headless agent starts a new one per run — asked again:
+ * pending. The same call — same token, agent (`agent_id`), agent kind, working directory, tool and argument hash,
+ * whatever the session: a headless agent starts a new one per run — asked again:
  * - while the request is pending: re-attaches to it and waits again (one card, not two);
  * - once it is approved and not yet used: is allowed at once, and the request is marked used (an `executed` receipt);
  * - once it is denied, expired or cancelled: is refused at once with the reason;
@@ -73,7 +73,7 @@ export async function answerAgentCall(deps: AgentHookDeps, principal: Principal,
   };
   const agentId = input.agentId ?? call.agent_kind;
   const hash = argsSha256(input.toolName, input.toolArgs ?? {});
-  const key = JSON.stringify(['agent', agentId, call.agent_kind, call.context.cwd, hash]);
+  const key = JSON.stringify(['agent', principal.name, agentId, call.agent_kind, call.context.cwd, hash]);
   const url = (request: ConfirmationRequest) => `${deps.publicUrl ?? originOf(res)}/ui/requests/${request.id}`;
   const actor = `token:${principal.name}`;
 
@@ -83,7 +83,7 @@ export async function answerAgentCall(deps: AgentHookDeps, principal: Principal,
       toolName: input.toolName,
       sessionId: null,
       argsSha256: hash,
-      workspace: { agentKind: call.agent_kind, cwd: call.context.cwd },
+      workspace: { agentKind: call.agent_kind, cwd: call.context.cwd, filedBy: principal.name },
       window: MATCH_SCAN_LIMIT,
     });
     if (match?.status === 'pending') return match;

@@ -13,13 +13,17 @@ export interface SameCallCandidate {
   approvedArgs: string | Record<string, unknown> | null;
   agentKind: string | null;
   context: string | { cwd?: string | null } | null;
+  filedBy: string | null;
 }
 
-/** Whether a candidate was filed by the query's coding agent in its working directory (always, for a query without one). */
+/**
+ * Whether a candidate was filed by the query's coding agent in its working directory, through the same token
+ * (always, for a query without a workspace).
+ */
 function inWorkspace(row: SameCallCandidate, query: SameCallQuery): boolean {
   const w = query.workspace;
   if (!w) return true;
-  if (row.agentKind !== w.agentKind) return false;
+  if (row.agentKind !== w.agentKind || row.filedBy !== w.filedBy) return false;
   const context = typeof row.context === 'string' ? (JSON.parse(row.context) as { cwd?: string | null }) : row.context;
   return (context?.cwd ?? null) === w.cwd;
 }

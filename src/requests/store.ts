@@ -83,9 +83,10 @@ export interface SameCallQuery {
   sessionId: string | null;
   /**
    * A coding agent's call (`tollgate hook <agent>`): the same call is the same agent kind in the same working directory,
-   * whatever its session (a headless agent starts a new session per run), so a retry finds a deferred verdict.
+   * whatever its session (a headless agent starts a new session per run), so a retry finds a deferred verdict —
+   * filed by the same token (`filedBy`): another token's identical call never finds this one's verdict.
    */
-  workspace?: { agentKind: string; cwd: string | null };
+  workspace?: { agentKind: string; cwd: string | null; filedBy: string | null };
   /** The call's `args_sha256`. */
   argsSha256: string;
   /** Also match a row whose approved (edited) arguments hash to `argsSha256`: a runtime reports the arguments it ran. */
