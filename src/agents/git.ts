@@ -7,12 +7,18 @@
  * The repository is `owner/name` from the `origin` remote's URL (`git@github.com:acme/billing.git`,
  * `https://github.com/acme/billing`), else the working tree's directory name; the branch is HEAD's, or the
  * commit's first 12 hex digits when HEAD is detached. Anything unreadable is null: the call is gated all the same.
+ *
+ * The checkout may be hostile (the agent works in whatever it cloned): only regular files are read, and at most
+ * {@link MAX_READ} bytes of each, so a `.git/HEAD` that is a link to `/dev/zero` or a fifo neither stalls nor crashes
+ * the hook — which most agents would answer by running the call.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
 /** How far up from the working directory `.git` is looked for. */
 const MAX_DEPTH = 64;
+/** The most read of any file under `.git` (a config with many remotes is a few KB). */
+const MAX_READ = 64 * 1024;
 
 /** What the hook records of the repository. */
 export interface GitPlace {
@@ -20,13 +26,26 @@ export interface GitPlace {
   branch: string | null;
 }
 
-const read = (path: string): string | null => {
+/** The first {@link MAX_READ} bytes of a regular file, or null (absent, unreadable, a device, a fifo, a directory). */
+function read(path: string): string | null {
+  let fd: number;
   try {
-    return readFileSync(path, 'utf8');
+    // O_NONBLOCK: opening a fifo must not wait for a writer.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return null;
   }
-};
+  try {
+    if (!fstatSync(fd).isFile()) return null;
+    const buffer = Buffer.alloc(MAX_READ);
+    const size = readSync(fd, buffer, 0, MAX_READ, 0);
+    return buffer.subarray(0, size).toString('utf8');
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** The working tree root and git directory containing `cwd`, or null. */
 function findGitDir(cwd: string): { root: string; gitDir: string; commonDir: string } | null {
@@ -77,9 +96,17 @@ function originUrl(config: string): string | null {
   return null;
 }
 
-/** The repository and branch of `cwd` (both null outside a repository). */
+/** The repository and branch of `cwd` (both null outside a repository, or where `.git` cannot be read). */
 export function gitPlace(cwd: string | null): GitPlace {
   if (!cwd) return { repo: null, branch: null };
+  try {
+    return readPlace(cwd);
+  } catch {
+    return { repo: null, branch: null };
+  }
+}
+
+function readPlace(cwd: string): GitPlace {
   const found = findGitDir(cwd);
   if (!found) return { repo: null, branch: null };
   const head = read(join(found.gitDir, 'HEAD'))?.trim() ?? '';

@@ -43,12 +43,24 @@ export async function run(argv: string[], io: HookIo = processIo()): Promise<num
   if (kind === 'claude') return runClaudeHook(rest.map((arg) => (arg === '--wait' ? '--timeout' : arg.startsWith('--wait=') ? `--timeout=${arg.slice(7)}` : arg)), io);
   const adapter = kind ? (AGENT_ADAPTERS as Record<string, AgentAdapter | undefined>)[kind] : undefined;
   if (!adapter) throw new UsageError(kind ? `unknown agent "${kind}": one of ${AGENT_KINDS.join(', ')}` : `name the agent: one of ${AGENT_KINDS.join(', ')}`);
+  const refuse = (message: string) => print(io, adapter.refuse(terminalText(message, { oneLine: true })));
+  // From here on every failure is the agent's own deny: a crash, or an exit the agent does not read as a block, would
+  // let the call run in most agents.
+  try {
+    return await gate(adapter, rest, io, refuse);
+  } catch (error) {
+    return refuse(error instanceof UsageError ? `${error.message} (usage: tollgate hook ${adapter.kind} [--wait S] [--approver ID]… [--channel TYPE[:TARGET]]… [--expires S] [--on-timeout deny|approve] [--agent-id ID])` : describeError(error));
+  }
+}
+
+/** The hook for `adapter`, its flags `argv`; failures the caller turns into the adapter's refusal. */
+async function gate(adapter: AgentAdapter, argv: string[], io: HookIo, refuse: (message: string) => number): Promise<number> {
+  const kind = adapter.kind;
   const started = Date.now();
-  const args = parseArgs(rest);
+  const args = parseArgs(argv);
   if (args.positionals.length) throw new UsageError(`unexpected argument "${args.positionals[0]}" (the hook input comes on stdin)`);
   const waitS = numberFlag(args, 'wait') ?? adapter.defaultWaitS;
-  if (waitS <= 0) throw new UsageError('--wait must be more than 0 seconds');
-  const refuse = (message: string) => print(io, adapter.refuse(terminalText(message, { oneLine: true })));
+  if (!(waitS > 0)) throw new UsageError('--wait must be more than 0 seconds');
 
   let input: Record<string, unknown>;
   try {
@@ -64,12 +76,13 @@ export async function run(argv: string[], io: HookIo = processIo()): Promise<num
   try {
     const tool = adapter.toCall(input, io.env);
     const { repo, branch } = gitPlace(tool.cwd);
+    // Within the gateway's bounds (api-schema's agentContextSchema): a field past its bound is unknown, not a refusal.
     call = {
       agent_kind: adapter.kind,
       tool_name: tool.tool_name,
       tool_args: tool.tool_args,
-      context: { session_id: tool.session_id, cwd: tool.cwd, repo, branch, model: tool.model },
-      ...(tool.tool_call_id ? { tool_call_id: tool.tool_call_id } : {}),
+      context: { session_id: fit(tool.session_id, 200), cwd: fit(tool.cwd, 4000), repo: fit(repo, 400), branch: fit(branch, 400), model: fit(tool.model, 200) },
+      ...(fit(tool.tool_call_id ?? null, 200) ? { tool_call_id: tool.tool_call_id } : {}),
     };
   } catch (error) {
     if (error instanceof AgentInputError) return refuse(`invalid hook input: ${error.message}`);
@@ -128,6 +141,11 @@ function parseAnswer(body: string): AgentHookAnswer | null {
   } catch {
     return null;
   }
+}
+
+/** `value` when it is at most `max` characters long, else null. */
+function fit(value: string | null, max: number): string | null {
+  return value !== null && value.length <= max ? value : null;
 }
 
 function print(io: HookIo, answer: HookAnswer): number {

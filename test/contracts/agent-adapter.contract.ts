@@ -9,7 +9,7 @@
  * The hook runs in process (`cli/agent-hook.ts`'s `run`, with its standard streams replaced) against a real gateway
  * (the HTTP stack on 127.0.0.1, SQLite or PostgreSQL), decided through the API.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -181,6 +181,29 @@ export function runAgentAdapterContract(agent: AgentUnderTest, database?: Contra
       expect(reading.decision).toBe('allow');
       const [request] = await requests(s);
       expect(request).toMatchObject({ status: 'approved', responded_by: 'policy:read-only', agent_kind: agent.kind });
+    });
+
+    it('answers from a hostile checkout: a .git that never ends (HEAD is /dev/zero) neither stalls nor crashes the hook', { timeout: 20_000 }, async () => {
+      // A hook the agent kills for running too long lets the call run in most agents: reading .git must be bounded.
+      rmSync(join(work, '.git/HEAD'));
+      symlinkSync('/dev/zero', join(work, '.git/HEAD'));
+      writeFileSync(join(work, '.git/config'), `[remote "origin"]\n\turl = ${'x'.repeat(200_000)}\n`);
+      const s = await start({ policy: `policies:\n  - name: read-only\n    match: { tool: "*", when: 'has(args.command) && args.command == "ls -la"' }\n    decision: allow\n` });
+      expect(agent.read(await hook(s, 'ls -la', ['--wait', '5'])).decision).toBe('allow');
+      expect((await requests(s))[0]).toMatchObject({ context: { cwd, branch: null } });
+    });
+
+    it('refuses a bad flag with a block the agent reads, and files nothing', async () => {
+      const s = await start();
+      // As `main` runs it, a usage error is exit 2 with the message on stderr (claude-hook's way); the other hooks
+      // answer their agent's deny as well.
+      const asMain = (argv: string[]) => runHook(argv, JSON.stringify(agent.input('ls', cwd)), env(s)).catch((error: Error) => ({ code: 2, stdout: '', stderr: error.message }));
+      for (const flags of [['--wait', 'soon'], ['--wait', '0'], ['extra']]) {
+        const result = await asMain([agent.kind, ...flags]);
+        expect({ flags, code: result.code }).toEqual({ flags, code: 2 });
+        expect(agent.read(result)).toMatchObject({ decision: 'deny', reason: expect.stringMatching(/--wait|--timeout|unexpected argument/) });
+      }
+      expect(await requests(s)).toEqual([]);
     });
 
     it('refuses malformed stdin, naming what is wrong, and files nothing', async () => {
