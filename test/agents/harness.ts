@@ -102,6 +102,8 @@ export interface RealCli<M extends FakeModel> {
   run(model: M): Promise<CliRun>;
   /** What the agent does with a deny, beyond not running the command (default: the model reads the reason). */
   denied?(model: M, result: CliRun): void;
+  /** An agent whose hook has its own answer for a wait that ends first (Claude Code): that test instead of deferred. */
+  ownDeferred?: { title: string; test(model: M): Promise<void> };
 }
 
 /**
@@ -143,6 +145,12 @@ export function realCliSuite<M extends FakeModel>(h: AgentHarness, cli: RealCli<
       if (cli.denied) cli.denied(m, result);
       else expect(m.toolResults.join('\n')).toContain('Denied by web:bob: not on the release branch');
     });
+
+    if (cli.ownDeferred) {
+      const own = cli.ownDeferred;
+      it(own.title, async () => own.test(await setUp('echo later > ran.txt', 1)));
+      return;
+    }
 
     it('defers: the first attempt is refused with the link, a human approves, the retry runs', async () => {
       const m = await setUp('echo later > ran.txt', 1);

@@ -17,6 +17,7 @@ export const PINNED = {
   codex: { pkg: '@openai/codex', version: '0.171.0', bin: 'codex' },
   opencode: { pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
   cline: { pkg: 'cline', version: '3.0.65', bin: 'cline' },
+  claude: { pkg: '@anthropic-ai/claude-code', version: '2.1.332', bin: 'claude' },
 } as const;
 
 /** The bin of a pinned CLI, installed on first use. */
