@@ -105,6 +105,7 @@ export function historyRows(i: number, p: HistoryPlan, ids: SeedIds): HistoryRow
     respondedBy,
     respondedVia: byPerson ? 'slack' : null,
     respondedByPerson: byPerson ? `p${k}` : null,
+    onBehalfOf: null,
     decisionOption: status === 'approved' ? 'Approve' : status === 'denied' ? 'Deny' : null,
     reason: null,
     allowed: pending ? null : status === 'approved' ? 1 : 0,

@@ -88,6 +88,12 @@ function perMode(inProcess: boolean, createShare: number): GoalSpec[] {
     { path: 'email.delivery_ms.p99', unit: 'ms', goal: { op: '<=', limit: 150 } },
     { path: 'email.link_to_resume_ms.p50', unit: 'ms', floor: 'floor.http_rtt_ms.p50' },
     { path: 'email.link_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: 'floor.http_rtt_ms.p99' },
+    { path: 'push.delivery_ms.p50', unit: 'ms' },
+    { path: 'push.delivery_ms.p99', unit: 'ms' },
+    { path: 'push.create_ms.with_devices.p50', unit: 'ms' },
+    { path: 'push.create_ms.with_devices.p99', unit: 'ms' },
+    { path: 'push.create_ms.no_push.p50', unit: 'ms' },
+    { path: 'push.create_ms.no_push.p99', unit: 'ms' },
     // The event stream (one webhook sink on a local receiver): what it costs the creates, measured against a run
     // without the sink in the same scenario, and how soon a `created` event follows the create's 201.
     { path: 'events.create_rps', unit: '/s', floor: 'floor.http_rps' },
@@ -133,6 +139,10 @@ const HISTORY: GoalSpec[] = [
   { path: 'history.query_ms.cold_ms', unit: 'ms' },
   { path: 'history.export_rows_per_s', unit: '/s', goal: { op: '>=', limit: 100_000 } },
   { path: 'history.export_rss_growth_mb', unit: 'MB', goal: { op: '<=', limit: 50 } },
+  // Issue 45: insights over 90 days of the history answer within a second; a candidate policy replays 100k rows a second.
+  { path: 'history.insights_90d_ms.tool', unit: 'ms', goal: { op: '<=', limit: 1000 } },
+  { path: 'history.insights_90d_ms.person', unit: 'ms', goal: { op: '<=', limit: 1000 } },
+  { path: 'history.simulate_rows_per_s', unit: '/s', goal: { op: '>=', limit: 100_000 } },
   { path: 'history.restart_1m.ready_s', unit: 's', goal: { op: '<=', limit: 2 } },
   { path: 'history.process_100k.decision_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 } },
 ];
@@ -170,7 +180,7 @@ function get(root: unknown, path: string): unknown {
 }
 
 /** Parts of the paths of figures only some runs measure (`--only`), left out of the table when absent. */
-const OPTIONAL = ['cpu_ms_per_request', 'slack', 'teams.', 'discord.', 'telegram.', 'email.', 'events.', 'policy', 'claude', 'per_waiter', 'durable_', 'history.', 'floor.waiters', 'waiters_multiplexed'];
+const OPTIONAL = ['cpu_ms_per_request', 'slack', 'teams.', 'discord.', 'telegram.', 'email.', 'push.', 'events.', 'policy', 'claude', 'per_waiter', 'durable_', 'history.', 'floor.waiters', 'waiters_multiplexed'];
 
 function rowsFor(root: Record<string, unknown>, floorRoot: Record<string, unknown>, prefix: string, specs: GoalSpec[], extraCheck: (path: string) => boolean): GoalRow[] {
   return specs.flatMap((spec) => {

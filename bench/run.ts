@@ -37,6 +37,7 @@ import { teamsScenario } from './scenarios/teams.js';
 import { discordScenario } from './scenarios/discord.js';
 import { telegramScenario } from './scenarios/telegram.js';
 import { emailScenario } from './scenarios/email.js';
+import { pushScenario } from './scenarios/push.js';
 import { eventsScenario } from './scenarios/events.js';
 import { waitersScenario } from './scenarios/waiters.js';
 import { waitersMultiplexedScenario } from './scenarios/waiters-multiplexed.js';
@@ -49,7 +50,7 @@ import { historyProcessScenario } from './scenarios/history-process.js';
 const HISTORY_SCENARIOS: Scenario[] = [historyProcessScenario, historyScenario];
 
 /** In running order: create_rps feeds the expiry scenario's sizing. */
-const SCENARIOS: Scenario[] = [floorScenario, durableFloorScenario, decisionResumeScenario, createRpsScenario, policyScenario, slackScenario, teamsScenario, discordScenario, telegramScenario, emailScenario, eventsScenario, waitersScenario, waitersMultiplexedScenario, expiryScenario, restartScenario, replicasScenario];
+const SCENARIOS: Scenario[] = [floorScenario, durableFloorScenario, decisionResumeScenario, createRpsScenario, policyScenario, slackScenario, teamsScenario, discordScenario, telegramScenario, emailScenario, pushScenario, eventsScenario, waitersScenario, waitersMultiplexedScenario, expiryScenario, restartScenario, replicasScenario];
 
 /** Merges scenario figures, nested objects key by key (the Slack scenario adds `decision_to_resume_ms.slack`). */
 function mergeInto(target: Record<string, unknown>, source: Record<string, unknown>): void {

@@ -108,9 +108,9 @@ export const listQuerySchema = z.strictObject({
   /** Filed from this repository (`context.repo`, e.g. `acme/billing`). */
   repo: z.string().min(1).max(400).optional(),
   responded_by: z.string().min(1).max(200).optional(),
-  /** Decided by this person (a directory id, or an account), from any of their accounts. */
+  /** Decided or voted on by this person (a directory id, or an account), from any of their accounts. */
   person: z.string().min(1).max(200).optional(),
-  /** Decided by a member of this group. */
+  /** Decided or voted on by a member of this group. */
   group: z.string().min(1).max(200).optional(),
   since: isoDate.optional(),
   until: isoDate.optional(),

@@ -8,6 +8,7 @@ import { MAX_JSON_DEPTH, jsonDepth } from './utils/json-bounds.js';
 import { boundedJson, maskSecrets } from './utils/json-view.js';
 import { agentSentence } from './agent-kinds.js';
 import type { ConfirmationRequest } from './requests/types.js';
+import { standInText, type StandIn } from './people/away.js';
 
 export { maskSecrets } from './utils/json-view.js';
 
@@ -39,6 +40,25 @@ export interface CardTextOptions {
   maxArgsChars?: number;
   /** Approvals collected so far, for quorum requests. */
   approvals?: number;
+  /** Who stands in for an approver who is away (default: what {@link attachStandIns} attached to the request). */
+  standIns?: readonly StandIn[];
+}
+
+/**
+ * Stand-ins attached to request objects by the gateway as it hands them to a channel, kept beside the row (as verdict
+ * tokens are, `requests/serialize.ts`), so every channel's card says who stands in for whom without a new parameter.
+ */
+const standIns = new WeakMap<ConfirmationRequest, readonly StandIn[]>();
+
+/** Attaches the stand-ins of `request`'s approvers, for {@link cardText} to show; returns the request. */
+export function attachStandIns<T extends ConfirmationRequest>(request: T, list: readonly StandIn[]): T {
+  if (list.length) standIns.set(request, list);
+  return request;
+}
+
+/** The stand-ins {@link attachStandIns} attached to `request` (empty when none). */
+export function standInsOf(request: ConfirmationRequest): readonly StandIn[] {
+  return standIns.get(request) ?? [];
 }
 
 /**
@@ -60,9 +80,9 @@ export function outcomeText(r: ConfirmationRequest): string {
     case 'pending':
       return r.requiredApprovals > 1 ? `Waiting for ${r.requiredApprovals} approvals` : 'Waiting for a decision';
     case 'approved':
-      return `Approved by ${r.respondedBy}${when}${r.approvedArgs ? ' (with edited arguments)' : ''}${why}`;
+      return `Approved by ${r.respondedBy}${r.onBehalfOf ? ` for ${r.onBehalfOf}` : ''}${when}${r.approvedArgs ? ' (with edited arguments)' : ''}${why}`;
     case 'denied':
-      return `Denied by ${r.respondedBy}${when}${why}`;
+      return `Denied by ${r.respondedBy}${r.onBehalfOf ? ` for ${r.onBehalfOf}` : ''}${when}${why}`;
     case 'expired':
       return r.onTimeout === 'approve' ? `Expired${when} — approved by default` : `Expired${when} — denied by default`;
     case 'cancelled':
@@ -94,11 +114,18 @@ export function cardText(request: ConfirmationRequest, options: CardTextOptions 
     argsPreview: previewArgs(request.toolArgs, options.maxArgsChars),
     requester: requester || null,
     expiresAt: request.expiresAt.toISOString(),
-    approvers: request.approvers.length ? request.approvers.join(', ') : 'Anyone who sees this card',
+    approvers: approversLine(request, options.standIns ?? standInsOf(request)),
     status,
     actionable: request.status === 'pending',
     tone: request.status === 'pending' ? 'waiting' : request.allowed ? 'good' : 'bad',
   };
+}
+
+/** Who may decide, and who stands in for whom while pending: `person:alice, person:carol; bob for alice (away until 3 Dec)`. */
+function approversLine(request: ConfirmationRequest, list: readonly StandIn[]): string {
+  const listed = request.approvers.length ? request.approvers.join(', ') : 'Anyone who sees this card';
+  if (request.status !== 'pending' || !list.length) return listed;
+  return `${listed}; ${list.map((s) => standInText(s)).join('; ')}`;
 }
 
 /** The words of a reminder about a pending request (a policy's `remind_after_s`): what waits, who may decide, until when. */

@@ -8,12 +8,15 @@
  * @remarks Deliberately left out: retries (the scheduler owns them: a failing `send`/`update` just throws), and
  * persistence (the gateway records message references and events). An adapter holds no request state of its own.
  */
+import type { InsightsJson } from './insights/report.js';
+import type { SuggestionJson } from './insights/suggestions.js';
 import type { GrantAdmin } from './policy/grant-admin.js';
 import type { Router } from 'express';
 import type { RequestChange } from './change-feed.js';
 import type { ExportFormat, ExportPage } from './requests/export-lines.js';
 import type { RequestPage, RequestQuery } from './requests/store.js';
 import type { Directory } from './people/types.js';
+import type { AwayBook } from './people/away-book.js';
 import type { ConfirmationEvent, ConfirmationRequest, Decision } from './requests/types.js';
 
 /** Who tapped: the channel, the platform's user id, and a display name when the platform gives one. */
@@ -52,6 +55,16 @@ export interface DecisionEvent {
    * sets this; the API never does.
    */
   groups?: readonly string[];
+  /**
+   * Until when `groups` hold (the sign-in plus `web.oidc.groups_max_age_s`). A vote that needed them records it, so a
+   * quorum completing later counts that vote only while they still hold. Absent: they hold for this decision only.
+   */
+  groupsUntil?: Date;
+  /**
+   * Groups the provider vouched for too long ago to count. They admit nobody; a decision only they would have admitted
+   * is refused with a message asking the person to sign in again (which reads the groups afresh).
+   */
+  staleGroups?: readonly string[];
 }
 
 /** Why a decision was not applied. Adapters show these to the approver in the platform's own way. */
@@ -120,6 +133,10 @@ export interface ChannelHost extends DecisionSink {
    * first: the web inbox's "waiting for me".
    */
   waitingFor?(account: string, limit?: number, groups?: readonly string[]): Promise<ConfirmationRequest[]>;
+  /** Away windows (the web inbox's away form): the person's window in force, and setting or clearing it. */
+  away?: Pick<AwayBook, 'statusOf' | 'set'>;
+  /** `request` with who stands in for its approvers who are away attached, for its card (`card.ts`, `attachStandIns`). */
+  withStandIns?(request: ConfirmationRequest): Promise<ConfirmationRequest>;
   /**
    * The people directory in force (a reload swaps what it returns): who a signed-in person is, and people's addresses
    * for a channel that finds them itself (email mails every approver with one). Absent: every account is its own
@@ -139,6 +156,8 @@ export interface ChannelHost extends DecisionSink {
   grantOffers?(events: readonly ConfirmationEvent[]): GrantButton[];
   /** Lists and revokes standing grants (the web inbox's grants page); absent or null without a grant store. */
   readonly grantAdmin?: GrantAdmin | null;
+  /** What the history says (`GET /v1/insights`'s report and suggestions), for the insights pages; absent or null: none. */
+  readonly insights?: { report(raw: unknown): Promise<InsightsJson>; suggestions(raw: unknown): Promise<SuggestionJson[]> } | null;
   /** Where adapters log what an operator should see. */
   readonly logger: { warn(obj: Record<string, unknown>, msg: string): void; info(obj: Record<string, unknown>, msg: string): void };
 }
@@ -161,6 +180,12 @@ export const REJECTION_MESSAGES: Readonly<Record<DecisionRejection, string>> = {
   args_mismatch: 'The arguments changed since this card was sent.',
   invalid: 'This decision is not valid.',
 };
+
+/**
+ * What a person is told when only groups an identity provider vouched for too long ago (`web.oidc.groups_max_age_s`)
+ * would have made them an approver (`not_authorized`, with this sentence).
+ */
+export const STALE_GROUPS_MESSAGE = 'The groups your sign-in brought from the identity provider are too old to count. Sign in again to refresh them, then decide.';
 
 /** A card on a platform: the target it was sent to and the platform's reference for it. */
 export interface CardRef {
@@ -194,6 +219,11 @@ export interface Channel {
    * @example slack.directTarget('U0ALICE') // 'U0ALICE': chat.postMessage to a user id opens the bot's DM with them
    */
   directTarget?(account: string): string | null;
+  /**
+   * The card target that reaches a directory person whatever their accounts (Web Push: the person's subscribed
+   * devices); absent for channels that reach people through an account ({@link directTarget}).
+   */
+  personTarget?(person: string): string | null;
   /**
    * The account of this channel that belongs to `email` (the people directory matches people given only an email):
    * null when the platform has no such user; throws when the lookup failed and may work later (the directory keeps

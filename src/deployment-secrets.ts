@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 
 /** Names in use: keep them short and stable, they are stored. */
-export type SecretName = 'web_session' | 'email_links' | 'verdict_signing';
+export type SecretName = 'web_session' | 'email_links' | 'verdict_signing' | 'vapid' | 'push_actions';
 
 /** The deployment's shared secrets. */
 export interface DeploymentSecrets {

@@ -15,6 +15,7 @@ import type { TollgateConfig } from './config.js';
 import { Gateway } from './gateway/gateway.js';
 import { PolicyGate } from './policy/gate.js';
 import { PeopleSource } from './people/source.js';
+import { AwayBook } from './people/away-book.js';
 import { EmailResolver, MemoryResolutionCache, resolutionTtlMs } from './people/email-resolution.js';
 import { anchorIntervalMs, loadSinks } from './events/config.js';
 import { EventStream } from './events/stream.js';
@@ -36,6 +37,8 @@ import type { Scheduler } from './scheduler/types.js';
 import { startTracing } from './telemetry/sdk.js';
 import { withTraceContext } from './telemetry/http-context.js';
 import { VERSION } from './version.js';
+import { setUpPush } from './push/setup.js';
+import { isWebChannel } from '../channels/web/index.js';
 
 /** Options of {@link createServer}. */
 export interface ServerOptions {
@@ -118,14 +121,31 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const backend = options.scheduler
     ? { scheduler: options.scheduler, feed: options.feed, readiness: {} as Record<string, ReadinessCheck>, close: async () => {} }
     : await closeOnFailure(schedulerFor(config, logger, options.clock, sweepEveryMs));
-  const channels = options.channels ?? (await closeOnFailure(channelsFromConfig(config, logger, stores.marks, { webSecret, secrets: stores.secrets, signOuts: stores.signOuts, database: { sqlite: stores.sqlite, pool: stores.postgres?.pool } })));
+  const configured = options.channels ?? (await closeOnFailure(channelsFromConfig(config, logger, stores.marks, { webSecret, secrets: stores.secrets, signOuts: stores.signOuts, database: { sqlite: stores.sqlite, pool: stores.postgres?.pool } })));
+  // Web Push: keys from the database (every replica the same), the push channel beside the others, routes in the inbox.
+  let listening: string | null = null;
+  const push = await closeOnFailure(
+    setUpPush({
+      secrets: stores.secrets,
+      marks: stores.marks ?? stores.signOuts,
+      subscriptions: stores.pushSubscriptions,
+      env: config.env,
+      publicUrl: config.publicUrl,
+      listenHost: config.host,
+      baseUrl: () => config.publicUrl ?? listening ?? `http://${config.host}:${config.port}`,
+      now: () => (options.clock ?? systemClock).now(),
+      logger: logger.child({ component: 'push' }),
+    }),
+  );
+  for (const channel of configured) if (isWebChannel(channel)) channel.usePush(push.service);
+  const channels = configured.some((c) => c.name === 'push') ? configured : [...configured, push.channel];
   const feed = options.feed ?? backend.feed ?? new LocalChangeFeed();
   // A rule sending cards to a channel that is not enabled stops the start, naming the rule.
   const policy = await closeOnFailure((async () => new PolicyGate(config.policy, stores.grants ?? null, channels.map((c) => c.name)))());
   const people = new PeopleSource(config.directory);
   const clock = options.clock ?? systemClock;
   // The outbox is the events table itself (written in each change's transaction); sinks follow it with a cursor.
-  const events = new EventStream(sinks, { log: stores.events, request: (id) => store.get(id), logger: logger.child({ component: 'events' }), source: config.publicUrl ?? 'tollgate', callbackAllow, now: () => clock.now() });
+  const events = new EventStream(sinks, { log: stores.events, request: (id) => store.get(id), logger: logger.child({ component: 'events' }), source: config.publicUrl ?? 'tollgate', callbackAllow, now: () => clock.now(), away: stores.away });
   const gateway = new Gateway({
     // Final rows leave the store with their verdict token attached (`signing/token-store`); `server.store` stays bare.
     store: withVerdictTokens(store, verdicts, {
@@ -143,7 +163,9 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     stream: events,
     policy,
     auditChain: stores.audit,
+    insights: stores.insights,
     directory: people.current,
+    away: new AwayBook({ store: stores.away, directory: people.current, clock, logger: logger.child({ component: 'people' }) }),
     defaults: {
       timeoutS: config.file.defaults?.timeout_s,
       onTimeout: config.file.defaults?.on_timeout,
@@ -176,7 +198,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     : null;
   retention?.start();
   const rateLimits = { ...config.rateLimits, redisUrl: config.redisUrl, keyPrefix: config.env.TOLLGATE_QUEUE_PREFIX };
-  const { app, handler, metrics, close: closeApp } = createApp({ gateway, apiTokens: config.apiTokens, tokens: stores.tokens, logger, channels, plugins: [integrationsPlugin({ marks: stores.marks, publicUrl: config.publicUrl }), jwksPlugin(signingKeys), ...(options.plugins ?? [])], readiness: { ...backend.readiness, ...events.readiness() }, version: VERSION, rateLimits });
+  const { app, handler, metrics, close: closeApp } = createApp({ gateway, apiTokens: config.apiTokens, tokens: stores.tokens, logger, channels, plugins: [integrationsPlugin({ marks: stores.marks, publicUrl: config.publicUrl }), jwksPlugin(signingKeys), ...(options.plugins ?? [])], readiness: { ...backend.readiness, ...events.readiness() }, version: VERSION, rateLimits, push: push.service });
   // A caller's `traceparent` makes its span the parent of the spans its request causes (the create span first).
   const http = createHttpServer(withTraceContext(handler));
   http.keepAliveTimeout = 65_000;
@@ -202,7 +224,8 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
         http.listen({ port: config.port, host: config.host, backlog: 4096 }, () => {
           const { port } = http.address() as AddressInfo;
           const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-          resolve({ port, url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}` });
+          listening = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+          resolve({ port, url: listening });
         });
       }),
     close: () =>

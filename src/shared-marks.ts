@@ -9,7 +9,7 @@
  */
 
 /** Kinds of mark in use: keep names short and stable, they are stored. */
-export type MarkKind = 'login_link' | 'signed_out' | 'feishu_nonce' | 'call_lock' | 'email_link';
+export type MarkKind = 'login_link' | 'signed_out' | 'feishu_nonce' | 'call_lock' | 'email_link' | 'push_action';
 
 /** A set of expiring marks, shared by every replica on the same database. */
 export interface SharedMarks {

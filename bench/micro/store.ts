@@ -1,7 +1,7 @@
 /**
  * @module bench/micro/store
  * `tsx bench/micro/store.ts`: CPU per call of the SQLite store's hot paths, next to the same read through a statement
- * prepared once. Not part of `npm run bench`; it is the evidence behind the store's figures (see docs/performance.md).
+ * prepared once. Not part of `npm run bench`; it is the evidence behind the store's figures (see docs/performance-log.md, first round).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -63,6 +63,8 @@ export function parseAuditFilters(raw: Record<string, unknown>, decidedBy?: Chan
   if ((form.person || form.group) && decidedBy) {
     try {
       query.respondedByPeople = decidedBy({ person: form.person || undefined, group: form.group || undefined });
+      // What they settled and what they voted on without settling (a quorum's earlier approvals).
+      query.includeVotes = true;
     } catch (error) {
       errors.push({ field: 'group', message: error instanceof Error ? error.message : String(error) });
     }

@@ -28,12 +28,17 @@ export interface GuardContext {
   mayDecide?(request: ConfirmationRequest, account: string, groups?: readonly string[]): boolean;
   /** The people directory in force (the host's), to resolve who a session is; none: accounts only. */
   directory?(): Directory | null;
-  /** Set when sign-in through an OpenID provider is on: such sessions are accepted only then. */
-  oidc?: { autoPeople: boolean } | null;
+  /**
+   * Set when sign-in through an OpenID provider is on: such sessions are accepted only then. `groupsMaxAgeS`: how long
+   * the groups claim of a sign-in counts (`web.oidc.groups_max_age_s`).
+   */
+  oidc?: { autoPeople: boolean; groupsMaxAgeS: number } | null;
+  /** The gateway's clock (ms), which ages the groups a sign-in brought. */
+  now?(): number;
 }
 
 // Pages load only their own script and stylesheet; nothing may frame them; form posts stay on this origin.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'; manifest-src 'self'";
 
 /** Headers on every `/ui` response: no caching of pages with requests on them, no framing, no sniffing. */
 export const securityHeaders: RequestHandler = (_req, res, next) => {
@@ -97,7 +102,8 @@ export function identityOf(res: Response, context: GuardContext): WebIdentity | 
   if (!session) return null;
   const cached = res.locals.webIdentity as WebIdentity | undefined;
   if (cached) return cached;
-  const identity = identify(session, context.directory?.() ?? null, context.oidc?.autoPeople ?? false);
+  const freshness = context.oidc ? { now: context.now?.() ?? Date.now(), maxAgeMs: context.oidc.groupsMaxAgeS * 1000 } : undefined;
+  const identity = identify(session, context.directory?.() ?? null, context.oidc?.autoPeople ?? false, freshness);
   res.locals.webIdentity = identity;
   return identity;
 }
@@ -143,7 +149,8 @@ export function requireForm(context: GuardContext): RequestHandler {
     const session = sessionOf(res);
     const pre = parseCookies(req.get('cookie')).get(PRE_SESSION_COOKIE);
     const id = session ? session.id : pre ? `pre|${pre}` : null;
-    const token = (req.body as Record<string, unknown> | undefined)?._csrf;
+    // Forms carry the token as a field; the page script's JSON posts (push subscriptions) as a header.
+    const token = (req.body as Record<string, unknown> | undefined)?._csrf ?? req.get('x-csrf-token');
     if (!crossSite(req, context) && id !== null && context.signer.csrfMatches(id, token)) return next();
     sendPage(
       res,

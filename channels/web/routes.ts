@@ -5,7 +5,7 @@
  * forms bring their own urlencoded parser.
  */
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
-import type { ChannelHost, DecisionEvent } from '../../src/channel.js';
+import { STALE_GROUPS_MESSAGE, type ChannelHost, type DecisionEvent } from '../../src/channel.js';
 import type { WebIdentity } from './identity.js';
 import { streamExport } from '../../src/http/export.js';
 import { InvalidCursorError } from '../../src/requests/cursor.js';
@@ -21,11 +21,16 @@ import type { OidcClient } from './oidc/client.js';
 import { oidcRoutes } from './oidc/routes.js';
 import { SignInLimiter, type SignInLimits } from './sign-in-limiter.js';
 import { auditPage } from './pages/audit.js';
+import { INSIGHTS_CSS, INSIGHTS_JS, uplotAssets } from './insights-assets.js';
+import { insightsRoutes } from './insights-routes.js';
+import { awayRoutes } from './away-routes.js';
 import { inboxPage } from './pages/inbox.js';
 import { inboxRows, inboxView, waitingRows } from './inbox-views.js';
 import { messagePage } from './pages/message.js';
 import { rawArgsPage, requestPage } from './pages/request.js';
 import type { ChangeStreams } from './stream.js';
+import type { PushService } from '../../src/push/service.js';
+import { pushRoutes } from './push-routes.js';
 
 /** Everything the routes are built from. */
 export interface WebRoutesContext extends GuardContext {
@@ -37,6 +42,8 @@ export interface WebRoutesContext extends GuardContext {
   signInLimits?: SignInLimits;
   /** Sign-in through an OpenID provider, when configured. */
   oidcClient?: OidcClient | null;
+  /** Web Push, once the composition root handed it over (absent or null: the push routes answer 404). */
+  push?: () => PushService | null;
 }
 
 const INBOX_LIMIT = 100;
@@ -60,8 +67,19 @@ export function webRoutes(context: WebRoutesContext): Router {
     res.setHeader('cache-control', 'public, max-age=300');
     res.type('text/css; charset=utf-8').send(APP_CSS);
   });
+  // The insights page's charts: uPlot from its npm package, and the page's own script and styles.
+  const asset = (path: string, type: string, body: () => string) =>
+    router.get(path, (_req, res) => {
+      res.setHeader('cache-control', 'public, max-age=300');
+      res.type(type).send(body());
+    });
+  asset('/assets/uplot.js', 'text/javascript; charset=utf-8', () => uplotAssets().js);
+  asset('/assets/uplot.css', 'text/css; charset=utf-8', () => uplotAssets().css);
+  asset('/assets/insights.js', 'text/javascript; charset=utf-8', () => INSIGHTS_JS);
+  asset('/assets/insights.css', 'text/css; charset=utf-8', () => INSIGHTS_CSS);
 
   router.use(loadSession(context));
+  router.use(pushRoutes({ gateway, guard: context, push: context.push ?? (() => null), signedIn, checked }));
   const limiter = new SignInLimiter(context.now, context.signInLimits);
   const audit = (line: Record<string, unknown>) => (context.logger ?? gateway.logger)?.warn(line, 'web sign-in');
   router.use(loginRoutes(context, forms, limiter, audit, context.oidcClient ?? null));
@@ -72,7 +90,7 @@ export function webRoutes(context: WebRoutesContext): Router {
     if (identityOf(res, context)?.account !== null) return next();
     sendPage(res, 403, messagePage(viewerOf(req, res, context), 'Not in the people directory', unknownPersonText(identityOf(res, context)!)));
   };
-  for (const path of ['/requests', '/audit', '/grants']) router.use(path, signedIn, known);
+  for (const path of ['/requests', '/audit', '/grants', '/insights']) router.use(path, signedIn, known);
 
   router.get('/', signedIn, async (req, res) => {
     const identity = identityOf(res, context)!;
@@ -96,8 +114,9 @@ export function webRoutes(context: WebRoutesContext): Router {
   });
 
   router.get('/requests/:id', signedIn, async (req, res) => {
-    const request = await findRequest(req, res, context);
-    if (!request) return;
+    const found = await findRequest(req, res, context);
+    if (!found) return;
+    const request = (await gateway.withStandIns?.(found)) ?? found;
     const notice = typeof req.query.notice === 'string' ? req.query.notice : undefined;
     const events = await gateway.events(request.id);
     const grants = gateway.grantOffers?.(events) ?? [];
@@ -138,9 +157,12 @@ export function webRoutes(context: WebRoutesContext): Router {
       if (error instanceof ValidationError) return { ok: false as const, code: 'invalid' as const, message: error.message };
       throw error;
     });
-    const notice = outcome.ok ? (outcome.final ? outcome.request.status : 'recorded') : outcome.code;
+    const stale = !outcome.ok && outcome.code === 'not_authorized' && outcome.message === STALE_GROUPS_MESSAGE;
+    const notice = outcome.ok ? (outcome.final ? outcome.request.status : 'recorded') : stale ? 'groups_stale' : outcome.code;
     res.redirect(303, `/ui/requests/${request.id}?notice=${encodeURIComponent(notice)}`);
   });
+
+  router.use(awayRoutes({ ...context, forms, signedIn, checked }));
 
   router.get('/grants', signedIn, async (req, res) => {
     const grants = (await gateway.grantAdmin?.list()) ?? [];
@@ -158,6 +180,8 @@ export function webRoutes(context: WebRoutesContext): Router {
     }
     res.redirect(303, `/ui/grants?notice=${grant.revokedBy === revoker ? 'revoked' : 'gone'}`);
   });
+
+  router.use(insightsRoutes(context, signedIn));
 
   router.get('/audit', signedIn, async (req, res) => {
     const filters = parseAuditFilters(req.query as Record<string, unknown>, gateway.decidedBy?.bind(gateway));
@@ -201,14 +225,16 @@ export function webRoutes(context: WebRoutesContext): Router {
 
 /**
  * Who a web decision comes from: the viewer's account split into channel and user (`web:alice`, `person:alice`,
- * `email:x@example.com`), recorded as made through the web, with the groups the provider vouched for. A viewer with no
+ * `email:x@example.com`), recorded as made through the web, with the groups the provider vouched for (those still
+ * fresh, until when they hold, and the stale ones, so a refusal can say "sign in again"). A viewer with no
  * account (signed in, unknown to the directory) never gets here (`known` turns them away); were one to, they would
  * decide as `unknown:<label>`, which no approver list names.
  */
-function deciderOf(identity: WebIdentity): Pick<DecisionEvent, 'actor' | 'via' | 'groups'> {
+function deciderOf(identity: WebIdentity): Pick<DecisionEvent, 'actor' | 'via' | 'groups' | 'groupsUntil' | 'staleGroups'> {
   const account = identity.account ?? `unknown:${identity.label}`;
   const colon = account.indexOf(':');
-  return { actor: { channel: account.slice(0, colon), userId: account.slice(colon + 1) }, via: 'web', groups: identity.groups };
+  const actor = { channel: account.slice(0, colon), userId: account.slice(colon + 1) };
+  return { actor, via: 'web', groups: identity.groups, ...(identity.groupsUntil ? { groupsUntil: identity.groupsUntil } : {}), staleGroups: identity.staleGroups };
 }
 
 /** What someone the directory does not know is told. */
@@ -235,3 +261,4 @@ async function findRequest(req: Request, res: Response, context: WebRoutesContex
   if (!request) sendPage(res, 404, messagePage(viewerOf(req, res, context), 'Request not found', 'No request has this id.'));
   return request;
 }
+

@@ -12,6 +12,7 @@ import { webRoutes } from './routes.js';
 import { SessionSigner } from './session.js';
 import { ChangeStreams } from './stream.js';
 import type { WebChannelOptions } from './web-config.js';
+import type { PushService } from '../../src/push/service.js';
 
 /** The web channel, with the one-time login links `tollgate serve` prints. */
 export interface WebChannel extends Channel {
@@ -26,6 +27,8 @@ export interface WebChannel extends Channel {
   loginUrl(baseUrl: string, user?: string): Promise<string | null>;
   mount(router: Router, host: ChannelHost): void;
   stop(): Promise<void>;
+  /** Turns on the inbox's Web Push routes with `service` (the composition root calls this before mounting). */
+  usePush(service: PushService): void;
 }
 
 const DEFAULT_SESSION_TTL_MS = 12 * 3_600_000;
@@ -44,6 +47,7 @@ export function createWebChannel(options: WebChannelOptions = {}): WebChannel {
   const signer = new SessionSigner(options.secret ?? randomBytes(32), options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS, now, options.marks ?? options.signOuts);
   const streams = new ChangeStreams();
   const publicOrigin = options.publicUrl ? new URL(options.publicUrl).origin : null;
+  let push: PushService | null = null;
   return {
     name: 'web',
     defaultTarget: '',
@@ -52,6 +56,9 @@ export function createWebChannel(options: WebChannelOptions = {}): WebChannel {
       return null;
     },
     async update() {},
+    usePush(service) {
+      push = service;
+    },
     async loginUrl(baseUrl, user) {
       const token = await auth.mintLoginToken(user);
       if (!token) return null;
@@ -72,7 +79,8 @@ export function createWebChannel(options: WebChannelOptions = {}): WebChannel {
           mayDecide: host.mayDecide?.bind(host),
           directory: () => host.directory?.() ?? null,
           oidcClient: oidc,
-          oidc: oidc ? { autoPeople: oidc.options.autoPeople } : null,
+          oidc: oidc ? { autoPeople: oidc.options.autoPeople, groupsMaxAgeS: oidc.options.groupsMaxAgeS } : null,
+          push: () => push,
         }),
       );
     },

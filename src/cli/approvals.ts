@@ -167,7 +167,7 @@ function inboxText(inbox: Inbox, now: number): string {
 
 /** One request in full, for `show`: arguments masked like on the cards, and its events. */
 function requestText(r: ApiRequest, events: ApiEvent[]): string {
-  const person = r.responded_by_person && r.responded_by_person !== r.responded_by ? ` (${line(r.responded_by_person)})` : '';
+  const person = (r.responded_by_person && r.responded_by_person !== r.responded_by ? ` (${line(r.responded_by_person)})` : '') + (r.on_behalf_of ? ` for ${line(r.on_behalf_of)}` : '');
   return [
     `${r.id}  ${r.status}`,
     `tool       ${line(r.tool_name)}`,

@@ -37,7 +37,7 @@ export function existingDatabase(fromFlag: string | undefined, fromEnv: string |
   return db;
 }
 
-const TABLE_COLUMNS = ['created_at', 'id', 'status', 'tool_name', 'agent_id', 'responded_by', 'responded_by_person', 'reason'] as const;
+const TABLE_COLUMNS = ['created_at', 'id', 'status', 'tool_name', 'agent_id', 'responded_by', 'responded_by_person', 'on_behalf_of', 'reason'] as const;
 
 /**
  * `tollgate audit verify [--from ISO] [--db …] [--json]`: walks the audit chain and the requests; exit 0 when intact,
@@ -79,7 +79,7 @@ function queryOf(args: ReturnType<typeof parseArgs>, limit: string | undefined) 
     { status: flag(args, 'status'), tool_name: flag(args, 'tool'), agent_id: flag(args, 'agent'), agent_kind: flag(args, 'agent-kind'), repo: flag(args, 'repo'), responded_by: flag(args, 'approver'), person: flag(args, 'person'), since: flag(args, 'since'), until: flag(args, 'until'), limit },
     'flags',
   );
-  return { status: q.status, toolName: q.tool_name, agentId: q.agent_id, agentKind: q.agent_kind, repo: q.repo, respondedBy: q.responded_by, respondedByPeople: q.person === undefined ? undefined : [q.person], since: q.since, until: q.until, limit: q.limit };
+  return { status: q.status, toolName: q.tool_name, agentId: q.agent_id, agentKind: q.agent_kind, repo: q.repo, respondedBy: q.responded_by, respondedByPeople: q.person === undefined ? undefined : [q.person], includeVotes: true, since: q.since, until: q.until, limit: q.limit };
 }
 
 /**

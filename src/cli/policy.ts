@@ -1,5 +1,6 @@
 /**
  * @module cli/policy
+ * `tollgate policy suggest …` is `policy-suggest.ts`, `tollgate policy simulate …` `policy-simulate.ts`.
  * `tollgate policy test --tool NAME [--args JSON] [--agent A] [--user U] [--session S] [--metadata JSON] [--config F]`:
  * loads the policy the way `serve` does (a bad rule fails the same way) and says which rule a request would meet,
  * why each rule before it did not match, and how the request would be routed. Offline: standing grants, which live
@@ -12,7 +13,9 @@ import { flag, parseArgs, UsageError, type ParsedArgs } from './args.js';
 /** Runs `tollgate policy …`; resolves with the exit code. */
 export async function run(argv: string[], out: (text: string) => void = (t) => process.stdout.write(t)): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub !== 'test') throw new UsageError(sub ? `unknown subcommand "${sub}" (only "test")` : 'say what to do: tollgate policy test …');
+  if (sub === 'suggest') return (await import('./policy-suggest.js')).suggest(rest, out);
+  if (sub === 'simulate') return (await import('./policy-simulate.js')).simulateCommand(rest, out);
+  if (sub !== 'test') throw new UsageError(sub ? `unknown subcommand "${sub}" (test, suggest or simulate)` : 'say what to do: tollgate policy test|suggest|simulate …');
   const args = parseArgs(rest, ['json']);
   const configPath = flag(args, 'config') || process.env.TOLLGATE_CONFIG;
   if (!configPath) throw new UsageError('--config: no config file (pass --config FILE or set TOLLGATE_CONFIG)');

@@ -6,6 +6,8 @@
  */
 import type { ConfirmationEvent, ConfirmationRequest, EventType } from '../requests/types.js';
 import { toApiEvent, toApiRequest } from '../requests/serialize.js';
+import type { AwayChange } from '../people/away-book.js';
+import { awayJson } from '../people/json.js';
 
 /** The audit event types the stream carries, and the CloudEvents type of each. */
 export const STREAM_TYPES: Readonly<Partial<Record<EventType, string>>> = {
@@ -20,6 +22,30 @@ export const STREAM_TYPES: Readonly<Partial<Record<EventType, string>>> = {
   grant_created: 'dev.tollgate.grant.created',
   grant_revoked: 'dev.tollgate.grant.revoked',
 };
+
+/** The CloudEvents type of a change of someone's away status (not a request's event: see {@link awayCloudEvent}). */
+export const AWAY_CHANGED_TYPE = 'dev.tollgate.person.away_changed';
+
+/**
+ * The structured CloudEvent of a change of someone's away status (`people_away`): `id` `away_<row id>` (its own
+ * sequence beside the request events'), `subject` the person.
+ */
+export function awayCloudEvent(change: AwayChange, source: string) {
+  return {
+    specversion: '1.0' as const,
+    id: `away_${change.id}`,
+    source,
+    type: AWAY_CHANGED_TYPE,
+    subject: change.person,
+    time: change.at.toISOString(),
+    datacontenttype: 'application/json',
+    data: {
+      person: change.person,
+      away: awayJson(change.away),
+      set_by: change.setBy,
+    },
+  };
+}
 
 /** The audit event types the stream reads. */
 export const STREAMED: readonly EventType[] = Object.keys(STREAM_TYPES) as EventType[];

@@ -7,9 +7,9 @@ import { z } from 'zod';
 import { callbackUrlProblem } from '../callback-target.js';
 import { ValidationError, type FieldProblem } from '../errors.js';
 import { fieldProblems } from '../validation.js';
-import { STREAM_TYPES } from './cloud.js';
+import { AWAY_CHANGED_TYPE, STREAM_TYPES } from './cloud.js';
 
-const TYPES: [string, ...string[]] = ['dev.tollgate.request.approval_counted', 'dev.tollgate.audit.head', ...Object.values(STREAM_TYPES)];
+const TYPES: [string, ...string[]] = ['dev.tollgate.request.approval_counted', 'dev.tollgate.audit.head', AWAY_CHANGED_TYPE, ...Object.values(STREAM_TYPES)];
 
 /** One sink as written in the YAML. */
 export const sinkSchema = z.strictObject({

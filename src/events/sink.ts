@@ -3,14 +3,16 @@
  * Delivers the event stream to one webhook sink: events after the sink's cursor, in id order, each POSTed as a
  * structured CloudEvent signed with `tollgate-signature: t=<unix>,v1=<hex hmac-sha256("<t>.<body>")>`; the cursor moves
  * only past what the sink answered 2xx to (at least once). A sink that fails is retried with backoff (1 s doubling to
- * 60 s) and its backlog kept — up to `max_backlog` events, past which the oldest are skipped and counted.
+ * 60 s) and its backlog kept — up to `max_backlog` events, past which the oldest are skipped and counted. Changes of
+ * someone's away status (`people_away`, not a request's events) follow with a cursor of their own, the same way.
  */
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import { assertCallbackTarget } from '../callback-target.js';
 import { describeError } from '../errors.js';
 import type { ConfirmationRequest } from '../requests/types.js';
-import { STREAMED, toCloudEvent } from './cloud.js';
+import { AWAY_CHANGED_TYPE, awayCloudEvent, STREAMED, toCloudEvent } from './cloud.js';
+import type { AwayStore } from '../people/away-book.js';
 import { toolAdmitted, type SinkConfig } from './config.js';
 import type { EventLog } from './types.js';
 
@@ -33,6 +35,8 @@ export interface SinkDeps {
   source: string;
   callbackAllow: readonly string[];
   now(): number;
+  /** Changes of away status, sent as `dev.tollgate.person.away_changed` (absent: none). */
+  away?: Pick<AwayStore, 'after' | 'head'>;
 }
 
 const BATCH = 100;
@@ -117,9 +121,35 @@ export class EventSink {
         }
       }
     }
+    await this.drainAway();
     this.state.backlog = 0;
     this.backoffMs = 0;
     this.state.lastError = null;
+  }
+
+  /**
+   * Sends the changes of away status after the sink's own cursor on them (`people:<url>`), starting at the present
+   * for a new sink. A sink filtering by tool gets none: they concern no tool.
+   */
+  private async drainAway(): Promise<void> {
+    const { log, away } = this.deps;
+    if (!away || this.config.tools || (this.config.types && !this.config.types.has(AWAY_CHANGED_TYPE))) return;
+    const mark = `people:${this.config.url}`;
+    let cursor = await log.cursor(mark);
+    if (cursor === null) {
+      cursor = await away.head();
+      await log.advance(mark, cursor);
+    }
+    for (;;) {
+      const changes = await away.after(cursor, BATCH);
+      if (!changes.length) return;
+      await assertCallbackTarget(this.config.url, this.deps.callbackAllow);
+      for (const change of changes) {
+        await this.post(awayCloudEvent(change, this.deps.source));
+        cursor = change.id!;
+        await log.advance(mark, cursor);
+      }
+    }
   }
 
   private async post(cloud: { id: string; type: string }): Promise<void> {

@@ -3,20 +3,28 @@
  * How the gateway applies a decision from any channel: check who decides and whether they may, record the vote (the
  * store settles the request when it is the last one needed), give the standing grant a grant button asked for, and
  * fan the change out. The account is resolved to its person here, once (and the request's approvers to people), so
- * the allowlist, self-approval and the quorum count people, not accounts. A decision that arrives after the deadline
- * is refused, and the store expires the row in the same transaction. A refusal is recorded as a `decision_rejected` event and returned, never thrown; only a grant
- * the request cannot give throws (a 400 naming `grant`, nothing recorded). `Gateway.decide` is the one caller.
+ * the allowlist, self-approval and the quorum count people, not accounts. Membership is the directory's in force, read
+ * here at every decision (groups an identity provider vouched for count only while fresh), and an approval that would
+ * complete a quorum first re-checks the earlier approvers: one who is no longer an approver does not count (the store
+ * records who and why in the event). A decision that arrives after the deadline is refused, and the store expires the
+ * row in the same transaction. A decider who is not an approver in their own right may decide as the delegate of one
+ * who is away (`people/away.ts`): the vote is theirs (`person`, counted once in a quorum) and names the absentee
+ * (`on_behalf_of`); an absentee who filed the request lends nobody a say on it. A refusal is recorded as a
+ * `decision_rejected` event and returned, never thrown; only a grant the request cannot give throws (a 400 naming
+ * `grant`, nothing recorded). `Gateway.decide` is the one caller.
  */
 import type { Logger } from 'pino';
-import { REJECTION_MESSAGES, type DecideOutcome, type DecisionEvent, type DecisionRejection } from '../channel.js';
+import { REJECTION_MESSAGES, STALE_GROUPS_MESSAGE, type DecideOutcome, type DecisionEvent, type DecisionRejection } from '../channel.js';
 import type { Clock } from '../utils/clock.js';
 import { ValidationError } from '../errors.js';
 import type { PolicyGate } from '../policy/gate.js';
 import { chooseGrant, grantFromApproval, type ChosenGrant } from '../policy/grant-decisions.js';
-import { approverSetOf, deciderOf, requesterPeople } from '../people/approvers.js';
+import { approverSetOf, deciderOf, discountedVoters, isListed, requesterPeople, type ApproverSet, type Decider } from '../people/approvers.js';
 import type { Directory } from '../people/types.js';
+import type { Delegations } from '../people/away.js';
+import { standingInFor } from '../people/stand-ins.js';
 import { checkDecision } from '../requests/decision-checks.js';
-import type { ConfirmationStore } from '../requests/store.js';
+import type { ConfirmationStore, Vote } from '../requests/store.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 
 /** What applying a decision needs of the gateway (so this file does not import it). */
@@ -28,6 +36,8 @@ export interface DecisionDeps {
   allowSelfApproval: boolean;
   /** The people directory in force (reloads swap it). */
   directory(): Directory;
+  /** The delegations in force, read fresh (a window ended on another replica no longer lends a say). */
+  delegations(): Promise<Delegations>;
   /** After a committed vote: wake waiters, refresh cards, call back. */
   changed(request: ConfirmationRequest): Promise<void>;
 }
@@ -52,24 +62,38 @@ export async function applyDecision(deps: DecisionDeps, event: DecisionEvent): P
   };
   const directory = deps.directory();
   const decider = deciderOf(directory, actor, event.groups);
-  const people = { decider, approvers: approverSetOf(directory, request.approvers), requesters: requesterPeople(directory, request) };
+  const approvers = approverSetOf(directory, request.approvers);
+  const requesters = requesterPeople(directory, request);
+  // Read the delegations only where they matter: a decider not listed in their own right, or a quorum whose earlier
+  // votes may have been cast for an absentee.
+  const quorum = event.decision === 'approve' && request.requiredApprovals > 1;
+  const delegations = quorum || !isListed(approvers, decider) ? await deps.delegations() : null;
+  const onBehalfOf = delegations && !isListed(approvers, decider) ? standingInFor(directory, delegations, approvers, decider.person, requesters) : null;
+  const people = { decider, approvers, requesters, onBehalfOf };
   const problem = checkDecision(request, event, people, deps.allowSelfApproval);
-  if (problem) return reject(problem.code, problem.message);
+  if (problem) return reject(problem.code, problem.code === 'not_authorized' && onlyStaleGroupsAdmit(directory, people.approvers, actor, event) ? STALE_GROUPS_MESSAGE : problem.message);
   // A grant button: the request's rule must offer it (400 naming `grant` otherwise, nothing recorded).
   if (event.grant && event.decision !== 'approve') throw new ValidationError('grant: only an approval can give a grant', [{ path: 'grant', message: 'only with decision "approve"' }]);
   const grant = event.grant ? chooseGrant(deps.policy, await store.events(request.id), event.grant) : null;
 
   const option = event.option ?? (event.decision === 'approve' ? request.options[0] : request.options[1]) ?? null;
+  const at = new Date(clock.now());
+  // An approval towards a quorum: whoever approved before and is no longer an approver does not count (the store
+  // counts under its lock; a vote landing between this read and that lock was checked at its own decision just now).
+  const discounted = quorum ? discountedVoters(directory, people.approvers, await store.events(request.id), decider.person, at, delegations ?? undefined) : [];
   const result = await store.decide(request.id, {
     decision: event.decision,
     actor,
     person: decider.person,
+    ...(onBehalfOf ? { onBehalfOf } : {}),
     via,
     token: event.token?.name ?? null,
     reason: event.reason ?? null,
     option,
     approvedArgs: event.approvedArgs ?? null,
-    at: new Date(clock.now()),
+    at,
+    ...(discounted.length ? { discounted } : {}),
+    ...(quorum ? { vouched: vouchedFor(directory, people.approvers, decider, event, at) } : {}),
   });
   switch (result.kind) {
     case 'not_found':
@@ -101,4 +125,19 @@ async function giveGrant(deps: DecisionDeps, request: ConfirmationRequest, chose
   const { grant, event } = grantFromApproval(request, chosen, actor, via, new Date(deps.clock.now()));
   await deps.policy!.grants!.create(grant);
   await deps.store.appendEvent(request.id, event);
+}
+
+/** Whether groups the provider vouched for too long ago are all that would have admitted the decider. */
+function onlyStaleGroupsAdmit(directory: Directory, approvers: ApproverSet, actor: string, event: DecisionEvent): boolean {
+  if (!event.staleGroups?.length) return false;
+  return isListed(approvers, deciderOf(directory, actor, [...(event.groups ?? []), ...event.staleGroups]));
+}
+
+/**
+ * The provider's groups this approval needs (the directory alone does not list the decider), and until when they
+ * hold, for the event: a quorum completing later re-checks the approval with them (`discountedVoters`).
+ */
+function vouchedFor(directory: Directory, approvers: ApproverSet, decider: Decider, event: DecisionEvent, at: Date): Vote['vouched'] {
+  if (!event.groups?.length || isListed(approvers, deciderOf(directory, decider.account))) return null;
+  return { groups: decider.groups.filter((g) => !directory.groupsOf(decider.person).includes(g)), until: event.groupsUntil ?? at };
 }

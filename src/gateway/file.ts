@@ -14,8 +14,9 @@ import { resolveCards } from '../requests/cards.js';
 import { settleAtFiling } from '../policy/apply.js';
 import type { PolicyGate, Ruling } from '../policy/gate.js';
 import { nextWake } from '../policy/follow-ups.js';
-import { unknownApprovers } from '../people/approvers.js';
-import { directTargets } from '../people/targets.js';
+import { bareUserIdProblem, unknownApprovers } from '../people/approvers.js';
+import type { Delegations } from '../people/away.js';
+import { delegateTargets, directTargets } from '../people/targets.js';
 import type { Directory } from '../people/types.js';
 import type { ConfirmationStore } from '../requests/store.js';
 import type { ConfirmationRequest } from '../requests/types.js';
@@ -44,6 +45,8 @@ export interface FilingDeps {
   callbackAllow: string[];
   /** The people directory in force (reloads swap it). */
   directory(): Directory;
+  /** The delegations in force (a read up to a second old serves: cards only). */
+  delegations(): Promise<Delegations>;
   traces: RequestTraces;
   /** After the row is committed: wake waiters, tell observers and the feed. */
   created(request: ConfirmationRequest): Promise<void>;
@@ -64,6 +67,8 @@ export async function fileRequest(deps: FilingDeps, input: NewRequestInput, opti
   const callbackProblem = input.callbackUrl ? callbackUrlProblem(input.callbackUrl, deps.callbackAllow) : null;
   if (callbackProblem) throw new ValidationError(`callback_url: ${callbackProblem}`, [{ path: 'callback_url', message: callbackProblem }]);
   const unknown = unknownApprovers(deps.directory(), input.approvers ?? []);
+  const ambiguous = bareUserIdProblem(deps.directory(), input.userId);
+  if (ambiguous) unknown.push(ambiguous);
   if (unknown.length) throw new ValidationError(unknown.map((p) => `${p.path}: ${p.message}`).join('; '), unknown);
   const hash = argsSha256(input.toolName, toolArgs);
   if (input.idempotencyKey) {
@@ -76,8 +81,13 @@ export async function fileRequest(deps: FilingDeps, input: NewRequestInput, opti
   const ruling = policy ? await tracePolicy(() => policy.rulingFor(input, now)) : null;
   if (ruling?.settlement) return fileSettled(deps, ruling, hash, now);
   const filed = ruling?.input ?? input;
-  // Unless the caller or the rule chose channels, people named as approvers get the card directly as well.
-  const targets = filed.channels ?? [...deps.defaults.channels, ...directTargets(deps.directory(), filed.approvers ?? [], channels)];
+  // Unless the caller or the rule chose channels, people named as approvers get the card directly as well; whoever
+  // stands in for an approver who is away gets it directly in any case.
+  const directory = deps.directory();
+  const targets = [
+    ...(filed.channels ?? [...deps.defaults.channels, ...directTargets(directory, filed.approvers ?? [], channels)]),
+    ...delegateTargets(directory, filed.approvers ?? [], channels, await deps.delegations()),
+  ];
   const cards = resolveCards(targets, channels);
   const request = newConfirmationRequest(filed, deps.defaults, cards, hash, now);
   const inline = (type: string) => channels.get(type)?.readsFromDatabase === true;

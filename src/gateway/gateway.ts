@@ -32,6 +32,7 @@ import { fileRequest, type FileOptions, type FilingDeps } from './file.js';
 import { NO_DIRECTORY } from '../people/no-directory.js';
 import { AuditService } from '../audit/service.js';
 import type { EventStream } from '../events/stream.js';
+import { Insights } from '../insights/service.js';
 import { RequestTraces } from '../telemetry/tracing.js';
 import { traceCreate, traceDecision, traceExpiry, traceWake } from '../telemetry/request-spans.js';
 
@@ -60,6 +61,8 @@ export class Gateway extends GatewayReads implements ChannelHost {
   readonly grantAdmin: GrantAdmin | null;
   /** The event stream over this database's events (null without one). */
   readonly stream: EventStream | null;
+  /** What the history says (`GET /v1/insights`; null when the store offers no insights). */
+  readonly insights: Insights | null;
   private readonly scheduler: Scheduler;
   /** The job handlers the scheduler calls. */
   private readonly jobs: GatewayJobs;
@@ -80,7 +83,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
 
   constructor(options: GatewayOptions) {
     const audit = options.auditChain ? new AuditService(options.auditChain, options.store) : null;
-    super(options.store, options.feed ?? new LocalChangeFeed(), options.clock ?? systemClock, options.directory ?? (() => NO_DIRECTORY), audit);
+    super(options.store, options.feed ?? new LocalChangeFeed(), options.clock ?? systemClock, options.directory ?? (() => NO_DIRECTORY), audit, options.away);
     this.scheduler = options.scheduler;
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.allowSelfApproval = options.allowSelfApproval ?? false;
@@ -98,10 +101,24 @@ export class Gateway extends GatewayReads implements ChannelHost {
       channels: this.channels,
       logger: this.logger,
       directory: options.directory,
+      delegations: () => this.away.delegations(),
       // Waiters and live pages re-read the row; no card update or callback job (the runner enqueues what it needs).
       publish: (r) => this.feed.publish({ requestId: r.id, status: r.status, kind: 'changed' }).catch((error: unknown) => this.logger.warn({ err: error }, 'change feed publish failed')),
     };
     this.stream = options.stream ?? null;
+    this.insights = options.insights
+      ? new Insights({
+          store: options.insights,
+          directory: this.directory,
+          now: () => this.clock.now(),
+          denied: async (toolName, since, until) => (await this.store.list({ status: 'denied', toolName, since, until, limit: 100 })).items,
+          scan: (window) => this.store.scan(window),
+          request: (id) => this.store.get(id),
+          policy: () => this.policy?.policy ?? null,
+          grants: this.policy?.grants ?? null,
+          note: (id, event) => this.note(id, event),
+        })
+      : null;
     this.decisions = {
       store: this.store,
       clock: this.clock,
@@ -109,6 +126,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
       policy: this.policy,
       allowSelfApproval: this.allowSelfApproval,
       directory: this.directory,
+      delegations: () => this.away.delegations(),
       changed: (r) => this.changed(r, 'changed'),
     };
     this.filing = {
@@ -120,6 +138,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
       policy: this.policy,
       callbackAllow: this.callbackAllow,
       directory: this.directory,
+      delegations: () => this.away.delegations(false),
       traces: this.traces,
       created: (r) => this.changed(r, 'created'),
       defers: (wake, expiresAt) => this.jobs.defers(wake, expiresAt),
@@ -133,6 +152,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
         logger: this.logger,
         channels: this.channels,
         traces: this.traces,
+        forCard: (r) => this.withStandIns(r),
         expireDue: () => this.expireDue(),
         expiredRecently: (id) => this.expiryScan.expiredRecently(id),
         ...(this.policy ? { followUps: { run: (r) => runDueFollowUps(followUps, r, new Date(this.clock.now())), wake: (rows) => wakesOf(followUps, rows) } } : {}),

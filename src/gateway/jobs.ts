@@ -35,6 +35,8 @@ export interface JobsDeps {
   channels: ReadonlyMap<string, Channel>;
   /** Where each request's trace is, so a card's span joins it (absent: spans of their own). */
   traces?: RequestTraces;
+  /** The request as its card shows it (who stands in for an absentee attached); absent: as read. */
+  forCard?(request: ConfirmationRequest): Promise<ConfirmationRequest>;
   /** Expires every due request with its fan-out (waiters, cards, callbacks); returns how many. */
   expireDue(): Promise<number>;
   /** Whether a recent due-scan of this process expired `requestId` (so its timer has nothing left to read). */
@@ -101,7 +103,8 @@ export class GatewayJobs implements SchedulerJobs {
     const channel = this.channel(channelName);
     try {
       const card = { requestId, channel: channelName, target, attempt: attempt.attempt };
-      const messageRef = await traceCard(this.traces, 'deliver', card, () => channel.send(request, target));
+      const shown = this.deps.forCard ? await this.deps.forCard(request) : request;
+      const messageRef = await traceCard(this.traces, 'deliver', card, () => channel.send(shown, target));
       await this.deps.store.updateMessage(requestId, channelName, target, { messageRef, status: 'sent', attempts: attempt.attempt, lastError: null }, this.now());
       await this.deps.store.appendEvent(requestId, { type: 'delivered', actor: null, channel: channelName, detail: { target, message_ref: messageRef, attempt: attempt.attempt }, at: this.now() });
       this.report({ job: 'deliver', channel: channelName, ok: true });
@@ -125,7 +128,8 @@ export class GatewayJobs implements SchedulerJobs {
     try {
       const channel = this.channel(channelName);
       const ref = { target, messageRef: card.messageRef };
-      await traceCard(this.traces, 'update', { requestId, channel: channelName, target, attempt: attempt.attempt }, () => channel.update(request, ref));
+      const shown = this.deps.forCard ? await this.deps.forCard(request) : request;
+      await traceCard(this.traces, 'update', { requestId, channel: channelName, target, attempt: attempt.attempt }, () => channel.update(shown, ref));
       if (request.status !== 'pending') await this.deps.store.updateMessage(requestId, channelName, target, { status: 'updated', lastError: null }, this.now());
       this.report({ job: 'update', channel: channelName, ok: true });
     } catch (error) {

@@ -10,7 +10,9 @@ import type { Channel } from '../channel.js';
 import type { Clock } from '../utils/clock.js';
 import type { EventStream } from '../events/stream.js';
 import type { Directory } from '../people/types.js';
+import type { AwayBook } from '../people/away-book.js';
 import type { PolicyGate } from '../policy/gate.js';
+import type { InsightsStore } from '../insights/types.js';
 import type { GatewayDefaults } from '../requests/new-request.js';
 import type { ConfirmationStore } from '../requests/store.js';
 import type { Scheduler } from '../scheduler/types.js';
@@ -35,10 +37,14 @@ export interface GatewayOptions {
   policy?: PolicyGate;
   /** The people directory in force, read at each decision (a reload swaps what it returns); none: every account is its own person. */
   directory?: () => Directory;
+  /** Away windows and their delegates (config and database); absent: the config's windows only, none set at run time. */
+  away?: AwayBook;
   /** The database's audit chain: `gateway.audit` verifies it and publishes its head. */
   auditChain?: AuditChain;
   /** The event stream (webhook sinks and `GET /v1/events`); absent: no stream. */
   stream?: EventStream;
+  /** The store's insights reads (`GET /v1/insights`); absent: no insights. */
+  insights?: InsightsStore;
 }
 
 /** The request defaults `GatewayOptions.defaults` leaves out: five minutes, the web channel, Approve / Deny, deny on timeout. */

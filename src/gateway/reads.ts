@@ -13,10 +13,13 @@ import type { ChangeFeed, RequestChange } from '../change-feed.js';
 import type { Clock } from '../utils/clock.js';
 import { NotFoundError } from '../errors.js';
 import type { AuditService } from '../audit/service.js';
-import { approverSetOf, deciderOf, isListed } from '../people/approvers.js';
+import { approverSetOf, deciderOf } from '../people/approvers.js';
 import { decidedByPeople } from '../people/query.js';
 import type { Directory } from '../people/types.js';
 import { waitingFor } from '../people/waiting.js';
+import { AwayBook } from '../people/away-book.js';
+import { mayDecideAs, standInsOf } from '../people/stand-ins.js';
+import { attachStandIns } from '../card.js';
 import type { ExportFormat, ExportPage } from '../requests/export-lines.js';
 import type { ConfirmationStore, RequestPage, RequestQuery, SameCallQuery } from '../requests/store.js';
 import type { ConfirmationEvent, ConfirmationRequest, NewEvent, RequestStatus } from '../requests/types.js';
@@ -32,7 +35,13 @@ export abstract class GatewayReads {
     readonly directory: () => Directory,
     /** Verification and anchors of the audit chain (null when the store has none to offer). */
     readonly audit: AuditService | null,
-  ) {}
+    away?: AwayBook,
+  ) {
+    this.away = away ?? new AwayBook({ store: null, directory, clock });
+  }
+
+  /** Who is away and who stands in for them (`people/away-book.ts`). */
+  readonly away: AwayBook;
 
   /** Expires every overdue pending request now (the due-scan); resolves once they are stamped. */
   protected abstract expireOverdue(): Promise<number>;
@@ -135,15 +144,31 @@ export abstract class GatewayReads {
     return this.feed.subscribe(listener);
   }
 
-  /** Whether `account` is one of the people the request's approver list names (by account, person or group). */
+  /**
+   * Whether `account` is one of the people the request's approver list names (by account, person or group), or stands
+   * in for one who is away (by the delegations last read: this answers what to show; a decision reads them afresh).
+   */
   mayDecide(request: ConfirmationRequest, account: string, groups: readonly string[] = []): boolean {
     const directory = this.directory();
-    return isListed(approverSetOf(directory, request.approvers), deciderOf(directory, account, groups));
+    return mayDecideAs(directory, approverSetOf(directory, request.approvers), deciderOf(directory, account, groups), this.away.known());
   }
 
-  /** Up to `limit` pending requests `account` may decide and has not approved yet, newest first (`people/waiting.ts`). */
-  waitingFor(account: string, limit = 100, groups: readonly string[] = []): Promise<ConfirmationRequest[]> {
-    return waitingFor(this, this.directory(), account, limit, groups);
+  /**
+   * Up to `limit` pending requests `account` may decide and has not approved yet, newest first (`people/waiting.ts`),
+   * those it stands in for an absentee on included; each carries its stand-ins for its card.
+   */
+  async waitingFor(account: string, limit = 100, groups: readonly string[] = []): Promise<ConfirmationRequest[]> {
+    const delegations = await this.away.delegations();
+    const directory = this.directory();
+    const found = await waitingFor(this, directory, account, limit, groups, delegations);
+    return delegations.empty ? found : found.map((r) => attachStandIns(r, standInsOf(directory, delegations, r.approvers)));
+  }
+
+  /** `request` with the stand-ins of its approvers attached (for its card), by the delegations of the last second. */
+  async withStandIns(request: ConfirmationRequest): Promise<ConfirmationRequest> {
+    if (request.status !== 'pending') return request;
+    const delegations = await this.away.delegations(false);
+    return delegations.empty ? request : attachStandIns(request, standInsOf(this.directory(), delegations, request.approvers));
   }
 
   /** The audit chain's newest event (null without a chain or events). */

@@ -14,9 +14,13 @@ import { authenticator, bearerAuth, requireScope } from './auth.js';
 import { tokensRouter } from './tokens-routes.js';
 import { grantsRouter } from './grants-routes.js';
 import { auditRouter } from './audit-routes.js';
+import { insightsRouter, policySimulateRouter, SIMULATE_PATH, YAML_TYPES } from './insights-routes.js';
 import { peopleRouter } from './people-routes.js';
+import { awayRouter } from './away-routes.js';
 import { eventsRouter } from './events-routes.js';
 import { inboxRouter } from './inbox-routes.js';
+import { pushRouter } from './push-routes.js';
+import type { PushService } from '../push/service.js';
 import { isLoginLinkSource, loginLinksRouter } from './login-links-route.js';
 import { createMetrics, type GatewayMetrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
@@ -68,6 +72,8 @@ export interface AppOptions {
   /** Per-token rate limits (default: generous budgets, counted in memory); `redisUrl` shares them across replicas. */
   rateLimits?: Omit<TokenRateLimitOptions, 'clock' | 'logger'>;
   version?: string;
+  /** Web Push (`/v1/push/subscriptions` for tokens bound to a person); absent: no such routes. */
+  push?: PushService;
 }
 
 /** The app plus its metrics (closed on shutdown). */
@@ -109,9 +115,12 @@ export function createApp(options: AppOptions): TollgateApp {
   if (options.tokens) v1.use('/tokens', tokensRouter(options.tokens, () => gateway.clock.now()));
   v1.use('/grants', grantsRouter(gateway));
   v1.use(peopleRouter(gateway));
+  v1.use(awayRouter(gateway));
   v1.use('/inbox', inboxRouter(gateway));
+  if (options.push) v1.use('/push', pushRouter(options.push, gateway));
   if (gateway.stream) v1.use('/events', eventsRouter(gateway.stream));
   if (gateway.audit) v1.use('/audit', auditRouter(gateway.audit));
+  if (gateway.insights) v1.use('/insights', insightsRouter(gateway.insights)).use(policySimulateRouter(gateway.insights));
   const web = options.channels?.find((c) => c.name === 'web');
   if (isLoginLinkSource(web)) v1.use('/web/login-links', loginLinksRouter(web));
   app.use('/v1', authenticate, limitCalls, json, requireJsonBody, v1);
@@ -147,9 +156,16 @@ export function createApp(options: AppOptions): TollgateApp {
   return { app, handler: (req, res) => lean(req, res) || app(req, res), metrics, close: () => limits.close() };
 }
 
-/** POST bodies on `/v1` must be JSON (or empty); anything else is a 415, not a silently empty body. */
+/**
+ * POST bodies on `/v1` must be JSON (or empty); anything else is a 415, not a silently empty body. The one exception
+ * is a candidate policy for `POST /v1/policy/simulate`, sent as the YAML file it is.
+ */
 const requireJsonBody: RequestHandler = (req, res, next) => {
   const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+  if (req.method === 'POST' && req.path === SIMULATE_PATH && req.is(YAML_TYPES)) {
+    next();
+    return;
+  }
   if (req.method === 'POST' && hasBody && !req.is(['application/json', 'application/*+json'])) {
     sendProblem(res, 415, 'send the body as application/json', { code: 'unsupported_media_type' });
     return;

@@ -108,6 +108,18 @@ export function openApiDocument(version: string): Record<string, unknown> {
           responses: { 200: { description: '{as, items}' }, 400: problem, 403: problem },
         },
       },
+      '/v1/push/subscriptions': {
+        post: {
+          summary: "Subscribe a device to Web Push for the token's person (request:decide, bound to a person): the body is the browser's PushSubscription JSON; the endpoint must be https; see docs/web.md",
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['endpoint', 'keys'], properties: { endpoint: { type: 'string' }, keys: { type: 'object', properties: { p256dh: { type: 'string' }, auth: { type: 'string' } } } } } } } },
+          responses: { 201: { description: '{id, endpoint, person}' }, 400: problem, 403: problem },
+        },
+        delete: {
+          summary: "Remove one of the token's person's devices by {endpoint}",
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['endpoint'], properties: { endpoint: { type: 'string' } } } } } },
+          responses: { 204: { description: 'Removed' }, 400: problem, 403: problem, 404: problem },
+        },
+      },
       '/v1/events': {
         get: {
           summary: 'The event stream as CloudEvents 1.0, oldest first (admin or audit:read); page on with after = next_after',
@@ -120,6 +132,11 @@ export function openApiDocument(version: string): Record<string, unknown> {
       },
       '/v1/people': { get: { summary: 'The people directory in force (admin or audit:read): {items: [{id, name, email, accounts, groups, unresolved}]}', responses: { 200: { description: '{items}' }, 403: problem } } },
       '/v1/people/{id}': { get: { summary: 'One person of the directory (admin or audit:read)', parameters: [idParam], responses: { 200: { description: '{id, name, email, accounts, groups, unresolved}' }, 403: problem, 404: problem } } },
+      '/v1/people/{id}/away': {
+        get: { summary: 'A person\'s away window in force, where it comes from (config or database) and its recorded changes; `me` for the person a decide token is bound to (else admin or audit:read)', parameters: [idParam], responses: { 200: { description: '{person, away: {from, until, delegate, note} | null, source, set_by, set_at, history}' }, 403: problem, 404: problem } },
+        put: { summary: 'Set an away window {from, until, delegate: "person:<id>", note}: `me` with a decide token bound to a person, any id with admin; event person.away_changed', parameters: [idParam], responses: { 200: { description: 'The status in force' }, 400: problem, 403: problem, 404: problem } },
+        delete: { summary: 'Clear an away window (overrides the config file\'s too): `me` or admin; event person.away_changed', parameters: [idParam], responses: { 200: { description: 'The status in force' }, 403: problem, 404: problem } },
+      },
       '/v1/groups': { get: { summary: 'The groups of the directory (admin or audit:read): {items: [{id, members, people}]}', responses: { 200: { description: '{items}' }, 403: problem } } },
       '/v1/audit/verify': {
         get: {
@@ -129,6 +146,48 @@ export function openApiDocument(version: string): Record<string, unknown> {
         },
       },
       '/v1/audit/head': { get: { summary: "The chain's newest event as an anchor to keep elsewhere (admin or audit:read): {event_id, hash, at, signature} (signature: a JWS over the three, by a key of /.well-known/jwks.json)", responses: { 200: { description: 'The anchor' }, 403: problem } } },
+      '/v1/insights': {
+        get: {
+          summary: 'What the history says (admin or audit:read): totals by outcome, rows by the dimension (requests, approval/edited/expired rates, time to decision p50/p90/p99 from delivery, fast approvals per person), a daily series; see docs/insights.md',
+          parameters: [
+            { name: 'since', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: 30 days before until' },
+            { name: 'until', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: now (exclusive)' },
+            { name: 'by', in: 'query', schema: { type: 'string', enum: ['tool', 'agent', 'agent_kind', 'person', 'group', 'channel', 'repo', 'day'] }, description: 'Default tool; agent_kind and repo answer 400 until requests record them' },
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
+          ],
+          responses: { 200: { description: '{since, until, by, totals, rows, series}' }, 400: problem, 403: problem },
+        },
+      },
+      '/v1/insights/suggestions': {
+        get: {
+          summary: 'Policy rules the history suggests (admin or audit:read): calls approved min times with no denial, edit or expiry; each a YAML rule with its evidence',
+          parameters: [
+            { name: 'since', in: 'query', schema: { type: 'string', format: 'date-time' } },
+            { name: 'until', in: 'query', schema: { type: 'string', format: 'date-time' } },
+            { name: 'min', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'Default 10' },
+          ],
+          responses: { 200: { description: '[{id, rule, would_auto_approve, approver_minutes_saved, approvers, nearest_denied, summary, grantable}]' }, 400: problem, 403: problem },
+        },
+      },
+      '/v1/insights/suggestions/{id}/apply': {
+        post: {
+          summary: 'Make a fixed-value suggestion a standing grant of the rule in force (admin), audited with its evidence (grant_created)',
+          parameters: [idParam],
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['expires_in_s'], properties: { expires_in_s: { type: 'integer', minimum: 60 }, since: { type: 'string', format: 'date-time' }, until: { type: 'string', format: 'date-time' }, min: { type: 'integer', minimum: 1 } } } } } },
+          responses: { 201: { description: '{grant, suggestion}' }, 400: problem, 403: problem, 404: problem, 409: problem },
+        },
+      },
+      '/v1/policy/simulate': {
+        post: {
+          summary: 'Replay a candidate policy (the YAML body) over the history (admin): what it would allow, deny or ask, what changes, and first the requests a person denied that it would allow at once',
+          parameters: [
+            { name: 'since', in: 'query', schema: { type: 'string', format: 'date-time' } },
+            { name: 'until', in: 'query', schema: { type: 'string', format: 'date-time' } },
+          ],
+          requestBody: { required: true, content: { 'application/yaml': { schema: { type: 'string' } } } },
+          responses: { 200: { description: '{since, until, replayed, would, changed, denied_but_would_allow, denied_but_would_allow_total, by_rule}' }, 400: problem, 403: problem },
+        },
+      },
       '/v1/tokens': {
         post: {
           summary: 'Create a scoped token (admin); the secret is answered once',

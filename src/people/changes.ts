@@ -1,6 +1,7 @@
 /**
  * @module people/changes
- * What a reload changed about who may approve: people added or removed, accounts moved, group members changed.
+ * What a reload changed about who may approve: people added or removed, accounts moved, group members changed, away
+ * windows of the config file changed.
  * Logged on every reload, so an auditor can tell from the log when someone gained or lost a say.
  */
 import type { Directory } from './types.js';
@@ -17,6 +18,8 @@ export function directoryChanges(before: Directory, after: Directory): string[] 
     const old = before.person(person.id);
     if (!old) continue;
     const accounts = (p: typeof person) => Object.entries(p.accounts).map(([c, a]) => `${c}:${a}`).sort().join(', ');
+    const away = (p: typeof person) => (p.away ? `${p.away.from.toISOString()}–${p.away.until.toISOString()}${p.away.delegate ? ` for ${p.away.delegate}` : ''}` : '-');
+    if (away(old) !== away(person)) changes.push(`person ${person.id}: away ${away(old)} → ${away(person)} (the config file's window; one set at run time overrides it)`);
     if (accounts(old) !== accounts(person) || old.email !== person.email) changes.push(`person ${person.id}: accounts ${accounts(old) || '-'} → ${accounts(person) || '-'}${old.email !== person.email ? `, email ${old.email ?? '-'} → ${person.email ?? '-'}` : ''}`);
   }
   const groups = new Set([...before.groups(), ...after.groups()].map((g) => g.id));

@@ -7,12 +7,43 @@
 import { z } from 'zod';
 import { ValidationError, type FieldProblem } from '../errors.js';
 import { fieldProblems } from '../validation.js';
+import { delegationCycle, type Away } from './away.js';
 import { emailAccount, MemoryDirectory } from './memory-directory.js';
 import { NO_DIRECTORY } from './no-directory.js';
 import type { Directory, Person } from './types.js';
 
 const ID = /^[a-z0-9._-]+$/;
 const idSchema = z.string().max(100).regex(ID, 'use lower-case letters, digits, ".", "_" and "-"');
+/** A time in the config (YAML may hand a date over as a Date) or the API: ISO 8601, a date alone meaning its UTC midnight. */
+const instantSchema = z.union([z.date(), z.string().max(40)]).transform((value, ctx) => {
+  const date = value instanceof Date ? value : new Date(value);
+  if (Number.isNaN(date.getTime())) {
+    ctx.addIssue({ code: 'custom', message: 'expected a date or time (ISO 8601, e.g. 2026-12-03 or 2026-12-03T09:00:00Z)' });
+    return z.NEVER;
+  }
+  return date;
+});
+
+/**
+ * An away window (`people[].away`, `PUT /v1/people/…/away`): the delegate is written `person:<id>`; `until` after
+ * `from`. Whether the delegate exists and whether a cycle closes is checked against the directory by the caller.
+ */
+export const awaySchema = z
+  .strictObject({
+    from: instantSchema,
+    until: instantSchema,
+    delegate: z.string().regex(/^person:[a-z0-9._-]+$/, 'write the delegate as person:<id>').nullish(),
+    note: z.string().max(500).optional(),
+  })
+  .refine((a) => a.until.getTime() > a.from.getTime(), { path: ['until'], message: 'until must be after from' });
+
+/** An away window as parsed (the delegate still `person:<id>`). */
+export type AwayInput = z.output<typeof awaySchema>;
+
+/** The {@link Away} of a parsed window. */
+export function awayOf(input: AwayInput): Away {
+  return { from: input.from, until: input.until, delegate: input.delegate ? input.delegate.slice('person:'.length) : null, note: input.note ?? null };
+}
 
 /** One entry of `people:`. Accounts are keyed by channel name, so a new channel needs no change here. */
 export const personEntrySchema = z.strictObject({
@@ -25,6 +56,7 @@ export const personEntrySchema = z.strictObject({
       z.union([z.string().min(1).max(200), z.number().transform(String)]),
     )
     .optional(),
+  away: awaySchema.optional(),
 });
 
 /** `groups:`: group id → members, each a person id or `group:<id>`. */
@@ -71,7 +103,7 @@ function readPeople(raw: unknown, source: string, problems: FieldProblem[]): Per
       problems.push(...fieldProblems(parsed.error.issues, where, where));
       return;
     }
-    const { id: personId, name, email, accounts = {} } = parsed.data;
+    const { id: personId, name, email, accounts = {}, away } = parsed.data;
     const earlier = ids.get(personId);
     if (earlier !== undefined) problems.push({ path: `${where}.id`, message: `the id is used by people[${earlier}] too; ids must be unique` });
     ids.set(personId, index);
@@ -84,9 +116,28 @@ function readPeople(raw: unknown, source: string, problems: FieldProblem[]): Per
       claim(channel === 'email' ? emailAccount(account) : `${channel}:${account}`, `${where}.accounts.${channel}`, account);
     }
     if (email) claim(emailAccount(email), `${where}.email`, email);
-    people[index] = { id: personId, name: name ?? null, email: email ?? null, accounts };
+    people[index] = { id: personId, name: name ?? null, email: email ?? null, accounts, ...(away ? { away: awayOf(away) } : {}) };
   });
+  checkDelegates(people, source, problems);
   return people.filter(Boolean);
+}
+
+/** Each away window's delegate must be another configured person, and no set of windows may delegate in a circle. */
+function checkDelegates(people: readonly Person[], source: string, problems: FieldProblem[]): void {
+  const ids = new Set(people.filter(Boolean).map((p) => p.id));
+  const windows = new Map(people.filter((p) => p?.away).map((p) => [p.id, p.away!]));
+  people.forEach((person, index) => {
+    if (!person?.away) return;
+    const path = `${source}: people[${index}] "${person.id}".away.delegate`;
+    const { delegate } = person.away;
+    if (delegate === null) return;
+    if (delegate === person.id) problems.push({ path, message: `person:${delegate} cannot be their own delegate` });
+    else if (!ids.has(delegate)) problems.push({ path, message: `person:${delegate}: no such person in people:` });
+    else {
+      const cycle = delegationCycle(windows, person.id, person.away);
+      if (cycle) problems.push({ path, message: `the delegations form a cycle: ${cycle.join(' → ')}` });
+    }
+  });
 }
 
 function readGroups(raw: unknown, people: ReadonlySet<string>, source: string, problems: FieldProblem[]): Map<string, string[]> {

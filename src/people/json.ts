@@ -2,7 +2,13 @@
  * @module people/json
  * People, groups and references as the API (`GET /v1/people`, `/v1/groups`) and `tollgate people … --json` show them.
  */
+import type { Away } from './away.js';
 import type { Directory, Group, Person } from './types.js';
+
+/** An away window as the API, the event stream and the CLI show it (the delegate written `person:<id>`). */
+export function awayJson(away: Away | null) {
+  return away && { from: away.from.toISOString(), until: away.until.toISOString(), delegate: away.delegate && `person:${away.delegate}`, note: away.note };
+}
 
 /** A person with the groups they are in (nested groups included). */
 export function personJson(directory: Directory, person: Person) {

@@ -16,6 +16,8 @@ export function emailAccount(address: string): string {
 export class MemoryDirectory implements Directory {
   private readonly byId: ReadonlyMap<string, Person>;
   private readonly byAccount = new Map<string, string>();
+  /** Account ids without their channel (`U0ALICE`) → the people holding them, for bare `user_id`s. */
+  private readonly byBareAccount = new Map<string, string[]>();
   private readonly groupById: ReadonlyMap<string, Group>;
   private readonly groupsByPerson = new Map<string, string[]>();
 
@@ -31,6 +33,8 @@ export class MemoryDirectory implements Directory {
     for (const person of peopleList) {
       for (const [channel, account] of Object.entries(person.accounts)) {
         this.byAccount.set(channel === 'email' ? emailAccount(account) : `${channel}:${account}`, person.id);
+        const holders = this.byBareAccount.get(account) ?? [];
+        if (!holders.includes(person.id)) this.byBareAccount.set(account, [...holders, person.id]);
       }
       if (person.email) this.byAccount.set(emailAccount(person.email), person.id);
     }
@@ -67,6 +71,10 @@ export class MemoryDirectory implements Directory {
 
   groupsOf(personId: string): readonly string[] {
     return this.groupsByPerson.get(personId) ?? [];
+  }
+
+  holdersOf(id: string): readonly string[] {
+    return this.byBareAccount.get(id) ?? [];
   }
 
   reference(reference: string): ApproverReference | null {

@@ -26,6 +26,7 @@ export const NO_DIRECTORY: Directory = {
   group: () => null,
   personOf: (account) => account,
   groupsOf: () => [],
+  holdersOf: () => [],
   reference(reference) {
     const parsed = parseReference(reference);
     return parsed && (parsed.kind === 'person' || parsed.kind === 'group') ? null : parsed;

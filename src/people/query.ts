@@ -1,7 +1,8 @@
 /**
  * @module people/query
- * The audit query's people filters: `person=alice` (requests alice decided, from any of her accounts) and
- * `group=finance-leads` (requests any member decided), turned into the store's `respondedByPeople`.
+ * The audit query's people filters: `person=alice` (requests alice decided or voted on, from any of her accounts) and
+ * `group=finance-leads` (requests any member decided or voted on), turned into the store's `respondedByPeople` (with
+ * `includeVotes`).
  */
 import { ValidationError } from '../errors.js';
 import type { Directory } from './types.js';

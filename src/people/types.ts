@@ -8,6 +8,7 @@
  * the answer)); email look-ups against Slack or Feishu run in the background ({@link EmailResolver}) and land in the
  * directory when they finish. Nor does the directory decide who may approve a request: it only names people.
  */
+import type { Away } from './away.js';
 
 /** A person of the directory. */
 export interface Person {
@@ -22,6 +23,8 @@ export interface Person {
   accounts: Record<string, string>;
   /** Channels whose account was looked up by email and not found (channel → why), shown by `tollgate people show`. */
   unresolved?: Record<string, string>;
+  /** The away window the config file gives (`people[].away`); the database's, when one was set, overrides it. */
+  away?: Away;
 }
 
 /** A group: its id and its members, flattened to people ids (nested groups expanded, each person once). */
@@ -56,6 +59,12 @@ export interface Directory {
   personOf(account: string): string;
   /** The groups a person belongs to, directly or through nested groups. */
   groupsOf(personId: string): readonly string[];
+  /**
+   * The people one of whose accounts is `id` on some channel, written without the channel (`U0ALICE` → `['alice']`):
+   * how a bare `user_id` is matched to a person. More than one: the id is ambiguous (one person's Slack id is
+   * another's Discord id).
+   */
+  holdersOf(id: string): readonly string[];
   /**
    * Whether `reference` names something that exists: `person:`/`group:` ids must be configured; accounts, emails and
    * wildcards (`slack:*`) always exist. Returns the parsed reference, or null when the id is unknown.

@@ -3,9 +3,13 @@
  * Runs a pending request's due reminders and escalation steps (see `follow-ups.ts` for the plan and the timer).
  * A reminder records `reminded` and refreshes every sent card (a channel with a `remind` hook also re-notifies);
  * an escalation step adds its approvers and channels to the row with `escalated` in one transaction, posts cards to
- * the new channels and refreshes the old ones, which then show who may decide now.
+ * the new channels and refreshes the old ones, which then show who may decide now. A step skips an approver who is
+ * away with nobody standing in for them (the event names them); a step left with nobody to add runs the next step at
+ * once, rather than waiting for someone who cannot answer. Whoever stands in for an approver it adds gets the card.
  */
-import { directTargets } from '../people/targets.js';
+import { NO_DELEGATIONS, shortDate, type Delegations } from '../people/away.js';
+import { delegateTargets, directTargets } from '../people/targets.js';
+import { NO_DIRECTORY } from '../people/no-directory.js';
 import type { Directory } from '../people/types.js';
 import type { Logger } from 'pino';
 import type { Channel } from '../channel.js';
@@ -23,6 +27,8 @@ export interface FollowUpDeps {
   logger: Logger;
   /** The people directory in force: an escalation step naming people with no channels messages them directly. */
   directory?: () => Directory;
+  /** The delegations in force (absent: nobody is away). */
+  delegations?: () => Promise<Delegations>;
   /** Tells waiters and live pages that the row changed (the gateway's change fan-out, without card updates). */
   publish(request: ConfirmationRequest): Promise<void>;
 }
@@ -31,10 +37,19 @@ export interface FollowUpDeps {
 export async function runDueFollowUps(deps: FollowUpDeps, request: ConfirmationRequest, now: Date): Promise<Date> {
   const events = await deps.store.events(request.id);
   let current = request;
+  // Set when an escalation step found only approvers away with nobody standing in: the next step is due at once.
+  let skipAhead = false;
   for (const followUp of outstanding(recordedPlan(events), events)) {
-    if (Date.parse(followUp.at) > now.getTime()) break;
+    if (Date.parse(followUp.at) > now.getTime() && !(skipAhead && followUp.kind === 'escalate')) {
+      if (skipAhead) continue;
+      break;
+    }
     if (followUp.kind === 'remind') await remind(deps, current, followUp.step, now);
-    else current = (await escalate(deps, current, followUp, now)) ?? current;
+    else {
+      const escalated = await escalate(deps, current, followUp, now);
+      current = escalated.request ?? current;
+      skipAhead = escalated.nobodyAdded;
+    }
   }
   const after = await deps.store.events(request.id);
   return nextWake(outstanding(recordedPlan(after), after), request.expiresAt);
@@ -60,21 +75,25 @@ async function remind(deps: FollowUpDeps, request: ConfirmationRequest, step: nu
   await deps.publish(request);
 }
 
-async function escalate(deps: FollowUpDeps, request: ConfirmationRequest, step: Extract<FollowUp, { kind: 'escalate' }>, now: Date): Promise<ConfirmationRequest | null> {
-  const approvers = [...new Set([...request.approvers, ...step.approvers])];
+async function escalate(deps: FollowUpDeps, request: ConfirmationRequest, step: Extract<FollowUp, { kind: 'escalate' }>, now: Date): Promise<{ request: ConfirmationRequest | null; nobodyAdded: boolean }> {
+  const directory = deps.directory?.() ?? NO_DIRECTORY;
+  const delegations = deps.delegations ? await deps.delegations() : NO_DELEGATIONS;
+  const { kept, skipped } = skipUnattended(directory, step.approvers, delegations);
+  const approvers = [...new Set([...request.approvers, ...kept])];
   const key = (c: ChannelTarget) => `${c.type}\u0000${c.target ?? ''}`;
   const known = new Set(request.channels.map(key));
   let added: ChannelTarget[] = [];
   try {
-    const direct = step.channels.length === 0 && deps.directory ? directTargets(deps.directory(), step.approvers, deps.channels) : [];
-    added = resolveCards([...step.channels, ...direct], deps.channels).filter((c) => !known.has(key(c)));
+    const direct = step.channels.length === 0 && deps.directory ? directTargets(directory, kept, deps.channels) : [];
+    added = resolveCards([...step.channels, ...direct, ...delegateTargets(directory, kept, deps.channels, delegations)], deps.channels).filter((c) => !known.has(key(c)));
   } catch (error) {
     deps.logger.warn({ err: error, requestId: request.id, step: step.step }, 'escalation names a channel this gateway cannot post to; adding approvers only');
   }
   const channels = [...request.channels, ...added.map((c) => (c.target ? c : { type: c.type }))];
-  const event = { type: 'escalated' as const, actor: 'system', channel: null, detail: { step: step.step, added_approvers: step.approvers, added_channels: added, approvers }, at: now };
-  const updated = await deps.store.escalate(request.id, step.step, { approvers, channels }, event);
-  if (!updated) return null;
+  const detail = { step: step.step, added_approvers: kept, added_channels: added, approvers, ...(skipped.length ? { skipped } : {}) };
+  const updated = await deps.store.escalate(request.id, step.step, { approvers, channels }, { type: 'escalated', actor: 'system', channel: null, detail, at: now });
+  const nobodyAdded = skipped.length > 0 && kept.length === 0 && step.channels.length === 0;
+  if (!updated) return { request: null, nobodyAdded };
   for (const card of added) {
     await deps.store.ensureMessage(request.id, card.type, card.target ?? '', now);
     if (deps.channels.get(card.type)?.readsFromDatabase) await deps.store.updateMessage(request.id, card.type, card.target ?? '', { status: 'sent' }, now);
@@ -84,5 +103,22 @@ async function escalate(deps: FollowUpDeps, request: ConfirmationRequest, step: 
     if (card.messageRef) await deps.scheduler.enqueueCardUpdate(request.id, card.channel, card.target);
   }
   await deps.publish(updated);
-  return updated;
+  return { request: updated, nobodyAdded };
+}
+
+/**
+ * The step's approvers without those away with nobody standing in (a person, every member of a group, the person
+ * behind an account), and those skipped with why, for the `escalated` event.
+ */
+function skipUnattended(directory: Directory, approvers: readonly string[], delegations: Delegations): { kept: string[]; skipped: { approver: string; reason: string }[] } {
+  const kept: string[] = [];
+  const skipped: { approver: string; reason: string }[] = [];
+  for (const approver of approvers) {
+    const ref = directory.reference(approver);
+    const people = ref?.kind === 'person' ? [ref.id] : ref?.kind === 'group' ? (directory.group(ref.id)?.people ?? []) : ref?.kind === 'account' ? [directory.personOf(ref.account)] : [];
+    const away = people.length > 0 && people.every((p) => delegations.unattended(p));
+    if (!away) kept.push(approver);
+    else skipped.push({ approver, reason: `${people.map((p) => `${p} is away until ${shortDate(delegations.awayOf(p)!.until, delegations.now)}`).join(', ')}, with nobody standing in` });
+  }
+  return { kept, skipped };
 }

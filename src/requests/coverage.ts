@@ -10,8 +10,8 @@
  *   when an escalation changes the approvers ({@link askedDigest}). `tool_args` is tied through `args_sha256`:
  *   `audit verify` recomputes it from the arguments.
  * - **What was decided** is already in the settling event itself: its type is the status, its actor the responder,
- *   its channel the channel, its time `responded_at`, its detail the person, reason, option and approved arguments;
- *   `allowed` follows from the status and `on_timeout`. {@link decidedMismatch} compares the row with it.
+ *   its channel the channel, its time `responded_at`, its detail the person, the absentee they stood in for
+ *   (`on_behalf_of`), reason, option and approved arguments; `allowed` follows from the status and `on_timeout`. {@link decidedMismatch} compares the row with it.
  *
  * The digest is `v1.<SHA-256 hex>.<an 8-hex tag per column>`: the SHA-256 over every column is the proof; the tags,
  * FNV-1a of each column alone, only let `audit verify` name which column changed. Events written before migration
@@ -84,10 +84,11 @@ function askedValues(r: AskedFields): (string | null)[] {
   const always = [
     r.toolName,
     r.argsSha256,
-    canonicalJson(r.approvers),
+    // Lists of strings: JSON.stringify is their canonical JSON already (only object keys need sorting).
+    JSON.stringify(r.approvers),
     String(r.requiredApprovals),
     r.prompt,
-    canonicalJson(r.options),
+    JSON.stringify(r.options),
     r.userId,
     r.agentId,
     r.sessionId,
@@ -95,7 +96,7 @@ function askedValues(r: AskedFields): (string | null)[] {
     r.filedBy,
     r.filedByPerson,
     r.callbackUrl,
-    canonicalJson(r.metadata ?? {}),
+    isEmpty(r.metadata) ? '{}' : canonicalJson(r.metadata),
     r.createdAt.toISOString(),
     r.expiresAt.toISOString(),
     r.onTimeout,
@@ -103,6 +104,12 @@ function askedValues(r: AskedFields): (string | null)[] {
   // See ALWAYS_ASKED: a row without them digests as it did before they existed.
   if ((r.agentKind ?? null) === null && (r.context ?? null) === null) return always;
   return [...always, r.agentKind ?? null, r.context ? canonicalJson(r.context) : null];
+}
+
+/** Whether `o` has no keys (most requests' metadata): its canonical JSON is `{}` without a replacer's walk. */
+function isEmpty(o: Record<string, unknown> | null | undefined): boolean {
+  for (const _ in o) return false;
+  return true;
 }
 
 /** Length-prefixed, as the chain's own encoding: unambiguous whatever a value holds. */
@@ -171,6 +178,7 @@ export function decidedMismatch(r: ConfirmationRequest, settling: ConfirmationEv
     ['responded_at', time(r.respondedAt), settling.at.getTime()],
     ['responded_via', r.respondedVia, settling.channel],
     ['responded_by_person', r.respondedByPerson, vote ? text(d.person) : null],
+    ['on_behalf_of', r.onBehalfOf, vote ? text(d.on_behalf_of) : null],
     ['reason', r.reason, text(d.reason)],
     ['decision_option', r.decisionOption, vote ? text(d.option) : null],
     ['allowed', r.allowed, isAllowed(r.status, r.onTimeout)],

@@ -54,24 +54,41 @@ export async function* allPages<T, Q extends object>(list: (query: Q & { limit: 
 }
 
 /**
- * The audit query for several deciders (`?group=`): one query per person, each reading its own index range newest
- * first, merged here. One query with `responded_by_person IN (…)` makes the database sort every row the group ever
- * decided before it can cut a page — after a year of history, hundreds of thousands of rows for one page of 50.
+ * The audit query for several deciders (`?group=`), or for a person's votes beside their verdicts (`includeVotes`):
+ * one query per person (and one per person's votes), each reading its own index range newest first, merged here.
+ * One query with `responded_by_person IN (…)` makes the database sort every row the group ever decided before it
+ * can cut a page — after a year of history, hundreds of thousands of rows for one page of 50.
+ * @param votedOn one page of the requests a person voted on without settling them (`confirmation_voters`)
  */
-export async function pageForEachPerson<T extends { createdAt: Date; id: string }, Q extends { respondedByPeople?: readonly string[]; limit?: number }>(
+export async function pageForEachPerson<T extends { createdAt: Date; id: string }, Q extends { respondedByPeople?: readonly string[]; includeVotes?: boolean; limit?: number }>(
   list: (query: Q) => Promise<{ items: T[]; nextCursor: string | null }>,
   query: Q,
   limit: number,
+  votedOn?: (person: string, query: Q) => Promise<{ items: T[]; nextCursor: string | null }>,
 ): Promise<{ items: T[]; nextCursor: string | null }> {
   const people = [...new Set(query.respondedByPeople ?? [])];
   // limit + 1 rows of each: enough to fill the page and know whether there is more.
-  const pages = await Promise.all(people.map((person) => list({ ...query, respondedByPeople: [person], limit: limit + 1 })));
+  const pages = await Promise.all(
+    people.flatMap((person) => {
+      const one = { ...query, respondedByPeople: [person], includeVotes: false, limit: limit + 1 };
+      return query.includeVotes && votedOn ? [list(one), votedOn(person, one)] : [list(one)];
+    }),
+  );
+  // A request alice voted on and bob settled is in two ranges: once on the page.
+  const seen = new Set<string>();
   const rows = pages
     .flatMap((p) => p.items)
+    .filter((r) => !seen.has(r.id) && Boolean(seen.add(r.id)))
     .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
-  // A person's page capped below limit + 1 (limit 500) may hide more rows behind its own cursor.
+  // A range capped below limit + 1 (limit 500) may hide more rows behind its own cursor.
   const more = rows.length > limit || pages.some((p) => p.nextCursor !== null && p.items.length < limit + 1);
   return { items, nextCursor: more && last ? encodeCursor(last.createdAt, last.id) : null };
+}
+
+/** Whether `query` reads several ranges merged ({@link pageForEachPerson}) rather than one. */
+export function mergesRanges(query: { respondedByPeople?: readonly string[]; includeVotes?: boolean }): boolean {
+  const people = query.respondedByPeople?.length ?? 0;
+  return people > 1 || (people === 1 && query.includeVotes === true);
 }

@@ -15,7 +15,7 @@ export const EXPORT_FIELDS = [
   'id', 'status', 'tool_name', 'tool_args', 'approved_args', 'prompt', 'options', 'agent_id', 'user_id', 'session_id',
   'tool_call_id', 'agent_kind', 'context', 'metadata', 'channels', 'approvers', 'required_approvals', 'on_timeout', 'idempotency_key',
   'args_sha256', 'filed_by', 'filed_by_person', 'created_at', 'expires_at', 'updated_at', 'responded_at',
-  'responded_by', 'responded_via', 'responded_by_person', 'decision_option', 'reason', 'allowed',
+  'responded_by', 'responded_via', 'responded_by_person', 'on_behalf_of', 'decision_option', 'reason', 'allowed',
 ] as const satisfies readonly (keyof ApiRequest)[];
 
 /** One of {@link EXPORT_FIELDS}. */
@@ -42,7 +42,7 @@ export function exportRowOf(r: ConfirmationRequest): ExportRow {
     r.context === null ? null : JSON.stringify(r.context), JSON.stringify(r.metadata), JSON.stringify(r.channels),
     JSON.stringify(r.approvers), r.requiredApprovals, r.onTimeout, r.idempotencyKey, r.argsSha256, r.filedBy, r.filedByPerson,
     r.createdAt.toISOString(), r.expiresAt.toISOString(), r.updatedAt.toISOString(), r.respondedAt?.toISOString() ?? null,
-    r.respondedBy, r.respondedVia, r.respondedByPerson, r.decisionOption, r.reason, r.allowed,
+    r.respondedBy, r.respondedVia, r.respondedByPerson, r.onBehalfOf, r.decisionOption, r.reason, r.allowed,
   ];
 }
 

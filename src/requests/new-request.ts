@@ -92,6 +92,7 @@ export function newConfirmationRequest(
     respondedBy: null,
     respondedVia: null,
     respondedByPerson: null,
+    onBehalfOf: null,
     decisionOption: null,
     reason: null,
     allowed: null,

@@ -88,6 +88,8 @@ export interface ApiRequest {
   responded_via: string | null;
   /** The person behind `responded_by` (the people directory's id; the account itself when the directory does not know it). */
   responded_by_person: string | null;
+  /** The absentee a delegate decided for (`responded_by_person` is the delegate), or null. */
+  on_behalf_of: string | null;
   decision_option: string | null;
   reason: string | null;
   allowed: boolean | null;
@@ -152,6 +154,7 @@ export function toApiRequest(r: ConfirmationRequest): ApiRequest {
     responded_by: r.respondedBy,
     responded_via: r.respondedVia,
     responded_by_person: r.respondedByPerson,
+    on_behalf_of: r.onBehalfOf,
     decision_option: r.decisionOption,
     reason: r.reason,
     allowed: r.allowed,

@@ -28,12 +28,35 @@ export interface Vote {
    */
   person?: string | null;
   via: string;
+  /**
+   * The absentee this vote stands in for (the voter is their delegate): recorded as `detail.on_behalf_of` and, when the
+   * vote settles the request, as the row's `on_behalf_of`. The quorum still counts `person`, the delegate.
+   */
+  onBehalfOf?: string | null;
   /** Name of the API token that cast the vote (recorded in the event detail), or null for a tap. */
   token?: string | null;
   reason: string | null;
   option: string | null;
   approvedArgs: Record<string, unknown> | null;
   at: Date;
+  /**
+   * People whose approval was recorded earlier but who are no longer approvers of the request (the gateway re-checked
+   * them against the directory in force): their approvals do not count towards the quorum, and this vote's event
+   * lists them with the reason (`detail.discounted`). The store compares person ids only.
+   */
+  discounted?: readonly DiscountedVoter[];
+  /**
+   * Groups an identity provider vouched for that this approval needed (the directory alone does not list the voter),
+   * and until when they hold: recorded in the event (`detail.vouched_groups`, `detail.vouched_until`) so a quorum
+   * completing later counts the approval only while they still hold.
+   */
+  vouched?: { groups: readonly string[]; until: Date } | null;
+}
+
+/** A prior voter who no longer counts, and why (see {@link Vote.discounted}). */
+export interface DiscountedVoter {
+  person: string;
+  reason: string;
 }
 
 /** What {@link ConfirmationStore.decide} did. */
@@ -59,6 +82,11 @@ export interface RequestQuery {
   respondedBy?: string;
   /** Decided by one of these people (`responded_by_person`): `?person=` is one, `?group=` its members. Empty: none. */
   respondedByPeople?: readonly string[];
+  /**
+   * With `respondedByPeople`: also the requests those people voted on without settling them (an approval towards a
+   * quorum someone else completed, or that is still pending, denied or expired): what `?person=` and `?group=` mean.
+   */
+  includeVotes?: boolean;
   since?: Date;
   until?: Date;
   limit?: number;

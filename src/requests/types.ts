@@ -79,6 +79,8 @@ export interface ConfirmationRequest {
   respondedVia: string | null;
   /** The person behind `respondedBy` (a directory id, or the account itself when the directory does not know it). */
   respondedByPerson: string | null;
+  /** The absentee a delegate decided for (`respondedByPerson` is the delegate), or null. */
+  onBehalfOf: string | null;
   decisionOption: string | null;
   reason: string | null;
   /** true: the tool may run; false: it may not; null: still pending. */

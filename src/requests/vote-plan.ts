@@ -3,7 +3,8 @@
  * What one vote does to a pending request, whatever database holds it: a duplicate approval changes nothing, an
  * approval short of the quorum adds an `approved` event only, and a deny or the approval completing the quorum flips
  * the row. A quorum counts people, not accounts: each `approved` event names its person (`detail.person`), and an
- * approval by a person already counted is a duplicate whichever account it comes from. Each store reads the row (and,
+ * approval by a person already counted is a duplicate whichever account it comes from, and the approval of a person the
+ * gateway found no longer an approver (`Vote.discounted`) is not counted at all. Each store reads the row (and,
  * for an approval towards a quorum, its prior approvers) under its own lock, asks {@link planVote}, and writes.
  */
 import type { Vote } from './store.js';
@@ -15,6 +16,8 @@ export interface VerdictFields {
   respondedVia: string | null;
   /** The person behind `respondedBy` (null for the system). */
   respondedByPerson?: string | null;
+  /** The absentee the responder stood in for (see `Vote.onBehalfOf`). */
+  onBehalfOf?: string | null;
   decisionOption?: string | null;
   reason?: string | null;
   approvedArgs?: Record<string, unknown> | null;
@@ -47,11 +50,18 @@ export function needsPriorApprovers(current: ConfirmationRequest, vote: Vote): b
  */
 export function planVote(current: Pick<ConfirmationRequest, 'requiredApprovals'>, priorApprovals: readonly PriorApproval[], vote: Vote): VotePlan {
   const person = vote.person ?? vote.actor;
-  const detail: Record<string, unknown> = { option: vote.option, reason: vote.reason, person, ...(vote.token ? { token: vote.token } : {}) };
+  const detail: Record<string, unknown> = {
+    option: vote.option,
+    reason: vote.reason,
+    person,
+    ...(vote.onBehalfOf ? { on_behalf_of: vote.onBehalfOf } : {}),
+    ...(vote.token ? { token: vote.token } : {}),
+  };
   const fields: VerdictFields = {
     respondedBy: vote.actor,
     respondedVia: vote.via,
     respondedByPerson: person,
+    onBehalfOf: vote.onBehalfOf ?? null,
     decisionOption: vote.option,
     reason: vote.reason,
     approvedArgs: vote.approvedArgs,
@@ -62,8 +72,17 @@ export function planVote(current: Pick<ConfirmationRequest, 'requiredApprovals'>
   }
   const prior = priorApprovals.find((a) => a.person === person);
   if (prior) return { kind: 'duplicate', priorActor: prior.actor };
-  const approvals = priorApprovals.length + 1;
-  Object.assign(detail, { approvals, required: current.requiredApprovals }, vote.approvedArgs ? { approved_args: vote.approvedArgs } : {});
+  // Approvals of people who are no longer approvers do not count; the event names them and why (issue 49).
+  const reasons = new Map((vote.discounted ?? []).map((d) => [d.person, d.reason]));
+  const discounted = priorApprovals.filter((a) => reasons.has(a.person)).map((a) => ({ person: a.person, actor: a.actor, reason: reasons.get(a.person)! }));
+  const approvals = priorApprovals.length - discounted.length + 1;
+  Object.assign(
+    detail,
+    { approvals, required: current.requiredApprovals },
+    vote.approvedArgs ? { approved_args: vote.approvedArgs } : {},
+    discounted.length ? { discounted } : {},
+    vote.vouched ? { vouched_groups: vote.vouched.groups, vouched_until: vote.vouched.until.toISOString() } : {},
+  );
   const event: NewEvent = { type: 'approved', actor: vote.actor, channel: vote.via, detail, at: vote.at };
   if (approvals < current.requiredApprovals) return { kind: 'recorded', event, approvals };
   return { kind: 'final', status: 'approved', event, fields };

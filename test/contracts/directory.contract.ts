@@ -46,6 +46,13 @@ export function runDirectoryContract(name: string, make: (sections: DirectorySec
       expect(d.personOf('telegram:1234')).toBe('carol');
     });
 
+    it('answers who holds an account id written without its channel (a bare user_id)', async () => {
+      const d = await make(DIRECTORY_SECTIONS);
+      expect(d.holdersOf('U0ALICE')).toEqual(['alice']);
+      expect(d.holdersOf('1234')).toEqual(['carol']);
+      expect(d.holdersOf('U0STRANGER')).toEqual([]);
+    });
+
     it('treats an account it does not know as a person of its own', async () => {
       const d = await make(DIRECTORY_SECTIONS);
       expect(d.personOf('slack:U0STRANGER')).toBe('slack:U0STRANGER');

@@ -7,7 +7,7 @@ const base: ConfirmationRequest = {
   prompt: null, options: ['Approve', 'Deny'], agentId: 'billing-bot', userId: 'U1', sessionId: null, toolCallId: null, agentKind: null, context: null, metadata: {},
   channels: [], approvers: [], requiredApprovals: 1, onTimeout: 'deny', idempotencyKey: null, argsSha256: 'x', callbackUrl: null, filedBy: null,
   nonce: 'n', createdAt: new Date(0), expiresAt: new Date(300_000), updatedAt: new Date(0), respondedAt: null, respondedBy: null,
-  respondedVia: null, respondedByPerson: null, filedByPerson: null, decisionOption: null, reason: null, allowed: null,
+  respondedVia: null, respondedByPerson: null, onBehalfOf: null, filedByPerson: null, decisionOption: null, reason: null, allowed: null,
 };
 
 describe('card text', () => {

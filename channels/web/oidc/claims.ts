@@ -2,9 +2,9 @@
  * @module channels/web/oidc/claims
  * Who a validated ID token says signed in, and whether they may: the address (the `email` claim or the configured
  * one) must be there and, for `email`, marked verified (`email_verified: true`, unless `require_verified_email` is
- * off on purpose), its domain among `allowed_domains`, and one of the groups among
- * `allowed_groups`, when those are set. Only directory groups are kept: the session cookie carries them, and a
- * provider listing hundreds of groups would not fit in one.
+ * off on purpose), its domain among `allowed_domains`, and one of the groups among `allowed_groups`, when those are
+ * set. Only directory groups the directory does not give the person already are kept: the session cookie carries
+ * them, and a provider listing hundreds of groups would not fit in one.
  */
 import type { Directory } from '../../../src/people/types.js';
 import type { OidcSessionData } from '../identity.js';
@@ -17,7 +17,7 @@ const MAX_GROUPS = 50;
  * The session data of a validated ID token's claims.
  * @throws OidcSignInError (403) when the token names nobody usable or someone not allowed to sign in.
  */
-export function signInOf(claims: Record<string, unknown>, options: OidcOptions, directory: Directory | null): OidcSessionData {
+export function signInOf(claims: Record<string, unknown>, options: OidcOptions, directory: Directory | null, now: number): OidcSessionData {
   const raw = claims[options.emailClaim];
   const email = typeof raw === 'string' ? raw.trim().toLowerCase() : '';
   if (!/^[^@\s]+@[^@\s]+$/.test(email)) {
@@ -35,7 +35,10 @@ export function signInOf(claims: Record<string, unknown>, options: OidcOptions, 
     throw new OidcSignInError(403, 'group_not_allowed', 'You are not in a group that may sign in to this gateway.');
   }
   const name = typeof claims.name === 'string' && claims.name.trim() ? claims.name.trim().slice(0, 200) : null;
-  return { email, name, groups: groups.filter((g) => directory?.group(g)).slice(0, MAX_GROUPS) };
+  // Groups the directory gives the person already are its to take away: kept in the session too, they would outlive a
+  // reload that removed the person from one (issue 49). Only what the provider adds is kept, with the time it said so.
+  const given = directory ? directory.groupsOf(directory.personOf(`email:${email}`)) : [];
+  return { email, name, groups: groups.filter((g) => directory?.group(g) && !given.includes(g)).slice(0, MAX_GROUPS), groupsAt: now };
 }
 
 /**

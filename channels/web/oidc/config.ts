@@ -31,6 +31,8 @@ export const oidcConfigSchema = z.strictObject({
   require_verified_email: z.boolean().optional(),
   /** How far the provider's clock may be off, in seconds (default 60). */
   clock_tolerance_s: z.number().int().min(0).max(600).optional(),
+  /** How long the groups an ID token listed count for a session, in seconds (default 900); then sign in again. */
+  groups_max_age_s: z.number().int().min(60).max(86_400).optional(),
 });
 
 /** Sign-in with an OpenID provider, resolved and checked. */
@@ -52,6 +54,8 @@ export interface OidcOptions {
   /** `email_verified` must be `true` (else only a present claim that is not `true` refuses). */
   requireVerifiedEmail: boolean;
   clockToleranceS: number;
+  /** How long the groups claim of a sign-in counts, in seconds (`groups_max_age_s`). */
+  groupsMaxAgeS: number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
@@ -107,5 +111,6 @@ export function oidcOptionsFrom(section: z.output<typeof oidcConfigSchema> | und
     autoPeople: file.auto_people ?? false,
     requireVerifiedEmail: file.require_verified_email ?? true,
     clockToleranceS: file.clock_tolerance_s ?? 60,
+    groupsMaxAgeS: file.groups_max_age_s ?? 900,
   };
 }

@@ -25,6 +25,8 @@ export interface OidcRoutesContext extends GuardContext {
   client: OidcClient;
   directory(): Directory | null;
   audit(line: Record<string, unknown>): void;
+  /** The gateway's clock (ms): when the groups claim was read. */
+  now(): number;
 }
 
 /** A flow as sealed in the cookie. */
@@ -59,7 +61,7 @@ export function oidcRoutes(context: OidcRoutesContext): Router {
       const url = new URL(context.client.options.redirectUri);
       url.search = new URL(req.originalUrl, url).search;
       const claims = await context.client.finish(url, flow);
-      const data = signInOf(claims, context.client.options, context.directory());
+      const data = signInOf(claims, context.client.options, context.directory(), context.now());
       const { cookie } = context.signer.issue('oidc', encodeSessionData(data));
       res.append('set-cookie', serializeCookie(SESSION_COOKIE, cookie, { secure: secureCookies(req, context), maxAgeS: context.signer.ttlMs / 1000 }));
       context.audit({ event: 'sign_in_oidc', email: data.email, groups: data.groups, address: req.ip });

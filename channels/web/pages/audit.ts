@@ -32,7 +32,7 @@ export function auditPage(options: AuditPageOptions): SafeHtml {
       <td><a href="/ui/requests/${r.id}"><code>${r.toolName}</code></a></td>
       <td>${r.agentId ?? ''}</td>
       <td>${statusBadge(r)}</td>
-      <td>${r.respondedBy ?? ''}${r.respondedByPerson && r.respondedByPerson !== r.respondedBy ? html` <span class="muted">(${r.respondedByPerson})</span>` : ''}</td>
+      <td>${r.respondedBy ?? ''}${r.respondedByPerson && r.respondedByPerson !== r.respondedBy ? html` <span class="muted">(${r.respondedByPerson})</span>` : ''}${r.onBehalfOf ? html` <span class="muted">for ${r.onBehalfOf}</span>` : ''}</td>
       <td class="outcome">${r.status === 'pending' ? '' : outcomeText(r)}</td>
     </tr>`,
   );

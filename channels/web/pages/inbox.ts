@@ -6,7 +6,8 @@
  * title) from the server whenever the change feed says a request was filed or decided. Decisions are made on each
  * request's own page: buttons in a list that reflows live would invite approving the wrong row.
  */
-import { cardText, keyArguments } from '../../../src/card.js';
+import { cardText, keyArguments, standInsOf } from '../../../src/card.js';
+import { standInText } from '../../../src/people/away.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { html, type SafeHtml } from '../../../src/html.js';
 import type { InboxView } from '../inbox-views.js';
@@ -37,9 +38,12 @@ const TABS: Record<InboxView, { label: string; heading: string; empty: string }>
 
 function entry(viewer: Viewer, request: ConfirmationRequest, now: number, nudge: 'reminded' | 'escalated' | undefined): SafeHtml {
   // The card's own preview pretty-prints every argument: the inbox shows a few key ones instead.
-  const text = cardText({ ...request, toolArgs: {} });
+  const standIns = standInsOf(request);
+  const text = cardText({ ...request, toolArgs: {} }, { standIns });
   const args = keyArguments(request.toolArgs);
   const pending = request.status === 'pending';
+  // Who stands in for whom: what makes a request waiting for someone away show up in their delegate's inbox.
+  const mine = standIns.filter((s) => s.delegate === viewer.identity?.person);
   return html`<li class="card item${nudge ? ' nudged' : ''}" data-request-id="${request.id}">
       <a class="title" href="/ui/requests/${request.id}">${text.title}</a>
       ${nudge ? html`<p class="notice bad nudge">${nudge === 'escalated' ? 'Escalated: still waiting after its reminder' : 'Reminder: still waiting for a decision'}</p>` : ''}
@@ -51,6 +55,7 @@ function entry(viewer: Viewer, request: ConfirmationRequest, now: number, nudge:
         <span>filed ${formatTime(request.createdAt)}</span>
         ${pending ? html`<span>${expiryBoth(request, now)}</span>` : ''}
       </p>
+      ${pending && standIns.length ? html`<p class="meta stand-in">${(mine.length ? mine : standIns).map((s) => standInText(s)).join('; ')}</p>` : ''}
       ${!pending ? html`<p class="meta">${statusBadge(request)} <span>${text.status}</span></p>` : request.requiredApprovals > 1 ? html`<p class="meta">${text.status}</p>` : ''}
       ${!pending
         ? ''

@@ -22,7 +22,9 @@ export interface LayoutOptions {
   title: string;
   viewer: Viewer;
   /** Which navigation entry is current. */
-  current?: 'inbox' | 'audit' | 'grants';
+  current?: 'inbox' | 'audit' | 'grants' | 'away' | 'insights';
+  /** Scripts and stylesheets under `/ui/assets/` that this page alone loads (the insights page's charts). */
+  assets?: { scripts?: string[]; styles?: string[] };
   /** What the live-update script refreshes: the page to re-read, and the request whose changes matter (all when absent). */
   live?: { url: string; requestId?: string };
   /** Where the browser goes next by itself (after signing out: the identity provider's sign-out). */
@@ -38,6 +40,9 @@ export function layout(options: LayoutOptions, body: SafeHtml): SafeHtml {
         <a href="/ui" ${options.current === 'inbox' ? html`aria-current="page"` : ''}>Inbox</a>
         <a href="/ui/audit" ${options.current === 'audit' ? html`aria-current="page"` : ''}>Audit</a>
         <a href="/ui/grants" ${options.current === 'grants' ? html`aria-current="page"` : ''}>Grants</a>
+        <a href="/ui/insights" ${options.current === 'insights' ? html`aria-current="page"` : ''}>Insights</a>
+        ${viewer.identity?.person ? html`<a href="/ui/away" ${options.current === 'away' ? html`aria-current="page"` : ''}>Away</a>` : ''}
+        <button type="button" class="link" data-push-subscribe data-csrf="${viewer.csrf}" hidden>Notify me on this device</button>
         <span class="who">${viewer.user}</span>
         <form method="post" action="/ui/logout" class="inline">
           <input type="hidden" name="_csrf" value="${viewer.csrf}">
@@ -50,11 +55,15 @@ export function layout(options: LayoutOptions, body: SafeHtml): SafeHtml {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
+<link rel="icon" href="/ui/icon.svg" type="image/svg+xml">
+<link rel="manifest" href="/ui/manifest.webmanifest">
 ${options.refreshTo ? html`<meta http-equiv="refresh" content="0; url=${options.refreshTo}">` : ''}
 <title>${options.title} · tollgate</title>
 <link rel="stylesheet" href="/ui/assets/app.css">
+${(options.assets?.styles ?? []).map((name) => html`<link rel="stylesheet" href="/ui/assets/${name}">`)}
 <script src="/ui/assets/app.js" defer></script>
+${viewer.user ? html`<script src="/ui/assets/push.js" defer></script>` : ''}
+${(options.assets?.scripts ?? []).map((name) => html`<script src="/ui/assets/${name}" defer></script>`)}
 </head>
 <body ${options.live ? html`data-live-url="${options.live.url}" data-live-request="${options.live.requestId ?? ''}"` : ''}>
 ${nav}

@@ -5,7 +5,7 @@
  * without JavaScript; each carries the CSRF token, the request's nonce and the hash of the arguments shown, so a
  * decision always applies to exactly what the approver saw.
  */
-import { cardText } from '../../../src/card.js';
+import { cardText, standInsOf } from '../../../src/card.js';
 import { MAX_JSON_DEPTH } from '../../../src/utils/json-bounds.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../../../src/requests/types.js';
 import { MAX_EDITED_ARGS_CHARS } from '../decision-form.js';
@@ -29,6 +29,7 @@ export const NOTICES: Record<string, { tone: 'good' | 'bad'; text: string }> = {
   duplicate_approval: { tone: 'bad', text: 'Your approval was already recorded.' },
   args_mismatch: { tone: 'bad', text: 'The arguments changed since this page was loaded. Nothing changed.' },
   invalid: { tone: 'bad', text: 'This decision is not valid. Nothing changed.' },
+  groups_stale: { tone: 'bad', text: 'The groups your sign-in brought from the identity provider are too old to count. Sign in again to refresh them, then decide. Nothing changed.' },
 };
 
 /** The arguments editor's state after a rejected edit: the text as typed and what is wrong with it. */
@@ -67,7 +68,7 @@ function argsBlock(id: string, preId: string, value: unknown): SafeHtml {
 export function requestPage(options: RequestPageOptions): SafeHtml {
   const { request, viewer } = options;
   // The card's own preview pretty-prints every argument before cutting: the page writes its own bounded view instead.
-  const text = cardText({ ...request, toolArgs: {} });
+  const text = cardText({ ...request, toolArgs: {} }, { standIns: standInsOf(request) });
   const notice = options.notice ? NOTICES[options.notice] : undefined;
   const row = (label: string, value: unknown) => (value === null || value === undefined || value === '' ? '' : html`<dt>${label}</dt><dd>${value}</dd>`);
   const body = html`<p class="back"><a href="/ui">← Inbox</a></p>
@@ -100,7 +101,7 @@ ${!text.actionable
   ? ''
   : viewer.mayDecide(request)
     ? decisionForms(request, viewer, options.edit, options.grants ?? [])
-    : html`<section class="card actions" id="not-approver"><p class="notice bad">You are not an approver of this request: you are signed in as ${viewer.user}, and only ${text.approvers} may decide it.</p></section>`}
+    : html`<section class="card actions" id="not-approver"><p class="notice bad">You are not an approver of this request: you are signed in as ${viewer.user}, and only ${text.approvers} may decide it.${viewer.identity?.staleGroups.length ? html` The groups your sign-in brought (${viewer.identity.staleGroups.join(', ')}) are too old to count: <a href="/ui/auth/login?next=/ui/requests/${request.id}">sign in again</a> to refresh them.` : ''}</p></section>`}
 </div>
 <section class="card" id="timeline" data-live-region>
   <h2>Timeline</h2>

@@ -1,7 +1,7 @@
 /**
  * @module requests/postgres/copy-from-sqlite
  * Moves an existing SQLite database to PostgreSQL (`tollgate migrate --from ./data/tollgate.db --to postgres://…`):
- * every request, event, card, API token and standing grant, ids kept, in one PostgreSQL transaction — a failure copies nothing.
+ * every request, event, voter, card, API token and standing grant, ids kept, in one PostgreSQL transaction — a failure copies nothing.
  * Rows already in the target (same id) are left alone, so the copy can be run again after a partial start.
  *
  * @remarks Left out: copying while a gateway still writes to the SQLite file (stop it first), and the reverse way.
@@ -47,6 +47,10 @@ export async function copySqliteToPostgres(source: OpenDatabase, target: Pick<Op
         );
         counts.events += result.rowCount ?? 0;
       }
+      // Who voted on what without settling it (the audit query's `?person=`): derived from the events, copied as it is.
+      for (const v of rows('SELECT person, request_created_at, request_id FROM confirmation_voters')) {
+        await client.query('INSERT INTO confirmation_voters (person, request_created_at, request_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [v.person, v.request_created_at, v.request_id]);
+      }
       for (const m of rows('SELECT id, request_id, channel, target, message_ref, status, attempts, last_error, updated_at FROM channel_messages ORDER BY id')) {
         const result = await client.query(
           `INSERT INTO channel_messages (id, request_id, channel, target, message_ref, status, attempts, last_error, updated_at) OVERRIDING SYSTEM VALUE
@@ -88,6 +92,10 @@ export async function copySqliteToPostgres(source: OpenDatabase, target: Pick<Op
       // And so do the sign-outs: the session key came along, so a session signed out before the move must stay out.
       for (const m of rows(`SELECT kind, key, expires_at FROM shared_marks WHERE expires_at > '${new Date().toISOString()}' ORDER BY kind, key`)) {
         await client.query('INSERT INTO shared_marks (kind, key, expires_at) VALUES ($1, $2, $3) ON CONFLICT (kind, key) DO NOTHING', [m.kind, m.key, m.expires_at]);
+      }
+      // Push subscriptions too: the VAPID key came along with the secrets, and the devices were subscribed with it.
+      for (const d of rows('SELECT id, person, account, endpoint, p256dh, auth, created_at FROM push_subscriptions ORDER BY created_at, id')) {
+        await client.query('INSERT INTO push_subscriptions (id, person, account, endpoint, p256dh, auth, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING', [d.id, d.person, d.account, d.endpoint, d.p256dh, d.auth, d.created_at]);
       }
       // Ids were copied as they were: new rows must number after them.
       // Event ids come from the audit chain's trigger (the newest id + 1), not a sequence.

@@ -5,14 +5,15 @@
  * the store's own pool: SQLite's history connection keeps its page cache out of the gateway's memory, and PostgreSQL's
  * cache is the server's.
  */
-import { and, desc, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
+import { auditFilters } from '../audit-filters.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
 import { postgresExportPages } from './export-pages.js';
 import { rowToEvent, rowToRequest } from './rows.js';
-import { confirmationRequests as requests } from './schema.js';
+import { confirmationRequests as requests, confirmationVoters as voters } from './schema.js';
 import { named, SQL_TEXT } from './statements.js';
-import { allPages, decodeCursor, pageForEachPerson, pageOf, type CursorPosition } from '../cursor.js';
+import { allPages, decodeCursor, mergesRanges, pageForEachPerson, pageOf, type CursorPosition } from '../cursor.js';
 import { exportPagesOf, type ExportFormat, type ExportPage } from '../export-lines.js';
 import { keysetConditions, type KeysetDialect } from '../keyset.js';
 import type { RequestPage, RequestQuery } from '../store.js';
@@ -30,7 +31,7 @@ export class PostgresHistoryReads {
   /** One page of the audit query, newest first. */
   async list(query: RequestQuery): Promise<RequestPage> {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
-    if ((query.respondedByPeople?.length ?? 0) > 1) return pageForEachPerson((q) => this.list(q), query, limit);
+    if (mergesRanges(query)) return pageForEachPerson((q) => this.list(q), query, limit, (person, q) => this.votedOn(person, q));
     const where = pageConditions(query, query.cursor ? decodeCursor(query.cursor) : undefined);
     // Ids are UUIDv7 (fixed-width lowercase hex), so `ORDER BY id` agrees with SQLite's byte order under any collation.
     const rows = await withPostgresErrors(() =>
@@ -44,6 +45,34 @@ export class PostgresHistoryReads {
     return pageOf(rows.map(rowToRequest), limit);
   }
 
+  /**
+   * One page of the requests `person` voted on without settling them, newest first: a range of the voters' primary key
+   * (person, the request's created_at, its id) in order, each row then read by its id with the other filters. The row
+   * is read in a LATERAL subquery so it is always a look-up by id: joined plainly, a small table's statistics made the
+   * planner hash-join a sequential scan of every request (`query-plans.test.ts`).
+   */
+  private async votedOn(person: string, query: RequestQuery): Promise<RequestPage> {
+    const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
+    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+    const { since, until, ...onRequest } = query;
+    const row = this.open.db
+      .select()
+      .from(requests)
+      .where(and(eq(requests.id, voters.requestId), ...auditFilters(requests, { ...onRequest, respondedByPeople: undefined }, (at) => at, POSTGRES_KEYSET.repoIs)))
+      .limit(1)
+      .as('r');
+    const rows = await withPostgresErrors(() =>
+      this.open.db
+        .select()
+        .from(voters)
+        .innerJoinLateral(row, sql`true`)
+        .where(and(eq(voters.person, person), ...keysetConditions(VOTERS_KEYSET, { since, until }, after)))
+        .orderBy(desc(voters.requestCreatedAt), desc(voters.requestId))
+        .limit(limit + 1),
+    );
+    return pageOf(rows.map((r) => rowToRequest(r.r)), limit);
+  }
+
   /** Every request `query` matches, newest first, page by page. */
   scan(query: Omit<RequestQuery, 'limit' | 'cursor'>): AsyncIterable<ConfirmationRequest> {
     return allPages((q) => this.list(q), query);
@@ -53,7 +82,7 @@ export class PostgresHistoryReads {
   exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>, format: ExportFormat): AsyncIterable<ExportPage> {
     const receiptsOf = (ids: readonly string[]) => this.receiptsOf(ids);
     // Several people are one index range each, merged (see list): rare in exports, so they take the general way.
-    if ((query.respondedByPeople?.length ?? 0) > 1) return exportPagesOf(this.scan(query), receiptsOf, format);
+    if (mergesRanges(query)) return exportPagesOf(this.scan(query), receiptsOf, format);
     return postgresExportPages(this.open, (after) => pageConditions(query, after), format, receiptsOf);
   }
 }
@@ -66,6 +95,9 @@ const POSTGRES_KEYSET: KeysetDialect = {
   cursorTime: (at) => new Date(at),
   untilByCursor: false,
 };
+
+/** Keyset pages of a person's votes: the order and the time filters on the voters' copy of `created_at` and the id. */
+const VOTERS_KEYSET: KeysetDialect = { ...POSTGRES_KEYSET, table: { ...requests, createdAt: voters.requestCreatedAt, id: voters.requestId } };
 
 /** The conditions of the page of `query` after the row at `after` (see keysetConditions). */
 const pageConditions = (query: RequestQuery, after?: CursorPosition) => keysetConditions(POSTGRES_KEYSET, query, after);

@@ -76,6 +76,7 @@ function transaction(client: pg.PoolClient): PruneTransaction {
     async remove(ids, afterId, throughId) {
       const events = (await client.query('DELETE FROM confirmation_events WHERE id > $1 AND id <= $2', [afterId, throughId])).rowCount ?? 0;
       await client.query('DELETE FROM channel_messages WHERE request_id = ANY($1::text[])', [ids]);
+      await client.query('DELETE FROM confirmation_voters WHERE request_id = ANY($1::text[])', [ids]);
       await client.query('DELETE FROM grants WHERE request_id = ANY($1::text[])', [ids]);
       const requests = (await client.query("DELETE FROM confirmation_requests WHERE id = ANY($1::text[]) AND status <> 'pending'", [ids])).rowCount ?? 0;
       return { requests, events };

@@ -29,23 +29,25 @@ export const SQL_TEXT = {
     ON CONFLICT (request_id, channel, target) DO NOTHING`,
   // The person of each approval (`detail.person`; an event written before the directory counts as its account's).
   approvers: "SELECT actor, coalesce(detail->>'person', actor) AS person FROM confirmation_events WHERE request_id = $1 AND type = 'approved'",
+  /** An approval short of the quorum, for the audit query's `?person=` (`confirmation_voters`). */
+  recordVoter: 'INSERT INTO confirmation_voters (person, request_created_at, request_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
   touch: 'UPDATE confirmation_requests SET updated_at = $2 WHERE id = $1',
   /** The compare-and-set: only a pending row changes. */
   flip: `UPDATE confirmation_requests r SET status = $2, responded_at = $3, updated_at = $3, responded_by = $4, responded_via = $5,
-      decision_option = $6, reason = $7, approved_args = $8::jsonb, allowed = $9, responded_by_person = $10
+      decision_option = $6, reason = $7, approved_args = $8::jsonb, allowed = $9, responded_by_person = $10, on_behalf_of = $11
     WHERE id = $1 AND status = 'pending' RETURNING ${RETURNING_REQUEST}`,
   /**
    * A vote that settles its request in one statement: the flip (a deny, or an approval where one suffices) and its
-   * event ($11), or nothing when the row is not pending, needs a quorum or is past its deadline (by `$12`, or the
-   * database's clock when `$12` is null). Same parameters as `flip` otherwise.
+   * event ($12), or nothing when the row is not pending, needs a quorum or is past its deadline (by `$13`, or the
+   * database's clock when `$13` is null). Same parameters as `flip` otherwise.
    */
   settle: `WITH flipped AS (
       UPDATE confirmation_requests r SET status = $2, responded_at = $3, updated_at = $3, responded_by = $4, responded_via = $5,
-        decision_option = $6, reason = $7, approved_args = $8::jsonb, allowed = $9, responded_by_person = $10
+        decision_option = $6, reason = $7, approved_args = $8::jsonb, allowed = $9, responded_by_person = $10, on_behalf_of = $11
       WHERE id = $1 AND status = 'pending' AND ($2::text = 'denied' OR required_approvals = 1)
-        AND expires_at > coalesce($12::timestamptz, now()) RETURNING ${RETURNING_REQUEST}
+        AND expires_at > coalesce($13::timestamptz, now()) RETURNING ${RETURNING_REQUEST}
     ), logged AS (
-      INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) SELECT "id", $2, $4, $5, $11::jsonb, $3 FROM flipped
+      INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) SELECT "id", $2, $4, $5, $12::jsonb, $3 FROM flipped
     )
     SELECT * FROM flipped`,
   /**

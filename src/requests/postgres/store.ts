@@ -164,6 +164,8 @@ export class PostgresConfirmationStore implements ConfirmationStore {
       if (plan.kind === 'duplicate') return { kind: 'duplicate', request: current, priorActor: plan.priorActor };
       await insertEvent(client, id, plan.event);
       if (plan.kind === 'recorded') {
+        // Who voted without settling, for `?person=` (a settling vote is the row's `responded_by_person`).
+        await client.query(named(SQL_TEXT.recordVoter, [plan.event.detail.person, current.createdAt, id]));
         await client.query(named(SQL_TEXT.touch, [id, vote.at]));
         return { kind: 'recorded', request: { ...current, updatedAt: vote.at }, approvals: plan.approvals };
       }

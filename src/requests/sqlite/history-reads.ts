@@ -6,14 +6,14 @@
  * so out of its resident memory.
  */
 import type Database from 'better-sqlite3';
-import { and, desc, getTableColumns, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, sql } from 'drizzle-orm';
 import { openHistoryReader, type OpenDatabase } from './database.js';
 import { SqliteExportReader } from './export-pages.js';
 import { PreparedStatements } from './prepared.js';
 import { rowToEvent, rowToRequest, type RequestRow } from './rows.js';
-import { confirmationRequests as requests } from './schema.js';
+import { confirmationRequests as requests, confirmationVoters as voters } from './schema.js';
 import { selectList, type Statements } from './statements.js';
-import { allPages, decodeCursor, pageForEachPerson, pageOf, type CursorPosition } from '../cursor.js';
+import { allPages, decodeCursor, mergesRanges, pageForEachPerson, pageOf, type CursorPosition } from '../cursor.js';
 import { exportPagesOf, type ExportFormat, type ExportPage } from '../export-lines.js';
 import { keysetConditions, type KeysetDialect } from '../keyset.js';
 import type { RequestPage, RequestQuery } from '../store.js';
@@ -77,7 +77,7 @@ export class SqliteHistoryReads {
   /** Every request `query` matches with its latest receipt, a page at a time, as exports write them. */
   exportPages(query: Omit<RequestQuery, 'limit' | 'cursor'>, format: ExportFormat): AsyncIterable<ExportPage> {
     // Several people are one index range each, merged (see list): rare in exports, so they take the general way.
-    if ((query.respondedByPeople?.length ?? 0) > 1) return exportPagesOf(this.scan(query), (ids) => this.receiptsOf(ids), format);
+    if (mergesRanges(query)) return exportPagesOf(this.scan(query), (ids) => this.receiptsOf(ids), format);
     const reader = this.reader();
     const receipts = { receiptsOf: this.sql.receiptsOf.source, receiptsBetween: this.sql.receiptsBetween.source };
     const exports = reader ? (reader.exports ??= new SqliteExportReader(reader.open, receipts)) : (this.ownExports ??= new SqliteExportReader(this.open, receipts));
@@ -103,7 +103,7 @@ export class SqliteHistoryReads {
   /** One page of the audit query on `on`, its statement kept there (one per combination of filters). */
   private async listOn(on: ListConnection, query: RequestQuery): Promise<RequestPage> {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
-    if ((query.respondedByPeople?.length ?? 0) > 1) return pageForEachPerson((q) => this.listOn(on, q), query, limit);
+    if (mergesRanges(query)) return pageForEachPerson((q) => this.listOn(on, q), query, limit, (person, q) => this.votedOn(on, person, q));
     const page = on.open.db
       .select({ row: sql.raw(REQUEST_COLUMNS) })
       .from(requests)
@@ -114,7 +114,29 @@ export class SqliteHistoryReads {
     const rows = on.lists.get(page.sql).all(...page.params) as unknown[][];
     return pageOf(rows.map((values) => rowToRequest(requestRow(values))), limit);
   }
+
+  /**
+   * One page of the requests `person` voted on without settling them, newest first: a range of the voters' primary key
+   * (person, the request's created_at, its id) in order, each row then read by its id, the other filters on it.
+   */
+  private async votedOn(on: ListConnection, person: string, query: RequestQuery): Promise<RequestPage> {
+    const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
+    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+    const page = on.open.db
+      .select({ row: sql.raw(VOTED_COLUMNS) })
+      .from(voters)
+      .innerJoin(requests, eq(requests.id, voters.requestId))
+      .where(and(eq(voters.person, person), ...keysetConditions(VOTERS_KEYSET, { ...query, respondedByPeople: undefined }, after)))
+      .orderBy(desc(voters.requestCreatedAt), desc(voters.requestId))
+      .limit(limit + 1)
+      .toSQL();
+    const rows = on.lists.get(page.sql).all(...page.params) as unknown[][];
+    return pageOf(rows.map((values) => rowToRequest(requestRow(values))), limit);
+  }
 }
+
+/** The list's select list qualified by its table, for the voters' join. */
+const VOTED_COLUMNS = selectList(requests, '"confirmation_requests"');
 
 /** The list's select list: every column under the name `rowToRequest` reads. */
 const REQUEST_COLUMNS = selectList(requests);
@@ -138,6 +160,12 @@ const SQLITE_KEYSET: KeysetDialect = {
   repoIs: (repo) => sql`json_extract(${requests.context}, '$.repo') = ${repo}`,
   cursorTime: (at) => at,
   untilByCursor: true,
+};
+
+/** Keyset pages of a person's votes: the order and the time filters on the voters' copy of `created_at` and the id. */
+const VOTERS_KEYSET: KeysetDialect = {
+  ...SQLITE_KEYSET,
+  table: { status: requests.status, toolName: requests.toolName, agentId: requests.agentId, agentKind: requests.agentKind, respondedBy: requests.respondedBy, respondedByPerson: requests.respondedByPerson, createdAt: voters.requestCreatedAt, id: voters.requestId },
 };
 
 /** The conditions of the page of `query` after the row at `after` (see keysetConditions). */

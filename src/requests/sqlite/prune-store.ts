@@ -66,6 +66,7 @@ function transaction(db: Database.Database): PruneTransaction {
       const list = JSON.stringify(ids);
       const events = db.prepare('DELETE FROM confirmation_events WHERE id > ? AND id <= ?').run(afterId, throughId).changes;
       db.prepare(`DELETE FROM channel_messages WHERE request_id IN ${IDS}`).run(list);
+      db.prepare(`DELETE FROM confirmation_voters WHERE request_id IN ${IDS}`).run(list);
       db.prepare(`DELETE FROM grants WHERE request_id IN ${IDS}`).run(list);
       const requests = db.prepare(`DELETE FROM confirmation_requests WHERE id IN ${IDS} AND status <> 'pending'`).run(list).changes;
       return { requests, events };

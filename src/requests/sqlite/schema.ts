@@ -52,6 +52,8 @@ export const confirmationRequests = sqliteTable(
     reason: text('reason'),
     /** 1 = the tool may run, 0 = it may not, NULL = pending. */
     allowed: integer('allowed'),
+    /** The absentee a delegate decided for (`responded_by_person` is the delegate); null when nobody was stood in for. */
+    onBehalfOf: text('on_behalf_of'),
   },
   (t) => [
     uniqueIndex('confirmation_requests_idempotency_key').on(t.idempotencyKey),
@@ -100,6 +102,9 @@ export const confirmationEvents = sqliteTable(
     // request index every row's events were read to find that out (~2 µs a row, a fifth of an export's CPU). Receipts
     // are few, so the index costs writes nothing else (`export-pages.ts`).
     index('confirmation_events_receipts').on(t.requestId, t.id).where(sql.raw(RECEIPT_TYPES_SQL)),
+    // Deliveries only, by request and time: insights time each decision from its request's first delivery
+    // (`insights.ts`), one index entry read per request instead of every event of each.
+    index('confirmation_events_delivered').on(t.requestId, t.at).where(sql.raw("type = 'delivered'")),
   ],
 );
 
@@ -240,4 +245,46 @@ export const sharedMarks = sqliteTable(
     expiresAt: text('expires_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.kind, t.key] }), index('shared_marks_expires').on(t.expiresAt)],
+);
+
+/**
+ * Who voted on which request without settling it (an approval recorded towards a quorum), keyed for the audit query's
+ * `?person=` / `?group=`: one person's votes newest first, by the request's creation time, so a page is cut from this
+ * index and merged with the person's own verdicts (`confirmation_requests_person`). An expression index on the
+ * events' `detail.person` was the other way: it finds the votes but orders them by the event, not by the request, so
+ * every page would sort all of a person's votes (10^5 after a year) before cutting 50. Settling votes are not written
+ * here (`responded_by_person` has them); the rows are derived from the `approved` events, which stay the record.
+ */
+export const confirmationVoters = sqliteTable(
+  'confirmation_voters',
+  {
+    /** The voter's person (`detail.person` of the `approved` event). */
+    person: text('person').notNull(),
+    /** The request's `created_at`, as written there. */
+    requestCreatedAt: text('request_created_at').notNull(),
+    requestId: text('request_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.person, t.requestCreatedAt, t.requestId] }), index('confirmation_voters_request').on(t.requestId)],
+);
+
+/**
+ * Away windows set at run time (`PUT /v1/people/…/away`), append-only: each change is a row, and a person's newest row
+ * is in force over the config file's window (a row with no `away_from` says "not away", overriding the config too).
+ * Every replica reads the same rows, and the rows are the record of who changed whose status when.
+ */
+export const peopleAway = sqliteTable(
+  'people_away',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    person: text('person').notNull(),
+    awayFrom: text('away_from'),
+    awayUntil: text('away_until'),
+    /** The delegate's person id. */
+    delegate: text('delegate'),
+    note: text('note'),
+    /** Who changed it: `person:alice` (herself), `api:<token name>` (an admin). */
+    setBy: text('set_by').notNull(),
+    at: text('at').notNull(),
+  },
+  (t) => [index('people_away_person').on(t.person, t.id)],
 );

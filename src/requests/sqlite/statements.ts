@@ -25,6 +25,8 @@ export interface Statements {
   insertRequest: Database.Statement;
   insertMessage: Database.Statement;
   approvers: Database.Statement;
+  /** `(person, request created_at, request id)` of an approval short of the quorum (`confirmation_voters`). */
+  recordVoter: Database.Statement;
   touch: Database.Statement;
   flip: Database.Statement;
   expireDue: Database.Statement;
@@ -65,11 +67,12 @@ export function prepareStatements(sqlite: Database.Database): Statements {
     // slower as approvals piled up: 10,000 decisions took 25 s); with it, the request's own events by its index.
     // The person of each approval (`detail.person`; an event written before the directory counts as its account's).
     approvers: sqlite.prepare("SELECT actor, coalesce(json_extract(detail, '$.person'), actor) AS person FROM confirmation_events WHERE request_id = ? AND +type = 'approved'"),
+    recordVoter: sqlite.prepare('INSERT OR IGNORE INTO confirmation_voters (person, request_created_at, request_id) VALUES (?, ?, ?)'),
     touch: sqlite.prepare('UPDATE confirmation_requests SET updated_at = ? WHERE id = ?'),
     /** The compare-and-set: only a pending row changes. */
     flip: sqlite.prepare(
       `UPDATE confirmation_requests SET status = @status, responded_at = @at, updated_at = @at, responded_by = @respondedBy,
-         responded_via = @respondedVia, responded_by_person = @respondedByPerson, decision_option = @decisionOption, reason = @reason, approved_args = @approvedArgs,
+         responded_via = @respondedVia, responded_by_person = @respondedByPerson, on_behalf_of = @onBehalfOf, decision_option = @decisionOption, reason = @reason, approved_args = @approvedArgs,
          allowed = @allowed
        WHERE id = @id AND status = 'pending' RETURNING ${requests}`,
     ),

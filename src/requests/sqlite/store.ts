@@ -114,6 +114,8 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       if (plan.kind === 'duplicate') return { kind: 'duplicate', request: current, priorActor: plan.priorActor };
       this.insertEvent(id, plan.event);
       if (plan.kind === 'recorded') {
+        // Who voted without settling, for `?person=` (a settling vote is the row's `responded_by_person`).
+        this.sql.recordVoter.run(plan.event.detail.person, current.createdAt.toISOString(), id);
         this.sql.touch.run(vote.at.toISOString(), id);
         return { kind: 'recorded', request: { ...current, updatedAt: vote.at }, approvals: plan.approvals };
       }
@@ -135,7 +137,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     id: string,
     status: 'approved' | 'denied' | 'expired' | 'cancelled',
     current: ConfirmationRequest,
-    fields: { respondedBy: string | null; respondedVia: string | null; respondedByPerson?: string | null; decisionOption?: string | null; reason?: string | null; approvedArgs?: string | null; at: Date },
+    fields: { respondedBy: string | null; respondedVia: string | null; respondedByPerson?: string | null; onBehalfOf?: string | null; decisionOption?: string | null; reason?: string | null; approvedArgs?: string | null; at: Date },
   ): ConfirmationRequest {
     const allowed = isAllowed(status, current.onTimeout) === true;
     const row = this.sql.flip.get({
@@ -145,6 +147,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       respondedBy: fields.respondedBy,
       respondedVia: fields.respondedVia,
       respondedByPerson: fields.respondedByPerson ?? null,
+      onBehalfOf: fields.onBehalfOf ?? null,
       decisionOption: fields.decisionOption ?? null,
       reason: fields.reason ?? null,
       approvedArgs: fields.approvedArgs ?? null,

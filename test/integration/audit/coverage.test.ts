@@ -77,6 +77,7 @@ const TAMPERS: Tamper[] = [
   { column: 'approved_args', value: () => '{"amount":5000000}', kind: 'request_mismatch' },
   { column: 'responded_by', value: () => 'web:mallory', kind: 'request_mismatch' },
   { column: 'responded_by_person', value: () => 'mallory', kind: 'request_mismatch' },
+  { column: 'on_behalf_of', value: () => 'mallory', kind: 'request_mismatch' },
   { column: 'responded_via', value: () => 'slack', kind: 'request_mismatch' },
   { column: 'responded_at', value: () => later, kind: 'request_mismatch' },
   { column: 'reason', value: () => 'all fine', kind: 'request_mismatch' },

@@ -23,7 +23,7 @@ afterAll(() => {
 const PARAMS = {
   requestById: ['id'],
   touch: ['at', 'id'],
-  flip: [{ id: 'id', status: 'approved', at: 'at', respondedBy: null, respondedVia: null, respondedByPerson: null, decisionOption: null, reason: null, approvedArgs: null, allowed: 1 }],
+  flip: [{ id: 'id', status: 'approved', at: 'at', respondedBy: null, respondedVia: null, respondedByPerson: null, onBehalfOf: null, decisionOption: null, reason: null, approvedArgs: null, allowed: 1 }],
   approvers: ['id'],
   events: ['id'],
   expireDue: [{ at: 'at', now: 'now', limit: 500 }],

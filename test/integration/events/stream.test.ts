@@ -186,6 +186,30 @@ describe('event stream', () => {
     expect(await verifyAnchor({ ...anchor, hash: '0'.repeat(64) }, { keys: jwks })).toMatchObject({ ok: false, reason: 'mismatch' });
   });
 
+  it.each(['sqlite', 'postgres'] as const)('sends every change of away status as dev.tollgate.person.away_changed, once (%s)', async (dialect) => {
+    const database = dialect === 'postgres' ? await freshDatabase({ migrate: true }) : null;
+    if (database) open.push({ close: () => database.drop() });
+    const receiver = await Receiver.start();
+    open.push(receiver);
+    const policy = `people:\n  - { id: alice }\n  - { id: bob }\nevents:\n  - { url: "${receiver.url}", secret: ${SECRET} }\n`;
+    const t = await startTestServer({ policy, env: { TOLLGATE_CALLBACK_ALLOW: '127.0.0.1' }, ...(database ? { dbPath: database.url } : {}) });
+    open.push(t);
+    await t.gateway.stream!.flush(); // the sink starts at the present
+    const window = { from: '2026-12-01', until: '2026-12-03', delegate: 'person:bob', note: 'holiday' };
+    expect((await t.api('/v1/people/alice/away', { method: 'PUT', body: window })).status).toBe(200);
+    expect((await t.api('/v1/people/alice/away', { method: 'DELETE' })).status).toBe(200);
+    await eventually(async () => {
+      await t.gateway.stream!.flush();
+      expect(receiver.types()).toEqual(['dev.tollgate.person.away_changed', 'dev.tollgate.person.away_changed']);
+    });
+    const [set, cleared] = receiver.received as unknown as { id: string; subject: string; data: unknown; signature: string; body: string }[];
+    expect(set).toMatchObject({ subject: 'alice', data: { person: 'alice', set_by: 'api:admin', away: { from: '2026-12-01T00:00:00.000Z', until: '2026-12-03T00:00:00.000Z', delegate: 'person:bob', note: 'holiday' } } });
+    expect(cleared).toMatchObject({ subject: 'alice', data: { person: 'alice', away: null } });
+    expect(verify(SECRET, set!.signature, set!.body)).toBe(true);
+    await t.gateway.stream!.flush();
+    expect(receiver.received).toHaveLength(2);
+  });
+
   it('pages the same stream over GET /v1/events', async () => {
     const receiver = await Receiver.start();
     open.push(receiver);

@@ -33,7 +33,7 @@ groups:
 /** A plan's findings: what would read every row of a history table, or sort every matching row. */
 type PlanCheck = (statement: RecordedSql) => Promise<{ plan: string; problems: string[] }>;
 
-const HISTORY_SCAN = /^SCAN (confirmation_requests|confirmation_events|r|e)\b/;
+const HISTORY_SCAN = /^SCAN (confirmation_requests|confirmation_events|confirmation_voters|r|e)\b/;
 /**
  * Reads that may walk a whole index in order: the unfiltered list's first page reads `confirmation_requests_created`
  * newest first and stops at the page. Every other read names a filter or a cursor, and must search an index for it (a
@@ -90,7 +90,9 @@ const postgresPlan =
       const problems: string[] = [];
       const walk = (node: PgNode) => {
         nodes.push(`${node['Node Type']}${node['Relation Name'] ? ` on ${node['Relation Name']}` : ''}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}`);
-        if (node['Node Type'] === 'Seq Scan' && /^confirmation_(requests|events)$/.test(node['Relation Name'] ?? '')) problems.push(`Seq Scan on ${node['Relation Name']}`);
+        if (node['Node Type'] === 'Seq Scan' && /^confirmation_(requests|events|voters)$/.test(node['Relation Name'] ?? '')) problems.push(`Seq Scan on ${node['Relation Name']}`);
+        // A person's votes are cut into pages in the voters' key order: a sort would order all of them first.
+        if (node['Node Type'] === 'Sort' && /confirmation_voters/.test(statement.text)) problems.push('Sort of a person\'s votes');
         node.Plans?.forEach(walk);
       };
       walk(rows[0]!['QUERY PLAN'][0].Plan);
@@ -150,6 +152,8 @@ async function checkPlans(recorder: SqlRecorder, explain: PlanCheck): Promise<vo
   const labels = new Set(statements.map((s) => s.label));
   // Every hot read ran SQL on the history tables (a read answered from elsewhere would check nothing).
   for (const label of ['list ?tool_name (cursor page)', 'list ?group (first page)', 'inbox: waiting for web:alice', 'export ndjson', 'tollgate audit --tool tool.5']) expect(labels).toContain(label);
+  // `?person=` read the requests the person voted on, through the voters' table.
+  expect(statements.some((s) => s.label === 'list ?person (cursor page)' && /confirmation_voters/.test(s.text))).toBe(true);
   const failures: string[] = [];
   for (const statement of statements) {
     const { plan, problems } = await explain(statement);
@@ -168,6 +172,14 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'tollgate-plans-'));
   file = join(dir, 'history.db');
   seedHistory(file, { rows: ROWS });
+  // Votes towards quorums, as `decide` records them (the seed settles every request with one approval): a share of
+  // the rows each for 40 people, p1 and p2 among them, so `?person=` and `?group=` read the voters' table too.
+  const db = new Database(file);
+  try {
+    db.prepare("INSERT INTO confirmation_voters (person, request_created_at, request_id) SELECT 'p' || (1 + abs(random()) % 40), created_at, id FROM confirmation_requests").run();
+  } finally {
+    db.close();
+  }
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

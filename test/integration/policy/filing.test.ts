@@ -124,6 +124,6 @@ describe('a rule naming a channel that is not enabled', () => {
   it('stops the start, naming the rule and the channel', async () => {
     const path = join(dir, 'chan.yaml');
     writeFileSync(path, 'policies:\n  - name: finance\n    match: { tool: pay }\n    channels: [{ type: slack, target: C0FIN }]\n');
-    await expect(startTestServer({ env: { TOLLGATE_CONFIG: path } })).rejects.toThrow(`${path}: policies[0] "finance".channels[0].type: channel "slack" is not enabled (enabled: web)`);
+    await expect(startTestServer({ env: { TOLLGATE_CONFIG: path } })).rejects.toThrow(`${path}: policies[0] "finance".channels[0].type: channel "slack" is not enabled (enabled: web, push)`);
   });
 });

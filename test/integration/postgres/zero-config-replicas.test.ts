@@ -1,6 +1,6 @@
 /**
  * Two replicas on one PostgreSQL with BullMQ and nothing shared by hand: no `TOLLGATE_WEB_SECRET` (the session key is
- * generated once and kept in the database), and a request's deadline that holds although the replica holding its
+ * generated once and kept in the database; so is Web Push's VAPID key), and a request's deadline that holds although the replica holding its
  * expiry timer was killed (the Redis backstop fires seconds later; the row does not wait for it).
  */
 import { describe, expect, it } from 'vitest';
@@ -34,7 +34,15 @@ describe('replicas with no shared secret set by hand', () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('web:admin');
     expect(pair.a.output()).not.toContain('TOLLGATE_WEB_SECRET is not set');
-    expect(await query<{ name: string }>('SELECT name FROM deployment_secrets')).toEqual([{ name: 'web_session' }]);
+    // One of each key for the deployment: the session key, and Web Push's VAPID and action-token keys.
+    expect(await query<{ name: string }>('SELECT name FROM deployment_secrets ORDER BY name')).toEqual([{ name: 'push_actions' }, { name: 'vapid' }, { name: 'web_session' }]);
+  });
+
+  it('signs Web Push with one VAPID key on every replica', async () => {
+    const keyOf = async (gateway: ChildGateway) => ((await (await fetch(`${gateway.url}/ui/push/key`)).json()) as { public_key: string }).public_key;
+    const [a, b] = await Promise.all([keyOf(pair.a), keyOf(pair.b)]);
+    expect(Buffer.from(a, 'base64url')).toHaveLength(65);
+    expect(b).toBe(a);
   });
 
   it('refuses an approval on B after the deadline of a request whose timer died with A, and expires it', async () => {

@@ -5,7 +5,7 @@
  * activity must come from Teams (`channelId: "msteams"`, a key endorsed for msteams) and from the configured tenant.
  */
 import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { TENANT_ID, makeTeamsHarness, type PressOptions, type TeamsHarness } from '../../fakes/teams/harness.js';
 import type { SignOptions } from '../../fakes/teams/fake-teams.js';
@@ -14,21 +14,26 @@ import { startTestServer, type TestServer } from '../../helpers/server.js';
 
 const OTHER_TENANT = '0b5e2a1c-0000-4000-8000-0000000e71a5';
 const ELSEWHERE = '19:elsewhere@thread.tacv2';
+const ACCEPTED = '19:accepted@thread.tacv2';
 
 describe('teams: activity authentication', () => {
   let teams: TeamsHarness;
   let server: TestServer;
-  let logged: Array<{ msg: string; problem?: string }>;
+  let logged: Array<{ msg: string; problem?: string }> = [];
 
-  beforeEach(async () => {
-    logged = [];
+  // One fake Bot Framework and one gateway for the file (each test files a request of its own and checks only it);
+  // each test sees only its own log lines.
+  beforeAll(async () => {
     const logger = pino({ level: 'warn' }, { write: (line: string) => void logged.push(JSON.parse(line) as { msg: string }) });
     teams = await makeTeamsHarness({ logger });
     server = await startTestServer({ channels: [teams.channel] });
     await teams.attach!(server);
   });
+  beforeEach(() => {
+    logged = [];
+  });
 
-  afterEach(async () => {
+  afterAll(async () => {
     await server.close();
     await teams.close();
   });
@@ -105,9 +110,10 @@ describe('teams: activity authentication', () => {
   }
 
   it('accepts the configured tenant given in one place only, in any letter case', async () => {
-    const result = await teams.post(server, { type: 'conversationUpdate', conversation: { id: ELSEWHERE }, channelData: { tenant: { id: TENANT_ID.toUpperCase() } } });
+    // Another conversation than the refused ones' (ELSEWHERE), so the file's tests hold in any order on one gateway.
+    const result = await teams.post(server, { type: 'conversationUpdate', conversation: { id: ACCEPTED } , channelData: { tenant: { id: TENANT_ID.toUpperCase() } } });
     expect(result.status).toBe(200);
-    expect(await teams.channel.conversations.get(ELSEWHERE)).toMatchObject({ conversationId: ELSEWHERE });
+    expect(await teams.channel.conversations.get(ACCEPTED)).toMatchObject({ conversationId: ACCEPTED });
   });
 
   it('accepts a token within the allowed clock skew', async () => {

@@ -33,6 +33,18 @@ const ROUTE_SCOPES: Record<string, Scope[]> = {
   'GET /v1/people/:id': ['audit:read'],
   'GET /v1/groups': ['audit:read'],
   'GET /v1/audit/head': ['audit:read'],
+  // Another person's away window; `me` instead takes a decide token bound to a person (test/integration/people/away.test.ts).
+  'GET /v1/people/:id/away': ['audit:read'],
+  'PUT /v1/people/:id/away': ['admin'],
+  'DELETE /v1/people/:id/away': ['admin'],
+  // A device of the person the decide token is bound to (docs/web.md, "Install and notifications").
+  'POST /v1/push/subscriptions': ['request:decide'],
+  'DELETE /v1/push/subscriptions': ['request:decide'],
+  // What the history says reads like the audit; acting on it (a grant, a replay of a candidate policy) is an admin's.
+  'GET /v1/insights': ['audit:read'],
+  'GET /v1/insights/suggestions': ['audit:read'],
+  'POST /v1/insights/suggestions/:id/apply': ['admin'],
+  'POST /v1/policy/simulate': ['admin'],
 };
 
 let t: TestServer;

@@ -65,6 +65,17 @@ describe('web audit page', () => {
     expect(page.text).toContain('<option value="denied" selected>');
   });
 
+  it('finds by person the requests a person voted on, not only those they settled', async () => {
+    const ids = await seed();
+    const quorum = (await server.gateway.request({ toolName: 'pay_invoice', requiredApprovals: 2, timeoutS: 86_400 })).request.id;
+    await server.gateway.decide({ requestId: quorum, decision: 'approve', actor: { channel: 'web', userId: 'alice' } });
+    await server.gateway.decide({ requestId: quorum, decision: 'approve', actor: { channel: 'slack', userId: 'U1' } });
+    const page = await auditor.request('/ui/audit?person=web%3Aalice');
+    expect(rowsOf(page.text)).toHaveLength(2);
+    expect(page.text).toContain(quorum);
+    expect(page.text).toContain(ids[0]);
+  });
+
   it('says which filter it cannot read', async () => {
     const res = await auditor.request('/ui/audit?status=maybe&since=yesterday');
     expect(res.status).toBe(400);

@@ -37,7 +37,7 @@ const base: ApiRequest = {
   updated_at: '2026-01-01T00:00:00.000Z',
   responded_at: null,
   responded_by: null,
-  responded_via: null, responded_by_person: null, filed_by_person: null,
+  responded_via: null, responded_by_person: null, on_behalf_of: null, filed_by_person: null,
   decision_option: null,
   reason: null,
   allowed: null,

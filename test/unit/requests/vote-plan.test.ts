@@ -32,4 +32,15 @@ describe('vote plan', () => {
     const final = planVote(request, aliceOnSlack, vote('approve', 'slack:U_BOB', 'bob'));
     expect(final).toMatchObject({ kind: 'final', status: 'approved', event: { detail: { person: 'bob', approvals: 2 } }, fields: { respondedByPerson: 'bob' } });
   });
+
+  it('does not count an approval the gateway found no longer an approver\'s, and names it in the event', () => {
+    const request = newRequest({ requiredApprovals: 2 });
+    const bob = [{ actor: 'slack:U_BOB', person: 'bob' }];
+    const discounted = [{ person: 'bob', reason: 'no longer an approver' }];
+    const plan = planVote(request, bob, { ...vote('approve', 'web:alice', 'alice'), discounted });
+    expect(plan).toMatchObject({ kind: 'recorded', approvals: 1, event: { detail: { approvals: 1, discounted: [{ person: 'bob', actor: 'slack:U_BOB', reason: 'no longer an approver' }] } } });
+    // A person named as discounted who never voted changes nothing.
+    expect(planVote(request, [], { ...vote('approve', 'web:alice', 'alice'), discounted }).kind).toBe('recorded');
+    expect((planVote(request, [], { ...vote('approve', 'web:alice', 'alice'), discounted }) as { event: { detail: object } }).event.detail).not.toHaveProperty('discounted');
+  });
 });

@@ -1,0 +1,1 @@
+CREATE INDEX "confirmation_events_delivered" ON "confirmation_events" USING btree ("request_id","at") WHERE type = 'delivered';

@@ -1,0 +1,68 @@
+/**
+ * @module cli/policy-simulate
+ * `tollgate policy simulate --config candidate.yaml [--since 30d] [--until ISO] [--db …] [--json]`: the candidate
+ * policy replayed over the history read straight from the database (docs/insights.md). A candidate that does not
+ * load exits 2 naming the file's entry, as `tollgate serve` would refuse it.
+ */
+import { readFileSync } from 'node:fs';
+import { ValidationError } from '../errors.js';
+import { insightsWindow } from '../insights/query.js';
+import { loadCandidate, simulate, type SimulationJson } from '../insights/simulate.js';
+import { openStores } from '../requests/open-store.js';
+import { terminalJson, terminalText } from '../utils/terminal-text.js';
+import { flag, parseArgs, UsageError } from './args.js';
+import { existingDatabase } from './audit.js';
+import { sinceFlag } from './policy-suggest.js';
+
+/** Runs `tollgate policy simulate`; resolves with the exit code. */
+export async function simulateCommand(argv: string[], out: (text: string) => void, err: (text: string) => void = (t) => process.stderr.write(t)): Promise<number> {
+  const args = parseArgs(argv, ['json']);
+  const path = flag(args, 'config');
+  if (!path) throw new UsageError('--config: name the candidate policy file to replay');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--config: cannot read ${path}: ${(error as Error).message}`);
+  }
+  const now = Date.now();
+  const untilText = flag(args, 'until');
+  const until = untilText === undefined ? undefined : new Date(untilText);
+  if (until && Number.isNaN(until.getTime())) throw new UsageError(`--until: not a time: ${untilText}`);
+  const sinceText = sinceFlag(args, now);
+  let candidate;
+  let window;
+  try {
+    candidate = loadCandidate(text, path);
+    window = insightsWindow({ since: sinceText === undefined ? undefined : new Date(sinceText), until }, now);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    err(`tollgate policy simulate: ${terminalText(error.message)}\n`);
+    return 2;
+  }
+  const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env, migrate: false });
+  try {
+    const report = await simulate(candidate, stores.store.scan(window), window);
+    out(flag(args, 'json') === 'true' ? `${terminalJson(JSON.stringify(report))}\n` : describe(report));
+    return 0;
+  } finally {
+    await stores.close();
+  }
+}
+
+/** The report in words: the denied-but-would-allow list first. */
+function describe(r: SimulationJson): string {
+  const lines = [`replayed ${r.replayed} requests filed ${r.since} – ${r.until}`];
+  if (r.denied_but_would_allow_total) {
+    lines.push('', `DENIED by a person, but the candidate allows at once (${r.denied_but_would_allow_total}):`);
+    for (const d of r.denied_but_would_allow) lines.push(`  ${d.created_at} ${d.id} ${d.tool_name} (agent ${d.agent_id ?? '-'}) denied by ${d.responded_by_person}${d.reason ? `: ${d.reason}` : ''} → rule ${d.rule}`);
+    if (r.denied_but_would_allow_total > r.denied_but_would_allow.length) lines.push(`  … and ${r.denied_but_would_allow_total - r.denied_but_would_allow.length} more (--json lists the first ${r.denied_but_would_allow.length})`);
+  } else lines.push('', 'no request a person denied would be allowed at once');
+  lines.push(
+    '',
+    `would allow at once ${r.would.auto_allow}, deny at once ${r.would.auto_deny}, ask ${r.would.ask}`,
+    `changed: ${r.changed.auto_allow} now allowed at once, ${r.changed.auto_deny} now denied at once, ${r.changed.ask} now asked, ${r.changed.rerouted} asked of other people`,
+    `by rule: ${Object.entries(r.by_rule).map(([rule, n]) => `${rule} ${n}`).join(', ')}`,
+  );
+  return `${terminalText(lines.join('\n'))}\n`;
+}

@@ -1,0 +1,66 @@
+/**
+ * @module cli/policy-suggest
+ * `tollgate policy suggest [--since 30d] [--min 10] [--db …] [--json]`: the rules the history suggests
+ * (docs/insights.md), read straight from the database as `tollgate audit` reads it. Each is printed as YAML ready to
+ * paste under `policies:`, with its evidence; nothing is applied. Rows hold what agents wrote, so the text goes
+ * through `terminalText` (JSON through `terminalJson`).
+ */
+import { Insights } from '../insights/service.js';
+import type { SuggestionJson } from '../insights/suggestions.js';
+import { NO_DIRECTORY } from '../people/no-directory.js';
+import { openStores } from '../requests/open-store.js';
+import { terminalJson, terminalText } from '../utils/terminal-text.js';
+import { flag, parseArgs, UsageError, type ParsedArgs } from './args.js';
+import { existingDatabase } from './audit.js';
+
+const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `--since`: a span back from now (`30d`, `12h`, `90m`) or a date / ISO time, as an ISO time. */
+export function sinceFlag(args: ParsedArgs, now: number): string | undefined {
+  const text = flag(args, 'since');
+  if (text === undefined) return undefined;
+  const span = /^(\d+)([mhd])$/.exec(text);
+  if (span) return new Date(now - Number(span[1]) * UNITS[span[2]!]!).toISOString();
+  const at = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T00:00:00.000Z`) : new Date(text);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(at.getTime())) throw new UsageError(`--since: not a span or a date: ${text} (use 30d, 12h, 2026-01-31 or an ISO time)`);
+  return at.toISOString();
+}
+
+/** Runs `tollgate policy suggest`; resolves with the exit code. */
+export async function suggest(argv: string[], out: (text: string) => void): Promise<number> {
+  const args = parseArgs(argv, ['json']);
+  const now = Date.now();
+  const query = { since: sinceFlag(args, now), min: flag(args, 'min') ?? '10' };
+  const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env, migrate: false });
+  try {
+    const insights = new Insights({
+      store: stores.insights,
+      directory: () => NO_DIRECTORY,
+      now: () => now,
+      denied: async (toolName, since, until) => (await stores.store.list({ status: 'denied', toolName, since, until, limit: 100 })).items,
+      scan: (window) => stores.store.scan(window),
+      request: (id) => stores.store.get(id),
+      policy: () => null,
+      grants: null,
+      note: () => Promise.resolve(),
+    });
+    const suggestions = await insights.suggestions(query);
+    if (flag(args, 'json') === 'true') out(`${terminalJson(JSON.stringify(suggestions))}\n`);
+    else out(suggestions.length ? suggestions.map(describe).join('\n') : `no call was approved ${query.min} times or more without a denial, an edit or an expiry in this window\n`);
+    return 0;
+  } finally {
+    await stores.close();
+  }
+}
+
+/** One suggestion in words, its rule indented as it goes under `policies:`. */
+function describe(s: SuggestionJson): string {
+  const denied = s.nearest_denied ? `denied nearby (not covered): ${s.nearest_denied.tool_name} ${JSON.stringify(s.nearest_denied.tool_args)} by ${s.nearest_denied.responded_by_person ?? 'nobody'}${s.nearest_denied.reason ? ` ("${s.nearest_denied.reason}")` : ''}` : 'no denied call of this tool in the window';
+  const lines = [
+    `# ${s.id}: ${s.summary}`,
+    `# would have approved ${s.would_auto_approve} requests at once, saving ${s.approver_minutes_saved} approver minutes; approved by ${s.approvers.join(', ')}`,
+    `# ${denied}`,
+    s.rule.replace(/^/gm, '  ').trimEnd(),
+  ];
+  return `${terminalText(lines.join('\n'))}\n`;
+}

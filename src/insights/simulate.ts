@@ -1,0 +1,100 @@
+/**
+ * @module insights/simulate
+ * A candidate policy replayed over the history (`POST /v1/policy/simulate`, `tollgate policy simulate`): each request
+ * of the window, streamed a page at a time from the store's `scan`, is matched against the candidate as it would have
+ * been when filed, and compared with what happened to it. Memory stays bounded: counts, and at most
+ * {@link LISTED} requests a person denied that the candidate would have allowed at once (the list a reviewer reads
+ * first).
+ *
+ * @remarks Offline like `tollgate policy test`: standing grants are not consulted, and a request is matched on its
+ * stored facts (tool, arguments, agent, user, session, metadata).
+ */
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
+import { ValidationError } from '../errors.js';
+import { loadPolicy, matchPolicy, routeByRule, type Policy } from '../policy/index.js';
+import type { ConfirmationRequest } from '../requests/types.js';
+import { factsOf } from './suggestions.js';
+
+/** The most denied-but-would-allow requests listed (all are counted). */
+export const LISTED = 100;
+
+/** How a request was, or would be, settled. */
+type Outcome = 'auto_allow' | 'auto_deny' | 'ask';
+
+/** `POST /v1/policy/simulate`'s body (contract, with the totals beside it). */
+export interface SimulationJson {
+  since: string;
+  until: string;
+  replayed: number;
+  /** What the candidate would do with the replayed requests. */
+  would: Record<Outcome, number>;
+  /** Requests whose handling would change: now settled at once by allow / deny, now asked, asked of other people. */
+  changed: { auto_allow: number; auto_deny: number; ask: number; rerouted: number };
+  /** Requests a person denied that the candidate allows at once, newest first (at most {@link LISTED}). */
+  denied_but_would_allow: { id: string; tool_name: string; agent_id: string | null; responded_by_person: string | null; reason: string | null; rule: string; created_at: string }[];
+  /** All of them (the list stops at {@link LISTED}). */
+  denied_but_would_allow_total: number;
+  /** Requests per candidate rule that would decide them (`default` when none matches). */
+  by_rule: Record<string, number>;
+}
+
+/**
+ * The candidate policy in `yaml` (a config file's text; only `policies:` and `default:` are read), compiled.
+ * @throws ValidationError naming the file's entry (`candidate: policies[2] "x".match.when: …`).
+ */
+export function loadCandidate(yaml: string, source = 'candidate'): Policy {
+  let sections: unknown;
+  try {
+    sections = (createRequire(import.meta.url)('yaml') as typeof Yaml).parse(yaml) ?? {};
+  } catch (error) {
+    throw new ValidationError(`${source}: not YAML: ${(error as Error).message}`, [{ path: source, message: 'not YAML' }]);
+  }
+  if (typeof sections !== 'object' || Array.isArray(sections)) throw new ValidationError(`${source}: expected a mapping with policies: and default:`, [{ path: source, message: 'expected a mapping' }]);
+  return loadPolicy(sections as { policies?: unknown; default?: unknown }, source);
+}
+
+/** How `r` was settled: by a rule's verdict or a grant at filing, else a person (or the clock) was asked. */
+function actualOutcome(r: ConfirmationRequest): Outcome {
+  if (r.respondedVia === 'policy') return r.status === 'approved' ? 'auto_allow' : 'auto_deny';
+  if (r.respondedVia === 'grant') return 'auto_allow';
+  return 'ask';
+}
+
+/** Whether two approver lists name the same accounts (a rule that sets none hands the request's own list back). */
+const sameSet = (a: readonly string[], b: readonly string[]) => a === b || (a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n'));
+
+/** Replays `rows` (newest first, streamed) through `candidate`. */
+export async function simulate(candidate: Policy, rows: AsyncIterable<ConfirmationRequest>, window: { since: Date; until: Date }): Promise<SimulationJson> {
+  const report: SimulationJson = {
+    since: window.since.toISOString(),
+    until: window.until.toISOString(),
+    replayed: 0,
+    would: { auto_allow: 0, auto_deny: 0, ask: 0 },
+    changed: { auto_allow: 0, auto_deny: 0, ask: 0, rerouted: 0 },
+    denied_but_would_allow: [],
+    denied_but_would_allow_total: 0,
+    by_rule: {},
+  };
+  for await (const r of rows) {
+    report.replayed++;
+    const { rule } = matchPolicy(candidate, factsOf(r));
+    const would: Outcome = rule.decision === 'allow' ? 'auto_allow' : rule.decision === 'deny' ? 'auto_deny' : 'ask';
+    report.would[would]++;
+    report.by_rule[rule.name] = (report.by_rule[rule.name] ?? 0) + 1;
+    const was = actualOutcome(r);
+    if (would !== was) report.changed[would]++;
+    else if (would === 'ask') {
+      // Asked both times: asked of other people, or of more of them, is a change of routing.
+      const routed = routeByRule(rule, { toolName: r.toolName, approvers: r.approvers, channels: r.channels, requiredApprovals: r.requiredApprovals });
+      if (!sameSet(routed.approvers ?? [], r.approvers) || (routed.requiredApprovals ?? 1) !== r.requiredApprovals) report.changed.rerouted++;
+    }
+    if (would === 'auto_allow' && r.status === 'denied' && r.respondedByPerson !== null) {
+      report.denied_but_would_allow_total++;
+      if (report.denied_but_would_allow.length < LISTED) {
+        report.denied_but_would_allow.push({ id: r.id, tool_name: r.toolName, agent_id: r.agentId, responded_by_person: r.respondedByPerson, reason: r.reason, rule: rule.name, created_at: r.createdAt.toISOString() });
+      }
+    }
+  }
+  return report;
+}

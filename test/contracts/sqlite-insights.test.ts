@@ -1,0 +1,30 @@
+/**
+ * SQLite's insights against the insights and suggestions contracts: a migrated database file in a fresh temp dir.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { applyMigrations, openDatabase } from '../../src/requests/sqlite/database.js';
+import { SqliteInsights } from '../../src/requests/sqlite/insights.js';
+import { SqliteConfirmationStore } from '../../src/requests/sqlite/store.js';
+import { runInsightsContract } from './insights.contract.js';
+import { runSuggestionsContract } from './suggestions.contract.js';
+
+async function newStore() {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-insights-'));
+  const open = openDatabase(join(dir, 'tollgate.db'));
+  applyMigrations(open);
+  const store = new SqliteConfirmationStore(open);
+  const insights = new SqliteInsights(open);
+  return {
+    store,
+    insights,
+    async cleanup() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+runInsightsContract('sqlite', newStore);
+runSuggestionsContract('sqlite', newStore);

@@ -1,0 +1,102 @@
+/**
+ * The transport-free parts of Web Push: which subscriptions are accepted (https only; loopback http only while the
+ * gateway listens on loopback), the VAPID key derived the same on every replica, action tokens bound to what they
+ * name, and a payload that stays within 3 KB however large the arguments.
+ */
+import { createECDH, randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ActionTokens } from '../../../src/push/action-tokens.js';
+import { MAX_PAYLOAD_BYTES, pushPayload } from '../../../src/push/payload.js';
+import { parseSubscription } from '../../../src/push/subscriptions.js';
+import { vapidKeysFrom, vapidSubject } from '../../../src/push/vapid.js';
+import type { SharedMarks } from '../../../src/shared-marks.js';
+import { newConfirmationRequest } from '../../../src/requests/new-request.js';
+
+function keys() {
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  return { p256dh: ecdh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') };
+}
+
+/** Marks in memory, as the database keeps them (one `add` per live key). */
+function memoryMarks(): SharedMarks {
+  const live = new Set<string>();
+  return {
+    add: async (kind, key) => !live.has(`${kind}|${key}`) && Boolean(live.add(`${kind}|${key}`)),
+    take: async (kind, key) => live.delete(`${kind}|${key}`),
+    has: async (kind, key) => live.has(`${kind}|${key}`),
+  };
+}
+
+describe('push subscriptions', () => {
+  it('takes an https endpoint and the browser keys', () => {
+    const k = keys();
+    expect(parseSubscription({ endpoint: 'https://fcm.googleapis.com/fcm/send/abc', expirationTime: null, keys: k }, false)).toEqual({ endpoint: 'https://fcm.googleapis.com/fcm/send/abc', ...k });
+  });
+
+  it('refuses http, and loopback http unless the gateway itself is on loopback, naming the field', () => {
+    const k = keys();
+    expect(() => parseSubscription({ endpoint: 'http://push.example.com/x', keys: k }, true)).toThrow(/^endpoint: must be an https URL/);
+    expect(() => parseSubscription({ endpoint: 'http://127.0.0.1:9999/x', keys: k }, false)).toThrow(/^endpoint:/);
+    expect(parseSubscription({ endpoint: 'http://127.0.0.1:9999/x', keys: k }, true).endpoint).toBe('http://127.0.0.1:9999/x');
+    expect(() => parseSubscription({ endpoint: 'https://x.example/y', keys: { ...k, auth: 'AAAA' } }, false)).toThrow(/^keys\.auth:/);
+    expect(() => parseSubscription({ endpoint: 'file:///etc/passwd', keys: k }, true)).toThrow(/^endpoint:/);
+    expect(() => parseSubscription('nope', true)).toThrow(/^body:/);
+  });
+});
+
+describe('VAPID keys', () => {
+  it('derives one P-256 key pair from the deployment secret, the same on every replica', () => {
+    const a = vapidKeysFrom('secret-one');
+    expect(vapidKeysFrom('secret-one')).toEqual(a);
+    expect(vapidKeysFrom('secret-two').publicKey).not.toBe(a.publicKey);
+    expect(Buffer.from(a.publicKey, 'base64url')).toHaveLength(65);
+    const ecdh = createECDH('prime256v1');
+    ecdh.setPrivateKey(Buffer.from(a.privateKey, 'base64url'));
+    expect(ecdh.getPublicKey().toString('base64url')).toBe(a.publicKey);
+  });
+
+  it('takes the subject from TOLLGATE_VAPID_SUBJECT, else an https public URL', () => {
+    expect(vapidSubject('mailto:ops@example.com', null)).toBe('mailto:ops@example.com');
+    expect(vapidSubject(undefined, 'https://gate.example.com')).toBe('https://gate.example.com');
+    expect(vapidSubject(undefined, 'http://127.0.0.1:8787')).toMatch(/^mailto:/);
+    expect(() => vapidSubject('ops@example.com', null)).toThrow(/TOLLGATE_VAPID_SUBJECT/);
+  });
+});
+
+describe('action tokens', () => {
+  const claims = { requestId: 'r1', nonce: 'n1', person: 'alice', subscriptionId: 's1', expiresAt: 10_000 };
+
+  it('verify what they were signed with, until their expiry, and are spent once', async () => {
+    const tokens = new ActionTokens('secret', memoryMarks());
+    const token = tokens.sign(claims);
+    expect(tokens.verify(token, 9_999)).toEqual({ ok: true, claims });
+    expect(tokens.verify(token, 10_000)).toEqual({ ok: false, problem: 'expired' });
+    expect(await tokens.spend(claims, 5_000)).toBe(true);
+    expect(await tokens.spend(claims, 5_001)).toBe(false);
+  });
+
+  it('refuse another key, an email link and any edited field', () => {
+    const tokens = new ActionTokens('secret', memoryMarks());
+    const token = tokens.sign(claims);
+    expect(new ActionTokens('other', memoryMarks()).verify(token, 0)).toEqual({ ok: false, problem: 'forged' });
+    const [payload, signature] = token.split('.') as [string, string];
+    const fields = JSON.parse(Buffer.from(payload, 'base64url').toString()) as unknown[];
+    fields[5] = 99_999_999;
+    expect(tokens.verify(`${Buffer.from(JSON.stringify(fields)).toString('base64url')}.${signature}`, 0)).toEqual({ ok: false, problem: 'forged' });
+    expect(tokens.verify('x'.repeat(5000), 0)).toEqual({ ok: false, problem: 'forged' });
+  });
+});
+
+describe('push payload', () => {
+  it('stays within 3 KB and masks secrets however large the arguments', () => {
+    const big = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`field_${i}`, '€'.repeat(2000)]));
+    const request = newConfirmationRequest({ toolName: 'pay_invoice', toolArgs: { ...big, password: 'hunter2-hunter2', payee: 'ACME' }, prompt: 'Pay?\u001b[2K'.repeat(400) }, { timeoutS: 300, channels: [], options: ['Approve', 'Deny'], onTimeout: 'deny' }, [], 'x', new Date(0));
+    const payload = pushPayload(request, 'https://gate.example.com/', 'token');
+    expect(Buffer.byteLength(JSON.stringify(payload))).toBeLessThanOrEqual(MAX_PAYLOAD_BYTES);
+    expect(JSON.stringify(payload)).not.toContain('hunter2');
+    expect(payload.body).not.toContain('\u001b');
+    expect(payload.url).toBe(`https://gate.example.com/ui/requests/${request.id}`);
+    expect(payload.actions).toEqual(['approve', 'deny']);
+  });
+});
