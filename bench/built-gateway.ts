@@ -42,7 +42,7 @@ export async function buildGateway(): Promise<string> {
 export async function buildHookPackage(main: string): Promise<{ bin: string; metafile: Metafile }> {
   const out = mkdtempSync(join(tmpdir(), 'tollgate-bench-hook-'));
   cpSync(join(ROOT, 'bin'), join(out, 'bin'), { recursive: true });
-  const metafile = await buildHookBundle(join(out, 'dist', 'hook', 'claude-hook.cjs'));
+  const metafile = await buildHookBundle(join(out, 'dist', 'hook', 'hook.cjs'));
   symlinkSync(dirname(dirname(main)), join(out, 'dist', 'src'));
   symlinkSync(join(ROOT, 'node_modules'), join(out, 'node_modules'));
   writeFileSync(join(out, 'package.json'), '{ "type": "module" }\n');

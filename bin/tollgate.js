@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // In a source checkout, runs the TypeScript sources through tsx (so a stale dist/ can never run instead of them);
-// in the published package (no src/), runs the compiled dist/, and `claude-hook` from its one-file bundle.
+// in the published package (no src/), runs the compiled dist/, and the hooks (`hook`, `claude-hook`) from their one-file
+// bundle.
 //
 // CommonJS (bin/package.json says so): Claude Code starts a fresh node per tool call for `claude-hook`, and on
 // Node 20 an ES module entry alone costs several milliseconds of loader start-up. This file stays the same path, so
@@ -16,7 +17,7 @@ if (Number(process.versions.node.split('.')[0]) >= 22) require('node:module').en
 
 const root = join(__dirname, '..');
 const source = join(root, 'src/cli/main.ts');
-const hookBundle = join(root, 'dist/hook/claude-hook.cjs');
+const hookBundle = join(root, 'dist/hook/hook.cjs');
 process.env.TOLLGATE_CLI = '1';
 
 /** Sets the exit code from the command's promise; an unexpected error prints its stack (exit 1), as main does. */
@@ -37,8 +38,9 @@ if (existsSync(source)) {
     register();
     return import(pathToFileURL(source).href);
   }));
-} else if (process.argv[2] === 'claude-hook' && existsSync(hookBundle)) {
-  finish(require(hookBundle).runClaudeHook(process.argv.slice(3)));
+} else if ((process.argv[2] === 'claude-hook' || process.argv[2] === 'hook') && existsSync(hookBundle)) {
+  const bundle = require(hookBundle);
+  finish(process.argv[2] === 'hook' ? bundle.runHook(process.argv.slice(3)) : bundle.runClaudeHook(process.argv.slice(3)));
 } else {
   finish(import(pathToFileURL(join(root, 'dist/src/cli/main.js')).href));
 }

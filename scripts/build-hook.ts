@@ -1,8 +1,8 @@
 /**
  * @module scripts/build-hook
- * The second step of `npm run build` (after tsc): bundles `tollgate claude-hook` into one CommonJS file,
- * `dist/hook/claude-hook.cjs`, which `bin/tollgate.js` loads directly for that command. Claude Code starts a fresh
- * `node` per tool call for the hook, so its start-up is most of its cost: one file instead of a dozen to resolve and
+ * The second step of `npm run build` (after tsc): bundles `tollgate hook <agent>` and `tollgate claude-hook` into one
+ * CommonJS file, `dist/hook/hook.cjs`, which `bin/tollgate.js` loads directly for those commands. Every coding agent
+ * starts a fresh `node` per tool call for its hook, so its start-up is most of its cost: one file instead of a dozen to resolve and
  * read, and CommonJS because on Node 20 the ES module loader alone costs several milliseconds per start.
  *
  * What the hook imports only lazily, after a failure (`cli/claude-hook-check`: the request-flag and hook-input
@@ -14,22 +14,24 @@ import { fileURLToPath } from 'node:url';
 import type { Metafile, Plugin } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-/** The bundle's entry: the command as `main` runs it (`--help`, usage errors, messages). */
-const ENTRY = join(ROOT, 'src/cli/claude-hook-command.ts');
+/** The bundle's entry: the `hook` and `claude-hook` commands as `main` runs them (`--help`, usage errors, messages). */
+const ENTRY = join(ROOT, 'src/cli/hook-command.ts');
+/** The command modules: their `import()` of the module each runs is bundled (it runs on every call). */
+const COMMANDS = new Set([ENTRY, join(ROOT, 'src/cli/claude-hook-command.ts')]);
 /** Where `npm run build` writes the bundle. */
-export const HOOK_BUNDLE = join(ROOT, 'dist/hook/claude-hook.cjs');
+export const HOOK_BUNDLE = join(ROOT, 'dist/hook/hook.cjs');
 
 /**
  * Keeps the lazy `import()`s of the hook's own modules out of the bundle: each becomes an `import()` of the compiled
- * file in `dist/src/`, relative to the bundle in `dist/hook/`. The entry's own `import()` of the command module is
- * bundled (it runs on every call).
+ * file in `dist/src/`, relative to the bundle in `dist/hook/`. The command modules' own `import()`s of what they run
+ * are bundled (they run on every call).
  */
 function lazyImportsStayOut(): Plugin {
   return {
     name: 'lazy-imports-stay-out',
     setup(build) {
       build.onResolve({ filter: /^\.\.?\// }, (args) => {
-        if (args.kind !== 'dynamic-import' || args.importer === ENTRY) return undefined;
+        if (args.kind !== 'dynamic-import' || COMMANDS.has(args.importer)) return undefined;
         const source = relative(join(ROOT, 'src'), resolve(dirname(args.importer), args.path));
         return { path: `../src/${source.split('\\').join('/')}`, external: true };
       });

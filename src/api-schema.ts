@@ -28,6 +28,20 @@ export const channelTargetSchema = z.strictObject({
   target: z.string().min(1).max(200).optional(),
 });
 
+/** A coding agent's name as `tollgate hook <agent>` records it (`codex`, `gemini`, …). */
+export const agentKindSchema = z.string().min(1).max(40).regex(/^[a-z][a-z0-9_-]*$/, 'a lowercase agent name, e.g. "codex"');
+
+/** Where a coding agent was working: every field a string or null (absent is null). */
+export const agentContextSchema = z
+  .strictObject({
+    session_id: z.string().max(200).nullable().optional(),
+    cwd: z.string().max(4000).nullable().optional(),
+    repo: z.string().max(400).nullable().optional(),
+    branch: z.string().max(400).nullable().optional(),
+    model: z.string().max(200).nullable().optional(),
+  })
+  .transform((c) => ({ session_id: c.session_id ?? null, cwd: c.cwd ?? null, repo: c.repo ?? null, branch: c.branch ?? null, model: c.model ?? null }));
+
 /** `POST /v1/requests` body. */
 export const createRequestSchema = z.strictObject({
   tool_name: z.string().min(1).max(200),
@@ -38,6 +52,8 @@ export const createRequestSchema = z.strictObject({
   user_id: id.optional(),
   session_id: id.optional(),
   tool_call_id: id.optional(),
+  agent_kind: agentKindSchema.optional(),
+  context: agentContextSchema.optional(),
   metadata: jsonObject.optional(),
   channels: z.array(channelTargetSchema).min(1).max(20).optional(),
   approvers: z.array(approverId).max(100).optional(),
@@ -87,6 +103,10 @@ export const listQuerySchema = z.strictObject({
   status: z.enum(['pending', 'approved', 'denied', 'expired', 'cancelled']).optional(),
   tool_name: z.string().min(1).max(200).optional(),
   agent_id: z.string().min(1).max(200).optional(),
+  /** Filed by this coding agent (`tollgate hook <agent>`): `codex`, `gemini`, … */
+  agent_kind: z.string().min(1).max(40).optional(),
+  /** Filed from this repository (`context.repo`, e.g. `acme/billing`). */
+  repo: z.string().min(1).max(400).optional(),
   responded_by: z.string().min(1).max(200).optional(),
   /** Decided or voted on by this person (a directory id, or an account), from any of their accounts. */
   person: z.string().min(1).max(200).optional(),

@@ -6,6 +6,7 @@
  */
 import { MAX_JSON_DEPTH, jsonDepth } from './utils/json-bounds.js';
 import { boundedJson, maskSecrets } from './utils/json-view.js';
+import { agentSentence } from './agent-kinds.js';
 import type { ConfirmationRequest } from './requests/types.js';
 import { standInText, type StandIn } from './people/away.js';
 
@@ -108,7 +109,7 @@ export function cardText(request: ConfirmationRequest, options: CardTextOptions 
   }
   return {
     title: `${heading[request.status]}: ${request.toolName}`,
-    prompt: request.prompt ?? `The agent wants to run \`${request.toolName}\`.`,
+    prompt: request.prompt ?? (request.agentKind ? agentSentence(request.agentKind, request.context, request.toolName, request.toolArgs) : `The agent wants to run \`${request.toolName}\`.`),
     toolName: request.toolName,
     argsPreview: previewArgs(request.toolArgs, options.maxArgsChars),
     requester: requester || null,

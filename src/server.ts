@@ -198,7 +198,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     : null;
   retention?.start();
   const rateLimits = { ...config.rateLimits, redisUrl: config.redisUrl, keyPrefix: config.env.TOLLGATE_QUEUE_PREFIX };
-  const { app, handler, metrics, close: closeApp } = createApp({ gateway, apiTokens: config.apiTokens, tokens: stores.tokens, logger, channels, plugins: [integrationsPlugin({ marks: stores.marks }), jwksPlugin(signingKeys), ...(options.plugins ?? [])], readiness: { ...backend.readiness, ...events.readiness() }, version: VERSION, rateLimits, push: push.service });
+  const { app, handler, metrics, close: closeApp } = createApp({ gateway, apiTokens: config.apiTokens, tokens: stores.tokens, logger, channels, plugins: [integrationsPlugin({ marks: stores.marks, publicUrl: config.publicUrl }), jwksPlugin(signingKeys), ...(options.plugins ?? [])], readiness: { ...backend.readiness, ...events.readiness() }, version: VERSION, rateLimits, push: push.service });
   // A caller's `traceparent` makes its span the parent of the spans its request causes (the create span first).
   const http = createHttpServer(withTraceContext(handler));
   http.keepAliveTimeout = 65_000;

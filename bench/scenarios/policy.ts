@@ -4,7 +4,8 @@
  * answered final by a rule (one client, so the figure is the call's own latency; then 64 clients), and `tollgate
  * claude-hook` end to end for an allowed call: a fresh `node` process per call running the package's `bin/tollgate.js`
  * and its hook bundle, reading the hook JSON on stdin and printing the allow answer, as Claude Code runs it; and a bare
- * `node -e 0` between those calls, on the same node, for what the hook costs beyond node itself.
+ * `node -e 0` between those calls, on the same node, for what the hook costs beyond node itself. The same for every
+ * coding agent's `tollgate hook <agent>` (one bundle), each with its agent's hook input for an allowed `ls`.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -22,6 +23,9 @@ policies:
     decision: allow
   - name: claude-reads
     match: { tool: [Read, Grep, Glob] }
+    decision: allow
+  - name: agent-reads
+    match: { agent_kind: "*", when: 'has(args.command) && args.command == "ls"' }
     decision: allow
   - name: payments
     match: { tool: "payments.*", when: "args.amount > 50000" }
@@ -41,6 +45,30 @@ async function hookOnce(bin: string, url: string, i: number, env: NodeJS.Process
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (code !== 0 || !out.includes('"allow"')) throw new Error(`claude-hook answered ${code}: ${out.slice(0, 300)}`);
+  return ms;
+}
+
+/** Each coding agent's hook input for an allowed `ls` (as in test/contracts/agent-adapters.test.ts). */
+const AGENT_INPUTS: Record<string, unknown> = {
+  codex: { session_id: 's', cwd: '/srv/app', hook_event_name: 'PreToolUse', model: 'm', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'c' },
+  gemini: { session_id: 's', cwd: '/srv/app', hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: 'ls' } },
+  qwen: { session_id: 's', cwd: '/srv/app', hook_event_name: 'PreToolUse', tool_name: 'run_shell_command', tool_input: { command: 'ls' } },
+  opencode: { tool: 'bash', sessionID: 's', callID: 'c', args: { command: 'ls' }, directory: '/srv/app' },
+  cline: { taskId: 't', workspaceRoots: ['/srv/app'], preToolUse: { toolName: 'run_commands', parameters: { command: 'ls' } } },
+  copilot: { cwd: '/srv/app', toolName: 'bash', toolArgs: '{"command":"ls"}' },
+  cursor: { hook_event_name: 'beforeShellExecution', conversation_id: 's', workspace_roots: ['/srv/app'], command: 'ls', cwd: '/srv/app' },
+};
+
+/** Runs the built `tollgate hook <agent>` once for an allowed `ls`; resolves with the wall time in ms. */
+async function agentHookOnce(bin: string, url: string, agent: string): Promise<number> {
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, [bin, 'hook', agent], { env: { ...process.env, TOLLGATE_URL: url, TOLLGATE_TOKEN: BENCH_TOKEN }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  child.stdin.end(JSON.stringify(AGENT_INPUTS[agent]));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (code !== 0) throw new Error(`tollgate hook ${agent} answered ${code}: ${err.slice(0, 300)}`);
   return ms;
 }
 
@@ -94,6 +122,19 @@ export const policyScenario: Scenario = {
       }
       const h = summarize(hook);
       const b = summarize(bare);
+      // Every coding agent's hook, interleaved with bare node the same way: its overhead over `node -e 0`.
+      const agentOverhead: Record<string, { p50: number; p99: number; overhead_p50: number }> = {};
+      for (const agent of Object.keys(AGENT_INPUTS)) {
+        await agentHookOnce(bin, gateway.url, agent);
+        const times: number[] = [];
+        const nodeTimes: number[] = [];
+        for (let i = 0; i < runs; i++) {
+          times.push(await agentHookOnce(bin, gateway.url, agent));
+          nodeTimes.push(await nodeStartOnce(process.env));
+        }
+        const a = summarize(times);
+        agentOverhead[agent] = { p50: a.p50, p99: a.p99, overhead_p50: round(a.p50 - summarize(nodeTimes).p50) };
+      }
       return {
         policy_allow_latency_ms: { p50: single.latency_ms.p50, p99: single.latency_ms.p99 },
         policy_allow_rps_at_64: many.rps,
@@ -101,6 +142,7 @@ export const policyScenario: Scenario = {
         claude_hook_allow_ms: { p50: h.p50, p99: h.p99 },
         claude_hook_node_start_ms: b.p50,
         claude_hook_overhead_ms: { p50: round(h.p50 - b.p50) },
+        agent_hook_allow_ms: agentOverhead,
         ...(process.env.NODE_EXTRA_CA_CERTS === undefined
           ? {}
           : { claude_hook_without_extra_ca_ms: { p50: summarize(plain).p50, p99: summarize(plain).p99 }, claude_hook_node_start_without_extra_ca_ms: summarize(barePlain).p50 }),

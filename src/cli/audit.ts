@@ -72,14 +72,14 @@ async function verify(args: ReturnType<typeof parseArgs>): Promise<number> {
   }
 }
 
-/** The audit query's filters from the flags (`--status`, `--tool`, `--agent`, `--approver`, `--person`, `--since`, `--until`). */
+/** The audit query's filters from the flags (`--status`, `--tool`, `--agent`, `--agent-kind`, `--repo`, `--approver`, `--person`, `--since`, `--until`). */
 function queryOf(args: ReturnType<typeof parseArgs>, limit: string | undefined) {
   const q = parseInput(
     listQuerySchema,
-    { status: flag(args, 'status'), tool_name: flag(args, 'tool'), agent_id: flag(args, 'agent'), responded_by: flag(args, 'approver'), person: flag(args, 'person'), since: flag(args, 'since'), until: flag(args, 'until'), limit },
+    { status: flag(args, 'status'), tool_name: flag(args, 'tool'), agent_id: flag(args, 'agent'), agent_kind: flag(args, 'agent-kind'), repo: flag(args, 'repo'), responded_by: flag(args, 'approver'), person: flag(args, 'person'), since: flag(args, 'since'), until: flag(args, 'until'), limit },
     'flags',
   );
-  return { status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, respondedByPeople: q.person === undefined ? undefined : [q.person], includeVotes: true, since: q.since, until: q.until, limit: q.limit };
+  return { status: q.status, toolName: q.tool_name, agentId: q.agent_id, agentKind: q.agent_kind, repo: q.repo, respondedBy: q.responded_by, respondedByPeople: q.person === undefined ? undefined : [q.person], includeVotes: true, since: q.since, until: q.until, limit: q.limit };
 }
 
 /**

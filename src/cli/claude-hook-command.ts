@@ -2,7 +2,7 @@
  * @module cli/claude-hook-command
  * The `claude-hook` command as `main` lists it, and the entry of its bundle. Claude Code starts a fresh `node` per
  * tool call for this command, so the package build (`scripts/build-hook.ts`) bundles this module with what it runs
- * into one CommonJS file, `dist/hook/claude-hook.cjs`, which `bin/tollgate.js` loads directly for `claude-hook`:
+ * into one CommonJS file, `dist/hook/hook.cjs`, which `bin/tollgate.js` loads directly for `claude-hook`:
  * no resolving and reading of a dozen files, no ES module loader, none of the other commands.
  */
 import { runCommand, type Command } from './command.js';

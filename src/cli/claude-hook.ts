@@ -21,31 +21,23 @@
  * the same either way.
  */
 import { Backoff, sleep } from '../client/backoff.js';
-import { gatewayConnection, type GatewayConnection } from '../client/connection.js';
+import type { GatewayConnection } from '../client/connection.js';
 import { GateClientError } from '../client/errors.js';
 import { postJson } from '../client/http1.js';
+import { gitPlace } from '../agents/git.js';
 import { describeError } from '../errors.js';
 import { CLAUDE_HOOK_DEFAULT_WAIT_S, CLAUDE_HOOK_HEADERS, isPostToolEvent } from '../integrations/claude-code-events.js';
 import { terminalText } from '../utils/terminal-text.js';
-import { flag, numberFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
-import { fdWriter, stdinChunks } from './sync-stdio.js';
+import { numberFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
+import { hookRoute, processIo, readAll, type HookIo } from './hook-io.js';
 
-/** Largest hook input read from stdin. */
-const MAX_INPUT_BYTES = 1024 * 1024;
+export type { HookIo } from './hook-io.js';
 /** Exit code that makes Claude Code block the call and show stderr to the model. */
 const BLOCK = 2;
 /** Kept back from `--timeout` for the gateway's answer to arrive and print. */
 const REPLY_MARGIN_MS = 500;
 /** A "still pending" answer with less time than this left is the answer: asking again could not wait long enough to help. */
 const REASK_MIN_MS = 1000;
-
-/** The process streams the command uses (replaceable in tests). */
-export interface HookIo {
-  stdin: AsyncIterable<Buffer | string>;
-  stdout: { write(s: string): unknown };
-  stderr: { write(s: string): unknown };
-  env: Record<string, string | undefined>;
-}
 
 /** One hook call: what to send where, and by when. */
 interface HookCall {
@@ -59,7 +51,7 @@ interface HookCall {
 }
 
 /** Runs the hook; resolves with the exit code. */
-export async function run(argv: string[], io: HookIo = { stdin: stdinChunks(), stdout: fdWriter(1), stderr: fdWriter(2), env: process.env }): Promise<number> {
+export async function run(argv: string[], io: HookIo = processIo()): Promise<number> {
   const started = Date.now();
   const args = parseArgs(argv);
   if (args.positionals.length) throw new UsageError(`unexpected argument "${args.positionals[0]}" (the hook input comes on stdin)`);
@@ -83,25 +75,19 @@ export async function run(argv: string[], io: HookIo = { stdin: stdinChunks(), s
   let connection: GatewayConnection;
   let url: URL;
   try {
-    connection = gatewayConnection({ env: io.env });
-    url = hookUrl(connection, args);
+    ({ connection, url } = hookRoute(io.env, '/v1/hooks/claude-code', args));
   } catch (error) {
     return fail(describeError(error));
+  }
+  // The card says which repository and branch (read from .git here: the gateway may not see this machine's files).
+  const cwd = (input as { cwd?: unknown } | null)?.cwd;
+  if (typeof input === 'object' && input !== null && !Array.isArray(input) && typeof cwd === 'string' && !isPostToolEvent(input)) {
+    raw = JSON.stringify({ ...input, tollgate_git: gitPlace(cwd) });
   }
   const call: HookCall = { args, connection, url, raw, input, deadline: started + timeoutS * 1000, io };
   return isPostToolEvent(typeof input === 'object' && input !== null ? input : {}) ? sendReceipt(call) : decide(call);
 }
 
-/** The route's URL with the request flags as its query; the gateway validates them. */
-function hookUrl(connection: GatewayConnection, args: ParsedArgs): URL {
-  if (!URL.canParse(connection.url)) throw new Error(`gateway URL is not a valid URL: "${connection.url}"`);
-  const url = new URL(`${connection.url}/v1/hooks/claude-code`);
-  for (const channel of args.flags.channel ?? []) url.searchParams.append('channel', channel);
-  for (const approver of args.flags.approver ?? []) url.searchParams.append('approver', approver);
-  const single = { expires: flag(args, 'expires'), on_timeout: flag(args, 'on-timeout'), agent_id: flag(args, 'agent-id') };
-  for (const [key, value] of Object.entries(single)) if (value !== undefined) url.searchParams.set(key, value);
-  return url;
-}
 
 /** PreToolUse / PermissionRequest: asks the route until it answers a verdict, or "still pending" at the deadline. */
 async function decide(call: HookCall): Promise<number> {
@@ -185,16 +171,4 @@ function print(io: HookIo, body: string): number {
 function blocked(io: HookIo, message: string): number {
   io.stderr.write(`tollgate claude-hook: ${terminalText(message)}\n`);
   return BLOCK;
-}
-
-async function readAll(stream: AsyncIterable<Buffer | string>): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    size += buffer.length;
-    if (size > MAX_INPUT_BYTES) throw new Error(`hook input is larger than ${MAX_INPUT_BYTES} bytes`);
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

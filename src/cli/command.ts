@@ -2,7 +2,7 @@
  * @module cli/command
  * One CLI command and how it runs: `--help`, then the command, a {@link UsageError} printed with the usage line (exit
  * 2), any other error printed as a message (exit 1). Shared by `main` and by the `claude-hook` bundle
- * (`dist/hook/claude-hook.cjs`), which runs that one command without loading the rest of the CLI, so both answer
+ * (`dist/hook/hook.cjs`), which runs that one command without loading the rest of the CLI, so both answer
  * alike.
  */
 import { describeError } from '../errors.js';

@@ -6,6 +6,7 @@
 import { VERSION } from '../version.js';
 import { claudeHookCommand } from './claude-hook-command.js';
 import { runCommand, type Command } from './command.js';
+import { hookCommand } from './hook-command.js';
 
 /** Every command, by name. */
 export const COMMANDS: Record<string, Command> = {
@@ -25,6 +26,12 @@ export const COMMANDS: Record<string, Command> = {
     load: () => import('./ask.js'),
   },
   'claude-hook': claudeHookCommand,
+  hook: hookCommand,
+  init: {
+    summary: 'Wire a coding agent\'s hook to tollgate (merging with its configuration, idempotent, a .bak and the diff); alone, list the agents found and whether each is wired.',
+    usage: 'tollgate init [<claude|codex|gemini|qwen|opencode|cline|copilot|cursor>] [--scope project|user] [--dir D] [--wait S] [--dry-run]',
+    load: () => import('./init.js'),
+  },
   token: {
     summary: 'Create, list or revoke scoped API tokens (needs an admin TOLLGATE_TOKEN).',
     usage: 'tollgate token create NAME --scope SCOPE... [--as web:alice | --as person:alice] [--person ID] [--expires-in S] [--json] | tollgate token list [--json] | tollgate token revoke ID',
@@ -42,7 +49,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   policy: {
     summary: 'Explain the approval policy (which rule a tool call would meet, why, how it would be asked), suggest rules from the history, or replay a candidate policy over it.',
-    usage: 'tollgate policy test --tool NAME [--args JSON] [--agent ID] [--user ID] [--session ID] [--metadata JSON] [--config tollgate.yaml] [--json] | tollgate policy suggest [--since 30d] [--min 10] [--db PATH|URL] [--json] | tollgate policy simulate --config candidate.yaml [--since 30d] [--until ISO] [--db PATH|URL] [--json]',
+    usage: 'tollgate policy test --tool NAME [--args JSON] [--agent ID] [--user ID] [--session ID] [--agent-kind codex] [--repo OWNER/NAME] [--cwd DIR] [--metadata JSON] [--config tollgate.yaml] [--json] | tollgate policy suggest [--since 30d] [--min 10] [--db PATH|URL] [--json] | tollgate policy simulate --config candidate.yaml [--since 30d] [--until ISO] [--db PATH|URL] [--json]',
     load: () => import('./policy.js'),
   },
   pending: {
@@ -77,7 +84,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   audit: {
     summary: 'Query the confirmation table from the database file (offline).',
-    usage: 'tollgate audit [--db FILE] [--status S] [--tool NAME] [--agent ID] [--approver ID] [--person ID] [--since ISO] [--until ISO] [--limit N] [--format table|csv|ndjson] [--events ID] | tollgate audit export [--format ndjson|csv] [filters] | tollgate audit verify [--from ISO] [--db …] [--json]',
+    usage: 'tollgate audit [--db FILE] [--status S] [--tool NAME] [--agent ID] [--agent-kind codex] [--repo OWNER/NAME] [--approver ID] [--person ID] [--since ISO] [--until ISO] [--limit N] [--format table|csv|ndjson] [--events ID] | tollgate audit export [--format ndjson|csv] [filters] | tollgate audit verify [--from ISO] [--db …] [--json]',
     load: () => import('./audit.js'),
   },
   prune: {

@@ -28,11 +28,13 @@ export async function run(argv: string[], out: (text: string) => void = (t) => p
     agentId: flag(args, 'agent'),
     userId: flag(args, 'user'),
     sessionId: flag(args, 'session'),
+    agentKind: flag(args, 'agent-kind'),
+    context: { repo: flag(args, 'repo') ?? null, cwd: flag(args, 'cwd') ?? null },
     metadata: jsonObjectFlag(args, 'metadata'),
   };
   const { rule, explanation } = matchPolicy(policy, facts, true);
   const decision = rule.decision ?? 'ask';
-  const routed = decision === 'ask' ? routeByRule(rule, { ...facts }) : null;
+  const routed = decision === 'ask' ? routeByRule(rule, { ...facts, context: undefined }) : null;
   if (flag(args, 'json') === 'true') {
     out(`${JSON.stringify({ rule: rule.name, decision, explanation, ...(routed ? { approvers: routed.approvers ?? [], channels: routed.channels ?? null, required_approvals: routed.requiredApprovals ?? 1, timeout_s: routed.timeoutS ?? null, on_timeout: routed.onTimeout ?? null } : { reason: rule.reason ?? null }), grants: rule.grants ?? [] })}\n`);
     return 0;

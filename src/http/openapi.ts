@@ -220,6 +220,13 @@ export function openApiDocument(version: string): Record<string, unknown> {
           },
         },
       },
+      '/v1/hooks/agent': {
+        post: {
+          summary: 'A coding agent\'s tool call (`tollgate hook <agent>`): files or re-attaches to a request, waits up to ?wait=S, and answers allow, deny or deferred (request:create); see docs/coding-agents.md',
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: '{agent_kind, tool_name, tool_args, context: {session_id, cwd, repo, branch, model}, tool_call_id?}' } } } },
+          responses: { 200: { description: '{request_id, status, outcome: allow|deny|deferred, reason, updated_args, url}' }, 400: problem },
+        },
+      },
       '/v1/hooks/pulsebot': {
         post: {
           summary: "PulseBot's webhook verdict protocol: files a request and answers the verdict (request:create); see docs/integrations.md",

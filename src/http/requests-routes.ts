@@ -138,6 +138,8 @@ export function requestsRouter(gateway: Gateway): Router {
       status: q.status,
       toolName: q.tool_name,
       agentId: q.agent_id,
+      agentKind: q.agent_kind,
+      repo: q.repo,
       respondedBy: q.responded_by,
       respondedByPeople: decidedByPeople(gateway.directory(), q),
       includeVotes: true,
@@ -152,7 +154,7 @@ export function requestsRouter(gateway: Gateway): Router {
   router.get('/export', requireScope('audit:read'), async (req, res) => {
     const q = parseInput(exportQuerySchema, req.query, 'query');
     const respondedByPeople = decidedByPeople(gateway.directory(), q);
-    const pages = gateway.exportPages({ status: q.status, toolName: q.tool_name, agentId: q.agent_id, respondedBy: q.responded_by, respondedByPeople, includeVotes: true, since: q.since, until: q.until }, q.format);
+    const pages = gateway.exportPages({ status: q.status, toolName: q.tool_name, agentId: q.agent_id, agentKind: q.agent_kind, repo: q.repo, respondedBy: q.responded_by, respondedByPeople, includeVotes: true, since: q.since, until: q.until }, q.format);
     await streamExport(res, pages, q.format);
   });
 

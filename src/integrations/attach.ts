@@ -49,8 +49,16 @@ const inFlight = new Map<string, Promise<unknown>>();
 /** Files `input`, or returns the request it re-attaches to (see the module's rules). */
 export async function fileOrAttach(gateway: Gateway, input: NewRequestInput, options: AttachOptions = {}): Promise<ConfirmationRequest> {
   const key = JSON.stringify([input.agentId ?? null, input.sessionId ?? null, argsSha256(input.toolName, input.toolArgs ?? {})]);
+  return oneCallAtATime(key, options.shared, () => attachOrFile(gateway, input, options));
+}
+
+/**
+ * Runs `fn` for the call named by `key` once every earlier run for the same key (in this process, and with `shared`
+ * on every replica) has finished: the find-then-file (or find-then-use) steps of one call never interleave.
+ */
+export async function oneCallAtATime<T>(key: string, shared: SharedMarks | undefined, fn: () => Promise<T>): Promise<T> {
   const before = inFlight.get(key) ?? Promise.resolve();
-  const run = () => acrossReplicas(options.shared, key, () => attachOrFile(gateway, input, options));
+  const run = () => acrossReplicas(shared, key, fn);
   const mine = before.then(run, run);
   inFlight.set(key, mine);
   try {

@@ -37,6 +37,8 @@ export const claudeHookInputSchema = z.looseObject({
   transcript_path: z.string().max(4000).optional(),
   /** PostToolUseFailure: why the tool failed (kept, truncated, in the receipt). */
   error_message: z.string().optional(),
+  /** Added by `tollgate claude-hook`: the git repository and branch of `cwd`, read from `.git` (HTTP hooks send none). */
+  tollgate_git: z.strictObject({ repo: z.string().max(400).nullable(), branch: z.string().max(400).nullable() }).optional(),
 });
 /** A validated hook input. */
 export type ClaudeHookInput = z.infer<typeof claudeHookInputSchema>;
@@ -86,6 +88,8 @@ export function claudeCodeRequest(input: ClaudeHookInput, options: GateRequestOp
   return {
     tool_name: input.tool_name,
     tool_args: input.tool_input,
+    agent_kind: 'claude',
+    context: { session_id: input.session_id ?? null, cwd: input.cwd ?? null, repo: input.tollgate_git?.repo ?? null, branch: input.tollgate_git?.branch ?? null, model: null },
     ...(input.session_id ? { session_id: input.session_id } : {}),
     ...(input.tool_use_id ? { tool_call_id: input.tool_use_id, idempotency_key: claudeIdempotencyKey(input.tool_use_id) } : {}),
     metadata,

@@ -1,8 +1,9 @@
 /**
  * @module integrations/plugin
  * The hook routes runtimes call instead of the request API: `POST /v1/hooks/claude-code` (Claude Code HTTP hooks:
- * PreToolUse, PermissionRequest, and PostToolUse receipts; `tollgate claude-hook` forwards command hooks here too)
- * and `POST /v1/hooks/pulsebot` (PulseBot's webhook hook). Both file or re-attach to a request, hold the HTTP call
+ * PreToolUse, PermissionRequest, and PostToolUse receipts; `tollgate claude-hook` forwards command hooks here too),
+ * `POST /v1/hooks/agent` (every other coding agent's `tollgate hook <agent>`, see `agent-hook.ts`) and
+ * `POST /v1/hooks/pulsebot` (PulseBot's webhook hook). Both file or re-attach to a request, hold the HTTP call
  * until a verdict or a bounded wait (`?wait=S`), and answer in the runtime's own format. Plugins mount before the
  * core's `/v1` routes, so these routes apply the bearer auth and JSON parser themselves.
  * The Claude Code route, on every gated tool call, is also answered on the lean path (`http/lean-routes`) for plain
@@ -27,6 +28,8 @@ import { CLAUDE_HOOK_DEFAULT_WAIT_S, CLAUDE_HOOK_HEADERS, isPostToolEvent } from
 import { recordClaudeReceipt } from './claude-code-receipt.js';
 import { parsePulsebotHook, postCallDetail, PULSEBOT_AGENT_ID, pulsebotIdempotencyKey, pulsebotRequest, pulsebotVerdict } from './pulsebot.js';
 import { parseRequestOptions, rawOptionsFromQuery } from './request-options.js';
+import { answerAgentCall } from './agent-hook.js';
+import { AGENT_HOOK_PATH } from './agent-hook-wire.js';
 import type { SharedMarks } from '../shared-marks.js';
 
 /** Options of {@link integrationsPlugin}. */
@@ -39,6 +42,8 @@ export interface IntegrationsPluginOptions {
   pulsebotLateWindowS?: number;
   /** Marks shared by every replica (PostgreSQL), so a call re-asked on two replicas at once files one request. */
   marks?: SharedMarks;
+  /** The gateway's public URL, for the links a deferred answer gives (else the URL the hook called). */
+  publicUrl?: string | null;
 }
 
 const waitSchema = z.coerce.number().min(0, 'wait must be 0 or more seconds');
@@ -89,12 +94,28 @@ export function integrationsPlugin(options: IntegrationsPluginOptions = {}): Htt
     },
   });
 
+  /** `POST /v1/hooks/agent` (`tollgate hook <agent>`), on the lean path and in express alike. */
+  const agent = (gateway: Gateway): LeanPost => ({
+    scopes: ['request:create'],
+    async handle(principal, body, query, res) {
+      const { waitMs, options: requestOptions } = hookQuery(query);
+      const answer = await answerAgentCall({ gateway, shared: options.marks, publicUrl: options.publicUrl }, principal, body, waitMs, requestOptions, res);
+      return answer && { status: 200, body: answer };
+    },
+  });
+
   return {
     name: 'integrations',
-    leanPosts: ({ gateway, logger }) => ({ '/v1/hooks/claude-code': claudeCode(gateway, logger) }),
+    leanPosts: ({ gateway, logger }) => ({ '/v1/hooks/claude-code': claudeCode(gateway, logger), [AGENT_HOOK_PATH]: agent(gateway) }),
     mount(app, { gateway, auth, json, logger }) {
       const router = Router();
       const claude = claudeCode(gateway, logger);
+      const agents = agent(gateway);
+
+      router.post('/agent', async (req, res) => {
+        const reply = await agents.handle(principalOf(res), req.body, req.query as Record<string, unknown>, res);
+        if (reply && !res.destroyed) sendJson(res, reply);
+      });
 
       router.post('/claude-code', async (req, res) => {
         const reply = await claude.handle(principalOf(res), req.body, req.query as Record<string, unknown>, res);

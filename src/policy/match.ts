@@ -30,12 +30,15 @@ export function matchPolicy(policy: Policy, facts: PolicyFacts, explain = false)
 
 /** Why `rule` does not match, or null when it does. */
 function mismatch(rule: PolicyRule, facts: PolicyFacts, context: () => WhenContext): string | null {
-  const { tool, agent, user, session, metadata } = rule.match;
+  const { tool, agent, user, session, agent_kind, repo, cwd, metadata } = rule.match;
   if (tool !== undefined && !matchesAny(facts.toolName, list(tool))) return `tool "${facts.toolName}" is not ${list(tool).join(' or ')}`;
   for (const [label, patterns, value] of [
     ['agent', agent, facts.agentId],
     ['user', user, facts.userId],
     ['session', session, facts.sessionId],
+    ['agent_kind', agent_kind, facts.agentKind],
+    ['repo', repo, facts.context?.repo ?? undefined],
+    ['cwd', cwd, facts.context?.cwd ?? undefined],
   ] as const) {
     if (patterns === undefined) continue;
     if (value === undefined) return `the request names no ${label}`;

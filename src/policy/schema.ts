@@ -51,6 +51,12 @@ export const matchSchema = z.strictObject({
   agent: oneOrMany.optional(),
   user: oneOrMany.optional(),
   session: oneOrMany.optional(),
+  /** A coding agent (`tollgate hook <agent>`): `codex`, `gemini`, … */
+  agent_kind: oneOrMany.optional(),
+  /** The git repository it works in (`acme/billing`, `acme/*`). */
+  repo: oneOrMany.optional(),
+  /** Its working directory (`/srv/*`: `*` crosses `/`). */
+  cwd: oneOrMany.optional(),
   metadata: z.record(z.string().min(1), metadataValue).optional(),
   when: z.string().min(1).max(4000).optional(),
 });

@@ -37,6 +37,10 @@ export interface PolicyFacts {
   agentId?: string;
   userId?: string;
   sessionId?: string;
+  /** The coding agent that asked (`tollgate hook <agent>`). */
+  agentKind?: string;
+  /** Where it was working (`repo`, `cwd`; null: unknown). */
+  context?: { repo?: string | null; cwd?: string | null } | null;
   metadata?: Record<string, unknown>;
 }
 

@@ -44,7 +44,16 @@ export const ASKED_COLUMNS = [
   'created_at',
   'expires_at',
   'on_timeout',
+  'agent_kind',
+  'context',
 ] as const;
+
+/**
+ * How many of {@link ASKED_COLUMNS} every digest covers. The last two (a coding agent's `agent_kind` and `context`,
+ * migration `agent_context`) are digested only when either is set, so a digest written before they existed still
+ * holds for its row (both null), and setting or clearing either later changes the digest all the same.
+ */
+const ALWAYS_ASKED = 17;
 
 /** The request fields {@link askedDigest} reads. */
 export type AskedFields = Pick<
@@ -66,11 +75,13 @@ export type AskedFields = Pick<
   | 'createdAt'
   | 'expiresAt'
   | 'onTimeout'
+  | 'agentKind'
+  | 'context'
 >;
 
 /** Each asked column as the text the digest takes (JSON values canonical, so both stores' forms agree). */
 function askedValues(r: AskedFields): (string | null)[] {
-  return [
+  const always = [
     r.toolName,
     r.argsSha256,
     // Lists of strings: JSON.stringify is their canonical JSON already (only object keys need sorting).
@@ -90,6 +101,9 @@ function askedValues(r: AskedFields): (string | null)[] {
     r.expiresAt.toISOString(),
     r.onTimeout,
   ];
+  // See ALWAYS_ASKED: a row without them digests as it did before they existed.
+  if ((r.agentKind ?? null) === null && (r.context ?? null) === null) return always;
+  return [...always, r.agentKind ?? null, r.context ? canonicalJson(r.context) : null];
 }
 
 /** Whether `o` has no keys (most requests' metadata): its canonical JSON is `{}` without a replacer's walk. */
@@ -134,9 +148,14 @@ export function escalatedEvent(escalated: ConfirmationRequest, event: NewEvent):
 export function askedMismatch(r: AskedFields, digest: unknown): string[] {
   if (typeof digest === 'string' && digest === askedDigest(r)) return [];
   const tags = typeof digest === 'string' && /^v1\.[0-9a-f]{64}\.[0-9a-f]+$/.test(digest) ? digest.split('.')[2]! : '';
-  const named = askedValues(r)
-    .map(field)
-    .flatMap((f, i) => (tags.slice(i * 8, i * 8 + 8) === tag(f) ? [] : [ASKED_COLUMNS[i]!]));
+  const fields = askedValues(r).map(field);
+  const none = field(null);
+  // A column the row leaves out (the agent columns, both null) is null; a column the digest leaves out was null then.
+  const named = ASKED_COLUMNS.flatMap((column, i) => {
+    const value = fields[i] ?? none;
+    const was = tags.slice(i * 8, i * 8 + 8);
+    return (was ? was === tag(value) : i >= ALWAYS_ASKED && value === none) ? [] : [column];
+  });
   return named.length ? named : [...ASKED_COLUMNS];
 }
 

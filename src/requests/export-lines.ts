@@ -48,7 +48,7 @@ const EXECUTION_KEYS = ['outcome', 'at', 'by', 'args_sha256', 'args_match', 'all
 /** The request fields a CSV line shows before its execution cells, and after them. */
 export const CSV_HEAD_FIELDS: readonly ExportField[] = ['id', 'status', 'tool_name', 'tool_args', 'approved_args'];
 export const CSV_TAIL_FIELDS: readonly ExportField[] = [
-  'prompt', 'options', 'agent_id', 'user_id', 'session_id', 'tool_call_id', 'metadata', 'channels', 'approvers', 'required_approvals',
+  'prompt', 'options', 'agent_id', 'user_id', 'session_id', 'tool_call_id', 'agent_kind', 'context', 'metadata', 'channels', 'approvers', 'required_approvals',
   'on_timeout', 'idempotency_key', 'args_sha256', 'filed_by', 'filed_by_person', 'created_at', 'expires_at', 'updated_at', 'responded_at',
   'responded_by', 'responded_by_person', 'on_behalf_of', 'responded_via', 'decision_option', 'reason', 'allowed',
 ];

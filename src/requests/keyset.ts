@@ -15,6 +15,8 @@ export interface KeysetDialect {
   table: AuditColumns & Record<'id', Column>;
   /** A filter's time (`since`, `until`) as the dialect binds it. */
   time(at: Date): string | Date;
+  /** `context.repo` equals `repo` (the JSON column read the dialect's way). */
+  repoIs(repo: string): SQL;
   /** A cursor's `createdAt` (ISO 8601, as the cursor or the row carries it) as the dialect binds it. */
   cursorTime(at: string): string | Date;
   /**
@@ -35,7 +37,7 @@ export interface KeysetDialect {
 export function keysetConditions(dialect: KeysetDialect, query: RequestQuery, after?: CursorPosition): (SQL | undefined)[] {
   const { table } = dialect;
   const untilImplied = after && dialect.untilByCursor && query.until && Date.parse(after.createdAt) <= query.until.getTime();
-  const where = auditFilters(table, untilImplied ? { ...query, until: undefined } : query, dialect.time);
+  const where = auditFilters(table, untilImplied ? { ...query, until: undefined } : query, dialect.time, dialect.repoIs);
   if (after) {
     const createdAt = dialect.cursorTime(after.createdAt);
     where.push(lte(table.createdAt, createdAt), or(lt(table.createdAt, createdAt), lt(table.id, after.id)));

@@ -5,7 +5,7 @@
 import { ConflictError } from '../errors.js';
 import { pooledRandomBytes } from '../utils/random-pool.js';
 import { uuidv7 } from './ids.js';
-import type { ChannelTarget, ConfirmationRequest, TimeoutPolicy } from './types.js';
+import type { AgentContext, ChannelTarget, ConfirmationRequest, TimeoutPolicy } from './types.js';
 
 /** What a runtime asks for (the camelCase twin of the `POST /v1/requests` body). */
 export interface NewRequestInput {
@@ -17,6 +17,10 @@ export interface NewRequestInput {
   userId?: string;
   sessionId?: string;
   toolCallId?: string;
+  /** The coding agent that asked (`tollgate hook <agent>`). */
+  agentKind?: string;
+  /** Where that agent was working. */
+  context?: AgentContext;
   metadata?: Record<string, unknown>;
   channels?: ChannelTarget[];
   approvers?: string[];
@@ -66,6 +70,8 @@ export function newConfirmationRequest(
     userId: input.userId ?? null,
     sessionId: input.sessionId ?? null,
     toolCallId: input.toolCallId ?? null,
+    agentKind: input.agentKind ?? null,
+    context: input.context ?? null,
     metadata: input.metadata ?? {},
     // A card without a target (a channel that reads from the database) is recorded as just its type.
     channels: cards.map((c) => (c.target ? c : { type: c.type })),

@@ -11,11 +11,27 @@ import type { SameCallQuery } from './store.js';
 export interface SameCallCandidate {
   argsSha256: string;
   approvedArgs: string | Record<string, unknown> | null;
+  agentKind: string | null;
+  context: string | { cwd?: string | null } | null;
+  filedBy: string | null;
+}
+
+/**
+ * Whether a candidate was filed by the query's coding agent in its working directory, through the same token
+ * (always, for a query without a workspace).
+ */
+function inWorkspace(row: SameCallCandidate, query: SameCallQuery): boolean {
+  const w = query.workspace;
+  if (!w) return true;
+  if (row.agentKind !== w.agentKind || row.filedBy !== w.filedBy) return false;
+  const context = typeof row.context === 'string' ? (JSON.parse(row.context) as { cwd?: string | null }) : row.context;
+  return (context?.cwd ?? null) === w.cwd;
 }
 
 /** The first of `candidates` (newest first) that is `query`'s call, or undefined. */
 export function firstSameCall<T extends SameCallCandidate>(candidates: Iterable<T>, query: SameCallQuery): T | undefined {
   for (const row of candidates) {
+    if (!inWorkspace(row, query)) continue;
     if (row.argsSha256 === query.argsSha256) return row;
     if (!query.alsoApprovedArgs || row.approvedArgs === null) continue;
     const approved = typeof row.approvedArgs === 'string' ? (JSON.parse(row.approvedArgs) as Record<string, unknown>) : row.approvedArgs;

@@ -4,7 +4,7 @@
  * and the gateway's camelCase objects, both ways.
  */
 import type { NewRequestInput } from './new-request.js';
-import type { ChannelTarget, ConfirmationEvent, ConfirmationRequest, TimeoutPolicy } from './types.js';
+import type { AgentContext, ChannelTarget, ConfirmationEvent, ConfirmationRequest, TimeoutPolicy } from './types.js';
 
 /** The fields of `POST /v1/requests` as any caller holds them (a validated body, a hook's ask). */
 export interface ApiRequestInput {
@@ -16,6 +16,8 @@ export interface ApiRequestInput {
   user_id?: string;
   session_id?: string;
   tool_call_id?: string;
+  agent_kind?: string;
+  context?: AgentContext;
   metadata?: Record<string, unknown>;
   channels?: ChannelTarget[];
   approvers?: string[];
@@ -37,6 +39,8 @@ export function fromApiInput(body: ApiRequestInput): NewRequestInput {
     userId: body.user_id,
     sessionId: body.session_id,
     toolCallId: body.tool_call_id,
+    agentKind: body.agent_kind,
+    context: body.context,
     metadata: body.metadata,
     channels: body.channels,
     approvers: body.approvers,
@@ -61,6 +65,10 @@ export interface ApiRequest {
   user_id: string | null;
   session_id: string | null;
   tool_call_id: string | null;
+  /** The coding agent that asked (`codex`, `gemini`, …), or null. */
+  agent_kind: string | null;
+  /** Where that agent was working: `{session_id, cwd, repo, branch, model}`, or null. */
+  context: AgentContext | null;
   metadata: Record<string, unknown>;
   channels: ConfirmationRequest['channels'];
   approvers: string[];
@@ -128,6 +136,8 @@ export function toApiRequest(r: ConfirmationRequest): ApiRequest {
     user_id: r.userId,
     session_id: r.sessionId,
     tool_call_id: r.toolCallId,
+    agent_kind: r.agentKind,
+    context: r.context,
     metadata: r.metadata,
     channels: r.channels,
     approvers: r.approvers,

@@ -75,6 +75,10 @@ export interface RequestQuery {
   status?: RequestStatus;
   toolName?: string;
   agentId?: string;
+  /** Filed by this coding agent (`agent_kind`). */
+  agentKind?: string;
+  /** Filed from this repository (`context.repo`). */
+  repo?: string;
   respondedBy?: string;
   /** Decided by one of these people (`responded_by_person`): `?person=` is one, `?group=` its members. Empty: none. */
   respondedByPeople?: readonly string[];
@@ -103,8 +107,14 @@ export interface RequestPage {
 export interface SameCallQuery {
   agentId: string;
   toolName: string;
-  /** The call's session; null matches only rows filed without one. */
+  /** The call's session; null matches only rows filed without one. Not compared when `workspace` is set. */
   sessionId: string | null;
+  /**
+   * A coding agent's call (`tollgate hook <agent>`): the same call is the same agent kind in the same working directory,
+   * whatever its session (a headless agent starts a new session per run), so a retry finds a deferred verdict —
+   * filed by the same token (`filedBy`): another token's identical call never finds this one's verdict.
+   */
+  workspace?: { agentKind: string; cwd: string | null; filedBy: string | null };
   /** The call's `args_sha256`. */
   argsSha256: string;
   /** Also match a row whose approved (edited) arguments hash to `argsSha256`: a runtime reports the arguments it ran. */

@@ -25,6 +25,18 @@ export interface ChannelTarget {
 /** Who did something: `slack:U0123`, `feishu:ou_…`, `web:alice`, `api:<name>`, or `system`. */
 export type ActorId = string;
 
+/**
+ * Where a coding agent was working when it asked: its own session id, the working directory, the git repository
+ * (`owner/name` from the `origin` remote, else the directory's name) and branch, and the model. Every field may be null.
+ */
+export interface AgentContext {
+  session_id: string | null;
+  cwd: string | null;
+  repo: string | null;
+  branch: string | null;
+  model: string | null;
+}
+
 /** A confirmation request as the domain sees it (camelCase, Date objects). The API shape is in `requests/serialize.ts`. */
 export interface ConfirmationRequest {
   id: string;
@@ -39,6 +51,10 @@ export interface ConfirmationRequest {
   userId: string | null;
   sessionId: string | null;
   toolCallId: string | null;
+  /** Which coding agent asked (`codex`, `gemini`, … `tollgate hook <agent>`); null for other callers. */
+  agentKind: string | null;
+  /** Where the coding agent was working when it asked (shown on cards, filterable by repository); null for other callers. */
+  context: AgentContext | null;
   metadata: Record<string, unknown>;
   channels: ChannelTarget[];
   /** Allowlist of actor ids; empty = anyone who can see the card. */

@@ -4,7 +4,7 @@ import type { ConfirmationRequest } from '../../src/requests/types.js';
 
 const base: ConfirmationRequest = {
   id: '00000000-0000-4000-8000-000000000000', status: 'pending', toolName: 'pay_invoice', toolArgs: { amount: 10 }, approvedArgs: null,
-  prompt: null, options: ['Approve', 'Deny'], agentId: 'billing-bot', userId: 'U1', sessionId: null, toolCallId: null, metadata: {},
+  prompt: null, options: ['Approve', 'Deny'], agentId: 'billing-bot', userId: 'U1', sessionId: null, toolCallId: null, agentKind: null, context: null, metadata: {},
   channels: [], approvers: [], requiredApprovals: 1, onTimeout: 'deny', idempotencyKey: null, argsSha256: 'x', callbackUrl: null, filedBy: null,
   nonce: 'n', createdAt: new Date(0), expiresAt: new Date(300_000), updatedAt: new Date(0), respondedAt: null, respondedBy: null,
   respondedVia: null, respondedByPerson: null, onBehalfOf: null, filedByPerson: null, decisionOption: null, reason: null, allowed: null,
@@ -60,5 +60,18 @@ describe('keyArguments', () => {
       ['token', '••••'],
     ]);
     expect(keyArguments({ command: 'ls\n-la' }, 4, 120)).toEqual([['command', 'ls -la']]);
+  });
+});
+
+describe('a coding agent\'s card', () => {
+  it('says in one line which agent, where, and what it wants to run: a command as the command, an edit as its path', () => {
+    const context = { session_id: 's', cwd: '/srv/billing', repo: 'acme/billing', branch: 'main', model: null };
+    const codex = { ...base, agentKind: 'codex', context, toolName: 'Bash', toolArgs: { command: 'terraform apply\n  -auto-approve' } };
+    expect(cardText(codex).prompt).toBe('Codex in acme/billing on main wants to run `terraform apply -auto-approve`.');
+    const gemini = { ...base, agentKind: 'gemini', context: { ...context, repo: null, branch: null }, toolName: 'write_file', toolArgs: { file_path: '/srv/billing/.env', content: 'x' } };
+    expect(cardText(gemini).prompt).toBe('Gemini CLI wants to use write_file on `/srv/billing/.env`.');
+    // A runtime's own prompt wins, and other callers keep the sentence they had.
+    expect(cardText({ ...codex, prompt: 'Apply the plan?' }).prompt).toBe('Apply the plan?');
+    expect(cardText(base).prompt).toBe('The agent wants to run `pay_invoice`.');
   });
 });

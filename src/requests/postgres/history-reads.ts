@@ -58,7 +58,7 @@ export class PostgresHistoryReads {
     const row = this.open.db
       .select()
       .from(requests)
-      .where(and(eq(requests.id, voters.requestId), ...auditFilters(requests, { ...onRequest, respondedByPeople: undefined }, (at) => at)))
+      .where(and(eq(requests.id, voters.requestId), ...auditFilters(requests, { ...onRequest, respondedByPeople: undefined }, (at) => at, POSTGRES_KEYSET.repoIs)))
       .limit(1)
       .as('r');
     const rows = await withPostgresErrors(() =>
@@ -88,7 +88,13 @@ export class PostgresHistoryReads {
 }
 
 /** Keyset pages on this dialect's table: times bound as timestamps, `until` kept beside a cursor. */
-const POSTGRES_KEYSET: KeysetDialect = { table: requests, time: (at) => at, cursorTime: (at) => new Date(at), untilByCursor: false };
+const POSTGRES_KEYSET: KeysetDialect = {
+  table: requests,
+  time: (at) => at,
+  repoIs: (repo) => sql`${requests.context}->>'repo' = ${repo}`,
+  cursorTime: (at) => new Date(at),
+  untilByCursor: false,
+};
 
 /** Keyset pages of a person's votes: the order and the time filters on the voters' copy of `created_at` and the id. */
 const VOTERS_KEYSET: KeysetDialect = { ...POSTGRES_KEYSET, table: { ...requests, createdAt: voters.requestCreatedAt, id: voters.requestId } };

@@ -8,6 +8,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { RECEIPT_TYPES_SQL } from '../receipts.js';
+import type { AgentContext } from '../types.js';
 
 /** The statuses a request ends in (`FinalStatus`), each with a partial index of its rows by time. */
 const FINAL_STATUSES = ['approved', 'denied', 'expired', 'cancelled'] as const;
@@ -30,6 +31,10 @@ export const confirmationRequests = pgTable(
     userId: text('user_id'),
     sessionId: text('session_id'),
     toolCallId: text('tool_call_id'),
+    /** The coding agent that asked (`tollgate hook <agent>`). */
+    agentKind: text('agent_kind'),
+    /** Where it was working (`{session_id, cwd, repo, branch, model}`). */
+    context: jsonb('context').$type<AgentContext>(),
     metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull(),
     channels: jsonb('channels').$type<{ type: string; target?: string }[]>().notNull(),
     approvers: jsonb('approvers').$type<string[]>().notNull(),
@@ -64,6 +69,8 @@ export const confirmationRequests = pgTable(
     index('confirmation_requests_created').on(t.createdAt, t.id),
     index('confirmation_requests_tool').on(t.toolName, t.createdAt),
     index('confirmation_requests_agent').on(t.agentId, t.createdAt),
+    // The audit query by coding agent (`?agent_kind=`), newest first.
+    index('confirmation_requests_agent_kind').on(t.agentKind, t.createdAt),
     index('confirmation_requests_person').on(t.respondedByPerson, t.createdAt),
     // As on SQLite: by status newest first (the inbox's pending list, `?status=`), and by approver (`?responded_by=`).
     index('confirmation_requests_status_created').on(t.status, t.createdAt, t.id),

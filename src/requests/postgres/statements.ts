@@ -95,13 +95,14 @@ export const SQL_TEXT = {
    * then only its candidates are read whole by primary key: written as `id IN (window) AND session … AND hash …`, the
    * planner filtered the whole table by session and hash instead (a parallel sequential scan, 68 ms on 200 000 rows).
    * The approved-arguments test needs the row, so without `$6` a row whose hash differs is dropped before it is read.
+   * `$7` (a coding agent's call, `SameCallQuery.workspace`) leaves the session out; `same-call.ts` compares the workspace.
    */
   sameCall: `WITH w AS MATERIALIZED (
       SELECT id, created_at, session_id, args_sha256
       FROM confirmation_requests WHERE agent_id = $1 AND tool_name = $2 ORDER BY created_at DESC, id DESC LIMIT $5::int
     )
     SELECT ${RETURNING_REQUEST} FROM w JOIN confirmation_requests r ON r.id = w.id
-    WHERE w.session_id IS NOT DISTINCT FROM $3::text AND (w.args_sha256 = $4 OR $6::boolean) AND (w.args_sha256 = $4 OR r.approved_args IS NOT NULL)
+    WHERE (w.session_id IS NOT DISTINCT FROM $3::text OR $7::boolean) AND (w.args_sha256 = $4 OR $6::boolean) AND (w.args_sha256 = $4 OR r.approved_args IS NOT NULL)
     ORDER BY w.created_at DESC, w.id DESC`,
 };
 

@@ -238,7 +238,7 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   }
 
   async newestSameCall(query: SameCallQuery): Promise<ConfirmationRequest | null> {
-    const params = [query.agentId, query.toolName, query.sessionId, query.argsSha256, sameCallWindow(query), query.alsoApprovedArgs === true];
+    const params = [query.agentId, query.toolName, query.sessionId, query.argsSha256, sameCallWindow(query), query.alsoApprovedArgs === true, query.workspace !== undefined];
     const match = firstSameCall(await withPostgresErrors(() => this.rows<RequestRow>(SQL_TEXT.sameCall, params)), query);
     return match ? rowToRequest(match) : null;
   }

@@ -154,12 +154,18 @@ function requestRow(values: unknown[]): RequestRow {
 }
 
 /** Keyset pages on this dialect's table: times bound as it stores them (ISO text), a cursor's as the cursor says it. */
-const SQLITE_KEYSET: KeysetDialect = { table: requests, time: (at) => at.toISOString(), cursorTime: (at) => at, untilByCursor: true };
+const SQLITE_KEYSET: KeysetDialect = {
+  table: requests,
+  time: (at) => at.toISOString(),
+  repoIs: (repo) => sql`json_extract(${requests.context}, '$.repo') = ${repo}`,
+  cursorTime: (at) => at,
+  untilByCursor: true,
+};
 
 /** Keyset pages of a person's votes: the order and the time filters on the voters' copy of `created_at` and the id. */
 const VOTERS_KEYSET: KeysetDialect = {
   ...SQLITE_KEYSET,
-  table: { status: requests.status, toolName: requests.toolName, agentId: requests.agentId, respondedBy: requests.respondedBy, respondedByPerson: requests.respondedByPerson, createdAt: voters.requestCreatedAt, id: voters.requestId },
+  table: { status: requests.status, toolName: requests.toolName, agentId: requests.agentId, agentKind: requests.agentKind, respondedBy: requests.respondedBy, respondedByPerson: requests.respondedByPerson, createdAt: voters.requestCreatedAt, id: voters.requestId },
 };
 
 /** The conditions of the page of `query` after the row at `after` (see keysetConditions). */

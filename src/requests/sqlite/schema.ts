@@ -23,6 +23,10 @@ export const confirmationRequests = sqliteTable(
     userId: text('user_id'),
     sessionId: text('session_id'),
     toolCallId: text('tool_call_id'),
+    /** The coding agent that asked (`tollgate hook <agent>`). */
+    agentKind: text('agent_kind'),
+    /** Where it was working (JSON `{session_id, cwd, repo, branch, model}`). */
+    context: text('context'),
     metadata: text('metadata').notNull(),
     channels: text('channels').notNull(),
     approvers: text('approvers').notNull(),
@@ -57,6 +61,8 @@ export const confirmationRequests = sqliteTable(
     index('confirmation_requests_created').on(t.createdAt, t.id),
     index('confirmation_requests_tool').on(t.toolName, t.createdAt),
     index('confirmation_requests_agent').on(t.agentId, t.createdAt),
+    // The audit query by coding agent (`?agent_kind=`), newest first.
+    index('confirmation_requests_agent_kind').on(t.agentKind, t.createdAt),
     index('confirmation_requests_person').on(t.respondedByPerson, t.createdAt),
     // The audit query by status (the inbox's pending list, `?status=approved`) newest first, without sorting every row of
     // that status; and by approver (`?responded_by=`). test/integration/history/query-plans.test.ts holds these to it.

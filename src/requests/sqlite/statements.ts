@@ -128,14 +128,15 @@ export function prepareStatements(sqlite: Database.Database): Statements {
      * the `confirmation_requests_same_call` index alone (it holds session and hash too) as a co-routine whose order the
      * outer `ORDER BY` reuses: no table row is read to cut it and nothing is sorted (`id IN (window) … ORDER BY` sorted
      * twice in temporary b-trees). Only candidates are read whole, by id; the approved-arguments test needs the row, so
-     * it is split in two, and without `@also` a row whose hash differs is dropped before its row is read.
+     * it is split in two, and without `@also` a row whose hash differs is dropped before its row is read. `@anySession`
+     * (a coding agent's call, `SameCallQuery.workspace`) leaves the session out; `same-call.ts` compares the workspace.
      */
     sameCall: sqlite.prepare(
       `SELECT ${selectList(confirmationRequests, 'r')} FROM (
          SELECT id, created_at, session_id, args_sha256 FROM confirmation_requests
          WHERE agent_id = @agentId AND tool_name = @toolName ORDER BY created_at DESC, id DESC LIMIT @window
        ) w JOIN confirmation_requests r ON r.id = w.id
-       WHERE w.session_id IS @sessionId AND (w.args_sha256 = @argsSha256 OR @also) AND (w.args_sha256 = @argsSha256 OR r.approved_args IS NOT NULL)
+       WHERE (w.session_id IS @sessionId OR @anySession) AND (w.args_sha256 = @argsSha256 OR @also) AND (w.args_sha256 = @argsSha256 OR r.approved_args IS NOT NULL)
        ORDER BY w.created_at DESC, w.id DESC`,
     ),
     countByStatus: sqlite.prepare('SELECT status, count(*) AS n FROM confirmation_requests GROUP BY status'),

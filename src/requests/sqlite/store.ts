@@ -207,7 +207,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
 
   async newestSameCall(query: SameCallQuery): Promise<ConfirmationRequest | null> {
     const { agentId, toolName, sessionId, argsSha256 } = query;
-    const params = { agentId, toolName, sessionId, argsSha256, window: sameCallWindow(query), also: query.alsoApprovedArgs ? 1 : 0 };
+    const params = { agentId, toolName, sessionId, argsSha256, window: sameCallWindow(query), also: query.alsoApprovedArgs ? 1 : 0, anySession: query.workspace ? 1 : 0 };
     // Iterated, so the statement stops at the first match.
     const match = firstSameCall(this.sql.sameCall.iterate(params) as IterableIterator<RequestRow>, query);
     return match ? rowToRequest(match) : null;

@@ -68,6 +68,9 @@ const TAMPERS: Tamper[] = [
   { column: 'prompt', value: () => 'Read the docs', kind: 'request_mismatch' },
   { column: 'filed_by_person', value: () => 'mallory', kind: 'request_mismatch' },
   { column: 'metadata', value: () => '{"ticket":"OPS-1"}', kind: 'request_mismatch' },
+  // A coding agent's columns (migration agent_context), set on a row filed without them.
+  { column: 'agent_kind', value: () => 'codex', kind: 'request_mismatch' },
+  { column: 'context', value: () => '{"session_id":null,"cwd":"/srv","repo":"acme/billing","branch":"main","model":null}', kind: 'request_mismatch' },
   // What was decided: the settling event records each of these.
   { column: 'status', value: () => 'denied', kind: 'request_mismatch' },
   { column: 'allowed', value: (d) => (d === 'postgres' ? false : 0), kind: 'request_mismatch' },
@@ -134,6 +137,26 @@ describe.each(['sqlite', 'postgres'] as const)('the chain covers every column (%
       expect((await verify()).problem).toMatchObject({ kind, request_id: id, column });
     } finally {
       await raw.run(`UPDATE confirmation_requests SET ${column} = $1, updated_at = $2 WHERE id = $3`, [before, updatedAt, id]);
+    }
+    expect(await verify()).toMatchObject({ ok: true });
+  });
+
+  it('covers a coding agent\'s request the same way: editing its repository or its agent is named', async () => {
+    const body = { tool_name: 'Bash', tool_args: { command: 'terraform apply' }, agent_kind: 'codex', context: { session_id: 's1', cwd: '/srv/billing', repo: 'acme/billing', branch: 'main', model: 'gpt-5' } };
+    const { id } = (await (await t.api('/v1/requests', { body })).json()) as { id: string };
+    expect((await t.api(`/v1/requests/${id}/decision`, { body: { approver: 'web:alice', decision: 'approve' } })).status).toBe(200);
+    expect(await verify()).toMatchObject({ ok: true });
+    for (const [column, value] of [['context', '{"session_id":"s1","cwd":"/srv/billing","repo":"acme/sandbox","branch":"main","model":"gpt-5"}'], ['agent_kind', 'gemini'], ['agent_kind', null]] as const) {
+      const before = await raw.text(id, column);
+      const updatedAt = await raw.text(id, 'updated_at');
+      // updated_at with it, as in the edits above: no token cached for the old row is reused.
+      await raw.run(`UPDATE confirmation_requests SET ${column} = $1, updated_at = $2 WHERE id = $3`, [value, later, id]);
+      try {
+        expect((await read(id)).verdict_token).toBeNull();
+        expect((await verify()).problem).toMatchObject({ kind: 'request_mismatch', request_id: id, column });
+      } finally {
+        await raw.run(`UPDATE confirmation_requests SET ${column} = $1, updated_at = $2 WHERE id = $3`, [before, updatedAt, id]);
+      }
     }
     expect(await verify()).toMatchObject({ ok: true });
   });

@@ -31,7 +31,7 @@ const PARAMS = {
   pendingPlans: [{ after: '', afterId: '', limit: 1000 }],
   receiptsOf: ['["id"]'],
   receiptsBetween: ['a', 'b', 2001],
-  sameCall: [{ agentId: 'a', toolName: 't', sessionId: 's', argsSha256: 'h', window: 50, also: 1 }],
+  sameCall: [{ agentId: 'a', toolName: 't', sessionId: 's', argsSha256: 'h', window: 50, also: 1, anySession: 0 }],
 } satisfies Partial<Record<keyof Statements, unknown[]>>;
 
 /** The lines of `EXPLAIN QUERY PLAN` for one of the store's prepared statements. */
@@ -71,8 +71,12 @@ describe('SQLite query plans of the hot statements', () => {
     expect(lines).toMatch(/SEARCH confirmation_requests USING INDEX sqlite_autoindex_confirmation_requests_1 \(id=\?\)/);
   });
 
-  it.each([0, 1])('sameCall (also=%i) reads the agent and tool\'s newest rows from one index in order, the candidates by id, and sorts nothing', (also) => {
-    const lines = open.sqlite.prepare(`EXPLAIN QUERY PLAN ${statements.sameCall.source}`).all({ ...PARAMS.sameCall[0], also }) as { detail: string }[];
+  it.each([
+    [0, 0],
+    [1, 0],
+    [0, 1],
+  ])('sameCall (also=%i, any session=%i: a coding agent\'s call) reads the agent and tool\'s newest rows from one index in order, the candidates by id, and sorts nothing', (also, anySession) => {
+    const lines = open.sqlite.prepare(`EXPLAIN QUERY PLAN ${statements.sameCall.source}`).all({ ...PARAMS.sameCall[0], also, anySession }) as { detail: string }[];
     const text = lines.map((r) => r.detail).join('\n');
     // The window comes from the index alone: no table row is read to cut it, and its order is the index's.
     expect(text).toMatch(/SEARCH confirmation_requests USING COVERING INDEX confirmation_requests_same_call \(agent_id=\? AND tool_name=\?\)/);

@@ -1,5 +1,5 @@
 /**
- * The `claude-hook` bundle (`dist/hook/claude-hook.cjs`, written by `npm run build`'s second step) as the published
+ * The `claude-hook` bundle (`dist/hook/hook.cjs`, written by `npm run build`'s second step) as the published
  * package runs it: `bin/tollgate.js` in a directory laid out like the package (no `src/*.ts`, so the bin loads the
  * bundle), against `tollgate serve` as a child process. Every answer, exit code and message must be the one the
  * unbundled hook (the source checkout's bin, through tsx) gives for the same call; and the bundle must hold the hook's
@@ -133,17 +133,42 @@ describe('the claude-hook bundle', { timeout: SLOW }, () => {
     expect(JSON.parse(answer.join(' '))).toMatchObject({ hookSpecificOutput: { permissionDecision: 'allow', updatedInput: edited } });
   });
 
+  it('runs the coding agents\' hooks (tollgate hook <agent>) from the same bundle, answering as the unbundled hook does', async () => {
+    const gw = await gateway();
+    const env = clientEnv(gw);
+    const agentInput = (command: string) => JSON.stringify({ session_id: 's-g', cwd: '/work/project', hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command } });
+    const hookBoth = (agent: string, args: string[], stdin: string): [RunningCli, RunningCli] => [
+      spawnCli(['hook', agent, ...args], { stdin, env }),
+      spawnProcess(process.execPath, [bundled.bin, 'hook', agent, ...args], { stdin, env }),
+    ];
+    const denied = hookBoth('gemini', ['--wait', '60'], agentInput('git push --force'));
+    // The same call twice is one request (the second re-attaches, or gets the verdict replayed): one decision.
+    const request = await pendingRequest(gw, (r) => r.agent_kind === 'gemini');
+    await decide(gw, request.id, { decision: 'deny', approver: 'web:bob', reason: 'not on main' });
+    const [source, bundle] = await done(denied);
+    expect(JSON.parse(source.stdout)).toMatchObject({ decision: 'deny', reason: expect.stringContaining('Denied by web:bob: not on main') });
+    expect(bundle).toEqual(source);
+    for (const agent of ['codex', 'cline', 'cursor']) {
+      const [badSource, badBundle] = await done(hookBoth(agent, [], 'not json'));
+      expect(badSource.code).toBe(2);
+      expect(badBundle).toEqual(badSource);
+    }
+  });
+
   it('holds the hook\'s own modules only: no package, and the validators (zod) stay lazy files of dist/src', () => {
     const inputs = Object.keys(bundled.metafile.inputs);
     expect(inputs).toContain('src/cli/claude-hook.ts');
+    // Every coding agent's adapter shares the bundle (`tollgate hook <agent>`).
+    for (const agent of ['codex', 'gemini', 'qwen', 'opencode', 'cline', 'copilot', 'cursor']) expect(inputs).toContain(`src/agents/${agent}.ts`);
     expect(inputs.filter((file) => !file.startsWith('src/'))).toEqual([]);
     for (const unused of ['better-sqlite3', 'express', 'pg', 'bullmq', 'ioredis', 'zod', '@slack', 'grammy', '@larksuiteoapi', '@discordjs', 'nodemailer', 'pino', 'src/requests/', 'src/http/', 'src/cli/claude-hook-check.ts', 'src/cli/request-flags.ts', 'src/integrations/claude-code.ts']) {
       expect(inputs.filter((file) => file.includes(unused))).toEqual([]);
     }
     const [output] = Object.values(bundled.metafile.outputs);
-    expect(output!.imports.map((i) => `${i.kind} ${i.path}`).sort()).toEqual([
+    expect([...new Set(output!.imports.map((i) => `${i.kind} ${i.path}`))].sort()).toEqual([
       'dynamic-import ../src/cli/claude-hook-check.js',
       'require-call node:fs',
+      'require-call node:path',
     ]);
   });
 });

@@ -57,10 +57,10 @@ afterAll(async () => {
   await database?.drop();
 });
 
-/** The plan of `sameCall` for the given `alsoApprovedArgs`. */
-const plan = (also: boolean) =>
+/** The plan of `sameCall` for the given `alsoApprovedArgs` and `anySession` (a coding agent's call, by workspace). */
+const plan = (also: boolean, anySession = false) =>
   withClient(database.url, async (client) => {
-    const values = ['agent-1', 'tool-3', 'session-3', 'a'.repeat(64), 50, also];
+    const values = ['agent-1', 'tool-3', 'session-3', 'a'.repeat(64), 50, also, anySession];
     const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PgNode }] }>({ text: `EXPLAIN (FORMAT JSON) ${SQL_TEXT.sameCall}`, values });
     return rows[0]!['QUERY PLAN'][0].Plan;
   });
@@ -69,8 +69,12 @@ const plan = (also: boolean) =>
 const nodes = (node: PgNode): PgNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
 
 describe('PostgreSQL plan of the same-call lookup', () => {
-  it.each([false, true])('alsoApprovedArgs=%s: the window is read from the same-call index in order, not sorted', async (also) => {
-    const root = await plan(also);
+  it.each([
+    [false, false],
+    [true, false],
+    [false, true],
+  ])('alsoApprovedArgs=%s, any session=%s: the window is read from the same-call index in order, not sorted', async (also, anySession) => {
+    const root = await plan(also, anySession);
     const cte = nodes(root).find((n) => n['Subplan Name'] === 'CTE w');
     expect(cte, JSON.stringify(root)).toBeDefined();
     const window = nodes(cte!);

@@ -24,6 +24,7 @@ const ROUTE_SCOPES: Record<string, Scope[]> = {
   'GET /v1/grants': ['audit:read'],
   'DELETE /v1/grants/:id': ['admin'],
   'POST /v1/hooks/claude-code': ['request:create'],
+  'POST /v1/hooks/agent': ['request:create'],
   'POST /v1/hooks/pulsebot': ['request:create'],
   'POST /v1/web/login-links': ['admin'],
   'GET /v1/audit/verify': ['audit:read'],

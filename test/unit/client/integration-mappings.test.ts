@@ -22,6 +22,8 @@ const base: ApiRequest = {
   user_id: null,
   session_id: 's',
   tool_call_id: 'tu',
+  agent_kind: null,
+  context: null,
   metadata: {},
   channels: [{ type: 'web' }],
   approvers: [],
@@ -61,6 +63,9 @@ describe('Claude Code mapping', () => {
     expect(claudeCodeRequest(input, { approvers: ['web:alice'], expiresS: 900 })).toEqual({
       tool_name: 'Edit',
       tool_args: { file_path: 'a.ts' },
+      // The agent and where it works (no git repository: the hook found none; HTTP hooks send none).
+      agent_kind: 'claude',
+      context: { session_id: 's1', cwd: '/w', repo: null, branch: null, model: null },
       session_id: 's1',
       tool_call_id: 'toolu_1',
       idempotency_key: 'claude-code:toolu_1',

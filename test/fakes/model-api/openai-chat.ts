@@ -1,0 +1,78 @@
+/**
+ * A fake OpenAI-compatible Chat Completions API on 127.0.0.1 (what Qwen Code talks to through `OPENAI_BASE_URL`):
+ * every `POST …/chat/completions` asks for one shell call (`run_shell_command` with the scripted command) until the
+ * conversation carries its `tool` message, which is recorded (what the model was told: the output, or why the call
+ * was blocked) and answered with a short text. Streams (SSE) or not, as the client asks.
+ */
+import { once } from 'node:events';
+import { createServer, type IncomingMessage } from 'node:http';
+
+/** A running fake. */
+export interface FakeChatModel {
+  /** `http://127.0.0.1:PORT/v1` (what `OPENAI_BASE_URL` takes). */
+  url: string;
+  command: string;
+  /** Every tool result the model received, in order. */
+  toolResults: string[];
+  /** Paths asked that the fake does not serve. */
+  unknown: string[];
+  close(): Promise<void>;
+}
+
+interface Message {
+  role: string;
+  content?: unknown;
+}
+
+const read = async (req: IncomingMessage) => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+};
+const text = (content: unknown): string =>
+  typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? '').join('') : JSON.stringify(content);
+
+/** Starts the fake; `command` is what the model asks to run, with the agent's shell tool (`tool`, default Qwen's). */
+export async function startFakeChatModel(command: string, tool = 'run_shell_command'): Promise<FakeChatModel> {
+  const fake: FakeChatModel = { url: '', command, toolResults: [], unknown: [], close: async () => undefined };
+  let calls = 0;
+  const server = createServer((req, res) => {
+    void (async () => {
+      const raw = await read(req);
+      if (req.method !== 'POST' || !/\/chat\/completions$/.test(req.url ?? '')) {
+        fake.unknown.push(`${req.method} ${req.url}`);
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not in the fake"}}');
+        return;
+      }
+      const body = JSON.parse(raw) as { messages?: Message[]; stream?: boolean; model?: string };
+      const last = body.messages?.at(-1);
+      const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+      const base = { id: `chatcmpl-${++calls}`, created: Math.floor(Date.now() / 1000), model: body.model ?? 'fake-model' };
+      let message: Record<string, unknown>;
+      let finish: string;
+      if (last?.role === 'tool') {
+        fake.toolResults.push(text(last.content));
+        message = { role: 'assistant', content: 'Done.' };
+        finish = 'stop';
+      } else {
+        const args = JSON.stringify({ command: fake.command, description: 'the scripted command' });
+        message = { role: 'assistant', content: null, tool_calls: [{ index: 0, id: `call_${calls}`, type: 'function', function: { name: tool, arguments: args } }] };
+        finish = 'tool_calls';
+      }
+      if (!body.stream) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: finish }], usage }));
+        return;
+      }
+      const chunk = (choice: unknown, extra: Record<string, unknown> = {}) => `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [choice], ...extra })}\n\n`;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(chunk({ index: 0, delta: message, finish_reason: null }));
+      res.write(chunk({ index: 0, delta: {}, finish_reason: finish }, { usage }));
+      res.end('data: [DONE]\n\n');
+    })().catch((error: unknown) => res.destroy(error as Error));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  fake.url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+  fake.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return fake;
+}
