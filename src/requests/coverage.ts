@@ -117,18 +117,31 @@ function field(value: string | null): string {
   return value === null ? '-;' : `${value.length}:${value};`;
 }
 
-/** FNV-1a (32 bits) of `text`: a tag to name a column by, never the proof (that is the SHA-256). */
-function tag(text: string): string {
+/**
+ * FNV-1a (32 bits) of `text[from, to)`: a tag to name a column by, never the proof (that is the SHA-256). Read from
+ * the one joined string, which is flat: each field's own template string is a rope that `charCodeAt` would flatten.
+ */
+function tag(text: string, from = 0, to = text.length): string {
   let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  for (let i = from; i < to; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
   return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+/** The encoded fields joined (what the SHA-256 takes) and each field's tag, in one pass. */
+function encode(r: AskedFields): { text: string; tags: string[] } {
+  const fields = askedValues(r).map(field);
+  const text = fields.join('');
+  const tags: string[] = [];
+  let at = 0;
+  for (const f of fields) tags.push(tag(text, at, (at += f.length)));
+  return { text, tags };
 }
 
 /** `detail.asked` of a `created` (or `escalated`) event: see the module comment. */
 export function askedDigest(r: AskedFields): string {
-  const fields = askedValues(r).map(field);
-  const sha = createHash('sha256').update(`tollgate-asked-v1\n${fields.join('')}`, 'utf8').digest('hex');
-  return `v1.${sha}.${fields.map(tag).join('')}`;
+  const { text, tags } = encode(r);
+  const sha = createHash('sha256').update(`tollgate-asked-v1\n${text}`, 'utf8').digest('hex');
+  return `v1.${sha}.${tags.join('')}`;
 }
 
 /** The `created` event of a new row, its detail carrying {@link askedDigest} (both stores write it this way). */
@@ -148,13 +161,13 @@ export function escalatedEvent(escalated: ConfirmationRequest, event: NewEvent):
 export function askedMismatch(r: AskedFields, digest: unknown): string[] {
   if (typeof digest === 'string' && digest === askedDigest(r)) return [];
   const tags = typeof digest === 'string' && /^v1\.[0-9a-f]{64}\.[0-9a-f]+$/.test(digest) ? digest.split('.')[2]! : '';
-  const fields = askedValues(r).map(field);
-  const none = field(null);
+  const { tags: now } = encode(r);
+  const none = tag(field(null));
   // A column the row leaves out (the agent columns, both null) is null; a column the digest leaves out was null then.
   const named = ASKED_COLUMNS.flatMap((column, i) => {
-    const value = fields[i] ?? none;
+    const value = now[i] ?? none;
     const was = tags.slice(i * 8, i * 8 + 8);
-    return (was ? was === tag(value) : i >= ALWAYS_ASKED && value === none) ? [] : [column];
+    return (was ? was === value : i >= ALWAYS_ASKED && value === none) ? [] : [column];
   });
   return named.length ? named : [...ASKED_COLUMNS];
 }
