@@ -3,7 +3,8 @@
  * What the audit chain proves about a request row, column by column (docs/audit.md, "What the chain covers").
  *
  * The chain hashes each event's own fields, and a `created` event also hashes nine columns of its request (see
- * `audit/encoding.ts`). It sits with the requests because both stores write it and `audit/verify.ts` reads it. Everything else a row says is tied to a chained event here:
+ * `audit/encoding.ts`). It sits with the requests because both stores write it and `audit/verify.ts` reads it.
+ * Everything else a row says is tied to a chained event here:
  *
  * - **What was asked** (tool, arguments' hash, approvers, quorum, prompt, requester, filer, deadline, on-timeout…) is
  *   digested into the `created` event's `detail.asked` when the row is written, and again into an `escalated` event's
@@ -11,7 +12,8 @@
  *   `audit verify` recomputes it from the arguments.
  * - **What was decided** is already in the settling event itself: its type is the status, its actor the responder,
  *   its channel the channel, its time `responded_at`, its detail the person, the absentee they stood in for
- *   (`on_behalf_of`), reason, option and approved arguments; `allowed` follows from the status and `on_timeout`. {@link decidedMismatch} compares the row with it.
+ *   (`on_behalf_of`), reason, option and approved arguments; `allowed` follows from the status and `on_timeout`.
+ *   {@link decidedMismatch} compares the row with it.
  *
  * The digest is `v1.<SHA-256 hex>.<an 8-hex tag per column>`: the SHA-256 over every column is the proof; the tags,
  * FNV-1a of each column alone, only let `audit verify` name which column changed. Events written before migration
