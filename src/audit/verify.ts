@@ -25,7 +25,10 @@ export interface AuditProblem {
   /** The event where the chain breaks (for `request_mismatch`, absent). */
   eventId?: number;
   requestId?: string;
-  /** The request column that no longer matches its chained events (`request_mismatch`, or `edited` at a created event), when one can be named. */
+  /**
+   * The request column that no longer matches its chained events (`request_mismatch`, or `edited` at a created
+   * event), when one can be named.
+   */
   column?: string;
   message: string;
 }
