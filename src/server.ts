@@ -145,7 +145,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const people = new PeopleSource(config.directory);
   const clock = options.clock ?? systemClock;
   // The outbox is the events table itself (written in each change's transaction); sinks follow it with a cursor.
-  const events = new EventStream(sinks, { log: stores.events, request: (id) => store.get(id), logger: logger.child({ component: 'events' }), source: config.publicUrl ?? 'tollgate', callbackAllow, now: () => clock.now(), away: stores.away });
+  const events = new EventStream(sinks, { log: stores.events, requests: (ids) => store.getMany(ids), logger: logger.child({ component: 'events' }), source: config.publicUrl ?? 'tollgate', callbackAllow, now: () => clock.now(), away: stores.away });
   const gateway = new Gateway({
     // Final rows leave the store with their verdict token attached (`signing/token-store`); `server.store` stays bare.
     store: withVerdictTokens(store, verdicts, {

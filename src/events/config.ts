@@ -22,6 +22,8 @@ export const sinkSchema = z.strictObject({
   tools: z.array(z.string().min(1).max(200)).min(1).optional(),
   /** How many events a sink that stays down may fall behind before the oldest are skipped (default 100 000). */
   max_backlog: z.int().min(1).max(10_000_000).optional(),
+  /** Several events per POST as a CloudEvents batch (default), or `false`: one structured event per POST. */
+  batch: z.boolean().optional(),
 });
 
 /** A sink, validated. */
@@ -33,6 +35,8 @@ export interface SinkConfig {
   types: ReadonlySet<string> | null;
   tools: readonly string[] | null;
   maxBacklog: number;
+  /** POST CloudEvents batches (`application/cloudevents-batch+json`, a JSON array); false: one event per POST. */
+  batch: boolean;
 }
 
 /**
@@ -64,6 +68,7 @@ export function loadSinks(section: unknown, source: string, callbackAllow: reado
       types: sink.data.types ? new Set(sink.data.types) : null,
       tools: sink.data.tools ?? null,
       maxBacklog: sink.data.max_backlog ?? 100_000,
+      batch: sink.data.batch ?? true,
     });
   });
   if (problems.length) throw new ValidationError(problems.map((p) => `${p.path}: ${p.message}`).join('; '), problems);

@@ -10,10 +10,11 @@ import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import { assertCallbackTarget } from '../callback-target.js';
 import { describeError } from '../errors.js';
-import type { ConfirmationRequest } from '../requests/types.js';
+import type { ConfirmationEvent, ConfirmationRequest } from '../requests/types.js';
 import { AWAY_CHANGED_TYPE, awayCloudEvent, STREAMED, toCloudEvent } from './cloud.js';
 import type { AwayStore } from '../people/away-book.js';
 import { toolAdmitted, type SinkConfig } from './config.js';
+import { DeliveryWindow, type Outgoing } from './delivery-window.js';
 import type { EventLog } from './types.js';
 
 /** What `/readyz` and `/metrics` show of a sink. */
@@ -26,10 +27,11 @@ export interface SinkState {
   lastError: string | null;
 }
 
-/** What a sink reads besides the log: the request of an event (its tool, and the `data.request`). */
+/** What a sink reads besides the log: the requests of its events (their tools, and the `data.request`). */
 export interface SinkDeps {
   log: EventLog;
-  request(id: string): Promise<ConfirmationRequest | null>;
+  /** The rows of these request ids (one read per page of events); an id without a row is left out. */
+  requests(ids: readonly string[]): Promise<ConfirmationRequest[]>;
   logger: Pick<Logger, 'warn' | 'info'>;
   /** CloudEvents `source` (the public URL, else `tollgate`). */
   source: string;
@@ -39,7 +41,16 @@ export interface SinkDeps {
   away?: Pick<AwayStore, 'after' | 'head'>;
 }
 
+/** Batches in flight at once (one per lane: see {@link DeliveryWindow}). */
+const LANES = 4;
+/** Events per POST at most. */
 const BATCH = 100;
+/** Events read per query, and read ahead of the acknowledgements at most (held in memory). */
+const READ = 500;
+const WINDOW = 2000;
+/** How often the cursor is written while a drain goes on (and once at its end), and the head read for the backlog. */
+const PERSIST_EVERY_MS = 250;
+const HEAD_EVERY_MS = 1000;
 
 /** The CloudEvents type of a published audit head. */
 export const ANCHOR_TYPE = 'dev.tollgate.audit.head';
@@ -57,6 +68,8 @@ export class EventSink {
   private running: Promise<void> | null = null;
   private again = false;
   private anchored = -1;
+  /** What was read past the cursor and not yet acknowledged; kept across a failure so a retry resends just that. */
+  private window: DeliveryWindow | null = null;
 
   constructor(
     private readonly config: SinkConfig,
@@ -86,9 +99,14 @@ export class EventSink {
     return this.running;
   }
 
+  /**
+   * Reads events past the cursor into the window and keeps up to {@link LANES} batches in flight until nothing is
+   * left; the first failure stops new batches, lets those in flight finish, and is thrown (backoff) once the cursor
+   * is written.
+   */
   private async drain(): Promise<void> {
-    const { log } = this.deps;
-    const head = await log.head();
+    const { log, now } = this.deps;
+    let head = await log.head();
     // A new sink starts at the present: it is sent what happens from now on (GET /v1/events pages the past).
     let cursor = (await log.cursor(this.mark)) ?? (await log.advance(this.mark, head), head);
     if (head - cursor > this.config.maxBacklog) {
@@ -98,33 +116,78 @@ export class EventSink {
       await log.advance(this.mark, skipTo);
       cursor = skipTo;
     }
-    for (;;) {
-      const events = await log.after(cursor, BATCH, STREAMED);
-      this.state.backlog = Math.max(0, head - cursor);
-      if (!events.length) break;
-      await assertCallbackTarget(this.config.url, this.deps.callbackAllow);
-      let acknowledged = cursor;
-      try {
-        for (const event of events) {
-          const request = await this.deps.request(event.requestId);
-          const cloud = toCloudEvent(event, request, this.deps.source);
-          if ((!this.config.types || this.config.types.has(cloud.type)) && toolAdmitted(this.config.tools, request?.toolName ?? '')) await this.post(cloud);
-          acknowledged = event.id;
+    // The window read earlier holds only while nobody else moved the cursor (another replica, a skip).
+    if (this.window?.base !== cursor) this.window = new DeliveryWindow(cursor, LANES);
+    const window = this.window;
+    const inFlight = new Set<Promise<void>>();
+    // Set by a batch's promise (hence an object: a closure's assignment to a `let` is invisible to narrowing).
+    const failed: { error?: unknown; yes: boolean } = { yes: false };
+    let written = cursor;
+    let headAt = now();
+    let writtenAt = now();
+    const persist = async () => {
+      if (window.base > written) await log.advance(this.mark, (written = window.base));
+      this.state.backlog = Math.max(0, head - window.base);
+    };
+    try {
+      for (;;) {
+        let read = -1;
+        if (!failed.yes && window.size < WINDOW) {
+          const events = await log.after(window.readTo, READ, STREAMED);
+          read = events.length;
+          if (read) window.add(await this.outgoing(events));
+          if (window.readTo > head) head = window.readTo;
         }
-      } finally {
-        // One cursor write per batch (and where a delivery failed), not one per event: each is a durable commit, and
-        // per event they held a busy gateway's sink to a few events a second. A crash inside a batch repeats at most
-        // that batch, which at-least-once allows (consumers deduplicate on the id).
-        if (acknowledged > cursor) {
-          cursor = acknowledged;
-          await log.advance(this.mark, cursor);
+        const perPost = this.config.batch ? BATCH : 1;
+        for (let sent = failed.yes ? null : window.take(perPost); sent; sent = failed.yes ? null : window.take(perPost)) {
+          const batch = sent;
+          const flight: Promise<void> = this.send(batch.events.map((e) => e.body!)).then(
+            () => window.acknowledge(batch),
+            (error: unknown) => {
+              if (!failed.yes) Object.assign(failed, { yes: true, error });
+              window.release(batch);
+            },
+          );
+          inFlight.add(flight);
+          void flight.finally(() => inFlight.delete(flight));
+        }
+        if (!inFlight.size) {
+          // Done once a read found nothing new (or a failure waits for its backoff); a page filtered out entirely reads on.
+          if (failed.yes || read === 0) break;
+          continue;
+        }
+        await Promise.race(inFlight);
+        if (now() - headAt >= HEAD_EVERY_MS) {
+          head = Math.max(head, await log.head());
+          headAt = now();
+        }
+        if (now() - writtenAt >= PERSIST_EVERY_MS) {
+          writtenAt = now();
+          await persist();
         }
       }
+    } finally {
+      await Promise.allSettled(inFlight);
+      // One cursor write every PERSIST_EVERY_MS and at the end, not one per batch: each is a durable commit. A crash
+      // repeats what was acknowledged since the last write, which at-least-once allows (consumers deduplicate on id).
+      await persist();
     }
+    if (failed.yes) throw failed.error;
     await this.drainAway();
     this.state.backlog = 0;
     this.backoffMs = 0;
     this.state.lastError = null;
+  }
+
+  /** The events as the sink sends them: each with its request as it is now, or a null body when a filter leaves it out. */
+  private async outgoing(events: readonly ConfirmationEvent[]): Promise<Outgoing[]> {
+    const requests = new Map((await this.deps.requests([...new Set(events.map((e) => e.requestId))])).map((r) => [r.id, r]));
+    return events.map((event) => {
+      const request = requests.get(event.requestId) ?? null;
+      const cloud = toCloudEvent(event, request, this.deps.source);
+      const wanted = (!this.config.types || this.config.types.has(cloud.type)) && toolAdmitted(this.config.tools, request?.toolName ?? '');
+      return { id: event.id, requestId: event.requestId, body: wanted ? JSON.stringify(cloud) : null };
+    });
   }
 
   /**
@@ -140,24 +203,31 @@ export class EventSink {
       cursor = await away.head();
       await log.advance(mark, cursor);
     }
+    const perPost = this.config.batch ? BATCH : 1;
     for (;;) {
       const changes = await away.after(cursor, BATCH);
       if (!changes.length) return;
-      await assertCallbackTarget(this.config.url, this.deps.callbackAllow);
-      for (const change of changes) {
-        await this.post(awayCloudEvent(change, this.deps.source));
-        cursor = change.id!;
+      for (let i = 0; i < changes.length; i += perPost) {
+        const part = changes.slice(i, i + perPost);
+        await this.send(part.map((change) => JSON.stringify(awayCloudEvent(change, this.deps.source))));
+        cursor = part.at(-1)!.id!;
         await log.advance(mark, cursor);
       }
     }
   }
 
-  private async post(cloud: { id: string; type: string }): Promise<void> {
-    const body = JSON.stringify(cloud);
+  /**
+   * POSTs CloudEvents (each already JSON): as one batch (`application/cloudevents-batch+json`, a JSON array), or, for
+   * a sink that takes no batches, the one event in structured mode. The body is signed as a whole; the target is
+   * checked against the SSRF rules before every POST (its name may resolve elsewhere by now).
+   */
+  private async send(events: readonly string[]): Promise<void> {
+    await assertCallbackTarget(this.config.url, this.deps.callbackAllow);
+    const body = this.config.batch ? `[${events.join(',')}]` : events[0]!;
     const res = await fetch(this.config.url, {
       method: 'POST',
       headers: {
-        'content-type': 'application/cloudevents+json; charset=utf-8',
+        'content-type': this.config.batch ? 'application/cloudevents-batch+json; charset=utf-8' : 'application/cloudevents+json; charset=utf-8',
         'tollgate-signature': signatureHeader(this.config.secret, Math.floor(this.deps.now() / 1000), body),
       },
       body,
@@ -166,7 +236,7 @@ export class EventSink {
     });
     await res.arrayBuffer().catch(() => undefined);
     if (res.status < 200 || res.status > 299) throw new Error(`${this.config.url} answered ${res.status}`);
-    this.state.delivered++;
+    this.state.delivered += events.length;
   }
 
   /**
@@ -179,8 +249,7 @@ export class EventSink {
     const cloud = { specversion: '1.0', id: `head_${head.event_id}`, source: this.deps.source, type: ANCHOR_TYPE, subject: String(head.event_id), time: head.at, datacontenttype: 'application/json', data: head };
     await this.deps.log
       .exclusive(this.mark, async () => {
-        await assertCallbackTarget(this.config.url, this.deps.callbackAllow);
-        await this.post(cloud);
+        await this.send([JSON.stringify(cloud)]);
         this.anchored = head.event_id;
       })
       .catch((error: unknown) => this.deps.logger.warn({ sink: this.config.name, err: describeError(error) }, 'events: the audit head was not delivered; the next one follows'));

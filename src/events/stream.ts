@@ -3,7 +3,6 @@
  * The event stream: its webhook sinks, woken by every committed change (in any replica, through the change feed) and
  * once a second for retries, and the pull API's pages (`GET /v1/events?after=<id>`) over the same events.
  */
-import type { ConfirmationRequest } from '../requests/types.js';
 import { STREAMED, toCloudEvent } from './cloud.js';
 import { EventSink, type SinkDeps, type SinkState } from './sink.js';
 import type { SinkConfig } from './config.js';
@@ -92,8 +91,7 @@ export class EventStream {
   /** Events after `after`, oldest first, as CloudEvents. */
   async page(after: number, limit: number): Promise<EventPage> {
     const events = await this.deps.log.after(after, limit, STREAMED);
-    const requests = new Map<string, ConfirmationRequest | null>();
-    for (const id of new Set(events.map((e) => e.requestId))) requests.set(id, await this.deps.request(id));
+    const requests = new Map((await this.deps.requests([...new Set(events.map((e) => e.requestId))])).map((r) => [r.id, r]));
     return { items: events.map((e) => toCloudEvent(e, requests.get(e.requestId) ?? null, this.deps.source)), next_after: events.at(-1)?.id ?? after };
   }
 }
