@@ -51,6 +51,11 @@ const WINDOW = 2000;
 /** How often the cursor is written while a drain goes on (and once at its end), and the head read for the backlog. */
 const PERSIST_EVERY_MS = 250;
 const HEAD_EVERY_MS = 1000;
+/**
+ * While batches are in flight, new events are read this long after the first kick rather than on every kick: a busy
+ * gateway commits hundreds of times a second, and one read (and one POST per lane) for all of them costs far less.
+ */
+const LINGER_MS = 10;
 
 /** The CloudEvents type of a published audit head. */
 export const ANCHOR_TYPE = 'dev.tollgate.audit.head';
@@ -70,6 +75,9 @@ export class EventSink {
   private anchored = -1;
   /** What was read past the cursor and not yet acknowledged; kept across a failure so a retry resends just that. */
   private window: DeliveryWindow | null = null;
+  /** Wakes a drain waiting on its batches to read what was committed since (see {@link LINGER_MS}). */
+  private wake: (() => void) | null = null;
+  private wakeTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly config: SinkConfig,
@@ -87,6 +95,13 @@ export class EventSink {
   kick(): Promise<void> {
     if (this.running) {
       this.again = true;
+      if (this.wake && !this.wakeTimer) {
+        this.wakeTimer = setTimeout(() => {
+          this.wakeTimer = null;
+          this.wake?.();
+        }, LINGER_MS);
+        this.wakeTimer.unref();
+      }
       return this.running;
     }
     this.running = (async () => {
@@ -156,7 +171,8 @@ export class EventSink {
           if (failed.yes || read === 0) break;
           continue;
         }
-        await Promise.race(inFlight);
+        await Promise.race([...inFlight, new Promise<void>((resolve) => (this.wake = resolve))]);
+        this.wake = null;
         if (now() - headAt >= HEAD_EVERY_MS) {
           head = Math.max(head, await log.head());
           headAt = now();
@@ -167,6 +183,7 @@ export class EventSink {
         }
       }
     } finally {
+      this.wake = null;
       await Promise.allSettled(inFlight);
       // One cursor write every PERSIST_EVERY_MS and at the end, not one per batch: each is a durable commit. A crash
       // repeats what was acknowledged since the last write, which at-least-once allows (consumers deduplicate on id).
