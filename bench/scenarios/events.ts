@@ -13,11 +13,10 @@
  *   the load client to its `dev.tollgate.request.created` event at the receiver, both stamped on the clock the two
  *   processes share (`process.hrtime`). `events.since_commit_ms`: the same arrivals against the event's own `time`
  *   (its commit, wall clock in whole ms).
+ * - `events.sustained_*`: a steady 1,000 creates a second on a fresh gateway with the sink (./events-sustained.ts).
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { freshGateway, type BenchContext, type Scenario } from '../context.js';
 import { BenchHttp } from '../http-client.js';
@@ -25,11 +24,9 @@ import type { ClientTask } from '../protocol.js';
 import { BENCH_TOKEN, cpuMarks } from '../processes.js';
 import { round, sleep, summarize, type Percentiles } from '../stats.js';
 import { CREATE_BODY, CREATE_CONCURRENCY } from './create-rps.js';
+import { Receiver, sharedNow } from './events-receiver.js';
+import { sustainedFigures } from './events-sustained.js';
 
-const CREATED = 'dev.tollgate.request.created';
-
-/** Milliseconds on the clock every process on the machine shares (CLOCK_MONOTONIC). */
-const sharedNow = () => Number(process.hrtime.bigint()) / 1e6;
 /** `performance.now()` → {@link sharedNow}. */
 const sharedOffset = () => sharedNow() - performance.now();
 
@@ -53,70 +50,6 @@ const single: ClientTask = async (raw, ask) => {
 
 /** The client tasks of this scenario. */
 export const clientTasks: Record<string, ClientTask> = { single };
-
-/** What the receiver keeps of a `created` event. */
-interface Arrival {
-  /** On {@link sharedNow}. */
-  at: number;
-  /** Wall clock at arrival minus the event's `time`, in ms. */
-  sinceCommit: number;
-}
-
-/** The sink: a local HTTP server answering 204, checking signatures, indexing `created` events by request. */
-class Receiver {
-  received = 0;
-  badSignatures = 0;
-  readonly created = new Map<string, Arrival>();
-  private constructor(
-    private readonly server: Server,
-    readonly url: string,
-  ) {}
-
-  static async start(secret: string): Promise<Receiver> {
-    let self: Receiver | null = null;
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const at = sharedNow();
-        const wall = Date.now();
-        res.writeHead(204).end();
-        self?.take(Buffer.concat(chunks).toString('utf8'), String(req.headers['tollgate-signature'] ?? ''), secret, at, wall);
-      });
-    });
-    server.keepAliveTimeout = 60_000;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    self = new Receiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`);
-    return self;
-  }
-
-  private take(body: string, header: string, secret: string, at: number, wall: number): void {
-    this.received++;
-    const t = /(?:^|,)t=(\d+)/.exec(header)?.[1];
-    const v1 = /(?:^|,)v1=([0-9a-f]+)/.exec(header)?.[1];
-    const expected = t ? createHmac('sha256', secret).update(`${t}.${body}`).digest() : null;
-    const given = v1 ? Buffer.from(v1, 'hex') : null;
-    if (!expected || !given || given.length !== expected.length || !timingSafeEqual(given, expected)) this.badSignatures++;
-    const event = JSON.parse(body) as { type?: string; subject?: string; time?: string };
-    if (event.type === CREATED && event.subject && !this.created.has(event.subject)) this.created.set(event.subject, { at, sinceCommit: wall - Date.parse(event.time ?? '') });
-  }
-
-  /** Waits for the `created` event of `requestId`. */
-  async createdOf(requestId: string): Promise<Arrival> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const found = this.created.get(requestId);
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no ${CREATED} event for ${requestId} within 30 s`);
-      await sleep(1);
-    }
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 /** The config file naming `url` as the one sink. */
 function sinkConfig(ctx: BenchContext, url: string, secret: string): string {
@@ -187,6 +120,7 @@ export const eventsScenario: Scenario = {
       } finally {
         await gateway.stop();
       }
+      const sustained = await sustainedFigures(ctx, env, receiver);
       if (receiver.badSignatures) ctx.log(`events: ${receiver.badSignatures} of ${receiver.received} events had a tollgate-signature that did not verify`);
       const commit = summarize(sinceCommit);
       return {
@@ -201,6 +135,7 @@ export const eventsScenario: Scenario = {
           delivery_lag_ms: { p50: lag.lag.p50, p99: lag.lag.p99, max: lag.lag.max, n: lag.lag.n },
           since_commit_ms: { p50: commit.p50, p99: commit.p99, max: commit.max, n: commit.n },
           bad_signatures: receiver.badSignatures,
+          ...sustained,
         },
       };
     } finally {
