@@ -101,6 +101,13 @@ function perMode(inProcess: boolean, createShare: number): GoalSpec[] {
     { path: 'events.create_cost_pct', unit: '%', goal: { op: '<=', limit: 10 } },
     { path: 'events.delivery_lag_ms.p50', unit: 'ms' },
     { path: 'events.delivery_lag_ms.p99', unit: 'ms', goal: { op: '<=', limit: 50 } },
+    // Issue 47: a sink keeps up with 1,000 creates a second (bench/scenarios/events-sustained.ts).
+    { path: 'events.sustained_lag_ms.p99', unit: 'ms', goal: { op: '<=', limit: 1000 } },
+    { path: 'events.sustained_backlog_growth_per_s', unit: '/s', goal: { op: '<=', limit: 10 } },
+    { path: 'events.sustained_creates_per_s', unit: '/s' },
+    // `--soak` only (bench/scenarios/soak.ts), merged into results.json.
+    { path: 'soak.rss_growth_pct', unit: '%', goal: { op: '<=', limit: 5 } },
+    { path: 'soak.p99_last_vs_first', unit: '×', goal: { op: '<=', limit: 1.25 } },
     { path: 'policy_allow_latency_ms.p99', unit: 'ms', goal: { op: '<=', limit: 5 } },
     { path: 'claude_hook_allow_ms.p50', unit: 'ms', goal: { op: '<=', limit: 120 } },
     { path: 'claude_hook_node_start_ms', unit: 'ms' },
@@ -180,7 +187,7 @@ function get(root: unknown, path: string): unknown {
 }
 
 /** Parts of the paths of figures only some runs measure (`--only`), left out of the table when absent. */
-const OPTIONAL = ['cpu_ms_per_request', 'slack', 'teams.', 'discord.', 'telegram.', 'email.', 'push.', 'events.', 'policy', 'claude', 'per_waiter', 'durable_', 'history.', 'floor.waiters', 'waiters_multiplexed'];
+const OPTIONAL = ['cpu_ms_per_request', 'slack', 'teams.', 'discord.', 'telegram.', 'email.', 'push.', 'events.', 'policy', 'claude', 'per_waiter', 'durable_', 'history.', 'floor.waiters', 'waiters_multiplexed', 'soak.'];
 
 function rowsFor(root: Record<string, unknown>, floorRoot: Record<string, unknown>, prefix: string, specs: GoalSpec[], extraCheck: (path: string) => boolean): GoalRow[] {
   return specs.flatMap((spec) => {

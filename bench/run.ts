@@ -12,7 +12,8 @@
  * scenarios, the history ones: the gateway on `--history-rows N` seeded requests, default 10 million, and one
  * process's 100,000 decisions; modes sqlite and postgres unless `--mode` says; written to bench/results.history.json),
  * `--history-seed-dir DIR` (keep the seeded history there and copy it on the next run instead of seeding again:
- * bench/seed-cache.ts).
+ * bench/seed-cache.ts), `--soak` (only the soak, `--soak-minutes N` long, default 20; mode sqlite unless `--mode`
+ * says; merged into bench/results.json: bench/scenarios/soak.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,6 +46,7 @@ import { policyScenario } from './scenarios/policy.js';
 import { replicasScenario } from './scenarios/replicas.js';
 import { historyScenario } from './scenarios/history.js';
 import { historyProcessScenario } from './scenarios/history-process.js';
+import { keepSoak, mergeSoak, soakScenario } from './scenarios/soak.js';
 
 /** `--history`: what must stay flat as history grows (issue 35); long, so never part of the usual run. */
 const HISTORY_SCENARIOS: Scenario[] = [historyProcessScenario, historyScenario];
@@ -78,17 +80,22 @@ function parseFlags(argv: string[]) {
   };
   const quick = argv.includes('--quick');
   const history = argv.includes('--history');
+  const soak = argv.includes('--soak');
+  const soakMinutes = Number(value('soak-minutes') ?? 20);
+  if (!(soakMinutes > 0)) throw new Error(`--soak-minutes: a positive number, got ${value('soak-minutes')}`);
   const only = value('only')?.split(',') ?? null;
-  const modeFlag = value('mode') ?? (history ? 'sqlite,postgres' : 'all');
+  const modeFlag = value('mode') ?? (history ? 'sqlite,postgres' : soak ? 'sqlite' : 'all');
   const modes = modeFlag === 'all' ? (['sqlite', 'bullmq', 'postgres'] as BenchMode[]) : (modeFlag.split(',') as BenchMode[]);
   // A partial run (quick, some scenarios or some modes) must not overwrite the committed figures of a full one.
   const partial = quick || only !== null || modes.length < 3;
   const historyRows = Number(value('history-rows') ?? 10_000_000);
   if (!Number.isInteger(historyRows) || historyRows < 1000) throw new Error(`--history-rows: a whole number of at least 1000, got ${value('history-rows')}`);
-  const defaultOut = history ? (historyRows === 10_000_000 && !quick ? './results.history.json' : './results.history.partial.json') : partial ? './results.partial.json' : './results.json';
+  const defaultOut = soak ? './results.json' : history ? (historyRows === 10_000_000 && !quick ? './results.history.json' : './results.history.partial.json') : partial ? './results.partial.json' : './results.json';
   return {
     quick,
     history,
+    soak,
+    soakMinutes,
     historyRows,
     historySeedDir: value('history-seed-dir') ?? null,
     only,
@@ -132,7 +139,7 @@ async function runModes(flags: Flags, client: LoadClient, log: (line: string) =>
       log: (line) => log(`${mode}: ${line}`),
     };
     try {
-      const scenarios = flags.history ? HISTORY_SCENARIOS : SCENARIOS;
+      const scenarios = flags.soak ? [soakScenario(flags.soakMinutes)] : flags.history ? HISTORY_SCENARIOS : SCENARIOS;
       const names = scenarios.map((s) => s.name);
       for (const scenario of scenarios) {
         if (!scenario.modes.includes(mode) || (flags.only && !flags.only.some((name) => onlyMatches(name, scenario.name, names)))) continue;
@@ -194,6 +201,11 @@ async function main(): Promise<number> {
     if (flags.history) built.table = (built.table as GoalRow[]).filter((row) => row.figure.includes('history.'));
     return built;
   };
+  if (flags.soak) {
+    printTable(mergeSoak(flags.out, figures, info));
+    log(`merged the soak into ${flags.out}`);
+    return failures.length ? 1 : 0;
+  }
   const results = build(figures);
   if (runs.length > 1) {
     // Judged run by run against each run's own floor; each row also keeps its figure in every run, so the spread
@@ -201,6 +213,7 @@ async function main(): Promise<number> {
     judgeByRuns(results.table as GoalRow[], runs.map((run) => build(run).table as GoalRow[]));
   }
   printTable(results);
+  keepSoak(flags.out, results as Parameters<typeof keepSoak>[1]);
   writeFileSync(flags.out, `${JSON.stringify(results, null, 2)}\n`);
   log(`wrote ${flags.out}`);
   for (const failure of failures) log(`problem: ${failure}`);
