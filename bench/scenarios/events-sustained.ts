@@ -10,12 +10,14 @@
  *   (`tollgate_event_sink_backlog` on /metrics, read every 500 ms) over the window, in events per second: about 0 when
  *   the sink keeps up, the rate it falls behind at when not. Goal: ≤ 10 /s (1 % of the load). `…_backlog_max`: its peak.
  * - `events.sustained_creates_per_s` (what the load reached: below 1,000 the figures describe a lighter load),
- *   `…_delivered_per_s`, `…_posts_per_s` (POSTs the receiver got: the batches), `…_cpu_ms_per_request` (the gateway's).
+ *   `…_delivered_per_s`, `…_posts_per_s` (POSTs the receiver got: the batches), `…_cpu_ms_per_request` (the gateway's,
+ *   over the window) and `…_cpu_ms_per_request_delivered` (from the window's start until its last event arrived: what
+ *   a create costs with its delivery, even when the sink delivers late).
  */
 import { freshGateway, type BenchContext } from '../context.js';
 import { BenchHttp } from '../http-client.js';
 import type { ClientTask } from '../protocol.js';
-import { BENCH_TOKEN, cpuMarks } from '../processes.js';
+import { BENCH_TOKEN, cpuMarks, cpuTicks } from '../processes.js';
 import { round, sleep, summarize } from '../stats.js';
 import { CREATE_BODY } from './create-rps.js';
 import type { Receiver } from './events-receiver.js';
@@ -124,6 +126,7 @@ export async function sustainedFigures(ctx: BenchContext, env: Record<string, st
   const samples: { x: number; y: number }[] = [];
   let window: { start: number; end: number; received: number; posts: number } = { start: 0, end: 0, received: 0, posts: 0 };
   let sampling: Promise<void> | null = null;
+  let startTicks = 0;
   let stopped = false;
   try {
     const load = await ctx.client.run<PacedResult>(
@@ -133,6 +136,7 @@ export async function sustainedFigures(ctx: BenchContext, env: Record<string, st
       {
         mark: (payload) => {
           if (payload === 'start') {
+            startTicks = cpuTicks(gateway.pid);
             window = { start: Date.now(), end: 0, received: receiver.received, posts: receiver.posts };
             sampling = (async () => {
               while (!stopped) {
@@ -155,6 +159,7 @@ export async function sustainedFigures(ctx: BenchContext, env: Record<string, st
     const filed = load.by_status['201'] ?? 0;
     for (let waited = 0; receiver.created.size - createdBefore < filed && waited < 30_000; waited += 100) await sleep(100);
     const undelivered = filed - (receiver.created.size - createdBefore);
+    const ticksDelivered = cpuTicks(gateway.pid);
     if (undelivered) ctx.log(`events sustained: ${undelivered} of ${filed} created events had not arrived 30 s after the load`);
     const lags = [...receiver.created.values()].filter((a) => a.time >= window.start && a.time <= window.end).map((a) => a.sinceCommit);
     const seconds = (window.end - window.start) / 1000;
@@ -167,6 +172,7 @@ export async function sustainedFigures(ctx: BenchContext, env: Record<string, st
       sustained_delivered_per_s: round(window.received / seconds, 0),
       sustained_posts_per_s: round(window.posts / seconds, 0),
       sustained_cpu_ms_per_request: round(cpu.msPer(load.sent), 3),
+      sustained_cpu_ms_per_request_delivered: round(((ticksDelivered - startTicks) * 10) / load.sent, 3),
       sustained_undelivered: undelivered,
     };
   } finally {
