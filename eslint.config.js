@@ -13,12 +13,12 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
-      // One driver module picks the better-sqlite3 build that is safe on the running Node (src/requests/sqlite/driver.ts):
+      // One driver module picks the better-sqlite3 build that is safe on the running Node (src/stores/sqlite/driver.ts):
       // a direct import would load the other one, which aborts Node 24 or is not built for it.
-      '@typescript-eslint/no-restricted-imports': ['error', { paths: [{ name: 'better-sqlite3', message: 'import { Database } from src/requests/sqlite/driver.js', allowTypeImports: true }] }],
+      '@typescript-eslint/no-restricted-imports': ['error', { paths: [{ name: 'better-sqlite3', message: 'import { Database } from src/stores/sqlite/driver.js', allowTypeImports: true }] }],
     },
   },
-  { files: ['src/requests/sqlite/driver.ts'], rules: { '@typescript-eslint/no-restricted-imports': 'off' } },
+  { files: ['src/stores/sqlite/driver.ts'], rules: { '@typescript-eslint/no-restricted-imports': 'off' } },
   // The bin is CommonJS (bin/package.json): an ES module entry costs every `claude-hook` call its loader's start-up.
   {
     files: ['bin/**/*.js'],

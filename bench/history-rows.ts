@@ -10,10 +10,10 @@ import { getTableColumns, type Table } from 'drizzle-orm';
 import { createHash, randomBytes } from 'node:crypto';
 import { eventHash } from '../src/audit/encoding.js';
 import { askedDigest } from '../src/requests/coverage.js';
-import { chainedFieldsOf } from '../src/requests/sqlite/chained-insert.js';
-import type { OpenDatabase } from '../src/requests/sqlite/database.js';
-import type { RequestRow } from '../src/requests/sqlite/rows.js';
-import { confirmationRequests } from '../src/requests/sqlite/schema.js';
+import { chainedFieldsOf } from '../src/stores/sqlite/chained-insert.js';
+import type { OpenDatabase } from '../src/stores/sqlite/database.js';
+import type { RequestRow } from '../src/stores/sqlite/rows.js';
+import { confirmationRequests } from '../src/stores/sqlite/schema.js';
 import type { HistoryPlan } from './seed.js';
 
 const STATUSES = ['approved', 'approved', 'denied', 'expired', 'cancelled'] as const;

@@ -10,13 +10,13 @@ import type { BenchContext } from './context.js';
 import { runTollgate } from './processes.js';
 import { argsSha256 } from '../src/requests/args-hash.js';
 import { askedDigest } from '../src/requests/coverage.js';
-import { applyMigrations, openDatabase, type OpenDatabase } from '../src/requests/sqlite/database.js';
+import { applyMigrations, openDatabase, type OpenDatabase } from '../src/stores/sqlite/database.js';
 import { newConfirmationRequest, type GatewayDefaults } from '../src/requests/new-request.js';
-import { requestToRow } from '../src/requests/sqlite/rows.js';
+import { requestToRow } from '../src/stores/sqlite/rows.js';
 import type { ConfirmationRequest } from '../src/requests/types.js';
 import { GENESIS_HASH } from '../src/audit/encoding.js';
 import { BulkInsert, CARD_KEYS, chainEvents, EVENT_KEYS, historyRows, REQUEST_KEYS, SeedIds } from './history-rows.js';
-import { channelMessages, confirmationEvents, confirmationRequests } from '../src/requests/sqlite/schema.js';
+import { channelMessages, confirmationEvents, confirmationRequests } from '../src/stores/sqlite/schema.js';
 
 const SEED_DEFAULTS: GatewayDefaults = { timeoutS: 300, channels: [{ type: 'web' }], options: ['Approve', 'Deny'], onTimeout: 'deny' };
 

@@ -9,7 +9,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../utils/clock.js';
-import { describeError, ValidationError } from '../errors.js';
+import { describeError, ValidationError } from '../api/errors.js';
 import type { PeopleSource } from './source.js';
 
 /** A channel that can look people up by email (see `Channel.accountByEmail`). */

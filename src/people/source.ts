@@ -1,7 +1,7 @@
 /**
  * @module people/source
  * The directory in force. The gateway reads it at each decision through `current`, so a reload of the config file
- * (SIGHUP or a change of the file, `policy/reload.ts`) swaps it for every later decision at once; a request already
+ * (SIGHUP or a change of the file, `gateway/policy-reload.ts`) swaps it for every later decision at once; a request already
  * filed keeps its approver references and is judged against the directory of the moment it is decided. Accounts
  * learned from emails (`email-resolution.ts`) are laid over the configured ones; a configured account always wins.
  */

@@ -5,4 +5,4 @@
  */
 export { SigningKeyError, loadSigningKeys, readSigningSettings, signingKeys, keyFromSetting, keyFromSeed, retiredKeys, publishedJwk, type SigningKey, type SigningKeys, type SigningSettings } from './keys.js';
 export { VerdictSigner, verdictClaims, hasVerdict, verdictTtlFromEnv, DEFAULT_VERDICT_TTL_S, VERDICT_TYPE, ANCHOR_TYPE, type VerdictClaims, type VerdictSignerOptions } from './verdict.js';
-export { withVerdictTokens } from './token-store.js';
+export { withVerdictTokens } from '../stores/verdict-tokens.js';

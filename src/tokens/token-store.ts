@@ -8,9 +8,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../api/errors.js';
 import { uuidv7 } from '../requests/ids.js';
-import { translateSqliteErrors, withSqliteErrors } from '../requests/sqlite/errors.js';
+import { translateSqliteErrors, withSqliteErrors } from '../stores/sqlite/errors.js';
 import { isReservedTokenName, type Principal, type Scope } from './scopes.js';
 
 /** A token as listed: everything but the secret, which is shown once at creation and never stored. */
@@ -37,7 +37,7 @@ export interface NewToken {
 
 /**
  * Where API tokens live: the database the requests live in, whatever its dialect (`SqliteTokenStore` here,
- * `PostgresTokenStore` in `requests/postgres/`). Async because a network database answers later.
+ * `PostgresTokenStore` in `stores/postgres/`). Async because a network database answers later.
  */
 export interface TokenStore {
   /** Creates a token; returns it with its secret (the only time the secret is seen). Names are unique forever. */
