@@ -1,8 +1,9 @@
 /**
  * @module events/sink
- * Delivers the event stream to one webhook sink: events after the sink's cursor, in id order, each POSTed as a
- * structured CloudEvent signed with `tollgate-signature: t=<unix>,v1=<hex hmac-sha256("<t>.<body>")>`; the cursor moves
- * only past what the sink answered 2xx to (at least once). A sink that fails is retried with backoff (1 s doubling to
+ * Delivers the event stream to one webhook sink: events after the sink's cursor, POSTed in CloudEvents batches (or
+ * one structured event per POST with `batch: false`) signed with `tollgate-signature: t=<unix>,v1=<hex
+ * hmac-sha256("<t>.<body>")>`, up to four POSTs in flight, each request's events in order (./delivery-window.ts); the
+ * cursor moves only past what the sink answered 2xx to (at least once). A sink that fails is retried with backoff (1 s doubling to
  * 60 s) and its backlog kept — up to `max_backlog` events, past which the oldest are skipped and counted. Changes of
  * someone's away status (`people_away`, not a request's events) follow with a cursor of their own, the same way.
  */
