@@ -51,14 +51,18 @@ export class Receiver {
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => receiver!.take(String(req.headers['content-type']), String(req.headers['tollgate-signature']), Buffer.concat(chunks).toString('utf8'), (status) => res.writeHead(status).end()));
+      req.on('end', () => {
+        const post = receiver!.take(String(req.headers['content-type']), String(req.headers['tollgate-signature']), Buffer.concat(chunks).toString('utf8'), (status) => res.writeHead(status).end());
+        // A POST the sink gave up on (its 10 s timeout, on a slow machine) is no longer in flight: drop it unanswered.
+        res.on('close', () => post && !res.writableFinished && receiver!.drop(post));
+      });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     receiver = new Receiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
     return receiver;
   }
 
-  private take(contentType: string, signature: string, body: string, reply: (status: number) => void): void {
+  private take(contentType: string, signature: string, body: string, reply: (status: number) => void): HeldPost | null {
     const post = ++this.attempts;
     this.contentTypes.add(contentType.split(';')[0]!);
     this.open++;
@@ -73,8 +77,20 @@ export class Receiver {
     if (this.failing > 0) {
       this.failing--;
       answer(500);
-    } else if (this.hold) this.held.push({ post, events: events.length, answer });
-    else answer(204);
+    } else if (this.hold) {
+      const held = { post, events: events.length, answer };
+      this.held.push(held);
+      return held;
+    } else answer(204);
+    return null;
+  }
+
+  /** Forgets a held POST whose connection closed before its answer. */
+  drop(post: HeldPost): void {
+    const at = this.held.indexOf(post);
+    if (at < 0) return;
+    this.held.splice(at, 1);
+    this.open--;
   }
 
   types(): string[] {
