@@ -19,6 +19,12 @@ export interface ChildGateway {
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** Every child started here: killed when the test worker exits, so a set-up that timed out leaves no gateway behind. */
+const started = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of started) child.kill('SIGKILL');
+});
+
 /** Starts `tollgate serve --port 0 --db <dbPath>` with `env` added to the environment. */
 export async function startChildGateway(dbPath: string, env: Record<string, string> = {}, args: string[] = []): Promise<ChildGateway> {
   const token = 'child-token';
@@ -26,6 +32,8 @@ export async function startChildGateway(dbPath: string, env: Record<string, stri
     env: { ...process.env, TOLLGATE_CLI: '1', TOLLGATE_API_TOKENS: token, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  started.add(child);
+  child.once('exit', () => started.delete(child));
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
