@@ -4,7 +4,7 @@
  * nonce, the state, the deadline, the arguments the approver saw, the allowlist, and self-approval — the last two by
  * person (the decider and the approver list arrive resolved against the directory, see `people/approvers.ts`).
  */
-import type { DecisionEvent, DecisionRejection } from '../channel/channel.js';
+import type { DecisionEvent, DecisionRejection } from '../requests/decision-event.js';
 import { isListed, type ApproverSet, type Decider } from './approvers.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 

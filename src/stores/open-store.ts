@@ -91,7 +91,7 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
   const [{ applyMigrations, openDatabase, sqliteSyncFrom }, { SqliteConfirmationStore }, { SqliteTokenStore }, { SqliteGrantStore }, { startCheckpointer }] = await Promise.all([
     import('./sqlite/database.js'),
     import('./sqlite/store.js'),
-    import('../tokens/token-store.js'),
+    import('./sqlite/token-store.js'),
     import('./sqlite/grant-store.js'),
     import('./sqlite/checkpointer.js'),
   ]);

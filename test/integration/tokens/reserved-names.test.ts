@@ -8,7 +8,7 @@ import { UsageError } from '../../../src/cli/args.js';
 import { Database } from '../../../src/stores/sqlite/driver.js';
 import { openPostgres } from '../../../src/stores/postgres/database.js';
 import { PostgresTokenStore } from '../../../src/stores/postgres/token-store.js';
-import { SqliteTokenStore } from '../../../src/tokens/token-store.js';
+import { SqliteTokenStore } from '../../../src/stores/sqlite/token-store.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { freshDatabase, truncateAll, type FreshDatabase } from '../postgres/fresh-database.js';
 
