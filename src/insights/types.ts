@@ -12,13 +12,11 @@
 
 /**
  * What `?by=` may group by (contract), and `day` (the UTC day filed: each day's time to decision, for the insights
- * page's chart). `agent_kind` and `repo` are accepted names that no request records yet.
+ * page's chart). `agent_kind` and `repo` are a coding agent's (`agent_kind`, `context.repo`; null for other callers).
  */
 export const INSIGHTS_DIMENSIONS = ['tool', 'agent', 'agent_kind', 'person', 'group', 'channel', 'repo', 'day'] as const;
 /** One group-by dimension. */
 export type InsightsDimension = (typeof INSIGHTS_DIMENSIONS)[number];
-/** The dimensions a store can group by today (see `insights/query.ts` for why the others are refused). */
-export type StoredDimension = Exclude<InsightsDimension, 'agent_kind' | 'repo'>;
 
 /** An approval this soon after the card reached the approver counts as a rubber stamp (`fast_approvals`). */
 export const FAST_APPROVAL_MS = 3000;
@@ -34,7 +32,7 @@ export interface DecisionPercentiles {
 export interface InsightsQuery {
   since: Date;
   until: Date;
-  by: StoredDimension;
+  by: InsightsDimension;
   /** Most rows (groups) answered, largest first. */
   limit: number;
   /** For `by: 'group'`: each person with each group they are in (a person in two groups counts in both). */
@@ -47,7 +45,7 @@ export interface InsightsQuery {
  * before the verdict to the verdict.
  */
 export interface InsightsGroupCounts {
-  /** The tool name, agent id, person id, group id or channel as stored (null: requests without one). */
+  /** The tool name, agent id, agent kind, repository, person id, group id or channel as stored (null: requests without one). */
   key: string | null;
   requests: number;
   approved: number;

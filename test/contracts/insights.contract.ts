@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insightsReport } from '../../src/insights/report.js';
-import type { InsightsQuery, InsightsStore, StoredDimension } from '../../src/insights/types.js';
+import type { InsightsDimension, InsightsQuery, InsightsStore } from '../../src/insights/types.js';
 import type { ConfirmationStore } from '../../src/requests/store.js';
 import { expectedDays, expectedRows, GROUPS, historySpecs, seedHistory, SINCE, UNTIL } from './insights-history.js';
 
@@ -23,7 +23,7 @@ export function runInsightsContract(name: string, newStore: () => Promise<Insigh
   describe(`insights contract: ${name}`, () => {
     let harness: InsightsHarness;
     const specs = historySpecs();
-    const report = async (by: StoredDimension, extra: Partial<InsightsQuery> = {}) => {
+    const report = async (by: InsightsDimension, extra: Partial<InsightsQuery> = {}) => {
       const query: InsightsQuery = { since: SINCE, until: UNTIL, by, limit: 100, ...(by === 'group' ? { groups: PAIRS } : {}), ...extra };
       return insightsReport(query, await harness.insights.insights(query));
     };
@@ -34,7 +34,7 @@ export function runInsightsContract(name: string, newStore: () => Promise<Insigh
     }, 60_000);
     afterAll(() => harness?.cleanup());
 
-    it.each(['tool', 'agent', 'person', 'channel', 'group', 'day'] as const)('by=%s answers each group\'s counts, rates and percentiles', async (by) => {
+    it.each(['tool', 'agent', 'agent_kind', 'repo', 'person', 'channel', 'group', 'day'] as const)('by=%s answers each group\'s counts, rates and percentiles', async (by) => {
       const { rows } = await report(by);
       expect(rows).toEqual(expectedRows(specs, by));
       // The seed is varied enough to mean something: several groups, some decided slowly, some fast.
