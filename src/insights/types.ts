@@ -10,6 +10,8 @@
  * `[person, group]` pairs), and any cache: every call reads the database.
  */
 
+import type { AgentContext, RequestStatus } from '../requests/types.js';
+
 /**
  * What `?by=` may group by (contract), and `day` (the UTC day filed: each day's time to decision, for the insights
  * page's chart). `agent_kind` and `repo` are a coding agent's (`agent_kind`, `context.repo`; null for other callers).
@@ -108,10 +110,41 @@ export interface SuggestionQuery {
   min: number;
 }
 
+/**
+ * What a policy replay reads of a filed request (`InsightsStore.replay`): the facts a rule matches, how the request was
+ * routed and how it ended. The JSON fields may be decoded only when read (a candidate whose rules never look at a
+ * request's arguments never pays for them), so read each at most as often as needed.
+ */
+export interface ReplayRow {
+  id: string;
+  toolName: string;
+  readonly toolArgs: Record<string, unknown>;
+  agentId: string | null;
+  userId: string | null;
+  sessionId: string | null;
+  agentKind: string | null;
+  readonly context: AgentContext | null;
+  readonly metadata: Record<string, unknown>;
+  readonly approvers: string[];
+  requiredApprovals: number;
+  status: RequestStatus;
+  respondedVia: string | null;
+  respondedByPerson: string | null;
+  reason: string | null;
+  /** ISO 8601 (UTC, ms). */
+  createdAt: string;
+}
+
 /** The insights reads a store offers. */
 export interface InsightsStore {
   /** Counts requests filed in the query's window, grouped and by day, in SQL. */
   insights(query: InsightsQuery): Promise<InsightsCounts>;
   /** The repeating calls of the window (see {@link SuggestionCandidate}), most approved first, grouped in SQL. */
   suggestionCandidates(query: SuggestionQuery): Promise<SuggestionCandidate[]>;
+  /**
+   * Every request filed in `[since, until)`, newest first, a page at a time (each page read in a short statement of
+   * its own, so a long replay holds no snapshot open): the rows a policy replay reads, and no other column.
+   * @param pageSize rows per page (default: the store's own, a few thousand)
+   */
+  replay(window: { since: Date; until: Date }, pageSize?: number): AsyncIterable<readonly ReplayRow[]>;
 }

@@ -6,8 +6,9 @@
  */
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
+import { postgresReplay } from './replay-rows.js';
 import { SUGGESTION_CANDIDATES_SQL } from './suggestion-candidates.js';
-import { FAST_APPROVAL_MS, type InsightsCounts, type InsightsDay, type InsightsQuery, type InsightsStore, type InsightsDimension, type SuggestionCandidate, type SuggestionQuery } from '../../insights/types.js';
+import { FAST_APPROVAL_MS, type InsightsCounts, type InsightsDay, type InsightsQuery, type InsightsStore, type InsightsDimension, type ReplayRow, type SuggestionCandidate, type SuggestionQuery } from '../../insights/types.js';
 import { groupCounts, type InsightsGroupRow } from '../../insights/report.js';
 import { REQUEST_STATUSES } from '../types.js';
 
@@ -88,5 +89,10 @@ export class PostgresInsights implements InsightsStore {
   async suggestionCandidates(query: SuggestionQuery): Promise<SuggestionCandidate[]> {
     const { rows } = await withPostgresErrors(() => this.open.pool.query<SuggestionCandidate>({ text: SUGGESTION_CANDIDATES_SQL, values: [query.since, query.until, query.min] }));
     return rows.map((r) => ({ ...r, approvers: [...r.approvers].sort() }));
+  }
+
+  /** The window's rows for a policy replay (`replay-rows.ts`). */
+  replay(window: { since: Date; until: Date }, pageSize?: number): AsyncIterable<readonly ReplayRow[]> {
+    return postgresReplay(this.open, window, pageSize);
   }
 }

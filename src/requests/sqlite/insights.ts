@@ -9,8 +9,9 @@
  */
 import type { OpenDatabase } from './database.js';
 import { OffThreadReads, type OffThreadRead } from './off-thread-reads.js';
+import { sqliteReplay } from './replay-rows.js';
 import { suggestionCandidatesRead } from './suggestion-candidates.js';
-import { FAST_APPROVAL_MS, type InsightsCounts, type InsightsDay, type InsightsQuery, type InsightsStore, type InsightsDimension, type SuggestionCandidate, type SuggestionQuery } from '../../insights/types.js';
+import { FAST_APPROVAL_MS, type InsightsCounts, type InsightsDay, type InsightsQuery, type InsightsStore, type InsightsDimension, type ReplayRow, type SuggestionCandidate, type SuggestionQuery } from '../../insights/types.js';
 import { groupCounts, type InsightsGroupRow } from '../../insights/report.js';
 import { REQUEST_STATUSES } from '../types.js';
 
@@ -102,6 +103,11 @@ export class SqliteInsights implements InsightsStore {
   async suggestionCandidates(query: SuggestionQuery): Promise<SuggestionCandidate[]> {
     const [rows] = await this.all([suggestionCandidatesRead(query)]);
     return (rows as (Omit<SuggestionCandidate, 'approvers'> & { approvers: string })[]).map((r) => ({ ...r, approvers: (JSON.parse(r.approvers) as string[]).sort() }));
+  }
+
+  /** The window's rows for a policy replay (`replay-rows.ts`), on a connection of their own. */
+  replay(window: { since: Date; until: Date }, pageSize?: number): AsyncIterable<readonly ReplayRow[]> {
+    return sqliteReplay(this.open, window, pageSize);
   }
 
   private all(reads: OffThreadRead[]): Promise<unknown[][]> {
