@@ -12,7 +12,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../api/errors.js';
 import { loadPolicy, matchPolicy, routeByRule, type Policy } from '../policy/index.js';
 import { factsOf } from './suggestions.js';
 import type { ReplayRow } from './types.js';
