@@ -42,7 +42,7 @@ export async function simulateCommand(argv: string[], out: (text: string) => voi
   }
   const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env, migrate: false });
   try {
-    const report = await simulate(candidate, stores.store.scan(window), window);
+    const report = await simulate(candidate, stores.insights.replay(window), window);
     out(flag(args, 'json') === 'true' ? `${terminalJson(JSON.stringify(report))}\n` : describe(report));
     return 0;
   } finally {

@@ -38,7 +38,6 @@ export async function suggest(argv: string[], out: (text: string) => void): Prom
       directory: () => NO_DIRECTORY,
       now: () => now,
       denied: async (toolName, since, until) => (await stores.store.list({ status: 'denied', toolName, since, until, limit: 100 })).items,
-      scan: (window) => stores.store.scan(window),
       request: (id) => stores.store.get(id),
       policy: () => null,
       grants: null,

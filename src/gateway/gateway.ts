@@ -112,7 +112,6 @@ export class Gateway extends GatewayReads implements ChannelHost {
           directory: this.directory,
           now: () => this.clock.now(),
           denied: async (toolName, since, until) => (await this.store.list({ status: 'denied', toolName, since, until, limit: 100 })).items,
-          scan: (window) => this.store.scan(window),
           request: (id) => this.store.get(id),
           policy: () => this.policy?.policy ?? null,
           grants: this.policy?.grants ?? null,

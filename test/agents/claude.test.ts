@@ -5,6 +5,9 @@
  * Approve → the command runs; deny → it does not, and the model receives the approver's reason. Claude Code's hook
  * answers a wait that ends first with "still pending" naming the request; it does not use deferred verdicts yet, so
  * a retry in a new headless session asks anew (docs/coding-agents.md).
+ *
+ * Over 30 s: a real CLI started for each scenario (a native binary loading its own runtime), with the hook a child process each
+ * time; it runs in vitest.config.ts's `waiting` project, beside the other files that wait.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -6,15 +6,18 @@
  */
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
+import { postgresReplay } from './replay-rows.js';
 import { SUGGESTION_CANDIDATES_SQL } from './suggestion-candidates.js';
-import { FAST_APPROVAL_MS, type InsightsCounts, type InsightsDay, type InsightsQuery, type InsightsStore, type StoredDimension, type SuggestionCandidate, type SuggestionQuery } from '../../insights/types.js';
+import { FAST_APPROVAL_MS, type InsightsCounts, type InsightsDay, type InsightsQuery, type InsightsStore, type InsightsDimension, type ReplayRow, type SuggestionCandidate, type SuggestionQuery } from '../../insights/types.js';
 import { groupCounts, type InsightsGroupRow } from '../../insights/report.js';
 import { REQUEST_STATUSES } from '../../requests/types.js';
 
 /** Each dimension's key, as a column of `confirmation_requests r` (or of the group pairs `g`). */
-const KEYS: Record<StoredDimension, string> = {
+const KEYS: Record<InsightsDimension, string> = {
   tool: 'r.tool_name',
   agent: 'r.agent_id',
+  agent_kind: 'r.agent_kind',
+  repo: "r.context->>'repo'",
   person: 'r.responded_by_person',
   channel: 'r.responded_via',
   group: 'g.grp',
@@ -32,7 +35,7 @@ const DECISION_MS = `CASE WHEN r.responded_by_person IS NOT NULL AND r.status IN
     r.created_at)) * 1000)::float8 END`;
 
 /** The grouped statement for `by` ($1 since, $2 until, $3 limit; for groups $4 people and $5 their groups). */
-function groupedSql(by: StoredDimension): string {
+function groupedSql(by: InsightsDimension): string {
   const join = by === 'group' ? 'JOIN unnest($4::text[], $5::text[]) AS g(person, grp) ON g.person = r.responded_by_person' : '';
   const rank = (p: number) => `percentile_disc(${p}) WITHIN GROUP (ORDER BY ms)`;
   return `SELECT key, count(*)::int AS requests,
@@ -86,5 +89,10 @@ export class PostgresInsights implements InsightsStore {
   async suggestionCandidates(query: SuggestionQuery): Promise<SuggestionCandidate[]> {
     const { rows } = await withPostgresErrors(() => this.open.pool.query<SuggestionCandidate>({ text: SUGGESTION_CANDIDATES_SQL, values: [query.since, query.until, query.min] }));
     return rows.map((r) => ({ ...r, approvers: [...r.approvers].sort() }));
+  }
+
+  /** The window's rows for a policy replay (`replay-rows.ts`). */
+  replay(window: { since: Date; until: Date }, pageSize?: number): AsyncIterable<readonly ReplayRow[]> {
+    return postgresReplay(this.open, window, pageSize);
   }
 }

@@ -9,15 +9,18 @@
  */
 import type { OpenDatabase } from './database.js';
 import { OffThreadReads, type OffThreadRead } from './off-thread-reads.js';
+import { sqliteReplay } from './replay-rows.js';
 import { suggestionCandidatesRead } from './suggestion-candidates.js';
-import { FAST_APPROVAL_MS, type InsightsCounts, type InsightsDay, type InsightsQuery, type InsightsStore, type StoredDimension, type SuggestionCandidate, type SuggestionQuery } from '../../insights/types.js';
+import { FAST_APPROVAL_MS, type InsightsCounts, type InsightsDay, type InsightsQuery, type InsightsStore, type InsightsDimension, type ReplayRow, type SuggestionCandidate, type SuggestionQuery } from '../../insights/types.js';
 import { groupCounts, type InsightsGroupRow } from '../../insights/report.js';
 import { REQUEST_STATUSES } from '../../requests/types.js';
 
 /** Each dimension's key, as a column of `confirmation_requests r` (or of the group pairs `g`). */
-const KEYS: Record<StoredDimension, string> = {
+const KEYS: Record<InsightsDimension, string> = {
   tool: 'r.tool_name',
   agent: 'r.agent_id',
+  agent_kind: 'r.agent_kind',
+  repo: "json_extract(r.context, '$.repo')",
   person: 'r.responded_by_person',
   channel: 'r.responded_via',
   group: "json_extract(g.value, '$[1]')",
@@ -37,7 +40,7 @@ const DECISION_MS = `CASE WHEN r.responded_by_person IS NOT NULL AND r.status IN
     r.created_at))) * 86400000) AS INTEGER) END`;
 
 /** The grouped statement for `by`: one pass over the window, one sort for the ranks. */
-function groupedSql(by: StoredDimension): string {
+function groupedSql(by: InsightsDimension): string {
   const join = by === 'group' ? "JOIN json_each(@groups) g ON json_extract(g.value, '$[0]') = r.responded_by_person" : '';
   const rank = (p: number) => `MIN(CASE WHEN rn * 100 >= n * ${p} THEN ms END)`;
   return `SELECT key, COUNT(*) AS requests,
@@ -100,6 +103,11 @@ export class SqliteInsights implements InsightsStore {
   async suggestionCandidates(query: SuggestionQuery): Promise<SuggestionCandidate[]> {
     const [rows] = await this.all([suggestionCandidatesRead(query)]);
     return (rows as (Omit<SuggestionCandidate, 'approvers'> & { approvers: string })[]).map((r) => ({ ...r, approvers: (JSON.parse(r.approvers) as string[]).sort() }));
+  }
+
+  /** The window's rows for a policy replay (`replay-rows.ts`), on a connection of their own. */
+  replay(window: { since: Date; until: Date }, pageSize?: number): AsyncIterable<readonly ReplayRow[]> {
+    return sqliteReplay(this.open, window, pageSize);
   }
 
   private all(reads: OffThreadRead[]): Promise<unknown[][]> {

@@ -20,7 +20,7 @@ import { GroupCommit } from '../../utils/group-commit.js';
 import { isAllowed } from '../../requests/state-machine.js';
 import { needsPriorApprovers, planVote, type PriorApproval } from '../../requests/vote-plan.js';
 import { firstSameCall, sameCallWindow } from '../../requests/same-call.js';
-import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, NewCreate, RequestPage, RequestQuery, SameCallQuery, Vote, VoteResult } from '../../requests/store.js';
+import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, RequestPage, RequestQuery, SameCallQuery, Vote, VoteResult } from '../../requests/store.js';
 import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../../requests/types.js';
 
 type RequestRow = Parameters<typeof rowToRequest>[0];
@@ -43,7 +43,13 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   private readonly chained: ChainedEventInsert;
   /** One `BEGIN IMMEDIATE` wrapper for every transaction: better-sqlite3 builds five wrappers per `transaction()` call. */
   private readonly immediate: <T>(fn: () => T) => T;
-  private readonly creates = new GroupCommit((items: NewCreate[]) => this.tx(() => items.map((c) => this.createOne(c.request, c.cards, c.extras))));
+  /**
+   * Group commit (see `group-commit.ts`) of every write that settles or files a request: the creates, votes and cancels
+   * of one event-loop turn are one `BEGIN IMMEDIATE` transaction, so one WAL write and, at the default FULL sync, one
+   * fsync, instead of one each (a decision used to commit alone). Each write still reads and compares under the same
+   * write lock, in the order the calls came, so a vote sees the create or vote queued before it.
+   */
+  private readonly writes = new GroupCommit((items: (() => unknown)[]) => this.tx(() => items.map((write) => write())));
 
   constructor(private readonly open: OpenDatabase) {
     this.sqlite = open.sqlite;
@@ -65,12 +71,14 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     return row ? rowToRequest(row) : null;
   }
 
-  /**
-   * Group commit (see `group-commit.ts`): creates of one event-loop turn share one transaction, one WAL write instead of
-   * one each.
-   */
+  /** Queues `write` for this turn's transaction (see {@link writes}); resolves with its result once it is committed. */
+  private grouped<T>(write: () => T): Promise<T> {
+    return this.writes.add(write) as Promise<T>;
+  }
+
+  /** Committed with the other writes of this event-loop turn ({@link writes}). */
   async create(request: ConfirmationRequest, cards: NewCard[], extras?: CreateExtras): Promise<CreateResult> {
-    return this.creates.add({ request, cards, extras });
+    return this.grouped(() => this.createOne(request, cards, extras));
   }
 
   private createOne(request: ConfirmationRequest, cards: NewCard[], extras?: CreateExtras) {
@@ -103,8 +111,9 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     return this.row(this.sql.requestByKey, key);
   }
 
+  /** Committed with the other writes of this event-loop turn ({@link writes}). */
   async decide(id: string, vote: Vote): Promise<VoteResult> {
-    return this.tx((): VoteResult => {
+    return this.grouped((): VoteResult => {
       const current = this.row(this.sql.requestById, id);
       if (!current) return { kind: 'not_found' };
       if (current.status !== 'pending') return { kind: 'already_final', request: current };
@@ -157,8 +166,9 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     return rowToRequest(row);
   }
 
+  /** Committed with the other writes of this event-loop turn ({@link writes}). */
   async finish(id: string, status: 'expired' | 'cancelled', event: { actor: string | null; channel: string | null; detail: Record<string, unknown>; at: Date }) {
-    return this.tx(() => {
+    return this.grouped(() => {
       const current = this.row(this.sql.requestById, id);
       if (!current || current.status !== 'pending') return null;
       if (status === 'cancelled' && current.expiresAt.getTime() <= event.at.getTime()) return this.expireLate(current, event.at);

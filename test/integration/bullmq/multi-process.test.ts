@@ -3,6 +3,9 @@
  * gateway's work taken over, Redis killed and restarted, Redis down at start, and 1,000 simultaneous expiries.
  * These tests wait real seconds on purpose: the gateways are child processes (and Redis a real server whose delayed
  * jobs run on its own time), so they cannot share a ManualClock with the test; timeouts are kept to a few seconds.
+ *
+ * Over 30 s: six scenarios, each with its own redis-server and two or three gateway processes, waiting out real
+ * deadlines; it runs in vitest.config.ts's `waiting` project, beside the other files that wait.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
