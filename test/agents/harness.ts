@@ -1,14 +1,16 @@
 /**
  * What every real-CLI test in test/agents shares: a gateway per test (in process, SQLite), a temp home and project
- * directory, the hook command as docs/coding-agents.md configures it (the source checkout's bin), a CLI run as a child
+ * directory, the hook command as docs/coding-agents.md configures it (the source checkout's bin, which runs the hook
+ * from its bundle, rebuilt first when stale), a CLI run as a child
  * process with only the environment it is given, and deciding the request the agent's hook filed.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiRequest } from '../../src/requests/serialize.js';
+import { ensureHookBundle } from '../helpers/built-package.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -43,6 +45,8 @@ export interface AgentHarness {
 export function agentHarness(name: string): AgentHarness {
   let server: TestServer;
   let dir: string;
+  // The hook runs from the checkout's bundle, as a user's clone runs it after `npm install` (the bin refuses a stale one).
+  beforeAll(ensureHookBundle, 120_000);
   beforeEach(async () => {
     server = await startTestServer();
     dir = mkdtempSync(join(tmpdir(), `tollgate-${name}-`));
@@ -102,8 +106,6 @@ export interface RealCli<M extends FakeModel> {
   run(model: M): Promise<CliRun>;
   /** What the agent does with a deny, beyond not running the command (default: the model reads the reason). */
   denied?(model: M, result: CliRun): void;
-  /** An agent whose hook has its own answer for a wait that ends first (Claude Code): that test instead of deferred. */
-  ownDeferred?: { title: string; test(model: M): Promise<void> };
 }
 
 /**
@@ -145,12 +147,6 @@ export function realCliSuite<M extends FakeModel>(h: AgentHarness, cli: RealCli<
       if (cli.denied) cli.denied(m, result);
       else expect(m.toolResults.join('\n')).toContain('Denied by web:bob: not on the release branch');
     });
-
-    if (cli.ownDeferred) {
-      const own = cli.ownDeferred;
-      it(own.title, async () => own.test(await setUp('echo later > ran.txt', 1)));
-      return;
-    }
 
     it('defers: the first attempt is refused with the link, a human approves, the retry runs', async () => {
       const m = await setUp('echo later > ran.txt', 1);
