@@ -40,6 +40,7 @@ realCliSuite<FakeMessagesModel>(
     agent: 'claude',
     title: `Claude Code ${PINNED.claude.version}`,
     toolName: 'Bash',
+    runsEditedArgs: true,
     startModel: startFakeMessagesModel,
     configure(_model, wait) {
       const hook = { type: 'command', command: h.hookCommand('claude', wait), timeout: wait + 10 };

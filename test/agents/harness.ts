@@ -106,12 +106,14 @@ export interface RealCli<M extends FakeModel> {
   run(model: M): Promise<CliRun>;
   /** What the agent does with a deny, beyond not running the command (default: the model reads the reason). */
   denied?(model: M, result: CliRun): void;
+  /** Whether the agent runs arguments an approver edited (its hook can answer them): then that is tested too. */
+  runsEditedArgs?: boolean;
 }
 
 /**
  * The three real-CLI tests every agent passes: approve → the command runs; deny → it does not (and, by default, the
  * model reads the approver's reason); deferred → the first attempt is refused with the link (read by the model by
- * default), a human approves, the retry runs.
+ * default), a human approves, the retry runs. An agent that runs edited arguments also runs the approver's edit.
  */
 export function realCliSuite<M extends FakeModel>(h: AgentHarness, cli: RealCli<M>, timeout: number): void {
   let model: M | undefined;
@@ -147,6 +149,16 @@ export function realCliSuite<M extends FakeModel>(h: AgentHarness, cli: RealCli<
       if (cli.denied) cli.denied(m, result);
       else expect(m.toolResults.join('\n')).toContain('Denied by web:bob: not on the release branch');
     });
+
+    if (cli.runsEditedArgs) {
+      it('runs the arguments an approver edited instead of the asked ones', async () => {
+        const m = await setUp('echo asked > ran.txt', 30);
+        const run = cli.run(m);
+        await h.decide((await h.pending(cli.agent)).id, { decision: 'approve', approved_args: { command: 'echo edited > ran.txt' } });
+        expect((await run).code).toBe(0);
+        expect(readFileSync(ran(), 'utf8').trim()).toBe('edited');
+      });
+    }
 
     it('defers: the first attempt is refused with the link, a human approves, the retry runs', async () => {
       const m = await setUp('echo later > ran.txt', 1);
