@@ -1,15 +1,49 @@
-import { defineConfig } from 'vitest/config';
+import { availableParallelism } from 'node:os';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Test files that spend their time waiting, not computing: on real CLIs and child gateways started as processes, on
+ * real seconds (deadlines, partitions, Redis restarts). On two cores, two of them at a time leave the CPU mostly idle,
+ * so they run first, several at once (vitest runs projects with different `maxWorkers` one after the other, in
+ * `sequence.groupOrder`). A file belongs here when most of its wall time is spent waiting; a CPU-bound file here
+ * only slows the others down.
+ */
+const WAITING = [
+  'test/agents/**/*.test.ts',
+  'test/faults/**/*.test.ts',
+  'test/integration/bullmq/multi-process.test.ts',
+  'test/integration/bullmq/scheduler-faults.test.ts',
+  'test/integration/integrations/hook-routes.test.ts',
+  'test/integration/integrations/claude-hook-cli.test.ts',
+  'test/integration/cli/terminal-escapes.test.ts',
+  'test/integration/cli/terminal-approvals.test.ts',
+  'test/integration/core/restart.test.ts',
+  'test/integration/postgres/replicas.test.ts',
+];
+
+const cores = availableParallelism();
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // No `include` here: the projects' own lists would be added to it (`extends: true` merges arrays).
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // expect.poll waits for what another process does (a browser's service worker, a child gateway): on a loaded
     // 2-core machine that takes seconds, not the default second.
     expect: { poll: { timeout: 10_000, interval: 50 } },
-    // Suites start child gateways and talk to a shared Redis; two cores are the budget.
-    maxWorkers: 2,
-    reporters: ['default'],
+    // 'default' prints the results; the second prints the ten slowest files after them (.ci/run names both again).
+    reporters: ['default', './test/support/slowest-files.ts'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'waiting', include: WAITING, maxWorkers: Math.max(4, cores * 2), sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        // One more worker than cores: most files still wait on something (PostgreSQL, Redis, a child gateway) a
+        // part of the time; suites start child gateways and talk to a shared Redis, so not many more.
+        test: { name: 'main', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...WAITING], maxWorkers: cores + 1, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

@@ -45,9 +45,10 @@ import { policyScenario } from './scenarios/policy.js';
 import { replicasScenario } from './scenarios/replicas.js';
 import { historyScenario } from './scenarios/history.js';
 import { historyProcessScenario } from './scenarios/history-process.js';
+import { insightsScenario } from './scenarios/insights.js';
 
 /** `--history`: what must stay flat as history grows (issue 35); long, so never part of the usual run. */
-const HISTORY_SCENARIOS: Scenario[] = [historyProcessScenario, historyScenario];
+const HISTORY_SCENARIOS: Scenario[] = [historyProcessScenario, historyScenario, insightsScenario];
 
 /** In running order: create_rps feeds the expiry scenario's sizing. */
 const SCENARIOS: Scenario[] = [floorScenario, durableFloorScenario, decisionResumeScenario, createRpsScenario, policyScenario, slackScenario, teamsScenario, discordScenario, telegramScenario, emailScenario, pushScenario, eventsScenario, waitersScenario, waitersMultiplexedScenario, expiryScenario, restartScenario, replicasScenario];

@@ -5,10 +5,10 @@
  * load exits 2 naming the file's entry, as `tollgate serve` would refuse it.
  */
 import { readFileSync } from 'node:fs';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../api/errors.js';
 import { insightsWindow } from '../insights/query.js';
 import { loadCandidate, simulate, type SimulationJson } from '../insights/simulate.js';
-import { openStores } from '../requests/open-store.js';
+import { openStores } from '../stores/open-store.js';
 import { terminalJson, terminalText } from '../utils/terminal-text.js';
 import { flag, parseArgs, UsageError } from './args.js';
 import { existingDatabase } from './audit.js';
@@ -42,7 +42,7 @@ export async function simulateCommand(argv: string[], out: (text: string) => voi
   }
   const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env, migrate: false });
   try {
-    const report = await simulate(candidate, stores.store.scan(window), window);
+    const report = await simulate(candidate, stores.insights.replay(window), window);
     out(flag(args, 'json') === 'true' ? `${terminalJson(JSON.stringify(report))}\n` : describe(report));
     return 0;
   } finally {

@@ -8,7 +8,7 @@
 import { Insights } from '../insights/service.js';
 import type { SuggestionJson } from '../insights/suggestions.js';
 import { NO_DIRECTORY } from '../people/no-directory.js';
-import { openStores } from '../requests/open-store.js';
+import { openStores } from '../stores/open-store.js';
 import { terminalJson, terminalText } from '../utils/terminal-text.js';
 import { flag, parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { existingDatabase } from './audit.js';
@@ -38,7 +38,6 @@ export async function suggest(argv: string[], out: (text: string) => void): Prom
       directory: () => NO_DIRECTORY,
       now: () => now,
       denied: async (toolName, since, until) => (await stores.store.list({ status: 'denied', toolName, since, until, limit: 100 })).items,
-      scan: (window) => stores.store.scan(window),
       request: (id) => stores.store.get(id),
       policy: () => null,
       grants: null,

@@ -10,23 +10,23 @@
 import { pino, type Logger } from 'pino';
 import { ChangeFanOut, type GatewayObserver } from './changes.js';
 import { gatewayDefaults, type GatewayOptions } from './options.js';
-import type { Channel, ChannelHost, GrantButton, DecideOutcome, DecisionEvent } from '../channel.js';
-import { LocalChangeFeed, type RequestChange } from '../change-feed.js';
+import type { Channel, ChannelHost, GrantButton, DecideOutcome, DecisionEvent } from '../channel/channel.js';
+import { LocalChangeFeed, type RequestChange } from '../lifecycle/change-feed.js';
 import { systemClock } from '../utils/clock.js';
-import { ConflictError } from '../errors.js';
+import { ConflictError } from '../api/errors.js';
 import { GatewayJobs } from './jobs.js';
 import { GatewayReads } from './reads.js';
 import type { GatewayDefaults, NewRequestInput } from '../requests/new-request.js';
 import { receiptEvent, type ExecutionReceipt } from '../requests/receipts.js';
 import type { PolicyGate } from '../policy/gate.js';
-import { runDueFollowUps, wakesOf, type FollowUpDeps } from '../policy/run-follow-ups.js';
+import { runDueFollowUps, wakesOf, type FollowUpDeps } from './run-follow-ups.js';
 import { GrantAdmin } from '../policy/grant-admin.js';
 import { offeredGrants } from '../policy/grant-decisions.js';
 import type { ConfirmationEvent, ConfirmationRequest, NewEvent } from '../requests/types.js';
 import type { Scheduler } from '../scheduler/types.js';
-import { Waiters } from '../waiters.js';
-import { waitForVerdict, type WaitDeps } from '../verdict-wait.js';
-import { ExpiryScan } from '../expiry-scan.js';
+import { Waiters } from '../lifecycle/waiters.js';
+import { waitForVerdict, type WaitDeps } from '../lifecycle/verdict-wait.js';
+import { ExpiryScan } from '../lifecycle/expiry-scan.js';
 import { applyDecision, type DecisionDeps } from './decide.js';
 import { fileRequest, type FileOptions, type FilingDeps } from './file.js';
 import { NO_DIRECTORY } from '../people/no-directory.js';
@@ -112,7 +112,6 @@ export class Gateway extends GatewayReads implements ChannelHost {
           directory: this.directory,
           now: () => this.clock.now(),
           denied: async (toolName, since, until) => (await this.store.list({ status: 'denied', toolName, since, until, limit: 100 })).items,
-          scan: (window) => this.store.scan(window),
           request: (id) => this.store.get(id),
           policy: () => this.policy?.policy ?? null,
           grants: this.policy?.grants ?? null,

@@ -5,7 +5,7 @@
  * the platform callbacks, the operations endpoints and the web inbox's entry.
  */
 import { z } from 'zod';
-import { cancelSchema, createRequestSchema, decisionSchema, exportQuerySchema, listQuerySchema, receiptSchema } from '../api-schema.js';
+import { cancelSchema, createRequestSchema, decisionSchema, exportQuerySchema, listQuerySchema, receiptSchema } from '../api/api-schema.js';
 import { loginLinkSchema } from './login-links-route.js';
 import { verdictsSchema } from './verdict-stream.js';
 import { createTokenSchema } from './tokens-routes.js';
@@ -152,7 +152,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
           parameters: [
             { name: 'since', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: 30 days before until' },
             { name: 'until', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: now (exclusive)' },
-            { name: 'by', in: 'query', schema: { type: 'string', enum: ['tool', 'agent', 'agent_kind', 'person', 'group', 'channel', 'repo', 'day'] }, description: 'Default tool; agent_kind and repo answer 400 until requests record them' },
+            { name: 'by', in: 'query', schema: { type: 'string', enum: ['tool', 'agent', 'agent_kind', 'person', 'group', 'channel', 'repo', 'day'] }, description: "Default tool; agent_kind and repo are a coding agent's (null: requests without them)" },
             { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
           ],
           responses: { 200: { description: '{since, until, by, totals, rows, series}' }, 400: problem, 403: problem },

@@ -5,10 +5,10 @@
  * naming the field.
  */
 import { z } from 'zod';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../api/errors.js';
 import type { Directory } from '../people/types.js';
-import { parseInput } from '../validation.js';
-import { INSIGHTS_DIMENSIONS, type InsightsQuery, type StoredDimension } from './types.js';
+import { parseInput } from '../api/validation.js';
+import { INSIGHTS_DIMENSIONS, type InsightsQuery } from './types.js';
 
 const DAY_MS = 86_400_000;
 /** The window when `since` is not given. */
@@ -26,15 +26,6 @@ export const insightsQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
-/**
- * Dimensions named by the contract whose column no request has yet (issue 48 adds `agent_kind` and `context.repo`):
- * answering them from `metadata` would count whatever an agent happened to put there, so they are refused by name.
- */
-const NOT_YET: Partial<Record<string, string>> = {
-  agent_kind: 'requests do not record their agent kind yet',
-  repo: 'requests do not record their repository yet',
-};
-
 /** A window `[since, until)` from optional bounds: until defaults to now, since to 30 days before until. */
 export function insightsWindow(bounds: { since?: Date; until?: Date }, now: number): { since: Date; until: Date } {
   const until = bounds.until ?? new Date(now);
@@ -49,9 +40,7 @@ export function insightsWindow(bounds: { since?: Date; until?: Date }, now: numb
 /** The store query `raw` (an express query object) asks for. @throws ValidationError naming the bad field. */
 export function parseInsightsQuery(raw: unknown, now: number, directory: Directory): InsightsQuery {
   const q = parseInput(insightsQuerySchema, raw, 'query');
-  const why = NOT_YET[q.by];
-  if (why) throw new ValidationError(`by: ${q.by} is not available yet: ${why}`, [{ path: 'by', message: `${q.by} is not available yet` }]);
-  const by = q.by as StoredDimension;
+  const by = q.by;
   const query: InsightsQuery = { ...insightsWindow(q, now), by, limit: q.limit };
   if (by === 'group') query.groups = directory.groups().flatMap((g) => g.people.map((p) => [p, g.id] as const));
   return query;

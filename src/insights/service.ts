@@ -5,13 +5,13 @@
  * once for every store; and a candidate policy replayed over it (`POST /v1/policy/simulate`).
  */
 import { z } from 'zod';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../api/errors.js';
 import type { Directory } from '../people/types.js';
 import type { GrantStore } from '../policy/grants.js';
 import { matchPolicy, type Policy } from '../policy/index.js';
 import { uuidv7 } from '../requests/ids.js';
 import type { ConfirmationRequest, NewEvent } from '../requests/types.js';
-import { parseInput } from '../validation.js';
+import { parseInput } from '../api/validation.js';
 import { insightsWindow, parseInsightsQuery } from './query.js';
 import { insightsReport, type InsightsJson } from './report.js';
 import { loadCandidate, simulate, type SimulationJson } from './simulate.js';
@@ -27,8 +27,6 @@ export interface InsightsDeps {
   now: () => number;
   /** Denied requests of a tool filed in `[since, until)`, newest first, a bounded page of them (the nearest denied call). */
   denied: (toolName: string, since: Date, until: Date) => Promise<ConfirmationRequest[]>;
-  /** Every request filed in the window, newest first, read a page at a time (the store's `scan`). */
-  scan: (window: { since: Date; until: Date }) => AsyncIterable<ConfirmationRequest>;
   /** One request by id. */
   request: (id: string) => Promise<ConfirmationRequest | null>;
   /** The policy in force and its grants (null: no grants can be applied). */
@@ -113,7 +111,7 @@ export class Insights {
    */
   async simulate(yaml: string, raw: unknown): Promise<SimulationJson> {
     const window = insightsWindow(parseInput(simulateQuerySchema, raw, 'query'), this.deps.now());
-    return simulate(loadCandidate(yaml), this.deps.scan(window), window);
+    return simulate(loadCandidate(yaml), this.deps.store.replay(window), window);
   }
 
   /** The suggestions of a window, each with its nearest denied call (one bounded read per tool). */

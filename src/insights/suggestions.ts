@@ -13,9 +13,9 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
-import { loadPolicy, matchPolicy, type Policy } from '../policy/index.js';
+import { loadPolicy, matchPolicy, type Policy, type PolicyFacts } from '../policy/index.js';
 import type { ConfirmationRequest } from '../requests/types.js';
-import type { SuggestionCandidate } from './types.js';
+import type { ReplayRow, SuggestionCandidate } from './types.js';
 
 /** Characters that let a shell run something else: a prefix rule never matches a value holding one. */
 const SHELL_METACHARACTERS = '[;&|`$<>(){}\\\\\\n\\r]';
@@ -125,9 +125,49 @@ export function suggestionOf(c: SuggestionCandidate, denied: readonly Confirmati
   return { json, candidate: c, policy };
 }
 
-/** The facts a policy matches of a filed request. */
-export function factsOf(r: ConfirmationRequest) {
-  return { toolName: r.toolName, toolArgs: r.toolArgs, agentId: r.agentId ?? undefined, userId: r.userId ?? undefined, sessionId: r.sessionId ?? undefined, metadata: r.metadata };
+/** What a policy matches of a filed request (a stored request, or a replay's row). */
+export type FactsSource = Pick<ReplayRow, 'toolName' | 'toolArgs' | 'agentId' | 'userId' | 'sessionId' | 'agentKind' | 'context' | 'metadata'>;
+
+/**
+ * The facts a policy matches of a filed request, the coding agent's kind and context included. The JSON-valued facts
+ * are read from `r` only when a rule looks at them, then kept (a replay's rows decode them on reading: most rows of a
+ * replay meet no rule that reads their arguments). A class, not an object literal with getters: a replay makes one
+ * per row, and accessors defined per object cost several times a constructor call.
+ */
+export function factsOf(r: FactsSource): PolicyFacts {
+  return new LazyFacts(r);
+}
+
+class LazyFacts implements PolicyFacts {
+  readonly toolName: string;
+  readonly agentId: string | undefined;
+  readonly userId: string | undefined;
+  readonly sessionId: string | undefined;
+  readonly agentKind: string | undefined;
+  private args: Record<string, unknown> | undefined;
+  private where: FactsSource['context'] | undefined;
+  private meta: Record<string, unknown> | undefined;
+
+  constructor(private readonly r: FactsSource) {
+    this.toolName = r.toolName;
+    this.agentId = r.agentId ?? undefined;
+    this.userId = r.userId ?? undefined;
+    this.sessionId = r.sessionId ?? undefined;
+    this.agentKind = r.agentKind ?? undefined;
+  }
+
+  get toolArgs(): Record<string, unknown> {
+    return (this.args ??= this.r.toolArgs);
+  }
+
+  get context(): FactsSource['context'] {
+    if (this.where === undefined) this.where = this.r.context;
+    return this.where;
+  }
+
+  get metadata(): Record<string, unknown> {
+    return (this.meta ??= this.r.metadata);
+  }
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

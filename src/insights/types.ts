@@ -3,22 +3,22 @@
  * The insights contract (ARCHITECTURE.md, "Fourth stage: insights"): what the history says about how requests are
  * decided — counts by outcome, time to decision, edited arguments and approvals made too fast to have been read —
  * grouped by one dimension, with a daily series. Each store answers {@link InsightsStore} in its own SQL
- * (`requests/sqlite/insights.ts`, `requests/postgres/insights.ts`) without loading the history into memory; the
+ * (`stores/sqlite/insights.ts`, `stores/postgres/insights.ts`) without loading the history into memory; the
  * shapes the API answers are built from their raw aggregates by `insights/report.ts`, once for both.
  *
  * @remarks Left out: authorization (the route's), the people directory (groups arrive already flattened to
  * `[person, group]` pairs), and any cache: every call reads the database.
  */
 
+import type { AgentContext, RequestStatus } from '../requests/types.js';
+
 /**
  * What `?by=` may group by (contract), and `day` (the UTC day filed: each day's time to decision, for the insights
- * page's chart). `agent_kind` and `repo` are accepted names that no request records yet.
+ * page's chart). `agent_kind` and `repo` are a coding agent's (`agent_kind`, `context.repo`; null for other callers).
  */
 export const INSIGHTS_DIMENSIONS = ['tool', 'agent', 'agent_kind', 'person', 'group', 'channel', 'repo', 'day'] as const;
 /** One group-by dimension. */
 export type InsightsDimension = (typeof INSIGHTS_DIMENSIONS)[number];
-/** The dimensions a store can group by today (see `insights/query.ts` for why the others are refused). */
-export type StoredDimension = Exclude<InsightsDimension, 'agent_kind' | 'repo'>;
 
 /** An approval this soon after the card reached the approver counts as a rubber stamp (`fast_approvals`). */
 export const FAST_APPROVAL_MS = 3000;
@@ -34,7 +34,7 @@ export interface DecisionPercentiles {
 export interface InsightsQuery {
   since: Date;
   until: Date;
-  by: StoredDimension;
+  by: InsightsDimension;
   /** Most rows (groups) answered, largest first. */
   limit: number;
   /** For `by: 'group'`: each person with each group they are in (a person in two groups counts in both). */
@@ -47,7 +47,7 @@ export interface InsightsQuery {
  * before the verdict to the verdict.
  */
 export interface InsightsGroupCounts {
-  /** The tool name, agent id, person id, group id or channel as stored (null: requests without one). */
+  /** The tool name, agent id, agent kind, repository, person id, group id or channel as stored (null: requests without one). */
   key: string | null;
   requests: number;
   approved: number;
@@ -110,10 +110,41 @@ export interface SuggestionQuery {
   min: number;
 }
 
+/**
+ * What a policy replay reads of a filed request (`InsightsStore.replay`): the facts a rule matches, how the request was
+ * routed and how it ended. The JSON fields may be decoded only when read (a candidate whose rules never look at a
+ * request's arguments never pays for them), so read each at most as often as needed.
+ */
+export interface ReplayRow {
+  id: string;
+  toolName: string;
+  readonly toolArgs: Record<string, unknown>;
+  agentId: string | null;
+  userId: string | null;
+  sessionId: string | null;
+  agentKind: string | null;
+  readonly context: AgentContext | null;
+  readonly metadata: Record<string, unknown>;
+  readonly approvers: string[];
+  requiredApprovals: number;
+  status: RequestStatus;
+  respondedVia: string | null;
+  respondedByPerson: string | null;
+  reason: string | null;
+  /** ISO 8601 (UTC, ms). */
+  createdAt: string;
+}
+
 /** The insights reads a store offers. */
 export interface InsightsStore {
   /** Counts requests filed in the query's window, grouped and by day, in SQL. */
   insights(query: InsightsQuery): Promise<InsightsCounts>;
   /** The repeating calls of the window (see {@link SuggestionCandidate}), most approved first, grouped in SQL. */
   suggestionCandidates(query: SuggestionQuery): Promise<SuggestionCandidate[]>;
+  /**
+   * Every request filed in `[since, until)`, newest first, a page at a time (each page read in a short statement of
+   * its own, so a long replay holds no snapshot open): the rows a policy replay reads, and no other column.
+   * @param pageSize rows per page (default: the store's own, a few thousand)
+   */
+  replay(window: { since: Date; until: Date }, pageSize?: number): AsyncIterable<readonly ReplayRow[]>;
 }

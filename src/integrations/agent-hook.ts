@@ -7,7 +7,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { agentContextSchema, agentKindSchema, parseInput } from '../api-schema.js';
+import { agentContextSchema, agentKindSchema, parseInput } from '../api/api-schema.js';
 import { toApiRequest } from '../requests/serialize.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import type { Principal } from '../tokens/scopes.js';

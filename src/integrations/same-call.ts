@@ -22,7 +22,7 @@ import type { Gateway, NewRequestInput } from '../gateway/gateway.js';
 import { waitWhileConnected } from '../http/long-poll.js';
 import { argsSha256 } from '../requests/args-hash.js';
 import type { ConfirmationRequest } from '../requests/types.js';
-import type { SharedMarks } from '../shared-marks.js';
+import type { SharedMarks } from '../contracts/shared-marks.js';
 import { oneCallAtATime } from './attach.js';
 
 /** How long after its verdict a decided request still answers the same call (when it outlives its own expiry). */

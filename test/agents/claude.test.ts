@@ -5,6 +5,9 @@
  * Approve → the command runs; deny → it does not, and the model receives the approver's reason; deferred → the first
  * attempt is refused with the link, a human approves, and the retry — a new headless session, a new `tool_use_id` —
  * runs (deferred verdicts, as for every agent).
+ *
+ * Over 30 s: a real CLI started for each scenario (a native binary loading its own runtime), with the hook a child process each
+ * time; it runs in vitest.config.ts's `waiting` project, beside the other files that wait.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -5,6 +5,9 @@
  * `PreToolUse` hook file `tollgate init cline` writes. Approve → the command runs; deny → it does not: Cline's
  * `cancel` ends the task with the reason for the user (the model gets no tool result to read); deferred → the first
  * attempt is cancelled, a human approves, the retry runs.
+ *
+ * Over 30 s: a real CLI started four times (plus `cline auth` before each), with the hook a child process each time;
+ * it runs in vitest.config.ts's `waiting` project, beside the other files that wait.
  */
 import { resolve } from 'node:path';
 import { beforeAll, expect } from 'vitest';

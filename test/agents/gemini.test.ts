@@ -4,6 +4,9 @@
  * its BeforeTool hook in the user settings as `tollgate init gemini --scope user` writes it. Approve → the command
  * runs; deny → it does not, and the model receives the approver's reason; deferred → the first attempt is refused
  * with the link, a human approves, the retry runs.
+ *
+ * Over 30 s: a real CLI started four times, with the hook a child process each time; it runs in vitest.config.ts's
+ * `waiting` project, beside the other files that wait.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

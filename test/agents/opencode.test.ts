@@ -5,6 +5,9 @@
  * gated by the plugin `tollgate init opencode` writes. Approve → the command runs; deny → it does not, and the model
  * receives the approver's reason; deferred → the first attempt is refused with the link, a human approves, the retry
  * runs.
+ *
+ * Over 30 s: a real CLI started four times, with the hook a child process each time; it runs in vitest.config.ts's
+ * `waiting` project, beside the other files that wait.
  */
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

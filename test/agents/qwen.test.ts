@@ -5,6 +5,9 @@
  * user settings as `tollgate init qwen --scope user` writes it. Approve → the command runs; deny → it does not, and
  * the model receives the approver's reason; deferred → the first attempt is refused with the link, a human approves,
  * the retry runs.
+ *
+ * Over 30 s: a real CLI started four times (on its own Node 22), with the hook a child process each time; it runs in
+ * vitest.config.ts's `waiting` project, beside the other files that wait.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -20,6 +20,9 @@ export interface HistorySpec {
   createdAt: Date;
   tool: string;
   agent: string;
+  /** The coding agent that asked, and the repository it worked in (null: an ordinary caller, or no repo known). */
+  agentKind: string | null;
+  repo: string | null;
   /** When its cards were delivered (none: decided before any card went out). */
   deliveries: number[];
   outcome: Outcome;
@@ -55,6 +58,9 @@ export function historySpecs(): HistorySpec[] {
       createdAt: new Date(SINCE.getTime() + (i % 3) * 86_400_000 + 3_600_000 + i * 60_000),
       tool: ['deploy', 'pay_invoice', 'read_file'][i % 3]!,
       agent: i % 2 ? 'ops' : 'billing',
+      // Some calls from coding agents (a few outside any repository), the rest from ordinary callers.
+      agentKind: i % 5 === 0 ? null : i % 5 < 3 ? 'claude' : 'codex',
+      repo: i % 5 === 0 || i % 7 === 6 ? null : ['acme/api', 'acme/web'][i % 2]!,
       deliveries,
       outcome,
       verdictAfter: outcome === 'expire' ? 3_600_000 : (deliveries.length && i !== 8 ? first : 0) + delay,
@@ -64,7 +70,7 @@ export function historySpecs(): HistorySpec[] {
     });
   }
   // Outside the window: the hour before it, and its end itself (the window is [since, until)).
-  const outside = { tool: 'deploy', agent: 'ops', deliveries: [10], outcome: 'approve' as const, verdictAfter: 500, actor: 'slack:U1', person: 'alice', edited: false };
+  const outside = { tool: 'deploy', agent: 'ops', agentKind: 'claude', repo: 'acme/api', deliveries: [10], outcome: 'approve' as const, verdictAfter: 500, actor: 'slack:U1', person: 'alice', edited: false };
   specs.push({ ...outside, createdAt: new Date(SINCE.getTime() - 3_600_000) }, { ...outside, createdAt: UNTIL });
   return specs;
 }
@@ -73,7 +79,8 @@ export function historySpecs(): HistorySpec[] {
 export async function seedHistory(store: ConfirmationStore, specs: HistorySpec[]): Promise<ConfirmationRequest[]> {
   const rows: ConfirmationRequest[] = [];
   for (const [i, s] of specs.entries()) {
-    const input = { toolName: s.tool, agentId: s.agent, toolArgs: { n: i }, timeoutS: 3600 };
+    const context = s.agentKind ? { session_id: `s${i}`, cwd: '/src', repo: s.repo, branch: 'main', model: null } : undefined;
+    const input = { toolName: s.tool, agentId: s.agent, toolArgs: { n: i }, timeoutS: 3600, ...(s.agentKind ? { agentKind: s.agentKind, context } : {}) };
     const at = (ms: number) => new Date(s.createdAt.getTime() + ms);
     if (s.outcome === 'policy') {
       const { request, event } = settleAtFiling(newRequest(input, s.createdAt), { decision: 'approve', actor: 'policy:reads', via: 'policy', reason: null, detail: {} });
@@ -119,6 +126,8 @@ function keysOf(s: HistorySpec, by: string): (string | null)[] {
   const person = human(s) ? s.person : null;
   if (by === 'tool') return [s.tool];
   if (by === 'agent') return [s.agent];
+  if (by === 'agent_kind') return [s.agentKind];
+  if (by === 'repo') return [s.agentKind ? s.repo : null];
   if (by === 'person') return [person];
   if (by === 'day') return [s.createdAt.toISOString().slice(0, 10)];
   if (by === 'channel') return [human(s) ? s.actor.split(':')[0]! : s.outcome === 'policy' ? 'policy' : s.outcome === 'cancel' ? 'api' : null];

@@ -5,8 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insightsReport } from '../../src/insights/report.js';
-import type { InsightsQuery, InsightsStore, StoredDimension } from '../../src/insights/types.js';
+import type { InsightsDimension, InsightsQuery, InsightsStore, ReplayRow } from '../../src/insights/types.js';
 import type { ConfirmationStore } from '../../src/requests/store.js';
+import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { expectedDays, expectedRows, GROUPS, historySpecs, seedHistory, SINCE, UNTIL } from './insights-history.js';
 
 /** A store with its insights reads, and how to throw them away. */
@@ -16,25 +17,32 @@ export interface InsightsHarness {
   cleanup(): Promise<void>;
 }
 
+/** A replay row's plain columns (the same names on a stored request). */
+const pick = (r: Omit<ReplayRow, 'toolArgs' | 'context' | 'metadata' | 'approvers'>) => {
+  const { id, toolName, agentId, userId, sessionId, agentKind, requiredApprovals, status, respondedVia, respondedByPerson, reason, createdAt } = r;
+  return { id, toolName, agentId, userId, sessionId, agentKind, requiredApprovals, status, respondedVia, respondedByPerson, reason, createdAt };
+};
+
 const PAIRS = Object.entries(GROUPS).flatMap(([group, people]) => people.map((p) => [p, group] as const));
 
 /** Runs the insights contract against the stores `newStore` builds (one store, seeded once, for the whole suite). */
 export function runInsightsContract(name: string, newStore: () => Promise<InsightsHarness>): void {
   describe(`insights contract: ${name}`, () => {
     let harness: InsightsHarness;
+    let seeded: ConfirmationRequest[];
     const specs = historySpecs();
-    const report = async (by: StoredDimension, extra: Partial<InsightsQuery> = {}) => {
+    const report = async (by: InsightsDimension, extra: Partial<InsightsQuery> = {}) => {
       const query: InsightsQuery = { since: SINCE, until: UNTIL, by, limit: 100, ...(by === 'group' ? { groups: PAIRS } : {}), ...extra };
       return insightsReport(query, await harness.insights.insights(query));
     };
 
     beforeAll(async () => {
       harness = await newStore();
-      await seedHistory(harness.store, specs);
+      seeded = await seedHistory(harness.store, specs);
     }, 60_000);
     afterAll(() => harness?.cleanup());
 
-    it.each(['tool', 'agent', 'person', 'channel', 'group', 'day'] as const)('by=%s answers each group\'s counts, rates and percentiles', async (by) => {
+    it.each(['tool', 'agent', 'agent_kind', 'repo', 'person', 'channel', 'group', 'day'] as const)('by=%s answers each group\'s counts, rates and percentiles', async (by) => {
       const { rows } = await report(by);
       expect(rows).toEqual(expectedRows(specs, by));
       // The seed is varied enough to mean something: several groups, some decided slowly, some fast.
@@ -58,6 +66,30 @@ export function runInsightsContract(name: string, newStore: () => Promise<Insigh
     it('cuts the rows at the limit, largest first', async () => {
       const all = (await report('person')).rows;
       expect((await report('person', { limit: 2 })).rows).toEqual(all.slice(0, 2));
+    });
+
+    it('replays the window newest first, every row once across pages, with the facts a policy matches', async () => {
+      const pages: ReplayRow[][] = [];
+      for await (const page of harness.insights.replay({ since: SINCE, until: UNTIL }, 4)) pages.push([...page]);
+      expect(pages.length).toBeGreaterThan(5);
+      const stored = new Map((await harness.store.getMany(seeded.map((r) => r.id))).map((r) => [r.id, r]));
+      const inWindow = [...stored.values()]
+        .filter((r) => r.createdAt >= SINCE && r.createdAt < UNTIL)
+        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1));
+      const replayed = pages.flat();
+      expect(replayed.map((r) => r.id)).toEqual(inWindow.map((r) => r.id));
+      for (const row of replayed) {
+        const r = stored.get(row.id)!;
+        expect({ ...pick(row), toolArgs: row.toolArgs, context: row.context, metadata: row.metadata, approvers: row.approvers }).toEqual({
+          ...pick({ ...r, createdAt: r.createdAt.toISOString() }),
+          toolArgs: r.toolArgs,
+          context: r.context,
+          metadata: r.metadata,
+          approvers: r.approvers,
+        });
+      }
+      // The coding agents' facts arrive (a candidate may match agent_kind and repo).
+      expect(replayed.some((r) => r.agentKind === 'claude' && r.context?.repo === 'acme/api')).toBe(true);
     });
 
     it('answers an empty window with zeros and no rows', async () => {

@@ -29,7 +29,6 @@ export function runSuggestionsContract(name: string, newStore: () => Promise<Ins
         directory: () => NO_DIRECTORY,
         now: () => S_UNTIL.getTime(),
         denied: async (toolName, since, until) => (await harness.store.list({ status: 'denied', toolName, since, until, limit: 100 })).items,
-        scan: (window) => harness.store.scan(window),
         request: (id) => harness.store.get(id),
         policy: () => null,
         grants: null,

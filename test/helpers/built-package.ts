@@ -13,7 +13,8 @@ export const ROOT = resolve(import.meta.dirname, '../..');
 const MARKER = join(ROOT, 'dist/src/index.js');
 const LOCK = join(ROOT, 'dist/.build-lock');
 
-function newestSource(dir: string): number {
+/** The newest modification time (ms) of a `.ts` file under `dir`. */
+export function newestSource(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);

@@ -3,16 +3,19 @@
  * gateway's work taken over, Redis killed and restarted, Redis down at start, and 1,000 simultaneous expiries.
  * These tests wait real seconds on purpose: the gateways are child processes (and Redis a real server whose delayed
  * jobs run on its own time), so they cannot share a ManualClock with the test; timeouts are kept to a few seconds.
+ *
+ * Over 30 s: six scenarios, each with its own redis-server and two or three gateway processes, waiting out real
+ * deadlines; it runs in vitest.config.ts's `waiting` project, beside the other files that wait.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Database } from '../../../src/requests/sqlite/driver.js';
+import { Database } from '../../../src/stores/sqlite/driver.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/utils/clock.js';
 import { Gateway } from '../../../src/gateway/gateway.js';
-import { applyMigrations, openDatabase } from '../../../src/requests/sqlite/database.js';
-import { SqliteConfirmationStore } from '../../../src/requests/sqlite/store.js';
+import { applyMigrations, openDatabase } from '../../../src/stores/sqlite/database.js';
+import { SqliteConfirmationStore } from '../../../src/stores/sqlite/store.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { startRedisGateway, type RedisGateway, type RedisGatewayOptions } from './gateways.js';
 import { PrivateRedis, freePort } from './redis.js';

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RequestChange } from '../../../src/change-feed.js';
+import type { RequestChange } from '../../../src/lifecycle/change-feed.js';
 import { BullMQScheduler } from '../../../src/scheduler/bullmq.js';
 import { RedisChangeFeed } from '../../../src/scheduler/redis-change-feed.js';
 import { RecordingJobs } from '../../contracts/scheduler.contract.js';
@@ -104,7 +104,9 @@ describe('BullMQ scheduler and Redis change feed, with their own Redis', { timeo
 
   it("a reminder's wake-up whose process is gone fires from its Redis job in another process, the backstop delay after its time", async () => {
     const { a, jobsA, jobsB, prefix, url } = await twoStarted();
-    const at = new Date(Date.now() + 300);
+    // Far enough ahead that A is stopped before its local timer would fire, even on a loaded machine (with 300 ms,
+    // reading the job keys sometimes took longer, A fired it itself, and the test failed without a fault).
+    const at = new Date(Date.now() + 3000);
     await a.scheduleExpiry('orphan', at, new Date(at.getTime() + 60_000));
     expect(await jobKeys(url, prefix)).toEqual([`${prefix}:expiry:expire-orphan`]);
     await a.stop(); // its local timer goes with it; the job stays in Redis

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedDays, expectedRows, GROUPS, historySpecs, seedHistory, SINCE, UNTIL } from '../../contracts/insights-history.js';
-import { openPostgres } from '../../../src/requests/postgres/database.js';
-import { PostgresConfirmationStore } from '../../../src/requests/postgres/store.js';
+import { openPostgres } from '../../../src/stores/postgres/database.js';
+import { PostgresConfirmationStore } from '../../../src/stores/postgres/store.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { freshDatabase, type FreshDatabase } from '../postgres/fresh-database.js';
 
@@ -58,6 +58,14 @@ describe.each(['sqlite', 'postgres'])('GET /v1/insights on %s', (dialect) => {
     expect(((await res.json()) as { rows: unknown }).rows).toEqual(expectedRows(specs, 'group'));
   });
 
+  it.each(['agent_kind', 'repo'])('groups by a coding agent\'s %s (null: requests without one)', async (by) => {
+    const res = await get(`${window}&by=${by}`);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const rows = ((await res.json()) as { rows: { key: string | null }[] }).rows;
+    expect(rows).toEqual(expectedRows(specs, by));
+    expect(rows.map((r) => r.key)).toContain(null);
+  });
+
   it('defaults to the last 30 days by tool', async () => {
     const body = (await (await get('')).json()) as { by: string; since: string; until: string; series: unknown[] };
     expect(body.by).toBe('tool');
@@ -67,8 +75,6 @@ describe.each(['sqlite', 'postgres'])('GET /v1/insights on %s', (dialect) => {
 
   it.each([
     ['by=nope', 'by'],
-    ['by=agent_kind', 'by'],
-    ['by=repo', 'by'],
     ['since=yesterday', 'since'],
     ['until=2026-13-45', 'until'],
     [`since=${UNTIL.toISOString()}&until=${SINCE.toISOString()}`, 'until'],

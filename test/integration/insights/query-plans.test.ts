@@ -12,12 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedHistory } from '../../../bench/seed.js';
-import { copySqliteToPostgres } from '../../../src/requests/postgres/copy-from-sqlite.js';
-import { openPostgres } from '../../../src/requests/postgres/database.js';
-import { openDatabase } from '../../../src/requests/sqlite/database.js';
-import { Database } from '../../../src/requests/sqlite/driver.js';
-import { insightsReads } from '../../../src/requests/sqlite/insights.js';
-import type { StoredDimension } from '../../../src/insights/types.js';
+import { copySqliteToPostgres } from '../../../src/stores/postgres/copy-from-sqlite.js';
+import { openPostgres } from '../../../src/stores/postgres/database.js';
+import { openDatabase } from '../../../src/stores/sqlite/database.js';
+import { Database } from '../../../src/stores/sqlite/driver.js';
+import { insightsReads } from '../../../src/stores/sqlite/insights.js';
+import type { InsightsDimension } from '../../../src/insights/types.js';
 import { startTestServer } from '../../helpers/server.js';
 import { SqlRecorder, type RecordedSql } from '../history/sql-recorder.js';
 import { freshDatabase, withClient, type FreshDatabase } from '../postgres/fresh-database.js';
@@ -28,7 +28,7 @@ const DIRECTORY = `people:
 groups:
   leads: [p1, p2]
 `;
-const DIMENSIONS = ['tool', 'agent', 'person', 'group', 'channel'];
+const DIMENSIONS = ['tool', 'agent', 'agent_kind', 'repo', 'person', 'group', 'channel'];
 
 /** Asks the real gateway on `db` for a 90-day window by each dimension; `during` wraps each call. */
 async function answerEach(db: string, during = <T>(_label: string, fn: () => Promise<T>) => fn()): Promise<void> {
@@ -92,7 +92,7 @@ describe('query plans of the insights reads', () => {
     const db = new Database(file, { readonly: true });
     try {
       const since = new Date(Date.now() - 90 * 86_400_000);
-      const statements = DIMENSIONS.flatMap((by) => insightsReads({ since, until: new Date(), by: by as StoredDimension, limit: 100, groups: [['p1', 'leads'], ['p2', 'leads']] }).map((read) => ({ label: by, ...read })));
+      const statements = DIMENSIONS.flatMap((by) => insightsReads({ since, until: new Date(), by: by as InsightsDimension, limit: 100, groups: [['p1', 'leads'], ['p2', 'leads']] }).map((read) => ({ label: by, ...read })));
       for (const statement of statements) {
         const plan = (db.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`).all(statement.params) as { detail: string }[]).map((r) => r.detail);
         const text = `${statement.label}: ${plan.join(' | ')}`;

@@ -1,6 +1,9 @@
 /**
  * `tollgate claude-hook` end to end: the CLI as a child process, against `tollgate serve` as a child process,
  * decided through the API.
+ *
+ * Over 30 s: twenty scenarios, each a gateway process and one or more CLI processes (the CLI through tsx, as a
+ * source checkout runs it); it runs in vitest.config.ts's `waiting` project, beside the other files that wait.
  */
 import { once } from 'node:events';
 import { createServer } from 'node:http';

@@ -1,6 +1,9 @@
 /**
  * `POST /v1/hooks/claude-code` and `POST /v1/hooks/pulsebot` end to end, against `tollgate serve` as a child
  * process, decided through the API.
+ *
+ * Over 30 s: ten scenarios, each starting (and some restarting) `tollgate serve` as a process and waiting out real
+ * `?wait` and expiry times; it runs in vitest.config.ts's `waiting` project, beside the other files that wait.
  */
 import { describe, expect, it } from 'vitest';
 import { allRequests, body, childGatewaysPerTest, decide, eventsOf, pendingRequest } from './helpers.js';

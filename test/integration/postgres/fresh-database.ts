@@ -1,10 +1,18 @@
 /**
  * A uniquely named PostgreSQL database on the test server (127.0.0.1:5432, user postgres, trust auth), for one test
  * file: created on demand, migrated once, dropped after (`WITH (FORCE)` ends connections a test left open).
+ *
+ * A migrated database is a copy of a template that tollgate's migrations were applied to once (`CREATE DATABASE …
+ * TEMPLATE`): forty-odd test files each running the migrations cost a second apiece on a busy machine, a copy a few
+ * hundred milliseconds. The template is named after a hash of the migration files, so a new migration makes a new
+ * template, and checkouts with different migrations on one server do not share one.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
-import { applyPostgresMigrations, openPostgres } from '../../../src/requests/postgres/database.js';
+import { migrationsFolder } from '../../../src/stores/migrations-folder.js';
+import { applyPostgresMigrations, openPostgres } from '../../../src/stores/postgres/database.js';
 
 /** The server's admin URL; `TOLLGATE_TEST_PG` overrides it. */
 export const PG_ADMIN_URL = process.env.TOLLGATE_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -29,20 +37,68 @@ export async function withClient<T>(url: string, fn: (client: pg.Client) => Prom
 
 const admin = <T>(fn: (client: pg.Client) => Promise<T>): Promise<T> => withClient(PG_ADMIN_URL, fn);
 
-/** Creates an empty database named `tollgate_test_<random>`; `migrate` applies tollgate's migrations to it. */
+const urlOf = (name: string) => PG_ADMIN_URL.replace(/\/[^/?]*(\?|$)/, `/${name}$1`);
+
+/** Applies tollgate's migrations to the database at `url`. */
+async function migrate(url: string): Promise<void> {
+  const open = openPostgres(url, { poolSize: 1 });
+  try {
+    await applyPostgresMigrations(open);
+  } finally {
+    await open.close();
+  }
+}
+
+/** `tollgate_tpl_<hash of the migration files>`. */
+function templateName(): string {
+  const folder = migrationsFolder('postgres');
+  const hash = createHash('sha256');
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else hash.update(entry.name).update(readFileSync(path));
+    }
+  };
+  walk(folder);
+  return `tollgate_tpl_${hash.digest('hex').slice(0, 16)}`;
+}
+
+let template: Promise<string> | undefined;
+
+/**
+ * The migrated template, made once per server and migration set: under an advisory lock (test files in parallel
+ * workers ask at once), built under a scratch name and renamed when complete, so nobody copies a half-migrated one.
+ */
+function migratedTemplate(): Promise<string> {
+  template ??= admin(async (c) => {
+    const name = templateName();
+    await c.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
+    try {
+      if ((await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount) return name;
+      const scratch = `${name}_${randomUUID().replaceAll('-', '').slice(0, 8)}`;
+      await c.query(`CREATE DATABASE ${scratch}`);
+      try {
+        await migrate(urlOf(scratch));
+        await c.query(`ALTER DATABASE ${scratch} RENAME TO ${name}`);
+      } catch (error) {
+        await c.query(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
+        throw error;
+      }
+      return name;
+    } finally {
+      await c.query('SELECT pg_advisory_unlock(hashtext($1))', [name]);
+    }
+  });
+  return template;
+}
+
+/** Creates an empty database named `tollgate_test_<random>`; `migrate` gives it tollgate's migrations (a template copy). */
 export async function freshDatabase(options: { migrate?: boolean } = {}): Promise<FreshDatabase> {
   const name = `tollgate_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
-  await admin((c) => c.query(`CREATE DATABASE ${name}`));
-  const url = PG_ADMIN_URL.replace(/\/[^/?]*(\?|$)/, `/${name}$1`);
-  if (options.migrate) {
-    const open = openPostgres(url, { poolSize: 1 });
-    try {
-      await applyPostgresMigrations(open);
-    } finally {
-      await open.close();
-    }
-  }
-  return { url, name, drop: () => admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))) };
+  const from = options.migrate ? ` TEMPLATE ${await migratedTemplate()}` : '';
+  await admin((c) => c.query(`CREATE DATABASE ${name}${from}`));
+  return { url: urlOf(name), name, drop: () => admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))) };
 }
 
 /** Empties tollgate's tables in `url` (between tests sharing one database). */
