@@ -9,7 +9,8 @@
  * validators, which load zod), stays out of the bundle: that `import()` is left as it is, pointing at the compiled
  * file in `dist/src/`, which the package ships next to the bundle.
  */
-import { dirname, join, relative, resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Metafile, Plugin } from 'esbuild';
 
@@ -20,6 +21,11 @@ const ENTRY = join(ROOT, 'src/cli/hook-command.ts');
 const COMMANDS = new Set([ENTRY, join(ROOT, 'src/cli/claude-hook-command.ts')]);
 /** Where `npm run build` writes the bundle. */
 export const HOOK_BUNDLE = join(ROOT, 'dist/hook/hook.cjs');
+/**
+ * Beside the bundle: the source files it was built from (paths relative to the package root, one JSON array). In a
+ * source checkout `bin/tollgate.js` compares their times with the bundle's and refuses a stale bundle loudly.
+ */
+export const HOOK_SOURCES = 'hook.sources.json';
 
 /**
  * Keeps the lazy `import()`s of the hook's own modules out of the bundle: each becomes an `import()` of the compiled
@@ -56,7 +62,10 @@ export async function buildHookBundle(outfile: string = HOOK_BUNDLE): Promise<Me
     metafile: true,
     legalComments: 'none',
     logLevel: 'error',
+    absWorkingDir: ROOT,
   });
+  const sources = Object.keys(result.metafile.inputs).filter((path) => !path.startsWith('..') && !isAbsolute(path));
+  writeFileSync(join(dirname(outfile), HOOK_SOURCES), `${JSON.stringify(sources)}\n`);
   return result.metafile;
 }
 

@@ -2,16 +2,18 @@
  * @module bench/scenarios/policy
  * `policy_allow`: a call an allow rule answers is on every gated tool call's path. Measures `POST /v1/requests`
  * answered final by a rule (one client, so the figure is the call's own latency; then 64 clients), and `tollgate
- * claude-hook` end to end for an allowed call: a fresh `node` process per call running the package's `bin/tollgate.js`
- * and its hook bundle, reading the hook JSON on stdin and printing the allow answer, as Claude Code runs it; and a bare
- * `node -e 0` between those calls, on the same node, for what the hook costs beyond node itself. The same for every
- * coding agent's `tollgate hook <agent>` (one bundle), each with its agent's hook input for an allowed `ls`.
+ * claude-hook` end to end for an allowed call: a fresh `node` process per call running a clone's `bin/tollgate.js`
+ * (this checkout, its hook bundle built as `npm install` builds it), reading the hook JSON on stdin and printing the
+ * allow answer, as Claude Code runs it; and a bare `node -e 0` between those calls, on the same node, for what the
+ * hook costs beyond node itself. The same for every coding agent's `tollgate hook <agent>` (`agent-hooks.ts`), with
+ * the deferred retry's time to allow.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freshGateway, type Scenario } from '../context.js';
-import { buildGateway, buildHookPackage } from '../built-gateway.js';
+import { ensureHookBundle, ROOT } from '../../test/helpers/built-package.js';
+import { measureAgentHooks, nodeStartOnce } from './agent-hooks.js';
 import { BENCH_TOKEN } from '../processes.js';
 import { round, summarize, type Percentiles } from '../stats.js';
 import { CREATE_BODY, CREATE_CONCURRENCY } from './create-rps.js';
@@ -48,38 +50,6 @@ async function hookOnce(bin: string, url: string, i: number, env: NodeJS.Process
   return ms;
 }
 
-/** Each coding agent's hook input for an allowed `ls` (as in test/contracts/agent-adapters.test.ts). */
-const AGENT_INPUTS: Record<string, unknown> = {
-  codex: { session_id: 's', cwd: '/srv/app', hook_event_name: 'PreToolUse', model: 'm', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'c' },
-  gemini: { session_id: 's', cwd: '/srv/app', hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: 'ls' } },
-  qwen: { session_id: 's', cwd: '/srv/app', hook_event_name: 'PreToolUse', tool_name: 'run_shell_command', tool_input: { command: 'ls' } },
-  opencode: { tool: 'bash', sessionID: 's', callID: 'c', args: { command: 'ls' }, directory: '/srv/app' },
-  cline: { taskId: 't', workspaceRoots: ['/srv/app'], preToolUse: { toolName: 'run_commands', parameters: { command: 'ls' } } },
-  copilot: { cwd: '/srv/app', toolName: 'bash', toolArgs: '{"command":"ls"}' },
-  cursor: { hook_event_name: 'beforeShellExecution', conversation_id: 's', workspace_roots: ['/srv/app'], command: 'ls', cwd: '/srv/app' },
-};
-
-/** Runs the built `tollgate hook <agent>` once for an allowed `ls`; resolves with the wall time in ms. */
-async function agentHookOnce(bin: string, url: string, agent: string): Promise<number> {
-  const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [bin, 'hook', agent], { env: { ...process.env, TOLLGATE_URL: url, TOLLGATE_TOKEN: BENCH_TOKEN }, stdio: ['pipe', 'pipe', 'pipe'] });
-  let err = '';
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  child.stdin.end(JSON.stringify(AGENT_INPUTS[agent]));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (code !== 0) throw new Error(`tollgate hook ${agent} answered ${code}: ${err.slice(0, 300)}`);
-  return ms;
-}
-
-/** Wall time of a bare `node -e 0` in `env`: the floor under any command hook written for node. */
-async function nodeStartOnce(env: NodeJS.ProcessEnv): Promise<number> {
-  const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, ['-e', '0'], { env, stdio: 'ignore' });
-  await new Promise((resolve) => child.on('close', resolve));
-  return Number(process.hrtime.bigint() - started) / 1e6;
-}
-
 /** `policy_allow`. */
 export const policyScenario: Scenario = {
   name: 'policy_allow',
@@ -102,7 +72,8 @@ export const policyScenario: Scenario = {
         });
       const single = await load(1);
       const many = await load(CREATE_CONCURRENCY);
-      hookBin ??= buildGateway().then(async (main) => (await buildHookPackage(main)).bin);
+      // As users run it: a clone's bin/tollgate.js, which runs the hook bundle `npm install` built (rebuilt if stale).
+      hookBin ??= ensureHookBundle().then(() => join(ROOT, 'bin/tollgate.js'));
       const bin = await hookBin;
       const runs = ctx.quick ? 10 : 30;
       await hookOnce(bin, gateway.url, -1); // warm the file cache
@@ -122,19 +93,8 @@ export const policyScenario: Scenario = {
       }
       const h = summarize(hook);
       const b = summarize(bare);
-      // Every coding agent's hook, interleaved with bare node the same way: its overhead over `node -e 0`.
-      const agentOverhead: Record<string, { p50: number; p99: number; overhead_p50: number }> = {};
-      for (const agent of Object.keys(AGENT_INPUTS)) {
-        await agentHookOnce(bin, gateway.url, agent);
-        const times: number[] = [];
-        const nodeTimes: number[] = [];
-        for (let i = 0; i < runs; i++) {
-          times.push(await agentHookOnce(bin, gateway.url, agent));
-          nodeTimes.push(await nodeStartOnce(process.env));
-        }
-        const a = summarize(times);
-        agentOverhead[agent] = { p50: a.p50, p99: a.p99, overhead_p50: round(a.p50 - summarize(nodeTimes).p50) };
-      }
+      // Every coding agent's hook (`tollgate hook claude` too), and its deferred retry's time to allow.
+      const agents = await measureAgentHooks(bin, gateway.url, runs);
       return {
         policy_allow_latency_ms: { p50: single.latency_ms.p50, p99: single.latency_ms.p99 },
         policy_allow_rps_at_64: many.rps,
@@ -142,7 +102,7 @@ export const policyScenario: Scenario = {
         claude_hook_allow_ms: { p50: h.p50, p99: h.p99 },
         claude_hook_node_start_ms: b.p50,
         claude_hook_overhead_ms: { p50: round(h.p50 - b.p50) },
-        agent_hook_allow_ms: agentOverhead,
+        ...agents,
         ...(process.env.NODE_EXTRA_CA_CERTS === undefined
           ? {}
           : { claude_hook_without_extra_ca_ms: { p50: summarize(plain).p50, p99: summarize(plain).p99 }, claude_hook_node_start_without_extra_ca_ms: summarize(barePlain).p50 }),

@@ -28,7 +28,7 @@ export interface InitTarget {
    * The file's new text given its current text (null: no file yet) and the hook command line. Throws an Error naming
    * the problem when the current text cannot be merged (not JSON, say).
    */
-  render(current: string | null, command: string, waitS: number): string;
+  render(current: string | null, command: string, waitS: number, place: InitPlace): string;
   /** Whether a file's text wires tollgate (for `tollgate init`'s list). */
   wired(text: string): boolean;
   /** Printed after writing: what the agent still needs (Codex's hook trust, say). */
@@ -87,12 +87,12 @@ const pretty = (config: Json) => `${JSON.stringify(config, null, 2)}\n`;
 const mentions = (text: string) => text.split('\n').some(isOurs);
 
 /** A target whose file is JSON, merged by `merge`. */
-function jsonTarget(file: InitTarget['file'], merge: (config: Json, command: string, waitS: number) => void, extra: Partial<InitTarget> = {}): InitTarget {
+function jsonTarget(file: InitTarget['file'], merge: (config: Json, command: string, waitS: number, place: InitPlace) => void, extra: Partial<InitTarget> = {}): InitTarget {
   return {
     file,
-    render(current, command, waitS) {
+    render(current, command, waitS, place) {
       const config = parseJson(current, 'the existing configuration');
-      merge(config, command, waitS);
+      merge(config, command, waitS, place);
       return pretty(config);
     },
     wired: mentions,
@@ -149,10 +149,12 @@ export const INIT_TARGETS: Readonly<Record<AgentKind, InitTarget>> = {
     mergeFlat(config, 'beforeShellExecution', { command, timeout: waitS + TIMEOUT_MARGIN_S });
     mergeFlat(config, 'beforeMCPExecution', { command, timeout: waitS + TIMEOUT_MARGIN_S });
   }),
+  // The repository's .github/hooks/*.json, or the user's ~/.copilot/settings.json `hooks` (same schema). Copilot CLI
+  // 1.0.102 run headless (-p) fires the user's hooks but not the repository's (it keeps no folder trust there).
   copilot: jsonTarget(
-    (place) => (place.scope === 'user' ? { unsupported: 'Copilot CLI reads hooks from the repository (.github/hooks/): use --scope project' } : join(place.dir, '.github', 'hooks', 'tollgate.json')),
-    (config, command, waitS) => {
-      config.version ??= 1;
+    (place) => (place.scope === 'user' ? join(place.home, '.copilot', 'settings.json') : join(place.dir, '.github', 'hooks', 'tollgate.json')),
+    (config, command, waitS, place) => {
+      if (place.scope === 'project') config.version ??= 1;
       mergeFlat(config, 'preToolUse', { type: 'command', bash: command, timeoutSec: waitS + TIMEOUT_MARGIN_S }, 'bash');
     },
   ),

@@ -29,7 +29,7 @@ import { AGENT_KINDS } from '../requests/agent-kinds.js';
 import { terminalText } from '../utils/terminal-text.js';
 import { numberFlag, parseArgs, UsageError } from './args.js';
 import { run as runClaudeHook } from './claude-hook.js';
-import { hookRoute, processIo, readAll, type HookIo } from './hook-io.js';
+import { HOOK_REFUSE_ENV, hookRoute, processIo, readAll, type HookIo } from './hook-io.js';
 
 /** Kept back from `--wait` for the gateway's answer to arrive and print. */
 const REPLY_MARGIN_MS = 500;
@@ -44,6 +44,8 @@ export async function run(argv: string[], io: HookIo = processIo()): Promise<num
   const adapter = kind ? (AGENT_ADAPTERS as Record<string, AgentAdapter | undefined>)[kind] : undefined;
   if (!adapter) throw new UsageError(kind ? `unknown agent "${kind}": one of ${AGENT_KINDS.join(', ')}` : `name the agent: one of ${AGENT_KINDS.join(', ')}`);
   const refuse = (message: string) => print(io, adapter.refuse(terminalText(message, { oneLine: true })));
+  const stale = io.env[HOOK_REFUSE_ENV];
+  if (stale) return refuse(stale);
   // From here on every failure is the agent's own deny: a crash, or an exit the agent does not read as a block, would
   // let the call run in most agents.
   try {

@@ -29,7 +29,7 @@ import { describeError } from '../api/errors.js';
 import { CLAUDE_HOOK_DEFAULT_WAIT_S, CLAUDE_HOOK_HEADERS, isPostToolEvent } from '../integrations/claude-code-events.js';
 import { terminalText } from '../utils/terminal-text.js';
 import { numberFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
-import { hookRoute, processIo, readAll, type HookIo } from './hook-io.js';
+import { HOOK_REFUSE_ENV, hookRoute, processIo, readAll, type HookIo } from './hook-io.js';
 
 export type { HookIo } from './hook-io.js';
 /** Exit code that makes Claude Code block the call and show stderr to the model. */
@@ -52,6 +52,8 @@ interface HookCall {
 
 /** Runs the hook; resolves with the exit code. */
 export async function run(argv: string[], io: HookIo = processIo()): Promise<number> {
+  const stale = io.env[HOOK_REFUSE_ENV];
+  if (stale) return blocked(io, stale);
   const started = Date.now();
   const args = parseArgs(argv);
   if (args.positionals.length) throw new UsageError(`unexpected argument "${args.positionals[0]}" (the hook input comes on stdin)`);

@@ -11,6 +11,13 @@ import { fdWriter, stdinChunks } from './sync-stdio.js';
 /** Largest hook input read from stdin. */
 export const MAX_INPUT_BYTES = 1024 * 1024;
 
+/**
+ * Set by `bin/tollgate.js` in a source checkout whose hook bundle is stale or missing: why. The hook then refuses the
+ * call with it (the agent's own deny) instead of running: a gate running old code, or silently ten times slower
+ * through tsx, is worse than one that says what to do.
+ */
+export const HOOK_REFUSE_ENV = 'TOLLGATE_HOOK_REFUSE';
+
 /** The process streams a hook uses (replaceable in tests). */
 export interface HookIo {
   stdin: AsyncIterable<Buffer | string>;

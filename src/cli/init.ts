@@ -63,7 +63,7 @@ export async function run(argv: string[], io: InitIo = defaultIo()): Promise<num
   const bin = `"${process.execPath}" "${io.bin}"`;
   const command = agent === 'claude' ? `${bin} claude-hook --timeout ${waitS}` : `${bin} hook ${agent} --wait ${waitS}`;
   const current = existsSync(file) ? readFileSync(file, 'utf8') : null;
-  const next = target.render(current, command, waitS);
+  const next = target.render(current, command, waitS, place);
   const out = (s: string) => io.stdout.write(s);
   if (current === next) {
     out(`${agentName(agent)}: ${file} already asks tollgate; nothing changed.\n`);

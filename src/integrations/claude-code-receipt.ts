@@ -11,10 +11,11 @@
  */
 import type { Gateway } from '../gateway/gateway.js';
 import { argsSha256 } from '../requests/args-hash.js';
-import type { ConfirmationRequest } from '../requests/types.js';
+import type { ConfirmationEvent, ConfirmationRequest } from '../requests/types.js';
 import type { Principal } from '../tokens/scopes.js';
 import { newestMatch } from './attach.js';
 import { CLAUDE_CODE_AGENT_ID, claudeIdempotencyKey, type ClaudeHookInput } from './claude-code.js';
+import { HAND_OUT_DETAIL } from './same-call.js';
 
 /** Longest failure text kept in a receipt. */
 const DETAIL_MAX = 2000;
@@ -33,7 +34,9 @@ export function claudeReceipt(input: ClaudeHookInput): ClaudeReceipt {
   return { outcome: 'failed', args_sha256, ...(input.error_message ? { detail: input.error_message.slice(0, DETAIL_MAX) } : {}) };
 }
 
-const reported = (types: string[]) => types.some((t) => t === 'executed' || t === 'execution_failed');
+/** Whether a PostToolUse receipt is there already (the hook's hand-out receipt says only that it let the call run). */
+const reported = (events: ConfirmationEvent[]) =>
+  events.some((e) => (e.type === 'executed' || e.type === 'execution_failed') && !String(e.detail.detail ?? '').startsWith(HAND_OUT_DETAIL));
 
 /** Finds the gated request of a post-tool input (`POST /v1/hooks/claude-code`), or null. */
 export async function findClaudeRequestInGateway(gateway: Gateway, input: ClaudeHookInput, agentId = CLAUDE_CODE_AGENT_ID): Promise<ConfirmationRequest | null> {
@@ -43,7 +46,7 @@ export async function findClaudeRequestInGateway(gateway: Gateway, input: Claude
   }
   const match = await newestMatch(gateway, { agentId, sessionId: input.session_id, toolName: input.tool_name, toolArgs: input.tool_input }, true);
   if (!match || match.toolCallId !== null || match.allowed !== true) return null;
-  return reported((await gateway.events(match.id)).map((e) => e.type)) ? null : match;
+  return reported(await gateway.events(match.id)) ? null : match;
 }
 
 /**

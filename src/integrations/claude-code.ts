@@ -5,18 +5,21 @@
  * HTTP hooks and `tollgate claude-hook` (the command hook forwards its stdin there), so both answer alike.
  * PostToolUse / PostToolUseFailure report how a gated call ran (see `claude-code-receipt.ts`).
  *
- * Re-attaching: the request's idempotency key is `claude-code:<tool_use_id>`, so the same tool call asked again —
- * after the hook gave up waiting, after a gateway restart — gets the same request back (200) and, once decided,
- * its verdict at once. A call retried under a new `tool_use_id` (the model tried again after "still pending") with
- * the same session, tool and input re-attaches to the request while it is still pending: one card, not two.
- * PermissionRequest inputs carry no `tool_use_id`, so they re-attach by that second rule only.
+ * Re-attaching and deferred verdicts (`same-call.ts`, as for every coding agent): the request's idempotency key is
+ * `claude-code:<tool_use_id>`, so the same tool call asked again — after a gateway restart, say — gets the same
+ * request back. A hook whose wait ends first answers a deny naming the request's link; the same call asked again
+ * (same token, agent, working directory, tool and input, in any session: `claude -p` starts a new one per run)
+ * re-attaches while the request is pending, is allowed at once once it is approved (exactly once: the approval is
+ * then marked used), and refused at once once it is denied. PermissionRequest inputs carry no `tool_use_id`, so they
+ * find their request by that second rule only.
  */
 import { boundedJsonObject } from '../utils/json-bounds.js';
 import { z } from 'zod';
 import { parseInput, type CreateRequestInput } from '../api/api-schema.js';
-import type { ApiRequest } from '../requests/serialize.js';
+import { toApiRequest, type ApiRequest } from '../requests/serialize.js';
 import { CLAUDE_HOOK_EVENTS } from './claude-code-events.js';
 import { requestFields, type GateRequestOptions } from './request-options.js';
+import { deferredReason, usedReason, type SameCallOutcome } from './same-call.js';
 import { verdictOf } from './verdict.js';
 
 /** The `agent_id` recorded on requests from Claude Code unless configured otherwise. */
@@ -129,4 +132,14 @@ export function claudeHookOutput(request: ApiRequest, event: ClaudeDecisionEvent
 export function claudeHookDeny(reason: string, event: ClaudeDecisionEvent = 'PreToolUse'): ClaudeHookOutput {
   if (event === 'PermissionRequest') return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: reason } } };
   return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } };
+}
+
+/**
+ * The hook's answer to a call gated through deferred verdicts (`same-call.ts`): the verdict, or a deny telling the
+ * model the request's link (`url`) and to run the same call again once it is approved, or that the approval was used.
+ */
+export function claudeSameCallOutput(outcome: SameCallOutcome, event: ClaudeDecisionEvent, url: string): ClaudeHookOutput {
+  if (outcome.state === 'pending') return claudeHookDeny(deferredReason(outcome.request, url), event);
+  if (outcome.state === 'used') return claudeHookDeny(usedReason(outcome.request), event);
+  return claudeHookOutput(toApiRequest(outcome.request), event);
 }

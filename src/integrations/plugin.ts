@@ -22,8 +22,9 @@ import type { Gateway } from '../gateway/gateway.js';
 import { sendProblem } from '../http/problem.js';
 import { toApiRequest } from '../requests/serialize.js';
 import { fileOrAttach, newestMatch, newRequestInput } from './attach.js';
+import { gateSameCall, requestLink } from './same-call.js';
 import { waitWhileConnected } from '../http/long-poll.js';
-import { claudeCodeRequest, claudeHookDeny, claudeHookOutput, decisionEventOf, parseClaudeHookInput } from './claude-code.js';
+import { CLAUDE_CODE_AGENT_ID, claudeCodeRequest, claudeHookDeny, claudeSameCallOutput, decisionEventOf, parseClaudeHookInput } from './claude-code.js';
 import { CLAUDE_HOOK_DEFAULT_WAIT_S, CLAUDE_HOOK_HEADERS, isPostToolEvent } from './claude-code-events.js';
 import { recordClaudeReceipt } from './claude-code-receipt.js';
 import { parsePulsebotHook, postCallDetail, PULSEBOT_AGENT_ID, pulsebotIdempotencyKey, pulsebotRequest, pulsebotVerdict } from './pulsebot.js';
@@ -79,18 +80,21 @@ export function integrationsPlugin(options: IntegrationsPluginOptions = {}): Htt
         return { status: 200, body: {} };
       }
       const event = decisionEventOf(input);
-      let request;
+      const filed = { ...newRequestInput(claudeCodeRequest(input, requestOptions)), filedBy: principal.name };
+      let outcome;
       try {
-        request = await fileOrAttach(gateway, { ...newRequestInput(claudeCodeRequest(input, requestOptions)), filedBy: principal.name }, { shared: options.marks });
+        const call = { input: { ...filed, agentId: filed.agentId ?? CLAUDE_CODE_AGENT_ID }, agentKind: 'claude', cwd: input.cwd ?? null };
+        outcome = await gateSameCall({ gateway, shared: options.marks }, call, `token:${principal.name}`, waitMs, res);
       } catch (error) {
         // A non-2xx answer would let Claude Code run the tool anyway: a reused tool_use_id is a deny, not a 409.
         if (!(error instanceof ConflictError)) throw error;
         return { status: 200, body: claudeHookDeny(`tollgate refused this call: ${error.message}`, event) };
       }
-      const final = await waitWhileConnected(gateway, request, waitMs, res);
-      if (res.destroyed) return null;
-      // The status tells `tollgate claude-hook` a "still pending" deny from a verdict, so it can ask again while time is left.
-      return { status: 200, body: claudeHookOutput(toApiRequest(final), event), headers: { [CLAUDE_HOOK_HEADERS.requestId]: final.id, [CLAUDE_HOOK_HEADERS.status]: final.status } };
+      if (!outcome) return null;
+      const { request } = outcome;
+      // The status tells `tollgate claude-hook` a deferred deny from a verdict, so it can ask again while time is left.
+      const headers = { [CLAUDE_HOOK_HEADERS.requestId]: request.id, [CLAUDE_HOOK_HEADERS.status]: request.status };
+      return { status: 200, body: claudeSameCallOutput(outcome, event, requestLink(options.publicUrl, res, request)), headers };
     },
   });
 

@@ -2,16 +2,16 @@
  * The real Claude Code (`@anthropic-ai/claude-code`, pinned, installed into a cache on first use: a native binary)
  * behind `tollgate hook claude` (= `tollgate claude-hook`): headless (`claude -p … --settings FILE`), against a fake
  * Messages API on 127.0.0.1 that asks for one `Bash` call, with the PreToolUse hook `tollgate init claude` writes.
- * Approve → the command runs; deny → it does not, and the model receives the approver's reason. Claude Code's hook
- * answers a wait that ends first with "still pending" naming the request; it does not use deferred verdicts yet, so
- * a retry in a new headless session asks anew (docs/coding-agents.md).
+ * Approve → the command runs; deny → it does not, and the model receives the approver's reason; deferred → the first
+ * attempt is refused with the link, a human approves, and the retry — a new headless session, a new `tool_use_id` —
+ * runs (deferred verdicts, as for every agent).
  *
  * Over 30 s: a real CLI started for each scenario (a native binary loading its own runtime), with the hook a child process each
  * time; it runs in vitest.config.ts's `waiting` project, beside the other files that wait.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, expect } from 'vitest';
+import { beforeAll } from 'vitest';
 import { startFakeMessagesModel, type FakeMessagesModel } from '../fakes/model-api/anthropic-messages.js';
 import { agentHarness, realCliSuite } from './harness.js';
 import { PINNED, pinnedCli } from './install.js';
@@ -43,25 +43,13 @@ realCliSuite<FakeMessagesModel>(
     agent: 'claude',
     title: `Claude Code ${PINNED.claude.version}`,
     toolName: 'Bash',
+    runsEditedArgs: true,
     startModel: startFakeMessagesModel,
     configure(_model, wait) {
       const hook = { type: 'command', command: h.hookCommand('claude', wait), timeout: wait + 10 };
       writeFileSync(settings(), JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [hook] }] } }, null, 2));
     },
     run: runClaude,
-    ownDeferred: {
-      title: 'answers a wait that ends first with "still pending" naming the request; a retry in a new session asks anew',
-      async test(model) {
-        await runClaude(model);
-        expect(existsSync(join(h.project(), 'ran.txt'))).toBe(false);
-        const request = await h.pending('claude');
-        expect(model.toolResults.join('\n')).toContain(`Still waiting for a human to approve this call (tollgate request ${request.id})`);
-        await h.decide(request.id, { decision: 'approve' });
-        await runClaude(model);
-        expect(existsSync(join(h.project(), 'ran.txt'))).toBe(false);
-        expect((await h.pending('claude')).id).not.toBe(request.id);
-      },
-    },
   },
   SLOW,
 );

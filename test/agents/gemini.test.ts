@@ -30,6 +30,7 @@ realCliSuite(
     agent: 'gemini',
     title: `Gemini CLI ${PINNED.gemini.version}`,
     toolName: 'run_shell_command',
+    runsEditedArgs: true,
     startModel: startFakeGemini,
     configure(_model, wait) {
       const settings = {

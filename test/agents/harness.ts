@@ -1,14 +1,16 @@
 /**
  * What every real-CLI test in test/agents shares: a gateway per test (in process, SQLite), a temp home and project
- * directory, the hook command as docs/coding-agents.md configures it (the source checkout's bin), a CLI run as a child
+ * directory, the hook command as docs/coding-agents.md configures it (the source checkout's bin, which runs the hook
+ * from its bundle, rebuilt first when stale), a CLI run as a child
  * process with only the environment it is given, and deciding the request the agent's hook filed.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiRequest } from '../../src/requests/serialize.js';
+import { ensureHookBundle } from '../helpers/built-package.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -43,6 +45,8 @@ export interface AgentHarness {
 export function agentHarness(name: string): AgentHarness {
   let server: TestServer;
   let dir: string;
+  // The hook runs from the checkout's bundle, as a user's clone runs it after `npm install` (the bin refuses a stale one).
+  beforeAll(ensureHookBundle, 120_000);
   beforeEach(async () => {
     server = await startTestServer();
     dir = mkdtempSync(join(tmpdir(), `tollgate-${name}-`));
@@ -102,14 +106,14 @@ export interface RealCli<M extends FakeModel> {
   run(model: M): Promise<CliRun>;
   /** What the agent does with a deny, beyond not running the command (default: the model reads the reason). */
   denied?(model: M, result: CliRun): void;
-  /** An agent whose hook has its own answer for a wait that ends first (Claude Code): that test instead of deferred. */
-  ownDeferred?: { title: string; test(model: M): Promise<void> };
+  /** Whether the agent runs arguments an approver edited (its hook can answer them): then that is tested too. */
+  runsEditedArgs?: boolean;
 }
 
 /**
  * The three real-CLI tests every agent passes: approve → the command runs; deny → it does not (and, by default, the
  * model reads the approver's reason); deferred → the first attempt is refused with the link (read by the model by
- * default), a human approves, the retry runs.
+ * default), a human approves, the retry runs. An agent that runs edited arguments also runs the approver's edit.
  */
 export function realCliSuite<M extends FakeModel>(h: AgentHarness, cli: RealCli<M>, timeout: number): void {
   let model: M | undefined;
@@ -146,10 +150,14 @@ export function realCliSuite<M extends FakeModel>(h: AgentHarness, cli: RealCli<
       else expect(m.toolResults.join('\n')).toContain('Denied by web:bob: not on the release branch');
     });
 
-    if (cli.ownDeferred) {
-      const own = cli.ownDeferred;
-      it(own.title, async () => own.test(await setUp('echo later > ran.txt', 1)));
-      return;
+    if (cli.runsEditedArgs) {
+      it('runs the arguments an approver edited instead of the asked ones', async () => {
+        const m = await setUp('echo asked > ran.txt', 30);
+        const run = cli.run(m);
+        await h.decide((await h.pending(cli.agent)).id, { decision: 'approve', approved_args: { command: 'echo edited > ran.txt' } });
+        expect((await run).code).toBe(0);
+        expect(readFileSync(ran(), 'utf8').trim()).toBe('edited');
+      });
     }
 
     it('defers: the first attempt is refused with the link, a human approves, the retry runs', async () => {

@@ -18,6 +18,7 @@ export const PINNED = {
   opencode: { pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
   cline: { pkg: 'cline', version: '3.0.65', bin: 'cline' },
   claude: { pkg: '@anthropic-ai/claude-code', version: '2.1.332', bin: 'claude' },
+  copilot: { pkg: '@github/copilot', version: '1.0.102', bin: 'copilot' },
 } as const;
 
 /** The bin of a pinned CLI, installed on first use. */

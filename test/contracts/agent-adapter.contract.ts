@@ -44,12 +44,6 @@ export interface AgentUnderTest {
   read(run: HookRun): AgentReading;
   /** The tool name the gateway records for a shell call. */
   toolName: string;
-  /**
-   * Whether the agent's hook uses deferred verdicts (default true): an allow marks the request used (`executed`),
-   * and a retry after the verdict gets it. Claude Code's hook has its own re-attach (docs/integrations.md) and
-   * records `executed` from its PostToolUse hook instead.
-   */
-  deferred?: boolean;
 }
 
 /** Where the contract's gateways keep their requests (SQLite when absent). */
@@ -130,7 +124,7 @@ export function runAgentAdapterContract(agent: AgentUnderTest, database?: Contra
       expect(request).toMatchObject({ agent_kind: agent.kind, tool_name: agent.toolName, context: { cwd, repo: 'acme/billing', branch: 'main' } });
       await decide(s, request.id, { decision: 'approve', reason: 'change window' });
       expect(agent.read(await running)).toMatchObject({ decision: 'allow' });
-      if (agent.deferred !== false) expect(await events(s, request.id)).toContain('executed');
+      expect(await events(s, request.id)).toContain('executed');
       // The audit finds it by agent and by repository; another agent or repository finds nothing.
       expect((await requests(s, `&agent_kind=${agent.kind}&repo=acme/billing`)).map((r) => r.id)).toEqual([request.id]);
       expect(await requests(s, `&agent_kind=${agent.kind === 'codex' ? 'gemini' : 'codex'}`)).toEqual([]);
@@ -215,19 +209,6 @@ export function runAgentAdapterContract(agent: AgentUnderTest, database?: Contra
       }
       expect(await requests(s)).toEqual([]);
     });
-
-    if (agent.deferred === false) {
-      it('answers "still pending" within --wait, and the same tool call asked again gets the late verdict at once', async () => {
-        const s = await start();
-        const first = agent.read(await hook(s, 'terraform apply', ['--wait', '1']));
-        const [request] = await requests(s);
-        expect(first).toMatchObject({ decision: 'deny', reason: expect.stringContaining(`Still waiting for a human to approve this call (tollgate request ${request!.id})`) });
-        await decide(s, request!.id, { decision: 'approve' });
-        expect(agent.read(await hook(s, 'terraform apply', ['--wait', '1'])).decision).toBe('allow');
-        expect(await requests(s)).toHaveLength(1);
-      });
-      return;
-    }
 
     it('defers: the first attempt is refused with the link, a human approves, the same call runs once', async () => {
       const s = await start();

@@ -3,6 +3,7 @@
  * shell command, and how it reads the answer — per its documented hook shapes (PLATFORMS.md, "Coding agents' hooks";
  * the real CLIs run in test/agents/).
  */
+import { randomUUID } from 'node:crypto';
 import { runAgentAdapterContract, type HookRun } from './agent-adapter.contract.js';
 
 type Args = Record<string, unknown>;
@@ -26,12 +27,11 @@ const json = (run: HookRun): Answer => (run.stdout.trim() ? (JSON.parse(run.stdo
 /** Exit 2 blocks in every agent that reads exit codes; what the model reads is then stderr. */
 const blocked = (run: HookRun) => run.code === 2;
 
-// Claude Code: `tollgate hook claude` is `tollgate claude-hook` (its deferred answers are its own: see the contract).
+// Claude Code: `tollgate hook claude` is `tollgate claude-hook`. Every tool call has its own tool_use_id, a retry too.
 runAgentAdapterContract({
   kind: 'claude',
   toolName: 'Bash',
-  deferred: false,
-  input: (command, cwd) => ({ session_id: 's-claude', transcript_path: '/tmp/t.jsonl', cwd, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: `toolu_${command.length}` }),
+  input: (command, cwd) => ({ session_id: 's-claude', transcript_path: '/tmp/t.jsonl', cwd, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: `toolu_${randomUUID()}` }),
   // Claude Code: exit 2 blocks with stderr for the model; else hookSpecificOutput.
   read(run) {
     if (blocked(run)) return { decision: 'deny', reason: run.stderr };

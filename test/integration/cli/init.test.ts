@@ -8,7 +8,6 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../../src/cli/args.js';
 import { run } from '../../../src/cli/init.js';
 
 let root: string;
@@ -147,14 +146,18 @@ describe('tollgate init <agent>', () => {
     expect(again.match(/--(wait|timeout) \d+/g)).toEqual(agent === 'cursor' ? [`${flag} 30`, `${flag} 30`] : [`${flag} 30`]);
   });
 
-  it('writes user-scope files under HOME (and CODEX_HOME), and refuses a scope an agent has not', async () => {
+  it('writes user-scope files under HOME (and CODEX_HOME)', async () => {
     await init(['gemini', '--scope', 'user']);
     expect(existsSync(join(home, '.gemini/settings.json'))).toBe(true);
     await init(['codex', '--scope', 'user'], { CODEX_HOME: join(home, 'codex-home') });
     expect(existsSync(join(home, 'codex-home/hooks.json'))).toBe(true);
     await init(['cline', '--scope', 'user']);
     expect(existsSync(join(home, 'Documents/Cline/Hooks/PreToolUse'))).toBe(true);
-    await expect(init(['copilot', '--scope', 'user'])).rejects.toThrow(UsageError);
+    // Copilot CLI's user settings take the same hooks schema as its repository files (no version key there).
+    write(join(home, '.copilot/settings.json'), JSON.stringify({ model: 'gpt-5' }));
+    await init(['copilot', '--scope', 'user']);
+    const copilot = JSON.parse(readFileSync(join(home, '.copilot/settings.json'), 'utf8')) as Record<string, unknown>;
+    expect(copilot).toEqual({ model: 'gpt-5', hooks: { preToolUse: [{ type: 'command', bash: expect.stringContaining('hook copilot --wait 50'), timeoutSec: 60 }] } });
     await expect(init(['nosuch'])).rejects.toThrow(/unknown agent "nosuch"/);
   });
 

@@ -68,10 +68,10 @@ describe('the claude-hook bundle', { timeout: SLOW }, () => {
     expect(JSON.parse(sourceDeny.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny' } });
     expect(bundleDeny).toEqual(sourceDeny);
 
-    // "Still pending" names the request and when it expires: the same words once each names its own.
+    // A deferred deny names the request, its link and when it expires: the same words once each names its own.
     const [sourcePending, bundlePending] = await done(both(['--timeout', '1', '--expires', '600'], (path) => ({ stdin: input(`toolu_late_${path}`), env })));
     const ids = await decideBoth(gw, (path) => `toolu_late_${path}`, { decision: 'approve' });
-    expect(sourcePending.stdout).toMatch(/Still waiting for a human/);
+    expect(sourcePending.stdout).toMatch(/Waiting for approval: /);
     const own = (result: CliResult, id: string) => ({ ...result, stdout: result.stdout.replaceAll(id, '<id>').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<time>') });
     expect(own(bundlePending, ids[1]!)).toEqual(own(sourcePending, ids[0]!));
 

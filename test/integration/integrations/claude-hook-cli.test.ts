@@ -102,13 +102,13 @@ describe('tollgate claude-hook', { timeout: SLOW }, () => {
     expect(await allRequests(second)).toHaveLength(1);
   });
 
-  it('answers "still pending" before its timeout; a retry re-attaches, and the same call asked again gets the late verdict at once', async () => {
+  it('answers a deferred deny with the link before its timeout; a retry re-attaches, and the same call asked again is allowed once approved', async () => {
     const gw = await gateway();
     const first = await runCli(['claude-hook', '--timeout', '1', '--expires', '600'], { stdin: hookInput('toolu_late'), env: clientEnv(gw) });
     expect(first.code).toBe(0);
     const pending = output(first.stdout).hookSpecificOutput;
     expect(pending.permissionDecision).toBe('deny');
-    expect(pending.permissionDecisionReason).toMatch(/Still waiting for a human/);
+    expect(pending.permissionDecisionReason).toMatch(/^Waiting for approval: .*\/ui\/requests\/.* — run the same command again once it is approved/);
 
     // The model retried the same call under a new tool_use_id while nobody had decided: same request, no second card.
     const retried = await runCli(['claude-hook', '--timeout', '1'], { stdin: hookInput('toolu_late_retry'), env: clientEnv(gw) });
@@ -119,7 +119,8 @@ describe('tollgate claude-hook', { timeout: SLOW }, () => {
     expect(pending.permissionDecisionReason).toContain(request!.id);
     await decide(gw, request!.id, { decision: 'approve', reason: 'ok now' });
 
-    const again = await runCli(['claude-hook', '--timeout', '1'], { stdin: hookInput('toolu_late'), env: clientEnv(gw) });
+    // A new session's retry (as `claude -p` run again makes it) under a new tool_use_id: allowed at once, no new card.
+    const again = await runCli(['claude-hook', '--timeout', '1'], { stdin: JSON.stringify({ ...JSON.parse(hookInput('toolu_late_again')), session_id: 'sess-2' }), env: clientEnv(gw) });
     expect(again.code).toBe(0);
     expect(output(again.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'allow', permissionDecisionReason: 'Approved by web:alice: ok now' });
     expect(await allRequests(gw)).toHaveLength(1);
@@ -141,7 +142,7 @@ describe('tollgate claude-hook', { timeout: SLOW }, () => {
     const env = { TOLLGATE_URL: gw.url, TOLLGATE_TOKEN: ((await created.json()) as { secret: string }).secret };
     const pre = await runCli(['claude-hook', '--timeout', '1'], { stdin: hookInput('toolu_scoped'), env });
     expect(pre.code).toBe(0);
-    expect(output(pre.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/Still waiting for a human/);
+    expect(output(pre.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/^Waiting for approval/);
     const [request] = await allRequests(gw);
     await decide(gw, request!.id, { decision: 'approve' });
     const post = await runCli(['claude-hook'], { stdin: JSON.stringify({ ...JSON.parse(hookInput('toolu_scoped')), hook_event_name: 'PostToolUse' }), env });

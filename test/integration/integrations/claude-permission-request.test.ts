@@ -49,13 +49,18 @@ describe('PermissionRequest', { timeout: SLOW }, () => {
     expect(out.hookSpecificOutput.decision).toEqual({ behavior: 'deny', message: expect.stringContaining('Denied by web:bob: not on main') });
   });
 
-  it('POST /v1/hooks/claude-code answers PermissionRequest alike: a re-ask of the same input re-attaches while pending; edited input comes back as updatedInput', async () => {
+  it('POST /v1/hooks/claude-code answers PermissionRequest alike: a re-ask of the same input re-attaches while pending and is allowed once approved; edited input comes back as updatedInput', async () => {
     const gw = await gateway();
     type Out = { hookSpecificOutput: { hookEventName: string; decision: { behavior: string; message?: string; updatedInput?: Record<string, unknown> } } };
     const first = await body<Out>(gw.api('/v1/hooks/claude-code?wait=0.2', { body: permissionInput({ command: 'rm -rf dist' }) }));
-    expect(first.hookSpecificOutput).toEqual({ hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: expect.stringMatching(/^Still waiting for a human .*while it is still pending re-attaches to this request/) } });
+    expect(first.hookSpecificOutput).toEqual({ hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: expect.stringMatching(/^Waiting for approval: .*\/ui\/requests\/.* — run the same command again once it is approved/) } });
     const retried = await body<Out>(gw.api('/v1/hooks/claude-code?wait=0.2', { body: permissionInput({ command: 'rm -rf dist' }) }));
     expect(retried.hookSpecificOutput.decision.behavior).toBe('deny');
+    const [pending, ...others] = await allRequests(gw);
+    expect(others).toHaveLength(0);
+    await decide(gw, pending!.id, { decision: 'approve' });
+    const approved = await body<Out>(gw.api('/v1/hooks/claude-code?wait=0.2', { body: permissionInput({ command: 'rm -rf dist' }) }));
+    expect(approved.hookSpecificOutput).toEqual({ hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } });
     expect(await allRequests(gw)).toHaveLength(1);
 
     const edited = body<Out>(gw.api('/v1/hooks/claude-code', { body: permissionInput({ command: 'rm -rf build' }) }));

@@ -2,6 +2,8 @@
  * Claude Code PostToolUse / PostToolUseFailure as receipts (#19): after a gated call ran, `tollgate claude-hook` and
  * `POST /v1/hooks/claude-code` record `executed` / `execution_failed` on its request — found by `tool_use_id`, or
  * by session and input for a PermissionRequest-gated call — with a check that the input that ran is the approved one.
+ * Each follows the receipt the hook's hand-out recorded when it allowed the call (`allowed to run by tollgate hook
+ * claude`), which marks the approval used.
  */
 import { describe, expect, it } from 'vitest';
 import { argsSha256 } from '../../../src/requests/args-hash.js';
@@ -26,8 +28,8 @@ describe('Claude Code receipts', { timeout: SLOW }, () => {
     const post = await runCli(['claude-hook'], { stdin: input('PostToolUse', { command: 'rm -rf ./build' }, { tool_use_id: 'toolu_r1', tool_response: { stdout: '' } }), env: clientEnv(gw) });
     expect(post).toMatchObject({ code: 0, stdout: '' });
     const executed = (await eventsOf(gw, request.id)).filter((e) => e.type === 'executed');
-    expect(executed).toHaveLength(1);
-    expect(executed[0]!.detail).toMatchObject({ allowed: true, args_match: true, args_sha256: argsSha256('Bash', { command: 'rm -rf ./build' }) });
+    expect(executed.map((e) => e.detail.detail ?? 'PostToolUse')).toEqual(['allowed to run by tollgate hook claude', 'PostToolUse']);
+    expect(executed[1]!.detail).toMatchObject({ allowed: true, args_match: true, args_sha256: argsSha256('Bash', { command: 'rm -rf ./build' }) });
   });
 
   it('claude-hook on PostToolUseFailure records execution_failed on a PermissionRequest-gated call, found by session and input', async () => {
@@ -44,7 +46,7 @@ describe('Claude Code receipts', { timeout: SLOW }, () => {
 
     // Reported once: the same input running again (allowed by a rule, never gated) is not pinned on that request.
     await runCli(['claude-hook'], { stdin: input('PostToolUse', { command: 'make deploy' }, { tool_use_id: 'toolu_r3' }), env: clientEnv(gw) });
-    expect((await eventsOf(gw, request.id)).filter((e) => e.type === 'executed' || e.type === 'execution_failed')).toHaveLength(1);
+    expect((await eventsOf(gw, request.id)).filter((e) => e.type === 'executed' || e.type === 'execution_failed').map((e) => e.type)).toEqual(['executed', 'execution_failed']);
   });
 
   it('POST /v1/hooks/claude-code records PostToolUse receipts too, and nothing for a call tollgate never gated', async () => {
@@ -54,12 +56,12 @@ describe('Claude Code receipts', { timeout: SLOW }, () => {
     await decide(gw, request.id, { decision: 'approve' });
     await pre;
     expect(await body(gw.api('/v1/hooks/claude-code', { body: JSON.parse(input('PostToolUse', { command: 'ls' }, { tool_use_id: 'toolu_h1' })) }))).toEqual({});
-    expect((await eventsOf(gw, request.id)).filter((e) => e.type === 'executed').map((e) => e.detail)).toEqual([expect.objectContaining({ args_match: true })]);
+    expect((await eventsOf(gw, request.id)).filter((e) => e.type === 'executed').map((e) => e.detail)).toEqual([expect.objectContaining({ detail: 'allowed to run by tollgate hook claude' }), expect.objectContaining({ args_match: true })]);
 
     const stray = await gw.api('/v1/hooks/claude-code', { body: JSON.parse(input('PostToolUse', { command: 'pwd' }, { tool_use_id: 'toolu_never' })) });
     expect(stray.status).toBe(200);
     expect(await stray.json()).toEqual({});
     expect(await allRequests(gw)).toHaveLength(1);
-    expect((await eventsOf(gw, request.id)).filter((e) => e.type === 'executed')).toHaveLength(1);
+    expect((await eventsOf(gw, request.id)).filter((e) => e.type === 'executed')).toHaveLength(2);
   });
 });

@@ -72,9 +72,13 @@ export interface RunningCli {
   done: Promise<CliResult>;
 }
 
-/** Starts `node bin/tollgate.js <args>` with `stdin` written and closed. */
+/**
+ * Starts `node bin/tollgate.js <args>` with `stdin` written and closed. The hooks run from the sources (through tsx),
+ * not from the checkout's bundle: these tests are about what the hook does; `claude-hook-bundle.test.ts` holds the
+ * bundle to the same answers, and test/agents runs the bundle as users do.
+ */
 export function spawnCli(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): RunningCli {
-  return spawnProcess(process.execPath, [BIN, ...args], options);
+  return spawnProcess(process.execPath, [BIN, ...args], { ...options, env: { TOLLGATE_HOOK_FROM_SOURCE: '1', ...options.env } });
 }
 
 /** Starts any program (python3) the same way. */

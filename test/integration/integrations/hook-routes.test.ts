@@ -47,11 +47,11 @@ describe('POST /v1/hooks/claude-code', { timeout: SLOW }, () => {
     expect((await expired).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/denied by default/) });
   });
 
-  it('answers "still pending" after ?wait, then re-attaches: by tool_use_id, and by session + input under a new id', async () => {
+  it('answers a deferred deny with the link after ?wait, then re-attaches: by tool_use_id, and by the same call under a new id; the approval runs once', async () => {
     const gw = await gateway();
     const firstResponse = await gw.api('/v1/hooks/claude-code?wait=0.2', { body: claudeInput('tu_late') });
     const first = await body<HookOut>(firstResponse);
-    expect(first.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/Still waiting/) });
+    expect(first.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/^Waiting for approval: http:\/\/[^ ]+\/ui\/requests\/\S+ — run the same command again once it is approved/) });
     // The status says "still pending" apart from a verdict (tollgate claude-hook asks again while it has time).
     expect(firstResponse.headers.get('tollgate-request-status')).toBe('pending');
     // The model retried the same call under a new tool_use_id while nobody had decided: same request, no second card.
@@ -66,6 +66,11 @@ describe('POST /v1/hooks/claude-code', { timeout: SLOW }, () => {
     const again = await body<HookOut>(againResponse);
     expect(again.hookSpecificOutput).toMatchObject({ permissionDecision: 'allow', permissionDecisionReason: 'Approved by web:alice: late but fine' });
     expect(await allRequests(gw)).toHaveLength(1);
+    // The approval was handed out (an executed receipt): the same call under a new tool_use_id asks anew.
+    expect((await eventsOf(gw, requests[0]!.id)).map((e) => e.type)).toContain('executed');
+    const anew = await body<HookOut>(gw.api('/v1/hooks/claude-code?wait=0.2', { body: claudeInput('tu_late_3') }));
+    expect(anew.hookSpecificOutput.permissionDecisionReason).toMatch(/^Waiting for approval/);
+    expect(await allRequests(gw)).toHaveLength(2);
   });
 
   it('answers a waiting hook "still pending" when the gateway stops (SIGTERM); after the restart the same call gets the verdict', async () => {

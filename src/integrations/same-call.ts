@@ -1,0 +1,137 @@
+/**
+ * @module integrations/same-call
+ * Deferred verdicts: approvals that outlive the hook that asked for them, for every coding agent's hook route
+ * (`POST /v1/hooks/agent` and Claude Code's `POST /v1/hooks/claude-code`). A hook must answer before the agent kills
+ * it (Gemini CLI after 60 s, and most agents run the command when a hook times out), while a human answers in
+ * minutes. So a wait that ends while the request is pending is answered `pending` (the route tells the agent to run
+ * the same call again once it is approved) and the request stays pending. The same call — same token, agent
+ * (`agent_id`), agent kind, working directory, tool and argument hash, whatever the session: a headless agent starts
+ * a new one per run — asked again:
+ * - while the request is pending: re-attaches to it and waits again (one card, not two);
+ * - once it is approved and not yet used: is allowed at once, and the request is marked used (an `executed` receipt);
+ * - once it is denied, expired or cancelled: is refused at once with the reason;
+ * for as long as the request lives, or {@link REPLAY_MS} after its verdict, whichever is later. After that, or once
+ * the approval was used, the same call asks anew. Every allow handed out marks its request used, so one approval
+ * runs one call.
+ *
+ * A call that names its own id as an idempotency key (Claude Code's `tool_use_id`) finds its request by that key
+ * first: the same tool call asked again (after a gateway restart, say) is the same request.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Gateway, NewRequestInput } from '../gateway/gateway.js';
+import { waitWhileConnected } from '../http/long-poll.js';
+import { argsSha256 } from '../requests/args-hash.js';
+import type { ConfirmationRequest } from '../requests/types.js';
+import type { SharedMarks } from '../contracts/shared-marks.js';
+import { oneCallAtATime } from './attach.js';
+
+/** How long after its verdict a decided request still answers the same call (when it outlives its own expiry). */
+export const REPLAY_MS = 10 * 60_000;
+/** The detail of the receipt a hand-out records (`allowed to run by tollgate hook <agent>`): not a report of how the call ran. */
+export const HAND_OUT_DETAIL = 'allowed to run by tollgate hook';
+/** How far back the same-call lookup looks (the agent and tool's newest requests). */
+const MATCH_SCAN_LIMIT = 50;
+
+/** One coding agent's tool call, as a route files it. */
+export interface SameCall {
+  /** The request to file when no earlier one answers (its `agentId` is the agent's, its `filedBy` the token's). */
+  input: NewRequestInput & { agentId: string; filedBy: string };
+  /** `codex`, `claude`, … */
+  agentKind: string;
+  /** The working directory the agent runs the call in. */
+  cwd: string | null;
+}
+
+/**
+ * What the call gets: `allow` (handed to this caller, and marked used), `deny` (a verdict that refuses it), `pending`
+ * (nobody decided in time: deferred), or `used` (another call waiting on the same request took the approval first).
+ */
+export type SameCallOutcome = { state: 'allow' | 'deny' | 'pending' | 'used'; request: ConfirmationRequest };
+
+/** What the lookup needs besides the call. */
+export interface SameCallDeps {
+  gateway: Gateway;
+  /** Marks shared by every replica (PostgreSQL): one call's find-then-use steps never interleave across replicas. */
+  shared?: SharedMarks;
+}
+
+/**
+ * Files the call or finds the request that answers it (see the module's rules), waits up to `waitMs` while the caller
+ * is connected, and hands out the verdict; null when the caller went away. Throws the gateway's `ConflictError` for
+ * an idempotency key reused with other arguments.
+ */
+export async function gateSameCall(deps: SameCallDeps, call: SameCall, actor: string, waitMs: number, res: ServerResponse): Promise<SameCallOutcome | null> {
+  const { gateway } = deps;
+  const { input } = call;
+  const hash = argsSha256(input.toolName, input.toolArgs ?? {});
+  const key = JSON.stringify(['agent', input.filedBy, input.agentId, call.agentKind, call.cwd, hash]);
+  const handOut = async (request: ConfirmationRequest): Promise<SameCallOutcome> => {
+    if (await used(gateway, request)) return { state: 'used', request };
+    // The hook cannot see how the call went, only that it let it run: its receipt marks the approval used.
+    const ran = request.approvedArgs ? argsSha256(request.toolName, request.approvedArgs) : request.argsSha256;
+    await gateway.recordReceipt(request.id, { outcome: 'succeeded', detail: `${HAND_OUT_DETAIL} ${call.agentKind}`, argsSha256: ran, actor });
+    return { state: 'allow', request };
+  };
+  const decided = async (request: ConfirmationRequest): Promise<SameCallOutcome> => (request.allowed === true ? handOut(request) : { state: 'deny', request });
+
+  const first = await oneCallAtATime(key, deps.shared, async (): Promise<ConfirmationRequest | SameCallOutcome> => {
+    // The same tool call by its own id: its request, whatever became of it (the gateway checks the arguments match).
+    const underKey = input.idempotencyKey ? await gateway.getByIdempotencyKey(input.idempotencyKey) : null;
+    if (underKey) {
+      const request = (await gateway.request(input, { underKey })).request;
+      return request.status === 'pending' ? request : decided(request);
+    }
+    const match = await gateway.newestSameCall({
+      agentId: input.agentId,
+      toolName: input.toolName,
+      sessionId: null,
+      argsSha256: hash,
+      workspace: { agentKind: call.agentKind, cwd: call.cwd, filedBy: input.filedBy },
+      window: MATCH_SCAN_LIMIT,
+    });
+    if (match?.status === 'pending') return match;
+    if (match && replayable(match, gateway.clock.now())) {
+      if (match.allowed !== true) return { state: 'deny', request: match };
+      const outcome = await handOut(match);
+      if (outcome.state === 'allow') return outcome;
+    }
+    return (await gateway.request(input, { underKey: null })).request;
+  });
+  if (!('id' in first)) return first;
+
+  const final = await waitWhileConnected(gateway, first, waitMs, res);
+  if (res.destroyed) return null;
+  if (final.status === 'pending') return { state: 'pending', request: final };
+  // Two hooks waiting on one request both see the approval: the first takes it, the other is told to ask again.
+  return oneCallAtATime(key, deps.shared, () => decided(final));
+}
+
+/** Whether a decided request still answers its call: while it lives, or {@link REPLAY_MS} after its verdict. */
+function replayable(request: ConfirmationRequest, now: number): boolean {
+  const decidedAt = request.respondedAt?.getTime() ?? request.expiresAt.getTime();
+  return now < Math.max(request.expiresAt.getTime(), decidedAt + REPLAY_MS);
+}
+
+/** Whether an allowed request was used: a receipt (`executed`, `execution_failed`) or PulseBot's `post_call` exists. */
+async function used(gateway: Gateway, request: ConfirmationRequest): Promise<boolean> {
+  return (await gateway.events(request.id)).some((e) => e.type === 'executed' || e.type === 'execution_failed' || e.type === 'post_call');
+}
+
+/** What a deferred answer tells the model: where a human decides, and to run the same call again once approved. */
+export function deferredReason(request: ConfirmationRequest, url: string): string {
+  return (
+    `Waiting for approval: ${url} — run the same command again once it is approved (tollgate request ${request.id}; ` +
+    `it expires at ${request.expiresAt.toISOString()}). Do not work around it.`
+  );
+}
+
+/** What a second call waiting on an approval the first one took is told. */
+export function usedReason(request: ConfirmationRequest): string {
+  return `This approval (tollgate request ${request.id}) was used by the same call already; run the command again to ask anew.`;
+}
+
+/** The inbox page of a request: the public URL when configured, else the address the hook called. */
+export function requestLink(publicUrl: string | null | undefined, res: ServerResponse, request: ConfirmationRequest): string {
+  const host = res.req?.headers.host;
+  return `${publicUrl ?? (host ? `http://${host}` : '')}/ui/requests/${request.id}`;
+}

@@ -1,0 +1,51 @@
+/**
+ * The real GitHub Copilot CLI (`@github/copilot`, pinned, installed into a cache on first use: a native binary)
+ * behind `tollgate hook copilot`: headless (`copilot -p … --allow-all-tools`), in bring-your-own-key mode against a
+ * fake Chat Completions API on 127.0.0.1 (`COPILOT_PROVIDER_BASE_URL`: no GitHub sign-in) that asks for one `bash`
+ * call, with the `preToolUse` hook `tollgate init copilot --scope user` writes to `~/.copilot/settings.json`.
+ * (Headless, Copilot CLI 1.0.102 fires the user's hooks but not the repository's `.github/hooks/*.json`.)
+ * Approve → the command runs; deny → it does not, and the model receives the approver's reason ("Denied by
+ * preToolUse hook: …"); edited arguments run instead (`modifiedArgs`); deferred → the first attempt is refused with
+ * the link, a human approves, the retry runs.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll } from 'vitest';
+import { startFakeChatModel } from '../fakes/model-api/openai-chat.js';
+import { agentHarness, realCliSuite } from './harness.js';
+import { PINNED, pinnedCli } from './install.js';
+
+// An install on first use (~190 MB, ~25 s), the binary's first unpacking (~6 s), then 5–10 s a run on two shared cores.
+const SLOW = 240_000;
+
+const h = agentHarness('copilot');
+let copilot: string;
+beforeAll(async () => {
+  copilot = await pinnedCli('copilot');
+}, SLOW);
+
+realCliSuite(
+  h,
+  {
+    agent: 'copilot',
+    title: `Copilot CLI ${PINNED.copilot.version}`,
+    toolName: 'bash',
+    runsEditedArgs: true,
+    startModel: (command) => startFakeChatModel(command, 'bash'),
+    configure(_model, wait) {
+      const hook = { type: 'command', bash: h.hookCommand('copilot', wait), timeoutSec: wait + 10 };
+      mkdirSync(join(h.home(), '.copilot'), { recursive: true });
+      writeFileSync(join(h.home(), '.copilot/settings.json'), JSON.stringify({ hooks: { preToolUse: [hook] } }, null, 2));
+    },
+    run: (model) =>
+      h.run(copilot, ['-p', 'Run the scripted command.', '--allow-all-tools'], {
+        HOME: h.home(),
+        XDG_CONFIG_HOME: join(h.home(), '.config'),
+        COPILOT_PROVIDER_BASE_URL: model.url,
+        COPILOT_PROVIDER_API_KEY: 'dummy',
+        COPILOT_MODEL: 'gpt-4.1',
+        ...h.gatewayEnv(),
+      }),
+  },
+  SLOW,
+);
