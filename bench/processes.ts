@@ -12,12 +12,23 @@ import { fileURLToPath } from 'node:url';
 import { sleep } from './stats.js';
 
 const BIN = fileURLToPath(new URL('../bin/tollgate.js', import.meta.url));
+/** How a gateway is started: the script node runs and the environment it needs. */
+export interface GatewayEntry {
+  script: string;
+  env: Record<string, string>;
+}
+
 /** The gateway entry: bin/tollgate.js, or a plain-JavaScript build (see `built-gateway.ts`). */
-let gatewayEntry: { script: string; env: Record<string, string> } = { script: BIN, env: {} };
+let gatewayEntry: GatewayEntry = { script: BIN, env: {} };
+
+/** The entry of the JavaScript build at `mainJs` (its `src/cli/main.js`). */
+export function builtEntry(mainJs: string): GatewayEntry {
+  return { script: mainJs, env: { TOLLGATE_CLI: '1' } };
+}
 
 /** Runs gateways from the JavaScript build at `mainJs` (its `src/cli/main.js`) from now on. */
 export function useBuiltGateway(mainJs: string): void {
-  gatewayEntry = { script: mainJs, env: { TOLLGATE_CLI: '1' } };
+  gatewayEntry = builtEntry(mainJs);
 }
 const FLOOR = fileURLToPath(new URL('./floor-server.ts', import.meta.url));
 const DURABLE_FLOOR = fileURLToPath(new URL('./durable-floor-server.ts', import.meta.url));
@@ -44,14 +55,17 @@ export interface GatewayStart {
   cpuProfDir?: string;
   /** How long to wait for the "listening" line. */
   startTimeoutMs?: number;
+  /** Another gateway than the run's (`--baseline`: the baseline revision's build). */
+  entry?: GatewayEntry;
 }
 
 /** Starts `tollgate serve --port 0 --db <dbPath>` and waits for its "listening on" line. */
 export function startGateway(options: GatewayStart): Promise<ServerProcess> {
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir] : [];
-  const env: NodeJS.ProcessEnv = { ...process.env, TOLLGATE_API_TOKENS: BENCH_TOKEN, LOG_LEVEL: 'warn', TOLLGATE_RATE_LIMIT: '0', TOLLGATE_RATE_LIMIT_DECISIONS: '0', TOLLGATE_MAX_CONNECTIONS: '65536', TOLLGATE_MAX_CONNECTIONS_PER_ADDRESS: '65536', ...gatewayEntry.env, ...options.env };
+  const entry = options.entry ?? gatewayEntry;
+  const env: NodeJS.ProcessEnv = { ...process.env, TOLLGATE_API_TOKENS: BENCH_TOKEN, LOG_LEVEL: 'warn', TOLLGATE_RATE_LIMIT: '0', TOLLGATE_RATE_LIMIT_DECISIONS: '0', TOLLGATE_MAX_CONNECTIONS: '65536', TOLLGATE_MAX_CONNECTIONS_PER_ADDRESS: '65536', ...entry.env, ...options.env };
   if (!options.env?.REDIS_URL) delete env.REDIS_URL;
-  const child = spawn(process.execPath, [...nodeArgs, gatewayEntry.script, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', options.dbPath], {
+  const child = spawn(process.execPath, [...nodeArgs, entry.script, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', options.dbPath], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
