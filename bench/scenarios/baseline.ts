@@ -25,13 +25,15 @@ import { measureDecisions } from './decision-resume.js';
 const MICRO = fileURLToPath(new URL('../micro/gateway-cpu.ts', import.meta.url));
 
 /** One micro run's figures: ms of CPU per call. */
-interface MicroRun {
+export interface MicroRun {
   create_ms: number;
   decide_ms: number;
+  /** Calls of each kind measured. */
+  n: number;
 }
 
-/** Writes the micro as plain JavaScript into the build of `main` (next to its `src/`), once; returns its path. */
-async function microIn(main: string): Promise<string> {
+/** Writes the micro as plain JavaScript into the build of `main` (next to its `src/`); returns its path. */
+export async function microIn(main: string): Promise<string> {
   const file = join(dirname(dirname(dirname(main))), 'gateway-cpu.mjs');
   const { transform } = await import('esbuild');
   const { code } = await transform(readFileSync(MICRO, 'utf8'), { loader: 'ts', format: 'esm', target: 'node20' });
@@ -39,7 +41,8 @@ async function microIn(main: string): Promise<string> {
   return file;
 }
 
-async function runMicro(script: string, n: number): Promise<MicroRun> {
+/** Runs the micro (compiled by {@link microIn}) in a fresh process on a fresh SQLite file; resolves with its figures. */
+export async function runMicro(script: string, n: number): Promise<MicroRun> {
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-bench-micro-'));
   try {
     const child = spawn(process.execPath, [script, String(n), dir], { env: { ...process.env, TOLLGATE_SQLITE_SYNC: 'normal' }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -68,7 +71,7 @@ export const microBaselineScenario: Scenario = {
     // ABBA ABBA …: each revision as often first as second.
     const order = (ctx.quick ? [0] : [0, 1, 2]).flatMap((pair) => (pair % 2 === 0 ? (['current', 'baseline'] as const) : (['baseline', 'current'] as const)));
     for (const which of order) runs[which].push(await runMicro(scripts[which], n));
-    const of = (which: 'current' | 'baseline', key: keyof MicroRun) => median(runs[which].map((r) => r[key]));
+    const of = (which: 'current' | 'baseline', key: 'create_ms' | 'decide_ms') => median(runs[which].map((r) => r[key]));
     const sign = typeof ctx.earlier.verdict_sign_cpu_ms === 'number' ? ctx.earlier.verdict_sign_cpu_ms : (await verdictSignCpu()).median;
     const baseDecision = of('baseline', 'decide_ms');
     return {
