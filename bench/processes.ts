@@ -201,26 +201,32 @@ export function postgresCpuNs(): number {
 }
 
 /**
- * CPU spent in phases that start and stop many times (the decisions of each batch, say): by the gateway `pid` and, when
- * asked, by PostgreSQL — where the audit chain's trigger runs. Per-process counters: other work on the machine barely
- * moves them.
+ * CPU spent in phases that start and stop many times (the decisions of each batch, say): by the gateway `pid` (or
+ * several replicas together) and, when asked, by PostgreSQL — where the audit chain's trigger runs — and by the load
+ * client (`clientPid`: what the capacity model needs to know of a machine that also holds the client). Per-process
+ * counters: other work on the machine barely moves them.
  */
-export function phaseCpu(pid: number, database: boolean): { start(): void; stop(): void; msPer(calls: number): { gateway: number; database: number | null } } {
-  let gateway = 0;
-  let db = 0;
-  let open: [number, number] | null = null;
+export function phaseCpu(
+  pid: number | readonly number[],
+  database: boolean,
+  clientPid?: number,
+): { start(): void; stop(): void; msPer(calls: number): { gateway: number; database: number | null; client: number | null } } {
+  const pids = typeof pid === 'number' ? [pid] : pid;
+  const read = (): [number, number, number] => [pids.reduce((sum, p) => sum + cpuNs(p), 0), database ? postgresCpuNs() : 0, clientPid ? cpuNs(clientPid) : 0];
+  const total = [0, 0, 0];
+  let open: [number, number, number] | null = null;
   return {
     start() {
-      open = [cpuNs(pid), database ? postgresCpuNs() : 0];
+      open = read();
     },
     stop() {
       if (!open) return;
-      gateway += cpuNs(pid) - open[0];
-      if (database) db += postgresCpuNs() - open[1];
+      const now = read();
+      for (let i = 0; i < 3; i++) total[i]! += now[i]! - open[i]!;
       open = null;
     },
     msPer(calls) {
-      return { gateway: gateway / 1e6 / calls, database: database ? db / 1e6 / calls : null };
+      return { gateway: total[0]! / 1e6 / calls, database: database ? total[1]! / 1e6 / calls : null, client: clientPid ? total[2]! / 1e6 / calls : null };
     },
   };
 }
