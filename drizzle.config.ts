@@ -2,6 +2,6 @@ import { defineConfig } from 'drizzle-kit';
 
 export default defineConfig({
   dialect: 'sqlite',
-  schema: './src/requests/sqlite/schema.ts',
+  schema: './src/stores/sqlite/schema.ts',
   out: './migrations/sqlite',
 });

@@ -17,10 +17,10 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { argsSha256 } from '../src/requests/args-hash.js';
 import { newConfirmationRequest, type GatewayDefaults } from '../src/requests/new-request.js';
-import { applyPostgresMigrations, openPostgres } from '../src/requests/postgres/database.js';
-import { REQUEST_INSERT, requestRecords } from '../src/requests/postgres/rows.js';
-import { applyMigrations, openDatabase } from '../src/requests/sqlite/database.js';
-import { requestToRow } from '../src/requests/sqlite/rows.js';
+import { applyPostgresMigrations, openPostgres } from '../src/stores/postgres/database.js';
+import { REQUEST_INSERT, requestRecords } from '../src/stores/postgres/rows.js';
+import { applyMigrations, openDatabase } from '../src/stores/sqlite/database.js';
+import { requestToRow } from '../src/stores/sqlite/rows.js';
 import type { ConfirmationRequest } from '../src/requests/types.js';
 
 const db = process.argv[process.argv.indexOf('--db') + 1];

@@ -10,11 +10,39 @@ import { getTableColumns, type Table } from 'drizzle-orm';
 import { createHash, randomBytes } from 'node:crypto';
 import { eventHash } from '../src/audit/encoding.js';
 import { askedDigest } from '../src/requests/coverage.js';
-import { chainedFieldsOf } from '../src/requests/sqlite/chained-insert.js';
-import type { OpenDatabase } from '../src/requests/sqlite/database.js';
-import type { RequestRow } from '../src/requests/sqlite/rows.js';
-import { confirmationRequests } from '../src/requests/sqlite/schema.js';
-import type { HistoryPlan } from './seed.js';
+import { chainedFieldsOf } from '../src/stores/sqlite/chained-insert.js';
+import type { OpenDatabase } from '../src/stores/sqlite/database.js';
+import type { RequestRow } from '../src/stores/sqlite/rows.js';
+import { confirmationRequests } from '../src/stores/sqlite/schema.js';
+
+/** Options of `seedHistory` (`bench/seed.ts`). */
+export interface HistorySeedOptions {
+  /** Requests to write (a tenth of a percent of them, at least one, stay pending). */
+  rows: number;
+  /** How far back the oldest request was filed (default 365 days); rows are spread evenly up to now. */
+  days?: number;
+  /** Tools, agents and approvers to spread the rows over (defaults 40, 20, 25). */
+  tools?: number;
+  agents?: number;
+  approvers?: number;
+  /** Rows per transaction (default 10 000; 100 000 on PostgreSQL, one statement each): 10 million rows never sit in one transaction. */
+  batch?: number;
+  /** Write only pending requests, filed in the last hour and due one to two hours from now (added to a history). */
+  pendingOnly?: boolean;
+}
+
+/** The rows and the spread `historyRow` (`bench/seed.ts`) builds request `i` of. */
+export interface HistoryPlan extends Required<Omit<HistorySeedOptions, 'days'>> {
+  now: number;
+  span: number;
+  pendingEvery: number;
+}
+
+/** The plan of a seeding run started now. */
+export function historyPlan(options: HistorySeedOptions): HistoryPlan {
+  const { rows, days = 365, tools = 40, agents = 20, approvers = 25, batch = 10_000, pendingOnly = false } = options;
+  return { rows, tools, agents, approvers, batch, pendingOnly, now: Date.now(), span: days * 86_400_000, pendingEvery: Math.max(2, Math.min(1000, rows)) };
+}
 
 const STATUSES = ['approved', 'approved', 'denied', 'expired', 'cancelled'] as const;
 const PROMPT = 'Export a table to a file.';

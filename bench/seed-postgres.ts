@@ -14,7 +14,7 @@
  */
 import type pg from 'pg';
 import { randomBytes } from 'node:crypto';
-import { applyPostgresMigrations, openPostgres } from '../src/requests/postgres/database.js';
+import { applyPostgresMigrations, openPostgres } from '../src/stores/postgres/database.js';
 import { historyPlan, historyRow, type HistorySeed, type HistorySeedOptions } from './seed.js';
 
 const SEEDED_TABLES = ['confirmation_requests', 'confirmation_events', 'channel_messages'];

@@ -10,13 +10,15 @@ import type { BenchContext } from './context.js';
 import { runTollgate } from './processes.js';
 import { argsSha256 } from '../src/requests/args-hash.js';
 import { askedDigest } from '../src/requests/coverage.js';
-import { applyMigrations, openDatabase, type OpenDatabase } from '../src/requests/sqlite/database.js';
+import { applyMigrations, openDatabase, type OpenDatabase } from '../src/stores/sqlite/database.js';
 import { newConfirmationRequest, type GatewayDefaults } from '../src/requests/new-request.js';
-import { requestToRow } from '../src/requests/sqlite/rows.js';
+import { requestToRow } from '../src/stores/sqlite/rows.js';
 import type { ConfirmationRequest } from '../src/requests/types.js';
 import { GENESIS_HASH } from '../src/audit/encoding.js';
-import { BulkInsert, CARD_KEYS, chainEvents, EVENT_KEYS, historyRows, REQUEST_KEYS, SeedIds } from './history-rows.js';
-import { channelMessages, confirmationEvents, confirmationRequests } from '../src/requests/sqlite/schema.js';
+import { BulkInsert, CARD_KEYS, chainEvents, EVENT_KEYS, historyPlan, historyRows, REQUEST_KEYS, SeedIds, type HistoryPlan, type HistorySeedOptions } from './history-rows.js';
+
+export { historyPlan, type HistoryPlan, type HistorySeedOptions } from './history-rows.js';
+import { channelMessages, confirmationEvents, confirmationRequests } from '../src/stores/sqlite/schema.js';
 
 const SEED_DEFAULTS: GatewayDefaults = { timeoutS: 300, channels: [{ type: 'web' }], options: ['Approve', 'Deny'], onTimeout: 'deny' };
 
@@ -103,22 +105,6 @@ export interface HistorySeed {
   seconds: number;
 }
 
-/** Options of {@link seedHistory}. */
-export interface HistorySeedOptions {
-  /** Requests to write (a tenth of a percent of them, at least one, stay pending). */
-  rows: number;
-  /** How far back the oldest request was filed (default 365 days); rows are spread evenly up to now. */
-  days?: number;
-  /** Tools, agents and approvers to spread the rows over (defaults 40, 20, 25). */
-  tools?: number;
-  agents?: number;
-  approvers?: number;
-  /** Rows per transaction (default 10 000; 100 000 on PostgreSQL, one statement each): 10 million rows never sit in one transaction. */
-  batch?: number;
-  /** Write only pending requests, filed in the last hour and due one to two hours from now (added to a history). */
-  pendingOnly?: boolean;
-}
-
 /** An event of a seeded request; `detail` is written as each dialect stores JSON. */
 export interface SeedEvent {
   type: string;
@@ -126,19 +112,6 @@ export interface SeedEvent {
   channel: string | null;
   detail: Record<string, string>;
   at: Date;
-}
-
-/** The rows and the spread {@link historyRow} builds request `i` of. */
-export interface HistoryPlan extends Required<Omit<HistorySeedOptions, 'days'>> {
-  now: number;
-  span: number;
-  pendingEvery: number;
-}
-
-/** The plan of a seeding run started now. */
-export function historyPlan(options: HistorySeedOptions): HistoryPlan {
-  const { rows, days = 365, tools = 40, agents = 20, approvers = 25, batch = 10_000, pendingOnly = false } = options;
-  return { rows, tools, agents, approvers, batch, pendingOnly, now: Date.now(), span: days * 86_400_000, pendingEvery: Math.max(2, Math.min(1000, rows)) };
 }
 
 const STATUSES = ['approved', 'approved', 'denied', 'expired', 'cancelled'] as const;

@@ -5,10 +5,10 @@
  * their channel is on: loading them costs tens of megabytes a process that does not use them should not pay.
  */
 import type { Logger } from 'pino';
-import type { Channel } from '../src/channel.js';
+import type { Channel } from '../src/channel/channel.js';
 import type { TollgateConfig } from '../src/config.js';
-import type { DeploymentSecrets } from '../src/deployment-secrets.js';
-import type { SharedMarks } from '../src/shared-marks.js';
+import type { DeploymentSecrets } from '../src/contracts/deployment-secrets.js';
+import type { SharedMarks } from '../src/contracts/shared-marks.js';
 import type { PostgresHandle, SqliteHandle } from './teams/database-conversations.js';
 import { createWebChannel, webOptionsFromConfig } from './web/index.js';
 

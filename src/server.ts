@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { pino, type Logger } from 'pino';
 import { channelsFromConfig } from '../channels/index.js';
-import type { Channel } from './channel.js';
-import { LocalChangeFeed, type ChangeFeed } from './change-feed.js';
+import type { Channel } from './channel/channel.js';
+import { LocalChangeFeed, type ChangeFeed } from './lifecycle/change-feed.js';
 import { systemClock, type Clock } from './utils/clock.js';
 import type { TollgateConfig } from './config.js';
 import { Gateway } from './gateway/gateway.js';
@@ -22,15 +22,15 @@ import { EventStream } from './events/stream.js';
 import { createApp, type HttpPlugin, type ReadinessCheck } from './http/app.js';
 import { applyConnectionLimits, connectionLimitsFromEnv } from './http/connection-limits.js';
 import { integrationsPlugin } from './integrations/plugin.js';
-import { openStores } from './requests/open-store.js';
+import { openStores } from './stores/open-store.js';
 import type { ConfirmationStore } from './requests/store.js';
-import { parseCallbackAllow } from './callback-target.js';
+import { parseCallbackAllow } from './utils/callback-target.js';
 import { jwksPlugin } from './http/jwks-route.js';
 import { readSigningSettings, signingKeys as keysOf } from './signing/keys.js';
-import { withVerdictTokens } from './signing/token-store.js';
+import { withVerdictTokens } from './stores/verdict-tokens.js';
 import { anchorSignerOf, VerdictSigner, verdictTtlFromEnv } from './signing/verdict.js';
 import { Retention } from './history/retention.js';
-import { pruneStoreOf } from './history/prune-store-of.js';
+import { pruneStoreOf } from './stores/prune-store-of.js';
 import { checkpointCheck } from './audit/checkpoint.js';
 import { InProcessScheduler } from './scheduler/in-process.js';
 import type { Scheduler } from './scheduler/types.js';
@@ -147,7 +147,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   // The outbox is the events table itself (written in each change's transaction); sinks follow it with a cursor.
   const events = new EventStream(sinks, { log: stores.events, request: (id) => store.get(id), logger: logger.child({ component: 'events' }), source: config.publicUrl ?? 'tollgate', callbackAllow, now: () => clock.now(), away: stores.away });
   const gateway = new Gateway({
-    // Final rows leave the store with their verdict token attached (`signing/token-store`); `server.store` stays bare.
+    // Final rows leave the store with their verdict token attached (`stores/verdict-tokens`); `server.store` stays bare.
     store: withVerdictTokens(store, verdicts, {
       onRefused: (requestId, why) => logger.error({ requestId, why }, 'verdict not signed: the row disagrees with its audit events (edited in the database?)'),
       coverage: () => stores.audit.coverage(),

@@ -23,7 +23,7 @@ import { seedHistory } from '../seed.js';
 import { seedHistoryPostgres } from '../seed-postgres.js';
 import { round } from '../stats.js';
 import { writeExport } from '../../src/http/export.js';
-import { openStores } from '../../src/requests/open-store.js';
+import { openStores } from '../../src/stores/open-store.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {

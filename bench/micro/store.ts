@@ -6,12 +6,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteConfirmationStore } from '../../src/requests/sqlite/store.js';
-import { openDatabase, applyMigrations } from '../../src/requests/sqlite/database.js';
+import { SqliteConfirmationStore } from '../../src/stores/sqlite/store.js';
+import { openDatabase, applyMigrations } from '../../src/stores/sqlite/database.js';
 import { seedPending } from '../seed.js';
 import { eq, sql } from 'drizzle-orm';
-import { confirmationRequests } from '../../src/requests/sqlite/schema.js';
-import { rowToRequest } from '../../src/requests/sqlite/rows.js';
+import { confirmationRequests } from '../../src/stores/sqlite/schema.js';
+import { rowToRequest } from '../../src/stores/sqlite/rows.js';
 
 const path = join(mkdtempSync(join(tmpdir(), 'tollgate-micro-')), 'micro.db');
 const { ids } = seedPending(path, 20000, 0);

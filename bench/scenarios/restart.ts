@@ -4,7 +4,7 @@
  * means listening and `/readyz` answering 200; the figure counts from spawning the process. The overdue rows must be
  * expired by then (checked by reading the file).
  */
-import { Database } from '../../src/requests/sqlite/driver.js';
+import { Database } from '../../src/stores/sqlite/driver.js';
 import { join } from 'node:path';
 import type { Scenario } from '../context.js';
 import type { BenchPostgres } from '../postgres.js';

@@ -1,13 +1,13 @@
 /**
  * @module channels/discord/message
  * The Discord layout of a tollgate card: a short `content` line, one embed with the request, and button components
- * while it is pending. The words come from `cardText()` (src/card.ts); this file only lays them out. Every string
+ * while it is pending. The words come from `cardText()` (src/channel/card.ts); this file only lays them out. Every string
  * from a request is attacker-controlled: Discord markdown is escaped, `@everyone`/`@here` are broken with a zero-width
  * space, and `allowed_mentions: {parse: []}` makes sure nothing pings even if an escape were missed.
  */
 import { ButtonStyle, ComponentType, TextInputStyle, type APIActionRowComponent, type APIButtonComponent, type APIEmbed, type APIModalInteractionResponseCallbackData, type RESTPostAPIChannelMessageJSONBody } from 'discord-api-types/v10';
-import { cardText, type CardText } from '../../src/card.js';
-import type { GrantButton } from '../../src/channel.js';
+import { cardText, type CardText } from '../../src/channel/card.js';
+import type { GrantButton } from '../../src/channel/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 
 /** A message body for `POST /channels/{id}/messages`, `PATCH …/messages/{id}` and an UPDATE_MESSAGE answer. */

@@ -4,7 +4,7 @@
  * target is a credential or the application's identity.
  */
 import type { Logger } from 'pino';
-import { ValidationError } from '../../src/errors.js';
+import { ValidationError } from '../../src/api/errors.js';
 
 /** Everything the Discord channel is built from. */
 export interface DiscordChannelOptions {

@@ -6,7 +6,7 @@
  * retries with backoff.
  */
 import { DiscordAPIError, HTTPError, RateLimitError } from '@discordjs/rest';
-import { PermanentChannelError, RateLimitedError } from '../../src/channel.js';
+import { PermanentChannelError, RateLimitedError } from '../../src/channel/channel.js';
 
 /** Maps what a REST call threw to what the scheduler understands. Never includes the token (the errors hold none). */
 export function toChannelError(error: unknown, call: string): Error {

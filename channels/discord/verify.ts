@@ -5,7 +5,7 @@
  * itself only signs; without the window a captured tap would stay valid forever). Uses node:crypto alone.
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { SeenOnce } from '../../src/seen-once.js';
+import { SeenOnce } from '../../src/utils/seen-once.js';
 
 /** How far an interaction's timestamp may be from now: five minutes either way. */
 export const DEFAULT_REPLAY_WINDOW_S = 300;

@@ -12,7 +12,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Router } from 'express';
 import nodemailer from 'nodemailer';
 import { pino, type Logger } from 'pino';
-import type { CardRef, Channel, ChannelHost } from '../../src/channel.js';
+import type { CardRef, Channel, ChannelHost } from '../../src/channel/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { LinkSigner } from './links.js';
 import { approvalMail, finalMail, type MailContent } from './mail.js';

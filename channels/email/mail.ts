@@ -1,12 +1,12 @@
 /**
  * @module channels/email/mail
- * What a mail says, in plain text and HTML, worded by the one card model (`src/card.ts`): the approval mail with its
+ * What a mail says, in plain text and HTML, worded by the one card model (`src/channel/card.ts`): the approval mail with its
  * Approve and Deny links, the reminder, and the short notice once a request is final. Every value is escaped in the
  * HTML part (tool arguments and prompts are attacker-controlled); links appear only while the request is pending.
  */
-import { cardText, reminderText, type CardText } from '../../src/card.js';
+import { cardText, reminderText, type CardText } from '../../src/channel/card.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
-import { html, type SafeHtml } from '../../src/html.js';
+import { html, type SafeHtml } from '../web/html.js';
 
 /** A mail's content, before addressing. */
 export interface MailContent {

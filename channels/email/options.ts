@@ -4,8 +4,8 @@
  * `TOLLGATE_PUBLIC_URL`), since the relay URL holds a password and the public URL is the deployment's own address.
  */
 import type { Logger } from 'pino';
-import type { SharedMarks } from '../../src/shared-marks.js';
-import { ValidationError } from '../../src/errors.js';
+import type { SharedMarks } from '../../src/contracts/shared-marks.js';
+import { ValidationError } from '../../src/api/errors.js';
 
 /** Everything the email channel is built from. */
 export interface EmailChannelOptions {

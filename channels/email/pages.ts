@@ -5,9 +5,9 @@
  * that are used, expired, forged or not for this request. Everything on them goes through the escaping `html`
  * template; they load nothing but their own inline style.
  */
-import { cardText } from '../../src/card.js';
+import { cardText } from '../../src/channel/card.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
-import { html, type SafeHtml } from '../../src/html.js';
+import { html, type SafeHtml } from '../web/html.js';
 
 const STYLE = `body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;color:#1a202c;max-width:640px;margin:0 auto;padding:24px}
 pre{background:#f7fafc;border:1px solid #e2e8f0;padding:8px;white-space:pre-wrap;word-break:break-word}

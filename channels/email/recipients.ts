@@ -4,7 +4,7 @@
  * target means): every approver of the request that has an address — `email:` approvers and bare addresses as
  * written, and the people the directory knows behind `person:`, `group:` and channel accounts, by their `email`.
  */
-import { PermanentChannelError } from '../../src/channel.js';
+import { PermanentChannelError } from '../../src/channel/channel.js';
 import type { Directory } from '../../src/people/types.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { ADDRESS } from './options.js';

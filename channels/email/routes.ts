@@ -10,10 +10,10 @@
 import { randomBytes } from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
-import type { ChannelHost, DecideOutcome } from '../../src/channel.js';
-import { describeError } from '../../src/errors.js';
-import { parseCookies, serializeCookie } from '../../src/cookies.js';
-import type { SafeHtml } from '../../src/html.js';
+import type { ChannelHost, DecideOutcome } from '../../src/channel/channel.js';
+import { describeError } from '../../src/api/errors.js';
+import { parseCookies, serializeCookie } from '../web/cookies.js';
+import type { SafeHtml } from '../web/html.js';
 import type { LinkClaims, LinkSigner } from './links.js';
 import { confirmPage, messagePage, verdictPage } from './pages.js';
 import { actedByMail, type UsedLinks } from './used-links.js';

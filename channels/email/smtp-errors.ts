@@ -6,7 +6,7 @@
  * out, TLS failure) stay plain errors the scheduler retries with its delivery backoff. The relay's reply text goes
  * into the message, so `delivery_failed` shows what the relay said.
  */
-import { PermanentChannelError } from '../../src/channel.js';
+import { PermanentChannelError } from '../../src/channel/channel.js';
 
 /** The fields nodemailer puts on its errors that matter here. */
 interface SmtpErrorFields {

@@ -9,7 +9,7 @@
  *   which survives restarts even where marks live in memory (SQLite).
  */
 import type { ConfirmationEvent } from '../../src/requests/types.js';
-import type { SharedMarks } from '../../src/shared-marks.js';
+import type { SharedMarks } from '../../src/contracts/shared-marks.js';
 
 const DECISION_TYPES = new Set<ConfirmationEvent['type']>(['approved', 'denied', 'decision_rejected']);
 

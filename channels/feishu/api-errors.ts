@@ -5,8 +5,8 @@
  * a {@link PermanentChannelError} when retrying cannot help (bot not in the chat, invalid receive id, missing scope,
  * wrong app credentials), a {@link RateLimitedError} when Feishu asks to slow down, or a plain Error to be retried.
  */
-import { PermanentChannelError, RateLimitedError } from '../../src/channel.js';
-import { describeError } from '../../src/errors.js';
+import { PermanentChannelError, RateLimitedError } from '../../src/channel/channel.js';
+import { describeError } from '../../src/api/errors.js';
 
 /** The envelope of every Open API answer. */
 export interface FeishuReply<T> {

@@ -7,7 +7,7 @@
  */
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
-import type { ChannelHost, DecideOutcome, DecisionSink } from '../../src/channel.js';
+import type { ChannelHost, DecideOutcome, DecisionSink } from '../../src/channel/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { sendProblem } from '../../src/http/problem.js';
 import { BUTTON_NAMES, GRANT_BUTTON, MAX_REASON_CHARS, REASON_INPUT, type FeishuCard } from './card-json.js';

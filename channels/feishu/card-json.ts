@@ -9,7 +9,7 @@
  */
 import type { ConfirmationRequest, RequestStatus } from '../../src/requests/types.js';
 import { cardLabels, localizedCardText } from './i18n.js';
-import type { GrantButton } from '../../src/channel.js';
+import type { GrantButton } from '../../src/channel/channel.js';
 import type { FeishuLanguage } from './options.js';
 
 /** A card JSON 2.0 document (the subset tollgate writes). */

@@ -6,12 +6,12 @@
 import * as lark from '@larksuiteoapi/node-sdk';
 import type { Router } from 'express';
 import { pino, type Logger } from 'pino';
-import type { CardRef, Channel, ChannelHost, DecisionSink, GrantButton } from '../../src/channel.js';
+import type { CardRef, Channel, ChannelHost, DecisionSink, GrantButton } from '../../src/channel/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { errorForThrown, expectOk, isCredentialError, TokenRejectedError, type FeishuReply } from './api-errors.js';
 import { createCardActionHandler, mountCallbackRoute } from './callbacks.js';
 import { approvalCard, notFoundCard, reminderCard, type FeishuCard } from './card-json.js';
-import { reminderText } from '../../src/card.js';
+import { reminderText } from '../../src/channel/card.js';
 import type { FeishuOptions } from './options.js';
 import { parseTarget, sendUuid } from './targets.js';
 import { TokenCache } from './token-cache.js';

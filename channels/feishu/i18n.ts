@@ -1,10 +1,10 @@
 /**
  * @module channels/feishu/i18n
- * Card and toast wording in English and Chinese. English comes from `src/card.ts` unchanged (the one place that
+ * Card and toast wording in English and Chinese. English comes from `src/channel/card.ts` unchanged (the one place that
  * words a card); Chinese is a translation layer over the same request fields, chosen by `FEISHU_LANGUAGE`.
  */
-import { cardText, type CardText, type CardTextOptions } from '../../src/card.js';
-import type { DecisionRejection } from '../../src/channel.js';
+import { cardText, type CardText, type CardTextOptions } from '../../src/channel/card.js';
+import type { DecisionRejection } from '../../src/channel/channel.js';
 import type { ConfirmationRequest, RequestStatus } from '../../src/requests/types.js';
 import type { FeishuLanguage } from './options.js';
 

@@ -4,9 +4,9 @@
  * from the environment or the `feishu:` section of `tollgate.yaml`. Errors name the variable or the file key.
  */
 import { z } from 'zod';
-import { ValidationError } from '../../src/errors.js';
-import { fieldProblems, validationError } from '../../src/validation.js';
-import type { SharedMarks } from '../../src/shared-marks.js';
+import { ValidationError } from '../../src/api/errors.js';
+import { fieldProblems, validationError } from '../../src/api/validation.js';
+import type { SharedMarks } from '../../src/contracts/shared-marks.js';
 
 /** The language of card texts and toasts. */
 export type FeishuLanguage = 'en' | 'zh';

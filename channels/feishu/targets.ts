@@ -4,7 +4,7 @@
  * which (`receive_id_type`). The kind is read from the id's shape, or from an explicit `type:` prefix.
  */
 import { createHash } from 'node:crypto';
-import { PermanentChannelError } from '../../src/channel.js';
+import { PermanentChannelError } from '../../src/channel/channel.js';
 
 /** The `receive_id_type` values tollgate sends to. */
 export type ReceiveIdType = 'chat_id' | 'open_id' | 'user_id' | 'union_id' | 'email';

@@ -9,8 +9,8 @@
 import { createDecipheriv, createHash } from 'node:crypto';
 import { secretEquals } from '../../src/utils/secure-compare.js';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { SharedMarks } from '../../src/shared-marks.js';
-import { SeenOnce } from '../../src/seen-once.js';
+import type { SharedMarks } from '../../src/contracts/shared-marks.js';
+import { SeenOnce } from '../../src/utils/seen-once.js';
 
 /** What verification needs. */
 export interface VerifyOptions {

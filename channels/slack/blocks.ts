@@ -1,13 +1,13 @@
 /**
  * @module channels/slack/blocks
  * Block Kit layout of a tollgate card and of the "deny with a reason" modal. The words come from `cardText()`
- * (src/card.ts); this file only lays them out. Every string that comes from a request is attacker-controlled: it is
+ * (src/channel/card.ts); this file only lays them out. Every string that comes from a request is attacker-controlled: it is
  * put in `plain_text` where Slack allows, and escaped (`&`, `<`, `>`) in `mrkdwn`, so nobody can ping `@channel`
  * or forge a link through a tool argument.
  */
 import type { types } from '@slack/bolt';
-import { cardText, type CardText } from '../../src/card.js';
-import type { GrantButton } from '../../src/channel.js';
+import { cardText, type CardText } from '../../src/channel/card.js';
+import type { GrantButton } from '../../src/channel/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 
 /** `action_id` of option buttons: `tollgate_option_0` approves, `tollgate_option_1` denies, later ones approve. */

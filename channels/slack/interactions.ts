@@ -9,9 +9,9 @@
 import type { App, BlockAction, ButtonAction, RespondFn, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
-import type { ChannelHost, DecideOutcome, DecisionActor, DecisionSink } from '../../src/channel.js';
+import type { ChannelHost, DecideOutcome, DecisionActor, DecisionSink } from '../../src/channel/channel.js';
 import { DENY_WITH_REASON_ACTION, GRANT_ACTION, OPTION_ACTION, REASON_INPUT, REASON_MODAL, escapeMrkdwn, parseButtonValue, parseModalMetadata, reasonModal } from './blocks.js';
-import { describeError } from '../../src/errors.js';
+import { describeError } from '../../src/api/errors.js';
 
 /** What the listeners need. */
 export interface InteractionDeps {

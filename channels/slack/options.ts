@@ -5,8 +5,8 @@
  */
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { ValidationError } from '../../src/errors.js';
-import { fieldProblems, validationError } from '../../src/validation.js';
+import { ValidationError } from '../../src/api/errors.js';
+import { fieldProblems, validationError } from '../../src/api/validation.js';
 
 /** Everything the Slack channel is built from. */
 export interface SlackChannelOptions {

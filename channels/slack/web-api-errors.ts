@@ -5,7 +5,7 @@
  * network trouble, Slack's own internal errors) stays a plain error that the scheduler retries with backoff.
  */
 import { ErrorCode, type WebAPICallError } from '@slack/web-api';
-import { PermanentChannelError, RateLimitedError } from '../../src/channel.js';
+import { PermanentChannelError, RateLimitedError } from '../../src/channel/channel.js';
 
 /** Slack error codes that mean "this will not work however often you try". */
 export const PERMANENT_SLACK_ERRORS: ReadonlySet<string> = new Set([

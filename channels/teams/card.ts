@@ -1,11 +1,11 @@
 /**
  * @module channels/teams/card
  * The Adaptive Card layout of a tollgate card (schema 1.4, Universal Actions). The words come from `cardText()`
- * (src/card.ts); this file only lays them out. Every string from a request is attacker-controlled: TextBlock markdown
+ * (src/channel/card.ts); this file only lays them out. Every string from a request is attacker-controlled: TextBlock markdown
  * is escaped and `{{…}}` (the DATE/TIME functions of TextBlocks) is broken up, so text shows as written.
  */
-import { cardText, type CardText } from '../../src/card.js';
-import type { GrantButton } from '../../src/channel.js';
+import { cardText, type CardText } from '../../src/channel/card.js';
+import type { GrantButton } from '../../src/channel/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 
 /** An Adaptive Card as JSON. */

@@ -4,7 +4,7 @@
  * shortly before it expires), then the connector REST API at the conversation's serviceUrl. Plain fetch, because the
  * SDK's token provider cannot be pointed at another authority; errors become the channel contract's errors here.
  */
-import { PermanentChannelError, RateLimitedError } from '../../src/channel.js';
+import { PermanentChannelError, RateLimitedError } from '../../src/channel/channel.js';
 
 /** What the connector needs. */
 export interface ConnectorOptions {

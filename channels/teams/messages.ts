@@ -7,8 +7,8 @@
  */
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
-import type { ChannelHost, DecideOutcome, DecisionEvent, DecisionSink } from '../../src/channel.js';
-import { describeError } from '../../src/errors.js';
+import type { ChannelHost, DecideOutcome, DecisionEvent, DecisionSink } from '../../src/channel/channel.js';
+import { describeError } from '../../src/api/errors.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { ADAPTIVE_CARD, parseActionData, type ActionData, type AdaptiveCard } from './card.js';
 import type { TeamsConversationStore } from './conversations.js';

@@ -4,7 +4,7 @@
  * target is a credential, the bot's identity, or (in tests) where its authorities live.
  */
 import type { Logger } from 'pino';
-import { ValidationError } from '../../src/errors.js';
+import { ValidationError } from '../../src/api/errors.js';
 import type { TeamsConversationStore } from './conversations.js';
 
 /** The Bot Framework's OpenID metadata: where the keys that sign incoming activities are published. */

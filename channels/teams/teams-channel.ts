@@ -6,7 +6,7 @@
  */
 import type { Router } from 'express';
 import { pino, type Logger } from 'pino';
-import { PermanentChannelError, type CardRef, type Channel, type ChannelHost, type GrantButton } from '../../src/channel.js';
+import { PermanentChannelError, type CardRef, type Channel, type ChannelHost, type GrantButton } from '../../src/channel/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { ADAPTIVE_CARD, adaptiveCard, type AdaptiveCard } from './card.js';
 import { BotConnector } from './connector.js';

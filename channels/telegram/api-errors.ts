@@ -6,7 +6,7 @@
  * scheduler retries with backoff.
  */
 import { GrammyError, HttpError } from 'grammy';
-import { PermanentChannelError, RateLimitedError } from '../../src/channel.js';
+import { PermanentChannelError, RateLimitedError } from '../../src/channel/channel.js';
 
 /** Maps what a Bot API call threw to what the scheduler understands. Never includes the token (grammY errors hold none). */
 export function toChannelError(error: unknown, method: string): Error {

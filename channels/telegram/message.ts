@@ -1,12 +1,12 @@
 /**
  * @module channels/telegram/message
  * The Telegram layout of a tollgate card: one HTML-formatted message with an inline keyboard while it is pending.
- * The words come from `cardText()` (src/card.ts); this file only lays them out. Every string from a request is
+ * The words come from `cardText()` (src/channel/card.ts); this file only lays them out. Every string from a request is
  * attacker-controlled: it is escaped for Telegram's HTML parse mode (`<`, `>`, `&`), so a tool name, argument or
  * prompt can neither add markup (links, bold) nor break the message (Telegram refuses HTML it cannot parse).
  */
-import { cardText, type CardText } from '../../src/card.js';
-import type { GrantButton } from '../../src/channel.js';
+import { cardText, type CardText } from '../../src/channel/card.js';
+import type { GrantButton } from '../../src/channel/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 
 /** One inline keyboard button: its label and the `callback_data` Telegram hands back on a tap. */

@@ -4,7 +4,7 @@
  * webhook secret are credentials and the rest says how updates reach the gateway.
  */
 import type { Logger } from 'pino';
-import { ValidationError } from '../../src/errors.js';
+import { ValidationError } from '../../src/api/errors.js';
 
 /** How taps reach the gateway: Telegram posts them to our webhook, or the gateway asks with `getUpdates`. */
 export type TelegramMode = 'webhook' | 'polling';

@@ -10,9 +10,9 @@
 import { Api, Bot } from 'grammy';
 import type { Router } from 'express';
 import { pino, type Logger } from 'pino';
-import { reminderText } from '../../src/card.js';
-import { PermanentChannelError, type CardRef, type Channel, type ChannelHost, type GrantButton } from '../../src/channel.js';
-import { describeError } from '../../src/errors.js';
+import { reminderText } from '../../src/channel/card.js';
+import { PermanentChannelError, type CardRef, type Channel, type ChannelHost, type GrantButton } from '../../src/channel/channel.js';
+import { describeError } from '../../src/api/errors.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { isNotModified, toChannelError } from './api-errors.js';
 import { cardMessage, cut, escapeHtml, type TelegramMessage } from './message.js';

@@ -10,9 +10,9 @@ import express, { type Router } from 'express';
 import type { Api, Bot } from 'grammy';
 import type { CallbackQuery } from 'grammy/types';
 import type { Logger } from 'pino';
-import { outcomeText } from '../../src/card.js';
-import type { ChannelHost, DecisionActor, DecisionEvent, DecisionSink } from '../../src/channel.js';
-import { describeError } from '../../src/errors.js';
+import { outcomeText } from '../../src/channel/card.js';
+import type { ChannelHost, DecisionActor, DecisionEvent, DecisionSink } from '../../src/channel/channel.js';
+import { describeError } from '../../src/api/errors.js';
 import { parseCallbackData, type ButtonRef } from './message.js';
 import { SeenUpdates, secretTokenProblem, SECRET_HEADER } from './verify.js';
 

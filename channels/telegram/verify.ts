@@ -5,7 +5,7 @@
  * it is compared in constant time. Also remembers `update_id`s, so an update posted twice decides once.
  */
 import { secretEquals } from '../../src/utils/secure-compare.js';
-import { SeenOnce } from '../../src/seen-once.js';
+import { SeenOnce } from '../../src/utils/seen-once.js';
 
 /** The header Telegram puts the webhook secret in. */
 export const SECRET_HEADER = 'x-telegram-bot-api-secret-token';

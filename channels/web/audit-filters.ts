@@ -3,7 +3,7 @@
  * The audit page's filters, read from a query string. Empty fields mean "any"; times typed into a browser's
  * `datetime-local` field (which has no zone) are read as UTC, the zone every time on the page is shown in.
  */
-import type { ChannelHost } from '../../src/channel.js';
+import type { ChannelHost } from '../../src/channel/channel.js';
 import type { RequestQuery } from '../../src/requests/store.js';
 import { REQUEST_STATUSES, type RequestStatus } from '../../src/requests/types.js';
 

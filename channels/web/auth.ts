@@ -4,10 +4,10 @@
  * one-time login links printed at start (as notebook servers do). Secrets are compared in constant time; an unknown
  * name costs as much time as a wrong password, so names cannot be probed.
  */
-import { ValidationError } from '../../src/errors.js';
+import { ValidationError } from '../../src/api/errors.js';
 import { createHash, randomBytes, scrypt } from 'node:crypto';
 import { secretEquals } from '../../src/utils/secure-compare.js';
-import type { SharedMarks } from '../../src/shared-marks.js';
+import type { SharedMarks } from '../../src/contracts/shared-marks.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 

@@ -5,10 +5,10 @@
  * has one: a local user or a provider account the directory does not know is told so.
  */
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import type { ChannelHost } from '../../src/channel.js';
-import { ValidationError } from '../../src/errors.js';
+import type { ChannelHost } from '../../src/channel/channel.js';
+import { ValidationError } from '../../src/api/errors.js';
 import { awayOf, awaySchema } from '../../src/people/config.js';
-import { parseInput } from '../../src/validation.js';
+import { parseInput } from '../../src/api/validation.js';
 import { identityOf, sendPage, viewerOf, type GuardContext } from './guard.js';
 import { awayPage, type AwayPageOptions } from './pages/away.js';
 import { messagePage } from './pages/message.js';

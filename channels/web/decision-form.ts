@@ -5,10 +5,10 @@
  * ever seeing them.
  */
 import { jsonDepth, MAX_JSON_DEPTH, prototypeKeyPath } from '../../src/utils/json-bounds.js';
-import { formatPath } from '../../src/validation.js';
-import { maskSecrets } from '../../src/card.js';
+import { formatPath } from '../../src/api/validation.js';
+import { maskSecrets } from '../../src/channel/card.js';
 import type { Decision } from '../../src/requests/types.js';
-import { describeError } from '../../src/errors.js';
+import { describeError } from '../../src/api/errors.js';
 
 const MASK = '••••';
 /** Edited arguments longer than this are refused (the API's body limit is 256 kB). */

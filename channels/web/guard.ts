@@ -9,10 +9,10 @@ import type { Directory } from '../../src/people/types.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import type { WebAuth } from './auth.js';
 import { identify, type WebIdentity } from './identity.js';
-import type { SafeHtml } from '../../src/html.js';
+import type { SafeHtml } from './html.js';
 import { messagePage } from './pages/message.js';
 import type { Viewer } from './pages/layout.js';
-import { parseCookies, serializeCookie } from '../../src/cookies.js';
+import { parseCookies, serializeCookie } from './cookies.js';
 import { PRE_SESSION_COOKIE, SESSION_COOKIE, type Session, type SessionSigner } from './session.js';
 
 /** What the guards need. */

@@ -4,7 +4,7 @@
  * voted), what they decided, what was filed for them (`user_id` is them), and every pending request. Each is read
  * fresh from the gateway at every page load, so the live stream only has to say "something changed".
  */
-import type { ChannelHost } from '../../src/channel.js';
+import type { ChannelHost } from '../../src/channel/channel.js';
 import { requesterPeople } from '../../src/people/approvers.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import type { WebIdentity } from './identity.js';

@@ -4,14 +4,14 @@
  * rules), read through the host's `insights`; a window that does not parse is the page again with a 400 naming it.
  */
 import { Router, type RequestHandler } from 'express';
-import { ValidationError } from '../../src/errors.js';
+import { ValidationError } from '../../src/api/errors.js';
 import type { SuggestionJson } from '../../src/insights/suggestions.js';
 import { parseTime } from './audit-filters.js';
 import { sendPage, viewerOf, type GuardContext } from './guard.js';
 import { insightsPage } from './pages/insights.js';
 import { messagePage } from './pages/message.js';
 import { suggestionsPage } from './pages/suggestions.js';
-import type { ChannelHost } from '../../src/channel.js';
+import type { ChannelHost } from '../../src/channel/channel.js';
 
 /** What the insights routes read: the host and what the guard needs. */
 export interface InsightsRoutesContext extends GuardContext {

@@ -8,7 +8,7 @@
 import { Router, type RequestHandler, type Request, type Response } from 'express';
 import { requireForm, requireUser, safeNext, secureCookies, sendPage, sessionOf, viewerOf, type GuardContext } from './guard.js';
 import { loginPage, signedOutPage } from './pages/login.js';
-import { serializeCookie } from '../../src/cookies.js';
+import { serializeCookie } from './cookies.js';
 import { SESSION_COOKIE } from './session.js';
 import type { SignInLimiter } from './sign-in-limiter.js';
 import type { OidcClient } from './oidc/client.js';

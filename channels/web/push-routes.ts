@@ -7,8 +7,8 @@
  * it before anything changes.
  */
 import express, { Router, type RequestHandler } from 'express';
-import type { ChannelHost } from '../../src/channel.js';
-import { ForbiddenError, NotFoundError } from '../../src/errors.js';
+import type { ChannelHost } from '../../src/channel/channel.js';
+import { ForbiddenError, NotFoundError } from '../../src/api/errors.js';
 import type { PushService } from '../../src/push/service.js';
 import { identityOf, type GuardContext } from './guard.js';
 import { ICON_SVG, MANIFEST, PUSH_CLIENT_JS, SERVICE_WORKER_JS } from './pwa.js';

@@ -5,7 +5,7 @@
  * forms bring their own urlencoded parser.
  */
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
-import { STALE_GROUPS_MESSAGE, type ChannelHost, type DecisionEvent } from '../../src/channel.js';
+import { STALE_GROUPS_MESSAGE, type ChannelHost, type DecisionEvent } from '../../src/channel/channel.js';
 import type { WebIdentity } from './identity.js';
 import { streamExport } from '../../src/http/export.js';
 import { InvalidCursorError } from '../../src/requests/cursor.js';
@@ -14,7 +14,7 @@ import { APP_CSS, APP_JS } from './assets.js';
 import { parseAuditFilters } from './audit-filters.js';
 import { readDecisionForm } from './decision-form.js';
 import { grantsPage } from './pages/grants.js';
-import { ValidationError } from '../../src/errors.js';
+import { ValidationError } from '../../src/api/errors.js';
 import { identityOf, loadSession, requireForm, requireUser, securityHeaders, sendPage, viewerOf, type GuardContext } from './guard.js';
 import { loginRoutes } from './login-routes.js';
 import type { OidcClient } from './oidc/client.js';

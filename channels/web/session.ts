@@ -8,7 +8,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { secretEquals } from '../../src/utils/secure-compare.js';
-import type { SharedMarks } from '../../src/shared-marks.js';
+import type { SharedMarks } from '../../src/contracts/shared-marks.js';
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = 'tollgate_session';

@@ -4,7 +4,7 @@
  * only the id and new status; the page then re-reads its own HTML, so the stream never carries request content.
  */
 import type { Request, Response } from 'express';
-import type { ChannelHost } from '../../src/channel.js';
+import type { ChannelHost } from '../../src/channel/channel.js';
 
 /** Open streams, so that stopping the channel can end them instead of holding the server open. */
 export class ChangeStreams {

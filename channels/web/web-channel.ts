@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Router } from 'express';
-import type { Channel, ChannelHost } from '../../src/channel.js';
+import type { Channel, ChannelHost } from '../../src/channel/channel.js';
 import { WebAuth } from './auth.js';
 import { webRoutes } from './routes.js';
 import { SessionSigner } from './session.js';

@@ -5,10 +5,10 @@
  */
 import { z } from 'zod';
 import type { TollgateConfig } from '../../src/config.js';
-import { ValidationError } from '../../src/errors.js';
-import { fieldProblems, validationError } from '../../src/validation.js';
+import { ValidationError } from '../../src/api/errors.js';
+import { fieldProblems, validationError } from '../../src/api/validation.js';
 import { parsePasswordHash, USER_NAME, type WebUser } from './auth.js';
-import type { SharedMarks } from '../../src/shared-marks.js';
+import type { SharedMarks } from '../../src/contracts/shared-marks.js';
 import type { OidcClient } from './oidc/client.js';
 import { oidcConfigSchema, oidcOptionsFrom, type OidcOptions } from './oidc/config.js';
 
@@ -66,7 +66,7 @@ export interface WebChannelOptions {
   now?: () => number;
   /**
    * Where unspent login links and early sign-outs live: the database on PostgreSQL, so every replica sees them
-   * (`src/shared-marks.ts`); in this process's memory when absent.
+   * (`src/contracts/shared-marks.ts`); in this process's memory when absent.
    */
   marks?: SharedMarks;
   /**

@@ -6,7 +6,7 @@
  * always answers first: most agents run the command when a hook times out).
  */
 import { join } from 'node:path';
-import type { AgentKind } from '../agent-kinds.js';
+import type { AgentKind } from '../requests/agent-kinds.js';
 
 /** Where the configuration goes: the project (a directory) or the user's home. */
 export type InitScope = 'project' | 'user';

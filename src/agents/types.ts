@@ -8,7 +8,7 @@
  * Adapters run inside the hook's one-file bundle (a fresh `node` per tool call): no zod, no packages, node built-ins
  * at most. Import-free apart from types.
  */
-import type { AgentKind } from '../agent-kinds.js';
+import type { AgentKind } from '../requests/agent-kinds.js';
 
 /** A tool call as an adapter reads it from the agent's hook input. */
 export interface AgentToolCall {

@@ -15,7 +15,7 @@
  * The database computes the hashes itself as rows are inserted (a trigger on each dialect: SQLite calls
  * {@link eventHash} as a registered function; PostgreSQL runs the same encoding in PL/pgSQL), so every writer — each
  * store statement, a replica, a copy — extends the one chain; the verifier recomputes them here. The SQLite store
- * hashes its own events before inserting them (`requests/sqlite/chained-insert.ts`), and the trigger skips those.
+ * hashes its own events before inserting them (`stores/sqlite/chained-insert.ts`), and the trigger skips those.
  */
 import { createHash } from 'node:crypto';
 

@@ -7,7 +7,7 @@
  * Everything a request says was written by an agent: it is printed through `terminalText` (`terminalJson` for JSON),
  * so no control character of it reaches the terminal.
  */
-import { previewArgs } from '../card.js';
+import { previewArgs } from '../channel/card.js';
 import type { ApiEvent, ApiRequest } from '../requests/serialize.js';
 import { terminalJson, terminalText } from '../utils/terminal-text.js';
 import { flag, parseArgs, UsageError } from './args.js';

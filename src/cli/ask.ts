@@ -13,7 +13,7 @@ import { requestFields } from '../integrations/request-options.js';
 import { requestOptionsFromFlags } from './request-flags.js';
 import type { ApiRequest } from '../requests/serialize.js';
 import { flag, numberFlag, parseArgs, UsageError } from './args.js';
-import { describeError } from '../errors.js';
+import { describeError } from '../api/errors.js';
 import { terminalJson, terminalText } from '../utils/terminal-text.js';
 
 /** Exit codes of `tollgate ask`. */

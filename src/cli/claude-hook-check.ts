@@ -5,7 +5,7 @@
  * only after a failure; in the package it is a separate file beside the hook's bundle, so its answer is plain data:
  * an error class of its own module graph is not the bundle's, and `instanceof` would not see it across the two.
  */
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../api/errors.js';
 import { parseClaudeHookInput } from '../integrations/claude-code.js';
 import { UsageError, type ParsedArgs } from './args.js';
 import { requestOptionsFromFlags } from './request-flags.js';

@@ -25,7 +25,7 @@ import type { GatewayConnection } from '../client/connection.js';
 import { GateClientError } from '../client/errors.js';
 import { postJson } from '../client/http1.js';
 import { gitPlace } from '../agents/git.js';
-import { describeError } from '../errors.js';
+import { describeError } from '../api/errors.js';
 import { CLAUDE_HOOK_DEFAULT_WAIT_S, CLAUDE_HOOK_HEADERS, isPostToolEvent } from '../integrations/claude-code-events.js';
 import { terminalText } from '../utils/terminal-text.js';
 import { numberFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';

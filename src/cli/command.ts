@@ -5,7 +5,7 @@
  * (`dist/hook/hook.cjs`), which runs that one command without loading the rest of the CLI, so both answer
  * alike.
  */
-import { describeError } from '../errors.js';
+import { describeError } from '../api/errors.js';
 import { terminalText } from '../utils/terminal-text.js';
 import { UsageError } from './args.js';
 

@@ -14,7 +14,7 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { AGENT_ADAPTERS } from '../agents/index.js';
 import { INIT_TARGETS, type InitPlace, type InitScope } from '../agents/init-targets.js';
-import { AGENT_KINDS, agentName, type AgentKind } from '../agent-kinds.js';
+import { AGENT_KINDS, agentName, type AgentKind } from '../requests/agent-kinds.js';
 import { CLAUDE_HOOK_DEFAULT_WAIT_S } from '../integrations/claude-code-events.js';
 import { terminalText } from '../utils/terminal-text.js';
 import { flag, numberFlag, parseArgs, UsageError } from './args.js';

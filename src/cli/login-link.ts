@@ -4,7 +4,7 @@
  * printed was used or lost), over `POST /v1/web/login-links` with an admin `TOLLGATE_TOKEN`. No restart, and it works
  * against any replica: on PostgreSQL the link is spendable on every one.
  */
-import { describeError } from '../errors.js';
+import { describeError } from '../api/errors.js';
 import { terminalText } from '../utils/terminal-text.js';
 import { flag, parseArgs, UsageError } from './args.js';
 

@@ -11,7 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { CreateRequestInput } from '../api-schema.js';
+import type { CreateRequestInput } from '../api/api-schema.js';
 import { GateClient } from '../client/gate-client.js';
 import { requestFields } from '../integrations/request-options.js';
 import { requestOptionsFromFlags } from './request-flags.js';

@@ -4,8 +4,8 @@
  * `--from <sqlite file> --to <postgres URL>` copies an existing SQLite database to PostgreSQL.
  */
 import { existsSync } from 'node:fs';
-import { databaseDialect, redactUrl } from '../requests/database-url.js';
-import { openStores } from '../requests/open-store.js';
+import { databaseDialect, redactUrl } from '../stores/database-url.js';
+import { openStores } from '../stores/open-store.js';
 import { flag, parseArgs, UsageError } from './args.js';
 
 /** Applies migrations; exit code 0 on success. */
@@ -35,8 +35,8 @@ async function copy(from: string | undefined, to: string | undefined): Promise<n
   // Opening a missing file would create an empty database and copy nothing, silently.
   if (!existsSync(from)) throw new UsageError(`--from: no SQLite file at ${from}`);
   const [{ applyMigrations, openDatabase }, { copySqliteToPostgres }] = await Promise.all([
-    import('../requests/sqlite/database.js'),
-    import('../requests/postgres/copy-from-sqlite.js'),
+    import('../stores/sqlite/database.js'),
+    import('../stores/postgres/copy-from-sqlite.js'),
   ]);
   const sqlite = openDatabase(from);
   try {

@@ -6,7 +6,7 @@
  * what an approver reference stands for: which people it admits, and whether the directory knows the account.
  */
 import { loadPolicyAndPeople, readConfigFile } from '../config.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from '../api/errors.js';
 import { groupJson, personJson, resolveReference } from '../people/json.js';
 import type { Directory, Person } from '../people/types.js';
 import { flag, parseArgs, UsageError } from './args.js';

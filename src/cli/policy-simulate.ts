@@ -5,10 +5,10 @@
  * load exits 2 naming the file's entry, as `tollgate serve` would refuse it.
  */
 import { readFileSync } from 'node:fs';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../api/errors.js';
 import { insightsWindow } from '../insights/query.js';
 import { loadCandidate, simulate, type SimulationJson } from '../insights/simulate.js';
-import { openStores } from '../requests/open-store.js';
+import { openStores } from '../stores/open-store.js';
 import { terminalJson, terminalText } from '../utils/terminal-text.js';
 import { flag, parseArgs, UsageError } from './args.js';
 import { existingDatabase } from './audit.js';

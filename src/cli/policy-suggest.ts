@@ -8,7 +8,7 @@
 import { Insights } from '../insights/service.js';
 import type { SuggestionJson } from '../insights/suggestions.js';
 import { NO_DIRECTORY } from '../people/no-directory.js';
-import { openStores } from '../requests/open-store.js';
+import { openStores } from '../stores/open-store.js';
 import { terminalJson, terminalText } from '../utils/terminal-text.js';
 import { flag, parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { existingDatabase } from './audit.js';

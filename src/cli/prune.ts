@@ -7,8 +7,8 @@
 import { loadSigningKeys } from '../signing/keys.js';
 import { anchorSignerOf } from '../signing/verdict.js';
 import { prune, PruneRefusedError, type PruneReport } from '../history/prune.js';
-import { pruneStoreOf } from '../history/prune-store-of.js';
-import { openStores } from '../requests/open-store.js';
+import { pruneStoreOf } from '../stores/prune-store-of.js';
+import { openStores } from '../stores/open-store.js';
 import { existingDatabase } from './audit.js';
 import { flag, parseArgs, UsageError } from './args.js';
 

@@ -3,7 +3,7 @@
  * How CLI commands that talk to a running gateway reach it: `TOLLGATE_URL` (default http://127.0.0.1:8787) and
  * `TOLLGATE_TOKEN`, JSON in and out, and the gateway's problem+json turned into one plain sentence.
  */
-import { describeError } from '../errors.js';
+import { describeError } from '../api/errors.js';
 import { UsageError } from './args.js';
 
 /** A call the gateway refused or could not take: `message` is what the user reads. */

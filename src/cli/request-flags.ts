@@ -2,7 +2,7 @@
  * @module cli/request-flags
  * The request options every asking command shares (`ask`, `claude-hook`, `mcp`), read from its flags.
  */
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../api/errors.js';
 import { parseRequestOptions, type GateRequestOptions } from '../integrations/request-options.js';
 import { flag, UsageError, type ParsedArgs } from './args.js';
 

@@ -4,10 +4,10 @@
  */
 import { webLoginMessage } from '../../channels/web/index.js';
 import { loadConfig } from '../config.js';
-import { describeError } from '../errors.js';
-import { redactUrl } from '../requests/database-url.js';
+import { describeError } from '../api/errors.js';
+import { redactUrl } from '../stores/database-url.js';
 import { createServer } from '../server.js';
-import { watchPolicy } from '../policy/reload.js';
+import { watchPolicy } from '../gateway/policy-reload.js';
 import { numberFlag, flag, parseArgs } from './args.js';
 
 /** Runs the gateway; resolves with the exit code once it has shut down. */

@@ -6,14 +6,14 @@
  * errors with backoff: the request lives in the gateway's database, so reconnecting picks up where it left off.
  */
 import type { z } from 'zod';
-import type { cancelSchema, CreateRequestInput, decisionSchema, listQuerySchema } from '../api-schema.js';
+import type { cancelSchema, CreateRequestInput, decisionSchema, listQuerySchema } from '../api/api-schema.js';
 import type { ApiEvent, ApiRequest } from '../requests/serialize.js';
 import { VERSION } from '../version.js';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import { gatewayConnection } from './connection.js';
 import { waitForVerdicts, type WaitManyOptions } from './verdicts.js';
 import { GateClientError, problemFrom } from './errors.js';
-import { describeError } from '../errors.js';
+import { describeError } from '../api/errors.js';
 import { injectTraceHeaders } from '../telemetry/inject.js';
 
 /** What `decide()` sends (`POST /v1/requests/:id/decision`). */

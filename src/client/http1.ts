@@ -10,7 +10,7 @@
  * {@link GateClient} throws, with the same words, so callers branch on `status` and `retryable` alike.
  */
 import type { Socket } from 'node:net';
-import { describeError } from '../errors.js';
+import { describeError } from '../api/errors.js';
 import type { GatewayConnection } from './connection.js';
 import { GateClientError, problemFromText } from './errors.js';
 import { parseAnswer, type HttpAnswer } from './http1-parse.js';

@@ -8,6 +8,6 @@ export { GateClientError, type ProblemDocument } from './errors.js';
 export { Backoff, type BackoffOptions } from './backoff.js';
 export { remoteBackend, fromApiRequest } from './remote-backend.js';
 export { verdictProblem, type CallToRun, type VerdictKeys } from './verdict-check.js';
-export { ApprovalBackendError, type ApprovalBackend, type ApprovalRequestInput, type ApprovalVerdict } from '../hooks/approval-backend.js';
+export { ApprovalBackendError, type ApprovalBackend, type ApprovalRequestInput, type ApprovalVerdict } from './approval-backend.js';
 export type { ApiEvent, ApiRequest } from '../requests/serialize.js';
-export type { CreateRequestInput } from '../api-schema.js';
+export type { CreateRequestInput } from '../api/api-schema.js';

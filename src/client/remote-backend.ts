@@ -3,7 +3,7 @@
  * The remote {@link ApprovalBackend}: the approval gate's requests go to a tollgate server through {@link GateClient}.
  * It lives beside the client so that `tollgate/client` users get it without the gateway.
  */
-import { ApprovalBackendError, asBackendError, fromApiRequest, type ApprovalBackend } from '../hooks/approval-backend.js';
+import { ApprovalBackendError, asBackendError, fromApiRequest, type ApprovalBackend } from './approval-backend.js';
 import type { ApiRequest } from '../requests/serialize.js';
 import { GateClient, type GateClientOptions } from './gate-client.js';
 import { verdictProblem, type VerdictKeys } from './verdict-check.js';

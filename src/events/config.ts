@@ -4,9 +4,9 @@
  * entry and what is wrong; a URL the SSRF rules of `callback_url` refuse is refused here too.
  */
 import { z } from 'zod';
-import { callbackUrlProblem } from '../callback-target.js';
-import { ValidationError, type FieldProblem } from '../errors.js';
-import { fieldProblems } from '../validation.js';
+import { callbackUrlProblem } from '../utils/callback-target.js';
+import { ValidationError, type FieldProblem } from '../api/errors.js';
+import { fieldProblems } from '../api/validation.js';
 import { AWAY_CHANGED_TYPE, STREAM_TYPES } from './cloud.js';
 
 const TYPES: [string, ...string[]] = ['dev.tollgate.request.approval_counted', 'dev.tollgate.audit.head', AWAY_CHANGED_TYPE, ...Object.values(STREAM_TYPES)];

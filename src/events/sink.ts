@@ -8,8 +8,8 @@
  */
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
-import { assertCallbackTarget } from '../callback-target.js';
-import { describeError } from '../errors.js';
+import { assertCallbackTarget } from '../utils/callback-target.js';
+import { describeError } from '../api/errors.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { AWAY_CHANGED_TYPE, awayCloudEvent, STREAMED, toCloudEvent } from './cloud.js';
 import type { AwayStore } from '../people/away-book.js';

@@ -4,11 +4,11 @@
  * feed (waiters in other processes), and the card-update and callback jobs (`GatewayJobs.afterChange`).
  */
 import type { Logger } from 'pino';
-import type { ChangeFeed, RequestChange } from '../change-feed.js';
+import type { ChangeFeed, RequestChange } from '../lifecycle/change-feed.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { traceWake } from '../telemetry/request-spans.js';
 import type { RequestTraces } from '../telemetry/tracing.js';
-import type { Waiters } from '../waiters.js';
+import type { Waiters } from '../lifecycle/waiters.js';
 
 /** Something that watches state changes in this process (metrics, logs). Errors it throws are logged and ignored. */
 export type GatewayObserver = (request: ConfirmationRequest, change: RequestChange['kind']) => void;

@@ -14,16 +14,16 @@
  * `grant`, nothing recorded). `Gateway.decide` is the one caller.
  */
 import type { Logger } from 'pino';
-import { REJECTION_MESSAGES, STALE_GROUPS_MESSAGE, type DecideOutcome, type DecisionEvent, type DecisionRejection } from '../channel.js';
+import { REJECTION_MESSAGES, STALE_GROUPS_MESSAGE, type DecideOutcome, type DecisionEvent, type DecisionRejection } from '../channel/channel.js';
 import type { Clock } from '../utils/clock.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../api/errors.js';
 import type { PolicyGate } from '../policy/gate.js';
 import { chooseGrant, grantFromApproval, type ChosenGrant } from '../policy/grant-decisions.js';
 import { approverSetOf, deciderOf, discountedVoters, isListed, requesterPeople, type ApproverSet, type Decider } from '../people/approvers.js';
 import type { Directory } from '../people/types.js';
 import type { Delegations } from '../people/away.js';
 import { standingInFor } from '../people/stand-ins.js';
-import { checkDecision } from '../requests/decision-checks.js';
+import { checkDecision } from '../people/decision-checks.js';
 import type { ConfirmationStore, Vote } from '../requests/store.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 

@@ -4,13 +4,13 @@
  * its row, let the policy route or settle the request, write the row with its cards, arm its one timer, enqueue its
  * card deliveries and fan the change out. `Gateway.request` is the one caller.
  */
-import type { Channel } from '../channel.js';
-import { callbackUrlProblem } from '../callback-target.js';
+import type { Channel } from '../channel/channel.js';
+import { callbackUrlProblem } from '../utils/callback-target.js';
 import type { Clock } from '../utils/clock.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../api/errors.js';
 import { argsSha256 } from '../requests/args-hash.js';
 import { newConfirmationRequest, sameArgsOrConflict, type GatewayDefaults, type NewRequestInput } from '../requests/new-request.js';
-import { resolveCards } from '../requests/cards.js';
+import { resolveCards } from '../channel/cards.js';
 import { settleAtFiling } from '../policy/apply.js';
 import type { PolicyGate, Ruling } from '../policy/gate.js';
 import { nextWake } from '../policy/follow-ups.js';

@@ -4,9 +4,9 @@
  * sweep. Every job re-reads its row first, so a stale or duplicate job does nothing (it throws
  * {@link JobNotNeededError} and the scheduler does not retry it). Also start-up reconciliation.
  */
-import { assertCallbackTarget } from '../callback-target.js';
+import { assertCallbackTarget } from '../utils/callback-target.js';
 import { createHmac } from 'node:crypto';
-import { PermanentChannelError, RateLimitedError, type Channel } from '../channel.js';
+import { PermanentChannelError, RateLimitedError, type Channel } from '../channel/channel.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../utils/clock.js';
 import type { ConfirmationStore } from '../requests/store.js';
@@ -14,8 +14,8 @@ import type { Scheduler } from '../scheduler/types.js';
 import { toApiRequest } from '../requests/serialize.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { JobFailedPermanentlyError, JobNotNeededError, RetryLaterError, type JobAttempt, type SchedulerJobs } from '../scheduler/types.js';
-import { describeError } from '../errors.js';
-import { ExpiryHorizon } from '../expiry-horizon.js';
+import { describeError } from '../api/errors.js';
+import { ExpiryHorizon } from '../scheduler/expiry-horizon.js';
 import { traceCard } from '../telemetry/request-spans.js';
 import { RequestTraces } from '../telemetry/tracing.js';
 

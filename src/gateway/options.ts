@@ -5,8 +5,8 @@
  */
 import type { Logger } from 'pino';
 import type { AuditChain } from '../audit/types.js';
-import type { ChangeFeed } from '../change-feed.js';
-import type { Channel } from '../channel.js';
+import type { ChangeFeed } from '../lifecycle/change-feed.js';
+import type { Channel } from '../channel/channel.js';
 import type { Clock } from '../utils/clock.js';
 import type { EventStream } from '../events/stream.js';
 import type { Directory } from '../people/types.js';

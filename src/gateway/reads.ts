@@ -9,9 +9,9 @@
  * should have expired it (a replica that died with the timer, a Redis job late). A read that finds an overdue row runs
  * the due-scan first (which expires it with its event and fans the change out) and reads again.
  */
-import type { ChangeFeed, RequestChange } from '../change-feed.js';
+import type { ChangeFeed, RequestChange } from '../lifecycle/change-feed.js';
 import type { Clock } from '../utils/clock.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from '../api/errors.js';
 import type { AuditService } from '../audit/service.js';
 import { approverSetOf, deciderOf } from '../people/approvers.js';
 import { decidedByPeople } from '../people/query.js';
@@ -19,7 +19,7 @@ import type { Directory } from '../people/types.js';
 import { waitingFor } from '../people/waiting.js';
 import { AwayBook } from '../people/away-book.js';
 import { mayDecideAs, standInsOf } from '../people/stand-ins.js';
-import { attachStandIns } from '../card.js';
+import { attachStandIns } from '../channel/card.js';
 import type { ExportFormat, ExportPage } from '../requests/export-lines.js';
 import type { ConfirmationStore, RequestPage, RequestQuery, SameCallQuery } from '../requests/store.js';
 import type { ConfirmationEvent, ConfirmationRequest, NewEvent, RequestStatus } from '../requests/types.js';

@@ -14,7 +14,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock, ClockTimer } from '../utils/clock.js';
-import { describeError } from '../errors.js';
+import { describeError } from '../api/errors.js';
 import { prune, type PruneReport, type PruneStore } from './prune.js';
 
 const DAY_MS = 86_400_000;

@@ -8,14 +8,14 @@ import type { GateClient } from '../client/gate-client.js';
 import { remoteBackend, type RemoteBackendOptions } from '../client/remote-backend.js';
 import type { Clock } from '../utils/clock.js';
 import type { Gateway } from '../gateway/gateway.js';
-import type { ApprovalBackend, ApprovalChannelTarget, ApprovalRequestInput, ApprovalVerdict } from './approval-backend.js';
+import type { ApprovalBackend, ApprovalChannelTarget, ApprovalRequestInput, ApprovalVerdict } from '../client/approval-backend.js';
 import { gatewayBackend } from './gateway-backend.js';
 import type { ToolGate } from './executor.js';
 import { argsSha256 } from '../requests/args-hash.js';
-import { matchesAny } from './patterns.js';
+import { matchesAny } from '../utils/patterns.js';
 import type { ApprovalAsk, HookContext, HookObject, HookResult } from './types.js';
 
-export type { ApprovalBackend, ApprovalChannelTarget, ApprovalRequestInput, ApprovalVerdict, ExecutionReceiptInput } from './approval-backend.js';
+export type { ApprovalBackend, ApprovalChannelTarget, ApprovalRequestInput, ApprovalVerdict, ExecutionReceiptInput } from '../client/approval-backend.js';
 
 /**
  * Options of {@link approvalGate}. Say where requests go with exactly one of: `backend`, `gateway` (in process),

@@ -3,9 +3,9 @@
  * Hook configuration errors that say where: `tollgate.yaml: hooks.tool:pre[1].config.allow_tools: expected array`.
  */
 import type { z } from 'zod';
-import { formatPath, issueMessage } from '../validation.js';
+import { formatPath, issueMessage } from '../api/validation.js';
 
-export { formatPath } from '../validation.js';
+export { formatPath } from '../api/validation.js';
 
 /** A configuration problem, located by file (when there is one) and path. */
 export class HookConfigError extends Error {

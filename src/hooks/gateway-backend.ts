@@ -5,7 +5,7 @@
 import type { Gateway } from '../gateway/gateway.js';
 import { fromApiInput, toApiRequest } from '../requests/serialize.js';
 import type { ConfirmationRequest } from '../requests/types.js';
-import { asBackendError, fromApiRequest, type ApprovalBackend } from './approval-backend.js';
+import { asBackendError, fromApiRequest, type ApprovalBackend } from '../client/approval-backend.js';
 
 /** Options of {@link gatewayBackend}. */
 export interface GatewayBackendOptions {

@@ -13,7 +13,7 @@ export { HookTimeoutError } from './invoke.js';
 export { InjectionBudget, DEFAULT_MAX_INJECTION_BYTES, DEFAULT_MAX_TURN_BYTES } from './budgets.js';
 export type { InjectionBudgetOptions } from './budgets.js';
 export type { Contributor } from './contributions.js';
-export { matchesWildcard, matchesAny } from './patterns.js';
+export { matchesWildcard, matchesAny } from '../utils/patterns.js';
 export { stderrHookLogger } from './types.js';
 export type {
   HookAction,
@@ -36,8 +36,8 @@ export { ToolExecutor, TOOL_BLOCKED_POINT } from './executor.js';
 export type { ToolExecutorOptions, ToolDefinition, ToolFunction, ToolTable, ToolCallContext, ToolGate, ExecuteOptions, ToolExecution } from './executor.js';
 export { approvalGate, defaultIdempotencyKey } from './approval-gate.js';
 export type { ApprovalGate, ApprovalGateOptions } from './approval-gate.js';
-export { ApprovalBackendError } from './approval-backend.js';
-export type { ApprovalBackend, ApprovalRequestInput, ApprovalVerdict, ApprovalChannelTarget, ExecutionReceiptInput } from './approval-backend.js';
+export { ApprovalBackendError } from '../client/approval-backend.js';
+export type { ApprovalBackend, ApprovalRequestInput, ApprovalVerdict, ApprovalChannelTarget, ExecutionReceiptInput } from '../client/approval-backend.js';
 export { gatewayBackend } from './gateway-backend.js';
 export type { GatewayBackendOptions } from './gateway-backend.js';
 export { remoteBackend, fromApiRequest } from '../client/remote-backend.js';

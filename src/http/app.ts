@@ -6,8 +6,8 @@
 import express, { Router, type Express, type RequestHandler } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { Channel } from '../channel.js';
-import { NotFoundError, describeError } from '../errors.js';
+import type { Channel } from '../channel/channel.js';
+import { NotFoundError, describeError } from '../api/errors.js';
 import type { Gateway } from '../gateway/gateway.js';
 import type { TokenStore } from '../tokens/token-store.js';
 import { authenticator, bearerAuth, requireScope } from './auth.js';

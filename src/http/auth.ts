@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { digestIn } from '../utils/secure-compare.js';
 import type { RequestHandler, Response } from 'express';
-import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { ForbiddenError, UnauthorizedError } from '../api/errors.js';
 import { allows, ENV_TOKEN_NAME, type Principal, type Scope } from '../tokens/scopes.js';
 import type { TokenStore } from '../tokens/token-store.js';
 

@@ -7,8 +7,8 @@
  * requests for a person (an agent's) may not.
  */
 import { Router, type Response } from 'express';
-import { parseInput } from '../api-schema.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
+import { parseInput } from '../api/api-schema.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../api/errors.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { deciderOf } from '../people/approvers.js';
 import { awayJson } from '../people/json.js';

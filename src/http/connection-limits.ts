@@ -15,7 +15,7 @@
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../api/errors.js';
 
 /** Limits applied by {@link applyConnectionLimits}. */
 export interface ConnectionLimits {

@@ -5,7 +5,7 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import { parseInput } from '../api-schema.js';
+import { parseInput } from '../api/api-schema.js';
 import type { EventStream } from '../events/stream.js';
 import { requireScope } from './auth.js';
 

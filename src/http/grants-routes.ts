@@ -5,8 +5,8 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import { parseInput } from '../api-schema.js';
-import { NotFoundError } from '../errors.js';
+import { parseInput } from '../api/api-schema.js';
+import { NotFoundError } from '../api/errors.js';
 import type { Gateway } from '../gateway/gateway.js';
 import type { Grant } from '../policy/grants.js';
 import { principalOf, requireScope } from './auth.js';

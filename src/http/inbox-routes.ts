@@ -6,8 +6,8 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import { parseInput } from '../api-schema.js';
-import { ValidationError } from '../errors.js';
+import { parseInput } from '../api/api-schema.js';
+import { ValidationError } from '../api/errors.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { toApiRequest } from '../requests/serialize.js';
 import { principalOf, requireScope } from './auth.js';

@@ -11,7 +11,7 @@ export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'
 /** The path of the simulation under `/v1`. */
 export const SIMULATE_PATH = '/policy/simulate';
 import express, { Router } from 'express';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../api/errors.js';
 import type { Insights } from '../insights/service.js';
 import { principalOf, requireScope } from './auth.js';
 

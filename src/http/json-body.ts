@@ -7,7 +7,7 @@
  */
 import express, { type RequestHandler } from 'express';
 import { prototypeKeyPath } from '../utils/json-bounds.js';
-import { formatPath, validationError } from '../validation.js';
+import { formatPath, validationError } from '../api/validation.js';
 
 /** express's JSON parser (`limit`, strict) followed by the prototype-key check. */
 export function jsonBody(limit: string): RequestHandler {

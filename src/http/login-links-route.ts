@@ -6,8 +6,8 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import { parseInput } from '../api-schema.js';
-import { ConflictError } from '../errors.js';
+import { parseInput } from '../api/api-schema.js';
+import { ConflictError } from '../api/errors.js';
 import { requireScope } from './auth.js';
 
 /** What mints login links (the web channel). */

@@ -5,7 +5,7 @@
  * the platform callbacks, the operations endpoints and the web inbox's entry.
  */
 import { z } from 'zod';
-import { cancelSchema, createRequestSchema, decisionSchema, exportQuerySchema, listQuerySchema, receiptSchema } from '../api-schema.js';
+import { cancelSchema, createRequestSchema, decisionSchema, exportQuerySchema, listQuerySchema, receiptSchema } from '../api/api-schema.js';
 import { loginLinkSchema } from './login-links-route.js';
 import { verdictsSchema } from './verdict-stream.js';
 import { createTokenSchema } from './tokens-routes.js';

@@ -4,7 +4,7 @@
  * `GET /v1/groups`. The config file is the source; these show what is in force (after the last reload).
  */
 import { Router } from 'express';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from '../api/errors.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { groupJson, personJson } from '../people/json.js';
 import { requireScope } from './auth.js';

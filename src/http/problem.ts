@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { TollgateError, type FieldProblem } from '../errors.js';
+import { TollgateError, type FieldProblem } from '../api/errors.js';
 
 /** A problem document. */
 export interface Problem {

@@ -5,7 +5,7 @@
  * the subscription belongs to the token's person and decides as the token's identity.
  */
 import { Router } from 'express';
-import { ForbiddenError } from '../errors.js';
+import { ForbiddenError } from '../api/errors.js';
 import type { PushService } from '../push/service.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { principalOf, requireScope } from './auth.js';

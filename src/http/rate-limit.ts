@@ -17,7 +17,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Clock } from '../utils/clock.js';
-import { TollgateError, describeError } from '../errors.js';
+import { TollgateError, describeError } from '../api/errors.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../tokens/rate-limits.js';
 import { principalOf } from './auth.js';
 

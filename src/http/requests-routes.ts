@@ -14,9 +14,9 @@ import {
   parseInput,
   receiptSchema,
   waitQuerySchema,
-} from '../api-schema.js';
-import type { DecisionRejection } from '../channel.js';
-import { ForbiddenError, NotFoundError, TollgateError, ValidationError } from '../errors.js';
+} from '../api/api-schema.js';
+import type { DecisionRejection } from '../channel/channel.js';
+import { ForbiddenError, NotFoundError, TollgateError, ValidationError } from '../api/errors.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { fromApiInput, toApiEvent, toApiRequest } from '../requests/serialize.js';
 import { decidingIdentity, mayCancel, mayRead, type Principal, type Scope } from '../tokens/scopes.js';

@@ -4,8 +4,8 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import { approverId, parseInput } from '../api-schema.js';
-import { NotFoundError } from '../errors.js';
+import { approverId, parseInput } from '../api/api-schema.js';
+import { NotFoundError } from '../api/errors.js';
 import { isReservedTokenName, RESERVED_NAME_MESSAGE, SCOPES } from '../tokens/scopes.js';
 import type { ApiToken, TokenStore } from '../tokens/token-store.js';
 import { requireScope } from './auth.js';

@@ -14,12 +14,12 @@
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { ClockTimer } from '../utils/clock.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from '../api/errors.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { toApiRequest } from '../requests/serialize.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import type { Principal } from '../tokens/scopes.js';
-import { parseInput } from '../validation.js';
+import { parseInput } from '../api/validation.js';
 import { VerdictIndex, type VerdictListener } from './verdict-index.js';
 
 /** The most ids one stream takes: 5,000 ids fit well inside the 256 KB body limit. */

@@ -5,9 +5,9 @@
  * naming the field.
  */
 import { z } from 'zod';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../api/errors.js';
 import type { Directory } from '../people/types.js';
-import { parseInput } from '../validation.js';
+import { parseInput } from '../api/validation.js';
 import { INSIGHTS_DIMENSIONS, type InsightsQuery, type StoredDimension } from './types.js';
 
 const DAY_MS = 86_400_000;

@@ -5,13 +5,13 @@
  * once for every store; and a candidate policy replayed over it (`POST /v1/policy/simulate`).
  */
 import { z } from 'zod';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../api/errors.js';
 import type { Directory } from '../people/types.js';
 import type { GrantStore } from '../policy/grants.js';
 import { matchPolicy, type Policy } from '../policy/index.js';
 import { uuidv7 } from '../requests/ids.js';
 import type { ConfirmationRequest, NewEvent } from '../requests/types.js';
-import { parseInput } from '../validation.js';
+import { parseInput } from '../api/validation.js';
 import { insightsWindow, parseInsightsQuery } from './query.js';
 import { insightsReport, type InsightsJson } from './report.js';
 import { loadCandidate, simulate, type SimulationJson } from './simulate.js';

@@ -11,7 +11,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../api/errors.js';
 import { loadPolicy, matchPolicy, routeByRule, type Policy } from '../policy/index.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { factsOf } from './suggestions.js';

@@ -3,7 +3,7 @@
  * The insights contract (ARCHITECTURE.md, "Fourth stage: insights"): what the history says about how requests are
  * decided — counts by outcome, time to decision, edited arguments and approvals made too fast to have been read —
  * grouped by one dimension, with a daily series. Each store answers {@link InsightsStore} in its own SQL
- * (`requests/sqlite/insights.ts`, `requests/postgres/insights.ts`) without loading the history into memory; the
+ * (`stores/sqlite/insights.ts`, `stores/postgres/insights.ts`) without loading the history into memory; the
  * shapes the API answers are built from their raw aggregates by `insights/report.ts`, once for both.
  *
  * @remarks Left out: authorization (the route's), the people directory (groups arrive already flattened to

@@ -17,13 +17,13 @@
  */
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { agentContextSchema, agentKindSchema, parseInput } from '../api-schema.js';
+import { agentContextSchema, agentKindSchema, parseInput } from '../api/api-schema.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { waitWhileConnected } from '../http/long-poll.js';
 import { argsSha256 } from '../requests/args-hash.js';
 import { toApiRequest } from '../requests/serialize.js';
 import type { ConfirmationRequest } from '../requests/types.js';
-import type { SharedMarks } from '../shared-marks.js';
+import type { SharedMarks } from '../contracts/shared-marks.js';
 import type { Principal } from '../tokens/scopes.js';
 import { boundedJsonObject } from '../utils/json-bounds.js';
 import type { AgentHookAnswer } from './agent-hook-wire.js';

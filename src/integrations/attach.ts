@@ -12,12 +12,12 @@
  *    "still pending" is delivered on the retry. Expired requests are not re-delivered: the retry asks again.
  * 4. Otherwise a new request.
  */
-import { createRequestSchema, parseInput, type CreateRequestInput } from '../api-schema.js';
+import { createRequestSchema, parseInput, type CreateRequestInput } from '../api/api-schema.js';
 import type { Gateway, NewRequestInput } from '../gateway/gateway.js';
 import { argsSha256 } from '../requests/args-hash.js';
 import { fromApiInput } from '../requests/serialize.js';
 import type { ConfirmationRequest } from '../requests/types.js';
-import type { SharedMarks } from '../shared-marks.js';
+import type { SharedMarks } from '../contracts/shared-marks.js';
 
 /** How far back rule 2/3 look (newest requests of the agent and tool). */
 const MATCH_SCAN_LIMIT = 50;

@@ -13,7 +13,7 @@
  */
 import { boundedJsonObject } from '../utils/json-bounds.js';
 import { z } from 'zod';
-import { parseInput, type CreateRequestInput } from '../api-schema.js';
+import { parseInput, type CreateRequestInput } from '../api/api-schema.js';
 import type { ApiRequest } from '../requests/serialize.js';
 import { CLAUDE_HOOK_EVENTS } from './claude-code-events.js';
 import { requestFields, type GateRequestOptions } from './request-options.js';

@@ -13,8 +13,8 @@ import { principalOf } from '../http/auth.js';
 import { Router, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { parseInput } from '../api-schema.js';
-import { ConflictError } from '../errors.js';
+import { parseInput } from '../api/api-schema.js';
+import { ConflictError } from '../api/errors.js';
 import type { HttpPlugin } from '../http/app.js';
 import type { LeanPost } from '../http/lean-routes.js';
 import { sendJson } from '../http/requests-routes.js';
@@ -30,7 +30,7 @@ import { parsePulsebotHook, postCallDetail, PULSEBOT_AGENT_ID, pulsebotIdempoten
 import { parseRequestOptions, rawOptionsFromQuery } from './request-options.js';
 import { answerAgentCall } from './agent-hook.js';
 import { AGENT_HOOK_PATH } from './agent-hook-wire.js';
-import type { SharedMarks } from '../shared-marks.js';
+import type { SharedMarks } from '../contracts/shared-marks.js';
 
 /** Options of {@link integrationsPlugin}. */
 export interface IntegrationsPluginOptions {

@@ -5,8 +5,8 @@
  * (`?channel=slack:C0123&approver=web:alice`). One parser for both, so the CLI and the HTTP hooks agree.
  */
 import { z } from 'zod';
-import type { CreateRequestInput } from '../api-schema.js';
-import { fieldProblems, validationError } from '../validation.js';
+import type { CreateRequestInput } from '../api/api-schema.js';
+import { fieldProblems, validationError } from '../api/validation.js';
 
 /** Settings applied to every request an adapter files. */
 export interface GateRequestOptions {

@@ -10,12 +10,12 @@
  */
 import { createHash } from 'node:crypto';
 import { McpError, type CallToolRequest, type CallToolResult, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
-import type { CreateRequestInput } from '../api-schema.js';
+import type { CreateRequestInput } from '../api/api-schema.js';
 import type { GateClient } from '../client/gate-client.js';
 import type { CallToRun } from '../client/verdict-check.js';
 import { argsSha256, canonicalJson } from '../requests/args-hash.js';
 import type { ApiRequest } from '../requests/serialize.js';
-import { describeError } from '../errors.js';
+import { describeError } from '../api/errors.js';
 
 /** Longest receipt detail sent (the gateway keeps up to 4000 characters). */
 const RECEIPT_DETAIL_MAX = 1000;

@@ -19,12 +19,12 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { CreateRequestInput } from '../api-schema.js';
+import type { CreateRequestInput } from '../api/api-schema.js';
 import type { GateClient } from '../client/gate-client.js';
 import { VERSION } from '../version.js';
 import { GatedCalls, refusal, type CallExtra } from './gated-call.js';
 import { forwardUngated, mirroredCapabilities } from './passthrough.js';
-import { describeError } from '../errors.js';
+import { describeError } from '../api/errors.js';
 import { verdictProblem } from '../client/verdict-check.js';
 
 /** The longest timer Node keeps (about 24.8 days): a forwarded call with a progress token is bounded by its client. */

@@ -9,7 +9,7 @@
  * @remarks Left out: what delegation means for a decision (`gateway/decide.ts`) and what it reads (`away.ts`).
  */
 import type { Logger } from 'pino';
-import { ConflictError, ValidationError } from '../errors.js';
+import { ConflictError, ValidationError } from '../api/errors.js';
 import type { Clock } from '../utils/clock.js';
 import { delegationCycle, Delegations, type Away } from './away.js';
 import type { Directory } from './types.js';

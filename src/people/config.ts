@@ -5,8 +5,8 @@
  * `tollgate.yaml: people[2].accounts.slack: U0ALICE is also the account of people[0] "alice"`.
  */
 import { z } from 'zod';
-import { ValidationError, type FieldProblem } from '../errors.js';
-import { fieldProblems } from '../validation.js';
+import { ValidationError, type FieldProblem } from '../api/errors.js';
+import { fieldProblems } from '../api/validation.js';
 import { delegationCycle, type Away } from './away.js';
 import { emailAccount, MemoryDirectory } from './memory-directory.js';
 import { NO_DIRECTORY } from './no-directory.js';

@@ -9,8 +9,8 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../utils/clock.js';
-import { describeError, ValidationError } from '../errors.js';
-import type { PeopleSource } from './source.js';
+import { describeError, ValidationError } from '../api/errors.js';
+import type { Learned, PeopleSource } from './source.js';
 
 /** A channel that can look people up by email (see `Channel.accountByEmail`). */
 export interface EmailLookup {
@@ -35,8 +35,6 @@ export interface ResolutionCache {
   put(resolution: Resolution): Promise<void>;
 }
 
-/** Accounts learned per person: channel → account, and channel → why not. */
-export type Learned = Map<string, { accounts: Record<string, string>; unresolved: Record<string, string> }>;
 
 /** A cache in this process's memory. */
 export class MemoryResolutionCache implements ResolutionCache {

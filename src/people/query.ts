@@ -4,7 +4,7 @@
  * `group=finance-leads` (requests any member decided or voted on), turned into the store's `respondedByPeople` (with
  * `includeVotes`).
  */
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../api/errors.js';
 import type { Directory } from './types.js';
 
 /**

@@ -1,13 +1,15 @@
 /**
  * @module people/source
  * The directory in force. The gateway reads it at each decision through `current`, so a reload of the config file
- * (SIGHUP or a change of the file, `policy/reload.ts`) swaps it for every later decision at once; a request already
+ * (SIGHUP or a change of the file, `gateway/policy-reload.ts`) swaps it for every later decision at once; a request already
  * filed keeps its approver references and is judged against the directory of the moment it is decided. Accounts
  * learned from emails (`email-resolution.ts`) are laid over the configured ones; a configured account always wins.
  */
-import type { Learned } from './email-resolution.js';
 import { MemoryDirectory } from './memory-directory.js';
 import type { Directory } from './types.js';
+
+/** Accounts learned per person: channel → account, and channel → why not. */
+export type Learned = Map<string, { accounts: Record<string, string>; unresolved: Record<string, string> }>;
 
 /** Holds the directory in force and swaps it on reload. */
 export class PeopleSource {

@@ -3,7 +3,7 @@
  * The policy against the people directory: every `person:` and `group:` a rule or an escalation step names must
  * exist, or the policy does not start (nor reload). Checked where both are loaded from the same file.
  */
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../api/errors.js';
 import { unknownApprovers } from '../people/approvers.js';
 import type { Directory } from '../people/types.js';
 import type { Policy } from './types.js';

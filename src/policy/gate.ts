@@ -3,7 +3,7 @@
  * What the gateway asks when a request is filed: which rule applies, how it routes the request, and whether the
  * rule (allow/deny) or a standing grant settles it at once. Holds the current policy, swapped on reload.
  */
-import { ValidationError, type FieldProblem } from '../errors.js';
+import { ValidationError, type FieldProblem } from '../api/errors.js';
 import type { NewRequestInput } from '../requests/new-request.js';
 import { routeByRule, policyDetail, type Settlement } from './apply.js';
 import { grantCovers, type GrantStore } from './grants.js';

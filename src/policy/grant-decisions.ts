@@ -4,7 +4,7 @@
  * write the grant and its `grant_created` event. The rule is the one recorded in the request's `created` event, so a
  * policy reload that drops or renames the rule stops new grants for requests filed under the old one.
  */
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../api/errors.js';
 import { uuidv7 } from '../requests/ids.js';
 import type { ConfirmationEvent, ConfirmationRequest, NewEvent } from '../requests/types.js';
 import type { PolicyGate } from './gate.js';

@@ -4,8 +4,8 @@
  * error naming the file, the rule (index and name) and, for a `when` expression, the line and column in it.
  */
 import { z } from 'zod';
-import { ValidationError, type FieldProblem } from '../errors.js';
-import { fieldProblems } from '../validation.js';
+import { ValidationError, type FieldProblem } from '../api/errors.js';
+import { fieldProblems } from '../api/validation.js';
 import { compileWhen, ExpressionError } from './expression.js';
 import { defaultRuleSchema, ruleSchema } from './schema.js';
 import type { DefaultRule, Policy, PolicyRule } from './types.js';

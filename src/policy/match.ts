@@ -4,7 +4,7 @@
  * a `when` that cannot be evaluated for this request (a key the arguments lack, say) does not match, so a request
  * the author did not foresee falls through to the next rule and, at worst, to `default:` (ask, unless configured).
  */
-import { matchesAny } from '../hooks/patterns.js';
+import { matchesAny } from '../utils/patterns.js';
 import type { WhenContext } from './expression.js';
 import type { Policy, PolicyFacts, PolicyMatch, PolicyRule } from './types.js';
 

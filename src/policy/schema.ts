@@ -4,7 +4,7 @@
  * policy"). Only shape is checked here; `when` expressions are compiled by `expression.ts` and names by `load.ts`.
  */
 import { z } from 'zod';
-import { approverId, channelTargetSchema } from '../api-schema.js';
+import { approverId, channelTargetSchema } from '../api/api-schema.js';
 
 /** A string or a list of strings (a list matches when any entry does). */
 const oneOrMany = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);

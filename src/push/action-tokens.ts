@@ -10,7 +10,7 @@
  * beside it.
  */
 import { TokenSigner } from '../utils/signed-token.js';
-import type { SharedMarks } from '../shared-marks.js';
+import type { SharedMarks } from '../contracts/shared-marks.js';
 
 /** How long an action token lives at most: a notification left on a lock screen longer opens the request page. */
 export const ACTION_TOKEN_TTL_MS = 15 * 60_000;

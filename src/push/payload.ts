@@ -5,7 +5,7 @@
  * services refuse more than about 4 KB, and encryption adds some). Text from agents is stripped of control
  * characters: the operating system shows it on a lock screen.
  */
-import { cardText, keyArguments } from '../card.js';
+import { cardText, keyArguments } from '../channel/card.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { terminalText } from '../utils/terminal-text.js';
 

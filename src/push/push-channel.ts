@@ -8,7 +8,7 @@
  * @remarks Left out: people reached only through an account (`web:alice` as an approver) or an empty approver list;
  * like direct messages, pushes go to the people a request names by `person:` or `group:`.
  */
-import type { CardRef, Channel } from '../channel.js';
+import type { CardRef, Channel } from '../channel/channel.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { ACTION_TOKEN_TTL_MS, type ActionTokens } from './action-tokens.js';
 import { pushPayload } from './payload.js';

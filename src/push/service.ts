@@ -5,8 +5,8 @@
  * (`responded_via: "push"`), so approver lists, four eyes, self-approval and the deadline hold as for any tap.
  */
 import { randomUUID } from 'node:crypto';
-import type { DecideOutcome, DecisionSink } from '../channel.js';
-import { ValidationError } from '../errors.js';
+import type { DecideOutcome, DecisionSink } from '../channel/channel.js';
+import { ValidationError } from '../api/errors.js';
 import type { ActionTokenProblem, ActionTokens } from './action-tokens.js';
 import { endpointOf, parseSubscription, type PushSubscriptionRecord, type PushSubscriptionStore } from './subscriptions.js';
 import type { VapidKeys } from './vapid.js';

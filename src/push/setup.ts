@@ -4,8 +4,8 @@
  * on first start, kept in the database, so replicas agree), the sender, the push channel and the service the routes
  * call. The composition root (`server.ts`) is the one caller.
  */
-import type { DeploymentSecrets } from '../deployment-secrets.js';
-import type { SharedMarks } from '../shared-marks.js';
+import type { DeploymentSecrets } from '../contracts/deployment-secrets.js';
+import type { SharedMarks } from '../contracts/shared-marks.js';
 import { ActionTokens } from './action-tokens.js';
 import { createPushChannel, type PushChannel } from './push-channel.js';
 import { PushSender } from './sender.js';

@@ -9,7 +9,7 @@
  * sender removes it then) and any per-device preference: a subscribed device gets every request waiting for its person.
  */
 import { isIP } from 'node:net';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../api/errors.js';
 
 /** A subscription as stored. */
 export interface PushSubscriptionRecord {

@@ -3,7 +3,7 @@
  * The audit query's cursor, shared by every store dialect: opaque to clients (base64url of the last row's creation
  * time and id), so a page link made by one replica works on another whatever database sits behind it.
  */
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../api/errors.js';
 
 /** Where the next page starts: after the row created at `createdAt` (ISO 8601) with id `id`, newest first. */
 export interface CursorPosition {

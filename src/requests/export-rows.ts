@@ -9,7 +9,7 @@ import type { ConfirmationEvent, ConfirmationRequest } from './types.js';
 
 /**
  * The API fields an export writes, in `toApiRequest`'s order (`test/unit/export-rows.test.ts` holds them equal);
- * `verdict_token` follows them, always null: exports sign nothing (see `signing/token-store.ts`).
+ * `verdict_token` follows them, always null: exports sign nothing (see `stores/verdict-tokens.ts`).
  */
 export const EXPORT_FIELDS = [
   'id', 'status', 'tool_name', 'tool_args', 'approved_args', 'prompt', 'options', 'agent_id', 'user_id', 'session_id',

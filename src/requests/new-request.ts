@@ -2,7 +2,7 @@
  * @module requests/new-request
  * What a runtime asks for, and the pending {@link ConfirmationRequest} made from it: ids, nonce, defaults, expiry.
  */
-import { ConflictError } from '../errors.js';
+import { ConflictError } from '../api/errors.js';
 import { pooledRandomBytes } from '../utils/random-pool.js';
 import { uuidv7 } from './ids.js';
 import type { AgentContext, ChannelTarget, ConfirmationRequest, TimeoutPolicy } from './types.js';

@@ -112,7 +112,7 @@ export interface ApiEvent {
 }
 
 /**
- * Verdict tokens signed for row objects (by `signing/token-store`, as rows leave the store). Kept beside the row, not
+ * Verdict tokens signed for row objects (by `stores/verdict-tokens`, as rows leave the store). Kept beside the row, not
  * in it, so the domain object stays the row and the token is dropped with it.
  */
 const verdictTokens = new WeakMap<ConfirmationRequest, string>();

@@ -8,7 +8,7 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Clock } from '../utils/clock.js';
 import { JobFailedPermanentlyError, JobNotNeededError, retryDelay, type JobAttempt, type SchedulerJobs } from './types.js';
-import { describeError } from '../errors.js';
+import { describeError } from '../api/errors.js';
 
 /**
  * The queue names, stable across releases: Redis keys are `<prefix>:<queue>:…` (default prefix `tollgate`).

@@ -13,7 +13,7 @@ import type { JobsOptions, Queue } from 'bullmq';
 import type { Clock } from '../utils/clock.js';
 import { BACKOFF_TYPE, jobIdOf, queueOf, type QueueRole, type TollgateJobData } from './bullmq-jobs.js';
 import type { BufferedOperation } from './operation-buffer.js';
-import { describeError } from '../errors.js';
+import { describeError } from '../api/errors.js';
 
 /** Job states in which a job has not started yet. */
 const WAITING_STATES = new Set(['waiting', 'delayed', 'prioritized', 'waiting-children']);

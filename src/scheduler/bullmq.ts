@@ -21,7 +21,7 @@ import { OperationBuffer, type BufferedOperation } from './operation-buffer.js';
 import { closeRedis, createFailFastRedis, createWorkerRedis, withTimeout, type RedisConnectionOptions } from './redis-connections.js';
 import { schedulerDefaults, type Scheduler, type SchedulerJobs, type SchedulerOptions } from './types.js';
 import { LocalExpiries } from './local-expiries.js';
-import { describeError } from '../errors.js';
+import { describeError } from '../api/errors.js';
 
 /** Options of {@link BullMQScheduler}. */
 export interface BullMQSchedulerOptions extends SchedulerOptions {

@@ -5,7 +5,7 @@
  * batch (which the gateway expires with one due-scan) instead of 10 000 separate callbacks.
  */
 import type { Clock, ClockTimer } from '../utils/clock.js';
-import { TimeHeap } from '../time-heap.js';
+import { TimeHeap } from '../utils/time-heap.js';
 
 interface Entry {
   at: number;

@@ -15,7 +15,7 @@ import {
   type SchedulerJobs,
   type SchedulerOptions,
 } from './types.js';
-import { describeError } from '../errors.js';
+import { describeError } from '../api/errors.js';
 import { DueTimers } from './due-timers.js';
 
 /** Options of {@link InProcessScheduler}. */

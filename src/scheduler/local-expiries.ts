@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../utils/clock.js';
-import { describeError } from '../errors.js';
+import { describeError } from '../api/errors.js';
 import { DueTimers } from './due-timers.js';
 import { JobNotNeededError, retryDelay, type SchedulerJobs } from './types.js';
 

@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import { jobIdOf, type TollgateJobData } from './bullmq-jobs.js';
 import { isConnectionError } from './redis-connections.js';
-import { describeError } from '../errors.js';
+import { describeError } from '../api/errors.js';
 
 /** A scheduler call, as it waits for Redis. */
 export type BufferedOperation = { kind: 'add'; data: TollgateJobData } | { kind: 'cancel-expiry'; requestId: string };

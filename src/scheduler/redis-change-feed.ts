@@ -10,11 +10,11 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
-import type { ChangeFeed, RequestChange } from '../change-feed.js';
-import { GroupCommit } from '../requests/group-commit.js';
+import type { ChangeFeed, RequestChange } from '../lifecycle/change-feed.js';
+import { GroupCommit } from '../utils/group-commit.js';
 import { REQUEST_STATUSES } from '../requests/types.js';
 import { closeRedis, createFailFastRedis, createRedis, withTimeout, type RedisConnectionOptions } from './redis-connections.js';
-import { describeError } from '../errors.js';
+import { describeError } from '../api/errors.js';
 
 /** Options of {@link RedisChangeFeed}. */
 export interface RedisChangeFeedOptions {

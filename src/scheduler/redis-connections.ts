@@ -5,7 +5,7 @@
  * use needs.
  */
 import { Redis, type RedisOptions } from 'ioredis';
-import { describeError } from '../errors.js';
+import { describeError } from '../api/errors.js';
 
 /** Where Redis is: a `redis://` / `rediss://` URL, or ioredis options. */
 export type RedisConnectionOptions = string | RedisOptions;

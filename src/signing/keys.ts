@@ -11,8 +11,8 @@
  */
 import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
-import type { DeploymentSecrets } from '../deployment-secrets.js';
-import { TollgateError } from '../errors.js';
+import type { DeploymentSecrets } from '../contracts/deployment-secrets.js';
+import { TollgateError } from '../api/errors.js';
 
 /** A signing-key setting that cannot be used (names the variable); stops the start. */
 export class SigningKeyError extends TollgateError {

@@ -5,7 +5,7 @@
  * row alone (and, for a quorum, its approval events), and Ed25519 signatures are deterministic: every replica signing
  * the same row produces the same token, so a token can be signed where it is read and cached, never stored.
  */
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../api/errors.js';
 import { argsSha256 } from '../requests/args-hash.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../requests/types.js';
 import { signCompactJws } from './jws.js';

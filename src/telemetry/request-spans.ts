@@ -4,7 +4,7 @@
  * filing (under the caller's `traceparent`), the policy's ruling, each card sent or updated, the decision, the
  * wake-up of waiters and the expiry. Later steps join the create span's trace through {@link RequestTraces}.
  */
-import type { DecideOutcome, DecisionEvent } from '../channel.js';
+import type { DecideOutcome, DecisionEvent } from '../channel/channel.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { ATTR, markSpan, SPAN, traced, type RequestTraces } from './tracing.js';
 

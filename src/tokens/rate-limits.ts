@@ -4,7 +4,7 @@
  * YAML file's `rate_limits`, over generous defaults). The middleware that counts lives in `http/rate-limit.ts`.
  */
 import { z } from 'zod';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../api/errors.js';
 
 /** Per-token budgets; a budget of 0 turns that limit off. */
 export interface RateLimitSettings {

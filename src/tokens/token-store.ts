@@ -1,16 +1,13 @@
 /**
  * @module tokens/token-store
- * API tokens in the database (`api_tokens`). Every authentication reads the row, so a revocation or an expiry takes
+ * API tokens in the database (`api_tokens`): the `TokenStore` contract (SQLite's in `stores/sqlite/token-store`,
+ * PostgreSQL's in `stores/postgres/token-store`). Every authentication reads the row, so a revocation or an expiry takes
  * effect at once on every gateway process sharing the database; the lookup is one indexed read of a SHA-256.
  *
  * @remarks Left out on purpose: the tokens of `TOLLGATE_API_TOKENS` (admin tokens from the environment, checked by
  * the HTTP layer before this store) and any in-memory cache (a cache would delay revocations on other replicas).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type Database from 'better-sqlite3';
-import { ConflictError, NotFoundError } from '../errors.js';
-import { uuidv7 } from '../requests/ids.js';
-import { translateSqliteErrors, withSqliteErrors } from '../requests/sqlite/errors.js';
 import { isReservedTokenName, type Principal, type Scope } from './scopes.js';
 
 /** A token as listed: everything but the secret, which is shown once at creation and never stored. */
@@ -36,8 +33,8 @@ export interface NewToken {
 }
 
 /**
- * Where API tokens live: the database the requests live in, whatever its dialect (`SqliteTokenStore` here,
- * `PostgresTokenStore` in `requests/postgres/`). Async because a network database answers later.
+ * Where API tokens live: the database the requests live in, whatever its dialect (`SqliteTokenStore` in `stores/sqlite/`,
+ * `PostgresTokenStore` in `stores/postgres/`). Async because a network database answers later.
  */
 export interface TokenStore {
   /** Creates a token; returns it with its secret (the only time the secret is seen). Names are unique forever. */
@@ -46,7 +43,7 @@ export interface TokenStore {
   authenticate(secret: string, now: Date): Promise<Principal | null>;
   /** Every token, oldest first, without secrets. */
   list(): Promise<ApiToken[]>;
-  /** Revokes a token at once; revoking twice is fine. Throws {@link NotFoundError} for an unknown id. */
+  /** Revokes a token at once; revoking twice is fine. Throws `NotFoundError` for an unknown id. */
   revoke(id: string, now: Date): Promise<void>;
 }
 
@@ -70,85 +67,4 @@ export function usablePrincipal(token: ApiToken, now: Date): Principal | null {
 /** SHA-256 hex of a secret: what the table keeps. */
 export function secretDigest(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
-}
-
-interface TokenRow {
-  id: string;
-  name: string;
-  scopes: string;
-  as_identity: string | null;
-  person: string | null;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-}
-
-const COLUMNS = 'id, name, scopes, as_identity, person, created_at, expires_at, revoked_at';
-
-/** Tokens on the SQLite database the requests live in. */
-export class SqliteTokenStore implements TokenStore {
-  private readonly sql;
-
-  constructor(sqlite: Database.Database) {
-    this.sql = {
-      insert: sqlite.prepare(
-        'INSERT INTO api_tokens (id, name, secret_sha256, scopes, as_identity, person, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      ),
-      bySecret: sqlite.prepare(`SELECT ${COLUMNS} FROM api_tokens WHERE secret_sha256 = ?`),
-      byName: sqlite.prepare('SELECT id FROM api_tokens WHERE name = ?').pluck(),
-      list: sqlite.prepare(`SELECT ${COLUMNS} FROM api_tokens ORDER BY created_at, id`),
-      revoke: sqlite.prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
-      exists: sqlite.prepare('SELECT id FROM api_tokens WHERE id = ?').pluck(),
-    };
-    // Callers see tollgate errors (conflict, busy, read-only…), never a SqliteError.
-    return translateSqliteErrors(this);
-  }
-
-  async create(token: NewToken, now: Date): Promise<{ token: ApiToken; secret: string }> {
-    if (this.sql.byName.get(token.name) !== undefined) throw new ConflictError(`a token named "${token.name}" exists already`);
-    const secret = newTokenSecret();
-    const id = uuidv7(now.getTime());
-    const row: TokenRow = {
-      id,
-      name: token.name,
-      scopes: JSON.stringify(token.scopes),
-      as_identity: token.as ?? null,
-      person: token.person ?? null,
-      created_at: now.toISOString(),
-      expires_at: token.expiresAt?.toISOString() ?? null,
-      revoked_at: null,
-    };
-    // Two replicas creating the same name at once both pass the check above; the unique index decides.
-    withSqliteErrors(() => this.sql.insert.run(row.id, row.name, secretDigest(secret), row.scopes, row.as_identity, row.person, row.created_at, row.expires_at), {
-      conflict: `a token named "${token.name}" exists already`,
-    });
-    return { token: fromRow(row), secret };
-  }
-
-  async authenticate(secret: string, now: Date): Promise<Principal | null> {
-    const row = this.sql.bySecret.get(secretDigest(secret)) as TokenRow | undefined;
-    return row ? usablePrincipal(fromRow(row), now) : null;
-  }
-
-  async list(): Promise<ApiToken[]> {
-    return (this.sql.list.all() as TokenRow[]).map(fromRow);
-  }
-
-  async revoke(id: string, now: Date): Promise<void> {
-    if (this.sql.exists.get(id) === undefined) throw new NotFoundError(`no token with id ${id}`);
-    this.sql.revoke.run(now.toISOString(), id);
-  }
-}
-
-function fromRow(row: TokenRow): ApiToken {
-  return {
-    id: row.id,
-    name: row.name,
-    scopes: JSON.parse(row.scopes) as Scope[],
-    as: row.as_identity,
-    person: row.person,
-    createdAt: new Date(row.created_at),
-    expiresAt: row.expires_at === null ? null : new Date(row.expires_at),
-    revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
-  };
 }

@@ -7,7 +7,7 @@
  * ```
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Channel } from '../../src/channel.js';
+import type { Channel } from '../../src/channel/channel.js';
 import { ManualClock } from '../../src/utils/clock.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { eventually } from '../helpers/eventually.js';

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { ManualClock } from '../../src/utils/clock.js';
-import { ExpiryScan } from '../../src/expiry-scan.js';
-import { applyPostgresMigrations, openPostgres } from '../../src/requests/postgres/database.js';
-import { PostgresConfirmationStore } from '../../src/requests/postgres/store.js';
+import { ExpiryScan } from '../../src/lifecycle/expiry-scan.js';
+import { applyPostgresMigrations, openPostgres } from '../../src/stores/postgres/database.js';
+import { PostgresConfirmationStore } from '../../src/stores/postgres/store.js';
 import type { VoteResult } from '../../src/requests/store.js';
 import { freshDatabase, truncateAll, type FreshDatabase } from '../integration/postgres/fresh-database.js';
 import { at, file, newRequest, vote } from './store-fixtures.js';

@@ -2,9 +2,9 @@
  * PostgreSQL's insights against the insights and suggestions contracts, on the real server at 127.0.0.1:5432 (a fresh database for
  * this file, dropped after). Votes are judged by the callers' (fixed) times, as in the store contract.
  */
-import { openPostgres } from '../../src/requests/postgres/database.js';
-import { PostgresInsights } from '../../src/requests/postgres/insights.js';
-import { PostgresConfirmationStore } from '../../src/requests/postgres/store.js';
+import { openPostgres } from '../../src/stores/postgres/database.js';
+import { PostgresInsights } from '../../src/stores/postgres/insights.js';
+import { PostgresConfirmationStore } from '../../src/stores/postgres/store.js';
 import { freshDatabase } from '../integration/postgres/fresh-database.js';
 import { runInsightsContract } from './insights.contract.js';
 import { runSuggestionsContract } from './suggestions.contract.js';

@@ -4,8 +4,8 @@
  * `test/integration/postgres/deadline.test.ts` covers the database's clock. `postgres-concurrency.test.ts` covers replicas racing.
  */
 import { afterAll } from 'vitest';
-import { openPostgres } from '../../src/requests/postgres/database.js';
-import { PostgresConfirmationStore } from '../../src/requests/postgres/store.js';
+import { openPostgres } from '../../src/stores/postgres/database.js';
+import { PostgresConfirmationStore } from '../../src/stores/postgres/store.js';
 import { freshDatabase, truncateAll, type FreshDatabase } from '../integration/postgres/fresh-database.js';
 import { runStoreContract } from './store.contract.js';
 

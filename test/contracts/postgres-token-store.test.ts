@@ -3,8 +3,8 @@
  * fresh database for this file (dropped after), emptied before each test.
  */
 import { afterAll } from 'vitest';
-import { openPostgres } from '../../src/requests/postgres/database.js';
-import { PostgresTokenStore } from '../../src/requests/postgres/token-store.js';
+import { openPostgres } from '../../src/stores/postgres/database.js';
+import { PostgresTokenStore } from '../../src/stores/postgres/token-store.js';
 import { freshDatabase, truncateAll, type FreshDatabase } from '../integration/postgres/fresh-database.js';
 import { runTokenStoreContract } from './token-store.contract.js';
 

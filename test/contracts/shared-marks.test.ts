@@ -1,16 +1,16 @@
 /**
- * {@link SharedMarks} on both dialects: SQLite's (`requests/sqlite/marks.ts`, web sign-outs kept across a restart) and
+ * {@link SharedMarks} on both dialects: SQLite's (`stores/sqlite/marks.ts`, web sign-outs kept across a restart) and
  * PostgreSQL's (shared by replicas) answer alike.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgres, type OpenPostgres } from '../../src/requests/postgres/database.js';
-import { PostgresMarks } from '../../src/requests/postgres/marks.js';
-import { applyMigrations, openDatabase, type OpenDatabase } from '../../src/requests/sqlite/database.js';
-import { SqliteMarks } from '../../src/requests/sqlite/marks.js';
-import type { SharedMarks } from '../../src/shared-marks.js';
+import { openPostgres, type OpenPostgres } from '../../src/stores/postgres/database.js';
+import { PostgresMarks } from '../../src/stores/postgres/marks.js';
+import { applyMigrations, openDatabase, type OpenDatabase } from '../../src/stores/sqlite/database.js';
+import { SqliteMarks } from '../../src/stores/sqlite/marks.js';
+import type { SharedMarks } from '../../src/contracts/shared-marks.js';
 import { freshDatabase, type FreshDatabase } from '../integration/postgres/fresh-database.js';
 
 let pg: FreshDatabase;

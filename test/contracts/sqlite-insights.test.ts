@@ -4,9 +4,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { applyMigrations, openDatabase } from '../../src/requests/sqlite/database.js';
-import { SqliteInsights } from '../../src/requests/sqlite/insights.js';
-import { SqliteConfirmationStore } from '../../src/requests/sqlite/store.js';
+import { applyMigrations, openDatabase } from '../../src/stores/sqlite/database.js';
+import { SqliteInsights } from '../../src/stores/sqlite/insights.js';
+import { SqliteConfirmationStore } from '../../src/stores/sqlite/store.js';
 import { runInsightsContract } from './insights.contract.js';
 import { runSuggestionsContract } from './suggestions.contract.js';
 

@@ -4,8 +4,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { applyMigrations, openDatabase } from '../../src/requests/sqlite/database.js';
-import { SqliteConfirmationStore } from '../../src/requests/sqlite/store.js';
+import { applyMigrations, openDatabase } from '../../src/stores/sqlite/database.js';
+import { SqliteConfirmationStore } from '../../src/stores/sqlite/store.js';
 import { runStoreContract } from './store.contract.js';
 
 runStoreContract({

@@ -4,8 +4,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { applyMigrations, openDatabase } from '../../src/requests/sqlite/database.js';
-import { SqliteTokenStore } from '../../src/tokens/token-store.js';
+import { applyMigrations, openDatabase } from '../../src/stores/sqlite/database.js';
+import { SqliteTokenStore } from '../../src/stores/sqlite/token-store.js';
 import { runTokenStoreContract } from './token-store.contract.js';
 
 runTokenStoreContract({

@@ -9,7 +9,7 @@ import type { ConfirmationStore, RequestQuery } from '../../src/requests/store.j
 import { writeExport } from '../../src/http/export.js';
 import { exportPagesOf, type ExportFormat, type ExportPage } from '../../src/requests/export-lines.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
-import { ValidationError } from '../../src/errors.js';
+import { ValidationError } from '../../src/api/errors.js';
 import { at, file, newestFirst, newRequest, T0, vote } from './store-fixtures.js';
 
 /** Every page of `query` at `limit` rows a page. */

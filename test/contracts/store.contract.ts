@@ -9,7 +9,7 @@
  * Rows are made with the gateway's own `newConfirmationRequest`, on fixed times (`store-fixtures.ts`).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConflictError, NotFoundError } from '../../src/errors.js';
+import { ConflictError, NotFoundError } from '../../src/api/errors.js';
 import { askedDigest } from '../../src/requests/coverage.js';
 import type { ConfirmationStore, VoteResult } from '../../src/requests/store.js';
 import { at, file, newRequest, T0, vote, type StoreContractSetup } from './store-fixtures.js';

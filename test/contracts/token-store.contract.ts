@@ -7,7 +7,7 @@
  * ```
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConflictError, NotFoundError } from '../../src/errors.js';
+import { ConflictError, NotFoundError } from '../../src/api/errors.js';
 import type { TokenStore } from '../../src/tokens/token-store.js';
 
 /** How the suite builds token stores: a fresh, empty, migrated one per test. */

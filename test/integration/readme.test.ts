@@ -3,7 +3,7 @@
 // configuration YAML through the config loader, and the auditor SQL against the database the walk-through wrote.
 // (The set-up block is `npm install && npm start`, which CI itself runs in a fresh clone; the Policies example is
 // loaded by test/unit/policy/docs.test.ts.)
-import { Database } from '../../src/requests/sqlite/driver.js';
+import { Database } from '../../src/stores/sqlite/driver.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cardText, keyArguments, maskSecrets, previewArgs } from '../../src/card.js';
+import { cardText, keyArguments, maskSecrets, previewArgs } from '../../src/channel/card.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 
 const base: ConfirmationRequest = {

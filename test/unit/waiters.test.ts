@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/utils/clock.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
-import { Waiters } from '../../src/waiters.js';
+import { Waiters } from '../../src/lifecycle/waiters.js';
 
 const row = { id: 'r1', status: 'approved' } as ConfirmationRequest;
 

@@ -7,7 +7,7 @@
  * its failures for a person.
  */
 import * as client from 'openid-client';
-import { ValidationError } from '../../../src/errors.js';
+import { ValidationError } from '../../../src/api/errors.js';
 import type { OidcOptions } from './config.js';
 import { OidcSignInError } from './errors.js';
 

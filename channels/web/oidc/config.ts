@@ -4,7 +4,7 @@
  * the same field of the file, so a secret can stay out of the file. Errors name the variable or the field.
  */
 import { z } from 'zod';
-import { ValidationError } from '../../../src/errors.js';
+import { ValidationError } from '../../../src/api/errors.js';
 
 /** The `web.oidc:` section of the YAML file. */
 export const oidcConfigSchema = z.strictObject({

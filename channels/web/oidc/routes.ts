@@ -9,7 +9,7 @@ import type { Directory } from '../../../src/people/types.js';
 import { safeNext, secureCookies, sendPage, viewerOf, type GuardContext } from '../guard.js';
 import { encodeSessionData } from '../identity.js';
 import { messagePage } from '../pages/message.js';
-import { parseCookies, serializeCookie } from '../../../src/cookies.js';
+import { parseCookies, serializeCookie } from '../cookies.js';
 import { SESSION_COOKIE } from '../session.js';
 import { signInOf } from './claims.js';
 import type { OidcClient, OidcFlow } from './client.js';

@@ -3,11 +3,11 @@
  * The audit page: every request, newest first, filtered by status, tool, agent, approver and time range, paged with
  * the store's cursor, and exportable as CSV with the same filters.
  */
-import { outcomeText } from '../../../src/card.js';
+import { outcomeText } from '../../../src/channel/card.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { REQUEST_STATUSES } from '../../../src/requests/types.js';
 import { filterQueryString, type AuditFilters } from '../audit-filters.js';
-import { html, type SafeHtml } from '../../../src/html.js';
+import { html, type SafeHtml } from '../html.js';
 import { formatTime, statusBadge } from './format.js';
 import { layout, type Viewer } from './layout.js';
 

@@ -5,7 +5,7 @@
  * a note) or to say "I'm back". What the delegate is lent is the person's say on requests that wait for them.
  */
 import type { Away } from '../../../src/people/away.js';
-import { html, type SafeHtml } from '../../../src/html.js';
+import { html, type SafeHtml } from '../html.js';
 import { formatTime } from './format.js';
 import { layout, type Viewer } from './layout.js';
 

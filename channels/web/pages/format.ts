@@ -3,7 +3,7 @@
  * Small pieces the pages share: times, status badges, expiry countdowns.
  */
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
-import { html, type SafeHtml } from '../../../src/html.js';
+import { html, type SafeHtml } from '../html.js';
 
 /** `2025-06-01 14:03:22 UTC`: unambiguous for auditors in any time zone. */
 export function formatTime(date: Date | null): string {

@@ -5,7 +5,7 @@
  * revocation is recorded on the request that gave the grant.
  */
 import type { Grant } from '../../../src/policy/grants.js';
-import { html, type SafeHtml } from '../../../src/html.js';
+import { html, type SafeHtml } from '../html.js';
 import { formatTime } from './format.js';
 import { layout, type Viewer } from './layout.js';
 

@@ -6,10 +6,10 @@
  * title) from the server whenever the change feed says a request was filed or decided. Decisions are made on each
  * request's own page: buttons in a list that reflows live would invite approving the wrong row.
  */
-import { cardText, keyArguments, standInsOf } from '../../../src/card.js';
+import { cardText, keyArguments, standInsOf } from '../../../src/channel/card.js';
 import { standInText } from '../../../src/people/away.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
-import { html, type SafeHtml } from '../../../src/html.js';
+import { html, type SafeHtml } from '../html.js';
 import type { InboxView } from '../inbox-views.js';
 import { expiryBoth, formatTime, statusBadge } from './format.js';
 import { layout, type Viewer } from './layout.js';

@@ -6,7 +6,7 @@
  * filtered to the requests it counts.
  */
 import type { InsightsJson, InsightsRowJson } from '../../../src/insights/report.js';
-import { html, type SafeHtml } from '../../../src/html.js';
+import { html, type SafeHtml } from '../html.js';
 import { formatDuration } from './format.js';
 import { layout, type Viewer } from './layout.js';
 

@@ -3,7 +3,7 @@
  * The page frame shared by every web page: head, navigation, the sign-out form, the assets.
  */
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
-import { html, type SafeHtml } from '../../../src/html.js';
+import { html, type SafeHtml } from '../html.js';
 import type { WebIdentity } from '../identity.js';
 
 /** Who is looking, and the CSRF token their forms carry. */

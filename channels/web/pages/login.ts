@@ -3,7 +3,7 @@
  * The sign-in page: the identity provider's button when OpenID sign-in is on, name plus password or token when local
  * users exist. Sign-in by link needs no page: the link itself signs in.
  */
-import { html, type SafeHtml } from '../../../src/html.js';
+import { html, type SafeHtml } from '../html.js';
 import { layout, type Viewer } from './layout.js';
 
 /** Options of {@link loginPage}. */

@@ -4,7 +4,7 @@
  * and paragraphs. Nothing else is markup: every piece of text goes through the `html` template, so a prompt can never
  * put a tag, an attribute or a script on the page, and a link is only ever http(s) or mailto.
  */
-import { html, type SafeHtml } from '../../../src/html.js';
+import { html, type SafeHtml } from '../html.js';
 
 // One inline token at a time, leftmost first: `code`, **bold**, *italic* / _italic_, [text](url).
 const INLINE = /`([^`\n]+)`|\*\*([^*\n]+)\*\*|(?<![\w*])\*([^*\s][^*\n]*?)\*(?!\w)|(?<!\w)_([^_\s][^_\n]*?)_(?!\w)|\[([^\]\n]+)\]\(([^)\s]+)\)/g;

@@ -2,7 +2,7 @@
  * @module channels/web/pages/message
  * A page that only says something: not found, forbidden form posts.
  */
-import { html, type SafeHtml } from '../../../src/html.js';
+import { html, type SafeHtml } from '../html.js';
 import { layout, type Viewer } from './layout.js';
 
 /** Renders a titled message with a way back to the inbox. */

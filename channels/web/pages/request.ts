@@ -5,11 +5,11 @@
  * without JavaScript; each carries the CSRF token, the request's nonce and the hash of the arguments shown, so a
  * decision always applies to exactly what the approver saw.
  */
-import { cardText, standInsOf } from '../../../src/card.js';
+import { cardText, standInsOf } from '../../../src/channel/card.js';
 import { MAX_JSON_DEPTH } from '../../../src/utils/json-bounds.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../../../src/requests/types.js';
 import { MAX_EDITED_ARGS_CHARS } from '../decision-form.js';
-import { html, type SafeHtml } from '../../../src/html.js';
+import { html, type SafeHtml } from '../html.js';
 import { executionOf, type ExecutionView } from '../../../src/requests/export-lines.js';
 import { boundedJson, type JsonViewLimits } from '../../../src/utils/json-view.js';
 import { expiryBoth, formatTime, statusBadge } from './format.js';

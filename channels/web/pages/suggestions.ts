@@ -6,7 +6,7 @@
  * since the web inbox has no notion of an administrator.
  */
 import type { SuggestionJson } from '../../../src/insights/suggestions.js';
-import { html, type SafeHtml } from '../../../src/html.js';
+import { html, type SafeHtml } from '../html.js';
 import { layout, type Viewer } from './layout.js';
 
 /** Options of {@link suggestionsPage}. */

@@ -5,10 +5,10 @@
  * Event detail is partly attacker-controlled (reasons, errors): it only ever reaches the page as escaped text, cut
  * short, with secret-looking values masked. An event this file has no words for keeps the generic `key: value` form.
  */
-import { maskSecrets } from '../../../src/card.js';
+import { maskSecrets } from '../../../src/channel/card.js';
 import { boundedJson } from '../../../src/utils/json-view.js';
 import type { ConfirmationEvent } from '../../../src/requests/types.js';
-import { html, type SafeHtml } from '../../../src/html.js';
+import { html, type SafeHtml } from '../html.js';
 import { formatTime } from './format.js';
 
 const MAX = 300;

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { parseOrThrow } from '../config-errors.js';
-import { matchesAny } from '../patterns.js';
+import { matchesAny } from '../../utils/patterns.js';
 import type { HookContext, HookObject, HookResult } from '../types.js';
 import { defineBuiltin } from './types.js';
 

@@ -8,7 +8,7 @@ import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { parseOrThrow } from '../config-errors.js';
-import { matchesAny } from '../patterns.js';
+import { matchesAny } from '../../utils/patterns.js';
 import type { HookContext, HookObject, HookResult } from '../types.js';
 import { defineBuiltin } from './types.js';
 

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { parseOrThrow } from '../config-errors.js';
-import { matchesWildcard } from '../patterns.js';
+import { matchesWildcard } from '../../utils/patterns.js';
 import type { HookContext, HookObject, HookResult } from '../types.js';
 import { defineBuiltin } from './types.js';
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { systemClock } from '../../utils/clock.js';
 import type { Clock } from '../../utils/clock.js';
 import { parseOrThrow } from '../config-errors.js';
-import { matchesAny } from '../patterns.js';
+import { matchesAny } from '../../utils/patterns.js';
 import type { HookContext, HookObject, HookResult } from '../types.js';
 import { defineBuiltin } from './types.js';
 

@@ -9,7 +9,7 @@ import { parseOrThrow } from '../config-errors.js';
 import type { HookContext, HookLogger, HookObject, HookResult } from '../types.js';
 import { stderrHookLogger } from '../types.js';
 import { defineBuiltin } from './types.js';
-import { describeError } from '../../errors.js';
+import { describeError } from '../../api/errors.js';
 
 /** Config of `webhook`. `timeout` is in seconds. */
 export const webhookConfigSchema = z.strictObject({

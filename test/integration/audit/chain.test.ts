@@ -11,9 +11,9 @@ import type Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventHashOfColumns } from '../../../src/audit/encoding.js';
 import { verifyAudit } from '../../../src/audit/verify.js';
-import { openStores, type OpenStores } from '../../../src/requests/open-store.js';
-import { createBatchParams } from '../../../src/requests/postgres/creates.js';
-import { SQL_TEXT } from '../../../src/requests/postgres/statements.js';
+import { openStores, type OpenStores } from '../../../src/stores/open-store.js';
+import { createBatchParams } from '../../../src/stores/postgres/creates.js';
+import { SQL_TEXT } from '../../../src/stores/postgres/statements.js';
 import { file, newRequest, vote } from '../../contracts/store-fixtures.js';
 import { freshDatabase, withClient, type FreshDatabase } from '../postgres/fresh-database.js';
 
@@ -43,7 +43,7 @@ const sqlite = (): Dialect => {
       return (opened = await openStores(join(dir, 'tollgate.db')));
     },
     async sql(text) {
-      const { Database } = await import('../../../src/requests/sqlite/driver.js');
+      const { Database } = await import('../../../src/stores/sqlite/driver.js');
       const raw = new Database(join(dir, 'tollgate.db'));
       // Someone with write access can register the chain's function too: the chain must catch them anyway.
       raw.function('tollgate_event_hash', { varargs: true }, eventHashOfColumns as (...args: unknown[]) => string);

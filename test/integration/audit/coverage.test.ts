@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventHashOfColumns } from '../../../src/audit/encoding.js';
-import { Database } from '../../../src/requests/sqlite/driver.js';
+import { Database } from '../../../src/stores/sqlite/driver.js';
 import { verifyVerdict } from '../../../src/verify/index.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { freshDatabase, withClient, type FreshDatabase } from '../postgres/fresh-database.js';

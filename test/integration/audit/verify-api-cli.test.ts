@@ -3,7 +3,7 @@
  * `tollgate audit verify` on the database file, before and after someone edits an event; a database that predates the
  * chain is told how to add it.
  */
-import { Database } from '../../../src/requests/sqlite/driver.js';
+import { Database } from '../../../src/stores/sqlite/driver.js';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -11,7 +11,7 @@ import { postgresForBench, type BenchPostgres } from '../../../bench/postgres.js
 import { keptHistorySeed, SEED_VERSION } from '../../../bench/seed-cache.js';
 import { seedHistoryPostgres } from '../../../bench/seed-postgres.js';
 import { seedHistory, type HistorySeed } from '../../../bench/seed.js';
-import { openStores } from '../../../src/requests/open-store.js';
+import { openStores } from '../../../src/stores/open-store.js';
 import { PG_ADMIN_URL, withClient } from '../postgres/fresh-database.js';
 
 const ROWS = 1237;

@@ -10,10 +10,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { seedHistoryPostgres } from '../../../bench/seed-postgres.js';
 import { historyRows, SeedIds } from '../../../bench/history-rows.js';
 import { historyPlan, historyRow, seedHistory } from '../../../bench/seed.js';
-import { Database } from '../../../src/requests/sqlite/driver.js';
-import { requestToRow } from '../../../src/requests/sqlite/rows.js';
+import { Database } from '../../../src/stores/sqlite/driver.js';
+import { requestToRow } from '../../../src/stores/sqlite/rows.js';
 import { verifyAudit } from '../../../src/audit/verify.js';
-import { openStores } from '../../../src/requests/open-store.js';
+import { openStores } from '../../../src/stores/open-store.js';
 import { freshDatabase, type FreshDatabase } from '../postgres/fresh-database.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tollgate-seed-history-'));

@@ -7,12 +7,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Database } from '../../../src/requests/sqlite/driver.js';
+import { Database } from '../../../src/stores/sqlite/driver.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/utils/clock.js';
 import { Gateway } from '../../../src/gateway/gateway.js';
-import { applyMigrations, openDatabase } from '../../../src/requests/sqlite/database.js';
-import { SqliteConfirmationStore } from '../../../src/requests/sqlite/store.js';
+import { applyMigrations, openDatabase } from '../../../src/stores/sqlite/database.js';
+import { SqliteConfirmationStore } from '../../../src/stores/sqlite/store.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { startRedisGateway, type RedisGateway, type RedisGatewayOptions } from './gateways.js';
 import { PrivateRedis, freePort } from './redis.js';

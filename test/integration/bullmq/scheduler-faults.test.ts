@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RequestChange } from '../../../src/change-feed.js';
+import type { RequestChange } from '../../../src/lifecycle/change-feed.js';
 import { BullMQScheduler } from '../../../src/scheduler/bullmq.js';
 import { RedisChangeFeed } from '../../../src/scheduler/redis-change-feed.js';
 import { RecordingJobs } from '../../contracts/scheduler.contract.js';

@@ -31,7 +31,7 @@ describe('tollgate serve, failing after the database opened', () => {
   it('closes SQLite stores with a background checkpointer when nothing else keeps the process alive', async () => {
     dir = mkdtempSync(join(tmpdir(), 'tollgate-close-'));
     const script = join(dir, 'close.mts');
-    const openStore = fileURLToPath(new URL('../../../src/requests/open-store.ts', import.meta.url));
+    const openStore = fileURLToPath(new URL('../../../src/stores/open-store.ts', import.meta.url));
     writeFileSync(script, `import { openStores } from ${JSON.stringify(openStore)};\nconst stores = await openStores(${JSON.stringify(join(dir, 't.db'))}, { backgroundCheckpoints: true });\nawait stores.close();\nconsole.log('closed');\n`);
     const result = await new Promise<{ code: number; stdout: string }>((resolve) => {
       execFile(process.execPath, [fileURLToPath(new URL('../../../node_modules/tsx/dist/cli.mjs', import.meta.url)), script], { timeout: 30_000 }, (error, stdout) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout }));

@@ -3,7 +3,7 @@
  * A second connection to the gateway's file provokes them: it holds the write lock (busy) or installs a trigger
  * that aborts a write halfway through its transaction.
  */
-import { Database, type SqliteConnection } from '../../../src/requests/sqlite/driver.js';
+import { Database, type SqliteConnection } from '../../../src/stores/sqlite/driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 

@@ -11,8 +11,8 @@ import { createWebChannel } from '../../../channels/web/index.js';
 import { ManualClock } from '../../../src/utils/clock.js';
 import { Gateway } from '../../../src/gateway/gateway.js';
 import { fileOrAttach, newestMatch } from '../../../src/integrations/attach.js';
-import { applyMigrations, openDatabase } from '../../../src/requests/sqlite/database.js';
-import { SqliteConfirmationStore } from '../../../src/requests/sqlite/store.js';
+import { applyMigrations, openDatabase } from '../../../src/stores/sqlite/database.js';
+import { SqliteConfirmationStore } from '../../../src/stores/sqlite/store.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 
 let dir: string;

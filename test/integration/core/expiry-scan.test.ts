@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/utils/clock.js';
-import { ExpiryScan } from '../../../src/expiry-scan.js';
+import { ExpiryScan } from '../../../src/lifecycle/expiry-scan.js';
 import { Gateway } from '../../../src/gateway/gateway.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { createWebChannel } from '../../../channels/web/index.js';
-import { applyMigrations, openDatabase } from '../../../src/requests/sqlite/database.js';
-import { SqliteConfirmationStore } from '../../../src/requests/sqlite/store.js';
+import { applyMigrations, openDatabase } from '../../../src/stores/sqlite/database.js';
+import { SqliteConfirmationStore } from '../../../src/stores/sqlite/store.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { T0, file } from '../../contracts/store-fixtures.js';
 

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';
-import type { Channel } from '../../../src/channel.js';
-import { LocalChangeFeed, type ChangeFeed } from '../../../src/change-feed.js';
+import type { Channel } from '../../../src/channel/channel.js';
+import { LocalChangeFeed, type ChangeFeed } from '../../../src/lifecycle/change-feed.js';
 import { ManualClock } from '../../../src/utils/clock.js';
-import { ConflictError, ValidationError } from '../../../src/errors.js';
+import { ConflictError, ValidationError } from '../../../src/api/errors.js';
 import { Gateway } from '../../../src/gateway/gateway.js';
-import { applyMigrations, openDatabase } from '../../../src/requests/sqlite/database.js';
-import { SqliteConfirmationStore } from '../../../src/requests/sqlite/store.js';
+import { applyMigrations, openDatabase } from '../../../src/stores/sqlite/database.js';
+import { SqliteConfirmationStore } from '../../../src/stores/sqlite/store.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 
 let dir: string;

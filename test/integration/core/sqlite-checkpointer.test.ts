@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type OpenDatabase } from '../../../src/requests/sqlite/database.js';
-import { startCheckpointer, type Checkpointer } from '../../../src/requests/sqlite/checkpointer.js';
-import { openStores } from '../../../src/requests/open-store.js';
+import { openDatabase, type OpenDatabase } from '../../../src/stores/sqlite/database.js';
+import { startCheckpointer, type Checkpointer } from '../../../src/stores/sqlite/checkpointer.js';
+import { openStores } from '../../../src/stores/open-store.js';
 import { eventually } from '../../helpers/eventually.js';
 
 let dir: string;

@@ -3,17 +3,17 @@
  * violation, an error drizzle wraps — come out of the store and the database helpers as tollgate errors with a
  * namespaced code and words an operator can act on, never SQLite's text.
  */
-import { Database, type SqliteConnection } from '../../../src/requests/sqlite/driver.js';
+import { Database, type SqliteConnection } from '../../../src/stores/sqlite/driver.js';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConflictError, InternalError, ServiceUnavailableError, TollgateError } from '../../../src/errors.js';
-import { applyMigrations, openDatabase, registerFunctions, type OpenDatabase } from '../../../src/requests/sqlite/database.js';
-import { fromSqliteError, withSqliteErrors } from '../../../src/requests/sqlite/errors.js';
-import { SqliteConfirmationStore } from '../../../src/requests/sqlite/store.js';
+import { ConflictError, InternalError, ServiceUnavailableError, TollgateError } from '../../../src/api/errors.js';
+import { applyMigrations, openDatabase, registerFunctions, type OpenDatabase } from '../../../src/stores/sqlite/database.js';
+import { fromSqliteError, withSqliteErrors } from '../../../src/stores/sqlite/errors.js';
+import { SqliteConfirmationStore } from '../../../src/stores/sqlite/store.js';
 import { file, newRequest, vote } from '../../contracts/store-fixtures.js';
 
 let dir: string;

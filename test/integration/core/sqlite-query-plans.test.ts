@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { applyMigrations, openDatabase } from '../../../src/requests/sqlite/database.js';
-import { prepareStatements, type Statements } from '../../../src/requests/sqlite/statements.js';
+import { applyMigrations, openDatabase } from '../../../src/stores/sqlite/database.js';
+import { prepareStatements, type Statements } from '../../../src/stores/sqlite/statements.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tollgate-plans-'));
 const open = openDatabase(join(dir, 'plans.db'));

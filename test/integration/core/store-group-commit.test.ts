@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { argsSha256 } from '../../../src/requests/args-hash.js';
-import { applyMigrations, openDatabase, type OpenDatabase } from '../../../src/requests/sqlite/database.js';
+import { applyMigrations, openDatabase, type OpenDatabase } from '../../../src/stores/sqlite/database.js';
 import { newConfirmationRequest } from '../../../src/requests/new-request.js';
-import { SqliteConfirmationStore } from '../../../src/requests/sqlite/store.js';
+import { SqliteConfirmationStore } from '../../../src/stores/sqlite/store.js';
 
 let dir: string;
 let db: OpenDatabase;

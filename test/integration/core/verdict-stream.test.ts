@@ -5,7 +5,7 @@
  * and letting go of its subscription when the client leaves.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalChangeFeed, type RequestChange } from '../../../src/change-feed.js';
+import { LocalChangeFeed, type RequestChange } from '../../../src/lifecycle/change-feed.js';
 import { ManualClock } from '../../../src/utils/clock.js';
 import { sseEvents } from '../../../src/client/verdicts.js';
 import type { ApiRequest } from '../../../src/requests/serialize.js';

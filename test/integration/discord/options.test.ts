@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { discordOptionsFromEnv } from '../../../channels/discord/index.js';
-import { ValidationError } from '../../../src/errors.js';
+import { ValidationError } from '../../../src/api/errors.js';
 import { FakeDiscord } from '../../fakes/discord/fake-discord.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer } from '../../helpers/server.js';

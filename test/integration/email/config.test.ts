@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emailOptionsFromEnv, shownSmtpUrl } from '../../../channels/email/index.js';
-import { ValidationError } from '../../../src/errors.js';
+import { ValidationError } from '../../../src/api/errors.js';
 import { FakeSmtp } from '../../fakes/email/fake-smtp.js';
 import { followLink, PUBLIC_URL } from '../../fakes/email/harness.js';
 import { eventually } from '../../helpers/eventually.js';

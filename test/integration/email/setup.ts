@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import type { EmailChannelOptions } from '../../../channels/email/index.js';
 import { createWebChannel } from '../../../channels/web/index.js';
-import type { Channel } from '../../../src/channel.js';
+import type { Channel } from '../../../src/channel/channel.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { makeEmailHarness, OPS, type EmailHarness } from '../../fakes/email/harness.js';
 import { eventually } from '../../helpers/eventually.js';

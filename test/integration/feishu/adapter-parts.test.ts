@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { approvalCard, decryptFeishu, FEISHU_DOMAINS, feishuOptionsFromEnv, feishuSignature, parseTarget, sendUuid } from '../../../channels/feishu/index.js';
 import { NonceCache } from '../../../channels/feishu/verify.js';
-import { ValidationError } from '../../../src/errors.js';
+import { ValidationError } from '../../../src/api/errors.js';
 import { feishuEncrypt } from '../../fakes/feishu/callbacks.js';
 import { findAll, visibleText } from '../../fakes/feishu/fake-feishu.js';
 import { pendingRequest } from './fixtures.js';

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { PermanentChannelError, RateLimitedError } from '../../../src/channel.js';
+import { PermanentChannelError, RateLimitedError } from '../../../src/channel/channel.js';
 import { ManualClock } from '../../../src/utils/clock.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { sendUuid } from '../../../channels/feishu/index.js';

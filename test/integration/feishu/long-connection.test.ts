@@ -4,7 +4,7 @@
  * the dispatcher exactly as the client does, and checks the client is built and started with it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DecideOutcome, DecisionSink } from '../../../src/channel.js';
+import type { DecideOutcome, DecisionSink } from '../../../src/channel/channel.js';
 import { FEISHU_EVENTS_PATH, type WsClientLike } from '../../../channels/feishu/index.js';
 import { cardActionPayload } from '../../fakes/feishu/callbacks.js';
 import { findAll, visibleText } from '../../fakes/feishu/fake-feishu.js';

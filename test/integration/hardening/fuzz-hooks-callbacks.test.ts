@@ -8,7 +8,7 @@
  * Fixed seed and bounded runs, so CI sees the same inputs each time.
  */
 import { randomBytes } from 'node:crypto';
-import { Database, type SqliteConnection } from '../../../src/requests/sqlite/driver.js';
+import { Database, type SqliteConnection } from '../../../src/stores/sqlite/driver.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';

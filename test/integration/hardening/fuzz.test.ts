@@ -6,7 +6,7 @@
  * but an audited `decision_rejected`, the request stays pending).
  * Seeded and bounded, so a failure reproduces and CI time is predictable.
  */
-import { Database, type SqliteConnection } from '../../../src/requests/sqlite/driver.js';
+import { Database, type SqliteConnection } from '../../../src/stores/sqlite/driver.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.js';

@@ -3,7 +3,7 @@
  * batches; pending ones stay; the audit chain then verifies from the signed checkpoint, and tampering after the prune
  * (an edited event, a deleted first event, a forged checkpoint) is still caught. A bad DATE is a usage error.
  */
-import { Database } from '../../../src/requests/sqlite/driver.js';
+import { Database } from '../../../src/stores/sqlite/driver.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { seedHistory } from '../../../bench/seed.js';
 import { run as audit } from '../../../src/cli/audit.js';
 import { main } from '../../../src/cli/main.js';
-import { copySqliteToPostgres } from '../../../src/requests/postgres/copy-from-sqlite.js';
-import { openPostgres } from '../../../src/requests/postgres/database.js';
-import { openDatabase } from '../../../src/requests/sqlite/database.js';
+import { copySqliteToPostgres } from '../../../src/stores/postgres/copy-from-sqlite.js';
+import { openPostgres } from '../../../src/stores/postgres/database.js';
+import { openDatabase } from '../../../src/stores/sqlite/database.js';
 import { freshDatabase, withClient, type FreshDatabase } from '../postgres/fresh-database.js';
 import { startTestServer } from '../../helpers/server.js';
 

@@ -7,7 +7,7 @@
  * `EXPLAIN (FORMAT JSON)`). The plan is asserted, not the time: no full scan of either table, and no sort of every
  * matching row before a page is cut.
  */
-import { Database } from '../../../src/requests/sqlite/driver.js';
+import { Database } from '../../../src/stores/sqlite/driver.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,9 +15,9 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { seedHistory } from '../../../bench/seed.js';
 import { run as audit } from '../../../src/cli/audit.js';
-import { copySqliteToPostgres } from '../../../src/requests/postgres/copy-from-sqlite.js';
-import { openPostgres } from '../../../src/requests/postgres/database.js';
-import { openDatabase } from '../../../src/requests/sqlite/database.js';
+import { copySqliteToPostgres } from '../../../src/stores/postgres/copy-from-sqlite.js';
+import { openPostgres } from '../../../src/stores/postgres/database.js';
+import { openDatabase } from '../../../src/stores/sqlite/database.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { freshDatabase, withClient, type FreshDatabase } from '../postgres/fresh-database.js';
 import { SqlRecorder, type RecordedSql } from './sql-recorder.js';

@@ -5,7 +5,7 @@
  * PostgreSQL a replica that finds the retention lock held skips the run. A bad value stops the start, naming the
  * variable.
  */
-import { Database } from '../../../src/requests/sqlite/driver.js';
+import { Database } from '../../../src/stores/sqlite/driver.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,10 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedHistory } from '../../../bench/seed.js';
 import { ManualClock } from '../../../src/utils/clock.js';
 import { loadConfig } from '../../../src/config.js';
-import { copySqliteToPostgres } from '../../../src/requests/postgres/copy-from-sqlite.js';
-import { openPostgres } from '../../../src/requests/postgres/database.js';
-import { PostgresEventLog } from '../../../src/requests/postgres/event-log.js';
-import { openDatabase } from '../../../src/requests/sqlite/database.js';
+import { copySqliteToPostgres } from '../../../src/stores/postgres/copy-from-sqlite.js';
+import { openPostgres } from '../../../src/stores/postgres/database.js';
+import { PostgresEventLog } from '../../../src/stores/postgres/event-log.js';
+import { openDatabase } from '../../../src/stores/sqlite/database.js';
 import { freshDatabase, withClient, type FreshDatabase } from '../postgres/fresh-database.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 

@@ -4,7 +4,7 @@
  * through the patched prototypes while recording is on. Nothing is copied from the sources, so a query changed there
  * is checked as it now is.
  */
-import { Database, type SqliteConnection, type SqliteStatement } from '../../../src/requests/sqlite/driver.js';
+import { Database, type SqliteConnection, type SqliteStatement } from '../../../src/stores/sqlite/driver.js';
 import pg from 'pg';
 
 /** One statement as it ran: its text and the values bound to it. */

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedDays, expectedRows, GROUPS, historySpecs, seedHistory, SINCE, UNTIL } from '../../contracts/insights-history.js';
-import { openPostgres } from '../../../src/requests/postgres/database.js';
-import { PostgresConfirmationStore } from '../../../src/requests/postgres/store.js';
+import { openPostgres } from '../../../src/stores/postgres/database.js';
+import { PostgresConfirmationStore } from '../../../src/stores/postgres/store.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { freshDatabase, type FreshDatabase } from '../postgres/fresh-database.js';
 

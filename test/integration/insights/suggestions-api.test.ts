@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run as policyCli } from '../../../src/cli/policy.js';
 import type { SuggestionJson } from '../../../src/insights/suggestions.js';
-import { openPostgres } from '../../../src/requests/postgres/database.js';
-import { PostgresConfirmationStore } from '../../../src/requests/postgres/store.js';
+import { openPostgres } from '../../../src/stores/postgres/database.js';
+import { PostgresConfirmationStore } from '../../../src/stores/postgres/store.js';
 import { seedSuggestionHistory, S_SINCE, S_UNTIL } from '../../contracts/suggestions-history.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { freshDatabase, type FreshDatabase } from '../postgres/fresh-database.js';

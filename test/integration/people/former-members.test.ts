@@ -11,8 +11,8 @@ import { parse } from 'yaml';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { run as audit } from '../../../src/cli/audit.js';
 import { loadDirectory } from '../../../src/people/config.js';
-import { migrationsFolder } from '../../../src/requests/migrations-folder.js';
-import { Database } from '../../../src/requests/sqlite/driver.js';
+import { migrationsFolder } from '../../../src/stores/migrations-folder.js';
+import { Database } from '../../../src/stores/sqlite/driver.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { freshDatabase, withClient, type FreshDatabase } from '../postgres/fresh-database.js';
 

@@ -1,7 +1,7 @@
 /** Reminders and escalation on BullMQ (real Redis, real delayed jobs): each step runs once, then the request expires. */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CardRef, Channel } from '../../../src/channel.js';
+import type { CardRef, Channel } from '../../../src/channel/channel.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';

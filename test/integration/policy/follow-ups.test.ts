@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CardRef, Channel } from '../../../src/channel.js';
+import type { CardRef, Channel } from '../../../src/channel/channel.js';
 import { ManualClock } from '../../../src/utils/clock.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';

@@ -3,8 +3,8 @@
  * created), and the password never shown.
  */
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../src/errors.js';
-import { databaseDialect, redactUrl } from '../../../src/requests/database-url.js';
+import { ValidationError } from '../../../src/api/errors.js';
+import { databaseDialect, redactUrl } from '../../../src/stores/database-url.js';
 
 describe('database URLs', () => {
   it.each([

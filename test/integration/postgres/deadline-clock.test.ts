@@ -4,8 +4,8 @@
  * Votes here carry times skewed by minutes, as such replicas would stamp them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgres } from '../../../src/requests/postgres/database.js';
-import { PostgresConfirmationStore } from '../../../src/requests/postgres/store.js';
+import { openPostgres } from '../../../src/stores/postgres/database.js';
+import { PostgresConfirmationStore } from '../../../src/stores/postgres/store.js';
 import { file, vote } from '../../contracts/store-fixtures.js';
 import { freshDatabase, type FreshDatabase } from './fresh-database.js';
 

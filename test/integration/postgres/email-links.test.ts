@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsedLinks } from '../../../channels/email/used-links.js';
-import { openPostgres, type OpenPostgres } from '../../../src/requests/postgres/database.js';
-import { PostgresMarks } from '../../../src/requests/postgres/marks.js';
+import { openPostgres, type OpenPostgres } from '../../../src/stores/postgres/database.js';
+import { PostgresMarks } from '../../../src/stores/postgres/marks.js';
 import { makeEmailHarness, type EmailHarness } from '../../fakes/email/harness.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeishuChannel } from '../../../channels/feishu/index.js';
-import { openPostgres, type OpenPostgres } from '../../../src/requests/postgres/database.js';
-import { PostgresMarks } from '../../../src/requests/postgres/marks.js';
+import { openPostgres, type OpenPostgres } from '../../../src/stores/postgres/database.js';
+import { PostgresMarks } from '../../../src/stores/postgres/marks.js';
 import { makeFeishuHarness, type FeishuHarness } from '../../fakes/feishu/harness.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { applyPostgresMigrations, openPostgres } from '../../../src/requests/postgres/database.js';
+import { applyPostgresMigrations, openPostgres } from '../../../src/stores/postgres/database.js';
 
 /** The server's admin URL; `TOLLGATE_TEST_PG` overrides it. */
 export const PG_ADMIN_URL = process.env.TOLLGATE_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -3,8 +3,8 @@
  * later request, counted, revoked), and escalation steps recorded once even when two replicas run the same step.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgres } from '../../../src/requests/postgres/database.js';
-import { PostgresConfirmationStore } from '../../../src/requests/postgres/store.js';
+import { openPostgres } from '../../../src/stores/postgres/database.js';
+import { PostgresConfirmationStore } from '../../../src/stores/postgres/store.js';
 import { file, T0 } from '../../contracts/store-fixtures.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { freshDatabase, type FreshDatabase } from './fresh-database.js';

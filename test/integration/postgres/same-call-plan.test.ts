@@ -7,10 +7,10 @@
  */
 import { getTableColumns } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgres } from '../../../src/requests/postgres/database.js';
-import { confirmationRequests } from '../../../src/requests/postgres/schema.js';
-import { SQL_TEXT } from '../../../src/requests/postgres/statements.js';
-import { PostgresConfirmationStore } from '../../../src/requests/postgres/store.js';
+import { openPostgres } from '../../../src/stores/postgres/database.js';
+import { confirmationRequests } from '../../../src/stores/postgres/schema.js';
+import { SQL_TEXT } from '../../../src/stores/postgres/statements.js';
+import { PostgresConfirmationStore } from '../../../src/stores/postgres/store.js';
 import { file } from '../../contracts/store-fixtures.js';
 import { freshDatabase, withClient, type FreshDatabase } from './fresh-database.js';
 

@@ -6,13 +6,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyMigrations, openDatabase } from '../../../src/requests/sqlite/database.js';
-import { openPostgres } from '../../../src/requests/postgres/database.js';
-import { copySqliteToPostgres } from '../../../src/requests/postgres/copy-from-sqlite.js';
-import { SqlitePushSubscriptions } from '../../../src/requests/sqlite/push-subscriptions.js';
-import { PostgresPushSubscriptions } from '../../../src/requests/postgres/push-subscriptions.js';
-import { SqliteSecrets } from '../../../src/requests/sqlite/secrets.js';
-import { PostgresSecrets } from '../../../src/requests/postgres/secrets.js';
+import { applyMigrations, openDatabase } from '../../../src/stores/sqlite/database.js';
+import { openPostgres } from '../../../src/stores/postgres/database.js';
+import { copySqliteToPostgres } from '../../../src/stores/postgres/copy-from-sqlite.js';
+import { SqlitePushSubscriptions } from '../../../src/stores/sqlite/push-subscriptions.js';
+import { PostgresPushSubscriptions } from '../../../src/stores/postgres/push-subscriptions.js';
+import { SqliteSecrets } from '../../../src/stores/sqlite/secrets.js';
+import { PostgresSecrets } from '../../../src/stores/postgres/secrets.js';
 import { freshDatabase, type FreshDatabase } from '../postgres/fresh-database.js';
 
 describe('push subscriptions move from SQLite to PostgreSQL', () => {

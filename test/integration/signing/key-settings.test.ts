@@ -3,7 +3,7 @@
  * one stops the start naming the variable, a rotation keeps the old public key published through
  * `TOLLGATE_SIGNING_KEYS_RETIRED`, `TOLLGATE_VERDICT_TTL_S` sets the expiry, and a quorum's token names every approver.
  */
-import { Database } from '../../../src/requests/sqlite/driver.js';
+import { Database } from '../../../src/stores/sqlite/driver.js';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

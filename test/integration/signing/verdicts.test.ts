@@ -4,7 +4,7 @@
  * reason — for other arguments, another tool, after expiry, for a denial and for a key the gateway never had. The audit
  * head is signed by the same key.
  */
-import { Database } from '../../../src/requests/sqlite/driver.js';
+import { Database } from '../../../src/stores/sqlite/driver.js';
 import { generateKeyPairSync } from 'node:crypto';
 import { decodeProtectedHeader, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

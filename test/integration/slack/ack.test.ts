@@ -7,7 +7,7 @@ import express from 'express';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSlackChannel } from '../../../channels/slack/index.js';
-import type { DecideOutcome, DecisionEvent, DecisionSink } from '../../../src/channel.js';
+import type { DecideOutcome, DecisionEvent, DecisionSink } from '../../../src/channel/channel.js';
 import { blockActionsPayload, postSlackCallback } from '../../fakes/slack/callbacks.js';
 import { FakeSlack } from '../../fakes/slack/fake-slack.js';
 import { eventually } from '../../helpers/eventually.js';

@@ -5,7 +5,7 @@
 import { Router } from 'express';
 import { describe, expect, it } from 'vitest';
 import { createSlackChannel, slackOptionsFromEnv } from '../../../channels/slack/index.js';
-import { ValidationError } from '../../../src/errors.js';
+import { ValidationError } from '../../../src/api/errors.js';
 
 function errorOf(fn: () => unknown): ValidationError {
   try {

@@ -3,7 +3,7 @@
  * calls, a 429 becomes a RateLimitedError carrying Retry-After, a 404 a permanent failure, a 5xx a retryable one.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PermanentChannelError, RateLimitedError } from '../../../src/channel.js';
+import { PermanentChannelError, RateLimitedError } from '../../../src/channel/channel.js';
 import { newRequest } from '../../contracts/store-fixtures.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { makeTeamsHarness, type TeamsHarness } from '../../fakes/teams/harness.js';

@@ -9,9 +9,9 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { channelsFromConfig } from '../../../channels/index.js';
 import { SqliteTeamsConversationStore, teamsOptionsFromEnv, type TeamsChannel } from '../../../channels/teams/index.js';
-import { openStores } from '../../../src/requests/open-store.js';
+import { openStores } from '../../../src/stores/open-store.js';
 import { loadConfig } from '../../../src/config.js';
-import { ValidationError } from '../../../src/errors.js';
+import { ValidationError } from '../../../src/api/errors.js';
 
 const full = { TEAMS_APP_ID: 'app', TEAMS_APP_PASSWORD: 'secret', TEAMS_TENANT_ID: 'tenant' };
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { telegramOptionsFromEnv } from '../../../channels/telegram/index.js';
-import { ValidationError } from '../../../src/errors.js';
+import { ValidationError } from '../../../src/api/errors.js';
 import { FakeTelegram } from '../../fakes/telegram/fake-telegram.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer } from '../../helpers/server.js';

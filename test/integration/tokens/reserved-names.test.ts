@@ -5,10 +5,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../../src/cli/token.js';
 import { UsageError } from '../../../src/cli/args.js';
-import { Database } from '../../../src/requests/sqlite/driver.js';
-import { openPostgres } from '../../../src/requests/postgres/database.js';
-import { PostgresTokenStore } from '../../../src/requests/postgres/token-store.js';
-import { SqliteTokenStore } from '../../../src/tokens/token-store.js';
+import { Database } from '../../../src/stores/sqlite/driver.js';
+import { openPostgres } from '../../../src/stores/postgres/database.js';
+import { PostgresTokenStore } from '../../../src/stores/postgres/token-store.js';
+import { SqliteTokenStore } from '../../../src/stores/sqlite/token-store.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { freshDatabase, truncateAll, type FreshDatabase } from '../postgres/fresh-database.js';
 

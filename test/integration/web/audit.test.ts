@@ -2,7 +2,7 @@
  * The audit page and its CSV export: filters by status, tool, agent, approver and time range, cursor paging, and an
  * export that carries the same filters and needs a session.
  */
-import { Database } from '../../../src/requests/sqlite/driver.js';
+import { Database } from '../../../src/stores/sqlite/driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';
 import { ManualClock } from '../../../src/utils/clock.js';

@@ -3,7 +3,7 @@
  * directly) still render: bounded in depth and size, with a "truncated — show raw" notice, a capped raw view, fast,
  * and without stalling /healthz while ten of them render at once.
  */
-import { Database } from '../../../src/requests/sqlite/driver.js';
+import { Database } from '../../../src/stores/sqlite/driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';
 import { boundedJson } from '../../../src/utils/json-view.js';

@@ -7,7 +7,7 @@ import { html, hashPassword, verifyPassword, webOptionsFromConfig } from '../../
 import { parseTime } from '../../../channels/web/audit-filters.js';
 import { restoreMasked } from '../../../channels/web/decision-form.js';
 import { SessionSigner } from '../../../channels/web/session.js';
-import { ValidationError } from '../../../src/errors.js';
+import { ValidationError } from '../../../src/api/errors.js';
 
 describe('html template', () => {
   it('escapes every value unless it is markup built by html itself', () => {

@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { openPostgres } from '../../../src/requests/postgres/database.js';
-import { copySqliteToPostgres } from '../../../src/requests/postgres/copy-from-sqlite.js';
-import { openDatabase } from '../../../src/requests/sqlite/database.js';
+import { openPostgres } from '../../../src/stores/postgres/database.js';
+import { copySqliteToPostgres } from '../../../src/stores/postgres/copy-from-sqlite.js';
+import { openDatabase } from '../../../src/stores/sqlite/database.js';
 import { freshDatabase, type FreshDatabase } from '../postgres/fresh-database.js';
 import { formValue, WebClient } from './web-client.js';
 

@@ -3,7 +3,7 @@
  * and the request options shared by the CLI and the hook URLs.
  */
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../src/errors.js';
+import { ValidationError } from '../../../src/api/errors.js';
 import { claudeCodeRequest, claudeHookOutput, parseClaudeHookInput } from '../../../src/integrations/claude-code.js';
 import { parsePulsebotHook, postCallDetail, POST_CALL_RESULT_LIMIT, pulsebotRequest, pulsebotVerdict } from '../../../src/integrations/pulsebot.js';
 import { parseRequestOptions, rawOptionsFromQuery } from '../../../src/integrations/request-options.js';

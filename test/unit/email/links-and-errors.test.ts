@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LinkSigner, toChannelError } from '../../../channels/email/index.js';
-import { PermanentChannelError } from '../../../src/channel.js';
+import { PermanentChannelError } from '../../../src/channel/channel.js';
 
 const CLAIMS = { requestId: 'req_1', nonce: 'n0nce', recipient: 'ann@example.test', action: 'approve' as const, expiresAt: 1_000_000 };
 

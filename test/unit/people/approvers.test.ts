@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { approverSetOf, deciderOf, isListed, requesterPeople } from '../../../src/people/approvers.js';
 import { NO_DIRECTORY } from '../../../src/people/no-directory.js';
 import type { Directory } from '../../../src/people/types.js';
-import { checkDecision } from '../../../src/requests/decision-checks.js';
+import { checkDecision } from '../../../src/people/decision-checks.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { newRequest } from '../../contracts/store-fixtures.js';
 

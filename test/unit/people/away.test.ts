@@ -1,6 +1,6 @@
 /** Away windows in the config file (each problem names the file, the entry and what is wrong) and delegation chains. */
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../src/errors.js';
+import { ValidationError } from '../../../src/api/errors.js';
 import { approverSetOf, discountedVoters } from '../../../src/people/approvers.js';
 import { Delegations, delegationCycle, type Away } from '../../../src/people/away.js';
 import { loadDirectory } from '../../../src/people/config.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/cli/args.js';
 import { run } from '../../../src/cli/people.js';
-import { NotFoundError, ValidationError } from '../../../src/errors.js';
+import { NotFoundError, ValidationError } from '../../../src/api/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tollgate-people-cli-'));
 const config = join(dir, 'tollgate.yaml');

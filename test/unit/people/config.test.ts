@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
-import { ValidationError } from '../../../src/errors.js';
+import { ValidationError } from '../../../src/api/errors.js';
 import { loadDirectory } from '../../../src/people/config.js';
 import { NO_DIRECTORY } from '../../../src/people/no-directory.js';
 import { PeopleSource } from '../../../src/people/source.js';
 import { PolicyGate } from '../../../src/policy/gate.js';
 import { emptyPolicy } from '../../../src/policy/index.js';
-import { watchPolicy } from '../../../src/policy/reload.js';
+import { watchPolicy } from '../../../src/gateway/policy-reload.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tollgate-people-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../src/errors.js';
+import { ValidationError } from '../../../src/api/errors.js';
 import { compileWhen, loadPolicy } from '../../../src/policy/index.js';
 
 function loadError(sections: Parameters<typeof loadPolicy>[0]): ValidationError {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PolicyGate } from '../../../src/policy/gate.js';
 import { emptyPolicy, matchPolicy } from '../../../src/policy/index.js';
-import { watchPolicy } from '../../../src/policy/reload.js';
+import { watchPolicy } from '../../../src/gateway/policy-reload.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tollgate-reload-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -9,7 +9,7 @@ import { ActionTokens } from '../../../src/push/action-tokens.js';
 import { MAX_PAYLOAD_BYTES, pushPayload } from '../../../src/push/payload.js';
 import { parseSubscription } from '../../../src/push/subscriptions.js';
 import { vapidKeysFrom, vapidSubject } from '../../../src/push/vapid.js';
-import type { SharedMarks } from '../../../src/shared-marks.js';
+import type { SharedMarks } from '../../../src/contracts/shared-marks.js';
 import { newConfirmationRequest } from '../../../src/requests/new-request.js';
 
 function keys() {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../src/errors.js';
+import { ValidationError } from '../../../src/api/errors.js';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../../../src/requests/cursor.js';
 
 describe('audit cursor', () => {

@@ -1,7 +1,7 @@
-import { Database } from '../../../src/requests/sqlite/driver.js';
+import { Database } from '../../../src/stores/sqlite/driver.js';
 import { describe, expect, it } from 'vitest';
-import { ConflictError, InternalError, NotFoundError, ServiceUnavailableError } from '../../../src/errors.js';
-import { fromSqliteError, translateSqliteErrors } from '../../../src/requests/sqlite/errors.js';
+import { ConflictError, InternalError, NotFoundError, ServiceUnavailableError } from '../../../src/api/errors.js';
+import { fromSqliteError, translateSqliteErrors } from '../../../src/stores/sqlite/errors.js';
 
 const sqliteError = (code: string) => new Database.SqliteError(`raw text for ${code}`, code);
 

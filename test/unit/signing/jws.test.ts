@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { signCompactJws } from '../../../src/signing/jws.js';
 import { VerdictSigner, verdictClaims } from '../../../src/signing/verdict.js';
 import { keyFromSeed } from '../../../src/signing/keys.js';
-import { newDeploymentSecret } from '../../../src/deployment-secrets.js';
+import { newDeploymentSecret } from '../../../src/contracts/deployment-secrets.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 
 const row = (patch: Partial<ConfirmationRequest> = {}): ConfirmationRequest =>

@@ -5,8 +5,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { calculateJwkThumbprint } from 'jose';
 import { describe, expect, it } from 'vitest';
-import type { DeploymentSecrets, SecretName } from '../../../src/deployment-secrets.js';
-import { newDeploymentSecret } from '../../../src/deployment-secrets.js';
+import type { DeploymentSecrets, SecretName } from '../../../src/contracts/deployment-secrets.js';
+import { newDeploymentSecret } from '../../../src/contracts/deployment-secrets.js';
 import { keyFromSeed, keyFromSetting, loadSigningKeys, retiredKeys, SigningKeyError } from '../../../src/signing/keys.js';
 import { DEFAULT_VERDICT_TTL_S, verdictTtlFromEnv } from '../../../src/signing/verdict.js';
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { WebAuth } from '../../../channels/web/auth.js';
-import type { MarkKind, SharedMarks } from '../../../src/shared-marks.js';
+import type { MarkKind, SharedMarks } from '../../../src/contracts/shared-marks.js';
 
 /** Marks in one map shared by several `WebAuth`s (the replicas), whose writes land only when the test lets them. */
 class HeldMarks implements SharedMarks {

@@ -1,0 +1,90 @@
+/**
+ * @module stores/postgres/insights
+ * {@link InsightsStore} on PostgreSQL: the same two aggregates as SQLite's (`../sqlite/insights.ts`), in one pass
+ * each over the requests filed in the window. Percentiles are `percentile_disc` (nearest rank, the value at rank
+ * ⌈p·n⌉), the same value SQLite's window functions pick; keys sort byte-wise (`COLLATE "C"`) as SQLite's do.
+ */
+import type { OpenPostgres } from './database.js';
+import { withPostgresErrors } from './errors.js';
+import { SUGGESTION_CANDIDATES_SQL } from './suggestion-candidates.js';
+import { FAST_APPROVAL_MS, type InsightsCounts, type InsightsDay, type InsightsQuery, type InsightsStore, type StoredDimension, type SuggestionCandidate, type SuggestionQuery } from '../../insights/types.js';
+import { groupCounts, type InsightsGroupRow } from '../../insights/report.js';
+import { REQUEST_STATUSES } from '../../requests/types.js';
+
+/** Each dimension's key, as a column of `confirmation_requests r` (or of the group pairs `g`). */
+const KEYS: Record<StoredDimension, string> = {
+  tool: 'r.tool_name',
+  agent: 'r.agent_id',
+  person: 'r.responded_by_person',
+  channel: 'r.responded_via',
+  group: 'g.grp',
+  day: "to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
+};
+
+/**
+ * Time to decision in ms, for rows a person decided: from the first card delivered before the verdict to the verdict;
+ * without such a delivery (decided over the API before any card went out, or filed before deliveries were recorded),
+ * from the filing.
+ */
+const DECISION_MS = `CASE WHEN r.responded_by_person IS NOT NULL AND r.status IN ('approved', 'denied') THEN
+  round(extract(epoch FROM r.responded_at - COALESCE(
+    (SELECT min(e.at) FROM confirmation_events e WHERE e.request_id = r.id AND e.type = 'delivered' AND e.at <= r.responded_at),
+    r.created_at)) * 1000)::float8 END`;
+
+/** The grouped statement for `by` ($1 since, $2 until, $3 limit; for groups $4 people and $5 their groups). */
+function groupedSql(by: StoredDimension): string {
+  const join = by === 'group' ? 'JOIN unnest($4::text[], $5::text[]) AS g(person, grp) ON g.person = r.responded_by_person' : '';
+  const rank = (p: number) => `percentile_disc(${p}) WITHIN GROUP (ORDER BY ms)`;
+  return `SELECT key, count(*)::int AS requests,
+  count(*) FILTER (WHERE status = 'approved')::int AS approved,
+  count(*) FILTER (WHERE status = 'denied')::int AS denied,
+  count(*) FILTER (WHERE status = 'expired')::int AS expired,
+  count(*) FILTER (WHERE status = 'approved' AND edited)::int AS edited,
+  count(*) FILTER (WHERE status = 'approved' AND ms IS NOT NULL)::int AS "humanApprovals",
+  count(*) FILTER (WHERE status = 'approved' AND ms <= ${FAST_APPROVAL_MS})::int AS fast,
+  ${rank(0.5)} AS p50, ${rank(0.9)} AS p90, ${rank(0.99)} AS p99
+FROM (
+  SELECT ${KEYS[by]} AS key, r.status, r.approved_args IS NOT NULL AS edited, ${DECISION_MS} AS ms
+  FROM confirmation_requests r ${join}
+  WHERE r.created_at >= $1 AND r.created_at < $2
+  -- A fence: without it the planner inlines ms into each aggregate, running the deliveries' subquery once per use.
+  OFFSET 0
+) w
+GROUP BY key ORDER BY requests DESC, key IS NULL, key COLLATE "C" LIMIT $3`;
+}
+
+/** Requests per UTC day by outcome; naming every status lets the status indexes answer (see SQLite's). */
+const DAYS_SQL = `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS requests,
+  count(*) FILTER (WHERE status = 'approved')::int AS approved,
+  count(*) FILTER (WHERE status = 'denied')::int AS denied,
+  count(*) FILTER (WHERE status = 'expired')::int AS expired,
+  count(*) FILTER (WHERE status = 'cancelled')::int AS cancelled
+FROM confirmation_requests
+WHERE status IN (${REQUEST_STATUSES.map((s) => `'${s}'`).join(', ')}) AND created_at >= $1 AND created_at < $2
+GROUP BY day ORDER BY day`;
+
+
+/** The PostgreSQL implementation of {@link InsightsStore}. */
+export class PostgresInsights implements InsightsStore {
+  constructor(private readonly open: OpenPostgres) {}
+
+  /** Counts the window's requests by `query.by` and by day (see the module comment). */
+  async insights(query: InsightsQuery): Promise<InsightsCounts> {
+    const window = [query.since, query.until];
+    const pairs = query.groups ?? [];
+    const values = query.by === 'group' ? [...window, query.limit, pairs.map((p) => p[0]), pairs.map((p) => p[1])] : [...window, query.limit];
+    return withPostgresErrors(async () => {
+      const [grouped, days] = await Promise.all([
+        this.open.pool.query<InsightsGroupRow>({ text: groupedSql(query.by), values }),
+        this.open.pool.query<InsightsDay>({ text: DAYS_SQL, values: window }),
+      ]);
+      return { groups: grouped.rows.map(groupCounts), days: days.rows };
+    });
+  }
+
+  /** The window's repeating calls (`suggestion-candidates.ts`). */
+  async suggestionCandidates(query: SuggestionQuery): Promise<SuggestionCandidate[]> {
+    const { rows } = await withPostgresErrors(() => this.open.pool.query<SuggestionCandidate>({ text: SUGGESTION_CANDIDATES_SQL, values: [query.since, query.until, query.min] }));
+    return rows.map((r) => ({ ...r, approvers: [...r.approvers].sort() }));
+  }
+}

@@ -1,0 +1,301 @@
+/**
+ * @module stores/postgres/schema
+ * The drizzle schema on PostgreSQL: the same tables and column names as SQLite's (`../sqlite/schema.ts`), so the
+ * auditors' SQL reads alike on both, with PostgreSQL's own types: `timestamptz` (millisecond precision, the
+ * precision of a JS `Date`, so a row reads back exactly as written), `jsonb` for structured columns and `boolean`
+ * for `allowed`. `drizzle-kit generate --config drizzle.postgres.config.ts` turns this file into `migrations/postgres/`.
+ */
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { RECEIPT_TYPES_SQL } from '../../requests/receipts.js';
+import type { AgentContext } from '../../requests/types.js';
+
+/** The statuses a request ends in (`FinalStatus`), each with a partial index of its rows by time. */
+const FINAL_STATUSES = ['approved', 'denied', 'expired', 'cancelled'] as const;
+
+/** A `timestamptz(3)` read and written as a JS `Date`. */
+const at = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' });
+
+/** One row per confirmation request. */
+export const confirmationRequests = pgTable(
+  'confirmation_requests',
+  {
+    id: text('id').primaryKey(),
+    status: text('status').notNull(),
+    toolName: text('tool_name').notNull(),
+    toolArgs: jsonb('tool_args').$type<Record<string, unknown>>().notNull(),
+    approvedArgs: jsonb('approved_args').$type<Record<string, unknown>>(),
+    prompt: text('prompt'),
+    options: jsonb('options').$type<string[]>().notNull(),
+    agentId: text('agent_id'),
+    userId: text('user_id'),
+    sessionId: text('session_id'),
+    toolCallId: text('tool_call_id'),
+    /** The coding agent that asked (`tollgate hook <agent>`). */
+    agentKind: text('agent_kind'),
+    /** Where it was working (`{session_id, cwd, repo, branch, model}`). */
+    context: jsonb('context').$type<AgentContext>(),
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull(),
+    channels: jsonb('channels').$type<{ type: string; target?: string }[]>().notNull(),
+    approvers: jsonb('approvers').$type<string[]>().notNull(),
+    requiredApprovals: integer('required_approvals').notNull().default(1),
+    onTimeout: text('on_timeout').notNull().default('deny'),
+    idempotencyKey: text('idempotency_key'),
+    argsSha256: text('args_sha256').notNull(),
+    callbackUrl: text('callback_url'),
+    /** Name of the API token that filed the request (null for in-process callers). */
+    filedBy: text('filed_by'),
+    /** The person the filing token speaks for (`tollgate token create --person`), for the self-approval rule. */
+    filedByPerson: text('filed_by_person'),
+    nonce: text('nonce').notNull(),
+    createdAt: at('created_at').notNull(),
+    expiresAt: at('expires_at').notNull(),
+    updatedAt: at('updated_at').notNull(),
+    respondedAt: at('responded_at'),
+    respondedBy: text('responded_by'),
+    respondedVia: text('responded_via'),
+    /** The person (directory id) behind `responded_by`: four eyes are counted by person, not by account. */
+    respondedByPerson: text('responded_by_person'),
+    decisionOption: text('decision_option'),
+    reason: text('reason'),
+    /** true = the tool may run, false = it may not, NULL = pending. */
+    allowed: boolean('allowed'),
+    /** The absentee a delegate decided for (`responded_by_person` is the delegate); null when nobody was stood in for. */
+    onBehalfOf: text('on_behalf_of'),
+  },
+  (t) => [
+    uniqueIndex('confirmation_requests_idempotency_key').on(t.idempotencyKey),
+    index('confirmation_requests_status_expires').on(t.status, t.expiresAt),
+    index('confirmation_requests_created').on(t.createdAt, t.id),
+    index('confirmation_requests_tool').on(t.toolName, t.createdAt),
+    index('confirmation_requests_agent').on(t.agentId, t.createdAt),
+    // The audit query by coding agent (`?agent_kind=`), newest first.
+    index('confirmation_requests_agent_kind').on(t.agentKind, t.createdAt),
+    index('confirmation_requests_person').on(t.respondedByPerson, t.createdAt),
+    // As on SQLite: by status newest first (the inbox's pending list, `?status=`), and by approver (`?responded_by=`).
+    index('confirmation_requests_status_created').on(t.status, t.createdAt, t.id),
+    index('confirmation_requests_responded_by').on(t.respondedBy, t.createdAt),
+    // A tool's requests of one status (`?tool_name=&status=`): with only the tool's or the status's index, a rare or absent
+    // pair walked every row of the other (seconds on a seeded history).
+    index('confirmation_requests_tool_status').on(t.toolName, t.status, t.createdAt, t.id),
+    // The hook routes' same-call lookup (`sameCall`, on every hook call): the agent and tool's newest rows in order, read
+    // from the index alone (session and hash included), so no table row is read and nothing is sorted to cut the window.
+    index('confirmation_requests_same_call').on(t.agentId, t.toolName, t.createdAt, t.id, t.sessionId, t.argsSha256),
+    // A final status's rows newest first (`?status=denied`), one partial index each. With only status_created the planner
+    // walked confirmation_requests_created newest first and filtered (its rows lie in heap order, status_created's do
+    // not): 202 rows read for a page of 50 on a seeded history, thousands once the newest rows are another status.
+    // Pending keeps status_created (a rare status, which the planner searches there already).
+    ...FINAL_STATUSES.map((status) => index(`confirmation_requests_status_created_${status}`).on(t.createdAt, t.id).where(sql.raw(`status = '${status}'`))),
+  ],
+);
+
+/** Append-only audit trail: one row per thing that happened to a request. */
+export const confirmationEvents = pgTable(
+  'confirmation_events',
+  {
+    /**
+     * Assigned by the audit chain's trigger (migrations/postgres/0004_audit_chain.sql) under the chain's lock, so ids
+     * follow the chain's order across replicas; a row given an id (a copy from SQLite) keeps it. A batched create
+     * assigns its events' ids and hashes itself, under the same lock (`creates.ts`, migration 0010).
+     */
+    id: bigint('id', { mode: 'number' }).primaryKey(),
+    requestId: text('request_id')
+      .notNull()
+      .references(() => confirmationRequests.id),
+    type: text('type').notNull(),
+    actor: text('actor'),
+    channel: text('channel'),
+    detail: jsonb('detail').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    at: at('at').notNull(),
+    /** The previous event's `hash` (64 zeros for the first): set by the chain's trigger (docs/audit.md). */
+    prevHash: text('prev_hash'),
+    /** SHA-256 over this row's canonical encoding and `prev_hash`: set by the chain's trigger (docs/audit.md). */
+    hash: text('hash'),
+  },
+  (t) => [
+    index('confirmation_events_request').on(t.requestId, t.id),
+    index('confirmation_events_type').on(t.type, t.at),
+    // Execution receipts only, by request (exports join each row's latest): through the request index every event of
+    // every exported row was read to find out it had none. Receipts are few, so nothing else pays for it.
+    index('confirmation_events_receipts').on(t.requestId, t.id).where(sql.raw(RECEIPT_TYPES_SQL)),
+    // Deliveries only, by request and time: insights time each decision from its request's first delivery
+    // (`insights.ts`), one index entry read per request instead of every event of each.
+    index('confirmation_events_delivered').on(t.requestId, t.at).where(sql.raw("type = 'delivered'")),
+  ],
+);
+
+/** One row per card: where it went and what the platform called it. */
+export const channelMessages = pgTable(
+  'channel_messages',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    requestId: text('request_id')
+      .notNull()
+      .references(() => confirmationRequests.id),
+    channel: text('channel').notNull(),
+    target: text('target').notNull(),
+    messageRef: text('message_ref'),
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    updatedAt: at('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('channel_messages_target').on(t.requestId, t.channel, t.target), index('channel_messages_status').on(t.status)],
+);
+
+/** API tokens created over `POST /v1/tokens`; only the SHA-256 of each secret is kept (see the SQLite schema). */
+export const apiTokens = pgTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    secretSha256: text('secret_sha256').notNull(),
+    /** JSON array of scopes, e.g. `["request:create","request:read"]`. */
+    scopes: jsonb('scopes').$type<string[]>().notNull(),
+    /** The approver identity a `request:decide` token decides as (`web:alice`). */
+    asIdentity: text('as_identity'),
+    /** The person (directory id) the token speaks for, for the self-approval rule. */
+    person: text('person'),
+    createdAt: at('created_at').notNull(),
+    expiresAt: at('expires_at'),
+    revokedAt: at('revoked_at'),
+  },
+  (t) => [uniqueIndex('api_tokens_name').on(t.name), uniqueIndex('api_tokens_secret').on(t.secretSha256)],
+);
+
+
+/**
+ * Expiring marks every replica must see (`src/contracts/shared-marks.ts`): unspent one-time web login links and web sessions
+ * signed out before their expiry, each keyed by a hash or a random id, never by a secret.
+ */
+export const sharedMarks = pgTable(
+  'shared_marks',
+  {
+    kind: text('kind').notNull(),
+    key: text('key').notNull(),
+    expiresAt: at('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.key] }), index('shared_marks_expires').on(t.expiresAt)],
+);
+
+/**
+ * Standing grants ("approve for 1 hour"), as on SQLite: a later request its `rule` matches, with the values in `scope`
+ * for the scoped fields, is approved at once by `grant:<id>`. Never used after `expires_at` or once `revoked_at` is set.
+ */
+export const grants = pgTable(
+  'grants',
+  {
+    id: text('id').primaryKey(),
+    rule: text('rule').notNull(),
+    label: text('label').notNull(),
+    /** Scoped field → value (`{"tool_name":"deploy","agent_id":"release-bot"}`). */
+    scope: jsonb('scope').$type<Record<string, unknown>>().notNull(),
+    /** The request whose approval created it. */
+    requestId: text('request_id')
+      .notNull()
+      .references(() => confirmationRequests.id),
+    createdBy: text('created_by').notNull(),
+    createdAt: at('created_at').notNull(),
+    expiresAt: at('expires_at').notNull(),
+    revokedAt: at('revoked_at'),
+    revokedBy: text('revoked_by'),
+    uses: integer('uses').notNull().default(0),
+  },
+  (t) => [
+    index('grants_rule_expires').on(t.rule, t.expiresAt),
+    index('grants_created').on(t.createdAt, t.id),
+    // `tollgate prune` deletes a request's grants with it (and the foreign key is checked on every request deleted).
+    index('grants_request').on(t.requestId),
+  ],
+);
+
+/**
+ * Per-deployment secrets every replica must share (the web session key, the verdict signing key): the first replica to
+ * need one generates it and inserts it here; the others read it. An environment variable set by hand still wins.
+ */
+export const deploymentSecrets = pgTable('deployment_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: at('created_at').notNull(),
+});
+
+/**
+ * The people directory's email look-ups (an email → a Slack or Feishu account), cached for every replica, so replicas
+ * agree on who an account is. `account` is null when the platform knows no such email (`error` says why).
+ */
+export const directoryResolutions = pgTable(
+  'directory_resolutions',
+  {
+    channel: text('channel').notNull(),
+    email: text('email').notNull(),
+    account: text('account'),
+    error: text('error'),
+    resolvedAt: at('resolved_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.channel, t.email] })],
+);
+
+/**
+ * Marks on the audit chain (docs/audit.md): `chain_started` records the last event that existed when the chain was
+ * added to this database (those rows were chained then, in id order, so nothing proves what happened to them before).
+ */
+export const auditMarks = pgTable('audit_marks', {
+  name: text('name').primaryKey(),
+  eventId: bigint('event_id', { mode: 'number' }),
+  at: at('at').notNull(),
+});
+
+/**
+ * Microsoft Teams conversation references (channels/teams), as on SQLite: learned by whichever replica received the
+ * install activity, read by every replica that sends a card.
+ */
+export const teamsConversations = pgTable('teams_conversations', {
+  conversationId: text('conversation_id').primaryKey(),
+  serviceUrl: text('service_url').notNull(),
+  tenantId: text('tenant_id'),
+  updatedAt: at('updated_at').notNull(),
+});
+
+/** Where the audit chain starts after `tollgate prune` (see the SQLite schema). `at` is the chain's text form of the time. */
+export const auditCheckpoints = pgTable('audit_checkpoints', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  eventId: bigint('event_id', { mode: 'number' }).notNull(),
+  hash: text('hash').notNull(),
+  at: text('at').notNull(),
+  signature: text('signature').notNull(),
+  prunedBefore: at('pruned_before').notNull(),
+  requests: integer('requests').notNull(),
+  events: integer('events').notNull(),
+  createdAt: at('created_at').notNull(),
+});
+
+/**
+ * Who voted on which request without settling it, keyed for `?person=` / `?group=`: as on SQLite (see
+ * `../sqlite/schema.ts`, `confirmationVoters`, for why a table and not an expression index on the events).
+ */
+export const confirmationVoters = pgTable(
+  'confirmation_voters',
+  {
+    person: text('person').notNull(),
+    /** The request's `created_at`. */
+    requestCreatedAt: at('request_created_at').notNull(),
+    requestId: text('request_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.person, t.requestCreatedAt, t.requestId] }), index('confirmation_voters_request').on(t.requestId)],
+);
+
+/** Away windows set at run time, append-only, as on SQLite (`../sqlite/schema.ts`, `peopleAway`). */
+export const peopleAway = pgTable(
+  'people_away',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    person: text('person').notNull(),
+    awayFrom: at('away_from'),
+    awayUntil: at('away_until'),
+    delegate: text('delegate'),
+    note: text('note'),
+    setBy: text('set_by').notNull(),
+    at: at('at').notNull(),
+  },
+  (t) => [index('people_away_person').on(t.person, t.id)],
+);

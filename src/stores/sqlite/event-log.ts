@@ -1,0 +1,49 @@
+/**
+ * @module stores/sqlite/event-log
+ * {@link EventLog} on SQLite: one process owns the file, so the lock is this process's own.
+ */
+import type Database from 'better-sqlite3';
+import type { EventLog } from '../../events/types.js';
+import type { EventType } from '../../requests/types.js';
+import { rowToEvent } from './rows.js';
+
+const EVENT_COLUMNS = 'id, request_id AS requestId, type, actor, channel, detail, at';
+
+/** The event stream's reads and cursors on the SQLite database. */
+export class SqliteEventLog implements EventLog {
+  private readonly held = new Set<string>();
+
+  constructor(private readonly sqlite: Database.Database) {}
+
+  async after(afterId: number, limit: number, types: readonly EventType[]) {
+    const rows = this.sqlite
+      .prepare(`SELECT ${EVENT_COLUMNS} FROM confirmation_events WHERE id > ? AND type IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ?`)
+      .all(afterId, JSON.stringify(types), limit) as Parameters<typeof rowToEvent>[0][];
+    return rows.map(rowToEvent);
+  }
+
+  async head(): Promise<number> {
+    return (this.sqlite.prepare('SELECT coalesce(max(id), 0) FROM confirmation_events').pluck().get() as number) ?? 0;
+  }
+
+  async cursor(name: string): Promise<number | null> {
+    return (this.sqlite.prepare('SELECT event_id FROM audit_marks WHERE name = ?').pluck().get(name) as number | undefined) ?? null;
+  }
+
+  async advance(name: string, eventId: number): Promise<void> {
+    this.sqlite
+      .prepare('INSERT INTO audit_marks (name, event_id, at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET event_id = max(event_id, excluded.event_id), at = excluded.at')
+      .run(name, eventId, new Date().toISOString());
+  }
+
+  async exclusive(name: string, fn: () => Promise<void>): Promise<boolean> {
+    if (this.held.has(name)) return false;
+    this.held.add(name);
+    try {
+      await fn();
+      return true;
+    } finally {
+      this.held.delete(name);
+    }
+  }
+}

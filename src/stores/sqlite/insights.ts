@@ -1,0 +1,108 @@
+/**
+ * @module stores/sqlite/insights
+ * {@link InsightsStore} on SQLite: two aggregate statements over the requests filed in a window, read on a connection
+ * of their own on a worker thread (`off-thread-reads.ts`: a quarter of a large history takes seconds, which the
+ * gateway's thread must not wait through). The window is searched on `confirmation_requests_created`; each decided
+ * row's first delivery is one entry of the deliveries' own index (`confirmation_events_delivered`).
+ * Percentiles are nearest-rank (the value at rank ⌈p·n⌉), computed with window functions since SQLite has no
+ * `percentile_disc`; PostgreSQL's `percentile_disc` picks the same value.
+ */
+import type { OpenDatabase } from './database.js';
+import { OffThreadReads, type OffThreadRead } from './off-thread-reads.js';
+import { suggestionCandidatesRead } from './suggestion-candidates.js';
+import { FAST_APPROVAL_MS, type InsightsCounts, type InsightsDay, type InsightsQuery, type InsightsStore, type StoredDimension, type SuggestionCandidate, type SuggestionQuery } from '../../insights/types.js';
+import { groupCounts, type InsightsGroupRow } from '../../insights/report.js';
+import { REQUEST_STATUSES } from '../../requests/types.js';
+
+/** Each dimension's key, as a column of `confirmation_requests r` (or of the group pairs `g`). */
+const KEYS: Record<StoredDimension, string> = {
+  tool: 'r.tool_name',
+  agent: 'r.agent_id',
+  person: 'r.responded_by_person',
+  channel: 'r.responded_via',
+  group: "json_extract(g.value, '$[1]')",
+  day: 'substr(r.created_at, 1, 10)',
+};
+
+/**
+ * Time to decision in ms, for rows a person decided: from the first card delivered before the verdict to the verdict.
+ * A request with no such delivery (decided over the API before any card went out, or filed before deliveries were
+ * recorded) counts from its filing instead: the time it waited is still the time it waited. The deliveries are read
+ * from their own partial index, by request (`INDEXED BY`: SQLite has no statistics, and on its own it took the type
+ * index, walking every delivery ever recorded for each row).
+ */
+const DECISION_MS = `CASE WHEN r.responded_by_person IS NOT NULL AND r.status IN ('approved', 'denied') THEN
+  CAST(ROUND((julianday(r.responded_at) - julianday(COALESCE(
+    (SELECT MIN(e.at) FROM confirmation_events e INDEXED BY confirmation_events_delivered WHERE e.request_id = r.id AND e.type = 'delivered' AND e.at <= r.responded_at),
+    r.created_at))) * 86400000) AS INTEGER) END`;
+
+/** The grouped statement for `by`: one pass over the window, one sort for the ranks. */
+function groupedSql(by: StoredDimension): string {
+  const join = by === 'group' ? "JOIN json_each(@groups) g ON json_extract(g.value, '$[0]') = r.responded_by_person" : '';
+  const rank = (p: number) => `MIN(CASE WHEN rn * 100 >= n * ${p} THEN ms END)`;
+  return `SELECT key, COUNT(*) AS requests,
+  SUM(status = 'approved') AS approved, SUM(status = 'denied') AS denied, SUM(status = 'expired') AS expired,
+  SUM(status = 'approved' AND edited) AS edited,
+  SUM(status = 'approved' AND ms IS NOT NULL) AS humanApprovals,
+  SUM(status = 'approved' AND ms <= ${FAST_APPROVAL_MS}) AS fast,
+  ${rank(50)} AS p50, ${rank(90)} AS p90, ${rank(99)} AS p99
+FROM (
+  SELECT key, status, edited, ms,
+    ROW_NUMBER() OVER (PARTITION BY key, ms IS NULL ORDER BY ms) AS rn,
+    COUNT(ms) OVER (PARTITION BY key) AS n
+  FROM (
+    SELECT ${KEYS[by]} AS key, r.status AS status, r.approved_args IS NOT NULL AS edited, ${DECISION_MS} AS ms
+    FROM confirmation_requests r ${join}
+    WHERE r.created_at >= @since AND r.created_at < @until
+  )
+)
+GROUP BY key ORDER BY requests DESC, key IS NULL, key LIMIT @limit`;
+}
+
+/**
+ * Requests per UTC day by outcome. Naming every status lets SQLite read the window from the status index alone
+ * (`confirmation_requests_status_created`, one range per status): no table row is read.
+ */
+const DAYS_SQL = `SELECT substr(created_at, 1, 10) AS day, COUNT(*) AS requests,
+  SUM(status = 'approved') AS approved, SUM(status = 'denied') AS denied, SUM(status = 'expired') AS expired, SUM(status = 'cancelled') AS cancelled
+FROM confirmation_requests
+WHERE status IN (${REQUEST_STATUSES.map((s) => `'${s}'`).join(', ')}) AND created_at >= @since AND created_at < @until
+GROUP BY day ORDER BY day`;
+
+
+/** The statements (and their parameters) that answer `query`: the groups, then the days. */
+export function insightsReads(query: InsightsQuery): OffThreadRead[] {
+  const window = { since: query.since.toISOString(), until: query.until.toISOString() };
+  const params = { ...window, limit: query.limit, ...(query.by === 'group' ? { groups: JSON.stringify(query.groups ?? []) } : {}) };
+  return [
+    { sql: groupedSql(query.by), params },
+    { sql: DAYS_SQL, params: window },
+  ];
+}
+
+/** The SQLite implementation of {@link InsightsStore}. */
+export class SqliteInsights implements InsightsStore {
+  /** Null for `:memory:`, which no other connection can see: its (small) history is read on the gateway's own. */
+  private readonly offThread: OffThreadReads | null;
+
+  constructor(private readonly open: OpenDatabase) {
+    this.offThread = open.sqlite.memory ? null : new OffThreadReads(open.sqlite.name);
+  }
+
+  /** Counts the window's requests by `query.by` and by day (see the module comment), on a worker thread. */
+  async insights(query: InsightsQuery): Promise<InsightsCounts> {
+    const reads = insightsReads(query);
+    const [groups, days] = await this.all(reads);
+    return { groups: (groups as InsightsGroupRow[]).map(groupCounts), days: days as InsightsDay[] };
+  }
+
+  /** The window's repeating calls (`suggestion-candidates.ts`), on a worker thread. */
+  async suggestionCandidates(query: SuggestionQuery): Promise<SuggestionCandidate[]> {
+    const [rows] = await this.all([suggestionCandidatesRead(query)]);
+    return (rows as (Omit<SuggestionCandidate, 'approvers'> & { approvers: string })[]).map((r) => ({ ...r, approvers: (JSON.parse(r.approvers) as string[]).sort() }));
+  }
+
+  private all(reads: OffThreadRead[]): Promise<unknown[][]> {
+    return this.offThread ? this.offThread.all(reads) : Promise.resolve(reads.map((r) => this.open.sqlite.prepare(r.sql).all(r.params)));
+  }
+}
