@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startDurableFloorServer } from '../../../bench/processes.js';
-import { openStores } from '../../../src/requests/open-store.js';
+import { openStores } from '../../../src/stores/open-store.js';
 import { freshDatabase, type FreshDatabase } from '../postgres/fresh-database.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tollgate-durable-floor-'));
