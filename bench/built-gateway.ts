@@ -15,20 +15,23 @@ import { buildHookBundle } from '../scripts/build-hook.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** Transpiles `src/` and `channels/` into a temp directory; returns the path of its `src/cli/main.js`. */
-export async function buildGateway(): Promise<string> {
+/**
+ * Transpiles `src/` and `channels/` of the checkout at `root` (this one by default; `--baseline` passes another
+ * revision's worktree) into a temp directory; returns the path of its `src/cli/main.js`.
+ */
+export async function buildGateway(root: string = ROOT): Promise<string> {
   const { build } = await import('esbuild');
   const out = mkdtempSync(join(tmpdir(), 'tollgate-bench-build-'));
-  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'src', 'channels'], { cwd: ROOT, encoding: 'utf8' })
+  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'src', 'channels'], { cwd: root, encoding: 'utf8' })
     .split('\n')
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
-  await build({ entryPoints: files.map((f) => join(ROOT, f)), outdir: out, outbase: ROOT, format: 'esm', platform: 'node', target: 'node20', bundle: false, logLevel: 'error' });
+  await build({ entryPoints: files.map((f) => join(root, f)), outdir: out, outbase: root, format: 'esm', platform: 'node', target: 'node20', bundle: false, logLevel: 'error' });
   // Bare imports resolve through node_modules found upward from the file; migrations are found next to src/.
-  symlinkSync(join(ROOT, 'node_modules'), join(out, 'node_modules'));
+  symlinkSync(join(root, 'node_modules'), join(out, 'node_modules'));
   // As in the package, whose package.json says so: without it node 20 parses each file as CommonJS first, fails, and
   // parses it again as a module (about 9 ms more per `claude-hook` call, and more at every gateway start).
   writeFileSync(join(out, 'package.json'), '{ "type": "module" }\n');
-  symlinkSync(join(ROOT, 'migrations'), join(out, 'migrations'));
+  symlinkSync(join(root, 'migrations'), join(out, 'migrations'));
   return join(out, 'src', 'cli', 'main.js');
 }
 

@@ -43,6 +43,11 @@ export class LoadClient {
     return client;
   }
 
+  /** The load client's process id (its CPU is read from /proc beside the server's). */
+  get pid(): number {
+    return this.child.pid!;
+  }
+
   /** Runs `scenario`'s client task `task` in the load-client process and resolves with what it returns. */
   run<T>(scenario: string, task: string, params: Record<string, unknown>, handlers: AskHandlers = {}): Promise<T> {
     const id = ++this.nextId;

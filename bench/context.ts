@@ -32,6 +32,10 @@ export interface BenchContext {
   historyRows: number;
   /** Where seeded histories are kept for the next run (`--history-seed-dir`; bench/seed-cache.ts), or null. */
   historySeedDir: string | null;
+  /** The baseline revision built for this run (`--baseline REV`), or null. */
+  baseline: { rev: string; commit: string; main: string } | null;
+  /** This checkout's plain-JavaScript build (its `src/cli/main.js`), or null when none was made (`--source`). */
+  build: string | null;
   /** Figures measured earlier in this run (e.g. create_rps, to size the expiry scenario). */
   earlier: Record<string, unknown>;
   log(line: string): void;

@@ -12,12 +12,23 @@ import { fileURLToPath } from 'node:url';
 import { sleep } from './stats.js';
 
 const BIN = fileURLToPath(new URL('../bin/tollgate.js', import.meta.url));
+/** How a gateway is started: the script node runs and the environment it needs. */
+export interface GatewayEntry {
+  script: string;
+  env: Record<string, string>;
+}
+
 /** The gateway entry: bin/tollgate.js, or a plain-JavaScript build (see `built-gateway.ts`). */
-let gatewayEntry: { script: string; env: Record<string, string> } = { script: BIN, env: {} };
+let gatewayEntry: GatewayEntry = { script: BIN, env: {} };
+
+/** The entry of the JavaScript build at `mainJs` (its `src/cli/main.js`). */
+export function builtEntry(mainJs: string): GatewayEntry {
+  return { script: mainJs, env: { TOLLGATE_CLI: '1' } };
+}
 
 /** Runs gateways from the JavaScript build at `mainJs` (its `src/cli/main.js`) from now on. */
 export function useBuiltGateway(mainJs: string): void {
-  gatewayEntry = { script: mainJs, env: { TOLLGATE_CLI: '1' } };
+  gatewayEntry = builtEntry(mainJs);
 }
 const FLOOR = fileURLToPath(new URL('./floor-server.ts', import.meta.url));
 const DURABLE_FLOOR = fileURLToPath(new URL('./durable-floor-server.ts', import.meta.url));
@@ -44,14 +55,17 @@ export interface GatewayStart {
   cpuProfDir?: string;
   /** How long to wait for the "listening" line. */
   startTimeoutMs?: number;
+  /** Another gateway than the run's (`--baseline`: the baseline revision's build). */
+  entry?: GatewayEntry;
 }
 
 /** Starts `tollgate serve --port 0 --db <dbPath>` and waits for its "listening on" line. */
 export function startGateway(options: GatewayStart): Promise<ServerProcess> {
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir] : [];
-  const env: NodeJS.ProcessEnv = { ...process.env, TOLLGATE_API_TOKENS: BENCH_TOKEN, LOG_LEVEL: 'warn', TOLLGATE_RATE_LIMIT: '0', TOLLGATE_RATE_LIMIT_DECISIONS: '0', TOLLGATE_MAX_CONNECTIONS: '65536', TOLLGATE_MAX_CONNECTIONS_PER_ADDRESS: '65536', ...gatewayEntry.env, ...options.env };
+  const entry = options.entry ?? gatewayEntry;
+  const env: NodeJS.ProcessEnv = { ...process.env, TOLLGATE_API_TOKENS: BENCH_TOKEN, LOG_LEVEL: 'warn', TOLLGATE_RATE_LIMIT: '0', TOLLGATE_RATE_LIMIT_DECISIONS: '0', TOLLGATE_MAX_CONNECTIONS: '65536', TOLLGATE_MAX_CONNECTIONS_PER_ADDRESS: '65536', ...entry.env, ...options.env };
   if (!options.env?.REDIS_URL) delete env.REDIS_URL;
-  const child = spawn(process.execPath, [...nodeArgs, gatewayEntry.script, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', options.dbPath], {
+  const child = spawn(process.execPath, [...nodeArgs, entry.script, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', options.dbPath], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -187,26 +201,32 @@ export function postgresCpuNs(): number {
 }
 
 /**
- * CPU spent in phases that start and stop many times (the decisions of each batch, say): by the gateway `pid` and, when
- * asked, by PostgreSQL — where the audit chain's trigger runs. Per-process counters: other work on the machine barely
- * moves them.
+ * CPU spent in phases that start and stop many times (the decisions of each batch, say): by the gateway `pid` (or
+ * several replicas together) and, when asked, by PostgreSQL — where the audit chain's trigger runs — and by the load
+ * client (`clientPid`: what the capacity model needs to know of a machine that also holds the client). Per-process
+ * counters: other work on the machine barely moves them.
  */
-export function phaseCpu(pid: number, database: boolean): { start(): void; stop(): void; msPer(calls: number): { gateway: number; database: number | null } } {
-  let gateway = 0;
-  let db = 0;
-  let open: [number, number] | null = null;
+export function phaseCpu(
+  pid: number | readonly number[],
+  database: boolean,
+  clientPid?: number,
+): { start(): void; stop(): void; msPer(calls: number): { gateway: number; database: number | null; client: number | null } } {
+  const pids = typeof pid === 'number' ? [pid] : pid;
+  const read = (): [number, number, number] => [pids.reduce((sum, p) => sum + cpuNs(p), 0), database ? postgresCpuNs() : 0, clientPid ? cpuNs(clientPid) : 0];
+  const total = [0, 0, 0];
+  let open: [number, number, number] | null = null;
   return {
     start() {
-      open = [cpuNs(pid), database ? postgresCpuNs() : 0];
+      open = read();
     },
     stop() {
       if (!open) return;
-      gateway += cpuNs(pid) - open[0];
-      if (database) db += postgresCpuNs() - open[1];
+      const now = read();
+      for (let i = 0; i < 3; i++) total[i]! += now[i]! - open[i]!;
       open = null;
     },
     msPer(calls) {
-      return { gateway: gateway / 1e6 / calls, database: database ? db / 1e6 / calls : null };
+      return { gateway: total[0]! / 1e6 / calls, database: database ? total[1]! / 1e6 / calls : null, client: clientPid ? total[2]! / 1e6 / calls : null };
     },
   };
 }

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { BenchMode } from './context.js';
+import { DURABLE_DECISION_P50, DURABLE_DECISION_P99, FLOOR, HISTORY, MICRO, REPLICAS, type Goal, type GoalSpec } from './goals.js';
 
 /** One row of the table. */
 export interface GoalRow {
@@ -34,40 +35,33 @@ export interface RunInfo {
   gateway: string;
   /** How many runs the medians are of. */
   runs: number;
+  /** The revision measured beside this one (`--baseline`), and how it was installed. */
+  baseline?: { rev: string; commit: string; node_modules: string; prepare_s: number };
   failures: string[];
 }
 
 /**
- * A goal: a fixed limit, or one relative to the floor of the same run — a multiple of it (`floorTimes`: a share of a
- * throughput floor, at most 1.5 times a memory floor, or a latency within some percent of a baseline) or a margin
- * over it (`floorPlus`, for latency).
+ * The goals of each mode: those of the second performance round (issue #17), judged since the fourth round (issue 47)
+ * against the durable floors of the same run where a bare `node:http` answer is no floor for a synced write (the bare
+ * floor stays beside them as information). `inProcess` is the SQLite + in-process scheduler shape; `durableShare` the
+ * multiple of the durable create floor `create_rps` must reach.
  */
-type Goal = { op: '<=' | '>='; limit: number } | { op: '<=' | '>='; floorTimes: number } | { op: '<='; floorPlus: number };
-
-interface GoalSpec {
-  path: string;
-  unit: string;
-  goal?: Goal;
-  /** Path of the floor figure shown next to it (and that a relative goal is measured against). */
-  floor?: string;
-  /** Where `floor` is read: the run's floors (default), or this mode's own figures (a baseline measured beside it). */
-  floorIn?: 'floors' | 'mode';
-  /** The row's name when it is not `path` (one figure judged against a second floor gets a second row). */
-  label?: string;
-  /** Left out of the table while its floor is unmeasured (a floor only some runs measure). */
-  needsFloor?: boolean;
-}
-
-/** The goals of the second performance round (issue #17); `inProcess` is the SQLite + in-process scheduler shape. */
-function perMode(inProcess: boolean, createShare: number): GoalSpec[] {
+function perMode(inProcess: boolean, durableShare: number): GoalSpec[] {
   return [
-    { path: 'decision_to_resume_ms.p50', unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: 'floor.http_rtt_ms.p50' },
-    { path: 'decision_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: 'floor.http_rtt_ms.p99' },
-    { path: 'decision_to_resume_ms.slack.p50', unit: 'ms', floor: 'floor.http_rtt_ms.p50' },
-    { path: 'decision_to_resume_ms.slack.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: 'floor.http_rtt_ms.p99' },
-    { path: 'create_rps', unit: '/s', goal: { op: '>=', floorTimes: createShare }, floor: 'floor.http_rps' },
-    // Issue 35: group commit should beat node:http committing one row per request on the same store.
-    { path: 'create_rps', label: 'create_rps vs durable floor', unit: '/s', goal: { op: '>=', floorTimes: 1 }, floor: 'floor.durable_create_rps', needsFloor: true },
+    { path: 'decision_to_resume_ms.p50', unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: DURABLE_DECISION_P50 },
+    { path: 'decision_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: DURABLE_DECISION_P99 },
+    { path: 'decision_to_resume_ms.slack.p50', unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: DURABLE_DECISION_P50 },
+    { path: 'decision_to_resume_ms.slack.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: DURABLE_DECISION_P99 },
+    { path: 'create_rps', unit: '/s', floor: 'floor.http_rps' },
+    // Issue 35: group commit should beat node:http committing one row per request on the same store; issue 47: by 2 ×
+    // on SQLite, 1.5 × on PostgreSQL.
+    { path: 'create_rps', label: 'create_rps vs durable floor', unit: '/s', goal: { op: '>=', floorTimes: durableShare }, floor: 'floor.durable_create_rps', needsFloor: true },
+    // Issue 47: against the baseline revision's gateway as shipped, measured in the same run (`--baseline REV`).
+    { path: 'create_rps', label: 'create_rps vs baseline', unit: '/s', goal: { op: '>=', floorTimes: 1 }, floor: 'baseline.create_rps', floorIn: 'mode', needsFloor: true },
+    { path: 'decision_to_resume_ms.p50', label: 'decision_to_resume_ms.p50 vs baseline', unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: 'baseline.decision_to_resume_ms.p50', floorIn: 'mode', needsFloor: true },
+    { path: 'baseline.create_rps', unit: '/s' },
+    { path: 'baseline.decision_to_resume_ms.p50', unit: 'ms' },
+    { path: 'baseline.decision_to_resume_ms.p99', unit: 'ms' },
     { path: 'create_rps_slack', unit: '/s', floor: 'floor.http_rps' },
     // CPU per call (issue 33 judges the audit chain and signing by these against the commit before them): the
     // gateway's, and on PostgreSQL the database's, where the chain's trigger runs.
@@ -77,8 +71,8 @@ function perMode(inProcess: boolean, createShare: number): GoalSpec[] {
     { path: 'decision_db_cpu_ms_per_request', unit: 'ms' },
     // The other chat channels' taps hold the Slack tap's goal: each is one verified post that decides.
     ...['teams', 'discord', 'telegram'].flatMap((channel): GoalSpec[] => [
-      { path: `${channel}.tap_to_resume_ms.p50`, unit: 'ms', floor: 'floor.http_rtt_ms.p50' },
-      { path: `${channel}.tap_to_resume_ms.p99`, unit: 'ms', goal: { op: '<=', limit: 10 }, floor: 'floor.http_rtt_ms.p99' },
+      { path: `${channel}.tap_to_resume_ms.p50`, unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: DURABLE_DECISION_P50 },
+      { path: `${channel}.tap_to_resume_ms.p99`, unit: 'ms', goal: { op: '<=', limit: 10 }, floor: DURABLE_DECISION_P99 },
     ]),
     // A mail is a job and an SMTP session (connection, greeting, AUTH, MAIL, RCPT, DATA) away from the 201, and the
     // team's SMTP server (smtp-server) holds every greeting 100 ms to catch early talkers: 100 ms of the figure is
@@ -86,8 +80,8 @@ function perMode(inProcess: boolean, createShare: number): GoalSpec[] {
     // interval or a connection left hanging; no reader of a mail could notice either.
     { path: 'email.delivery_ms.p50', unit: 'ms' },
     { path: 'email.delivery_ms.p99', unit: 'ms', goal: { op: '<=', limit: 150 } },
-    { path: 'email.link_to_resume_ms.p50', unit: 'ms', floor: 'floor.http_rtt_ms.p50' },
-    { path: 'email.link_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: 'floor.http_rtt_ms.p99' },
+    { path: 'email.link_to_resume_ms.p50', unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: DURABLE_DECISION_P50 },
+    { path: 'email.link_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: DURABLE_DECISION_P99 },
     { path: 'push.delivery_ms.p50', unit: 'ms' },
     { path: 'push.delivery_ms.p99', unit: 'ms' },
     { path: 'push.create_ms.with_devices.p50', unit: 'ms' },
@@ -132,43 +126,6 @@ function perMode(inProcess: boolean, createShare: number): GoalSpec[] {
   ];
 }
 
-/**
- * `npm run bench -- --history` (issue 35): the same gateway on 10 million requests of history. Create and decision →
- * resume stay within 10 % of the same run on an empty database (`history.empty`, measured beside them).
- */
-const HISTORY: GoalSpec[] = [
-  { path: 'history.rows', unit: '' },
-  { path: 'history.seed_s', unit: 's' },
-  { path: 'history.create_rps', unit: '/s', goal: { op: '>=', floorTimes: 0.9 }, floor: 'history.empty.create_rps', floorIn: 'mode' },
-  { path: 'history.decision_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', floorTimes: 1.1 }, floor: 'history.empty.decision_to_resume_ms.p99', floorIn: 'mode' },
-  { path: 'history.query_ms.p99', unit: 'ms', goal: { op: '<=', limit: 20 } },
-  // The process's first list request, untimed in the p99 above: it compiles the code the list runs.
-  { path: 'history.query_ms.cold_ms', unit: 'ms' },
-  { path: 'history.export_rows_per_s', unit: '/s', goal: { op: '>=', limit: 100_000 } },
-  { path: 'history.export_rss_growth_mb', unit: 'MB', goal: { op: '<=', limit: 50 } },
-  // Issue 45: insights over 90 days of the history answer within a second; a candidate policy replays 100k rows a second.
-  { path: 'history.insights_90d_ms.tool', unit: 'ms', goal: { op: '<=', limit: 1000 } },
-  { path: 'history.insights_90d_ms.person', unit: 'ms', goal: { op: '<=', limit: 1000 } },
-  { path: 'history.simulate_rows_per_s', unit: '/s', goal: { op: '>=', limit: 100_000 } },
-  { path: 'history.restart_1m.ready_s', unit: 's', goal: { op: '<=', limit: 2 } },
-  { path: 'history.process_100k.decision_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 } },
-];
-
-/** Two replicas on one PostgreSQL database (postgres mode only). */
-const REPLICAS: GoalSpec[] = [
-  { path: 'replicas_2.create_rps', unit: '/s', goal: { op: '>=', floorTimes: 0.3 }, floor: 'floor.http_rps' },
-  { path: 'replicas_2.decision_to_resume_cross_ms.p50', unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: 'floor.http_rtt_ms.p50' },
-  { path: 'replicas_2.decision_to_resume_cross_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: 'floor.http_rtt_ms.p99' },
-];
-
-const FLOOR: GoalSpec[] = [
-  { path: 'floor.http_rtt_ms.p50', unit: 'ms' },
-  { path: 'floor.http_rtt_ms.p99', unit: 'ms' },
-  { path: 'floor.http_rps', unit: '/s' },
-  { path: 'floor.durable_create_rps', unit: '/s' },
-  { path: 'floor.waiters_10k.rss_mb', unit: 'MB' },
-];
-
 /** The limit a goal sets in this run (null when it is relative and the floor was not measured). */
 function limitOf(goal: Goal, floor: unknown): number | null {
   if ('limit' in goal) return goal.limit;
@@ -187,7 +144,7 @@ function get(root: unknown, path: string): unknown {
 }
 
 /** Parts of the paths of figures only some runs measure (`--only`), left out of the table when absent. */
-const OPTIONAL = ['cpu_ms_per_request', 'slack', 'teams.', 'discord.', 'telegram.', 'email.', 'push.', 'events.', 'policy', 'claude', 'per_waiter', 'durable_', 'history.', 'floor.waiters', 'waiters_multiplexed', 'soak.'];
+const OPTIONAL = ['baseline', 'micro.', 'verdict_sign', 'cpu_ms_per_request', 'slack', 'teams.', 'discord.', 'telegram.', 'email.', 'push.', 'events.', 'policy', 'claude', 'per_waiter', 'durable_', 'history.', 'floor.waiters', 'waiters_multiplexed', 'soak.'];
 
 function rowsFor(root: Record<string, unknown>, floorRoot: Record<string, unknown>, prefix: string, specs: GoalSpec[], extraCheck: (path: string) => boolean): GoalRow[] {
   return specs.flatMap((spec) => {
@@ -232,9 +189,11 @@ export function buildResults(figures: Record<BenchMode, Record<string, unknown>>
   const bare = Object.fromEntries(Object.entries(floor ?? {}).filter(([key]) => !key.startsWith('durable_')));
   const rows = [
     ...rowsFor(floorRoot, floorRoot, '', FLOOR, () => true),
-    ...(Object.keys(sqlite).length ? rowsFor(sqlite, floorRoot, '', perMode(true, 0.5), check(sqlite)) : []),
-    ...(Object.keys(figures.bullmq).length ? rowsFor(figures.bullmq, floorOf(figures.bullmq), 'bullmq.', perMode(false, 0.5), check(figures.bullmq)) : []),
-    ...(Object.keys(figures.postgres).length ? rowsFor(figures.postgres, floorOf(figures.postgres, bare), 'postgres.', [{ path: 'floor.durable_create_rps', unit: '/s' }, ...perMode(false, 0.3), ...REPLICAS], check(figures.postgres)) : []),
+    ...(Object.keys(sqlite).length ? rowsFor(sqlite, floorRoot, '', [...MICRO, ...perMode(true, 2)], check(sqlite)) : []),
+    ...(Object.keys(figures.bullmq).length ? rowsFor(figures.bullmq, floorOf(figures.bullmq), 'bullmq.', perMode(false, 2), check(figures.bullmq)) : []),
+    ...(Object.keys(figures.postgres).length
+      ? rowsFor(figures.postgres, floorOf(figures.postgres, bare), 'postgres.', [{ path: 'floor.durable_create_rps', unit: '/s' }, { path: DURABLE_DECISION_P50, unit: 'ms' }, { path: DURABLE_DECISION_P99, unit: 'ms' }, ...perMode(false, 1.5), ...REPLICAS], check(figures.postgres))
+      : []),
   ];
   return {
     ...(floor ? { floor } : {}),
@@ -253,6 +212,7 @@ export function buildResults(figures: Record<BenchMode, Record<string, unknown>>
       quick: info.quick,
       gateway: info.gateway,
       runs: info.runs,
+      ...(info.baseline ? { baseline: info.baseline } : {}),
       problems: info.failures,
     },
   };
@@ -288,25 +248,25 @@ function marginOf(row: GoalRow | undefined): number | null {
   return row.verdict === 'miss' && margin >= 0 ? Number.NEGATIVE_INFINITY : margin;
 }
 
-/** Prints the figure / value / goal / floor / verdict table. */
+/** Prints the table as the goals are worded (issue 47): figure, measured / floor / goal, verdict. */
 export function printTable(results: Record<string, unknown>): void {
   const rows = results.table as GoalRow[];
-  const header = ['figure', 'value', 'goal', 'floor', 'verdict'];
-  const lines = rows.map((r) => [r.figure, r.value === null ? '—' : `${r.value.toLocaleString('en-US')} ${r.unit}`, r.goal ? `${r.goal} ${r.unit}` : '', r.floor ? `${r.floor} ${r.unit}` : '', r.verdict]);
+  const header = ['figure', 'measured', 'floor', 'goal', 'verdict'];
+  const lines = rows.map((r) => [r.figure, r.value === null ? '—' : `${r.value.toLocaleString('en-US')} ${r.unit}`, r.floor ? `${r.floor} ${r.unit}` : '', r.goal ? `${r.goal} ${r.unit}` : '', r.verdict]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => (i === 1 || i === 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
+  const fmt = (cells: string[]) => cells.map((c, i) => (i === 1 || i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
   const out = [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)];
-  const c = results.conditions as { cores: number; loadavg1_before: number; loadavg1_after: number; duration_s: number };
-  out.push('', `${c.cores} cores, load average ${c.loadavg1_before} before / ${c.loadavg1_after} after, ${c.duration_s} s`);
+  const c = results.conditions as { cores: number; loadavg1_before: number; loadavg1_after: number; duration_s: number; runs?: number };
+  out.push('', `${c.cores} cores, load average ${c.loadavg1_before} before / ${c.loadavg1_after} after, ${c.duration_s} s${(c.runs ?? 1) > 1 ? `, medians of ${c.runs} runs` : ''}`);
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
-/** Renders the table as Markdown (for docs/performance.md). */
+/** Renders the table as Markdown (for docs/performance.md), in the printed table's order. */
 export function markdownTable(results: Record<string, unknown>): string {
   const rows = results.table as GoalRow[];
-  const lines = ['| figure | value | goal | floor | |', '|---|---:|---|---:|---|'];
+  const lines = ['| figure | measured | floor | goal | |', '|---|---:|---:|---|---|'];
   for (const r of rows) {
-    lines.push(`| \`${r.figure}\` | ${r.value === null ? '—' : `${r.value.toLocaleString('en-US')} ${r.unit}`} | ${r.goal ? `${r.goal} ${r.unit}` : ''} | ${r.floor ? `${r.floor} ${r.unit}` : ''} | ${r.verdict} |`);
+    lines.push(`| \`${r.figure}\` | ${r.value === null ? '—' : `${r.value.toLocaleString('en-US')} ${r.unit}`} | ${r.floor ? `${r.floor} ${r.unit}` : ''} | ${r.goal ? `${r.goal} ${r.unit}` : ''} | ${r.verdict} |`);
   }
   return lines.join('\n');
 }

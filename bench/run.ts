@@ -13,7 +13,12 @@
  * process's 100,000 decisions; modes sqlite and postgres unless `--mode` says; written to bench/results.history.json),
  * `--history-seed-dir DIR` (keep the seeded history there and copy it on the next run instead of seeding again:
  * bench/seed-cache.ts), `--soak` (only the soak, `--soak-minutes N` long, default 20; mode sqlite unless `--mode`
- * says; merged into bench/results.json: bench/scenarios/soak.ts).
+ * says; merged into bench/results.json: bench/scenarios/soak.ts),
+ * `--baseline REV` (issue 47: build that git revision in a temporary worktree and measure it in
+ * the same run: `micro.*_vs_baseline` and `baseline.*`; see bench/baseline.ts).
+ *
+ * A full run (not `--quick`, not `--only`) takes the medians of 3 runs unless `--runs` says otherwise: the goals are
+ * judged on medians of three (issue 47).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { LoadClient } from './client-link.js';
 import type { BenchContext, BenchMode, Scenario } from './context.js';
 import { buildGateway } from './built-gateway.js';
+import { prepareBaseline, type Baseline } from './baseline.js';
 import { machineLoad, useBuiltGateway } from './processes.js';
 import { postgresForBench } from './postgres.js';
 import { redisForBench } from './redis.js';
@@ -31,6 +37,8 @@ import { createRpsScenario } from './scenarios/create-rps.js';
 import { decisionResumeScenario } from './scenarios/decision-resume.js';
 import { expiryScenario } from './scenarios/expiry.js';
 import { floorScenario } from './scenarios/floor.js';
+import { baselineScenario, microBaselineScenario } from './scenarios/baseline.js';
+import { verdictSignScenario } from './scenarios/verdict-sign.js';
 import { durableFloorScenario } from './scenarios/durable-floor.js';
 import { restartScenario } from './scenarios/restart.js';
 import { slackScenario } from './scenarios/slack.js';
@@ -52,8 +60,11 @@ import { insightsScenario } from './scenarios/insights.js';
 /** `--history`: what must stay flat as history grows (issue 35); long, so never part of the usual run. */
 const HISTORY_SCENARIOS: Scenario[] = [historyProcessScenario, historyScenario, insightsScenario];
 
-/** In running order: create_rps feeds the expiry scenario's sizing. */
-const SCENARIOS: Scenario[] = [floorScenario, durableFloorScenario, decisionResumeScenario, createRpsScenario, policyScenario, slackScenario, teamsScenario, discordScenario, telegramScenario, emailScenario, pushScenario, eventsScenario, waitersScenario, waitersMultiplexedScenario, expiryScenario, restartScenario, replicasScenario];
+/**
+ * In running order: create_rps feeds the expiry scenario's sizing, verdict_sign the micro's decision limit; the
+ * baseline's gateway is loaded right after this revision's.
+ */
+const SCENARIOS: Scenario[] = [floorScenario, durableFloorScenario, verdictSignScenario, microBaselineScenario, decisionResumeScenario, createRpsScenario, baselineScenario, policyScenario, slackScenario, teamsScenario, discordScenario, telegramScenario, emailScenario, pushScenario, eventsScenario, waitersScenario, waitersMultiplexedScenario, expiryScenario, restartScenario, replicasScenario];
 
 /** Merges scenario figures, nested objects key by key (the Slack scenario adds `decision_to_resume_ms.slack`). */
 function mergeInto(target: Record<string, unknown>, source: Record<string, unknown>): void {
@@ -103,7 +114,8 @@ function parseFlags(argv: string[]) {
     modes,
     profile: value('profile') ?? null,
     source: argv.includes('--source'),
-    runs: Math.max(1, Number(value('runs') ?? 1)),
+    runs: Math.max(1, Number(value('runs') ?? (quick || only ? 1 : 3))),
+    baseline: value('baseline') ?? null,
     out: value('out') ?? fileURLToPath(new URL(defaultOut, import.meta.url)),
   };
 }
@@ -111,7 +123,7 @@ function parseFlags(argv: string[]) {
 type Flags = ReturnType<typeof parseFlags>;
 
 /** One run of every asked-for mode and scenario; returns the figures by mode. */
-async function runModes(flags: Flags, client: LoadClient, log: (line: string) => void, failures: string[]): Promise<Record<BenchMode, Record<string, unknown>>> {
+async function runModes(flags: Flags, client: LoadClient, builds: { build: string | null; baseline: Baseline | null }, log: (line: string) => void, failures: string[]): Promise<Record<BenchMode, Record<string, unknown>>> {
   const figures: Record<BenchMode, Record<string, unknown>> = { sqlite: {}, bullmq: {}, postgres: {} };
   for (const mode of flags.modes) {
     const tmp = mkdtempSync(join(tmpdir(), `tollgate-bench-${mode}-`));
@@ -136,6 +148,8 @@ async function runModes(flags: Flags, client: LoadClient, log: (line: string) =>
       quick: flags.quick,
       historyRows: flags.historyRows,
       historySeedDir: flags.historySeedDir,
+      baseline: builds.baseline,
+      build: builds.build,
       earlier: figures[mode],
       log: (line) => log(`${mode}: ${line}`),
     };
@@ -174,16 +188,23 @@ async function main(): Promise<number> {
   const loadBefore = machineLoad();
   const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
   const failures: string[] = [];
-  if (!flags.source) useBuiltGateway(await buildGateway());
-  const client = await LoadClient.start();
+  // The micro against a baseline loads this revision's build too, even when the gateways run from source.
+  const built = !flags.source || flags.baseline ? await buildGateway() : null;
+  if (!flags.source && built) useBuiltGateway(built);
+  const baseline = flags.baseline ? await prepareBaseline(flags.baseline, log) : null;
   const runs: Record<BenchMode, Record<string, unknown>>[] = [];
   try {
-    for (let run = 1; run <= flags.runs; run++) {
-      if (flags.runs > 1) log(`run ${run} of ${flags.runs}`);
-      runs.push(await runModes(flags, client, log, failures));
+    const client = await LoadClient.start();
+    try {
+      for (let run = 1; run <= flags.runs; run++) {
+        if (flags.runs > 1) log(`run ${run} of ${flags.runs}`);
+        runs.push(await runModes(flags, client, { build: built, baseline }, log, failures));
+      }
+    } finally {
+      await client.close();
     }
   } finally {
-    await client.close();
+    baseline?.remove();
   }
   const figures = medianOfRuns(runs);
   const info: RunInfo = {
@@ -194,6 +215,7 @@ async function main(): Promise<number> {
     quick: flags.quick,
     gateway: flags.source ? 'bin/tollgate.js through tsx (--source)' : 'plain JavaScript (esbuild transpile of src/ + channels/), like the Docker image',
     runs: flags.runs,
+    ...(baseline ? { baseline: { rev: baseline.rev, commit: baseline.commit, node_modules: baseline.modules, prepare_s: baseline.prepare_s } } : {}),
     failures,
   };
   // A --history run shows only its own rows (the usual ones would all read n/a).

@@ -30,6 +30,12 @@ export function round(value: number, digits = 2): number {
   return Math.round(value * f) / f;
 }
 
+/** The median of `values` (not modified): the lower of the two middle values for an even count; NaN when empty. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)]! : Number.NaN;
+}
+
 /** Resolves after `ms` milliseconds. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -26,12 +26,14 @@ export interface CreateFigures {
   /** PostgreSQL's CPU per create, where the audit chain's trigger runs (postgres mode only). */
   create_db_cpu_ms_per_request?: number;
   create_peak_rss_mb: number;
+  /** The load client's CPU per create: with the gateway's and the database's, what one create costs this machine (docs/performance.md, "Capacity"). */
+  create_client_cpu_ms_per_request: number;
 }
 
 /** The create load on a running gateway: sustained creates from {@link CREATE_CONCURRENCY} clients. */
 export async function measureCreates(ctx: BenchContext, gateway: ServerProcess): Promise<CreateFigures> {
   const rss = rssSampler(gateway.pid);
-  const cpu = phaseCpu(gateway.pid, ctx.mode === 'postgres');
+  const cpu = phaseCpu(gateway.pid, ctx.mode === 'postgres', ctx.client.pid);
   try {
     const load = await ctx.client.run<{ rps: number; completed: number; by_status: Record<string, number>; latency_ms: Percentiles }>('http-load', 'postLoop', {
       url: gateway.url,
@@ -52,6 +54,7 @@ export async function measureCreates(ctx: BenchContext, gateway: ServerProcess):
       create_cpu_ms_per_request: round(perCreate.gateway, 3),
       ...(perCreate.database === null ? {} : { create_db_cpu_ms_per_request: round(perCreate.database, 3) }),
       create_peak_rss_mb: round(rss.stop(), 0),
+      create_client_cpu_ms_per_request: round(perCreate.client!, 3),
     };
   } finally {
     rss.stop();

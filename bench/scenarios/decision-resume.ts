@@ -100,11 +100,13 @@ export interface DecisionFigures {
   decision_cpu_ms_per_request: number;
   /** PostgreSQL's CPU per decision, where the audit chain's trigger runs (postgres mode only). */
   decision_db_cpu_ms_per_request?: number;
+  /** The load client's CPU per decision (with its long-poll): docs/performance.md, "Capacity". */
+  decision_client_cpu_ms_per_request: number;
 }
 
 /** `count` decisions through the API route on a running gateway, each with a long-poll parked on its request. */
 export async function measureDecisions(ctx: BenchContext, gateway: ServerProcess, count: number, batch = 100): Promise<DecisionFigures> {
-  const cpu = phaseCpu(gateway.pid, ctx.mode === 'postgres');
+  const cpu = phaseCpu(gateway.pid, ctx.mode === 'postgres', ctx.client.pid);
   const result = await ctx.client.run<{ resume: Percentiles; decision_rtt: Percentiles; not_parked: number }>(
     'decision-resume',
     'api',
@@ -118,6 +120,7 @@ export async function measureDecisions(ctx: BenchContext, gateway: ServerProcess
     decision_rtt_ms: { p50: result.decision_rtt.p50, p99: result.decision_rtt.p99 },
     decision_cpu_ms_per_request: round(perDecision.gateway, 3),
     ...(perDecision.database === null ? {} : { decision_db_cpu_ms_per_request: round(perDecision.database, 3) }),
+    decision_client_cpu_ms_per_request: round(perDecision.client!, 3),
   };
 }
 

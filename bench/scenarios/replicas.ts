@@ -4,11 +4,13 @@
  * no balancer in front — the client itself splits the load. Figures: `create_rps` with creates alternating between
  * the replicas (64 concurrent clients, as in `create_rps`), and decision→resume with every long-poll parked on
  * replica A while the decisions alternate between A (`same_ms`) and B (`cross_ms`: the wake-up crosses replicas).
+ * Beside them the CPU per create and per decision of both replicas, of PostgreSQL and of the load client, which the
+ * capacity model (docs/performance.md, "Capacity") is checked against.
  */
 import { freshDatabase, type Scenario } from '../context.js';
 import { BenchHttp, closedLoop, pool } from '../http-client.js';
 import type { ClientTask } from '../protocol.js';
-import { BENCH_TOKEN, startGateway, waitIdle, type ServerProcess } from '../processes.js';
+import { BENCH_TOKEN, phaseCpu, startGateway, waitIdle, type ServerProcess } from '../processes.js';
 import { round, summarize, type Percentiles } from '../stats.js';
 import { CREATE_BODY, CREATE_CONCURRENCY } from './create-rps.js';
 import { createWebRequest, type ApiRequest } from './decision-resume.js';
@@ -47,7 +49,9 @@ const split: ClientTask = async (raw, ask) => {
     };
     await closedLoop(CREATE_CONCURRENCY, p.warmupMs, once);
     perReplica.fill(0);
+    await ask('mark', 'create-start');
     const run = await closedLoop(CREATE_CONCURRENCY, p.durationMs, once);
+    await ask('mark', 'create-end');
     const createRps = round((run.byStatus['201'] ?? 0) / (run.elapsedMs / 1000), 0);
 
     // Decision→resume: long-polls on A; decisions alternate A (same replica) and B (the other replica).
@@ -58,6 +62,7 @@ const split: ClientTask = async (raw, ask) => {
       const requests = await pool(size, 16, (i) => createWebRequest(https[(done + i) % 2]!, done + i));
       const waits = requests.map((r) => polls.send('GET', `/v1/requests/${r.id}?wait=50`));
       await ask('idle');
+      await ask('mark', 'decide-start');
       for (let i = 0; i < size; i++) {
         const onB = i % 2 === 1;
         const started = performance.now();
@@ -68,6 +73,7 @@ const split: ClientTask = async (raw, ask) => {
         if (body.status === 'pending') throw new Error(`long-poll on ${body.id} (replica A) answered pending after a decision on replica ${onB ? 'B' : 'A'}`);
         (onB ? cross : same).push(resumed.doneAt - started);
       }
+      await ask('mark', 'decide-end');
     }
     return { create_rps: createRps, created_per_replica: perReplica, by_status: run.byStatus, same: summarize(same), cross: summarize(cross) } satisfies SplitResult;
   } finally {
@@ -90,12 +96,27 @@ export const replicasScenario: Scenario = {
       // One after the other: the first applies the migrations, the second finds them applied.
       for (const _ of [0, 1]) gateways.push(await startGateway({ dbPath: db, env: ctx.gatewayEnv }));
       const [a, b] = gateways as [ServerProcess, ServerProcess];
+      // CPU per call of both replicas together, of PostgreSQL and of the load client: the capacity model's check.
+      const cpu = { create: phaseCpu([a.pid, b.pid], true, ctx.client.pid), decide: phaseCpu([a.pid, b.pid], true, ctx.client.pid) };
+      const count = ctx.quick ? 200 : 1000;
       const result = await ctx.client.run<SplitResult>(
         'replicas',
         'split',
-        { urls: [a.url, b.url], token: BENCH_TOKEN, warmupMs: ctx.quick ? 1000 : 2000, durationMs: ctx.quick ? 3000 : 8000, count: ctx.quick ? 200 : 1000, batch: 100 },
-        { idle: async () => (await Promise.all([waitIdle(a.pid), waitIdle(b.pid)])).every(Boolean) },
+        { urls: [a.url, b.url], token: BENCH_TOKEN, warmupMs: ctx.quick ? 1000 : 2000, durationMs: ctx.quick ? 3000 : 8000, count, batch: 100 },
+        {
+          idle: async () => (await Promise.all([waitIdle(a.pid), waitIdle(b.pid)])).every(Boolean),
+          mark: (what) => {
+            const [phase, edge] = String(what).split('-') as ['create' | 'decide', 'start' | 'end'];
+            if (edge === 'start') cpu[phase].start();
+            else cpu[phase].stop();
+          },
+        },
       );
+      const created = result.created_per_replica[0] + result.created_per_replica[1];
+      const perCall = (phase: 'create' | 'decide', calls: number) => {
+        const ms = cpu[phase].msPer(calls);
+        return { gateways: round(ms.gateway, 3), database: round(ms.database!, 3), client: round(ms.client!, 3) };
+      };
       const errors = Object.entries(result.by_status).filter(([status]) => status !== '201');
       if (errors.length) ctx.log(`replicas_2: non-201 answers ${JSON.stringify(Object.fromEntries(errors))}`);
       const pick = (q: Percentiles) => ({ p50: q.p50, p99: q.p99, max: q.max, n: q.n });
@@ -105,6 +126,8 @@ export const replicasScenario: Scenario = {
           created_per_replica: result.created_per_replica,
           decision_to_resume_cross_ms: pick(result.cross),
           decision_to_resume_same_ms: pick(result.same),
+          create_cpu_ms_per_request: perCall('create', created),
+          decision_cpu_ms_per_request: perCall('decide', count),
         },
       };
     } finally {
