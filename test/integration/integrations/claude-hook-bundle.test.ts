@@ -39,6 +39,12 @@ const done = async ([a, b]: [RunningCli, RunningCli]): Promise<[CliResult, CliRe
 const input = (toolUseId: string, event = 'PreToolUse', toolInput: Record<string, unknown> = { command: 'rm -rf build' }) =>
   JSON.stringify({ session_id: `sess-${toolUseId}`, cwd: '/work/project', hook_event_name: event, tool_name: 'Bash', tool_input: toolInput, tool_use_id: toolUseId });
 
+/**
+ * Each step and each path asks for a call of its own: the same command again is the same call (it re-attaches to a
+ * pending request, or gets the verdict of a decided one, as an agent's retry does), and each answer is compared here.
+ */
+const ownCall = (step: string, path: string) => ({ command: `rm -rf build-${step}-${path}` });
+
 /** Decides the pending request of each path's call alike; resolves with the request ids (source, bundle). */
 async function decideBoth(gw: ChildGateway, id: (path: string) => string, decision: Parameters<typeof decide>[2]): Promise<string[]> {
   const ids: string[] = [];
@@ -55,27 +61,27 @@ describe('the claude-hook bundle', { timeout: SLOW }, () => {
     const gw = await gateway();
     const env = clientEnv(gw);
 
-    const allowed = both(['--timeout', '60'], (path) => ({ stdin: input(`toolu_allow_${path}`), env }));
+    const allowed = both(['--timeout', '60'], (path) => ({ stdin: input(`toolu_allow_${path}`, 'PreToolUse', ownCall('allow', path)), env }));
     await decideBoth(gw, (path) => `toolu_allow_${path}`, { decision: 'approve', reason: 'build dir only', approved_args: { command: 'rm -rf ./build' } });
     const [sourceAllow, bundleAllow] = await done(allowed);
     expect(sourceAllow).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(sourceAllow.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'allow', updatedInput: { command: 'rm -rf ./build' } } });
     expect(bundleAllow).toEqual(sourceAllow);
 
-    const denied = both([], (path) => ({ stdin: input(`toolu_deny_${path}`), env }));
+    const denied = both([], (path) => ({ stdin: input(`toolu_deny_${path}`, 'PreToolUse', ownCall('deny', path)), env }));
     await decideBoth(gw, (path) => `toolu_deny_${path}`, { decision: 'deny', approver: 'web:bob', reason: 'not on main' });
     const [sourceDeny, bundleDeny] = await done(denied);
     expect(JSON.parse(sourceDeny.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny' } });
     expect(bundleDeny).toEqual(sourceDeny);
 
     // A deferred deny names the request, its link and when it expires: the same words once each names its own.
-    const [sourcePending, bundlePending] = await done(both(['--timeout', '1', '--expires', '600'], (path) => ({ stdin: input(`toolu_late_${path}`), env })));
+    const [sourcePending, bundlePending] = await done(both(['--timeout', '1', '--expires', '600'], (path) => ({ stdin: input(`toolu_late_${path}`, 'PreToolUse', ownCall('late', path)), env })));
     const ids = await decideBoth(gw, (path) => `toolu_late_${path}`, { decision: 'approve' });
     expect(sourcePending.stdout).toMatch(/Waiting for approval: /);
     const own = (result: CliResult, id: string) => ({ ...result, stdout: result.stdout.replaceAll(id, '<id>').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<time>') });
     expect(own(bundlePending, ids[1]!)).toEqual(own(sourcePending, ids[0]!));
 
-    const [sourceReceipt, bundleReceipt] = await done(both([], (path) => ({ stdin: input(`toolu_allow_${path}`, 'PostToolUse'), env })));
+    const [sourceReceipt, bundleReceipt] = await done(both([], (path) => ({ stdin: input(`toolu_allow_${path}`, 'PostToolUse', ownCall('allow', path)), env })));
     expect(sourceReceipt).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(bundleReceipt).toEqual(sourceReceipt);
   });
@@ -161,9 +167,11 @@ describe('the claude-hook bundle', { timeout: SLOW }, () => {
     // Every coding agent's adapter shares the bundle (`tollgate hook <agent>`).
     for (const agent of ['codex', 'gemini', 'qwen', 'opencode', 'cline', 'copilot', 'cursor']) expect(inputs).toContain(`src/agents/${agent}.ts`);
     expect(inputs.filter((file) => !file.startsWith('src/'))).toEqual([]);
-    for (const unused of ['better-sqlite3', 'express', 'pg', 'bullmq', 'ioredis', 'zod', '@slack', 'grammy', '@larksuiteoapi', '@discordjs', 'nodemailer', 'pino', 'src/requests/', 'src/http/', 'src/cli/claude-hook-check.ts', 'src/cli/request-flags.ts', 'src/integrations/claude-code.ts']) {
+    for (const unused of ['better-sqlite3', 'express', 'pg', 'bullmq', 'ioredis', 'zod', '@slack', 'grammy', '@larksuiteoapi', '@discordjs', 'nodemailer', 'pino', 'src/http/', 'src/cli/claude-hook-check.ts', 'src/cli/request-flags.ts', 'src/integrations/claude-code.ts']) {
       expect(inputs.filter((file) => file.includes(unused))).toEqual([]);
     }
+    // Of the request domain only the agent kinds' table (no imports of its own) is the hook's.
+    expect(inputs.filter((file) => file.startsWith('src/requests/'))).toEqual(['src/requests/agent-kinds.ts']);
     const [output] = Object.values(bundled.metafile.outputs);
     expect([...new Set(output!.imports.map((i) => `${i.kind} ${i.path}`))].sort()).toEqual([
       'dynamic-import ../src/cli/claude-hook-check.js',
