@@ -6,10 +6,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * real seconds (deadlines, partitions, Redis restarts). On two cores, two of them at a time leave the CPU mostly idle,
  * so they run first, several at once (vitest runs projects with different `maxWorkers` one after the other, in
  * `sequence.groupOrder`). A file belongs here when most of its wall time is spent waiting; a CPU-bound file here
- * only slows the others down.
+ * only slows the others down: the real coding-agent CLIs (test/agents/) compute (OpenCode installs its provider
+ * package, Cline and Copilot start a Node application each), so they run in `main`, among the short files.
  */
 const WAITING = [
-  'test/agents/**/*.test.ts',
   'test/faults/**/*.test.ts',
   'test/integration/bullmq/multi-process.test.ts',
   'test/integration/bullmq/scheduler-faults.test.ts',
