@@ -176,7 +176,7 @@ function readOnce(file: string): number {
 }
 
 /** A candidate policy for the replay: a glob and a CEL condition to evaluate on most rows, a deny, the default ask. */
-const CANDIDATE = `policies:
+export const CANDIDATE = `policies:
   - name: reads
     match: { tool: "tool.1*", when: 'has(args.table) && args.table.startsWith("t1")' }
     decision: allow

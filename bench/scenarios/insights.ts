@@ -12,20 +12,12 @@ import { join } from 'node:path';
 import type { Scenario } from '../context.js';
 import { seedHistory } from '../seed.js';
 import { round } from '../stats.js';
+import { CANDIDATE } from './history.js';
 import { loadCandidate, simulate } from '../../src/insights/simulate.js';
 import { openDatabase } from '../../src/stores/sqlite/database.js';
 import { Database } from '../../src/stores/sqlite/driver.js';
 import { insightsReads, SqliteInsights } from '../../src/stores/sqlite/insights.js';
 
-/** The candidate replayed: a glob and a CEL condition on most rows, a deny, the default ask (as `history.ts`'s). */
-const CANDIDATE = `policies:
-  - name: reads
-    match: { tool: "tool.1*", when: 'has(args.table) && args.table.startsWith("t1")' }
-    decision: allow
-  - name: no-tool-3
-    match: { tool: tool.3 }
-    decision: deny
-`;
 
 /** Wall and CPU milliseconds of `fn`, and what it returned. */
 async function timed<T>(fn: () => T | Promise<T>): Promise<{ wallMs: number; cpuMs: number; value: T }> {
