@@ -71,12 +71,14 @@ export function agentHarness(name: string): AgentHarness {
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       return new Promise((done) => child.once('close', (code) => done({ code, stdout, stderr })));
     },
+    // Up to 4 minutes: a CLI that installs a package at its start (OpenCode, its model provider) reaches its first
+    // tool call after a minute or more when the full suite shares two cores; found sooner, it returns at once.
     pending: (agent) =>
       eventually(async () => {
         const { items } = (await (await server.api(`/v1/requests?status=pending&agent_kind=${agent}`)).json()) as { items: ApiRequest[] };
         if (!items[0]) throw new Error('no pending request yet');
         return items[0];
-      }, 90_000, 100),
+      }, 240_000, 100),
     async decide(id, body) {
       expect((await server.api(`/v1/requests/${id}/decision`, { body: { approver: 'web:alice', ...body } })).status).toBe(200);
     },
