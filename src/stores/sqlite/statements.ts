@@ -20,6 +20,8 @@ export function selectList(table: Table, alias?: string): string {
 /** Every prepared statement of one connection. */
 export interface Statements {
   requestById: Database.Statement;
+  /** The columns a vote is planned on, by id: status, deadline, quorum, on-timeout and `created_at` (as stored). */
+  voteState: Database.Statement;
   requestsByIds: Database.Statement;
   requestByKey: Database.Statement;
   insertRequest: Database.Statement;
@@ -56,6 +58,9 @@ export function prepareStatements(sqlite: Database.Database): Statements {
   const insertValues = Object.keys(requestColumns).map((k) => `@${k}`).join(', ');
   return {
     requestById: sqlite.prepare(`SELECT ${requests} FROM confirmation_requests WHERE id = ?`),
+    voteState: sqlite.prepare(
+      'SELECT status, expires_at AS expiresAt, required_approvals AS requiredApprovals, on_timeout AS onTimeout, created_at AS createdAt FROM confirmation_requests WHERE id = ?',
+    ),
     /** `?` is a JSON array of request ids. */
     requestsByIds: sqlite.prepare(`SELECT ${requests} FROM confirmation_requests WHERE id IN (SELECT value FROM json_each(?))`),
     requestByKey: sqlite.prepare(`SELECT ${requests} FROM confirmation_requests WHERE idempotency_key = ?`),

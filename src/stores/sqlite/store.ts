@@ -24,6 +24,14 @@ import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, RequestPag
 import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../../requests/types.js';
 
 type RequestRow = Parameters<typeof rowToRequest>[0];
+/** What a vote is planned on (`Statements.voteState`). */
+interface VoteState {
+  status: string;
+  expiresAt: string;
+  requiredApprovals: number;
+  onTimeout: ConfirmationRequest['onTimeout'];
+  createdAt: string;
+}
 type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
 
 const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = { messageRef: 'message_ref', status: 'status', attempts: 'attempts', lastError: 'last_error' };
@@ -111,44 +119,54 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     return this.row(this.sql.requestByKey, key);
   }
 
-  /** Committed with the other writes of this event-loop turn ({@link writes}). */
+  /**
+   * Committed with the other writes of this event-loop turn ({@link writes}). Under the lock it reads only the four
+   * columns a vote is planned on (`voteState`), not the whole row: a settling vote gets the row back from the
+   * compare-and-set's RETURNING, so the full read (32 columns, six JSON texts parsed) was done twice per decision.
+   * The rarer outcomes (already final, late, duplicate, short of the quorum) read the row whole.
+   */
   async decide(id: string, vote: Vote): Promise<VoteResult> {
     return this.grouped((): VoteResult => {
-      const current = this.row(this.sql.requestById, id);
-      if (!current) return { kind: 'not_found' };
-      if (current.status !== 'pending') return { kind: 'already_final', request: current };
+      const state = this.sql.voteState.get(id) as VoteState | undefined;
+      if (!state) return { kind: 'not_found' };
+      if (state.status !== 'pending') return { kind: 'already_final', request: this.whole(id) };
       // The deadline belongs to the row: a vote at or after it expires the request instead, whatever the timers did.
-      if (current.expiresAt.getTime() <= vote.at.getTime()) return { kind: 'expired', request: this.expireLate(current, vote.at) };
-      const plan = planVote(current, needsPriorApprovers(current, vote) ? (this.sql.approvers.all(id) as PriorApproval[]) : [], vote);
-      if (plan.kind === 'duplicate') return { kind: 'duplicate', request: current, priorActor: plan.priorActor };
+      if (Date.parse(state.expiresAt) <= vote.at.getTime()) return { kind: 'expired', request: this.expireLate(this.whole(id), vote.at) };
+      const plan = planVote(state, needsPriorApprovers(state, vote) ? (this.sql.approvers.all(id) as PriorApproval[]) : [], vote);
+      if (plan.kind === 'duplicate') return { kind: 'duplicate', request: this.whole(id), priorActor: plan.priorActor };
       this.insertEvent(id, plan.event);
       if (plan.kind === 'recorded') {
         // Who voted without settling, for `?person=` (a settling vote is the row's `responded_by_person`).
-        this.sql.recordVoter.run(plan.event.detail.person, current.createdAt.toISOString(), id);
+        this.sql.recordVoter.run(plan.event.detail.person, state.createdAt, id);
         this.sql.touch.run(vote.at.toISOString(), id);
-        return { kind: 'recorded', request: { ...current, updatedAt: vote.at }, approvals: plan.approvals };
+        return { kind: 'recorded', request: this.whole(id), approvals: plan.approvals };
       }
       const { approvedArgs, ...fields } = plan.fields;
-      const request = this.flip(id, plan.status, current, { ...fields, approvedArgs: approvedArgs == null ? null : JSON.stringify(approvedArgs) });
+      const request = this.flip(id, plan.status, state.onTimeout, { ...fields, approvedArgs: approvedArgs == null ? null : JSON.stringify(approvedArgs) });
       return { kind: 'final', request };
     });
   }
 
+  /** The row `id`, read inside the caller's transaction, which has found it. */
+  private whole(id: string): ConfirmationRequest {
+    return this.row(this.sql.requestById, id)!;
+  }
+
   /** Expires `current` (pending, past its deadline) inside the caller's transaction, with its `expired` event. */
   private expireLate(current: ConfirmationRequest, at: Date): ConfirmationRequest {
-    const expired = this.flip(current.id, 'expired', current, { respondedBy: 'system', respondedVia: null, at });
+    const expired = this.flip(current.id, 'expired', current.onTimeout, { respondedBy: 'system', respondedVia: null, at });
     this.insertEvent(current.id, { type: 'expired', actor: 'system', channel: null, detail: { on_timeout: current.onTimeout, late_by_ms: at.getTime() - current.expiresAt.getTime() }, at });
     return expired;
   }
 
-  /** The compare-and-set. Inside a transaction that already read `current` as pending, so it always matches. */
+  /** The compare-and-set. Inside a transaction that already read the row as pending, so it always matches. */
   private flip(
     id: string,
     status: 'approved' | 'denied' | 'expired' | 'cancelled',
-    current: ConfirmationRequest,
+    onTimeout: ConfirmationRequest['onTimeout'],
     fields: { respondedBy: string | null; respondedVia: string | null; respondedByPerson?: string | null; onBehalfOf?: string | null; decisionOption?: string | null; reason?: string | null; approvedArgs?: string | null; at: Date },
   ): ConfirmationRequest {
-    const allowed = isAllowed(status, current.onTimeout) === true;
+    const allowed = isAllowed(status, onTimeout) === true;
     const row = this.sql.flip.get({
       id,
       status,
@@ -173,7 +191,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       if (!current || current.status !== 'pending') return null;
       if (status === 'cancelled' && current.expiresAt.getTime() <= event.at.getTime()) return this.expireLate(current, event.at);
       const reason = typeof event.detail.reason === 'string' ? event.detail.reason : null;
-      const final = this.flip(id, status, current, { respondedBy: event.actor, respondedVia: event.channel, reason, at: event.at });
+      const final = this.flip(id, status, current.onTimeout, { respondedBy: event.actor, respondedVia: event.channel, reason, at: event.at });
       this.insertEvent(id, { type: status, ...event });
       return final;
     });
