@@ -2,7 +2,8 @@
  * @module stores/sqlite/statements
  * The store's hot-path SQL, prepared once per connection. Building a drizzle query and preparing it again on every
  * call cost ~450 µs of CPU per read; a prepared statement costs ~30 µs (see `bench/micro/store.ts`). Column lists are
- * derived from the drizzle schema, so the two cannot drift; rows come back with the schema's camelCase keys.
+ * derived from the drizzle schema, so the two cannot drift; rows come back with the schema's camelCase keys, except
+ * the statements that read whole requests: those are raw (arrays, read with `requestOfValues`).
  */
 import type Database from 'better-sqlite3';
 import { getTableColumns, type Table } from 'drizzle-orm';
@@ -57,13 +58,13 @@ export function prepareStatements(sqlite: Database.Database): Statements {
   const insertColumns = Object.values(requestColumns).map((c) => `"${c.name}"`).join(', ');
   const insertValues = Object.keys(requestColumns).map((k) => `@${k}`).join(', ');
   return {
-    requestById: sqlite.prepare(`SELECT ${requests} FROM confirmation_requests WHERE id = ?`),
+    requestById: sqlite.prepare(`SELECT ${requests} FROM confirmation_requests WHERE id = ?`).raw(),
     voteState: sqlite.prepare(
       'SELECT status, expires_at AS expiresAt, required_approvals AS requiredApprovals, on_timeout AS onTimeout, created_at AS createdAt FROM confirmation_requests WHERE id = ?',
     ),
     /** `?` is a JSON array of request ids. */
-    requestsByIds: sqlite.prepare(`SELECT ${requests} FROM confirmation_requests WHERE id IN (SELECT value FROM json_each(?))`),
-    requestByKey: sqlite.prepare(`SELECT ${requests} FROM confirmation_requests WHERE idempotency_key = ?`),
+    requestsByIds: sqlite.prepare(`SELECT ${requests} FROM confirmation_requests WHERE id IN (SELECT value FROM json_each(?))`).raw(),
+    requestByKey: sqlite.prepare(`SELECT ${requests} FROM confirmation_requests WHERE idempotency_key = ?`).raw(),
     insertRequest: sqlite.prepare(`INSERT INTO confirmation_requests (${insertColumns}) VALUES (${insertValues})`),
     insertMessage: sqlite.prepare(
       'INSERT INTO channel_messages (request_id, channel, target, status, message_ref, attempts, updated_at) VALUES (?, ?, ?, ?, NULL, 0, ?) ON CONFLICT DO NOTHING',
@@ -80,7 +81,7 @@ export function prepareStatements(sqlite: Database.Database): Statements {
          responded_via = @respondedVia, responded_by_person = @respondedByPerson, on_behalf_of = @onBehalfOf, decision_option = @decisionOption, reason = @reason, approved_args = @approvedArgs,
          allowed = @allowed
        WHERE id = @id AND status = 'pending' RETURNING ${requests}`,
-    ),
+    ).raw(),
     /** Every pending row due at `?`, oldest first, at most `?` of them, expired in one statement. */
     // `+status`: without the plus SQLite drives the update from the status index, visiting every pending row for each
     // batch (100 000 pending rows made expiring 10 000 of them take 1.8 s); with it, each row is found by its id.
@@ -90,7 +91,7 @@ export function prepareStatements(sqlite: Database.Database): Statements {
        WHERE id IN (SELECT id FROM confirmation_requests WHERE status = 'pending' AND expires_at <= @now ORDER BY expires_at LIMIT @limit)
          AND +status = 'pending'
        RETURNING ${requests}`,
-    ),
+    ).raw(),
     events: sqlite.prepare(`SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id = ? ORDER BY id`),
     /** `?` is a JSON array of request ids. */
     eventsOf: sqlite.prepare(

@@ -11,7 +11,7 @@ import type { ChainedRequestFields } from '../../audit/encoding.js';
 import type { OpenDatabase } from './database.js';
 import { translateSqliteErrors } from './errors.js';
 import { SqliteHistoryReads } from './history-reads.js';
-import { requestToRow, rowToEvent, rowToMessage, rowToRequest } from './rows.js';
+import { requestOfValues, requestToRow, rowToEvent, rowToMessage, rowToRequest } from './rows.js';
 import { confirmationRequests as requests } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
 import type { ExportFormat, ExportPage } from '../../requests/export-lines.js';
@@ -74,9 +74,10 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     return this.immediate(fn);
   }
 
+  /** The request a raw statement of whole requests (`statements.ts`) reads, if any. */
   private row(statement: Database.Statement, ...params: unknown[]): ConfirmationRequest | null {
-    const row = statement.get(...params) as RequestRow | undefined;
-    return row ? rowToRequest(row) : null;
+    const values = statement.get(...params) as unknown[] | undefined;
+    return values ? requestOfValues(values) : null;
   }
 
   /** Queues `write` for this turn's transaction (see {@link writes}); resolves with its result once it is committed. */
@@ -112,7 +113,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   }
 
   async getMany(ids: readonly string[]) {
-    return (this.sql.requestsByIds.all(JSON.stringify(ids)) as RequestRow[]).map(rowToRequest);
+    return (this.sql.requestsByIds.all(JSON.stringify(ids)) as unknown[][]).map(requestOfValues);
   }
 
   async getByIdempotencyKey(key: string) {
@@ -179,9 +180,9 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       reason: fields.reason ?? null,
       approvedArgs: fields.approvedArgs ?? null,
       allowed: allowed ? 1 : 0,
-    }) as RequestRow | undefined;
+    }) as unknown[] | undefined;
     if (!row) throw new Error(`compare-and-set lost on ${id} inside its own transaction`);
-    return rowToRequest(row);
+    return requestOfValues(row);
   }
 
   /** Committed with the other writes of this event-loop turn ({@link writes}). */
@@ -200,9 +201,9 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   async expireDue(now: Date, limit: number): Promise<ConfirmationRequest[]> {
     return this.tx(() => {
       const at = now.toISOString();
-      const rows = this.sql.expireDue.all({ at, now: at, limit }) as RequestRow[];
+      const rows = this.sql.expireDue.all({ at, now: at, limit }) as unknown[][];
       // RETURNING gives rows in storage order; callers (and the contract) get them oldest expiry first.
-      const expired = rows.map(rowToRequest).sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime() || (a.id < b.id ? -1 : 1));
+      const expired = rows.map(requestOfValues).sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime() || (a.id < b.id ? -1 : 1));
       for (const r of expired) this.insertEvent(r.id, { type: 'expired', actor: 'system', channel: null, detail: { on_timeout: r.onTimeout }, at: now });
       return expired;
     });
