@@ -4,6 +4,7 @@
  */
 import { getTableColumns, type InferSelectModel } from 'drizzle-orm';
 import { confirmationRequests, type channelMessages, type confirmationEvents } from './schema.js';
+import { isoString } from '../../utils/iso-time.js';
 import type { ChannelMessage, ConfirmationEvent, ConfirmationRequest, EventType } from '../../requests/types.js';
 
 /** A `confirmation_requests` row as the schema reads it (camelCase keys). */
@@ -11,7 +12,7 @@ export type RequestRow = InferSelectModel<typeof confirmationRequests>;
 type EventRow = InferSelectModel<typeof confirmationEvents>;
 type MessageRow = InferSelectModel<typeof channelMessages>;
 
-const iso = (d: Date) => d.toISOString();
+const iso = isoString;
 const date = (s: string) => new Date(s);
 const dateOrNull = (s: string | null) => (s === null ? null : new Date(s));
 const json = <T>(s: string | null, fallback: T): T => (s === null ? fallback : (JSON.parse(s) as T));
@@ -100,6 +101,11 @@ export function rowToRequest(row: RequestRow): ConfirmationRequest {
 
 /** The request columns' keys in the order `selectList(confirmationRequests)` reads them (both walk the schema's columns). */
 const REQUEST_KEYS = Object.keys(getTableColumns(confirmationRequests));
+
+/** A request row's values in column order, for the positional insert (`Statements.insertRequest`). */
+export function requestRowValues(row: RequestRow): unknown[] {
+  return REQUEST_KEYS.map((k) => row[k as keyof RequestRow]);
+}
 
 /**
  * A request read as an array (a statement in raw mode, selecting `selectList(confirmationRequests)`): better-sqlite3

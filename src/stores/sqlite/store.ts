@@ -11,7 +11,8 @@ import type { ChainedRequestFields } from '../../audit/encoding.js';
 import type { OpenDatabase } from './database.js';
 import { translateSqliteErrors } from './errors.js';
 import { SqliteHistoryReads } from './history-reads.js';
-import { requestOfValues, requestToRow, rowToEvent, rowToMessage, rowToRequest } from './rows.js';
+import { requestOfValues, requestRowValues, requestToRow, rowToEvent, rowToMessage, rowToRequest } from './rows.js';
+import { isoString } from '../../utils/iso-time.js';
 import { confirmationRequests as requests } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
 import type { ExportFormat, ExportPage } from '../../requests/export-lines.js';
@@ -96,10 +97,10 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       if (existing) return { request: existing, created: false };
     }
     const row = requestToRow(request);
-    this.sql.insertRequest.run(row);
+    this.sql.insertRequest.run(requestRowValues(row));
     this.insertEvent(request.id, createdEvent(request, extras?.detail), chainedFieldsOf(row));
     for (const event of extras?.events ?? []) this.insertEvent(request.id, event);
-    const at = request.createdAt.toISOString();
+    const at = row.createdAt;
     for (const card of cards) {
       this.sql.insertMessage.run(request.id, card.channel, card.target, card.sent ? 'sent' : 'pending', at);
       // A channel whose card is the row itself (the web inbox) is delivered the moment the row exists.
@@ -139,7 +140,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       if (plan.kind === 'recorded') {
         // Who voted without settling, for `?person=` (a settling vote is the row's `responded_by_person`).
         this.sql.recordVoter.run(plan.event.detail.person, state.createdAt, id);
-        this.sql.touch.run(vote.at.toISOString(), id);
+        this.sql.touch.run(isoString(vote.at), id);
         return { kind: 'recorded', request: this.whole(id), approvals: plan.approvals };
       }
       const { approvedArgs, ...fields } = plan.fields;
@@ -168,19 +169,21 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     fields: { respondedBy: string | null; respondedVia: string | null; respondedByPerson?: string | null; onBehalfOf?: string | null; decisionOption?: string | null; reason?: string | null; approvedArgs?: string | null; at: Date },
   ): ConfirmationRequest {
     const allowed = isAllowed(status, onTimeout) === true;
-    const row = this.sql.flip.get({
-      id,
+    const at = isoString(fields.at);
+    const row = this.sql.flip.get(
       status,
-      at: fields.at.toISOString(),
-      respondedBy: fields.respondedBy,
-      respondedVia: fields.respondedVia,
-      respondedByPerson: fields.respondedByPerson ?? null,
-      onBehalfOf: fields.onBehalfOf ?? null,
-      decisionOption: fields.decisionOption ?? null,
-      reason: fields.reason ?? null,
-      approvedArgs: fields.approvedArgs ?? null,
-      allowed: allowed ? 1 : 0,
-    }) as unknown[] | undefined;
+      at,
+      at,
+      fields.respondedBy,
+      fields.respondedVia,
+      fields.respondedByPerson ?? null,
+      fields.onBehalfOf ?? null,
+      fields.decisionOption ?? null,
+      fields.reason ?? null,
+      fields.approvedArgs ?? null,
+      allowed ? 1 : 0,
+      id,
+    ) as unknown[] | undefined;
     if (!row) throw new Error(`compare-and-set lost on ${id} inside its own transaction`);
     return requestOfValues(row);
   }
