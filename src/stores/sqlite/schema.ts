@@ -97,7 +97,8 @@ export const confirmationEvents = sqliteTable(
   },
   (t) => [
     index('confirmation_events_request').on(t.requestId, t.id),
-    index('confirmation_events_type').on(t.type, t.at),
+    // No (type, at) index since migration 0019: no query searches by it (the store's reads add `+type` to stay off it),
+    // and each event inserted wrote an entry, a page of it into every commit's WAL frames.
     // Execution receipts only, by request (exports join each row's latest): most requests have none, and through the
     // request index every row's events were read to find that out (~2 µs a row, a fifth of an export's CPU). Receipts
     // are few, so the index costs writes nothing else (`export-pages.ts`).
