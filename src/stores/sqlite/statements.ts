@@ -9,6 +9,7 @@ import type Database from 'better-sqlite3';
 import { getTableColumns, type Table } from 'drizzle-orm';
 import { channelMessages, confirmationEvents, confirmationRequests } from './schema.js';
 import { RECEIPT_TYPES_SQL } from '../../requests/receipts.js';
+import type { TimeoutPolicy } from '../../requests/types.js';
 
 /** `"tool_name" AS "toolName", …` for every column of `table` (each as `alias."tool_name"` when given). */
 export function selectList(table: Table, alias?: string): string {
@@ -16,6 +17,15 @@ export function selectList(table: Table, alias?: string): string {
   return Object.entries(getTableColumns(table))
     .map(([key, column]) => `${prefix}"${column.name}" AS "${key}"`)
     .join(', ');
+}
+
+/** What a vote is planned on (`Statements.voteState`): times as stored (ISO text). */
+export interface VoteState {
+  status: string;
+  expiresAt: string;
+  requiredApprovals: number;
+  onTimeout: TimeoutPolicy;
+  createdAt: string;
 }
 
 /** Every prepared statement of one connection. */

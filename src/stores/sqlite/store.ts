@@ -14,7 +14,7 @@ import { SqliteHistoryReads } from './history-reads.js';
 import { requestOfValues, requestRowValues, requestToRow, rowToEvent, rowToMessage, rowToRequest } from './rows.js';
 import { isoString } from '../../utils/iso-time.js';
 import { confirmationRequests as requests } from './schema.js';
-import { prepareStatements, type Statements } from './statements.js';
+import { prepareStatements, type Statements, type VoteState } from './statements.js';
 import type { ExportFormat, ExportPage } from '../../requests/export-lines.js';
 import { createdEvent, escalatedEvent } from '../../requests/coverage.js';
 import { GroupCommit } from '../../utils/group-commit.js';
@@ -25,14 +25,6 @@ import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, RequestPag
 import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../../requests/types.js';
 
 type RequestRow = Parameters<typeof rowToRequest>[0];
-/** What a vote is planned on (`Statements.voteState`). */
-interface VoteState {
-  status: string;
-  expiresAt: string;
-  requiredApprovals: number;
-  onTimeout: ConfirmationRequest['onTimeout'];
-  createdAt: string;
-}
 type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
 
 const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = { messageRef: 'message_ref', status: 'status', attempts: 'attempts', lastError: 'last_error' };
@@ -122,10 +114,8 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   }
 
   /**
-   * Committed with the other writes of this event-loop turn ({@link writes}). Under the lock it reads only the four
-   * columns a vote is planned on (`voteState`), not the whole row: a settling vote gets the row back from the
-   * compare-and-set's RETURNING, so the full read (32 columns, six JSON texts parsed) was done twice per decision.
-   * The rarer outcomes (already final, late, duplicate, short of the quorum) read the row whole.
+   * Committed with the other writes of this event-loop turn ({@link writes}). Under the lock it reads only what a vote
+   * is planned on (`voteState`): a settling vote gets its row whole from the flip's RETURNING; rarer outcomes read it.
    */
   async decide(id: string, vote: Vote): Promise<VoteResult> {
     return this.grouped((): VoteResult => {
