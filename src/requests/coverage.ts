@@ -22,6 +22,7 @@
 import { createHash } from 'node:crypto';
 import { argsSha256, canonicalJson } from './args-hash.js';
 import { isAllowed } from './state-machine.js';
+import { isoString } from '../utils/iso-time.js';
 import type { ConfirmationEvent, ConfirmationRequest, NewEvent } from './types.js';
 
 /**
@@ -99,8 +100,8 @@ function askedValues(r: AskedFields): (string | null)[] {
     r.filedByPerson,
     r.callbackUrl,
     isEmpty(r.metadata) ? '{}' : canonicalJson(r.metadata),
-    r.createdAt.toISOString(),
-    r.expiresAt.toISOString(),
+    isoString(r.createdAt),
+    isoString(r.expiresAt),
     r.onTimeout,
   ];
   // See ALWAYS_ASKED: a row without them digests as it did before they existed.

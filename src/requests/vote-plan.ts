@@ -40,7 +40,7 @@ export type VotePlan =
  * Whether {@link planVote} needs the request's prior approvers: only an approval towards a quorum does. A pending
  * request that one approval settles has none (the first would have settled it), so its vote skips that read.
  */
-export function needsPriorApprovers(current: ConfirmationRequest, vote: Vote): boolean {
+export function needsPriorApprovers(current: Pick<ConfirmationRequest, 'requiredApprovals'>, vote: Vote): boolean {
   return vote.decision === 'approve' && current.requiredApprovals > 1;
 }
 

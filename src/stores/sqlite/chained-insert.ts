@@ -9,6 +9,7 @@
 import type Database from 'better-sqlite3';
 import { eventHash, GENESIS_HASH, type ChainedRequestFields } from '../../audit/encoding.js';
 import type { NewEvent } from '../../requests/types.js';
+import { isoString } from '../../utils/iso-time.js';
 import type { RequestRow } from './rows.js';
 
 /** The fields a `created` event's hash covers, as the request row stores them. */
@@ -44,7 +45,7 @@ export class ChainedEventInsert {
   run(requestId: string, e: NewEvent, request?: ChainedRequestFields): void {
     if (!this.sqlite.inTransaction) throw new Error('a chained event is inserted inside a write transaction');
     const detail = JSON.stringify(e.detail);
-    const at = e.at.toISOString();
+    const at = isoString(e.at);
     if (e.type === 'created' && !request) {
       this.insert.run(requestId, e.type, e.actor, e.channel, detail, at, null, null);
       return;

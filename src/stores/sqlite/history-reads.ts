@@ -6,11 +6,11 @@
  * so out of its resident memory.
  */
 import type Database from 'better-sqlite3';
-import { and, desc, eq, getTableColumns, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { openHistoryReader, type OpenDatabase } from './database.js';
 import { SqliteExportReader } from './export-pages.js';
 import { PreparedStatements } from './prepared.js';
-import { rowToEvent, rowToRequest, type RequestRow } from './rows.js';
+import { requestOfValues, rowToEvent } from './rows.js';
 import { confirmationRequests as requests, confirmationVoters as voters } from './schema.js';
 import { selectList, type Statements } from './statements.js';
 import { allPages, decodeCursor, mergesRanges, pageForEachPerson, pageOf, type CursorPosition } from '../../requests/cursor.js';
@@ -112,7 +112,7 @@ export class SqliteHistoryReads {
       .limit(limit + 1)
       .toSQL();
     const rows = on.lists.get(page.sql).all(...page.params) as unknown[][];
-    return pageOf(rows.map((values) => rowToRequest(requestRow(values))), limit);
+    return pageOf(rows.map((values) => requestOfValues(values)), limit);
   }
 
   /**
@@ -131,7 +131,7 @@ export class SqliteHistoryReads {
       .limit(limit + 1)
       .toSQL();
     const rows = on.lists.get(page.sql).all(...page.params) as unknown[][];
-    return pageOf(rows.map((values) => rowToRequest(requestRow(values))), limit);
+    return pageOf(rows.map((values) => requestOfValues(values)), limit);
   }
 }
 
@@ -140,19 +140,6 @@ const VOTED_COLUMNS = selectList(requests, '"confirmation_requests"');
 
 /** The list's select list: every column under the name `rowToRequest` reads. */
 const REQUEST_COLUMNS = selectList(requests);
-/** Those names in the same order (`selectList` walks the columns as this does). */
-const REQUEST_KEYS = Object.keys(getTableColumns(requests));
-
-/**
- * A list row read as an array (raw mode) as the row object `rowToRequest` reads: better-sqlite3 building a 32-key
- * object itself took twice as long (0.5 of 1.3 ms for a 50-row page).
- */
-function requestRow(values: unknown[]): RequestRow {
-  const row: Record<string, unknown> = {};
-  for (let i = 0; i < REQUEST_KEYS.length; i++) row[REQUEST_KEYS[i]!] = values[i];
-  return row as RequestRow;
-}
-
 /** Keyset pages on this dialect's table: times bound as it stores them (ISO text), a cursor's as the cursor says it. */
 const SQLITE_KEYSET: KeysetDialect = {
   table: requests,

@@ -63,11 +63,13 @@ export const confirmationRequests = sqliteTable(
     index('confirmation_requests_agent').on(t.agentId, t.createdAt),
     // The audit query by coding agent (`?agent_kind=`), newest first.
     index('confirmation_requests_agent_kind').on(t.agentKind, t.createdAt),
-    index('confirmation_requests_person').on(t.respondedByPerson, t.createdAt),
+    // Decided rows only (migration 0020): `?person=` and `?responded_by=` look for a value, which implies NOT NULL, so the
+    // partial index serves them; a pending row has neither, and writing its null entry cost every create a page.
+    index('confirmation_requests_person').on(t.respondedByPerson, t.createdAt).where(sql.raw("responded_by_person IS NOT NULL")),
     // The audit query by status (the inbox's pending list, `?status=approved`) newest first, without sorting every row of
     // that status; and by approver (`?responded_by=`). test/integration/history/query-plans.test.ts holds these to it.
     index('confirmation_requests_status_created').on(t.status, t.createdAt, t.id),
-    index('confirmation_requests_responded_by').on(t.respondedBy, t.createdAt),
+    index('confirmation_requests_responded_by').on(t.respondedBy, t.createdAt).where(sql.raw("responded_by IS NOT NULL")),
     // A tool's requests of one status (`?tool_name=&status=`): with only the tool's or the status's index, a rare or absent
     // pair walked every row of the other (seconds on a seeded history).
     index('confirmation_requests_tool_status').on(t.toolName, t.status, t.createdAt, t.id),
@@ -97,7 +99,8 @@ export const confirmationEvents = sqliteTable(
   },
   (t) => [
     index('confirmation_events_request').on(t.requestId, t.id),
-    index('confirmation_events_type').on(t.type, t.at),
+    // No (type, at) index since migration 0019: no query searches by it (the store's reads add `+type` to stay off it),
+    // and each event inserted wrote an entry, a page of it into every commit's WAL frames.
     // Execution receipts only, by request (exports join each row's latest): most requests have none, and through the
     // request index every row's events were read to find that out (~2 µs a row, a fifth of an export's CPU). Receipts
     // are few, so the index costs writes nothing else (`export-pages.ts`).

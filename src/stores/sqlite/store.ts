@@ -11,9 +11,10 @@ import type { ChainedRequestFields } from '../../audit/encoding.js';
 import type { OpenDatabase } from './database.js';
 import { translateSqliteErrors } from './errors.js';
 import { SqliteHistoryReads } from './history-reads.js';
-import { requestToRow, rowToEvent, rowToMessage, rowToRequest } from './rows.js';
+import { requestOfValues, requestRowValues, requestToRow, rowToEvent, rowToMessage, rowToRequest } from './rows.js';
+import { isoString } from '../../utils/iso-time.js';
 import { confirmationRequests as requests } from './schema.js';
-import { prepareStatements, type Statements } from './statements.js';
+import { prepareStatements, type Statements, type VoteState } from './statements.js';
 import type { ExportFormat, ExportPage } from '../../requests/export-lines.js';
 import { createdEvent, escalatedEvent } from '../../requests/coverage.js';
 import { GroupCommit } from '../../utils/group-commit.js';
@@ -66,9 +67,10 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     return this.immediate(fn);
   }
 
+  /** The request a raw statement of whole requests (`statements.ts`) reads, if any. */
   private row(statement: Database.Statement, ...params: unknown[]): ConfirmationRequest | null {
-    const row = statement.get(...params) as RequestRow | undefined;
-    return row ? rowToRequest(row) : null;
+    const values = statement.get(...params) as unknown[] | undefined;
+    return values ? requestOfValues(values) : null;
   }
 
   /** Queues `write` for this turn's transaction (see {@link writes}); resolves with its result once it is committed. */
@@ -87,10 +89,10 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       if (existing) return { request: existing, created: false };
     }
     const row = requestToRow(request);
-    this.sql.insertRequest.run(row);
+    this.sql.insertRequest.run(requestRowValues(row));
     this.insertEvent(request.id, createdEvent(request, extras?.detail), chainedFieldsOf(row));
     for (const event of extras?.events ?? []) this.insertEvent(request.id, event);
-    const at = request.createdAt.toISOString();
+    const at = row.createdAt;
     for (const card of cards) {
       this.sql.insertMessage.run(request.id, card.channel, card.target, card.sent ? 'sent' : 'pending', at);
       // A channel whose card is the row itself (the web inbox) is delivered the moment the row exists.
@@ -104,66 +106,76 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   }
 
   async getMany(ids: readonly string[]) {
-    return (this.sql.requestsByIds.all(JSON.stringify(ids)) as RequestRow[]).map(rowToRequest);
+    return (this.sql.requestsByIds.all(JSON.stringify(ids)) as unknown[][]).map(requestOfValues);
   }
 
   async getByIdempotencyKey(key: string) {
     return this.row(this.sql.requestByKey, key);
   }
 
-  /** Committed with the other writes of this event-loop turn ({@link writes}). */
+  /**
+   * Committed with the other writes of this event-loop turn ({@link writes}). Under the lock it reads only what a vote
+   * is planned on (`voteState`): a settling vote gets its row whole from the flip's RETURNING; rarer outcomes read it.
+   */
   async decide(id: string, vote: Vote): Promise<VoteResult> {
     return this.grouped((): VoteResult => {
-      const current = this.row(this.sql.requestById, id);
-      if (!current) return { kind: 'not_found' };
-      if (current.status !== 'pending') return { kind: 'already_final', request: current };
+      const state = this.sql.voteState.get(id) as VoteState | undefined;
+      if (!state) return { kind: 'not_found' };
+      if (state.status !== 'pending') return { kind: 'already_final', request: this.whole(id) };
       // The deadline belongs to the row: a vote at or after it expires the request instead, whatever the timers did.
-      if (current.expiresAt.getTime() <= vote.at.getTime()) return { kind: 'expired', request: this.expireLate(current, vote.at) };
-      const plan = planVote(current, needsPriorApprovers(current, vote) ? (this.sql.approvers.all(id) as PriorApproval[]) : [], vote);
-      if (plan.kind === 'duplicate') return { kind: 'duplicate', request: current, priorActor: plan.priorActor };
+      if (Date.parse(state.expiresAt) <= vote.at.getTime()) return { kind: 'expired', request: this.expireLate(this.whole(id), vote.at) };
+      const plan = planVote(state, needsPriorApprovers(state, vote) ? (this.sql.approvers.all(id) as PriorApproval[]) : [], vote);
+      if (plan.kind === 'duplicate') return { kind: 'duplicate', request: this.whole(id), priorActor: plan.priorActor };
       this.insertEvent(id, plan.event);
       if (plan.kind === 'recorded') {
         // Who voted without settling, for `?person=` (a settling vote is the row's `responded_by_person`).
-        this.sql.recordVoter.run(plan.event.detail.person, current.createdAt.toISOString(), id);
-        this.sql.touch.run(vote.at.toISOString(), id);
-        return { kind: 'recorded', request: { ...current, updatedAt: vote.at }, approvals: plan.approvals };
+        this.sql.recordVoter.run(plan.event.detail.person, state.createdAt, id);
+        this.sql.touch.run(isoString(vote.at), id);
+        return { kind: 'recorded', request: this.whole(id), approvals: plan.approvals };
       }
       const { approvedArgs, ...fields } = plan.fields;
-      const request = this.flip(id, plan.status, current, { ...fields, approvedArgs: approvedArgs == null ? null : JSON.stringify(approvedArgs) });
+      const request = this.flip(id, plan.status, state.onTimeout, { ...fields, approvedArgs: approvedArgs == null ? null : JSON.stringify(approvedArgs) });
       return { kind: 'final', request };
     });
   }
 
+  /** The row `id`, read inside the caller's transaction, which has found it. */
+  private whole(id: string): ConfirmationRequest {
+    return this.row(this.sql.requestById, id)!;
+  }
+
   /** Expires `current` (pending, past its deadline) inside the caller's transaction, with its `expired` event. */
   private expireLate(current: ConfirmationRequest, at: Date): ConfirmationRequest {
-    const expired = this.flip(current.id, 'expired', current, { respondedBy: 'system', respondedVia: null, at });
+    const expired = this.flip(current.id, 'expired', current.onTimeout, { respondedBy: 'system', respondedVia: null, at });
     this.insertEvent(current.id, { type: 'expired', actor: 'system', channel: null, detail: { on_timeout: current.onTimeout, late_by_ms: at.getTime() - current.expiresAt.getTime() }, at });
     return expired;
   }
 
-  /** The compare-and-set. Inside a transaction that already read `current` as pending, so it always matches. */
+  /** The compare-and-set. Inside a transaction that already read the row as pending, so it always matches. */
   private flip(
     id: string,
     status: 'approved' | 'denied' | 'expired' | 'cancelled',
-    current: ConfirmationRequest,
+    onTimeout: ConfirmationRequest['onTimeout'],
     fields: { respondedBy: string | null; respondedVia: string | null; respondedByPerson?: string | null; onBehalfOf?: string | null; decisionOption?: string | null; reason?: string | null; approvedArgs?: string | null; at: Date },
   ): ConfirmationRequest {
-    const allowed = isAllowed(status, current.onTimeout) === true;
-    const row = this.sql.flip.get({
-      id,
+    const allowed = isAllowed(status, onTimeout) === true;
+    const at = isoString(fields.at);
+    const row = this.sql.flip.get(
       status,
-      at: fields.at.toISOString(),
-      respondedBy: fields.respondedBy,
-      respondedVia: fields.respondedVia,
-      respondedByPerson: fields.respondedByPerson ?? null,
-      onBehalfOf: fields.onBehalfOf ?? null,
-      decisionOption: fields.decisionOption ?? null,
-      reason: fields.reason ?? null,
-      approvedArgs: fields.approvedArgs ?? null,
-      allowed: allowed ? 1 : 0,
-    }) as RequestRow | undefined;
+      at,
+      at,
+      fields.respondedBy,
+      fields.respondedVia,
+      fields.respondedByPerson ?? null,
+      fields.onBehalfOf ?? null,
+      fields.decisionOption ?? null,
+      fields.reason ?? null,
+      fields.approvedArgs ?? null,
+      allowed ? 1 : 0,
+      id,
+    ) as unknown[] | undefined;
     if (!row) throw new Error(`compare-and-set lost on ${id} inside its own transaction`);
-    return rowToRequest(row);
+    return requestOfValues(row);
   }
 
   /** Committed with the other writes of this event-loop turn ({@link writes}). */
@@ -173,7 +185,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       if (!current || current.status !== 'pending') return null;
       if (status === 'cancelled' && current.expiresAt.getTime() <= event.at.getTime()) return this.expireLate(current, event.at);
       const reason = typeof event.detail.reason === 'string' ? event.detail.reason : null;
-      const final = this.flip(id, status, current, { respondedBy: event.actor, respondedVia: event.channel, reason, at: event.at });
+      const final = this.flip(id, status, current.onTimeout, { respondedBy: event.actor, respondedVia: event.channel, reason, at: event.at });
       this.insertEvent(id, { type: status, ...event });
       return final;
     });
@@ -182,9 +194,9 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   async expireDue(now: Date, limit: number): Promise<ConfirmationRequest[]> {
     return this.tx(() => {
       const at = now.toISOString();
-      const rows = this.sql.expireDue.all({ at, now: at, limit }) as RequestRow[];
+      const rows = this.sql.expireDue.all({ at, now: at, limit }) as unknown[][];
       // RETURNING gives rows in storage order; callers (and the contract) get them oldest expiry first.
-      const expired = rows.map(rowToRequest).sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime() || (a.id < b.id ? -1 : 1));
+      const expired = rows.map(requestOfValues).sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime() || (a.id < b.id ? -1 : 1));
       for (const r of expired) this.insertEvent(r.id, { type: 'expired', actor: 'system', channel: null, detail: { on_timeout: r.onTimeout }, at: now });
       return expired;
     });

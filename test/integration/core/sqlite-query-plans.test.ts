@@ -23,7 +23,9 @@ afterAll(() => {
 const PARAMS = {
   requestById: ['id'],
   touch: ['at', 'id'],
-  flip: [{ id: 'id', status: 'approved', at: 'at', respondedBy: null, respondedVia: null, respondedByPerson: null, onBehalfOf: null, decisionOption: null, reason: null, approvedArgs: null, allowed: 1 }],
+  voteState: ['id'],
+  // Positional: status, at twice, responded_by … approved_args, allowed, id (statements.ts).
+  flip: ['approved', 'at', 'at', null, null, null, null, null, null, null, 1, 'id'],
   approvers: ['id'],
   events: ['id'],
   expireDue: [{ at: 'at', now: 'now', limit: 500 }],
@@ -38,7 +40,7 @@ const PARAMS = {
 const plan = (name: keyof typeof PARAMS) => (open.sqlite.prepare(`EXPLAIN QUERY PLAN ${statements[name].source}`).all(...PARAMS[name]) as { detail: string }[]).map((r) => r.detail);
 
 describe('SQLite query plans of the hot statements', () => {
-  it.each(['requestById', 'touch', 'flip'] as const)('%s finds the request by its id', (name) => {
+  it.each(['requestById', 'voteState', 'touch', 'flip'] as const)('%s finds the request by its id', (name) => {
     expect(plan(name)).toEqual([expect.stringMatching(/^SEARCH confirmation_requests USING INDEX sqlite_autoindex_confirmation_requests_1 \(id=\?\)$/)]);
   });
 
