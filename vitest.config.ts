@@ -33,6 +33,8 @@ export default defineConfig({
     expect: { poll: { timeout: 10_000, interval: 50 } },
     // 'default' prints the results; the second prints the ten slowest files after them (.ci/run names both again).
     reporters: ['default', './test/support/slowest-files.ts'],
+    // Does nothing unless TOLLGATE_CPU_PROFILE names a directory: then each file writes its CPU there.
+    setupFiles: ['./test/support/cpu-profile.ts'],
     projects: [
       {
         extends: true,
