@@ -20,8 +20,8 @@ function cpu(): { self: number; children: number } {
   // Fields after the command name (which sits in parentheses and may hold spaces): utime is the 12th, then stime,
   // cutime, cstime.
   const stat = readFileSync('/proc/self/stat', 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
-  return { self: (f[11] + f[12]) / 100, children: (f[13] + f[14]) / 100 };
+  const [utime = 0, stime = 0, cutime = 0, cstime = 0] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 15).map(Number);
+  return { self: (utime + stime) / 100, children: (cutime + cstime) / 100 };
 }
 
 if (DIR) {
