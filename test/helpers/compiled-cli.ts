@@ -3,7 +3,8 @@
  * again and again (restarts, replicas, multi-process, faults). Started through bin/tollgate.js, every such process
  * loads its TypeScript through tsx: about 3.3 s of CPU before it listens, against 1.4 s for the same modules
  * compiled. The code is the same (esbuild strips the types, one output file per source file, so lazy imports stay
- * lazy); tests of the bin itself and of the CLI commands still run bin/tollgate.js.
+ * lazy); the files that start the CLI dozens of times (hooks, `ask`, `mcp`) use it too, while test/integration/cli/
+ * still runs bin/tollgate.js itself.
  *
  * The build lives outside the checkout (in the temp dir, named after the checkout's path), is rebuilt when a source
  * file is newer than it (about a second), and a lock directory keeps parallel test files from building it twice.
@@ -15,11 +16,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, newestSource } from './built-package.js';
 
-/** Where the build goes: `<tmp>/tollgate-test-build-<hash of the checkout path>`. */
-const BUILD = join(tmpdir(), `tollgate-test-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}`);
+// The stdio fake MCP upstream too: the mcp tests start it beside every proxy.
+const SOURCES = ['src', 'channels', 'test/fakes/mcp'];
+/** Where the build goes: `<tmp>/tollgate-test-build-<hash of the checkout path and SOURCES>` (a new list, a new build). */
+const BUILD = join(tmpdir(), `tollgate-test-build-${createHash('sha256').update(`${ROOT}\0${SOURCES.join('\0')}`).digest('hex').slice(0, 12)}`);
 const MARKER = join(BUILD, 'built');
 const LOCK = `${BUILD}.lock`;
-const SOURCES = ['src', 'channels'];
 
 const fresh = () => existsSync(MARKER) && statSync(MARKER).mtimeMs >= Math.max(...SOURCES.map((dir) => newestSource(join(ROOT, dir))));
 
@@ -50,20 +52,40 @@ function build(): void {
 
 /** The compiled `src/cli/main.js`, built first unless it is newer than every source file. */
 export async function compiledCli(): Promise<string> {
-  for (;;) {
-    if (fresh()) return join(BUILD, 'src/cli/main.js');
-    try {
-      mkdirSync(LOCK);
-    } catch {
-      // Another test file is building it: wait. A lock older than a minute was left by a run that was killed.
-      if (Date.now() - (statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 60_000) rmSync(LOCK, { recursive: true, force: true });
-      await new Promise((r) => setTimeout(r, 100));
-      continue;
-    }
-    try {
-      if (!fresh()) build();
-    } finally {
-      rmdirSync(LOCK);
-    }
+  return compiled('src/cli/main.ts');
+}
+
+/** The compiled JavaScript of `source` (a `.ts` path under one of SOURCES, relative to the repository). */
+export async function compiled(source: string): Promise<string> {
+  while (!tryBuild()) await new Promise((r) => setTimeout(r, 100));
+  return join(BUILD, source.replace(/\.ts$/, '.js'));
+}
+
+/**
+ * {@link compiledCli} for helpers that start a CLI synchronously (and hand back its ChildProcess at once): while
+ * another test file builds, this worker blocks (Atomics.wait, 100 ms at a time) instead of yielding; a build takes
+ * about a second.
+ */
+export function compiledCliSync(): string {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (!tryBuild()) Atomics.wait(pause, 0, 0, 100);
+  return join(BUILD, 'src/cli/main.js');
+}
+
+/** True once the build is fresh (building it if no one else is); false while another test file builds it. */
+function tryBuild(): boolean {
+  if (fresh()) return true;
+  try {
+    mkdirSync(LOCK);
+  } catch {
+    // Another test file is building it: wait. A lock older than a minute was left by a run that was killed.
+    if (Date.now() - (statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 60_000) rmSync(LOCK, { recursive: true, force: true });
+    return false;
   }
+  try {
+    if (!fresh()) build();
+  } finally {
+    rmdirSync(LOCK);
+  }
+  return true;
 }

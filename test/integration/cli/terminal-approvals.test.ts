@@ -4,12 +4,14 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compiledCliSync } from '../../helpers/compiled-cli.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/tollgate.js', import.meta.url));
+// The CLI compiled from the sources (see compiledCli): this file starts it a dozen times or more, each start ~2 s of
+// CPU less than bin/tollgate.js through tsx; the other files in test/integration/cli/ run the bin itself.
+const CLI = compiledCliSync();
 const CONFIG = `
 people:
   - { id: alice, accounts: { web: alice, slack: U0ALICE } }
@@ -32,7 +34,7 @@ afterAll(async () => {
 function tollgate(args: string[], token: string | undefined = alice): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const env = { ...process.env, TOLLGATE_URL: t.url, TOLLGATE_TOKEN: token ?? '' };
-    execFile(process.execPath, [BIN, ...args], { env, timeout: 30_000 }, (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+    execFile(process.execPath, [CLI, ...args], { env, timeout: 30_000 }, (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }));
   });
 }
 async function file(body: Record<string, unknown>): Promise<string> {
@@ -84,7 +86,7 @@ describe('approvals from the terminal', () => {
 
   it('tollgate watch shows a request arrive and leave, in a real terminal', async () => {
     const session = `tg-watch-${process.pid}`;
-    const command = `TOLLGATE_URL=${t.url} TOLLGATE_TOKEN=${alice} ${process.execPath} ${BIN} watch --every 0.3`;
+    const command = `TOLLGATE_URL=${t.url} TOLLGATE_TOKEN=${alice} ${process.execPath} ${CLI} watch --every 0.3`;
     execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '120', '-y', '30', command]);
     const pane = () => execFileSync('tmux', ['capture-pane', '-p', '-t', session]).toString();
     try {

@@ -7,12 +7,14 @@
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compiledCliSync } from '../../helpers/compiled-cli.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/tollgate.js', import.meta.url));
+// The CLI compiled from the sources (see compiledCli): this file starts it a dozen times or more, each start ~2 s of
+// CPU less than bin/tollgate.js through tsx; the other files in test/integration/cli/ run the bin itself.
+const CLI = compiledCliSync();
 const CONFIG = `
 people:
   - { id: alice, name: "Alice\\e[8m Hidden\\a", accounts: { web: alice } }
@@ -59,7 +61,7 @@ type Run = { code: number; stdout: string; stderr: string };
 function tollgate(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
     const all = { ...process.env, TOLLGATE_URL: t.url, TOLLGATE_TOKEN: alice, TOLLGATE_DB: '', TOLLGATE_CONFIG: '', ...env };
-    execFile(process.execPath, [BIN, ...args], { env: all, timeout: 30_000, encoding: 'buffer' }, (error, stdout, stderr) =>
+    execFile(process.execPath, [CLI, ...args], { env: all, timeout: 30_000, encoding: 'buffer' }, (error, stdout, stderr) =>
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: stdout.toString('utf8'), stderr: stderr.toString('utf8') }),
     );
   });
@@ -142,7 +144,7 @@ describe('terminal output of agent text', () => {
   });
 
   it('watch redraws with its own screen codes only', async () => {
-    const child = spawn(process.execPath, [BIN, 'watch', '--every', '0.3'], { env: { ...process.env, TOLLGATE_URL: t.url, TOLLGATE_TOKEN: alice } });
+    const child = spawn(process.execPath, [CLI, 'watch', '--every', '0.3'], { env: { ...process.env, TOLLGATE_URL: t.url, TOLLGATE_TOKEN: alice } });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     try {
@@ -189,7 +191,7 @@ describe('terminal output of agent text', () => {
   it('show and audit export in a real terminal (tmux) leave the tool name readable', async () => {
     const session = `tg-escapes-${process.pid}`;
     const env = `TOLLGATE_URL=${t.url} TOLLGATE_TOKEN=${alice} TOLLGATE_DB=`;
-    const command = `${env} ${process.execPath} ${BIN} show ${pendingId}; ${env} ${process.execPath} ${BIN} audit export --db ${t.dbPath} --format csv; sleep 60`;
+    const command = `${env} ${process.execPath} ${CLI} show ${pendingId}; ${env} ${process.execPath} ${CLI} audit export --db ${t.dbPath} --format csv; sleep 60`;
     execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '400', '-y', '80', command]);
     const pane = () => execFileSync('tmux', ['capture-pane', '-p', '-t', session]).toString();
     try {

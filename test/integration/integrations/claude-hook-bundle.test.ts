@@ -2,8 +2,8 @@
  * The `claude-hook` bundle (`dist/hook/hook.cjs`, written by `npm run build`'s second step) as the published
  * package runs it: `bin/tollgate.js` in a directory laid out like the package (no `src/*.ts`, so the bin loads the
  * bundle), against `tollgate serve` as a child process. Every answer, exit code and message must be the one the
- * unbundled hook (the source checkout's bin, through tsx) gives for the same call; and the bundle must hold the hook's
- * own modules only.
+ * unbundled hook (the sources, compiled file by file: see spawnCli) gives for the same call; and the bundle must hold
+ * the hook's own modules only.
  */
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,7 +14,7 @@ import { ensureBuilt, ROOT } from '../../helpers/built-package.js';
 import type { ChildGateway } from '../../helpers/child-gateway.js';
 import { childGatewaysPerTest, clientEnv, decide, pendingRequest, spawnCli, spawnProcess, type CliResult, type RunningCli } from './helpers.js';
 
-// A tsc build, gateways and CLIs as child processes (TypeScript loaded through tsx) on two shared cores.
+// A tsc build, gateways and CLIs as child processes on two shared cores.
 const SLOW = 300_000;
 
 const { gateway } = childGatewaysPerTest('claude-hook-bundle');
@@ -29,7 +29,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(dirname(dirname(bundled.bin)), { recursive: true, force: true }));
 
 type Options = { stdin?: string; env?: Record<string, string> };
-/** The same call through both: the source bin (tsx, unbundled) and the package layout's bin (the bundle). */
+/** The same call through both: the unbundled CLI and the package layout's bin (the bundle). */
 const both = (args: string[], options: (path: 'source' | 'bundle') => Options): [RunningCli, RunningCli] => [
   spawnCli(['claude-hook', ...args], options('source')),
   spawnProcess(process.execPath, [bundled.bin, 'claude-hook', ...args], options('bundle')),

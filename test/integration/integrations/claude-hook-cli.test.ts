@@ -2,15 +2,16 @@
  * `tollgate claude-hook` end to end: the CLI as a child process, against `tollgate serve` as a child process,
  * decided through the API.
  *
- * Over 30 s: twenty scenarios, each a gateway process and one or more CLI processes (the CLI through tsx, as a
- * source checkout runs it); it runs in vitest.config.ts's `waiting` project, beside the other files that wait.
+ * Over 30 s: twenty scenarios, each a gateway process and one or more CLI processes (compiled from the sources, see
+ * spawnCli), several of them waiting out real one-second timeouts; it runs in vitest.config.ts's `waiting` project,
+ * beside the other files that wait.
  */
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { allRequests, childGatewaysPerTest, clientEnv, decide, eventsOf, pendingRequest, runCli, spawnCli } from './helpers.js';
 
-// Each test starts gateways and CLIs as child processes (TypeScript loaded through tsx) on two shared cores.
+// Each test starts gateways and CLIs as child processes on two shared cores.
 const SLOW = 120_000;
 
 const { gateway } = childGatewaysPerTest('claude-hook');

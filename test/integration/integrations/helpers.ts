@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach } from 'vitest';
 import { startChildGateway, type ChildGateway } from '../../helpers/child-gateway.js';
+import { compiledCliSync } from '../../helpers/compiled-cli.js';
 import { eventually } from '../../helpers/eventually.js';
 import type { ApiRequest } from '../../../src/requests/serialize.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const BIN = fileURLToPath(new URL('../../../bin/tollgate.js', import.meta.url));
 
 /** A port nobody listens on right now (picked by the OS, then released). */
 export async function freePort(): Promise<number> {
@@ -73,12 +73,14 @@ export interface RunningCli {
 }
 
 /**
- * Starts `node bin/tollgate.js <args>` with `stdin` written and closed. The hooks run from the sources (through tsx),
- * not from the checkout's bundle: these tests are about what the hook does; `claude-hook-bundle.test.ts` holds the
- * bundle to the same answers, and test/agents runs the bundle as users do.
+ * Starts the CLI (`tollgate <args>`) with `stdin` written and closed. It runs the sources compiled file by file
+ * ({@link compiledCliSync}: the code bin/tollgate.js loads through tsx, at less than half tsx's start-up CPU, which
+ * these files pay dozens of times), not the checkout's hook bundle: these tests are about what the hook does;
+ * `claude-hook-bundle.test.ts` holds the bundle to the same answers, test/integration/cli/ runs bin/tollgate.js
+ * itself, and test/agents runs the bundle as users do.
  */
 export function spawnCli(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): RunningCli {
-  return spawnProcess(process.execPath, [BIN, ...args], { ...options, env: { TOLLGATE_HOOK_FROM_SOURCE: '1', ...options.env } });
+  return spawnProcess(process.execPath, [compiledCliSync(), ...args], { ...options, env: { TOLLGATE_CLI: '1', ...options.env } });
 }
 
 /** Starts any program (python3) the same way. */

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { allRequests, body, childGatewaysPerTest, decide, eventsOf, pendingRequest } from './helpers.js';
 
-// Each test starts gateways and CLIs as child processes (TypeScript loaded through tsx) on two shared cores.
+// Each test starts gateways and CLIs as child processes on two shared cores.
 const SLOW = 120_000;
 
 const { gateway } = childGatewaysPerTest('hook-routes');

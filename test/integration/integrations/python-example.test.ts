@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { allRequests, childGatewaysPerTest, clientEnv, decide, pendingRequest, spawnProcess } from './helpers.js';
 
-// Each test starts gateways and CLIs as child processes (TypeScript loaded through tsx) on two shared cores.
+// Each test starts gateways and CLIs as child processes on two shared cores.
 const SLOW = 120_000;
 
 const SCRIPT = 'examples/python/gate_tool_call.py';

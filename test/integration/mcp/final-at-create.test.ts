@@ -10,14 +10,12 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
-import { UPSTREAM } from './helpers.js';
+import { mcpCommand } from './helpers.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/tollgate.js', import.meta.url));
 
 let http: HttpServer;
 let client: Client;
@@ -66,7 +64,7 @@ beforeEach(async () => {
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [BIN, 'mcp', '--name', 'files', '--', process.execPath, '--import', 'tsx', UPSTREAM],
+      args: await mcpCommand(['--name', 'files']),
       env: { ...process.env, TOLLGATE_URL: url, TOLLGATE_TOKEN: 'fake', FAKE_MCP_LOG: join(dir, 'calls.ndjson') } as Record<string, string>,
       stderr: 'inherit',
     }),

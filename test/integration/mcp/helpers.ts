@@ -1,22 +1,28 @@
 /**
- * Set-up for the `tollgate mcp` tests: the real SDK client spawns the proxy (bin/tollgate.js) with the real SDK
- * fake upstream behind it (stdio, unless the args name `--upstream-url`), against an in-process gateway.
+ * Set-up for the `tollgate mcp` tests: the real SDK client spawns the proxy (the CLI) with the real SDK fake upstream
+ * behind it (stdio, unless the args name `--upstream-url`), against an in-process gateway.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { expect } from 'vitest';
+import { compiled, compiledCli } from '../../helpers/compiled-cli.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import type { Clock } from '../../../src/utils/clock.js';
 import type { ApiRequest } from '../../../src/requests/serialize.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/tollgate.js', import.meta.url));
-/** The stdio fake upstream's entry point. */
-export const UPSTREAM = fileURLToPath(new URL('../../fakes/mcp/upstream.ts', import.meta.url));
+/**
+ * `tollgate mcp <args>` as the arguments of `node`, with the stdio fake upstream as its command unless `args` name
+ * `--upstream-url`. Both are the sources compiled file by file ({@link compiledCli}): through tsx each start would
+ * cost about 2 s more CPU, and these files start dozens; test/integration/cli/ runs bin/tollgate.js itself.
+ */
+export async function mcpCommand(args: string[]): Promise<string[]> {
+  const upstream = args.includes('--upstream-url') ? [] : ['--', process.execPath, await compiled('test/fakes/mcp/upstream.ts')];
+  return [await compiledCli(), 'mcp', ...args, ...upstream];
+}
 
 /** A running proxy with its gateway and the fake upstream's call log. */
 export interface ProxyFixture {
@@ -43,12 +49,11 @@ export async function startProxy(options: { proxyArgs?: string[]; client?: Clien
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-mcp-'));
   const log = options.logFile ?? join(dir, 'calls.ndjson');
   const proxyArgs = options.proxyArgs ?? [];
-  const upstream = proxyArgs.includes('--upstream-url') ? [] : ['--', process.execPath, '--import', 'tsx', UPSTREAM];
   const client = options.client ?? new Client({ name: 'test-client', version: '1.0.0' });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [BIN, 'mcp', '--name', 'files', '--approver', 'web:alice', ...proxyArgs, ...upstream],
+      args: await mcpCommand(['--name', 'files', '--approver', 'web:alice', ...proxyArgs]),
       env: { ...process.env, TOLLGATE_URL: t.url, TOLLGATE_TOKEN: t.token, FAKE_MCP_LOG: log } as Record<string, string>,
       stderr: 'inherit',
     }),

@@ -1,6 +1,6 @@
 /**
- * `tollgate mcp` end to end: the real SDK client talks to the proxy process (bin/tollgate.js), which talks to a real
- * SDK upstream process and to a real in-process gateway.
+ * `tollgate mcp` end to end: the real SDK client talks to the proxy process (the CLI, see helpers.ts), which talks
+ * to a real SDK upstream process and to a real in-process gateway.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

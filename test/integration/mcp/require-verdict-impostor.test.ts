@@ -10,7 +10,6 @@ import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -18,9 +17,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiRequest } from '../../../src/requests/serialize.js';
 import { genuineVerdict, startImpostorGateway, type ImpostorGateway } from '../../helpers/impostor-gateway.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { UPSTREAM } from './helpers.js';
+import { mcpCommand } from './helpers.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/tollgate.js', import.meta.url));
 
 let t: TestServer;
 let impostor: ImpostorGateway;
@@ -48,7 +46,7 @@ beforeAll(async () => {
     new StdioClientTransport({
       command: process.execPath,
       // The operator pins the real gateway's keys: the impostor can relay genuine tokens, not sign its own.
-      args: [BIN, 'mcp', '--name', 'files', '--approver', 'web:alice', '--require-verdict', '--jwks-url', `${t.url}/.well-known/jwks.json`, '--', process.execPath, '--import', 'tsx', UPSTREAM],
+      args: await mcpCommand(['--name', 'files', '--approver', 'web:alice', '--require-verdict', '--jwks-url', `${t.url}/.well-known/jwks.json`]),
       env: { ...process.env, TOLLGATE_URL: impostor.url, TOLLGATE_TOKEN: 'fake', FAKE_MCP_LOG: log } as Record<string, string>,
       stderr: 'inherit',
     }),
