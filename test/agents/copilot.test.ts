@@ -9,7 +9,7 @@
  * the link, a human approves, the retry runs.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { beforeAll } from 'vitest';
 import { startFakeChatModel } from '../fakes/model-api/openai-chat.js';
 import { agentHarness, realCliSuite } from './harness.js';
@@ -38,9 +38,12 @@ realCliSuite(
       writeFileSync(join(h.home(), '.copilot/settings.json'), JSON.stringify({ hooks: { preToolUse: [hook] } }, null, 2));
     },
     run: (model) =>
-      h.run(copilot, ['-p', 'Run the scripted command.', '--allow-all-tools'], {
+      h.run(copilot, ['-p', 'Run the scripted command.', '--allow-all-tools', '--disable-client-telemetry'], {
         HOME: h.home(),
         XDG_CONFIG_HOME: join(h.home(), '.config'),
+        // Where the binary unpacks itself at its first start (~235 MB, ~1.5 s of CPU): once per machine, not per HOME.
+        COPILOT_CACHE_HOME: join(resolve(copilot, '../../..'), 'cache'),
+        COPILOT_AUTO_UPDATE: 'false',
         COPILOT_PROVIDER_BASE_URL: model.url,
         COPILOT_PROVIDER_API_KEY: 'dummy',
         COPILOT_MODEL: 'gpt-4.1',
