@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { beforeAll } from 'vitest';
 import { startFakeGemini } from '../fakes/model-api/gemini.js';
 import { agentHarness, realCliSuite } from './harness.js';
-import { PINNED, pinnedCli } from './install.js';
+import { NODE_COMPILE_CACHE, PINNED, pinnedCli } from './install.js';
 
 // An install on first use (~100 MB, ~8 s), then a real CLI (3–6 s a run) and the hook through tsx, on two shared cores.
 const SLOW = 240_000;
@@ -49,6 +49,7 @@ realCliSuite(
         GEMINI_CLI_HOME: h.home(),
         GEMINI_CLI_TRUST_WORKSPACE: 'true',
         GEMINI_CLI_NO_RELAUNCH: 'true',
+        NODE_COMPILE_CACHE,
         ...h.gatewayEnv(),
       }),
   },

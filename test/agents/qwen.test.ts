@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { beforeAll } from 'vitest';
 import { startFakeChatModel } from '../fakes/model-api/openai-chat.js';
 import { agentHarness, realCliSuite } from './harness.js';
-import { PINNED, pinnedCli } from './install.js';
+import { NODE_COMPILE_CACHE, PINNED, pinnedCli } from './install.js';
 
 // Installs on first use (~330 MB with Node 22, ~18 s), then a real CLI and the hook through tsx, on two shared cores.
 const SLOW = 240_000;
@@ -53,6 +53,7 @@ realCliSuite(
         OPENAI_API_KEY: 'dummy',
         OPENAI_MODEL: 'qwen3-coder-plus',
         QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
+        NODE_COMPILE_CACHE,
         ...h.gatewayEnv(),
       }),
   },
