@@ -7,7 +7,7 @@
  * attempt is cancelled, a human approves, the retry runs.
  *
  * Over 30 s: a real CLI started four times (plus `cline auth` before each), with the hook a child process each time;
- * it runs in vitest.config.ts's `waiting` project, beside the other files that wait.
+ * it runs in vitest.config.ts's `main` project (it computes: see WAITING there).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -17,7 +17,7 @@ import { startFakeChatModel } from '../fakes/model-api/openai-chat.js';
 import { agentHarness, realCliSuite } from './harness.js';
 import { PINNED, pinnedCli } from './install.js';
 
-// An install on first use (~430 MB, ~25–40 s), then a real CLI and the hook through tsx, on two shared cores.
+// An install on first use (~430 MB, ~25–40 s), then a real CLI and the hook (from its bundle), on two shared cores.
 const SLOW = 300_000;
 
 const h = agentHarness('cline');

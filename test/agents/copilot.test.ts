@@ -15,7 +15,7 @@ import { startFakeChatModel } from '../fakes/model-api/openai-chat.js';
 import { agentHarness, realCliSuite } from './harness.js';
 import { PINNED, pinnedCli } from './install.js';
 
-// An install on first use (~190 MB, ~25 s), the binary's first unpacking (~6 s), then 5–10 s a run on two shared cores.
+// An install on first use (~190 MB, ~25 s), the binary's first unpacking (~6 s), then 3–5 s a run on two shared cores.
 const SLOW = 240_000;
 
 const h = agentHarness('copilot');

@@ -7,7 +7,7 @@
  * runs.
  *
  * Over 30 s: a real CLI started four times, with the hook a child process each time; it runs in vitest.config.ts's
- * `waiting` project, beside the other files that wait.
+ * `main` project (it computes: see WAITING there).
  */
 import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
