@@ -7,7 +7,7 @@
  * runs (deferred verdicts, as for every agent).
  *
  * Over 30 s: a real CLI started for each scenario (a native binary loading its own runtime), with the hook a child process each
- * time; it runs in vitest.config.ts's `waiting` project, beside the other files that wait.
+ * time; it runs in vitest.config.ts's `main` project (it computes: see WAITING there).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ import { startFakeMessagesModel, type FakeMessagesModel } from '../fakes/model-a
 import { agentHarness, realCliSuite } from './harness.js';
 import { PINNED, pinnedCli } from './install.js';
 
-// An install on first use (~380 MB, ~5 s), then a real CLI and the hook through tsx, on two shared cores.
+// An install on first use (~380 MB, ~5 s), then a real CLI and the hook (from its bundle), on two shared cores.
 const SLOW = 240_000;
 
 const h = agentHarness('claude');

@@ -7,16 +7,17 @@
  * attempt is cancelled, a human approves, the retry runs.
  *
  * Over 30 s: a real CLI started four times (plus `cline auth` before each), with the hook a child process each time;
- * it runs in vitest.config.ts's `waiting` project, beside the other files that wait.
+ * it runs in vitest.config.ts's `main` project (it computes: see WAITING there).
  */
-import { resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { beforeAll, expect } from 'vitest';
 import { run as init } from '../../src/cli/init.js';
 import { startFakeChatModel } from '../fakes/model-api/openai-chat.js';
 import { agentHarness, realCliSuite } from './harness.js';
 import { PINNED, pinnedCli } from './install.js';
 
-// An install on first use (~430 MB, ~25–40 s), then a real CLI and the hook through tsx, on two shared cores.
+// An install on first use (~430 MB, ~25–40 s), then a real CLI and the hook (from its bundle), on two shared cores.
 const SLOW = 300_000;
 
 const h = agentHarness('cline');
@@ -33,6 +34,9 @@ realCliSuite(
     toolName: 'run_commands',
     startModel: (command) => startFakeChatModel(command, 'run_commands'),
     async configure(model, wait) {
+      // The user's opt-outs: else every run and `cline auth` send telemetry to otel.cline.bot (tests talk to 127.0.0.1).
+      mkdirSync(join(h.home(), '.cline/data/settings'), { recursive: true });
+      writeFileSync(join(h.home(), '.cline/data/settings/global-settings.json'), JSON.stringify({ telemetryOptOut: true, autoUpdateEnabled: false }));
       const auth = await h.run(cline, ['auth', '-p', 'openai-compatible', '-k', 'dummy', '-m', 'fake-model', '-b', model.url], { HOME: h.home() });
       expect(auth.code).toBe(0);
       const io = { stdout: { write: () => true }, env: { HOME: h.home() }, cwd: h.project(), bin: resolve(import.meta.dirname, '../../bin/tollgate.js') };

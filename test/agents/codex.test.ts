@@ -7,7 +7,7 @@
  * the approver's reason; deferred → the first attempt is refused with the link, a human approves, the retry runs.
  *
  * Over 30 s: a real CLI started four times, with the hook a child process each time; it runs in vitest.config.ts's
- * `waiting` project, beside the other files that wait.
+ * `main` project (it computes: see WAITING there).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ import { startFakeResponsesModel } from '../fakes/model-api/openai-responses.js'
 import { agentHarness, realCliSuite } from './harness.js';
 import { PINNED, pinnedCli } from './install.js';
 
-// An install on first use (~420 MB, ~8 s), then a real CLI and the hook through tsx, on two shared cores.
+// An install on first use (~420 MB, ~8 s), then a real CLI and the hook (from its bundle), on two shared cores.
 const SLOW = 240_000;
 
 const h = agentHarness('codex');

@@ -6,16 +6,16 @@
  * with the link, a human approves, the retry runs.
  *
  * Over 30 s: a real CLI started four times, with the hook a child process each time; it runs in vitest.config.ts's
- * `waiting` project, beside the other files that wait.
+ * `main` project (it computes: see WAITING there).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll } from 'vitest';
 import { startFakeGemini } from '../fakes/model-api/gemini.js';
 import { agentHarness, realCliSuite } from './harness.js';
-import { PINNED, pinnedCli } from './install.js';
+import { NODE_COMPILE_CACHE, PINNED, pinnedCli } from './install.js';
 
-// An install on first use (~100 MB, ~8 s), then a real CLI (3–6 s a run) and the hook through tsx, on two shared cores.
+// An install on first use (~100 MB, ~8 s), then a real CLI (3–6 s a run) and the hook (from its bundle), on two shared cores.
 const SLOW = 240_000;
 
 const h = agentHarness('gemini');
@@ -49,6 +49,7 @@ realCliSuite(
         GEMINI_CLI_HOME: h.home(),
         GEMINI_CLI_TRUST_WORKSPACE: 'true',
         GEMINI_CLI_NO_RELAUNCH: 'true',
+        NODE_COMPILE_CACHE,
         ...h.gatewayEnv(),
       }),
   },

@@ -71,14 +71,14 @@ export function agentHarness(name: string): AgentHarness {
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       return new Promise((done) => child.once('close', (code) => done({ code, stdout, stderr })));
     },
-    // Up to 4 minutes: a CLI that installs a package at its start (OpenCode, its model provider) reaches its first
-    // tool call after a minute or more when the full suite shares two cores; found sooner, it returns at once.
+    // Up to a minute: the slowest CLI to its first tool call, OpenCode, took 3-7 s at load 9 and up to ~20 s at load
+    // 15 on two cores (each file alone, 2026-11-28); found sooner, it returns at once.
     pending: (agent) =>
       eventually(async () => {
         const { items } = (await (await server.api(`/v1/requests?status=pending&agent_kind=${agent}`)).json()) as { items: ApiRequest[] };
         if (!items[0]) throw new Error('no pending request yet');
         return items[0];
-      }, 240_000, 100),
+      }, 60_000, 100),
     async decide(id, body) {
       expect((await server.api(`/v1/requests/${id}/decision`, { body: { approver: 'web:alice', ...body } })).status).toBe(200);
     },
@@ -163,7 +163,9 @@ export function realCliSuite<M extends FakeModel>(h: AgentHarness, cli: RealCli<
     }
 
     it('defers: the first attempt is refused with the link, a human approves, the retry runs', async () => {
-      const m = await setUp('echo later > ran.txt', 1);
+      // 3 s, not 1: the hook's --wait also bounds its own start and its request to the gateway; on two loaded cores
+      // (load 15) 1 s was once too short for OpenCode's hook ("cannot reach the gateway …: timed out").
+      const m = await setUp('echo later > ran.txt', 3);
       await cli.run(m);
       expect(existsSync(ran())).toBe(false);
       const request = await h.pending(cli.agent);

@@ -7,16 +7,16 @@
  * the retry runs.
  *
  * Over 30 s: a real CLI started four times (on its own Node 22), with the hook a child process each time; it runs in
- * vitest.config.ts's `waiting` project, beside the other files that wait.
+ * vitest.config.ts's `main` project (it computes: see WAITING there).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll } from 'vitest';
 import { startFakeChatModel } from '../fakes/model-api/openai-chat.js';
 import { agentHarness, realCliSuite } from './harness.js';
-import { PINNED, pinnedCli } from './install.js';
+import { NODE_COMPILE_CACHE, PINNED, pinnedCli } from './install.js';
 
-// Installs on first use (~330 MB with Node 22, ~18 s), then a real CLI and the hook through tsx, on two shared cores.
+// Installs on first use (~330 MB with Node 22, ~18 s), then a real CLI and the hook (from its bundle), on two shared cores.
 const SLOW = 240_000;
 
 const h = agentHarness('qwen');
@@ -53,6 +53,7 @@ realCliSuite(
         OPENAI_API_KEY: 'dummy',
         OPENAI_MODEL: 'qwen3-coder-plus',
         QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
+        NODE_COMPILE_CACHE,
         ...h.gatewayEnv(),
       }),
   },
