@@ -48,6 +48,12 @@ export interface AgentAdapter {
    * agent kills lets the command run in most agents). `tollgate init` sets the agent's timeout to match `--wait`.
    */
   defaultWaitS: number;
+  /**
+   * Tools that only speak to the user in the conversation the user already watches (end the task with a summary, ask
+   * a question), never to the world: the hook allows them at once and files nothing. An agent that hooks every tool
+   * and can only finish through one would otherwise end each task waiting for a human to approve "done".
+   */
+  ungated?: readonly string[];
   /** The tool call in a parsed hook input. Throws {@link AgentInputError} naming the field when the input is not one. */
   toCall(input: Record<string, unknown>, env: Record<string, string | undefined>): AgentToolCall;
   /** The agent's answer to a verdict. `input` is the hook input (an agent may answer per event). */

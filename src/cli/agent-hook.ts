@@ -77,6 +77,9 @@ async function gate(adapter: AgentAdapter, argv: string[], io: HookIo, refuse: (
   let call: AgentCall;
   try {
     const tool = adapter.toCall(input, io.env);
+    if (adapter.ungated?.includes(tool.tool_name)) {
+      return print(io, adapter.answer({ outcome: 'allow', reason: `tollgate: ${tool.tool_name} only speaks to the user; not gated`, updatedArgs: null }, input));
+    }
     const { repo, branch } = gitPlace(tool.cwd);
     // Within the gateway's bounds (api-schema's agentContextSchema): a field past its bound is unknown, not a refusal.
     call = {

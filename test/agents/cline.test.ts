@@ -6,8 +6,8 @@
  * `cancel` ends the task with the reason for the user (the model gets no tool result to read); deferred → the first
  * attempt is cancelled, a human approves, the retry runs.
  *
- * Over 30 s: a real CLI started four times (plus `cline auth` before each), with the hook a child process each time;
- * it runs in vitest.config.ts's `main` project (it computes: see WAITING there).
+ * 16 s alone, over 30 s under the full suite's load: a real CLI started four times (plus `cline auth` before each),
+ * with the hook a child process each time; it runs in vitest.config.ts's `main` project (it computes: see WAITING).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -32,7 +32,8 @@ realCliSuite(
     agent: 'cline',
     title: `Cline CLI ${PINNED.cline.version}`,
     toolName: 'run_commands',
-    startModel: (command) => startFakeChatModel(command, 'run_commands'),
+    // Cline ends a task only through submit_and_exit, which the hook lets pass ungated (src/agents/cline.ts).
+    startModel: (command) => startFakeChatModel(command, 'run_commands', { name: 'submit_and_exit', args: { summary: 'Ran the scripted command as the task asked.', verified: true } }),
     async configure(model, wait) {
       // The user's opt-outs: else every run and `cline auth` send telemetry to otel.cline.bot (tests talk to 127.0.0.1).
       mkdirSync(join(h.home(), '.cline/data/settings'), { recursive: true });

@@ -4,7 +4,8 @@
  * the real CLIs run in test/agents/).
  */
 import { randomUUID } from 'node:crypto';
-import { runAgentAdapterContract, type HookRun } from './agent-adapter.contract.js';
+import { describe, expect, it } from 'vitest';
+import { runAgentAdapterContract, runHook, type HookRun } from './agent-adapter.contract.js';
 
 type Args = Record<string, unknown>;
 /** Every field the agents' answers use (each agent reads its own). */
@@ -114,4 +115,27 @@ runAgentAdapterContract({
     const out = json(run);
     return { decision: out.permission === 'allow' ? 'allow' : 'deny', reason: out.agent_message ?? out.user_message ?? run.stderr };
   },
+});
+
+// Cline's hook sees every tool, the one that ends the task too: were those gated, every task would end waiting for a
+// human to approve "done". No gateway answers here (port 9): a gated tool is refused, an ungated one passes at once.
+describe('tollgate hook cline: tools that only speak to the user', () => {
+  const input = (toolName: string, parameters: Args) => JSON.stringify({ clineVersion: '3.0.65', hookName: 'PreToolUse', timestamp: '1764313200000', taskId: 'task-1', workspaceRoots: ['/tmp'], userId: 'u1', preToolUse: { toolName, parameters } });
+  const unreachable = { TOLLGATE_URL: 'http://127.0.0.1:9', TOLLGATE_TOKEN: 't' };
+
+  it.each([
+    ['submit_and_exit', { summary: 'Ran the command and checked its output.' }],
+    ['ask_question', { question: 'Which branch?' }],
+    ['attempt_completion', { result: 'Done.' }],
+  ])('allows %s without asking anyone', async (tool, parameters) => {
+    const run = await runHook(['cline', '--wait', '1'], input(tool, parameters), unreachable);
+    expect(run.code).toBe(0);
+    expect(json(run).cancel).toBe(false);
+  });
+
+  it('still asks for a tool that acts (run_commands), and fails closed when nobody answers', async () => {
+    const run = await runHook(['cline', '--wait', '1'], input('run_commands', { commands: ['ls'] }), unreachable);
+    expect(json(run).cancel).toBe(true);
+    expect(json(run).errorMessage).toMatch(/cannot reach the gateway|tollgate/);
+  });
 });

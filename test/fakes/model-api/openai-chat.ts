@@ -2,7 +2,8 @@
  * A fake OpenAI-compatible Chat Completions API on 127.0.0.1 (what Qwen Code talks to through `OPENAI_BASE_URL`):
  * every `POST …/chat/completions` asks for one shell call (`run_shell_command` with the scripted command) until the
  * conversation carries its `tool` message, which is recorded (what the model was told: the output, or why the call
- * was blocked) and answered with a short text. Streams (SSE) or not, as the client asks.
+ * was blocked) and answered with a short text, or (`finish`) with a call of the agent's own tool for ending its task
+ * (Cline's ends only through one), then the text. Streams (SSE) or not, as the client asks.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -22,6 +23,13 @@ export interface FakeChatModel {
 interface Message {
   role: string;
   content?: unknown;
+  tool_calls?: { function?: { name?: string } }[];
+}
+
+/** The tool call an agent ends its task with, and its arguments. */
+export interface FinishCall {
+  name: string;
+  args: Record<string, unknown>;
 }
 
 const read = async (req: IncomingMessage) => {
@@ -32,9 +40,13 @@ const read = async (req: IncomingMessage) => {
 const text = (content: unknown): string =>
   typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? '').join('') : JSON.stringify(content);
 
-/** Starts the fake; `command` is what the model asks to run, with the agent's shell tool (`tool`, default Qwen's). */
-export async function startFakeChatModel(command: string, tool = 'run_shell_command'): Promise<FakeChatModel> {
+/**
+ * Starts the fake; `command` is what the model asks to run, with the agent's shell tool (`tool`, default Qwen's);
+ * `finish`, the call the model ends its task with once the command's result is in.
+ */
+export async function startFakeChatModel(command: string, tool = 'run_shell_command', finish?: FinishCall): Promise<FakeChatModel> {
   const fake: FakeChatModel = { url: '', command, toolResults: [], unknown: [], close: async () => undefined };
+  const finishCall = finish;
   let calls = 0;
   const server = createServer((req, res) => {
     void (async () => {
@@ -50,8 +62,14 @@ export async function startFakeChatModel(command: string, tool = 'run_shell_comm
       const base = { id: `chatcmpl-${++calls}`, created: Math.floor(Date.now() / 1000), model: body.model ?? 'fake-model' };
       let message: Record<string, unknown>;
       let finish: string;
-      if (last?.role === 'tool') {
+      // Which tool the result answers: the last call the model asked for.
+      const answered = body.messages?.findLast((m) => m.role === 'assistant' && m.tool_calls?.length)?.tool_calls?.[0]?.function?.name;
+      if (last?.role === 'tool' && finishCall && answered !== finishCall.name) {
         fake.toolResults.push(text(last.content));
+        message = { role: 'assistant', content: null, tool_calls: [{ index: 0, id: `call_${calls}`, type: 'function', function: { name: finishCall.name, arguments: JSON.stringify(finishCall.args) } }] };
+        finish = 'tool_calls';
+      } else if (last?.role === 'tool') {
+        if (!finishCall) fake.toolResults.push(text(last.content));
         message = { role: 'assistant', content: 'Done.' };
         finish = 'stop';
       } else {
