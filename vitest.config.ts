@@ -1,13 +1,13 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
+import WaitingFirst from './test/support/sequencer.js';
 
 /**
- * Test files that spend their time waiting, not computing: on real CLIs and child gateways started as processes, on
- * real seconds (deadlines, partitions, Redis restarts). On two cores, two of them at a time leave the CPU mostly idle,
- * so they run first, several at once (vitest runs projects with different `maxWorkers` one after the other, in
- * `sequence.groupOrder`). A file belongs here when most of its wall time is spent waiting; a CPU-bound file here
- * only slows the others down: the real coding-agent CLIs (test/agents/) compute (OpenCode installs its provider
- * package, Cline and Copilot start a Node application each), so they run in `main`, among the short files.
+ * Test files that spend their time waiting, not computing: on child gateways started as processes, on real seconds
+ * (deadlines, partitions, Redis restarts). They start first (test/support/sequencer.ts), and the CPU-bound files fill
+ * the cores around them while they wait: in a pool of their own, run before the rest, they left the CPU idle for
+ * most of their ~80 s (the fault suite alone at the end). A file belongs here when most of its wall time is spent
+ * waiting; the real coding-agent CLIs (test/agents/) compute, so they are not here.
  */
 const WAITING = [
   'test/faults/**/*.test.ts',
@@ -31,6 +31,12 @@ const WAITING = [
 const SHARED = ['test/unit/*.test.ts', 'test/unit/!(telemetry)/**/*.test.ts', 'test/contracts/**/*.test.ts'];
 
 const cores = availableParallelism();
+/**
+ * One pool for every file (vitest runs projects with different `maxWorkers` one after the other): two more workers
+ * than cores, since the waiting files and most others wait on something (PostgreSQL, Redis, a child gateway) a part
+ * of the time; suites start child gateways and talk to a shared Redis, so not many more.
+ */
+const workers = cores + 2;
 
 export default defineConfig({
   test: {
@@ -44,20 +50,19 @@ export default defineConfig({
     reporters: ['default', './test/support/slowest-files.ts'],
     // Does nothing unless TOLLGATE_CPU_PROFILE names a directory: then each file writes its CPU there.
     setupFiles: ['./test/support/cpu-profile.ts'],
+    sequence: { sequencer: WaitingFirst },
     projects: [
       {
         extends: true,
-        test: { name: 'waiting', include: WAITING, maxWorkers: Math.max(4, cores * 2), sequence: { groupOrder: 0 } },
+        test: { name: 'waiting', include: WAITING, maxWorkers: workers },
       },
       {
         extends: true,
-        // One more worker than cores: most files still wait on something (PostgreSQL, Redis, a child gateway) a
-        // part of the time; suites start child gateways and talk to a shared Redis, so not many more.
-        test: { name: 'main', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...WAITING, ...SHARED], maxWorkers: cores + 1, sequence: { groupOrder: 1 } },
+        test: { name: 'main', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...WAITING, ...SHARED], maxWorkers: workers },
       },
       {
         extends: true,
-        test: { name: 'shared', include: SHARED, isolate: false, maxWorkers: cores + 1, sequence: { groupOrder: 1 } },
+        test: { name: 'shared', include: SHARED, isolate: false, maxWorkers: workers },
       },
     ],
   },
