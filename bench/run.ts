@@ -114,7 +114,8 @@ function parseFlags(argv: string[]) {
     modes,
     profile: value('profile') ?? null,
     source: argv.includes('--source'),
-    runs: Math.max(1, Number(value('runs') ?? (quick || only ? 1 : 3))),
+    // The soak is one long run (its figures compare its own first and last minutes), not a median of three.
+    runs: Math.max(1, Number(value('runs') ?? (quick || only || soak ? 1 : 3))),
     baseline: value('baseline') ?? null,
     out: value('out') ?? fileURLToPath(new URL(defaultOut, import.meta.url)),
   };
