@@ -72,7 +72,9 @@ const soakLoad: ClientTask = async (raw, ask) => {
     }
     if (created.status !== 201) return count(`create_${created.status}`);
     const { id } = JSON.parse(created.body) as { id: string };
-    const waiting = kind === 'unwatched' ? null : polls.send('GET', `/v1/requests/${id}?wait=30`);
+    // Settled as it ends, not only when awaited below: a poll reset while the decision is still to come would
+    // otherwise be an unhandled rejection, which ends the client.
+    const waiting = kind === 'unwatched' ? null : polls.send('GET', `/v1/requests/${id}?wait=30`).then((r) => r, (error: unknown) => error as Error);
     if (kind !== 'expires') {
       await sleep(1000 + (i % 1000));
       const decidedAt = performance.now();
@@ -80,7 +82,9 @@ const soakLoad: ClientTask = async (raw, ask) => {
       windowOf(decidedAt)?.decision.push(decision.doneAt - decidedAt);
       if (decision.status !== 200) count(`decision_${decision.status}`);
     }
-    if (waiting) count(`waiter_${(JSON.parse((await waiting).body) as { status: string }).status}`);
+    const polled = await waiting;
+    if (polled instanceof Error) count(`waiter_error_${(polled as NodeJS.ErrnoException).code ?? polled.message}`);
+    else if (polled) count(`waiter_${(JSON.parse(polled.body) as { status: string }).status}`);
   };
   const flights = new Set<Promise<void>>();
   const run = async (ms: number) => {
@@ -91,7 +95,7 @@ const soakLoad: ClientTask = async (raw, ask) => {
         // Only creates count toward the cap: a waiter holds its slot for seconds by design.
         if (creating >= 256) count('missed');
         else {
-          const flight = one(seq++).catch(() => count('error'));
+          const flight = one(seq++).catch((error: unknown) => count(`error_${(error as NodeJS.ErrnoException).code ?? 'other'}`));
           flights.add(flight);
           void flight.finally(() => flights.delete(flight));
         }
