@@ -46,7 +46,6 @@ const text = (content: unknown): string =>
  */
 export async function startFakeChatModel(command: string, tool = 'run_shell_command', finish?: FinishCall): Promise<FakeChatModel> {
   const fake: FakeChatModel = { url: '', command, toolResults: [], unknown: [], close: async () => undefined };
-  const finishCall = finish;
   let calls = 0;
   const server = createServer((req, res) => {
     void (async () => {
@@ -61,30 +60,30 @@ export async function startFakeChatModel(command: string, tool = 'run_shell_comm
       const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
       const base = { id: `chatcmpl-${++calls}`, created: Math.floor(Date.now() / 1000), model: body.model ?? 'fake-model' };
       let message: Record<string, unknown>;
-      let finish: string;
+      let reason: string;
       // Which tool the result answers: the last call the model asked for.
       const answered = body.messages?.findLast((m) => m.role === 'assistant' && m.tool_calls?.length)?.tool_calls?.[0]?.function?.name;
-      if (last?.role === 'tool' && finishCall && answered !== finishCall.name) {
+      if (last?.role === 'tool' && finish && answered !== finish.name) {
         fake.toolResults.push(text(last.content));
-        message = { role: 'assistant', content: null, tool_calls: [{ index: 0, id: `call_${calls}`, type: 'function', function: { name: finishCall.name, arguments: JSON.stringify(finishCall.args) } }] };
-        finish = 'tool_calls';
+        message = { role: 'assistant', content: null, tool_calls: [{ index: 0, id: `call_${calls}`, type: 'function', function: { name: finish.name, arguments: JSON.stringify(finish.args) } }] };
+        reason = 'tool_calls';
       } else if (last?.role === 'tool') {
-        if (!finishCall) fake.toolResults.push(text(last.content));
+        if (!finish) fake.toolResults.push(text(last.content));
         message = { role: 'assistant', content: 'Done.' };
-        finish = 'stop';
+        reason = 'stop';
       } else {
         const args = JSON.stringify({ command: fake.command, description: 'the scripted command' });
         message = { role: 'assistant', content: null, tool_calls: [{ index: 0, id: `call_${calls}`, type: 'function', function: { name: tool, arguments: args } }] };
-        finish = 'tool_calls';
+        reason = 'tool_calls';
       }
       if (!body.stream) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: finish }], usage }));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: reason }], usage }));
         return;
       }
       const chunk = (choice: unknown, extra: Record<string, unknown> = {}) => `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [choice], ...extra })}\n\n`;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(chunk({ index: 0, delta: message, finish_reason: null }));
-      res.write(chunk({ index: 0, delta: {}, finish_reason: finish }, { usage }));
+      res.write(chunk({ index: 0, delta: {}, finish_reason: reason }, { usage }));
       res.end('data: [DONE]\n\n');
     })().catch((error: unknown) => res.destroy(error as Error));
   });
