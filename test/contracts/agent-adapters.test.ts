@@ -2,6 +2,9 @@
  * Every coding agent's adapter against the one contract (`agent-adapter.contract.ts`): how each agent asks to run a
  * shell command, and how it reads the answer — per its documented hook shapes (PLATFORMS.md, "Coding agents' hooks";
  * the real CLIs run in test/agents/).
+ *
+ * Over 30 s under the full suite's load (33 s in CI): eight agents × eleven scenarios, each on a gateway
+ * of its own, several waiting out a real `--wait` of 1–5 s (deferred verdicts, expiry, an unreachable gateway).
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
