@@ -45,6 +45,8 @@ interface MultiplexResult {
    */
   delivery_after_answer_ms: Percentiles;
   delivered: number;
+  /** The gateway's CPU time over `decide_window_ms`. */
+  decide_cpu_ms: number;
   /** Decisions answered 200 (with `expired_first`, what should have been delivered when the wait gave up early). */
   decided: number;
   decide_window_ms: number;
@@ -118,6 +120,7 @@ const multiplex: ClientTask = async (raw, ask) => {
     });
     await pool(rest.length, DECIDERS, (k) => decide(rest[k]!));
     const decideWindow = performance.now() - decideStart;
+    const decideCpuMs = ((await ask('mark')) as number) - cpuBefore - openCpuMs;
     await waiting;
     const since = (from: number[], among: number[]) =>
       among.flatMap((i) => (arrivedAt.has(p.ids[i]!) && !Number.isNaN(from[i]!) ? [arrivedAt.get(p.ids[i]!)! - from[i]!] : []));
@@ -131,6 +134,7 @@ const multiplex: ClientTask = async (raw, ask) => {
       delivered: arrivedAt.size,
       decided,
       decide_window_ms: round(decideWindow),
+      decide_cpu_ms: round(decideCpuMs),
       expired_first: expired,
       error,
     } satisfies MultiplexResult;
@@ -143,47 +147,63 @@ const multiplex: ClientTask = async (raw, ask) => {
 /** The client tasks of this scenario. */
 export const clientTasks: Record<string, ClientTask> = { multiplex };
 
-/** `waiters_multiplexed_100k.{rss_mb,delivery_ms,delivered}`. */
+/**
+ * The V8 flag docs/production.md names for memory-bound deployments ("Memory on Node 24: the young generation"): the
+ * scenario runs once at Node's defaults and once with it (issue 47: no flag becomes a default, the bench measures both).
+ */
+export const MEMORY_FLAGS = '--max-semi-space-size=16';
+
+/** One run of the scenario on a freshly seeded file, the gateway started with `env` added. */
+async function runOnce(ctx: Parameters<Scenario['run']>[0], name: string, env: Record<string, string>): Promise<Record<string, unknown>> {
+  const { ids, db: dbPath } = await seedForMode(ctx, name, ctx.quick ? 20_000 : 100_000, 0);
+  const gateway = await startGateway({ dbPath, env: { ...ctx.gatewayEnv, ...env }, cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-${name}`) : undefined });
+  try {
+    await waitIdle(gateway.pid, 60_000);
+    const idleRss = rssMb(gateway.pid);
+    const rss = rssSampler(gateway.pid);
+    let result: MultiplexResult;
+    try {
+      result = await ctx.client.run<MultiplexResult>('waiters-multiplexed', 'multiplex', { url: gateway.url, token: BENCH_TOKEN, ids }, { idle: () => waitIdle(gateway.pid, 120_000), rss: () => rssMb(gateway.pid), mark: () => cpuNs(gateway.pid) / 1e6 });
+    } finally {
+      rss.stop();
+    }
+    if (result.error) ctx.log(`waiters_multiplexed_100k (${name}): ${result.delivered} of ${ids.length} verdicts delivered; ${result.error}`);
+    return {
+      rss_mb: round(rss.stop(), 0),
+      rss_holding_mb: round(result.rss_holding_mb, 0),
+      rss_idle_mb: round(idleRss, 0),
+      requests: ids.length,
+      connections: Math.ceil(ids.length / IDS_PER_STREAM),
+      delivered: result.delivered,
+      not_delivered: ids.length - result.delivered,
+      // Verdicts given (decided or expired first) that never arrived: lost ones, whatever the machine's speed.
+      given_not_delivered: result.decided + result.expired_first - result.delivered,
+      delivery_ms: { p50: result.delivery_ms.p50, p99: result.delivery_ms.p99, max: result.delivery_ms.max, n: result.delivery_ms.n },
+      delivery_under_load_ms: { p50: result.delivery_under_load_ms.p50, p99: result.delivery_under_load_ms.p99, max: result.delivery_under_load_ms.max },
+      delivery_after_answer_ms: { p50: result.delivery_after_answer_ms.p50, p99: result.delivery_after_answer_ms.p99, max: result.delivery_after_answer_ms.max },
+      open_ms: result.open_ms,
+      open_cpu_ms: result.open_cpu_ms,
+      decide_window_ms: result.decide_window_ms,
+      decide_cpu_ms_per_decision: round(result.decide_cpu_ms / Math.max(1, result.decided), 3),
+      expired_before_decided: result.expired_first,
+      error: result.error,
+    };
+  } finally {
+    await gateway.stop();
+  }
+}
+
+/**
+ * `waiters_multiplexed_100k.{rss_mb,delivery_ms,delivered}` at Node's defaults, and the same under
+ * `waiters_multiplexed_100k.flags` with {@link MEMORY_FLAGS} (`flags.node_options` says which): the RSS goal is the
+ * flagged run's, the default's RSS is reported beside it, and `decide_cpu_ms_per_decision` says what the flag costs.
+ */
 export const waitersMultiplexedScenario: Scenario = {
   name: 'waiters_multiplexed_100k',
   modes: ['sqlite', 'bullmq', 'postgres'],
   async run(ctx) {
-    const { ids, db: dbPath } = await seedForMode(ctx, 'multiplexed', ctx.quick ? 20_000 : 100_000, 0);
-    const gateway = await startGateway({ dbPath, env: ctx.gatewayEnv, cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-multiplexed`) : undefined });
-    try {
-      await waitIdle(gateway.pid, 60_000);
-      const idleRss = rssMb(gateway.pid);
-      const rss = rssSampler(gateway.pid);
-      let result: MultiplexResult;
-      try {
-        result = await ctx.client.run<MultiplexResult>('waiters-multiplexed', 'multiplex', { url: gateway.url, token: BENCH_TOKEN, ids }, { idle: () => waitIdle(gateway.pid, 120_000), rss: () => rssMb(gateway.pid), mark: () => cpuNs(gateway.pid) / 1e6 });
-      } finally {
-        rss.stop();
-      }
-      if (result.error) ctx.log(`waiters_multiplexed_100k: ${result.delivered} of ${ids.length} verdicts delivered; ${result.error}`);
-      return {
-        waiters_multiplexed_100k: {
-          rss_mb: round(rss.stop(), 0),
-          rss_holding_mb: round(result.rss_holding_mb, 0),
-          rss_idle_mb: round(idleRss, 0),
-          requests: ids.length,
-          connections: Math.ceil(ids.length / IDS_PER_STREAM),
-          delivered: result.delivered,
-          not_delivered: ids.length - result.delivered,
-          // Verdicts given (decided or expired first) that never arrived: lost ones, whatever the machine's speed.
-          given_not_delivered: result.decided + result.expired_first - result.delivered,
-          delivery_ms: { p50: result.delivery_ms.p50, p99: result.delivery_ms.p99, max: result.delivery_ms.max, n: result.delivery_ms.n },
-          delivery_under_load_ms: { p50: result.delivery_under_load_ms.p50, p99: result.delivery_under_load_ms.p99, max: result.delivery_under_load_ms.max },
-          delivery_after_answer_ms: { p50: result.delivery_after_answer_ms.p50, p99: result.delivery_after_answer_ms.p99, max: result.delivery_after_answer_ms.max },
-          open_ms: result.open_ms,
-          open_cpu_ms: result.open_cpu_ms,
-          decide_window_ms: result.decide_window_ms,
-          expired_before_decided: result.expired_first,
-          error: result.error,
-        },
-      };
-    } finally {
-      await gateway.stop();
-    }
+    const defaults = await runOnce(ctx, 'multiplexed', {});
+    const flags = await runOnce(ctx, 'multiplexed-flags', { NODE_OPTIONS: MEMORY_FLAGS });
+    return { waiters_multiplexed_100k: { ...defaults, flags: { node_options: MEMORY_FLAGS, ...flags } } };
   },
 };
