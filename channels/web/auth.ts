@@ -32,14 +32,26 @@ function scryptAsync(secret: string, salt: Buffer, n: number, r: number, p: numb
   );
 }
 
+const DEFAULT_COST = 16384;
+
+const formatHash = (cost: number, salt: Buffer, key: Buffer) => `scrypt$${cost}$8$1$${salt.toString('base64')}$${key.toString('base64')}`;
+
 /**
  * Hashes a password for the `web.users[].password_hash` setting.
  * @example await hashPassword('correct horse') // 'scrypt$16384$8$1$…$…'
  */
-export async function hashPassword(password: string, cost = 16384): Promise<string> {
+export async function hashPassword(password: string, cost = DEFAULT_COST): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scryptAsync(password, salt, cost, 8, 1);
-  return `scrypt$${cost}$8$1$${salt.toString('base64')}$${key.toString('base64')}`;
+  return formatHash(cost, salt, await scryptAsync(password, salt, cost, 8, 1));
+}
+
+/**
+ * A hash no password matches, with the parameters {@link hashPassword} uses: checking a password against it costs what
+ * checking against a real hash does. Its key is random rather than derived, which no check can tell apart, so making
+ * one costs no scrypt run (about 35 ms of CPU at every start, when it was hashed).
+ */
+function decoyHash(): string {
+  return formatHash(DEFAULT_COST, randomBytes(16), randomBytes(KEY_LENGTH));
 }
 
 /** Parses a password hash; null when it is not in the `scrypt$N$r$p$salt$hash` form. */
@@ -96,7 +108,7 @@ export class WebAuth {
   readonly loginLinks: boolean;
   readonly linkUser: string;
   /** Spent on unknown names so that they take as long as a wrong password. */
-  private readonly decoyHash: Promise<string>;
+  private readonly decoyHash = decoyHash();
   private readonly marks: SharedMarks | undefined;
   private readonly now: () => number;
 
@@ -104,7 +116,6 @@ export class WebAuth {
     this.users = new Map(options.users.map((u) => [u.name, u]));
     this.loginLinks = options.loginLinks ?? true;
     this.linkUser = options.linkUser ?? 'admin';
-    this.decoyHash = hashPassword(randomBytes(16).toString('hex'));
     this.marks = options.marks;
     this.now = options.now ?? Date.now;
   }
@@ -154,12 +165,12 @@ export class WebAuth {
   async check(name: string, secret: string): Promise<string | null> {
     const user = this.users.get(name);
     if (!user || !secret) {
-      await verifyPassword(secret, await this.decoyHash);
+      await verifyPassword(secret, this.decoyHash);
       return null;
     }
     const tokenOk = user.token !== undefined && secretEquals(secret, user.token);
     // Token-only users still pay for one scrypt, so the response time does not tell which kind of user a name is.
-    const passwordOk = await verifyPassword(secret, user.passwordHash ?? (await this.decoyHash));
+    const passwordOk = await verifyPassword(secret, user.passwordHash ?? this.decoyHash);
     return (tokenOk || (passwordOk && user.passwordHash !== undefined)) ? user.name : null;
   }
 }

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { GateClient } from '../client/gate-client.js';
 import { GateClientError } from '../client/errors.js';
-import { requestFields } from '../integrations/request-options.js';
+import { requestFields } from '../integrations/request-fields.js';
 import { requestOptionsFromFlags } from './request-flags.js';
 import type { ApiRequest } from '../requests/serialize.js';
 import { flag, numberFlag, parseArgs, UsageError } from './args.js';
@@ -38,7 +38,7 @@ export async function run(argv: string[], io: AskIo = { stdout: process.stdout, 
   const timeoutS = numberFlag(args, 'timeout');
   if (timeoutS !== undefined && (!Number.isInteger(timeoutS) || timeoutS < 1)) throw new UsageError('--timeout must be a whole number of seconds, 1 or more');
   if (flag(args, 'expires') !== undefined) throw new UsageError('use --timeout: for ask, the question expires when the wait ends');
-  const options = requestOptionsFromFlags(args);
+  const options = await requestOptionsFromFlags(args);
   const quiet = flag(args, 'quiet') === 'true';
 
   let client: GateClient;

@@ -14,9 +14,9 @@ import { requestOptionsFromFlags } from './request-flags.js';
 export type HookProblem = { usage: string } | { input: string };
 
 /** Checks the flags, then the hook input; null when both are fine. Other errors are thrown. */
-export function hookProblem(args: ParsedArgs, input: unknown): HookProblem | null {
+export async function hookProblem(args: ParsedArgs, input: unknown): Promise<HookProblem | null> {
   try {
-    requestOptionsFromFlags(args);
+    await requestOptionsFromFlags(args);
   } catch (error) {
     if (error instanceof UsageError) return { usage: error.message };
     throw error;

@@ -146,7 +146,7 @@ async function sendReceipt(call: HookCall): Promise<number> {
  * after a failure). A bad flag throws {@link UsageError}, which `main` prints with the usage line (exit 2).
  */
 async function localProblem(call: HookCall): Promise<string | null> {
-  const problem = (await import('./claude-hook-check.js')).hookProblem(call.args, call.input);
+  const problem = await (await import('./claude-hook-check.js')).hookProblem(call.args, call.input);
   if (problem && 'usage' in problem) throw new UsageError(problem.usage);
   return problem?.input ?? null;
 }

@@ -28,7 +28,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new UsageError(`--name must be letters, digits, "_" or "-", got "${name}"`);
   const timeoutS = numberFlag(args, 'timeout');
   if (timeoutS !== undefined && (!Number.isInteger(timeoutS) || timeoutS < 1)) throw new UsageError('--timeout must be a whole number of seconds, at least 1');
-  const fields: Partial<CreateRequestInput> = { ...requestFields(requestOptionsFromFlags(args), `mcp:${name}`), ...(timeoutS ? { timeout_s: timeoutS } : {}) };
+  const fields: Partial<CreateRequestInput> = { ...requestFields(await requestOptionsFromFlags(args), `mcp:${name}`), ...(timeoutS ? { timeout_s: timeoutS } : {}) };
   const progressS = numberFlag(args, 'progress');
   if (progressS !== undefined && progressS <= 0) throw new UsageError('--progress must be more than 0 seconds');
   const gate = new GateClient();

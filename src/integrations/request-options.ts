@@ -5,22 +5,10 @@
  * (`?channel=slack:C0123&approver=web:alice`). One parser for both, so the CLI and the HTTP hooks agree.
  */
 import { z } from 'zod';
-import type { CreateRequestInput } from '../api/api-schema.js';
 import { fieldProblems, validationError } from '../api/validation.js';
+import type { GateRequestOptions } from './request-fields.js';
 
-/** Settings applied to every request an adapter files. */
-export interface GateRequestOptions {
-  /** Card destinations; the gateway's default channels when absent. */
-  channels?: { type: string; target?: string }[];
-  /** Who may decide (`slack:U0123`, `web:alice`); anyone who sees the card when absent. */
-  approvers?: string[];
-  /** Seconds until the request expires (the gateway's default when absent). */
-  expiresS?: number;
-  /** What expiry means. */
-  onTimeout?: 'deny' | 'approve';
-  /** The `agent_id` recorded on the request. */
-  agentId?: string;
-}
+export { requestFields, type GateRequestOptions } from './request-fields.js';
 
 /** The raw values, as strings, the way flags and query strings deliver them. Repeatable keys are arrays. */
 export interface RawRequestOptions {
@@ -71,16 +59,5 @@ export function rawOptionsFromQuery(query: Record<string, unknown>): RawRequestO
     expires: one(query.expires),
     on_timeout: one(query.on_timeout),
     agent_id: one(query.agent_id),
-  };
-}
-
-/** The `POST /v1/requests` fields the options set (absent ones left out, so gateway defaults apply). */
-export function requestFields(options: GateRequestOptions, defaultAgentId: string): Partial<CreateRequestInput> {
-  return {
-    agent_id: options.agentId ?? defaultAgentId,
-    ...(options.channels ? { channels: options.channels } : {}),
-    ...(options.approvers ? { approvers: options.approvers } : {}),
-    ...(options.expiresS !== undefined ? { timeout_s: options.expiresS } : {}),
-    ...(options.onTimeout ? { on_timeout: options.onTimeout } : {}),
   };
 }

@@ -2,13 +2,14 @@
  * @module telemetry/inject
  * The client's side of trace propagation: the active context's W3C `traceparent` (and `tracestate`, baggage) go out
  * with every call to the gateway, through whatever propagator the application registered with the OpenTelemetry API.
- * An application without an SDK has the API's no-op propagator: nothing is added. Imports only the API, so
- * `tollgate/client` stays light.
+ * An application without an SDK has the API's no-op propagator: nothing is added, and the API is not even loaded
+ * (`api.ts`), so `tollgate/client` and the client commands stay light.
  */
-import { context, propagation } from '@opentelemetry/api';
+import { otelApi } from './api.js';
 
 /** Adds the active trace context's headers to `headers` (in place) and returns it. */
 export function injectTraceHeaders(headers: Record<string, string>): Record<string, string> {
-  propagation.inject(context.active(), headers);
+  const api = otelApi();
+  api?.propagation.inject(api.context.active(), headers);
   return headers;
 }

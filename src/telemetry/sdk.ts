@@ -7,9 +7,10 @@
  * and timeouts (`OTEL_EXPORTER_OTLP_*`) and `OTEL_RESOURCE_ATTRIBUTES` by the SDK itself from the process's
  * environment, which is the same one for `tollgate serve`.
  */
-import { context, propagation, trace, type ProxyTracerProvider } from '@opentelemetry/api';
+import type { ProxyTracerProvider } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { VERSION } from '../version.js';
+import { loadOtelApi } from './api.js';
 import { refreshTracer } from './tracing.js';
 
 /** A started SDK. */
@@ -96,6 +97,7 @@ export async function startTracing(env: Record<string, string | undefined>, logg
   const provider = new NodeTracerProvider({ resource, spanProcessors });
   // Registers the provider, the W3C trace-context and baggage propagators and the async-local context manager.
   provider.register();
+  const { context, propagation, trace } = loadOtelApi();
   if ((trace.getTracerProvider() as ProxyTracerProvider).getDelegate() !== provider) {
     logger.warn('a tracer provider is already registered in this process: tollgate writes its spans to it');
     await provider.shutdown();

@@ -1,11 +1,13 @@
 /**
  * @module telemetry/tracing
  * The spans tollgate writes, through `@opentelemetry/api` only. Without an SDK registered (no `OTEL_*` variable set,
- * see `sdk.ts`) the API's tracer is a no-op: a span is one small object that records nothing, and {@link traced}
- * skips even the context switch, so the hot path pays close to nothing.
+ * see `sdk.ts`, and none of the host application's) the API is not even loaded (`api.ts`): {@link traced} runs its
+ * function with a span that records nothing, as the API's no-op tracer would, and skips the context switch, so the
+ * hot path pays close to nothing.
  */
-import { context, isSpanContextValid, ROOT_CONTEXT, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type SpanContext } from '@opentelemetry/api';
+import type { Attributes, Context, Link, Span, SpanContext, Tracer } from '@opentelemetry/api';
 import { VERSION } from '../version.js';
+import { otelApi, type OtelApi } from './api.js';
 
 /** The names of tollgate's spans (documented in docs/production.md, "Tracing"). */
 export const SPAN = {
@@ -36,16 +38,60 @@ export const ATTR = {
   onTimeout: 'tollgate.request.on_timeout',
 } as const;
 
-let tracer = trace.getTracer('tollgate', VERSION);
+let tracer: Tracer | null = null;
+
+/** tollgate's tracer, taken from the global provider on first use. */
+const tracerOf = (api: OtelApi): Tracer => (tracer ??= api.trace.getTracer('tollgate', VERSION));
 
 /**
- * Takes the tracer again from the global provider. `sdk.ts` calls it after registering or removing its provider: a
- * tracer taken before keeps the provider it first found, so a second SDK started in one process (tests) would write to
- * the first one's, shut down.
+ * Has the tracer taken again from the global provider (on its next use). `sdk.ts` calls it after registering or
+ * removing its provider: a tracer taken before keeps the provider it first found, so a second SDK started in one
+ * process (tests) would write to the first one's, shut down.
  */
 export function refreshTracer(): void {
-  tracer = trace.getTracer('tollgate', VERSION);
+  tracer = null;
 }
+
+const INVALID_SPAN_CONTEXT: SpanContext = { traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 };
+
+/** The span {@link traced} hands its function while nothing is registered with the API: like the API's own no-op span, it records nothing. */
+class NotRecordingSpan implements Span {
+  spanContext(): SpanContext {
+    return INVALID_SPAN_CONTEXT;
+  }
+  setAttribute(): this {
+    return this;
+  }
+  setAttributes(): this {
+    return this;
+  }
+  addEvent(): this {
+    return this;
+  }
+  addLink(): this {
+    return this;
+  }
+  addLinks(): this {
+    return this;
+  }
+  setStatus(): this {
+    return this;
+  }
+  updateName(): this {
+    return this;
+  }
+  end(): void {
+    // Nothing was recorded, nothing to end.
+  }
+  isRecording(): boolean {
+    return false;
+  }
+  recordException(): void {
+    // Nothing is recorded.
+  }
+}
+
+const NOT_RECORDING = new NotRecordingSpan();
 
 /** Where a span goes: its parent context and the spans it links to. */
 export interface SpanPlace {
@@ -58,8 +104,11 @@ export interface SpanPlace {
  * the span (status error) and rethrown.
  */
 export async function traced<T>(name: string, attributes: Attributes, place: SpanPlace, fn: (span: Span) => Promise<T>): Promise<T> {
+  const api = otelApi();
+  if (!api) return fn(NOT_RECORDING);
+  const { context, trace, SpanStatusCode } = api;
   const parent = place.parent ?? context.active();
-  const span = tracer.startSpan(name, { attributes, links: place.links }, parent);
+  const span = tracerOf(api).startSpan(name, { attributes, links: place.links }, parent);
   // A span that records nothing (no SDK, or sampled out) needs no context of its own: fn runs as it would untraced.
   if (!span.isRecording()) return fn(span);
   try {
@@ -75,8 +124,9 @@ export async function traced<T>(name: string, attributes: Attributes, place: Spa
 
 /** Writes a span with no duration of its own (a moment, such as waiters being woken). */
 export function markSpan(name: string, attributes: Attributes, place: SpanPlace): void {
-  const span = tracer.startSpan(name, { attributes, links: place.links }, place.parent ?? context.active());
-  span.end();
+  const api = otelApi();
+  if (!api) return;
+  tracerOf(api).startSpan(name, { attributes, links: place.links }, place.parent ?? api.context.active()).end();
 }
 
 /**
@@ -91,7 +141,7 @@ export class RequestTraces {
   constructor(private readonly limit = 20_000) {}
 
   /** Keeps `span` (by default the active one) as the create span of `requestId`, when it records (else: nothing to join). */
-  remember(requestId: string, span: Span | undefined = trace.getActiveSpan()): void {
+  remember(requestId: string, span: Span | undefined = otelApi()?.trace.getActiveSpan()): void {
     if (!span?.isRecording()) return;
     if (this.byRequest.size >= this.limit) this.byRequest.delete(this.byRequest.keys().next().value!);
     this.byRequest.set(requestId, span.spanContext());
@@ -103,8 +153,11 @@ export class RequestTraces {
    * armed them first.
    */
   jobPlace(requestId: string): SpanPlace {
+    const api = otelApi();
+    // Nothing registered: no span will be written, so none needs a place.
+    if (!api) return {};
     const created = this.byRequest.get(requestId);
-    return { parent: created ? trace.setSpanContext(ROOT_CONTEXT, created) : ROOT_CONTEXT };
+    return { parent: created ? api.trace.setSpanContext(api.ROOT_CONTEXT, created) : api.ROOT_CONTEXT };
   }
 
   /**
@@ -113,9 +166,11 @@ export class RequestTraces {
    * request from filing to verdict.
    */
   callerPlace(requestId: string): SpanPlace {
-    const active = trace.getSpanContext(context.active());
-    if (!active || !isSpanContextValid(active)) return this.jobPlace(requestId);
+    const api = otelApi();
+    if (!api) return {};
+    const active = api.trace.getSpanContext(api.context.active());
+    if (!active || !api.isSpanContextValid(active)) return this.jobPlace(requestId);
     const created = this.byRequest.get(requestId);
-    return { parent: context.active(), links: created ? [{ context: created }] : [] };
+    return { parent: api.context.active(), links: created ? [{ context: created }] : [] };
   }
 }
