@@ -22,13 +22,52 @@ const WAITING = [
 ];
 
 /**
- * Test files that run without isolation (one worker process and module cache for many files): pure unit tests and the
- * store/channel contracts, which touch no process-wide state (no vi.mock or spies, no globals, no process handlers,
- * no environment changes but feishu's NO_PROXY, which they all set alike). A fresh process per file costs ~0.25 s
- * of CPU to boot and ~0.3 s to import vitest and the sources again: these 63 files ran 83 -> 52 s of CPU.
- * test/unit/telemetry/ stays isolated: it registers OpenTelemetry's global tracer provider, which a process takes once.
+ * Test files that run without isolation (one worker process and module cache for many files, one file at a time): a
+ * fresh process per file costs ~0.15 s of CPU to boot and ~0.4 s to import vitest and the sources again. Unit tests
+ * and the store/channel contracts (63 files: 83 -> 52 s of CPU), then the integration, browser and agent files
+ * (192, the Web Push ones below among them: 397 -> 275 s, measured with TOLLGATE_CPU_PROFILE; their worker boot and
+ * import 96 -> 9 s). Each starts its own gateways, databases, fake services and browsers and closes them; what stays
+ * in the process between files is the module cache, and the module-level state in src/ and channels/ is none a test
+ * relies on (caches, and src/requests/ids.ts's last millisecond, which only keeps ids ordered); runs of the project
+ * with the files shuffled pass. The one
+ * environment change, the feishu files' NO_PROXY=127.0.0.1, is made alike by every file that makes it (the
+ * contract's too), and the tests talk to 127.0.0.1 only. Files that stay isolated, in `main` (the globs below leave
+ * them out):
+ * - test/unit/telemetry/, and integration/telemetry/traces and client-traceparent: they register OpenTelemetry's
+ *   global tracer provider and propagator, which a process takes once (the other two telemetry files register
+ *   nothing: one runs its gateway in a child process);
+ * - the three files that run a CLI in process with `vi.spyOn(process.stdout, 'write')` (history/prune,
+ *   history/query-plans, people/former-members): restored in `finally`, but a test timing out mid-CLI would leave
+ *   the spy on for the files after it;
+ * - the Web Push suite (integration/push/push-sqlite and push-postgres) and browser/push-notifications: in a shared
+ *   worker they failed in full `npm test` runs (issue 50's first trial; then 11 of push-sqlite's 12 tests got no
+ *   push at all, in the run's last minute, push-postgres having passed just before), never in runs of the `shared`
+ *   project alone, shuffled or not. The cause is not found: src/push keeps no process-wide state (web-push is given
+ *   the VAPID details per message), and the suite's one race (an expiry's outcome) is fixed. Isolated until it is
+ *   (a delivery that fails is retried on the suite's ManualClock, so it shows only as "got 0": TEST_LOG_LEVEL=warn
+ *   prints the job's error);
+ * - the WAITING files, which have a project of their own.
  */
-const SHARED = ['test/unit/*.test.ts', 'test/unit/!(telemetry)/**/*.test.ts', 'test/contracts/**/*.test.ts'];
+const SHARED = [
+  'test/unit/*.test.ts',
+  'test/unit/!(telemetry)/**/*.test.ts',
+  'test/contracts/**/*.test.ts',
+  'test/integration/*.test.ts',
+  'test/integration/!(telemetry|history|people|push)/**/*.test.ts',
+  'test/integration/push/!(push-sqlite|push-postgres).test.ts',
+  'test/integration/telemetry/!(traces|client-traceparent).test.ts',
+  'test/integration/history/!(prune|query-plans).test.ts',
+  'test/integration/people/!(former-members).test.ts',
+  'test/browser/!(push-notifications).test.ts',
+  'test/agents/**/*.test.ts',
+];
+
+/**
+ * vitest shuffles files (`--sequence.shuffle`, `--sequence.shuffle.files`) only with no sequencer configured: with one
+ * of ours the flag would quietly change nothing, and a file that depends on the files run before it in a `shared`
+ * worker would not be found. So the waiting-first order steps aside when the command line asks for a shuffle.
+ */
+const shuffling = process.argv.some((arg) => arg === '--sequence.shuffle' || arg.startsWith('--sequence.shuffle.files') || arg.startsWith('--sequence.shuffle='));
 
 const cores = availableParallelism();
 /**
@@ -50,7 +89,7 @@ export default defineConfig({
     reporters: ['default', './test/support/slowest-files.ts'],
     // Does nothing unless TOLLGATE_CPU_PROFILE names a directory: then each file writes its CPU there.
     setupFiles: ['./test/support/cpu-profile.ts'],
-    sequence: { sequencer: WaitingFirst },
+    sequence: shuffling ? {} : { sequencer: WaitingFirst },
     projects: [
       {
         extends: true,
@@ -62,7 +101,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'shared', include: SHARED, isolate: false, maxWorkers: workers },
+        test: { name: 'shared', include: SHARED, exclude: [...configDefaults.exclude, ...WAITING], isolate: false, maxWorkers: workers },
       },
     ],
   },
