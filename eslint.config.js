@@ -1,6 +1,7 @@
 // Lint configuration: typescript-eslint's recommended rules, zero warnings in CI.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 import layers from './scripts/lint-layers.js';
 
 export default tseslint.config(
@@ -32,4 +33,6 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  // Last: turns off the stylistic rules that Prettier owns, so the two never argue (`npm run format`).
+  prettier,
 );
