@@ -67,7 +67,10 @@ const SHARED = [
  * of ours the flag would quietly change nothing, and a file that depends on the files run before it in a `shared`
  * worker would not be found. So the waiting-first order steps aside when the command line asks for a shuffle.
  */
-const shuffling = process.argv.some((arg) => arg === '--sequence.shuffle' || arg.startsWith('--sequence.shuffle.files') || arg.startsWith('--sequence.shuffle='));
+const shuffling = process.argv.some(
+  (arg) =>
+    arg === '--sequence.shuffle' || arg.startsWith('--sequence.shuffle.files') || arg.startsWith('--sequence.shuffle='),
+);
 
 const cores = availableParallelism();
 /**
@@ -97,11 +100,22 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'main', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...WAITING, ...SHARED], maxWorkers: workers },
+        test: {
+          name: 'main',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...WAITING, ...SHARED],
+          maxWorkers: workers,
+        },
       },
       {
         extends: true,
-        test: { name: 'shared', include: SHARED, exclude: [...configDefaults.exclude, ...WAITING], isolate: false, maxWorkers: workers },
+        test: {
+          name: 'shared',
+          include: SHARED,
+          exclude: [...configDefaults.exclude, ...WAITING],
+          isolate: false,
+          maxWorkers: workers,
+        },
       },
     ],
   },

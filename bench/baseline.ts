@@ -13,7 +13,18 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,7 +54,8 @@ export function lockfileCovered(theirs: LockPackages, ours: LockPackages): boole
   return Object.entries(theirs).every(([path, pkg]) => path === '' || ours[path]?.version === pkg.version);
 }
 
-const git = (args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const git = (args: string[]) =>
+  execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 /** Checks `rev` out into a temp worktree, gives it node_modules and builds it. */
 export async function prepareBaseline(rev: string, log: (line: string) => void): Promise<Baseline> {
@@ -63,14 +75,20 @@ export async function prepareBaseline(rev: string, log: (line: string) => void):
   };
   try {
     const theirLock = readFileSync(join(tree, 'package-lock.json'), 'utf8');
-    const ours = (JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: LockPackages }).packages;
+    const ours = (JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: LockPackages })
+      .packages;
     let modules: string;
     if (lockfileCovered((JSON.parse(theirLock) as { packages: LockPackages }).packages, ours)) {
       symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
       modules = 'symlink';
     } else {
-      const kept = join(tmpdir(), `tollgate-bench-modules-${createHash('sha256').update(theirLock).digest('hex').slice(0, 16)}`);
-      modules = existsSync(join(kept, 'installed-by')) ? `${readFileSync(join(kept, 'installed-by'), 'utf8').trim()} (kept)` : installInto(kept, tree, log);
+      const kept = join(
+        tmpdir(),
+        `tollgate-bench-modules-${createHash('sha256').update(theirLock).digest('hex').slice(0, 16)}`,
+      );
+      modules = existsSync(join(kept, 'installed-by'))
+        ? `${readFileSync(join(kept, 'installed-by'), 'utf8').trim()} (kept)`
+        : installInto(kept, tree, log);
       symlinkSync(join(kept, 'node_modules'), join(tree, 'node_modules'));
     }
     const main = await buildGateway(tree);
@@ -88,7 +106,8 @@ function installInto(kept: string, tree: string, log: (line: string) => void): s
   const work = `${kept}.partial-${process.pid}`;
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  for (const file of ['package.json', 'package-lock.json']) writeFileSync(join(work, file), readFileSync(join(tree, file)));
+  for (const file of ['package.json', 'package-lock.json'])
+    writeFileSync(join(work, file), readFileSync(join(tree, file)));
   log(`baseline: npm ci into ${kept} (its lockfile differs from ours)`);
   // No scripts: the root's `prepare` would type-check and build a tree we do not use.
   const flags = ['--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'];
@@ -98,7 +117,13 @@ function installInto(kept: string, tree: string, log: (line: string) => void): s
   } catch (error) {
     // A revision whose lockfile lacks some optional platform packages its package.json gained (03bbb0e: msgpackr's
     // prebuilds) is refused by `npm ci`; `npm install` keeps every locked version and adds only what is missing.
-    log(`baseline: npm ci refused its lockfile (${String((error as { stderr?: Buffer }).stderr ?? error).split('\n').find((l) => l.includes('npm error') && !l.includes('code')) ?? 'see npm'}); npm install with its lockfile instead`);
+    log(
+      `baseline: npm ci refused its lockfile (${
+        String((error as { stderr?: Buffer }).stderr ?? error)
+          .split('\n')
+          .find((l) => l.includes('npm error') && !l.includes('code')) ?? 'see npm'
+      }); npm install with its lockfile instead`,
+    );
     execFileSync('npm', ['install', ...flags], { cwd: work, stdio: ['ignore', 'ignore', 'inherit'] });
     how = 'npm install';
   }
@@ -106,8 +131,12 @@ function installInto(kept: string, tree: string, log: (line: string) => void): s
   for (const name of nativePackages(join(work, 'node_modules'))) {
     const theirs = join(work, 'node_modules', name);
     const ours = join(ROOT, 'node_modules', name);
-    const version = (dir: string) => (existsSync(join(dir, 'package.json')) ? (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version : null);
-    if (version(theirs) === version(ours) && existsSync(join(ours, 'build', 'Release'))) cpSync(join(ours, 'build'), join(theirs, 'build'), { recursive: true });
+    const version = (dir: string) =>
+      existsSync(join(dir, 'package.json'))
+        ? (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version
+        : null;
+    if (version(theirs) === version(ours) && existsSync(join(ours, 'build', 'Release')))
+      cpSync(join(ours, 'build'), join(theirs, 'build'), { recursive: true });
     else rebuild.push(name);
   }
   if (rebuild.length) {
@@ -122,6 +151,8 @@ function installInto(kept: string, tree: string, log: (line: string) => void): s
 
 /** Top-level packages (scoped ones too) that compile a native addon (`binding.gyp`). */
 function nativePackages(modules: string): string[] {
-  const names = readdirSync(modules).flatMap((name) => (name.startsWith('@') ? readdirSync(join(modules, name)).map((sub) => `${name}/${sub}`) : [name]));
+  const names = readdirSync(modules).flatMap((name) =>
+    name.startsWith('@') ? readdirSync(join(modules, name)).map((sub) => `${name}/${sub}`) : [name],
+  );
   return names.filter((name) => existsSync(join(modules, name, 'binding.gyp')));
 }

@@ -22,10 +22,22 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export async function buildGateway(root: string = ROOT): Promise<string> {
   const { build } = await import('esbuild');
   const out = mkdtempSync(join(tmpdir(), 'tollgate-bench-build-'));
-  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'src', 'channels'], { cwd: root, encoding: 'utf8' })
+  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'src', 'channels'], {
+    cwd: root,
+    encoding: 'utf8',
+  })
     .split('\n')
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
-  await build({ entryPoints: files.map((f) => join(root, f)), outdir: out, outbase: root, format: 'esm', platform: 'node', target: 'node20', bundle: false, logLevel: 'error' });
+  await build({
+    entryPoints: files.map((f) => join(root, f)),
+    outdir: out,
+    outbase: root,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    bundle: false,
+    logLevel: 'error',
+  });
   // Bare imports resolve through node_modules found upward from the file; migrations are found next to src/.
   symlinkSync(join(root, 'node_modules'), join(out, 'node_modules'));
   // As in the package, whose package.json says so: without it node 20 parses each file as CommonJS first, fails, and

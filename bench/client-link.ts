@@ -16,7 +16,10 @@ export type AskHandlers = Partial<Record<AskWhat, (payload: unknown) => Promise<
 /** A running load-client process. */
 export class LoadClient {
   private nextId = 0;
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; handlers: AskHandlers }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (v: unknown) => void; reject: (e: Error) => void; handlers: AskHandlers }
+  >();
 
   private constructor(private readonly child: ChildProcess) {
     child.on('message', (message: ChildMessage) => this.onMessage(message));
@@ -81,7 +84,9 @@ export class LoadClient {
       // Asks come from the one task in flight; answer with that task's handlers.
       const handlers = [...this.pending.values()].at(-1)?.handlers ?? {};
       const handler = handlers[message.what];
-      void Promise.resolve(handler ? handler(message.payload) : null).then((value) => this.post({ kind: 'answer', id: message.id, value }));
+      void Promise.resolve(handler ? handler(message.payload) : null).then((value) =>
+        this.post({ kind: 'answer', id: message.id, value }),
+      );
     }
   }
 }

@@ -47,7 +47,11 @@ export function freshDatabase(ctx: BenchContext, name: string): Promise<string> 
 }
 
 /** Starts a gateway on a fresh database in this context's mode. */
-export async function freshGateway(ctx: BenchContext, name: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function freshGateway(
+  ctx: BenchContext,
+  name: string,
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
   return startGateway({
     dbPath: await freshDatabase(ctx, name),
     env: { ...ctx.gatewayEnv, ...env },
@@ -59,7 +63,13 @@ export async function freshGateway(ctx: BenchContext, name: string, env: Record<
  * Runs `fn` on a fresh gateway configured (`env`) to talk to `fake`, a platform fake already started; stops both after,
  * and closes the fake when the gateway fails to start.
  */
-export async function withGatewayBeside<T>(ctx: BenchContext, name: string, fake: { close(): Promise<void> }, env: Record<string, string>, fn: (gateway: ServerProcess) => Promise<T>): Promise<T> {
+export async function withGatewayBeside<T>(
+  ctx: BenchContext,
+  name: string,
+  fake: { close(): Promise<void> },
+  env: Record<string, string>,
+  fn: (gateway: ServerProcess) => Promise<T>,
+): Promise<T> {
   const gateway = await freshGateway(ctx, name, env).catch(async (error: unknown) => {
     await fake.close();
     throw error;

@@ -26,7 +26,12 @@ import type { ConfirmationRequest } from '../src/requests/types.js';
 const db = process.argv[process.argv.indexOf('--db') + 1];
 if (!db || !process.argv.includes('--db')) throw new Error('usage: durable-floor-server.ts --db FILE|postgres://…');
 
-const DEFAULTS: GatewayDefaults = { timeoutS: 300, channels: [{ type: 'web' }], options: ['Approve', 'Deny'], onTimeout: 'deny' };
+const DEFAULTS: GatewayDefaults = {
+  timeoutS: 300,
+  channels: [{ type: 'web' }],
+  options: ['Approve', 'Deny'],
+  onTimeout: 'deny',
+};
 
 /** One synced commit per call: the row's INSERT, or its approval (false when the row was not pending). */
 interface FloorStore {
@@ -39,7 +44,9 @@ async function sqliteStore(path: string): Promise<FloorStore> {
   const open = openDatabase(path);
   applyMigrations(open);
   const columns = REQUEST_INSERT.names.map((name) => `"${name}"`).join(', ');
-  const insert = open.sqlite.prepare(`INSERT INTO confirmation_requests (${columns}) VALUES (${REQUEST_INSERT.keys.map((key) => `@${key}`).join(', ')})`);
+  const insert = open.sqlite.prepare(
+    `INSERT INTO confirmation_requests (${columns}) VALUES (${REQUEST_INSERT.keys.map((key) => `@${key}`).join(', ')})`,
+  );
   const approve = open.sqlite.prepare(
     "UPDATE confirmation_requests SET status = 'approved', allowed = 1, decision_option = 'Approve', responded_at = @at, responded_by = @by, responded_via = 'api', reason = @reason, updated_at = @at WHERE id = @id AND status = 'pending'",
   );
@@ -86,9 +93,21 @@ function park(id: string, res: ServerResponse): void {
 }
 
 async function create(body: string, res: ServerResponse): Promise<void> {
-  const input = JSON.parse(body) as { tool_name: string; tool_args: Record<string, unknown>; prompt?: string; agent_id?: string; session_id?: string };
+  const input = JSON.parse(body) as {
+    tool_name: string;
+    tool_args: Record<string, unknown>;
+    prompt?: string;
+    agent_id?: string;
+    session_id?: string;
+  };
   const request = newConfirmationRequest(
-    { toolName: input.tool_name, toolArgs: input.tool_args, prompt: input.prompt, agentId: input.agent_id, sessionId: input.session_id },
+    {
+      toolName: input.tool_name,
+      toolArgs: input.tool_args,
+      prompt: input.prompt,
+      agentId: input.agent_id,
+      sessionId: input.session_id,
+    },
     DEFAULTS,
     [{ type: 'web' }],
     argsSha256(input.tool_name, input.tool_args),
@@ -100,7 +119,8 @@ async function create(body: string, res: ServerResponse): Promise<void> {
 
 async function decide(id: string, body: string, res: ServerResponse): Promise<void> {
   const input = JSON.parse(body) as { approver?: string; reason?: string };
-  if (!(await store.approve(id, input.approver ?? 'web:floor', input.reason ?? '', new Date()))) return answer(res, 409, JSON.stringify({ id, status: 'not pending' }));
+  if (!(await store.approve(id, input.approver ?? 'web:floor', input.reason ?? '', new Date())))
+    return answer(res, 409, JSON.stringify({ id, status: 'not pending' }));
   const reply = JSON.stringify({ id, status: 'approved' });
   const waiter = parked.get(id);
   if (waiter) {
@@ -118,7 +138,12 @@ const server = createServer((req, res) => {
     const item = ITEM.exec(req.url ?? '');
     if (req.method === 'GET' && item && req.url!.includes('wait=')) return park(item[1]!, res);
     const body = Buffer.concat(chunks).toString('utf8');
-    const work = req.method === 'POST' && item?.[2] ? decide(item[1]!, body, res) : req.method === 'POST' && !item ? create(body, res) : Promise.resolve(answer(res, 404, '{}'));
+    const work =
+      req.method === 'POST' && item?.[2]
+        ? decide(item[1]!, body, res)
+        : req.method === 'POST' && !item
+          ? create(body, res)
+          : Promise.resolve(answer(res, 404, '{}'));
     work.catch((error: unknown) => {
       res.writeHead(500, { 'content-type': 'text/plain' });
       res.end(String(error));

@@ -41,7 +41,17 @@ export interface HistoryPlan extends Required<Omit<HistorySeedOptions, 'days'>> 
 /** The plan of a seeding run started now. */
 export function historyPlan(options: HistorySeedOptions): HistoryPlan {
   const { rows, days = 365, tools = 40, agents = 20, approvers = 25, batch = 10_000, pendingOnly = false } = options;
-  return { rows, tools, agents, approvers, batch, pendingOnly, now: Date.now(), span: days * 86_400_000, pendingEvery: Math.max(2, Math.min(1000, rows)) };
+  return {
+    rows,
+    tools,
+    agents,
+    approvers,
+    batch,
+    pendingOnly,
+    now: Date.now(),
+    span: days * 86_400_000,
+    pendingEvery: Math.max(2, Math.min(1000, rows)),
+  };
 }
 
 const STATUSES = ['approved', 'approved', 'denied', 'expired', 'cancelled'] as const;
@@ -85,12 +95,16 @@ export class SeedIds {
 
 /** The SHA-256 `argsSha256` computes for tool `tool.<t>` and `{ table, rows }`, its canonical JSON written out. */
 function argsHash(tool: string, table: string, rows: number): string {
-  return createHash('sha256').update(`{"tool_args":{"rows":${rows},"table":"${table}"},"tool_name":"${tool}"}`).digest('hex');
+  return createHash('sha256')
+    .update(`{"tool_args":{"rows":${rows},"table":"${table}"},"tool_name":"${tool}"}`)
+    .digest('hex');
 }
 
 /** Row `i` of the plan `p` (see {@link historyRow}), as SQLite stores it. */
 export function historyRows(i: number, p: HistoryPlan, ids: SeedIds): HistoryRows {
-  const createdMs = p.pendingOnly ? p.now - 3_600_000 + Math.floor((i / p.rows) * 3_600_000) : p.now - p.span + Math.floor((i / p.rows) * p.span) - 60_000;
+  const createdMs = p.pendingOnly
+    ? p.now - 3_600_000 + Math.floor((i / p.rows) * 3_600_000)
+    : p.now - p.span + Math.floor((i / p.rows) * p.span) - 60_000;
   const createdAt = new Date(createdMs).toISOString();
   const toolName = `tool.${i % p.tools}`;
   const table = `t${i % 997}`;
@@ -162,7 +176,12 @@ export function historyRows(i: number, p: HistoryPlan, ids: SeedIds): HistoryRow
   });
   const events: HistoryRows['events'] = [['created', null, null, `{"asked":"${asked}"}`, createdAt]];
   if (!pending) {
-    const detail = status === 'expired' ? '{"on_timeout":"deny"}' : status === 'cancelled' ? '{}' : `{"person":"p${k}","option":"${request.decisionOption}"}`;
+    const detail =
+      status === 'expired'
+        ? '{"on_timeout":"deny"}'
+        : status === 'cancelled'
+          ? '{}'
+          : `{"person":"p${k}","option":"${request.decisionOption}"}`;
     events.push([status, respondedBy, request.respondedVia, detail, respondedAt!]);
   }
   return { request, events };
@@ -175,7 +194,15 @@ export function historyRows(i: number, p: HistoryPlan, ids: SeedIds): HistoryRow
 export function chainEvents(rows: HistoryRows, head: string, out: unknown[]): string {
   const { request } = rows;
   for (const [type, actor, channel, detail, at] of rows.events) {
-    const hash = eventHash(head, { requestId: request.id, type, actor, channel, detail, at, request: type === 'created' ? chainedFieldsOf(request) : null });
+    const hash = eventHash(head, {
+      requestId: request.id,
+      type,
+      actor,
+      channel,
+      detail,
+      at,
+      request: type === 'created' ? chainedFieldsOf(request) : null,
+    });
     out.push(request.id, type, actor, channel, detail, at, head, hash);
     head = hash;
   }
@@ -224,7 +251,9 @@ export class BulkInsert {
     let statement = this.statements.get(count);
     if (!statement) {
       const row = `(${this.keys.map(() => '?').join(', ')})`;
-      statement = this.sqlite.prepare(`INSERT INTO ${this.name} (${this.columns}) VALUES ${Array.from({ length: count }, () => row).join(', ')}`);
+      statement = this.sqlite.prepare(
+        `INSERT INTO ${this.name} (${this.columns}) VALUES ${Array.from({ length: count }, () => row).join(', ')}`,
+      );
       this.statements.set(count, statement);
     }
     statement.run(this.values);
@@ -235,4 +264,13 @@ export class BulkInsert {
 /** The columns the seed writes, in its parameters' order. */
 export const REQUEST_KEYS = Object.keys(getTableColumns(confirmationRequests)) as (keyof RequestRow)[];
 export const EVENT_KEYS = ['requestId', 'type', 'actor', 'channel', 'detail', 'at', 'prevHash', 'hash'];
-export const CARD_KEYS = ['requestId', 'channel', 'target', 'messageRef', 'status', 'attempts', 'lastError', 'updatedAt'];
+export const CARD_KEYS = [
+  'requestId',
+  'channel',
+  'target',
+  'messageRef',
+  'status',
+  'attempts',
+  'lastError',
+  'updatedAt',
+];

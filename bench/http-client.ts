@@ -50,7 +50,12 @@ export class BenchHttp {
   }
 
   /** Sends and parses the JSON answer; throws unless the status is `expected` (one or several). */
-  async json<T>(method: string, path: string, body?: unknown, expected: number | number[] = [200, 201]): Promise<T & { doneAt: number }> {
+  async json<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    expected: number | number[] = [200, 201],
+  ): Promise<T & { doneAt: number }> {
     const res = await this.send(method, path, body);
     const ok = Array.isArray(expected) ? expected.includes(res.status) : res.status === expected;
     if (!ok) throw new Error(`${method} ${path} -> ${res.status}: ${res.body.slice(0, 300)}`);

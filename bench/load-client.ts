@@ -27,13 +27,19 @@ const ask: Ask = (what, payload) =>
 
 async function run(message: Extract<ParentMessage, { kind: 'run' }>): Promise<void> {
   try {
-    const mod = (await import(pathToFileURL(join(SCENARIOS, `${message.scenario}.ts`)).href)) as { clientTasks?: Record<string, ClientTask> };
+    const mod = (await import(pathToFileURL(join(SCENARIOS, `${message.scenario}.ts`)).href)) as {
+      clientTasks?: Record<string, ClientTask>;
+    };
     const task = mod.clientTasks?.[message.task];
     if (!task) throw new Error(`scenario ${message.scenario} has no client task ${message.task}`);
     const value = await task(message.params, ask);
     send({ kind: 'result', id: message.id, value });
   } catch (error) {
-    send({ kind: 'error', id: message.id, message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    send({
+      kind: 'error',
+      id: message.id,
+      message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
   }
 }
 

@@ -63,18 +63,35 @@ export interface GatewayStart {
 export function startGateway(options: GatewayStart): Promise<ServerProcess> {
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir] : [];
   const entry = options.entry ?? gatewayEntry;
-  const env: NodeJS.ProcessEnv = { ...process.env, TOLLGATE_API_TOKENS: BENCH_TOKEN, LOG_LEVEL: 'warn', TOLLGATE_RATE_LIMIT: '0', TOLLGATE_RATE_LIMIT_DECISIONS: '0', TOLLGATE_MAX_CONNECTIONS: '65536', TOLLGATE_MAX_CONNECTIONS_PER_ADDRESS: '65536', ...entry.env, ...options.env };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TOLLGATE_API_TOKENS: BENCH_TOKEN,
+    LOG_LEVEL: 'warn',
+    TOLLGATE_RATE_LIMIT: '0',
+    TOLLGATE_RATE_LIMIT_DECISIONS: '0',
+    TOLLGATE_MAX_CONNECTIONS: '65536',
+    TOLLGATE_MAX_CONNECTIONS_PER_ADDRESS: '65536',
+    ...entry.env,
+    ...options.env,
+  };
   if (!options.env?.REDIS_URL) delete env.REDIS_URL;
-  const child = spawn(process.execPath, [...nodeArgs, entry.script, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', options.dbPath], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, entry.script, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', options.dbPath],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   return waitForListening(child, /listening on (http:\/\/\S+)/, options.startTimeoutMs ?? 60_000);
 }
 
 /** Runs a one-shot `tollgate <args>` (e.g. `migrate --from … --to …`) the same way the gateway runs; rejects on a non-zero exit. */
 export async function runTollgate(args: string[], env: Record<string, string> = {}): Promise<string> {
-  const child = spawn(process.execPath, [gatewayEntry.script, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...gatewayEntry.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [gatewayEntry.script, ...args], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...gatewayEntry.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
@@ -91,7 +108,9 @@ export async function startFloorServer(): Promise<ServerProcess> {
 
 /** Starts the node:http server that commits one row per create (the durable floor) on `db`: a SQLite file or a postgres:// URL. */
 export function startDurableFloorServer(db: string): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', DURABLE_FLOOR, '--db', db], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', DURABLE_FLOOR, '--db', db], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return waitForListening(child, /floor listening on (http:\/\/\S+)/, 60_000);
 }
 
@@ -136,7 +155,8 @@ function waitForListening(child: ChildProcess, pattern: RegExp, timeoutMs: numbe
         child,
         output: () => output,
         async stop(graceMs = 10_000) {
-          if (child.exitCode !== null || child.signalCode !== null) return `exited ${child.exitCode ?? child.signalCode}`;
+          if (child.exitCode !== null || child.signalCode !== null)
+            return `exited ${child.exitCode ?? child.signalCode}`;
           child.kill('SIGTERM');
           const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);
           const [code, signal] = (await exited) as [number | null, string | null];
@@ -178,7 +198,8 @@ export function cpuTicks(pid: number): number {
 export function cpuNs(pid: number): number {
   let ns = 0;
   try {
-    for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    for (const task of readdirSync(`/proc/${pid}/task`))
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
   } catch {
     // A thread (or the process) ended between the listing and the read: it adds nothing more.
   }
@@ -210,9 +231,17 @@ export function phaseCpu(
   pid: number | readonly number[],
   database: boolean,
   clientPid?: number,
-): { start(): void; stop(): void; msPer(calls: number): { gateway: number; database: number | null; client: number | null } } {
+): {
+  start(): void;
+  stop(): void;
+  msPer(calls: number): { gateway: number; database: number | null; client: number | null };
+} {
   const pids = typeof pid === 'number' ? [pid] : pid;
-  const read = (): [number, number, number] => [pids.reduce((sum, p) => sum + cpuNs(p), 0), database ? postgresCpuNs() : 0, clientPid ? cpuNs(clientPid) : 0];
+  const read = (): [number, number, number] => [
+    pids.reduce((sum, p) => sum + cpuNs(p), 0),
+    database ? postgresCpuNs() : 0,
+    clientPid ? cpuNs(clientPid) : 0,
+  ];
   const total = [0, 0, 0];
   let open: [number, number, number] | null = null;
   return {
@@ -226,7 +255,11 @@ export function phaseCpu(
       open = null;
     },
     msPer(calls) {
-      return { gateway: total[0]! / 1e6 / calls, database: database ? total[1]! / 1e6 / calls : null, client: clientPid ? total[2]! / 1e6 / calls : null };
+      return {
+        gateway: total[0]! / 1e6 / calls,
+        database: database ? total[1]! / 1e6 / calls : null,
+        client: clientPid ? total[2]! / 1e6 / calls : null,
+      };
     },
   };
 }
@@ -268,7 +301,10 @@ export function rssSampler(pid: number, everyMs = 100): { peak(): number; stop()
 /** One-minute load average and the number of cores, for the report's note on conditions. */
 export function machineLoad(): { loadavg1: number; cores: number } {
   const [one] = readFileSync('/proc/loadavg', 'utf8').split(' ');
-  return { loadavg1: Number(one), cores: Number(readFileSync('/proc/cpuinfo', 'utf8').match(/^processor\s*:/gm)?.length ?? 0) };
+  return {
+    loadavg1: Number(one),
+    cores: Number(readFileSync('/proc/cpuinfo', 'utf8').match(/^processor\s*:/gm)?.length ?? 0),
+  };
 }
 
 /**

@@ -26,7 +26,10 @@ interface CpuProfile {
  * a descheduled thread takes its next sample late, and weighting by time would charge the wait to whatever ran then.
  * Samples in the first `skipMs` (start-up) are left out.
  */
-export function summarizeProfile(profile: CpuProfile, skipMs = 0): { self: Map<string, number>; total: Map<string, number>; totalMs: number } {
+export function summarizeProfile(
+  profile: CpuProfile,
+  skipMs = 0,
+): { self: Map<string, number>; total: Map<string, number>; totalMs: number } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -40,7 +43,10 @@ export function summarizeProfile(profile: CpuProfile, skipMs = 0): { self: Map<s
     selfById.set(id, (selfById.get(id) ?? 0) + 1);
   });
   const label = (n: ProfileNode) => {
-    const file = n.callFrame.url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, 'node_modules/').replace(/^.*\/work\/main\//, '');
+    const file = n.callFrame.url
+      .replace(/^file:\/\//, '')
+      .replace(/^.*\/node_modules\//, 'node_modules/')
+      .replace(/^.*\/work\/main\//, '');
     return `${n.callFrame.functionName || '(anonymous)'} ${file}:${n.callFrame.lineNumber + 1}`;
   };
   const self = new Map<string, number>();
@@ -63,7 +69,10 @@ function top(map: Map<string, number>, n: number, totalMs: number): string[] {
   return [...map.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, n)
-    .map(([name, samples]) => `${samples.toFixed(0).padStart(8)} ${((samples / totalMs) * 100).toFixed(1).padStart(5)} %  ${name}`);
+    .map(
+      ([name, samples]) =>
+        `${samples.toFixed(0).padStart(8)} ${((samples / totalMs) * 100).toFixed(1).padStart(5)} %  ${name}`,
+    );
 }
 
 if (process.argv[1]?.endsWith('profile-summary.ts')) {
@@ -73,6 +82,11 @@ if (process.argv[1]?.endsWith('profile-summary.ts')) {
     process.exit(2);
   }
   const n = Number(count ?? 25);
-  const { self, total, totalMs } = summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, Number(skip ?? 0));
-  process.stdout.write(`profile ${file}: ${totalMs} samples\n\nself (samples, share)\n${top(self, n, totalMs).join('\n')}\n\ntotal (samples, share)\n${top(total, n, totalMs).join('\n')}\n`);
+  const { self, total, totalMs } = summarizeProfile(
+    JSON.parse(readFileSync(file, 'utf8')) as CpuProfile,
+    Number(skip ?? 0),
+  );
+  process.stdout.write(
+    `profile ${file}: ${totalMs} samples\n\nself (samples, share)\n${top(self, n, totalMs).join('\n')}\n\ntotal (samples, share)\n${top(total, n, totalMs).join('\n')}\n`,
+  );
 }

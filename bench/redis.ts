@@ -17,7 +17,12 @@ export interface BenchRedis {
 /** Connects to Redis, or resolves null when none answers within 2 s. */
 export async function redisForBench(log: (line: string) => void): Promise<BenchRedis | null> {
   const url = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: () => null });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    retryStrategy: () => null,
+  });
   try {
     await redis.connect();
     await redis.ping();

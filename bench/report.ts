@@ -4,7 +4,16 @@
  */
 import { readFileSync } from 'node:fs';
 import type { BenchMode } from './context.js';
-import { DURABLE_DECISION_P50, DURABLE_DECISION_P99, FLOOR, HISTORY, MICRO, REPLICAS, type Goal, type GoalSpec } from './goals.js';
+import {
+  DURABLE_DECISION_P50,
+  DURABLE_DECISION_P99,
+  FLOOR,
+  HISTORY,
+  MICRO,
+  REPLICAS,
+  type Goal,
+  type GoalSpec,
+} from './goals.js';
 
 /** One row of the table. */
 export interface GoalRow {
@@ -50,15 +59,43 @@ function perMode(inProcess: boolean, durableShare: number): GoalSpec[] {
   return [
     { path: 'decision_to_resume_ms.p50', unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: DURABLE_DECISION_P50 },
     { path: 'decision_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: DURABLE_DECISION_P99 },
-    { path: 'decision_to_resume_ms.slack.p50', unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: DURABLE_DECISION_P50 },
+    {
+      path: 'decision_to_resume_ms.slack.p50',
+      unit: 'ms',
+      goal: { op: '<=', floorPlus: 1 },
+      floor: DURABLE_DECISION_P50,
+    },
     { path: 'decision_to_resume_ms.slack.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: DURABLE_DECISION_P99 },
     { path: 'create_rps', unit: '/s', floor: 'floor.http_rps' },
     // Issue 35: group commit should beat node:http committing one row per request on the same store; issue 47: by 2 ×
     // on SQLite, 1.5 × on PostgreSQL.
-    { path: 'create_rps', label: 'create_rps vs durable floor', unit: '/s', goal: { op: '>=', floorTimes: durableShare }, floor: 'floor.durable_create_rps', needsFloor: true },
+    {
+      path: 'create_rps',
+      label: 'create_rps vs durable floor',
+      unit: '/s',
+      goal: { op: '>=', floorTimes: durableShare },
+      floor: 'floor.durable_create_rps',
+      needsFloor: true,
+    },
     // Issue 47: against the baseline revision's gateway as shipped, measured in the same run (`--baseline REV`).
-    { path: 'create_rps', label: 'create_rps vs baseline', unit: '/s', goal: { op: '>=', floorTimes: 1 }, floor: 'baseline.create_rps', floorIn: 'mode', needsFloor: true },
-    { path: 'decision_to_resume_ms.p50', label: 'decision_to_resume_ms.p50 vs baseline', unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: 'baseline.decision_to_resume_ms.p50', floorIn: 'mode', needsFloor: true },
+    {
+      path: 'create_rps',
+      label: 'create_rps vs baseline',
+      unit: '/s',
+      goal: { op: '>=', floorTimes: 1 },
+      floor: 'baseline.create_rps',
+      floorIn: 'mode',
+      needsFloor: true,
+    },
+    {
+      path: 'decision_to_resume_ms.p50',
+      label: 'decision_to_resume_ms.p50 vs baseline',
+      unit: 'ms',
+      goal: { op: '<=', floorPlus: 1 },
+      floor: 'baseline.decision_to_resume_ms.p50',
+      floorIn: 'mode',
+      needsFloor: true,
+    },
     { path: 'baseline.create_rps', unit: '/s' },
     { path: 'baseline.decision_to_resume_ms.p50', unit: 'ms' },
     { path: 'baseline.decision_to_resume_ms.p99', unit: 'ms' },
@@ -71,8 +108,18 @@ function perMode(inProcess: boolean, durableShare: number): GoalSpec[] {
     { path: 'decision_db_cpu_ms_per_request', unit: 'ms' },
     // The other chat channels' taps hold the Slack tap's goal: each is one verified post that decides.
     ...['teams', 'discord', 'telegram'].flatMap((channel): GoalSpec[] => [
-      { path: `${channel}.tap_to_resume_ms.p50`, unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: DURABLE_DECISION_P50 },
-      { path: `${channel}.tap_to_resume_ms.p99`, unit: 'ms', goal: { op: '<=', limit: 10 }, floor: DURABLE_DECISION_P99 },
+      {
+        path: `${channel}.tap_to_resume_ms.p50`,
+        unit: 'ms',
+        goal: { op: '<=', floorPlus: 1 },
+        floor: DURABLE_DECISION_P50,
+      },
+      {
+        path: `${channel}.tap_to_resume_ms.p99`,
+        unit: 'ms',
+        goal: { op: '<=', limit: 10 },
+        floor: DURABLE_DECISION_P99,
+      },
     ]),
     // A mail is a job and an SMTP session (connection, greeting, AUTH, MAIL, RCPT, DATA) away from the 201, and the
     // team's SMTP server (smtp-server) holds every greeting 100 ms to catch early talkers: 100 ms of the figure is
@@ -137,23 +184,62 @@ function perMode(inProcess: boolean, durableShare: number): GoalSpec[] {
 function limitOf(goal: Goal, floor: unknown): number | null {
   if ('limit' in goal) return goal.limit;
   if (typeof floor !== 'number') return null;
-  if ('floorTimes' in goal) return goal.op === '>=' && floor >= 100 ? Math.round(goal.floorTimes * floor) : Math.round(goal.floorTimes * floor * 100) / 100;
+  if ('floorTimes' in goal)
+    return goal.op === '>=' && floor >= 100
+      ? Math.round(goal.floorTimes * floor)
+      : Math.round(goal.floorTimes * floor * 100) / 100;
   return Math.round((floor + goal.floorPlus) * 100) / 100;
 }
 
 function goalText(goal: Goal, limit: number | null): string {
-  const relative = 'floorTimes' in goal ? ` (${Math.round(goal.floorTimes * 1000) / 10} % of floor)` : 'floorPlus' in goal ? ` (floor + ${goal.floorPlus})` : '';
+  const relative =
+    'floorTimes' in goal
+      ? ` (${Math.round(goal.floorTimes * 1000) / 10} % of floor)`
+      : 'floorPlus' in goal
+        ? ` (floor + ${goal.floorPlus})`
+        : '';
   return `${goal.op} ${limit === null ? '?' : limit.toLocaleString('en-US')}${relative}`;
 }
 
 function get(root: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), root);
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
+      root,
+    );
 }
 
 /** Parts of the paths of figures only some runs measure (`--only`), left out of the table when absent. */
-const OPTIONAL = ['baseline', 'micro.', 'verdict_sign', 'cpu_ms_per_request', 'slack', 'teams.', 'discord.', 'telegram.', 'email.', 'push.', 'events.', 'policy', 'claude', 'per_waiter', 'durable_', 'history.', 'floor.waiters', 'waiters_multiplexed', 'soak.'];
+const OPTIONAL = [
+  'baseline',
+  'micro.',
+  'verdict_sign',
+  'cpu_ms_per_request',
+  'slack',
+  'teams.',
+  'discord.',
+  'telegram.',
+  'email.',
+  'push.',
+  'events.',
+  'policy',
+  'claude',
+  'per_waiter',
+  'durable_',
+  'history.',
+  'floor.waiters',
+  'waiters_multiplexed',
+  'soak.',
+];
 
-function rowsFor(root: Record<string, unknown>, floorRoot: Record<string, unknown>, prefix: string, specs: GoalSpec[], extraCheck: (path: string) => boolean): GoalRow[] {
+function rowsFor(
+  root: Record<string, unknown>,
+  floorRoot: Record<string, unknown>,
+  prefix: string,
+  specs: GoalSpec[],
+  extraCheck: (path: string) => boolean,
+): GoalRow[] {
   return specs.flatMap((spec) => {
     const raw = get(root, spec.path);
     // Optional figures (the chat channels, email, policy) appear only once measured.
@@ -165,8 +251,10 @@ function rowsFor(root: Record<string, unknown>, floorRoot: Record<string, unknow
     let verdict: GoalRow['verdict'] = 'info';
     if (spec.goal) {
       // No value although the scenario ran (e.g. deciding 10,000 took longer than the long-polls wait): a miss.
-      if (value === null || limit === null) verdict = get(root, spec.path.split('.')[0]!) === undefined || limit === null ? 'n/a' : 'miss';
-      else verdict = (spec.goal.op === '<=' ? value <= limit : value >= limit) && extraCheck(spec.path) ? 'pass' : 'miss';
+      if (value === null || limit === null)
+        verdict = get(root, spec.path.split('.')[0]!) === undefined || limit === null ? 'n/a' : 'miss';
+      else
+        verdict = (spec.goal.op === '<=' ? value <= limit : value >= limit) && extraCheck(spec.path) ? 'pass' : 'miss';
     }
     return [
       {
@@ -183,23 +271,51 @@ function rowsFor(root: Record<string, unknown>, floorRoot: Record<string, unknow
 }
 
 /** Assembles results.json: SQLite figures at the top level, BullMQ ones under `bullmq`, PostgreSQL ones under `postgres`, then the goal rows. */
-export function buildResults(figures: Record<BenchMode, Record<string, unknown>>, info: RunInfo): Record<string, unknown> {
+export function buildResults(
+  figures: Record<BenchMode, Record<string, unknown>>,
+  info: RunInfo,
+): Record<string, unknown> {
   const { floor, ...sqlite } = figures.sqlite as { floor?: Record<string, unknown> } & Record<string, unknown>;
   const floorRoot = { floor };
   // A restart only counts if the overdue rows were expired by the time the gateway was ready; the verdict streams only
   // if every verdict arrived.
   const check = (root: Record<string, unknown>) => (path: string) =>
-    (!path.startsWith('restart_100k') || get(root, 'restart_100k.overdue_left') === 0) && (!path.startsWith('waiters_multiplexed') || get(root, path.includes('.flags.') ? 'waiters_multiplexed_100k.flags.not_delivered' : 'waiters_multiplexed_100k.not_delivered') === 0);
+    (!path.startsWith('restart_100k') || get(root, 'restart_100k.overdue_left') === 0) &&
+    (!path.startsWith('waiters_multiplexed') ||
+      get(
+        root,
+        path.includes('.flags.')
+          ? 'waiters_multiplexed_100k.flags.not_delivered'
+          : 'waiters_multiplexed_100k.not_delivered',
+      ) === 0);
   // A mode that measured a floor of its own (postgres's durable floor; the waiters' floor in every mode) is judged
   // against it, and against the run's floors for the rest — but PostgreSQL never against SQLite's durable floor.
-  const floorOf = (mode: Record<string, unknown>, run: Record<string, unknown> | undefined = floor) => ({ floor: { ...run, ...(mode.floor as Record<string, unknown> | undefined) } });
+  const floorOf = (mode: Record<string, unknown>, run: Record<string, unknown> | undefined = floor) => ({
+    floor: { ...run, ...(mode.floor as Record<string, unknown> | undefined) },
+  });
   const bare = Object.fromEntries(Object.entries(floor ?? {}).filter(([key]) => !key.startsWith('durable_')));
   const rows = [
     ...rowsFor(floorRoot, floorRoot, '', FLOOR, () => true),
-    ...(Object.keys(sqlite).length ? rowsFor(sqlite, floorRoot, '', [...MICRO, ...perMode(true, 2)], check(sqlite)) : []),
-    ...(Object.keys(figures.bullmq).length ? rowsFor(figures.bullmq, floorOf(figures.bullmq), 'bullmq.', perMode(false, 2), check(figures.bullmq)) : []),
+    ...(Object.keys(sqlite).length
+      ? rowsFor(sqlite, floorRoot, '', [...MICRO, ...perMode(true, 2)], check(sqlite))
+      : []),
+    ...(Object.keys(figures.bullmq).length
+      ? rowsFor(figures.bullmq, floorOf(figures.bullmq), 'bullmq.', perMode(false, 2), check(figures.bullmq))
+      : []),
     ...(Object.keys(figures.postgres).length
-      ? rowsFor(figures.postgres, floorOf(figures.postgres, bare), 'postgres.', [{ path: 'floor.durable_create_rps', unit: '/s' }, { path: DURABLE_DECISION_P50, unit: 'ms' }, { path: DURABLE_DECISION_P99, unit: 'ms' }, ...perMode(false, 1.5), ...REPLICAS], check(figures.postgres))
+      ? rowsFor(
+          figures.postgres,
+          floorOf(figures.postgres, bare),
+          'postgres.',
+          [
+            { path: 'floor.durable_create_rps', unit: '/s' },
+            { path: DURABLE_DECISION_P50, unit: 'ms' },
+            { path: DURABLE_DECISION_P99, unit: 'ms' },
+            ...perMode(false, 1.5),
+            ...REPLICAS,
+          ],
+          check(figures.postgres),
+        )
       : []),
   ];
   return {
@@ -259,12 +375,28 @@ function marginOf(row: GoalRow | undefined): number | null {
 export function printTable(results: Record<string, unknown>): void {
   const rows = results.table as GoalRow[];
   const header = ['figure', 'measured', 'floor', 'goal', 'verdict'];
-  const lines = rows.map((r) => [r.figure, r.value === null ? '—' : `${r.value.toLocaleString('en-US')} ${r.unit}`, r.floor ? `${r.floor} ${r.unit}` : '', r.goal ? `${r.goal} ${r.unit}` : '', r.verdict]);
+  const lines = rows.map((r) => [
+    r.figure,
+    r.value === null ? '—' : `${r.value.toLocaleString('en-US')} ${r.unit}`,
+    r.floor ? `${r.floor} ${r.unit}` : '',
+    r.goal ? `${r.goal} ${r.unit}` : '',
+    r.verdict,
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => (i === 1 || i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
+  const fmt = (cells: string[]) =>
+    cells.map((c, i) => (i === 1 || i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
   const out = [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)];
-  const c = results.conditions as { cores: number; loadavg1_before: number; loadavg1_after: number; duration_s: number; runs?: number };
-  out.push('', `${c.cores} cores, load average ${c.loadavg1_before} before / ${c.loadavg1_after} after, ${c.duration_s} s${(c.runs ?? 1) > 1 ? `, medians of ${c.runs} runs` : ''}`);
+  const c = results.conditions as {
+    cores: number;
+    loadavg1_before: number;
+    loadavg1_after: number;
+    duration_s: number;
+    runs?: number;
+  };
+  out.push(
+    '',
+    `${c.cores} cores, load average ${c.loadavg1_before} before / ${c.loadavg1_after} after, ${c.duration_s} s${(c.runs ?? 1) > 1 ? `, medians of ${c.runs} runs` : ''}`,
+  );
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
@@ -273,7 +405,9 @@ export function markdownTable(results: Record<string, unknown>): string {
   const rows = results.table as GoalRow[];
   const lines = ['| figure | measured | floor | goal | |', '|---|---:|---:|---|---|'];
   for (const r of rows) {
-    lines.push(`| \`${r.figure}\` | ${r.value === null ? '—' : `${r.value.toLocaleString('en-US')} ${r.unit}`} | ${r.floor ? `${r.floor} ${r.unit}` : ''} | ${r.goal ? `${r.goal} ${r.unit}` : ''} | ${r.verdict} |`);
+    lines.push(
+      `| \`${r.figure}\` | ${r.value === null ? '—' : `${r.value.toLocaleString('en-US')} ${r.unit}`} | ${r.floor ? `${r.floor} ${r.unit}` : ''} | ${r.goal ? `${r.goal} ${r.unit}` : ''} | ${r.verdict} |`,
+    );
   }
   return lines.join('\n');
 }

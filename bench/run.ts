@@ -64,13 +64,35 @@ const HISTORY_SCENARIOS: Scenario[] = [historyProcessScenario, historyScenario, 
  * In running order: create_rps feeds the expiry scenario's sizing, verdict_sign the micro's decision limit; the
  * baseline's gateway is loaded right after this revision's.
  */
-const SCENARIOS: Scenario[] = [floorScenario, durableFloorScenario, verdictSignScenario, microBaselineScenario, decisionResumeScenario, createRpsScenario, baselineScenario, policyScenario, slackScenario, teamsScenario, discordScenario, telegramScenario, emailScenario, pushScenario, eventsScenario, waitersScenario, waitersMultiplexedScenario, expiryScenario, restartScenario, replicasScenario];
+const SCENARIOS: Scenario[] = [
+  floorScenario,
+  durableFloorScenario,
+  verdictSignScenario,
+  microBaselineScenario,
+  decisionResumeScenario,
+  createRpsScenario,
+  baselineScenario,
+  policyScenario,
+  slackScenario,
+  teamsScenario,
+  discordScenario,
+  telegramScenario,
+  emailScenario,
+  pushScenario,
+  eventsScenario,
+  waitersScenario,
+  waitersMultiplexedScenario,
+  expiryScenario,
+  restartScenario,
+  replicasScenario,
+];
 
 /** Merges scenario figures, nested objects key by key (the Slack scenario adds `decision_to_resume_ms.slack`). */
 function mergeInto(target: Record<string, unknown>, source: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(source)) {
     const existing = target[key];
-    const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+    const isObject = (v: unknown): v is Record<string, unknown> =>
+      typeof v === 'object' && v !== null && !Array.isArray(v);
     if (isObject(existing) && isObject(value)) mergeInto(existing, value);
     else target[key] = value;
   }
@@ -97,12 +119,22 @@ function parseFlags(argv: string[]) {
   if (!(soakMinutes > 0)) throw new Error(`--soak-minutes: a positive number, got ${value('soak-minutes')}`);
   const only = value('only')?.split(',') ?? null;
   const modeFlag = value('mode') ?? (history ? 'sqlite,postgres' : soak ? 'sqlite' : 'all');
-  const modes = modeFlag === 'all' ? (['sqlite', 'bullmq', 'postgres'] as BenchMode[]) : (modeFlag.split(',') as BenchMode[]);
+  const modes =
+    modeFlag === 'all' ? (['sqlite', 'bullmq', 'postgres'] as BenchMode[]) : (modeFlag.split(',') as BenchMode[]);
   // A partial run (quick, some scenarios or some modes) must not overwrite the committed figures of a full one.
   const partial = quick || only !== null || modes.length < 3;
   const historyRows = Number(value('history-rows') ?? 10_000_000);
-  if (!Number.isInteger(historyRows) || historyRows < 1000) throw new Error(`--history-rows: a whole number of at least 1000, got ${value('history-rows')}`);
-  const defaultOut = soak ? './results.json' : history ? (historyRows === 10_000_000 && !quick ? './results.history.json' : './results.history.partial.json') : partial ? './results.partial.json' : './results.json';
+  if (!Number.isInteger(historyRows) || historyRows < 1000)
+    throw new Error(`--history-rows: a whole number of at least 1000, got ${value('history-rows')}`);
+  const defaultOut = soak
+    ? './results.json'
+    : history
+      ? historyRows === 10_000_000 && !quick
+        ? './results.history.json'
+        : './results.history.partial.json'
+      : partial
+        ? './results.partial.json'
+        : './results.json';
   return {
     quick,
     history,
@@ -124,7 +156,13 @@ function parseFlags(argv: string[]) {
 type Flags = ReturnType<typeof parseFlags>;
 
 /** One run of every asked-for mode and scenario; returns the figures by mode. */
-async function runModes(flags: Flags, client: LoadClient, builds: { build: string | null; baseline: Baseline | null }, log: (line: string) => void, failures: string[]): Promise<Record<BenchMode, Record<string, unknown>>> {
+async function runModes(
+  flags: Flags,
+  client: LoadClient,
+  builds: { build: string | null; baseline: Baseline | null },
+  log: (line: string) => void,
+  failures: string[],
+): Promise<Record<BenchMode, Record<string, unknown>>> {
   const figures: Record<BenchMode, Record<string, unknown>> = { sqlite: {}, bullmq: {}, postgres: {} };
   for (const mode of flags.modes) {
     const tmp = mkdtempSync(join(tmpdir(), `tollgate-bench-${mode}-`));
@@ -158,7 +196,11 @@ async function runModes(flags: Flags, client: LoadClient, builds: { build: strin
       const scenarios = flags.soak ? [soakScenario(flags.soakMinutes)] : flags.history ? HISTORY_SCENARIOS : SCENARIOS;
       const names = scenarios.map((s) => s.name);
       for (const scenario of scenarios) {
-        if (!scenario.modes.includes(mode) || (flags.only && !flags.only.some((name) => onlyMatches(name, scenario.name, names)))) continue;
+        if (
+          !scenario.modes.includes(mode) ||
+          (flags.only && !flags.only.some((name) => onlyMatches(name, scenario.name, names)))
+        )
+          continue;
         // The floor is measured once per run; a postgres-only run measures its own (kept under `postgres.floor`).
         if (scenario === floorScenario && mode === 'postgres' && figures.sqlite.floor) continue;
         const t = Date.now();
@@ -214,9 +256,20 @@ async function main(): Promise<number> {
     loadBefore,
     loadAfter: machineLoad(),
     quick: flags.quick,
-    gateway: flags.source ? 'bin/tollgate.js through tsx (--source)' : 'plain JavaScript (esbuild transpile of src/ + channels/), like the Docker image',
+    gateway: flags.source
+      ? 'bin/tollgate.js through tsx (--source)'
+      : 'plain JavaScript (esbuild transpile of src/ + channels/), like the Docker image',
     runs: flags.runs,
-    ...(baseline ? { baseline: { rev: baseline.rev, commit: baseline.commit, node_modules: baseline.modules, prepare_s: baseline.prepare_s } } : {}),
+    ...(baseline
+      ? {
+          baseline: {
+            rev: baseline.rev,
+            commit: baseline.commit,
+            node_modules: baseline.modules,
+            prepare_s: baseline.prepare_s,
+          },
+        }
+      : {}),
     failures,
   };
   // A --history run shows only its own rows (the usual ones would all read n/a).
@@ -234,7 +287,10 @@ async function main(): Promise<number> {
   if (runs.length > 1) {
     // Judged run by run against each run's own floor; each row also keeps its figure in every run, so the spread
     // behind a median stays visible.
-    judgeByRuns(results.table as GoalRow[], runs.map((run) => build(run).table as GoalRow[]));
+    judgeByRuns(
+      results.table as GoalRow[],
+      runs.map((run) => build(run).table as GoalRow[]),
+    );
   }
   printTable(results);
   keepSoak(flags.out, results as Parameters<typeof keepSoak>[1]);

@@ -18,7 +18,11 @@ export const SEED_VERSION = 3;
 /** A kept seed's file names and template name for `rows` in this mode. */
 function keyOf(ctx: BenchContext, dir: string, rows: number) {
   const base = `history-${ctx.mode}-${rows}-v${SEED_VERSION}`;
-  return { meta: join(dir, `${base}.json`), file: join(dir, `history-sqlite-${rows}-v${SEED_VERSION}.db`), template: `tollgate_seed_history_${rows}_v${SEED_VERSION}` };
+  return {
+    meta: join(dir, `${base}.json`),
+    file: join(dir, `history-sqlite-${rows}-v${SEED_VERSION}.db`),
+    template: `tollgate_seed_history_${rows}_v${SEED_VERSION}`,
+  };
 }
 
 function readSeed(path: string): HistorySeed {
@@ -31,7 +35,13 @@ function readSeed(path: string): HistorySeed {
  * from the seed kept in `dir` when there is one (`seconds` is then the copy's), else written by `seed` and then kept
  * there. Without `dir`, just `seed()`.
  */
-export async function keptHistorySeed(ctx: BenchContext, dir: string | null, db: string, rows: number, seed: () => Promise<HistorySeed>): Promise<HistorySeed & { reused: boolean }> {
+export async function keptHistorySeed(
+  ctx: BenchContext,
+  dir: string | null,
+  db: string,
+  rows: number,
+  seed: () => Promise<HistorySeed>,
+): Promise<HistorySeed & { reused: boolean }> {
   if (!dir) return { ...(await seed()), reused: false };
   mkdirSync(dir, { recursive: true });
   const key = keyOf(ctx, dir, rows);

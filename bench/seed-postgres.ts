@@ -39,7 +39,10 @@ async function dropSecondaryIndexes(client: Pick<pg.PoolClient, 'query'>): Promi
     [SEEDED_TABLES],
   );
   for (const { name, on } of foreign.rows) await client.query(`ALTER TABLE ${on} DROP CONSTRAINT "${name}"`);
-  return [...rows.map((r) => r.definition), ...foreign.rows.map((f) => `ALTER TABLE ${f.on} ADD CONSTRAINT "${f.name}" ${f.definition}`)];
+  return [
+    ...rows.map((r) => r.definition),
+    ...foreign.rows.map((f) => `ALTER TABLE ${f.on} ADD CONSTRAINT "${f.name}" ${f.definition}`),
+  ];
 }
 
 /**
@@ -150,7 +153,17 @@ export async function seedHistoryPostgres(url: string, options: HistorySeedOptio
       for (let start = 0; start < p.rows; start += p.batch) {
         const end = Math.min(p.rows, start + p.batch);
         const { rows } = await client.query<{ pending: string; events: string }>(SEED_BATCH, [
-          start, end, p.rows, p.now, p.span, p.tools, p.agents, p.approvers, p.pendingEvery, p.pendingOnly, salt,
+          start,
+          end,
+          p.rows,
+          p.now,
+          p.span,
+          p.tools,
+          p.agents,
+          p.approvers,
+          p.pendingEvery,
+          p.pendingOnly,
+          salt,
         ]);
         pending += Number(rows[0]!.pending);
         events += Number(rows[0]!.events);
@@ -158,10 +171,19 @@ export async function seedHistoryPostgres(url: string, options: HistorySeedOptio
       for (const definition of rebuild) await client.query(definition);
       // The rows are built in SQL, without the digest of what was asked that the gateway writes on a created event
       // (docs/audit.md): the seeded history stands for one written before the chain covered every column.
-      await client.query("UPDATE audit_marks SET event_id = (SELECT max(id) FROM confirmation_events), at = now() WHERE name = 'coverage_started'");
+      await client.query(
+        "UPDATE audit_marks SET event_id = (SELECT max(id) FROM confirmation_events), at = now() WHERE name = 'coverage_started'",
+      );
       // Fresh statistics, as autovacuum would have gathered over a year: the planner must not take 10 M rows for empty.
       for (const table of SEEDED_TABLES) await client.query(`ANALYZE ${table}`);
-      return { rows: p.rows, pending, events, from: historyRow(0, p).request.createdAt, to: new Date(p.now), seconds: (performance.now() - started) / 1000 };
+      return {
+        rows: p.rows,
+        pending,
+        events,
+        from: historyRow(0, p).request.createdAt,
+        to: new Date(p.now),
+        seconds: (performance.now() - started) / 1000,
+      };
     } finally {
       client.release();
     }

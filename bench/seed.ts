@@ -15,12 +15,28 @@ import { newConfirmationRequest, type GatewayDefaults } from '../src/requests/ne
 import { requestToRow } from '../src/stores/sqlite/rows.js';
 import type { ConfirmationRequest } from '../src/requests/types.js';
 import { GENESIS_HASH } from '../src/audit/encoding.js';
-import { BulkInsert, CARD_KEYS, chainEvents, EVENT_KEYS, historyPlan, historyRows, REQUEST_KEYS, SeedIds, type HistoryPlan, type HistorySeedOptions } from './history-rows.js';
+import {
+  BulkInsert,
+  CARD_KEYS,
+  chainEvents,
+  EVENT_KEYS,
+  historyPlan,
+  historyRows,
+  REQUEST_KEYS,
+  SeedIds,
+  type HistoryPlan,
+  type HistorySeedOptions,
+} from './history-rows.js';
 
 export { historyPlan, type HistoryPlan, type HistorySeedOptions } from './history-rows.js';
 import { channelMessages, confirmationEvents, confirmationRequests } from '../src/stores/sqlite/schema.js';
 
-const SEED_DEFAULTS: GatewayDefaults = { timeoutS: 300, channels: [{ type: 'web' }], options: ['Approve', 'Deny'], onTimeout: 'deny' };
+const SEED_DEFAULTS: GatewayDefaults = {
+  timeoutS: 300,
+  channels: [{ type: 'web' }],
+  options: ['Approve', 'Deny'],
+  onTimeout: 'deny',
+};
 
 /** An INSERT for `table` with a named parameter per property (`@toolName` for `tool_name`). */
 function insertSql(table: Table, name: string, skip: string[] = []): string {
@@ -48,32 +64,61 @@ export function seedPending(dbPath: string, count: number, overdue: number): See
   const open = openDatabase(dbPath);
   applyMigrations(open);
   const insertRequest = open.sqlite.prepare(insertSql(confirmationRequests, 'confirmation_requests'));
-  const insertEvent = open.sqlite.prepare(insertSql(confirmationEvents, 'confirmation_events', ['id', 'prevHash', 'hash']));
+  const insertEvent = open.sqlite.prepare(
+    insertSql(confirmationEvents, 'confirmation_events', ['id', 'prevHash', 'hash']),
+  );
   const insertCard = open.sqlite.prepare(insertSql(channelMessages, 'channel_messages', ['id']));
   const now = Date.now();
   const overdueBefore = new Date(now);
   const ids: string[] = [];
-  open.sqlite.transaction(() => {
-    for (let i = 0; i < count; i++) {
-      const createdAt = new Date(now - 15 * 60_000 + Math.floor((i / count) * 60_000));
-      const expiresAt = i < overdue ? new Date(now - 1000 - ((i * 7919) % 600_000)) : new Date(now + 600_000 + ((i * 7919) % 3_000_000));
-      const toolArgs = { path: `/srv/data/${i}.csv`, rows: i % 1000 };
-      const request = {
-        ...newConfirmationRequest(
-          { toolName: 'bench.export_table', toolArgs, prompt: 'Export a table to a file.', agentId: `agent-${i % 50}`, sessionId: `session-${i}` },
-          SEED_DEFAULTS,
-          [{ type: 'web' }],
-          argsSha256('bench.export_table', toolArgs),
-          createdAt,
-        ),
-        expiresAt,
-      };
-      insertRequest.run(requestToRow(request));
-      ids.push(request.id);
-      insertEvent.run({ requestId: request.id, type: 'created', actor: null, channel: null, detail: '{}', at: createdAt.toISOString() });
-      insertCard.run({ requestId: request.id, channel: 'web', target: '', messageRef: null, status: 'sent', attempts: 1, lastError: null, updatedAt: createdAt.toISOString() });
-    }
-  }).immediate();
+  open.sqlite
+    .transaction(() => {
+      for (let i = 0; i < count; i++) {
+        const createdAt = new Date(now - 15 * 60_000 + Math.floor((i / count) * 60_000));
+        const expiresAt =
+          i < overdue
+            ? new Date(now - 1000 - ((i * 7919) % 600_000))
+            : new Date(now + 600_000 + ((i * 7919) % 3_000_000));
+        const toolArgs = { path: `/srv/data/${i}.csv`, rows: i % 1000 };
+        const request = {
+          ...newConfirmationRequest(
+            {
+              toolName: 'bench.export_table',
+              toolArgs,
+              prompt: 'Export a table to a file.',
+              agentId: `agent-${i % 50}`,
+              sessionId: `session-${i}`,
+            },
+            SEED_DEFAULTS,
+            [{ type: 'web' }],
+            argsSha256('bench.export_table', toolArgs),
+            createdAt,
+          ),
+          expiresAt,
+        };
+        insertRequest.run(requestToRow(request));
+        ids.push(request.id);
+        insertEvent.run({
+          requestId: request.id,
+          type: 'created',
+          actor: null,
+          channel: null,
+          detail: '{}',
+          at: createdAt.toISOString(),
+        });
+        insertCard.run({
+          requestId: request.id,
+          channel: 'web',
+          target: '',
+          messageRef: null,
+          status: 'sent',
+          attempts: 1,
+          lastError: null,
+          updatedAt: createdAt.toISOString(),
+        });
+      }
+    })
+    .immediate();
   open.sqlite.pragma('wal_checkpoint(TRUNCATE)');
   open.close();
   return { rows: count, overdue, overdueBefore, seconds: (performance.now() - started) / 1000, ids };
@@ -84,7 +129,12 @@ export function seedPending(dbPath: string, count: number, overdue: number): See
  * database with `tollgate migrate --from <file> --to <url>` (the documented way to move to PostgreSQL). Resolves
  * with what to pass as the gateway's `--db` and how long the copy took.
  */
-export async function seedForMode(ctx: BenchContext, name: string, count: number, overdue: number): Promise<SeedResult & { db: string; copySeconds: number }> {
+export async function seedForMode(
+  ctx: BenchContext,
+  name: string,
+  count: number,
+  overdue: number,
+): Promise<SeedResult & { db: string; copySeconds: number }> {
   const dbPath = join(ctx.tmp, `${name}.db`);
   const seed = seedPending(dbPath, count, overdue);
   if (!ctx.pg) return { ...seed, db: dbPath, copySeconds: 0 };
@@ -122,19 +172,34 @@ const STATUSES = ['approved', 'approved', 'denied', 'expired', 'cancelled'] as c
  * Every request also has a sent web card (written by the seeders).
  */
 export function historyRow(i: number, p: HistoryPlan): { request: ConfirmationRequest; events: SeedEvent[] } {
-  const createdAt = p.pendingOnly ? new Date(p.now - 3_600_000 + Math.floor((i / p.rows) * 3_600_000)) : new Date(p.now - p.span + Math.floor((i / p.rows) * p.span) - 60_000);
+  const createdAt = p.pendingOnly
+    ? new Date(p.now - 3_600_000 + Math.floor((i / p.rows) * 3_600_000))
+    : new Date(p.now - p.span + Math.floor((i / p.rows) * p.span) - 60_000);
   const toolName = `tool.${i % p.tools}`;
   const toolArgs = { table: `t${i % 997}`, rows: i % 1000 };
   const k = i % p.approvers;
   const base = newConfirmationRequest(
-    { toolName, toolArgs, prompt: 'Export a table to a file.', agentId: `agent-${i % p.agents}`, sessionId: `session-${i}`, approvers: ['web:alice', `slack:U${k}`] },
+    {
+      toolName,
+      toolArgs,
+      prompt: 'Export a table to a file.',
+      agentId: `agent-${i % p.agents}`,
+      sessionId: `session-${i}`,
+      approvers: ['web:alice', `slack:U${k}`],
+    },
     SEED_DEFAULTS,
     [{ type: 'web' }],
     argsSha256(toolName, toolArgs),
     createdAt,
   );
   // As the gateway writes it: the created event carries the digest of what was asked (docs/audit.md).
-  const created = (r: ConfirmationRequest): SeedEvent => ({ type: 'created', actor: null, channel: null, detail: { asked: askedDigest(r) }, at: createdAt });
+  const created = (r: ConfirmationRequest): SeedEvent => ({
+    type: 'created',
+    actor: null,
+    channel: null,
+    detail: { asked: askedDigest(r) },
+    at: createdAt,
+  });
   if (p.pendingOnly || i % p.pendingEvery === p.pendingEvery - 1) {
     const pending = { ...base, expiresAt: new Date(p.now + 3_600_000 + ((i * 7919) % 3_600_000)) };
     return { request: pending, events: [created(pending)] };
@@ -155,8 +220,19 @@ export function historyRow(i: number, p: HistoryPlan): { request: ConfirmationRe
     decisionOption: status === 'approved' ? 'Approve' : status === 'denied' ? 'Deny' : null,
     allowed: status === 'approved',
   };
-  const detail: Record<string, string> = status === 'expired' ? { on_timeout: 'deny' } : status === 'cancelled' ? {} : { person: `p${k}`, option: request.decisionOption! };
-  return { request, events: [created(request), { type: status, actor: decidedBy, channel: request.respondedVia, detail, at: respondedAt }] };
+  const detail: Record<string, string> =
+    status === 'expired'
+      ? { on_timeout: 'deny' }
+      : status === 'cancelled'
+        ? {}
+        : { person: `p${k}`, option: request.decisionOption! };
+  return {
+    request,
+    events: [
+      created(request),
+      { type: status, actor: decidedBy, channel: request.respondedVia, detail, at: respondedAt },
+    ],
+  };
 }
 
 const SEEDED_TABLES = ['confirmation_requests', 'confirmation_events', 'channel_messages'];
@@ -168,7 +244,9 @@ const SEEDED_TABLES = ['confirmation_requests', 'confirmation_events', 'channel_
  */
 function dropSecondaryIndexes(sqlite: OpenDatabase['sqlite']): string[] {
   const indexes = sqlite
-    .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (${SEEDED_TABLES.map(() => '?').join(', ')})`)
+    .prepare(
+      `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (${SEEDED_TABLES.map(() => '?').join(', ')})`,
+    )
     .all(...SEEDED_TABLES) as { name: string; sql: string }[];
   for (const { name } of indexes) sqlite.exec(`DROP INDEX "${name}"`);
   return indexes.map((i) => i.sql);
@@ -191,7 +269,8 @@ export function seedHistory(dbPath: string, options: HistorySeedOptions): Histor
   applyMigrations(open);
   // MEMORY, not OFF: better-sqlite3 runs SQLite defensive, which ignores journal_mode = OFF (and WAL writes every page twice).
   const journal = open.sqlite.pragma('journal_mode = MEMORY', { simple: true });
-  if (journal !== 'memory') throw new Error(`seedHistory: could not leave WAL mode for the seed (journal_mode is ${String(journal)})`);
+  if (journal !== 'memory')
+    throw new Error(`seedHistory: could not leave WAL mode for the seed (journal_mode is ${String(journal)})`);
   open.sqlite.pragma('synchronous = OFF');
   open.sqlite.pragma('cache_size = -262144');
   // Every event and card names a request written before it (the test holds the seed to `foreign_key_check`): a
@@ -204,7 +283,9 @@ export function seedHistory(dbPath: string, options: HistorySeedOptions): Histor
   const cards = new BulkInsert(open.sqlite, channelMessages, 'channel_messages', CARD_KEYS, 100, requests);
   const ids = new SeedIds();
   const chainValues: unknown[] = [];
-  let lastHash = (open.sqlite.prepare('SELECT hash FROM confirmation_events ORDER BY id DESC LIMIT 1').pluck().get() as string | undefined) ?? GENESIS_HASH;
+  let lastHash =
+    (open.sqlite.prepare('SELECT hash FROM confirmation_events ORDER BY id DESC LIMIT 1').pluck().get() as
+      string | undefined) ?? GENESIS_HASH;
   let pending = 0;
   let events = 0;
   const write = open.sqlite.transaction((start: number, end: number) => {
@@ -228,5 +309,12 @@ export function seedHistory(dbPath: string, options: HistorySeedOptions): Histor
   // No ANALYZE: the gateway never runs one, so its planner works without statistics, and so must the bench's.
   open.sqlite.pragma('journal_mode = WAL');
   open.close();
-  return { rows: p.rows, pending, events, from: historyRow(0, p).request.createdAt, to: new Date(p.now), seconds: (performance.now() - started) / 1000 };
+  return {
+    rows: p.rows,
+    pending,
+    events,
+    from: historyRow(0, p).request.createdAt,
+    to: new Date(p.now),
+    seconds: (performance.now() - started) / 1000,
+  };
 }

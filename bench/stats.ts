@@ -21,7 +21,12 @@ export function percentile(sorted: readonly number[], p: number): number {
 /** Summarizes `values` (not modified) as p50, p99, max and count, rounded to 0.01. */
 export function summarize(values: readonly number[]): Percentiles {
   const sorted = [...values].sort((a, b) => a - b);
-  return { p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted[sorted.length - 1] ?? Number.NaN), n: sorted.length };
+  return {
+    p50: round(percentile(sorted, 50)),
+    p99: round(percentile(sorted, 99)),
+    max: round(sorted[sorted.length - 1] ?? Number.NaN),
+    n: sorted.length,
+  };
 }
 
 /** Rounds to `digits` decimals (2 by default). */
@@ -58,7 +63,9 @@ export function medianOfRuns<T>(runs: readonly T[]): T {
     }
     if (first && typeof first === 'object' && !Array.isArray(first)) {
       const keys = new Set(present.flatMap((v) => (v && typeof v === 'object' ? Object.keys(v) : [])));
-      return Object.fromEntries([...keys].map((k) => [k, merge(present.map((v) => (v as Record<string, unknown> | null)?.[k]))]));
+      return Object.fromEntries(
+        [...keys].map((k) => [k, merge(present.map((v) => (v as Record<string, unknown> | null)?.[k]))]),
+      );
     }
     return first;
   };

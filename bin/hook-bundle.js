@@ -24,7 +24,8 @@ function staleHookBundle(root) {
     } catch {
       changed = Infinity; // a source the bundle was built from is gone
     }
-    if (changed > built) return `the hook bundle (dist/hook/hook.cjs) is older than ${file} in this source checkout: ${fix}`;
+    if (changed > built)
+      return `the hook bundle (dist/hook/hook.cjs) is older than ${file} in this source checkout: ${fix}`;
   }
   return null;
 }

@@ -39,15 +39,19 @@ function finish(promise) {
 }
 
 function runSource() {
-  finish(import('tsx/esm/api').then(({ register }) => {
-    register();
-    return import(pathToFileURL(source).href);
-  }));
+  finish(
+    import('tsx/esm/api').then(({ register }) => {
+      register();
+      return import(pathToFileURL(source).href);
+    }),
+  );
 }
 
 function runBundle() {
   const bundle = require(hookBundle);
-  finish(process.argv[2] === 'hook' ? bundle.runHook(process.argv.slice(3)) : bundle.runClaudeHook(process.argv.slice(3)));
+  finish(
+    process.argv[2] === 'hook' ? bundle.runHook(process.argv.slice(3)) : bundle.runClaudeHook(process.argv.slice(3)),
+  );
 }
 
 const checkout = existsSync(source);

@@ -34,7 +34,9 @@ export async function channelsFromConfig(
   // Discovered at start-up, so a wrong issuer stops the start with the variable's name instead of failing a sign-in.
   // openid-client is loaded only here, when OIDC is configured: a gateway without it should not pay for the module.
   const oidc = oidcOptions ? await (await import('./web/oidc/client.js')).OidcClient.discover(oidcOptions) : null;
-  const channels: Channel[] = [createWebChannel({ ...web, oidc, secret: web.secret ?? shared.webSecret, marks, signOuts: shared.signOuts })];
+  const channels: Channel[] = [
+    createWebChannel({ ...web, oidc, secret: web.secret ?? shared.webSecret, marks, signOuts: shared.signOuts }),
+  ];
   const set = (...names: string[]) => names.some((name) => config.env[name]?.trim());
   if (set('SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN') || config.file.slack) {
     const { createSlackChannel, slackOptionsFromEnv } = await import('./slack/index.js');
@@ -58,11 +60,16 @@ export async function channelsFromConfig(
     if (telegram) channels.push(createTelegramChannel({ ...telegram, logger }));
   }
   if (set('TEAMS_APP_ID', 'TEAMS_APP_PASSWORD', 'TEAMS_TENANT_ID')) {
-    const { createTeamsChannel, teamsOptionsFromEnv, PostgresTeamsConversationStore, SqliteTeamsConversationStore } = await import('./teams/index.js');
+    const { createTeamsChannel, teamsOptionsFromEnv, PostgresTeamsConversationStore, SqliteTeamsConversationStore } =
+      await import('./teams/index.js');
     const teams = teamsOptionsFromEnv(config.env);
     // Conversation references live in the database, so every replica (and a restarted one) can send to them.
     const { database } = shared;
-    const conversations = database?.pool ? new PostgresTeamsConversationStore(database.pool) : database?.sqlite ? new SqliteTeamsConversationStore(database.sqlite) : undefined;
+    const conversations = database?.pool
+      ? new PostgresTeamsConversationStore(database.pool)
+      : database?.sqlite
+        ? new SqliteTeamsConversationStore(database.sqlite)
+        : undefined;
     if (teams) channels.push(createTeamsChannel({ ...teams, logger, conversations }));
   }
   if (set('SMTP_URL', 'TOLLGATE_EMAIL_FROM')) {

@@ -17,9 +17,22 @@ export const LAYERS = [
   {
     layer: 'domain',
     rooms: [
-      'src/requests/', 'src/tokens/', 'src/people/', 'src/policy/', 'src/signing/', 'src/verify/', 'src/audit/',
-      'src/events/', 'src/insights/', 'src/lifecycle/', 'src/scheduler/', 'src/channel/', 'src/push/', 'src/history/',
-      'src/telemetry/', 'src/config.ts',
+      'src/requests/',
+      'src/tokens/',
+      'src/people/',
+      'src/policy/',
+      'src/signing/',
+      'src/verify/',
+      'src/audit/',
+      'src/events/',
+      'src/insights/',
+      'src/lifecycle/',
+      'src/scheduler/',
+      'src/channel/',
+      'src/push/',
+      'src/history/',
+      'src/telemetry/',
+      'src/config.ts',
     ],
   },
   { layer: 'stores', rooms: ['src/stores/'] },
@@ -27,15 +40,30 @@ export const LAYERS = [
   {
     layer: 'transports',
     rooms: [
-      'src/client/', 'src/hooks/', 'src/http/', 'channels/', 'src/integrations/', 'src/mcp/', 'src/frameworks/',
-      'src/agents/', 'src/server.ts', 'src/cli/', 'src/index.ts', 'scripts/', 'bench/',
+      'src/client/',
+      'src/hooks/',
+      'src/http/',
+      'channels/',
+      'src/integrations/',
+      'src/mcp/',
+      'src/frameworks/',
+      'src/agents/',
+      'src/server.ts',
+      'src/cli/',
+      'src/index.ts',
+      'scripts/',
+      'bench/',
     ],
   },
 ];
 
 const RANK = new Map();
 const LAYER_OF = new Map();
-for (const { layer, rooms } of LAYERS) for (const room of rooms) { RANK.set(room, RANK.size); LAYER_OF.set(room, layer); }
+for (const { layer, rooms } of LAYERS)
+  for (const room of rooms) {
+    RANK.set(room, RANK.size);
+    LAYER_OF.set(room, layer);
+  }
 
 /** The room of a repository path, or null for what the rules do not check (tests, config files). */
 export function roomOf(file) {
@@ -91,13 +119,19 @@ function cycleMembers() {
     onStack.add(v);
     for (const w of graph.get(v) ?? []) {
       if (!graph.has(w)) continue;
-      if (!index.has(w)) { visit(w); low.set(v, Math.min(low.get(v), low.get(w))); }
-      else if (onStack.has(w)) low.set(v, Math.min(low.get(v), index.get(w)));
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), index.get(w)));
     }
     if (low.get(v) === index.get(v)) {
       const component = [];
       let w;
-      do { w = stack.pop(); onStack.delete(w); component.push(w); } while (w !== v);
+      do {
+        w = stack.pop();
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
       if (component.length > 1) for (const f of component) cycles.set(f, component);
     }
   };
@@ -107,23 +141,38 @@ function cycleMembers() {
 
 /** Calls `check(node, spec)` for every import, export-from and literal dynamic import of a file. */
 function importVisitors(check) {
-  const fromSource = (node) => { if (node.source && typeof node.source.value === 'string') check(node.source, node.source.value); };
+  const fromSource = (node) => {
+    if (node.source && typeof node.source.value === 'string') check(node.source, node.source.value);
+  };
   return {
     ImportDeclaration: fromSource,
     ExportNamedDeclaration: fromSource,
     ExportAllDeclaration: fromSource,
-    ImportExpression: (node) => { if (node.source.type === 'Literal' && typeof node.source.value === 'string') check(node.source, node.source.value); },
+    ImportExpression: (node) => {
+      if (node.source.type === 'Literal' && typeof node.source.value === 'string')
+        check(node.source, node.source.value);
+    },
   };
 }
 
 const pointDown = {
-  meta: { type: 'problem', docs: { description: 'imports point down the layers (CONTRIBUTING.md, "The layers")' }, schema: [] },
+  meta: {
+    type: 'problem',
+    docs: { description: 'imports point down the layers (CONTRIBUTING.md, "The layers")' },
+    schema: [],
+  },
   create(context) {
     const file = context.filename;
     const from = roomOf(file);
     if (!from) return {};
     if (!RANK.has(from)) {
-      return { Program: (node) => context.report({ node, message: `${from} is not in the layer list (scripts/lint-layers.js): place the new room in its layer` }) };
+      return {
+        Program: (node) =>
+          context.report({
+            node,
+            message: `${from} is not in the layer list (scripts/lint-layers.js): place the new room in its layer`,
+          }),
+      };
     }
     return importVisitors((node, spec) => {
       const target = resolveImport(file, spec);
@@ -140,7 +189,11 @@ const pointDown = {
 };
 
 const noCycle = {
-  meta: { type: 'problem', docs: { description: 'no two files import each other, directly or through others' }, schema: [] },
+  meta: {
+    type: 'problem',
+    docs: { description: 'no two files import each other, directly or through others' },
+    schema: [],
+  },
   create(context) {
     const file = context.filename;
     if (!roomOf(file)) return {};
@@ -150,7 +203,10 @@ const noCycle = {
     return importVisitors((node, spec) => {
       const target = resolveImport(file, spec);
       if (target && members.has(target)) {
-        context.report({ node, message: `import cycle: ${cycle.map((f) => relative(ROOT, f)).join(' → ')}; move what both need into a third file` });
+        context.report({
+          node,
+          message: `import cycle: ${cycle.map((f) => relative(ROOT, f)).join(' → ')}; move what both need into a third file`,
+        });
       }
     });
   },

@@ -94,16 +94,22 @@ export interface ServeFlags {
  * Builds the configuration from flags, environment and the YAML file.
  * @throws ValidationError naming the variable or file path that is wrong.
  */
-export function loadConfig(flags: ServeFlags = {}, env: Record<string, string | undefined> = process.env): TollgateConfig {
+export function loadConfig(
+  flags: ServeFlags = {},
+  env: Record<string, string | undefined> = process.env,
+): TollgateConfig {
   const configPath = flags.config || env.TOLLGATE_CONFIG || null;
   const file = configPath ? readConfigFile(configPath) : {};
   const port = flags.port ?? (env.PORT ? Number(env.PORT) : 8787);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ValidationError(`PORT: not a port number: ${env.PORT}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ValidationError(`PORT: not a port number: ${env.PORT}`);
   const tokens = (env.TOLLGATE_API_TOKENS ?? '')
     .split(',')
     .map((t) => t.trim())
     .filter(Boolean);
-  const { policy, directory } = configPath ? loadPolicyAndPeople(file, configPath) : { policy: emptyPolicy(), directory: NO_DIRECTORY };
+  const { policy, directory } = configPath
+    ? loadPolicyAndPeople(file, configPath)
+    : { policy: emptyPolicy(), directory: NO_DIRECTORY };
   const tokenGenerated = tokens.length === 0;
   if (tokenGenerated) tokens.push(`tg_${randomBytes(24).toString('base64url')}`);
   return {
@@ -134,7 +140,9 @@ export function retentionDays(text: string | undefined): number | null {
   if (text === undefined || text.trim() === '') return null;
   const days = Number(text.trim());
   if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(days) || days < 1) {
-    throw new ValidationError(`TOLLGATE_RETENTION_DAYS: expected a whole number of days, 1 or more (requests decided longer ago are pruned), got ${JSON.stringify(text)}; unset it to keep every request`);
+    throw new ValidationError(
+      `TOLLGATE_RETENTION_DAYS: expected a whole number of days, 1 or more (requests decided longer ago are pruned), got ${JSON.stringify(text)}; unset it to keep every request`,
+    );
   }
   return days;
 }
@@ -169,5 +177,7 @@ export function readConfigFile(path: string): ConfigFile {
   }
   const result = configFileSchema.safeParse(raw);
   if (result.success) return result.data;
-  throw validationError(fieldProblems(result.error.issues, '', '(top level)').map((p) => ({ ...p, path: `${path}: ${p.path}` })));
+  throw validationError(
+    fieldProblems(result.error.issues, '', '(top level)').map((p) => ({ ...p, path: `${path}: ${p.path}` })),
+  );
 }

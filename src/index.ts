@@ -17,14 +17,30 @@ export type { ServerOptions, TollgateServer } from './server.js';
 export { loadConfig, readConfigFile } from './config.js';
 export type { ConfigFile, ServeFlags, TollgateConfig } from './config.js';
 export { PermanentChannelError, RateLimitedError, REJECTION_MESSAGES } from './channel/channel.js';
-export type { CardRef, Channel, ChannelHost, DecideOutcome, DecisionActor, DecisionEvent, DecisionRejection, DecisionSink } from './channel/channel.js';
+export type {
+  CardRef,
+  Channel,
+  ChannelHost,
+  DecideOutcome,
+  DecisionActor,
+  DecisionEvent,
+  DecisionRejection,
+  DecisionSink,
+} from './channel/channel.js';
 export { cardText, maskSecrets, outcomeText, previewArgs } from './channel/card.js';
 export type { CardText, CardTextOptions } from './channel/card.js';
 export { LocalChangeFeed } from './lifecycle/change-feed.js';
 export type { ChangeFeed, RequestChange } from './lifecycle/change-feed.js';
 export { ManualClock, systemClock } from './utils/clock.js';
 export type { Clock, ClockTimer } from './utils/clock.js';
-export { ConflictError, ForbiddenError, NotFoundError, TollgateError, UnauthorizedError, ValidationError } from './api/errors.js';
+export {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  TollgateError,
+  UnauthorizedError,
+  ValidationError,
+} from './api/errors.js';
 export type { FieldProblem } from './api/errors.js';
 export { signCallback } from './gateway/jobs.js';
 export { createRequestSchema, decisionSchema, listQuerySchema } from './api/api-schema.js';
@@ -37,12 +53,34 @@ export { toApiEvent, toApiRequest } from './requests/serialize.js';
 export type { ApiEvent, ApiRequest } from './requests/serialize.js';
 export { isAllowed, isFinal, nextStatus } from './requests/state-machine.js';
 export { EVENT_TYPES, REQUEST_STATUSES } from './requests/types.js';
-export type { ChannelMessage, ChannelTarget, ConfirmationEvent, ConfirmationRequest, Decision, EventType, RequestStatus, TimeoutPolicy } from './requests/types.js';
+export type {
+  ChannelMessage,
+  ChannelTarget,
+  ConfirmationEvent,
+  ConfirmationRequest,
+  Decision,
+  EventType,
+  RequestStatus,
+  TimeoutPolicy,
+} from './requests/types.js';
 export { InProcessScheduler } from './scheduler/in-process.js';
 export { JobFailedPermanentlyError, JobNotNeededError, RetryLaterError } from './scheduler/types.js';
 export type { JobAttempt, Scheduler, SchedulerJobs, SchedulerOptions } from './scheduler/types.js';
 export * from './hooks/index.js';
 export * from './client/index.js';
-export { integrationsPlugin, claudeHookOutput, parseClaudeHookInput, pulsebotVerdict, verdictOf } from './integrations/index.js';
-export type { ClaudeHookInput, ClaudeHookOutput, IntegrationsPluginOptions, PulsebotHookBody, PulsebotVerdict, Verdict } from './integrations/index.js';
+export {
+  integrationsPlugin,
+  claudeHookOutput,
+  parseClaudeHookInput,
+  pulsebotVerdict,
+  verdictOf,
+} from './integrations/index.js';
+export type {
+  ClaudeHookInput,
+  ClaudeHookOutput,
+  IntegrationsPluginOptions,
+  PulsebotHookBody,
+  PulsebotVerdict,
+  Verdict,
+} from './integrations/index.js';
 export type { HttpPlugin, HttpPluginContext } from './http/app.js';

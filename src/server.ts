@@ -91,9 +91,19 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const callbackAllow = parseCallbackAllow(config.env.TOLLGATE_CALLBACK_ALLOW);
   const anchorEveryMs = anchorIntervalMs(config.env);
   const sinks = loadSinks(config.file.events, config.configPath ?? 'the config file', callbackAllow, config.env);
-  const logger = options.logger ?? pino({ level: config.logLevel, redact: { paths: ['*.token', '*.secret', '*.authorization', 'req.headers.authorization'], censor: '[redacted]' } });
+  const logger =
+    options.logger ??
+    pino({
+      level: config.logLevel,
+      redact: { paths: ['*.token', '*.secret', '*.authorization', 'req.headers.authorization'], censor: '[redacted]' },
+    });
   // A path is SQLite, a postgres:// URL PostgreSQL (waited for, bounded, and migrated); any other scheme: an error.
-  const stores = await openStores(config.dbPath, { env: config.env, logger, replica: { sharedScheduler: Boolean(config.redisUrl || options.scheduler) }, backgroundCheckpoints: true });
+  const stores = await openStores(config.dbPath, {
+    env: config.env,
+    logger,
+    replica: { sharedScheduler: Boolean(config.redisUrl || options.scheduler) },
+    backgroundCheckpoints: true,
+  });
   const store = stores.store;
   // The OpenTelemetry SDK only when OTEL_* variables ask for traces (loaded then, never otherwise); metrics stay Prometheus.
   const tracing = await startTracing(config.env, logger).catch(async (error: unknown) => {
@@ -119,9 +129,23 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const verdicts = new VerdictSigner(signingKeys, { ttlS: verdictTtlS });
   const sweepEveryMs = config.file.sweep_every_s !== undefined ? config.file.sweep_every_s * 1000 : undefined;
   const backend = options.scheduler
-    ? { scheduler: options.scheduler, feed: options.feed, readiness: {} as Record<string, ReadinessCheck>, close: async () => {} }
+    ? {
+        scheduler: options.scheduler,
+        feed: options.feed,
+        readiness: {} as Record<string, ReadinessCheck>,
+        close: async () => {},
+      }
     : await closeOnFailure(schedulerFor(config, logger, options.clock, sweepEveryMs));
-  const configured = options.channels ?? (await closeOnFailure(channelsFromConfig(config, logger, stores.marks, { webSecret, secrets: stores.secrets, signOuts: stores.signOuts, database: { sqlite: stores.sqlite, pool: stores.postgres?.pool } })));
+  const configured =
+    options.channels ??
+    (await closeOnFailure(
+      channelsFromConfig(config, logger, stores.marks, {
+        webSecret,
+        secrets: stores.secrets,
+        signOuts: stores.signOuts,
+        database: { sqlite: stores.sqlite, pool: stores.postgres?.pool },
+      }),
+    ));
   // Web Push: keys from the database (every replica the same), the push channel beside the others, routes in the inbox.
   let listening: string | null = null;
   const push = await closeOnFailure(
@@ -141,15 +165,34 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const channels = configured.some((c) => c.name === 'push') ? configured : [...configured, push.channel];
   const feed = options.feed ?? backend.feed ?? new LocalChangeFeed();
   // A rule sending cards to a channel that is not enabled stops the start, naming the rule.
-  const policy = await closeOnFailure((async () => new PolicyGate(config.policy, stores.grants ?? null, channels.map((c) => c.name)))());
+  const policy = await closeOnFailure(
+    (async () =>
+      new PolicyGate(
+        config.policy,
+        stores.grants ?? null,
+        channels.map((c) => c.name),
+      ))(),
+  );
   const people = new PeopleSource(config.directory);
   const clock = options.clock ?? systemClock;
   // The outbox is the events table itself (written in each change's transaction); sinks follow it with a cursor.
-  const events = new EventStream(sinks, { log: stores.events, requests: (ids) => store.getMany(ids), logger: logger.child({ component: 'events' }), source: config.publicUrl ?? 'tollgate', callbackAllow, now: () => clock.now(), away: stores.away });
+  const events = new EventStream(sinks, {
+    log: stores.events,
+    requests: (ids) => store.getMany(ids),
+    logger: logger.child({ component: 'events' }),
+    source: config.publicUrl ?? 'tollgate',
+    callbackAllow,
+    now: () => clock.now(),
+    away: stores.away,
+  });
   const gateway = new Gateway({
     // Final rows leave the store with their verdict token attached (`stores/verdict-tokens`); `server.store` stays bare.
     store: withVerdictTokens(store, verdicts, {
-      onRefused: (requestId, why) => logger.error({ requestId, why }, 'verdict not signed: the row disagrees with its audit events (edited in the database?)'),
+      onRefused: (requestId, why) =>
+        logger.error(
+          { requestId, why },
+          'verdict not signed: the row disagrees with its audit events (edited in the database?)',
+        ),
       coverage: () => stores.audit.coverage(),
     }),
     scheduler: backend.scheduler,
@@ -165,7 +208,12 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     auditChain: stores.audit,
     insights: stores.insights,
     directory: people.current,
-    away: new AwayBook({ store: stores.away, directory: people.current, clock, logger: logger.child({ component: 'people' }) }),
+    away: new AwayBook({
+      store: stores.away,
+      directory: people.current,
+      clock,
+      logger: logger.child({ component: 'people' }),
+    }),
     defaults: {
       timeoutS: config.file.defaults?.timeout_s,
       onTimeout: config.file.defaults?.on_timeout,
@@ -178,11 +226,22 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   await closeOnFailure(gateway.start());
   for (const channel of channels) await channel.start?.(gateway);
   // People given only an email get their Slack/Feishu accounts looked up in the background (never on a decision).
-  const resolver = new EmailResolver({ source: people, channels, cache: stores.resolutions ?? new MemoryResolutionCache(), clock, logger: logger.child({ component: 'people' }), ttlMs: lookupTtlMs });
+  const resolver = new EmailResolver({
+    source: people,
+    channels,
+    cache: stores.resolutions ?? new MemoryResolutionCache(),
+    clock,
+    logger: logger.child({ component: 'people' }),
+    ttlMs: lookupTtlMs,
+  });
   resolver.start();
   // The audit head goes to the sinks hourly (TOLLGATE_AUDIT_ANCHOR_EVERY_S), signed: an anchor kept outside the database.
   const audit = gateway.audit;
-  events.start((listener) => gateway.subscribe(() => listener()), 1000, audit ? { head: () => audit.head(), everyMs: anchorEveryMs } : undefined);
+  events.start(
+    (listener) => gateway.subscribe(() => listener()),
+    1000,
+    audit ? { head: () => audit.head(), everyMs: anchorEveryMs } : undefined,
+  );
   // Configured retention: one replica at a time prunes old decided requests in short batches (`history/retention`).
   const retention = config.retentionDays
     ? new Retention(
@@ -198,7 +257,27 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     : null;
   retention?.start();
   const rateLimits = { ...config.rateLimits, redisUrl: config.redisUrl, keyPrefix: config.env.TOLLGATE_QUEUE_PREFIX };
-  const { app, handler, metrics, close: closeApp } = createApp({ gateway, apiTokens: config.apiTokens, tokens: stores.tokens, logger, channels, plugins: [integrationsPlugin({ marks: stores.marks, publicUrl: config.publicUrl }), jwksPlugin(signingKeys), ...(options.plugins ?? [])], readiness: { ...backend.readiness, ...events.readiness() }, version: VERSION, rateLimits, push: push.service });
+  const {
+    app,
+    handler,
+    metrics,
+    close: closeApp,
+  } = createApp({
+    gateway,
+    apiTokens: config.apiTokens,
+    tokens: stores.tokens,
+    logger,
+    channels,
+    plugins: [
+      integrationsPlugin({ marks: stores.marks, publicUrl: config.publicUrl }),
+      jwksPlugin(signingKeys),
+      ...(options.plugins ?? []),
+    ],
+    readiness: { ...backend.readiness, ...events.readiness() },
+    version: VERSION,
+    rateLimits,
+    push: push.service,
+  });
   // A caller's `traceparent` makes its span the parent of the spans its request causes (the create span first).
   const http = createHttpServer(withTraceContext(handler));
   http.keepAliveTimeout = 65_000;
@@ -237,7 +316,8 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
         await events.stop();
         await gateway.stop();
         // Channels end their own long-lived connections (web inbox streams, Socket Mode) before we wait for drain.
-        for (const channel of channels) await channel.stop?.().catch((e: unknown) => logger.warn({ err: e }, 'channel stop failed'));
+        for (const channel of channels)
+          await channel.stop?.().catch((e: unknown) => logger.warn({ err: e }, 'channel stop failed'));
         http.closeIdleConnections();
         await Promise.race([drained, new Promise((r) => setTimeout(r, 5000).unref())]);
         http.closeAllConnections();
@@ -253,9 +333,19 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
 }
 
 /** The scheduler and change feed for the configuration: BullMQ + Redis pub/sub with `REDIS_URL`, else in-process. */
-async function schedulerFor(config: TollgateConfig, logger: Logger, clock: Clock | undefined, sweepEveryMs: number | undefined) {
+async function schedulerFor(
+  config: TollgateConfig,
+  logger: Logger,
+  clock: Clock | undefined,
+  sweepEveryMs: number | undefined,
+) {
   if (!config.redisUrl) {
-    return { scheduler: new InProcessScheduler({ clock, logger, sweepEveryMs }) as Scheduler, feed: undefined, readiness: {}, close: async () => {} };
+    return {
+      scheduler: new InProcessScheduler({ clock, logger, sweepEveryMs }) as Scheduler,
+      feed: undefined,
+      readiness: {},
+      close: async () => {},
+    };
   }
   const { bullmqBackend } = await import('./scheduler/bullmq-backend.js');
   return bullmqBackend(config.redisUrl, { logger, sweepEveryMs, clock, prefix: config.env.TOLLGATE_QUEUE_PREFIX });

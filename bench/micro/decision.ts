@@ -14,14 +14,37 @@ import { cpuMsPerCall } from './cpu.js';
 
 const n = Number(process.argv[2] ?? 2000);
 const dir = mkdtempSync(join(tmpdir(), 'tollgate-micro-decision-'));
-const server = await createServer({ config: loadConfig({ port: 0, db: join(dir, 'micro.db') }), logger: pino({ level: 'silent' }) });
+const server = await createServer({
+  config: loadConfig({ port: 0, db: join(dir, 'micro.db') }),
+  logger: pino({ level: 'silent' }),
+});
 await server.gateway.start();
 try {
   const cpuMs = (fn: (i: number) => Promise<unknown>) => cpuMsPerCall(n, fn);
   const ids: string[] = [];
-  const create = await cpuMs(async (i) => ids.push((await server.gateway.request({ toolName: 'bench.deploy', toolArgs: { service: 'api', build: i }, timeoutS: 600 })).request.id));
-  const decide = await cpuMs((i) => server.gateway.decide({ requestId: ids[i]!, decision: 'approve', reason: 'bench', actor: { channel: 'web', userId: 'bench-approver' }, via: 'api' }));
-  process.stdout.write(`sync ${process.env.TOLLGATE_SQLITE_SYNC ?? 'full'}: ${create.toFixed(3)} ms CPU per create (one at a time), ${decide.toFixed(3)} ms per decision, n=${n}\n`);
+  const create = await cpuMs(async (i) =>
+    ids.push(
+      (
+        await server.gateway.request({
+          toolName: 'bench.deploy',
+          toolArgs: { service: 'api', build: i },
+          timeoutS: 600,
+        })
+      ).request.id,
+    ),
+  );
+  const decide = await cpuMs((i) =>
+    server.gateway.decide({
+      requestId: ids[i]!,
+      decision: 'approve',
+      reason: 'bench',
+      actor: { channel: 'web', userId: 'bench-approver' },
+      via: 'api',
+    }),
+  );
+  process.stdout.write(
+    `sync ${process.env.TOLLGATE_SQLITE_SYNC ?? 'full'}: ${create.toFixed(3)} ms CPU per create (one at a time), ${decide.toFixed(3)} ms per decision, n=${n}\n`,
+  );
 } finally {
   await server.close();
   rmSync(dir, { recursive: true, force: true });

@@ -55,7 +55,10 @@ async function seeded(): Promise<string> {
   await admin.connect();
   try {
     // The database's comment is set only once the seed is whole.
-    const { rows: found } = await admin.query<{ done: string | null }>('SELECT shobj_description(oid, \'pg_database\') AS done FROM pg_database WHERE datname = $1', [name]);
+    const { rows: found } = await admin.query<{ done: string | null }>(
+      "SELECT shobj_description(oid, 'pg_database') AS done FROM pg_database WHERE datname = $1",
+      [name],
+    );
     if (found[0]?.done === 'seeded') return url;
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await admin.query(`CREATE DATABASE "${name}"`);
@@ -81,7 +84,9 @@ function report(how: string, format: string, f: Figures): void {
   const perCpu = Math.round(f.lines / f.cpuS).toLocaleString('en-US');
   const perWall = Math.round(f.lines / f.wallS).toLocaleString('en-US');
   const rss = f.rssGrowthMb === null ? '' : `, RSS +${round(f.rssGrowthMb, 1)} MB`;
-  console.log(`${how.padEnd(5)} ${format.padEnd(6)} ${f.lines} lines: ${perCpu} rows/CPU-s (${round(f.cpuS, 2)} s), ${perWall} rows/s wall${rss}, md5 ${f.md5}`);
+  console.log(
+    `${how.padEnd(5)} ${format.padEnd(6)} ${f.lines} lines: ${perCpu} rows/CPU-s (${round(f.cpuS, 2)} s), ${perWall} rows/s wall${rss}, md5 ${f.md5}`,
+  );
 }
 
 /** Counts lines and hashes the bytes, keeping none of them. */
@@ -122,8 +127,16 @@ async function inProcess(db: string, format: 'csv' | 'ndjson'): Promise<Figures>
     const used = process.cpuUsage(cpu);
     clearInterval(sampler);
     const mb = (n: number) => Math.round(n / 1048576);
-    console.log(`      at the peak: rss ${mb(peak.rss)} MB, heap ${mb(peak.heapUsed)} used / ${mb(peak.heapTotal)} MB, external ${mb(peak.external)} MB, array buffers ${mb(peak.arrayBuffers)} MB`);
-    return { lines: count.lines, md5: count.md5(), cpuS: (used.user + used.system) / 1e6, wallS: (performance.now() - t0) / 1000, rssGrowthMb: rss.stop() - before };
+    console.log(
+      `      at the peak: rss ${mb(peak.rss)} MB, heap ${mb(peak.heapUsed)} used / ${mb(peak.heapTotal)} MB, external ${mb(peak.external)} MB, array buffers ${mb(peak.arrayBuffers)} MB`,
+    );
+    return {
+      lines: count.lines,
+      md5: count.md5(),
+      cpuS: (used.user + used.system) / 1e6,
+      wallS: (performance.now() - t0) / 1000,
+      rssGrowthMb: rss.stop() - before,
+    };
   } finally {
     await stores.close();
   }
@@ -134,7 +147,9 @@ async function throughApi(url: string, pid: number, format: 'csv' | 'ndjson'): P
   const rss = rssSampler(pid, 20);
   const cpu0 = cpuNs(pid);
   const t0 = performance.now();
-  const res = await fetch(`${url}/v1/requests/export?format=${format}`, { headers: { authorization: `Bearer ${BENCH_TOKEN}` } });
+  const res = await fetch(`${url}/v1/requests/export?format=${format}`, {
+    headers: { authorization: `Bearer ${BENCH_TOKEN}` },
+  });
   const count = counter();
   for await (const chunk of res.body ?? []) count.take(Buffer.from(chunk));
   const wallS = (performance.now() - t0) / 1000;
@@ -143,11 +158,20 @@ async function throughApi(url: string, pid: number, format: 'csv' | 'ndjson'): P
 }
 
 /** `tollgate audit export` under `/usr/bin/time`: its CPU and peak RSS as the kernel counted them. */
-async function throughCli(main: string, db: string, format: string, extra: string[] = []): Promise<Figures & { peakMb: number }> {
-  const child = spawn('/usr/bin/time', ['-f', 'TIME %U %S %M', process.execPath, main, 'audit', 'export', '--db', db, '--format', format, ...extra], {
-    env: { ...process.env, TOLLGATE_CLI: '1', TOLLGATE_DB: '', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+async function throughCli(
+  main: string,
+  db: string,
+  format: string,
+  extra: string[] = [],
+): Promise<Figures & { peakMb: number }> {
+  const child = spawn(
+    '/usr/bin/time',
+    ['-f', 'TIME %U %S %M', process.execPath, main, 'audit', 'export', '--db', db, '--format', format, ...extra],
+    {
+      env: { ...process.env, TOLLGATE_CLI: '1', TOLLGATE_DB: '', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const count = counter();
@@ -157,7 +181,14 @@ async function throughCli(main: string, db: string, format: string, extra: strin
   const wallS = (performance.now() - t0) / 1000;
   const time = /TIME (\S+) (\S+) (\d+)/.exec(stderr);
   if (code !== 0 || !time) throw new Error(`tollgate audit export exited ${code}:\n${stderr}`);
-  return { lines: count.lines, md5: count.md5(), cpuS: Number(time[1]) + Number(time[2]), wallS, rssGrowthMb: null, peakMb: Number(time[3]) / 1024 };
+  return {
+    lines: count.lines,
+    md5: count.md5(),
+    cpuS: Number(time[1]) + Number(time[2]),
+    wallS,
+    rssGrowthMb: null,
+    peakMb: Number(time[3]) / 1024,
+  };
 }
 
 const db = await seeded();

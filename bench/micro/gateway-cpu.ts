@@ -19,9 +19,15 @@ const n = Number(process.argv[2] ?? 2000);
 const dir = process.argv[3];
 if (!dir || !Number.isInteger(n) || n < 1) throw new Error('usage: gateway-cpu.mjs N DIR');
 // Resolved beside the compiled file, in the build it was written into.
-const { createServer } = (await import(new URL('./src/server.js', import.meta.url).href)) as { createServer(o: unknown): Promise<{ gateway: Gateway; close(): Promise<void> }> };
-const { loadConfig } = (await import(new URL('./src/config.js', import.meta.url).href)) as { loadConfig(flags: unknown, env?: Record<string, string | undefined>): unknown };
-const server = await createServer({ config: loadConfig({ port: 0, db: join(dir, 'micro.db') }, { ...process.env, LOG_LEVEL: 'silent' }) });
+const { createServer } = (await import(new URL('./src/server.js', import.meta.url).href)) as {
+  createServer(o: unknown): Promise<{ gateway: Gateway; close(): Promise<void> }>;
+};
+const { loadConfig } = (await import(new URL('./src/config.js', import.meta.url).href)) as {
+  loadConfig(flags: unknown, env?: Record<string, string | undefined>): unknown;
+};
+const server = await createServer({
+  config: loadConfig({ port: 0, db: join(dir, 'micro.db') }, { ...process.env, LOG_LEVEL: 'silent' }),
+});
 await server.gateway.start();
 
 /** Milliseconds of this process's CPU (every thread) per call of `fn(0)` … `fn(count - 1)`, awaited one at a time. */
@@ -33,11 +39,21 @@ async function cpuMsPerCall(count: number, fn: (i: number) => Promise<unknown>):
 }
 
 const ids: string[] = [];
-const create = (i: number) => server.gateway.request({ toolName: 'bench.deploy', toolArgs: { service: 'api', build: i }, timeoutS: 600 }).then((r) => ids.push(r.request.id));
+const create = (i: number) =>
+  server.gateway
+    .request({ toolName: 'bench.deploy', toolArgs: { service: 'api', build: i }, timeoutS: 600 })
+    .then((r) => ids.push(r.request.id));
 // A warm-up of a tenth: the first calls compile the path; both revisions get the same.
 const warm = Math.max(1, Math.floor(n / 10));
 await cpuMsPerCall(warm, (i) => create(n + i));
-const decide = (i: number) => server.gateway.decide({ requestId: ids[i]!, decision: 'approve', reason: 'bench', actor: { channel: 'web', userId: 'bench-approver' }, via: 'api' });
+const decide = (i: number) =>
+  server.gateway.decide({
+    requestId: ids[i]!,
+    decision: 'approve',
+    reason: 'bench',
+    actor: { channel: 'web', userId: 'bench-approver' },
+    via: 'api',
+  });
 await cpuMsPerCall(warm, decide);
 ids.length = 0;
 const createMs = await cpuMsPerCall(n, create);

@@ -44,7 +44,9 @@ const one = (i) => new Promise((resolve, reject) => {
 /** Runs the client for `count` calls of `kind`; resolves with the gateway's CPU ms per call. */
 async function gatewayCpuPerCall(url: string, kind: 'hook' | 'requests', count: number): Promise<number> {
   const start = process.cpuUsage();
-  const child = spawn(process.execPath, ['-e', CLIENT, url, TOKEN, String(count), kind], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', CLIENT, url, TOKEN, String(count), kind], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -58,7 +60,10 @@ const config = join(dir, 'policy.yaml');
 writeFileSync(config, 'policies:\n  - name: reads\n    match: { tool: [Read] }\n    decision: allow\n');
 // As the bench's gateway runs: limits off (these calls are one token's, far over the default budget).
 const env = { TOLLGATE_API_TOKENS: TOKEN, TOLLGATE_RATE_LIMIT: '0', TOLLGATE_RATE_LIMIT_DECISIONS: '0' };
-const server = await createServer({ config: loadConfig({ port: 0, host: '127.0.0.1', db: join(dir, 'micro.db'), config }, env), logger: pino({ level: 'silent' }) });
+const server = await createServer({
+  config: loadConfig({ port: 0, host: '127.0.0.1', db: join(dir, 'micro.db'), config }, env),
+  logger: pino({ level: 'silent' }),
+});
 const { url } = await server.listen();
 try {
   // Warm up (JIT, statement caches, a full same-call window of final rows); the child's start-up is outside the gateway.
@@ -66,7 +71,9 @@ try {
   await gatewayCpuPerCall(url, 'requests', 300);
   const hook = await gatewayCpuPerCall(url, 'hook', n);
   const requests = await gatewayCpuPerCall(url, 'requests', n);
-  process.stdout.write(`gateway CPU: ${hook.toFixed(3)} ms per hook call (POST /v1/hooks/claude-code), ${requests.toFixed(3)} ms per rule-final POST /v1/requests, n=${n}\n`);
+  process.stdout.write(
+    `gateway CPU: ${hook.toFixed(3)} ms per hook call (POST /v1/hooks/claude-code), ${requests.toFixed(3)} ms per rule-final POST /v1/requests, n=${n}\n`,
+  );
 } finally {
   await server.close();
   rmSync(dir, { recursive: true, force: true });

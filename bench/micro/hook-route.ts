@@ -19,21 +19,40 @@ const n = Number(process.argv[2] ?? 2000);
 const dir = mkdtempSync(join(tmpdir(), 'tollgate-micro-hook-'));
 const config = join(dir, 'policy.yaml');
 writeFileSync(config, 'policies:\n  - name: claude-reads\n    match: { tool: [Read] }\n    decision: allow\n');
-const server = await createServer({ config: loadConfig({ port: 0, db: join(dir, 'micro.db'), config }), logger: pino({ level: 'silent' }) });
+const server = await createServer({
+  config: loadConfig({ port: 0, db: join(dir, 'micro.db'), config }),
+  logger: pino({ level: 'silent' }),
+});
 const gateway = server.gateway;
 await gateway.start();
 try {
   const cpuMs = (fn: (i: number) => Promise<unknown>) => cpuMsPerCall(n, fn);
   const hook = (i: number) =>
-    parseClaudeHookInput({ hook_event_name: 'PreToolUse', session_id: 'bench', tool_use_id: `toolu_${i}`, tool_name: 'Read', tool_input: { file_path: `/srv/app/README-${i}.md` }, cwd: '/srv/app' });
+    parseClaudeHookInput({
+      hook_event_name: 'PreToolUse',
+      session_id: 'bench',
+      tool_use_id: `toolu_${i}`,
+      tool_name: 'Read',
+      tool_input: { file_path: `/srv/app/README-${i}.md` },
+      cwd: '/srv/app',
+    });
   const file = async (i: number) => {
     const request = await fileOrAttach(gateway, { ...newRequestInput(claudeCodeRequest(hook(i))), filedBy: 'bench' });
     if (request.status !== 'approved') throw new Error(`expected approved, got ${request.status}`);
   };
   for (let i = 0; i < 200; i++) await file(-1 - i); // warm up: JIT, statement caches, a full window of final rows
   const route = await cpuMs(file);
-  const lookup = await cpuMs((i) => newestMatch(gateway, { agentId: 'claude-code', sessionId: 'bench', toolName: 'Read', toolArgs: { file_path: `/srv/app/other-${i}.md` } }));
-  process.stdout.write(`${route.toFixed(3)} ms CPU per hook call (fileOrAttach), ${lookup.toFixed(3)} ms per newestMatch (no match), n=${n}\n`);
+  const lookup = await cpuMs((i) =>
+    newestMatch(gateway, {
+      agentId: 'claude-code',
+      sessionId: 'bench',
+      toolName: 'Read',
+      toolArgs: { file_path: `/srv/app/other-${i}.md` },
+    }),
+  );
+  process.stdout.write(
+    `${route.toFixed(3)} ms CPU per hook call (fileOrAttach), ${lookup.toFixed(3)} ms per newestMatch (no match), n=${n}\n`,
+  );
 } finally {
   await server.close();
   rmSync(dir, { recursive: true, force: true });

@@ -23,14 +23,25 @@ if (!out) {
 const n = Number(process.argv[3] ?? 3000);
 mkdirSync(out, { recursive: true });
 const dir = mkdtempSync(join(tmpdir(), 'tollgate-hot-profile-'));
-const server = await createServer({ config: loadConfig({ port: 0, db: join(dir, 'micro.db') }), logger: pino({ level: 'silent' }) });
+const server = await createServer({
+  config: loadConfig({ port: 0, db: join(dir, 'micro.db') }),
+  logger: pino({ level: 'silent' }),
+});
 await server.gateway.start();
 const session = new Session();
 session.connect();
 await session.post('Profiler.enable');
 await session.post('Profiler.setSamplingInterval', { interval: 250 });
-const create = (i: number) => server.gateway.request({ toolName: 'bench.deploy', toolArgs: { service: 'api', build: i }, timeoutS: 600 });
-const decide = (id: string) => server.gateway.decide({ requestId: id, decision: 'approve', reason: 'bench', actor: { channel: 'web', userId: 'bench-approver' }, via: 'api' });
+const create = (i: number) =>
+  server.gateway.request({ toolName: 'bench.deploy', toolArgs: { service: 'api', build: i }, timeoutS: 600 });
+const decide = (id: string) =>
+  server.gateway.decide({
+    requestId: id,
+    decision: 'approve',
+    reason: 'bench',
+    actor: { channel: 'web', userId: 'bench-approver' },
+    via: 'api',
+  });
 /** Runs `phase` under the profiler, writes its profile, and says its CPU per call. */
 async function profiled(name: string, phase: () => Promise<number>): Promise<void> {
   await session.post('Profiler.start');

@@ -8,8 +8,17 @@ import { approverSetOf, deciderOf, isListed, requesterPeople } from '../../src/p
 import { loadDirectory } from '../../src/people/config.js';
 import { NO_DIRECTORY } from '../../src/people/no-directory.js';
 
-const people = Array.from({ length: 1000 }, (_, i) => ({ id: `p${i}`, email: `p${i}@example.com`, accounts: { slack: `U${i}`, web: `p${i}`, feishu: `ou_${i}` } }));
-const groups = Object.fromEntries(Array.from({ length: 100 }, (_, g) => [`g${g}`, [...people.slice(g * 10, g * 10 + 10).map((p) => p.id), ...(g > 0 ? [`group:g${g - 1}`] : [])]]));
+const people = Array.from({ length: 1000 }, (_, i) => ({
+  id: `p${i}`,
+  email: `p${i}@example.com`,
+  accounts: { slack: `U${i}`, web: `p${i}`, feishu: `ou_${i}` },
+}));
+const groups = Object.fromEntries(
+  Array.from({ length: 100 }, (_, g) => [
+    `g${g}`,
+    [...people.slice(g * 10, g * 10 + 10).map((p) => p.id), ...(g > 0 ? [`group:g${g - 1}`] : [])],
+  ]),
+);
 const directory = loadDirectory({ people, groups }, 'bench');
 const approvers = ['slack:U5', 'person:p17', 'group:g40', 'web:p900', 'bob@example.com'];
 const request = { userId: 'web:p3', filedByPerson: null, approvers };
@@ -28,6 +37,10 @@ function perCall(fn: () => unknown, n = 50_000): number {
 
 const decision = (d: typeof directory) => () => {
   const decider = deciderOf(d, 'slack:U402');
-  return isListed(approverSetOf(d, request.approvers), decider) && !requesterPeople(d, request).includes(decider.person);
+  return (
+    isListed(approverSetOf(d, request.approvers), decider) && !requesterPeople(d, request).includes(decider.person)
+  );
 };
-process.stdout.write(`people checks per decision: ${perCall(decision(directory)).toFixed(2)} µs with 1,000 people in 100 nested groups; ${perCall(decision(NO_DIRECTORY)).toFixed(2)} µs with no directory\n`);
+process.stdout.write(
+  `people checks per decision: ${perCall(decision(directory)).toFixed(2)} µs with 1,000 people in 100 nested groups; ${perCall(decision(NO_DIRECTORY)).toFixed(2)} µs with no directory\n`,
+);

@@ -16,13 +16,23 @@ import { traced } from '../../src/telemetry/tracing.js';
 const CALLS = Number(process.argv[process.argv.indexOf('--calls') + 1]) || 4000;
 const dir = mkdtempSync(join(tmpdir(), 'tollgate-tracing-'));
 const otel = Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith('OTEL_')));
-const server = await createServer({ config: loadConfig({ port: 0, db: join(dir, 'bench.db') }, { TOLLGATE_API_TOKENS: 't', LOG_LEVEL: 'silent', ...otel }) });
+const server = await createServer({
+  config: loadConfig(
+    { port: 0, db: join(dir, 'bench.db') },
+    { TOLLGATE_API_TOKENS: 't', LOG_LEVEL: 'silent', ...otel },
+  ),
+});
 const { gateway } = server;
 
 /** One gated call: filed, then approved over the API (no card to deliver: the web inbox reads the database). */
 async function gatedCall(i: number): Promise<void> {
   const { request } = await gateway.request({ toolName: 'bench', toolArgs: { i }, channels: [{ type: 'web' }] });
-  const outcome = await gateway.decide({ requestId: request.id, decision: 'approve', actor: { channel: 'web', userId: 'bench' }, via: 'api' });
+  const outcome = await gateway.decide({
+    requestId: request.id,
+    decision: 'approve',
+    actor: { channel: 'web', userId: 'bench' },
+    via: 'api',
+  });
   if (!outcome.ok) throw new Error(outcome.message);
 }
 
@@ -33,7 +43,9 @@ async function cpu(label: string, n: number, fn: (i: number) => Promise<unknown>
   for (let i = 0; i < n; i++) await fn(i);
   const c = process.cpuUsage(c0);
   const ops = n * perRun;
-  console.log(`${label}: ${((c.user + c.system) / ops).toFixed(2)} µs CPU/op, ${(((performance.now() - t0) / ops) * 1000).toFixed(2)} µs wall/op`);
+  console.log(
+    `${label}: ${((c.user + c.system) / ops).toFixed(2)} µs CPU/op, ${(((performance.now() - t0) / ops) * 1000).toFixed(2)} µs wall/op`,
+  );
 }
 
 try {
@@ -43,14 +55,23 @@ try {
   const body = () => Promise.resolve(1);
   if (!Object.keys(otel).length) {
     await cpu('bare async function', 200_000, body);
-    await cpu('the same in traced() with no SDK', 200_000, () => traced('bench', { 'tollgate.request.id': 'x' }, {}, body));
+    await cpu('the same in traced() with no SDK', 200_000, () =>
+      traced('bench', { 'tollgate.request.id': 'x' }, {}, body),
+    );
   } else {
     // Batches under the span processor's queue (2048), each flushed: the export's serialization and HTTP are counted.
-    const provider = (trace.getTracerProvider() as ProxyTracerProvider).getDelegate() as unknown as { forceFlush(): Promise<void> };
-    await cpu('one span through traced(), exported (per span)', 10, async () => {
-      for (let i = 0; i < 2000; i++) await traced('bench', { 'tollgate.request.id': 'x' }, {}, body);
-      await provider.forceFlush();
-    }, 2000);
+    const provider = (trace.getTracerProvider() as ProxyTracerProvider).getDelegate() as unknown as {
+      forceFlush(): Promise<void>;
+    };
+    await cpu(
+      'one span through traced(), exported (per span)',
+      10,
+      async () => {
+        for (let i = 0; i < 2000; i++) await traced('bench', { 'tollgate.request.id': 'x' }, {}, body);
+        await provider.forceFlush();
+      },
+      2000,
+    );
   }
 } finally {
   await server.close();

@@ -27,15 +27,33 @@ export interface SignFigures {
 /** `count` approved requests with distinct ids, as a decision leaves them (one approver, no quorum). */
 function approvedRequests(count: number): ConfirmationRequest[] {
   const toolArgs = { path: '/srv/app/config.yaml', bytes: 1024, overwrite: true };
-  const base = newConfirmationRequest({ toolName: 'bench.write_file', toolArgs, prompt: 'bench' }, { timeoutS: 300, channels: [{ type: 'web' }], options: ['Approve', 'Deny'], onTimeout: 'deny' }, [{ type: 'web' }], argsSha256('bench.write_file', toolArgs), new Date());
+  const base = newConfirmationRequest(
+    { toolName: 'bench.write_file', toolArgs, prompt: 'bench' },
+    { timeoutS: 300, channels: [{ type: 'web' }], options: ['Approve', 'Deny'], onTimeout: 'deny' },
+    [{ type: 'web' }],
+    argsSha256('bench.write_file', toolArgs),
+    new Date(),
+  );
   const at = new Date();
-  return Array.from({ length: count }, (_, i) => ({ ...base, id: `${base.id.slice(0, -8)}${i.toString(16).padStart(8, '0')}`, status: 'approved', allowed: true, respondedAt: at, updatedAt: at, respondedBy: 'web:bench-approver', respondedByPerson: 'bench-approver' }));
+  return Array.from({ length: count }, (_, i) => ({
+    ...base,
+    id: `${base.id.slice(0, -8)}${i.toString(16).padStart(8, '0')}`,
+    status: 'approved',
+    allowed: true,
+    respondedAt: at,
+    updatedAt: at,
+    respondedBy: 'web:bench-approver',
+    respondedByPerson: 'bench-approver',
+  }));
 }
 
 /** Signs `rounds × perRound` fresh verdicts (after a warm-up) and returns the CPU per signature. */
 export async function verdictSignCpu(rounds = 25, perRound = 200): Promise<SignFigures> {
   const key = await keyFromSeed(randomBytes(32).toString('base64url'));
-  const signer = new VerdictSigner({ current: async () => key, jwks: async () => ({ keys: [key.publicJwk] }) }, { cacheSize: rounds * perRound + 1000 });
+  const signer = new VerdictSigner(
+    { current: async () => key, jwks: async () => ({ keys: [key.publicJwk] }) },
+    { cacheSize: rounds * perRound + 1000 },
+  );
   const requests = approvedRequests(rounds * perRound + 500);
   // Warm-up: the first signatures compile the path and load the key into OpenSSL's structures.
   for (const r of requests.slice(0, 500)) await signer.sign(r);
@@ -47,10 +65,18 @@ export async function verdictSignCpu(rounds = 25, perRound = 200): Promise<SignF
     const used = process.cpuUsage(start);
     perRoundMs.push((used.user + used.system) / 1000 / perRound);
   }
-  return { median: round(median(perRoundMs), 4), min: round(Math.min(...perRoundMs), 4), max: round(Math.max(...perRoundMs), 4), rounds, signatures: rounds * perRound };
+  return {
+    median: round(median(perRoundMs), 4),
+    min: round(Math.min(...perRoundMs), 4),
+    max: round(Math.max(...perRoundMs), 4),
+    rounds,
+    signatures: rounds * perRound,
+  };
 }
 
 if (process.argv[1]?.endsWith('verdict-sign.ts')) {
   const figures = await verdictSignCpu(Number(process.argv[2] ?? 25), Number(process.argv[3] ?? 200));
-  process.stdout.write(`verdict_sign_cpu_ms: ${figures.median} ms (rounds ${figures.min}–${figures.max}, ${figures.signatures} signatures)\n`);
+  process.stdout.write(
+    `verdict_sign_cpu_ms: ${figures.median} ms (rounds ${figures.min}–${figures.max}, ${figures.signatures} signatures)\n`,
+  );
 }

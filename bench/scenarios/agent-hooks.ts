@@ -15,21 +15,58 @@ import { round, summarize } from '../stats.js';
 export function agentInput(agent: string, command: string): unknown {
   switch (agent) {
     case 'claude':
-      return { session_id: 's', cwd: '/srv/app', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: `toolu_${process.hrtime.bigint()}` };
+      return {
+        session_id: 's',
+        cwd: '/srv/app',
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Bash',
+        tool_input: { command },
+        tool_use_id: `toolu_${process.hrtime.bigint()}`,
+      };
     case 'codex':
-      return { session_id: 's', cwd: '/srv/app', hook_event_name: 'PreToolUse', model: 'm', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'c' };
+      return {
+        session_id: 's',
+        cwd: '/srv/app',
+        hook_event_name: 'PreToolUse',
+        model: 'm',
+        tool_name: 'Bash',
+        tool_input: { command },
+        tool_use_id: 'c',
+      };
     case 'gemini':
-      return { session_id: 's', cwd: '/srv/app', hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command } };
+      return {
+        session_id: 's',
+        cwd: '/srv/app',
+        hook_event_name: 'BeforeTool',
+        tool_name: 'run_shell_command',
+        tool_input: { command },
+      };
     case 'qwen':
-      return { session_id: 's', cwd: '/srv/app', hook_event_name: 'PreToolUse', tool_name: 'run_shell_command', tool_input: { command } };
+      return {
+        session_id: 's',
+        cwd: '/srv/app',
+        hook_event_name: 'PreToolUse',
+        tool_name: 'run_shell_command',
+        tool_input: { command },
+      };
     case 'opencode':
       return { tool: 'bash', sessionID: 's', callID: 'c', args: { command }, directory: '/srv/app' };
     case 'cline':
-      return { taskId: 't', workspaceRoots: ['/srv/app'], preToolUse: { toolName: 'run_commands', parameters: { command } } };
+      return {
+        taskId: 't',
+        workspaceRoots: ['/srv/app'],
+        preToolUse: { toolName: 'run_commands', parameters: { command } },
+      };
     case 'copilot':
       return { cwd: '/srv/app', toolName: 'bash', toolArgs: JSON.stringify({ command }) };
     default:
-      return { hook_event_name: 'beforeShellExecution', conversation_id: 's', workspace_roots: ['/srv/app'], command, cwd: '/srv/app' };
+      return {
+        hook_event_name: 'beforeShellExecution',
+        conversation_id: 's',
+        workspace_roots: ['/srv/app'],
+        command,
+        cwd: '/srv/app',
+      };
   }
 }
 
@@ -37,9 +74,18 @@ export function agentInput(agent: string, command: string): unknown {
 export const AGENTS = ['claude', 'codex', 'gemini', 'qwen', 'opencode', 'cline', 'copilot', 'cursor'];
 
 /** Runs `tollgate hook <agent>` once for `command`; resolves with the wall time in ms and what it printed. */
-export async function agentHookOnce(bin: string, url: string, agent: string, command: string, flags: string[] = []): Promise<{ ms: number; code: number | null; out: string }> {
+export async function agentHookOnce(
+  bin: string,
+  url: string,
+  agent: string,
+  command: string,
+  flags: string[] = [],
+): Promise<{ ms: number; code: number | null; out: string }> {
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [bin, 'hook', agent, ...flags], { env: { ...process.env, TOLLGATE_URL: url, TOLLGATE_TOKEN: BENCH_TOKEN }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'hook', agent, ...flags], {
+    env: { ...process.env, TOLLGATE_URL: url, TOLLGATE_TOKEN: BENCH_TOKEN },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -58,7 +104,9 @@ export async function nodeStartOnce(env: NodeJS.ProcessEnv = process.env): Promi
 
 /** A request's id, by API, once the hook filed it. */
 async function pendingId(url: string, agent: string, command: string): Promise<string> {
-  const response = await fetch(`${url}/v1/requests?status=pending&agent_kind=${agent}&limit=20`, { headers: { authorization: `Bearer ${BENCH_TOKEN}` } });
+  const response = await fetch(`${url}/v1/requests?status=pending&agent_kind=${agent}&limit=20`, {
+    headers: { authorization: `Bearer ${BENCH_TOKEN}` },
+  });
   const { items } = (await response.json()) as { items: { id: string; tool_args: { command?: string } }[] };
   const found = items.find((r) => r.tool_args.command === command);
   if (!found) throw new Error(`no pending request of ${agent} for ${command}`);
@@ -90,12 +138,19 @@ export async function measureAgentHooks(bin: string, url: string, runs: number) 
       const command = `terraform apply -target=bench.${i}.${Date.now()}`;
       // --wait 0.6: the hook asks the gateway to wait 0.1 s, then answers deferred.
       const first = await agentHookOnce(bin, url, agent, command, ['--wait', '0.6']);
-      if (!first.out.includes('/ui/requests/')) throw new Error(`tollgate hook ${agent} did not defer: ${first.out.slice(0, 300)}`);
+      if (!first.out.includes('/ui/requests/'))
+        throw new Error(`tollgate hook ${agent} did not defer: ${first.out.slice(0, 300)}`);
       const id = await pendingId(url, agent, command);
-      const decided = await fetch(`${url}/v1/requests/${id}/decision`, { method: 'POST', headers: { authorization: `Bearer ${BENCH_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'approve', approver: 'web:bench' }) });
-      if (decided.status !== 200) throw new Error(`approving ${id} answered ${decided.status}: ${await decided.text()}`);
+      const decided = await fetch(`${url}/v1/requests/${id}/decision`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${BENCH_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ decision: 'approve', approver: 'web:bench' }),
+      });
+      if (decided.status !== 200)
+        throw new Error(`approving ${id} answered ${decided.status}: ${await decided.text()}`);
       const again = await agentHookOnce(bin, url, agent, command, ['--wait', '30']);
-      if (again.code !== 0 || again.out.includes('Waiting for approval') || /"deny"|"cancel":true/.test(again.out)) throw new Error(`tollgate hook ${agent}'s retry was not allowed: ${again.out.slice(0, 300)}`);
+      if (again.code !== 0 || again.out.includes('Waiting for approval') || /"deny"|"cancel":true/.test(again.out))
+        throw new Error(`tollgate hook ${agent}'s retry was not allowed: ${again.out.slice(0, 300)}`);
       retries.push(again.ms);
     }
     const r = summarize(retries);

@@ -45,7 +45,10 @@ export async function microIn(main: string): Promise<string> {
 export async function runMicro(script: string, n: number): Promise<MicroRun> {
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-bench-micro-'));
   try {
-    const child = spawn(process.execPath, [script, String(n), dir], { env: { ...process.env, TOLLGATE_SQLITE_SYNC: 'normal' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script, String(n), dir], {
+      env: { ...process.env, TOLLGATE_SQLITE_SYNC: 'normal' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -69,10 +72,16 @@ export const microBaselineScenario: Scenario = {
     const n = ctx.quick ? 300 : 2000;
     const runs: Record<'current' | 'baseline', MicroRun[]> = { current: [], baseline: [] };
     // ABBA ABBA …: each revision as often first as second.
-    const order = (ctx.quick ? [0] : [0, 1, 2]).flatMap((pair) => (pair % 2 === 0 ? (['current', 'baseline'] as const) : (['baseline', 'current'] as const)));
+    const order = (ctx.quick ? [0] : [0, 1, 2]).flatMap((pair) =>
+      pair % 2 === 0 ? (['current', 'baseline'] as const) : (['baseline', 'current'] as const),
+    );
     for (const which of order) runs[which].push(await runMicro(scripts[which], n));
-    const of = (which: 'current' | 'baseline', key: 'create_ms' | 'decide_ms') => median(runs[which].map((r) => r[key]));
-    const sign = typeof ctx.earlier.verdict_sign_cpu_ms === 'number' ? ctx.earlier.verdict_sign_cpu_ms : (await verdictSignCpu()).median;
+    const of = (which: 'current' | 'baseline', key: 'create_ms' | 'decide_ms') =>
+      median(runs[which].map((r) => r[key]));
+    const sign =
+      typeof ctx.earlier.verdict_sign_cpu_ms === 'number'
+        ? ctx.earlier.verdict_sign_cpu_ms
+        : (await verdictSignCpu()).median;
     const baseDecision = of('baseline', 'decide_ms');
     return {
       micro: {
@@ -107,16 +116,30 @@ export const baselineScenario: Scenario = {
   async run(ctx) {
     if (!ctx.baseline) return skipped(ctx, 'baseline');
     const entry = builtEntry(ctx.baseline.main);
-    const creator = await startGateway({ dbPath: await freshDatabase(ctx, 'baseline_create'), env: ctx.gatewayEnv, entry });
+    const creator = await startGateway({
+      dbPath: await freshDatabase(ctx, 'baseline_create'),
+      env: ctx.gatewayEnv,
+      entry,
+    });
     let creates;
     try {
       creates = await measureCreates(ctx, creator);
     } finally {
       await creator.stop();
     }
-    const decider = await startGateway({ dbPath: await freshDatabase(ctx, 'baseline_decision'), env: ctx.gatewayEnv, entry });
+    const decider = await startGateway({
+      dbPath: await freshDatabase(ctx, 'baseline_decision'),
+      env: ctx.gatewayEnv,
+      entry,
+    });
     try {
-      return { baseline: { commit: ctx.baseline.commit.slice(0, 12), ...creates, ...(await measureDecisions(ctx, decider, ctx.quick ? 200 : 1000)) } };
+      return {
+        baseline: {
+          commit: ctx.baseline.commit.slice(0, 12),
+          ...creates,
+          ...(await measureDecisions(ctx, decider, ctx.quick ? 200 : 1000)),
+        },
+      };
     } finally {
       await decider.stop();
     }

@@ -32,7 +32,17 @@ export const preparedTap: ClientTask = async (raw, ask) => {
       p,
       ask,
       async (http, i) => {
-        const request = await http.json<ApiRequest>('POST', '/v1/requests', { tool_name: 'bench.deploy', tool_args: { service: 'api', build: i }, timeout_s: 600, channels: [{ type: p.channel, target: p.target }] }, 201);
+        const request = await http.json<ApiRequest>(
+          'POST',
+          '/v1/requests',
+          {
+            tool_name: 'bench.deploy',
+            tool_args: { service: 'api', build: i },
+            timeout_s: 600,
+            channels: [{ type: p.channel, target: p.target }],
+          },
+          201,
+        );
         const tap = (await ask('card', request.id)) as PreparedTap;
         return Object.assign(request, { tap });
       },
@@ -50,7 +60,11 @@ export const preparedTap: ClientTask = async (raw, ask) => {
  * Finds the card a fake received for a request, waiting for its delivery: `all()` lists the fake's messages in the
  * order received, `requestOf` names the request a message is the card of (null for none).
  */
-export function cardIndex<M>(channel: string, all: () => readonly M[], requestOf: (message: M) => string | null): (requestId: string) => Promise<M> {
+export function cardIndex<M>(
+  channel: string,
+  all: () => readonly M[],
+  requestOf: (message: M) => string | null,
+): (requestId: string) => Promise<M> {
   const byRequest = new Map<string, M>();
   let seen = 0;
   return async (requestId) => {

@@ -35,16 +35,26 @@ export async function measureCreates(ctx: BenchContext, gateway: ServerProcess):
   const rss = rssSampler(gateway.pid);
   const cpu = phaseCpu(gateway.pid, ctx.mode === 'postgres', ctx.client.pid);
   try {
-    const load = await ctx.client.run<{ rps: number; completed: number; by_status: Record<string, number>; latency_ms: Percentiles }>('http-load', 'postLoop', {
-      url: gateway.url,
-      token: BENCH_TOKEN,
-      path: '/v1/requests',
-      concurrency: CREATE_CONCURRENCY,
-      warmupMs: ctx.quick ? 1000 : 2000,
-      durationMs: ctx.quick ? 3000 : 8000,
-      body: CREATE_BODY,
-      okStatus: 201,
-    }, { mark: (phase) => (phase === 'start' ? cpu.start() : cpu.stop()) });
+    const load = await ctx.client.run<{
+      rps: number;
+      completed: number;
+      by_status: Record<string, number>;
+      latency_ms: Percentiles;
+    }>(
+      'http-load',
+      'postLoop',
+      {
+        url: gateway.url,
+        token: BENCH_TOKEN,
+        path: '/v1/requests',
+        concurrency: CREATE_CONCURRENCY,
+        warmupMs: ctx.quick ? 1000 : 2000,
+        durationMs: ctx.quick ? 3000 : 8000,
+        body: CREATE_BODY,
+        okStatus: 201,
+      },
+      { mark: (phase) => (phase === 'start' ? cpu.start() : cpu.stop()) },
+    );
     const perCreate = cpu.msPer(load.completed);
     const errors = Object.entries(load.by_status).filter(([status]) => status !== '201');
     if (errors.length) ctx.log(`create_rps: non-201 answers ${JSON.stringify(Object.fromEntries(errors))}`);

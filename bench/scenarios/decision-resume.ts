@@ -54,7 +54,8 @@ export async function measureResume(
       for (let i = 0; i < size; i++) {
         const started = performance.now();
         const answer = await decide(requests[i]!);
-        if (answer.status !== 200) throw new Error(`decision on ${requests[i]!.id} -> ${answer.status}: ${answer.body.slice(0, 300)}`);
+        if (answer.status !== 200)
+          throw new Error(`decision on ${requests[i]!.id} -> ${answer.status}: ${answer.body.slice(0, 300)}`);
         const resumed = await waits[i]!;
         const body = JSON.parse(resumed.body) as ApiRequest;
         if (body.status === 'pending') throw new Error(`long-poll on ${body.id} answered pending`);
@@ -72,8 +73,17 @@ export async function measureResume(
 }
 
 /** Creates a plain web-channel request. */
-export async function createWebRequest(http: BenchHttp, i: number, extra: Record<string, unknown> = {}): Promise<ApiRequest> {
-  return http.json<ApiRequest>('POST', '/v1/requests', { tool_name: 'bench.deploy', tool_args: { service: 'api', build: i }, timeout_s: 600, ...extra }, 201);
+export async function createWebRequest(
+  http: BenchHttp,
+  i: number,
+  extra: Record<string, unknown> = {},
+): Promise<ApiRequest> {
+  return http.json<ApiRequest>(
+    'POST',
+    '/v1/requests',
+    { tool_name: 'bench.deploy', tool_args: { service: 'api', build: i }, timeout_s: 600, ...extra },
+    201,
+  );
 }
 
 /** Decisions through `POST /v1/requests/:id/decision`. */
@@ -81,8 +91,16 @@ const api: ClientTask = async (raw, ask) => {
   const p = raw as unknown as ResumeParams;
   const decider = new BenchHttp(p.url, p.token, 1);
   try {
-    return await measureResume(p, ask, (http, i) => createWebRequest(http, i), (r) =>
-      decider.send('POST', `/v1/requests/${r.id}/decision`, { decision: 'approve', approver: 'web:bench-approver', reason: 'bench' }),
+    return await measureResume(
+      p,
+      ask,
+      (http, i) => createWebRequest(http, i),
+      (r) =>
+        decider.send('POST', `/v1/requests/${r.id}/decision`, {
+          decision: 'approve',
+          approver: 'web:bench-approver',
+          reason: 'bench',
+        }),
     );
   } finally {
     decider.close();
@@ -105,7 +123,12 @@ export interface DecisionFigures {
 }
 
 /** `count` decisions through the API route on a running gateway, each with a long-poll parked on its request. */
-export async function measureDecisions(ctx: BenchContext, gateway: ServerProcess, count: number, batch = 100): Promise<DecisionFigures> {
+export async function measureDecisions(
+  ctx: BenchContext,
+  gateway: ServerProcess,
+  count: number,
+  batch = 100,
+): Promise<DecisionFigures> {
   const cpu = phaseCpu(gateway.pid, ctx.mode === 'postgres', ctx.client.pid);
   const result = await ctx.client.run<{ resume: Percentiles; decision_rtt: Percentiles; not_parked: number }>(
     'decision-resume',
@@ -114,9 +137,15 @@ export async function measureDecisions(ctx: BenchContext, gateway: ServerProcess
     { idle: () => waitIdle(gateway.pid), mark: (phase) => (phase === 'start' ? cpu.start() : cpu.stop()) },
   );
   const perDecision = cpu.msPer(count);
-  if (result.not_parked) ctx.log(`decision_to_resume: ${result.not_parked} long-polls answered before their decision was sent`);
+  if (result.not_parked)
+    ctx.log(`decision_to_resume: ${result.not_parked} long-polls answered before their decision was sent`);
   return {
-    decision_to_resume_ms: { p50: result.resume.p50, p99: result.resume.p99, max: result.resume.max, n: result.resume.n },
+    decision_to_resume_ms: {
+      p50: result.resume.p50,
+      p99: result.resume.p99,
+      max: result.resume.max,
+      n: result.resume.n,
+    },
     decision_rtt_ms: { p50: result.decision_rtt.p50, p99: result.decision_rtt.p99 },
     decision_cpu_ms_per_request: round(perDecision.gateway, 3),
     ...(perDecision.database === null ? {} : { decision_db_cpu_ms_per_request: round(perDecision.database, 3) }),

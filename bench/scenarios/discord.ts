@@ -46,12 +46,27 @@ function approveTaps(fake: FakeDiscord): (message: FakeMessage) => PreparedTap {
   };
 }
 
-async function withDiscordGateway<T>(ctx: BenchContext, name: string, fn: (gateway: Awaited<ReturnType<typeof freshGateway>>, fake: FakeDiscord) => Promise<T>): Promise<T> {
+async function withDiscordGateway<T>(
+  ctx: BenchContext,
+  name: string,
+  fn: (gateway: Awaited<ReturnType<typeof freshGateway>>, fake: FakeDiscord) => Promise<T>,
+): Promise<T> {
   const token = `bot-${randomBytes(8).toString('hex')}`;
   const fake = await FakeDiscord.start({ token });
-  return withGatewayBeside(ctx, name, fake, { DISCORD_BOT_TOKEN: token, DISCORD_PUBLIC_KEY: fake.signer.publicKeyHex, DISCORD_APPLICATION_ID: APPLICATION_ID, DISCORD_API_URL: fake.apiUrl }, async (gateway) => {
-    return await fn(gateway, fake);
-  });
+  return withGatewayBeside(
+    ctx,
+    name,
+    fake,
+    {
+      DISCORD_BOT_TOKEN: token,
+      DISCORD_PUBLIC_KEY: fake.signer.publicKeyHex,
+      DISCORD_APPLICATION_ID: APPLICATION_ID,
+      DISCORD_API_URL: fake.apiUrl,
+    },
+    async (gateway) => {
+      return await fn(gateway, fake);
+    },
+  );
 }
 
 /** `discord.tap_to_resume_ms`. */
@@ -60,18 +75,41 @@ export const discordScenario: Scenario = {
   modes: ['sqlite', 'bullmq', 'postgres'],
   async run(ctx) {
     const resume = await withDiscordGateway(ctx, 'discord-tap', async (gateway, fake) => {
-      const findCard = cardIndex('Discord', () => fake.allMessages(), (message) => buttonsOf(message.versions[0]!).find((b) => b.customId.startsWith(APPROVE))?.customId.split(':')[2] ?? null);
+      const findCard = cardIndex(
+        'Discord',
+        () => fake.allMessages(),
+        (message) =>
+          buttonsOf(message.versions[0]!)
+            .find((b) => b.customId.startsWith(APPROVE))
+            ?.customId.split(':')[2] ?? null,
+      );
       const tapOn = approveTaps(fake);
       return ctx.client.run<{ resume: Percentiles; decision_rtt: Percentiles; not_parked: number }>(
         'discord',
         'tap',
-        { url: gateway.url, token: BENCH_TOKEN, count: ctx.quick ? 200 : 1000, batch: 100, channel: 'discord', target: TARGET },
+        {
+          url: gateway.url,
+          token: BENCH_TOKEN,
+          count: ctx.quick ? 200 : 1000,
+          batch: 100,
+          channel: 'discord',
+          target: TARGET,
+        },
         { idle: () => waitIdle(gateway.pid), card: async (id) => tapOn(await findCard(String(id))) },
       );
     });
     if (resume.not_parked) ctx.log(`discord: ${resume.not_parked} long-polls answered before their tap was sent`);
     return {
-      discord: { tap_to_resume_ms: { p50: resume.resume.p50, p99: resume.resume.p99, max: resume.resume.max, n: resume.resume.n, ack_rtt_p50: resume.decision_rtt.p50, ack_rtt_p99: resume.decision_rtt.p99 } },
+      discord: {
+        tap_to_resume_ms: {
+          p50: resume.resume.p50,
+          p99: resume.resume.p99,
+          max: resume.resume.max,
+          n: resume.resume.n,
+          ack_rtt_p50: resume.decision_rtt.p50,
+          ack_rtt_p99: resume.decision_rtt.p99,
+        },
+      },
     };
   },
 };

@@ -20,17 +20,30 @@ export const durableFloorScenario: Scenario = {
     const cpu = cpuMarks(server.pid);
     let creates: Record<string, unknown>;
     try {
-      const load = await ctx.client.run<{ rps: number; completed: number; by_status: Record<string, number>; latency_ms: Percentiles }>('http-load', 'postLoop', {
-        url: server.url,
-        path: '/v1/requests',
-        concurrency: CREATE_CONCURRENCY,
-        warmupMs: ctx.quick ? 1000 : 2000,
-        durationMs: ctx.quick ? 3000 : 8000,
-        body: CREATE_BODY,
-        okStatus: 201,
-      }, { mark: cpu.mark });
+      const load = await ctx.client.run<{
+        rps: number;
+        completed: number;
+        by_status: Record<string, number>;
+        latency_ms: Percentiles;
+      }>(
+        'http-load',
+        'postLoop',
+        {
+          url: server.url,
+          path: '/v1/requests',
+          concurrency: CREATE_CONCURRENCY,
+          warmupMs: ctx.quick ? 1000 : 2000,
+          durationMs: ctx.quick ? 3000 : 8000,
+          body: CREATE_BODY,
+          okStatus: 201,
+        },
+        { mark: cpu.mark },
+      );
       const errors = Object.entries(load.by_status).filter(([status]) => status !== '201');
-      if (errors.length) throw new Error(`durable floor answered ${JSON.stringify(Object.fromEntries(errors))}:\n${server.output().slice(-2000)}`);
+      if (errors.length)
+        throw new Error(
+          `durable floor answered ${JSON.stringify(Object.fromEntries(errors))}:\n${server.output().slice(-2000)}`,
+        );
       creates = {
         durable_create_rps: load.rps,
         durable_latency_ms_at_64: { p50: load.latency_ms.p50, p99: load.latency_ms.p99 },
@@ -55,13 +68,21 @@ async function durableDecisions(ctx: Parameters<Scenario['run']>[0]): Promise<Re
       { url: server.url, token: 'unused', count, batch: 100 },
       { idle: () => waitIdle(server.pid), mark: (phase) => (phase === 'start' ? cpu.start() : cpu.stop()) },
     );
-    if (result.not_parked) throw new Error(`durable floor: ${result.not_parked} long-polls answered before their decision was sent`);
+    if (result.not_parked)
+      throw new Error(`durable floor: ${result.not_parked} long-polls answered before their decision was sent`);
     const perDecision = cpu.msPer(count);
     return {
-      durable_decision_to_resume_ms: { p50: result.resume.p50, p99: result.resume.p99, max: result.resume.max, n: result.resume.n },
+      durable_decision_to_resume_ms: {
+        p50: result.resume.p50,
+        p99: result.resume.p99,
+        max: result.resume.max,
+        n: result.resume.n,
+      },
       durable_decision_rtt_ms: { p50: result.decision_rtt.p50, p99: result.decision_rtt.p99 },
       durable_decision_cpu_ms_per_request: round(perDecision.gateway, 3),
-      ...(perDecision.database === null ? {} : { durable_decision_db_cpu_ms_per_request: round(perDecision.database, 3) }),
+      ...(perDecision.database === null
+        ? {}
+        : { durable_decision_db_cpu_ms_per_request: round(perDecision.database, 3) }),
     };
   } finally {
     await server.stop();

@@ -27,7 +27,12 @@ const sharedNow = () => Number(process.hrtime.bigint()) / 1e6;
 /** `performance.now()` → {@link sharedNow}. */
 const sharedOffset = () => sharedNow() - performance.now();
 
-const createBody = (i: number) => ({ tool_name: 'bench.deploy', tool_args: { service: 'api', build: i }, timeout_s: 600, channels: [{ type: 'email', target: TARGET }] });
+const createBody = (i: number) => ({
+  tool_name: 'bench.deploy',
+  tool_args: { service: 'api', build: i },
+  timeout_s: 600,
+  channels: [{ type: 'email', target: TARGET }],
+});
 
 /** Files requests one at a time; each 201 is timed against its mail's arrival (`mail` answers with it). */
 const deliver: ClientTask = async (raw, ask) => {
@@ -60,8 +65,16 @@ async function openLink(url: string, link: string): Promise<OpenedForm> {
   const res = await fetch(`${url}${path}`, { redirect: 'manual' });
   const page = await res.text();
   const csrf = /name="_csrf" value="([^"]*)"/.exec(page)?.[1];
-  if (res.status !== 200 || csrf === undefined) throw new Error(`the link's page answered ${res.status} without a form: ${page.slice(0, 300)}`);
-  return { path, cookie: res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; '), csrf };
+  if (res.status !== 200 || csrf === undefined)
+    throw new Error(`the link's page answered ${res.status} without a form: ${page.slice(0, 300)}`);
+  return {
+    path,
+    cookie: res.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; '),
+    csrf,
+  };
 }
 
 /** Approvals through the mail's link: the confirmation form's post is the timed part. */
@@ -79,7 +92,10 @@ const link: ClientTask = async (raw, ask) => {
       },
       (request) => {
         const { form } = request as ApiRequest & { form: OpenedForm };
-        return browser.send('POST', form.path, new URLSearchParams({ _csrf: form.csrf }).toString(), { 'content-type': 'application/x-www-form-urlencoded', cookie: form.cookie });
+        return browser.send('POST', form.path, new URLSearchParams({ _csrf: form.csrf }).toString(), {
+          'content-type': 'application/x-www-form-urlencoded',
+          cookie: form.cookie,
+        });
       },
     );
   } finally {
@@ -115,11 +131,21 @@ function mailIndex(fake: FakeSmtp): (requestId: string) => Promise<{ mail: Recei
   };
 }
 
-async function withEmailGateway<T>(ctx: BenchContext, name: string, fn: (gateway: Awaited<ReturnType<typeof freshGateway>>, fake: FakeSmtp) => Promise<T>): Promise<T> {
+async function withEmailGateway<T>(
+  ctx: BenchContext,
+  name: string,
+  fn: (gateway: Awaited<ReturnType<typeof freshGateway>>, fake: FakeSmtp) => Promise<T>,
+): Promise<T> {
   const fake = await FakeSmtp.start();
-  return withGatewayBeside(ctx, name, fake, { SMTP_URL: fake.url, TOLLGATE_EMAIL_FROM: 'Tollgate <tollgate@bench.test>', TOLLGATE_PUBLIC_URL: PUBLIC_URL }, async (gateway) => {
-    return await fn(gateway, fake);
-  });
+  return withGatewayBeside(
+    ctx,
+    name,
+    fake,
+    { SMTP_URL: fake.url, TOLLGATE_EMAIL_FROM: 'Tollgate <tollgate@bench.test>', TOLLGATE_PUBLIC_URL: PUBLIC_URL },
+    async (gateway) => {
+      return await fn(gateway, fake);
+    },
+  );
 }
 
 /** `email.delivery_ms` and `email.link_to_resume_ms`. */
@@ -129,7 +155,12 @@ export const emailScenario: Scenario = {
   async run(ctx) {
     const delivery = await withEmailGateway(ctx, 'email-delivery', async (gateway, fake) => {
       const mailAbout = mailIndex(fake);
-      return ctx.client.run<{ delivery: Percentiles }>('email', 'deliver', { url: gateway.url, token: BENCH_TOKEN, count: ctx.quick ? 100 : 500 }, { mail: async (id) => (await mailAbout(String(id))).at });
+      return ctx.client.run<{ delivery: Percentiles }>(
+        'email',
+        'deliver',
+        { url: gateway.url, token: BENCH_TOKEN, count: ctx.quick ? 100 : 500 },
+        { mail: async (id) => (await mailAbout(String(id))).at },
+      );
     });
     const resume = await withEmailGateway(ctx, 'email-link', async (gateway, fake) => {
       const mailAbout = mailIndex(fake);
@@ -143,8 +174,20 @@ export const emailScenario: Scenario = {
     if (resume.not_parked) ctx.log(`email: ${resume.not_parked} long-polls answered before their form was posted`);
     return {
       email: {
-        delivery_ms: { p50: delivery.delivery.p50, p99: delivery.delivery.p99, max: delivery.delivery.max, n: delivery.delivery.n },
-        link_to_resume_ms: { p50: resume.resume.p50, p99: resume.resume.p99, max: resume.resume.max, n: resume.resume.n, ack_rtt_p50: resume.decision_rtt.p50, ack_rtt_p99: resume.decision_rtt.p99 },
+        delivery_ms: {
+          p50: delivery.delivery.p50,
+          p99: delivery.delivery.p99,
+          max: delivery.delivery.max,
+          n: delivery.delivery.n,
+        },
+        link_to_resume_ms: {
+          p50: resume.resume.p50,
+          p99: resume.resume.p99,
+          max: resume.resume.max,
+          n: resume.resume.n,
+          ack_rtt_p50: resume.decision_rtt.p50,
+          ack_rtt_p99: resume.decision_rtt.p99,
+        },
       },
     };
   },

@@ -45,7 +45,13 @@ export class Receiver {
         const at = sharedNow();
         const wall = Date.now();
         res.writeHead(204).end();
-        self?.take(Buffer.concat(chunks).toString('utf8'), String(req.headers['tollgate-signature'] ?? ''), secret, at, wall);
+        self?.take(
+          Buffer.concat(chunks).toString('utf8'),
+          String(req.headers['tollgate-signature'] ?? ''),
+          secret,
+          at,
+          wall,
+        );
       });
     });
     server.keepAliveTimeout = 60_000;
@@ -63,7 +69,8 @@ export class Receiver {
     const parsed = JSON.parse(body) as Event | Event[];
     const events = Array.isArray(parsed) ? parsed : [parsed];
     this.received += events.length;
-    if (!expected || !given || given.length !== expected.length || !timingSafeEqual(given, expected)) this.badSignatures += events.length;
+    if (!expected || !given || given.length !== expected.length || !timingSafeEqual(given, expected))
+      this.badSignatures += events.length;
     for (const event of events) {
       if (event.type !== CREATED || !event.subject || this.created.has(event.subject)) continue;
       const time = Date.parse(event.time ?? '');

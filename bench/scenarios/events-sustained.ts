@@ -49,7 +49,11 @@ export interface PacedResult {
  * Sends POSTs at `rate` a second (open loop) for the warm-up, marks `start`, for `durationMs`, marks `end`, and waits
  * for those in flight. Shared with the soak.
  */
-export async function pacedPosts(p: PacedParams, ask: (what: 'mark', payload: string) => Promise<unknown>, each?: (status: number, body: string) => void): Promise<PacedResult> {
+export async function pacedPosts(
+  p: PacedParams,
+  ask: (what: 'mark', payload: string) => Promise<unknown>,
+  each?: (status: number, body: string) => void,
+): Promise<PacedResult> {
   const http = new BenchHttp(p.url, p.token, p.maxInFlight);
   const template = JSON.stringify(p.body);
   const byStatus: Record<string, number> = {};
@@ -118,13 +122,22 @@ function slope(points: readonly { x: number; y: number }[]): number {
 }
 
 /** The `events.sustained_*` figures, on a fresh gateway with the sink `env` names, delivering to `receiver`. */
-export async function sustainedFigures(ctx: BenchContext, env: Record<string, string>, receiver: Receiver): Promise<Record<string, unknown>> {
+export async function sustainedFigures(
+  ctx: BenchContext,
+  env: Record<string, string>,
+  receiver: Receiver,
+): Promise<Record<string, unknown>> {
   const gateway = await freshGateway(ctx, 'events-sustained', env);
   const createdBefore = receiver.created.size;
   const cpu = cpuMarks(gateway.pid);
   const durationMs = ctx.quick ? 5000 : 30_000;
   const samples: { x: number; y: number }[] = [];
-  let window: { start: number; end: number; received: number; posts: number } = { start: 0, end: 0, received: 0, posts: 0 };
+  let window: { start: number; end: number; received: number; posts: number } = {
+    start: 0,
+    end: 0,
+    received: 0,
+    posts: 0,
+  };
   let sampling: Promise<void> | null = null;
   let startTicks = 0;
   let stopped = false;
@@ -132,7 +145,16 @@ export async function sustainedFigures(ctx: BenchContext, env: Record<string, st
     const load = await ctx.client.run<PacedResult>(
       'events-sustained',
       'paced',
-      { url: gateway.url, token: BENCH_TOKEN, rate: 1000, warmupMs: ctx.quick ? 1000 : 5000, durationMs, maxInFlight: 256, body: CREATE_BODY, path: '/v1/requests' },
+      {
+        url: gateway.url,
+        token: BENCH_TOKEN,
+        rate: 1000,
+        warmupMs: ctx.quick ? 1000 : 5000,
+        durationMs,
+        maxInFlight: 256,
+        body: CREATE_BODY,
+        path: '/v1/requests',
+      },
       {
         mark: (payload) => {
           if (payload === 'start') {
@@ -145,7 +167,12 @@ export async function sustainedFigures(ctx: BenchContext, env: Record<string, st
               }
             })();
           } else {
-            window = { ...window, end: Date.now(), received: receiver.received - window.received, posts: receiver.posts - window.posts };
+            window = {
+              ...window,
+              end: Date.now(),
+              received: receiver.received - window.received,
+              posts: receiver.posts - window.posts,
+            };
             stopped = true;
           }
           return cpu.mark(payload);
@@ -154,14 +181,21 @@ export async function sustainedFigures(ctx: BenchContext, env: Record<string, st
     );
     await sampling;
     const errors = Object.entries(load.by_status).filter(([status]) => status !== '201');
-    if (errors.length || load.missed) ctx.log(`events sustained: non-201 answers ${JSON.stringify(Object.fromEntries(errors))}, ${load.missed} requests not sent (all ${256} in flight)`);
+    if (errors.length || load.missed)
+      ctx.log(
+        `events sustained: non-201 answers ${JSON.stringify(Object.fromEntries(errors))}, ${load.missed} requests not sent (all ${256} in flight)`,
+      );
     // Every `created` event should arrive; wait for the stragglers (their lag counts) up to 30 s.
     const filed = load.by_status['201'] ?? 0;
-    for (let waited = 0; receiver.created.size - createdBefore < filed && waited < 30_000; waited += 100) await sleep(100);
+    for (let waited = 0; receiver.created.size - createdBefore < filed && waited < 30_000; waited += 100)
+      await sleep(100);
     const undelivered = filed - (receiver.created.size - createdBefore);
     const ticksDelivered = cpuTicks(gateway.pid);
-    if (undelivered) ctx.log(`events sustained: ${undelivered} of ${filed} created events had not arrived 30 s after the load`);
-    const lags = [...receiver.created.values()].filter((a) => a.time >= window.start && a.time <= window.end).map((a) => a.sinceCommit);
+    if (undelivered)
+      ctx.log(`events sustained: ${undelivered} of ${filed} created events had not arrived 30 s after the load`);
+    const lags = [...receiver.created.values()]
+      .filter((a) => a.time >= window.start && a.time <= window.end)
+      .map((a) => a.sinceCommit);
     const seconds = (window.end - window.start) / 1000;
     const lag = summarize(lags);
     return {

@@ -37,7 +37,16 @@ const single: ClientTask = async (raw, ask) => {
   const lag: number[] = [];
   try {
     for (let i = 0; i < p.count; i++) {
-      const request = await http.json<{ id: string }>('POST', '/v1/requests', { ...CREATE_BODY, tool_args: { ...CREATE_BODY.tool_args, path: `/srv/app/config-${i}.yaml` }, session_id: `bench-session-${i}` }, 201);
+      const request = await http.json<{ id: string }>(
+        'POST',
+        '/v1/requests',
+        {
+          ...CREATE_BODY,
+          tool_args: { ...CREATE_BODY.tool_args, path: `/srv/app/config-${i}.yaml` },
+          session_id: `bench-session-${i}`,
+        },
+        201,
+      );
       const created = request.doneAt + sharedOffset();
       const arrived = (await ask('event', request.id)) as number;
       lag.push(arrived - created);
@@ -68,7 +77,16 @@ async function createLoad(ctx: BenchContext, name: string, env: Record<string, s
     const load = await ctx.client.run<{ rps: number; completed: number; by_status: Record<string, number> }>(
       'http-load',
       'postLoop',
-      { url: gateway.url, token: BENCH_TOKEN, path: '/v1/requests', concurrency: CREATE_CONCURRENCY, warmupMs: ctx.quick ? 1000 : 2000, durationMs, body: CREATE_BODY, okStatus: 201 },
+      {
+        url: gateway.url,
+        token: BENCH_TOKEN,
+        path: '/v1/requests',
+        concurrency: CREATE_CONCURRENCY,
+        warmupMs: ctx.quick ? 1000 : 2000,
+        durationMs,
+        body: CREATE_BODY,
+        okStatus: 201,
+      },
       {
         mark: (payload) => {
           received[String(payload)] = receiver?.received ?? 0;
@@ -110,18 +128,26 @@ export const eventsScenario: Scenario = {
       let lag: { lag: Percentiles };
       const sinceCommit: number[] = [];
       try {
-        lag = await ctx.client.run<{ lag: Percentiles }>('events', 'single', { url: gateway.url, token: BENCH_TOKEN, count: ctx.quick ? 100 : 1000 }, {
-          event: async (id) => {
-            const arrival = await receiver.createdOf(String(id));
-            sinceCommit.push(arrival.sinceCommit);
-            return arrival.at;
+        lag = await ctx.client.run<{ lag: Percentiles }>(
+          'events',
+          'single',
+          { url: gateway.url, token: BENCH_TOKEN, count: ctx.quick ? 100 : 1000 },
+          {
+            event: async (id) => {
+              const arrival = await receiver.createdOf(String(id));
+              sinceCommit.push(arrival.sinceCommit);
+              return arrival.at;
+            },
           },
-        });
+        );
       } finally {
         await gateway.stop();
       }
       const sustained = await sustainedFigures(ctx, env, receiver);
-      if (receiver.badSignatures) ctx.log(`events: ${receiver.badSignatures} of ${receiver.received} events had a tollgate-signature that did not verify`);
+      if (receiver.badSignatures)
+        ctx.log(
+          `events: ${receiver.badSignatures} of ${receiver.received} events had a tollgate-signature that did not verify`,
+        );
       const commit = summarize(sinceCommit);
       return {
         events: {

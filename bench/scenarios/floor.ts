@@ -14,17 +14,27 @@ export const floorScenario: Scenario = {
   async run(ctx) {
     const server = await startFloorServer();
     try {
-      const rtt = await ctx.client.run<Percentiles>('http-load', 'rtt', { url: server.url, path: '/v1/requests/x', count: ctx.quick ? 300 : 2000, warmup: 200 });
-      const cpu = cpuMarks(server.pid);
-      const load = await ctx.client.run<{ rps: number; completed: number; latency_ms: Percentiles }>('http-load', 'postLoop', {
+      const rtt = await ctx.client.run<Percentiles>('http-load', 'rtt', {
         url: server.url,
-        path: '/v1/requests',
-        concurrency: CREATE_CONCURRENCY,
-        warmupMs: 1000,
-        durationMs: ctx.quick ? 2000 : 5000,
-        body: CREATE_BODY,
-        okStatus: 201,
-      }, { mark: cpu.mark });
+        path: '/v1/requests/x',
+        count: ctx.quick ? 300 : 2000,
+        warmup: 200,
+      });
+      const cpu = cpuMarks(server.pid);
+      const load = await ctx.client.run<{ rps: number; completed: number; latency_ms: Percentiles }>(
+        'http-load',
+        'postLoop',
+        {
+          url: server.url,
+          path: '/v1/requests',
+          concurrency: CREATE_CONCURRENCY,
+          warmupMs: 1000,
+          durationMs: ctx.quick ? 2000 : 5000,
+          body: CREATE_BODY,
+          okStatus: 201,
+        },
+        { mark: cpu.mark },
+      );
       return {
         floor: {
           http_rtt_ms: { p50: rtt.p50, p99: rtt.p99 },

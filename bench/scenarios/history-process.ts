@@ -25,7 +25,12 @@ const churn: ClientTask = async (raw) => {
       Array.from({ length: p.concurrency }, async () => {
         while (next < p.count) {
           const request = await createWebRequest(http, next++);
-          await http.json('POST', `/v1/requests/${request.id}/decision`, { decision: 'approve', approver: 'web:bench-approver', reason: 'bench' }, 200);
+          await http.json(
+            'POST',
+            `/v1/requests/${request.id}/decision`,
+            { decision: 'approve', approver: 'web:bench-approver', reason: 'bench' },
+            200,
+          );
         }
       }),
     );
@@ -58,7 +63,12 @@ export const historyProcessScenario: Scenario = {
     try {
       const fresh = await measureDecisions(ctx, gateway, measured);
       const rssFresh = rssMb(gateway.pid);
-      const { seconds } = await ctx.client.run<{ seconds: number }>('history-process', 'churn', { url: gateway.url, token: BENCH_TOKEN, count, concurrency: 32 });
+      const { seconds } = await ctx.client.run<{ seconds: number }>('history-process', 'churn', {
+        url: gateway.url,
+        token: BENCH_TOKEN,
+        count,
+        concurrency: 32,
+      });
       ctx.log(`history_process: ${count.toLocaleString('en-US')} creates and decisions in ${round(seconds, 1)} s`);
       const after = await measureDecisions(ctx, gateway, measured);
       return {

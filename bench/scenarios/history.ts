@@ -77,7 +77,14 @@ const queries: ClientTask = async (raw) => {
         }
       }
     }
-    const timed = Object.entries(byQuery).map(([name, t]) => [name, { first_p99: summarize(t.first).p99, deep_p99: t.deep.length ? summarize(t.deep).p99 : null, all: [...t.first, ...t.deep] }]);
+    const timed = Object.entries(byQuery).map(([name, t]) => [
+      name,
+      {
+        first_p99: summarize(t.first).p99,
+        deep_p99: t.deep.length ? summarize(t.deep).p99 : null,
+        all: [...t.first, ...t.deep],
+      },
+    ]);
     return { byQuery: Object.fromEntries(timed), coldMs };
   } finally {
     http.close();
@@ -90,16 +97,23 @@ const exportRows: ClientTask = async (raw) => {
   const url = new URL(p.url);
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: Number(url.port), path: p.path, headers: { authorization: `Bearer ${p.token}` } }, (res) => {
-      let lines = 0;
-      let bytes = 0;
-      res.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
-      });
-      res.on('end', () => (res.statusCode === 200 ? resolve({ lines, bytes, seconds: (performance.now() - started) / 1000 }) : reject(new Error(`GET ${p.path} -> ${res.statusCode}`))));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      { host: url.hostname, port: Number(url.port), path: p.path, headers: { authorization: `Bearer ${p.token}` } },
+      (res) => {
+        let lines = 0;
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+        });
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve({ lines, bytes, seconds: (performance.now() - started) / 1000 })
+            : reject(new Error(`GET ${p.path} -> ${res.statusCode}`)),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -194,15 +208,34 @@ async function insightsFigures(gateway: ServerProcess, seed: HistorySeed): Promi
   const window = `since=${new Date(seed.to.getTime() - 90 * 86_400_000).toISOString()}&until=${seed.to.toISOString()}`;
   const timed = async (path: string, init?: RequestInit) => {
     const started = performance.now();
-    const res = await fetch(`${gateway.url}${path}`, { ...init, headers: { authorization: `Bearer ${BENCH_TOKEN}`, ...(init?.headers as Record<string, string>) } });
+    const res = await fetch(`${gateway.url}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${BENCH_TOKEN}`, ...(init?.headers as Record<string, string>) },
+    });
     if (res.status !== 200) throw new Error(`${path} -> ${res.status}: ${(await res.text()).slice(0, 300)}`);
     return { body: (await res.json()) as Record<string, unknown>, ms: performance.now() - started };
   };
-  const best = async (by: string) => Math.min(...[(await timed(`/v1/insights?by=${by}&${window}`)).ms, (await timed(`/v1/insights?by=${by}&${window}`)).ms, (await timed(`/v1/insights?by=${by}&${window}`)).ms]);
+  const best = async (by: string) =>
+    Math.min(
+      ...[
+        (await timed(`/v1/insights?by=${by}&${window}`)).ms,
+        (await timed(`/v1/insights?by=${by}&${window}`)).ms,
+        (await timed(`/v1/insights?by=${by}&${window}`)).ms,
+      ],
+    );
   const insights = { tool: round(await best('tool'), 0), person: round(await best('person'), 0) };
-  const replay = await timed(`/v1/policy/simulate?${window}`, { method: 'POST', body: CANDIDATE, headers: { 'content-type': 'application/yaml' } });
+  const replay = await timed(`/v1/policy/simulate?${window}`, {
+    method: 'POST',
+    body: CANDIDATE,
+    headers: { 'content-type': 'application/yaml' },
+  });
   const replayed = replay.body.replayed as number;
-  return { insights_90d_ms: insights, simulate_rows: replayed, simulate_s: round(replay.ms / 1000, 2), simulate_rows_per_s: Math.round(replayed / (replay.ms / 1000)) };
+  return {
+    insights_90d_ms: insights,
+    simulate_rows: replayed,
+    simulate_s: round(replay.ms / 1000, 2),
+    simulate_rows_per_s: Math.round(replayed / (replay.ms / 1000)),
+  };
 }
 
 /** `history.*` on the seeded database: see the module's description. */
@@ -216,16 +249,26 @@ export const historyScenario: Scenario = {
 
     const db = ctx.pg ? await ctx.pg.fresh('history') : join(ctx.tmp, 'history.db');
     const seed = await keptHistorySeed(ctx, ctx.historySeedDir, db, rows, () => seedFor(ctx, db, { rows }));
-    ctx.log(`history: ${seed.reused ? 'copied' : 'seeded'} ${rows.toLocaleString('en-US')} requests (${seed.events.toLocaleString('en-US')} events) in ${round(seed.seconds, 1)} s`);
+    ctx.log(
+      `history: ${seed.reused ? 'copied' : 'seeded'} ${rows.toLocaleString('en-US')} requests (${seed.events.toLocaleString('en-US')} events) in ${round(seed.seconds, 1)} s`,
+    );
     const settleS = settle();
     ctx.log(`history: wrote the OS's dirty pages to disk in ${round(settleS, 1)} s`);
     const warmS = ctx.pg ? null : readOnce(db);
     if (warmS !== null) ctx.log(`history: read the database once into the OS page cache in ${round(warmS, 1)} s`);
-    const gateway = await startGateway({ dbPath: db, env: ctx.gatewayEnv, startTimeoutMs: 600_000, cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-history`) : undefined });
+    const gateway = await startGateway({
+      dbPath: db,
+      env: ctx.gatewayEnv,
+      startTimeoutMs: 600_000,
+      cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-history`) : undefined,
+    });
     let figures: Record<string, unknown>;
     try {
       const busy = await hotPath(ctx, gateway);
-      const { byQuery, coldMs } = await ctx.client.run<{ byQuery: Record<string, { first_p99: number; deep_p99: number | null; all: number[] }>; coldMs: number }>('history', 'queries', {
+      const { byQuery, coldMs } = await ctx.client.run<{
+        byQuery: Record<string, { first_p99: number; deep_p99: number | null; all: number[] }>;
+        coldMs: number;
+      }>('history', 'queries', {
         url: gateway.url,
         token: BENCH_TOKEN,
         queries: queryPaths(seed),
@@ -248,7 +291,9 @@ export const historyScenario: Scenario = {
       figures = {
         rows,
         // A kept seed's copy is no seeding rate: left out, with where it came from.
-        ...(seed.reused ? { seed_reused: true, seed_copy_s: round(seed.seconds, 1) } : { seed_s: round(seed.seconds, 1), seed_rows_per_s: Math.round(rows / seed.seconds) }),
+        ...(seed.reused
+          ? { seed_reused: true, seed_copy_s: round(seed.seconds, 1) }
+          : { seed_s: round(seed.seconds, 1), seed_rows_per_s: Math.round(rows / seed.seconds) }),
         events: seed.events,
         writeback_s: round(settleS, 1),
         ...(warmS === null ? {} : { page_cache_read_s: round(warmS, 1) }),
@@ -257,7 +302,14 @@ export const historyScenario: Scenario = {
         create_latency_ms_at_64: busy.create_latency_ms_at_64,
         decision_to_resume_ms: busy.decision_to_resume_ms,
         decision_rtt_ms: busy.decision_rtt_ms,
-        query_ms: { p99: round(worst, 2), p99_all: summarize(Object.values(byQuery).flatMap((q) => q.all)).p99, cold_ms: round(coldMs, 2), by_query: Object.fromEntries(Object.entries(byQuery).map(([name, q]) => [name, { first_p99: q.first_p99, deep_p99: q.deep_p99 }])) },
+        query_ms: {
+          p99: round(worst, 2),
+          p99_all: summarize(Object.values(byQuery).flatMap((q) => q.all)).p99,
+          cold_ms: round(coldMs, 2),
+          by_query: Object.fromEntries(
+            Object.entries(byQuery).map(([name, q]) => [name, { first_p99: q.first_p99, deep_p99: q.deep_p99 }]),
+          ),
+        },
         export_rows: exported.lines,
         export_mb: round(exported.bytes / 1024 / 1024, 0),
         export_s: round(exported.seconds, 2),
@@ -272,12 +324,18 @@ export const historyScenario: Scenario = {
     // A tenth of the history pending (1 million of 10 million), then a restart on it.
     const pending = Math.max(1, Math.round(rows / 10));
     const added = await seedFor(ctx, db, { rows: pending, pendingOnly: true });
-    ctx.log(`history: added ${pending.toLocaleString('en-US')} pending requests in ${round(added.seconds, 1)} s; restarting`);
+    ctx.log(
+      `history: added ${pending.toLocaleString('en-US')} pending requests in ${round(added.seconds, 1)} s; restarting`,
+    );
     const spawned = performance.now();
     const restarted = await startGateway({ dbPath: db, env: ctx.gatewayEnv, startTimeoutMs: 600_000 });
     try {
       const ready = await readyAt(restarted.url, 600_000);
-      figures.restart_1m = { ready_s: round((ready - spawned) / 1000, 2), pending: pending + seed.pending, rss_mb: round(rssMb(restarted.pid), 0) };
+      figures.restart_1m = {
+        ready_s: round((ready - spawned) / 1000, 2),
+        pending: pending + seed.pending,
+        rss_mb: round(rssMb(restarted.pid), 0),
+      };
     } finally {
       await restarted.stop(30_000);
     }

@@ -68,7 +68,12 @@ const postLoop: ClientTask = async (raw, ask) => {
     const run = await closedLoop(p.concurrency, p.durationMs, () => once(latencies));
     await ask('mark', 'end');
     const ok = run.byStatus[String(p.okStatus)] ?? 0;
-    return { rps: round(ok / (run.elapsedMs / 1000), 0), completed: run.completed, by_status: run.byStatus, latency_ms: summarize(latencies) };
+    return {
+      rps: round(ok / (run.elapsedMs / 1000), 0),
+      completed: run.completed,
+      by_status: run.byStatus,
+      latency_ms: summarize(latencies),
+    };
   } finally {
     http.close();
   }

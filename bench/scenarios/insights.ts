@@ -18,7 +18,6 @@ import { openDatabase } from '../../src/stores/sqlite/database.js';
 import { Database } from '../../src/stores/sqlite/driver.js';
 import { insightsReads, SqliteInsights } from '../../src/stores/sqlite/insights.js';
 
-
 /** Wall and CPU milliseconds of `fn`, and what it returned. */
 async function timed<T>(fn: () => T | Promise<T>): Promise<{ wallMs: number; cpuMs: number; value: T }> {
   const started = performance.now();
@@ -46,7 +45,9 @@ export const insightsScenario: Scenario = {
     const seed = seedHistory(file, { rows });
     // A card delivered as each request is filed (as the web inbox writes it), so each decided row has a delivery.
     const open = openDatabase(file);
-    open.sqlite.exec("INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) SELECT id, 'delivered', NULL, 'web', '{}', created_at FROM confirmation_requests ORDER BY created_at");
+    open.sqlite.exec(
+      "INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) SELECT id, 'delivered', NULL, 'web', '{}', created_at FROM confirmation_requests ORDER BY created_at",
+    );
     ctx.log(`insights: seeded ${rows.toLocaleString('en-US')} requests in ${round(seed.seconds, 1)} s`);
     const window = { since: new Date(seed.to.getTime() - 90 * 86_400_000), until: seed.to };
     try {

@@ -38,9 +38,19 @@ let hookBin: Promise<string> | null = null;
 
 /** Runs the built `tollgate claude-hook` (`bin` is the package layout's bin/tollgate.js) once for an allowed Read; resolves with the wall time in ms. */
 async function hookOnce(bin: string, url: string, i: number, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const input = JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 'bench', tool_use_id: `toolu_bench_${i}_${Date.now()}`, tool_name: 'Read', tool_input: { file_path: `/srv/app/README-${i}.md` }, cwd: '/srv/app' });
+  const input = JSON.stringify({
+    hook_event_name: 'PreToolUse',
+    session_id: 'bench',
+    tool_use_id: `toolu_bench_${i}_${Date.now()}`,
+    tool_name: 'Read',
+    tool_input: { file_path: `/srv/app/README-${i}.md` },
+    cwd: '/srv/app',
+  });
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [bin, 'claude-hook'], { env: { ...env, TOLLGATE_URL: url, TOLLGATE_TOKEN: BENCH_TOKEN }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'claude-hook'], {
+    env: { ...env, TOLLGATE_URL: url, TOLLGATE_TOKEN: BENCH_TOKEN },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stdin.end(input);
@@ -60,16 +70,20 @@ export const policyScenario: Scenario = {
     const gateway = await freshGateway(ctx, 'policy', { TOLLGATE_CONFIG: config });
     try {
       const load = (concurrency: number) =>
-        ctx.client.run<{ rps: number; latency_ms: Percentiles; by_status: Record<string, number> }>('http-load', 'postLoop', {
-          url: gateway.url,
-          token: BENCH_TOKEN,
-          path: '/v1/requests',
-          concurrency,
-          warmupMs: ctx.quick ? 500 : 1000,
-          durationMs: ctx.quick ? 2000 : 5000,
-          body: CREATE_BODY,
-          okStatus: 201,
-        });
+        ctx.client.run<{ rps: number; latency_ms: Percentiles; by_status: Record<string, number> }>(
+          'http-load',
+          'postLoop',
+          {
+            url: gateway.url,
+            token: BENCH_TOKEN,
+            path: '/v1/requests',
+            concurrency,
+            warmupMs: ctx.quick ? 500 : 1000,
+            durationMs: ctx.quick ? 2000 : 5000,
+            body: CREATE_BODY,
+            okStatus: 201,
+          },
+        );
       const single = await load(1);
       const many = await load(CREATE_CONCURRENCY);
       // As users run it: a clone's bin/tollgate.js, which runs the hook bundle `npm install` built (rebuilt if stale).
@@ -105,7 +119,10 @@ export const policyScenario: Scenario = {
         ...agents,
         ...(process.env.NODE_EXTRA_CA_CERTS === undefined
           ? {}
-          : { claude_hook_without_extra_ca_ms: { p50: summarize(plain).p50, p99: summarize(plain).p99 }, claude_hook_node_start_without_extra_ca_ms: summarize(barePlain).p50 }),
+          : {
+              claude_hook_without_extra_ca_ms: { p50: summarize(plain).p50, p99: summarize(plain).p99 },
+              claude_hook_node_start_without_extra_ca_ms: summarize(barePlain).p50,
+            }),
       };
     } finally {
       await gateway.stop();

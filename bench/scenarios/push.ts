@@ -28,7 +28,12 @@ const POLICY = 'people:\n  - { id: alice, accounts: { web: alice } }\n';
 const sharedNow = () => Number(process.hrtime.bigint()) / 1e6;
 const sharedOffset = () => sharedNow() - performance.now();
 
-const createBody = (i: number, approver: string) => ({ tool_name: 'bench.deploy', tool_args: { service: 'api', build: i }, timeout_s: 600, approvers: [approver] });
+const createBody = (i: number, approver: string) => ({
+  tool_name: 'bench.deploy',
+  tool_args: { service: 'api', build: i },
+  timeout_s: 600,
+  approvers: [approver],
+});
 
 /** Files requests one at a time; times each create, and (for alice's) its first push's arrival. */
 const deliver: ClientTask = async (raw, ask) => {
@@ -64,7 +69,9 @@ function arrivals(fake: FakePushService): (requestId: string) => Promise<number>
   const push = fake.received.push.bind(fake.received);
   fake.received.push = (...messages) => {
     const at = sharedNow();
-    for (const m of messages) if (typeof m.payload.request_id === 'string' && !byRequest.has(m.payload.request_id)) byRequest.set(m.payload.request_id, at);
+    for (const m of messages)
+      if (typeof m.payload.request_id === 'string' && !byRequest.has(m.payload.request_id))
+        byRequest.set(m.payload.request_id, at);
     return push(...messages);
   };
   return async (id) => {
@@ -72,7 +79,8 @@ function arrivals(fake: FakePushService): (requestId: string) => Promise<number>
     for (;;) {
       const at = byRequest.get(id);
       if (at !== undefined) return at;
-      if (Date.now() > deadline) throw new Error(`no push about ${id} within 30 s; problems: ${fake.problems.slice(0, 3).join('; ') || 'none'}`);
+      if (Date.now() > deadline)
+        throw new Error(`no push about ${id} within 30 s; problems: ${fake.problems.slice(0, 3).join('; ') || 'none'}`);
       await sleep(1);
     }
   };
@@ -86,22 +94,46 @@ export const pushScenario: Scenario = {
     const fake = await new FakePushService().start();
     const config = join(ctx.tmp, 'push-people.yaml');
     writeFileSync(config, POLICY);
-    const figures = await withGatewayBeside(ctx, 'push', { close: () => fake.stop() }, { TOLLGATE_CONFIG: config }, async (gateway) => {
-      const admin = new BenchHttp(gateway.url, BENCH_TOKEN, 1);
-      try {
-        fake.expectedKey = (await admin.json<{ public_key: string }>('GET', '/ui/push/key')).public_key;
-        const { secret } = await admin.json<{ secret: string }>('POST', '/v1/tokens', { name: 'alice-phone', scopes: ['request:decide'], as: 'person:alice' }, 201);
-        const phone = new BenchHttp(gateway.url, secret, 1);
-        for (let i = 0; i < DEVICES; i++) await phone.json('POST', '/v1/push/subscriptions', fake.device().subscription, 201);
-        phone.close();
-      } finally {
-        admin.close();
-      }
-      const arrivedAt = arrivals(fake);
-      return ctx.client.run<{ delivery: Percentiles; withDevices: Percentiles; noPush: Percentiles }>('push', 'deliver', { url: gateway.url, token: BENCH_TOKEN, count: ctx.quick ? 100 : 500 }, { push: async (id) => arrivedAt(String(id)) });
-    });
-    if (fake.problems.length) throw new Error(`push: the push service found ${fake.problems.length} bad messages: ${fake.problems[0]}`);
+    const figures = await withGatewayBeside(
+      ctx,
+      'push',
+      { close: () => fake.stop() },
+      { TOLLGATE_CONFIG: config },
+      async (gateway) => {
+        const admin = new BenchHttp(gateway.url, BENCH_TOKEN, 1);
+        try {
+          fake.expectedKey = (await admin.json<{ public_key: string }>('GET', '/ui/push/key')).public_key;
+          const { secret } = await admin.json<{ secret: string }>(
+            'POST',
+            '/v1/tokens',
+            { name: 'alice-phone', scopes: ['request:decide'], as: 'person:alice' },
+            201,
+          );
+          const phone = new BenchHttp(gateway.url, secret, 1);
+          for (let i = 0; i < DEVICES; i++)
+            await phone.json('POST', '/v1/push/subscriptions', fake.device().subscription, 201);
+          phone.close();
+        } finally {
+          admin.close();
+        }
+        const arrivedAt = arrivals(fake);
+        return ctx.client.run<{ delivery: Percentiles; withDevices: Percentiles; noPush: Percentiles }>(
+          'push',
+          'deliver',
+          { url: gateway.url, token: BENCH_TOKEN, count: ctx.quick ? 100 : 500 },
+          { push: async (id) => arrivedAt(String(id)) },
+        );
+      },
+    );
+    if (fake.problems.length)
+      throw new Error(`push: the push service found ${fake.problems.length} bad messages: ${fake.problems[0]}`);
     const pick = (p: Percentiles) => ({ p50: p.p50, p99: p.p99, max: p.max, n: p.n });
-    return { push: { devices: DEVICES, delivery_ms: pick(figures.delivery), create_ms: { with_devices: pick(figures.withDevices), no_push: pick(figures.noPush) } } };
+    return {
+      push: {
+        devices: DEVICES,
+        delivery_ms: pick(figures.delivery),
+        create_ms: { with_devices: pick(figures.withDevices), no_push: pick(figures.noPush) },
+      },
+    };
   },
 };

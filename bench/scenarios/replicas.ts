@@ -66,16 +66,30 @@ const split: ClientTask = async (raw, ask) => {
       for (let i = 0; i < size; i++) {
         const onB = i % 2 === 1;
         const started = performance.now();
-        const answer = await https[onB ? 1 : 0].send('POST', `/v1/requests/${requests[i]!.id}/decision`, { decision: 'approve', approver: 'web:bench-approver', reason: 'bench' });
-        if (answer.status !== 200) throw new Error(`decision on ${requests[i]!.id} -> ${answer.status}: ${answer.body.slice(0, 300)}`);
+        const answer = await https[onB ? 1 : 0].send('POST', `/v1/requests/${requests[i]!.id}/decision`, {
+          decision: 'approve',
+          approver: 'web:bench-approver',
+          reason: 'bench',
+        });
+        if (answer.status !== 200)
+          throw new Error(`decision on ${requests[i]!.id} -> ${answer.status}: ${answer.body.slice(0, 300)}`);
         const resumed = await waits[i]!;
         const body = JSON.parse(resumed.body) as ApiRequest;
-        if (body.status === 'pending') throw new Error(`long-poll on ${body.id} (replica A) answered pending after a decision on replica ${onB ? 'B' : 'A'}`);
+        if (body.status === 'pending')
+          throw new Error(
+            `long-poll on ${body.id} (replica A) answered pending after a decision on replica ${onB ? 'B' : 'A'}`,
+          );
         (onB ? cross : same).push(resumed.doneAt - started);
       }
       await ask('mark', 'decide-end');
     }
-    return { create_rps: createRps, created_per_replica: perReplica, by_status: run.byStatus, same: summarize(same), cross: summarize(cross) } satisfies SplitResult;
+    return {
+      create_rps: createRps,
+      created_per_replica: perReplica,
+      by_status: run.byStatus,
+      same: summarize(same),
+      cross: summarize(cross),
+    } satisfies SplitResult;
   } finally {
     for (const http of https) http.close();
     polls.close();
@@ -97,12 +111,22 @@ export const replicasScenario: Scenario = {
       for (const _ of [0, 1]) gateways.push(await startGateway({ dbPath: db, env: ctx.gatewayEnv }));
       const [a, b] = gateways as [ServerProcess, ServerProcess];
       // CPU per call of both replicas together, of PostgreSQL and of the load client: the capacity model's check.
-      const cpu = { create: phaseCpu([a.pid, b.pid], true, ctx.client.pid), decide: phaseCpu([a.pid, b.pid], true, ctx.client.pid) };
+      const cpu = {
+        create: phaseCpu([a.pid, b.pid], true, ctx.client.pid),
+        decide: phaseCpu([a.pid, b.pid], true, ctx.client.pid),
+      };
       const count = ctx.quick ? 200 : 1000;
       const result = await ctx.client.run<SplitResult>(
         'replicas',
         'split',
-        { urls: [a.url, b.url], token: BENCH_TOKEN, warmupMs: ctx.quick ? 1000 : 2000, durationMs: ctx.quick ? 3000 : 8000, count, batch: 100 },
+        {
+          urls: [a.url, b.url],
+          token: BENCH_TOKEN,
+          warmupMs: ctx.quick ? 1000 : 2000,
+          durationMs: ctx.quick ? 3000 : 8000,
+          count,
+          batch: 100,
+        },
         {
           idle: async () => (await Promise.all([waitIdle(a.pid), waitIdle(b.pid)])).every(Boolean),
           mark: (what) => {

@@ -27,7 +27,11 @@ export async function readyAt(url: string, timeoutMs: number): Promise<number> {
 }
 
 /** Reads the overdue-still-pending, expired and pending counts back from the SQLite file or the PostgreSQL database. */
-async function countRows(pg: BenchPostgres | null, db: string, overdueBefore: Date): Promise<{ overdueLeft: number; expired: number; pending: number }> {
+async function countRows(
+  pg: BenchPostgres | null,
+  db: string,
+  overdueBefore: Date,
+): Promise<{ overdueLeft: number; expired: number; pending: number }> {
   const overdueSql = `SELECT count(*) AS n FROM confirmation_requests WHERE status = 'pending' AND expires_at <= `;
   const expiredSql = `SELECT count(*) AS n FROM confirmation_requests WHERE status = 'expired'`;
   const pendingSql = `SELECT count(*) AS n FROM confirmation_requests WHERE status = 'pending'`;
@@ -41,7 +45,11 @@ async function countRows(pg: BenchPostgres | null, db: string, overdueBefore: Da
   const sqlite = new Database(db, { readonly: true, fileMustExist: true });
   try {
     const count = (sql: string, ...args: unknown[]) => (sqlite.prepare(sql).get(...args) as { n: number }).n;
-    return { overdueLeft: count(`${overdueSql}?`, overdueBefore.toISOString()), expired: count(expiredSql), pending: count(pendingSql) };
+    return {
+      overdueLeft: count(`${overdueSql}?`, overdueBefore.toISOString()),
+      expired: count(expiredSql),
+      pending: count(pendingSql),
+    };
   } finally {
     sqlite.close();
   }
@@ -55,9 +63,16 @@ export const restartScenario: Scenario = {
     const rows = ctx.quick ? 20_000 : 100_000;
     const seed = await seedForMode(ctx, 'restart', rows, rows / 10);
     const dbPath = seed.db;
-    ctx.log(`restart: seeded ${rows} rows in ${round(seed.seconds, 1)} s${ctx.pg ? `, copied to PostgreSQL in ${round(seed.copySeconds, 1)} s` : ''}`);
+    ctx.log(
+      `restart: seeded ${rows} rows in ${round(seed.seconds, 1)} s${ctx.pg ? `, copied to PostgreSQL in ${round(seed.copySeconds, 1)} s` : ''}`,
+    );
     const spawned = performance.now();
-    const gateway = await startGateway({ dbPath, env: ctx.gatewayEnv, startTimeoutMs: 300_000, cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-restart`) : undefined });
+    const gateway = await startGateway({
+      dbPath,
+      env: ctx.gatewayEnv,
+      startTimeoutMs: 300_000,
+      cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-restart`) : undefined,
+    });
     const listening = performance.now();
     try {
       const ready = await readyAt(gateway.url, 300_000);

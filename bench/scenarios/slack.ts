@@ -37,13 +37,31 @@ const tap: ClientTask = async (raw, ask) => {
       p,
       ask,
       async (http, i) => {
-        const request = await http.json<ApiRequest>('POST', '/v1/requests', { tool_name: 'bench.deploy', tool_args: { service: 'api', build: i }, timeout_s: 600, channels: [{ type: 'slack', target: TARGET }] }, 201);
+        const request = await http.json<ApiRequest>(
+          'POST',
+          '/v1/requests',
+          {
+            tool_name: 'bench.deploy',
+            tool_args: { service: 'api', build: i },
+            timeout_s: 600,
+            channels: [{ type: 'slack', target: TARGET }],
+          },
+          201,
+        );
         const card = (await ask('card', request.id)) as CardButton;
         return Object.assign(request, { card });
       },
       (request) => {
         const { card } = request as ApiRequest & { card: CardButton };
-        const payload = blockActionsPayload({ userId: 'U0BENCH', channel: card.channel, ts: card.ts, actionId: APPROVE, value: card.value, responseUrl: card.responseUrl, blocks: card.blocks });
+        const payload = blockActionsPayload({
+          userId: 'U0BENCH',
+          channel: card.channel,
+          ts: card.ts,
+          actionId: APPROVE,
+          value: card.value,
+          responseUrl: card.responseUrl,
+          blocks: card.blocks,
+        });
         const body = formBody(payload);
         const timestamp = Math.floor(Date.now() / 1000);
         return slack.send('POST', '/channels/slack/events', body, {
@@ -77,7 +95,13 @@ function cardFinder(fake: FakeSlack): (requestId: string) => Promise<CardButton>
       const message = byRequest.get(requestId);
       if (message) {
         const value = buttonsOf(message.versions[0]!.blocks).find((b) => b.actionId === APPROVE)!.value;
-        return { channel: message.channel, ts: message.ts, value, blocks: message.versions[0]!.blocks, responseUrl: fake.responseUrl(`${message.ts}-bench`) };
+        return {
+          channel: message.channel,
+          ts: message.ts,
+          value,
+          blocks: message.versions[0]!.blocks,
+          responseUrl: fake.responseUrl(`${message.ts}-bench`),
+        };
       }
       if (Date.now() > deadline) throw new Error(`no Slack card for ${requestId} within 30 s`);
       await sleep(5);
@@ -85,13 +109,29 @@ function cardFinder(fake: FakeSlack): (requestId: string) => Promise<CardButton>
   };
 }
 
-async function withSlackGateway<T>(ctx: BenchContext, name: string, fn: (gateway: Awaited<ReturnType<typeof freshGateway>>, fake: FakeSlack, secret: string) => Promise<T>): Promise<T> {
+async function withSlackGateway<T>(
+  ctx: BenchContext,
+  name: string,
+  fn: (gateway: Awaited<ReturnType<typeof freshGateway>>, fake: FakeSlack, secret: string) => Promise<T>,
+): Promise<T> {
   const token = `xoxb-${randomBytes(6).toString('hex')}`;
   const secret = randomBytes(16).toString('hex');
   const fake = await FakeSlack.start({ token });
-  return withGatewayBeside(ctx, name, fake, { SLACK_BOT_TOKEN: token, SLACK_SIGNING_SECRET: secret, SLACK_API_URL: fake.apiUrl, SLACK_BOT_ID: 'B0BOT', SLACK_BOT_USER_ID: 'U0BOT' }, async (gateway) => {
-    return await fn(gateway, fake, secret);
-  });
+  return withGatewayBeside(
+    ctx,
+    name,
+    fake,
+    {
+      SLACK_BOT_TOKEN: token,
+      SLACK_SIGNING_SECRET: secret,
+      SLACK_API_URL: fake.apiUrl,
+      SLACK_BOT_ID: 'B0BOT',
+      SLACK_BOT_USER_ID: 'U0BOT',
+    },
+    async (gateway) => {
+      return await fn(gateway, fake, secret);
+    },
+  );
 }
 
 /** `decision_to_resume_ms.slack` and `create_rps_slack`. */
@@ -136,7 +176,16 @@ export const slackScenario: Scenario = {
       return { rps: load.rps, cpu: cpu.msPer(load.completed), cardsPerS };
     });
     return {
-      decision_to_resume_ms: { slack: { p50: resume.resume.p50, p99: resume.resume.p99, max: resume.resume.max, n: resume.resume.n, ack_rtt_p50: resume.decision_rtt.p50, ack_rtt_p99: resume.decision_rtt.p99 } },
+      decision_to_resume_ms: {
+        slack: {
+          p50: resume.resume.p50,
+          p99: resume.resume.p99,
+          max: resume.resume.max,
+          n: resume.resume.n,
+          ack_rtt_p50: resume.decision_rtt.p50,
+          ack_rtt_p99: resume.decision_rtt.p99,
+        },
+      },
       create_rps_slack: create.rps,
       create_slack_cpu_ms_per_request: round(create.cpu, 3),
       create_slack_cards_posted_per_s: round(create.cardsPerS, 0),

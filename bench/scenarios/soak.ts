@@ -58,10 +58,22 @@ const soakLoad: ClientTask = async (raw, ask) => {
   let t0 = Number.POSITIVE_INFINITY;
   let creating = 0;
   let seq = 0;
-  const windowOf = (at: number) => (at - t0 < 0 ? null : at - t0 < edgeMs ? first : at - t0 >= durationMs - edgeMs && at - t0 < durationMs ? last : null);
+  const windowOf = (at: number) =>
+    at - t0 < 0
+      ? null
+      : at - t0 < edgeMs
+        ? first
+        : at - t0 >= durationMs - edgeMs && at - t0 < durationMs
+          ? last
+          : null;
   const one = async (i: number) => {
     const kind = i % 10 < 6 ? 'decided' : i % 10 < 9 ? 'expires' : 'unwatched';
-    const body = JSON.stringify({ ...CREATE_BODY, tool_args: { ...CREATE_BODY.tool_args, path: `/srv/app/config-${i}.yaml` }, session_id: `soak-${i}`, timeout_s: kind === 'expires' ? 3 : 600 });
+    const body = JSON.stringify({
+      ...CREATE_BODY,
+      tool_args: { ...CREATE_BODY.tool_args, path: `/srv/app/config-${i}.yaml` },
+      session_id: `soak-${i}`,
+      timeout_s: kind === 'expires' ? 3 : 600,
+    });
     const started = performance.now();
     creating++;
     const created = await api.send('POST', '/v1/requests', body).finally(() => creating--);
@@ -76,11 +88,21 @@ const soakLoad: ClientTask = async (raw, ask) => {
     const { id } = JSON.parse(created.body) as { id: string };
     // Settled as it ends, not only when awaited below: a poll reset while the decision is still to come would
     // otherwise be an unhandled rejection, which ends the client.
-    const waiting = kind === 'unwatched' ? null : polls.send('GET', `/v1/requests/${id}?wait=30`).then((r) => r, (error: unknown) => error as Error);
+    const waiting =
+      kind === 'unwatched'
+        ? null
+        : polls.send('GET', `/v1/requests/${id}?wait=30`).then(
+            (r) => r,
+            (error: unknown) => error as Error,
+          );
     if (kind !== 'expires') {
       await sleep(1000 + (i % 1000));
       const decidedAt = performance.now();
-      const decision = await api.send('POST', `/v1/requests/${id}/decision`, { decision: i % 2 ? 'approve' : 'deny', approver: 'web:soak-approver', reason: 'soak' });
+      const decision = await api.send('POST', `/v1/requests/${id}/decision`, {
+        decision: i % 2 ? 'approve' : 'deny',
+        approver: 'web:soak-approver',
+        reason: 'soak',
+      });
       windowOf(decidedAt)?.decision.push(decision.doneAt - decidedAt);
       if (decision.status !== 200) count(`decision_${decision.status}`);
     }
@@ -97,7 +119,9 @@ const soakLoad: ClientTask = async (raw, ask) => {
         // Only creates count toward the cap: a waiter holds its slot for seconds by design.
         if (creating >= 256) count('missed');
         else {
-          const flight = one(seq++).catch((error: unknown) => count(`error_${(error as NodeJS.ErrnoException).code ?? 'other'}`));
+          const flight = one(seq++).catch((error: unknown) =>
+            count(`error_${(error as NodeJS.ErrnoException).code ?? 'other'}`),
+          );
           flights.add(flight);
           void flight.finally(() => flights.delete(flight));
         }
@@ -139,7 +163,21 @@ const ONE_CLIENT_ENV = { TOLLGATE_MAX_CONNECTIONS_PER_ADDRESS: '65536' };
 async function createCapacity(ctx: BenchContext): Promise<number> {
   const gateway = await freshGateway(ctx, 'soak-capacity', ONE_CLIENT_ENV);
   try {
-    const load = await ctx.client.run<{ rps: number }>('http-load', 'postLoop', { url: gateway.url, token: BENCH_TOKEN, path: '/v1/requests', concurrency: CREATE_CONCURRENCY, warmupMs: 2000, durationMs: 6000, body: CREATE_BODY, okStatus: 201 }, { mark: () => null });
+    const load = await ctx.client.run<{ rps: number }>(
+      'http-load',
+      'postLoop',
+      {
+        url: gateway.url,
+        token: BENCH_TOKEN,
+        path: '/v1/requests',
+        concurrency: CREATE_CONCURRENCY,
+        warmupMs: 2000,
+        durationMs: 6000,
+        body: CREATE_BODY,
+        okStatus: 201,
+      },
+      { mark: () => null },
+    );
     return load.rps;
   } finally {
     await gateway.stop();
@@ -158,7 +196,18 @@ const PROBE_S = 30;
 async function mixCapacity(ctx: BenchContext, bareRps: number): Promise<number> {
   const gateway = await freshGateway(ctx, 'soak-mix-capacity', ONE_CLIENT_ENV);
   try {
-    const result = await ctx.client.run<{ per_minute: { creates: number }[] }>('soak', 'run', { url: gateway.url, token: BENCH_TOKEN, rate: Math.max(1, Math.round(bareRps)), minutes: PROBE_S / 60, warmupMs: 10_000 }, { mark: () => null });
+    const result = await ctx.client.run<{ per_minute: { creates: number }[] }>(
+      'soak',
+      'run',
+      {
+        url: gateway.url,
+        token: BENCH_TOKEN,
+        rate: Math.max(1, Math.round(bareRps)),
+        minutes: PROBE_S / 60,
+        warmupMs: 10_000,
+      },
+      { mark: () => null },
+    );
     return round((result.per_minute[0]?.creates ?? 0) / PROBE_S, 0);
   } finally {
     await gateway.stop(5000);
@@ -175,7 +224,8 @@ function leastSquaresSlope(points: [number, number][]): number {
   return sxx === 0 ? 0 : points.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0) / sxx;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? Number.NaN;
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? Number.NaN;
 
 /** The soak (`--soak`, `--soak-minutes N`): see the module comment. */
 export function soakScenario(minutes: number): Scenario {
@@ -192,7 +242,12 @@ export function soakScenario(minutes: number): Scenario {
       let started = 0;
       let sampler: NodeJS.Timeout | null = null;
       try {
-        const result = await ctx.client.run<{ first: { create: Percentiles; decision: Percentiles }; last: { create: Percentiles; decision: Percentiles }; per_minute: { creates: number; p99: number }[]; counts: Record<string, number> }>(
+        const result = await ctx.client.run<{
+          first: { create: Percentiles; decision: Percentiles };
+          last: { create: Percentiles; decision: Percentiles };
+          per_minute: { creates: number; p99: number }[];
+          counts: Record<string, number>;
+        }>(
           'soak',
           'run',
           { url: gateway.url, token: BENCH_TOKEN, rate, minutes, warmupMs: Math.min(30_000, minutes * 15_000) },
@@ -230,7 +285,10 @@ export function soakScenario(minutes: number): Scenario {
             decision_p99_last_vs_first: ratio(result.last.decision.p99, result.first.decision.p99),
             create_ms: { first: pick(result.first.create), last: pick(result.last.create) },
             decision_ms: { first: pick(result.first.decision), last: pick(result.last.decision) },
-            per_minute: result.per_minute.map((m, i) => ({ ...m, rss_mb: round(median(rss.filter((r) => r.s >= i * 60 && r.s < (i + 1) * 60).map((r) => r.mb)), 1) })),
+            per_minute: result.per_minute.map((m, i) => ({
+              ...m,
+              rss_mb: round(median(rss.filter((r) => r.s >= i * 60 && r.s < (i + 1) * 60).map((r) => r.mb)), 1),
+            })),
             counts: result.counts,
           },
         };
@@ -251,8 +309,15 @@ const isSoakRow = (row: GoalRow) => /(^|\.)soak\./.test(row.figure);
  * rows in place of any earlier soak rows, and its conditions under `conditions.soak`; the other figures stay as the
  * last full run wrote them. Returns the soak's own rows and conditions (to print).
  */
-export function mergeSoak(file: string, figures: Record<BenchMode, Record<string, unknown>>, info: RunInfo): Record<string, unknown> {
-  const results = (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : { table: [], conditions: {} }) as Record<string, unknown> & { table: GoalRow[]; conditions: Record<string, unknown> };
+export function mergeSoak(
+  file: string,
+  figures: Record<BenchMode, Record<string, unknown>>,
+  info: RunInfo,
+): Record<string, unknown> {
+  const results = (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : { table: [], conditions: {} }) as Record<
+    string,
+    unknown
+  > & { table: GoalRow[]; conditions: Record<string, unknown> };
   const built = buildResults(figures, info);
   for (const mode of ['sqlite', 'bullmq', 'postgres'] as const) {
     const soak = figures[mode].soak;
@@ -267,9 +332,15 @@ export function mergeSoak(file: string, figures: Record<BenchMode, Record<string
 }
 
 /** Keeps the soak of the results file `file` in `results` (a full run that did not soak), so one run's soak survives the next. */
-export function keepSoak(file: string, results: Record<string, unknown> & { table: GoalRow[]; conditions: Record<string, unknown> }): void {
+export function keepSoak(
+  file: string,
+  results: Record<string, unknown> & { table: GoalRow[]; conditions: Record<string, unknown> },
+): void {
   if (!existsSync(file) || results.table.some(isSoakRow)) return;
-  const previous = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown> & { table?: GoalRow[]; conditions?: Record<string, unknown> };
+  const previous = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown> & {
+    table?: GoalRow[];
+    conditions?: Record<string, unknown>;
+  };
   if (!previous.soak) return;
   results.soak = previous.soak;
   results.table.push(...(previous.table ?? []).filter(isSoakRow));

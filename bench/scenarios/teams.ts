@@ -46,24 +46,48 @@ async function approveTap(fake: FakeTeams, activity: FakeActivity): Promise<Prep
     channelData: { tenant: { id: TENANT_ID } },
     value: { action: { type: 'Action.Execute', verb: approve.verb, data: approve.data }, trigger: 'manual' },
   };
-  return { path: MESSAGES_PATH, body: JSON.stringify(invoke), headers: { 'content-type': 'application/json', authorization: `Bearer ${await fake.token(fake.serviceUrl)}` } };
+  return {
+    path: MESSAGES_PATH,
+    body: JSON.stringify(invoke),
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${await fake.token(fake.serviceUrl)}` },
+  };
 }
 
-async function withTeamsGateway<T>(ctx: BenchContext, name: string, fn: (gateway: Awaited<ReturnType<typeof freshGateway>>, fake: FakeTeams) => Promise<T>): Promise<T> {
+async function withTeamsGateway<T>(
+  ctx: BenchContext,
+  name: string,
+  fn: (gateway: Awaited<ReturnType<typeof freshGateway>>, fake: FakeTeams) => Promise<T>,
+): Promise<T> {
   const appId = randomUUID();
-  const fake = await FakeTeams.start({ appId, appPassword: `secret-${randomBytes(8).toString('hex')}`, tenantId: TENANT_ID });
-  return withGatewayBeside(ctx, name, fake, { TEAMS_APP_ID: appId, TEAMS_APP_PASSWORD: fake.appPassword, TEAMS_TENANT_ID: TENANT_ID, TEAMS_OPENID_METADATA_URL: fake.openIdMetadataUrl, TEAMS_LOGIN_URL: fake.loginUrl }, async (gateway) => {
-    // The bot is added to the conversation first: Teams' conversationUpdate gives the gateway its reference.
-    const installed = await fake.post(`${gateway.url}${MESSAGES_PATH}`, {
-      type: 'conversationUpdate',
-      membersAdded: [{ id: `28:${appId}` }],
-      recipient: { id: `28:${appId}`, name: 'tollgate' },
-      conversation: { id: TARGET, conversationType: 'channel', tenantId: TENANT_ID },
-      channelData: { tenant: { id: TENANT_ID }, eventType: 'teamMemberAdded' },
-    });
-    if (installed.status !== 200) throw new Error(`conversationUpdate answered ${installed.status}`);
-    return await fn(gateway, fake);
+  const fake = await FakeTeams.start({
+    appId,
+    appPassword: `secret-${randomBytes(8).toString('hex')}`,
+    tenantId: TENANT_ID,
   });
+  return withGatewayBeside(
+    ctx,
+    name,
+    fake,
+    {
+      TEAMS_APP_ID: appId,
+      TEAMS_APP_PASSWORD: fake.appPassword,
+      TEAMS_TENANT_ID: TENANT_ID,
+      TEAMS_OPENID_METADATA_URL: fake.openIdMetadataUrl,
+      TEAMS_LOGIN_URL: fake.loginUrl,
+    },
+    async (gateway) => {
+      // The bot is added to the conversation first: Teams' conversationUpdate gives the gateway its reference.
+      const installed = await fake.post(`${gateway.url}${MESSAGES_PATH}`, {
+        type: 'conversationUpdate',
+        membersAdded: [{ id: `28:${appId}` }],
+        recipient: { id: `28:${appId}`, name: 'tollgate' },
+        conversation: { id: TARGET, conversationType: 'channel', tenantId: TENANT_ID },
+        channelData: { tenant: { id: TENANT_ID }, eventType: 'teamMemberAdded' },
+      });
+      if (installed.status !== 200) throw new Error(`conversationUpdate answered ${installed.status}`);
+      return await fn(gateway, fake);
+    },
+  );
 }
 
 /** `teams.tap_to_resume_ms`. */
@@ -72,17 +96,37 @@ export const teamsScenario: Scenario = {
   modes: ['sqlite', 'bullmq', 'postgres'],
   async run(ctx) {
     const resume = await withTeamsGateway(ctx, 'teams-tap', async (gateway, fake) => {
-      const findCard = cardIndex('Teams', () => fake.allActivities(), (activity) => actionsOf(activity)[0]?.data?.requestId ?? null);
+      const findCard = cardIndex(
+        'Teams',
+        () => fake.allActivities(),
+        (activity) => actionsOf(activity)[0]?.data?.requestId ?? null,
+      );
       return ctx.client.run<{ resume: Percentiles; decision_rtt: Percentiles; not_parked: number }>(
         'teams',
         'tap',
-        { url: gateway.url, token: BENCH_TOKEN, count: ctx.quick ? 200 : 1000, batch: 100, channel: 'teams', target: TARGET },
+        {
+          url: gateway.url,
+          token: BENCH_TOKEN,
+          count: ctx.quick ? 200 : 1000,
+          batch: 100,
+          channel: 'teams',
+          target: TARGET,
+        },
         { idle: () => waitIdle(gateway.pid), card: async (id) => approveTap(fake, await findCard(String(id))) },
       );
     });
     if (resume.not_parked) ctx.log(`teams: ${resume.not_parked} long-polls answered before their tap was sent`);
     return {
-      teams: { tap_to_resume_ms: { p50: resume.resume.p50, p99: resume.resume.p99, max: resume.resume.max, n: resume.resume.n, ack_rtt_p50: resume.decision_rtt.p50, ack_rtt_p99: resume.decision_rtt.p99 } },
+      teams: {
+        tap_to_resume_ms: {
+          p50: resume.resume.p50,
+          p99: resume.resume.p99,
+          max: resume.resume.max,
+          n: resume.resume.n,
+          ack_rtt_p50: resume.decision_rtt.p50,
+          ack_rtt_p99: resume.decision_rtt.p99,
+        },
+      },
     };
   },
 };

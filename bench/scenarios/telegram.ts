@@ -23,7 +23,8 @@ const APPROVE = 'o0:';
 /** The client tasks of this scenario. */
 export const clientTasks: Record<string, ClientTask> = { tap: preparedTap };
 
-const approveButton = (message: FakeMessage) => buttonsOf(message.versions[0]!.replyMarkup).find((b) => b.callback_data.startsWith(APPROVE));
+const approveButton = (message: FakeMessage) =>
+  buttonsOf(message.versions[0]!.replyMarkup).find((b) => b.callback_data.startsWith(APPROVE));
 
 /** The request id a card's buttons carry (Telegram's `callback_data` holds a UUID without its dashes). */
 function requestOf(message: FakeMessage): string | null {
@@ -33,17 +34,40 @@ function requestOf(message: FakeMessage): string | null {
 
 /** The update Telegram posts to the webhook when the Approve button of `message` is tapped. */
 function approveTap(fake: FakeTelegram, secret: string, message: FakeMessage): PreparedTap {
-  const update = fake.tapUpdate(message, approveButton(message)!.callback_data, { id: TAPPER, username: 'bench_approver', first_name: 'Bench' });
-  return { path: '/channels/telegram/webhook', body: JSON.stringify(update), headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': secret } };
+  const update = fake.tapUpdate(message, approveButton(message)!.callback_data, {
+    id: TAPPER,
+    username: 'bench_approver',
+    first_name: 'Bench',
+  });
+  return {
+    path: '/channels/telegram/webhook',
+    body: JSON.stringify(update),
+    headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': secret },
+  };
 }
 
-async function withTelegramGateway<T>(ctx: BenchContext, name: string, fn: (gateway: Awaited<ReturnType<typeof freshGateway>>, fake: FakeTelegram, secret: string) => Promise<T>): Promise<T> {
+async function withTelegramGateway<T>(
+  ctx: BenchContext,
+  name: string,
+  fn: (gateway: Awaited<ReturnType<typeof freshGateway>>, fake: FakeTelegram, secret: string) => Promise<T>,
+): Promise<T> {
   const token = `${1_000_000 + Math.floor(Math.random() * 1_000_000)}:AA${randomBytes(20).toString('base64url')}`;
   const secret = randomBytes(24).toString('base64url');
   const fake = await FakeTelegram.start({ token });
-  return withGatewayBeside(ctx, name, fake, { TELEGRAM_BOT_TOKEN: token, TELEGRAM_WEBHOOK_SECRET: secret, TELEGRAM_MODE: 'webhook', TELEGRAM_API_ROOT: fake.apiRoot }, async (gateway) => {
-    return await fn(gateway, fake, secret);
-  });
+  return withGatewayBeside(
+    ctx,
+    name,
+    fake,
+    {
+      TELEGRAM_BOT_TOKEN: token,
+      TELEGRAM_WEBHOOK_SECRET: secret,
+      TELEGRAM_MODE: 'webhook',
+      TELEGRAM_API_ROOT: fake.apiRoot,
+    },
+    async (gateway) => {
+      return await fn(gateway, fake, secret);
+    },
+  );
 }
 
 /** `telegram.tap_to_resume_ms`. */
@@ -56,13 +80,29 @@ export const telegramScenario: Scenario = {
       return ctx.client.run<{ resume: Percentiles; decision_rtt: Percentiles; not_parked: number }>(
         'telegram',
         'tap',
-        { url: gateway.url, token: BENCH_TOKEN, count: ctx.quick ? 200 : 1000, batch: 100, channel: 'telegram', target: TARGET },
+        {
+          url: gateway.url,
+          token: BENCH_TOKEN,
+          count: ctx.quick ? 200 : 1000,
+          batch: 100,
+          channel: 'telegram',
+          target: TARGET,
+        },
         { idle: () => waitIdle(gateway.pid), card: async (id) => approveTap(fake, secret, await findCard(String(id))) },
       );
     });
     if (resume.not_parked) ctx.log(`telegram: ${resume.not_parked} long-polls answered before their tap was sent`);
     return {
-      telegram: { tap_to_resume_ms: { p50: resume.resume.p50, p99: resume.resume.p99, max: resume.resume.max, n: resume.resume.n, ack_rtt_p50: resume.decision_rtt.p50, ack_rtt_p99: resume.decision_rtt.p99 } },
+      telegram: {
+        tap_to_resume_ms: {
+          p50: resume.resume.p50,
+          p99: resume.resume.p99,
+          max: resume.resume.max,
+          n: resume.resume.n,
+          ack_rtt_p50: resume.decision_rtt.p50,
+          ack_rtt_p99: resume.decision_rtt.p99,
+        },
+      },
     };
   },
 };

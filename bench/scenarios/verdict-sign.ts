@@ -13,6 +13,14 @@ export const verdictSignScenario: Scenario = {
   modes: ['sqlite'],
   async run(ctx) {
     const figures = await verdictSignCpu(ctx.quick ? 5 : 25, 200);
-    return { verdict_sign_cpu_ms: figures.median, verdict_sign_rounds_ms: { min: figures.min, max: figures.max, rounds: figures.rounds, signatures: figures.signatures } };
+    return {
+      verdict_sign_cpu_ms: figures.median,
+      verdict_sign_rounds_ms: {
+        min: figures.min,
+        max: figures.max,
+        rounds: figures.rounds,
+        signatures: figures.signatures,
+      },
+    };
   },
 };

@@ -71,7 +71,10 @@ const multiplex: ClientTask = async (raw, ask) => {
   let awaited: { id: string; arrived(): void } | null = null;
   const gate = new GateClient({ url: p.url, token: p.token });
   const giveUp = new AbortController();
-  const timer = setTimeout(() => giveUp.abort(new Error(`not every verdict arrived within ${GIVE_UP_MS} ms`)), GIVE_UP_MS);
+  const timer = setTimeout(
+    () => giveUp.abort(new Error(`not every verdict arrived within ${GIVE_UP_MS} ms`)),
+    GIVE_UP_MS,
+  );
   try {
     const cpuBefore = (await ask('mark')) as number;
     const opened = performance.now();
@@ -96,7 +99,10 @@ const multiplex: ClientTask = async (raw, ask) => {
       // Past the give-up time the rest is not sent: the verdicts missing then are counted.
       if (giveUp.signal.aborted) return;
       const started = performance.now();
-      const res = await http.send('POST', `/v1/requests/${p.ids[i]}/decision`, { decision: 'approve', approver: 'web:bench-approver' });
+      const res = await http.send('POST', `/v1/requests/${p.ids[i]}/decision`, {
+        decision: 'approve',
+        approver: 'web:bench-approver',
+      });
       // On a slow machine the seeded deadlines (10 to 60 minutes out) may come first: the verdict is then the expiry,
       // delivered all the same, but it has no decision to time.
       if (res.status === 409 && res.body.includes('expired')) expired++;
@@ -123,7 +129,9 @@ const multiplex: ClientTask = async (raw, ask) => {
     const decideCpuMs = ((await ask('mark')) as number) - cpuBefore - openCpuMs;
     await waiting;
     const since = (from: number[], among: number[]) =>
-      among.flatMap((i) => (arrivedAt.has(p.ids[i]!) && !Number.isNaN(from[i]!) ? [arrivedAt.get(p.ids[i]!)! - from[i]!] : []));
+      among.flatMap((i) =>
+        arrivedAt.has(p.ids[i]!) && !Number.isNaN(from[i]!) ? [arrivedAt.get(p.ids[i]!)! - from[i]!] : [],
+      );
     return {
       rss_holding_mb: rssHolding,
       open_ms: round(openMs),
@@ -154,20 +162,40 @@ export const clientTasks: Record<string, ClientTask> = { multiplex };
 export const MEMORY_FLAGS = '--max-semi-space-size=16';
 
 /** One run of the scenario on a freshly seeded file, the gateway started with `env` added. */
-async function runOnce(ctx: Parameters<Scenario['run']>[0], name: string, env: Record<string, string>): Promise<Record<string, unknown>> {
+async function runOnce(
+  ctx: Parameters<Scenario['run']>[0],
+  name: string,
+  env: Record<string, string>,
+): Promise<Record<string, unknown>> {
   const { ids, db: dbPath } = await seedForMode(ctx, name, ctx.quick ? 20_000 : 100_000, 0);
-  const gateway = await startGateway({ dbPath, env: { ...ctx.gatewayEnv, ...env }, cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-${name}`) : undefined });
+  const gateway = await startGateway({
+    dbPath,
+    env: { ...ctx.gatewayEnv, ...env },
+    cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-${name}`) : undefined,
+  });
   try {
     await waitIdle(gateway.pid, 60_000);
     const idleRss = rssMb(gateway.pid);
     const rss = rssSampler(gateway.pid);
     let result: MultiplexResult;
     try {
-      result = await ctx.client.run<MultiplexResult>('waiters-multiplexed', 'multiplex', { url: gateway.url, token: BENCH_TOKEN, ids }, { idle: () => waitIdle(gateway.pid, 120_000), rss: () => rssMb(gateway.pid), mark: () => cpuNs(gateway.pid) / 1e6 });
+      result = await ctx.client.run<MultiplexResult>(
+        'waiters-multiplexed',
+        'multiplex',
+        { url: gateway.url, token: BENCH_TOKEN, ids },
+        {
+          idle: () => waitIdle(gateway.pid, 120_000),
+          rss: () => rssMb(gateway.pid),
+          mark: () => cpuNs(gateway.pid) / 1e6,
+        },
+      );
     } finally {
       rss.stop();
     }
-    if (result.error) ctx.log(`waiters_multiplexed_100k (${name}): ${result.delivered} of ${ids.length} verdicts delivered; ${result.error}`);
+    if (result.error)
+      ctx.log(
+        `waiters_multiplexed_100k (${name}): ${result.delivered} of ${ids.length} verdicts delivered; ${result.error}`,
+      );
     return {
       rss_mb: round(rss.stop(), 0),
       rss_holding_mb: round(result.rss_holding_mb, 0),
@@ -178,9 +206,22 @@ async function runOnce(ctx: Parameters<Scenario['run']>[0], name: string, env: R
       not_delivered: ids.length - result.delivered,
       // Verdicts given (decided or expired first) that never arrived: lost ones, whatever the machine's speed.
       given_not_delivered: result.decided + result.expired_first - result.delivered,
-      delivery_ms: { p50: result.delivery_ms.p50, p99: result.delivery_ms.p99, max: result.delivery_ms.max, n: result.delivery_ms.n },
-      delivery_under_load_ms: { p50: result.delivery_under_load_ms.p50, p99: result.delivery_under_load_ms.p99, max: result.delivery_under_load_ms.max },
-      delivery_after_answer_ms: { p50: result.delivery_after_answer_ms.p50, p99: result.delivery_after_answer_ms.p99, max: result.delivery_after_answer_ms.max },
+      delivery_ms: {
+        p50: result.delivery_ms.p50,
+        p99: result.delivery_ms.p99,
+        max: result.delivery_ms.max,
+        n: result.delivery_ms.n,
+      },
+      delivery_under_load_ms: {
+        p50: result.delivery_under_load_ms.p50,
+        p99: result.delivery_under_load_ms.p99,
+        max: result.delivery_under_load_ms.max,
+      },
+      delivery_after_answer_ms: {
+        p50: result.delivery_after_answer_ms.p50,
+        p99: result.delivery_after_answer_ms.p99,
+        max: result.delivery_after_answer_ms.max,
+      },
       open_ms: result.open_ms,
       open_cpu_ms: result.open_cpu_ms,
       decide_window_ms: result.decide_window_ms,

@@ -13,7 +13,15 @@ import { join } from 'node:path';
 import type { Scenario } from '../context.js';
 import { BenchHttp, pool } from '../http-client.js';
 import type { ClientTask } from '../protocol.js';
-import { BENCH_TOKEN, rssMb, rssSampler, startFloorServer, startGateway, waitIdle, type ServerProcess } from '../processes.js';
+import {
+  BENCH_TOKEN,
+  rssMb,
+  rssSampler,
+  startFloorServer,
+  startGateway,
+  waitIdle,
+  type ServerProcess,
+} from '../processes.js';
 import { seedForMode } from '../seed.js';
 import { round, summarize, type Percentiles } from '../stats.js';
 import type { ApiRequest } from './decision-resume.js';
@@ -53,7 +61,9 @@ const hold: ClientTask = async (raw, ask) => {
     for (let i = 0; i < requests.length; i++) {
       waits.push(
         polls.send('GET', `/v1/requests/${requests[i]!.id}?wait=55`).catch((error: unknown) => {
-          errors.push(`${round(performance.now() - opened, 0)} ms after opening: ${error instanceof Error ? error.message : String(error)}`);
+          errors.push(
+            `${round(performance.now() - opened, 0)} ms after opening: ${error instanceof Error ? error.message : String(error)}`,
+          );
           return { status: 0, body: '{}', doneAt: Number.NaN };
         }),
       );
@@ -72,7 +82,10 @@ const hold: ClientTask = async (raw, ask) => {
         skipped++;
         return Number.NaN;
       }
-      const res = await http.send('POST', `/v1/requests/${requests[i]!.id}/decision`, { decision: 'approve', approver: 'web:bench-approver' });
+      const res = await http.send('POST', `/v1/requests/${requests[i]!.id}/decision`, {
+        decision: 'approve',
+        approver: 'web:bench-approver',
+      });
       if (res.status !== 200) throw new Error(`decision -> ${res.status}: ${res.body.slice(0, 200)}`);
       decidedAt[i] = started;
       return res.doneAt;
@@ -102,12 +115,21 @@ const hold: ClientTask = async (raw, ask) => {
 export const clientTasks: Record<string, ClientTask> = { hold };
 
 /** Runs the client's `hold` task against `server`; resolves with its figures, the peak RSS and the idle RSS before. */
-async function holdOn(ctx: Parameters<Scenario['run']>[0], server: ServerProcess, ids: string[]): Promise<{ result: WaitersResult; peak: number; idle: number }> {
+async function holdOn(
+  ctx: Parameters<Scenario['run']>[0],
+  server: ServerProcess,
+  ids: string[],
+): Promise<{ result: WaitersResult; peak: number; idle: number }> {
   await waitIdle(server.pid, 30_000);
   const rss = rssSampler(server.pid);
   const idle = rssMb(server.pid);
   try {
-    const result = await ctx.client.run<WaitersResult>('waiters', 'hold', { url: server.url, token: BENCH_TOKEN, ids }, { idle: () => waitIdle(server.pid, 30_000), rss: () => rssMb(server.pid) });
+    const result = await ctx.client.run<WaitersResult>(
+      'waiters',
+      'hold',
+      { url: server.url, token: BENCH_TOKEN, ids },
+      { idle: () => waitIdle(server.pid, 30_000), rss: () => rssMb(server.pid) },
+    );
     return { result, peak: rss.stop(), idle };
   } finally {
     rss.stop();
@@ -127,11 +149,18 @@ export const waitersScenario: Scenario = {
     } finally {
       await floorServer.stop();
     }
-    const gateway = await startGateway({ dbPath, env: ctx.gatewayEnv, cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-waiters`) : undefined });
+    const gateway = await startGateway({
+      dbPath,
+      env: ctx.gatewayEnv,
+      cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-waiters`) : undefined,
+    });
     try {
       const { result, peak, idle: idleRss } = await holdOn(ctx, gateway, ids);
       if (result.not_decided) ctx.log(`waiters_10k: deciding took over 50 s; ${result.not_decided} decisions not sent`);
-      if (result.not_approved) ctx.log(`waiters_10k: ${result.not_approved} long-polls did not answer approved (${result.poll_errors} failed; first: ${result.first_poll_error})`);
+      if (result.not_approved)
+        ctx.log(
+          `waiters_10k: ${result.not_approved} long-polls did not answer approved (${result.poll_errors} failed; first: ${result.first_poll_error})`,
+        );
       return {
         floor: {
           waiters_10k: {
@@ -150,7 +179,10 @@ export const waitersScenario: Scenario = {
           // What one parked long-poll costs the gateway: connection, request, waiter and its timer.
           kb_per_waiter: round(((result.rss_holding_mb - idleRss) * 1024) / ids.length, 1),
           decide_window_ms: result.decide_window_ms,
-          resume_after_own_decision_ms: { p50: result.resume_after_own_decision_ms.p50, p99: result.resume_after_own_decision_ms.p99 },
+          resume_after_own_decision_ms: {
+            p50: result.resume_after_own_decision_ms.p50,
+            p99: result.resume_after_own_decision_ms.p99,
+          },
           not_approved: result.not_approved,
           poll_errors: result.poll_errors,
           first_poll_error: result.first_poll_error,

@@ -13,7 +13,13 @@ import { Routes, type APIChannel, type APIMessage } from 'discord-api-types/v10'
 import type { Router } from 'express';
 import { pino, type Logger } from 'pino';
 import { reminderText } from '../../src/channel/card.js';
-import { PermanentChannelError, type CardRef, type Channel, type ChannelHost, type GrantButton } from '../../src/channel/channel.js';
+import {
+  PermanentChannelError,
+  type CardRef,
+  type Channel,
+  type ChannelHost,
+  type GrantButton,
+} from '../../src/channel/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { mountInteractions } from './interactions.js';
 import { cardMessage, escapeMarkdown, type DiscordMessage } from './message.js';
@@ -71,23 +77,35 @@ export class DiscordChannel implements Channel {
   async send(request: ConfirmationRequest, target: string): Promise<string> {
     const channel = await this.channelOf(target);
     const body = await this.message(request);
-    const posted = (await this.call('POST /channels/{id}/messages', () => this.rest.post(Routes.channelMessages(channel), { body }))) as APIMessage;
+    const posted = (await this.call('POST /channels/{id}/messages', () =>
+      this.rest.post(Routes.channelMessages(channel), { body }),
+    )) as APIMessage;
     return formatMessageRef(posted.channel_id ?? channel, posted.id);
   }
 
   async update(request: ConfirmationRequest, card: CardRef): Promise<void> {
     const ref = parseMessageRef(card.messageRef);
-    if (!ref) throw new PermanentChannelError(`discord: not a message reference: ${card.messageRef}`, 'bad_message_ref');
+    if (!ref)
+      throw new PermanentChannelError(`discord: not a message reference: ${card.messageRef}`, 'bad_message_ref');
     const body = await this.message(request);
-    await this.call('PATCH /channels/{id}/messages/{id}', () => this.rest.patch(Routes.channelMessage(ref.channel, ref.message), { body }));
+    await this.call('PATCH /channels/{id}/messages/{id}', () =>
+      this.rest.patch(Routes.channelMessage(ref.channel, ref.message), { body }),
+    );
   }
 
   /** A policy reminder: a reply to the card, so approvers are notified again without a second set of buttons. */
   async remind(request: ConfirmationRequest, card: CardRef): Promise<void> {
     const ref = parseMessageRef(card.messageRef);
-    if (!ref) throw new PermanentChannelError(`discord: not a message reference: ${card.messageRef}`, 'bad_message_ref');
-    const body = { content: escapeMarkdown(reminderText(request)), allowed_mentions: { parse: [] }, message_reference: { message_id: ref.message, fail_if_not_exists: false } };
-    await this.call('POST /channels/{id}/messages', () => this.rest.post(Routes.channelMessages(ref.channel), { body }));
+    if (!ref)
+      throw new PermanentChannelError(`discord: not a message reference: ${card.messageRef}`, 'bad_message_ref');
+    const body = {
+      content: escapeMarkdown(reminderText(request)),
+      allowed_mentions: { parse: [] },
+      message_reference: { message_id: ref.message, fail_if_not_exists: false },
+    };
+    await this.call('POST /channels/{id}/messages', () =>
+      this.rest.post(Routes.channelMessages(ref.channel), { body }),
+    );
   }
 
   /** Mounts `POST /channels/discord/interactions`. */
@@ -117,10 +135,13 @@ export class DiscordChannel implements Channel {
   private async channelOf(target: string): Promise<string> {
     const user = USER_TARGET.exec(target)?.[1];
     if (user) {
-      const dm = (await this.call('POST /users/@me/channels', () => this.rest.post(Routes.userChannels(), { body: { recipient_id: user } }))) as APIChannel;
+      const dm = (await this.call('POST /users/@me/channels', () =>
+        this.rest.post(Routes.userChannels(), { body: { recipient_id: user } }),
+      )) as APIChannel;
       return dm.id;
     }
-    if (!/^\d{1,20}$/.test(target)) throw new PermanentChannelError(`discord: not a channel id or user:<id>: ${target}`, 'bad_target');
+    if (!/^\d{1,20}$/.test(target))
+      throw new PermanentChannelError(`discord: not a channel id or user:<id>: ${target}`, 'bad_target');
     return target;
   }
 

@@ -5,6 +5,13 @@
  */
 export { DiscordChannel, createDiscordChannel, formatMessageRef, parseMessageRef } from './discord-channel.js';
 export { DISCORD_INTERACTIONS_PATH } from './interactions.js';
-export { cardMessage, customId, escapeMarkdown, neutraliseMentions, parseCustomId, type DiscordMessage } from './message.js';
+export {
+  cardMessage,
+  customId,
+  escapeMarkdown,
+  neutraliseMentions,
+  parseCustomId,
+  type DiscordMessage,
+} from './message.js';
 export { discordOptionsFromEnv, type DiscordChannelOptions } from './options.js';
 export { publicKeyFromHex } from './verify.js';

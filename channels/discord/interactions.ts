@@ -7,13 +7,32 @@
  * message (type 4, flags 64) only the tapper sees, saying why nothing changed.
  */
 import type { KeyObject } from 'node:crypto';
-import { InteractionResponseType, InteractionType, MessageFlags, type APIInteractionResponse } from 'discord-api-types/v10';
+import {
+  InteractionResponseType,
+  InteractionType,
+  MessageFlags,
+  type APIInteractionResponse,
+} from 'discord-api-types/v10';
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
-import type { ChannelHost, DecideOutcome, DecisionActor, DecisionEvent, DecisionSink } from '../../src/channel/channel.js';
+import type {
+  ChannelHost,
+  DecideOutcome,
+  DecisionActor,
+  DecisionEvent,
+  DecisionSink,
+} from '../../src/channel/channel.js';
 import { describeError } from '../../src/api/errors.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
-import { MAX_REASON_CHARS, REASON_INPUT, escapeMarkdown, parseCustomId, reasonModal, type ButtonRef, type DiscordMessage } from './message.js';
+import {
+  MAX_REASON_CHARS,
+  REASON_INPUT,
+  escapeMarkdown,
+  parseCustomId,
+  reasonModal,
+  type ButtonRef,
+  type DiscordMessage,
+} from './message.js';
 import { SeenInteractions, interactionProblem } from './verify.js';
 
 /** Where Discord posts interactions (the developer portal's "Interactions Endpoint URL" ends with this path). */
@@ -52,7 +71,11 @@ export function mountInteractions(router: Router, deps: InteractionDeps): void {
   router.post(DISCORD_INTERACTIONS_PATH, express.raw({ type: () => true, limit: '256kb' }), async (req, res, next) => {
     try {
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const problem = interactionProblem(raw, req.get('x-signature-ed25519'), req.get('x-signature-timestamp'), { key: deps.key, now: deps.now(), windowS: deps.windowS });
+      const problem = interactionProblem(raw, req.get('x-signature-ed25519'), req.get('x-signature-timestamp'), {
+        key: deps.key,
+        now: deps.now(),
+        windowS: deps.windowS,
+      });
       if (problem) {
         deps.logger.warn({ ip: req.ip, problem }, 'discord interaction rejected');
         res.status(401).json({ error: 'invalid request signature' });
@@ -81,20 +104,29 @@ export function mountInteractions(router: Router, deps: InteractionDeps): void {
 async function answer(deps: InteractionDeps, interaction: Interaction): Promise<APIInteractionResponse> {
   if (interaction.type === InteractionType.Ping) return { type: InteractionResponseType.Pong };
   const component = interaction.type === InteractionType.MessageComponent;
-  if (!component && interaction.type !== InteractionType.ModalSubmit) return ephemeral('tollgate only answers the buttons of its cards.');
+  if (!component && interaction.type !== InteractionType.ModalSubmit)
+    return ephemeral('tollgate only answers the buttons of its cards.');
   const user = interaction.member?.user ?? interaction.user;
   const ref = parseCustomId(interaction.data?.custom_id);
   // A dialog id on a button, or a button id on a dialog, is not something tollgate sent.
-  if (!ref || typeof user?.id !== 'string' || component === (ref.action.kind === 'modal')) return ephemeral('This button does not belong to a tollgate request.');
+  if (!ref || typeof user?.id !== 'string' || component === (ref.action.kind === 'modal'))
+    return ephemeral('This button does not belong to a tollgate request.');
   const actor = actorOf(user as DiscordUser & { id: string });
   if (ref.action.kind === 'modal') {
     const reason = reasonOf(interaction.data)?.trim().slice(0, MAX_REASON_CHARS);
-    return decideAndAnswer(deps, { requestId: ref.requestId, nonce: ref.nonce, decision: 'deny', reason: reason || undefined, actor });
+    return decideAndAnswer(deps, {
+      requestId: ref.requestId,
+      nonce: ref.nonce,
+      decision: 'deny',
+      reason: reason || undefined,
+      actor,
+    });
   }
   if (ref.action.kind === 'reason') {
     const request = await deps.host.get(ref.requestId);
     const heard = request && (deps.host.mayDecide?.(request, `discord:${actor.userId}`) ?? true);
-    if (heard && request?.status === 'pending' && request.nonce === ref.nonce) return { type: InteractionResponseType.Modal, data: reasonModal(request) };
+    if (heard && request?.status === 'pending' && request.nonce === ref.nonce)
+      return { type: InteractionResponseType.Modal, data: reasonModal(request) };
     // The dialog would be refused on submission anyway: let the gateway refuse now (it records why) and say so.
   }
   const event = await eventFor(deps, ref, actor);
@@ -123,9 +155,12 @@ async function eventFor(deps: InteractionDeps, ref: ButtonRef, actor: DecisionAc
   if (ref.action.kind === 'reason') return { ...base, decision: 'deny' };
   if (ref.action.kind === 'grant') {
     // The label is looked up again now: the card may be older than the rule that offered the grant.
-    const offers = deps.host.events && deps.host.grantOffers ? deps.host.grantOffers(await deps.host.events(ref.requestId)) : [];
+    const offers =
+      deps.host.events && deps.host.grantOffers ? deps.host.grantOffers(await deps.host.events(ref.requestId)) : [];
     const grant = offers[index]?.label;
-    return grant === undefined ? 'This grant is not offered for this request any more; nothing changed. Use Approve instead.' : { ...base, decision: 'approve', grant };
+    return grant === undefined
+      ? 'This grant is not offered for this request any more; nothing changed. Use Approve instead.'
+      : { ...base, decision: 'approve', grant };
   }
   // Option 0 approves and option 1 denies; any further option approves under its own label.
   const option = index >= 2 ? (await deps.host.get(ref.requestId))?.options[index] : undefined;
@@ -146,11 +181,19 @@ function reasonOf(data: unknown): string | undefined {
 }
 
 function actorOf(user: DiscordUser & { id: string }): DecisionActor {
-  const name = typeof user.global_name === 'string' ? user.global_name : typeof user.username === 'string' ? user.username : undefined;
+  const name =
+    typeof user.global_name === 'string'
+      ? user.global_name
+      : typeof user.username === 'string'
+        ? user.username
+        : undefined;
   return name ? { channel: 'discord', userId: user.id, name } : { channel: 'discord', userId: user.id };
 }
 
 /** A message only the tapper sees; the text can name approvers and reasons, so it is escaped and pings nobody. */
 function ephemeral(text: string): APIInteractionResponse {
-  return { type: InteractionResponseType.ChannelMessageWithSource, data: { content: escapeMarkdown(text), flags: MessageFlags.Ephemeral, allowed_mentions: { parse: [] } } };
+  return {
+    type: InteractionResponseType.ChannelMessageWithSource,
+    data: { content: escapeMarkdown(text), flags: MessageFlags.Ephemeral, allowed_mentions: { parse: [] } },
+  };
 }

@@ -5,13 +5,24 @@
  * from a request is attacker-controlled: Discord markdown is escaped, `@everyone`/`@here` are broken with a zero-width
  * space, and `allowed_mentions: {parse: []}` makes sure nothing pings even if an escape were missed.
  */
-import { ButtonStyle, ComponentType, TextInputStyle, type APIActionRowComponent, type APIButtonComponent, type APIEmbed, type APIModalInteractionResponseCallbackData, type RESTPostAPIChannelMessageJSONBody } from 'discord-api-types/v10';
+import {
+  ButtonStyle,
+  ComponentType,
+  TextInputStyle,
+  type APIActionRowComponent,
+  type APIButtonComponent,
+  type APIEmbed,
+  type APIModalInteractionResponseCallbackData,
+  type RESTPostAPIChannelMessageJSONBody,
+} from 'discord-api-types/v10';
 import { cardText, type CardText } from '../../src/channel/card.js';
 import type { GrantButton } from '../../src/channel/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 
 /** A message body for `POST /channels/{id}/messages`, `PATCH …/messages/{id}` and an UPDATE_MESSAGE answer. */
-export type DiscordMessage = Required<Pick<RESTPostAPIChannelMessageJSONBody, 'content' | 'embeds' | 'components' | 'allowed_mentions'>>;
+export type DiscordMessage = Required<
+  Pick<RESTPostAPIChannelMessageJSONBody, 'content' | 'embeds' | 'components' | 'allowed_mentions'>
+>;
 
 /**
  * What a `custom_id` stands for: an option of the request (by index), a standing grant the rule offers (by index),
@@ -47,7 +58,9 @@ export function parseCustomId(value: unknown): ButtonRef | null {
   if (typeof value !== 'string' || value.length > MAX_CUSTOM_ID) return null;
   const match = /^tg:(?:([og])(\d{1,2})|([rm])0):([\w-]{1,60}):([\w-]{1,60})$/.exec(value);
   if (!match) return null;
-  const action: ButtonAction = match[1] ? { kind: LETTER_KIND[match[1] as 'o' | 'g'], index: Number(match[2]) } : { kind: LETTER_KIND[match[3] as 'r' | 'm'], index: 0 };
+  const action: ButtonAction = match[1]
+    ? { kind: LETTER_KIND[match[1] as 'o' | 'g'], index: Number(match[2]) }
+    : { kind: LETTER_KIND[match[3] as 'r' | 'm'], index: 0 };
   return { requestId: match[4]!, nonce: match[5]!, action };
 }
 
@@ -72,13 +85,19 @@ const TONE_COLOUR: Record<CardText['tone'], number> = { waiting: 0xf1c40f, good:
 const TONE_EMOJI: Record<CardText['tone'], string> = { waiting: '⏳', good: '✅', bad: '⛔' };
 
 /** The card for `request` in its current state: buttons while pending, the outcome and no buttons after. */
-export function cardMessage(request: ConfirmationRequest, options: { maxArgsChars?: number; grants?: readonly GrantButton[] } = {}): DiscordMessage {
+export function cardMessage(
+  request: ConfirmationRequest,
+  options: { maxArgsChars?: number; grants?: readonly GrantButton[] } = {},
+): DiscordMessage {
   const text = cardText(request, { maxArgsChars: options.maxArgsChars ?? 1500 });
   // Inside a code block markdown is inert; only three backticks could close it early, so break those up.
   const args = neutraliseMentions(text.argsPreview).replace(/```/g, '`\u200b``');
   const expires = Math.floor(Date.parse(text.expiresAt) / 1000);
-  const fields: NonNullable<APIEmbed['fields']> = [{ name: 'Tool', value: cut(escapeMarkdown(text.toolName), 256), inline: true }];
-  if (text.requester) fields.push({ name: 'Requested by', value: cut(escapeMarkdown(text.requester), 256), inline: true });
+  const fields: NonNullable<APIEmbed['fields']> = [
+    { name: 'Tool', value: cut(escapeMarkdown(text.toolName), 256), inline: true },
+  ];
+  if (text.requester)
+    fields.push({ name: 'Requested by', value: cut(escapeMarkdown(text.requester), 256), inline: true });
   // Discord's timestamp token shows the time in the reader's zone; the ISO time stays in the footer for copying.
   fields.push({ name: 'Expires', value: `<t:${expires}:f> (<t:${expires}:R>)`, inline: true });
   fields.push({ name: 'Approvers', value: cut(escapeMarkdown(text.approvers), 512) });
@@ -103,31 +122,59 @@ export function cardMessage(request: ConfirmationRequest, options: { maxArgsChar
  * Option buttons (approve green, deny red, other options grey), "deny with reason", then grant buttons; five to a row,
  * at most five rows.
  */
-function buttonRows(request: ConfirmationRequest, grants: readonly GrantButton[]): APIActionRowComponent<APIButtonComponent>[] {
-  const style = (index: number) => (index === 0 ? ButtonStyle.Success : index === 1 ? ButtonStyle.Danger : ButtonStyle.Secondary);
+function buttonRows(
+  request: ConfirmationRequest,
+  grants: readonly GrantButton[],
+): APIActionRowComponent<APIButtonComponent>[] {
+  const style = (index: number) =>
+    index === 0 ? ButtonStyle.Success : index === 1 ? ButtonStyle.Danger : ButtonStyle.Secondary;
   const buttons: APIButtonComponent[] = request.options.map((label, index) => ({
     type: ComponentType.Button,
     style: style(index),
     label: cut(label, 80),
     custom_id: customId(request, { kind: 'option', index }),
   }));
-  buttons.push({ type: ComponentType.Button, style: ButtonStyle.Secondary, label: cut(`${request.options[1] ?? 'Deny'} with reason…`, 80), custom_id: customId(request, { kind: 'reason', index: 0 }) });
-  grants.forEach((g, index) => buttons.push({ type: ComponentType.Button, style: ButtonStyle.Primary, label: cut(g.label, 80), custom_id: customId(request, { kind: 'grant', index }) }));
+  buttons.push({
+    type: ComponentType.Button,
+    style: ButtonStyle.Secondary,
+    label: cut(`${request.options[1] ?? 'Deny'} with reason…`, 80),
+    custom_id: customId(request, { kind: 'reason', index: 0 }),
+  });
+  grants.forEach((g, index) =>
+    buttons.push({
+      type: ComponentType.Button,
+      style: ButtonStyle.Primary,
+      label: cut(g.label, 80),
+      custom_id: customId(request, { kind: 'grant', index }),
+    }),
+  );
   const rows: APIActionRowComponent<APIButtonComponent>[] = [];
   // Discord takes 25 buttons at most; the options come first, so approve and deny are never the ones left out.
-  for (let i = 0; i < Math.min(buttons.length, 25); i += 5) rows.push({ type: ComponentType.ActionRow, components: buttons.slice(i, i + 5) });
+  for (let i = 0; i < Math.min(buttons.length, 25); i += 5)
+    rows.push({ type: ComponentType.ActionRow, components: buttons.slice(i, i + 5) });
   return rows;
 }
 
 /** The "deny with a reason" dialog (a modal interaction response's data); its submission carries id and nonce back. */
-export function reasonModal(request: Pick<ConfirmationRequest, 'id' | 'nonce' | 'options'>): APIModalInteractionResponseCallbackData {
+export function reasonModal(
+  request: Pick<ConfirmationRequest, 'id' | 'nonce' | 'options'>,
+): APIModalInteractionResponseCallbackData {
   return {
     custom_id: customId(request, { kind: 'modal', index: 0 }),
     title: cut(`${request.options[1] ?? 'Deny'} with a reason`, 45),
     components: [
       {
         type: ComponentType.ActionRow,
-        components: [{ type: ComponentType.TextInput, custom_id: REASON_INPUT, style: TextInputStyle.Paragraph, label: 'Reason (the agent sees it)', max_length: MAX_REASON_CHARS, required: true }],
+        components: [
+          {
+            type: ComponentType.TextInput,
+            custom_id: REASON_INPUT,
+            style: TextInputStyle.Paragraph,
+            label: 'Reason (the agent sees it)',
+            max_length: MAX_REASON_CHARS,
+            required: true,
+          },
+        ],
       },
     ],
   };

@@ -47,17 +47,32 @@ export function discordOptionsFromEnv(env: Record<string, string | undefined>): 
   const applicationId = value('DISCORD_APPLICATION_ID');
   if (!botToken && !publicKey && !applicationId) return null;
   // Half a configuration is a mistake worth stopping for: cards that nobody can tap, or taps nobody can verify.
-  if (!botToken) throw configError('DISCORD_BOT_TOKEN', 'is required when DISCORD_PUBLIC_KEY or DISCORD_APPLICATION_ID is set');
-  if (!publicKey) throw configError('DISCORD_PUBLIC_KEY', 'is required when DISCORD_BOT_TOKEN is set (the application\'s public key, hex)');
-  if (!/^[0-9a-fA-F]{64}$/.test(publicKey)) throw configError('DISCORD_PUBLIC_KEY', 'must be the 64 hex characters of the application\'s Ed25519 public key');
+  if (!botToken)
+    throw configError('DISCORD_BOT_TOKEN', 'is required when DISCORD_PUBLIC_KEY or DISCORD_APPLICATION_ID is set');
+  if (!publicKey)
+    throw configError(
+      'DISCORD_PUBLIC_KEY',
+      "is required when DISCORD_BOT_TOKEN is set (the application's public key, hex)",
+    );
+  if (!/^[0-9a-fA-F]{64}$/.test(publicKey))
+    throw configError('DISCORD_PUBLIC_KEY', "must be the 64 hex characters of the application's Ed25519 public key");
   if (!applicationId) throw configError('DISCORD_APPLICATION_ID', 'is required when DISCORD_BOT_TOKEN is set');
   if (!SNOWFLAKE.test(applicationId)) throw configError('DISCORD_APPLICATION_ID', 'must be a numeric application id');
-  if (/\s/.test(botToken)) throw configError('DISCORD_BOT_TOKEN', 'must not contain spaces (give the token without "Bot ")');
+  if (/\s/.test(botToken))
+    throw configError('DISCORD_BOT_TOKEN', 'must not contain spaces (give the token without "Bot ")');
   const apiUrl = value('DISCORD_API_URL');
-  if (apiUrl && !/^https?:\/\/[^\s]+$/.test(apiUrl)) throw configError('DISCORD_API_URL', `is not an http(s) URL: ${apiUrl}`);
+  if (apiUrl && !/^https?:\/\/[^\s]+$/.test(apiUrl))
+    throw configError('DISCORD_API_URL', `is not an http(s) URL: ${apiUrl}`);
   const defaultTarget = value('DISCORD_CHANNEL_ID');
-  if (defaultTarget && !SNOWFLAKE.test(defaultTarget)) throw configError('DISCORD_CHANNEL_ID', 'must be a numeric channel id');
-  return { botToken, publicKey: publicKey.toLowerCase(), applicationId, apiUrl: apiUrl?.replace(/\/+$/, ''), defaultTarget };
+  if (defaultTarget && !SNOWFLAKE.test(defaultTarget))
+    throw configError('DISCORD_CHANNEL_ID', 'must be a numeric channel id');
+  return {
+    botToken,
+    publicKey: publicKey.toLowerCase(),
+    applicationId,
+    apiUrl: apiUrl?.replace(/\/+$/, ''),
+    defaultTarget,
+  };
 }
 
 function configError(variable: string, message: string): ValidationError {

@@ -16,7 +16,11 @@ const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 /** Turns the application's hex public key (from the developer portal) into a key node:crypto verifies with. */
 export function publicKeyFromHex(hex: string): KeyObject {
   if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new Error('a Discord public key is 64 hex characters');
-  return createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(hex, 'hex')]), format: 'der', type: 'spki' });
+  return createPublicKey({
+    key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(hex, 'hex')]),
+    format: 'der',
+    type: 'spki',
+  });
 }
 
 /** What {@link verifyInteraction} needs besides the request. */
@@ -28,7 +32,12 @@ export interface VerifyOptions {
 }
 
 /** Why an interaction is refused, or null when its signature and timestamp hold. */
-export function interactionProblem(raw: Buffer, signature: string | undefined, timestamp: string | undefined, options: VerifyOptions): string | null {
+export function interactionProblem(
+  raw: Buffer,
+  signature: string | undefined,
+  timestamp: string | undefined,
+  options: VerifyOptions,
+): string | null {
   if (!signature || !timestamp) return 'missing x-signature-ed25519 or x-signature-timestamp';
   if (!/^[0-9a-fA-F]{128}$/.test(signature)) return 'x-signature-ed25519 is not 64 hex bytes';
   if (!/^\d{1,12}$/.test(timestamp)) return 'x-signature-timestamp is not a number of seconds';

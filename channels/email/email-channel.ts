@@ -49,7 +49,12 @@ export class EmailChannel implements Channel {
     this.used = new UsedLinks(options.marks);
     this.domain = senderAddress(options.from).split('@')[1] ?? 'tollgate.invalid';
     const timeout = options.timeoutMs ?? 10_000;
-    this.transport = nodemailer.createTransport({ url: options.smtpUrl, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout });
+    this.transport = nodemailer.createTransport({
+      url: options.smtpUrl,
+      connectionTimeout: timeout,
+      greetingTimeout: timeout,
+      socketTimeout: timeout,
+    });
     this.logger.debug({ relay: shownSmtpUrl(options.smtpUrl), from: options.from }, 'email channel configured');
   }
 
@@ -62,15 +67,26 @@ export class EmailChannel implements Channel {
    * The link that opens the confirmation page deciding `action` on `request` as `recipient`; valid until the request expires.
    * @example email.linkFor(request, 'ann@example.com', 'approve') // 'https://gate.example.com/channels/email/a/eyJ…'
    */
-  linkFor(request: Pick<ConfirmationRequest, 'id' | 'nonce' | 'expiresAt'>, recipient: string, action: 'approve' | 'deny'): string {
-    const token = this.signer.sign({ requestId: request.id, nonce: request.nonce, recipient: normalAddress(recipient), action, expiresAt: request.expiresAt.getTime() });
+  linkFor(
+    request: Pick<ConfirmationRequest, 'id' | 'nonce' | 'expiresAt'>,
+    recipient: string,
+    action: 'approve' | 'deny',
+  ): string {
+    const token = this.signer.sign({
+      requestId: request.id,
+      nonce: request.nonce,
+      recipient: normalAddress(recipient),
+      action,
+      expiresAt: request.expiresAt.getTime(),
+    });
     return `${this.options.publicUrl}${EMAIL_LINK_PATH}${token}`;
   }
 
   async send(request: ConfirmationRequest, target: string): Promise<string> {
     const recipients = recipientsOf(request, target, this.host?.directory?.());
     // One mail per recipient: each carries links only its recipient can use.
-    for (const to of recipients) await this.mail(request.id, to, this.approval(request, to), { messageId: this.threadId(request, to) });
+    for (const to of recipients)
+      await this.mail(request.id, to, this.approval(request, to), { messageId: this.threadId(request, to) });
     return formatMessageRef(recipients);
   }
 
@@ -79,7 +95,10 @@ export class EmailChannel implements Channel {
     if (request.status === 'pending' || this.options.notifyFinal === false) return;
     const content = finalMail(request, { maxArgsChars: this.options.maxArgsChars });
     for (const to of await this.notActed(request, parseMessageRef(card.messageRef))) {
-      await this.mail(request.id, to, content, { inReplyTo: this.threadId(request, to), references: this.threadId(request, to) });
+      await this.mail(request.id, to, content, {
+        inReplyTo: this.threadId(request, to),
+        references: this.threadId(request, to),
+      });
     }
   }
 
@@ -87,14 +106,23 @@ export class EmailChannel implements Channel {
   async remind(request: ConfirmationRequest, card: CardRef): Promise<void> {
     if (request.status !== 'pending') return;
     for (const to of await this.notActed(request, parseMessageRef(card.messageRef))) {
-      await this.mail(request.id, to, this.approval(request, to, true), { inReplyTo: this.threadId(request, to), references: this.threadId(request, to) });
+      await this.mail(request.id, to, this.approval(request, to, true), {
+        inReplyTo: this.threadId(request, to),
+        references: this.threadId(request, to),
+      });
     }
   }
 
   /** Mounts `GET`/`POST /channels/email/a/:token`. */
   mount(router: Router, host: ChannelHost): void {
     this.host = host;
-    mountEmailRoutes(router, { host, signer: this.signer, used: this.used, publicOrigin: new URL(this.options.publicUrl).origin, logger: this.logger });
+    mountEmailRoutes(router, {
+      host,
+      signer: this.signer,
+      used: this.used,
+      publicOrigin: new URL(this.options.publicUrl).origin,
+      logger: this.logger,
+    });
   }
 
   async start(host: ChannelHost): Promise<void> {
@@ -106,7 +134,11 @@ export class EmailChannel implements Channel {
   }
 
   private approval(request: ConfirmationRequest, to: string, reminder = false): MailContent {
-    const links = { approve: this.linkFor(request, to, 'approve'), deny: this.linkFor(request, to, 'deny'), recipient: to };
+    const links = {
+      approve: this.linkFor(request, to, 'approve'),
+      deny: this.linkFor(request, to, 'deny'),
+      recipient: to,
+    };
     return approvalMail(request, links, { maxArgsChars: this.options.maxArgsChars, reminder });
   }
 
@@ -120,12 +152,19 @@ export class EmailChannel implements Channel {
     const directory = this.host?.directory?.();
     const personOf = (account: string) => directory?.personOf(account) ?? account;
     const events = this.host ? await this.host.events(request.id) : [];
-    const acted = new Set(events.filter((e) => (e.type === 'approved' || e.type === 'denied') && e.actor).map((e) => personOf(e.actor!)));
+    const acted = new Set(
+      events.filter((e) => (e.type === 'approved' || e.type === 'denied') && e.actor).map((e) => personOf(e.actor!)),
+    );
     if (request.respondedBy) acted.add(personOf(request.respondedBy));
     return recipients.filter((to) => !acted.has(personOf(`email:${to}`)));
   }
 
-  private async mail(requestId: string, to: string, content: MailContent, thread: { messageId?: string; inReplyTo?: string; references?: string }): Promise<void> {
+  private async mail(
+    requestId: string,
+    to: string,
+    content: MailContent,
+    thread: { messageId?: string; inReplyTo?: string; references?: string },
+  ): Promise<void> {
     try {
       await this.transport.sendMail({
         from: this.options.from,

@@ -38,7 +38,14 @@ export class LinkSigner {
 
   /** The token of a link: `<base64url payload>.<signature>`. */
   sign(claims: LinkClaims): string {
-    return this.signer.sign('link', [1, claims.requestId, claims.nonce, claims.recipient, claims.action === 'approve' ? 'a' : 'd', claims.expiresAt]);
+    return this.signer.sign('link', [
+      1,
+      claims.requestId,
+      claims.nonce,
+      claims.recipient,
+      claims.action === 'approve' ? 'a' : 'd',
+      claims.expiresAt,
+    ]);
   }
 
   /** The claims of a token, or why it is refused. A forged token is refused before its expiry is read. */
@@ -47,9 +54,19 @@ export class LinkSigner {
     const parsed = this.signer.open('link', token);
     if (!parsed || parsed[0] !== 1 || parsed.length !== 6) return forged;
     const [, requestId, nonce, recipient, action, expiresAt] = parsed;
-    if (typeof requestId !== 'string' || typeof nonce !== 'string' || typeof recipient !== 'string' || (action !== 'a' && action !== 'd') || typeof expiresAt !== 'number') return forged;
+    if (
+      typeof requestId !== 'string' ||
+      typeof nonce !== 'string' ||
+      typeof recipient !== 'string' ||
+      (action !== 'a' && action !== 'd') ||
+      typeof expiresAt !== 'number'
+    )
+      return forged;
     if (now >= expiresAt) return { ok: false, problem: 'expired' };
-    return { ok: true, claims: { requestId, nonce, recipient, action: action === 'a' ? 'approve' : 'deny', expiresAt } };
+    return {
+      ok: true,
+      claims: { requestId, nonce, recipient, action: action === 'a' ? 'approve' : 'deny', expiresAt },
+    };
   }
 
   /** The CSRF token of a confirmation form: bound to the browser's form cookie and to the link it confirms. */

@@ -44,7 +44,11 @@ export function emailOptionsFromEnv(env: Record<string, string | undefined>): Em
   const from = value('TOLLGATE_EMAIL_FROM');
   if (!smtpUrl && !from) return null;
   // Half a configuration is a mistake worth stopping for: mails that never leave, or links that lead nowhere.
-  if (!smtpUrl) throw configError('SMTP_URL', 'is required when TOLLGATE_EMAIL_FROM is set (smtp://user:pass@host:587 or smtps://…)');
+  if (!smtpUrl)
+    throw configError(
+      'SMTP_URL',
+      'is required when TOLLGATE_EMAIL_FROM is set (smtp://user:pass@host:587 or smtps://…)',
+    );
   if (!/^smtps?:\/\/\S+$/.test(smtpUrl)) throw configError('SMTP_URL', 'must be an smtp:// or smtps:// URL');
   try {
     new URL(smtpUrl);
@@ -54,11 +58,19 @@ export function emailOptionsFromEnv(env: Record<string, string | undefined>): Em
   if (!from) throw configError('TOLLGATE_EMAIL_FROM', 'is required when SMTP_URL is set (the sender address)');
   if (!ADDRESS.test(senderAddress(from))) throw configError('TOLLGATE_EMAIL_FROM', `is not an email address: ${from}`);
   const publicUrl = value('TOLLGATE_PUBLIC_URL');
-  if (!publicUrl) throw configError('TOLLGATE_PUBLIC_URL', 'is required when SMTP_URL is set (the address approval links point at)');
-  if (!/^https?:\/\/\S+$/.test(publicUrl)) throw configError('TOLLGATE_PUBLIC_URL', `is not an http(s) URL: ${publicUrl}`);
+  if (!publicUrl)
+    throw configError('TOLLGATE_PUBLIC_URL', 'is required when SMTP_URL is set (the address approval links point at)');
+  if (!/^https?:\/\/\S+$/.test(publicUrl))
+    throw configError('TOLLGATE_PUBLIC_URL', `is not an http(s) URL: ${publicUrl}`);
   const notify = value('TOLLGATE_EMAIL_NOTIFY_FINAL')?.toLowerCase();
-  if (notify !== undefined && !['true', 'false', '1', '0'].includes(notify)) throw configError('TOLLGATE_EMAIL_NOTIFY_FINAL', 'must be true or false');
-  return { smtpUrl, from, publicUrl: publicUrl.replace(/\/+$/, ''), notifyFinal: notify === undefined ? true : notify === 'true' || notify === '1' };
+  if (notify !== undefined && !['true', 'false', '1', '0'].includes(notify))
+    throw configError('TOLLGATE_EMAIL_NOTIFY_FINAL', 'must be true or false');
+  return {
+    smtpUrl,
+    from,
+    publicUrl: publicUrl.replace(/\/+$/, ''),
+    notifyFinal: notify === undefined ? true : notify === 'true' || notify === '1',
+  };
 }
 
 /** The bare address of a sender written as `Name <address>` or `address`. */

@@ -33,7 +33,8 @@ export function approverAddresses(approvers: readonly string[], directory?: Dire
     if (entry.startsWith('email:')) add(entry.slice('email:'.length));
     else if (!entry.includes(':') && entry.includes('@')) add(entry);
     else if (entry.startsWith('person:')) add(personAddress(directory, entry.slice('person:'.length)));
-    else if (entry.startsWith('group:')) for (const id of directory?.group(entry.slice('group:'.length))?.people ?? []) add(personAddress(directory, id));
+    else if (entry.startsWith('group:'))
+      for (const id of directory?.group(entry.slice('group:'.length))?.people ?? []) add(personAddress(directory, id));
     else if (directory) add(personAddress(directory, directory.personOf(entry)));
   }
   return [...found];
@@ -46,10 +47,15 @@ export function approverAddresses(approvers: readonly string[], directory?: Dire
 export function recipientsOf(request: ConfirmationRequest, target: string, directory?: Directory): string[] {
   if (target === EVERY_APPROVER) {
     const all = approverAddresses(request.approvers, directory);
-    if (!all.length) throw new PermanentChannelError('email: no approver of this request has an email address (name one as email:<address>, or give the card a target)', 'no_recipients');
+    if (!all.length)
+      throw new PermanentChannelError(
+        'email: no approver of this request has an email address (name one as email:<address>, or give the card a target)',
+        'no_recipients',
+      );
     return all;
   }
-  if (!ADDRESS.test(target.trim())) throw new PermanentChannelError(`email: not an email address: ${target}`, 'bad_target');
+  if (!ADDRESS.test(target.trim()))
+    throw new PermanentChannelError(`email: not an email address: ${target}`, 'bad_target');
   return [normalAddress(target)];
 }
 

@@ -36,7 +36,8 @@ export interface EmailRouteDeps {
 }
 
 // The pages load nothing; their only style is inline, and their only form posts to this origin.
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 function send(res: Response, status: number, page: SafeHtml): void {
   res.setHeader('content-security-policy', CSP);
@@ -61,11 +62,25 @@ function claimsOf(deps: EmailRouteDeps, req: Request, res: Response): LinkClaims
   const checked = deps.signer.verify(token, deps.host.now());
   if (checked.ok) return checked.claims;
   if (checked.problem === 'expired') {
-    send(res, 410, messagePage('This link has expired', 'The request this link belongs to has reached its deadline, so the link no longer decides anything. Nothing was changed.'));
+    send(
+      res,
+      410,
+      messagePage(
+        'This link has expired',
+        'The request this link belongs to has reached its deadline, so the link no longer decides anything. Nothing was changed.',
+      ),
+    );
     return null;
   }
   deps.logger.warn({ ip: req.ip, method: req.method, problem: 'bad link signature' }, 'email link rejected');
-  send(res, 401, messagePage('This link is not valid', 'This link was not issued by this gateway, or it was changed after it was sent. Nothing was changed. Use the link exactly as it appears in the mail.'));
+  send(
+    res,
+    401,
+    messagePage(
+      'This link is not valid',
+      'This link was not issued by this gateway, or it was changed after it was sent. Nothing was changed. Use the link exactly as it appears in the mail.',
+    ),
+  );
   return null;
 }
 
@@ -76,24 +91,55 @@ async function usedBefore(deps: EmailRouteDeps, claims: LinkClaims): Promise<boo
   return actedByMail(await deps.host.events(claims.requestId), account(claims));
 }
 
-const USED = ['This link was already used', 'A decision was already made with the links of this mail, so this one changes nothing.'] as const;
+const USED = [
+  'This link was already used',
+  'A decision was already made with the links of this mail, so this one changes nothing.',
+] as const;
 
 async function showLink(deps: EmailRouteDeps, req: Request, res: Response): Promise<void> {
   const claims = claimsOf(deps, req, res);
   if (!claims) return;
   const request = await deps.host.get(claims.requestId);
-  if (!request) return send(res, 404, messagePage('Request not found', 'The request this link belongs to does not exist any more. Nothing was changed.'));
-  if (request.status !== 'pending') return send(res, 200, messagePage('This request is already decided', 'Nothing is left to decide; this link changes nothing.', request));
+  if (!request)
+    return send(
+      res,
+      404,
+      messagePage(
+        'Request not found',
+        'The request this link belongs to does not exist any more. Nothing was changed.',
+      ),
+    );
+  if (request.status !== 'pending')
+    return send(
+      res,
+      200,
+      messagePage('This request is already decided', 'Nothing is left to decide; this link changes nothing.', request),
+    );
   if (await usedBefore(deps, claims)) return send(res, 410, messagePage(...USED, request));
   const cookies = parseCookies(req.get('cookie'));
   let cookie = cookies.get(FORM_COOKIE);
   if (!cookie || !/^[A-Za-z0-9_-]{22,64}$/.test(cookie)) {
     cookie = randomBytes(18).toString('base64url');
     const secure = req.secure || deps.publicOrigin.startsWith('https:');
-    res.append('set-cookie', serializeCookie(FORM_COOKIE, cookie, { path: '/channels/email', sameSite: 'Strict', maxAgeS: 86400, secure }));
+    res.append(
+      'set-cookie',
+      serializeCookie(FORM_COOKIE, cookie, { path: '/channels/email', sameSite: 'Strict', maxAgeS: 86400, secure }),
+    );
   }
-  const label = (claims.action === 'approve' ? request.options[0] : request.options[1]) ?? (claims.action === 'approve' ? 'Approve' : 'Deny');
-  send(res, 200, confirmPage(request, { action: claims.action, label, csrf: deps.signer.csrfToken(cookie, String(req.params.token)), recipient: claims.recipient, listed: deps.host.mayDecide?.(request, account(claims)) ?? true }));
+  const label =
+    (claims.action === 'approve' ? request.options[0] : request.options[1]) ??
+    (claims.action === 'approve' ? 'Approve' : 'Deny');
+  send(
+    res,
+    200,
+    confirmPage(request, {
+      action: claims.action,
+      label,
+      csrf: deps.signer.csrfToken(cookie, String(req.params.token)),
+      recipient: claims.recipient,
+      listed: deps.host.mayDecide?.(request, account(claims)) ?? true,
+    }),
+  );
 }
 
 /** Whether the browser says this post came from another site. */
@@ -107,23 +153,57 @@ async function postLink(deps: EmailRouteDeps, req: Request, res: Response): Prom
   const claims = claimsOf(deps, req, res);
   if (!claims) return;
   const body = (req.body ?? {}) as Record<string, unknown>;
-  if (crossSite(req, deps.publicOrigin) || !deps.signer.csrfMatches(parseCookies(req.get('cookie')).get(FORM_COOKIE), String(req.params.token), body._csrf)) {
-    return send(res, 403, messagePage('Form rejected', 'This form did not come from the page the link opened in this browser, so nothing was changed. Open the link from the mail again and press the button there.'));
+  if (
+    crossSite(req, deps.publicOrigin) ||
+    !deps.signer.csrfMatches(parseCookies(req.get('cookie')).get(FORM_COOKIE), String(req.params.token), body._csrf)
+  ) {
+    return send(
+      res,
+      403,
+      messagePage(
+        'Form rejected',
+        'This form did not come from the page the link opened in this browser, so nothing was changed. Open the link from the mail again and press the button there.',
+      ),
+    );
   }
   const now = deps.host.now();
-  if ((await usedBefore(deps, claims)) || !(await deps.used.spend(claims.requestId, claims.recipient, claims.expiresAt, now))) {
+  if (
+    (await usedBefore(deps, claims)) ||
+    !(await deps.used.spend(claims.requestId, claims.recipient, claims.expiresAt, now))
+  ) {
     return send(res, 410, messagePage(...USED, await deps.host.get(claims.requestId)));
   }
-  const reason = claims.action === 'deny' && typeof body.reason === 'string' ? body.reason.trim().slice(0, MAX_REASON_CHARS) || undefined : undefined;
+  const reason =
+    claims.action === 'deny' && typeof body.reason === 'string'
+      ? body.reason.trim().slice(0, MAX_REASON_CHARS) || undefined
+      : undefined;
   let outcome: DecideOutcome;
   try {
-    outcome = await deps.host.decide({ requestId: claims.requestId, nonce: claims.nonce, decision: claims.action, reason, actor: { channel: 'email', userId: claims.recipient } });
+    outcome = await deps.host.decide({
+      requestId: claims.requestId,
+      nonce: claims.nonce,
+      decision: claims.action,
+      reason,
+      actor: { channel: 'email', userId: claims.recipient },
+    });
   } catch (error) {
     // Our failure, not the approver's: give the link back so pressing the button again can work.
     await deps.used.release(claims.requestId, claims.recipient, deps.host.now()).catch(() => undefined);
     deps.logger.error({ requestId: claims.requestId, err: describeError(error) }, 'decision from email failed');
-    return send(res, 500, messagePage('Something went wrong', 'Your decision could not be recorded and nothing changed. Please press the button again in a moment.'));
+    return send(
+      res,
+      500,
+      messagePage(
+        'Something went wrong',
+        'Your decision could not be recorded and nothing changed. Please press the button again in a moment.',
+      ),
+    );
   }
-  if (!outcome.ok) return send(res, 409, messagePage('Nothing changed', outcome.message, outcome.request ?? (await deps.host.get(claims.requestId))));
+  if (!outcome.ok)
+    return send(
+      res,
+      409,
+      messagePage('Nothing changed', outcome.message, outcome.request ?? (await deps.host.get(claims.requestId))),
+    );
   send(res, 200, verdictPage(outcome.request, outcome.final));
 }

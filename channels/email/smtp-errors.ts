@@ -24,7 +24,12 @@ interface SmtpErrorFields {
 export function toChannelError(error: unknown, recipient: string): Error {
   const fields = (typeof error === 'object' && error !== null ? error : {}) as SmtpErrorFields;
   const reply = typeof fields.response === 'string' ? fields.response.replace(/\s+/g, ' ').trim().slice(0, 500) : null;
-  const code = typeof fields.responseCode === 'number' ? fields.responseCode : reply ? Number(/^(\d{3})/.exec(reply)?.[1]) || null : null;
+  const code =
+    typeof fields.responseCode === 'number'
+      ? fields.responseCode
+      : reply
+        ? Number(/^(\d{3})/.exec(reply)?.[1]) || null
+        : null;
   const what = error instanceof Error ? error.message : String(error);
   const command = typeof fields.command === 'string' ? ` (after ${fields.command})` : '';
   if (code !== null) {

@@ -46,10 +46,15 @@ export function expectOk<T>(operation: string, reply: FeishuReply<T> | undefined
 export function errorForCode(operation: string, code: number, msg: string, retryAfterMs = 1000): Error {
   const text = `Feishu ${operation} failed: code ${code}: ${msg}`;
   if (RATE_LIMITED.has(code)) return new RateLimitedError(`${text} (rate limited)`, retryAfterMs);
-  if (TOKEN_INVALID.has(code)) return new TokenRejectedError(`${text} (the tenant access token was rejected; a new one is fetched on retry)`, code);
+  if (TOKEN_INVALID.has(code))
+    return new TokenRejectedError(
+      `${text} (the tenant access token was rejected; a new one is fetched on retry)`,
+      code,
+    );
   const permanent = PERMANENT.get(code);
   // Invalid or foreign receive ids (open_id of another app, unknown chat or email).
-  if (permanent || (code >= 99992350 && code <= 99992370)) return new PermanentChannelError(`${text} (${permanent ?? 'invalid receive id'})`, String(code));
+  if (permanent || (code >= 99992350 && code <= 99992370))
+    return new PermanentChannelError(`${text} (${permanent ?? 'invalid receive id'})`, String(code));
   return new Error(text);
 }
 
@@ -96,12 +101,19 @@ export function errorForThrown(operation: string, error: unknown): Error {
 
 /** True for the error of refused app credentials (wrong FEISHU_APP_ID/FEISHU_APP_SECRET). */
 export function isCredentialError(error: Error): boolean {
-  return error instanceof PermanentChannelError && error.code !== undefined && BAD_CREDENTIALS.has(Number(error.code)) && error.message.startsWith('Feishu refused the app credentials');
+  return (
+    error instanceof PermanentChannelError &&
+    error.code !== undefined &&
+    BAD_CREDENTIALS.has(Number(error.code)) &&
+    error.message.startsWith('Feishu refused the app credentials')
+  );
 }
 
 function credentialError(code: number, msg: string): Error {
   const text = `Feishu refused the app credentials (code ${code}: ${msg}): check FEISHU_APP_ID and FEISHU_APP_SECRET`;
-  return BAD_CREDENTIALS.has(code) ? new PermanentChannelError(text, String(code)) : new Error(`Feishu tenant token request failed (code ${code}: ${msg})`);
+  return BAD_CREDENTIALS.has(code)
+    ? new PermanentChannelError(text, String(code))
+    : new Error(`Feishu tenant token request failed (code ${code}: ${msg})`);
 }
 
 /** Milliseconds to wait from `x-ogw-ratelimit-reset` or `Retry-After` (seconds), 1 s when absent. */

@@ -46,7 +46,10 @@ interface CardActionData {
 /** Builds the `card.action.trigger` handler. It never throws: every path ends in a toast and a card. */
 export function createCardActionHandler(deps: CardActionDeps): (data: unknown) => Promise<CardActionReply> {
   const toasts = toastTexts(deps.language);
-  const reply = (type: CardActionReply['toast']['type'], content: string, card: FeishuCard): CardActionReply => ({ toast: { type, content }, card: { type: 'raw', data: card } });
+  const reply = (type: CardActionReply['toast']['type'], content: string, card: FeishuCard): CardActionReply => ({
+    toast: { type, content },
+    card: { type: 'raw', data: card },
+  });
   const cardOf = async (sink: DecisionSink, id: string | null, known?: ConfirmationRequest): Promise<FeishuCard> => {
     const request = known ?? (id ? await sink.get(id).catch(() => null) : null);
     return request ? await deps.render(request) : deps.notFound();
@@ -59,16 +62,39 @@ export function createCardActionHandler(deps: CardActionDeps): (data: unknown) =
     const openId = typeof data.operator?.open_id === 'string' ? data.operator.open_id : '';
     const name = data.action?.name;
     const grantIndex = typeof name === 'string' ? GRANT_BUTTON.exec(name)?.[1] : undefined;
-    const decision = name === BUTTON_NAMES.approve || grantIndex !== undefined ? 'approve' : name === BUTTON_NAMES.deny ? 'deny' : null;
+    const decision =
+      name === BUTTON_NAMES.approve || grantIndex !== undefined
+        ? 'approve'
+        : name === BUTTON_NAMES.deny
+          ? 'deny'
+          : null;
     // A grant button: the label the request's rule offers at that index now (none: the tap changes nothing).
-    const grant = grantIndex !== undefined && sink?.grantOffers && sink.events && value ? sink.grantOffers(await sink.events(value.request_id))[Number(grantIndex)]?.label : undefined;
-    if (grantIndex !== undefined && grant === undefined && sink && value) return reply('error', toasts.failed, await cardOf(sink, value.request_id));
+    const grant =
+      grantIndex !== undefined && sink?.grantOffers && sink.events && value
+        ? sink.grantOffers(await sink.events(value.request_id))[Number(grantIndex)]?.label
+        : undefined;
+    if (grantIndex !== undefined && grant === undefined && sink && value)
+      return reply('error', toasts.failed, await cardOf(sink, value.request_id));
     if (!sink || !value || !openId || !decision) {
-      deps.logger.warn({ hasValue: Boolean(value), hasOperator: Boolean(openId), button: typeof name === 'string' ? name : null }, 'feishu card action not understood');
-      return reply('error', toasts.notOurButton, sink ? await cardOf(sink, value?.request_id ?? null) : deps.notFound());
+      deps.logger.warn(
+        { hasValue: Boolean(value), hasOperator: Boolean(openId), button: typeof name === 'string' ? name : null },
+        'feishu card action not understood',
+      );
+      return reply(
+        'error',
+        toasts.notOurButton,
+        sink ? await cardOf(sink, value?.request_id ?? null) : deps.notFound(),
+      );
     }
     const decided = sink
-      .decide({ requestId: value.request_id, nonce: value.nonce, decision, reason: reasonOf(data.action?.form_value), grant, actor: { channel: 'feishu', userId: openId } })
+      .decide({
+        requestId: value.request_id,
+        nonce: value.nonce,
+        decision,
+        reason: reasonOf(data.action?.form_value),
+        grant,
+        actor: { channel: 'feishu', userId: openId },
+      })
       .catch((error: unknown) => {
         deps.logger.error({ err: error, requestId: value.request_id }, 'feishu tap could not be applied');
         return null;
@@ -85,11 +111,19 @@ export function createCardActionHandler(deps: CardActionDeps): (data: unknown) =
   async function answer(outcome: DecideOutcome, requestId: string): Promise<CardActionReply> {
     const sink = deps.sink()!;
     if (outcome.ok) {
-      const content = outcome.final ? (outcome.request.status === 'approved' ? toasts.approved : toasts.denied) : toasts.recorded;
+      const content = outcome.final
+        ? outcome.request.status === 'approved'
+          ? toasts.approved
+          : toasts.denied
+        : toasts.recorded;
       return reply(outcome.final ? 'success' : 'info', content, await deps.render(outcome.request));
     }
     const mild = outcome.code === 'already_decided' || outcome.code === 'duplicate_approval';
-    return reply(mild ? 'warning' : 'error', rejectionText(deps.language, outcome.code, outcome.message, outcome.request), await cardOf(sink, requestId, outcome.request));
+    return reply(
+      mild ? 'warning' : 'error',
+      rejectionText(deps.language, outcome.code, outcome.message, outcome.request),
+      await cardOf(sink, requestId, outcome.request),
+    );
   }
 }
 
@@ -104,31 +138,45 @@ export interface CallbackRouteOptions {
 
 /** Adds `POST /channels/feishu/events`. The router runs before any body parser, so the raw bytes are intact. */
 export function mountCallbackRoute(router: Router, options: CallbackRouteOptions): void {
-  router.post(options.path ?? FEISHU_EVENTS_PATH, express.raw({ type: () => true, limit: '1mb' }), async (req, res, next) => {
-    try {
-      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const verified = verifyCallback(raw, req.headers, options.verify);
-      if (!verified.ok) {
-        options.logger.warn({ status: verified.status, reason: verified.reason, ip: req.ip }, 'feishu callback refused');
-        sendProblem(res, verified.status, `Feishu callback refused: ${verified.reason}`, { code: verified.status === 401 ? 'feishu_unauthorized' : 'feishu_bad_callback' });
-        return;
+  router.post(
+    options.path ?? FEISHU_EVENTS_PATH,
+    express.raw({ type: () => true, limit: '1mb' }),
+    async (req, res, next) => {
+      try {
+        const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+        const verified = verifyCallback(raw, req.headers, options.verify);
+        if (!verified.ok) {
+          options.logger.warn(
+            { status: verified.status, reason: verified.reason, ip: req.ip },
+            'feishu callback refused',
+          );
+          sendProblem(res, verified.status, `Feishu callback refused: ${verified.reason}`, {
+            code: verified.status === 401 ? 'feishu_unauthorized' : 'feishu_bad_callback',
+          });
+          return;
+        }
+        if (verified.challenge !== undefined) {
+          res.json({ challenge: verified.challenge });
+          return;
+        }
+        if (!(await firstUseEverywhere(req.get('x-lark-request-nonce'), options.verify))) {
+          options.logger.warn(
+            { status: 401, reason: 'replayed callback (nonce used on another replica)', ip: req.ip },
+            'feishu callback refused',
+          );
+          sendProblem(res, 401, 'Feishu callback refused: replayed callback (nonce already used)', {
+            code: 'feishu_unauthorized',
+          });
+          return;
+        }
+        const result = await options.dispatcher.invoke(verified.payload, { needCheck: false });
+        // Card actions answer with {toast, card}; other events only need a 200.
+        res.json(typeof result === 'object' && result !== null ? result : {});
+      } catch (error) {
+        next(error);
       }
-      if (verified.challenge !== undefined) {
-        res.json({ challenge: verified.challenge });
-        return;
-      }
-      if (!(await firstUseEverywhere(req.get('x-lark-request-nonce'), options.verify))) {
-        options.logger.warn({ status: 401, reason: 'replayed callback (nonce used on another replica)', ip: req.ip }, 'feishu callback refused');
-        sendProblem(res, 401, 'Feishu callback refused: replayed callback (nonce already used)', { code: 'feishu_unauthorized' });
-        return;
-      }
-      const result = await options.dispatcher.invoke(verified.payload, { needCheck: false });
-      // Card actions answer with {toast, card}; other events only need a 200.
-      res.json(typeof result === 'object' && result !== null ? result : {});
-    } catch (error) {
-      next(error);
-    }
-  });
+    },
+  );
 }
 
 /** Whether a verified callback's nonce is new on every replica sharing the marks (true without shared marks). */
@@ -149,7 +197,14 @@ function parseValue(value: unknown): { request_id: string; nonce: string } | nul
   }
   if (typeof object !== 'object' || object === null) return null;
   const { request_id: requestId, nonce } = object as Record<string, unknown>;
-  if (typeof requestId !== 'string' || typeof nonce !== 'string' || !requestId || requestId.length > 100 || nonce.length > 200) return null;
+  if (
+    typeof requestId !== 'string' ||
+    typeof nonce !== 'string' ||
+    !requestId ||
+    requestId.length > 100 ||
+    nonce.length > 200
+  )
+    return null;
   return { request_id: requestId, nonce };
 }
 

@@ -137,7 +137,12 @@ function column(element: Record<string, unknown>): Record<string, unknown> {
   return { tag: 'column', width: 'auto', elements: [element] };
 }
 
-function button(name: string, caption: string, type: 'primary' | 'danger', value: ButtonValue): Record<string, unknown> {
+function button(
+  name: string,
+  caption: string,
+  type: 'primary' | 'danger',
+  value: ButtonValue,
+): Record<string, unknown> {
   return {
     tag: 'button',
     name,

@@ -111,7 +111,12 @@ export class FeishuChannel implements Channel {
       this.client.im.message.create({
         params: { receive_id_type: receiveIdType },
         // The same uuid on every retry: Feishu returns the first message instead of posting a second card.
-        data: { receive_id: receiveId, msg_type: 'interactive', content: JSON.stringify(card), uuid: sendUuid(request.id, target) },
+        data: {
+          receive_id: receiveId,
+          msg_type: 'interactive',
+          content: JSON.stringify(card),
+          uuid: sendUuid(request.id, target),
+        },
       }),
     );
     if (!data.message_id) throw new Error('Feishu send card: answer without message_id');
@@ -120,14 +125,21 @@ export class FeishuChannel implements Channel {
 
   async update(request: ConfirmationRequest, card: CardRef): Promise<void> {
     const content = JSON.stringify(await this.cardFor(request));
-    await this.call('update card', () => this.client.im.message.patch({ path: { message_id: card.messageRef }, data: { content } }));
+    await this.call('update card', () =>
+      this.client.im.message.patch({ path: { message_id: card.messageRef }, data: { content } }),
+    );
   }
 
   /** A policy reminder: a reply to the card's message, so the chat is notified again without a second card. */
   async remind(request: ConfirmationRequest, card: CardRef): Promise<void> {
     // A plain-text card, not a `text` message: Feishu would turn `<at user_id="all">` in a tool name into an @all.
     const content = JSON.stringify(reminderCard(reminderText(request)));
-    await this.call('remind', () => this.client.im.message.reply({ path: { message_id: card.messageRef }, data: { msg_type: 'interactive', content } }));
+    await this.call('remind', () =>
+      this.client.im.message.reply({
+        path: { message_id: card.messageRef },
+        data: { msg_type: 'interactive', content },
+      }),
+    );
   }
 
   mount(router: Router, gateway: DecisionSink): void {
@@ -155,7 +167,9 @@ export class FeishuChannel implements Channel {
     this.sink = gateway;
     if (this.options.mode !== 'ws' || this.ws) return;
     const params = { appId: this.options.appId, appSecret: this.options.appSecret, domain: this.options.domain };
-    this.ws = this.deps.wsClientFactory?.(params) ?? new lark.WSClient({ ...params, logger: sanitizedSdkLogger(this.logger), loggerLevel: lark.LoggerLevel.warn });
+    this.ws =
+      this.deps.wsClientFactory?.(params) ??
+      new lark.WSClient({ ...params, logger: sanitizedSdkLogger(this.logger), loggerLevel: lark.LoggerLevel.warn });
     // The connection is authenticated with the app credentials; its events skip the HTTP signature checks.
     await this.ws.start({ eventDispatcher: this.dispatcher });
     this.logger.info('feishu long connection started');
@@ -184,13 +198,20 @@ export class FeishuChannel implements Channel {
   private failed(error: Error): Error {
     if (error instanceof TokenRejectedError) this.tokens.clear();
     const credentials = isCredentialError(error);
-    this.logger[credentials ? 'error' : 'warn']({ err: error.message }, credentials ? 'feishu rejected FEISHU_APP_ID/FEISHU_APP_SECRET' : 'feishu api call failed');
+    this.logger[credentials ? 'error' : 'warn'](
+      { err: error.message },
+      credentials ? 'feishu rejected FEISHU_APP_ID/FEISHU_APP_SECRET' : 'feishu api call failed',
+    );
     return error;
   }
 }
 
 /** Creates the channel, or returns null when `options` is null (Feishu not configured). */
-export function createFeishuChannel(options: FeishuOptions | null, logger?: Logger, deps: Omit<FeishuChannelDeps, 'logger'> = {}): FeishuChannel | null {
+export function createFeishuChannel(
+  options: FeishuOptions | null,
+  logger?: Logger,
+  deps: Omit<FeishuChannelDeps, 'logger'> = {},
+): FeishuChannel | null {
   return options ? new FeishuChannel(options, { ...deps, logger }) : null;
 }
 

@@ -54,8 +54,20 @@ const LABELS: Record<FeishuLanguage, CardLabels> = {
 
 const DEFAULT_OPTIONS = ['Approve', 'Deny'];
 const ZH_BUTTONS = { approve: '批准', deny: '拒绝' };
-const ZH_HEADING: Record<RequestStatus, string> = { pending: '需要审批', approved: '已批准', denied: '已拒绝', expired: '已过期', cancelled: '已取消' };
-const ZH_STATUS_WORD: Record<RequestStatus, string> = { pending: '待审批', approved: '批准', denied: '拒绝', expired: '过期', cancelled: '取消' };
+const ZH_HEADING: Record<RequestStatus, string> = {
+  pending: '需要审批',
+  approved: '已批准',
+  denied: '已拒绝',
+  expired: '已过期',
+  cancelled: '已取消',
+};
+const ZH_STATUS_WORD: Record<RequestStatus, string> = {
+  pending: '待审批',
+  approved: '批准',
+  denied: '拒绝',
+  expired: '过期',
+  cancelled: '取消',
+};
 
 /** The labels of `language`. */
 export function cardLabels(language: FeishuLanguage): CardLabels {
@@ -63,10 +75,19 @@ export function cardLabels(language: FeishuLanguage): CardLabels {
 }
 
 /** Words the card of `request` in `language`. */
-export function localizedCardText(request: ConfirmationRequest, language: FeishuLanguage, options: CardTextOptions = {}): LocalizedCard {
+export function localizedCardText(
+  request: ConfirmationRequest,
+  language: FeishuLanguage,
+  options: CardTextOptions = {},
+): LocalizedCard {
   const english = cardText(request, options);
-  const custom = request.options.length >= 2 && (request.options[0] !== DEFAULT_OPTIONS[0] || request.options[1] !== DEFAULT_OPTIONS[1]);
-  const englishButtons = { approve: request.options[0] ?? DEFAULT_OPTIONS[0]!, deny: request.options[1] ?? DEFAULT_OPTIONS[1]! };
+  const custom =
+    request.options.length >= 2 &&
+    (request.options[0] !== DEFAULT_OPTIONS[0] || request.options[1] !== DEFAULT_OPTIONS[1]);
+  const englishButtons = {
+    approve: request.options[0] ?? DEFAULT_OPTIONS[0]!,
+    deny: request.options[1] ?? DEFAULT_OPTIONS[1]!,
+  };
   if (language === 'en') return { ...english, labels: LABELS.en, buttons: englishButtons };
   return {
     ...english,
@@ -152,8 +173,14 @@ export function toastTexts(language: FeishuLanguage): ToastTexts {
 }
 
 /** Why a tap changed nothing, in `language`: the gateway's own sentence in English, a translation in Chinese. */
-export function rejectionText(language: FeishuLanguage, code: DecisionRejection, gatewayMessage: string, request?: ConfirmationRequest): string {
+export function rejectionText(
+  language: FeishuLanguage,
+  code: DecisionRejection,
+  gatewayMessage: string,
+  request?: ConfirmationRequest,
+): string {
   if (language === 'en') return gatewayMessage;
-  if (code === 'already_decided' && request && request.status !== 'pending') return `该请求已${ZH_STATUS_WORD[request.status]}。`;
+  if (code === 'already_decided' && request && request.status !== 'pending')
+    return `该请求已${ZH_STATUS_WORD[request.status]}。`;
   return ZH_REJECTIONS[code];
 }

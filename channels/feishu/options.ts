@@ -60,7 +60,10 @@ export type FeishuFileSection = z.infer<typeof fileSectionSchema>;
  * @example
  * const options = feishuOptionsFromEnv(process.env, { language: 'zh', default_target: 'oc_123' });
  */
-export function feishuOptionsFromEnv(env: Record<string, string | undefined>, fileSection?: Record<string, unknown>): FeishuOptions | null {
+export function feishuOptionsFromEnv(
+  env: Record<string, string | undefined>,
+  fileSection?: Record<string, unknown>,
+): FeishuOptions | null {
   const appId = env.FEISHU_APP_ID?.trim() || '';
   const appSecret = env.FEISHU_APP_SECRET?.trim() || '';
   if (!appId && !appSecret) return null;
@@ -79,8 +82,14 @@ export function feishuOptionsFromEnv(env: Record<string, string | undefined>, fi
   const encryptKey = env.FEISHU_ENCRYPT_KEY?.trim() || null;
   if (mode === 'webhook') {
     // Without the encrypt key Feishu does not sign callbacks, and a bare token is a static password: refuse.
-    if (!encryptKey) throw new ValidationError('FEISHU_ENCRYPT_KEY: required for card callbacks over HTTP (set it in the app\'s "Events & Callbacks > Encryption strategy"), or set FEISHU_MODE=ws');
-    if (!verificationToken) throw new ValidationError('FEISHU_VERIFICATION_TOKEN: required for card callbacks over HTTP, or set FEISHU_MODE=ws');
+    if (!encryptKey)
+      throw new ValidationError(
+        'FEISHU_ENCRYPT_KEY: required for card callbacks over HTTP (set it in the app\'s "Events & Callbacks > Encryption strategy"), or set FEISHU_MODE=ws',
+      );
+    if (!verificationToken)
+      throw new ValidationError(
+        'FEISHU_VERIFICATION_TOKEN: required for card callbacks over HTTP, or set FEISHU_MODE=ws',
+      );
   }
   const defaultTarget = env.FEISHU_DEFAULT_TARGET?.trim() || file.default_target;
   return {
@@ -109,7 +118,8 @@ export function parseDomain(value: string): string {
   } catch {
     throw new ValidationError(`FEISHU_DOMAIN: expected "feishu", "lark" or a base URL, got "${value}"`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ValidationError(`FEISHU_DOMAIN: expected an http(s) URL, got "${value}"`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new ValidationError(`FEISHU_DOMAIN: expected an http(s) URL, got "${value}"`);
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 

@@ -26,7 +26,11 @@ const EXPLICIT = /^(chat_id|open_id|user_id|union_id|email):(.+)$/;
  */
 export function parseTarget(target: string): ReceiveTarget {
   const trimmed = target.trim();
-  if (!trimmed) throw new PermanentChannelError('Feishu target is empty: give a chat id (oc_…), an open id (ou_…), a user id or an email', 'invalid_target');
+  if (!trimmed)
+    throw new PermanentChannelError(
+      'Feishu target is empty: give a chat id (oc_…), an open id (ou_…), a user id or an email',
+      'invalid_target',
+    );
   const explicit = EXPLICIT.exec(trimmed);
   if (explicit) return { receiveIdType: explicit[1] as ReceiveIdType, receiveId: explicit[2]!.trim() };
   if (trimmed.startsWith('oc_')) return { receiveIdType: 'chat_id', receiveId: trimmed };

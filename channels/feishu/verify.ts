@@ -30,8 +30,7 @@ export interface VerifyOptions {
 
 /** The outcome: the decrypted payload (and the challenge to echo), or why the callback is refused. */
 export type VerifyResult =
-  | { ok: true; payload: Record<string, unknown>; challenge?: string }
-  | { ok: false; status: 400 | 401; reason: string };
+  { ok: true; payload: Record<string, unknown>; challenge?: string } | { ok: false; status: 400 | 401; reason: string };
 
 /** Decrypts an `{"encrypt": …}` body. Throws when the key is wrong or the data is damaged. */
 export function decryptFeishu(encrypted: string, encryptKey: string): string {
@@ -43,8 +42,16 @@ export function decryptFeishu(encrypted: string, encryptKey: string): string {
 }
 
 /** Feishu's callback signature: hex sha256 of timestamp + nonce + encrypt key + the raw body bytes. */
-export function feishuSignature(timestamp: string, nonce: string, encryptKey: string, rawBody: Buffer | string): string {
-  return createHash('sha256').update(timestamp + nonce + encryptKey).update(rawBody).digest('hex');
+export function feishuSignature(
+  timestamp: string,
+  nonce: string,
+  encryptKey: string,
+  rawBody: Buffer | string,
+): string {
+  return createHash('sha256')
+    .update(timestamp + nonce + encryptKey)
+    .update(rawBody)
+    .digest('hex');
 }
 
 /** Remembers the nonces of accepted callbacks for twice the replay window, so the same signed request works only once. */
@@ -69,7 +76,8 @@ export function verifyCallback(rawBody: Buffer, headers: IncomingHttpHeaders, op
 
   let payload: Record<string, unknown> = outer;
   if ('encrypt' in outer) {
-    if (typeof outer.encrypt !== 'string') return { ok: false, status: 400, reason: 'encrypt: expected a base64 string' };
+    if (typeof outer.encrypt !== 'string')
+      return { ok: false, status: 400, reason: 'encrypt: expected a base64 string' };
     try {
       const inner: unknown = JSON.parse(decryptFeishu(outer.encrypt, options.encryptKey));
       if (!isObject(inner)) throw new Error('not an object');
@@ -83,28 +91,40 @@ export function verifyCallback(rawBody: Buffer, headers: IncomingHttpHeaders, op
   const nonce = header(headers, 'x-lark-request-nonce');
   const signature = header(headers, 'x-lark-signature');
   const signed = Boolean(timestamp && nonce && signature);
-  if (signed && !secretEquals(feishuSignature(timestamp!, nonce!, options.encryptKey, rawBody), signature!.toLowerCase())) {
+  if (
+    signed &&
+    !secretEquals(feishuSignature(timestamp!, nonce!, options.encryptKey, rawBody), signature!.toLowerCase())
+  ) {
     return { ok: false, status: 401, reason: 'signature does not match' };
   }
 
   const token = tokenOf(payload);
-  if (!secretEquals(token, options.verificationToken)) return { ok: false, status: 401, reason: 'verification token does not match' };
+  if (!secretEquals(token, options.verificationToken))
+    return { ok: false, status: 401, reason: 'verification token does not match' };
 
   if (payload.type === 'url_verification') {
-    if (typeof payload.challenge !== 'string') return { ok: false, status: 400, reason: 'challenge: expected a string' };
+    if (typeof payload.challenge !== 'string')
+      return { ok: false, status: 400, reason: 'challenge: expected a string' };
     return { ok: true, payload, challenge: payload.challenge };
   }
 
-  if (!signed) return { ok: false, status: 401, reason: 'missing X-Lark-Signature, X-Lark-Request-Timestamp or X-Lark-Request-Nonce' };
+  if (!signed)
+    return {
+      ok: false,
+      status: 401,
+      reason: 'missing X-Lark-Signature, X-Lark-Request-Timestamp or X-Lark-Request-Nonce',
+    };
   const seconds = Number(timestamp);
   const now = options.now();
   if (!Number.isFinite(seconds) || Math.abs(now - seconds * 1000) > options.replayWindowS * 1000) {
     return { ok: false, status: 401, reason: `timestamp outside the ${options.replayWindowS} s replay window` };
   }
   const appId = isObject(payload.header) ? payload.header.app_id : undefined;
-  if (options.appId && typeof appId === 'string' && appId !== options.appId) return { ok: false, status: 401, reason: 'callback is for another app' };
+  if (options.appId && typeof appId === 'string' && appId !== options.appId)
+    return { ok: false, status: 401, reason: 'callback is for another app' };
   // Last, so that only authentic requests occupy the cache.
-  if (!options.nonces.firstUse(nonce!, now)) return { ok: false, status: 401, reason: 'replayed callback (nonce already used)' };
+  if (!options.nonces.firstUse(nonce!, now))
+    return { ok: false, status: 401, reason: 'replayed callback (nonce already used)' };
   return { ok: true, payload };
 }
 
@@ -118,7 +138,6 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
-
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -89,7 +89,10 @@ function slackDate(iso: string): string {
 const TONE_EMOJI: Record<CardText['tone'], string> = { waiting: '⏳', good: '✅', bad: '⛔' };
 
 /** The card for `request` in its current state: buttons while pending, the outcome and no buttons after. */
-export function cardMessage(request: ConfirmationRequest, options: { maxArgsChars?: number; grants?: readonly GrantButton[] } = {}): SlackMessage {
+export function cardMessage(
+  request: ConfirmationRequest,
+  options: { maxArgsChars?: number; grants?: readonly GrantButton[] } = {},
+): SlackMessage {
   const text = cardText(request, { maxArgsChars: options.maxArgsChars ?? 2000 });
   // Code blocks end at the next three backticks: keep the arguments from closing theirs.
   const args = escapeMrkdwn(text.argsPreview).replace(/```/g, '`\u200b``');
@@ -125,8 +128,15 @@ function buttons(request: ConfirmationRequest, grants: readonly GrantButton[]): 
     ...(index === 0 ? { style: 'primary' as const } : index === 1 ? { style: 'danger' as const } : {}),
   }));
   // Grant buttons approve and also give a standing grant; the label is looked up again on the tap, by index.
-  grants.forEach((g, i) => options.push({ type: 'button', action_id: `tollgate_grant_${i}`, text: plain(g.label, 75), value }));
-  options.push({ type: 'button', action_id: DENY_WITH_REASON_ACTION, text: plain(`${request.options[1] ?? 'Deny'} with reason…`, 75), value });
+  grants.forEach((g, i) =>
+    options.push({ type: 'button', action_id: `tollgate_grant_${i}`, text: plain(g.label, 75), value }),
+  );
+  options.push({
+    type: 'button',
+    action_id: DENY_WITH_REASON_ACTION,
+    text: plain(`${request.options[1] ?? 'Deny'} with reason…`, 75),
+    value,
+  });
   return options;
 }
 
@@ -136,7 +146,11 @@ export function reasonModal(request: ConfirmationRequest, ref: ReasonModalMetada
   return {
     type: 'modal',
     callback_id: REASON_MODAL,
-    private_metadata: JSON.stringify({ request_id: ref.requestId, nonce: ref.nonce, ...(ref.channelId ? { channel_id: ref.channelId } : {}) }),
+    private_metadata: JSON.stringify({
+      request_id: ref.requestId,
+      nonce: ref.nonce,
+      ...(ref.channelId ? { channel_id: ref.channelId } : {}),
+    }),
     title: plain('Deny with a reason', 24),
     submit: plain(cut(request.options[1] ?? 'Deny', 24), 24),
     close: plain('Cancel', 24),
@@ -146,7 +160,12 @@ export function reasonModal(request: ConfirmationRequest, ref: ReasonModalMetada
         type: 'input',
         block_id: REASON_INPUT.block,
         label: plain('Reason (the agent sees it)', 2000),
-        element: { type: 'plain_text_input', action_id: REASON_INPUT.action, multiline: true, max_length: MAX_REASON_CHARS },
+        element: {
+          type: 'plain_text_input',
+          action_id: REASON_INPUT.action,
+          multiline: true,
+          max_length: MAX_REASON_CHARS,
+        },
       },
     ],
   };

@@ -5,5 +5,11 @@
  */
 export { cardMessage, escapeMrkdwn, type SlackMessage } from './blocks.js';
 export { slackFileSectionSchema, slackOptionsFromEnv, type SlackChannelOptions } from './options.js';
-export { SLACK_EVENTS_PATH, SlackChannel, createSlackChannel, formatMessageRef, parseMessageRef } from './slack-channel.js';
+export {
+  SLACK_EVENTS_PATH,
+  SlackChannel,
+  createSlackChannel,
+  formatMessageRef,
+  parseMessageRef,
+} from './slack-channel.js';
 export { PERMANENT_SLACK_ERRORS } from './web-api-errors.js';

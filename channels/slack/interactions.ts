@@ -10,7 +10,17 @@ import type { App, BlockAction, ButtonAction, RespondFn, ViewSubmitAction } from
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { ChannelHost, DecideOutcome, DecisionActor, DecisionSink } from '../../src/channel/channel.js';
-import { DENY_WITH_REASON_ACTION, GRANT_ACTION, OPTION_ACTION, REASON_INPUT, REASON_MODAL, escapeMrkdwn, parseButtonValue, parseModalMetadata, reasonModal } from './blocks.js';
+import {
+  DENY_WITH_REASON_ACTION,
+  GRANT_ACTION,
+  OPTION_ACTION,
+  REASON_INPUT,
+  REASON_MODAL,
+  escapeMrkdwn,
+  parseButtonValue,
+  parseModalMetadata,
+  reasonModal,
+} from './blocks.js';
 import { describeError } from '../../src/api/errors.js';
 
 /** What the listeners need. */
@@ -30,20 +40,29 @@ interface Audience {
 
 /** Registers tollgate's listeners on a Bolt app (HTTP receiver or Socket Mode alike). */
 export function registerInteractions(app: App, deps: InteractionDeps): void {
-  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: OPTION_ACTION }, async ({ ack, body, action, respond }) => {
-    await ack();
-    await onOptionTap(deps, body, action, respond);
-  });
+  app.action<BlockAction<ButtonAction>>(
+    { type: 'block_actions', action_id: OPTION_ACTION },
+    async ({ ack, body, action, respond }) => {
+      await ack();
+      await onOptionTap(deps, body, action, respond);
+    },
+  );
 
-  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: GRANT_ACTION }, async ({ ack, body, action, respond }) => {
-    await ack();
-    await onGrantTap(deps, body, action, respond);
-  });
+  app.action<BlockAction<ButtonAction>>(
+    { type: 'block_actions', action_id: GRANT_ACTION },
+    async ({ ack, body, action, respond }) => {
+      await ack();
+      await onGrantTap(deps, body, action, respond);
+    },
+  );
 
-  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: DENY_WITH_REASON_ACTION }, async ({ ack, body, action, respond }) => {
-    await ack();
-    await onDenyWithReasonTap(deps, body, action, respond);
-  });
+  app.action<BlockAction<ButtonAction>>(
+    { type: 'block_actions', action_id: DENY_WITH_REASON_ACTION },
+    async ({ ack, body, action, respond }) => {
+      await ack();
+      await onDenyWithReasonTap(deps, body, action, respond);
+    },
+  );
 
   app.view<ViewSubmitAction>({ type: 'view_submission', callback_id: REASON_MODAL }, async ({ ack, body, view }) => {
     await ack();
@@ -67,11 +86,17 @@ function actorOf(user: { id: string; name?: string; username?: string }): Decisi
 }
 
 function audienceOf(body: BlockAction<ButtonAction>, respond: RespondFn): Audience {
-  const channelId = body.channel?.id ?? (typeof body.container.channel_id === 'string' ? body.container.channel_id : undefined);
+  const channelId =
+    body.channel?.id ?? (typeof body.container.channel_id === 'string' ? body.container.channel_id : undefined);
   return { userId: body.user.id, channelId, respond };
 }
 
-async function onOptionTap(deps: InteractionDeps, body: BlockAction<ButtonAction>, action: ButtonAction, respond: RespondFn): Promise<void> {
+async function onOptionTap(
+  deps: InteractionDeps,
+  body: BlockAction<ButtonAction>,
+  action: ButtonAction,
+  respond: RespondFn,
+): Promise<void> {
   const audience = audienceOf(body, respond);
   const ref = parseButtonValue(action.value);
   const index = Number(OPTION_ACTION.exec(action.action_id)?.[1] ?? NaN);
@@ -87,20 +112,37 @@ async function onOptionTap(deps: InteractionDeps, body: BlockAction<ButtonAction
 }
 
 /** A standing-grant button: approve, and give the grant the request's rule offers at that index now. */
-async function onGrantTap(deps: InteractionDeps, body: BlockAction<ButtonAction>, action: ButtonAction, respond: RespondFn): Promise<void> {
+async function onGrantTap(
+  deps: InteractionDeps,
+  body: BlockAction<ButtonAction>,
+  action: ButtonAction,
+  respond: RespondFn,
+): Promise<void> {
   const audience = audienceOf(body, respond);
   const ref = parseButtonValue(action.value);
   const index = Number(GRANT_ACTION.exec(action.action_id)?.[1] ?? NaN);
-  const offers = ref && deps.gateway.events && deps.gateway.grantOffers ? deps.gateway.grantOffers(await deps.gateway.events(ref.requestId)) : [];
+  const offers =
+    ref && deps.gateway.events && deps.gateway.grantOffers
+      ? deps.gateway.grantOffers(await deps.gateway.events(ref.requestId))
+      : [];
   const grant = offers[index]?.label;
   if (!ref || grant === undefined) {
-    await tell(deps, audience, 'This grant is not offered for this request any more; nothing changed. Use Approve instead.');
+    await tell(
+      deps,
+      audience,
+      'This grant is not offered for this request any more; nothing changed. Use Approve instead.',
+    );
     return;
   }
   await explain(deps, audience, await decide(deps, { ...ref, decision: 'approve', grant, actor: actorOf(body.user) }));
 }
 
-async function onDenyWithReasonTap(deps: InteractionDeps, body: BlockAction<ButtonAction>, action: ButtonAction, respond: RespondFn): Promise<void> {
+async function onDenyWithReasonTap(
+  deps: InteractionDeps,
+  body: BlockAction<ButtonAction>,
+  action: ButtonAction,
+  respond: RespondFn,
+): Promise<void> {
   const audience = audienceOf(body, respond);
   const ref = parseButtonValue(action.value);
   if (!ref) {
@@ -114,14 +156,21 @@ async function onDenyWithReasonTap(deps: InteractionDeps, body: BlockAction<Butt
     return;
   }
   try {
-    await deps.client.views.open({ trigger_id: body.trigger_id, view: reasonModal(request, { ...ref, channelId: audience.channelId }) });
+    await deps.client.views.open({
+      trigger_id: body.trigger_id,
+      view: reasonModal(request, { ...ref, channelId: audience.channelId }),
+    });
   } catch (error) {
     deps.logger.warn({ requestId: ref.requestId, err: messageOf(error) }, 'could not open the reason modal');
     await tell(deps, audience, 'The reason dialog could not be opened; please try again.');
   }
 }
 
-async function onReasonSubmitted(deps: InteractionDeps, body: ViewSubmitAction, view: ViewSubmitAction['view']): Promise<void> {
+async function onReasonSubmitted(
+  deps: InteractionDeps,
+  body: ViewSubmitAction,
+  view: ViewSubmitAction['view'],
+): Promise<void> {
   const meta = parseModalMetadata(view.private_metadata);
   const audience: Audience = { userId: body.user.id, channelId: meta?.channelId };
   if (!meta) {
@@ -129,11 +178,20 @@ async function onReasonSubmitted(deps: InteractionDeps, body: ViewSubmitAction, 
     return;
   }
   const reason = view.state.values[REASON_INPUT.block]?.[REASON_INPUT.action]?.value?.trim();
-  const outcome = await decide(deps, { requestId: meta.requestId, nonce: meta.nonce, decision: 'deny', reason: reason || undefined, actor: actorOf(body.user) });
+  const outcome = await decide(deps, {
+    requestId: meta.requestId,
+    nonce: meta.nonce,
+    decision: 'deny',
+    reason: reason || undefined,
+    actor: actorOf(body.user),
+  });
   await explain(deps, audience, outcome);
 }
 
-async function decide(deps: InteractionDeps, event: Parameters<DecisionSink['decide']>[0]): Promise<DecideOutcome | null> {
+async function decide(
+  deps: InteractionDeps,
+  event: Parameters<DecisionSink['decide']>[0],
+): Promise<DecideOutcome | null> {
   try {
     return await deps.gateway.decide(event);
   } catch (error) {
@@ -144,9 +202,15 @@ async function decide(deps: InteractionDeps, event: Parameters<DecisionSink['dec
 
 /** Tells the approver what their tap did, when the card itself will not say it. */
 async function explain(deps: InteractionDeps, audience: Audience, outcome: DecideOutcome | null): Promise<void> {
-  if (outcome === null) await tell(deps, audience, 'Something went wrong while recording your decision; nothing changed. Please try again.');
+  if (outcome === null)
+    await tell(
+      deps,
+      audience,
+      'Something went wrong while recording your decision; nothing changed. Please try again.',
+    );
   else if (!outcome.ok) await tell(deps, audience, `Nothing changed: ${outcome.message}`);
-  else if (!outcome.final) await tell(deps, audience, 'Your approval is recorded; the request waits for more approvers.');
+  else if (!outcome.final)
+    await tell(deps, audience, 'Your approval is recorded; the request waits for more approvers.');
   // A final decision needs no message: every card of the request is about to show the outcome.
 }
 

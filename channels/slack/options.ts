@@ -51,7 +51,10 @@ export const slackFileSectionSchema = z.strictObject({
  * `SLACK_DEFAULT_CHANNEL`, `SLACK_BOT_ID`, `SLACK_BOT_USER_ID`.
  * @example const slack = slackOptionsFromEnv(config.env, config.file.slack); // null when SLACK_BOT_TOKEN is unset
  */
-export function slackOptionsFromEnv(env: Record<string, string | undefined>, fileSection?: unknown): SlackChannelOptions | null {
+export function slackOptionsFromEnv(
+  env: Record<string, string | undefined>,
+  fileSection?: unknown,
+): SlackChannelOptions | null {
   const file = slackFileSectionSchema.safeParse(fileSection ?? {});
   if (!file.success) {
     throw validationError(fieldProblems(file.error.issues, 'slack'));
@@ -61,13 +64,17 @@ export function slackOptionsFromEnv(env: Record<string, string | undefined>, fil
   const signingSecret = value('SLACK_SIGNING_SECRET');
   const appToken = value('SLACK_APP_TOKEN');
   if (!botToken) {
-    if (signingSecret || appToken) throw configError('SLACK_BOT_TOKEN', 'is required when SLACK_SIGNING_SECRET or SLACK_APP_TOKEN is set');
+    if (signingSecret || appToken)
+      throw configError('SLACK_BOT_TOKEN', 'is required when SLACK_SIGNING_SECRET or SLACK_APP_TOKEN is set');
     return null;
   }
-  if (!signingSecret && !appToken) throw configError('SLACK_SIGNING_SECRET', 'is required (or set SLACK_APP_TOKEN for Socket Mode)');
-  if (appToken && !appToken.startsWith('xapp-')) throw configError('SLACK_APP_TOKEN', 'must be an app-level token starting with "xapp-"');
+  if (!signingSecret && !appToken)
+    throw configError('SLACK_SIGNING_SECRET', 'is required (or set SLACK_APP_TOKEN for Socket Mode)');
+  if (appToken && !appToken.startsWith('xapp-'))
+    throw configError('SLACK_APP_TOKEN', 'must be an app-level token starting with "xapp-"');
   const apiUrl = value('SLACK_API_URL');
-  if (apiUrl && !/^https?:\/\/[^\s]+$/.test(apiUrl)) throw configError('SLACK_API_URL', `is not an http(s) URL: ${apiUrl}`);
+  if (apiUrl && !/^https?:\/\/[^\s]+$/.test(apiUrl))
+    throw configError('SLACK_API_URL', `is not an http(s) URL: ${apiUrl}`);
   return {
     botToken,
     signingSecret,

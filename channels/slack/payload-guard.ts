@@ -23,7 +23,13 @@ export function payloadProblem(payload: unknown): string | null {
   const user = p.user as { id?: unknown } | null | undefined;
   switch (p.type) {
     case 'block_actions':
-      if (!Array.isArray(p.actions) || !p.actions.every((a) => a !== null && typeof a === 'object' && typeof (a as { action_id?: unknown }).action_id === 'string')) return 'block_actions without an actions list';
+      if (
+        !Array.isArray(p.actions) ||
+        !p.actions.every(
+          (a) => a !== null && typeof a === 'object' && typeof (a as { action_id?: unknown }).action_id === 'string',
+        )
+      )
+        return 'block_actions without an actions list';
       if (typeof user?.id !== 'string') return 'block_actions without user.id';
       return null;
     case 'view_submission':
@@ -36,7 +42,11 @@ export function payloadProblem(payload: unknown): string | null {
 }
 
 /** The guard; `signingSecret` is the same secret Bolt verifies with. */
-export function slackPayloadGuard(options: { signingSecret: string; logger: Logger; now: () => number }): RequestHandler {
+export function slackPayloadGuard(options: {
+  signingSecret: string;
+  logger: Logger;
+  now: () => number;
+}): RequestHandler {
   return (req, res, next) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -56,7 +66,10 @@ export function slackPayloadGuard(options: { signingSecret: string; logger: Logg
       const signed = isValidSlackRequest({
         signingSecret: options.signingSecret,
         body,
-        headers: { 'x-slack-signature': req.get('x-slack-signature') ?? '', 'x-slack-request-timestamp': Number(req.get('x-slack-request-timestamp')) },
+        headers: {
+          'x-slack-signature': req.get('x-slack-signature') ?? '',
+          'x-slack-request-timestamp': Number(req.get('x-slack-request-timestamp')),
+        },
         nowMilliseconds: options.now(),
       });
       // Forged or unsigned: Bolt answers 401 and logs it, as for every other bad signature.

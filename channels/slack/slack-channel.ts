@@ -12,7 +12,14 @@ import { slackPayloadGuard } from './payload-guard.js';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { Router } from 'express';
 import { pino, type Logger } from 'pino';
-import { PermanentChannelError, type CardRef, type Channel, type ChannelHost, type DecisionSink, type GrantButton } from '../../src/channel/channel.js';
+import {
+  PermanentChannelError,
+  type CardRef,
+  type Channel,
+  type ChannelHost,
+  type DecisionSink,
+  type GrantButton,
+} from '../../src/channel/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { cardMessage, escapeMrkdwn } from './blocks.js';
 import { reminderText } from '../../src/channel/card.js';
@@ -89,9 +96,17 @@ export class SlackChannel implements Channel {
   }
 
   async send(request: ConfirmationRequest, target: string): Promise<string> {
-    const message = cardMessage(request, { maxArgsChars: this.options.maxArgsChars, grants: await this.grantsFor(request) });
+    const message = cardMessage(request, {
+      maxArgsChars: this.options.maxArgsChars,
+      grants: await this.grantsFor(request),
+    });
     try {
-      const result = await this.client.chat.postMessage({ channel: target, ...message, unfurl_links: false, unfurl_media: false });
+      const result = await this.client.chat.postMessage({
+        channel: target,
+        ...message,
+        unfurl_links: false,
+        unfurl_media: false,
+      });
       if (!result.ts) throw new Error('slack chat.postMessage: answer without ts');
       // A user id as target opens a DM: updates must name the DM's channel id, which Slack returns.
       return formatMessageRef(result.channel ?? target, result.ts);
@@ -104,7 +119,11 @@ export class SlackChannel implements Channel {
     const ref = parseMessageRef(card.messageRef);
     if (!ref) throw new PermanentChannelError(`slack: not a message reference: ${card.messageRef}`, 'bad_message_ref');
     try {
-      await this.client.chat.update({ channel: ref.channel, ts: ref.ts, ...cardMessage(request, { maxArgsChars: this.options.maxArgsChars, grants: await this.grantsFor(request) }) });
+      await this.client.chat.update({
+        channel: ref.channel,
+        ts: ref.ts,
+        ...cardMessage(request, { maxArgsChars: this.options.maxArgsChars, grants: await this.grantsFor(request) }),
+      });
     } catch (error) {
       throw toChannelError(error, 'chat.update');
     }
@@ -116,7 +135,13 @@ export class SlackChannel implements Channel {
     const ref = parseMessageRef(card.messageRef);
     if (!ref) throw new PermanentChannelError(`slack: not a message reference: ${card.messageRef}`, 'bad_message_ref');
     try {
-      await this.client.chat.postMessage({ channel: ref.channel, thread_ts: ref.ts, text: escapeMrkdwn(reminderText(request)), unfurl_links: false, unfurl_media: false });
+      await this.client.chat.postMessage({
+        channel: ref.channel,
+        thread_ts: ref.ts,
+        text: escapeMrkdwn(reminderText(request)),
+        unfurl_links: false,
+        unfurl_media: false,
+      });
     } catch (error) {
       throw toChannelError(error, 'chat.postMessage');
     }
@@ -133,7 +158,11 @@ export class SlackChannel implements Channel {
     this.host = gateway;
     if (this.socketMode || !this.options.signingSecret) return;
     const now = this.options.now ?? Date.now;
-    router.post(SLACK_EVENTS_PATH, replayGuard({ logger: this.logger, now, windowS: this.options.replayWindowS }), slackPayloadGuard({ signingSecret: this.options.signingSecret, logger: this.logger, now }));
+    router.post(
+      SLACK_EVENTS_PATH,
+      replayGuard({ logger: this.logger, now, windowS: this.options.replayWindowS }),
+      slackPayloadGuard({ signingSecret: this.options.signingSecret, logger: this.logger, now }),
+    );
     const receiver = new ExpressReceiver({
       signingSecret: this.options.signingSecret,
       endpoints: SLACK_EVENTS_PATH,
@@ -150,7 +179,11 @@ export class SlackChannel implements Channel {
     this.host = gateway;
     if (!this.socketMode) return;
     // Our own receiver, so that apps.connections.open also goes to SLACK_API_URL.
-    const receiver = new SocketModeReceiver({ appToken: this.options.appToken!, logger: slackLogger(this.logger), installerOptions: { clientOptions: this.clientOptions } });
+    const receiver = new SocketModeReceiver({
+      appToken: this.options.appToken!,
+      logger: slackLogger(this.logger),
+      installerOptions: { clientOptions: this.clientOptions },
+    });
     this.bolt = new App({ ...this.appOptions(), socketMode: true, receiver });
     registerInteractions(this.bolt, { gateway, client: this.client, logger: this.logger });
     await this.bolt.start();

@@ -9,7 +9,8 @@ import type { Logger } from 'pino';
 /** Wraps `logger` in the `@slack/logger` interface. Slack's `info` chatter goes to pino's `debug`. */
 export function slackLogger(logger: Logger): SlackLogger {
   let level = LogLevel.WARN;
-  const line = (parts: unknown[]) => parts.map((p) => (p instanceof Error ? p.message : typeof p === 'string' ? p : JSON.stringify(p))).join(' ');
+  const line = (parts: unknown[]) =>
+    parts.map((p) => (p instanceof Error ? p.message : typeof p === 'string' ? p : JSON.stringify(p))).join(' ');
   return {
     debug: (...parts: unknown[]) => logger.debug(line(parts)),
     info: (...parts: unknown[]) => logger.debug(line(parts)),

@@ -12,7 +12,11 @@ import type { Logger } from 'pino';
 export const DEFAULT_REPLAY_WINDOW_S = 300;
 
 /** Why a timestamp is refused, or null when it is acceptable. */
-export function timestampProblem(header: string | undefined, nowMs: number, windowS = DEFAULT_REPLAY_WINDOW_S): string | null {
+export function timestampProblem(
+  header: string | undefined,
+  nowMs: number,
+  windowS = DEFAULT_REPLAY_WINDOW_S,
+): string | null {
   if (header === undefined || header === '') return 'missing x-slack-request-timestamp';
   if (!/^\d{1,12}$/.test(header)) return 'x-slack-request-timestamp is not a number of seconds';
   const skew = Number(header) - Math.floor(nowMs / 1000);
@@ -28,7 +32,9 @@ export function timestampProblem(header: string | undefined, nowMs: number, wind
 export function replayGuard(options: { logger: Logger; now: () => number; windowS?: number }): RequestHandler {
   return (req, res, next) => {
     const signature = req.get('x-slack-signature');
-    const problem = signature?.startsWith('v0=') ? timestampProblem(req.get('x-slack-request-timestamp'), options.now(), options.windowS) : 'missing or malformed x-slack-signature';
+    const problem = signature?.startsWith('v0=')
+      ? timestampProblem(req.get('x-slack-request-timestamp'), options.now(), options.windowS)
+      : 'missing or malformed x-slack-signature';
     if (problem) {
       options.logger.warn({ ip: req.ip, problem }, 'slack callback rejected');
       res.status(401).end();

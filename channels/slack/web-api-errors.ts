@@ -46,7 +46,10 @@ export function toChannelError(error: unknown, method: string): Error {
   if (!isWebApiError(error)) return error instanceof Error ? error : new Error(String(error));
   switch (error.code) {
     case ErrorCode.RateLimitedError:
-      return new RateLimitedError(`slack ${method}: rate limited, retry after ${error.retryAfter} s`, Math.max(0, error.retryAfter) * 1000);
+      return new RateLimitedError(
+        `slack ${method}: rate limited, retry after ${error.retryAfter} s`,
+        Math.max(0, error.retryAfter) * 1000,
+      );
     case ErrorCode.PlatformError: {
       const code = String(error.data.error ?? 'unknown_error');
       if (code === 'ratelimited') return new RateLimitedError(`slack ${method}: ratelimited`, 1000);

@@ -9,7 +9,11 @@ import type { GrantButton } from '../../src/channel/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 
 /** An Adaptive Card as JSON. */
-export type AdaptiveCard = Record<string, unknown> & { type: 'AdaptiveCard'; body: Record<string, unknown>[]; actions: Record<string, unknown>[] };
+export type AdaptiveCard = Record<string, unknown> & {
+  type: 'AdaptiveCard';
+  body: Record<string, unknown>[];
+  actions: Record<string, unknown>[];
+};
 
 /** The content type of an Adaptive Card attachment and of an invoke response that refreshes one. */
 export const ADAPTIVE_CARD = 'application/vnd.microsoft.card.adaptive';
@@ -31,22 +35,40 @@ export function parseActionData(verb: unknown, data: unknown): ActionData | null
   if (verb !== TOLLGATE_VERB || typeof data !== 'object' || data === null) return null;
   const d = data as Record<string, unknown>;
   const id = /^[\w-]{1,60}$/;
-  if (typeof d.requestId !== 'string' || !id.test(d.requestId) || typeof d.nonce !== 'string' || !id.test(d.nonce)) return null;
-  if ((d.kind !== 'option' && d.kind !== 'grant') || !Number.isInteger(d.index) || (d.index as number) < 0 || (d.index as number) > 50) return null;
+  if (typeof d.requestId !== 'string' || !id.test(d.requestId) || typeof d.nonce !== 'string' || !id.test(d.nonce))
+    return null;
+  if (
+    (d.kind !== 'option' && d.kind !== 'grant') ||
+    !Number.isInteger(d.index) ||
+    (d.index as number) < 0 ||
+    (d.index as number) > 50
+  )
+    return null;
   return { requestId: d.requestId, nonce: d.nonce, kind: d.kind, index: d.index as number };
 }
 
 /** Escapes TextBlock markdown and breaks `{{` so a DATE()/TIME() function cannot be smuggled in. */
 export function escapeTextBlock(text: string): string {
-  return text.replace(/[\\*_~`[\]()#>!-]/g, '\\$&').replace(/\{\{/g, '{\u200b{').replace(/^(\s*)(\d+)\./gm, '$1$2\\.');
+  return text
+    .replace(/[\\*_~`[\]()#>!-]/g, '\\$&')
+    .replace(/\{\{/g, '{\u200b{')
+    .replace(/^(\s*)(\d+)\./gm, '$1$2\\.');
 }
 
 const TONE_COLOUR: Record<CardText['tone'], string> = { waiting: 'Warning', good: 'Good', bad: 'Attention' };
 
 /** The card for `request` in its current state: buttons while pending, the outcome and no buttons after; `note` adds a line for the tapper. */
-export function adaptiveCard(request: ConfirmationRequest, options: { maxArgsChars?: number; grants?: readonly GrantButton[]; note?: string } = {}): AdaptiveCard {
+export function adaptiveCard(
+  request: ConfirmationRequest,
+  options: { maxArgsChars?: number; grants?: readonly GrantButton[]; note?: string } = {},
+): AdaptiveCard {
   const text = cardText(request, { maxArgsChars: options.maxArgsChars ?? 1500 });
-  const block = (value: string, extra: Record<string, unknown> = {}) => ({ type: 'TextBlock', text: escapeTextBlock(value), wrap: true, ...extra });
+  const block = (value: string, extra: Record<string, unknown> = {}) => ({
+    type: 'TextBlock',
+    text: escapeTextBlock(value),
+    wrap: true,
+    ...extra,
+  });
   const facts = [
     { title: 'Tool', value: escapeTextBlock(text.toolName) },
     ...(text.requester ? [{ title: 'Requested by', value: escapeTextBlock(text.requester) }] : []),
@@ -78,7 +100,9 @@ function actions(request: ConfirmationRequest, grants: readonly GrantButton[]): 
     data: { requestId: request.id, nonce: request.nonce, kind, index } satisfies ActionData,
     ...(style ? { style } : {}),
   });
-  const list = request.options.map((label, index) => execute(label, 'option', index, index === 0 ? 'positive' : index === 1 ? 'destructive' : undefined));
+  const list = request.options.map((label, index) =>
+    execute(label, 'option', index, index === 0 ? 'positive' : index === 1 ? 'destructive' : undefined),
+  );
   grants.forEach((g, index) => list.push(execute(g.label, 'grant', index)));
   return list;
 }

@@ -26,13 +26,22 @@ export class BotConnector {
 
   /** `POST {serviceUrl}/v3/conversations/{id}/activities`; returns the new activity id. */
   async sendActivity(serviceUrl: string, conversationId: string, activity: Record<string, unknown>): Promise<string> {
-    const body = (await this.call('POST', `${trim(serviceUrl)}/v3/conversations/${encodeURIComponent(conversationId)}/activities`, activity)) as { id?: unknown };
+    const body = (await this.call(
+      'POST',
+      `${trim(serviceUrl)}/v3/conversations/${encodeURIComponent(conversationId)}/activities`,
+      activity,
+    )) as { id?: unknown };
     if (typeof body.id !== 'string') throw new Error('teams: the connector answered without an activity id');
     return body.id;
   }
 
   /** `PUT {serviceUrl}/v3/conversations/{id}/activities/{activityId}`. */
-  async updateActivity(serviceUrl: string, conversationId: string, activityId: string, activity: Record<string, unknown>): Promise<void> {
+  async updateActivity(
+    serviceUrl: string,
+    conversationId: string,
+    activityId: string,
+    activity: Record<string, unknown>,
+  ): Promise<void> {
     const path = `${trim(serviceUrl)}/v3/conversations/${encodeURIComponent(conversationId)}/activities/${encodeURIComponent(activityId)}`;
     await this.call('PUT', path, { ...activity, id: activityId });
   }
@@ -47,8 +56,13 @@ export class BotConnector {
     if (res.status === 401) this.token = null; // a revoked or rotated token: fetch a fresh one on the retry
     if (res.ok) return res.status === 204 ? {} : await res.json().catch(() => ({}));
     const detail = (await res.text().catch(() => '')).slice(0, 300);
-    if (res.status === 429) throw new RateLimitedError(`teams: ${method} ${new URL(url).pathname} rate limited`, Number(res.headers.get('retry-after') ?? '1') * 1000);
-    if (res.status === 400 || res.status === 403 || res.status === 404) throw new PermanentChannelError(`teams: ${method} answered ${res.status}: ${detail}`, String(res.status));
+    if (res.status === 429)
+      throw new RateLimitedError(
+        `teams: ${method} ${new URL(url).pathname} rate limited`,
+        Number(res.headers.get('retry-after') ?? '1') * 1000,
+      );
+    if (res.status === 400 || res.status === 403 || res.status === 404)
+      throw new PermanentChannelError(`teams: ${method} answered ${res.status}: ${detail}`, String(res.status));
     throw new Error(`teams: ${method} answered ${res.status}: ${detail}`);
   }
 
@@ -58,10 +72,19 @@ export class BotConnector {
     const res = await fetch(`${trim(loginUrl)}/${encodeURIComponent(tenantId)}/oauth2/v2.0/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: appId, client_secret: appPassword, scope: BOT_FRAMEWORK_SCOPE }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: appId,
+        client_secret: appPassword,
+        scope: BOT_FRAMEWORK_SCOPE,
+      }),
       signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
     });
-    const body = (await res.json().catch(() => ({}))) as { access_token?: unknown; expires_in?: unknown; error?: unknown };
+    const body = (await res.json().catch(() => ({}))) as {
+      access_token?: unknown;
+      expires_in?: unknown;
+      error?: unknown;
+    };
     if (!res.ok || typeof body.access_token !== 'string') {
       const why = `teams: token endpoint answered ${res.status}${typeof body.error === 'string' ? ` (${body.error})` : ''}`;
       // Bad credentials will not fix themselves; a 5xx may.

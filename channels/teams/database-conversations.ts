@@ -24,7 +24,11 @@ interface Row {
 
 function refOf(row: Row | undefined): TeamsConversationRef | null {
   if (!row) return null;
-  return { conversationId: row.conversation_id, serviceUrl: row.service_url, ...(row.tenant_id ? { tenantId: row.tenant_id } : {}) };
+  return {
+    conversationId: row.conversation_id,
+    serviceUrl: row.service_url,
+    ...(row.tenant_id ? { tenantId: row.tenant_id } : {}),
+  };
 }
 
 /** Conversation references in the SQLite file. */
@@ -34,12 +38,18 @@ export class SqliteTeamsConversationStore implements TeamsConversationStore {
   async save(ref: TeamsConversationRef): Promise<void> {
     // Upsert: Teams may move a conversation to another serviceUrl; the latest activity wins.
     this.sqlite
-      .prepare('INSERT INTO teams_conversations (conversation_id, service_url, tenant_id, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (conversation_id) DO UPDATE SET service_url = excluded.service_url, tenant_id = excluded.tenant_id, updated_at = excluded.updated_at')
+      .prepare(
+        'INSERT INTO teams_conversations (conversation_id, service_url, tenant_id, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (conversation_id) DO UPDATE SET service_url = excluded.service_url, tenant_id = excluded.tenant_id, updated_at = excluded.updated_at',
+      )
       .run(ref.conversationId, ref.serviceUrl, ref.tenantId ?? null, new Date().toISOString());
   }
 
   async get(conversationId: string): Promise<TeamsConversationRef | null> {
-    return refOf(this.sqlite.prepare('SELECT conversation_id, service_url, tenant_id FROM teams_conversations WHERE conversation_id = ?').get(conversationId) as Row | undefined);
+    return refOf(
+      this.sqlite
+        .prepare('SELECT conversation_id, service_url, tenant_id FROM teams_conversations WHERE conversation_id = ?')
+        .get(conversationId) as Row | undefined,
+    );
   }
 }
 
@@ -55,7 +65,10 @@ export class PostgresTeamsConversationStore implements TeamsConversationStore {
   }
 
   async get(conversationId: string): Promise<TeamsConversationRef | null> {
-    const { rows } = await this.pool.query('SELECT conversation_id, service_url, tenant_id FROM teams_conversations WHERE conversation_id = $1', [conversationId]);
+    const { rows } = await this.pool.query(
+      'SELECT conversation_id, service_url, tenant_id FROM teams_conversations WHERE conversation_id = $1',
+      [conversationId],
+    );
     return refOf(rows[0] as Row | undefined);
   }
 }

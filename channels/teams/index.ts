@@ -5,8 +5,25 @@
  */
 export { TeamsChannel, createTeamsChannel, formatMessageRef, parseMessageRef } from './teams-channel.js';
 export { TEAMS_MESSAGES_PATH } from './messages.js';
-export { ADAPTIVE_CARD, TOLLGATE_VERB, adaptiveCard, escapeTextBlock, parseActionData, type ActionData, type AdaptiveCard } from './card.js';
-export { MemoryTeamsConversationStore, type TeamsConversationRef, type TeamsConversationStore } from './conversations.js';
-export { PostgresTeamsConversationStore, SqliteTeamsConversationStore, type PostgresHandle, type SqliteHandle } from './database-conversations.js';
+export {
+  ADAPTIVE_CARD,
+  TOLLGATE_VERB,
+  adaptiveCard,
+  escapeTextBlock,
+  parseActionData,
+  type ActionData,
+  type AdaptiveCard,
+} from './card.js';
+export {
+  MemoryTeamsConversationStore,
+  type TeamsConversationRef,
+  type TeamsConversationStore,
+} from './conversations.js';
+export {
+  PostgresTeamsConversationStore,
+  SqliteTeamsConversationStore,
+  type PostgresHandle,
+  type SqliteHandle,
+} from './database-conversations.js';
 export { teamsOptionsFromEnv, type TeamsChannelOptions } from './options.js';
 export { BOT_FRAMEWORK_ISSUER, TeamsTokenVerifier } from './verify.js';

@@ -46,13 +46,18 @@ export function mountMessages(router: Router, deps: MessagesDeps): void {
   router.post(TEAMS_MESSAGES_PATH, express.json({ limit: '256kb', type: () => true }), async (req, res, next) => {
     try {
       const activity = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Activity;
-      const problem = (await deps.verifier.problem(req.get('authorization'), activity)) ?? tenantProblem(activity, deps.tenantId);
+      const problem =
+        (await deps.verifier.problem(req.get('authorization'), activity)) ?? tenantProblem(activity, deps.tenantId);
       if (problem) {
         deps.logger.warn({ ip: req.ip, problem }, 'teams activity rejected');
         res.status(401).json({ error: 'unauthorized' });
         return;
       }
-      if (activity.type === 'conversationUpdate' || activity.type === 'installationUpdate' || activity.type === 'message') {
+      if (
+        activity.type === 'conversationUpdate' ||
+        activity.type === 'installationUpdate' ||
+        activity.type === 'message'
+      ) {
         await remember(deps, activity);
         res.status(200).json({});
         return;
@@ -101,26 +106,42 @@ async function answerTap(deps: MessagesDeps, activity: Activity): Promise<Record
     outcome = await deps.host.decide(event);
   } catch (error) {
     deps.logger.error({ requestId: data.requestId, err: describeError(error) }, 'decision from teams failed');
-    return refreshed(deps, data.requestId, 'Something went wrong while recording your decision; nothing changed. Please try again.');
+    return refreshed(
+      deps,
+      data.requestId,
+      'Something went wrong while recording your decision; nothing changed. Please try again.',
+    );
   }
   if (!outcome.ok) return refreshed(deps, data.requestId, `Nothing changed: ${outcome.message}`, outcome.request);
   const note = outcome.final ? undefined : 'Your approval is recorded; the request waits for more approvers.';
   return { statusCode: 200, type: ADAPTIVE_CARD, value: await deps.card(outcome.request, note) };
 }
 
-async function eventFor(deps: MessagesDeps, data: ActionData, actor: DecisionEvent['actor']): Promise<DecisionEvent | string> {
+async function eventFor(
+  deps: MessagesDeps,
+  data: ActionData,
+  actor: DecisionEvent['actor'],
+): Promise<DecisionEvent | string> {
   const base = { requestId: data.requestId, nonce: data.nonce, actor };
   if (data.kind === 'grant') {
     // Looked up again now: the card may be older than the rule that offered the grant.
-    const offers = deps.host.events && deps.host.grantOffers ? deps.host.grantOffers(await deps.host.events(data.requestId)) : [];
+    const offers =
+      deps.host.events && deps.host.grantOffers ? deps.host.grantOffers(await deps.host.events(data.requestId)) : [];
     const grant = offers[data.index]?.label;
-    return grant === undefined ? 'This grant is not offered for this request any more; nothing changed. Use Approve instead.' : { ...base, decision: 'approve', grant };
+    return grant === undefined
+      ? 'This grant is not offered for this request any more; nothing changed. Use Approve instead.'
+      : { ...base, decision: 'approve', grant };
   }
   const option = data.index >= 2 ? (await deps.host.get(data.requestId))?.options[data.index] : undefined;
   return { ...base, decision: data.index === 1 ? 'deny' : 'approve', option };
 }
 
-async function refreshed(deps: MessagesDeps, requestId: string, note: string, known?: ConfirmationRequest): Promise<Record<string, unknown>> {
+async function refreshed(
+  deps: MessagesDeps,
+  requestId: string,
+  note: string,
+  known?: ConfirmationRequest,
+): Promise<Record<string, unknown>> {
   const request = known ?? (await deps.host.get(requestId));
   if (!request) return message(note);
   return { statusCode: 200, type: ADAPTIVE_CARD, value: await deps.card(request, note) };

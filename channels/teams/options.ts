@@ -48,7 +48,8 @@ export function teamsOptionsFromEnv(env: Record<string, string | undefined>): Te
   if (!appId && !appPassword && !tenantId) return null;
   // Half a configuration is a mistake worth stopping for: cards nobody can tap, or taps nobody can verify.
   if (!appId) throw configError('TEAMS_APP_ID', 'is required when TEAMS_APP_PASSWORD or TEAMS_TENANT_ID is set');
-  if (!appPassword) throw configError('TEAMS_APP_PASSWORD', 'is required when TEAMS_APP_ID is set (the bot\'s client secret)');
+  if (!appPassword)
+    throw configError('TEAMS_APP_PASSWORD', "is required when TEAMS_APP_ID is set (the bot's client secret)");
   if (!tenantId) throw configError('TEAMS_TENANT_ID', 'is required when TEAMS_APP_ID is set (bots are single-tenant)');
   const url = (name: string) => {
     const v = value(name);

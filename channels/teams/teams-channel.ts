@@ -6,7 +6,13 @@
  */
 import type { Router } from 'express';
 import { pino, type Logger } from 'pino';
-import { PermanentChannelError, type CardRef, type Channel, type ChannelHost, type GrantButton } from '../../src/channel/channel.js';
+import {
+  PermanentChannelError,
+  type CardRef,
+  type Channel,
+  type ChannelHost,
+  type GrantButton,
+} from '../../src/channel/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { ADAPTIVE_CARD, adaptiveCard, type AdaptiveCard } from './card.js';
 import { BotConnector } from './connector.js';
@@ -58,14 +64,30 @@ export class TeamsChannel implements Channel {
     const ref = parseMessageRef(card.messageRef);
     if (!ref) throw new PermanentChannelError(`teams: not a message reference: ${card.messageRef}`, 'bad_message_ref');
     const conversation = await this.reference(ref.conversationId);
-    await this.connector.updateActivity(conversation.serviceUrl, ref.conversationId, ref.activityId, await this.activity(request));
+    await this.connector.updateActivity(
+      conversation.serviceUrl,
+      ref.conversationId,
+      ref.activityId,
+      await this.activity(request),
+    );
   }
 
   /** Mounts `POST /channels/teams/messages`. */
   mount(router: Router, host: ChannelHost): void {
     this.host = host;
-    const verifier = new TeamsTokenVerifier({ appId: this.options.appId, openIdMetadataUrl: this.options.openIdMetadataUrl ?? BOT_FRAMEWORK_OPENID_METADATA, now: () => host.now() });
-    mountMessages(router, { host, verifier, conversations: this.conversations, tenantId: this.options.tenantId, logger: this.logger, card: (request, note) => this.card(request, note) });
+    const verifier = new TeamsTokenVerifier({
+      appId: this.options.appId,
+      openIdMetadataUrl: this.options.openIdMetadataUrl ?? BOT_FRAMEWORK_OPENID_METADATA,
+      now: () => host.now(),
+    });
+    mountMessages(router, {
+      host,
+      verifier,
+      conversations: this.conversations,
+      tenantId: this.options.tenantId,
+      logger: this.logger,
+      card: (request, note) => this.card(request, note),
+    });
   }
 
   async start(host: ChannelHost): Promise<void> {
@@ -75,7 +97,11 @@ export class TeamsChannel implements Channel {
   /** The conversation's reference; a conversation the bot never heard from cannot be messaged (retrying will not help). */
   private async reference(conversationId: string) {
     const ref = await this.conversations.get(conversationId);
-    if (!ref) throw new PermanentChannelError(`teams: unknown conversation ${conversationId} (install the app there first)`, 'unknown_conversation');
+    if (!ref)
+      throw new PermanentChannelError(
+        `teams: unknown conversation ${conversationId} (install the app there first)`,
+        'unknown_conversation',
+      );
     return ref;
   }
 
@@ -84,7 +110,11 @@ export class TeamsChannel implements Channel {
   }
 
   private async card(request: ConfirmationRequest, note?: string): Promise<AdaptiveCard> {
-    return adaptiveCard(request, { maxArgsChars: this.options.maxArgsChars, grants: await this.grantsFor(request), note });
+    return adaptiveCard(request, {
+      maxArgsChars: this.options.maxArgsChars,
+      grants: await this.grantsFor(request),
+      note,
+    });
   }
 
   private async grantsFor(request: ConfirmationRequest): Promise<GrantButton[]> {

@@ -64,14 +64,18 @@ export class TeamsTokenVerifier {
       // A token minted for one service URL must not vouch for an activity that asks us to talk to another.
       const claimed = payload.serviceurl ?? payload.serviceUrl;
       const { serviceUrl, channelId } = activity;
-      if (typeof claimed !== 'string' || typeof serviceUrl !== 'string' || trimSlash(claimed) !== trimSlash(serviceUrl)) return 'serviceurl claim does not match the activity';
-      if (channelId !== TEAMS_CHANNEL_ID) return `channelId is ${JSON.stringify(channelId ?? null).slice(0, 80)}, not "${TEAMS_CHANNEL_ID}"`;
+      if (typeof claimed !== 'string' || typeof serviceUrl !== 'string' || trimSlash(claimed) !== trimSlash(serviceUrl))
+        return 'serviceurl claim does not match the activity';
+      if (channelId !== TEAMS_CHANNEL_ID)
+        return `channelId is ${JSON.stringify(channelId ?? null).slice(0, 80)}, not "${TEAMS_CHANNEL_ID}"`;
       // The key that verified the signature is the one of the cached set with the token's kid (jose picks exactly one).
       const signers = (keys.jwks()?.keys ?? []).filter((k) => k.kid === protectedHeader.kid);
-      if (!signers.length || !signers.every((k) => endorses(k, TEAMS_CHANNEL_ID))) return `signing key ${protectedHeader.kid ?? '(no kid)'} is not endorsed for ${TEAMS_CHANNEL_ID}`;
+      if (!signers.length || !signers.every((k) => endorses(k, TEAMS_CHANNEL_ID)))
+        return `signing key ${protectedHeader.kid ?? '(no kid)'} is not endorsed for ${TEAMS_CHANNEL_ID}`;
       return null;
     } catch (error) {
-      if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_J')) return `${error.code}: ${error.message}`;
+      if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_J'))
+        return `${error.code}: ${error.message}`;
       // A metadata fetch that failed is retried on the next activity rather than cached forever.
       this.keys = null;
       return `token not verified: ${error instanceof Error ? error.message : String(error)}`;

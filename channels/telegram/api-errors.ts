@@ -15,9 +15,14 @@ export function toChannelError(error: unknown, method: string): Error {
     if (error.error_code === 429) {
       // Telegram says how long in seconds; without it, a minute is what its flood control usually asks for.
       const seconds = error.parameters.retry_after ?? 60;
-      return new RateLimitedError(`telegram ${method}: rate limited, retry after ${seconds} s`, Math.max(0, seconds) * 1000);
+      return new RateLimitedError(
+        `telegram ${method}: rate limited, retry after ${seconds} s`,
+        Math.max(0, seconds) * 1000,
+      );
     }
-    return error.error_code >= 400 && error.error_code < 500 ? new PermanentChannelError(message, String(error.error_code)) : new Error(message);
+    return error.error_code >= 400 && error.error_code < 500
+      ? new PermanentChannelError(message, String(error.error_code))
+      : new Error(message);
   }
   // grammY's HttpError says which call failed and never the URL (which holds the token).
   if (error instanceof HttpError) return new Error(`telegram ${method}: ${error.message}`);

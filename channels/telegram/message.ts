@@ -52,8 +52,14 @@ export function parseCallbackData(value: unknown): ButtonRef | null {
   const match = /^([og])(\d{1,2}):([\w-]{1,40}):([\w-]{1,40})$/.exec(value);
   if (!match) return null;
   const compact = /^[0-9a-f]{32}$/.exec(match[3]!)?.[0];
-  const requestId = compact ? `${compact.slice(0, 8)}-${compact.slice(8, 12)}-${compact.slice(12, 16)}-${compact.slice(16, 20)}-${compact.slice(20)}` : match[3]!;
-  return { requestId, nonce: match[4]!, action: { kind: match[1] === 'o' ? 'option' : 'grant', index: Number(match[2]) } };
+  const requestId = compact
+    ? `${compact.slice(0, 8)}-${compact.slice(8, 12)}-${compact.slice(12, 16)}-${compact.slice(16, 20)}-${compact.slice(20)}`
+    : match[3]!;
+  return {
+    requestId,
+    nonce: match[4]!,
+    action: { kind: match[1] === 'o' ? 'option' : 'grant', index: Number(match[2]) },
+  };
 }
 
 /** Escapes text for Telegram's HTML parse mode: the three characters it requires escaped, and nothing else. */
@@ -73,7 +79,10 @@ const TONE_EMOJI: Record<CardText['tone'], string> = { waiting: '⏳', good: '�
  * Each part is cut before escaping, so the visible text stays under Telegram's 4096 characters whatever the
  * request holds (title 250 + prompt 900 + arguments 1800 + requester 200 + approvers 300 + status 400 + labels: ~3900).
  */
-export function cardMessage(request: ConfirmationRequest, options: { maxArgsChars?: number; grants?: readonly GrantButton[] } = {}): TelegramMessage {
+export function cardMessage(
+  request: ConfirmationRequest,
+  options: { maxArgsChars?: number; grants?: readonly GrantButton[] } = {},
+): TelegramMessage {
   const text = cardText(request, { maxArgsChars: options.maxArgsChars ?? 1500 });
   const lines = [
     `${TONE_EMOJI[text.tone]} <b>${escapeHtml(cut(text.title, 250))}</b>`,
@@ -86,7 +95,11 @@ export function cardMessage(request: ConfirmationRequest, options: { maxArgsChar
   lines.push(`<b>Approvers</b> ${escapeHtml(cut(text.approvers, 300))}`);
   lines.push(`<b>Expires</b> ${escapeHtml(text.expiresAt)}`);
   lines.push('', `<i>${escapeHtml(cut(text.status, 400))}</i>`);
-  const message: TelegramMessage = { text: lines.join('\n'), parse_mode: 'HTML', link_preview_options: { is_disabled: true } };
+  const message: TelegramMessage = {
+    text: lines.join('\n'),
+    parse_mode: 'HTML',
+    link_preview_options: { is_disabled: true },
+  };
   if (text.actionable) message.reply_markup = { inline_keyboard: keyboard(request, options.grants ?? []) };
   return message;
 }
@@ -98,8 +111,15 @@ export function cardMessage(request: ConfirmationRequest, options: { maxArgsChar
 function keyboard(request: ConfirmationRequest, grants: readonly GrantButton[]): InlineButton[][] {
   const marks = ['✅ ', '❌ '];
   // Telegram allows 8 buttons a row and 100 in all; the options come first so approve and deny are never left out.
-  const options = request.options.slice(0, 8).map((label, index) => ({ text: cut(`${marks[index] ?? ''}${label}`, 64), callback_data: callbackData(request, { kind: 'option', index }) }));
+  const options = request.options.slice(0, 8).map((label, index) => ({
+    text: cut(`${marks[index] ?? ''}${label}`, 64),
+    callback_data: callbackData(request, { kind: 'option', index }),
+  }));
   const rows = [options];
-  grants.slice(0, 20).forEach((grant, index) => rows.push([{ text: cut(grant.label, 64), callback_data: callbackData(request, { kind: 'grant', index }) }]));
+  grants
+    .slice(0, 20)
+    .forEach((grant, index) =>
+      rows.push([{ text: cut(grant.label, 64), callback_data: callbackData(request, { kind: 'grant', index }) }]),
+    );
   return rows;
 }

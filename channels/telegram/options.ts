@@ -60,16 +60,32 @@ export function telegramOptionsFromEnv(env: Record<string, string | undefined>):
   const webhookSecret = value('TELEGRAM_WEBHOOK_SECRET');
   if (!botToken && !webhookSecret) return null;
   // Half a configuration is a mistake worth stopping for: a webhook nobody can send from, or cards nobody can tap.
-  if (!botToken) throw configError('TELEGRAM_BOT_TOKEN', 'is required when TELEGRAM_WEBHOOK_SECRET is set (the token BotFather gave the bot)');
-  if (!BOT_TOKEN.test(botToken)) throw configError('TELEGRAM_BOT_TOKEN', 'must look like 123456789:AA… (the token BotFather gave the bot)');
+  if (!botToken)
+    throw configError(
+      'TELEGRAM_BOT_TOKEN',
+      'is required when TELEGRAM_WEBHOOK_SECRET is set (the token BotFather gave the bot)',
+    );
+  if (!BOT_TOKEN.test(botToken))
+    throw configError('TELEGRAM_BOT_TOKEN', 'must look like 123456789:AA… (the token BotFather gave the bot)');
   const mode = (value('TELEGRAM_MODE') ?? 'webhook').toLowerCase();
-  if (mode !== 'webhook' && mode !== 'polling') throw configError('TELEGRAM_MODE', `must be webhook or polling, not ${mode}`);
-  if (mode === 'webhook' && !webhookSecret) throw configError('TELEGRAM_WEBHOOK_SECRET', 'is required in webhook mode (any 1-256 of A-Z a-z 0-9 _ -), or set TELEGRAM_MODE=polling');
-  if (webhookSecret && !WEBHOOK_SECRET.test(webhookSecret)) throw configError('TELEGRAM_WEBHOOK_SECRET', 'must be 1-256 characters of A-Z a-z 0-9 _ - (what Telegram accepts as secret_token)');
+  if (mode !== 'webhook' && mode !== 'polling')
+    throw configError('TELEGRAM_MODE', `must be webhook or polling, not ${mode}`);
+  if (mode === 'webhook' && !webhookSecret)
+    throw configError(
+      'TELEGRAM_WEBHOOK_SECRET',
+      'is required in webhook mode (any 1-256 of A-Z a-z 0-9 _ -), or set TELEGRAM_MODE=polling',
+    );
+  if (webhookSecret && !WEBHOOK_SECRET.test(webhookSecret))
+    throw configError(
+      'TELEGRAM_WEBHOOK_SECRET',
+      'must be 1-256 characters of A-Z a-z 0-9 _ - (what Telegram accepts as secret_token)',
+    );
   const apiRoot = value('TELEGRAM_API_ROOT');
-  if (apiRoot && !/^https?:\/\/[^\s]+$/.test(apiRoot)) throw configError('TELEGRAM_API_ROOT', `is not an http(s) URL: ${apiRoot}`);
+  if (apiRoot && !/^https?:\/\/[^\s]+$/.test(apiRoot))
+    throw configError('TELEGRAM_API_ROOT', `is not an http(s) URL: ${apiRoot}`);
   const defaultTarget = value('TELEGRAM_CHAT_ID');
-  if (defaultTarget && !CHAT_ID.test(defaultTarget)) throw configError('TELEGRAM_CHAT_ID', 'must be a numeric chat id (negative for groups and channels)');
+  if (defaultTarget && !CHAT_ID.test(defaultTarget))
+    throw configError('TELEGRAM_CHAT_ID', 'must be a numeric chat id (negative for groups and channels)');
   const publicUrl = value('TOLLGATE_PUBLIC_URL')?.replace(/\/+$/, '');
   return {
     botToken,

@@ -11,7 +11,13 @@ import { Api, Bot } from 'grammy';
 import type { Router } from 'express';
 import { pino, type Logger } from 'pino';
 import { reminderText } from '../../src/channel/card.js';
-import { PermanentChannelError, type CardRef, type Channel, type ChannelHost, type GrantButton } from '../../src/channel/channel.js';
+import {
+  PermanentChannelError,
+  type CardRef,
+  type Channel,
+  type ChannelHost,
+  type GrantButton,
+} from '../../src/channel/channel.js';
 import { describeError } from '../../src/api/errors.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 import { isNotModified, toChannelError } from './api-errors.js';
@@ -52,14 +58,24 @@ export class TelegramChannel implements Channel {
 
   constructor(private readonly options: TelegramChannelOptions) {
     // A webhook without its secret would take updates from anyone who finds the URL.
-    if (options.mode === 'webhook' && !options.webhookSecret) throw new Error('telegram: webhook mode needs a webhook secret');
+    if (options.mode === 'webhook' && !options.webhookSecret)
+      throw new Error('telegram: webhook mode needs a webhook secret');
     this.defaultTarget = options.defaultTarget;
     const logger = options.logger ?? pino({ level: 'silent' });
     this.logger = logger.bindings().channel === 'telegram' ? logger : logger.child({ channel: 'telegram' });
     // The bot's client must outlast a long poll; a send or an edit that hangs that long should fail and be retried.
-    this.bot = new Bot(options.botToken, { client: { apiRoot: options.apiRoot, timeoutSeconds: this.pollTimeoutS + 30 } });
-    this.api = new Api(options.botToken, { apiRoot: options.apiRoot, timeoutSeconds: Math.max(1, Math.ceil((options.timeoutMs ?? 10_000) / 1000)) });
-    handleUpdates(this.bot, this.api, { host: () => this.host, logger: this.logger, replayWindowS: options.replayWindowS });
+    this.bot = new Bot(options.botToken, {
+      client: { apiRoot: options.apiRoot, timeoutSeconds: this.pollTimeoutS + 30 },
+    });
+    this.api = new Api(options.botToken, {
+      apiRoot: options.apiRoot,
+      timeoutSeconds: Math.max(1, Math.ceil((options.timeoutMs ?? 10_000) / 1000)),
+    });
+    handleUpdates(this.bot, this.api, {
+      host: () => this.host,
+      logger: this.logger,
+      replayWindowS: options.replayWindowS,
+    });
   }
 
   /** A user id is also the id of the bot's private chat with them (once they have started the bot). */
@@ -90,15 +106,21 @@ export class TelegramChannel implements Channel {
   /** A policy reminder: a reply to the card, so approvers are notified again without a second keyboard. */
   async remind(request: ConfirmationRequest, card: CardRef): Promise<void> {
     const ref = this.ref(card);
-    const other = { parse_mode: 'HTML' as const, reply_parameters: { message_id: ref.message, allow_sending_without_reply: true } };
-    await this.call('sendMessage', () => this.api.sendMessage(ref.chat, escapeHtml(cut(reminderText(request), 4000)), other));
+    const other = {
+      parse_mode: 'HTML' as const,
+      reply_parameters: { message_id: ref.message, allow_sending_without_reply: true },
+    };
+    await this.call('sendMessage', () =>
+      this.api.sendMessage(ref.chat, escapeHtml(cut(reminderText(request), 4000)), other),
+    );
   }
 
   /** Mounts `POST /channels/telegram/webhook` in webhook mode; polling mode has no route (nothing to authenticate). */
   mount(router: Router, host: ChannelHost): void {
     this.host = host;
     const secret = this.options.webhookSecret;
-    if (this.options.mode === 'webhook' && secret) mountWebhook(router, this.bot, { secret, logger: this.logger, ready: () => this.ready() });
+    if (this.options.mode === 'webhook' && secret)
+      mountWebhook(router, this.bot, { secret, logger: this.logger, ready: () => this.ready() });
   }
 
   /** Polling mode starts the `getUpdates` loop; webhook mode registers its URL when it knows it. */
@@ -107,15 +129,25 @@ export class TelegramChannel implements Channel {
     if (this.options.mode === 'polling') {
       if (this.polling) return;
       // bot.start() resolves only when polling stops; it deletes any webhook first (the two exclude each other).
-      this.polling = this.bot.start({ allowed_updates: ['callback_query'], timeout: this.pollTimeoutS }).catch((error: unknown) => {
-        this.logger.error({ err: describeError(error) }, 'telegram long polling stopped (another process polling this bot, or a revoked token?)');
-      });
+      this.polling = this.bot
+        .start({ allowed_updates: ['callback_query'], timeout: this.pollTimeoutS })
+        .catch((error: unknown) => {
+          this.logger.error(
+            { err: describeError(error) },
+            'telegram long polling stopped (another process polling this bot, or a revoked token?)',
+          );
+        });
       return;
     }
     const { webhookUrl, webhookSecret } = this.options;
     if (webhookUrl) {
-      await this.call('setWebhook', () => this.api.setWebhook(webhookUrl, { secret_token: webhookSecret, allowed_updates: ['callback_query'] })).catch((error: unknown) => {
-        this.logger.error({ err: describeError(error) }, 'telegram setWebhook failed: register the webhook by hand (docs/telegram.md)');
+      await this.call('setWebhook', () =>
+        this.api.setWebhook(webhookUrl, { secret_token: webhookSecret, allowed_updates: ['callback_query'] }),
+      ).catch((error: unknown) => {
+        this.logger.error(
+          { err: describeError(error) },
+          'telegram setWebhook failed: register the webhook by hand (docs/telegram.md)',
+        );
       });
     }
   }
@@ -125,9 +157,16 @@ export class TelegramChannel implements Channel {
     // stop() aborts the pending long poll at once, then confirms the last update's offset so it is not delivered again;
     // a shutdown waits a few seconds for that confirmation at most (an unconfirmed update is handled once more, and
     // its decision refused as already made).
-    const confirmed = this.bot.stop().catch((error: unknown) => this.logger.warn({ err: describeError(error) }, 'telegram: confirming the last update failed'));
+    const confirmed = this.bot
+      .stop()
+      .catch((error: unknown) =>
+        this.logger.warn({ err: describeError(error) }, 'telegram: confirming the last update failed'),
+      );
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([confirmed, new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS).unref()))]);
+    await Promise.race([
+      confirmed,
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS).unref())),
+    ]);
     clearTimeout(timer);
     await this.polling;
     this.polling = null;
@@ -154,7 +193,8 @@ export class TelegramChannel implements Channel {
 
   private ref(card: CardRef): { chat: string; message: number } {
     const ref = parseMessageRef(card.messageRef);
-    if (!ref) throw new PermanentChannelError(`telegram: not a message reference: ${card.messageRef}`, 'bad_message_ref');
+    if (!ref)
+      throw new PermanentChannelError(`telegram: not a message reference: ${card.messageRef}`, 'bad_message_ref');
     return ref;
   }
 

@@ -59,7 +59,11 @@ export function handleUpdates(bot: Bot, api: Api, deps: UpdateDeps): void {
  * Adds `POST /channels/telegram/webhook`. The secret is checked before the body is even parsed; a refused call is a
  * 401 and a log line, never a state change. `ready` initialises the bot (`getMe`) before its first update.
  */
-export function mountWebhook(router: Router, bot: Bot, options: { secret: string; logger: Logger; ready(): Promise<void> }): void {
+export function mountWebhook(
+  router: Router,
+  bot: Bot,
+  options: { secret: string; logger: Logger; ready(): Promise<void> },
+): void {
   router.post(TELEGRAM_WEBHOOK_PATH, express.raw({ type: () => true, limit: '256kb' }), async (req, res, next) => {
     try {
       const problem = secretTokenProblem(req.get(SECRET_HEADER), options.secret);
@@ -75,7 +79,11 @@ export function mountWebhook(router: Router, bot: Bot, options: { secret: string
         res.status(400).json({ error: 'body is not JSON' });
         return;
       }
-      if (typeof update !== 'object' || update === null || typeof (update as { update_id?: unknown }).update_id !== 'number') {
+      if (
+        typeof update !== 'object' ||
+        update === null ||
+        typeof (update as { update_id?: unknown }).update_id !== 'number'
+      ) {
         res.status(400).json({ error: 'not a Telegram update' });
         return;
       }
@@ -98,23 +106,33 @@ async function tapToast(deps: UpdateDeps, query: CallbackQuery): Promise<Toast> 
   try {
     const outcome = await host.decide(event);
     if (!outcome.ok) return { text: `Nothing changed: ${outcome.message}`, alert: true };
-    if (!outcome.final) return { text: 'Your approval is recorded; the request waits for more approvers.', alert: false };
+    if (!outcome.final)
+      return { text: 'Your approval is recorded; the request waits for more approvers.', alert: false };
     return { text: outcomeText(outcome.request), alert: false };
   } catch (error) {
     deps.logger.error({ requestId: event.requestId, err: describeError(error) }, 'decision from telegram failed');
-    return { text: 'Something went wrong while recording your decision; nothing changed. Please try again.', alert: true };
+    return {
+      text: 'Something went wrong while recording your decision; nothing changed. Please try again.',
+      alert: true,
+    };
   }
 }
 
 /** The decision a button stands for, or the sentence telling the tapper why there is none. */
-async function eventFor(host: NonNullable<ReturnType<UpdateDeps['host']>>, ref: ButtonRef, actor: DecisionActor): Promise<DecisionEvent | string> {
+async function eventFor(
+  host: NonNullable<ReturnType<UpdateDeps['host']>>,
+  ref: ButtonRef,
+  actor: DecisionActor,
+): Promise<DecisionEvent | string> {
   const base = { requestId: ref.requestId, nonce: ref.nonce, actor };
   const { index } = ref.action;
   if (ref.action.kind === 'grant') {
     // The label is looked up again now: the card may be older than the rule that offered the grant.
     const offers = host.events && host.grantOffers ? host.grantOffers(await host.events(ref.requestId)) : [];
     const grant = offers[index]?.label;
-    return grant === undefined ? 'This grant is not offered for this request any more; nothing changed. Use Approve instead.' : { ...base, decision: 'approve', grant };
+    return grant === undefined
+      ? 'This grant is not offered for this request any more; nothing changed. Use Approve instead.'
+      : { ...base, decision: 'approve', grant };
   }
   // Option 0 approves and option 1 denies; any further option approves under its own label.
   const option = index >= 2 ? (await host.get(ref.requestId))?.options[index] : undefined;
@@ -123,5 +141,7 @@ async function eventFor(host: NonNullable<ReturnType<UpdateDeps['host']>>, ref: 
 
 function actorOf(from: CallbackQuery['from']): DecisionActor {
   const name = from.username ?? [from.first_name, from.last_name].filter(Boolean).join(' ');
-  return name ? { channel: 'telegram', userId: String(from.id), name } : { channel: 'telegram', userId: String(from.id) };
+  return name
+    ? { channel: 'telegram', userId: String(from.id), name }
+    : { channel: 'telegram', userId: String(from.id) };
 }

@@ -28,13 +28,16 @@ const KEY_LENGTH = 64;
 
 function scryptAsync(secret: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(secret, salt, KEY_LENGTH, { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 }, (error, key) => (error ? reject(error) : resolve(key))),
+    scrypt(secret, salt, KEY_LENGTH, { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 }, (error, key) =>
+      error ? reject(error) : resolve(key),
+    ),
   );
 }
 
 const DEFAULT_COST = 16384;
 
-const formatHash = (cost: number, salt: Buffer, key: Buffer) => `scrypt$${cost}$8$1$${salt.toString('base64')}$${key.toString('base64')}`;
+const formatHash = (cost: number, salt: Buffer, key: Buffer) =>
+  `scrypt$${cost}$8$1$${salt.toString('base64')}$${key.toString('base64')}`;
 
 /**
  * Hashes a password for the `web.users[].password_hash` setting.
@@ -71,11 +74,16 @@ export async function verifyPassword(password: string, hash: string): Promise<bo
   const parsed = parsePasswordHash(hash);
   if (!parsed) return false;
   const key = await new Promise<Buffer>((resolve, reject) =>
-    scrypt(password, parsed.salt, parsed.key.length, { N: parsed.n, r: parsed.r, p: parsed.p, maxmem: 256 * parsed.n * parsed.r + 1024 * 1024 }, (e, k) => (e ? reject(e) : resolve(k))),
+    scrypt(
+      password,
+      parsed.salt,
+      parsed.key.length,
+      { N: parsed.n, r: parsed.r, p: parsed.p, maxmem: 256 * parsed.n * parsed.r + 1024 * 1024 },
+      (e, k) => (e ? reject(e) : resolve(k)),
+    ),
   );
   return secretEquals(key, parsed.key);
 }
-
 
 /** A login link was asked for a name that is neither a configured web user nor the login-link user. */
 export class UnknownWebUserError extends ValidationError {
@@ -154,7 +162,9 @@ export class WebAuth {
    */
   async consumeLoginToken(token: string): Promise<string | null> {
     const key = sha256(token).toString('hex');
-    const named = token.includes('.') ? Buffer.from(token.slice(token.indexOf('.') + 1), 'base64url').toString() : this.linkUser;
+    const named = token.includes('.')
+      ? Buffer.from(token.slice(token.indexOf('.') + 1), 'base64url').toString()
+      : this.linkUser;
     // A user removed from the configuration since the link was made does not get in.
     const user = this.knows(named) ? named : null;
     if (!this.marks) return this.loginTokens.delete(key) ? user : null;
@@ -171,6 +181,6 @@ export class WebAuth {
     const tokenOk = user.token !== undefined && secretEquals(secret, user.token);
     // Token-only users still pay for one scrypt, so the response time does not tell which kind of user a name is.
     const passwordOk = await verifyPassword(secret, user.passwordHash ?? this.decoyHash);
-    return (tokenOk || (passwordOk && user.passwordHash !== undefined)) ? user.name : null;
+    return tokenOk || (passwordOk && user.passwordHash !== undefined) ? user.name : null;
   }
 }

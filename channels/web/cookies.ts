@@ -34,7 +34,12 @@ export interface CookieOptions {
 
 /** A `Set-Cookie` value: always HttpOnly, SameSite=Lax unless asked, scoped to `/ui` unless asked. */
 export function serializeCookie(name: string, value: string, options: CookieOptions): string {
-  const parts = [`${name}=${encodeURIComponent(value)}`, `Path=${options.path ?? '/ui'}`, 'HttpOnly', `SameSite=${options.sameSite ?? 'Lax'}`];
+  const parts = [
+    `${name}=${encodeURIComponent(value)}`,
+    `Path=${options.path ?? '/ui'}`,
+    'HttpOnly',
+    `SameSite=${options.sameSite ?? 'Lax'}`,
+  ];
   if (options.maxAgeS !== undefined) parts.push(`Max-Age=${Math.max(0, Math.floor(options.maxAgeS))}`);
   if (options.secure) parts.push('Secure');
   return parts.join('; ');

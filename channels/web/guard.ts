@@ -38,7 +38,8 @@ export interface GuardContext {
 }
 
 // Pages load only their own script and stylesheet; nothing may frame them; form posts stay on this origin.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'; manifest-src 'self'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'; manifest-src 'self'";
 
 /** Headers on every `/ui` response: no caching of pages with requests on them, no framing, no sniffing. */
 export const securityHeaders: RequestHandler = (_req, res, next) => {
@@ -91,7 +92,10 @@ export function viewerOf(req: Request, res: Response, context: GuardContext): Vi
   let pre = parseCookies(req.get('cookie')).get(PRE_SESSION_COOKIE);
   if (!pre || !/^[A-Za-z0-9_-]{22,64}$/.test(pre)) {
     pre = randomBytes(18).toString('base64url');
-    res.append('set-cookie', serializeCookie(PRE_SESSION_COOKIE, pre, { secure: secureCookies(req, context), maxAgeS: 3600 }));
+    res.append(
+      'set-cookie',
+      serializeCookie(PRE_SESSION_COOKIE, pre, { secure: secureCookies(req, context), maxAgeS: 3600 }),
+    );
   }
   return { user: null, identity: null, csrf: context.signer.csrfToken(`pre|${pre}`), mayDecide: () => false };
 }
@@ -102,7 +106,9 @@ export function identityOf(res: Response, context: GuardContext): WebIdentity | 
   if (!session) return null;
   const cached = res.locals.webIdentity as WebIdentity | undefined;
   if (cached) return cached;
-  const freshness = context.oidc ? { now: context.now?.() ?? Date.now(), maxAgeMs: context.oidc.groupsMaxAgeS * 1000 } : undefined;
+  const freshness = context.oidc
+    ? { now: context.now?.() ?? Date.now(), maxAgeMs: context.oidc.groupsMaxAgeS * 1000 }
+    : undefined;
   const identity = identify(session, context.directory?.() ?? null, context.oidc?.autoPeople ?? false, freshness);
   res.locals.webIdentity = identity;
   return identity;
@@ -110,7 +116,10 @@ export function identityOf(res: Response, context: GuardContext): WebIdentity | 
 
 /** Without a directory: the account itself, or its channel's wildcard, is on the list (or the list is empty). */
 function listedAsWritten(request: ConfirmationRequest, account: string): boolean {
-  return request.approvers.length === 0 || request.approvers.some((a) => a === account || a === `${account.slice(0, account.indexOf(':'))}:*`);
+  return (
+    request.approvers.length === 0 ||
+    request.approvers.some((a) => a === account || a === `${account.slice(0, account.indexOf(':'))}:*`)
+  );
 }
 
 /** `/ui/...` paths only, so `next=` cannot send anyone elsewhere. */
@@ -127,7 +136,15 @@ export function requireUser(context: GuardContext): RequestHandler {
       res.redirect(303, `/ui/login?next=${encodeURIComponent(req.originalUrl)}`);
       return;
     }
-    sendPage(res, 401, messagePage(viewerOf(req, res, context), 'Sign in first', 'Your session has ended. Sign in again, then repeat what you did.'));
+    sendPage(
+      res,
+      401,
+      messagePage(
+        viewerOf(req, res, context),
+        'Sign in first',
+        'Your session has ended. Sign in again, then repeat what you did.',
+      ),
+    );
   };
 }
 
@@ -155,7 +172,11 @@ export function requireForm(context: GuardContext): RequestHandler {
     sendPage(
       res,
       403,
-      messagePage(viewerOf(req, res, context), 'Form rejected', 'This form did not come from a tollgate page open in this browser, so nothing was changed. Reload the page and try again.'),
+      messagePage(
+        viewerOf(req, res, context),
+        'Form rejected',
+        'This form did not come from a tollgate page open in this browser, so nothing was changed. Reload the page and try again.',
+      ),
     );
   };
 }

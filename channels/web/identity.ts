@@ -64,7 +64,12 @@ export function decodeSessionData(data: string | undefined): OidcSessionData | n
     const value = JSON.parse(Buffer.from(data, 'base64url').toString('utf8')) as Partial<OidcSessionData>;
     if (typeof value.email !== 'string' || !Array.isArray(value.groups)) return null;
     const groups = value.groups.filter((g): g is string => typeof g === 'string');
-    return { email: value.email, name: typeof value.name === 'string' ? value.name : null, groups, ...(typeof value.groupsAt === 'number' ? { groupsAt: value.groupsAt } : {}) };
+    return {
+      email: value.email,
+      name: typeof value.name === 'string' ? value.name : null,
+      groups,
+      ...(typeof value.groupsAt === 'number' ? { groupsAt: value.groupsAt } : {}),
+    };
   } catch {
     return null;
   }
@@ -76,11 +81,25 @@ export function decodeSessionData(data: string | undefined): OidcSessionData | n
  * count for `maxAgeMs` after the sign-in, then they are stale (kept apart, so a decision that needs them can say
  * "sign in again"); without it (no provider configured) none count.
  */
-export function identify(session: Session, directory: Directory | null, autoPeople: boolean, freshness?: GroupsFreshness): WebIdentity {
+export function identify(
+  session: Session,
+  directory: Directory | null,
+  autoPeople: boolean,
+  freshness?: GroupsFreshness,
+): WebIdentity {
   const data = decodeSessionData(session.data);
   if (!data) {
     const account = `web:${session.user}`;
-    return { label: account, account, person: directory?.personOf(account) ?? account, groups: [], groupsUntil: null, staleGroups: [], oidc: false, email: null };
+    return {
+      label: account,
+      account,
+      person: directory?.personOf(account) ?? account,
+      groups: [],
+      groupsUntil: null,
+      staleGroups: [],
+      oidc: false,
+      email: null,
+    };
   }
   const emailAccount = `email:${data.email}`;
   const person = directory ? directory.person(directory.personOf(emailAccount)) : null;
@@ -88,11 +107,25 @@ export function identify(session: Session, directory: Directory | null, autoPeop
   const vouched = directory ? data.groups.filter((g) => directory.group(g) !== null) : [];
   const until = data.groupsAt !== undefined && freshness ? data.groupsAt + freshness.maxAgeMs : null;
   const fresh = until !== null && freshness !== undefined && freshness.now <= until;
-  const groups = { groups: fresh ? vouched : [], groupsUntil: fresh && vouched.length ? new Date(until) : null, staleGroups: fresh ? [] : vouched };
+  const groups = {
+    groups: fresh ? vouched : [],
+    groupsUntil: fresh && vouched.length ? new Date(until) : null,
+    staleGroups: fresh ? [] : vouched,
+  };
   if (person) {
     const account = person.accounts.web ? `web:${person.accounts.web}` : `person:${person.id}`;
     return { label, account, person: person.id, ...groups, oidc: true, email: data.email };
   }
-  if (autoPeople) return { label, account: emailAccount, person: emailAccount, ...groups, oidc: true, email: data.email };
-  return { label, account: null, person: null, groups: [], groupsUntil: null, staleGroups: [], oidc: true, email: data.email };
+  if (autoPeople)
+    return { label, account: emailAccount, person: emailAccount, ...groups, oidc: true, email: data.email };
+  return {
+    label,
+    account: null,
+    person: null,
+    groups: [],
+    groupsUntil: null,
+    staleGroups: [],
+    oidc: true,
+    email: data.email,
+  };
 }

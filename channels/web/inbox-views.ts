@@ -40,11 +40,19 @@ export async function waitingRows(host: ChannelHost, identity: WebIdentity, limi
   }
   // A host without the directory: the account must be listed as written.
   const page = await host.list({ status: 'pending', limit });
-  return { items: page.items.filter((r) => r.approvers.length === 0 || r.approvers.includes(identity.account!)), more: page.nextCursor !== null };
+  return {
+    items: page.items.filter((r) => r.approvers.length === 0 || r.approvers.includes(identity.account!)),
+    more: page.nextCursor !== null,
+  };
 }
 
 /** The rows of `view` for `identity`. */
-export async function inboxRows(host: ChannelHost, identity: WebIdentity, view: InboxView, limit: number): Promise<InboxRows> {
+export async function inboxRows(
+  host: ChannelHost,
+  identity: WebIdentity,
+  view: InboxView,
+  limit: number,
+): Promise<InboxRows> {
   switch (view) {
     case 'waiting':
       return waitingRows(host, identity, limit);
@@ -67,7 +75,8 @@ async function filedFor(host: ChannelHost, identity: WebIdentity, limit: number)
   if (identity.person === null) return { items: [], more: false };
   const directory = host.directory?.();
   const mine = (r: ConfirmationRequest) =>
-    r.userId !== null && (r.userId === identity.account || (directory ? requesterPeople(directory, r).includes(identity.person!) : false));
+    r.userId !== null &&
+    (r.userId === identity.account || (directory ? requesterPeople(directory, r).includes(identity.person!) : false));
   const items: ConfirmationRequest[] = [];
   let cursor: string | undefined;
   let scanned = 0;

@@ -15,7 +15,10 @@ let uplot: { js: string; css: string } | undefined;
 export function uplotAssets(): { js: string; css: string } {
   if (!uplot) {
     const dir = join(dirname(createRequire(import.meta.url).resolve('uplot/package.json')), 'dist');
-    uplot = { js: readFileSync(join(dir, 'uPlot.iife.min.js'), 'utf8'), css: readFileSync(join(dir, 'uPlot.min.css'), 'utf8') };
+    uplot = {
+      js: readFileSync(join(dir, 'uPlot.iife.min.js'), 'utf8'),
+      css: readFileSync(join(dir, 'uPlot.min.css'), 'utf8'),
+    };
   }
   return uplot;
 }

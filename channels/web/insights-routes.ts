@@ -33,10 +33,15 @@ export function insightsRoutes(context: InsightsRoutesContext, signedIn: Request
       sendPage(res, 400, insightsPage({ viewer, form, reports: null, error }));
       return;
     }
-    const report = (by: string) => gateway.insights!.report({ ...query, by, ...(by === 'day' ? { limit: '1000' } : {}) });
+    const report = (by: string) =>
+      gateway.insights!.report({ ...query, by, ...(by === 'day' ? { limit: '1000' } : {}) });
     try {
       const [tool, agent, person, day] = await Promise.all(['tool', 'agent', 'person', 'day'].map(report));
-      sendPage(res, 200, insightsPage({ viewer, form, reports: { tool: tool!, agent: agent!, person: person!, day: day! } }));
+      sendPage(
+        res,
+        200,
+        insightsPage({ viewer, form, reports: { tool: tool!, agent: agent!, person: person!, day: day! } }),
+      );
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e;
       sendPage(res, 400, insightsPage({ viewer, form, reports: null, error: e.message }));
@@ -47,7 +52,8 @@ export function insightsRoutes(context: InsightsRoutesContext, signedIn: Request
     const viewer = viewerOf(req, res, context);
     const { form, query, error } = insightsWindowOf(req.query as Record<string, unknown>);
     const min = typeof req.query.min === 'string' ? req.query.min.trim().slice(0, 10) : '';
-    const page = (status: number, suggestions: SuggestionJson[] | null, message?: string) => sendPage(res, status, suggestionsPage({ viewer, form: { ...form, min }, suggestions, error: message }));
+    const page = (status: number, suggestions: SuggestionJson[] | null, message?: string) =>
+      sendPage(res, status, suggestionsPage({ viewer, form: { ...form, min }, suggestions, error: message }));
     if (!gateway.insights) return page(404, null, 'This gateway offers no insights.');
     if (error) return page(400, null, error);
     try {
@@ -65,7 +71,11 @@ export function insightsRoutes(context: InsightsRoutesContext, signedIn: Request
  * The insights page's window from its form: days (`YYYY-MM-DD`, UTC) or times; `until` is the end of its day, so
  * "until 2026-03-03" includes the 3rd. Blank fields leave the report's defaults (the last 30 days).
  */
-function insightsWindowOf(raw: Record<string, unknown>): { form: { since: string; until: string }; query: { since?: string; until?: string }; error?: string } {
+function insightsWindowOf(raw: Record<string, unknown>): {
+  form: { since: string; until: string };
+  query: { since?: string; until?: string };
+  error?: string;
+} {
   const text = (v: unknown) => (typeof v === 'string' ? v.trim().slice(0, 40) : '');
   const form = { since: text(raw.since), until: text(raw.until) };
   const query: { since?: string; until?: string } = {};
@@ -73,7 +83,9 @@ function insightsWindowOf(raw: Record<string, unknown>): { form: { since: string
     if (!form[field]) continue;
     const at = parseTime(form[field]);
     if (!at) return { form, query, error: `${field}: not a date (use 2026-03-01)` };
-    query[field] = (field === 'until' && /^\d{4}-\d{2}-\d{2}$/.test(form[field]) ? new Date(at.getTime() + 86_400_000) : at).toISOString();
+    query[field] = (
+      field === 'until' && /^\d{4}-\d{2}-\d{2}$/.test(form[field]) ? new Date(at.getTime() + 86_400_000) : at
+    ).toISOString();
   }
   return { form, query };
 }

@@ -27,18 +27,24 @@ export interface PushRoutesContext {
 export function pushRoutes(context: PushRoutesContext): Router {
   const router = Router();
   const json = express.json({ limit: '8kb' });
-  const asset = (type: string, text: string, maxAgeS: number): RequestHandler => (_req, res) => {
-    res.setHeader('cache-control', `public, max-age=${maxAgeS}`);
-    res.type(type).send(text);
-  };
+  const asset =
+    (type: string, text: string, maxAgeS: number): RequestHandler =>
+    (_req, res) => {
+      res.setHeader('cache-control', `public, max-age=${maxAgeS}`);
+      res.type(type).send(text);
+    };
   router.get('/manifest.webmanifest', asset('application/manifest+json', MANIFEST, 3600));
   router.get('/icon.svg', asset('image/svg+xml', ICON_SVG, 86_400));
   // Browsers re-check a service worker at least daily; no-cache makes every check see a new version at once.
   // Scope `/ui` (not the script's own `/ui/`), so the inbox page `/ui` is controlled too.
-  router.get('/sw.js', (_req, res, next) => {
-    res.setHeader('service-worker-allowed', '/ui');
-    next();
-  }, asset('text/javascript; charset=utf-8', SERVICE_WORKER_JS, 0));
+  router.get(
+    '/sw.js',
+    (_req, res, next) => {
+      res.setHeader('service-worker-allowed', '/ui');
+      next();
+    },
+    asset('text/javascript; charset=utf-8', SERVICE_WORKER_JS, 0),
+  );
   router.get('/assets/push.js', asset('text/javascript; charset=utf-8', PUSH_CLIENT_JS, 300));
 
   const enabled: RequestHandler = (_req, _res, next) => {
@@ -51,7 +57,10 @@ export function pushRoutes(context: PushRoutesContext): Router {
   // The person and account are the session's: a subscription can only ever be one's own.
   router.post('/push/subscriptions', enabled, context.signedIn, json, context.checked, async (req, res) => {
     const identity = identityOf(res, context.guard);
-    if (!identity?.account || !identity.person) throw new ForbiddenError('you are signed in, but the people directory does not know you: there is nobody to notify');
+    if (!identity?.account || !identity.person)
+      throw new ForbiddenError(
+        'you are signed in, but the people directory does not know you: there is nobody to notify',
+      );
     const saved = await context.push()!.subscribe(identity.person, identity.account, req.body);
     res.status(201).json({ id: saved.id, endpoint: saved.endpoint, person: saved.person });
   });

@@ -15,7 +15,16 @@ import { parseAuditFilters } from './audit-filters.js';
 import { readDecisionForm } from './decision-form.js';
 import { grantsPage } from './pages/grants.js';
 import { ValidationError } from '../../src/api/errors.js';
-import { identityOf, loadSession, requireForm, requireUser, securityHeaders, sendPage, viewerOf, type GuardContext } from './guard.js';
+import {
+  identityOf,
+  loadSession,
+  requireForm,
+  requireUser,
+  securityHeaders,
+  sendPage,
+  viewerOf,
+  type GuardContext,
+} from './guard.js';
 import { loginRoutes } from './login-routes.js';
 import type { OidcClient } from './oidc/client.js';
 import { oidcRoutes } from './oidc/routes.js';
@@ -83,12 +92,23 @@ export function webRoutes(context: WebRoutesContext): Router {
   const limiter = new SignInLimiter(context.now, context.signInLimits);
   const audit = (line: Record<string, unknown>) => (context.logger ?? gateway.logger)?.warn(line, 'web sign-in');
   router.use(loginRoutes(context, forms, limiter, audit, context.oidcClient ?? null));
-  if (context.oidcClient) router.use(oidcRoutes({ ...context, client: context.oidcClient, directory: () => context.directory?.() ?? null, audit }));
+  if (context.oidcClient)
+    router.use(
+      oidcRoutes({ ...context, client: context.oidcClient, directory: () => context.directory?.() ?? null, audit }),
+    );
 
   // Signed in through the provider but unknown to the directory: nothing here is theirs to see (the inbox says why).
   const known: RequestHandler = (req, res, next) => {
     if (identityOf(res, context)?.account !== null) return next();
-    sendPage(res, 403, messagePage(viewerOf(req, res, context), 'Not in the people directory', unknownPersonText(identityOf(res, context)!)));
+    sendPage(
+      res,
+      403,
+      messagePage(
+        viewerOf(req, res, context),
+        'Not in the people directory',
+        unknownPersonText(identityOf(res, context)!),
+      ),
+    );
   };
   for (const path of ['/requests', '/audit', '/grants', '/insights']) router.use(path, signedIn, known);
 
@@ -105,7 +125,14 @@ export function webRoutes(context: WebRoutesContext): Router {
     sendPage(
       res,
       200,
-      inboxPage({ viewer: viewerOf(req, res, context), view, ...rows, now: context.now(), nudged: await nudgedRequests(gateway, pending), waiting: { count: waiting.items.length, more: waiting.more } }),
+      inboxPage({
+        viewer: viewerOf(req, res, context),
+        view,
+        ...rows,
+        now: context.now(),
+        nudged: await nudgedRequests(gateway, pending),
+        waiting: { count: waiting.items.length, more: waiting.more },
+      }),
     );
   });
 
@@ -120,7 +147,11 @@ export function webRoutes(context: WebRoutesContext): Router {
     const notice = typeof req.query.notice === 'string' ? req.query.notice : undefined;
     const events = await gateway.events(request.id);
     const grants = gateway.grantOffers?.(events) ?? [];
-    sendPage(res, 200, requestPage({ viewer: viewerOf(req, res, context), request, events, now: context.now(), notice, grants }));
+    sendPage(
+      res,
+      200,
+      requestPage({ viewer: viewerOf(req, res, context), request, events, now: context.now(), notice, grants }),
+    );
   });
 
   router.get('/requests/:id/raw', signedIn, async (req, res) => {
@@ -140,25 +171,38 @@ export function webRoutes(context: WebRoutesContext): Router {
       }
       // Keep what the approver typed, with the problem next to it.
       const events = await gateway.events(request.id);
-      sendPage(res, 400, requestPage({ viewer, request, events, now: context.now(), edit: { text: form.editText, error: form.error } }));
+      sendPage(
+        res,
+        400,
+        requestPage({ viewer, request, events, now: context.now(), edit: { text: form.editText, error: form.error } }),
+      );
       return;
     }
-    const outcome = await gateway.decide({
-      requestId: request.id,
-      nonce: form.nonce,
-      decision: form.decision,
-      reason: form.reason,
-      approvedArgs: form.approvedArgs,
-      argsSha256: form.argsSha256,
-      grant: form.grant,
-      ...deciderOf(identityOf(res, context)!),
-    }).catch((error: unknown) => {
-      // A grant the request's rule no longer offers (the policy was reloaded): say so, change nothing.
-      if (error instanceof ValidationError) return { ok: false as const, code: 'invalid' as const, message: error.message };
-      throw error;
-    });
+    const outcome = await gateway
+      .decide({
+        requestId: request.id,
+        nonce: form.nonce,
+        decision: form.decision,
+        reason: form.reason,
+        approvedArgs: form.approvedArgs,
+        argsSha256: form.argsSha256,
+        grant: form.grant,
+        ...deciderOf(identityOf(res, context)!),
+      })
+      .catch((error: unknown) => {
+        // A grant the request's rule no longer offers (the policy was reloaded): say so, change nothing.
+        if (error instanceof ValidationError)
+          return { ok: false as const, code: 'invalid' as const, message: error.message };
+        throw error;
+      });
     const stale = !outcome.ok && outcome.code === 'not_authorized' && outcome.message === STALE_GROUPS_MESSAGE;
-    const notice = outcome.ok ? (outcome.final ? outcome.request.status : 'recorded') : stale ? 'groups_stale' : outcome.code;
+    const notice = outcome.ok
+      ? outcome.final
+        ? outcome.request.status
+        : 'recorded'
+      : stale
+        ? 'groups_stale'
+        : outcome.code;
     res.redirect(303, `/ui/requests/${request.id}?notice=${encodeURIComponent(notice)}`);
   });
 
@@ -187,30 +231,63 @@ export function webRoutes(context: WebRoutesContext): Router {
     const filters = parseAuditFilters(req.query as Record<string, unknown>, gateway.decidedBy?.bind(gateway));
     const page = filters.errors.length
       ? { items: [], nextCursor: null }
-      : await gateway.list({ ...filters.query, limit: AUDIT_PAGE_SIZE, cursor: filters.cursor }).catch((error: unknown) => {
-          if (error instanceof InvalidCursorError) {
-            filters.errors.push({ field: 'cursor', message: 'That page link is not valid any more; start from the first page.' });
-            return { items: [], nextCursor: null };
-          }
-          throw error;
-        });
+      : await gateway
+          .list({ ...filters.query, limit: AUDIT_PAGE_SIZE, cursor: filters.cursor })
+          .catch((error: unknown) => {
+            if (error instanceof InvalidCursorError) {
+              filters.errors.push({
+                field: 'cursor',
+                message: 'That page link is not valid any more; start from the first page.',
+              });
+              return { items: [], nextCursor: null };
+            }
+            throw error;
+          });
     const chainHead = (await gateway.auditHead?.()) ?? null;
-    sendPage(res, filters.errors.length ? 400 : 200, auditPage({ viewer: viewerOf(req, res, context), filters, items: page.items, nextCursor: page.nextCursor, chainHead }));
+    sendPage(
+      res,
+      filters.errors.length ? 400 : 200,
+      auditPage({
+        viewer: viewerOf(req, res, context),
+        filters,
+        items: page.items,
+        nextCursor: page.nextCursor,
+        chainHead,
+      }),
+    );
   });
 
   // Reads only: walks the chain and the requests as `tollgate audit verify` does, and says what it found.
   router.get('/audit/verify', signedIn, async (req, res) => {
     const report = (await gateway.verifyAudit?.()) ?? null;
     const viewer = viewerOf(req, res, context);
-    if (!report) sendPage(res, 404, messagePage(viewer, 'No audit chain', 'This gateway keeps no hash-chained audit trail.'));
-    else if (report.ok) sendPage(res, 200, messagePage(viewer, 'Audit trail intact', `All ${report.events} events are chained as written and every request agrees with its events.`));
+    if (!report)
+      sendPage(res, 404, messagePage(viewer, 'No audit chain', 'This gateway keeps no hash-chained audit trail.'));
+    else if (report.ok)
+      sendPage(
+        res,
+        200,
+        messagePage(
+          viewer,
+          'Audit trail intact',
+          `All ${report.events} events are chained as written and every request agrees with its events.`,
+        ),
+      );
     else sendPage(res, 200, messagePage(viewer, 'Audit trail broken', report.problem ?? 'The chain does not verify.'));
   });
 
   router.get('/audit/export', signedIn, async (req, res) => {
     const filters = parseAuditFilters(req.query as Record<string, unknown>, gateway.decidedBy?.bind(gateway));
     if (filters.errors.length) {
-      sendPage(res, 400, messagePage(viewerOf(req, res, context), 'Export not possible', filters.errors.map((e) => e.message).join('; ')));
+      sendPage(
+        res,
+        400,
+        messagePage(
+          viewerOf(req, res, context),
+          'Export not possible',
+          filters.errors.map((e) => e.message).join('; '),
+        ),
+      );
       return;
     }
     const format = req.query.format === 'ndjson' ? 'ndjson' : 'csv';
@@ -230,11 +307,19 @@ export function webRoutes(context: WebRoutesContext): Router {
  * account (signed in, unknown to the directory) never gets here (`known` turns them away); were one to, they would
  * decide as `unknown:<label>`, which no approver list names.
  */
-function deciderOf(identity: WebIdentity): Pick<DecisionEvent, 'actor' | 'via' | 'groups' | 'groupsUntil' | 'staleGroups'> {
+function deciderOf(
+  identity: WebIdentity,
+): Pick<DecisionEvent, 'actor' | 'via' | 'groups' | 'groupsUntil' | 'staleGroups'> {
   const account = identity.account ?? `unknown:${identity.label}`;
   const colon = account.indexOf(':');
   const actor = { channel: account.slice(0, colon), userId: account.slice(colon + 1) };
-  return { actor, via: 'web', groups: identity.groups, ...(identity.groupsUntil ? { groupsUntil: identity.groupsUntil } : {}), staleGroups: identity.staleGroups };
+  return {
+    actor,
+    via: 'web',
+    groups: identity.groups,
+    ...(identity.groupsUntil ? { groupsUntil: identity.groupsUntil } : {}),
+    staleGroups: identity.staleGroups,
+  };
 }
 
 /** What someone the directory does not know is told. */
@@ -243,11 +328,16 @@ function unknownPersonText(identity: WebIdentity): string {
 }
 
 /** The requests a policy reminded or escalated (the latest of the two), so the inbox can single them out. */
-async function nudgedRequests(gateway: ChannelHost, requests: readonly ConfirmationRequest[]): Promise<Map<string, 'reminded' | 'escalated'>> {
+async function nudgedRequests(
+  gateway: ChannelHost,
+  requests: readonly ConfirmationRequest[],
+): Promise<Map<string, 'reminded' | 'escalated'>> {
   const nudged = new Map<string, 'reminded' | 'escalated'>();
   await Promise.all(
     requests.map(async (request) => {
-      const last = (await gateway.events(request.id)).filter((e) => e.type === 'reminded' || e.type === 'escalated').at(-1);
+      const last = (await gateway.events(request.id))
+        .filter((e) => e.type === 'reminded' || e.type === 'escalated')
+        .at(-1);
       if (last) nudged.set(request.id, last.type as 'reminded' | 'escalated');
     }),
   );
@@ -258,7 +348,7 @@ async function nudgedRequests(gateway: ChannelHost, requests: readonly Confirmat
 async function findRequest(req: Request, res: Response, context: WebRoutesContext) {
   const id = String(req.params.id);
   const request = UUID.test(id) ? await context.gateway.get(id.toLowerCase()) : null;
-  if (!request) sendPage(res, 404, messagePage(viewerOf(req, res, context), 'Request not found', 'No request has this id.'));
+  if (!request)
+    sendPage(res, 404, messagePage(viewerOf(req, res, context), 'Request not found', 'No request has this id.'));
   return request;
 }
-

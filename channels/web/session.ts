@@ -47,7 +47,12 @@ export class SessionSigner {
 
   /** A new session for `user` (and what its sign-in learned, `data`: base64url only), with the cookie value that carries it. */
   issue(user: string, data?: string): { session: Session; cookie: string } {
-    const session: Session = { user, id: randomBytes(16).toString('base64url'), expiresAt: this.now() + this.ttlMs, ...(data ? { data } : {}) };
+    const session: Session = {
+      user,
+      id: randomBytes(16).toString('base64url'),
+      expiresAt: this.now() + this.ttlMs,
+      ...(data ? { data } : {}),
+    };
     const fields = [session.user, session.id, session.expiresAt, ...(data ? [data] : [])];
     const payload = Buffer.from(fields.join('|')).toString('base64url');
     return { session, cookie: `${payload}.${this.sign(payload)}` };
@@ -65,7 +70,8 @@ export class SessionSigner {
   /** The value {@link seal} signed for `purpose`; null when it is forged, for another purpose, or expired. */
   unseal(purpose: string, sealed: string | undefined): unknown {
     const [payload, signature, extra] = (sealed ?? '').split('.');
-    if (!payload || !signature || extra !== undefined || !secretEquals(signature, this.sign(`${purpose}|${payload}`))) return null;
+    if (!payload || !signature || extra !== undefined || !secretEquals(signature, this.sign(`${purpose}|${payload}`)))
+      return null;
     try {
       const { v, exp } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { v: unknown; exp: unknown };
       return typeof exp === 'number' && exp > this.now() ? v : null;
@@ -82,7 +88,15 @@ export class SessionSigner {
     if (!secretEquals(signature, this.sign(payload))) return null;
     const [user, id, expires, data, more] = Buffer.from(payload, 'base64url').toString('utf8').split('|');
     const expiresAt = Number(expires);
-    if (!user || !id || more !== undefined || !Number.isFinite(expiresAt) || expiresAt <= this.now() || this.revoked.has(id)) return null;
+    if (
+      !user ||
+      !id ||
+      more !== undefined ||
+      !Number.isFinite(expiresAt) ||
+      expiresAt <= this.now() ||
+      this.revoked.has(id)
+    )
+      return null;
     return { user, id, expiresAt, ...(data ? { data } : {}) };
   }
 

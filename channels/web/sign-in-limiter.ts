@@ -42,7 +42,10 @@ export class SignInLimiter {
 
   /** Seconds to wait before `name` may try again from `address`, or 0 when it may try now. */
   retryAfterS(name: string, address: string): number {
-    const blocked = [this.over(`name:${name.toLowerCase()}`, this.perName), this.over(`addr:${address}`, this.perAddress)];
+    const blocked = [
+      this.over(`name:${name.toLowerCase()}`, this.perName),
+      this.over(`addr:${address}`, this.perAddress),
+    ];
     const until = Math.max(0, ...blocked.map((w) => (w ? w.endsAt : 0)));
     return until === 0 ? 0 : Math.max(1, Math.ceil((until - this.now()) / 1000));
   }

@@ -20,7 +20,9 @@ export class ChangeStreams {
     // Browsers reconnect by themselves; 3 s keeps a restart short without hammering a down server.
     res.write('retry: 3000\n: connected\n\n');
     const unsubscribe = feed.subscribe((change) => {
-      res.write(`event: change\ndata: ${JSON.stringify({ id: change.requestId, status: change.status, kind: change.kind })}\n\n`);
+      res.write(
+        `event: change\ndata: ${JSON.stringify({ id: change.requestId, status: change.status, kind: change.kind })}\n\n`,
+      );
     });
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
     heartbeat.unref();

@@ -41,10 +41,21 @@ const DEFAULT_SESSION_TTL_MS = 12 * 3_600_000;
  */
 export function createWebChannel(options: WebChannelOptions = {}): WebChannel {
   const now = options.now ?? Date.now;
-  const auth = new WebAuth({ users: options.users ?? [], loginLinks: options.loginLinks, linkUser: options.linkUser, marks: options.marks, now });
+  const auth = new WebAuth({
+    users: options.users ?? [],
+    loginLinks: options.loginLinks,
+    linkUser: options.linkUser,
+    marks: options.marks,
+    now,
+  });
   const oidc = options.oidc ?? null;
   // Without a configured secret, sessions are signed with a per-process key: they end when the process does.
-  const signer = new SessionSigner(options.secret ?? randomBytes(32), options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS, now, options.marks ?? options.signOuts);
+  const signer = new SessionSigner(
+    options.secret ?? randomBytes(32),
+    options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS,
+    now,
+    options.marks ?? options.signOuts,
+  );
   const streams = new ChangeStreams();
   const publicOrigin = options.publicUrl ? new URL(options.publicUrl).origin : null;
   let push: PushService | null = null;

@@ -25,7 +25,11 @@ export const webConfigSchema = z.strictObject({
   /** With OpenID sign-in on, false turns local passwords and login links off (default true). */
   local_users: z.boolean().optional(),
   /** Session lifetime in hours (default 12). */
-  session_ttl_h: z.number().positive().max(24 * 90).optional(),
+  session_ttl_h: z
+    .number()
+    .positive()
+    .max(24 * 90)
+    .optional(),
   users: z
     .array(
       z
@@ -33,10 +37,16 @@ export const webConfigSchema = z.strictObject({
           name: userName,
           password_hash: z
             .string()
-            .refine((h) => parsePasswordHash(h) !== null, 'not an scrypt hash (scrypt$N$r$p$salt$hash); see docs/web.md')
+            .refine(
+              (h) => parsePasswordHash(h) !== null,
+              'not an scrypt hash (scrypt$N$r$p$salt$hash); see docs/web.md',
+            )
             .optional(),
           /** Name of the environment variable that holds this user's token. */
-          token_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
+          token_env: z
+            .string()
+            .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+            .optional(),
         })
         .refine((u) => u.password_hash !== undefined || u.token_env !== undefined, 'give password_hash or token_env'),
     )
@@ -86,7 +96,9 @@ export interface WebOptionsFromConfig extends WebChannelOptions {
  * Builds the web channel's options from the configuration.
  * @throws ValidationError naming the `web.` setting or variable that is wrong.
  */
-export function webOptionsFromConfig(config: Pick<TollgateConfig, 'file' | 'env' | 'publicUrl'> & Partial<Pick<TollgateConfig, 'configPath'>>): WebOptionsFromConfig {
+export function webOptionsFromConfig(
+  config: Pick<TollgateConfig, 'file' | 'env' | 'publicUrl'> & Partial<Pick<TollgateConfig, 'configPath'>>,
+): WebOptionsFromConfig {
   const parsed = webConfigSchema.safeParse(config.file.web ?? {});
   if (!parsed.success) {
     // Named as the file's own problems are (`readConfigFile`): the file, then the entry.
@@ -110,9 +122,14 @@ export function webOptionsFromConfig(config: Pick<TollgateConfig, 'file' | 'env'
   const oidcOptions = oidcOptionsFrom(web.oidc, config.env, config.publicUrl);
   const localUsers = web.local_users ?? true;
   if (!localUsers && !oidcOptions) {
-    throw new ValidationError('web.local_users: false leaves nobody a way to sign in without OpenID sign-in (set TOLLGATE_OIDC_ISSUER or web.oidc)');
+    throw new ValidationError(
+      'web.local_users: false leaves nobody a way to sign in without OpenID sign-in (set TOLLGATE_OIDC_ISSUER or web.oidc)',
+    );
   }
-  if (!localUsers && users.length) throw new ValidationError('web.users: listed, but web.local_users is false (local passwords are off): remove one or the other');
+  if (!localUsers && users.length)
+    throw new ValidationError(
+      'web.users: listed, but web.local_users is false (local passwords are off): remove one or the other',
+    );
   return {
     oidcOptions,
     users,

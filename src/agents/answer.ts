@@ -20,5 +20,7 @@ export function blocking(deny: HookAnswer, message: string): HookAnswer {
 
 /** A deferred verdict's reason is the model's instruction; a deny's, the approver's words. Both are what it reads. */
 export function edited(args: Record<string, unknown> | null): string {
-  return args ? ` An approver edited the arguments; this agent cannot run edited arguments, so make this call instead: ${JSON.stringify(args)}` : '';
+  return args
+    ? ` An approver edited the arguments; this agent cannot run edited arguments, so make this call instead: ${JSON.stringify(args)}`
+    : '';
 }

@@ -17,7 +17,13 @@ function deny(reason: string, permissionRequest: boolean): HookAnswer {
   return jsonAnswer(
     permissionRequest
       ? { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: reason } } }
-      : { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } },
+      : {
+          hookSpecificOutput: {
+            hookEventName: 'PreToolUse',
+            permissionDecision: 'deny',
+            permissionDecisionReason: reason,
+          },
+        },
   );
 }
 
@@ -30,7 +36,10 @@ export const codexAdapter: AgentAdapter = {
     const permissionRequest = isPermissionRequest(input);
     if (verdict.outcome !== 'allow') return deny(verdict.reason, permissionRequest);
     if (verdict.updatedArgs) return deny(`${verdict.reason}${edited(verdict.updatedArgs)}`, permissionRequest);
-    if (permissionRequest) return jsonAnswer({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
+    if (permissionRequest)
+      return jsonAnswer({
+        hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } },
+      });
     return { stdout: '', stderr: '', exitCode: 0 };
   },
   refuse(message) {

@@ -26,7 +26,11 @@ export const copilotAdapter: AgentAdapter = {
   },
   answer(verdict) {
     if (verdict.outcome !== 'allow') return deny(verdict.reason);
-    return jsonAnswer({ permissionDecision: 'allow', permissionDecisionReason: verdict.reason, ...(verdict.updatedArgs ? { modifiedArgs: verdict.updatedArgs } : {}) });
+    return jsonAnswer({
+      permissionDecision: 'allow',
+      permissionDecisionReason: verdict.reason,
+      ...(verdict.updatedArgs ? { modifiedArgs: verdict.updatedArgs } : {}),
+    });
   },
   refuse(message) {
     return blocking(deny(`tollgate: ${message}`), `tollgate: ${message}`);

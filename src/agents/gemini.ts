@@ -27,7 +27,12 @@ export const geminiAdapter: AgentAdapter = {
   },
   answer(verdict) {
     if (verdict.outcome !== 'allow') return deny(verdict.reason);
-    if (verdict.updatedArgs) return jsonAnswer({ decision: 'allow', reason: verdict.reason, hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: verdict.updatedArgs } });
+    if (verdict.updatedArgs)
+      return jsonAnswer({
+        decision: 'allow',
+        reason: verdict.reason,
+        hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: verdict.updatedArgs },
+      });
     return jsonAnswer({ decision: 'allow', reason: verdict.reason });
   },
   refuse(message) {

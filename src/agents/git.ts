@@ -75,7 +75,10 @@ function findGitDir(cwd: string): { root: string; gitDir: string; commonDir: str
 
 /** `owner/name` of a remote URL (the last two path segments, `.git` dropped), or null. */
 export function repoOfUrl(url: string): string | null {
-  const path = url.trim().replace(/\.git\/?$/, '').replace(/\/+$/, '');
+  const path = url
+    .trim()
+    .replace(/\.git\/?$/, '')
+    .replace(/\/+$/, '');
   const parts = path.split(/[/:]/).filter(Boolean);
   if (parts.length < 2) return null;
   return `${parts.at(-2)}/${parts.at(-1)}`;

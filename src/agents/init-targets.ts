@@ -40,7 +40,8 @@ export interface InitTarget {
 /** Seconds added to `--wait` for the agent's own hook timeout. */
 const TIMEOUT_MARGIN_S = 10;
 /** A hook command line that runs tollgate's hook (also as it reads inside JSON text, its quotes escaped). */
-const isOurs = (command: unknown) => typeof command === 'string' && /tollgate(\.js)?[\\"]*\s.*(hook [a-z]+|claude-hook)/.test(command);
+const isOurs = (command: unknown) =>
+  typeof command === 'string' && /tollgate(\.js)?[\\"]*\s.*(hook [a-z]+|claude-hook)/.test(command);
 
 type Json = Record<string, unknown>;
 
@@ -52,7 +53,8 @@ function parseJson(current: string | null, what: string): Json {
   } catch (error) {
     throw new Error(`${what} is not valid JSON (${(error as Error).message}): fix or move it, then run init again`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`${what} is not a JSON object`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error(`${what} is not a JSON object`);
   return parsed as Json;
 }
 
@@ -61,7 +63,8 @@ const objectAt = (parent: Json, key: string): Json => {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Json;
   return (parent[key] = {});
 };
-const arrayAt = (parent: Json, key: string): unknown[] => (Array.isArray(parent[key]) ? (parent[key] as unknown[]) : (parent[key] = []));
+const arrayAt = (parent: Json, key: string): unknown[] =>
+  Array.isArray(parent[key]) ? (parent[key] as unknown[]) : (parent[key] = []);
 
 /**
  * Claude-style matcher groups (`{matcher, hooks: [{type, command, timeout}]}`) under `hooks.<event>`: every group's
@@ -87,7 +90,11 @@ const pretty = (config: Json) => `${JSON.stringify(config, null, 2)}\n`;
 const mentions = (text: string) => text.split('\n').some(isOurs);
 
 /** A target whose file is JSON, merged by `merge`. */
-function jsonTarget(file: InitTarget['file'], merge: (config: Json, command: string, waitS: number, place: InitPlace) => void, extra: Partial<InitTarget> = {}): InitTarget {
+function jsonTarget(
+  file: InitTarget['file'],
+  merge: (config: Json, command: string, waitS: number, place: InitPlace) => void,
+  extra: Partial<InitTarget> = {},
+): InitTarget {
   return {
     file,
     render(current, command, waitS, place) {
@@ -100,7 +107,10 @@ function jsonTarget(file: InitTarget['file'], merge: (config: Json, command: str
   };
 }
 
-const inProject = (...path: string[]) => (place: InitPlace) => join(place.scope === 'project' ? place.dir : place.home, ...path);
+const inProject =
+  (...path: string[]) =>
+  (place: InitPlace) =>
+    join(place.scope === 'project' ? place.dir : place.home, ...path);
 
 /** The script OpenCode loads as a plugin: runs the hook per tool call and throws unless it allows. */
 function opencodePlugin(command: string): string {
@@ -131,18 +141,36 @@ export const Tollgate = async ({ directory }) => ({
 /** Every agent's target. */
 export const INIT_TARGETS: Readonly<Record<AgentKind, InitTarget>> = {
   claude: jsonTarget(inProject('.claude', 'settings.json'), (config, command, waitS) =>
-    mergeMatcherGroups(config, 'PreToolUse', { matcher: 'Bash|Write|Edit|MultiEdit|NotebookEdit|mcp__.*', hooks: [{ type: 'command', command, timeout: waitS + TIMEOUT_MARGIN_S }] }),
+    mergeMatcherGroups(config, 'PreToolUse', {
+      matcher: 'Bash|Write|Edit|MultiEdit|NotebookEdit|mcp__.*',
+      hooks: [{ type: 'command', command, timeout: waitS + TIMEOUT_MARGIN_S }],
+    }),
   ),
   codex: jsonTarget(
-    (place) => (place.scope === 'user' ? join(place.env.CODEX_HOME ?? join(place.home, '.codex'), 'hooks.json') : join(place.dir, '.codex', 'hooks.json')),
-    (config, command, waitS) => mergeMatcherGroups(config, 'PreToolUse', { matcher: '*', hooks: [{ type: 'command', command, timeout: waitS + TIMEOUT_MARGIN_S }] }),
-    { note: 'Codex runs hooks only once they are trusted: review them in Codex (/hooks) once, or they are skipped silently.' },
+    (place) =>
+      place.scope === 'user'
+        ? join(place.env.CODEX_HOME ?? join(place.home, '.codex'), 'hooks.json')
+        : join(place.dir, '.codex', 'hooks.json'),
+    (config, command, waitS) =>
+      mergeMatcherGroups(config, 'PreToolUse', {
+        matcher: '*',
+        hooks: [{ type: 'command', command, timeout: waitS + TIMEOUT_MARGIN_S }],
+      }),
+    {
+      note: 'Codex runs hooks only once they are trusted: review them in Codex (/hooks) once, or they are skipped silently.',
+    },
   ),
   gemini: jsonTarget(inProject('.gemini', 'settings.json'), (config, command, waitS) =>
-    mergeMatcherGroups(config, 'BeforeTool', { matcher: 'run_shell_command|write_file|replace', hooks: [{ name: 'tollgate', type: 'command', command, timeout: (waitS + TIMEOUT_MARGIN_S) * 1000 }] }),
+    mergeMatcherGroups(config, 'BeforeTool', {
+      matcher: 'run_shell_command|write_file|replace',
+      hooks: [{ name: 'tollgate', type: 'command', command, timeout: (waitS + TIMEOUT_MARGIN_S) * 1000 }],
+    }),
   ),
   qwen: jsonTarget(inProject('.qwen', 'settings.json'), (config, command, waitS) =>
-    mergeMatcherGroups(config, 'PreToolUse', { matcher: 'run_shell_command|write_file|edit', hooks: [{ type: 'command', command, timeout: waitS + TIMEOUT_MARGIN_S }] }),
+    mergeMatcherGroups(config, 'PreToolUse', {
+      matcher: 'run_shell_command|write_file|edit',
+      hooks: [{ type: 'command', command, timeout: waitS + TIMEOUT_MARGIN_S }],
+    }),
   ),
   cursor: jsonTarget(inProject('.cursor', 'hooks.json'), (config, command, waitS) => {
     config.version ??= 1;
@@ -152,23 +180,35 @@ export const INIT_TARGETS: Readonly<Record<AgentKind, InitTarget>> = {
   // The repository's .github/hooks/*.json, or the user's ~/.copilot/settings.json `hooks` (same schema). Copilot CLI
   // 1.0.102 run headless (-p) fires the user's hooks but not the repository's (it keeps no folder trust there).
   copilot: jsonTarget(
-    (place) => (place.scope === 'user' ? join(place.home, '.copilot', 'settings.json') : join(place.dir, '.github', 'hooks', 'tollgate.json')),
+    (place) =>
+      place.scope === 'user'
+        ? join(place.home, '.copilot', 'settings.json')
+        : join(place.dir, '.github', 'hooks', 'tollgate.json'),
     (config, command, waitS, place) => {
       if (place.scope === 'project') config.version ??= 1;
       mergeFlat(config, 'preToolUse', { type: 'command', bash: command, timeoutSec: waitS + TIMEOUT_MARGIN_S }, 'bash');
     },
   ),
   cline: {
-    file: (place) => (place.scope === 'user' ? join(place.home, 'Documents', 'Cline', 'Hooks', 'PreToolUse') : join(place.dir, '.clinerules', 'hooks', 'PreToolUse')),
+    file: (place) =>
+      place.scope === 'user'
+        ? join(place.home, 'Documents', 'Cline', 'Hooks', 'PreToolUse')
+        : join(place.dir, '.clinerules', 'hooks', 'PreToolUse'),
     render(current, command) {
-      if (current !== null && current.trim() && !mentions(current)) throw new Error('a PreToolUse hook that is not tollgate\'s is there already: Cline runs one per name; merge them by hand');
+      if (current !== null && current.trim() && !mentions(current))
+        throw new Error(
+          "a PreToolUse hook that is not tollgate's is there already: Cline runs one per name; merge them by hand",
+        );
       return `#!/bin/sh\n# Written by \`tollgate init cline\`: every tool call asks tollgate (a human, or the policy) first.\nexec ${command}\n`;
     },
     wired: mentions,
     executable: true,
   },
   opencode: {
-    file: (place) => (place.scope === 'user' ? join(place.env.XDG_CONFIG_HOME ?? join(place.home, '.config'), 'opencode', 'plugin', 'tollgate.js') : join(place.dir, '.opencode', 'plugin', 'tollgate.js')),
+    file: (place) =>
+      place.scope === 'user'
+        ? join(place.env.XDG_CONFIG_HOME ?? join(place.home, '.config'), 'opencode', 'plugin', 'tollgate.js')
+        : join(place.dir, '.opencode', 'plugin', 'tollgate.js'),
     render: (_current, command) => opencodePlugin(command),
     wired: (text) => text.includes('tollgate init opencode'),
   },

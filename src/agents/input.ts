@@ -10,7 +10,8 @@ const MAX_TEXT = 100_000;
 
 /** A JSON object, or {@link AgentInputError} naming `field`. */
 export function object(value: unknown, field: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new AgentInputError(`${field}: expected an object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new AgentInputError(`${field}: expected an object`);
   return value as Record<string, unknown>;
 }
 

@@ -28,7 +28,11 @@ export const opencodeAdapter: AgentAdapter = {
   },
   answer(verdict) {
     if (verdict.outcome !== 'allow') return deny(verdict.reason);
-    return jsonAnswer({ allow: true, reason: verdict.reason, ...(verdict.updatedArgs ? { args: verdict.updatedArgs } : {}) });
+    return jsonAnswer({
+      allow: true,
+      reason: verdict.reason,
+      ...(verdict.updatedArgs ? { args: verdict.updatedArgs } : {}),
+    });
   },
   refuse(message) {
     return blocking(deny(`tollgate: ${message}`), `tollgate: ${message}`);

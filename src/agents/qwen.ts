@@ -10,7 +10,16 @@ import { claudeStyleCall } from './input.js';
 import type { AgentAdapter } from './types.js';
 
 const output = (decision: 'allow' | 'deny', reason: string, updatedInput?: Record<string, unknown>) =>
-  jsonAnswer({ decision, reason, hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: reason, ...(updatedInput ? { updatedInput } : {}) } });
+  jsonAnswer({
+    decision,
+    reason,
+    hookSpecificOutput: {
+      hookEventName: 'PreToolUse',
+      permissionDecision: decision,
+      permissionDecisionReason: reason,
+      ...(updatedInput ? { updatedInput } : {}),
+    },
+  });
 
 /** Qwen Code's adapter. */
 export const qwenAdapter: AgentAdapter = {

@@ -18,18 +18,32 @@ const id = z.string().min(1).max(200);
 export const approverId = z
   .string()
   .max(200)
-  .regex(/^(?:[a-z][a-z0-9_-]*:[^:\s].*|[^@\s:]+@[^@\s:]+\.[^@\s:]+)$/, 'approvers look like "slack:U0123", "web:alice", "person:alice", "group:finance-leads" or an email address')
-  .refine((v) => !/[\p{Cc}\p{Cf}\p{Z}]/u.test(v), 'approver ids may not contain control, invisible or whitespace characters');
+  .regex(
+    /^(?:[a-z][a-z0-9_-]*:[^:\s].*|[^@\s:]+@[^@\s:]+\.[^@\s:]+)$/,
+    'approvers look like "slack:U0123", "web:alice", "person:alice", "group:finance-leads" or an email address',
+  )
+  .refine(
+    (v) => !/[\p{Cc}\p{Cf}\p{Z}]/u.test(v),
+    'approver ids may not contain control, invisible or whitespace characters',
+  );
 const jsonObject = boundedJsonObject;
 
 /** A card destination: `{"type":"slack","target":"C0123"}`, `{"type":"web"}`. */
 export const channelTargetSchema = z.strictObject({
-  type: z.string().min(1).max(40).regex(/^[a-z][a-z0-9_-]*$/, 'lowercase channel name'),
+  type: z
+    .string()
+    .min(1)
+    .max(40)
+    .regex(/^[a-z][a-z0-9_-]*$/, 'lowercase channel name'),
   target: z.string().min(1).max(200).optional(),
 });
 
 /** A coding agent's name as `tollgate hook <agent>` records it (`codex`, `gemini`, …). */
-export const agentKindSchema = z.string().min(1).max(40).regex(/^[a-z][a-z0-9_-]*$/, 'a lowercase agent name, e.g. "codex"');
+export const agentKindSchema = z
+  .string()
+  .min(1)
+  .max(40)
+  .regex(/^[a-z][a-z0-9_-]*$/, 'a lowercase agent name, e.g. "codex"');
 
 /** Where a coding agent was working: every field a string or null (absent is null). */
 export const agentContextSchema = z
@@ -40,7 +54,13 @@ export const agentContextSchema = z
     branch: z.string().max(400).nullable().optional(),
     model: z.string().max(200).nullable().optional(),
   })
-  .transform((c) => ({ session_id: c.session_id ?? null, cwd: c.cwd ?? null, repo: c.repo ?? null, branch: c.branch ?? null, model: c.model ?? null }));
+  .transform((c) => ({
+    session_id: c.session_id ?? null,
+    cwd: c.cwd ?? null,
+    repo: c.repo ?? null,
+    branch: c.branch ?? null,
+    model: c.model ?? null,
+  }));
 
 /** `POST /v1/requests` body. */
 export const createRequestSchema = z.strictObject({
@@ -58,10 +78,17 @@ export const createRequestSchema = z.strictObject({
   channels: z.array(channelTargetSchema).min(1).max(20).optional(),
   approvers: z.array(approverId).max(100).optional(),
   required_approvals: z.int().min(1).max(20).default(1),
-  timeout_s: z.int().min(1).max(14 * 24 * 3600).optional(),
+  timeout_s: z
+    .int()
+    .min(1)
+    .max(14 * 24 * 3600)
+    .optional(),
   on_timeout: z.enum(['deny', 'approve']).optional(),
   idempotency_key: id.optional(),
-  callback_url: z.url({ protocol: /^https?$/ }).max(2000).optional(),
+  callback_url: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .optional(),
 });
 /** A validated `POST /v1/requests` body. */
 export type CreateRequestBody = z.infer<typeof createRequestSchema>;
@@ -76,7 +103,10 @@ export const decisionSchema = z.strictObject({
   reason: z.string().max(2000).optional(),
   option: z.string().min(1).max(75).optional(),
   approved_args: jsonObject.optional(),
-  args_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  args_sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
   /** The label of a grant the request's policy rule offers ("Approve for 1 hour"): approving also gives that standing grant. */
   grant: z.string().min(1).max(75).optional(),
 });
@@ -87,7 +117,10 @@ export type DecisionBody = z.infer<typeof decisionSchema>;
 export const receiptSchema = z.strictObject({
   outcome: z.enum(['succeeded', 'failed']),
   detail: z.string().max(4000).optional(),
-  args_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  args_sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
 });
 
 /** `POST /v1/requests/:id/cancel` body (optional). */

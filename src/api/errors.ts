@@ -99,5 +99,7 @@ export function describeError(error: unknown): string {
   if (error.name === 'TimeoutError') return 'timed out';
   const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
   const reason = cause && typeof cause === 'object' ? (cause.code ?? cause.message) : undefined;
-  return typeof reason === 'string' && reason && !error.message.includes(reason) ? `${error.message}: ${reason}` : error.message;
+  return typeof reason === 'string' && reason && !error.message.includes(reason)
+    ? `${error.message}: ${reason}`
+    : error.message;
 }

@@ -20,7 +20,8 @@ export function formatPath(base: string, path: readonly PropertyKey[]): string {
 /** One short message for a zod issue: "required", "unknown field(s): colour", "expected array", or zod's own. */
 export function issueMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') return `unknown field(s): ${issue.keys.join(', ')}`;
-  if (issue.code === 'invalid_type') return issue.message.endsWith('received undefined') ? 'required' : `expected ${issue.expected}`;
+  if (issue.code === 'invalid_type')
+    return issue.message.endsWith('received undefined') ? 'required' : `expected ${issue.expected}`;
   return issue.message;
 }
 
@@ -29,7 +30,10 @@ export function issueMessage(issue: z.core.$ZodIssue): string {
  * for an issue about it rather than one of its fields (default: `base`, else `value`).
  */
 export function fieldProblems(issues: readonly z.core.$ZodIssue[], base = '', whole = base || 'value'): FieldProblem[] {
-  return issues.map((issue) => ({ path: issue.path.length ? formatPath(base, issue.path) : whole, message: issueMessage(issue) }));
+  return issues.map((issue) => ({
+    path: issue.path.length ? formatPath(base, issue.path) : whole,
+    message: issueMessage(issue),
+  }));
 }
 
 /** A {@link ValidationError} whose message names the first problem and whose `errors` list them all. */

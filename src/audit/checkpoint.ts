@@ -11,7 +11,10 @@ export function checkpointCheck(keys: SigningKeys): CheckpointCheck {
   return async (checkpoint) => {
     // Loaded at the first check (`audit verify`, a prune), not at every start: the verifier brings jose with it.
     const { verifyAnchor } = await import('../verify/index.js');
-    const result = await verifyAnchor({ event_id: checkpoint.eventId, hash: checkpoint.hash, at: checkpoint.at, signature: checkpoint.signature }, { keys: (await keys.jwks()).keys });
+    const result = await verifyAnchor(
+      { event_id: checkpoint.eventId, hash: checkpoint.hash, at: checkpoint.at, signature: checkpoint.signature },
+      { keys: (await keys.jwks()).keys },
+    );
     return result.ok ? { ok: true } : { ok: false, message: result.message };
   };
 }

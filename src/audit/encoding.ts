@@ -56,7 +56,21 @@ function field(value: string | null): string {
 /** The hash of `event` chained after `prevHash`. */
 export function eventHash(prevHash: string, event: ChainedEvent): string {
   const r = event.request;
-  const request = r ? [r.toolName, r.argsSha256, r.requiredApprovals, r.onTimeout, r.createdAt, r.expiresAt, r.userId, r.agentId, r.filedBy].map(field).join('') : field(null);
+  const request = r
+    ? [
+        r.toolName,
+        r.argsSha256,
+        r.requiredApprovals,
+        r.onTimeout,
+        r.createdAt,
+        r.expiresAt,
+        r.userId,
+        r.agentId,
+        r.filedBy,
+      ]
+        .map(field)
+        .join('')
+    : field(null);
   const fields = [event.requestId, event.type, event.actor, event.channel, event.detail, event.at].map(field).join('');
   return createHash('sha256').update(`tollgate-chain-v1\n${prevHash}\n${fields}${request}`, 'utf8').digest('hex');
 }
@@ -66,12 +80,44 @@ export function eventHash(prevHash: string, event: ChainedEvent): string {
  * (`tollgate_event_hash`). A `created` event passes its request's fields; other events pass NULLs for them.
  */
 export function eventHashOfColumns(prevHash: string, ...columns: (string | number | null)[]): string {
-  const [requestId, type, actor, channel, detail, at, toolName, argsSha256, requiredApprovals, onTimeout, createdAt, expiresAt, userId, agentId, filedBy] = columns.map((v) =>
-    v === null || v === undefined ? null : String(v),
-  );
+  const [
+    requestId,
+    type,
+    actor,
+    channel,
+    detail,
+    at,
+    toolName,
+    argsSha256,
+    requiredApprovals,
+    onTimeout,
+    createdAt,
+    expiresAt,
+    userId,
+    agentId,
+    filedBy,
+  ] = columns.map((v) => (v === null || v === undefined ? null : String(v)));
   const request =
     type === 'created' && toolName
-      ? { toolName, argsSha256: argsSha256 ?? '', requiredApprovals: requiredApprovals ?? '', onTimeout: onTimeout ?? '', createdAt: createdAt ?? '', expiresAt: expiresAt ?? '', userId: userId ?? null, agentId: agentId ?? null, filedBy: filedBy ?? null }
+      ? {
+          toolName,
+          argsSha256: argsSha256 ?? '',
+          requiredApprovals: requiredApprovals ?? '',
+          onTimeout: onTimeout ?? '',
+          createdAt: createdAt ?? '',
+          expiresAt: expiresAt ?? '',
+          userId: userId ?? null,
+          agentId: agentId ?? null,
+          filedBy: filedBy ?? null,
+        }
       : null;
-  return eventHash(prevHash, { requestId: requestId ?? '', type: type ?? '', actor: actor ?? null, channel: channel ?? null, detail: detail ?? '', at: at ?? '', request });
+  return eventHash(prevHash, {
+    requestId: requestId ?? '',
+    type: type ?? '',
+    actor: actor ?? null,
+    channel: channel ?? null,
+    detail: detail ?? '',
+    at: at ?? '',
+    request,
+  });
 }

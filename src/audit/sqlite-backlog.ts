@@ -29,7 +29,9 @@ export function chainBacklog(sqlite: Database.Database): void {
           lastId = id as number;
         }
       }
-      sqlite.prepare("INSERT INTO audit_marks (name, event_id, at) VALUES ('chain_started', ?, ?)").run(lastId, new Date().toISOString());
+      sqlite
+        .prepare("INSERT INTO audit_marks (name, event_id, at) VALUES ('chain_started', ?, ?)")
+        .run(lastId, new Date().toISOString());
     })
     .immediate();
 }

@@ -7,7 +7,12 @@
  */
 
 /** One event row as the chain sees it: `[id, prev_hash, hash, …the columns `eventHashOfColumns` takes]`. */
-export type ChainRow = [id: number, prevHash: string | null, hash: string | null, ...columns: (string | number | null)[]];
+export type ChainRow = [
+  id: number,
+  prevHash: string | null,
+  hash: string | null,
+  ...columns: (string | number | null)[],
+];
 
 /** The newest event: what an anchor publishes. */
 export interface ChainHead {

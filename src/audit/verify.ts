@@ -57,9 +57,21 @@ export function auditReportJson(report: AuditReport): Record<string, unknown> {
     events: report.events,
     requests: report.requests,
     head: head && { event_id: head.eventId, hash: head.hash, at: head.at },
-    problem: problem && { kind: problem.kind, event_id: problem.eventId ?? null, request_id: problem.requestId ?? null, column: problem.column ?? null, message: problem.message },
+    problem: problem && {
+      kind: problem.kind,
+      event_id: problem.eventId ?? null,
+      request_id: problem.requestId ?? null,
+      column: problem.column ?? null,
+      message: problem.message,
+    },
     chain_started: chainStarted && { event_id: chainStarted.eventId, at: chainStarted.at },
-    checkpoint: checkpoint && { event_id: checkpoint.eventId, hash: checkpoint.hash, at: checkpoint.at, pruned_before: checkpoint.prunedBefore, signature_checked: checkpoint.signatureChecked },
+    checkpoint: checkpoint && {
+      event_id: checkpoint.eventId,
+      hash: checkpoint.hash,
+      at: checkpoint.at,
+      pruned_before: checkpoint.prunedBefore,
+      signature_checked: checkpoint.signatureChecked,
+    },
   };
 }
 
@@ -67,7 +79,11 @@ const PAGE = 1000;
 const FINAL_EVENTS = new Set(['approved', 'denied', 'expired', 'cancelled']);
 
 /** Verifies the chain (from the first event, or from the first one at or after `from`) and every request row. */
-export async function verifyAudit(chain: AuditChain, store: ConfirmationStore, options: { from?: Date; checkCheckpoint?: CheckpointCheck } = {}): Promise<AuditReport> {
+export async function verifyAudit(
+  chain: AuditChain,
+  store: ConfirmationStore,
+  options: { from?: Date; checkCheckpoint?: CheckpointCheck } = {},
+): Promise<AuditReport> {
   const started = await chain.started();
   const coverage = await chain.coverage();
   const checkpoint = await chain.checkpoint();
@@ -81,29 +97,54 @@ export async function verifyAudit(chain: AuditChain, store: ConfirmationStore, o
     head: await chain.head(),
     problem,
     chainStarted: started && started.eventId > 0 ? { eventId: started.eventId, at: started.at.toISOString() } : null,
-    checkpoint: checkpoint && { eventId: checkpoint.eventId, hash: checkpoint.hash, at: checkpoint.at, prunedBefore: checkpoint.prunedBefore, signatureChecked },
+    checkpoint: checkpoint && {
+      eventId: checkpoint.eventId,
+      hash: checkpoint.hash,
+      at: checkpoint.at,
+      prunedBefore: checkpoint.prunedBefore,
+      signatureChecked,
+    },
   });
 
   if (checkpoint && options.checkCheckpoint) {
     const checked = await options.checkCheckpoint(checkpoint);
-    if (!checked.ok) return done({ kind: 'bad_checkpoint', eventId: checkpoint.eventId, message: `the prune checkpoint at event ${checkpoint.eventId} is not signed by this gateway's keys: ${checked.message}` });
+    if (!checked.ok)
+      return done({
+        kind: 'bad_checkpoint',
+        eventId: checkpoint.eventId,
+        message: `the prune checkpoint at event ${checkpoint.eventId} is not signed by this gateway's keys: ${checked.message}`,
+      });
     signatureChecked = true;
   }
   // After a prune the chain starts at the checkpoint: the first event kept must follow the last one pruned.
   const from = options.from ? await chain.lastBefore(options.from) : null;
-  const start = checkpoint && (!from || from.id < checkpoint.eventId) ? { id: checkpoint.eventId, hash: checkpoint.hash } : from;
+  const start =
+    checkpoint && (!from || from.id < checkpoint.eventId) ? { id: checkpoint.eventId, hash: checkpoint.hash } : from;
   let afterId = start?.id ?? 0;
   let prev: string | null = start ? start.hash : GENESIS_HASH;
   for (let rows = await chain.rows(afterId, PAGE); rows.length; rows = await chain.rows(afterId, PAGE)) {
     for (const [id, prevHash, hash, ...columns] of rows) {
-      if (hash === null || prevHash === null) return done({ kind: 'unchained', eventId: id, message: `event ${id} has no hash: it was written around the chain (not through tollgate's trigger)` });
+      if (hash === null || prevHash === null)
+        return done({
+          kind: 'unchained',
+          eventId: id,
+          message: `event ${id} has no hash: it was written around the chain (not through tollgate's trigger)`,
+        });
       if (prev !== null && prevHash !== prev) {
         const before = afterId ? `event ${afterId}` : 'the start of the chain';
-        return done({ kind: 'missing_or_inserted', eventId: id, message: `event ${id} does not follow ${before}: an event was deleted, inserted or moved just before it (its prev_hash is not the hash before it)` });
+        return done({
+          kind: 'missing_or_inserted',
+          eventId: id,
+          message: `event ${id} does not follow ${before}: an event was deleted, inserted or moved just before it (its prev_hash is not the hash before it)`,
+        });
       }
       if (eventHashOfColumns(prevHash, ...columns) !== hash) {
         if (columns[1] === 'created') return done(await editedRequest(store, id, String(columns[0]), columns[4]));
-        return done({ kind: 'edited', eventId: id, message: `event ${id} was edited: its hash does not match its content` });
+        return done({
+          kind: 'edited',
+          eventId: id,
+          message: `event ${id} was edited: its hash does not match its content`,
+        });
       }
       prev = hash;
       afterId = id;
@@ -116,7 +157,13 @@ export async function verifyAudit(chain: AuditChain, store: ConfirmationStore, o
     const byRequest = eventsByRequest(await store.eventsOf(batch.map((r) => r.id)));
     for (const request of batch) {
       const found = requestMismatch(request, byRequest.get(request.id) ?? [], coverage);
-      if (found) return { kind: found.kind, requestId: request.id, ...(found.column ? { column: found.column } : {}), message: `request ${request.id}: ${found.message}` };
+      if (found)
+        return {
+          kind: found.kind,
+          requestId: request.id,
+          ...(found.column ? { column: found.column } : {}),
+          message: `request ${request.id}: ${found.message}`,
+        };
       requests++;
     }
     batch = [];
@@ -144,34 +191,73 @@ export interface RowMismatch {
  * at or before `coverage` (written before the chain covered every column) are checked as before: status, responder
  * and approved arguments only. A row with no `created` event is unchained, unless it was filed before `coverage`.
  */
-export function requestMismatch(request: ConfirmationRequest, events: readonly ConfirmationEvent[], coverage: CoverageMark | null = null): RowMismatch | null {
-  const mismatch = (column: string | null, message: string): RowMismatch => ({ kind: 'request_mismatch', column, message });
+export function requestMismatch(
+  request: ConfirmationRequest,
+  events: readonly ConfirmationEvent[],
+  coverage: CoverageMark | null = null,
+): RowMismatch | null {
+  const mismatch = (column: string | null, message: string): RowMismatch => ({
+    kind: 'request_mismatch',
+    column,
+    message,
+  });
   const covered = (e: ConfirmationEvent): boolean => !coverage || e.id > coverage.eventId;
   const created = events.find((e) => e.type === 'created');
   if (!created && !(coverage && request.createdAt.getTime() <= coverage.at.getTime())) {
-    return { kind: 'unchained', column: null, message: 'the row has no chained `created` event: it was written around tollgate' };
+    return {
+      kind: 'unchained',
+      column: null,
+      message: 'the row has no chained `created` event: it was written around tollgate',
+    };
   }
   if (created && covered(created)) {
-    if (created.detail.asked === undefined) return { kind: 'unchained', column: null, message: `its created event ${created.id} carries no digest of what was asked: it was written around tollgate` };
+    if (created.detail.asked === undefined)
+      return {
+        kind: 'unchained',
+        column: null,
+        message: `its created event ${created.id} carries no digest of what was asked: it was written around tollgate`,
+      };
     // The newest digest holds: an escalation (`store.escalate`) widens the approvers and writes one.
-    const asked = [...events].reverse().find((e) => (e.type === 'escalated' || e.type === 'created') && e.detail.asked !== undefined);
-    if (argsMismatch(request)) return mismatch('tool_args', 'the row\'s tool_args do not hash to its chained args_sha256 (the arguments were edited)');
+    const asked = [...events]
+      .reverse()
+      .find((e) => (e.type === 'escalated' || e.type === 'created') && e.detail.asked !== undefined);
+    if (argsMismatch(request))
+      return mismatch(
+        'tool_args',
+        "the row's tool_args do not hash to its chained args_sha256 (the arguments were edited)",
+      );
     const columns = asked ? askedMismatch(request, asked.detail.asked) : [];
-    if (columns.length) return mismatch(columns[0]!, `the row's ${columns.join(', ')} differ${columns.length === 1 ? 's' : ''} from what event ${asked!.id} recorded`);
+    if (columns.length)
+      return mismatch(
+        columns[0]!,
+        `the row's ${columns.join(', ')} differ${columns.length === 1 ? 's' : ''} from what event ${asked!.id} recorded`,
+      );
   }
-  const final = events.filter((e) => FINAL_EVENTS.has(e.type) && (e.type !== 'approved' || isSettlingApproval(e, request)));
+  const final = events.filter(
+    (e) => FINAL_EVENTS.has(e.type) && (e.type !== 'approved' || isSettlingApproval(e, request)),
+  );
   const verdict = final[0];
-  if (request.status === 'pending') return verdict ? mismatch('status', `the row says pending, but event ${verdict.id} made it ${verdict.type}`) : null;
+  if (request.status === 'pending')
+    return verdict ? mismatch('status', `the row says pending, but event ${verdict.id} made it ${verdict.type}`) : null;
   if (!verdict) return mismatch('status', `the row says ${request.status}, but no event made it so`);
   if (final.length > 1) return mismatch('status', `events ${final.map((e) => e.id).join(' and ')} both settle it`);
-  if (verdict.type !== request.status) return mismatch('status', `the row says ${request.status}, but event ${verdict.id} made it ${verdict.type}`);
-  if ((verdict.actor ?? null) !== (request.respondedBy ?? null)) return mismatch('responded_by', `the row says ${request.respondedBy ?? 'nobody'} decided, but event ${verdict.id} says ${verdict.actor ?? 'nobody'}`);
+  if (verdict.type !== request.status)
+    return mismatch('status', `the row says ${request.status}, but event ${verdict.id} made it ${verdict.type}`);
+  if ((verdict.actor ?? null) !== (request.respondedBy ?? null))
+    return mismatch(
+      'responded_by',
+      `the row says ${request.respondedBy ?? 'nobody'} decided, but event ${verdict.id} says ${verdict.actor ?? 'nobody'}`,
+    );
   const approvedArgs = verdict.type === 'approved' ? (verdict.detail.approved_args ?? null) : null;
-  if (!isDeepStrictEqual(approvedArgs, request.approvedArgs ?? null)) return mismatch('approved_args', `the row's approved arguments differ from those event ${verdict.id} recorded`);
+  if (!isDeepStrictEqual(approvedArgs, request.approvedArgs ?? null))
+    return mismatch('approved_args', `the row's approved arguments differ from those event ${verdict.id} recorded`);
   const decided = covered(verdict) ? decidedMismatch(request, verdict) : null;
   if (decided) {
     const [column, row, event] = decided;
-    return mismatch(column, `the row's ${column} is ${JSON.stringify(row)}, but event ${verdict.id} recorded ${JSON.stringify(event)}`);
+    return mismatch(
+      column,
+      `the row's ${column} is ${JSON.stringify(row)}, but event ${verdict.id} recorded ${JSON.stringify(event)}`,
+    );
   }
   return null;
 }
@@ -180,7 +266,12 @@ export function requestMismatch(request: ConfirmationRequest, events: readonly C
  * A `created` event whose hash no longer matches: the event itself, or one of the request columns its hash covers,
  * was edited. Its digest of what was asked names the column when the request's is what changed.
  */
-async function editedRequest(store: ConfirmationStore, eventId: number, requestId: string, detailText: unknown): Promise<AuditProblem> {
+async function editedRequest(
+  store: ConfirmationStore,
+  eventId: number,
+  requestId: string,
+  detailText: unknown,
+): Promise<AuditProblem> {
   const request = await store.get(requestId);
   let asked: unknown;
   try {
@@ -190,9 +281,20 @@ async function editedRequest(store: ConfirmationStore, eventId: number, requestI
   }
   const columns = request && asked !== undefined ? askedMismatch(request, asked) : [];
   if (columns.length === 0 || columns.length === ASKED_COLUMNS.length) {
-    return { kind: 'edited', eventId, requestId, message: `event ${eventId} was edited: its hash does not match its content (or its request's tool, arguments, quorum, timeout or requester)` };
+    return {
+      kind: 'edited',
+      eventId,
+      requestId,
+      message: `event ${eventId} was edited: its hash does not match its content (or its request's tool, arguments, quorum, timeout or requester)`,
+    };
   }
-  return { kind: 'edited', eventId, requestId, column: columns[0], message: `request ${requestId}: its ${columns.join(', ')} changed after filing (event ${eventId}, its created event, no longer matches)` };
+  return {
+    kind: 'edited',
+    eventId,
+    requestId,
+    column: columns[0],
+    message: `request ${requestId}: its ${columns.join(', ')} changed after filing (event ${eventId}, its created event, no longer matches)`,
+  };
 }
 
 /** An `approved` event settles its request when it completes the quorum (events before the quorum name no `approvals`). */

@@ -67,7 +67,8 @@ export function standInsOf(request: ConfirmationRequest): readonly StandIn[] {
  * more than it shows.
  */
 export function previewArgs(args: Record<string, unknown>, max = 1500): string {
-  if (jsonDepth(args) > MAX_JSON_DEPTH) return `${boundedJson(args, { maxDepth: 16, maxChars: max, indent: 2 }).text}\n… (nested deeper than ${MAX_JSON_DEPTH} levels: more characters)`;
+  if (jsonDepth(args) > MAX_JSON_DEPTH)
+    return `${boundedJson(args, { maxDepth: 16, maxChars: max, indent: 2 }).text}\n… (nested deeper than ${MAX_JSON_DEPTH} levels: more characters)`;
   const text = JSON.stringify(maskSecrets(args), null, 2);
   return text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters)`;
 }
@@ -95,7 +96,9 @@ export function outcomeText(r: ConfirmationRequest): string {
  * @example const text = cardText(request); // text.title === 'Approval needed: pay_invoice'
  */
 export function cardText(request: ConfirmationRequest, options: CardTextOptions = {}): CardText {
-  const requester = [request.agentId && `agent ${request.agentId}`, request.userId && `user ${request.userId}`].filter(Boolean).join(' for ');
+  const requester = [request.agentId && `agent ${request.agentId}`, request.userId && `user ${request.userId}`]
+    .filter(Boolean)
+    .join(' for ');
   const heading: Record<ConfirmationRequest['status'], string> = {
     pending: 'Approval needed',
     approved: 'Approved',
@@ -109,7 +112,11 @@ export function cardText(request: ConfirmationRequest, options: CardTextOptions 
   }
   return {
     title: `${heading[request.status]}: ${request.toolName}`,
-    prompt: request.prompt ?? (request.agentKind ? agentSentence(request.agentKind, request.context, request.toolName, request.toolArgs) : `The agent wants to run \`${request.toolName}\`.`),
+    prompt:
+      request.prompt ??
+      (request.agentKind
+        ? agentSentence(request.agentKind, request.context, request.toolName, request.toolArgs)
+        : `The agent wants to run \`${request.toolName}\`.`),
     toolName: request.toolName,
     argsPreview: previewArgs(request.toolArgs, options.maxArgsChars),
     requester: requester || null,
@@ -135,7 +142,8 @@ export function reminderText(request: ConfirmationRequest): string {
 }
 
 /** Argument names that usually say what a call does, shown first among a card's key arguments. */
-const TELLING_ARGS = /^(command|cmd|script|code|query|sql|statement|amount|currency|payee|recipient|to|from|account|iban|path|file|filename|url|method|host|branch|repo|repository|target|action|name|id)$/i;
+const TELLING_ARGS =
+  /^(command|cmd|script|code|query|sql|statement|amount|currency|payee|recipient|to|from|account|iban|path|file|filename|url|method|host|branch|repo|repository|target|action|name|id)$/i;
 
 /**
  * The arguments worth reading at a glance, as `[name, text]` pairs: the telling ones first (a shell command, an amount
@@ -148,10 +156,16 @@ export function keyArguments(args: Record<string, unknown>, maxItems = 4, maxCha
   for (const name in args) {
     if (names.push(name) >= 100) break;
   }
-  const ordered = [...names.filter((n) => TELLING_ARGS.test(n)), ...names.filter((n) => !TELLING_ARGS.test(n))].slice(0, maxItems);
+  const ordered = [...names.filter((n) => TELLING_ARGS.test(n)), ...names.filter((n) => !TELLING_ARGS.test(n))].slice(
+    0,
+    maxItems,
+  );
   return ordered.map((name) => {
     const value = args[name];
-    const text = typeof value === 'string' ? String(maskSecrets(value, name)) : boundedJson(value, { maxDepth: 3, maxChars, indent: 0 }, name).text;
+    const text =
+      typeof value === 'string'
+        ? String(maskSecrets(value, name))
+        : boundedJson(value, { maxDepth: 3, maxChars, indent: 0 }, name).text;
     // Cut before collapsing whitespace: a megabyte-long string costs no more than a short one.
     const oneLine = text.slice(0, maxChars * 4).replace(/\s+/g, ' ');
     return [name, oneLine.length > maxChars ? `${oneLine.slice(0, maxChars - 1)}…` : oneLine];

@@ -101,9 +101,15 @@ export interface ChannelHost extends DecisionSink {
   /** Lists and revokes standing grants (the web inbox's grants page); absent or null without a grant store. */
   readonly grantAdmin?: GrantAdmin | null;
   /** What the history says (`GET /v1/insights`'s report and suggestions), for the insights pages; absent or null: none. */
-  readonly insights?: { report(raw: unknown): Promise<InsightsJson>; suggestions(raw: unknown): Promise<SuggestionJson[]> } | null;
+  readonly insights?: {
+    report(raw: unknown): Promise<InsightsJson>;
+    suggestions(raw: unknown): Promise<SuggestionJson[]>;
+  } | null;
   /** Where adapters log what an operator should see. */
-  readonly logger: { warn(obj: Record<string, unknown>, msg: string): void; info(obj: Record<string, unknown>, msg: string): void };
+  readonly logger: {
+    warn(obj: Record<string, unknown>, msg: string): void;
+    info(obj: Record<string, unknown>, msg: string): void;
+  };
 }
 
 /** A grant button a card shows: its label, how long the grant lasts, and the fields it is scoped to. */
@@ -129,7 +135,8 @@ export const REJECTION_MESSAGES: Readonly<Record<DecisionRejection, string>> = {
  * What a person is told when only groups an identity provider vouched for too long ago (`web.oidc.groups_max_age_s`)
  * would have made them an approver (`not_authorized`, with this sentence).
  */
-export const STALE_GROUPS_MESSAGE = 'The groups your sign-in brought from the identity provider are too old to count. Sign in again to refresh them, then decide.';
+export const STALE_GROUPS_MESSAGE =
+  'The groups your sign-in brought from the identity provider are too old to count. Sign in again to refresh them, then decide.';
 
 /** A card on a platform: the target it was sent to and the platform's reference for it. */
 export interface CardRef {

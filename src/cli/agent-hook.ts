@@ -40,9 +40,20 @@ const REASK_MIN_MS = 1000;
 export async function run(argv: string[], io: HookIo = processIo()): Promise<number> {
   const [kind, ...rest] = argv;
   // Claude Code's hook is `claude-hook`; `--wait S` is its `--timeout S`, so every agent's hook takes the same flag.
-  if (kind === 'claude') return runClaudeHook(rest.map((arg) => (arg === '--wait' ? '--timeout' : arg.startsWith('--wait=') ? `--timeout=${arg.slice(7)}` : arg)), io);
+  if (kind === 'claude')
+    return runClaudeHook(
+      rest.map((arg) =>
+        arg === '--wait' ? '--timeout' : arg.startsWith('--wait=') ? `--timeout=${arg.slice(7)}` : arg,
+      ),
+      io,
+    );
   const adapter = kind ? (AGENT_ADAPTERS as Record<string, AgentAdapter | undefined>)[kind] : undefined;
-  if (!adapter) throw new UsageError(kind ? `unknown agent "${kind}": one of ${AGENT_KINDS.join(', ')}` : `name the agent: one of ${AGENT_KINDS.join(', ')}`);
+  if (!adapter)
+    throw new UsageError(
+      kind
+        ? `unknown agent "${kind}": one of ${AGENT_KINDS.join(', ')}`
+        : `name the agent: one of ${AGENT_KINDS.join(', ')}`,
+    );
   const refuse = (message: string) => print(io, adapter.refuse(terminalText(message, { oneLine: true })));
   const stale = io.env[HOOK_REFUSE_ENV];
   if (stale) return refuse(stale);
@@ -51,16 +62,26 @@ export async function run(argv: string[], io: HookIo = processIo()): Promise<num
   try {
     return await gate(adapter, rest, io, refuse);
   } catch (error) {
-    return refuse(error instanceof UsageError ? `${error.message} (usage: tollgate hook ${adapter.kind} [--wait S] [--approver ID]… [--channel TYPE[:TARGET]]… [--expires S] [--on-timeout deny|approve] [--agent-id ID])` : describeError(error));
+    return refuse(
+      error instanceof UsageError
+        ? `${error.message} (usage: tollgate hook ${adapter.kind} [--wait S] [--approver ID]… [--channel TYPE[:TARGET]]… [--expires S] [--on-timeout deny|approve] [--agent-id ID])`
+        : describeError(error),
+    );
   }
 }
 
 /** The hook for `adapter`, its flags `argv`; failures the caller turns into the adapter's refusal. */
-async function gate(adapter: AgentAdapter, argv: string[], io: HookIo, refuse: (message: string) => number): Promise<number> {
+async function gate(
+  adapter: AgentAdapter,
+  argv: string[],
+  io: HookIo,
+  refuse: (message: string) => number,
+): Promise<number> {
   const kind = adapter.kind;
   const started = Date.now();
   const args = parseArgs(argv);
-  if (args.positionals.length) throw new UsageError(`unexpected argument "${args.positionals[0]}" (the hook input comes on stdin)`);
+  if (args.positionals.length)
+    throw new UsageError(`unexpected argument "${args.positionals[0]}" (the hook input comes on stdin)`);
   const waitS = numberFlag(args, 'wait') ?? adapter.defaultWaitS;
   if (!(waitS > 0)) throw new UsageError('--wait must be more than 0 seconds');
 
@@ -69,16 +90,29 @@ async function gate(adapter: AgentAdapter, argv: string[], io: HookIo, refuse: (
     const raw = await readAll(io.stdin);
     if (!raw.trim()) return refuse(`no hook input on stdin: ${kind} sends its hook JSON there`);
     const parsed: unknown = JSON.parse(raw);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return refuse('invalid hook input: expected a JSON object');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      return refuse('invalid hook input: expected a JSON object');
     input = parsed as Record<string, unknown>;
   } catch (error) {
-    return refuse(error instanceof SyntaxError ? `hook input is not valid JSON: ${error.message}` : describeError(error));
+    return refuse(
+      error instanceof SyntaxError ? `hook input is not valid JSON: ${error.message}` : describeError(error),
+    );
   }
   let call: AgentCall;
   try {
     const tool = adapter.toCall(input, io.env);
     if (adapter.ungated?.includes(tool.tool_name)) {
-      return print(io, adapter.answer({ outcome: 'allow', reason: `tollgate: ${tool.tool_name} only speaks to the user; not gated`, updatedArgs: null }, input));
+      return print(
+        io,
+        adapter.answer(
+          {
+            outcome: 'allow',
+            reason: `tollgate: ${tool.tool_name} only speaks to the user; not gated`,
+            updatedArgs: null,
+          },
+          input,
+        ),
+      );
     }
     const { repo, branch } = gitPlace(tool.cwd);
     // Within the gateway's bounds (api-schema's agentContextSchema): a field past its bound is unknown, not a refusal.
@@ -86,7 +120,13 @@ async function gate(adapter: AgentAdapter, argv: string[], io: HookIo, refuse: (
       agent_kind: adapter.kind,
       tool_name: tool.tool_name,
       tool_args: tool.tool_args,
-      context: { session_id: fit(tool.session_id, 200), cwd: fit(tool.cwd, 4000), repo: fit(repo, 400), branch: fit(branch, 400), model: fit(tool.model, 200) },
+      context: {
+        session_id: fit(tool.session_id, 200),
+        cwd: fit(tool.cwd, 4000),
+        repo: fit(repo, 400),
+        branch: fit(branch, 400),
+        model: fit(tool.model, 200),
+      },
       ...(fit(tool.tool_call_id ?? null, 200) ? { tool_call_id: tool.tool_call_id } : {}),
     };
   } catch (error) {
@@ -106,12 +146,16 @@ async function gate(adapter: AgentAdapter, argv: string[], io: HookIo, refuse: (
   return print(io, adapter.answer(verdict, input));
 }
 
-
 /**
  * Asks the route until it answers a verdict, or "deferred" at the deadline; a string is why it could not (the
  * gateway refused the call, or could not be reached in time).
  */
-async function ask(connection: GatewayConnection, url: URL, body: string, deadline: number): Promise<AgentHookAnswer | string> {
+async function ask(
+  connection: GatewayConnection,
+  url: URL,
+  body: string,
+  deadline: number,
+): Promise<AgentHookAnswer | string> {
   const backoff = new Backoff();
   let deferred: AgentHookAnswer | undefined; // printed if the gateway goes away after it
   for (;;) {
@@ -124,7 +168,8 @@ async function ask(connection: GatewayConnection, url: URL, body: string, deadli
       // "Deferred" with time left: the gateway is shutting down, or its longest wait is under our --wait.
       if (answer.outcome !== 'deferred' || deadline - Date.now() < REPLY_MARGIN_MS + REASK_MIN_MS) return answer;
       deferred = answer;
-      if (Date.now() - asked < waitS * 500) await sleep(Math.min(backoff.next(), Math.max(0, deadline - Date.now() - REPLY_MARGIN_MS)));
+      if (Date.now() - asked < waitS * 500)
+        await sleep(Math.min(backoff.next(), Math.max(0, deadline - Date.now() - REPLY_MARGIN_MS)));
       else backoff.reset();
     } catch (error) {
       if (!(error instanceof GateClientError)) throw error;
@@ -140,9 +185,17 @@ async function ask(connection: GatewayConnection, url: URL, body: string, deadli
 function parseAnswer(body: string): AgentHookAnswer | null {
   try {
     const parsed = JSON.parse(body) as Partial<AgentHookAnswer> | null;
-    if (!parsed || !['allow', 'deny', 'deferred'].includes(parsed.outcome as string) || typeof parsed.reason !== 'string') return null;
+    if (
+      !parsed ||
+      !['allow', 'deny', 'deferred'].includes(parsed.outcome as string) ||
+      typeof parsed.reason !== 'string'
+    )
+      return null;
     const updated = parsed.updated_args;
-    return { ...(parsed as AgentHookAnswer), updated_args: typeof updated === 'object' && updated !== null && !Array.isArray(updated) ? updated : null };
+    return {
+      ...(parsed as AgentHookAnswer),
+      updated_args: typeof updated === 'object' && updated !== null && !Array.isArray(updated) ? updated : null,
+    };
   } catch {
     return null;
   }

@@ -87,7 +87,8 @@ async function decide(decision: 'approve' | 'deny', argv: string[], io: Approval
     const after = await remote.call<ApiRequest>('POST', `/v1/requests/${id}/decision`, body);
     if (flag(args, 'json') === 'true') return `${terminalJson(JSON.stringify(after))}\n`;
     const tool = line(after.tool_name);
-    if (after.status === 'pending') return `approval recorded for ${after.id} (${tool}); it needs ${after.required_approvals} people\n`;
+    if (after.status === 'pending')
+      return `approval recorded for ${after.id} (${tool}); it needs ${after.required_approvals} people\n`;
     return `${after.status} ${after.id} (${tool})\n`;
   });
 }
@@ -133,9 +134,16 @@ function short(id: string): string {
 async function resolveId(remote: Remote, given: string | undefined, command: string): Promise<string> {
   if (!given) throw new UsageError(`say which request: tollgate ${command} <id> (tollgate pending lists them)`);
   if (/^[0-9a-f-]{36}$/i.test(given)) return given.toLowerCase();
-  const matches = (await remote.call<Inbox>('GET', '/v1/inbox?limit=500')).items.filter((r) => r.id.endsWith(given.toLowerCase()) || r.id.startsWith(given.toLowerCase()));
+  const matches = (await remote.call<Inbox>('GET', '/v1/inbox?limit=500')).items.filter(
+    (r) => r.id.endsWith(given.toLowerCase()) || r.id.startsWith(given.toLowerCase()),
+  );
   if (matches.length === 1) return matches[0]!.id;
-  throw new RemoteError(matches.length ? `${given} matches ${matches.length} requests waiting for you; give more of the id` : `no request waiting for you has the id ${given}`, null);
+  throw new RemoteError(
+    matches.length
+      ? `${given} matches ${matches.length} requests waiting for you; give more of the id`
+      : `no request waiting for you has the id ${given}`,
+    null,
+  );
 }
 
 function ago(ms: number): string {
@@ -158,7 +166,9 @@ function inboxText(inbox: Inbox, now: number): string {
   if (!inbox.items.length) return `Nothing waits for ${line(inbox.as)}.\n`;
   const lines = inbox.items.map((r) => {
     const left = Date.parse(r.expires_at) - now;
-    const what = (r.prompt === null ? terminalJson(previewArgs(r.tool_args, 200)) : line(r.prompt)).replace(/\s+/g, ' ').slice(0, 70);
+    const what = (r.prompt === null ? terminalJson(previewArgs(r.tool_args, 200)) : line(r.prompt))
+      .replace(/\s+/g, ' ')
+      .slice(0, 70);
     const quorum = r.required_approvals > 1 ? `  needs ${r.required_approvals}` : '';
     return `${short(r.id)}  ${ago(now - Date.parse(r.created_at)).padStart(4)} ago  ${line(r.tool_name)}  (${left > 0 ? `${ago(left)} left` : 'expiring'})${quorum}\n          ${what}`;
   });
@@ -167,7 +177,9 @@ function inboxText(inbox: Inbox, now: number): string {
 
 /** One request in full, for `show`: arguments masked like on the cards, and its events. */
 function requestText(r: ApiRequest, events: ApiEvent[]): string {
-  const person = (r.responded_by_person && r.responded_by_person !== r.responded_by ? ` (${line(r.responded_by_person)})` : '') + (r.on_behalf_of ? ` for ${line(r.on_behalf_of)}` : '');
+  const person =
+    (r.responded_by_person && r.responded_by_person !== r.responded_by ? ` (${line(r.responded_by_person)})` : '') +
+    (r.on_behalf_of ? ` for ${line(r.on_behalf_of)}` : '');
   return [
     `${r.id}  ${r.status}`,
     `tool       ${line(r.tool_name)}`,
@@ -175,9 +187,15 @@ function requestText(r: ApiRequest, events: ApiEvent[]): string {
     `agent      ${line(r.agent_id)}    for ${line(r.user_id)}    filed by ${line(r.filed_by)}`,
     `approvers  ${line(r.approvers.join(', '), 'anyone who sees it')}${r.required_approvals > 1 ? ` (${r.required_approvals} people)` : ''}`,
     `expires    ${r.expires_at} (then ${r.on_timeout === 'approve' ? 'approved' : 'denied'})`,
-    ...(r.responded_by ? [`decided    by ${line(r.responded_by)}${person} via ${line(r.responded_via)} at ${r.responded_at}${r.reason ? `: ${block(r.reason)}` : ''}`] : []),
+    ...(r.responded_by
+      ? [
+          `decided    by ${line(r.responded_by)}${person} via ${line(r.responded_via)} at ${r.responded_at}${r.reason ? `: ${block(r.reason)}` : ''}`,
+        ]
+      : []),
     'arguments',
-    ...terminalJson(previewArgs(r.tool_args)).split('\n').map((l) => `  ${l}`),
+    ...terminalJson(previewArgs(r.tool_args))
+      .split('\n')
+      .map((l) => `  ${l}`),
     'events',
     ...events.map((e) => `  ${e.at}  ${line(e.type)}${e.actor ? ` by ${line(e.actor)}` : ''}`),
     '',

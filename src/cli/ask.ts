@@ -30,14 +30,19 @@ export interface AskIo {
 }
 
 /** Runs `tollgate ask`; resolves with the exit code. */
-export async function run(argv: string[], io: AskIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+export async function run(
+  argv: string[],
+  io: AskIo = { stdout: process.stdout, stderr: process.stderr, env: process.env },
+): Promise<number> {
   const args = parseArgs(argv, ['json', 'quiet']);
   const question = args.positionals.join(' ').trim();
   if (!question) throw new UsageError('the question is missing: tollgate ask "Deploy to prod?"');
   if (question.length > 4000) throw new UsageError('the question is longer than 4000 characters');
   const timeoutS = numberFlag(args, 'timeout');
-  if (timeoutS !== undefined && (!Number.isInteger(timeoutS) || timeoutS < 1)) throw new UsageError('--timeout must be a whole number of seconds, 1 or more');
-  if (flag(args, 'expires') !== undefined) throw new UsageError('use --timeout: for ask, the question expires when the wait ends');
+  if (timeoutS !== undefined && (!Number.isInteger(timeoutS) || timeoutS < 1))
+    throw new UsageError('--timeout must be a whole number of seconds, 1 or more');
+  if (flag(args, 'expires') !== undefined)
+    throw new UsageError('use --timeout: for ask, the question expires when the wait ends');
   const options = await requestOptionsFromFlags(args);
   const quiet = flag(args, 'quiet') === 'true';
 
@@ -66,21 +71,29 @@ export async function run(argv: string[], io: AskIo = { stdout: process.stdout, 
       },
       { signal: interrupted.signal },
     );
-    if (!quiet) io.stderr.write(`tollgate ask: waiting for a verdict on request ${request.id} (expires ${request.expires_at})\n`);
+    if (!quiet)
+      io.stderr.write(`tollgate ask: waiting for a verdict on request ${request.id} (expires ${request.expires_at})\n`);
     // The gateway expires the request on time; the client only needs a bound in case it is gone for good.
     const waitMs = Date.parse(request.expires_at) - Date.now() + EXPIRY_GRACE_S * 1000;
     const final = await client.wait(request.id, { timeoutMs: Math.max(0, waitMs), signal: interrupted.signal });
     // The reason and the approver's name are others' words: no control character of theirs reaches the terminal.
-    io.stdout.write(flag(args, 'json') === 'true' ? `${terminalJson(JSON.stringify(final))}\n` : `${terminalText(describe(final))}\n`);
+    io.stdout.write(
+      flag(args, 'json') === 'true' ? `${terminalJson(JSON.stringify(final))}\n` : `${terminalText(describe(final))}\n`,
+    );
     return final.allowed === true ? ASK_EXIT.approved : ASK_EXIT.notApproved;
   } catch (error) {
     if (interrupted.signal.aborted) {
-      if (request) await client.cancel(request.id, { reason: 'tollgate ask was interrupted', actor: 'tollgate-ask' }).catch(() => undefined);
+      if (request)
+        await client
+          .cancel(request.id, { reason: 'tollgate ask was interrupted', actor: 'tollgate-ask' })
+          .catch(() => undefined);
       io.stderr.write('tollgate ask: interrupted; the request was cancelled\n');
       return ASK_EXIT.interrupted;
     }
     if (!(error instanceof GateClientError)) throw error;
-    io.stderr.write(`tollgate ask: ${error.status ? `gateway answered ${error.status}: ` : ''}${terminalText(error.message)}\n`);
+    io.stderr.write(
+      `tollgate ask: ${error.status ? `gateway answered ${error.status}: ` : ''}${terminalText(error.message)}\n`,
+    );
     return ASK_EXIT.gatewayError;
   } finally {
     process.off('SIGINT', onSignal);

@@ -27,17 +27,37 @@ import { flag, parseArgs, UsageError } from './args.js';
  * database: a SQLite file that is not there is an error naming the absolute path looked at and the setting that named
  * it (run from another folder, `./data/tollgate.db` is somewhere else entirely).
  */
-export function existingDatabase(fromFlag: string | undefined, fromEnv: string | undefined, cwd = process.cwd()): string {
-  const [db, source] = fromFlag ? [fromFlag, '--db'] : fromEnv ? [fromEnv, 'TOLLGATE_DB'] : ['./data/tollgate.db', 'the default, relative to this folder'];
+export function existingDatabase(
+  fromFlag: string | undefined,
+  fromEnv: string | undefined,
+  cwd = process.cwd(),
+): string {
+  const [db, source] = fromFlag
+    ? [fromFlag, '--db']
+    : fromEnv
+      ? [fromEnv, 'TOLLGATE_DB']
+      : ['./data/tollgate.db', 'the default, relative to this folder'];
   if (databaseDialect(db) !== 'sqlite') return db;
   const path = resolve(cwd, db);
   if (!existsSync(path)) {
-    throw new UsageError(`no database at ${path} (from ${source}); point --db or TOLLGATE_DB at the file tollgate serve uses, or at its postgres:// URL`);
+    throw new UsageError(
+      `no database at ${path} (from ${source}); point --db or TOLLGATE_DB at the file tollgate serve uses, or at its postgres:// URL`,
+    );
   }
   return db;
 }
 
-const TABLE_COLUMNS = ['created_at', 'id', 'status', 'tool_name', 'agent_id', 'responded_by', 'responded_by_person', 'on_behalf_of', 'reason'] as const;
+const TABLE_COLUMNS = [
+  'created_at',
+  'id',
+  'status',
+  'tool_name',
+  'agent_id',
+  'responded_by',
+  'responded_by_person',
+  'on_behalf_of',
+  'reason',
+] as const;
 
 /**
  * `tollgate audit verify [--from ISO] [--db …] [--json]`: walks the audit chain and the requests; exit 0 when intact,
@@ -46,25 +66,39 @@ const TABLE_COLUMNS = ['created_at', 'id', 'status', 'tool_name', 'agent_id', 'r
 async function verify(args: ReturnType<typeof parseArgs>): Promise<number> {
   const fromText = flag(args, 'from');
   const from = fromText === undefined ? undefined : new Date(fromText);
-  if (from && Number.isNaN(from.getTime())) throw new UsageError(`--from: not a time: ${fromText} (use 2026-01-31 or an ISO time)`);
-  const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env, migrate: false });
+  if (from && Number.isNaN(from.getTime()))
+    throw new UsageError(`--from: not a time: ${fromText} (use 2026-01-31 or an ISO time)`);
+  const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), {
+    env: process.env,
+    migrate: false,
+  });
   try {
     const started = await stores.audit.started().catch(() => undefined);
     if (started === undefined || started === null) {
-      process.stderr.write('this database has no audit chain yet: run `tollgate migrate` (or start `tollgate serve` on it) once to add it\n');
+      process.stderr.write(
+        'this database has no audit chain yet: run `tollgate migrate` (or start `tollgate serve` on it) once to add it\n',
+      );
       return 1;
     }
     const service = new AuditService(stores.audit, stores.store);
     // A checkpoint (left by `tollgate prune`) is checked against the deployment's keys; the key is only read when there is one.
-    if (await stores.audit.checkpoint().catch(() => null)) service.useCheckpointCheck(checkpointCheck(await loadSigningKeys(process.env, stores.secrets)));
+    if (await stores.audit.checkpoint().catch(() => null))
+      service.useCheckpointCheck(checkpointCheck(await loadSigningKeys(process.env, stores.secrets)));
     const report = await service.verify(from);
-    if (flag(args, 'json') === 'true') process.stdout.write(`${terminalJson(JSON.stringify(auditReportJson(report)))}\n`);
+    if (flag(args, 'json') === 'true')
+      process.stdout.write(`${terminalJson(JSON.stringify(auditReportJson(report)))}\n`);
     else if (report.ok) {
       const head = report.head ? `; head: event ${report.head.eventId} ${report.head.hash}` : '';
-      const backfilled = report.chainStarted ? ` (events up to ${report.chainStarted.eventId} were chained when the chain was added, ${report.chainStarted.at})` : '';
+      const backfilled = report.chainStarted
+        ? ` (events up to ${report.chainStarted.eventId} were chained when the chain was added, ${report.chainStarted.at})`
+        : '';
       const cp = report.checkpoint;
-      const pruned = cp ? `; starts after the signed prune checkpoint at event ${cp.eventId} (requests decided before ${cp.prunedBefore} were pruned)` : '';
-      process.stdout.write(`audit chain intact: ${report.events} events, ${report.requests} requests${head}${backfilled}${pruned}\n`);
+      const pruned = cp
+        ? `; starts after the signed prune checkpoint at event ${cp.eventId} (requests decided before ${cp.prunedBefore} were pruned)`
+        : '';
+      process.stdout.write(
+        `audit chain intact: ${report.events} events, ${report.requests} requests${head}${backfilled}${pruned}\n`,
+      );
     } else process.stdout.write(`audit chain BROKEN: ${terminalText(report.problem!.message)}\n`);
     return report.ok ? 0 : 1;
   } finally {
@@ -76,10 +110,33 @@ async function verify(args: ReturnType<typeof parseArgs>): Promise<number> {
 function queryOf(args: ReturnType<typeof parseArgs>, limit: string | undefined) {
   const q = parseInput(
     listQuerySchema,
-    { status: flag(args, 'status'), tool_name: flag(args, 'tool'), agent_id: flag(args, 'agent'), agent_kind: flag(args, 'agent-kind'), repo: flag(args, 'repo'), responded_by: flag(args, 'approver'), person: flag(args, 'person'), since: flag(args, 'since'), until: flag(args, 'until'), limit },
+    {
+      status: flag(args, 'status'),
+      tool_name: flag(args, 'tool'),
+      agent_id: flag(args, 'agent'),
+      agent_kind: flag(args, 'agent-kind'),
+      repo: flag(args, 'repo'),
+      responded_by: flag(args, 'approver'),
+      person: flag(args, 'person'),
+      since: flag(args, 'since'),
+      until: flag(args, 'until'),
+      limit,
+    },
     'flags',
   );
-  return { status: q.status, toolName: q.tool_name, agentId: q.agent_id, agentKind: q.agent_kind, repo: q.repo, respondedBy: q.responded_by, respondedByPeople: q.person === undefined ? undefined : [q.person], includeVotes: true, since: q.since, until: q.until, limit: q.limit };
+  return {
+    status: q.status,
+    toolName: q.tool_name,
+    agentId: q.agent_id,
+    agentKind: q.agent_kind,
+    repo: q.repo,
+    respondedBy: q.responded_by,
+    respondedByPeople: q.person === undefined ? undefined : [q.person],
+    includeVotes: true,
+    since: q.since,
+    until: q.until,
+    limit: q.limit,
+  };
 }
 
 /**
@@ -90,7 +147,10 @@ async function exportAll(args: ReturnType<typeof parseArgs>): Promise<number> {
   const format = flag(args, 'format') ?? 'ndjson';
   if (format !== 'csv' && format !== 'ndjson') throw new UsageError('--format must be csv or ndjson');
   const { limit: _limit, ...query } = queryOf(args, undefined);
-  const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env, migrate: false });
+  const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), {
+    env: process.env,
+    migrate: false,
+  });
   try {
     if (!process.stdout.isTTY) {
       await writeExport(process.stdout, stores.store.exportPages(query, format), format);
@@ -108,7 +168,10 @@ async function exportAll(args: ReturnType<typeof parseArgs>): Promise<number> {
 
 /** A stream to stdout that passes every chunk through `safe` (`writeExport` writes whole strings, never half a character). */
 function terminalSink(safe: (text: string) => string): Transform {
-  const sink = new Transform({ decodeStrings: false, transform: (chunk: string, _encoding, done) => done(null, safe(chunk)) });
+  const sink = new Transform({
+    decodeStrings: false,
+    transform: (chunk: string, _encoding, done) => done(null, safe(chunk)),
+  });
   sink.pipe(process.stdout, { end: false });
   return sink;
 }
@@ -121,7 +184,10 @@ export async function run(argv: string[]): Promise<number> {
   const format = flag(args, 'format') ?? 'table';
   if (!['table', 'csv', 'ndjson'].includes(format)) throw new UsageError(`--format must be table, csv or ndjson`);
   // A SQLite file or a postgres:// URL, read as it is (no migrations applied).
-  const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env, migrate: false });
+  const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), {
+    env: process.env,
+    migrate: false,
+  });
   const store = stores.store;
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const json = (value: unknown) => out(terminalJson(JSON.stringify(value)));
@@ -140,7 +206,9 @@ export async function run(argv: string[]): Promise<number> {
       csvLine(columns.join(','));
       rows.forEach((r) => csvLine(columns.map((c) => csvCell(r[c as keyof typeof r])).join(',')));
     } else {
-      const cells = rows.map((r) => TABLE_COLUMNS.map((c) => terminalText(String(r[c] ?? '-'), { oneLine: true }).slice(0, 40)));
+      const cells = rows.map((r) =>
+        TABLE_COLUMNS.map((c) => terminalText(String(r[c] ?? '-'), { oneLine: true }).slice(0, 40)),
+      );
       const widths = TABLE_COLUMNS.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
       out(TABLE_COLUMNS.map((c, i) => c.padEnd(widths[i]!)).join('  '));
       cells.forEach((row) => out(row.map((v, i) => v.padEnd(widths[i]!)).join('  ')));

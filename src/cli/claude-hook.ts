@@ -26,7 +26,11 @@ import { GateClientError } from '../client/errors.js';
 import { postJson } from '../client/http1.js';
 import { gitPlace } from '../agents/git.js';
 import { describeError } from '../api/errors.js';
-import { CLAUDE_HOOK_DEFAULT_WAIT_S, CLAUDE_HOOK_HEADERS, isPostToolEvent } from '../integrations/claude-code-events.js';
+import {
+  CLAUDE_HOOK_DEFAULT_WAIT_S,
+  CLAUDE_HOOK_HEADERS,
+  isPostToolEvent,
+} from '../integrations/claude-code-events.js';
 import { terminalText } from '../utils/terminal-text.js';
 import { numberFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { HOOK_REFUSE_ENV, hookRoute, processIo, readAll, type HookIo } from './hook-io.js';
@@ -56,7 +60,8 @@ export async function run(argv: string[], io: HookIo = processIo()): Promise<num
   if (stale) return blocked(io, stale);
   const started = Date.now();
   const args = parseArgs(argv);
-  if (args.positionals.length) throw new UsageError(`unexpected argument "${args.positionals[0]}" (the hook input comes on stdin)`);
+  if (args.positionals.length)
+    throw new UsageError(`unexpected argument "${args.positionals[0]}" (the hook input comes on stdin)`);
   const timeoutS = numberFlag(args, 'timeout') ?? CLAUDE_HOOK_DEFAULT_WAIT_S;
   if (timeoutS <= 0) throw new UsageError('--timeout must be more than 0 seconds');
   const fail = (message: string) => blocked(io, message);
@@ -83,13 +88,18 @@ export async function run(argv: string[], io: HookIo = processIo()): Promise<num
   }
   // The card says which repository and branch (read from .git here: the gateway may not see this machine's files).
   const cwd = (input as { cwd?: unknown } | null)?.cwd;
-  if (typeof input === 'object' && input !== null && !Array.isArray(input) && typeof cwd === 'string' && !isPostToolEvent(input)) {
+  if (
+    typeof input === 'object' &&
+    input !== null &&
+    !Array.isArray(input) &&
+    typeof cwd === 'string' &&
+    !isPostToolEvent(input)
+  ) {
     raw = JSON.stringify({ ...input, tollgate_git: gitPlace(cwd) });
   }
   const call: HookCall = { args, connection, url, raw, input, deadline: started + timeoutS * 1000, io };
   return isPostToolEvent(typeof input === 'object' && input !== null ? input : {}) ? sendReceipt(call) : decide(call);
 }
-
 
 /** PreToolUse / PermissionRequest: asks the route until it answers a verdict, or "still pending" at the deadline. */
 async function decide(call: HookCall): Promise<number> {
@@ -103,12 +113,21 @@ async function decide(call: HookCall): Promise<number> {
     const asked = Date.now();
     try {
       const answer = await postJson(call.connection, call.url, call.raw, Math.max(1, deadline - Date.now()));
-      if (!isHookOutput(answer.body)) return blocked(io, `the gateway at ${call.connection.url} answered something that is not a hook answer: ${answer.body.slice(0, 200)}`);
+      if (!isHookOutput(answer.body))
+        return blocked(
+          io,
+          `the gateway at ${call.connection.url} answered something that is not a hook answer: ${answer.body.slice(0, 200)}`,
+        );
       // "Still pending" with time left: the gateway is shutting down, or its longest wait is under our --timeout.
-      if (answer.headers[CLAUDE_HOOK_HEADERS.status] !== 'pending' || deadline - Date.now() < REPLY_MARGIN_MS + REASK_MIN_MS) return print(io, answer.body);
+      if (
+        answer.headers[CLAUDE_HOOK_HEADERS.status] !== 'pending' ||
+        deadline - Date.now() < REPLY_MARGIN_MS + REASK_MIN_MS
+      )
+        return print(io, answer.body);
       pending = answer.body;
       // An answer long before the wait was up is a gateway stopping: do not spin on it.
-      if (Date.now() - asked < waitS * 500) await sleep(Math.min(backoff.next(), Math.max(0, deadline - Date.now() - REPLY_MARGIN_MS)));
+      if (Date.now() - asked < waitS * 500)
+        await sleep(Math.min(backoff.next(), Math.max(0, deadline - Date.now() - REPLY_MARGIN_MS)));
       else backoff.reset();
     } catch (error) {
       if (!(error instanceof GateClientError)) throw error;
@@ -120,7 +139,8 @@ async function decide(call: HookCall): Promise<number> {
         if (problem) return blocked(io, problem);
       }
       const delayMs = backoff.next();
-      if (Date.now() + delayMs >= deadline - REPLY_MARGIN_MS) return pending ? print(io, pending) : blocked(io, error.message);
+      if (Date.now() + delayMs >= deadline - REPLY_MARGIN_MS)
+        return pending ? print(io, pending) : blocked(io, error.message);
       await sleep(delayMs);
     }
   }
@@ -136,7 +156,9 @@ async function sendReceipt(call: HookCall): Promise<number> {
     const problem = await localProblem(call);
     if (problem) return blocked(call.io, problem);
     const tool = (call.input as { tool_name?: unknown }).tool_name;
-    call.io.stderr.write(`tollgate claude-hook: could not record how ${terminalText(String(tool), { oneLine: true })} ran: ${terminalText(error.message)}\n`);
+    call.io.stderr.write(
+      `tollgate claude-hook: could not record how ${terminalText(String(tool), { oneLine: true })} ran: ${terminalText(error.message)}\n`,
+    );
     return 1;
   }
 }

@@ -11,8 +11,10 @@ export { runClaudeHook } from './claude-hook-command.js';
 
 /** `tollgate hook <agent>`. */
 export const hookCommand: Command = {
-  summary: 'A coding agent\'s pre-tool hook (claude, codex, gemini, qwen, opencode, cline, copilot, cursor): reads its hook JSON on stdin, waits for a verdict, prints the agent\'s own answer; a wait that ends first answers "deferred" (run it again once approved).',
-  usage: 'tollgate hook <claude|codex|gemini|qwen|opencode|cline|copilot|cursor> [--wait S] [--expires S] [--channel TYPE[:TARGET]]... [--approver ID]... [--on-timeout deny|approve] [--agent-id ID]   (hook claude takes claude-hook\'s flags)',
+  summary:
+    'A coding agent\'s pre-tool hook (claude, codex, gemini, qwen, opencode, cline, copilot, cursor): reads its hook JSON on stdin, waits for a verdict, prints the agent\'s own answer; a wait that ends first answers "deferred" (run it again once approved).',
+  usage:
+    "tollgate hook <claude|codex|gemini|qwen|opencode|cline|copilot|cursor> [--wait S] [--expires S] [--channel TYPE[:TARGET]]... [--approver ID]... [--on-timeout deny|approve] [--agent-id ID]   (hook claude takes claude-hook's flags)",
   load: () => import('./agent-hook.js'),
 };
 

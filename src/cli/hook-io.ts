@@ -48,13 +48,21 @@ export async function readAll(stream: AsyncIterable<Buffer | string>): Promise<s
  * The connection to a hook route (`path`), and its URL with the request flags as its query (the gateway validates
  * them). Throws when the environment names no usable gateway or token.
  */
-export function hookRoute(env: HookIo['env'], path: string, args: ParsedArgs): { connection: GatewayConnection; url: URL } {
+export function hookRoute(
+  env: HookIo['env'],
+  path: string,
+  args: ParsedArgs,
+): { connection: GatewayConnection; url: URL } {
   const connection = gatewayConnection({ env });
   if (!URL.canParse(connection.url)) throw new Error(`gateway URL is not a valid URL: "${connection.url}"`);
   const url = new URL(`${connection.url}${path}`);
   for (const channel of args.flags.channel ?? []) url.searchParams.append('channel', channel);
   for (const approver of args.flags.approver ?? []) url.searchParams.append('approver', approver);
-  const single = { expires: flag(args, 'expires'), on_timeout: flag(args, 'on-timeout'), agent_id: flag(args, 'agent-id') };
+  const single = {
+    expires: flag(args, 'expires'),
+    on_timeout: flag(args, 'on-timeout'),
+    agent_id: flag(args, 'agent-id'),
+  };
   for (const [key, value] of Object.entries(single)) if (value !== undefined) url.searchParams.set(key, value);
   return { connection, url };
 }

@@ -9,7 +9,16 @@
  * The hook command it writes names this node and this tollgate's bin by absolute path: no `npx` (a second node start
  * per tool call) and no dependence on the agent's PATH.
  */
-import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { AGENT_ADAPTERS } from '../agents/index.js';
@@ -41,7 +50,12 @@ export interface InitIo {
   bin: string;
 }
 
-const defaultIo = (): InitIo => ({ stdout: process.stdout, env: process.env, cwd: process.cwd(), bin: resolve(process.argv[1] ?? 'tollgate') });
+const defaultIo = (): InitIo => ({
+  stdout: process.stdout,
+  env: process.env,
+  cwd: process.cwd(),
+  bin: resolve(process.argv[1] ?? 'tollgate'),
+});
 
 /** Runs the command; resolves with the exit code. */
 export async function run(argv: string[], io: InitIo = defaultIo()): Promise<number> {
@@ -50,11 +64,18 @@ export async function run(argv: string[], io: InitIo = defaultIo()): Promise<num
   if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
   const scope = (flag(args, 'scope') ?? 'project') as InitScope;
   if (scope !== 'project' && scope !== 'user') throw new UsageError('--scope is project or user');
-  const place: InitPlace = { scope, dir: resolve(io.cwd, flag(args, 'dir') ?? '.'), home: io.env.HOME ?? homedir(), env: io.env };
+  const place: InitPlace = {
+    scope,
+    dir: resolve(io.cwd, flag(args, 'dir') ?? '.'),
+    home: io.env.HOME ?? homedir(),
+    env: io.env,
+  };
   if (kind === undefined) return list(io, place);
-  if (!(AGENT_KINDS as readonly string[]).includes(kind)) throw new UsageError(`unknown agent "${kind}": one of ${AGENT_KINDS.join(', ')}`);
+  if (!(AGENT_KINDS as readonly string[]).includes(kind))
+    throw new UsageError(`unknown agent "${kind}": one of ${AGENT_KINDS.join(', ')}`);
   const agent = kind as AgentKind;
-  const waitS = numberFlag(args, 'wait') ?? (agent === 'claude' ? CLAUDE_HOOK_DEFAULT_WAIT_S : AGENT_ADAPTERS[agent].defaultWaitS);
+  const waitS =
+    numberFlag(args, 'wait') ?? (agent === 'claude' ? CLAUDE_HOOK_DEFAULT_WAIT_S : AGENT_ADAPTERS[agent].defaultWaitS);
   if (!(waitS > 0)) throw new UsageError('--wait must be more than 0 seconds');
 
   const target = INIT_TARGETS[agent];
@@ -69,15 +90,19 @@ export async function run(argv: string[], io: InitIo = defaultIo()): Promise<num
     out(`${agentName(agent)}: ${file} already asks tollgate; nothing changed.\n`);
     return 0;
   }
-  out(`${args.flags['dry-run'] ? 'Would change' : 'Changing'} ${file}:\n${terminalText(lineDiff(current ?? '', next))}`);
+  out(
+    `${args.flags['dry-run'] ? 'Would change' : 'Changing'} ${file}:\n${terminalText(lineDiff(current ?? '', next))}`,
+  );
   if (args.flags['dry-run']) return 0;
   mkdirSync(dirname(file), { recursive: true });
   if (current !== null) copyFileSync(file, `${file}.bak`);
   writeFileSync(file, next);
   if (target.executable) chmodSync(file, 0o755);
-  out(`${agentName(agent)} now asks tollgate before its tool calls (waiting ${waitS} s, then answering "run it again once approved").${current !== null ? ` The old file is ${file}.bak.` : ''}\n`);
+  out(
+    `${agentName(agent)} now asks tollgate before its tool calls (waiting ${waitS} s, then answering "run it again once approved").${current !== null ? ` The old file is ${file}.bak.` : ''}\n`,
+  );
   if (target.note) out(`${target.note}\n`);
-  out('The hook reads TOLLGATE_URL and TOLLGATE_TOKEN (a request:create token) from the agent\'s environment.\n');
+  out("The hook reads TOLLGATE_URL and TOLLGATE_TOKEN (a request:create token) from the agent's environment.\n");
   return 0;
 }
 
@@ -91,7 +116,9 @@ function list(io: InitIo, place: InitPlace): number {
     });
     return `${agent.padEnd(9)} ${(installed ? 'found' : 'not found').padEnd(10)} ${wired.length ? `wired (${wired.join(', ')})` : 'not wired'}`;
   });
-  io.stdout.write(`agent     installed  tollgate\n${lines.join('\n')}\n\nWire one: tollgate init <agent> [--scope project|user] [--dir D] [--wait S] [--dry-run]\n`);
+  io.stdout.write(
+    `agent     installed  tollgate\n${lines.join('\n')}\n\nWire one: tollgate init <agent> [--scope project|user] [--dir D] [--wait S] [--dry-run]\n`,
+  );
   return 0;
 }
 

@@ -12,10 +12,13 @@ const MAX_LINES = 2000;
 export function lineDiff(before: string, after: string): string {
   const a = before ? before.replace(/\n$/, '').split('\n') : [];
   const b = after ? after.replace(/\n$/, '').split('\n') : [];
-  if (a.length > MAX_LINES || b.length > MAX_LINES) return [...a.map((l) => `- ${l}`), ...b.map((l) => `+ ${l}`)].join('\n') + '\n';
+  if (a.length > MAX_LINES || b.length > MAX_LINES)
+    return [...a.map((l) => `- ${l}`), ...b.map((l) => `+ ${l}`)].join('\n') + '\n';
   // lcs[i][j]: the longest common subsequence of a[i..] and b[j..].
   const lcs = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
-  for (let i = a.length - 1; i >= 0; i--) for (let j = b.length - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  for (let i = a.length - 1; i >= 0; i--)
+    for (let j = b.length - 1; j >= 0; j--)
+      lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
   const out: string[] = [];
   let i = 0;
   let j = 0;

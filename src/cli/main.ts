@@ -17,39 +17,49 @@ export const COMMANDS: Record<string, Command> = {
   },
   migrate: {
     summary: 'Apply database migrations (serve does this at start too).',
-    usage: 'tollgate migrate [--db ./data/tollgate.db | --db postgres://…] | tollgate migrate --from ./data/tollgate.db --to postgres://…',
+    usage:
+      'tollgate migrate [--db ./data/tollgate.db | --db postgres://…] | tollgate migrate --from ./data/tollgate.db --to postgres://…',
     load: () => import('./migrate.js'),
   },
   ask: {
     summary: 'Ask a human and wait: exit 0 approved, 1 denied/expired/cancelled (for shell scripts and CI).',
-    usage: 'tollgate ask [--timeout S] [--channel TYPE[:TARGET]]... [--approver ID]... [--on-timeout deny|approve] [--tool NAME] [--json] [--quiet] "question"',
+    usage:
+      'tollgate ask [--timeout S] [--channel TYPE[:TARGET]]... [--approver ID]... [--on-timeout deny|approve] [--tool NAME] [--json] [--quiet] "question"',
     load: () => import('./ask.js'),
   },
   'claude-hook': claudeHookCommand,
   hook: hookCommand,
   init: {
-    summary: 'Wire a coding agent\'s hook to tollgate (merging with its configuration, idempotent, a .bak and the diff); alone, list the agents found and whether each is wired.',
-    usage: 'tollgate init [<claude|codex|gemini|qwen|opencode|cline|copilot|cursor>] [--scope project|user] [--dir D] [--wait S] [--dry-run]',
+    summary:
+      "Wire a coding agent's hook to tollgate (merging with its configuration, idempotent, a .bak and the diff); alone, list the agents found and whether each is wired.",
+    usage:
+      'tollgate init [<claude|codex|gemini|qwen|opencode|cline|copilot|cursor>] [--scope project|user] [--dir D] [--wait S] [--dry-run]',
     load: () => import('./init.js'),
   },
   token: {
     summary: 'Create, list or revoke scoped API tokens (needs an admin TOLLGATE_TOKEN).',
-    usage: 'tollgate token create NAME --scope SCOPE... [--as web:alice | --as person:alice] [--person ID] [--expires-in S] [--json] | tollgate token list [--json] | tollgate token revoke ID',
+    usage:
+      'tollgate token create NAME --scope SCOPE... [--as web:alice | --as person:alice] [--person ID] [--expires-in S] [--json] | tollgate token list [--json] | tollgate token revoke ID',
     load: () => import('./token.js'),
   },
   'login-link': {
-    summary: 'Print a new one-time web login link from the running gateway, without a restart (needs an admin TOLLGATE_TOKEN).',
+    summary:
+      'Print a new one-time web login link from the running gateway, without a restart (needs an admin TOLLGATE_TOKEN).',
     usage: 'tollgate login-link [--user NAME] [--json]',
     load: () => import('./login-link.js'),
   },
   mcp: {
-    summary: 'MCP gating proxy: serves an upstream MCP server\'s tools, resources and prompts and asks a human before tool calls that are not read-only.',
-    usage: 'tollgate mcp [--name NAME] [--gate GLOB]... [--allow GLOB]... [--approver ID]... [--channel TYPE[:TARGET]]... [--timeout S] [--progress S] [--require-verdict [--jwks-url URL]] (-- <command> [args...] | --upstream-url URL [--header "Name: value"]...)',
+    summary:
+      "MCP gating proxy: serves an upstream MCP server's tools, resources and prompts and asks a human before tool calls that are not read-only.",
+    usage:
+      'tollgate mcp [--name NAME] [--gate GLOB]... [--allow GLOB]... [--approver ID]... [--channel TYPE[:TARGET]]... [--timeout S] [--progress S] [--require-verdict [--jwks-url URL]] (-- <command> [args...] | --upstream-url URL [--header "Name: value"]...)',
     load: () => import('./mcp.js'),
   },
   policy: {
-    summary: 'Explain the approval policy (which rule a tool call would meet, why, how it would be asked), suggest rules from the history, or replay a candidate policy over it.',
-    usage: 'tollgate policy test --tool NAME [--args JSON] [--agent ID] [--user ID] [--session ID] [--agent-kind codex] [--repo OWNER/NAME] [--cwd DIR] [--metadata JSON] [--config tollgate.yaml] [--json] | tollgate policy suggest [--since 30d] [--min 10] [--db PATH|URL] [--json] | tollgate policy simulate --config candidate.yaml [--since 30d] [--until ISO] [--db PATH|URL] [--json]',
+    summary:
+      'Explain the approval policy (which rule a tool call would meet, why, how it would be asked), suggest rules from the history, or replay a candidate policy over it.',
+    usage:
+      'tollgate policy test --tool NAME [--args JSON] [--agent ID] [--user ID] [--session ID] [--agent-kind codex] [--repo OWNER/NAME] [--cwd DIR] [--metadata JSON] [--config tollgate.yaml] [--json] | tollgate policy suggest [--since 30d] [--min 10] [--db PATH|URL] [--json] | tollgate policy simulate --config candidate.yaml [--since 30d] [--until ISO] [--db PATH|URL] [--json]',
     load: () => import('./policy.js'),
   },
   pending: {
@@ -78,18 +88,23 @@ export const COMMANDS: Record<string, Command> = {
     load: async () => ({ run: (await import('./approvals.js')).watch }),
   },
   people: {
-    summary: 'Show the people directory from the config file: people, groups, and what an approver reference stands for.',
-    usage: 'tollgate people list | tollgate people show ID | tollgate people resolve REFERENCE  [--config tollgate.yaml] [--json]',
+    summary:
+      'Show the people directory from the config file: people, groups, and what an approver reference stands for.',
+    usage:
+      'tollgate people list | tollgate people show ID | tollgate people resolve REFERENCE  [--config tollgate.yaml] [--json]',
     load: () => import('./people.js'),
   },
   audit: {
     summary: 'Query the confirmation table from the database file (offline).',
-    usage: 'tollgate audit [--db FILE] [--status S] [--tool NAME] [--agent ID] [--agent-kind codex] [--repo OWNER/NAME] [--approver ID] [--person ID] [--since ISO] [--until ISO] [--limit N] [--format table|csv|ndjson] [--events ID] | tollgate audit export [--format ndjson|csv] [filters] | tollgate audit verify [--from ISO] [--db …] [--json]',
+    usage:
+      'tollgate audit [--db FILE] [--status S] [--tool NAME] [--agent ID] [--agent-kind codex] [--repo OWNER/NAME] [--approver ID] [--person ID] [--since ISO] [--until ISO] [--limit N] [--format table|csv|ndjson] [--events ID] | tollgate audit export [--format ndjson|csv] [filters] | tollgate audit verify [--from ISO] [--db …] [--json]',
     load: () => import('./audit.js'),
   },
   prune: {
-    summary: 'Delete requests decided before a date, with their events, in batches; the audit chain keeps verifying from a signed checkpoint.',
-    usage: 'tollgate prune --before DATE [--db ./data/tollgate.db | --db postgres://…] [--dry-run] [--batch 1000] [--json]',
+    summary:
+      'Delete requests decided before a date, with their events, in batches; the audit chain keeps verifying from a signed checkpoint.',
+    usage:
+      'tollgate prune --before DATE [--db ./data/tollgate.db | --db postgres://…] [--dry-run] [--batch 1000] [--json]',
     load: () => import('./prune.js'),
   },
 };
@@ -106,7 +121,7 @@ export function helpText(): string {
     'Commands:',
     ...lines,
     '',
-    'Run `tollgate <command> --help` for a command\'s options.',
+    "Run `tollgate <command> --help` for a command's options.",
     'Client commands read TOLLGATE_URL and TOLLGATE_TOKEN.',
   ].join('\n');
 }
@@ -130,7 +145,8 @@ export async function main(argv: string[]): Promise<number> {
   return runCommand(name, command, rest);
 }
 
-const invokedDirectly = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/').split('/').pop() ?? '\0');
+const invokedDirectly =
+  process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/').split('/').pop() ?? '\0');
 if (invokedDirectly || process.env.TOLLGATE_CLI === '1') {
   main(process.argv.slice(2)).then(
     (code) => {

@@ -24,18 +24,29 @@ export async function run(argv: string[]): Promise<number> {
   const args = parseArgs(argv, ['require-verdict']);
   const { upstream, defaultName } = upstreamOf(args);
   const name = flag(args, 'name') ?? defaultName;
-  if (!name) throw new UsageError('--name is required with --upstream-url: use the name the MCP client knows the server by (it is the <name> in mcp__<name>__<tool>)');
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new UsageError(`--name must be letters, digits, "_" or "-", got "${name}"`);
+  if (!name)
+    throw new UsageError(
+      '--name is required with --upstream-url: use the name the MCP client knows the server by (it is the <name> in mcp__<name>__<tool>)',
+    );
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name))
+    throw new UsageError(`--name must be letters, digits, "_" or "-", got "${name}"`);
   const timeoutS = numberFlag(args, 'timeout');
-  if (timeoutS !== undefined && (!Number.isInteger(timeoutS) || timeoutS < 1)) throw new UsageError('--timeout must be a whole number of seconds, at least 1');
-  const fields: Partial<CreateRequestInput> = { ...requestFields(await requestOptionsFromFlags(args), `mcp:${name}`), ...(timeoutS ? { timeout_s: timeoutS } : {}) };
+  if (timeoutS !== undefined && (!Number.isInteger(timeoutS) || timeoutS < 1))
+    throw new UsageError('--timeout must be a whole number of seconds, at least 1');
+  const fields: Partial<CreateRequestInput> = {
+    ...requestFields(await requestOptionsFromFlags(args), `mcp:${name}`),
+    ...(timeoutS ? { timeout_s: timeoutS } : {}),
+  };
   const progressS = numberFlag(args, 'progress');
   if (progressS !== undefined && progressS <= 0) throw new UsageError('--progress must be more than 0 seconds');
   const gate = new GateClient();
   // --require-verdict: forward an approval only with a signed verdict that verifies against the gateway's keys.
   const jwksUrl = flag(args, 'jwks-url');
-  if (jwksUrl !== undefined && !flag(args, 'require-verdict')) throw new UsageError('--jwks-url applies to --require-verdict only');
-  const requireVerdict = flag(args, 'require-verdict') ? { jwksUrl: jwksUrl ?? `${gate.url}/.well-known/jwks.json` } : undefined;
+  if (jwksUrl !== undefined && !flag(args, 'require-verdict'))
+    throw new UsageError('--jwks-url applies to --require-verdict only');
+  const requireVerdict = flag(args, 'require-verdict')
+    ? { jwksUrl: jwksUrl ?? `${gate.url}/.well-known/jwks.json` }
+    : undefined;
 
   const proxy = await startMcpProxy({
     name,
@@ -72,7 +83,8 @@ function upstreamOf(args: ParsedArgs): { upstream: Transport; defaultName?: stri
     } catch {
       throw new UsageError(`--upstream-url must be an http:// or https:// URL, got "${url}"`);
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--upstream-url must be an http:// or https:// URL, got "${url}"`);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw new UsageError(`--upstream-url must be an http:// or https:// URL, got "${url}"`);
     const headers: Record<string, string> = {};
     for (const header of args.flags.header ?? []) {
       const colon = header.indexOf(':');
@@ -81,9 +93,17 @@ function upstreamOf(args: ParsedArgs): { upstream: Transport; defaultName?: stri
     }
     return { upstream: new StreamableHTTPClientTransport(parsed, { requestInit: { headers } }) };
   }
-  if (!command) throw new UsageError('no upstream: put its command after "--" (tollgate mcp -- npx -y @modelcontextprotocol/server-filesystem /tmp) or give --upstream-url');
+  if (!command)
+    throw new UsageError(
+      'no upstream: put its command after "--" (tollgate mcp -- npx -y @modelcontextprotocol/server-filesystem /tmp) or give --upstream-url',
+    );
   if (args.flags.header) throw new UsageError('--header applies to --upstream-url only');
   // The upstream gets our environment minus the gateway token: it has no business approving its own calls.
-  const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && e[0] !== 'TOLLGATE_TOKEN'));
-  return { upstream: new StdioClientTransport({ command, args: commandArgs, env, stderr: 'inherit' }), defaultName: basename(command).replace(/\.[cm]?[jt]s$/, '') };
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && e[0] !== 'TOLLGATE_TOKEN'),
+  );
+  return {
+    upstream: new StdioClientTransport({ command, args: commandArgs, env, stderr: 'inherit' }),
+    defaultName: basename(command).replace(/\.[cm]?[jt]s$/, ''),
+  };
 }

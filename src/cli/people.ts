@@ -14,31 +14,46 @@ import { terminalJson, terminalText } from '../utils/terminal-text.js';
 import { remoteFrom } from './remote.js';
 
 /** Runs `tollgate people …`; resolves with the exit code. */
-export async function run(argv: string[], out: (text: string) => void = (t) => process.stdout.write(t)): Promise<number> {
+export async function run(
+  argv: string[],
+  out: (text: string) => void = (t) => process.stdout.write(t),
+): Promise<number> {
   const [sub, ...rest] = argv;
   const args = parseArgs(rest, ['json']);
   const json = flag(args, 'json') === 'true';
   // Names, emails and look-up answers come from config files, identity providers and platforms: printed terminal-safe.
-  const print = (value: unknown, text: string[]) => out(`${json ? terminalJson(JSON.stringify(value)) : terminalText(text.join('\n'))}\n`);
+  const print = (value: unknown, text: string[]) =>
+    out(`${json ? terminalJson(JSON.stringify(value)) : terminalText(text.join('\n'))}\n`);
   const [operand] = args.positionals;
   const configPath = flag(args, 'config') || process.env.TOLLGATE_CONFIG;
   // Without a config file, `show` asks the running gateway: it also knows the accounts looked up from emails, and why
   // a look-up found nobody.
   if (!configPath && sub === 'show' && operand && process.env.TOLLGATE_TOKEN) {
-    const person = await remoteFrom(process.env, 'a token with audit:read').call<ReturnType<typeof personJson>>('GET', `/v1/people/${encodeURIComponent(operand)}`);
+    const person = await remoteFrom(process.env, 'a token with audit:read').call<ReturnType<typeof personJson>>(
+      'GET',
+      `/v1/people/${encodeURIComponent(operand)}`,
+    );
     print(person, remoteShowText(person));
     return 0;
   }
-  if (!configPath) throw new UsageError('--config: no config file (pass --config FILE or set TOLLGATE_CONFIG; for show, TOLLGATE_URL and TOLLGATE_TOKEN ask the running gateway)');
+  if (!configPath)
+    throw new UsageError(
+      '--config: no config file (pass --config FILE or set TOLLGATE_CONFIG; for show, TOLLGATE_URL and TOLLGATE_TOKEN ask the running gateway)',
+    );
   const { directory } = loadPolicyAndPeople(readConfigFile(configPath), configPath);
   if (sub === 'list') {
     const people = directory.people().map((p) => personJson(directory, p));
     const groups = directory.groups().map(groupJson);
-    if (!people.length && !groups.length) return print({ people, groups }, [`${configPath} has no people: or groups:`]), 0;
+    if (!people.length && !groups.length)
+      return (print({ people, groups }, [`${configPath} has no people: or groups:`]), 0);
     const width = Math.max(...people.map((p) => p.id.length), 2);
     print({ people, groups }, [
-      ...people.map((p) => `${p.id.padEnd(width)}  ${[p.name, p.email, accountsText(p.accounts)].filter(Boolean).join('  ')}`),
-      ...(groups.length ? ['', 'Groups:', ...groups.map((g) => `  ${g.id}: ${g.people.join(', ') || '(nobody)'}`)] : []),
+      ...people.map(
+        (p) => `${p.id.padEnd(width)}  ${[p.name, p.email, accountsText(p.accounts)].filter(Boolean).join('  ')}`,
+      ),
+      ...(groups.length
+        ? ['', 'Groups:', ...groups.map((g) => `  ${g.id}: ${g.people.join(', ') || '(nobody)'}`)]
+        : []),
     ]);
     return 0;
   }
@@ -50,15 +65,26 @@ export async function run(argv: string[], out: (text: string) => void = (t) => p
     return 0;
   }
   if (sub === 'resolve') {
-    if (!operand) throw new UsageError('say what: tollgate people resolve <reference> (person:alice, group:leads, slack:U0…, an email)');
+    if (!operand)
+      throw new UsageError(
+        'say what: tollgate people resolve <reference> (person:alice, group:leads, slack:U0…, an email)',
+      );
     const resolved = resolveReference(directory, operand);
-    if (!resolved) throw new NotFoundError(`${operand}: no such ${operand.startsWith('group:') ? 'group' : 'person'} in ${configPath}`);
+    if (!resolved)
+      throw new NotFoundError(
+        `${operand}: no such ${operand.startsWith('group:') ? 'group' : 'person'} in ${configPath}`,
+      );
     const who = resolved.people === null ? `every ${resolved.channel} account` : resolved.people.join(', ') || 'nobody';
-    const note = 'known' in resolved && !resolved.known ? ' (an account the directory does not know: a person of its own)' : '';
+    const note =
+      'known' in resolved && !resolved.known ? ' (an account the directory does not know: a person of its own)' : '';
     print(resolved, [`${operand} → ${resolved.kind}: ${who}${note}`]);
     return 0;
   }
-  throw new UsageError(sub ? `unknown subcommand "${sub}" (list, show or resolve)` : 'say what to do: tollgate people list|show <id>|resolve <reference>');
+  throw new UsageError(
+    sub
+      ? `unknown subcommand "${sub}" (list, show or resolve)`
+      : 'say what to do: tollgate people list|show <id>|resolve <reference>',
+  );
 }
 
 function accountsText(accounts: Record<string, string>): string {

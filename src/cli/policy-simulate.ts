@@ -15,7 +15,11 @@ import { existingDatabase } from './audit.js';
 import { sinceFlag } from './policy-suggest.js';
 
 /** Runs `tollgate policy simulate`; resolves with the exit code. */
-export async function simulateCommand(argv: string[], out: (text: string) => void, err: (text: string) => void = (t) => process.stderr.write(t)): Promise<number> {
+export async function simulateCommand(
+  argv: string[],
+  out: (text: string) => void,
+  err: (text: string) => void = (t) => process.stderr.write(t),
+): Promise<number> {
   const args = parseArgs(argv, ['json']);
   const path = flag(args, 'config');
   if (!path) throw new UsageError('--config: name the candidate policy file to replay');
@@ -40,7 +44,10 @@ export async function simulateCommand(argv: string[], out: (text: string) => voi
     err(`tollgate policy simulate: ${terminalText(error.message)}\n`);
     return 2;
   }
-  const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env, migrate: false });
+  const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), {
+    env: process.env,
+    migrate: false,
+  });
   try {
     const report = await simulate(candidate, stores.insights.replay(window), window);
     out(flag(args, 'json') === 'true' ? `${terminalJson(JSON.stringify(report))}\n` : describe(report));
@@ -55,14 +62,22 @@ function describe(r: SimulationJson): string {
   const lines = [`replayed ${r.replayed} requests filed ${r.since} – ${r.until}`];
   if (r.denied_but_would_allow_total) {
     lines.push('', `DENIED by a person, but the candidate allows at once (${r.denied_but_would_allow_total}):`);
-    for (const d of r.denied_but_would_allow) lines.push(`  ${d.created_at} ${d.id} ${d.tool_name} (agent ${d.agent_id ?? '-'}) denied by ${d.responded_by_person}${d.reason ? `: ${d.reason}` : ''} → rule ${d.rule}`);
-    if (r.denied_but_would_allow_total > r.denied_but_would_allow.length) lines.push(`  … and ${r.denied_but_would_allow_total - r.denied_but_would_allow.length} more (--json lists the first ${r.denied_but_would_allow.length})`);
+    for (const d of r.denied_but_would_allow)
+      lines.push(
+        `  ${d.created_at} ${d.id} ${d.tool_name} (agent ${d.agent_id ?? '-'}) denied by ${d.responded_by_person}${d.reason ? `: ${d.reason}` : ''} → rule ${d.rule}`,
+      );
+    if (r.denied_but_would_allow_total > r.denied_but_would_allow.length)
+      lines.push(
+        `  … and ${r.denied_but_would_allow_total - r.denied_but_would_allow.length} more (--json lists the first ${r.denied_but_would_allow.length})`,
+      );
   } else lines.push('', 'no request a person denied would be allowed at once');
   lines.push(
     '',
     `would allow at once ${r.would.auto_allow}, deny at once ${r.would.auto_deny}, ask ${r.would.ask}`,
     `changed: ${r.changed.auto_allow} now allowed at once, ${r.changed.auto_deny} now denied at once, ${r.changed.ask} now asked, ${r.changed.rerouted} asked of other people`,
-    `by rule: ${Object.entries(r.by_rule).map(([rule, n]) => `${rule} ${n}`).join(', ')}`,
+    `by rule: ${Object.entries(r.by_rule)
+      .map(([rule, n]) => `${rule} ${n}`)
+      .join(', ')}`,
   );
   return `${terminalText(lines.join('\n'))}\n`;
 }

@@ -22,7 +22,8 @@ export function sinceFlag(args: ParsedArgs, now: number): string | undefined {
   const span = /^(\d+)([mhd])$/.exec(text);
   if (span) return new Date(now - Number(span[1]) * UNITS[span[2]!]!).toISOString();
   const at = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T00:00:00.000Z`) : new Date(text);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(at.getTime())) throw new UsageError(`--since: not a span or a date: ${text} (use 30d, 12h, 2026-01-31 or an ISO time)`);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(at.getTime()))
+    throw new UsageError(`--since: not a span or a date: ${text} (use 30d, 12h, 2026-01-31 or an ISO time)`);
   return at.toISOString();
 }
 
@@ -31,13 +32,17 @@ export async function suggest(argv: string[], out: (text: string) => void): Prom
   const args = parseArgs(argv, ['json']);
   const now = Date.now();
   const query = { since: sinceFlag(args, now), min: flag(args, 'min') ?? '10' };
-  const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env, migrate: false });
+  const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), {
+    env: process.env,
+    migrate: false,
+  });
   try {
     const insights = new Insights({
       store: stores.insights,
       directory: () => NO_DIRECTORY,
       now: () => now,
-      denied: async (toolName, since, until) => (await stores.store.list({ status: 'denied', toolName, since, until, limit: 100 })).items,
+      denied: async (toolName, since, until) =>
+        (await stores.store.list({ status: 'denied', toolName, since, until, limit: 100 })).items,
       request: (id) => stores.store.get(id),
       policy: () => null,
       grants: null,
@@ -45,7 +50,12 @@ export async function suggest(argv: string[], out: (text: string) => void): Prom
     });
     const suggestions = await insights.suggestions(query);
     if (flag(args, 'json') === 'true') out(`${terminalJson(JSON.stringify(suggestions))}\n`);
-    else out(suggestions.length ? suggestions.map(describe).join('\n') : `no call was approved ${query.min} times or more without a denial, an edit or an expiry in this window\n`);
+    else
+      out(
+        suggestions.length
+          ? suggestions.map(describe).join('\n')
+          : `no call was approved ${query.min} times or more without a denial, an edit or an expiry in this window\n`,
+      );
     return 0;
   } finally {
     await stores.close();
@@ -54,7 +64,9 @@ export async function suggest(argv: string[], out: (text: string) => void): Prom
 
 /** One suggestion in words, its rule indented as it goes under `policies:`. */
 function describe(s: SuggestionJson): string {
-  const denied = s.nearest_denied ? `denied nearby (not covered): ${s.nearest_denied.tool_name} ${JSON.stringify(s.nearest_denied.tool_args)} by ${s.nearest_denied.responded_by_person ?? 'nobody'}${s.nearest_denied.reason ? ` ("${s.nearest_denied.reason}")` : ''}` : 'no denied call of this tool in the window';
+  const denied = s.nearest_denied
+    ? `denied nearby (not covered): ${s.nearest_denied.tool_name} ${JSON.stringify(s.nearest_denied.tool_args)} by ${s.nearest_denied.responded_by_person ?? 'nobody'}${s.nearest_denied.reason ? ` ("${s.nearest_denied.reason}")` : ''}`
+    : 'no denied call of this tool in the window';
   const lines = [
     `# ${s.id}: ${s.summary}`,
     `# would have approved ${s.would_auto_approve} requests at once, saving ${s.approver_minutes_saved} approver minutes; approved by ${s.approvers.join(', ')}`,

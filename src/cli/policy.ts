@@ -11,11 +11,19 @@ import { loadPolicy, matchPolicy, routeByRule, type PolicyFacts } from '../polic
 import { flag, parseArgs, UsageError, type ParsedArgs } from './args.js';
 
 /** Runs `tollgate policy …`; resolves with the exit code. */
-export async function run(argv: string[], out: (text: string) => void = (t) => process.stdout.write(t)): Promise<number> {
+export async function run(
+  argv: string[],
+  out: (text: string) => void = (t) => process.stdout.write(t),
+): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'suggest') return (await import('./policy-suggest.js')).suggest(rest, out);
   if (sub === 'simulate') return (await import('./policy-simulate.js')).simulateCommand(rest, out);
-  if (sub !== 'test') throw new UsageError(sub ? `unknown subcommand "${sub}" (test, suggest or simulate)` : 'say what to do: tollgate policy test|suggest|simulate …');
+  if (sub !== 'test')
+    throw new UsageError(
+      sub
+        ? `unknown subcommand "${sub}" (test, suggest or simulate)`
+        : 'say what to do: tollgate policy test|suggest|simulate …',
+    );
   const args = parseArgs(rest, ['json']);
   const configPath = flag(args, 'config') || process.env.TOLLGATE_CONFIG;
   if (!configPath) throw new UsageError('--config: no config file (pass --config FILE or set TOLLGATE_CONFIG)');
@@ -36,10 +44,17 @@ export async function run(argv: string[], out: (text: string) => void = (t) => p
   const decision = rule.decision ?? 'ask';
   const routed = decision === 'ask' ? routeByRule(rule, { ...facts, context: undefined }) : null;
   if (flag(args, 'json') === 'true') {
-    out(`${JSON.stringify({ rule: rule.name, decision, explanation, ...(routed ? { approvers: routed.approvers ?? [], channels: routed.channels ?? null, required_approvals: routed.requiredApprovals ?? 1, timeout_s: routed.timeoutS ?? null, on_timeout: routed.onTimeout ?? null } : { reason: rule.reason ?? null }), grants: rule.grants ?? [] })}\n`);
+    out(
+      `${JSON.stringify({ rule: rule.name, decision, explanation, ...(routed ? { approvers: routed.approvers ?? [], channels: routed.channels ?? null, required_approvals: routed.requiredApprovals ?? 1, timeout_s: routed.timeoutS ?? null, on_timeout: routed.onTimeout ?? null } : { reason: rule.reason ?? null }), grants: rule.grants ?? [] })}\n`,
+    );
     return 0;
   }
-  const lines = [`${tool}: rule "${rule.name}" → ${decision}${rule.name === 'default' ? ' (no rule matched)' : ''}`, '', 'Rules in order:', ...explanation.map((l) => `  ${l}`)];
+  const lines = [
+    `${tool}: rule "${rule.name}" → ${decision}${rule.name === 'default' ? ' (no rule matched)' : ''}`,
+    '',
+    'Rules in order:',
+    ...explanation.map((l) => `  ${l}`),
+  ];
   if (decision === 'deny' && rule.reason) lines.push('', `The agent is told: ${rule.reason}`);
   if (routed) {
     lines.push(
@@ -51,8 +66,14 @@ export async function run(argv: string[], out: (text: string) => void = (t) => p
       `  timeout_s          ${routed.timeoutS ?? 'the request’s, else the configured default'}${routed.onTimeout ? ` (on_timeout ${routed.onTimeout})` : ''}`,
     );
     if (rule.remind_after_s !== undefined) lines.push(`  reminds after      ${rule.remind_after_s} s`);
-    for (const step of rule.escalate ?? []) lines.push(`  escalates after    ${step.after_s} s: adds ${[...(step.approvers ?? []), ...(step.channels ?? []).map((c) => (c.target ? `${c.type}:${c.target}` : c.type))].join(', ') || 'nothing'}`);
-    if (Array.isArray(rule.grants)) lines.push(`  grants offered     ${rule.grants.map((g) => `"${g.label}" (${g.ttl_s} s, scope ${g.scope.join(', ')})`).join('; ')}`);
+    for (const step of rule.escalate ?? [])
+      lines.push(
+        `  escalates after    ${step.after_s} s: adds ${[...(step.approvers ?? []), ...(step.channels ?? []).map((c) => (c.target ? `${c.type}:${c.target}` : c.type))].join(', ') || 'nothing'}`,
+      );
+    if (Array.isArray(rule.grants))
+      lines.push(
+        `  grants offered     ${rule.grants.map((g) => `"${g.label}" (${g.ttl_s} s, scope ${g.scope.join(', ')})`).join('; ')}`,
+      );
     else if (rule.grants === 'none') lines.push('  grants offered     none (grants: none)');
   }
   out(`${lines.join('\n')}\n`);
@@ -68,6 +89,7 @@ function jsonObjectFlag(args: ParsedArgs, name: string): Record<string, unknown>
   } catch (error) {
     throw new UsageError(`--${name}: not JSON (${(error as Error).message})`);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`--${name}: expected a JSON object, like '{"amount": 120}'`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new UsageError(`--${name}: expected a JSON object, like '{"amount": 120}'`);
   return value as Record<string, unknown>;
 }

@@ -14,10 +14,15 @@ import { flag, parseArgs, UsageError } from './args.js';
 
 /** `--before`: a date (`2026-01-31`, midnight UTC) or an ISO time, not in the future. */
 export function parseBefore(text: string | undefined, now = new Date()): Date {
-  if (text === undefined) throw new UsageError('--before DATE is required: requests decided before it are deleted (e.g. --before 2026-01-01)');
+  if (text === undefined)
+    throw new UsageError(
+      '--before DATE is required: requests decided before it are deleted (e.g. --before 2026-01-01)',
+    );
   const before = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T00:00:00.000Z`) : new Date(text);
-  if (Number.isNaN(before.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(text)) throw new UsageError(`--before: not a date: ${text} (use 2026-01-31 or an ISO time such as 2026-01-31T12:00:00Z)`);
-  if (before.getTime() > now.getTime()) throw new UsageError(`--before: ${text} is in the future; prune deletes history, give a date in the past`);
+  if (Number.isNaN(before.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(text))
+    throw new UsageError(`--before: not a date: ${text} (use 2026-01-31 or an ISO time such as 2026-01-31T12:00:00Z)`);
+  if (before.getTime() > now.getTime())
+    throw new UsageError(`--before: ${text} is in the future; prune deletes history, give a date in the past`);
   return before;
 }
 
@@ -32,7 +37,10 @@ export function describePrune(report: PruneReport, before: Date): string {
         : `the audit chain now starts at event ${report.chainStartsAt ?? report.checkpoint.eventId + 1}, checkpoint signed (event ${report.checkpoint.eventId}, hash ${report.checkpoint.hash}); \`tollgate audit verify\` starts from it`,
     );
   } else lines.push('nothing to prune: the audit chain is unchanged');
-  if (report.stoppedAt) lines.push(`stopped at request ${report.stoppedAt.requestId} (event ${report.stoppedAt.eventId}): ${report.stoppedAt.reason}; older requests after it stay until it can go`);
+  if (report.stoppedAt)
+    lines.push(
+      `stopped at request ${report.stoppedAt.requestId} (event ${report.stoppedAt.eventId}): ${report.stoppedAt.reason}; older requests after it stay until it can go`,
+    );
   return lines.join('\n');
 }
 
@@ -42,7 +50,8 @@ export async function run(argv: string[]): Promise<number> {
   const before = parseBefore(flag(args, 'before'));
   const batchText = flag(args, 'batch');
   const batchSize = batchText === undefined ? 1000 : Number(batchText);
-  if (!Number.isInteger(batchSize) || batchSize < 1) throw new UsageError(`--batch: expected a whole number of requests per transaction, got ${batchText}`);
+  if (!Number.isInteger(batchSize) || batchSize < 1)
+    throw new UsageError(`--batch: expected a whole number of requests per transaction, got ${batchText}`);
   const dryRun = flag(args, 'dry-run') === 'true';
   // Migrations applied (as `serve` does at start): the checkpoint's table may be newer than the database.
   const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env });
@@ -51,7 +60,11 @@ export async function run(argv: string[]): Promise<number> {
     const signer = await anchorSignerOf(await loadSigningKeys(process.env, stores.secrets));
     const sign = async (claims: { event_id: number; hash: string; at: string }) => signer(claims);
     const report = await prune(await pruneStoreOf(stores), { before, sign, batchSize, dryRun });
-    process.stdout.write(flag(args, 'json') === 'true' ? `${JSON.stringify({ ...report, before: before.toISOString() })}\n` : `${describePrune(report, before)}\n`);
+    process.stdout.write(
+      flag(args, 'json') === 'true'
+        ? `${JSON.stringify({ ...report, before: before.toISOString() })}\n`
+        : `${describePrune(report, before)}\n`,
+    );
     return 0;
   } catch (error) {
     if (error instanceof PruneRefusedError) {

@@ -24,7 +24,10 @@ export interface Remote {
 }
 
 /** The gateway of `env`; a UsageError when no token is set. */
-export function remoteFrom(env: Record<string, string | undefined>, what = 'a decide token bound to you (tollgate token create me --scope request:decide --as person:<you>)'): Remote {
+export function remoteFrom(
+  env: Record<string, string | undefined>,
+  what = 'a decide token bound to you (tollgate token create me --scope request:decide --as person:<you>)',
+): Remote {
   const token = env.TOLLGATE_TOKEN;
   if (!token) throw new UsageError(`set TOLLGATE_TOKEN to ${what}`);
   const base = (env.TOLLGATE_URL || 'http://127.0.0.1:8787').replace(/\/+$/, '');
@@ -35,17 +38,29 @@ export function remoteFrom(env: Record<string, string | undefined>, what = 'a de
       try {
         res = await fetch(`${base}${path}`, {
           method,
-          headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: {
+            authorization: `Bearer ${token}`,
+            accept: 'application/json',
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
           body: body === undefined ? undefined : JSON.stringify(body),
           signal: AbortSignal.timeout(15_000),
         });
       } catch (error) {
-        throw new RemoteError(`cannot reach ${base} (${describeError(error)}); is tollgate serve running, and TOLLGATE_URL right?`, null);
+        throw new RemoteError(
+          `cannot reach ${base} (${describeError(error)}); is tollgate serve running, and TOLLGATE_URL right?`,
+          null,
+        );
       }
       const text = await res.text();
       const json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
       if (res.ok) return json as T;
-      const detail = typeof json.detail === 'string' ? json.detail : typeof json.title === 'string' ? json.title : `HTTP ${res.status}`;
+      const detail =
+        typeof json.detail === 'string'
+          ? json.detail
+          : typeof json.title === 'string'
+            ? json.title
+            : `HTTP ${res.status}`;
       throw new RemoteError(res.status === 401 ? `the gateway refused TOLLGATE_TOKEN (${detail})` : detail, res.status);
     },
   };

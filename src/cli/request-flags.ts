@@ -25,7 +25,8 @@ export async function requestOptionsFromFlags(args: ParsedArgs): Promise<GateReq
       agent_id: flag(args, 'agent-id'),
     });
   } catch (error) {
-    if (error instanceof ValidationError) throw new UsageError(`--${error.message.replace(/^([a-z_]+)/, (name) => name.replace(/_/g, '-'))}`);
+    if (error instanceof ValidationError)
+      throw new UsageError(`--${error.message.replace(/^([a-z_]+)/, (name) => name.replace(/_/g, '-'))}`);
     throw error;
   }
 }

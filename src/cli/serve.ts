@@ -13,7 +13,12 @@ import { numberFlag, flag, parseArgs } from './args.js';
 /** Runs the gateway; resolves with the exit code once it has shut down. */
 export async function run(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
-  const config = loadConfig({ port: numberFlag(args, 'port'), db: flag(args, 'db'), config: flag(args, 'config'), host: flag(args, 'host') });
+  const config = loadConfig({
+    port: numberFlag(args, 'port'),
+    db: flag(args, 'db'),
+    config: flag(args, 'config'),
+    host: flag(args, 'host'),
+  });
   // Signal handlers go in before anything is announced: a supervisor may send SIGTERM the moment it reads the
   // "listening" line, and a signal that finds no handler kills the process without a graceful shutdown.
   let signalled: (signal: string) => void = () => undefined;
@@ -24,13 +29,19 @@ export async function run(argv: string[]): Promise<number> {
   const server = await createServer({ config });
   // The approval policy and the people directory reload on SIGHUP or a change of the file; a file that does not load keeps the old rules.
   const policy = server.gateway.policy;
-  const stopWatching = config.configPath && policy ? watchPolicy({ gate: policy, people: server.people, path: config.configPath, logger: server.gateway.logger }) : () => undefined;
+  const stopWatching =
+    config.configPath && policy
+      ? watchPolicy({ gate: policy, people: server.people, path: config.configPath, logger: server.gateway.logger })
+      : () => undefined;
   const { url } = await server.listen();
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  out(`tollgate listening on ${url} (database ${redactUrl(config.dbPath)}, scheduler ${server.gateway.describe().scheduler}, channels ${server.gateway.describe().channels.join(', ')})`);
+  out(
+    `tollgate listening on ${url} (database ${redactUrl(config.dbPath)}, scheduler ${server.gateway.describe().scheduler}, channels ${server.gateway.describe().channels.join(', ')})`,
+  );
   // The gateway is up even when the link cannot be stored (the database away a moment): say so rather than exit.
   const login = await webLoginMessage(server.gateway.channels.get('web'), config.publicUrl ?? url).catch(
-    (error: unknown) => `Web inbox: no login link (${describeError(error)}); run npx tollgate login-link once the database answers`,
+    (error: unknown) =>
+      `Web inbox: no login link (${describeError(error)}); run npx tollgate login-link once the database answers`,
   );
   if (login) out(login);
   if (config.tokenGenerated) {

@@ -26,15 +26,28 @@ export async function run(argv: string[], io: TokenIo = { stdout: process.stdout
       const scopes = args.flags.scope ?? [];
       if (!name) throw new UsageError('name the token: tollgate token create NAME --scope request:create …');
       if (isReservedTokenName(name)) throw new UsageError(`token name ${RESERVED_NAME_MESSAGE}`);
-      if (scopes.length === 0) throw new UsageError('give at least one --scope (request:create, request:read, request:cancel, request:decide, audit:read, admin)');
-      const created = await client.createToken({ name, scopes, as: flag(args, 'as'), person: flag(args, 'person'), expires_in_s: numberFlag(args, 'expires-in') });
+      if (scopes.length === 0)
+        throw new UsageError(
+          'give at least one --scope (request:create, request:read, request:cancel, request:decide, audit:read, admin)',
+        );
+      const created = await client.createToken({
+        name,
+        scopes,
+        as: flag(args, 'as'),
+        person: flag(args, 'person'),
+        expires_in_s: numberFlag(args, 'expires-in'),
+      });
       io.stdout.write(json ? `${JSON.stringify(created)}\n` : `${created.secret}\n`);
       return 0;
     }
     case 'list': {
       const tokens = await client.listTokens();
       if (json) io.stdout.write(`${JSON.stringify(tokens)}\n`);
-      else for (const t of tokens) io.stdout.write(`${terminalText(`${t.id}  ${t.name}  ${t.scopes.join(',')}${t.as ? ` as ${t.as}` : ''}${t.person ? ` person ${t.person}` : ''}`, { oneLine: true })}${t.revoked_at ? '  (revoked)' : ''}\n`);
+      else
+        for (const t of tokens)
+          io.stdout.write(
+            `${terminalText(`${t.id}  ${t.name}  ${t.scopes.join(',')}${t.as ? ` as ${t.as}` : ''}${t.person ? ` person ${t.person}` : ''}`, { oneLine: true })}${t.revoked_at ? '  (revoked)' : ''}\n`,
+          );
       return 0;
     }
     case 'revoke': {

@@ -73,7 +73,8 @@ export function asBackendError(err: unknown): ApprovalBackendError {
   // Tollgate errors carry an HTTP status (GateClientError: `status`, 0 when no answer came); 4xx will not change on retry.
   const status = (error as { status?: unknown }).status;
   const ownVerdict = (error as { retryable?: unknown }).retryable;
-  const retryable = typeof ownVerdict === 'boolean' ? ownVerdict : !(typeof status === 'number' && status >= 400 && status < 500);
+  const retryable =
+    typeof ownVerdict === 'boolean' ? ownVerdict : !(typeof status === 'number' && status >= 400 && status < 500);
   return new ApprovalBackendError(error.message, retryable, { cause: error });
 }
 

@@ -20,7 +20,10 @@ export class Backoff {
   private readonly maxMs: number;
   private readonly factor: number;
 
-  constructor(options: BackoffOptions = {}, private readonly random: () => number = Math.random) {
+  constructor(
+    options: BackoffOptions = {},
+    private readonly random: () => number = Math.random,
+  ) {
     this.initialMs = options.initialMs ?? 250;
     this.maxMs = options.maxMs ?? 5000;
     this.factor = options.factor ?? 2;
@@ -55,10 +58,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       clearTimeout(timer);
       reject(signal!.reason);
     };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -16,7 +16,9 @@ export interface GatewayConnection {
  * Reads the connection: `url` or `TOLLGATE_URL` (default `http://127.0.0.1:8787`), `token` or `TOLLGATE_TOKEN`
  * (required). Throws a {@link GateClientError} with code `client_config` when either is unusable.
  */
-export function gatewayConnection(options: { url?: string; token?: string; env?: Record<string, string | undefined> } = {}): GatewayConnection {
+export function gatewayConnection(
+  options: { url?: string; token?: string; env?: Record<string, string | undefined> } = {},
+): GatewayConnection {
   const env = options.env ?? process.env;
   const url = (options.url ?? env.TOLLGATE_URL ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]/.test(url)) throw configError(`gateway URL must start with http:// or https://, got "${url}"`);
@@ -26,5 +28,10 @@ export function gatewayConnection(options: { url?: string; token?: string; env?:
 }
 
 function configError(detail: string): GateClientError {
-  return new GateClientError(detail, 0, { type: 'https://tollgate.dev/problems/client_config', title: 'Client configuration', status: 0, detail });
+  return new GateClientError(detail, 0, {
+    type: 'https://tollgate.dev/problems/client_config',
+    title: 'Client configuration',
+    status: 0,
+    detail,
+  });
 }

@@ -33,13 +33,20 @@ export class GateClientError extends Error {
 
   /** The problem's stable code (`tollgate_conflict`, `client_config`, …), taken from its `type` URL; `network` when no answer came. */
   get code(): string {
-    if (this.problem?.type && this.problem.type !== 'about:blank') return this.problem.type.split('/').pop() ?? 'unknown';
+    if (this.problem?.type && this.problem.type !== 'about:blank')
+      return this.problem.type.split('/').pop() ?? 'unknown';
     return this.status === 0 ? 'network' : `http_${this.status}`;
   }
 
   /** True when trying again later may succeed: no answer, or the gateway was restarting or overloaded. */
   get retryable(): boolean {
-    return (this.status === 0 && this.problem === null) || this.status === 502 || this.status === 503 || this.status === 504 || this.status === 429;
+    return (
+      (this.status === 0 && this.problem === null) ||
+      this.status === 502 ||
+      this.status === 503 ||
+      this.status === 504 ||
+      this.status === 429
+    );
   }
 }
 

@@ -126,7 +126,12 @@ export class GateClient {
    */
   async request(input: CreateRequestInput, options: RequestOptions = {}): Promise<ApiRequest> {
     const retryUntil = input.idempotency_key ? Date.now() + (options.retryForMs ?? 30_000) : undefined;
-    return this.send<ApiRequest>('POST', '/v1/requests', { body: input, signal: options.signal, retryUntil, traceparent: options.traceparent });
+    return this.send<ApiRequest>('POST', '/v1/requests', {
+      body: input,
+      signal: options.signal,
+      retryUntil,
+      traceparent: options.traceparent,
+    });
   }
 
   /** Reads a request as it is now. */
@@ -178,8 +183,13 @@ export class GateClient {
    * retrying cannot fix (404: an id unknown or not readable with this token).
    */
   async waitMany(ids: readonly string[], options: WaitManyOptions = {}): Promise<ApiRequest[]> {
-    const open = (list: string[], signal: AbortSignal) => this.send<Response>('POST', '/v1/requests/verdicts', { body: { ids: list }, signal, stream: true });
-    return waitForVerdicts({ open, read: (id) => this.get(id), backoff: this.options.backoff, onRetry: this.options.onRetry }, ids, options);
+    const open = (list: string[], signal: AbortSignal) =>
+      this.send<Response>('POST', '/v1/requests/verdicts', { body: { ids: list }, signal, stream: true });
+    return waitForVerdicts(
+      { open, read: (id) => this.get(id), backoff: this.options.backoff, onRetry: this.options.onRetry },
+      ids,
+      options,
+    );
   }
 
   /** Files a request and waits for its verdict. See {@link request} and {@link wait}. */
@@ -187,7 +197,8 @@ export class GateClient {
     const started = Date.now();
     const filed = await this.request(input, { signal: options.signal, retryForMs: options.timeoutMs });
     if (filed.status !== 'pending') return filed;
-    const timeoutMs = options.timeoutMs === undefined ? undefined : Math.max(0, options.timeoutMs - (Date.now() - started));
+    const timeoutMs =
+      options.timeoutMs === undefined ? undefined : Math.max(0, options.timeoutMs - (Date.now() - started));
     return this.wait(filed.id, { ...options, timeoutMs });
   }
 
@@ -219,12 +230,21 @@ export class GateClient {
    * Reports how the tool ran after an approval (`executed` / `execution_failed` in the audit trail). Pass
    * `args_sha256` (see `argsSha256()`) of the arguments that really ran: the gateway flags a mismatch.
    */
-  async receipt(id: string, input: { outcome: 'succeeded' | 'failed'; detail?: string; args_sha256?: string }): Promise<void> {
+  async receipt(
+    id: string,
+    input: { outcome: 'succeeded' | 'failed'; detail?: string; args_sha256?: string },
+  ): Promise<void> {
     await this.send<unknown>('POST', `/v1/requests/${encodeURIComponent(id)}/receipt`, { body: input });
   }
 
   /** Creates a scoped token (admin): the answer carries the secret, shown this once. */
-  async createToken(input: { name: string; scopes: string[]; as?: string; person?: string; expires_in_s?: number }): Promise<ApiTokenInfo & { secret: string }> {
+  async createToken(input: {
+    name: string;
+    scopes: string[];
+    as?: string;
+    person?: string;
+    expires_in_s?: number;
+  }): Promise<ApiTokenInfo & { secret: string }> {
     return this.send('POST', '/v1/tokens', { body: input });
   }
 
@@ -267,8 +287,11 @@ export class GateClient {
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     // The caller's active span (if its application runs an OpenTelemetry SDK) becomes the parent of the gateway's spans.
     injectTraceHeaders(headers);
-    if (!headers.traceparent && options.traceparent && TRACEPARENT.test(options.traceparent)) headers.traceparent = options.traceparent;
-    const timeout = options.stream ? undefined : AbortSignal.timeout(options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
+    if (!headers.traceparent && options.traceparent && TRACEPARENT.test(options.traceparent))
+      headers.traceparent = options.traceparent;
+    const timeout = options.stream
+      ? undefined
+      : AbortSignal.timeout(options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
     const signal = options.signal && timeout ? AbortSignal.any([options.signal, timeout]) : (options.signal ?? timeout);
     let response: Response;
     try {
@@ -283,7 +306,9 @@ export class GateClient {
     } catch (error) {
       // The caller's own abort is not a network failure: let it through untouched.
       if (options.signal?.aborted) throw options.signal.reason;
-      throw new GateClientError(`cannot reach the gateway at ${this.url}: ${describeError(error)}`, 0, null, { cause: error });
+      throw new GateClientError(`cannot reach the gateway at ${this.url}: ${describeError(error)}`, 0, null, {
+        cause: error,
+      });
     }
     const problem = await problemFrom(response);
     throw new GateClientError(problem.detail, response.status, problem);

@@ -23,10 +23,19 @@ export type PostAnswer = HttpAnswer;
  * {@link GateClientError}: the problem+json of any other status, or status 0 when no answer came within `timeoutMs`
  * (refused, reset, cut mid-answer, not HTTP, timed out).
  */
-export function postJson(connection: GatewayConnection, url: URL, body: string, timeoutMs: number): Promise<PostAnswer> {
-  const unreachable = (error: unknown) => new GateClientError(`cannot reach the gateway at ${connection.url}: ${describeError(error)}`, 0, null, { cause: error });
+export function postJson(
+  connection: GatewayConnection,
+  url: URL,
+  body: string,
+  timeoutMs: number,
+): Promise<PostAnswer> {
+  const unreachable = (error: unknown) =>
+    new GateClientError(`cannot reach the gateway at ${connection.url}: ${describeError(error)}`, 0, null, {
+      cause: error,
+    });
   // What node:http refuses in a header value (a CR or LF would start another header): refused here the same way.
-  if (/[^\t\x20-\x7e\x80-\xff]/.test(connection.token)) return Promise.reject(new TypeError('Invalid character in header content ["authorization"]'));
+  if (/[^\t\x20-\x7e\x80-\xff]/.test(connection.token))
+    return Promise.reject(new TypeError('Invalid character in header content ["authorization"]'));
   const payload = Buffer.from(body);
   const head =
     `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer ${connection.token}\r\n` +
@@ -57,7 +66,10 @@ export function postJson(connection: GatewayConnection, url: URL, body: string, 
     };
     // The same error node:http gives a request whose socket closed before a whole answer came.
     const hangUp = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-    const timer = setTimeout(() => settle(Object.assign(new Error(`no answer in ${timeoutMs} ms`), { name: 'TimeoutError' })), timeoutMs);
+    const timer = setTimeout(
+      () => settle(Object.assign(new Error(`no answer in ${timeoutMs} ms`), { name: 'TimeoutError' })),
+      timeoutMs,
+    );
     /** Sends the request on `current`; a refused connection moves on to the next address, if there is one. */
     const send = (current: Socket) => {
       current.on('error', (error: NodeJS.ErrnoException) => {
@@ -115,5 +127,7 @@ function connect(url: URL, address: string): Socket {
   // As node:https's agent does: name the server for SNI unless the host is an address (RFC 6066 forbids it there).
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const servername = net.isIP(host) ? undefined : host;
-  return process.getBuiltinModule('node:tls').connect({ host: address, port: Number(url.port || 443), ...(servername ? { servername } : {}) });
+  return process
+    .getBuiltinModule('node:tls')
+    .connect({ host: address, port: Number(url.port || 443), ...(servername ? { servername } : {}) });
 }

@@ -29,7 +29,10 @@ export interface RemoteBackendOptions {
  * @example
  * const gate = approvalGate({ backend: remoteBackend({ url: 'http://127.0.0.1:8787', token }), tools: ['deploy_*'] });
  */
-export function remoteBackend(client: GateClient | GateClientOptions = {}, options: RemoteBackendOptions = {}): ApprovalBackend {
+export function remoteBackend(
+  client: GateClient | GateClientOptions = {},
+  options: RemoteBackendOptions = {},
+): ApprovalBackend {
   const gate = client instanceof GateClient ? client : new GateClient(client);
   return {
     async requestAndWait(input, signal) {
@@ -46,7 +49,11 @@ export function remoteBackend(client: GateClient | GateClientOptions = {}, optio
       if (!options.requireVerdict || !verdict.allowed) return verdict;
       const approved = answer.approved_args;
       const args = approved && typeof approved === 'object' ? approved : (input.tool_args ?? {});
-      const problem = await verdictProblem(answer, { requestId: filed.id, toolName: input.tool_name, args }, options.requireVerdict);
+      const problem = await verdictProblem(
+        answer,
+        { requestId: filed.id, toolName: input.tool_name, args },
+        options.requireVerdict,
+      );
       if (problem) throw new ApprovalBackendError(`no valid verdict for request ${filed.id}: ${problem}`, false);
       return verdict;
     },

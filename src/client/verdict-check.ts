@@ -29,8 +29,17 @@ export interface CallToRun {
  * Why the verdict in `answer` does not allow `call` (a sentence starting with the failure's one-word reason), or
  * null when its token verifies for exactly that tool, request and argument set and allows it.
  */
-export async function verdictProblem(answer: Pick<ApiRequest, 'verdict_token'>, call: CallToRun, keys: VerdictKeys): Promise<string | null> {
+export async function verdictProblem(
+  answer: Pick<ApiRequest, 'verdict_token'>,
+  call: CallToRun,
+  keys: VerdictKeys,
+): Promise<string | null> {
   if (!answer.verdict_token) return 'the gateway answered no verdict_token (is it older than signed verdicts?)';
-  const result = await verifyVerdict(answer.verdict_token, { ...keys, toolName: call.toolName, args: call.args, requestId: call.requestId });
+  const result = await verifyVerdict(answer.verdict_token, {
+    ...keys,
+    toolName: call.toolName,
+    args: call.args,
+    requestId: call.requestId,
+  });
   return result.ok ? null : `${result.reason}: ${result.message}`;
 }

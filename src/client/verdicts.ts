@@ -22,7 +22,10 @@ export interface SseEvent {
 }
 
 /** Reads server-sent events from a response body, ignoring comments (heartbeats). */
-export async function* sseEvents(body: ReadableStream<Uint8Array>, onBytes: () => void = () => {}): AsyncIterable<SseEvent> {
+export async function* sseEvents(
+  body: ReadableStream<Uint8Array>,
+  onBytes: () => void = () => {},
+): AsyncIterable<SseEvent> {
   const decoder = new TextDecoder();
   let buffer = '';
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
@@ -66,7 +69,11 @@ export interface WaitManyOptions {
 const TIMED_OUT = new Error('timed out');
 
 /** Resolves with every listed request once final (in the order given), or as it is when the time runs out. */
-export async function waitForVerdicts(deps: VerdictDeps, ids: readonly string[], options: WaitManyOptions = {}): Promise<ApiRequest[]> {
+export async function waitForVerdicts(
+  deps: VerdictDeps,
+  ids: readonly string[],
+  options: WaitManyOptions = {},
+): Promise<ApiRequest[]> {
   const verdicts = new Map<string, ApiRequest>();
   const stop = new AbortController();
   const onAbort = () => stop.abort(options.signal!.reason);
@@ -97,7 +104,13 @@ export async function waitForVerdicts(deps: VerdictDeps, ids: readonly string[],
 }
 
 /** Keeps one batch's stream open until each of its ids has a verdict or `stop` aborts. */
-async function follow(deps: VerdictDeps, batch: string[], verdicts: Map<string, ApiRequest>, got: (r: ApiRequest) => void, stop: AbortController): Promise<void> {
+async function follow(
+  deps: VerdictDeps,
+  batch: string[],
+  verdicts: Map<string, ApiRequest>,
+  got: (r: ApiRequest) => void,
+  stop: AbortController,
+): Promise<void> {
   const backoff = new Backoff(deps.backoff);
   for (;;) {
     const left = batch.filter((id) => !verdicts.has(id));
@@ -122,7 +135,12 @@ async function follow(deps: VerdictDeps, batch: string[], verdicts: Map<string, 
 }
 
 /** One stream: hands each verdict to `got` until the stream ends; a broken or stalled stream throws a retryable error. */
-async function streamOnce(open: OpenVerdictStream, ids: string[], got: (r: ApiRequest) => void, stop: AbortSignal): Promise<void> {
+async function streamOnce(
+  open: OpenVerdictStream,
+  ids: string[],
+  got: (r: ApiRequest) => void,
+  stop: AbortSignal,
+): Promise<void> {
   const stalled = new AbortController();
   let timer = setTimeout(() => stalled.abort(), STALLED_MS);
   const alive = () => {
@@ -137,7 +155,12 @@ async function streamOnce(open: OpenVerdictStream, ids: string[], got: (r: ApiRe
     }
   } catch (error) {
     if (error instanceof GateClientError || stop.aborted) throw error;
-    throw new GateClientError(`the verdict stream broke: ${error instanceof Error ? error.message : String(error)}`, 0, null, { cause: error });
+    throw new GateClientError(
+      `the verdict stream broke: ${error instanceof Error ? error.message : String(error)}`,
+      0,
+      null,
+      { cause: error },
+    );
   } finally {
     clearTimeout(timer);
   }

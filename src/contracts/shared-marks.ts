@@ -20,4 +20,3 @@ export interface SharedMarks {
   /** Whether an unexpired mark exists. */
   has(kind: MarkKind, key: string, now: Date): Promise<boolean>;
 }
-

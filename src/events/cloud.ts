@@ -56,7 +56,8 @@ export const STREAMED: readonly EventType[] = Object.keys(STREAM_TYPES) as Event
  */
 export function cloudType(event: ConfirmationEvent): string {
   const { approvals, required } = event.detail as { approvals?: number; required?: number };
-  if (event.type === 'approved' && approvals !== undefined && required !== undefined && approvals < required) return 'dev.tollgate.request.approval_counted';
+  if (event.type === 'approved' && approvals !== undefined && required !== undefined && approvals < required)
+    return 'dev.tollgate.request.approval_counted';
   return STREAM_TYPES[event.type] ?? `dev.tollgate.request.${event.type}`;
 }
 

@@ -9,7 +9,12 @@ import { ValidationError, type FieldProblem } from '../api/errors.js';
 import { fieldProblems } from '../api/validation.js';
 import { AWAY_CHANGED_TYPE, STREAM_TYPES } from './cloud.js';
 
-const TYPES: [string, ...string[]] = ['dev.tollgate.request.approval_counted', 'dev.tollgate.audit.head', AWAY_CHANGED_TYPE, ...Object.values(STREAM_TYPES)];
+const TYPES: [string, ...string[]] = [
+  'dev.tollgate.request.approval_counted',
+  'dev.tollgate.audit.head',
+  AWAY_CHANGED_TYPE,
+  ...Object.values(STREAM_TYPES),
+];
 
 /** One sink as written in the YAML. */
 export const sinkSchema = z.strictObject({
@@ -43,7 +48,12 @@ export interface SinkConfig {
  * The sinks of `section` (the YAML's `events:`), checked.
  * @throws ValidationError naming `<file>: events[i].<field>`.
  */
-export function loadSinks(section: unknown, source: string, callbackAllow: readonly string[], env: Record<string, string | undefined> = {}): SinkConfig[] {
+export function loadSinks(
+  section: unknown,
+  source: string,
+  callbackAllow: readonly string[],
+  env: Record<string, string | undefined> = {},
+): SinkConfig[] {
   if (section === undefined) return [];
   const parsed = z.array(z.unknown()).safeParse(section);
   if (!parsed.success) throw new ValidationError(`${source}: events: expected a list of sinks`);
@@ -58,7 +68,10 @@ export function loadSinks(section: unknown, source: string, callbackAllow: reado
     // Secrets belong in the environment: `env:NAME` keeps the key out of the file.
     const secret = sink.data.secret.startsWith('env:') ? env[sink.data.secret.slice(4)] : sink.data.secret;
     if (!secret || secret.length < 16) {
-      const message = sink.data.secret.startsWith('env:') && !secret ? `${sink.data.secret.slice(4)} is not set in the environment` : 'the secret must be at least 16 characters';
+      const message =
+        sink.data.secret.startsWith('env:') && !secret
+          ? `${sink.data.secret.slice(4)} is not set in the environment`
+          : 'the secret must be at least 16 characters';
       return void problems.push({ path: `${where}.secret`, message });
     }
     sinks.push({
@@ -80,7 +93,8 @@ export function anchorIntervalMs(env: Record<string, string | undefined>): numbe
   const raw = env.TOLLGATE_AUDIT_ANCHOR_EVERY_S?.trim();
   if (!raw) return 3600_000;
   const seconds = Number(raw);
-  if (!Number.isInteger(seconds) || seconds < 10) throw new ValidationError(`TOLLGATE_AUDIT_ANCHOR_EVERY_S: expected whole seconds, at least 10: ${raw}`);
+  if (!Number.isInteger(seconds) || seconds < 10)
+    throw new ValidationError(`TOLLGATE_AUDIT_ANCHOR_EVERY_S: expected whole seconds, at least 10: ${raw}`);
   return seconds * 1000;
 }
 

@@ -128,7 +128,10 @@ export class EventSink {
     if (head - cursor > this.config.maxBacklog) {
       const skipTo = head - this.config.maxBacklog;
       this.state.skipped += skipTo - cursor;
-      this.deps.logger.warn({ sink: this.config.name, skipped: skipTo - cursor }, 'events: sink backlog over max_backlog; the oldest events were skipped');
+      this.deps.logger.warn(
+        { sink: this.config.name, skipped: skipTo - cursor },
+        'events: sink backlog over max_backlog; the oldest events were skipped',
+      );
       await log.advance(this.mark, skipTo);
       cursor = skipTo;
     }
@@ -155,7 +158,11 @@ export class EventSink {
           if (window.readTo > head) head = window.readTo;
         }
         const perPost = this.config.batch ? BATCH : 1;
-        for (let sent = failed.yes ? null : window.take(perPost); sent; sent = failed.yes ? null : window.take(perPost)) {
+        for (
+          let sent = failed.yes ? null : window.take(perPost);
+          sent;
+          sent = failed.yes ? null : window.take(perPost)
+        ) {
           const batch = sent;
           const flight: Promise<void> = this.send(batch.events.map((e) => e.body!)).then(
             () => window.acknowledge(batch),
@@ -199,11 +206,15 @@ export class EventSink {
 
   /** The events as the sink sends them: each with its request as it is now, or a null body when a filter leaves it out. */
   private async outgoing(events: readonly ConfirmationEvent[]): Promise<Outgoing[]> {
-    const requests = new Map((await this.deps.requests([...new Set(events.map((e) => e.requestId))])).map((r) => [r.id, r]));
+    const requests = new Map(
+      (await this.deps.requests([...new Set(events.map((e) => e.requestId))])).map((r) => [r.id, r]),
+    );
     return events.map((event) => {
       const request = requests.get(event.requestId) ?? null;
       const cloud = toCloudEvent(event, request, this.deps.source);
-      const wanted = (!this.config.types || this.config.types.has(cloud.type)) && toolAdmitted(this.config.tools, request?.toolName ?? '');
+      const wanted =
+        (!this.config.types || this.config.types.has(cloud.type)) &&
+        toolAdmitted(this.config.tools, request?.toolName ?? '');
       return { id: event.id, requestId: event.requestId, body: wanted ? JSON.stringify(cloud) : null };
     });
   }
@@ -245,7 +256,9 @@ export class EventSink {
     const res = await fetch(this.config.url, {
       method: 'POST',
       headers: {
-        'content-type': this.config.batch ? 'application/cloudevents-batch+json; charset=utf-8' : 'application/cloudevents+json; charset=utf-8',
+        'content-type': this.config.batch
+          ? 'application/cloudevents-batch+json; charset=utf-8'
+          : 'application/cloudevents+json; charset=utf-8',
         'tollgate-signature': signatureHeader(this.config.secret, Math.floor(this.deps.now() / 1000), body),
       },
       body,
@@ -264,13 +277,27 @@ export class EventSink {
    */
   async anchor(head: { event_id: number; hash: string; at: string; signature: string | null }): Promise<void> {
     if ((this.config.types && !this.config.types.has(ANCHOR_TYPE)) || head.event_id === this.anchored) return;
-    const cloud = { specversion: '1.0', id: `head_${head.event_id}`, source: this.deps.source, type: ANCHOR_TYPE, subject: String(head.event_id), time: head.at, datacontenttype: 'application/json', data: head };
+    const cloud = {
+      specversion: '1.0',
+      id: `head_${head.event_id}`,
+      source: this.deps.source,
+      type: ANCHOR_TYPE,
+      subject: String(head.event_id),
+      time: head.at,
+      datacontenttype: 'application/json',
+      data: head,
+    };
     await this.deps.log
       .exclusive(this.mark, async () => {
         await this.send([JSON.stringify(cloud)]);
         this.anchored = head.event_id;
       })
-      .catch((error: unknown) => this.deps.logger.warn({ sink: this.config.name, err: describeError(error) }, 'events: the audit head was not delivered; the next one follows'));
+      .catch((error: unknown) =>
+        this.deps.logger.warn(
+          { sink: this.config.name, err: describeError(error) },
+          'events: the audit head was not delivered; the next one follows',
+        ),
+      );
   }
 
   private failed(error: unknown): void {
@@ -278,6 +305,9 @@ export class EventSink {
     this.state.lastError = describeError(error);
     this.backoffMs = Math.min(60_000, this.backoffMs ? this.backoffMs * 2 : 1000);
     this.retryAt = this.deps.now() + this.backoffMs;
-    this.deps.logger.warn({ sink: this.config.name, err: this.state.lastError, retryInMs: this.backoffMs }, 'events: delivery failed; the backlog is kept and retried');
+    this.deps.logger.warn(
+      { sink: this.config.name, err: this.state.lastError, retryInMs: this.backoffMs },
+      'events: delivery failed; the backlog is kept and retried',
+    );
   }
 }

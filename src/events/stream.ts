@@ -38,7 +38,11 @@ export class EventStream {
    * Starts delivering: on every change `subscribe` reports, and every `everyMs` (retries, backoff). With `anchors`,
    * the audit chain's signed head is also sent to the sinks every `anchors.everyMs` (when it moved).
    */
-  start(subscribe: (listener: () => void) => () => void, everyMs = 1000, anchors?: { head(): Promise<AnchorHead | null>; everyMs: number }): void {
+  start(
+    subscribe: (listener: () => void) => () => void,
+    everyMs = 1000,
+    anchors?: { head(): Promise<AnchorHead | null>; everyMs: number },
+  ): void {
     if (!this.sinks.length) return;
     const kick = () => {
       for (const sink of this.sinks) void sink.kick();
@@ -83,7 +87,12 @@ export class EventStream {
     return Object.fromEntries(
       this.sinks.map((s) => [
         `events ${s.state.name}`,
-        async () => ({ ready: true, detail: s.state.lastError ? `failing (${s.state.lastError}); ${s.state.backlog} events behind` : `delivering; ${s.state.delivered} delivered` }),
+        async () => ({
+          ready: true,
+          detail: s.state.lastError
+            ? `failing (${s.state.lastError}); ${s.state.backlog} events behind`
+            : `delivering; ${s.state.delivered} delivered`,
+        }),
       ]),
     );
   }
@@ -91,7 +100,12 @@ export class EventStream {
   /** Events after `after`, oldest first, as CloudEvents. */
   async page(after: number, limit: number): Promise<EventPage> {
     const events = await this.deps.log.after(after, limit, STREAMED);
-    const requests = new Map((await this.deps.requests([...new Set(events.map((e) => e.requestId))])).map((r) => [r.id, r]));
-    return { items: events.map((e) => toCloudEvent(e, requests.get(e.requestId) ?? null, this.deps.source)), next_after: events.at(-1)?.id ?? after };
+    const requests = new Map(
+      (await this.deps.requests([...new Set(events.map((e) => e.requestId))])).map((r) => [r.id, r]),
+    );
+    return {
+      items: events.map((e) => toCloudEvent(e, requests.get(e.requestId) ?? null, this.deps.source)),
+      next_after: events.at(-1)?.id ?? after,
+    };
   }
 }

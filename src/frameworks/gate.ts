@@ -78,7 +78,13 @@ export async function askForCall(
   const request = filed.status === 'pending' ? await client.wait(filed.id, { signal: options.signal }) : filed;
   const allowed = request.status === 'approved' || request.allowed === true;
   const reason = request.reason ?? (allowed ? undefined : `not approved (${request.status})`);
-  return { allowed, reason: reason ?? undefined, approvedArgs: request.approved_args ?? undefined, requestId: filed.id, request };
+  return {
+    allowed,
+    reason: reason ?? undefined,
+    approvedArgs: request.approved_args ?? undefined,
+    requestId: filed.id,
+    request,
+  };
 }
 
 /**
@@ -87,11 +93,24 @@ export async function askForCall(
  * tool, arguments and request becomes a refusal saying why. Without `requireVerdict`, or for a refusal, the
  * verdict is returned as it is.
  */
-export async function confirmRun(options: FrameworkGateOptions, verdict: FrameworkVerdict, run: FrameworkRun): Promise<FrameworkVerdict> {
+export async function confirmRun(
+  options: FrameworkGateOptions,
+  verdict: FrameworkVerdict,
+  run: FrameworkRun,
+): Promise<FrameworkVerdict> {
   if (!options.requireVerdict || !verdict.allowed) return verdict;
-  const problem = await verdictProblem(verdict.request, { requestId: verdict.requestId, toolName: run.toolName, args: run.args }, options.requireVerdict);
+  const problem = await verdictProblem(
+    verdict.request,
+    { requestId: verdict.requestId, toolName: run.toolName, args: run.args },
+    options.requireVerdict,
+  );
   if (!problem) return verdict;
-  return { ...verdict, allowed: false, approvedArgs: undefined, reason: `no valid verdict for request ${verdict.requestId}: ${problem}` };
+  return {
+    ...verdict,
+    allowed: false,
+    approvedArgs: undefined,
+    reason: `no valid verdict for request ${verdict.requestId}: ${problem}`,
+  };
 }
 
 /** Parses a JSON object argument string; anything else becomes `{ input: <value> }` so it still fits `tool_args`. */

@@ -52,7 +52,10 @@ export class ChangeFanOut {
     // wake-up to other processes would only add its round trip to every create and decision (the feed flushes what
     // is in flight when it closes).
     void feed.publish({ requestId: request.id, status: request.status, kind }).catch((error: unknown) => {
-      logger.error({ err: error, requestId: request.id }, 'change feed publish failed; waiters elsewhere will see it on their next read');
+      logger.error(
+        { err: error, requestId: request.id },
+        'change feed publish failed; waiters elsewhere will see it on their next read',
+      );
     });
     if (kind === 'changed') await this.deps.afterChange(request);
   }

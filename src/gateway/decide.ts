@@ -14,12 +14,26 @@
  * `grant`, nothing recorded). `Gateway.decide` is the one caller.
  */
 import type { Logger } from 'pino';
-import { REJECTION_MESSAGES, STALE_GROUPS_MESSAGE, type DecideOutcome, type DecisionEvent, type DecisionRejection } from '../channel/channel.js';
+import {
+  REJECTION_MESSAGES,
+  STALE_GROUPS_MESSAGE,
+  type DecideOutcome,
+  type DecisionEvent,
+  type DecisionRejection,
+} from '../channel/channel.js';
 import type { Clock } from '../utils/clock.js';
 import { ValidationError } from '../api/errors.js';
 import type { PolicyGate } from '../policy/gate.js';
 import { chooseGrant, grantFromApproval, type ChosenGrant } from '../policy/grant-decisions.js';
-import { approverSetOf, deciderOf, discountedVoters, isListed, requesterPeople, type ApproverSet, type Decider } from '../people/approvers.js';
+import {
+  approverSetOf,
+  deciderOf,
+  discountedVoters,
+  isListed,
+  requesterPeople,
+  type ApproverSet,
+  type Decider,
+} from '../people/approvers.js';
 import type { Directory } from '../people/types.js';
 import type { Delegations } from '../people/away.js';
 import { standingInFor } from '../people/stand-ins.js';
@@ -68,19 +82,40 @@ export async function applyDecision(deps: DecisionDeps, event: DecisionEvent): P
   // votes may have been cast for an absentee.
   const quorum = event.decision === 'approve' && request.requiredApprovals > 1;
   const delegations = quorum || !isListed(approvers, decider) ? await deps.delegations() : null;
-  const onBehalfOf = delegations && !isListed(approvers, decider) ? standingInFor(directory, delegations, approvers, decider.person, requesters) : null;
+  const onBehalfOf =
+    delegations && !isListed(approvers, decider)
+      ? standingInFor(directory, delegations, approvers, decider.person, requesters)
+      : null;
   const people = { decider, approvers, requesters, onBehalfOf };
   const problem = checkDecision(request, event, people, deps.allowSelfApproval);
-  if (problem) return reject(problem.code, problem.code === 'not_authorized' && onlyStaleGroupsAdmit(directory, people.approvers, actor, event) ? STALE_GROUPS_MESSAGE : problem.message);
+  if (problem)
+    return reject(
+      problem.code,
+      problem.code === 'not_authorized' && onlyStaleGroupsAdmit(directory, people.approvers, actor, event)
+        ? STALE_GROUPS_MESSAGE
+        : problem.message,
+    );
   // A grant button: the request's rule must offer it (400 naming `grant` otherwise, nothing recorded).
-  if (event.grant && event.decision !== 'approve') throw new ValidationError('grant: only an approval can give a grant', [{ path: 'grant', message: 'only with decision "approve"' }]);
+  if (event.grant && event.decision !== 'approve')
+    throw new ValidationError('grant: only an approval can give a grant', [
+      { path: 'grant', message: 'only with decision "approve"' },
+    ]);
   const grant = event.grant ? chooseGrant(deps.policy, await store.events(request.id), event.grant) : null;
 
   const option = event.option ?? (event.decision === 'approve' ? request.options[0] : request.options[1]) ?? null;
   const at = new Date(clock.now());
   // An approval towards a quorum: whoever approved before and is no longer an approver does not count (the store
   // counts under its lock; a vote landing between this read and that lock was checked at its own decision just now).
-  const discounted = quorum ? discountedVoters(directory, people.approvers, await store.events(request.id), decider.person, at, delegations ?? undefined) : [];
+  const discounted = quorum
+    ? discountedVoters(
+        directory,
+        people.approvers,
+        await store.events(request.id),
+        decider.person,
+        at,
+        delegations ?? undefined,
+      )
+    : [];
   const result = await store.decide(request.id, {
     decision: event.decision,
     actor,
@@ -102,14 +137,25 @@ export async function applyDecision(deps: DecisionDeps, event: DecisionEvent): P
       return reject('already_decided', `This request was already ${result.request.status}.`);
     case 'expired':
       await deps.changed(result.request);
-      return reject('already_decided', `This request expired at ${result.request.expiresAt.toISOString()}, before this decision arrived.`);
+      return reject(
+        'already_decided',
+        `This request expired at ${result.request.expiresAt.toISOString()}, before this decision arrived.`,
+      );
     case 'duplicate':
       // The same account twice is a repeated tap; another account of a person already counted is a walk-around of
       // four eyes, refused on the record.
       if (result.priorActor !== actor) {
-        return reject('duplicate_approval', `${decider.person} approved this request already (as ${result.priorActor}); a second account of the same person does not count.`);
+        return reject(
+          'duplicate_approval',
+          `${decider.person} approved this request already (as ${result.priorActor}); a second account of the same person does not count.`,
+        );
       }
-      return { ok: false, code: 'duplicate_approval', message: REJECTION_MESSAGES.duplicate_approval, request: result.request };
+      return {
+        ok: false,
+        code: 'duplicate_approval',
+        message: REJECTION_MESSAGES.duplicate_approval,
+        request: result.request,
+      };
     case 'recorded':
       await deps.changed(result.request);
       return { ok: true, request: result.request, final: false };
@@ -121,14 +167,25 @@ export async function applyDecision(deps: DecisionDeps, event: DecisionEvent): P
 }
 
 /** Writes the standing grant an approval gave, and its `grant_created` event on the request. */
-async function giveGrant(deps: DecisionDeps, request: ConfirmationRequest, chosen: ChosenGrant, actor: string, via: string): Promise<void> {
+async function giveGrant(
+  deps: DecisionDeps,
+  request: ConfirmationRequest,
+  chosen: ChosenGrant,
+  actor: string,
+  via: string,
+): Promise<void> {
   const { grant, event } = grantFromApproval(request, chosen, actor, via, new Date(deps.clock.now()));
   await deps.policy!.grants!.create(grant);
   await deps.store.appendEvent(request.id, event);
 }
 
 /** Whether groups the provider vouched for too long ago are all that would have admitted the decider. */
-function onlyStaleGroupsAdmit(directory: Directory, approvers: ApproverSet, actor: string, event: DecisionEvent): boolean {
+function onlyStaleGroupsAdmit(
+  directory: Directory,
+  approvers: ApproverSet,
+  actor: string,
+  event: DecisionEvent,
+): boolean {
   if (!event.staleGroups?.length) return false;
   return isListed(approvers, deciderOf(directory, actor, [...(event.groups ?? []), ...event.staleGroups]));
 }
@@ -137,7 +194,16 @@ function onlyStaleGroupsAdmit(directory: Directory, approvers: ApproverSet, acto
  * The provider's groups this approval needs (the directory alone does not list the decider), and until when they
  * hold, for the event: a quorum completing later re-checks the approval with them (`discountedVoters`).
  */
-function vouchedFor(directory: Directory, approvers: ApproverSet, decider: Decider, event: DecisionEvent, at: Date): Vote['vouched'] {
+function vouchedFor(
+  directory: Directory,
+  approvers: ApproverSet,
+  decider: Decider,
+  event: DecisionEvent,
+  at: Date,
+): Vote['vouched'] {
   if (!event.groups?.length || isListed(approvers, deciderOf(directory, decider.account))) return null;
-  return { groups: decider.groups.filter((g) => !directory.groupsOf(decider.person).includes(g)), until: event.groupsUntil ?? at };
+  return {
+    groups: decider.groups.filter((g) => !directory.groupsOf(decider.person).includes(g)),
+    until: event.groupsUntil ?? at,
+  };
 }

@@ -9,7 +9,12 @@ import { callbackUrlProblem } from '../utils/callback-target.js';
 import type { Clock } from '../utils/clock.js';
 import { ValidationError } from '../api/errors.js';
 import { argsSha256 } from '../requests/args-hash.js';
-import { newConfirmationRequest, sameArgsOrConflict, type GatewayDefaults, type NewRequestInput } from '../requests/new-request.js';
+import {
+  newConfirmationRequest,
+  sameArgsOrConflict,
+  type GatewayDefaults,
+  type NewRequestInput,
+} from '../requests/new-request.js';
 import { resolveCards } from '../channel/cards.js';
 import { settleAtFiling } from '../policy/apply.js';
 import type { PolicyGate, Ruling } from '../policy/gate.js';
@@ -65,14 +70,16 @@ export async function fileRequest(deps: FilingDeps, input: NewRequestInput, opti
   const { store, scheduler, channels } = deps;
   const toolArgs = input.toolArgs ?? {};
   const callbackProblem = input.callbackUrl ? callbackUrlProblem(input.callbackUrl, deps.callbackAllow) : null;
-  if (callbackProblem) throw new ValidationError(`callback_url: ${callbackProblem}`, [{ path: 'callback_url', message: callbackProblem }]);
+  if (callbackProblem)
+    throw new ValidationError(`callback_url: ${callbackProblem}`, [{ path: 'callback_url', message: callbackProblem }]);
   const unknown = unknownApprovers(deps.directory(), input.approvers ?? []);
   const ambiguous = bareUserIdProblem(deps.directory(), input.userId);
   if (ambiguous) unknown.push(ambiguous);
   if (unknown.length) throw new ValidationError(unknown.map((p) => `${p.path}: ${p.message}`).join('; '), unknown);
   const hash = argsSha256(input.toolName, toolArgs);
   if (input.idempotencyKey) {
-    const existing = options.underKey !== undefined ? options.underKey : await store.getByIdempotencyKey(input.idempotencyKey);
+    const existing =
+      options.underKey !== undefined ? options.underKey : await store.getByIdempotencyKey(input.idempotencyKey);
     if (existing) return { request: sameArgsOrConflict(existing, hash), created: false };
   }
   const now = new Date(deps.clock.now());
@@ -91,21 +98,29 @@ export async function fileRequest(deps: FilingDeps, input: NewRequestInput, opti
   const cards = resolveCards(targets, channels);
   const request = newConfirmationRequest(filed, deps.defaults, cards, hash, now);
   const inline = (type: string) => channels.get(type)?.readsFromDatabase === true;
-  const result = await store.create(request, cards.map((c) => ({ channel: c.type, target: c.target ?? '', sent: inline(c.type) })), ruling ? { detail: ruling.detail } : undefined);
+  const result = await store.create(
+    request,
+    cards.map((c) => ({ channel: c.type, target: c.target ?? '', sent: inline(c.type) })),
+    ruling ? { detail: ruling.detail } : undefined,
+  );
   if (!result.created) return { request: sameArgsOrConflict(result.request, hash), created: false };
   deps.traces.remember(request.id);
   // The request's one timer fires at its first reminder or escalation step, if any comes before its expiry; one due
   // beyond the horizon is armed by a pass minutes before (100,000 filed for an hour hold no timer each meanwhile).
   const wake = nextWake(ruling?.followUps ?? [], request.expiresAt);
   if (!deps.defers?.(wake, request.expiresAt)) await scheduler.scheduleExpiry(request.id, wake, request.expiresAt);
-  for (const card of cards) if (!inline(card.type)) await scheduler.enqueueDelivery(request.id, card.type, card.target ?? '');
+  for (const card of cards)
+    if (!inline(card.type)) await scheduler.enqueueDelivery(request.id, card.type, card.target ?? '');
   await deps.created(request);
   return result;
 }
 
 /** Writes a request its rule or a standing grant settled at filing: final at once, no cards, no timer. */
 async function fileSettled(deps: FilingDeps, ruling: Ruling, hash: string, now: Date): Promise<Filed> {
-  const settled = settleAtFiling(newConfirmationRequest(ruling.input, deps.defaults, [], hash, now), ruling.settlement!);
+  const settled = settleAtFiling(
+    newConfirmationRequest(ruling.input, deps.defaults, [], hash, now),
+    ruling.settlement!,
+  );
   const result = await deps.store.create(settled.request, [], { detail: ruling.detail, events: [settled.event] });
   if (!result.created) return { request: sameArgsOrConflict(result.request, hash), created: false };
   await ruling.settled?.();

@@ -83,17 +83,41 @@ export class Gateway extends GatewayReads implements ChannelHost {
 
   constructor(options: GatewayOptions) {
     const audit = options.auditChain ? new AuditService(options.auditChain, options.store) : null;
-    super(options.store, options.feed ?? new LocalChangeFeed(), options.clock ?? systemClock, options.directory ?? (() => NO_DIRECTORY), audit, options.away);
+    super(
+      options.store,
+      options.feed ?? new LocalChangeFeed(),
+      options.clock ?? systemClock,
+      options.directory ?? (() => NO_DIRECTORY),
+      audit,
+      options.away,
+    );
     this.scheduler = options.scheduler;
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.allowSelfApproval = options.allowSelfApproval ?? false;
     this.policy = options.policy ?? null;
-    this.grantAdmin = this.policy?.grants ? new GrantAdmin(this.policy.grants, (id, event) => this.note(id, event), () => this.clock.now()) : null;
+    this.grantAdmin = this.policy?.grants
+      ? new GrantAdmin(
+          this.policy.grants,
+          (id, event) => this.note(id, event),
+          () => this.clock.now(),
+        )
+      : null;
     this.defaults = gatewayDefaults(options.defaults);
     this.channels = new Map((options.channels ?? []).map((c) => [c.name, c]));
     this.waiters = new Waiters(this.clock);
-    this.waits = { waiters: this.waiters, clock: this.clock, read: (id) => this.mustGet(id), stopping: () => this.stopping };
-    this.changes = new ChangeFanOut({ logger: this.logger, feed: this.feed, waiters: this.waiters, traces: this.traces, afterChange: (r) => this.jobs.afterChange(r) });
+    this.waits = {
+      waiters: this.waiters,
+      clock: this.clock,
+      read: (id) => this.mustGet(id),
+      stopping: () => this.stopping,
+    };
+    this.changes = new ChangeFanOut({
+      logger: this.logger,
+      feed: this.feed,
+      waiters: this.waiters,
+      traces: this.traces,
+      afterChange: (r) => this.jobs.afterChange(r),
+    });
     this.callbackAllow = options.callbackAllow ?? [];
     const followUps: FollowUpDeps = {
       store: this.store,
@@ -103,7 +127,10 @@ export class Gateway extends GatewayReads implements ChannelHost {
       directory: options.directory,
       delegations: () => this.away.delegations(),
       // Waiters and live pages re-read the row; no card update or callback job (the runner enqueues what it needs).
-      publish: (r) => this.feed.publish({ requestId: r.id, status: r.status, kind: 'changed' }).catch((error: unknown) => this.logger.warn({ err: error }, 'change feed publish failed')),
+      publish: (r) =>
+        this.feed
+          .publish({ requestId: r.id, status: r.status, kind: 'changed' })
+          .catch((error: unknown) => this.logger.warn({ err: error }, 'change feed publish failed')),
     };
     this.stream = options.stream ?? null;
     this.insights = options.insights
@@ -111,7 +138,8 @@ export class Gateway extends GatewayReads implements ChannelHost {
           store: options.insights,
           directory: this.directory,
           now: () => this.clock.now(),
-          denied: async (toolName, since, until) => (await this.store.list({ status: 'denied', toolName, since, until, limit: 100 })).items,
+          denied: async (toolName, since, until) =>
+            (await this.store.list({ status: 'denied', toolName, since, until, limit: 100 })).items,
           request: (id) => this.store.get(id),
           policy: () => this.policy?.policy ?? null,
           grants: this.policy?.grants ?? null,
@@ -142,7 +170,12 @@ export class Gateway extends GatewayReads implements ChannelHost {
       created: (r) => this.changed(r, 'created'),
       defers: (wake, expiresAt) => this.jobs.defers(wake, expiresAt),
     };
-    this.expiryScan = new ExpiryScan({ store: this.store, clock: this.clock, logger: this.logger, fanOut: (r) => traceExpiry(this.traces, r, () => this.changed(r, 'changed')) });
+    this.expiryScan = new ExpiryScan({
+      store: this.store,
+      clock: this.clock,
+      logger: this.logger,
+      fanOut: (r) => traceExpiry(this.traces, r, () => this.changed(r, 'changed')),
+    });
     this.jobs = new GatewayJobs(
       {
         store: this.store,
@@ -154,7 +187,14 @@ export class Gateway extends GatewayReads implements ChannelHost {
         forCard: (r) => this.withStandIns(r),
         expireDue: () => this.expireDue(),
         expiredRecently: (id) => this.expiryScan.expiredRecently(id),
-        ...(this.policy ? { followUps: { run: (r) => runDueFollowUps(followUps, r, new Date(this.clock.now())), wake: (rows) => wakesOf(followUps, rows) } } : {}),
+        ...(this.policy
+          ? {
+              followUps: {
+                run: (r) => runDueFollowUps(followUps, r, new Date(this.clock.now())),
+                wake: (rows) => wakesOf(followUps, rows),
+              },
+            }
+          : {}),
       },
       { callbackSecret: options.callbackSecret, callbackAllow: this.callbackAllow },
     );
@@ -163,7 +203,9 @@ export class Gateway extends GatewayReads implements ChannelHost {
   /** Subscribes to the change feed, starts the scheduler's workers and reconciles rows with timers. */
   async start(): Promise<void> {
     this.stopping = false;
-    this.unsubscribeFeed = this.feed.subscribe((change) => traceWake(this.traces, change.requestId, this.waiters.wake(change.requestId)));
+    this.unsubscribeFeed = this.feed.subscribe((change) =>
+      traceWake(this.traces, change.requestId, this.waiters.wake(change.requestId)),
+    );
     // A due-scan the scheduler runs at once (BullMQ's first job) waits for the catch-up below and finds nothing,
     // instead of taking the backlog 500 rows at a time first (BullMQ restart: 3.5 s of expiry, not 1.75, profiled).
     const release = this.expiryScan.expectCatchUp();
@@ -197,7 +239,10 @@ export class Gateway extends GatewayReads implements ChannelHost {
   }
 
   /** Files a request, or returns the one filed before under the same idempotency key (`created: false`). */
-  request(input: NewRequestInput, options: FileOptions = {}): Promise<{ request: ConfirmationRequest; created: boolean }> {
+  request(
+    input: NewRequestInput,
+    options: FileOptions = {},
+  ): Promise<{ request: ConfirmationRequest; created: boolean }> {
     return traceCreate(input, () => fileRequest(this.filing, input, options));
   }
 
@@ -257,8 +302,10 @@ export class Gateway extends GatewayReads implements ChannelHost {
     const request = await this.mustGet(id);
     const event = receiptEvent(request, receipt, new Date(this.clock.now()));
     await this.store.appendEvent(id, event);
-    if (event.detail.args_match === false) this.logger.warn({ requestId: id }, 'a tool ran with other arguments than the approved ones');
-    if (request.allowed !== true) this.logger.warn({ requestId: id, status: request.status }, 'a tool ran without an approval');
+    if (event.detail.args_match === false)
+      this.logger.warn({ requestId: id }, 'a tool ran with other arguments than the approved ones');
+    if (request.allowed !== true)
+      this.logger.warn({ requestId: id, status: request.status }, 'a tool ran without an approval');
     return event;
   }
 

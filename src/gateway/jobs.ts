@@ -13,7 +13,13 @@ import type { ConfirmationStore } from '../requests/store.js';
 import type { Scheduler } from '../scheduler/types.js';
 import { toApiRequest } from '../requests/serialize.js';
 import type { ConfirmationRequest } from '../requests/types.js';
-import { JobFailedPermanentlyError, JobNotNeededError, RetryLaterError, type JobAttempt, type SchedulerJobs } from '../scheduler/types.js';
+import {
+  JobFailedPermanentlyError,
+  JobNotNeededError,
+  RetryLaterError,
+  type JobAttempt,
+  type SchedulerJobs,
+} from '../scheduler/types.js';
 import { describeError } from '../api/errors.js';
 import { ExpiryHorizon } from '../scheduler/expiry-horizon.js';
 import { traceCard } from '../telemetry/request-spans.js';
@@ -45,7 +51,10 @@ export interface JobsDeps {
    * A policy's reminders and escalation (absent: none). `run` does what is due and says when the request's timer should
    * fire next; `wake` says it for a page of pending rows at start-up, in their order.
    */
-  followUps?: { run(request: ConfirmationRequest): Promise<Date>; wake(rows: readonly { id: string; expiresAt: Date }[]): Promise<Date[]> };
+  followUps?: {
+    run(request: ConfirmationRequest): Promise<Date>;
+    wake(rows: readonly { id: string; expiresAt: Date }[]): Promise<Date[]>;
+  };
 }
 
 /** The gateway's job handlers. */
@@ -60,7 +69,13 @@ export class GatewayJobs implements SchedulerJobs {
   ) {
     this.traces = deps.traces ?? new RequestTraces();
     const wakes = deps.followUps?.wake.bind(deps.followUps);
-    this.horizon = new ExpiryHorizon({ store: deps.store, scheduler: deps.scheduler, clock: deps.clock, logger: deps.logger, ...(wakes ? { wakes } : {}) });
+    this.horizon = new ExpiryHorizon({
+      store: deps.store,
+      scheduler: deps.scheduler,
+      clock: deps.clock,
+      logger: deps.logger,
+      ...(wakes ? { wakes } : {}),
+    });
   }
 
   /** Calls `listener` after each job attempt. */
@@ -97,45 +112,104 @@ export class GatewayJobs implements SchedulerJobs {
   async deliver(requestId: string, channelName: string, target: string, attempt: JobAttempt): Promise<void> {
     const request = await this.deps.store.get(requestId);
     if (!request) throw new JobNotNeededError(`request ${requestId} is gone`);
-    const card = (await this.deps.store.messages(requestId)).find((m) => m.channel === channelName && m.target === target);
-    if (card && card.status !== 'pending') throw new JobNotNeededError(`card ${channelName}:${target} of ${requestId} was already sent`);
-    if (request.status !== 'pending') throw new JobNotNeededError(`request ${requestId} is ${request.status}; card not sent`);
+    const card = (await this.deps.store.messages(requestId)).find(
+      (m) => m.channel === channelName && m.target === target,
+    );
+    if (card && card.status !== 'pending')
+      throw new JobNotNeededError(`card ${channelName}:${target} of ${requestId} was already sent`);
+    if (request.status !== 'pending')
+      throw new JobNotNeededError(`request ${requestId} is ${request.status}; card not sent`);
     const channel = this.channel(channelName);
     try {
       const card = { requestId, channel: channelName, target, attempt: attempt.attempt };
       const shown = this.deps.forCard ? await this.deps.forCard(request) : request;
       const messageRef = await traceCard(this.traces, 'deliver', card, () => channel.send(shown, target));
-      await this.deps.store.updateMessage(requestId, channelName, target, { messageRef, status: 'sent', attempts: attempt.attempt, lastError: null }, this.now());
-      await this.deps.store.appendEvent(requestId, { type: 'delivered', actor: null, channel: channelName, detail: { target, message_ref: messageRef, attempt: attempt.attempt }, at: this.now() });
+      await this.deps.store.updateMessage(
+        requestId,
+        channelName,
+        target,
+        { messageRef, status: 'sent', attempts: attempt.attempt, lastError: null },
+        this.now(),
+      );
+      await this.deps.store.appendEvent(requestId, {
+        type: 'delivered',
+        actor: null,
+        channel: channelName,
+        detail: { target, message_ref: messageRef, attempt: attempt.attempt },
+        at: this.now(),
+      });
       this.report({ job: 'deliver', channel: channelName, ok: true });
       // Decided while the card was on its way: bring the new card up to date.
       const latest = await this.deps.store.get(requestId);
-      if (latest && latest.status !== 'pending' && messageRef) await this.deps.scheduler.enqueueCardUpdate(requestId, channelName, target);
+      if (latest && latest.status !== 'pending' && messageRef)
+        await this.deps.scheduler.enqueueCardUpdate(requestId, channelName, target);
     } catch (error) {
       const givesUp = attempt.isLastAttempt || error instanceof PermanentChannelError;
-      await this.deps.store.updateMessage(requestId, channelName, target, { attempts: attempt.attempt, lastError: describeError(error), status: givesUp ? 'failed' : 'pending' }, this.now());
-      await this.deps.store.appendEvent(requestId, { type: 'delivery_failed', actor: null, channel: channelName, detail: { target, attempt: attempt.attempt, error: describeError(error), will_retry: !givesUp }, at: this.now() });
+      await this.deps.store.updateMessage(
+        requestId,
+        channelName,
+        target,
+        { attempts: attempt.attempt, lastError: describeError(error), status: givesUp ? 'failed' : 'pending' },
+        this.now(),
+      );
+      await this.deps.store.appendEvent(requestId, {
+        type: 'delivery_failed',
+        actor: null,
+        channel: channelName,
+        detail: { target, attempt: attempt.attempt, error: describeError(error), will_retry: !givesUp },
+        at: this.now(),
+      });
       this.report({ job: 'deliver', channel: channelName, ok: false });
-      this.deps.logger.warn({ requestId, channel: channelName, target, attempt: attempt.attempt, err: describeError(error) }, 'card delivery failed');
+      this.deps.logger.warn(
+        { requestId, channel: channelName, target, attempt: attempt.attempt, err: describeError(error) },
+        'card delivery failed',
+      );
       throw asJobError(error);
     }
   }
 
   async updateCard(requestId: string, channelName: string, target: string, attempt: JobAttempt): Promise<void> {
     const request = await this.deps.store.get(requestId);
-    const card = (await this.deps.store.messages(requestId)).find((m) => m.channel === channelName && m.target === target);
-    if (!request || !card?.messageRef) throw new JobNotNeededError(`card ${channelName}:${target} of ${requestId} has nothing to update`);
+    const card = (await this.deps.store.messages(requestId)).find(
+      (m) => m.channel === channelName && m.target === target,
+    );
+    if (!request || !card?.messageRef)
+      throw new JobNotNeededError(`card ${channelName}:${target} of ${requestId} has nothing to update`);
     try {
       const channel = this.channel(channelName);
       const ref = { target, messageRef: card.messageRef };
       const shown = this.deps.forCard ? await this.deps.forCard(request) : request;
-      await traceCard(this.traces, 'update', { requestId, channel: channelName, target, attempt: attempt.attempt }, () => channel.update(shown, ref));
-      if (request.status !== 'pending') await this.deps.store.updateMessage(requestId, channelName, target, { status: 'updated', lastError: null }, this.now());
+      await traceCard(
+        this.traces,
+        'update',
+        { requestId, channel: channelName, target, attempt: attempt.attempt },
+        () => channel.update(shown, ref),
+      );
+      if (request.status !== 'pending')
+        await this.deps.store.updateMessage(
+          requestId,
+          channelName,
+          target,
+          { status: 'updated', lastError: null },
+          this.now(),
+        );
       this.report({ job: 'update', channel: channelName, ok: true });
     } catch (error) {
       const givesUp = attempt.isLastAttempt || error instanceof PermanentChannelError;
-      await this.deps.store.updateMessage(requestId, channelName, target, { lastError: describeError(error) }, this.now());
-      await this.deps.store.appendEvent(requestId, { type: 'update_failed', actor: null, channel: channelName, detail: { target, attempt: attempt.attempt, error: describeError(error), will_retry: !givesUp }, at: this.now() });
+      await this.deps.store.updateMessage(
+        requestId,
+        channelName,
+        target,
+        { lastError: describeError(error) },
+        this.now(),
+      );
+      await this.deps.store.appendEvent(requestId, {
+        type: 'update_failed',
+        actor: null,
+        channel: channelName,
+        detail: { target, attempt: attempt.attempt, error: describeError(error), will_retry: !givesUp },
+        at: this.now(),
+      });
       this.report({ job: 'update', channel: channelName, ok: false });
       throw asJobError(error);
     }
@@ -146,14 +220,25 @@ export class GatewayJobs implements SchedulerJobs {
     if (!request?.callbackUrl) throw new JobNotNeededError(`request ${requestId} has no callback_url`);
     const body = JSON.stringify({ type: 'confirmation.decided', request: toApiRequest(request) });
     const timestamp = Math.floor(this.deps.clock.now() / 1000).toString();
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'x-tollgate-timestamp': timestamp, 'x-tollgate-request-id': requestId };
-    if (this.options.callbackSecret) headers['x-tollgate-signature'] = signCallback(this.options.callbackSecret, timestamp, body);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'x-tollgate-timestamp': timestamp,
+      'x-tollgate-request-id': requestId,
+    };
+    if (this.options.callbackSecret)
+      headers['x-tollgate-signature'] = signCallback(this.options.callbackSecret, timestamp, body);
     let error: string | null = null;
     let status: number | null = null;
     try {
       await assertCallbackTarget(request.callbackUrl, this.options.callbackAllow ?? []);
       // A signed webhook is never re-posted elsewhere: a redirect is a failure, not a new target.
-      const response = await fetch(request.callbackUrl, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+      const response = await fetch(request.callbackUrl, {
+        method: 'POST',
+        headers,
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(10_000),
+      });
       status = response.status;
       await response.body?.cancel();
       if (status >= 300 && status < 400) error = `HTTP ${status}: redirects are not followed`;
@@ -163,11 +248,23 @@ export class GatewayJobs implements SchedulerJobs {
     }
     const at = this.now();
     if (error === null) {
-      await this.deps.store.appendEvent(requestId, { type: 'callback_sent', actor: null, channel: null, detail: { status, attempt: attempt.attempt }, at });
+      await this.deps.store.appendEvent(requestId, {
+        type: 'callback_sent',
+        actor: null,
+        channel: null,
+        detail: { status, attempt: attempt.attempt },
+        at,
+      });
       this.report({ job: 'callback', channel: null, ok: true });
       return;
     }
-    await this.deps.store.appendEvent(requestId, { type: 'callback_failed', actor: null, channel: null, detail: { status, error, attempt: attempt.attempt, will_retry: !attempt.isLastAttempt }, at });
+    await this.deps.store.appendEvent(requestId, {
+      type: 'callback_failed',
+      actor: null,
+      channel: null,
+      detail: { status, error, attempt: attempt.attempt, will_retry: !attempt.isLastAttempt },
+      at,
+    });
     this.report({ job: 'callback', channel: null, ok: false });
     throw new Error(`callback to runtime failed: ${error}`);
   }
@@ -241,7 +338,6 @@ export class GatewayJobs implements SchedulerJobs {
 export function signCallback(secret: string, timestamp: string, body: string): string {
   return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
-
 
 /** Maps channel errors to the scheduler's control-flow errors. */
 function asJobError(error: unknown): Error {

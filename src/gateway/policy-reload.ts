@@ -38,10 +38,21 @@ export function reloadPolicy(options: Pick<WatchPolicyOptions, 'gate' | 'people'
       options.people.replace(directory);
       if (changes.length) options.logger.info({ path: options.path, changes }, 'people directory changed');
     }
-    options.logger.info({ path: options.path, rules: policy.rules.length, people: directory.people().length, groups: directory.groups().length }, 'policy reloaded');
+    options.logger.info(
+      {
+        path: options.path,
+        rules: policy.rules.length,
+        people: directory.people().length,
+        groups: directory.groups().length,
+      },
+      'policy reloaded',
+    );
     return true;
   } catch (error) {
-    options.logger.error({ path: options.path, err: describeError(error) }, 'policy not reloaded; the rules in force stay');
+    options.logger.error(
+      { path: options.path, err: describeError(error) },
+      'policy not reloaded; the rules in force stay',
+    );
     return false;
   }
 }

@@ -150,7 +150,12 @@ export abstract class GatewayReads {
    */
   mayDecide(request: ConfirmationRequest, account: string, groups: readonly string[] = []): boolean {
     const directory = this.directory();
-    return mayDecideAs(directory, approverSetOf(directory, request.approvers), deciderOf(directory, account, groups), this.away.known());
+    return mayDecideAs(
+      directory,
+      approverSetOf(directory, request.approvers),
+      deciderOf(directory, account, groups),
+      this.away.known(),
+    );
   }
 
   /**
@@ -161,14 +166,18 @@ export abstract class GatewayReads {
     const delegations = await this.away.delegations();
     const directory = this.directory();
     const found = await waitingFor(this, directory, account, limit, groups, delegations);
-    return delegations.empty ? found : found.map((r) => attachStandIns(r, standInsOf(directory, delegations, r.approvers)));
+    return delegations.empty
+      ? found
+      : found.map((r) => attachStandIns(r, standInsOf(directory, delegations, r.approvers)));
   }
 
   /** `request` with the stand-ins of its approvers attached (for its card), by the delegations of the last second. */
   async withStandIns(request: ConfirmationRequest): Promise<ConfirmationRequest> {
     if (request.status !== 'pending') return request;
     const delegations = await this.away.delegations(false);
-    return delegations.empty ? request : attachStandIns(request, standInsOf(this.directory(), delegations, request.approvers));
+    return delegations.empty
+      ? request
+      : attachStandIns(request, standInsOf(this.directory(), delegations, request.approvers));
   }
 
   /** The audit chain's newest event (null without a chain or events). */

@@ -65,17 +65,31 @@ export async function wakesOf(deps: FollowUpDeps, rows: readonly { id: string; e
 }
 
 async function remind(deps: FollowUpDeps, request: ConfirmationRequest, step: number, now: Date): Promise<void> {
-  await deps.store.appendEvent(request.id, { type: 'reminded', actor: 'system', channel: null, detail: { step, approvers: request.approvers }, at: now });
+  await deps.store.appendEvent(request.id, {
+    type: 'reminded',
+    actor: 'system',
+    channel: null,
+    detail: { step, approvers: request.approvers },
+    at: now,
+  });
   for (const card of await deps.store.messages(request.id)) {
     if (!card.messageRef) continue;
     const channel = deps.channels.get(card.channel);
-    if (channel?.remind) await channel.remind(request, { target: card.target, messageRef: card.messageRef }).catch((error: unknown) => deps.logger.warn({ err: error, requestId: request.id }, 'reminder not sent'));
+    if (channel?.remind)
+      await channel
+        .remind(request, { target: card.target, messageRef: card.messageRef })
+        .catch((error: unknown) => deps.logger.warn({ err: error, requestId: request.id }, 'reminder not sent'));
     else await deps.scheduler.enqueueCardUpdate(request.id, card.channel, card.target);
   }
   await deps.publish(request);
 }
 
-async function escalate(deps: FollowUpDeps, request: ConfirmationRequest, step: Extract<FollowUp, { kind: 'escalate' }>, now: Date): Promise<{ request: ConfirmationRequest | null; nobodyAdded: boolean }> {
+async function escalate(
+  deps: FollowUpDeps,
+  request: ConfirmationRequest,
+  step: Extract<FollowUp, { kind: 'escalate' }>,
+  now: Date,
+): Promise<{ request: ConfirmationRequest | null; nobodyAdded: boolean }> {
   const directory = deps.directory?.() ?? NO_DIRECTORY;
   const delegations = deps.delegations ? await deps.delegations() : NO_DELEGATIONS;
   const { kept, skipped } = skipUnattended(directory, step.approvers, delegations);
@@ -85,18 +99,36 @@ async function escalate(deps: FollowUpDeps, request: ConfirmationRequest, step: 
   let added: ChannelTarget[] = [];
   try {
     const direct = step.channels.length === 0 && deps.directory ? directTargets(directory, kept, deps.channels) : [];
-    added = resolveCards([...step.channels, ...direct, ...delegateTargets(directory, kept, deps.channels, delegations)], deps.channels).filter((c) => !known.has(key(c)));
+    added = resolveCards(
+      [...step.channels, ...direct, ...delegateTargets(directory, kept, deps.channels, delegations)],
+      deps.channels,
+    ).filter((c) => !known.has(key(c)));
   } catch (error) {
-    deps.logger.warn({ err: error, requestId: request.id, step: step.step }, 'escalation names a channel this gateway cannot post to; adding approvers only');
+    deps.logger.warn(
+      { err: error, requestId: request.id, step: step.step },
+      'escalation names a channel this gateway cannot post to; adding approvers only',
+    );
   }
   const channels = [...request.channels, ...added.map((c) => (c.target ? c : { type: c.type }))];
-  const detail = { step: step.step, added_approvers: kept, added_channels: added, approvers, ...(skipped.length ? { skipped } : {}) };
-  const updated = await deps.store.escalate(request.id, step.step, { approvers, channels }, { type: 'escalated', actor: 'system', channel: null, detail, at: now });
+  const detail = {
+    step: step.step,
+    added_approvers: kept,
+    added_channels: added,
+    approvers,
+    ...(skipped.length ? { skipped } : {}),
+  };
+  const updated = await deps.store.escalate(
+    request.id,
+    step.step,
+    { approvers, channels },
+    { type: 'escalated', actor: 'system', channel: null, detail, at: now },
+  );
   const nobodyAdded = skipped.length > 0 && kept.length === 0 && step.channels.length === 0;
   if (!updated) return { request: null, nobodyAdded };
   for (const card of added) {
     await deps.store.ensureMessage(request.id, card.type, card.target ?? '', now);
-    if (deps.channels.get(card.type)?.readsFromDatabase) await deps.store.updateMessage(request.id, card.type, card.target ?? '', { status: 'sent' }, now);
+    if (deps.channels.get(card.type)?.readsFromDatabase)
+      await deps.store.updateMessage(request.id, card.type, card.target ?? '', { status: 'sent' }, now);
     else await deps.scheduler.enqueueDelivery(request.id, card.type, card.target ?? '');
   }
   for (const card of await deps.store.messages(request.id)) {
@@ -110,15 +142,30 @@ async function escalate(deps: FollowUpDeps, request: ConfirmationRequest, step: 
  * The step's approvers without those away with nobody standing in (a person, every member of a group, the person
  * behind an account), and those skipped with why, for the `escalated` event.
  */
-function skipUnattended(directory: Directory, approvers: readonly string[], delegations: Delegations): { kept: string[]; skipped: { approver: string; reason: string }[] } {
+function skipUnattended(
+  directory: Directory,
+  approvers: readonly string[],
+  delegations: Delegations,
+): { kept: string[]; skipped: { approver: string; reason: string }[] } {
   const kept: string[] = [];
   const skipped: { approver: string; reason: string }[] = [];
   for (const approver of approvers) {
     const ref = directory.reference(approver);
-    const people = ref?.kind === 'person' ? [ref.id] : ref?.kind === 'group' ? (directory.group(ref.id)?.people ?? []) : ref?.kind === 'account' ? [directory.personOf(ref.account)] : [];
+    const people =
+      ref?.kind === 'person'
+        ? [ref.id]
+        : ref?.kind === 'group'
+          ? (directory.group(ref.id)?.people ?? [])
+          : ref?.kind === 'account'
+            ? [directory.personOf(ref.account)]
+            : [];
     const away = people.length > 0 && people.every((p) => delegations.unattended(p));
     if (!away) kept.push(approver);
-    else skipped.push({ approver, reason: `${people.map((p) => `${p} is away until ${shortDate(delegations.awayOf(p)!.until, delegations.now)}`).join(', ')}, with nobody standing in` });
+    else
+      skipped.push({
+        approver,
+        reason: `${people.map((p) => `${p} is away until ${shortDate(delegations.awayOf(p)!.until, delegations.now)}`).join(', ')}, with nobody standing in`,
+      });
   }
   return { kept, skipped };
 }

@@ -31,7 +31,10 @@ export interface PruneTransaction {
   /** Deletes events `afterId < id <= throughId` and the requests `ids` with their cards and grants; counts what went. */
   remove(ids: readonly string[], afterId: number, throughId: number): Promise<{ requests: number; events: number }>;
   /** Writes (or, for a later batch of the same run, moves) the run's checkpoint. Returns the row's id. */
-  saveCheckpoint(checkpoint: ChainCheckpoint & { requests: number; events: number; createdAt: Date }, runId: number | null): Promise<number>;
+  saveCheckpoint(
+    checkpoint: ChainCheckpoint & { requests: number; events: number; createdAt: Date },
+    runId: number | null,
+  ): Promise<number>;
 }
 
 /** A database a prune works on (one per dialect: `requests/<dialect>/prune-store.ts`). */
@@ -96,7 +99,13 @@ interface Cut {
  * Finds the next cut after `start`: up to `batchSize` requests whose events are all in one prefix of the chain.
  * @throws PruneRefusedError when a link it would delete is broken (deleting it would hide the tampering).
  */
-async function findCut(tx: PruneTransaction, start: { eventId: number; hash: string }, before: Date, now: Date, batchSize: number): Promise<Cut> {
+async function findCut(
+  tx: PruneTransaction,
+  start: { eventId: number; hash: string },
+  before: Date,
+  now: Date,
+  batchSize: number,
+): Promise<Cut> {
   const head = await tx.headId();
   const beforeIso = before.toISOString();
   const walked: { id: number; hash: string; at: string; requestId: string }[] = [];
@@ -117,11 +126,19 @@ async function findCut(tx: PruneTransaction, start: { eventId: number; hash: str
       const at = columns[5] as string;
       nextId = id;
       if (id === head) {
-        stoppedAt = { requestId, eventId: id, reason: 'it holds the chain’s newest event, which stays so new events extend the chain' };
+        stoppedAt = {
+          requestId,
+          eventId: id,
+          reason: 'it holds the chain’s newest event, which stays so new events extend the chain',
+        };
         break walk;
       }
       if (!verdicts.get(requestId)) {
-        stoppedAt = { requestId, eventId: id, reason: 'it is pending, decided on or after the cut-off, or holds a grant still in use' };
+        stoppedAt = {
+          requestId,
+          eventId: id,
+          reason: 'it is pending, decided on or after the cut-off, or holds a grant still in use',
+        };
         break walk;
       }
       if (at >= beforeIso) {
@@ -130,7 +147,9 @@ async function findCut(tx: PruneTransaction, start: { eventId: number; hash: str
       }
       if (!firstEvent.has(requestId) && firstEvent.size >= batchSize) break walk;
       if (hash === null || prevHash !== prev || eventHashOfColumns(prevHash, ...columns) !== hash) {
-        throw new PruneRefusedError(`the audit chain is broken at event ${id}: run \`tollgate audit verify\`; prune deletes nothing that would hide it`);
+        throw new PruneRefusedError(
+          `the audit chain is broken at event ${id}: run \`tollgate audit verify\`; prune deletes nothing that would hide it`,
+        );
       }
       if (!firstEvent.has(requestId)) firstEvent.set(requestId, id);
       walked.push({ id, hash, at, requestId });
@@ -142,21 +161,32 @@ async function findCut(tx: PruneTransaction, start: { eventId: number; hash: str
   // A request with events after the cut stays whole: move the cut before its first event, until none straddles it.
   let through = walked.length ? walked[walked.length - 1]!.id : start.eventId;
   const last = walked.length ? await tx.lastEventIds([...firstEvent.keys()]) : new Map<string, number>();
-  for (let moved = true; moved; ) {
+  for (let moved = true; moved;) {
     moved = false;
     for (const [requestId, first] of firstEvent) {
       if (first > through) continue;
       if ((last.get(requestId) ?? 0) > through) {
         through = first - 1;
         moved = true;
-        if (!stoppedAt || stoppedAt.eventId > first) stoppedAt = { requestId, eventId: first, reason: `it has events after the cut (up to ${last.get(requestId)})` };
+        if (!stoppedAt || stoppedAt.eventId > first)
+          stoppedAt = {
+            requestId,
+            eventId: first,
+            reason: `it has events after the cut (up to ${last.get(requestId)})`,
+          };
       }
     }
   }
   const kept = walked.filter((w) => w.id <= through);
   const ids = [...firstEvent].filter(([, first]) => first <= through).map(([id]) => id);
   const end = kept[kept.length - 1];
-  return { ids, through: end ? { id: end.id, hash: end.hash, at: end.at } : null, events: kept.length, stoppedAt, nextId: kept.length < walked.length ? walked[kept.length]!.id : nextId };
+  return {
+    ids,
+    through: end ? { id: end.id, hash: end.hash, at: end.at } : null,
+    events: kept.length,
+    stoppedAt,
+    nextId: kept.length < walked.length ? walked[kept.length]!.id : nextId,
+  };
 }
 
 /**
@@ -165,13 +195,24 @@ async function findCut(tx: PruneTransaction, start: { eventId: number; hash: str
  * @example const report = await prune(pruneStore, { before: new Date('2026-01-01'), sign: signer.signAnchor });
  */
 export async function prune(store: PruneStore, options: PruneOptions): Promise<PruneReport> {
-  if (!(await store.chained())) throw new PruneRefusedError('this database has no audit chain yet: run `tollgate migrate` once to add it, then prune');
+  if (!(await store.chained()))
+    throw new PruneRefusedError(
+      'this database has no audit chain yet: run `tollgate migrate` once to add it, then prune',
+    );
   const now = options.now ?? new Date();
   const batchSize = options.batchSize ?? 1000;
   const pause = options.pause ?? (() => new Promise<void>((resolve) => setImmediate(resolve)));
   const existing = await store.checkpoint();
   let start = existing ? { eventId: existing.eventId, hash: existing.hash } : { eventId: 0, hash: GENESIS_HASH };
-  const report: PruneReport = { requests: 0, events: 0, batches: 0, checkpoint: null, chainStartsAt: null, stoppedAt: null, dryRun: options.dryRun ?? false };
+  const report: PruneReport = {
+    requests: 0,
+    events: 0,
+    batches: 0,
+    checkpoint: null,
+    chainStartsAt: null,
+    stoppedAt: null,
+    dryRun: options.dryRun ?? false,
+  };
   let runId: number | null = null;
   const DRY = Symbol('dry run');
   for (;;) {
@@ -184,10 +225,21 @@ export async function prune(store: PruneStore, options: PruneOptions): Promise<P
         const signature = await options.sign({ event_id: through.id, hash: through.hash, at: through.at });
         const removed = await tx.remove(cut.ids, start.eventId, through.id);
         if (removed.events !== cut.events || removed.requests !== cut.ids.length) {
-          throw new PruneRefusedError(`the chain changed while pruning (deleted ${removed.events} events and ${removed.requests} requests, expected ${cut.events} and ${cut.ids.length}); nothing of this batch was deleted`);
+          throw new PruneRefusedError(
+            `the chain changed while pruning (deleted ${removed.events} events and ${removed.requests} requests, expected ${cut.events} and ${cut.ids.length}); nothing of this batch was deleted`,
+          );
         }
         runId = await tx.saveCheckpoint(
-          { eventId: through.id, hash: through.hash, at: through.at, signature, prunedBefore: options.before.toISOString(), requests: report.requests + cut.ids.length, events: report.events + cut.events, createdAt: now },
+          {
+            eventId: through.id,
+            hash: through.hash,
+            at: through.at,
+            signature,
+            prunedBefore: options.before.toISOString(),
+            requests: report.requests + cut.ids.length,
+            events: report.events + cut.events,
+            createdAt: now,
+          },
           runId,
         );
       });

@@ -90,7 +90,12 @@ export class Retention {
     if (this.stopped) return;
     this.timer = this.deps.clock.setTimeout(() => {
       void this.runNow()
-        .catch((error: unknown) => this.deps.logger.error({ err: describeError(error) }, 'retention: prune failed; it runs again at the next interval'))
+        .catch((error: unknown) =>
+          this.deps.logger.error(
+            { err: describeError(error) },
+            'retention: prune failed; it runs again at the next interval',
+          ),
+        )
         .finally(() => this.arm(this.options.everyMs ?? 3_600_000));
     }, ms);
   }
@@ -115,7 +120,16 @@ export class Retention {
     this.last = { at: now, report: done };
     if (!ran) return null;
     if (done && done.requests > 0) {
-      this.deps.logger.info({ requests: done.requests, events: done.events, batches: done.batches, before: before.toISOString(), checkpoint: done.checkpoint?.eventId }, 'retention: pruned requests decided before the cut-off');
+      this.deps.logger.info(
+        {
+          requests: done.requests,
+          events: done.events,
+          batches: done.batches,
+          before: before.toISOString(),
+          checkpoint: done.checkpoint?.eventId,
+        },
+        'retention: pruned requests decided before the cut-off',
+      );
     }
     return done;
   }

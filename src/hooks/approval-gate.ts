@@ -8,14 +8,25 @@ import type { GateClient } from '../client/gate-client.js';
 import { remoteBackend, type RemoteBackendOptions } from '../client/remote-backend.js';
 import type { Clock } from '../utils/clock.js';
 import type { Gateway } from '../gateway/gateway.js';
-import type { ApprovalBackend, ApprovalChannelTarget, ApprovalRequestInput, ApprovalVerdict } from '../client/approval-backend.js';
+import type {
+  ApprovalBackend,
+  ApprovalChannelTarget,
+  ApprovalRequestInput,
+  ApprovalVerdict,
+} from '../client/approval-backend.js';
 import { gatewayBackend } from './gateway-backend.js';
 import type { ToolGate } from './executor.js';
 import { argsSha256 } from '../requests/args-hash.js';
 import { matchesAny } from '../utils/patterns.js';
 import type { ApprovalAsk, HookContext, HookObject, HookResult } from './types.js';
 
-export type { ApprovalBackend, ApprovalChannelTarget, ApprovalRequestInput, ApprovalVerdict, ExecutionReceiptInput } from '../client/approval-backend.js';
+export type {
+  ApprovalBackend,
+  ApprovalChannelTarget,
+  ApprovalRequestInput,
+  ApprovalVerdict,
+  ExecutionReceiptInput,
+} from '../client/approval-backend.js';
 
 /**
  * Options of {@link approvalGate}. Say where requests go with exactly one of: `backend`, `gateway` (in process),
@@ -143,7 +154,8 @@ function buildInput(options: ApprovalGateOptions, context: HookContext, ask?: Ap
     metadata: options.metadata,
   };
   // Absent fields stay absent so the gateway's defaults apply.
-  for (const key of Object.keys(input) as (keyof ApprovalRequestInput)[]) if (input[key] === undefined) delete input[key];
+  for (const key of Object.keys(input) as (keyof ApprovalRequestInput)[])
+    if (input[key] === undefined) delete input[key];
   return input;
 }
 
@@ -166,13 +178,20 @@ const keepAliveClock: Clock = {
 
 function pickBackend(options: ApprovalGateOptions): ApprovalBackend {
   if (!options || typeof options !== 'object') throw new TypeError('approvalGate needs options');
-  const given = [options.backend, options.gateway, options.client, options.url ?? options.token].filter((v) => v !== undefined);
-  if (given.length !== 1) throw new TypeError('approvalGate needs exactly one of: backend, gateway, client, or url + token');
+  const given = [options.backend, options.gateway, options.client, options.url ?? options.token].filter(
+    (v) => v !== undefined,
+  );
+  if (given.length !== 1)
+    throw new TypeError('approvalGate needs exactly one of: backend, gateway, client, or url + token');
   // A backend of your own checks what it trusts itself, and a gateway in this process is the signer: a verdict
   // check would be silently meaningless there, so it is refused.
-  if (options.requireVerdict && (options.backend || options.gateway)) throw new TypeError('approvalGate: requireVerdict applies to client or url + token (pass it to remoteBackend() for a backend)');
+  if (options.requireVerdict && (options.backend || options.gateway))
+    throw new TypeError(
+      'approvalGate: requireVerdict applies to client or url + token (pass it to remoteBackend() for a backend)',
+    );
   if (options.backend) {
-    if (typeof options.backend.requestAndWait !== 'function') throw new TypeError('approvalGate: backend needs requestAndWait()');
+    if (typeof options.backend.requestAndWait !== 'function')
+      throw new TypeError('approvalGate: backend needs requestAndWait()');
     return options.backend;
   }
   if (options.gateway) return gatewayBackend(options.gateway);
@@ -224,7 +243,13 @@ function verdictToResult(name: string, verdict: ApprovalVerdict, input: Approval
   if (verdict.allowed) {
     const requestId = verdict.requestId;
     if (verdict.approvedArgs && typeof verdict.approvedArgs === 'object') {
-      return { action: 'modify', data: verdict.approvedArgs, reason: verdict.reason ?? undefined, sideEffects, requestId };
+      return {
+        action: 'modify',
+        data: verdict.approvedArgs,
+        reason: verdict.reason ?? undefined,
+        sideEffects,
+        requestId,
+      };
     }
     return { action: 'continue', sideEffects, requestId };
   }

@@ -37,7 +37,10 @@ export class InjectionBudget {
   }
 
   /** Spends budget for `content` or says why it cannot. */
-  take(sessionId: string | undefined, content: string): { ok: true } | { ok: false; refusal: InjectionRefusal; bytes: number } {
+  take(
+    sessionId: string | undefined,
+    content: string,
+  ): { ok: true } | { ok: false; refusal: InjectionRefusal; bytes: number } {
     const bytes = Buffer.byteLength(content, 'utf8');
     if (bytes > this.maxInjectionBytes) return { ok: false, refusal: 'injection_too_large', bytes };
     const key = sessionId ?? '';

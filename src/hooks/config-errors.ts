@@ -23,7 +23,12 @@ export class HookConfigError extends Error {
 }
 
 /** Parses `value` with `schema` or throws a {@link HookConfigError} naming the first bad field. */
-export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, file: string | undefined, base: string): z.output<S> {
+export function parseOrThrow<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  file: string | undefined,
+  base: string,
+): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0] as z.core.$ZodIssue;

@@ -80,7 +80,10 @@ interface Planned {
 }
 
 /** Reads a YAML file and loads its hooks. Errors name the file and the path inside it. */
-export async function loadHookConfigFile(file: string, options: Omit<LoadHookConfigOptions, 'file'> = {}): Promise<LoadedHooks> {
+export async function loadHookConfigFile(
+  file: string,
+  options: Omit<LoadHookConfigOptions, 'file'> = {},
+): Promise<LoadedHooks> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -91,7 +94,10 @@ export async function loadHookConfigFile(file: string, options: Omit<LoadHookCon
 }
 
 /** Loads hooks from YAML text or an already-parsed document. */
-export function loadHookConfig(source: string | Record<string, unknown>, options: LoadHookConfigOptions = {}): LoadedHooks {
+export function loadHookConfig(
+  source: string | Record<string, unknown>,
+  options: LoadHookConfigOptions = {},
+): LoadedHooks {
   const { file } = options;
   let raw: unknown = source;
   if (typeof source === 'string') {
@@ -106,12 +112,17 @@ export function loadHookConfig(source: string | Record<string, unknown>, options
   const catalogue = { ...BUILTIN_HOOKS, ...options.hooks };
 
   const lists = new Map<string, { base: PropertyKey[]; entries: HookConfigEntry[] }>();
-  for (const [point, entries] of Object.entries(doc.hooks ?? {})) lists.set(point, { base: ['hooks', point], entries: entries ?? [] });
+  for (const [point, entries] of Object.entries(doc.hooks ?? {}))
+    lists.set(point, { base: ['hooks', point], entries: entries ?? [] });
   if (options.profile !== undefined) {
     const profile = doc.profiles?.[options.profile];
     if (!profile) {
       const known = Object.keys(doc.profiles ?? {});
-      throw new HookConfigError(`unknown profile (known: ${known.length ? known.join(', ') : 'none'})`, file, `profiles.${options.profile}`);
+      throw new HookConfigError(
+        `unknown profile (known: ${known.length ? known.join(', ') : 'none'})`,
+        file,
+        `profiles.${options.profile}`,
+      );
     }
     // lionagi's rule: a mentioned point is replaced wholesale; an empty list switches the defaults off.
     for (const [point, entries] of Object.entries(profile.hooks ?? {})) {
@@ -121,16 +132,25 @@ export function loadHookConfig(source: string | Record<string, unknown>, options
 
   const plan: Planned[] = [];
   for (const [point, { base, entries }] of lists) {
-    if (!isValidPointName(point)) throw new HookConfigError('invalid hook point name (use "namespace:event")', file, formatPath('', base));
+    if (!isValidPointName(point))
+      throw new HookConfigError('invalid hook point name (use "namespace:event")', file, formatPath('', base));
     entries.forEach((entry, i) => {
       const at = [...base, i];
       const where = formatPath('', at);
       const definition = catalogue[entry.use];
       if (!definition) {
-        throw new HookConfigError(`unknown hook "${entry.use}" (known: ${Object.keys(catalogue).sort().join(', ')})`, file, `${where}.use`);
+        throw new HookConfigError(
+          `unknown hook "${entry.use}" (known: ${Object.keys(catalogue).sort().join(', ')})`,
+          file,
+          `${where}.use`,
+        );
       }
       if (definition.points && !definition.points.includes(point)) {
-        throw new HookConfigError(`"${entry.use}" cannot run at ${point} (it runs at ${definition.points.join(', ')})`, file, `${where}.use`);
+        throw new HookConfigError(
+          `"${entry.use}" cannot run at ${point} (it runs at ${definition.points.join(', ')})`,
+          file,
+          `${where}.use`,
+        );
       }
       const interpolated = interpolateEnv(entry.config ?? {}, env, file, [...at, 'config']);
       const config = parseOrThrow(definition.schema, interpolated, file, `${where}.config`);
@@ -139,14 +159,24 @@ export function loadHookConfig(source: string | Record<string, unknown>, options
   }
 
   const registry = options.registry ?? new HookRegistry();
-  const deps: BuiltinDeps = { clock: registry.clock, logger: registry.logger, cwd: options.cwd, auditSink: options.auditSink };
+  const deps: BuiltinDeps = {
+    clock: registry.clock,
+    logger: registry.logger,
+    cwd: options.cwd,
+    auditSink: options.auditSink,
+  };
   const handlers = plan.map((p) => createHandler(p, deps, file));
   const removers: (() => void)[] = [];
   const registered: LoadedHooks['registered'] = [];
   plan.forEach((p, i) => {
     const handler = handlers[i] as HookHandler;
     const name = p.entry.name ?? p.definition.name;
-    const opts = { priority: p.entry.priority, name, failOpen: p.entry.fail_open ?? p.definition.failOpen, timeoutMs: p.entry.timeout_ms };
+    const opts = {
+      priority: p.entry.priority,
+      name,
+      failOpen: p.entry.fail_open ?? p.definition.failOpen,
+      timeoutMs: p.entry.timeout_ms,
+    };
     const primary = p.definition.points?.[0];
     const companions = primary === p.point ? (p.definition.companions?.(p.config) ?? []) : [];
     for (const point of [p.point, ...companions]) {

@@ -30,7 +30,11 @@ export class ContributionChannels {
     this.channels.set(channel, list);
     return () => {
       const current = this.channels.get(channel);
-      if (current) this.channels.set(channel, current.filter((e) => e !== entry));
+      if (current)
+        this.channels.set(
+          channel,
+          current.filter((e) => e !== entry),
+        );
     };
   }
 

@@ -105,10 +105,18 @@ export class ToolExecutor {
   }
 
   /** Runs one tool call end to end. Never throws for a tool's or a hook's failure; see {@link ToolExecution}. */
-  async execute(toolName: string, args: Record<string, unknown> = {}, options: ExecuteOptions = {}): Promise<ToolExecution> {
+  async execute(
+    toolName: string,
+    args: Record<string, unknown> = {},
+    options: ExecuteOptions = {},
+  ): Promise<ToolExecution> {
     const tool = this.tools.get(toolName);
     if (!tool) return { status: 'error', error: new Error(`unknown tool "${toolName}"`), sideEffects: [] };
-    const info: HookToolInfo = { name: toolName, requiresConfirmation: tool.requiresConfirmation, description: tool.description };
+    const info: HookToolInfo = {
+      name: toolName,
+      requiresConfirmation: tool.requiresConfirmation,
+      description: tool.description,
+    };
     const base = {
       toolName,
       tool: info,
@@ -128,9 +136,18 @@ export class ToolExecutor {
 
     const preContext: HookContext = { ...base, point: 'tool:pre', toolArgs: finalArgs };
     let approvedBy: string | undefined;
-    const needsHuman = pre.action === 'ask_user' || tool.requiresConfirmation === true || (this.gate?.requiresApproval?.(preContext) ?? false);
+    const needsHuman =
+      pre.action === 'ask_user' ||
+      tool.requiresConfirmation === true ||
+      (this.gate?.requiresApproval?.(preContext) ?? false);
     if (needsHuman && !base.evaluationRun) {
-      if (!this.gate) return this.block(base, finalArgs, 'this call needs a human approval and no approval gate is configured', extras);
+      if (!this.gate)
+        return this.block(
+          base,
+          finalArgs,
+          'this call needs a human approval and no approval gate is configured',
+          extras,
+        );
       let verdict: HookResult;
       try {
         verdict = await this.gate.decide(preContext, pre.approval, options.signal);
@@ -139,7 +156,8 @@ export class ToolExecutor {
       }
       if (verdict.sideEffects) extras.sideEffects.push(...verdict.sideEffects);
       if (verdict.action === 'deny') return this.block(base, finalArgs, verdict.reason ?? 'a human denied it', extras);
-      if (verdict.action === 'modify' && verdict.data && typeof verdict.data === 'object') finalArgs = verdict.data as Record<string, unknown>;
+      if (verdict.action === 'modify' && verdict.data && typeof verdict.data === 'object')
+        finalArgs = verdict.data as Record<string, unknown>;
       approvedBy = verdict.requestId;
     }
 
@@ -148,7 +166,12 @@ export class ToolExecutor {
       result = await tool.execute(finalArgs, { ...base, signal: options.signal });
     } catch (err) {
       const error = errorOf(err);
-      await this.sendReceipt(approvedBy, { ...preContext, toolArgs: finalArgs }, { succeeded: false, detail: error.message }, extras);
+      await this.sendReceipt(
+        approvedBy,
+        { ...preContext, toolArgs: finalArgs },
+        { succeeded: false, detail: error.message },
+        extras,
+      );
       const failed = await this.registry.run('tool:error', { ...base, toolArgs: finalArgs, error });
       return { status: 'error', error, sideEffects: [...extras.sideEffects, ...failed.sideEffects] };
     }
@@ -157,13 +180,22 @@ export class ToolExecutor {
     const post = await this.registry.run('tool:post', { ...base, toolArgs: finalArgs, result });
     merge(extras, post);
     if (post.action === 'deny') {
-      return { status: 'blocked', reason: `The tool "${toolName}" ran, but its result was withheld: ${post.reason ?? 'denied by a hook'}`, ...extras };
+      return {
+        status: 'blocked',
+        reason: `The tool "${toolName}" ran, but its result was withheld: ${post.reason ?? 'denied by a hook'}`,
+        ...extras,
+      };
     }
     return { status: 'ok', result: post.data !== undefined ? post.data : result, ...extras };
   }
 
   /** Reports the outcome to the request that approved the call; a failed report is a side effect, never a failed call. */
-  private async sendReceipt(requestId: string | undefined, context: HookContext, outcome: { succeeded: boolean; detail?: string }, extras: ExecutionExtras): Promise<void> {
+  private async sendReceipt(
+    requestId: string | undefined,
+    context: HookContext,
+    outcome: { succeeded: boolean; detail?: string },
+    extras: ExecutionExtras,
+  ): Promise<void> {
     if (!requestId || !this.gate?.receipt) return;
     try {
       await this.gate.receipt(requestId, context, outcome);
@@ -185,9 +217,13 @@ export class ToolExecutor {
   }
 }
 
-function merge(extras: ExecutionExtras, outcome: { sideEffects: string[]; contextInjections?: ContextInjection[]; userMessages?: UserMessage[] }): void {
+function merge(
+  extras: ExecutionExtras,
+  outcome: { sideEffects: string[]; contextInjections?: ContextInjection[]; userMessages?: UserMessage[] },
+): void {
   extras.sideEffects.push(...outcome.sideEffects);
-  if (outcome.contextInjections) extras.contextInjections = [...(extras.contextInjections ?? []), ...outcome.contextInjections];
+  if (outcome.contextInjections)
+    extras.contextInjections = [...(extras.contextInjections ?? []), ...outcome.contextInjections];
   if (outcome.userMessages) extras.userMessages = [...(extras.userMessages ?? []), ...outcome.userMessages];
 }
 

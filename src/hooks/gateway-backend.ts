@@ -40,7 +40,12 @@ export function gatewayBackend(gateway: Gateway, options: GatewayBackendOptions 
       return fromApiRequest(toApiRequest(request));
     },
     async receipt(requestId, receipt) {
-      await gateway.recordReceipt(requestId, { outcome: receipt.outcome, detail: receipt.detail, argsSha256: receipt.args_sha256, actor: 'in-process' });
+      await gateway.recordReceipt(requestId, {
+        outcome: receipt.outcome,
+        detail: receipt.detail,
+        argsSha256: receipt.args_sha256,
+        actor: 'in-process',
+      });
     },
   };
 }

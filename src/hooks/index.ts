@@ -4,7 +4,13 @@
  * hooks, a tool executor that runs calls through it, and the approval gate as one hook among the guards.
  */
 export { HookRegistry, DEFAULT_PRIORITY, DEFAULT_HOOK_TIMEOUT_MS } from './registry.js';
-export type { HookRegistryOptions, RegisterOptions, ChildRegistryOptions, HookRunInput, RegisteredHook } from './registry.js';
+export type {
+  HookRegistryOptions,
+  RegisterOptions,
+  ChildRegistryOptions,
+  HookRunInput,
+  RegisteredHook,
+} from './registry.js';
 export { HOOK_POINTS, isBuiltinPoint } from './points.js';
 export type { HookPointKind, HookPointSpec, HookDataField } from './points.js';
 export { ACTION_PRECEDENCE, resolveActions, strongerAction } from './precedence.js';
@@ -33,11 +39,26 @@ export type {
   UserMessage,
 } from './types.js';
 export { ToolExecutor, TOOL_BLOCKED_POINT } from './executor.js';
-export type { ToolExecutorOptions, ToolDefinition, ToolFunction, ToolTable, ToolCallContext, ToolGate, ExecuteOptions, ToolExecution } from './executor.js';
+export type {
+  ToolExecutorOptions,
+  ToolDefinition,
+  ToolFunction,
+  ToolTable,
+  ToolCallContext,
+  ToolGate,
+  ExecuteOptions,
+  ToolExecution,
+} from './executor.js';
 export { approvalGate, defaultIdempotencyKey } from './approval-gate.js';
 export type { ApprovalGate, ApprovalGateOptions } from './approval-gate.js';
 export { ApprovalBackendError } from '../client/approval-backend.js';
-export type { ApprovalBackend, ApprovalRequestInput, ApprovalVerdict, ApprovalChannelTarget, ExecutionReceiptInput } from '../client/approval-backend.js';
+export type {
+  ApprovalBackend,
+  ApprovalRequestInput,
+  ApprovalVerdict,
+  ApprovalChannelTarget,
+  ExecutionReceiptInput,
+} from '../client/approval-backend.js';
 export { gatewayBackend } from './gateway-backend.js';
 export type { GatewayBackendOptions } from './gateway-backend.js';
 export { remoteBackend, fromApiRequest } from '../client/remote-backend.js';

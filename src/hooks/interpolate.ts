@@ -9,7 +9,12 @@ import { HookConfigError, formatPath } from './config-errors.js';
 const PATTERN = /\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /** Returns a copy of `value` with every string interpolated from `env`. */
-export function interpolateEnv(value: unknown, env: Record<string, string | undefined>, file?: string, path: readonly PropertyKey[] = []): unknown {
+export function interpolateEnv(
+  value: unknown,
+  env: Record<string, string | undefined>,
+  file?: string,
+  path: readonly PropertyKey[] = [],
+): unknown {
   if (typeof value === 'string') {
     return value.replace(PATTERN, (whole, escape: string, name: string, fallback: string | undefined) => {
       if (escape) return whole.slice(1);

@@ -37,7 +37,11 @@ export class HookTimeoutError extends Error {
 }
 
 /** Runs `registration` against `context`. Never throws. */
-export async function invokeHandler(registration: Registration, context: HookContext, clock: Clock): Promise<Invocation> {
+export async function invokeHandler(
+  registration: Registration,
+  context: HookContext,
+  clock: Clock,
+): Promise<Invocation> {
   const { handler } = registration;
   try {
     if (typeof handler !== 'function' && handler.shouldTrigger) {

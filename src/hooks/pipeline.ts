@@ -10,7 +10,15 @@ import type { Invocation, Registration } from './invoke.js';
 import { readData, withData } from './points.js';
 import type { HookPointSpec } from './points.js';
 import { resolveActions } from './precedence.js';
-import type { ContextInjection, HookAction, HookContext, HookLogger, HookOutcome, HookResult, UserMessage } from './types.js';
+import type {
+  ContextInjection,
+  HookAction,
+  HookContext,
+  HookLogger,
+  HookOutcome,
+  HookResult,
+  UserMessage,
+} from './types.js';
 
 /** What a pipeline run needs besides the handlers. */
 export interface PipelineEnv {
@@ -56,10 +64,20 @@ class OutcomeBuilder {
     const taken = this.env.budget.take(this.context.sessionId, content);
     if (!taken.ok) {
       // Dropped whole: a truncated hint can say the opposite of the full one.
-      this.env.logger.warn('context injection dropped', { hook: name, point: this.context.point, why: taken.refusal, bytes: taken.bytes });
+      this.env.logger.warn('context injection dropped', {
+        hook: name,
+        point: this.context.point,
+        why: taken.refusal,
+        bytes: taken.bytes,
+      });
       return;
     }
-    this.injections.push({ content, role: result.contextInjectionRole ?? 'system', ephemeral: result.ephemeral ?? false, source: name });
+    this.injections.push({
+      content,
+      role: result.contextInjectionRole ?? 'system',
+      ephemeral: result.ephemeral ?? false,
+      source: name,
+    });
     this.actions.push('inject_context');
   }
 
@@ -104,7 +122,12 @@ export async function runChain(
     const { result } = invocation;
     builder.absorb(registration.name, result);
     if (result.action === 'deny') {
-      return builder.build({ action: 'deny', reason: result.reason ?? `denied by ${registration.name}`, decidedBy: registration.name, ...dataPart() });
+      return builder.build({
+        action: 'deny',
+        reason: result.reason ?? `denied by ${registration.name}`,
+        decidedBy: registration.name,
+        ...dataPart(),
+      });
     }
     if (result.action === 'modify' && result.data !== undefined) {
       if (spec.dataField) {
@@ -112,7 +135,10 @@ export async function runChain(
         modified = true;
         builder.actions.push('modify');
       } else {
-        env.logger.warn('modify ignored: this point carries no data', { hook: registration.name, point: context.point });
+        env.logger.warn('modify ignored: this point carries no data', {
+          hook: registration.name,
+          point: context.point,
+        });
       }
     }
     if (result.stop) return builder.build({ stoppedBy: registration.name, ...dataPart() });
@@ -121,10 +147,16 @@ export async function runChain(
 }
 
 /** Runs every handler at once; failures and blocking requests are logged, never propagated. */
-export async function runBroadcast(registrations: Registration[], context: HookContext, env: PipelineEnv): Promise<HookOutcome> {
+export async function runBroadcast(
+  registrations: Registration[],
+  context: HookContext,
+  env: PipelineEnv,
+): Promise<HookOutcome> {
   const builder = new OutcomeBuilder(context, env);
   // Each handler gets its own copy: notifications are read-only and must not see each other's edits.
-  const invocations = await Promise.all(registrations.map((r) => invokeHandler(r, structuredCloneSafe(context), env.clock)));
+  const invocations = await Promise.all(
+    registrations.map((r) => invokeHandler(r, structuredCloneSafe(context), env.clock)),
+  );
   invocations.forEach((invocation, i) => {
     const registration = registrations[i] as Registration;
     if (invocation.kind === 'skipped') return;
@@ -136,7 +168,10 @@ export async function runBroadcast(registrations: Registration[], context: HookC
     if (action === 'deny' || action === 'modify' || action === 'ask_user') {
       env.logger.warn(`${action} ignored at a notification point`, { hook: registration.name, point: context.point });
     }
-    builder.absorb(registration.name, { ...invocation.result, action: action === 'inject_context' ? action : 'continue' });
+    builder.absorb(registration.name, {
+      ...invocation.result,
+      action: action === 'inject_context' ? action : 'continue',
+    });
   });
   return builder.build({});
 }
@@ -145,8 +180,16 @@ function failsClosed(registration: Registration, context: HookContext): boolean 
   return context.point === 'tool:pre' && !registration.failOpen;
 }
 
-function failureFields(registration: Registration, invocation: Extract<Invocation, { kind: 'failed' }>): Record<string, unknown> {
-  return { hook: registration.name, point: registration.point, error: invocation.error.message, timedOut: invocation.timedOut };
+function failureFields(
+  registration: Registration,
+  invocation: Extract<Invocation, { kind: 'failed' }>,
+): Record<string, unknown> {
+  return {
+    hook: registration.name,
+    point: registration.point,
+    error: invocation.error.message,
+    timedOut: invocation.timedOut,
+  };
 }
 
 function structuredCloneSafe(context: HookContext): HookContext {

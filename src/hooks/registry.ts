@@ -112,9 +112,11 @@ export class HookRegistry {
 
   /** Adds `handler` at `point`; returns a function that removes exactly this registration. */
   register(point: HookPoint, handler: HookHandler, options: RegisterOptions = {}): () => void {
-    if (!isValidPointName(point)) throw new TypeError(`invalid hook point ${JSON.stringify(point)}: use "namespace:event"`);
+    if (!isValidPointName(point))
+      throw new TypeError(`invalid hook point ${JSON.stringify(point)}: use "namespace:event"`);
     const own = typeof handler === 'function' ? undefined : handler;
-    if (!own && typeof handler !== 'function') throw new TypeError('a hook must be a function or an object with execute()');
+    if (!own && typeof handler !== 'function')
+      throw new TypeError('a hook must be a function or an object with execute()');
     if (own && typeof own.execute !== 'function') throw new TypeError('a hook object needs an execute(context) method');
     const registration: Registration = {
       point,
@@ -130,15 +132,23 @@ export class HookRegistry {
     this.registrations.set(point, list);
     return () => {
       const current = this.registrations.get(point);
-      if (current) this.registrations.set(point, current.filter((r) => r !== registration));
+      if (current)
+        this.registrations.set(
+          point,
+          current.filter((r) => r !== registration),
+        );
     };
   }
 
   /** Declares how a custom point runs (e.g. `{ kind: 'notification' }`); built-in points cannot be redeclared. */
   declarePoint(point: string, spec: Partial<HookPointSpec> & Pick<HookPointSpec, 'kind'>): void {
     if (isBuiltinPoint(point)) throw new TypeError(`"${point}" is a built-in point and cannot be redeclared`);
-    if (!isValidPointName(point)) throw new TypeError(`invalid hook point ${JSON.stringify(point)}: use "namespace:event"`);
-    this.specs.set(point, { kind: spec.kind, dataField: spec.dataField ?? (spec.kind === 'modifying' ? 'data' : undefined) });
+    if (!isValidPointName(point))
+      throw new TypeError(`invalid hook point ${JSON.stringify(point)}: use "namespace:event"`);
+    this.specs.set(point, {
+      kind: spec.kind,
+      dataField: spec.dataField ?? (spec.kind === 'modifying' ? 'data' : undefined),
+    });
   }
 
   /** How `point` runs here: built-in spec, a declaration (own or inherited), or the custom default. */
@@ -154,7 +164,9 @@ export class HookRegistry {
     const spec = this.pointSpec(point);
     const env: PipelineEnv = { clock: this.clock, logger: this.logger, budget: this.injectionBudget };
     if (registrations.length === 0) return { action: 'continue', sideEffects: [] };
-    return spec.kind === 'notification' ? runBroadcast(registrations, context, env) : runChain(registrations, context, spec, env);
+    return spec.kind === 'notification'
+      ? runBroadcast(registrations, context, env)
+      : runChain(registrations, context, spec, env);
   }
 
   /** The hooks that would run at `point` (or at every point), in run order. */

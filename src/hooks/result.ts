@@ -23,7 +23,8 @@ export function normalizeHookResult(value: unknown): HookResult & { action: NonN
   const result = value as HookResult;
   const action = result.action ?? 'continue';
   if (!isHookAction(action)) throw new InvalidHookResultError(`unknown hook action ${JSON.stringify(action)}`);
-  if (result.reason !== undefined && typeof result.reason !== 'string') throw new InvalidHookResultError('reason must be a string');
+  if (result.reason !== undefined && typeof result.reason !== 'string')
+    throw new InvalidHookResultError('reason must be a string');
   if (action === 'inject_context' && typeof result.contextInjection !== 'string') {
     throw new InvalidHookResultError('inject_context needs a contextInjection string');
   }
@@ -33,7 +34,10 @@ export function normalizeHookResult(value: unknown): HookResult & { action: NonN
   if (result.userMessageLevel !== undefined && !LEVELS.includes(result.userMessageLevel)) {
     throw new InvalidHookResultError(`userMessageLevel must be one of ${LEVELS.join(', ')}`);
   }
-  if (result.sideEffects !== undefined && !(Array.isArray(result.sideEffects) && result.sideEffects.every((s) => typeof s === 'string'))) {
+  if (
+    result.sideEffects !== undefined &&
+    !(Array.isArray(result.sideEffects) && result.sideEffects.every((s) => typeof s === 'string'))
+  ) {
     throw new InvalidHookResultError('sideEffects must be an array of strings');
   }
   return { ...result, action };

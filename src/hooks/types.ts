@@ -160,7 +160,9 @@ export interface HookOutcome {
 }
 
 /** A hook as a plain (async) function; returning nothing means `continue`. */
-export type HookFunction = (context: HookContext) => HookResult | void | undefined | Promise<HookResult | void | undefined>;
+export type HookFunction = (
+  context: HookContext,
+) => HookResult | void | undefined | Promise<HookResult | void | undefined>;
 
 /** A hook as an object (FIM One's form): `execute` runs only when `shouldTrigger` says so. */
 export interface HookObject {

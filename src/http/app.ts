@@ -101,7 +101,11 @@ export function createApp(options: AppOptions): TollgateApp {
   app.use(channelRoutes);
 
   const json = jsonBody(options.bodyLimit ?? '256kb');
-  const identify = authenticator({ adminTokens: options.apiTokens, tokens: options.tokens, now: () => gateway.clock.now() });
+  const identify = authenticator({
+    adminTokens: options.apiTokens,
+    tokens: options.tokens,
+    now: () => gateway.clock.now(),
+  });
   const authenticate = bearerAuth(identify);
   const limits = new TokenRateLimits({ ...options.rateLimits, clock: gateway.clock, logger });
   const limitCalls = limits.limit('requests');
@@ -111,8 +115,14 @@ export function createApp(options: AppOptions): TollgateApp {
   for (const plugin of options.plugins ?? []) plugin.mount(app, context);
 
   // Decisions count against their own, smaller budget too (before the handler, so a refused one records nothing).
-  const v1 = Router().post('/requests/:id/decision', limits.limit('decisions')).use('/requests', requestsRouter(gateway));
-  if (options.tokens) v1.use('/tokens', tokensRouter(options.tokens, () => gateway.clock.now()));
+  const v1 = Router()
+    .post('/requests/:id/decision', limits.limit('decisions'))
+    .use('/requests', requestsRouter(gateway));
+  if (options.tokens)
+    v1.use(
+      '/tokens',
+      tokensRouter(options.tokens, () => gateway.clock.now()),
+    );
   v1.use('/grants', grantsRouter(gateway));
   v1.use(peopleRouter(gateway));
   v1.use(awayRouter(gateway));
@@ -120,7 +130,8 @@ export function createApp(options: AppOptions): TollgateApp {
   if (options.push) v1.use('/push', pushRouter(options.push, gateway));
   if (gateway.stream) v1.use('/events', eventsRouter(gateway.stream));
   if (gateway.audit) v1.use('/audit', auditRouter(gateway.audit));
-  if (gateway.insights) v1.use('/insights', insightsRouter(gateway.insights)).use(policySimulateRouter(gateway.insights));
+  if (gateway.insights)
+    v1.use('/insights', insightsRouter(gateway.insights)).use(policySimulateRouter(gateway.insights));
   const web = options.channels?.find((c) => c.name === 'web');
   if (isLoginLinkSource(web)) v1.use('/web/login-links', loginLinksRouter(web));
   app.use('/v1', authenticate, limitCalls, json, requireJsonBody, v1);
@@ -136,7 +147,10 @@ export function createApp(options: AppOptions): TollgateApp {
     };
     const results = Object.fromEntries(
       await Promise.all(
-        Object.entries(checks).map(async ([name, check]) => [name, await check().catch((e: unknown) => ({ ready: false, detail: describeError(e) }))] as const),
+        Object.entries(checks).map(
+          async ([name, check]) =>
+            [name, await check().catch((e: unknown) => ({ ready: false, detail: describeError(e) }))] as const,
+        ),
       ),
     );
     const ready = Object.values(results).every((r) => r.ready);

@@ -10,7 +10,12 @@ import type { AuditService } from '../audit/service.js';
 import { auditReportJson } from '../audit/verify.js';
 import { requireScope } from './auth.js';
 
-const verifyQuerySchema = z.strictObject({ from: z.iso.datetime({ offset: true }).transform((s) => new Date(s)).optional() });
+const verifyQuerySchema = z.strictObject({
+  from: z.iso
+    .datetime({ offset: true })
+    .transform((s) => new Date(s))
+    .optional(),
+});
 
 /** Builds the router mounted at `/v1/audit`. */
 export function auditRouter(audit: AuditService): Router {

@@ -18,7 +18,12 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
 export const tokenMatches = digestIn;
 
 /** The caller of an environment token: an administrator (trusted bridges, operators). */
-export const ENV_ADMIN: Principal = Object.freeze({ id: 'env', name: ENV_TOKEN_NAME, scopes: ['admin'] as Scope[], as: null });
+export const ENV_ADMIN: Principal = Object.freeze({
+  id: 'env',
+  name: ENV_TOKEN_NAME,
+  scopes: ['admin'] as Scope[],
+  as: null,
+});
 
 /** Where {@link authenticator} finds tokens. */
 export interface AuthSources {
@@ -43,8 +48,15 @@ export function authenticator(sources: AuthSources): Authenticator {
   return async (header = '') => {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const secret = match?.[1];
-    const principal = !secret ? null : tokenMatches(secret, hashed) ? ENV_ADMIN : ((await sources.tokens?.authenticate(secret, new Date(now()))) ?? null);
-    if (!principal) throw new UnauthorizedError(header ? 'invalid bearer token (unknown, revoked or expired)' : 'missing Authorization: Bearer <token> header');
+    const principal = !secret
+      ? null
+      : tokenMatches(secret, hashed)
+        ? ENV_ADMIN
+        : ((await sources.tokens?.authenticate(secret, new Date(now()))) ?? null);
+    if (!principal)
+      throw new UnauthorizedError(
+        header ? 'invalid bearer token (unknown, revoked or expired)' : 'missing Authorization: Bearer <token> header',
+      );
     return principal;
   };
 }
@@ -70,7 +82,10 @@ export function principalOf(res: Response): Principal {
 /** Throws {@link ForbiddenError} (403) unless `principal`'s token has one of `scopes`. */
 export function checkScope(principal: Principal, scopes: readonly Scope[]): void {
   if (scopes.some((s) => allows(principal, s))) return;
-  throw new ForbiddenError(`token "${principal.name}" lacks the scope ${scopes.map((s) => `"${s}"`).join(' or ')}`, 'tollgate_insufficient_scope');
+  throw new ForbiddenError(
+    `token "${principal.name}" lacks the scope ${scopes.map((s) => `"${s}"`).join(' or ')}`,
+    'tollgate_insufficient_scope',
+  );
 }
 
 /** Middleware refusing (403) callers whose token lacks every one of `scopes`. */

@@ -37,13 +37,17 @@ function subjectOf(gateway: Gateway, res: Response, id: string, write: boolean):
   const directory = gateway.directory();
   const admin = principal.scopes.includes('admin');
   if (id === 'me') {
-    const bound = principal.scopes.includes('request:decide') && principal.as ? deciderOf(directory, principal.as).person : null;
+    const bound =
+      principal.scopes.includes('request:decide') && principal.as ? deciderOf(directory, principal.as).person : null;
     if (!bound || !directory.person(bound)) {
-      throw new ForbiddenError(`token "${principal.name}" decides as no person of the directory: /v1/people/me/away needs a decide token bound to a person (--as person:<id>)`);
+      throw new ForbiddenError(
+        `token "${principal.name}" decides as no person of the directory: /v1/people/me/away needs a decide token bound to a person (--as person:<id>)`,
+      );
     }
     return { person: bound, by: `person:${bound}` };
   }
-  if (!admin && !(write ? false : principal.scopes.includes('audit:read'))) throw new ForbiddenError(`token "${principal.name}" lacks the scope "admin"`, 'tollgate_insufficient_scope');
+  if (!admin && !(write ? false : principal.scopes.includes('audit:read')))
+    throw new ForbiddenError(`token "${principal.name}" lacks the scope "admin"`, 'tollgate_insufficient_scope');
   if (!directory.person(id)) throw new NotFoundError(`no person with id ${id.slice(0, 80)} in the people directory`);
   return { person: id, by: `api:${principal.name}` };
 }
@@ -57,7 +61,8 @@ export function awayRouter(gateway: Gateway): Router {
   });
   router.put('/people/:id/away', async (req, res) => {
     const { person, by } = subjectOf(gateway, res, String(req.params.id), true);
-    if (req.body === undefined || req.body === null || typeof req.body !== 'object') throw new ValidationError('expected a JSON object {from, until, delegate, note}');
+    if (req.body === undefined || req.body === null || typeof req.body !== 'object')
+      throw new ValidationError('expected a JSON object {from, until, delegate, note}');
     const away = awayOf(parseInput(awaySchema, req.body, 'body'));
     await gateway.away.set(person, away, by);
     res.json(awayStatusJson(person, await gateway.away.statusOf(person)));

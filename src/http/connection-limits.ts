@@ -30,7 +30,11 @@ export interface ConnectionLimits {
 }
 
 /** The defaults: generous for agents and inbox streams, tight enough that a flood cannot take every descriptor. */
-export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { maxConnections: 16_384, maxPerAddress: 4096, headersTimeoutMs: 10_000 };
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  maxConnections: 16_384,
+  maxPerAddress: 4096,
+  headersTimeoutMs: 10_000,
+};
 
 /** Reads the limits from the environment; a value that is not a positive integer is a start-up error naming it. */
 export function connectionLimitsFromEnv(env: Record<string, string | undefined>): ConnectionLimits {
@@ -38,7 +42,8 @@ export function connectionLimitsFromEnv(env: Record<string, string | undefined>)
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
     const value = Number(raw);
-    if (!Number.isSafeInteger(value) || value < 1) throw new ValidationError(`${name}: must be a positive integer, got ${JSON.stringify(raw)}`);
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new ValidationError(`${name}: must be a positive integer, got ${JSON.stringify(raw)}`);
     return value;
   };
   return {
@@ -62,7 +67,8 @@ export interface ConnectionLimiterStats {
 export function applyConnectionLimits(server: Server, limits: ConnectionLimits): ConnectionLimiterStats {
   server.headersTimeout = limits.headersTimeoutMs;
   // The request timeout must not be shorter than the headers timeout (node refuses to start otherwise).
-  if (server.requestTimeout > 0 && server.requestTimeout < limits.headersTimeoutMs) server.requestTimeout = limits.headersTimeoutMs;
+  if (server.requestTimeout > 0 && server.requestTimeout < limits.headersTimeoutMs)
+    server.requestTimeout = limits.headersTimeoutMs;
   // Read by node when the server starts listening; the default (30 s) would let half-sent headers live that long.
   (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval =
     limits.checkIntervalMs ?? Math.max(250, Math.floor(limits.headersTimeoutMs / 5));

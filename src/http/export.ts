@@ -5,7 +5,14 @@
  * approved unedited) and executed (the latest receipt: `executed` / `execution_failed`) side by side.
  */
 import type { Response } from 'express';
-import { CSV_HEADER, executionOf, executionText, type ExecutionView, type ExportFormat, type ExportPage } from '../requests/export-lines.js';
+import {
+  CSV_HEADER,
+  executionOf,
+  executionText,
+  type ExecutionView,
+  type ExportFormat,
+  type ExportPage,
+} from '../requests/export-lines.js';
 import type { ApiRequest } from '../requests/serialize.js';
 
 /** A request as exported: the API's fields plus `execution` (null when no receipt was recorded). */
@@ -22,11 +29,18 @@ const CHUNK = 64 * 1024;
 export type ExportSink = NodeJS.WritableStream & { destroyed?: boolean };
 
 /** Writes every request of `pages` to `res` in `format`, each with its latest execution receipt. */
-export async function streamExport(res: Response, pages: AsyncIterable<ExportPage>, format: ExportFormat): Promise<void> {
+export async function streamExport(
+  res: Response,
+  pages: AsyncIterable<ExportPage>,
+  format: ExportFormat,
+): Promise<void> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   res.status(200);
   res.setHeader('content-type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
-  res.setHeader('content-disposition', `attachment; filename="tollgate-requests-${stamp}.${format === 'csv' ? 'csv' : 'ndjson'}"`);
+  res.setHeader(
+    'content-disposition',
+    `attachment; filename="tollgate-requests-${stamp}.${format === 'csv' ? 'csv' : 'ndjson'}"`,
+  );
   if (await writeExport(res, pages, format)) res.end();
 }
 
@@ -36,7 +50,11 @@ export async function streamExport(res: Response, pages: AsyncIterable<ExportPag
  * (`test/integration/history/export-memory.test.ts`). Resolves false when the sink went away (a client that hung up)
  * before the end.
  */
-export async function writeExport(out: ExportSink, pages: AsyncIterable<ExportPage>, format: ExportFormat): Promise<boolean> {
+export async function writeExport(
+  out: ExportSink,
+  pages: AsyncIterable<ExportPage>,
+  format: ExportFormat,
+): Promise<boolean> {
   const none = executionText(null, format);
   if (format === 'csv') await write(out, CSV_HEADER);
   for await (const { lines, receipts } of pages) {

@@ -38,7 +38,9 @@ export function grantsRouter(gateway: Gateway): Router {
   const router = Router();
   router.get('/', requireScope('admin', 'audit:read'), async (req, res) => {
     const query = parseInput(listQuerySchema, req.query, 'query');
-    const items = gateway.grantAdmin ? await gateway.grantAdmin.list({ all: query.all === 'true', limit: query.limit }) : [];
+    const items = gateway.grantAdmin
+      ? await gateway.grantAdmin.list({ all: query.all === 'true', limit: query.limit })
+      : [];
     res.json({ items: items.map(toApiGrant) });
   });
   router.delete('/:id', requireScope('admin'), async (req, res) => {

@@ -28,10 +28,16 @@ export function inboxRouter(gateway: Gateway): Router {
     const who = admin ? query.as : principal.as;
     if (!who) {
       throw admin
-        ? new ValidationError('as: an admin token has no identity of its own: name whose inbox to show (as=person:alice)', [{ path: 'as', message: 'required' }])
+        ? new ValidationError(
+            'as: an admin token has no identity of its own: name whose inbox to show (as=person:alice)',
+            [{ path: 'as', message: 'required' }],
+          )
         : new ValidationError('this token is bound to no identity (create it with --as)');
     }
-    if (!admin && query.as && query.as !== principal.as) throw new ValidationError(`as: this token answers only for ${principal.as}`, [{ path: 'as', message: 'not this token’s identity' }]);
+    if (!admin && query.as && query.as !== principal.as)
+      throw new ValidationError(`as: this token answers only for ${principal.as}`, [
+        { path: 'as', message: 'not this token’s identity' },
+      ]);
     const items = await gateway.waitingFor(who, query.limit ?? 100);
     res.json({ as: who, items: items.map(toApiRequest) });
   });

@@ -34,10 +34,18 @@ export function insightsRouter(insights: Insights): Router {
 /** Builds the router of `POST /v1/policy/simulate` (mounted at `/v1`). */
 export function policySimulateRouter(insights: Insights): Router {
   const router = Router();
-  router.post(SIMULATE_PATH, requireScope('admin'), express.text({ type: YAML_TYPES, limit: '1mb' }), async (req, res) => {
-    const yaml: unknown = req.body;
-    if (typeof yaml !== 'string' || !yaml.trim()) throw new ValidationError('body: send the candidate policy as YAML (content-type application/yaml)', [{ path: 'body', message: 'a YAML policy file' }]);
-    res.json(await insights.simulate(yaml, req.query));
-  });
+  router.post(
+    SIMULATE_PATH,
+    requireScope('admin'),
+    express.text({ type: YAML_TYPES, limit: '1mb' }),
+    async (req, res) => {
+      const yaml: unknown = req.body;
+      if (typeof yaml !== 'string' || !yaml.trim())
+        throw new ValidationError('body: send the candidate policy as YAML (content-type application/yaml)', [
+          { path: 'body', message: 'a YAML policy file' },
+        ]);
+      res.json(await insights.simulate(yaml, req.query));
+    },
+  );
   return router;
 }

@@ -17,6 +17,13 @@ export function jsonBody(limit: string): RequestHandler {
       if (error) return next(error);
       const path = prototypeKeyPath(req.body);
       if (!path) return next();
-      next(validationError([{ path: formatPath('', path), message: 'key not accepted ("__proto__", "constructor" and "prototype" are refused anywhere in a body)' }]));
+      next(
+        validationError([
+          {
+            path: formatPath('', path),
+            message: 'key not accepted ("__proto__", "constructor" and "prototype" are refused anywhere in a body)',
+          },
+        ]),
+      );
     });
 }

@@ -13,7 +13,10 @@ export function jwksPlugin(keys: SigningKeys): HttpPlugin {
     name: 'jwks',
     mount(app) {
       app.get('/.well-known/jwks.json', async (_req, res) => {
-        res.set('cache-control', 'public, max-age=300').type('application/jwk-set+json').json(await keys.jwks());
+        res
+          .set('cache-control', 'public, max-age=300')
+          .type('application/jwk-set+json')
+          .json(await keys.jwks());
       });
     },
   };

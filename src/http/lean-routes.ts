@@ -19,7 +19,16 @@ import type { Principal, Scope } from '../tokens/scopes.js';
 import { checkScope, type Authenticator } from './auth.js';
 import { sendError } from './problem.js';
 import type { TokenRateLimits } from './rate-limit.js';
-import { CREATE_SCOPES, DECIDE_SCOPES, READ_SCOPES, createRequest, decideRequest, readRequest, sendJson, type JsonReply } from './requests-routes.js';
+import {
+  CREATE_SCOPES,
+  DECIDE_SCOPES,
+  READ_SCOPES,
+  createRequest,
+  decideRequest,
+  readRequest,
+  sendJson,
+  type JsonReply,
+} from './requests-routes.js';
 import { tagRequest } from './request-log.js';
 
 /** What the lean routes share with the express app. */
@@ -43,7 +52,12 @@ export interface LeanPost {
   /** Any one of these scopes lets the caller in. */
   scopes: readonly Scope[];
   /** The answer, or null when it was sent already (or the caller went away). `query` is node's querystring, as express's. */
-  handle(principal: Principal, body: unknown, query: Record<string, unknown>, res: ServerResponse): Promise<JsonReply | null>;
+  handle(
+    principal: Principal,
+    body: unknown,
+    query: Record<string, unknown>,
+    res: ServerResponse,
+  ): Promise<JsonReply | null>;
 }
 
 /** Takes a request it answers and returns true, or returns false and leaves it to the express app. */
@@ -57,10 +71,18 @@ const PLAIN_JSON = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 export function leanRoutes(deps: LeanRouteDeps): LeanRoutes {
   const { gateway, authenticate, limits, logger } = deps;
   const parseBody = (req: IncomingMessage, res: ServerResponse) =>
-    new Promise<unknown>((resolve, reject) => deps.json(req as never, res as never, (error?: unknown) => (error ? reject(error) : resolve((req as { body?: unknown }).body))));
+    new Promise<unknown>((resolve, reject) =>
+      deps.json(req as never, res as never, (error?: unknown) =>
+        error ? reject(error) : resolve((req as { body?: unknown }).body),
+      ),
+    );
 
   /** What a rate-limit warning names of a call. */
-  const where = (req: IncomingMessage, res: ServerResponse, path: string) => ({ method: req.method, path, reqId: res.getHeader('x-request-id') });
+  const where = (req: IncomingMessage, res: ServerResponse, path: string) => ({
+    method: req.method,
+    path,
+    reqId: res.getHeader('x-request-id'),
+  });
 
   /** Auth, then the `requests` budget every /v1 call counts against. */
   const caller = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<Principal> => {
@@ -94,7 +116,8 @@ export function leanRoutes(deps: LeanRouteDeps): LeanRoutes {
         return readRequest(gateway, principal, item[1]!, q === -1 ? {} : parseQuery(url.slice(q + 1)), res);
       });
     }
-    if (req.method !== 'POST' || req.headers['content-encoding'] || !PLAIN_JSON.test(req.headers['content-type'] ?? '')) return false;
+    if (req.method !== 'POST' || req.headers['content-encoding'] || !PLAIN_JSON.test(req.headers['content-type'] ?? ''))
+      return false;
     const post = deps.posts?.get(path);
     if (post) {
       return run(req, res, path, async () => {

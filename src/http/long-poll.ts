@@ -13,7 +13,12 @@ const CALLER_GONE = Object.freeze(new Error('the HTTP caller went away'));
  * Resolves with request `id` once it is final, or as it is after `ms`; stops waiting when `res` closes (the caller
  * went away). Holds no copy of the row while it waits — 10,000 parked calls must stay small.
  */
-export function waitUntilFinal(gateway: Gateway, id: string, ms: number, res: ServerResponse): Promise<ConfirmationRequest> {
+export function waitUntilFinal(
+  gateway: Gateway,
+  id: string,
+  ms: number,
+  res: ServerResponse,
+): Promise<ConfirmationRequest> {
   const aborted = new AbortController();
   const abort = () => aborted.abort(CALLER_GONE);
   res.once('close', abort);
@@ -21,7 +26,12 @@ export function waitUntilFinal(gateway: Gateway, id: string, ms: number, res: Se
 }
 
 /** {@link waitUntilFinal} for a request just read: a final one (or no time to wait) is answered as it is. */
-export function waitWhileConnected(gateway: Gateway, request: ConfirmationRequest, ms: number, res: ServerResponse): Promise<ConfirmationRequest> {
+export function waitWhileConnected(
+  gateway: Gateway,
+  request: ConfirmationRequest,
+  ms: number,
+  res: ServerResponse,
+): Promise<ConfirmationRequest> {
   if (request.status !== 'pending' || ms <= 0) return Promise.resolve(request);
   return waitUntilFinal(gateway, request.id, ms, res);
 }

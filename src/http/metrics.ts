@@ -60,8 +60,17 @@ export function createMetrics(gateway: Gateway, options: { defaultMetrics?: bool
       }
     },
   });
-  const created = new Counter({ name: 'tollgate_requests_created_total', help: 'Requests filed by this process.', registers: [registry] });
-  const finished = new Counter({ name: 'tollgate_requests_finished_total', help: 'Requests that reached a final state in this process, by status.', labelNames: ['status'], registers: [registry] });
+  const created = new Counter({
+    name: 'tollgate_requests_created_total',
+    help: 'Requests filed by this process.',
+    registers: [registry],
+  });
+  const finished = new Counter({
+    name: 'tollgate_requests_finished_total',
+    help: 'Requests that reached a final state in this process, by status.',
+    labelNames: ['status'],
+    registers: [registry],
+  });
   const timeToDecision = new Histogram({
     name: 'tollgate_time_to_decision_seconds',
     help: 'From filing to the final state.',
@@ -79,7 +88,10 @@ export function createMetrics(gateway: Gateway, options: { defaultMetrics?: bool
     if (kind === 'created') created.inc();
     else if (request.status !== 'pending' && request.respondedAt) {
       finished.inc({ status: request.status });
-      timeToDecision.observe({ status: request.status }, (request.respondedAt.getTime() - request.createdAt.getTime()) / 1000);
+      timeToDecision.observe(
+        { status: request.status },
+        (request.respondedAt.getTime() - request.createdAt.getTime()) / 1000,
+      );
     }
   });
   const rulings = new Counter({
@@ -88,8 +100,11 @@ export function createMetrics(gateway: Gateway, options: { defaultMetrics?: bool
     labelNames: ['rule', 'decision'],
     registers: [registry],
   });
-  const stopRulings = gateway.policy?.onRuling((r) => rulings.inc({ rule: r.rule, decision: r.decision })) ?? (() => undefined);
-  const stopJobs = gateway.onJobOutcome((o) => jobs.inc({ job: o.job, channel: o.channel ?? '', outcome: o.ok ? 'ok' : 'failed' }));
+  const stopRulings =
+    gateway.policy?.onRuling((r) => rulings.inc({ rule: r.rule, decision: r.decision })) ?? (() => undefined);
+  const stopJobs = gateway.onJobOutcome((o) =>
+    jobs.inc({ job: o.job, channel: o.channel ?? '', outcome: o.ok ? 'ok' : 'failed' }),
+  );
   return {
     registry,
     close() {

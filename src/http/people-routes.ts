@@ -20,7 +20,8 @@ export function peopleRouter(gateway: Gateway): Router {
   router.get('/people/:id', guard, (req, res) => {
     const directory = gateway.directory();
     const person = directory.person(String(req.params.id));
-    if (!person) throw new NotFoundError(`no person with id ${String(req.params.id).slice(0, 80)} in the people directory`);
+    if (!person)
+      throw new NotFoundError(`no person with id ${String(req.params.id).slice(0, 80)} in the people directory`);
     res.json(personJson(directory, person));
   });
   router.get('/groups', guard, (_req, res) => {

@@ -32,7 +32,12 @@ const TITLES: Record<number, string> = {
 };
 
 /** Sends a problem document (on a plain node response: the express app and the lean routes both answer with it). */
-export function sendProblem(res: ServerResponse, status: number, detail: string, extra: { code?: string; errors?: FieldProblem[] } = {}): void {
+export function sendProblem(
+  res: ServerResponse,
+  status: number,
+  detail: string,
+  extra: { code?: string; errors?: FieldProblem[] } = {},
+): void {
   const problem: Problem = {
     type: `https://tollgate.dev/problems/${extra.code ?? `http_${status}`}`,
     title: TITLES[status] ?? 'Error',

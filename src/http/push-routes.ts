@@ -17,9 +17,16 @@ export function pushRouter(push: PushService, gateway: Gateway): Router {
   const ownerOf = (res: Parameters<typeof principalOf>[0]) => {
     const principal = principalOf(res);
     // A device belongs to one person: an admin token or one bound to nobody has nobody to notify.
-    if (!principal.as) throw new ForbiddenError(`token "${principal.name}" is bound to no person (create it with --as person:<id>)`, 'tollgate_no_identity');
+    if (!principal.as)
+      throw new ForbiddenError(
+        `token "${principal.name}" is bound to no person (create it with --as person:<id>)`,
+        'tollgate_no_identity',
+      );
     const ref = gateway.directory().reference(principal.as);
-    return { person: principal.person ?? (ref?.kind === 'person' ? ref.id : gateway.directory().personOf(principal.as)), account: principal.as };
+    return {
+      person: principal.person ?? (ref?.kind === 'person' ? ref.id : gateway.directory().personOf(principal.as)),
+      account: principal.as,
+    };
   };
   router.post('/subscriptions', guard, async (req, res) => {
     const { person, account } = ownerOf(res);

@@ -16,7 +16,12 @@ import { createRequire } from 'node:module';
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { RateLimiterAbstract, RateLimiterMemory as MemoryLimiter, RateLimiterRedis as RedisLimiter, RateLimiterRes as LimiterRes } from 'rate-limiter-flexible';
+import type {
+  RateLimiterAbstract,
+  RateLimiterMemory as MemoryLimiter,
+  RateLimiterRedis as RedisLimiter,
+  RateLimiterRes as LimiterRes,
+} from 'rate-limiter-flexible';
 import type { Clock } from '../utils/clock.js';
 import { TollgateError, describeError } from '../api/errors.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../tokens/rate-limits.js';
@@ -81,7 +86,11 @@ export class TokenRateLimits {
   limit(budget: RateLimitBudget): RequestHandler {
     if (this.settings[budget] === 0) return (_req, _res, next) => next();
     return async (req, res, next) => {
-      await this.check(budget, principalOf(res).name, { method: req.method, path: req.originalUrl.split('?')[0], reqId: res.locals.requestId as unknown });
+      await this.check(budget, principalOf(res).name, {
+        method: req.method,
+        path: req.originalUrl.split('?')[0],
+        reqId: res.locals.requestId as unknown,
+      });
       next();
     };
   }
@@ -98,10 +107,16 @@ export class TokenRateLimits {
     const allowed = this.settings[budget];
     // One warning per token, budget and window (shared across replicas on Redis), not one per refused call.
     if (refusal.first) {
-      this.options.logger.warn({ tokenName, budget, limit: allowed, windowS, retryAfterS: refusal.retryAfterS, ...where }, 'rate limit reached: token refused until its window ends');
+      this.options.logger.warn(
+        { tokenName, budget, limit: allowed, windowS, retryAfterS: refusal.retryAfterS, ...where },
+        'rate limit reached: token refused until its window ends',
+      );
     }
     const what = budget === 'decisions' ? 'decisions' : 'calls';
-    throw new RateLimitedError(`token "${tokenName}" may make ${allowed} ${what} per ${windowS} s; try again in ${refusal.retryAfterS} s`, refusal.retryAfterS);
+    throw new RateLimitedError(
+      `token "${tokenName}" may make ${allowed} ${what} per ${windowS} s; try again in ${refusal.retryAfterS} s`,
+      refusal.retryAfterS,
+    );
   }
 
   /** Closes the Redis connection, if any. */
@@ -113,7 +128,10 @@ export class TokenRateLimits {
   }
 
   /** Counts one call; null when it is within budget, else when the window ends and whether this is its first refusal. */
-  private async consume(budget: RateLimitBudget, tokenName: string): Promise<{ retryAfterS: number; first: boolean } | null> {
+  private async consume(
+    budget: RateLimitBudget,
+    tokenName: string,
+  ): Promise<{ retryAfterS: number; first: boolean } | null> {
     const limiter = (await this.limiters)[budget];
     if (!limiter) return null;
     const windowMs = this.settings.windowS * 1000;
@@ -125,7 +143,10 @@ export class TokenRateLimits {
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) {
         // Limits protect the gateway; they do not authorise. A broken counter lets the call through, loudly.
-        this.options.logger.error({ err: describeError(error), tokenName, budget }, 'rate limit counter failed; call let through');
+        this.options.logger.error(
+          { err: describeError(error), tokenName, budget },
+          'rate limit counter failed; call let through',
+        );
         return null;
       }
       const retryAfterS = Math.max(1, Math.ceil(((index + 1) * windowMs - now) / 1000));
@@ -147,16 +168,29 @@ export class TokenRateLimits {
         // ioredis reports each failed reconnect; the insurance limiter covers the outage, readiness reports Redis.
       });
       // The first calls wait (briefly) for the connection, so a fresh replica counts on the shared budget at once.
-      await Promise.race([once(this.redis, 'ready'), new Promise((resolve) => setTimeout(resolve, REDIS_WAIT_MS).unref())]).catch(() => undefined);
+      await Promise.race([
+        once(this.redis, 'ready'),
+        new Promise((resolve) => setTimeout(resolve, REDIS_WAIT_MS).unref()),
+      ]).catch(() => undefined);
     }
     const prefix = `${this.options.keyPrefix ?? 'tollgate'}:ratelimit`;
-    const RateLimiterRedis = this.redis ? (requireCjs('rate-limiter-flexible/lib/RateLimiterRedis.js') as typeof RedisLimiter) : null;
+    const RateLimiterRedis = this.redis
+      ? (requireCjs('rate-limiter-flexible/lib/RateLimiterRedis.js') as typeof RedisLimiter)
+      : null;
     return Object.fromEntries(
       budgets.map((b) => {
         const points = this.settings[b];
-        const limiter = this.redis && RateLimiterRedis
-          ? new RateLimiterRedis({ storeClient: this.redis, points, duration, keyPrefix: prefix, rejectIfRedisNotReady: true, insuranceLimiter: memory(points, `${prefix}:insurance`) })
-          : memory(points, prefix);
+        const limiter =
+          this.redis && RateLimiterRedis
+            ? new RateLimiterRedis({
+                storeClient: this.redis,
+                points,
+                duration,
+                keyPrefix: prefix,
+                rejectIfRedisNotReady: true,
+                insuranceLimiter: memory(points, `${prefix}:insurance`),
+              })
+            : memory(points, prefix);
         return [b, limiter];
       }),
     );

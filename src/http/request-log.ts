@@ -17,7 +17,10 @@ export function tagRequest(req: IncomingMessage, res: ServerResponse, logger: Lo
   const started = process.hrtime.bigint();
   res.on('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    logger.debug({ reqId: requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'http');
+    logger.debug(
+      { reqId: requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 },
+      'http',
+    );
   });
 }
 

@@ -63,15 +63,29 @@ export function sendJson(res: ServerResponse, reply: JsonReply): void {
 /** `POST /v1/requests`: files a request (201), or answers the one an idempotency key already filed (200). */
 export async function createRequest(gateway: Gateway, principal: Principal, rawBody: unknown): Promise<JsonReply> {
   const body = parseInput(createRequestSchema, rawBody ?? {}, 'body');
-  const { request, created } = await gateway.request({ ...fromApiInput(body), filedBy: principal.name, filedByPerson: principal.person ?? undefined });
-  return { status: created ? 201 : 200, body: toApiRequest(request), headers: { location: `/v1/requests/${request.id}` } };
+  const { request, created } = await gateway.request({
+    ...fromApiInput(body),
+    filedBy: principal.name,
+    filedByPerson: principal.person ?? undefined,
+  });
+  return {
+    status: created ? 201 : 200,
+    body: toApiRequest(request),
+    headers: { location: `/v1/requests/${request.id}` },
+  };
 }
 
 /**
  * `GET /v1/requests/:id[?wait=S]`: the request, or with `wait` the request once final (or as it is after S seconds).
  * The wait ends early when `res` closes (the caller went away).
  */
-export async function readRequest(gateway: Gateway, principal: Principal, rawId: string, query: unknown, res: ServerResponse): Promise<JsonReply> {
+export async function readRequest(
+  gateway: Gateway,
+  principal: Principal,
+  rawId: string,
+  query: unknown,
+  res: ServerResponse,
+): Promise<JsonReply> {
   const { wait } = parseInput(waitQuerySchema, query, 'query');
   const id = requestId(rawId);
   const current = readable(await gateway.mustGet(id), principal, gateway);
@@ -92,15 +106,25 @@ function asReply(request: ConfirmationRequest): JsonReply {
 }
 
 /** `POST /v1/requests/:id/decision`: decides as the token's identity (or the named one, for admin tokens). */
-export async function decideRequest(gateway: Gateway, principal: Principal, rawId: string, rawBody: unknown): Promise<JsonReply> {
+export async function decideRequest(
+  gateway: Gateway,
+  principal: Principal,
+  rawId: string,
+  rawBody: unknown,
+): Promise<JsonReply> {
   const id = requestId(rawId);
   const body = parseInput(decisionSchema, rawBody ?? {}, 'body');
   const directory = gateway.directory();
   const approver = decidingIdentity(principal, body.approver, (account) => directory.personOf(account));
   if (!approver) {
     throw body.approver === undefined
-      ? new ValidationError('approver: required for this token (name the approver identity to decide as)', [{ path: 'approver', message: 'required' }])
-      : new ForbiddenError(`token "${principal.name}" may decide only as ${principal.as ?? 'nobody'}, not as ${body.approver}`, 'tollgate_wrong_identity');
+      ? new ValidationError('approver: required for this token (name the approver identity to decide as)', [
+          { path: 'approver', message: 'required' },
+        ])
+      : new ForbiddenError(
+          `token "${principal.name}" may decide only as ${principal.as ?? 'nobody'}, not as ${body.approver}`,
+          'tollgate_wrong_identity',
+        );
   }
   const [channel, userId] = approver.includes(':') ? splitOnce(approver) : ['api', approver];
   const outcome = await gateway.decide({
@@ -154,13 +178,33 @@ export function requestsRouter(gateway: Gateway): Router {
   router.get('/export', requireScope('audit:read'), async (req, res) => {
     const q = parseInput(exportQuerySchema, req.query, 'query');
     const respondedByPeople = decidedByPeople(gateway.directory(), q);
-    const pages = gateway.exportPages({ status: q.status, toolName: q.tool_name, agentId: q.agent_id, agentKind: q.agent_kind, repo: q.repo, respondedBy: q.responded_by, respondedByPeople, includeVotes: true, since: q.since, until: q.until }, q.format);
+    const pages = gateway.exportPages(
+      {
+        status: q.status,
+        toolName: q.tool_name,
+        agentId: q.agent_id,
+        agentKind: q.agent_kind,
+        repo: q.repo,
+        respondedBy: q.responded_by,
+        respondedByPeople,
+        includeVotes: true,
+        since: q.since,
+        until: q.until,
+      },
+      q.format,
+    );
     await streamExport(res, pages, q.format);
   });
 
   // One stream for the verdicts of many requests (a POST: thousands of ids go in the body, not the URL).
   router.post('/verdicts', requireScope(...READ_SCOPES), async (req, res) => {
-    await streamVerdicts(gateway, principalOf(res), req.body, (request, principal) => readable(request, principal, gateway), res);
+    await streamVerdicts(
+      gateway,
+      principalOf(res),
+      req.body,
+      (request, principal) => readable(request, principal, gateway),
+      res,
+    );
   });
 
   router.get('/:id', requireScope(...READ_SCOPES), async (req, res) => {
@@ -188,9 +232,22 @@ export function requestsRouter(gateway: Gateway): Router {
     const principal = principalOf(res);
     const request = await gateway.mustGet(id);
     // Only the token that filed the request (or an admin) reports how it ran: a receipt is the agent's own word.
-    if (!principal.scopes.includes('admin') && request.filedBy !== principal.name) throw new NotFoundError(`no request with id ${id}`);
-    const event = await gateway.recordReceipt(id, { outcome: body.outcome, detail: body.detail, argsSha256: body.args_sha256, actor: `token:${principal.name}` });
-    res.status(201).json({ request_id: id, type: event.type, actor: event.actor, channel: event.channel, detail: event.detail, at: event.at.toISOString() });
+    if (!principal.scopes.includes('admin') && request.filedBy !== principal.name)
+      throw new NotFoundError(`no request with id ${id}`);
+    const event = await gateway.recordReceipt(id, {
+      outcome: body.outcome,
+      detail: body.detail,
+      argsSha256: body.args_sha256,
+      actor: `token:${principal.name}`,
+    });
+    res.status(201).json({
+      request_id: id,
+      type: event.type,
+      actor: event.actor,
+      channel: event.channel,
+      detail: event.detail,
+      at: event.at.toISOString(),
+    });
   });
 
   router.post('/:id/cancel', requireScope('request:cancel'), async (req, res) => {
@@ -198,7 +255,11 @@ export function requestsRouter(gateway: Gateway): Router {
     const id = requestId(String(req.params.id));
     const principal = principalOf(res);
     const request = readable(await gateway.mustGet(id), principal, gateway);
-    if (!mayCancel(principal, request.filedBy)) throw new ForbiddenError(`token "${principal.name}" may cancel only the requests it filed`, 'tollgate_insufficient_scope');
+    if (!mayCancel(principal, request.filedBy))
+      throw new ForbiddenError(
+        `token "${principal.name}" may cancel only the requests it filed`,
+        'tollgate_insufficient_scope',
+      );
     const cancelled = await gateway.cancel(id, body.actor ?? `token:${principal.name}`, body.reason);
     res.json(toApiRequest(cancelled));
   });
@@ -210,9 +271,14 @@ export function requestsRouter(gateway: Gateway): Router {
  * A request the caller may see; others answer 404 as if absent, so a token learns nothing of requests it did not file
  * — or, for a decide token, of requests its identity is not an approver of (an approver sees what the card shows).
  */
-function readable(request: ConfirmationRequest, principal: Principal, gateway: Pick<Gateway, 'mayDecide'>): ConfirmationRequest {
+function readable(
+  request: ConfirmationRequest,
+  principal: Principal,
+  gateway: Pick<Gateway, 'mayDecide'>,
+): ConfirmationRequest {
   if (mayRead(principal, request.filedBy) || request.filedBy === principal.name) return request;
-  if (principal.scopes.includes('request:decide') && principal.as && gateway.mayDecide(request, principal.as)) return request;
+  if (principal.scopes.includes('request:decide') && principal.as && gateway.mayDecide(request, principal.as))
+    return request;
   throw new NotFoundError(`no request with id ${request.id}`);
 }
 

@@ -20,11 +20,25 @@ export const createTokenSchema = z
     scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length),
     as: approverId.optional(),
     /** The person the token speaks for (self-approval compares it); a token bound `as: person:<id>` speaks for that person. */
-    person: z.string().regex(/^[a-z0-9._-]{1,100}$/, 'a person id: lower-case letters, digits, ".", "_" and "-"').optional(),
-    expires_in_s: z.number().int().positive().max(10 * 365 * 24 * 3600).optional(),
+    person: z
+      .string()
+      .regex(/^[a-z0-9._-]{1,100}$/, 'a person id: lower-case letters, digits, ".", "_" and "-"')
+      .optional(),
+    expires_in_s: z
+      .number()
+      .int()
+      .positive()
+      .max(10 * 365 * 24 * 3600)
+      .optional(),
   })
-  .refine((t) => !t.scopes.includes('request:decide') || t.as !== undefined, { path: ['as'], message: 'a request:decide token needs the approver identity it decides as' })
-  .refine((t) => t.as === undefined || t.scopes.includes('request:decide'), { path: ['as'], message: '"as" goes with the request:decide scope only' });
+  .refine((t) => !t.scopes.includes('request:decide') || t.as !== undefined, {
+    path: ['as'],
+    message: 'a request:decide token needs the approver identity it decides as',
+  })
+  .refine((t) => t.as === undefined || t.scopes.includes('request:decide'), {
+    path: ['as'],
+    message: '"as" goes with the request:decide scope only',
+  });
 
 /** A token as the API shows it: never its secret. */
 function toApiToken(t: ApiToken) {
@@ -49,8 +63,14 @@ export function tokensRouter(tokens: TokenStore, now: () => number = Date.now): 
     const at = new Date(now());
     const expiresAt = body.expires_in_s === undefined ? null : new Date(at.getTime() + body.expires_in_s * 1000);
     const person = body.person ?? (body.as?.startsWith('person:') ? body.as.slice('person:'.length) : null);
-    const { token, secret } = await tokens.create({ name: body.name, scopes: body.scopes, as: body.as ?? null, person, expiresAt }, at);
-    res.status(201).location(`/v1/tokens/${token.id}`).json({ ...toApiToken(token), secret });
+    const { token, secret } = await tokens.create(
+      { name: body.name, scopes: body.scopes, as: body.as ?? null, person, expiresAt },
+      at,
+    );
+    res
+      .status(201)
+      .location(`/v1/tokens/${token.id}`)
+      .json({ ...toApiToken(token), secret });
   });
   router.get('/', async (_req, res) => {
     res.json({ items: (await tokens.list()).map(toApiToken) });

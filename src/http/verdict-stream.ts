@@ -51,7 +51,13 @@ export type ReadCheck = (request: ConfirmationRequest, principal: Principal) => 
  * anything is streamed, with the 404 of the first id the token may not read), then streams verdicts until all are sent
  * or the client leaves.
  */
-export async function streamVerdicts(gateway: Gateway, principal: Principal, rawBody: unknown, check: ReadCheck, res: ServerResponse): Promise<void> {
+export async function streamVerdicts(
+  gateway: Gateway,
+  principal: Principal,
+  rawBody: unknown,
+  check: ReadCheck,
+  res: ServerResponse,
+): Promise<void> {
   const { ids } = parseInput(verdictsSchema, rawBody ?? {}, 'body');
   const stream = new VerdictStream(gateway, res, ids);
   // The response closes when the client goes away (a POST's request may close as soon as its body is read).
@@ -201,7 +207,10 @@ class VerdictStream implements VerdictListener {
     this.timer = null;
     while (this.next < this.deadlines.length && !this.index.holds(this.ids[this.next]!, this)) this.next++;
     if (this.next >= this.deadlines.length || this.closed) return;
-    this.timer = this.gateway.clock.setTimeout(() => void this.atDeadline(), Math.max(this.deadlines[this.next]! - this.gateway.now(), minMs));
+    this.timer = this.gateway.clock.setTimeout(
+      () => void this.atDeadline(),
+      Math.max(this.deadlines[this.next]! - this.gateway.now(), minMs),
+    );
   }
 
   /** Reads every request whose deadline has come (the read expires it), then arms for the next deadline. */

@@ -30,9 +30,12 @@ export const insightsQuerySchema = z.strictObject({
 export function insightsWindow(bounds: { since?: Date; until?: Date }, now: number): { since: Date; until: Date } {
   const until = bounds.until ?? new Date(now);
   const since = bounds.since ?? new Date(until.getTime() - DEFAULT_WINDOW_DAYS * DAY_MS);
-  if (until.getTime() <= since.getTime()) throw new ValidationError('until: must be after since', [{ path: 'until', message: 'must be after since' }]);
+  if (until.getTime() <= since.getTime())
+    throw new ValidationError('until: must be after since', [{ path: 'until', message: 'must be after since' }]);
   if (until.getTime() - since.getTime() > MAX_WINDOW_DAYS * DAY_MS) {
-    throw new ValidationError(`since: the window may span at most ${MAX_WINDOW_DAYS} days`, [{ path: 'since', message: `at most ${MAX_WINDOW_DAYS} days before until` }]);
+    throw new ValidationError(`since: the window may span at most ${MAX_WINDOW_DAYS} days`, [
+      { path: 'since', message: `at most ${MAX_WINDOW_DAYS} days before until` },
+    ]);
   }
   return { since, until };
 }

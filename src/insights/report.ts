@@ -50,7 +50,8 @@ const share = (part: number, whole: number): number | null => (whole > 0 ? part 
 /** The API's answer for `query` from the store's `counts`. */
 export function insightsReport(query: InsightsQuery, counts: InsightsCounts): InsightsJson {
   const totals = { requests: 0, approved: 0, denied: 0, expired: 0, cancelled: 0 };
-  for (const d of counts.days) for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += Number(d[k]);
+  for (const d of counts.days)
+    for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += Number(d[k]);
   return {
     since: query.since.toISOString(),
     until: query.until.toISOString(),
@@ -80,7 +81,13 @@ function everyDay(query: InsightsQuery, days: readonly InsightsDay[]): InsightsJ
   for (let day = Math.floor(query.since.getTime() / DAY_MS); day <= last; day++) {
     const name = new Date(day * DAY_MS).toISOString().slice(0, 10);
     const d = byDay.get(name);
-    series.push({ day: name, requests: d?.requests ?? 0, approved: d?.approved ?? 0, denied: d?.denied ?? 0, expired: d?.expired ?? 0 });
+    series.push({
+      day: name,
+      requests: d?.requests ?? 0,
+      approved: d?.approved ?? 0,
+      denied: d?.denied ?? 0,
+      expired: d?.expired ?? 0,
+    });
   }
   return series;
 }

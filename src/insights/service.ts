@@ -45,14 +45,27 @@ const suggestionWindow = {
 /** The query string of `GET /v1/insights/suggestions`. */
 export const suggestionsQuerySchema = z.strictObject(suggestionWindow);
 /** The body of `POST /v1/insights/suggestions/:id/apply`: the grant's lifetime, and the window the suggestion came from. */
-export const applySuggestionSchema = z.strictObject({ expires_in_s: z.int().min(60).max(90 * 86_400), ...suggestionWindow });
+export const applySuggestionSchema = z.strictObject({
+  expires_in_s: z
+    .int()
+    .min(60)
+    .max(90 * 86_400),
+  ...suggestionWindow,
+});
 
 /** The query string of `POST /v1/policy/simulate`. */
 export const simulateQuerySchema = z.strictObject({ since: isoDate.optional(), until: isoDate.optional() });
 
 /** What applying a suggestion made. */
 export interface AppliedSuggestion {
-  grant: { id: string; rule: string; label: string; scope: Record<string, unknown>; request_id: string; expires_at: string };
+  grant: {
+    id: string;
+    rule: string;
+    label: string;
+    scope: Record<string, unknown>;
+    request_id: string;
+    expires_at: string;
+  };
   suggestion: SuggestionJson;
 }
 
@@ -80,29 +93,74 @@ export class Insights {
   async apply(id: string, rawBody: unknown, by: string): Promise<AppliedSuggestion> {
     const body = parseInput(applySuggestionSchema, rawBody ?? {}, 'body');
     const found = (await this.suggest(body)).find((s) => s.json.id === id);
-    if (!found) throw new NotFoundError(`no suggestion ${id} in this window (the history may have changed: list the suggestions again)`);
+    if (!found)
+      throw new NotFoundError(
+        `no suggestion ${id} in this window (the history may have changed: list the suggestions again)`,
+      );
     const { candidate, json } = found;
-    if (!json.grantable) throw new ConflictError(`suggestion ${id} matches ${candidate.key} by its leading words, and a standing grant matches equal values only: put its rule in the policy file instead`);
+    if (!json.grantable)
+      throw new ConflictError(
+        `suggestion ${id} matches ${candidate.key} by its leading words, and a standing grant matches equal values only: put its rule in the policy file instead`,
+      );
     const policy = this.deps.policy();
-    if (!this.deps.grants || !policy) throw new ConflictError('standing grants are not available on this gateway (no policy or grant store)');
+    if (!this.deps.grants || !policy)
+      throw new ConflictError('standing grants are not available on this gateway (no policy or grant store)');
     const sample = await this.deps.request(candidate.sampleRequestId);
     if (!sample) throw new NotFoundError(`request ${candidate.sampleRequestId} is gone`);
     const rule = matchPolicy(policy, factsOf(sample)).rule;
     if (!Array.isArray(rule.grants) || rule.grants.length === 0) {
-      throw new ConflictError(`these calls meet rule "${rule.name}", which offers no grants${rule.grants === 'none' ? ' (grants: none)' : ''}: give it a grants: entry, or put the suggested rule in the policy file`);
+      throw new ConflictError(
+        `these calls meet rule "${rule.name}", which offers no grants${rule.grants === 'none' ? ' (grants: none)' : ''}: give it a grants: entry, or put the suggested rule in the policy file`,
+      );
     }
     const at = new Date(this.deps.now());
-    const scope = { tool_name: candidate.toolName, agent_id: candidate.agentId, [`args.${candidate.key}`]: candidate.value };
-    const grant = await this.deps.grants.create({ id: uuidv7(at.getTime()), rule: rule.name, label: `Suggestion ${id}`, scope, requestId: sample.id, createdBy: by, createdAt: at, expiresAt: new Date(at.getTime() + body.expires_in_s * 1000) });
-    const evidence = { id, would_auto_approve: json.would_auto_approve, approver_minutes_saved: json.approver_minutes_saved, approvers: json.approvers, nearest_denied: json.nearest_denied?.id ?? null };
+    const scope = {
+      tool_name: candidate.toolName,
+      agent_id: candidate.agentId,
+      [`args.${candidate.key}`]: candidate.value,
+    };
+    const grant = await this.deps.grants.create({
+      id: uuidv7(at.getTime()),
+      rule: rule.name,
+      label: `Suggestion ${id}`,
+      scope,
+      requestId: sample.id,
+      createdBy: by,
+      createdAt: at,
+      expiresAt: new Date(at.getTime() + body.expires_in_s * 1000),
+    });
+    const evidence = {
+      id,
+      would_auto_approve: json.would_auto_approve,
+      approver_minutes_saved: json.approver_minutes_saved,
+      approvers: json.approvers,
+      nearest_denied: json.nearest_denied?.id ?? null,
+    };
     await this.deps.note(sample.id, {
       type: 'grant_created',
       actor: by,
       channel: by.split(':')[0] ?? null,
-      detail: { grant: grant.id, label: grant.label, rule: grant.rule, scope, expires_at: grant.expiresAt.toISOString(), suggestion: evidence },
+      detail: {
+        grant: grant.id,
+        label: grant.label,
+        rule: grant.rule,
+        scope,
+        expires_at: grant.expiresAt.toISOString(),
+        suggestion: evidence,
+      },
       at,
     });
-    return { grant: { id: grant.id, rule: grant.rule, label: grant.label, scope, request_id: sample.id, expires_at: grant.expiresAt.toISOString() }, suggestion: json };
+    return {
+      grant: {
+        id: grant.id,
+        rule: grant.rule,
+        label: grant.label,
+        scope,
+        request_id: sample.id,
+        expires_at: grant.expiresAt.toISOString(),
+      },
+      suggestion: json,
+    };
   }
 
   /**

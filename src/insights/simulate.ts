@@ -33,7 +33,15 @@ export interface SimulationJson {
   /** Requests whose handling would change: now settled at once by allow / deny, now asked, asked of other people. */
   changed: { auto_allow: number; auto_deny: number; ask: number; rerouted: number };
   /** Requests a person denied that the candidate allows at once, newest first (at most {@link LISTED}). */
-  denied_but_would_allow: { id: string; tool_name: string; agent_id: string | null; responded_by_person: string | null; reason: string | null; rule: string; created_at: string }[];
+  denied_but_would_allow: {
+    id: string;
+    tool_name: string;
+    agent_id: string | null;
+    responded_by_person: string | null;
+    reason: string | null;
+    rule: string;
+    created_at: string;
+  }[];
   /** All of them (the list stops at {@link LISTED}). */
   denied_but_would_allow_total: number;
   /** Requests per candidate rule that would decide them (`default` when none matches). */
@@ -49,9 +57,14 @@ export function loadCandidate(yaml: string, source = 'candidate'): Policy {
   try {
     sections = (createRequire(import.meta.url)('yaml') as typeof Yaml).parse(yaml) ?? {};
   } catch (error) {
-    throw new ValidationError(`${source}: not YAML: ${(error as Error).message}`, [{ path: source, message: 'not YAML' }]);
+    throw new ValidationError(`${source}: not YAML: ${(error as Error).message}`, [
+      { path: source, message: 'not YAML' },
+    ]);
   }
-  if (typeof sections !== 'object' || Array.isArray(sections)) throw new ValidationError(`${source}: expected a mapping with policies: and default:`, [{ path: source, message: 'expected a mapping' }]);
+  if (typeof sections !== 'object' || Array.isArray(sections))
+    throw new ValidationError(`${source}: expected a mapping with policies: and default:`, [
+      { path: source, message: 'expected a mapping' },
+    ]);
   return loadPolicy(sections as { policies?: unknown; default?: unknown }, source);
 }
 
@@ -63,10 +76,15 @@ function actualOutcome(r: ReplayRow): Outcome {
 }
 
 /** Whether two approver lists name the same accounts (a rule that sets none hands the request's own list back). */
-const sameSet = (a: readonly string[], b: readonly string[]) => a === b || (a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n'));
+const sameSet = (a: readonly string[], b: readonly string[]) =>
+  a === b || (a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n'));
 
 /** Replays `pages` of rows (newest first, streamed) through `candidate`. */
-export async function simulate(candidate: Policy, pages: AsyncIterable<readonly ReplayRow[]>, window: { since: Date; until: Date }): Promise<SimulationJson> {
+export async function simulate(
+  candidate: Policy,
+  pages: AsyncIterable<readonly ReplayRow[]>,
+  window: { since: Date; until: Date },
+): Promise<SimulationJson> {
   const report: SimulationJson = {
     since: window.since.toISOString(),
     until: window.until.toISOString(),
@@ -99,13 +117,26 @@ function replayOne(candidate: Policy, r: ReplayRow, report: SimulationJson, byRu
     // Asked both times: asked of other people, or of more of them, is a change of routing. routeByRule changes who is
     // asked only from a rule's approvers and quorum, so a rule that sets neither routes as before (and its rows'
     // approver lists are never decoded).
-    const routed = routeByRule(rule, { toolName: r.toolName, approvers: r.approvers, requiredApprovals: r.requiredApprovals });
-    if (!sameSet(routed.approvers ?? [], r.approvers) || (routed.requiredApprovals ?? 1) !== r.requiredApprovals) report.changed.rerouted++;
+    const routed = routeByRule(rule, {
+      toolName: r.toolName,
+      approvers: r.approvers,
+      requiredApprovals: r.requiredApprovals,
+    });
+    if (!sameSet(routed.approvers ?? [], r.approvers) || (routed.requiredApprovals ?? 1) !== r.requiredApprovals)
+      report.changed.rerouted++;
   }
   if (would === 'auto_allow' && r.status === 'denied' && r.respondedByPerson !== null) {
     report.denied_but_would_allow_total++;
     if (report.denied_but_would_allow.length < LISTED) {
-      report.denied_but_would_allow.push({ id: r.id, tool_name: r.toolName, agent_id: r.agentId, responded_by_person: r.respondedByPerson, reason: r.reason, rule: rule.name, created_at: r.createdAt });
+      report.denied_but_would_allow.push({
+        id: r.id,
+        tool_name: r.toolName,
+        agent_id: r.agentId,
+        responded_by_person: r.respondedByPerson,
+        reason: r.reason,
+        rule: rule.name,
+        created_at: r.createdAt,
+      });
     }
   }
 }

@@ -32,7 +32,15 @@ export interface SuggestionJson {
   approver_minutes_saved: number;
   approvers: string[];
   /** A denied call of the same tool the rule does not cover (the newest), or null when there is none. */
-  nearest_denied: { id: string; tool_name: string; agent_id: string | null; tool_args: Record<string, unknown>; responded_by_person: string | null; reason: string | null; created_at: string } | null;
+  nearest_denied: {
+    id: string;
+    tool_name: string;
+    agent_id: string | null;
+    tool_args: Record<string, unknown>;
+    responded_by_person: string | null;
+    reason: string | null;
+    created_at: string;
+  } | null;
   /** What the rule matches, in words. */
   summary: string;
   /** Whether `apply` can make it a standing grant (a grant matches equal values: a fixed value only). */
@@ -61,7 +69,10 @@ export function ruleOf(c: SuggestionCandidate, id: string): Record<string, unkno
   if (c.value !== null) conditions.push(`${arg} == ${JSON.stringify(c.value)}`);
   else {
     const words = c.prefix.split(' ').map(escapeRegExp).join(' +');
-    conditions.push(`${arg}.matches(${JSON.stringify(`^ *${words}( |$)`)})`, `!${arg}.matches(${JSON.stringify(SHELL_METACHARACTERS)})`);
+    conditions.push(
+      `${arg}.matches(${JSON.stringify(`^ *${words}( |$)`)})`,
+      `!${arg}.matches(${JSON.stringify(SHELL_METACHARACTERS)})`,
+    );
   }
   match.when = conditions.join(' && ');
   return { name: `suggested-${id}`, match, decision: 'allow' };
@@ -69,7 +80,12 @@ export function ruleOf(c: SuggestionCandidate, id: string): Record<string, unkno
 
 /** The id of `c`'s suggestion: a hash of what its rule matches. */
 export function suggestionId(c: SuggestionCandidate): string {
-  const shape = JSON.stringify([c.agentId, c.toolName, c.key, c.value === null ? ['prefix', c.prefix] : ['value', c.value]]);
+  const shape = JSON.stringify([
+    c.agentId,
+    c.toolName,
+    c.key,
+    c.value === null ? ['prefix', c.prefix] : ['value', c.value],
+  ]);
   return createHash('sha256').update(shape).digest('hex').slice(0, 12);
 }
 
@@ -80,19 +96,34 @@ export function suggestionId(c: SuggestionCandidate): string {
  */
 export function pickCandidates(candidates: readonly SuggestionCandidate[]): SuggestionCandidate[] {
   const call = (c: SuggestionCandidate) => JSON.stringify([c.agentId, c.toolName]);
-  const oneWord = new Set(candidates.filter((c) => c.words === 1).map((c) => JSON.stringify([c.agentId, c.toolName, c.key, c.prefix])));
-  const kept = candidates.filter((c) => c.words === 1 || !oneWord.has(JSON.stringify([c.agentId, c.toolName, c.key, c.prefix.split(' ')[0]])));
+  const oneWord = new Set(
+    candidates.filter((c) => c.words === 1).map((c) => JSON.stringify([c.agentId, c.toolName, c.key, c.prefix])),
+  );
+  const kept = candidates.filter(
+    (c) => c.words === 1 || !oneWord.has(JSON.stringify([c.agentId, c.toolName, c.key, c.prefix.split(' ')[0]])),
+  );
   const byKey = new Map<string, number>();
-  for (const c of kept) byKey.set(JSON.stringify([c.agentId, c.toolName, c.key]), (byKey.get(JSON.stringify([c.agentId, c.toolName, c.key])) ?? 0) + c.approvals);
+  for (const c of kept)
+    byKey.set(
+      JSON.stringify([c.agentId, c.toolName, c.key]),
+      (byKey.get(JSON.stringify([c.agentId, c.toolName, c.key])) ?? 0) + c.approvals,
+    );
   const bestKey = new Map<string, string>();
   for (const c of kept) {
     const best = bestKey.get(call(c));
     const total = (k: string) => byKey.get(JSON.stringify([c.agentId, c.toolName, k])) ?? 0;
-    if (best === undefined || total(c.key) > total(best) || (total(c.key) === total(best) && c.key < best)) bestKey.set(call(c), c.key);
+    if (best === undefined || total(c.key) > total(best) || (total(c.key) === total(best) && c.key < best))
+      bestKey.set(call(c), c.key);
   }
   return kept
     .filter((c) => bestKey.get(call(c)) === c.key)
-    .sort((a, b) => b.approvals - a.approvals || cmp(a.toolName, b.toolName) || cmp(a.agentId ?? '', b.agentId ?? '') || cmp(a.prefix, b.prefix));
+    .sort(
+      (a, b) =>
+        b.approvals - a.approvals ||
+        cmp(a.toolName, b.toolName) ||
+        cmp(a.agentId ?? '', b.agentId ?? '') ||
+        cmp(a.prefix, b.prefix),
+    );
 }
 
 /**
@@ -117,7 +148,15 @@ export function suggestionOf(c: SuggestionCandidate, denied: readonly Confirmati
     approver_minutes_saved: Math.round(c.decisionMs / 6000) / 10,
     approvers: c.approvers,
     nearest_denied: other
-      ? { id: other.id, tool_name: other.toolName, agent_id: other.agentId, tool_args: other.toolArgs, responded_by_person: other.respondedByPerson, reason: other.reason, created_at: other.createdAt.toISOString() }
+      ? {
+          id: other.id,
+          tool_name: other.toolName,
+          agent_id: other.agentId,
+          tool_args: other.toolArgs,
+          responded_by_person: other.respondedByPerson,
+          reason: other.reason,
+          created_at: other.createdAt.toISOString(),
+        }
       : null,
     summary: `${c.agentId ?? '(no agent)'} calling ${c.toolName} with ${c.key} ${c.value !== null ? `= "${c.value}"` : `starting "${c.prefix}"`}`,
     grantable: c.value !== null && !c.key.includes('.'),
@@ -126,7 +165,10 @@ export function suggestionOf(c: SuggestionCandidate, denied: readonly Confirmati
 }
 
 /** What a policy matches of a filed request (a stored request, or a replay's row). */
-export type FactsSource = Pick<ReplayRow, 'toolName' | 'toolArgs' | 'agentId' | 'userId' | 'sessionId' | 'agentKind' | 'context' | 'metadata'>;
+export type FactsSource = Pick<
+  ReplayRow,
+  'toolName' | 'toolArgs' | 'agentId' | 'userId' | 'sessionId' | 'agentKind' | 'context' | 'metadata'
+>;
 
 /**
  * The facts a policy matches of a filed request, the coding agent's kind and context included. The JSON-valued facts

@@ -16,7 +16,16 @@ import type { AgentContext, RequestStatus } from '../requests/types.js';
  * What `?by=` may group by (contract), and `day` (the UTC day filed: each day's time to decision, for the insights
  * page's chart). `agent_kind` and `repo` are a coding agent's (`agent_kind`, `context.repo`; null for other callers).
  */
-export const INSIGHTS_DIMENSIONS = ['tool', 'agent', 'agent_kind', 'person', 'group', 'channel', 'repo', 'day'] as const;
+export const INSIGHTS_DIMENSIONS = [
+  'tool',
+  'agent',
+  'agent_kind',
+  'person',
+  'group',
+  'channel',
+  'repo',
+  'day',
+] as const;
 /** One group-by dimension. */
 export type InsightsDimension = (typeof INSIGHTS_DIMENSIONS)[number];
 

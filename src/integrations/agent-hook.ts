@@ -34,7 +34,14 @@ export interface AgentHookDeps extends SameCallDeps {
 }
 
 /** Files or re-attaches to the call in `body`, waits up to `waitMs`, and answers; null when the caller went away. */
-export async function answerAgentCall(deps: AgentHookDeps, principal: Principal, body: unknown, waitMs: number, options: GateRequestOptions, res: ServerResponse): Promise<AgentHookAnswer | null> {
+export async function answerAgentCall(
+  deps: AgentHookDeps,
+  principal: Principal,
+  body: unknown,
+  waitMs: number,
+  options: GateRequestOptions,
+  res: ServerResponse,
+): Promise<AgentHookAnswer | null> {
   const call = parseInput(agentCallSchema, body, 'body');
   const input = {
     ...newRequestInput({
@@ -49,7 +56,17 @@ export async function answerAgentCall(deps: AgentHookDeps, principal: Principal,
     }),
     filedBy: principal.name,
   };
-  const outcome = await gateSameCall(deps, { input: { ...input, agentId: input.agentId ?? call.agent_kind }, agentKind: call.agent_kind, cwd: call.context.cwd }, `token:${principal.name}`, waitMs, res);
+  const outcome = await gateSameCall(
+    deps,
+    {
+      input: { ...input, agentId: input.agentId ?? call.agent_kind },
+      agentKind: call.agent_kind,
+      cwd: call.context.cwd,
+    },
+    `token:${principal.name}`,
+    waitMs,
+    res,
+  );
   if (!outcome) return null;
   const { request } = outcome;
   const url = requestLink(deps.publicUrl, res, request);

@@ -47,8 +47,16 @@ export function newRequestInput(body: CreateRequestInput): NewRequestInput {
 const inFlight = new Map<string, Promise<unknown>>();
 
 /** Files `input`, or returns the request it re-attaches to (see the module's rules). */
-export async function fileOrAttach(gateway: Gateway, input: NewRequestInput, options: AttachOptions = {}): Promise<ConfirmationRequest> {
-  const key = JSON.stringify([input.agentId ?? null, input.sessionId ?? null, argsSha256(input.toolName, input.toolArgs ?? {})]);
+export async function fileOrAttach(
+  gateway: Gateway,
+  input: NewRequestInput,
+  options: AttachOptions = {},
+): Promise<ConfirmationRequest> {
+  const key = JSON.stringify([
+    input.agentId ?? null,
+    input.sessionId ?? null,
+    argsSha256(input.toolName, input.toolArgs ?? {}),
+  ]);
   return oneCallAtATime(key, options.shared, () => attachOrFile(gateway, input, options));
 }
 
@@ -56,7 +64,11 @@ export async function fileOrAttach(gateway: Gateway, input: NewRequestInput, opt
  * Runs `fn` for the call named by `key` once every earlier run for the same key (in this process, and with `shared`
  * on every replica) has finished: the find-then-file (or find-then-use) steps of one call never interleave.
  */
-export async function oneCallAtATime<T>(key: string, shared: SharedMarks | undefined, fn: () => Promise<T>): Promise<T> {
+export async function oneCallAtATime<T>(
+  key: string,
+  shared: SharedMarks | undefined,
+  fn: () => Promise<T>,
+): Promise<T> {
   const before = inFlight.get(key) ?? Promise.resolve();
   const run = () => acrossReplicas(shared, key, fn);
   const mine = before.then(run, run);
@@ -87,7 +99,11 @@ async function acrossReplicas<T>(shared: SharedMarks | undefined, key: string, f
   }
 }
 
-async function attachOrFile(gateway: Gateway, input: NewRequestInput, options: AttachOptions): Promise<ConfirmationRequest> {
+async function attachOrFile(
+  gateway: Gateway,
+  input: NewRequestInput,
+  options: AttachOptions,
+): Promise<ConfirmationRequest> {
   // Rule 1 (and its 409 for reused keys with other arguments) is the gateway's own idempotency. The key is read once:
   // what was found (or that nothing was) goes on to the gateway, which would otherwise read it again.
   const underKey = input.idempotencyKey ? await gateway.getByIdempotencyKey(input.idempotencyKey) : null;
@@ -96,7 +112,8 @@ async function attachOrFile(gateway: Gateway, input: NewRequestInput, options: A
   if (match?.status === 'pending') return match;
   // A late verdict is read again for its verdict token (the match comes without one): a rare path, and a row
   // returned to the runtime should look as every other read shows it.
-  if (match && (await isUndeliveredLateVerdict(gateway, match, options.lateWindowMs ?? 0))) return (await gateway.get(match.id)) ?? match;
+  if (match && (await isUndeliveredLateVerdict(gateway, match, options.lateWindowMs ?? 0)))
+    return (await gateway.get(match.id)) ?? match;
   return (await gateway.request(input, { underKey: null })).request;
 }
 
@@ -105,7 +122,11 @@ async function attachOrFile(gateway: Gateway, input: NewRequestInput, options: A
  * newest {@link MATCH_SCAN_LIMIT} requests. With `alsoApprovedArgs`, arguments an approver edited match too (a runtime
  * reports the arguments it ran). The row carries no verdict token (see `Gateway.newestSameCall`).
  */
-export async function newestMatch(gateway: Gateway, input: Pick<NewRequestInput, 'agentId' | 'sessionId' | 'toolName' | 'toolArgs'>, alsoApprovedArgs = false): Promise<ConfirmationRequest | null> {
+export async function newestMatch(
+  gateway: Gateway,
+  input: Pick<NewRequestInput, 'agentId' | 'sessionId' | 'toolName' | 'toolArgs'>,
+  alsoApprovedArgs = false,
+): Promise<ConfirmationRequest | null> {
   if (!input.agentId) return null;
   return gateway.newestSameCall({
     agentId: input.agentId,
@@ -117,7 +138,11 @@ export async function newestMatch(gateway: Gateway, input: Pick<NewRequestInput,
   });
 }
 
-async function isUndeliveredLateVerdict(gateway: Gateway, request: ConfirmationRequest, windowMs: number): Promise<boolean> {
+async function isUndeliveredLateVerdict(
+  gateway: Gateway,
+  request: ConfirmationRequest,
+  windowMs: number,
+): Promise<boolean> {
   // An expiry is no one's verdict: a retry after it asks the humans again.
   if (windowMs <= 0 || !request.respondedAt || request.status === 'expired') return false;
   if (gateway.clock.now() - request.respondedAt.getTime() > windowMs) return false;

@@ -31,20 +31,36 @@ export interface ClaudeReceipt {
 export function claudeReceipt(input: ClaudeHookInput): ClaudeReceipt {
   const args_sha256 = argsSha256(input.tool_name, input.tool_input);
   if (input.hook_event_name !== 'PostToolUseFailure') return { outcome: 'succeeded', args_sha256 };
-  return { outcome: 'failed', args_sha256, ...(input.error_message ? { detail: input.error_message.slice(0, DETAIL_MAX) } : {}) };
+  return {
+    outcome: 'failed',
+    args_sha256,
+    ...(input.error_message ? { detail: input.error_message.slice(0, DETAIL_MAX) } : {}),
+  };
 }
 
 /** Whether a PostToolUse receipt is there already (the hook's hand-out receipt says only that it let the call run). */
 const reported = (events: ConfirmationEvent[]) =>
-  events.some((e) => (e.type === 'executed' || e.type === 'execution_failed') && !String(e.detail.detail ?? '').startsWith(HAND_OUT_DETAIL));
+  events.some(
+    (e) =>
+      (e.type === 'executed' || e.type === 'execution_failed') &&
+      !String(e.detail.detail ?? '').startsWith(HAND_OUT_DETAIL),
+  );
 
 /** Finds the gated request of a post-tool input (`POST /v1/hooks/claude-code`), or null. */
-export async function findClaudeRequestInGateway(gateway: Gateway, input: ClaudeHookInput, agentId = CLAUDE_CODE_AGENT_ID): Promise<ConfirmationRequest | null> {
+export async function findClaudeRequestInGateway(
+  gateway: Gateway,
+  input: ClaudeHookInput,
+  agentId = CLAUDE_CODE_AGENT_ID,
+): Promise<ConfirmationRequest | null> {
   if (input.tool_use_id) {
     const byKey = await gateway.getByIdempotencyKey(claudeIdempotencyKey(input.tool_use_id));
     if (byKey) return byKey;
   }
-  const match = await newestMatch(gateway, { agentId, sessionId: input.session_id, toolName: input.tool_name, toolArgs: input.tool_input }, true);
+  const match = await newestMatch(
+    gateway,
+    { agentId, sessionId: input.session_id, toolName: input.tool_name, toolArgs: input.tool_input },
+    true,
+  );
   if (!match || match.toolCallId !== null || match.allowed !== true) return null;
   return reported(await gateway.events(match.id)) ? null : match;
 }
@@ -53,10 +69,20 @@ export async function findClaudeRequestInGateway(gateway: Gateway, input: Claude
  * Records the receipt of a post-tool input on its request, when there is one the caller filed (or the
  * caller is an admin) — a receipt is the agent's own word, as on `POST /v1/requests/:id/receipt`.
  */
-export async function recordClaudeReceipt(gateway: Gateway, input: ClaudeHookInput, principal: Principal, agentId?: string): Promise<string | null> {
+export async function recordClaudeReceipt(
+  gateway: Gateway,
+  input: ClaudeHookInput,
+  principal: Principal,
+  agentId?: string,
+): Promise<string | null> {
   const request = await findClaudeRequestInGateway(gateway, input, agentId);
   if (!request || (!principal.scopes.includes('admin') && request.filedBy !== principal.name)) return null;
   const receipt = claudeReceipt(input);
-  await gateway.recordReceipt(request.id, { outcome: receipt.outcome, detail: receipt.detail, argsSha256: receipt.args_sha256, actor: `token:${principal.name}` });
+  await gateway.recordReceipt(request.id, {
+    outcome: receipt.outcome,
+    detail: receipt.detail,
+    argsSha256: receipt.args_sha256,
+    actor: `token:${principal.name}`,
+  });
   return request.id;
 }

@@ -30,7 +30,11 @@ export type ClaudeDecisionEvent = 'PreToolUse' | 'PermissionRequest';
 
 /** What Claude Code sends the hook (on stdin, or as the HTTP hook's body). Unknown fields are kept. */
 export const claudeHookInputSchema = z.looseObject({
-  hook_event_name: z.enum(CLAUDE_HOOK_EVENTS, { error: `this hook handles ${CLAUDE_HOOK_EVENTS.map((e) => `"${e}"`).join(', ')} events only` }).optional(),
+  hook_event_name: z
+    .enum(CLAUDE_HOOK_EVENTS, {
+      error: `this hook handles ${CLAUDE_HOOK_EVENTS.map((e) => `"${e}"`).join(', ')} events only`,
+    })
+    .optional(),
   tool_name: z.string().min(1).max(200),
   tool_input: boundedJsonObject,
   tool_use_id: z.string().min(1).max(180).optional(),
@@ -41,7 +45,9 @@ export const claudeHookInputSchema = z.looseObject({
   /** PostToolUseFailure: why the tool failed (kept, truncated, in the receipt). */
   error_message: z.string().optional(),
   /** Added by `tollgate claude-hook`: the git repository and branch of `cwd`, read from `.git` (HTTP hooks send none). */
-  tollgate_git: z.strictObject({ repo: z.string().max(400).nullable(), branch: z.string().max(400).nullable() }).optional(),
+  tollgate_git: z
+    .strictObject({ repo: z.string().max(400).nullable(), branch: z.string().max(400).nullable() })
+    .optional(),
 });
 /** A validated hook input. */
 export type ClaudeHookInput = z.infer<typeof claudeHookInputSchema>;
@@ -92,9 +98,17 @@ export function claudeCodeRequest(input: ClaudeHookInput, options: GateRequestOp
     tool_name: input.tool_name,
     tool_args: input.tool_input,
     agent_kind: 'claude',
-    context: { session_id: input.session_id ?? null, cwd: input.cwd ?? null, repo: input.tollgate_git?.repo ?? null, branch: input.tollgate_git?.branch ?? null, model: null },
+    context: {
+      session_id: input.session_id ?? null,
+      cwd: input.cwd ?? null,
+      repo: input.tollgate_git?.repo ?? null,
+      branch: input.tollgate_git?.branch ?? null,
+      model: null,
+    },
     ...(input.session_id ? { session_id: input.session_id } : {}),
-    ...(input.tool_use_id ? { tool_call_id: input.tool_use_id, idempotency_key: claudeIdempotencyKey(input.tool_use_id) } : {}),
+    ...(input.tool_use_id
+      ? { tool_call_id: input.tool_use_id, idempotency_key: claudeIdempotencyKey(input.tool_use_id) }
+      : {}),
     metadata,
     ...requestFields(options, CLAUDE_CODE_AGENT_ID),
   };
@@ -116,7 +130,12 @@ export function claudeHookOutput(request: ApiRequest, event: ClaudeDecisionEvent
       );
     }
     if (verdict.outcome !== 'allow') return claudeHookDeny(verdict.reason, event);
-    return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', ...(verdict.updatedArgs ? { updatedInput: verdict.updatedArgs } : {}) } } };
+    return {
+      hookSpecificOutput: {
+        hookEventName: 'PermissionRequest',
+        decision: { behavior: 'allow', ...(verdict.updatedArgs ? { updatedInput: verdict.updatedArgs } : {}) },
+      },
+    };
   }
   return {
     hookSpecificOutput: {
@@ -130,15 +149,24 @@ export function claudeHookOutput(request: ApiRequest, event: ClaudeDecisionEvent
 
 /** A `deny` answer for a failure that is not a verdict (the tool call reused with other arguments, say). */
 export function claudeHookDeny(reason: string, event: ClaudeDecisionEvent = 'PreToolUse'): ClaudeHookOutput {
-  if (event === 'PermissionRequest') return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: reason } } };
-  return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } };
+  if (event === 'PermissionRequest')
+    return {
+      hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: reason } },
+    };
+  return {
+    hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason },
+  };
 }
 
 /**
  * The hook's answer to a call gated through deferred verdicts (`same-call.ts`): the verdict, or a deny telling the
  * model the request's link (`url`) and to run the same call again once it is approved, or that the approval was used.
  */
-export function claudeSameCallOutput(outcome: SameCallOutcome, event: ClaudeDecisionEvent, url: string): ClaudeHookOutput {
+export function claudeSameCallOutput(
+  outcome: SameCallOutcome,
+  event: ClaudeDecisionEvent,
+  url: string,
+): ClaudeHookOutput {
   if (outcome.state === 'pending') return claudeHookDeny(deferredReason(outcome.request, url), event);
   if (outcome.state === 'used') return claudeHookDeny(usedReason(outcome.request), event);
   return claudeHookOutput(toApiRequest(outcome.request), event);

@@ -20,6 +20,14 @@ export {
 } from './claude-code.js';
 export { CLAUDE_HOOK_DEFAULT_WAIT_S, CLAUDE_HOOK_EVENTS, isPostToolEvent } from './claude-code-events.js';
 export { claudeReceipt, type ClaudeReceipt } from './claude-code-receipt.js';
-export { PULSEBOT_AGENT_ID, parsePulsebotHook, pulsebotHookSchema, pulsebotRequest, pulsebotVerdict, type PulsebotHookBody, type PulsebotVerdict } from './pulsebot.js';
+export {
+  PULSEBOT_AGENT_ID,
+  parsePulsebotHook,
+  pulsebotHookSchema,
+  pulsebotRequest,
+  pulsebotVerdict,
+  type PulsebotHookBody,
+  type PulsebotVerdict,
+} from './pulsebot.js';
 export { verdictOf, type Verdict } from './verdict.js';
 export { parseRequestOptions, type GateRequestOptions, type RawRequestOptions } from './request-options.js';

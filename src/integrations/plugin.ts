@@ -24,10 +24,24 @@ import { toApiRequest } from '../requests/serialize.js';
 import { fileOrAttach, newestMatch, newRequestInput } from './attach.js';
 import { gateSameCall, requestLink } from './same-call.js';
 import { waitWhileConnected } from '../http/long-poll.js';
-import { CLAUDE_CODE_AGENT_ID, claudeCodeRequest, claudeHookDeny, claudeSameCallOutput, decisionEventOf, parseClaudeHookInput } from './claude-code.js';
+import {
+  CLAUDE_CODE_AGENT_ID,
+  claudeCodeRequest,
+  claudeHookDeny,
+  claudeSameCallOutput,
+  decisionEventOf,
+  parseClaudeHookInput,
+} from './claude-code.js';
 import { CLAUDE_HOOK_DEFAULT_WAIT_S, CLAUDE_HOOK_HEADERS, isPostToolEvent } from './claude-code-events.js';
 import { recordClaudeReceipt } from './claude-code-receipt.js';
-import { parsePulsebotHook, postCallDetail, PULSEBOT_AGENT_ID, pulsebotIdempotencyKey, pulsebotRequest, pulsebotVerdict } from './pulsebot.js';
+import {
+  parsePulsebotHook,
+  postCallDetail,
+  PULSEBOT_AGENT_ID,
+  pulsebotIdempotencyKey,
+  pulsebotRequest,
+  pulsebotVerdict,
+} from './pulsebot.js';
 import { parseRequestOptions, rawOptionsFromQuery } from './request-options.js';
 import { answerAgentCall } from './agent-hook.js';
 import { AGENT_HOOK_PATH } from './agent-hook-wire.js';
@@ -61,8 +75,13 @@ export function integrationsPlugin(options: IntegrationsPluginOptions = {}): Htt
   /** `?wait=S` plus the request options (`channel`, `approver`, `expires`, `on_timeout`, `agent_id`). */
   const hookQuery = (query: Record<string, unknown>) => {
     const { wait, ...rest } = query;
-    const waitS = wait === undefined ? defaultWaitS : Math.min(parseInput(waitSchema, Array.isArray(wait) ? wait.at(-1) : wait, 'wait'), maxWaitS);
-    const unknown = Object.keys(rest).filter((k) => !['channel', 'approver', 'expires', 'on_timeout', 'agent_id'].includes(k));
+    const waitS =
+      wait === undefined
+        ? defaultWaitS
+        : Math.min(parseInput(waitSchema, Array.isArray(wait) ? wait.at(-1) : wait, 'wait'), maxWaitS);
+    const unknown = Object.keys(rest).filter(
+      (k) => !['channel', 'approver', 'expires', 'on_timeout', 'agent_id'].includes(k),
+    );
     if (unknown.length) parseInput(z.strictObject({}), Object.fromEntries(unknown.map((k) => [k, true])), 'query');
     return { waitMs: waitS * 1000, options: parseRequestOptions(rawOptionsFromQuery(rest)) };
   };
@@ -83,7 +102,11 @@ export function integrationsPlugin(options: IntegrationsPluginOptions = {}): Htt
       const filed = { ...newRequestInput(claudeCodeRequest(input, requestOptions)), filedBy: principal.name };
       let outcome;
       try {
-        const call = { input: { ...filed, agentId: filed.agentId ?? CLAUDE_CODE_AGENT_ID }, agentKind: 'claude', cwd: input.cwd ?? null };
+        const call = {
+          input: { ...filed, agentId: filed.agentId ?? CLAUDE_CODE_AGENT_ID },
+          agentKind: 'claude',
+          cwd: input.cwd ?? null,
+        };
         outcome = await gateSameCall({ gateway, shared: options.marks }, call, `token:${principal.name}`, waitMs, res);
       } catch (error) {
         // A non-2xx answer would let Claude Code run the tool anyway: a reused tool_use_id is a deny, not a 409.
@@ -94,7 +117,11 @@ export function integrationsPlugin(options: IntegrationsPluginOptions = {}): Htt
       const { request } = outcome;
       // The status tells `tollgate claude-hook` a deferred deny from a verdict, so it can ask again while time is left.
       const headers = { [CLAUDE_HOOK_HEADERS.requestId]: request.id, [CLAUDE_HOOK_HEADERS.status]: request.status };
-      return { status: 200, body: claudeSameCallOutput(outcome, event, requestLink(options.publicUrl, res, request)), headers };
+      return {
+        status: 200,
+        body: claudeSameCallOutput(outcome, event, requestLink(options.publicUrl, res, request)),
+        headers,
+      };
     },
   });
 
@@ -103,14 +130,24 @@ export function integrationsPlugin(options: IntegrationsPluginOptions = {}): Htt
     scopes: ['request:create'],
     async handle(principal, body, query, res) {
       const { waitMs, options: requestOptions } = hookQuery(query);
-      const answer = await answerAgentCall({ gateway, shared: options.marks, publicUrl: options.publicUrl }, principal, body, waitMs, requestOptions, res);
+      const answer = await answerAgentCall(
+        { gateway, shared: options.marks, publicUrl: options.publicUrl },
+        principal,
+        body,
+        waitMs,
+        requestOptions,
+        res,
+      );
       return answer && { status: 200, body: answer };
     },
   });
 
   return {
     name: 'integrations',
-    leanPosts: ({ gateway, logger }) => ({ '/v1/hooks/claude-code': claudeCode(gateway, logger), [AGENT_HOOK_PATH]: agent(gateway) }),
+    leanPosts: ({ gateway, logger }) => ({
+      '/v1/hooks/claude-code': claudeCode(gateway, logger),
+      [AGENT_HOOK_PATH]: agent(gateway),
+    }),
     mount(app, { gateway, auth, json, logger }) {
       const router = Router();
       const claude = claudeCode(gateway, logger);
@@ -133,23 +170,46 @@ export function integrationsPlugin(options: IntegrationsPluginOptions = {}): Htt
         if (body.event === 'post_call') {
           const target = body.tool_call_id
             ? await gateway.getByIdempotencyKey(pulsebotIdempotencyKey(body.tool_call_id))
-            : await newestMatch(gateway, { agentId, sessionId: body.session_id || undefined, toolName: body.tool_name, toolArgs: body.arguments }, true);
+            : await newestMatch(
+                gateway,
+                {
+                  agentId,
+                  sessionId: body.session_id || undefined,
+                  toolName: body.tool_name,
+                  toolArgs: body.arguments,
+                },
+                true,
+              );
           if (!target) {
             res.json({ recorded: false, detail: 'no request matches this call (session, tool and arguments)' });
             return;
           }
-          await gateway.note(target.id, { type: 'post_call', actor: `${agentId}`, channel: null, detail: postCallDetail(body), at: new Date(gateway.clock.now()) });
+          await gateway.note(target.id, {
+            type: 'post_call',
+            actor: `${agentId}`,
+            channel: null,
+            detail: postCallDetail(body),
+            at: new Date(gateway.clock.now()),
+          });
           logger.debug({ requestId: target.id }, 'pulsebot post_call recorded');
           res.json({ recorded: true, request_id: target.id });
           return;
         }
         let request;
         try {
-          request = await fileOrAttach(gateway, { ...newRequestInput(pulsebotRequest(body, requestOptions)), filedBy: principalOf(res).name }, { lateWindowMs, shared: options.marks });
+          request = await fileOrAttach(
+            gateway,
+            { ...newRequestInput(pulsebotRequest(body, requestOptions)), filedBy: principalOf(res).name },
+            { lateWindowMs, shared: options.marks },
+          );
         } catch (error) {
           // PulseBot approves on errors when fail_open is set: answer a deny instead of a 409.
           if (!(error instanceof ConflictError)) throw error;
-          res.json({ verdict: 'deny', reasoning: `tollgate refused this call: ${error.message}`, modified_arguments: {} });
+          res.json({
+            verdict: 'deny',
+            reasoning: `tollgate refused this call: ${error.message}`,
+            modified_arguments: {},
+          });
           return;
         }
         const final = await waitWhileConnected(gateway, request, waitMs, res);

@@ -62,7 +62,9 @@ export function pulsebotRequest(body: PulsebotHookBody, options: GateRequestOpti
     tool_name: body.tool_name,
     tool_args: body.arguments,
     ...(body.session_id ? { session_id: body.session_id } : {}),
-    ...(body.tool_call_id ? { tool_call_id: body.tool_call_id, idempotency_key: pulsebotIdempotencyKey(body.tool_call_id) } : {}),
+    ...(body.tool_call_id
+      ? { tool_call_id: body.tool_call_id, idempotency_key: pulsebotIdempotencyKey(body.tool_call_id) }
+      : {}),
     metadata: { source: 'pulsebot' },
     ...requestFields(options, PULSEBOT_AGENT_ID),
   };
@@ -72,7 +74,8 @@ export function pulsebotRequest(body: PulsebotHookBody, options: GateRequestOpti
 export function pulsebotVerdict(request: ApiRequest): PulsebotVerdict {
   const verdict = verdictOf(request);
   const base = { reasoning: verdict.reason, request_id: request.id, status: request.status };
-  if (verdict.outcome === 'allow' && verdict.updatedArgs) return { verdict: 'modify', modified_arguments: verdict.updatedArgs, ...base };
+  if (verdict.outcome === 'allow' && verdict.updatedArgs)
+    return { verdict: 'modify', modified_arguments: verdict.updatedArgs, ...base };
   return { verdict: verdict.outcome === 'allow' ? 'approve' : 'deny', modified_arguments: {}, ...base };
 }
 
@@ -81,7 +84,10 @@ export function postCallDetail(body: PulsebotHookBody): Record<string, unknown> 
   const detail: Record<string, unknown> = {};
   if (body.result !== undefined) {
     const json = JSON.stringify(body.result) ?? 'null';
-    detail.result = json.length <= POST_CALL_RESULT_LIMIT ? body.result : { truncated: true, json: json.slice(0, POST_CALL_RESULT_LIMIT) };
+    detail.result =
+      json.length <= POST_CALL_RESULT_LIMIT
+        ? body.result
+        : { truncated: true, json: json.slice(0, POST_CALL_RESULT_LIMIT) };
     const success = (body.result as { success?: unknown } | null)?.success;
     if (typeof success === 'boolean') detail.success = success;
   }

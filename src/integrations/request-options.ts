@@ -20,9 +20,20 @@ export interface RawRequestOptions {
 }
 
 const rawSchema = z.strictObject({
-  channel: z.array(z.string().regex(/^[a-z][a-z0-9_-]*(:.+)?$/, 'use "type" or "type:target", e.g. "web" or "slack:C0123"')).max(20).optional(),
-  approver: z.array(z.string().regex(/^[a-z][a-z0-9_-]*:.+$/, 'approver ids look like "slack:U0123" or "web:alice"')).max(100).optional(),
-  expires: z.coerce.number().int('a whole number of seconds').min(1).max(14 * 24 * 3600).optional(),
+  channel: z
+    .array(z.string().regex(/^[a-z][a-z0-9_-]*(:.+)?$/, 'use "type" or "type:target", e.g. "web" or "slack:C0123"'))
+    .max(20)
+    .optional(),
+  approver: z
+    .array(z.string().regex(/^[a-z][a-z0-9_-]*:.+$/, 'approver ids look like "slack:U0123" or "web:alice"'))
+    .max(100)
+    .optional(),
+  expires: z.coerce
+    .number()
+    .int('a whole number of seconds')
+    .min(1)
+    .max(14 * 24 * 3600)
+    .optional(),
   on_timeout: z.enum(['deny', 'approve']).optional(),
   agent_id: z.string().min(1).max(200).optional(),
 });

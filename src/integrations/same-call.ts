@@ -60,7 +60,13 @@ export interface SameCallDeps {
  * is connected, and hands out the verdict; null when the caller went away. Throws the gateway's `ConflictError` for
  * an idempotency key reused with other arguments.
  */
-export async function gateSameCall(deps: SameCallDeps, call: SameCall, actor: string, waitMs: number, res: ServerResponse): Promise<SameCallOutcome | null> {
+export async function gateSameCall(
+  deps: SameCallDeps,
+  call: SameCall,
+  actor: string,
+  waitMs: number,
+  res: ServerResponse,
+): Promise<SameCallOutcome | null> {
   const { gateway } = deps;
   const { input } = call;
   const hash = argsSha256(input.toolName, input.toolArgs ?? {});
@@ -69,10 +75,16 @@ export async function gateSameCall(deps: SameCallDeps, call: SameCall, actor: st
     if (await used(gateway, request)) return { state: 'used', request };
     // The hook cannot see how the call went, only that it let it run: its receipt marks the approval used.
     const ran = request.approvedArgs ? argsSha256(request.toolName, request.approvedArgs) : request.argsSha256;
-    await gateway.recordReceipt(request.id, { outcome: 'succeeded', detail: `${HAND_OUT_DETAIL} ${call.agentKind}`, argsSha256: ran, actor });
+    await gateway.recordReceipt(request.id, {
+      outcome: 'succeeded',
+      detail: `${HAND_OUT_DETAIL} ${call.agentKind}`,
+      argsSha256: ran,
+      actor,
+    });
     return { state: 'allow', request };
   };
-  const decided = async (request: ConfirmationRequest): Promise<SameCallOutcome> => (request.allowed === true ? handOut(request) : { state: 'deny', request });
+  const decided = async (request: ConfirmationRequest): Promise<SameCallOutcome> =>
+    request.allowed === true ? handOut(request) : { state: 'deny', request };
 
   const first = await oneCallAtATime(key, deps.shared, async (): Promise<ConfirmationRequest | SameCallOutcome> => {
     // The same tool call by its own id: its request, whatever became of it (the gateway checks the arguments match).
@@ -114,7 +126,9 @@ function replayable(request: ConfirmationRequest, now: number): boolean {
 
 /** Whether an allowed request was used: a receipt (`executed`, `execution_failed`) or PulseBot's `post_call` exists. */
 async function used(gateway: Gateway, request: ConfirmationRequest): Promise<boolean> {
-  return (await gateway.events(request.id)).some((e) => e.type === 'executed' || e.type === 'execution_failed' || e.type === 'post_call');
+  return (await gateway.events(request.id)).some(
+    (e) => e.type === 'executed' || e.type === 'execution_failed' || e.type === 'post_call',
+  );
 }
 
 /** What a deferred answer tells the model: where a human decides, and to run the same call again once approved. */
@@ -131,7 +145,11 @@ export function usedReason(request: ConfirmationRequest): string {
 }
 
 /** The inbox page of a request: the public URL when configured, else the address the hook called. */
-export function requestLink(publicUrl: string | null | undefined, res: ServerResponse, request: ConfirmationRequest): string {
+export function requestLink(
+  publicUrl: string | null | undefined,
+  res: ServerResponse,
+  request: ConfirmationRequest,
+): string {
   const host = res.req?.headers.host;
   return `${publicUrl ?? (host ? `http://${host}` : '')}/ui/requests/${request.id}`;
 }

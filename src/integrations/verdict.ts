@@ -34,13 +34,29 @@ export function verdictOf(request: ApiRequest): Verdict {
       };
     }
     case 'denied':
-      return { outcome: 'deny', updatedArgs: null, reason: `Denied by ${by}${why} Do not retry this call or work around it; ask the user what to do instead.` };
+      return {
+        outcome: 'deny',
+        updatedArgs: null,
+        reason: `Denied by ${by}${why} Do not retry this call or work around it; ask the user what to do instead.`,
+      };
     case 'expired':
       return request.allowed
-        ? { outcome: 'allow', updatedArgs: null, reason: `No approver answered in time; allowed by this request's on_timeout policy ${ref}.` }
-        : { outcome: 'deny', updatedArgs: null, reason: `No approver answered in time, so the call was denied by default ${ref}.` };
+        ? {
+            outcome: 'allow',
+            updatedArgs: null,
+            reason: `No approver answered in time; allowed by this request's on_timeout policy ${ref}.`,
+          }
+        : {
+            outcome: 'deny',
+            updatedArgs: null,
+            reason: `No approver answered in time, so the call was denied by default ${ref}.`,
+          };
     case 'cancelled':
-      return { outcome: 'deny', updatedArgs: null, reason: `The approval request was cancelled${request.reason ? `: ${request.reason}` : ''} ${ref}.` };
+      return {
+        outcome: 'deny',
+        updatedArgs: null,
+        reason: `The approval request was cancelled${request.reason ? `: ${request.reason}` : ''} ${ref}.`,
+      };
     case 'pending':
       return {
         outcome: 'pending',

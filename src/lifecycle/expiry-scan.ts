@@ -84,10 +84,13 @@ export class ExpiryScan {
    * first, 500 rows at a time. Returns the release, for a start that fails before its catch-up: its scans run then.
    */
   expectCatchUp(): () => void {
-    this.awaitedCatchUp ??= new Promise<void>((resolve) => (this.releaseCatchUp = () => {
-      this.awaitedCatchUp = null;
-      resolve();
-    }));
+    this.awaitedCatchUp ??= new Promise<void>(
+      (resolve) =>
+        (this.releaseCatchUp = () => {
+          this.awaitedCatchUp = null;
+          resolve();
+        }),
+    );
     return () => this.releaseCatchUp();
   }
 
@@ -113,7 +116,9 @@ export class ExpiryScan {
     const first = await this.expireBatch(firstBatch);
     if (first < firstBatch) return first;
     const limit = Math.max(firstBatch, this.deps.store.expiryBatchLimit ?? BATCH);
-    const lanes = Array.from({ length: Math.max(1, this.deps.store.expiryLanes ?? 1) }, () => this.drain(Math.min(firstBatch * 2, limit), limit));
+    const lanes = Array.from({ length: Math.max(1, this.deps.store.expiryLanes ?? 1) }, () =>
+      this.drain(Math.min(firstBatch * 2, limit), limit),
+    );
     return first + (await Promise.all(lanes)).reduce((sum, n) => sum + n, 0);
   }
 
@@ -144,9 +149,12 @@ export class ExpiryScan {
   private fanOut(requests: ConfirmationRequest[]): void {
     const done = (async () => {
       for (let i = 0; i < requests.length; i += FAN_OUT_SLICE) {
-        const outcomes = await Promise.allSettled(requests.slice(i, i + FAN_OUT_SLICE).map((request) => this.deps.fanOut(request)));
+        const outcomes = await Promise.allSettled(
+          requests.slice(i, i + FAN_OUT_SLICE).map((request) => this.deps.fanOut(request)),
+        );
         for (const outcome of outcomes) {
-          if (outcome.status === 'rejected') this.deps.logger.error({ err: outcome.reason }, 'fan-out after expiry failed');
+          if (outcome.status === 'rejected')
+            this.deps.logger.error({ err: outcome.reason }, 'fan-out after expiry failed');
         }
       }
     })();

@@ -24,7 +24,12 @@ export interface WaitDeps {
  * Resolves with the request as soon as it leaves `pending`, or as it is after `timeoutMs` (or once `signal` aborts,
  * or the gateway stops).
  */
-export async function waitForVerdict(deps: WaitDeps, id: string, timeoutMs: number, signal?: AbortSignal): Promise<ConfirmationRequest> {
+export async function waitForVerdict(
+  deps: WaitDeps,
+  id: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<ConfirmationRequest> {
   const { waiters, clock } = deps;
   const deadline = clock.now() + timeoutMs;
   // Register before reading, so a change between the read and the registration still wakes us.
@@ -53,7 +58,13 @@ export async function waitForVerdict(deps: WaitDeps, id: string, timeoutMs: numb
  * that settled nothing (the `created` of the same request arriving late over Redis, an approval short of a quorum)
  * must not end a long-poll early.
  */
-function parked(deps: WaitDeps, id: string, woken: Promise<ConfirmationRequest | undefined>, deadline: number, signal?: AbortSignal): Promise<ConfirmationRequest> {
+function parked(
+  deps: WaitDeps,
+  id: string,
+  woken: Promise<ConfirmationRequest | undefined>,
+  deadline: number,
+  signal?: AbortSignal,
+): Promise<ConfirmationRequest> {
   // A reaction, not a suspended async frame: smaller, times every parked waiter.
   return woken.then((final) => final ?? waitForVerdict(deps, id, Math.max(0, deadline - deps.clock.now()), signal));
 }

@@ -9,7 +9,12 @@
  * is pending — or after a verdict nobody has used yet — lands on that request; a verdict is used at most once.
  */
 import { createHash } from 'node:crypto';
-import { McpError, type CallToolRequest, type CallToolResult, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import {
+  McpError,
+  type CallToolRequest,
+  type CallToolResult,
+  type ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { CreateRequestInput } from '../api/api-schema.js';
 import type { GateClient } from '../client/gate-client.js';
 import type { CallToRun } from '../client/verdict-check.js';
@@ -28,7 +33,12 @@ export interface GatedCallsOptions {
   requestFields?: Partial<CreateRequestInput>;
   progressEveryMs?: number;
   /** Calls the upstream tool; answers `isError` results for a gone upstream, throws the upstream's own errors. */
-  forward(tool: string, args: Record<string, unknown>, extra: CallExtra, progressToken: string | number | undefined): Promise<CallToolResult>;
+  forward(
+    tool: string,
+    args: Record<string, unknown>,
+    extra: CallExtra,
+    progressToken: string | number | undefined,
+  ): Promise<CallToolResult>;
   /** Diagnostics (stderr in the CLI: stdout is the protocol). */
   log?(message: string): void;
   /**
@@ -87,13 +97,17 @@ export class GatedCalls {
     const args = params.arguments ?? {};
     const progressToken = params._meta?.progressToken;
     const argsHash = createHash('sha256').update(canonicalJson(args)).digest('hex');
-    const base = createHash('sha256').update(`${server}\n${tool}\n${argsHash}\n${this.options.sessionId}`).digest('hex');
+    const base = createHash('sha256')
+      .update(`${server}\n${tool}\n${argsHash}\n${this.options.sessionId}`)
+      .digest('hex');
     let requestId: string | undefined;
     let heartbeat: NodeJS.Timeout | undefined;
     const onAbort = () => {
       // A client that timed out may send the same call again: leave the request decidable for that re-send.
       if (!requestId || isClientTimeout(extra.signal.reason)) return;
-      void gate.cancel(requestId, { reason: 'the MCP client cancelled the call', actor: `mcp:${server}` }).catch(() => undefined);
+      void gate
+        .cancel(requestId, { reason: 'the MCP client cancelled the call', actor: `mcp:${server}` })
+        .catch(() => undefined);
     };
     extra.signal.addEventListener('abort', onAbort, { once: true });
     try {
@@ -101,7 +115,12 @@ export class GatedCalls {
         const generation = this.generations.get(base) ?? 0;
         // No abort signal here: a request that reached the gateway must be known, so a cancel can follow it.
         const filed = await gate.request(
-          { ...this.options.requestFields, tool_name: toolName, tool_args: args, idempotency_key: `mcp:${base}:${generation}` },
+          {
+            ...this.options.requestFields,
+            tool_name: toolName,
+            tool_args: args,
+            idempotency_key: `mcp:${base}:${generation}`,
+          },
           // The MCP client's trace (MCP carries W3C trace context in `_meta`) is the parent of the gateway's spans.
           { traceparent: typeof params._meta?.traceparent === 'string' ? params._meta.traceparent : undefined },
         );
@@ -111,14 +130,18 @@ export class GatedCalls {
         }
         requestId = filed.id;
         if (extra.signal.aborted) onAbort();
-        if (progressToken !== undefined && filed.status === 'pending') heartbeat = this.heartbeat(filed.id, progressToken, extra);
+        if (progressToken !== undefined && filed.status === 'pending')
+          heartbeat = this.heartbeat(filed.id, progressToken, extra);
         const verdict = filed.status === 'pending' ? await gate.wait(filed.id, { signal: extra.signal }) : filed;
         clearInterval(heartbeat);
         // Two identical calls waiting at once: the first to see the verdict uses it, the other asks again.
         if (this.used.has(filed.id)) continue;
         this.used.add(filed.id);
         this.generations.set(base, Math.max(generation + 1, this.generations.get(base) ?? 0));
-        if (!verdict.allowed) return refusal(`${verdict.status}: ${verdict.reason ?? (verdict.status === 'expired' ? `no approver answered before request ${filed.id} expired` : 'no reason given')}`);
+        if (!verdict.allowed)
+          return refusal(
+            `${verdict.status}: ${verdict.reason ?? (verdict.status === 'expired' ? `no approver answered before request ${filed.id} expired` : 'no reason given')}`,
+          );
         const runArgs = verdict.approved_args ?? args;
         const problem = await this.options.checkVerdict?.(verdict, { requestId: filed.id, toolName, args: runArgs });
         if (problem) return refusal(`no valid verdict for request ${filed.id}: ${problem}`);
@@ -142,7 +165,11 @@ export class GatedCalls {
   private heartbeat(requestId: string, progressToken: string | number, extra: CallExtra): NodeJS.Timeout {
     let beats = 0;
     return setInterval(() => {
-      const params = { progressToken, progress: ++beats, message: `waiting for a human to approve tollgate request ${requestId}` };
+      const params = {
+        progressToken,
+        progress: ++beats,
+        message: `waiting for a human to approve tollgate request ${requestId}`,
+      };
       extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
     }, this.options.progressEveryMs ?? 15_000);
   }
@@ -151,11 +178,21 @@ export class GatedCalls {
    * Forwards an approved call and reports how it went; the upstream's answer reaches the client unchanged. The
    * receipt's hash is of the call that ran (the filed name and the forwarded arguments), not of the answer.
    */
-  private async runApproved(requestId: string, run: { toolName: string; tool: string; args: Record<string, unknown> }, extra: CallExtra, progressToken: string | number | undefined): Promise<CallToolResult> {
+  private async runApproved(
+    requestId: string,
+    run: { toolName: string; tool: string; args: Record<string, unknown> },
+    extra: CallExtra,
+    progressToken: string | number | undefined,
+  ): Promise<CallToolResult> {
     const sha = argsSha256(run.toolName, run.args);
     try {
       const result = await this.options.forward(run.tool, run.args, extra, progressToken);
-      this.receipt(requestId, result.isError ? { outcome: 'failed', detail: textOf(result), args_sha256: sha } : { outcome: 'succeeded', args_sha256: sha });
+      this.receipt(
+        requestId,
+        result.isError
+          ? { outcome: 'failed', detail: textOf(result), args_sha256: sha }
+          : { outcome: 'succeeded', args_sha256: sha },
+      );
       return result;
     } catch (error) {
       this.receipt(requestId, { outcome: 'failed', detail: describeError(error), args_sha256: sha });
@@ -168,7 +205,9 @@ export class GatedCalls {
     const detail = input.detail?.slice(0, RECEIPT_DETAIL_MAX);
     const sent = this.options.gate
       .receipt(id, { ...input, ...(detail !== undefined ? { detail } : {}) })
-      .catch((error: unknown) => this.options.log?.(`tollgate mcp: could not send the receipt of request ${id}: ${describeError(error)}`))
+      .catch((error: unknown) =>
+        this.options.log?.(`tollgate mcp: could not send the receipt of request ${id}: ${describeError(error)}`),
+      )
       .finally(() => this.receipts.delete(sent));
     this.receipts.add(sent);
   }

@@ -47,27 +47,54 @@ export function mirroredCapabilities(upstream: ServerCapabilities | undefined): 
 export function forwardUngated(server: Server, client: Client, caps: ServerCapabilities, guard: () => void): void {
   const opts = (signal: AbortSignal) => ({ signal });
   if (caps.resources) {
-    server.setRequestHandler(ListResourcesRequestSchema, (req, extra) => (guard(), client.listResources(req.params, opts(extra.signal))));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, (req, extra) => (guard(), client.listResourceTemplates(req.params, opts(extra.signal))));
-    server.setRequestHandler(ReadResourceRequestSchema, (req, extra) => (guard(), client.readResource(req.params, opts(extra.signal))));
+    server.setRequestHandler(
+      ListResourcesRequestSchema,
+      (req, extra) => (guard(), client.listResources(req.params, opts(extra.signal))),
+    );
+    server.setRequestHandler(
+      ListResourceTemplatesRequestSchema,
+      (req, extra) => (guard(), client.listResourceTemplates(req.params, opts(extra.signal))),
+    );
+    server.setRequestHandler(
+      ReadResourceRequestSchema,
+      (req, extra) => (guard(), client.readResource(req.params, opts(extra.signal))),
+    );
     if (caps.resources.subscribe) {
-      server.setRequestHandler(SubscribeRequestSchema, (req, extra) => (guard(), client.subscribeResource(req.params, opts(extra.signal))));
-      server.setRequestHandler(UnsubscribeRequestSchema, (req, extra) => (guard(), client.unsubscribeResource(req.params, opts(extra.signal))));
+      server.setRequestHandler(
+        SubscribeRequestSchema,
+        (req, extra) => (guard(), client.subscribeResource(req.params, opts(extra.signal))),
+      );
+      server.setRequestHandler(
+        UnsubscribeRequestSchema,
+        (req, extra) => (guard(), client.unsubscribeResource(req.params, opts(extra.signal))),
+      );
       client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => server.notification(n));
     }
     client.setNotificationHandler(ResourceListChangedNotificationSchema, (n) => server.notification(n));
   }
   if (caps.prompts) {
-    server.setRequestHandler(ListPromptsRequestSchema, (req, extra) => (guard(), client.listPrompts(req.params, opts(extra.signal))));
-    server.setRequestHandler(GetPromptRequestSchema, (req, extra) => (guard(), client.getPrompt(req.params, opts(extra.signal))));
+    server.setRequestHandler(
+      ListPromptsRequestSchema,
+      (req, extra) => (guard(), client.listPrompts(req.params, opts(extra.signal))),
+    );
+    server.setRequestHandler(
+      GetPromptRequestSchema,
+      (req, extra) => (guard(), client.getPrompt(req.params, opts(extra.signal))),
+    );
     client.setNotificationHandler(PromptListChangedNotificationSchema, (n) => server.notification(n));
   }
   if (caps.completions) {
-    server.setRequestHandler(CompleteRequestSchema, (req, extra) => (guard(), client.complete(req.params, opts(extra.signal))));
+    server.setRequestHandler(
+      CompleteRequestSchema,
+      (req, extra) => (guard(), client.complete(req.params, opts(extra.signal))),
+    );
   }
   if (caps.logging) {
     // Replaces the SDK's own level bookkeeping: the upstream filters its log messages, the proxy only relays them.
-    server.setRequestHandler(SetLevelRequestSchema, (req, extra) => (guard(), client.setLoggingLevel(req.params.level, opts(extra.signal))));
+    server.setRequestHandler(
+      SetLevelRequestSchema,
+      (req, extra) => (guard(), client.setLoggingLevel(req.params.level, opts(extra.signal))),
+    );
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => server.notification(n));
   }
 }

@@ -69,12 +69,20 @@ export interface McpProxy {
 
 /** `*` matches any run of characters, `?` one; everything else is literal. */
 export function globMatches(glob: string, name: string): boolean {
-  const pattern = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const pattern = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${pattern}$`).test(name);
 }
 
 /** Whether a call of `tool` needs a human: `--gate` wins, then `--allow`, then the `readOnlyHint` annotation. */
-export function needsApproval(toolName: string, tool: Tool | undefined, gateGlobs: string[] = [], allowGlobs: string[] = []): boolean {
+export function needsApproval(
+  toolName: string,
+  tool: Tool | undefined,
+  gateGlobs: string[] = [],
+  allowGlobs: string[] = [],
+): boolean {
   if (gateGlobs.some((g) => globMatches(g, toolName))) return true;
   if (allowGlobs.some((g) => globMatches(g, toolName))) return false;
   return tool?.annotations?.readOnlyHint !== true;
@@ -94,7 +102,10 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
 
   const capabilities = mirroredCapabilities(client.getServerCapabilities());
   const instructions = client.getInstructions();
-  const server = new Server({ name: `tollgate:${options.name}`, version: VERSION }, { capabilities, ...(instructions ? { instructions } : {}) });
+  const server = new Server(
+    { name: `tollgate:${options.name}`, version: VERSION },
+    { capabilities, ...(instructions ? { instructions } : {}) },
+  );
   forwardUngated(server, client, capabilities, guard);
 
   let tools: Map<string, Tool> | undefined;
@@ -116,10 +127,17 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   const relaying = new Map<string | number, { extra: CallExtra; sent: Promise<unknown>[] }>();
   client.setNotificationHandler(ProgressNotificationSchema, (n) => {
     const call = relaying.get(n.params.progressToken);
-    call?.sent.push(call.extra.sendNotification({ method: 'notifications/progress', params: n.params }).catch(() => undefined));
+    call?.sent.push(
+      call.extra.sendNotification({ method: 'notifications/progress', params: n.params }).catch(() => undefined),
+    );
   });
 
-  const forward = async (name: string, args: Record<string, unknown>, extra: CallExtra, progressToken?: string | number): Promise<CallToolResult> => {
+  const forward = async (
+    name: string,
+    args: Record<string, unknown>,
+    extra: CallExtra,
+    progressToken?: string | number,
+  ): Promise<CallToolResult> => {
     if (upstreamGone) return refusal(upstreamGone);
     const call = { extra, sent: [] as Promise<unknown>[] };
     if (progressToken !== undefined) relaying.set(progressToken, call);
@@ -134,7 +152,8 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       await Promise.all(call.sent);
       return result;
     } catch (error) {
-      if (upstreamGone || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) return refusal(upstreamGone ?? `the upstream MCP server "${options.name}" closed the connection`);
+      if (upstreamGone || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed))
+        return refusal(upstreamGone ?? `the upstream MCP server "${options.name}" closed the connection`);
       // The upstream's own protocol errors (unknown tool, bad params) reach the client as they are.
       if (error instanceof McpError || extra.signal.aborted) throw error;
       return refusal(`the upstream MCP server "${options.name}" could not be reached: ${describeError(error)}`);
@@ -169,7 +188,8 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       const { name } = req.params;
       if (upstreamGone) return refusal(upstreamGone);
       if (!tools?.has(name)) await listAll().catch(() => undefined);
-      if (needsApproval(name, tools?.get(name), options.gateGlobs, options.allowGlobs)) return gated.call(req.params, extra);
+      if (needsApproval(name, tools?.get(name), options.gateGlobs, options.allowGlobs))
+        return gated.call(req.params, extra);
       return forward(name, req.params.arguments ?? {}, extra, req.params._meta?.progressToken);
     });
   }

@@ -33,9 +33,20 @@ export interface ApproverSet {
  * Problems with an approver list as filed: a `person:` or `group:` the directory does not know (an account or an email
  * that names nobody is still a person of its own). Each names its index, for a 400 naming `approvers[i]`.
  */
-export function unknownApprovers(directory: Directory, approvers: readonly string[], field = 'approvers'): { path: string; message: string }[] {
+export function unknownApprovers(
+  directory: Directory,
+  approvers: readonly string[],
+  field = 'approvers',
+): { path: string; message: string }[] {
   return approvers.flatMap((entry, i) =>
-    directory.reference(entry) ? [] : [{ path: `${field}[${i}]`, message: `${entry}: no such ${entry.startsWith('group:') ? 'group' : 'person'} in the people directory` }],
+    directory.reference(entry)
+      ? []
+      : [
+          {
+            path: `${field}[${i}]`,
+            message: `${entry}: no such ${entry.startsWith('group:') ? 'group' : 'person'} in the people directory`,
+          },
+        ],
   );
 }
 
@@ -84,7 +95,10 @@ export function isListed(approvers: ApproverSet, decider: Decider): boolean {
  * `user_id` (`U0ALICE`) is the person holding that account on some channel; filing refuses one that several people
  * hold ({@link bareUserIdProblem}), and should a reload make it ambiguous later, every holder counts as the requester.
  */
-export function requesterPeople(directory: Directory, request: { userId: string | null; filedByPerson: string | null }): string[] {
+export function requesterPeople(
+  directory: Directory,
+  request: { userId: string | null; filedByPerson: string | null },
+): string[] {
   const people: string[] = [];
   if (request.userId) {
     people.push(directory.personOf(request.userId));
@@ -100,11 +114,17 @@ export function requesterPeople(directory: Directory, request: { userId: string 
  * with that id, so whose request it is (and who may not approve it) would be a guess. Null when it is fine.
  * @example bareUserIdProblem(directory, 'U0ALICE') // null when only alice has an account U0ALICE
  */
-export function bareUserIdProblem(directory: Directory, userId: string | null | undefined): { path: string; message: string } | null {
+export function bareUserIdProblem(
+  directory: Directory,
+  userId: string | null | undefined,
+): { path: string; message: string } | null {
   if (!userId || userId.includes(':')) return null;
   const holders = directory.holdersOf(userId);
   if (holders.length < 2) return null;
-  return { path: 'user_id', message: `"${userId}" is an account of more than one person (${holders.map((p) => `person:${p}`).join(', ')}); write it with its channel (slack:${userId}) or as person:<id>` };
+  return {
+    path: 'user_id',
+    message: `"${userId}" is an account of more than one person (${holders.map((p) => `person:${p}`).join(', ')}); write it with its channel (slack:${userId}) or as person:<id>`,
+  };
 }
 
 /**
@@ -116,15 +136,29 @@ export function bareUserIdProblem(directory: Directory, userId: string | null | 
  * the absentee is still an approver and `delegations` (those in force) still has the delegate standing in for them.
  * @example discountedVoters(directory, approverSetOf(directory, request.approvers), events, 'alice', now) // [{ person: 'bob', reason: '…' }]
  */
-export function discountedVoters(directory: Directory, approvers: ApproverSet, events: readonly ConfirmationEvent[], except: string, now: Date, delegations?: Delegations): DiscountedVoter[] {
+export function discountedVoters(
+  directory: Directory,
+  approvers: ApproverSet,
+  events: readonly ConfirmationEvent[],
+  except: string,
+  now: Date,
+  delegations?: Delegations,
+): DiscountedVoter[] {
   const found: DiscountedVoter[] = [];
   for (const event of events) {
     if (event.type !== 'approved' || !event.actor) continue;
     const person = typeof event.detail.person === 'string' ? event.detail.person : event.actor;
     if (person === except || found.some((d) => d.person === person)) continue;
     const absentee = typeof event.detail.on_behalf_of === 'string' ? event.detail.on_behalf_of : null;
-    if (absentee && delegations?.absenteesFor(person).includes(absentee) && isListed(approvers, deciderOf(directory, `person:${absentee}`))) continue;
-    const vouched = Array.isArray(event.detail.vouched_groups) ? event.detail.vouched_groups.filter((g): g is string => typeof g === 'string') : [];
+    if (
+      absentee &&
+      delegations?.absenteesFor(person).includes(absentee) &&
+      isListed(approvers, deciderOf(directory, `person:${absentee}`))
+    )
+      continue;
+    const vouched = Array.isArray(event.detail.vouched_groups)
+      ? event.detail.vouched_groups.filter((g): g is string => typeof g === 'string')
+      : [];
     const until = typeof event.detail.vouched_until === 'string' ? Date.parse(event.detail.vouched_until) : NaN;
     const holding = until > now.getTime() ? vouched.filter((g) => directory.group(g) !== null) : [];
     const asRecorded: Decider = { account: event.actor, person, groups: [...directory.groupsOf(person), ...holding] };
@@ -132,8 +166,8 @@ export function discountedVoters(directory: Directory, approvers: ApproverSet, e
     const reason = absentee
       ? `approved for ${absentee}, whom they no longer stand in for (or who is no longer an approver of this request)`
       : vouched.length && !holding.length
-      ? `approved through groups the identity provider vouched for (${vouched.join(', ')}), which no longer hold`
-      : 'no longer an approver of this request (the people directory in force does not list them)';
+        ? `approved through groups the identity provider vouched for (${vouched.join(', ')}), which no longer hold`
+        : 'no longer an approver of this request (the people directory in force does not list them)';
     found.push({ person, reason });
   }
   return found;

@@ -60,7 +60,8 @@ const CARD_PATH_MAX_AGE_MS = 1000;
 export class AwayBook {
   private cache: { rows: ReadonlyMap<string, AwayChange>; readAt: number } | null = null;
   /** The windows of the last rows and directory seen: rebuilt only when either changes (filing reads them each time). */
-  private merged: { rows: ReadonlyMap<string, AwayChange>; directory: Directory; windows: Map<string, Away> } | null = null;
+  private merged: { rows: ReadonlyMap<string, AwayChange>; directory: Directory; windows: Map<string, Away> } | null =
+    null;
   private refreshing: Promise<unknown> | null = null;
 
   constructor(
@@ -87,7 +88,11 @@ export class AwayBook {
    */
   known(): Delegations {
     // Older than a second (or never read): read again in the background, for the next caller.
-    if (this.deps.store && !this.refreshing && (!this.cache || performance.now() - this.cache.readAt >= CARD_PATH_MAX_AGE_MS)) {
+    if (
+      this.deps.store &&
+      !this.refreshing &&
+      (!this.cache || performance.now() - this.cache.readAt >= CARD_PATH_MAX_AGE_MS)
+    ) {
       this.refreshing = this.rows(true)
         .catch(() => undefined)
         .finally(() => (this.refreshing = null));
@@ -115,25 +120,38 @@ export class AwayBook {
    * @throws ConflictError when there is no database to keep the window in.
    */
   async set(person: string, away: Away | null, setBy: string): Promise<AwayChange> {
-    if (!this.deps.store) throw new ConflictError('away windows cannot be set on this gateway: it has no database to keep them in');
+    if (!this.deps.store)
+      throw new ConflictError('away windows cannot be set on this gateway: it has no database to keep them in');
     const directory = this.deps.directory();
     if (away?.delegate) {
-      if (away.delegate === person) throw new ValidationError(`delegate: person:${person} cannot be their own delegate`, [{ path: 'delegate', message: 'a delegate is another person' }]);
+      if (away.delegate === person)
+        throw new ValidationError(`delegate: person:${person} cannot be their own delegate`, [
+          { path: 'delegate', message: 'a delegate is another person' },
+        ]);
       if (!directory.person(away.delegate)) {
-        throw new ValidationError(`delegate: person:${away.delegate} is not a person of the directory`, [{ path: 'delegate', message: `person:${away.delegate}: no such person in the people directory` }]);
+        throw new ValidationError(`delegate: person:${away.delegate} is not a person of the directory`, [
+          { path: 'delegate', message: `person:${away.delegate}: no such person in the people directory` },
+        ]);
       }
       const others = new Map(this.windows(await this.rows(true)));
       others.delete(person);
       const cycle = delegationCycle(others, person, away);
       if (cycle) {
         const named = cycle.join(' → ');
-        throw new ValidationError(`delegate: the delegations would form a cycle: ${named}`, [{ path: 'delegate', message: `the delegations would form a cycle: ${named}` }]);
+        throw new ValidationError(`delegate: the delegations would form a cycle: ${named}`, [
+          { path: 'delegate', message: `the delegations would form a cycle: ${named}` },
+        ]);
       }
     }
     const change = await this.deps.store.record({ person, away, setBy, at: new Date(this.deps.clock.now()) });
     this.cache = null;
     this.deps.logger?.info(
-      { event: 'person.away_changed', person, setBy, away: away && { from: away.from.toISOString(), until: away.until.toISOString(), delegate: away.delegate } },
+      {
+        event: 'person.away_changed',
+        person,
+        setBy,
+        away: away && { from: away.from.toISOString(), until: away.until.toISOString(), delegate: away.delegate },
+      },
       'person.away_changed',
     );
     return change;

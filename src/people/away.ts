@@ -94,7 +94,8 @@ export class Delegations {
   /** `people` with everyone standing in for them added (each once, the given people first). */
   withDelegates(people: Iterable<string>): string[] {
     const all = [...people];
-    for (const person of [...all]) for (const delegate of this.delegatesOf(person)) if (!all.includes(delegate)) all.push(delegate);
+    for (const person of [...all])
+      for (const delegate of this.delegatesOf(person)) if (!all.includes(delegate)) all.push(delegate);
     return all;
   }
 
@@ -126,7 +127,8 @@ export function delegationCycle(others: ReadonlyMap<string, Away>, person: strin
     if (path.includes(next)) return null;
     path.push(next);
     const theirs = others.get(next);
-    if (!theirs || theirs.until.getTime() <= away.from.getTime() || theirs.from.getTime() >= away.until.getTime()) return null;
+    if (!theirs || theirs.until.getTime() <= away.from.getTime() || theirs.from.getTime() >= away.until.getTime())
+      return null;
     next = theirs.delegate;
   }
   return [...path, person];

@@ -17,10 +17,23 @@ export function directoryChanges(before: Directory, after: Directory): string[] 
   for (const person of after.people()) {
     const old = before.person(person.id);
     if (!old) continue;
-    const accounts = (p: typeof person) => Object.entries(p.accounts).map(([c, a]) => `${c}:${a}`).sort().join(', ');
-    const away = (p: typeof person) => (p.away ? `${p.away.from.toISOString()}–${p.away.until.toISOString()}${p.away.delegate ? ` for ${p.away.delegate}` : ''}` : '-');
-    if (away(old) !== away(person)) changes.push(`person ${person.id}: away ${away(old)} → ${away(person)} (the config file's window; one set at run time overrides it)`);
-    if (accounts(old) !== accounts(person) || old.email !== person.email) changes.push(`person ${person.id}: accounts ${accounts(old) || '-'} → ${accounts(person) || '-'}${old.email !== person.email ? `, email ${old.email ?? '-'} → ${person.email ?? '-'}` : ''}`);
+    const accounts = (p: typeof person) =>
+      Object.entries(p.accounts)
+        .map(([c, a]) => `${c}:${a}`)
+        .sort()
+        .join(', ');
+    const away = (p: typeof person) =>
+      p.away
+        ? `${p.away.from.toISOString()}–${p.away.until.toISOString()}${p.away.delegate ? ` for ${p.away.delegate}` : ''}`
+        : '-';
+    if (away(old) !== away(person))
+      changes.push(
+        `person ${person.id}: away ${away(old)} → ${away(person)} (the config file's window; one set at run time overrides it)`,
+      );
+    if (accounts(old) !== accounts(person) || old.email !== person.email)
+      changes.push(
+        `person ${person.id}: accounts ${accounts(old) || '-'} → ${accounts(person) || '-'}${old.email !== person.email ? `, email ${old.email ?? '-'} → ${person.email ?? '-'}` : ''}`,
+      );
   }
   const groups = new Set([...before.groups(), ...after.groups()].map((g) => g.id));
   for (const id of groups) {
@@ -31,7 +44,8 @@ export function directoryChanges(before: Directory, after: Directory): string[] 
     else {
       const gained = next.filter((p) => !old.includes(p));
       const lost = old.filter((p) => !next.includes(p));
-      if (gained.length || lost.length) changes.push(`group ${id}: ${[...gained.map((p) => `+${p}`), ...lost.map((p) => `-${p}`)].join(' ')}`);
+      if (gained.length || lost.length)
+        changes.push(`group ${id}: ${[...gained.map((p) => `+${p}`), ...lost.map((p) => `-${p}`)].join(' ')}`);
     }
   }
   return changes;

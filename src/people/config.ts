@@ -18,7 +18,10 @@ const idSchema = z.string().max(100).regex(ID, 'use lower-case letters, digits, 
 const instantSchema = z.union([z.date(), z.string().max(40)]).transform((value, ctx) => {
   const date = value instanceof Date ? value : new Date(value);
   if (Number.isNaN(date.getTime())) {
-    ctx.addIssue({ code: 'custom', message: 'expected a date or time (ISO 8601, e.g. 2026-12-03 or 2026-12-03T09:00:00Z)' });
+    ctx.addIssue({
+      code: 'custom',
+      message: 'expected a date or time (ISO 8601, e.g. 2026-12-03 or 2026-12-03T09:00:00Z)',
+    });
     return z.NEVER;
   }
   return date;
@@ -32,7 +35,10 @@ export const awaySchema = z
   .strictObject({
     from: instantSchema,
     until: instantSchema,
-    delegate: z.string().regex(/^person:[a-z0-9._-]+$/, 'write the delegate as person:<id>').nullish(),
+    delegate: z
+      .string()
+      .regex(/^person:[a-z0-9._-]+$/, 'write the delegate as person:<id>')
+      .nullish(),
     note: z.string().max(500).optional(),
   })
   .refine((a) => a.until.getTime() > a.from.getTime(), { path: ['until'], message: 'until must be after from' });
@@ -42,7 +48,12 @@ export type AwayInput = z.output<typeof awaySchema>;
 
 /** The {@link Away} of a parsed window. */
 export function awayOf(input: AwayInput): Away {
-  return { from: input.from, until: input.until, delegate: input.delegate ? input.delegate.slice('person:'.length) : null, note: input.note ?? null };
+  return {
+    from: input.from,
+    until: input.until,
+    delegate: input.delegate ? input.delegate.slice('person:'.length) : null,
+    note: input.note ?? null,
+  };
 }
 
 /** One entry of `people:`. Accounts are keyed by channel name, so a new channel needs no change here. */
@@ -80,7 +91,10 @@ export function loadDirectory(sections: DirectorySections, source: string): Dire
   const groups = readGroups(sections.groups, new Set(people.map((p) => p.id)), source, problems);
   if (problems.length) {
     const first = problems[0]!;
-    throw new ValidationError(`${first.path}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`, problems);
+    throw new ValidationError(
+      `${first.path}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`,
+      problems,
+    );
   }
   return new MemoryDirectory(people, groups);
 }
@@ -105,18 +119,33 @@ function readPeople(raw: unknown, source: string, problems: FieldProblem[]): Per
     }
     const { id: personId, name, email, accounts = {}, away } = parsed.data;
     const earlier = ids.get(personId);
-    if (earlier !== undefined) problems.push({ path: `${where}.id`, message: `the id is used by people[${earlier}] too; ids must be unique` });
+    if (earlier !== undefined)
+      problems.push({ path: `${where}.id`, message: `the id is used by people[${earlier}] too; ids must be unique` });
     ids.set(personId, index);
     const claim = (key: string, path: string, shown: string) => {
       const owner = owners.get(key);
-      if (owner !== undefined && owner !== index) problems.push({ path, message: `${shown} is also the account of people[${owner}] "${people[owner]?.id ?? '?'}"` });
+      if (owner !== undefined && owner !== index)
+        problems.push({
+          path,
+          message: `${shown} is also the account of people[${owner}] "${people[owner]?.id ?? '?'}"`,
+        });
       owners.set(key, index);
     };
     for (const [channel, account] of Object.entries(accounts)) {
-      claim(channel === 'email' ? emailAccount(account) : `${channel}:${account}`, `${where}.accounts.${channel}`, account);
+      claim(
+        channel === 'email' ? emailAccount(account) : `${channel}:${account}`,
+        `${where}.accounts.${channel}`,
+        account,
+      );
     }
     if (email) claim(emailAccount(email), `${where}.email`, email);
-    people[index] = { id: personId, name: name ?? null, email: email ?? null, accounts, ...(away ? { away: awayOf(away) } : {}) };
+    people[index] = {
+      id: personId,
+      name: name ?? null,
+      email: email ?? null,
+      accounts,
+      ...(away ? { away: awayOf(away) } : {}),
+    };
   });
   checkDelegates(people, source, problems);
   return people.filter(Boolean);
@@ -140,7 +169,12 @@ function checkDelegates(people: readonly Person[], source: string, problems: Fie
   });
 }
 
-function readGroups(raw: unknown, people: ReadonlySet<string>, source: string, problems: FieldProblem[]): Map<string, string[]> {
+function readGroups(
+  raw: unknown,
+  people: ReadonlySet<string>,
+  source: string,
+  problems: FieldProblem[],
+): Map<string, string[]> {
   const parsed = groupsSectionSchema.safeParse(raw ?? {});
   if (!parsed.success) {
     problems.push(...fieldProblems(parsed.error.issues, `${source}: groups`, `${source}: groups`));

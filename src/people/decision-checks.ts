@@ -26,16 +26,21 @@ export function checkDecision(
   allowSelfApproval: boolean,
 ): { code: DecisionRejection; message?: string } | null {
   if (event.nonce !== undefined && event.nonce !== request.nonce) return { code: 'bad_nonce' };
-  if (request.status !== 'pending') return { code: 'already_decided', message: `This request was already ${request.status}.` };
+  if (request.status !== 'pending')
+    return { code: 'already_decided', message: `This request was already ${request.status}.` };
   if (event.argsSha256 !== undefined && event.argsSha256 !== request.argsSha256) return { code: 'args_mismatch' };
-  if (event.approvedArgs && event.decision !== 'approve') return { code: 'invalid', message: 'Edited arguments go with an approval only.' };
+  if (event.approvedArgs && event.decision !== 'approve')
+    return { code: 'invalid', message: 'Edited arguments go with an approval only.' };
   if (!isListed(people.approvers, people.decider) && !people.onBehalfOf) return { code: 'not_authorized' };
   // Denying one's own request is allowed: a requester may always withdraw consent.
   if (event.decision === 'approve' && !allowSelfApproval) {
     if (isRequester(request, people)) return { code: 'self_approval' };
     // A delegation lends the absentee's say, never more: an absentee's own request is not approved for them either.
     if (people.onBehalfOf && people.requesters.includes(people.onBehalfOf)) {
-      return { code: 'self_approval', message: `${people.decider.person} stands in for ${people.onBehalfOf}, who filed this request: nobody approves their own request through a delegation.` };
+      return {
+        code: 'self_approval',
+        message: `${people.decider.person} stands in for ${people.onBehalfOf}, who filed this request: nobody approves their own request through a delegation.`,
+      };
     }
     // The token that filed a request may not approve it either (an agent's token never approves its own call).
     if (event.token && !event.token.trusted && request.filedBy === event.token.name) return { code: 'self_approval' };

@@ -35,7 +35,6 @@ export interface ResolutionCache {
   put(resolution: Resolution): Promise<void>;
 }
 
-
 /** A cache in this process's memory. */
 export class MemoryResolutionCache implements ResolutionCache {
   private readonly entries = new Map<string, Resolution>();
@@ -52,7 +51,8 @@ export function resolutionTtlMs(env: Record<string, string | undefined>): number
   const raw = env.TOLLGATE_PEOPLE_LOOKUP_TTL_S?.trim();
   if (!raw) return 6 * 3600_000;
   const seconds = Number(raw);
-  if (!Number.isFinite(seconds) || seconds < 60) throw new ValidationError(`TOLLGATE_PEOPLE_LOOKUP_TTL_S: expected seconds, at least 60: ${raw}`);
+  if (!Number.isFinite(seconds) || seconds < 60)
+    throw new ValidationError(`TOLLGATE_PEOPLE_LOOKUP_TTL_S: expected seconds, at least 60: ${raw}`);
   return seconds * 1000;
 }
 
@@ -96,7 +96,10 @@ export class EmailResolver {
   /** Resolves now (in the background), on every reload of the directory, and every retry interval after. */
   start(): void {
     if (!this.lookups.length) return;
-    const kick = () => void this.refresh().catch((error: unknown) => this.options.logger.warn({ err: describeError(error) }, 'people: email resolution failed'));
+    const kick = () =>
+      void this.refresh().catch((error: unknown) =>
+        this.options.logger.warn({ err: describeError(error) }, 'people: email resolution failed'),
+      );
     kick();
     this.unsubscribe = this.options.source.onReplace(kick);
     // Cached answers make most runs free; the interval only decides how soon a stale or failed one is asked again.
@@ -134,13 +137,28 @@ export class EmailResolver {
     if (cached && now - cached.resolvedAt.getTime() < (cached.error ? this.retryMs : this.ttlMs)) return cached;
     let answer: Resolution;
     try {
-      answer = { channel: channel.name, email, account: await channel.accountByEmail!(email), error: null, resolvedAt: new Date(now) };
+      answer = {
+        channel: channel.name,
+        email,
+        account: await channel.accountByEmail!(email),
+        error: null,
+        resolvedAt: new Date(now),
+      };
     } catch (error) {
       const why = describeError(error);
-      this.options.logger.warn({ channel: channel.name, err: why }, 'people: email look-up failed; the person stays usable on their other channels');
+      this.options.logger.warn(
+        { channel: channel.name, err: why },
+        'people: email look-up failed; the person stays usable on their other channels',
+      );
       // A platform outage does not take away an account already known: keep it (unsaved, so the next run asks again).
       if (cached?.account) return cached;
-      answer = { channel: channel.name, email, account: null, error: `look-up failed: ${why}`, resolvedAt: new Date(now) };
+      answer = {
+        channel: channel.name,
+        email,
+        account: null,
+        error: `look-up failed: ${why}`,
+        resolvedAt: new Date(now),
+      };
     }
     await this.options.cache.put(answer);
     return answer;

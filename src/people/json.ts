@@ -7,7 +7,14 @@ import type { Directory, Group, Person } from './types.js';
 
 /** An away window as the API, the event stream and the CLI show it (the delegate written `person:<id>`). */
 export function awayJson(away: Away | null) {
-  return away && { from: away.from.toISOString(), until: away.until.toISOString(), delegate: away.delegate && `person:${away.delegate}`, note: away.note };
+  return (
+    away && {
+      from: away.from.toISOString(),
+      until: away.until.toISOString(),
+      delegate: away.delegate && `person:${away.delegate}`,
+      note: away.note,
+    }
+  );
 }
 
 /** A person with the groups they are in (nested groups included). */
@@ -39,5 +46,11 @@ export function resolveReference(directory: Directory, reference: string) {
   if (ref.kind === 'group') return { reference, kind: ref.kind, people: directory.group(ref.id)?.people ?? [] };
   if (ref.kind === 'wildcard') return { reference, kind: ref.kind, channel: ref.channel, people: null };
   const person = directory.personOf(ref.account);
-  return { reference, kind: ref.kind, account: ref.account, people: [person], known: directory.person(person) !== null };
+  return {
+    reference,
+    kind: ref.kind,
+    account: ref.account,
+    people: [person],
+    known: directory.person(person) !== null,
+  };
 }

@@ -42,7 +42,8 @@ export class MemoryDirectory implements Directory {
     for (const [id, members] of groupMembers) {
       const group: Group = { id, members: [...members], people: flatten(id, groupMembers) };
       groups.set(id, group);
-      for (const person of group.people) this.groupsByPerson.set(person, [...(this.groupsByPerson.get(person) ?? []), id]);
+      for (const person of group.people)
+        this.groupsByPerson.set(person, [...(this.groupsByPerson.get(person) ?? []), id]);
     }
     this.groupById = groups;
   }
@@ -65,7 +66,10 @@ export class MemoryDirectory implements Directory {
 
   personOf(account: string): string {
     // A bare address (a `user_id` written without its channel) is an email account.
-    const key = account.startsWith('email:') || (!account.includes(':') && account.includes('@')) ? emailAccount(account.replace(/^email:/, '')) : account;
+    const key =
+      account.startsWith('email:') || (!account.includes(':') && account.includes('@'))
+        ? emailAccount(account.replace(/^email:/, ''))
+        : account;
     return this.byAccount.get(key) ?? account;
   }
 
@@ -91,7 +95,9 @@ function flatten(id: string, groups: ReadonlyMap<string, readonly string[]>, see
   seen.add(id);
   const people: string[] = [];
   for (const member of groups.get(id) ?? []) {
-    for (const person of member.startsWith('group:') ? flatten(member.slice('group:'.length), groups, seen) : [member]) {
+    for (const person of member.startsWith('group:')
+      ? flatten(member.slice('group:'.length), groups, seen)
+      : [member]) {
       if (!people.includes(person)) people.push(person);
     }
   }

@@ -8,7 +8,8 @@ import type { ApproverReference, Directory } from './types.js';
 /** Parses the syntax of an approver reference; null when it is not one (no `:` and no `@`). */
 export function parseReference(reference: string): ApproverReference | null {
   const colon = reference.indexOf(':');
-  if (colon <= 0) return reference.includes('@') ? { kind: 'account', account: `email:${reference.toLowerCase()}` } : null;
+  if (colon <= 0)
+    return reference.includes('@') ? { kind: 'account', account: `email:${reference.toLowerCase()}` } : null;
   const kind = reference.slice(0, colon);
   const rest = reference.slice(colon + 1);
   if (!rest) return null;

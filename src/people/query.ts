@@ -12,10 +12,21 @@ import type { Directory } from './types.js';
  * neither is given. An unknown group is a 400 naming `group`; a person the directory does not know is taken as
  * written (an account decides as a person of its own: `person=slack:U0ALICE` still finds what it decided).
  */
-export function decidedByPeople(directory: Directory, filter: { person?: string; group?: string }): string[] | undefined {
-  const person = filter.person === undefined ? undefined : directory.person(filter.person) ? filter.person : directory.personOf(filter.person);
+export function decidedByPeople(
+  directory: Directory,
+  filter: { person?: string; group?: string },
+): string[] | undefined {
+  const person =
+    filter.person === undefined
+      ? undefined
+      : directory.person(filter.person)
+        ? filter.person
+        : directory.personOf(filter.person);
   if (filter.group === undefined) return person === undefined ? undefined : [person];
   const group = directory.group(filter.group);
-  if (!group) throw new ValidationError(`group: no group "${filter.group}" in the people directory`, [{ path: 'group', message: 'unknown group' }]);
+  if (!group)
+    throw new ValidationError(`group: no group "${filter.group}" in the people directory`, [
+      { path: 'group', message: 'unknown group' },
+    ]);
   return person === undefined ? [...group.people] : group.people.filter((p) => p === person);
 }

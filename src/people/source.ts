@@ -62,7 +62,8 @@ function withLearned(directory: Directory, learned: Learned): Directory {
     const unresolved = { ...found.unresolved };
     for (const [channel, account] of Object.entries(found.accounts)) {
       const owner = directory.personOf(`${channel}:${account}`);
-      if (owner !== `${channel}:${account}` && owner !== person.id) unresolved[channel] = `${account} is ${owner}'s account in the config`;
+      if (owner !== `${channel}:${account}` && owner !== person.id)
+        unresolved[channel] = `${account} is ${owner}'s account in the config`;
       else accounts[channel] ??= account;
     }
     return { ...person, accounts, unresolved };

@@ -14,14 +14,27 @@ import type { Directory } from './types.js';
  * approval as self-approval (nobody approves their own request through a delegation).
  * @example standingInFor(directory, delegations, approverSetOf(directory, ['person:alice']), 'bob', []) // 'alice' while bob stands in for her
  */
-export function standingInFor(directory: Directory, delegations: Delegations, approvers: ApproverSet, person: string, requesters: readonly string[]): string | null {
+export function standingInFor(
+  directory: Directory,
+  delegations: Delegations,
+  approvers: ApproverSet,
+  person: string,
+  requesters: readonly string[],
+): string | null {
   if (delegations.empty) return null;
-  const absentees = delegations.absenteesFor(person).filter((a) => isListed(approvers, deciderOf(directory, `person:${a}`)));
+  const absentees = delegations
+    .absenteesFor(person)
+    .filter((a) => isListed(approvers, deciderOf(directory, `person:${a}`)));
   return absentees.find((a) => !requesters.includes(a)) ?? absentees[0] ?? null;
 }
 
 /** Whether `decider` may decide a request with these approvers: listed in their own right, or standing in for one who is. */
-export function mayDecideAs(directory: Directory, approvers: ApproverSet, decider: Decider, delegations: Delegations): boolean {
+export function mayDecideAs(
+  directory: Directory,
+  approvers: ApproverSet,
+  decider: Decider,
+  delegations: Delegations,
+): boolean {
   return isListed(approvers, decider) || standingInFor(directory, delegations, approvers, decider.person, []) !== null;
 }
 

@@ -36,7 +36,11 @@ export function namedPeople(directory: Directory, approvers: readonly string[], 
  * The direct-message targets of the people `approvers` names by `person:` or `group:` (accounts and emails listed as
  * such keep today's meaning: they are allowed to decide, nobody is messaged for them). Each target once.
  */
-export function directTargets(directory: Directory, approvers: readonly string[], channels: ReadonlyMap<string, DirectChannel>): { type: string; target: string }[] {
+export function directTargets(
+  directory: Directory,
+  approvers: readonly string[],
+  channels: ReadonlyMap<string, DirectChannel>,
+): { type: string; target: string }[] {
   return targetsOf(directory, namedPeople(directory, approvers), channels);
 }
 
@@ -45,14 +49,27 @@ export function directTargets(directory: Directory, approvers: readonly string[]
  * (person, group, account or email): they are sent the card even where the caller chose the channels, since nothing
  * else tells them a request waits for them.
  */
-export function delegateTargets(directory: Directory, approvers: readonly string[], channels: ReadonlyMap<string, DirectChannel>, delegations: Delegations): { type: string; target: string }[] {
+export function delegateTargets(
+  directory: Directory,
+  approvers: readonly string[],
+  channels: ReadonlyMap<string, DirectChannel>,
+  delegations: Delegations,
+): { type: string; target: string }[] {
   if (delegations.empty) return [];
   const absentees = namedPeople(directory, approvers, true);
-  return targetsOf(directory, absentees.flatMap((a) => delegations.delegatesOf(a)), channels);
+  return targetsOf(
+    directory,
+    absentees.flatMap((a) => delegations.delegatesOf(a)),
+    channels,
+  );
 }
 
 /** Every direct-message target of `people`, each once. */
-function targetsOf(directory: Directory, people: Iterable<string>, channels: ReadonlyMap<string, DirectChannel>): { type: string; target: string }[] {
+function targetsOf(
+  directory: Directory,
+  people: Iterable<string>,
+  channels: ReadonlyMap<string, DirectChannel>,
+): { type: string; target: string }[] {
   const targets = new Map<string, { type: string; target: string }>();
   for (const id of people) {
     const person = directory.person(id);

@@ -44,7 +44,8 @@ export async function waitingFor(
       if (found.length >= limit) break;
       if (!mayDecideAs(directory, approverSetOf(directory, request.approvers), decider, delegations)) continue;
       // Only a quorum can have an approval already counted; one read of its events says whose.
-      if (request.requiredApprovals > 1 && (await approvedBy(reads, request.id, directory)).has(decider.person)) continue;
+      if (request.requiredApprovals > 1 && (await approvedBy(reads, request.id, directory)).has(decider.person))
+        continue;
       found.push(request);
     }
     cursor = page.nextCursor ?? undefined;
@@ -55,7 +56,8 @@ export async function waitingFor(
 async function approvedBy(reads: WaitingReads, id: string, directory: Directory): Promise<Set<string>> {
   const people = new Set<string>();
   for (const event of await reads.events(id)) {
-    if (event.type === 'approved') people.add(typeof event.detail.person === 'string' ? event.detail.person : directory.personOf(event.actor ?? ''));
+    if (event.type === 'approved')
+      people.add(typeof event.detail.person === 'string' ? event.detail.person : directory.personOf(event.actor ?? ''));
   }
   return people;
 }

@@ -16,8 +16,10 @@ export function routeByRule(rule: PolicyRule | DefaultRule, input: NewRequestInp
   const routed: NewRequestInput = { ...input };
   if (rule.approvers) routed.approvers = rule.approvers;
   if (rule.channels) routed.channels = rule.channels;
-  if (rule.required_approvals !== undefined) routed.requiredApprovals = Math.max(rule.required_approvals, input.requiredApprovals ?? 1);
-  if (rule.timeout_s !== undefined) routed.timeoutS = input.timeoutS === undefined ? rule.timeout_s : Math.min(rule.timeout_s, input.timeoutS);
+  if (rule.required_approvals !== undefined)
+    routed.requiredApprovals = Math.max(rule.required_approvals, input.requiredApprovals ?? 1);
+  if (rule.timeout_s !== undefined)
+    routed.timeoutS = input.timeoutS === undefined ? rule.timeout_s : Math.min(rule.timeout_s, input.timeoutS);
   if (rule.on_timeout === 'deny' || input.onTimeout === 'deny') routed.onTimeout = 'deny';
   else if (rule.on_timeout === 'approve') routed.onTimeout = 'approve';
   return routed;
@@ -41,7 +43,10 @@ export interface Settlement {
 }
 
 /** `request` (new, pending) made final by `settlement`, and the verdict event to write with it. */
-export function settleAtFiling(request: ConfirmationRequest, settlement: Settlement): { request: ConfirmationRequest; event: NewEvent } {
+export function settleAtFiling(
+  request: ConfirmationRequest,
+  settlement: Settlement,
+): { request: ConfirmationRequest; event: NewEvent } {
   const approve = settlement.decision === 'approve';
   const option = (approve ? request.options[0] : request.options[1]) ?? null;
   const settled: ConfirmationRequest = {

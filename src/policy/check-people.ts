@@ -17,7 +17,9 @@ export function checkPolicyPeople(policy: Policy, directory: Directory): void {
   for (const rule of [...policy.rules, policy.default]) {
     const at = rule.name === 'default' ? 'default' : `policies.${rule.name}`;
     problems.push(...unknownApprovers(directory, rule.approvers ?? [], `${at}.approvers`));
-    (rule.escalate ?? []).forEach((step, i) => problems.push(...unknownApprovers(directory, step.approvers ?? [], `${at}.escalate[${i}].approvers`)));
+    (rule.escalate ?? []).forEach((step, i) =>
+      problems.push(...unknownApprovers(directory, step.approvers ?? [], `${at}.escalate[${i}].approvers`)),
+    );
   }
   if (!problems.length) return;
   const located = problems.map((p) => ({ path: `${policy.source}: ${p.path}`, message: p.message }));

@@ -93,7 +93,8 @@ export function compileWhen(source: string): CompiledWhen {
       } catch (error) {
         throw expressionError(source, error);
       }
-      if (typeof value !== 'boolean') throw new ExpressionError(`the expression gave ${typeof value}, not true or false`, 1, 1, source);
+      if (typeof value !== 'boolean')
+        throw new ExpressionError(`the expression gave ${typeof value}, not true or false`, 1, 1, source);
       return value;
     },
   };

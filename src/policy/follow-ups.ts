@@ -18,9 +18,16 @@ export type FollowUp =
 export function planFollowUps(rule: PolicyRule | DefaultRule, filedAt: Date): FollowUp[] {
   const at = (s: number) => new Date(filedAt.getTime() + s * 1000);
   const plan: FollowUp[] = [];
-  if (rule.remind_after_s !== undefined) plan.push({ kind: 'remind', step: 0, at: at(rule.remind_after_s).toISOString() });
+  if (rule.remind_after_s !== undefined)
+    plan.push({ kind: 'remind', step: 0, at: at(rule.remind_after_s).toISOString() });
   (rule.escalate ?? []).forEach((step, i) => {
-    plan.push({ kind: 'escalate', step: i, at: at(step.after_s).toISOString(), approvers: step.approvers ?? [], channels: step.channels ?? [] });
+    plan.push({
+      kind: 'escalate',
+      step: i,
+      at: at(step.after_s).toISOString(),
+      approvers: step.approvers ?? [],
+      channels: step.channels ?? [],
+    });
   });
   return plan.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
 }
@@ -33,7 +40,11 @@ export function recordedPlan(events: readonly ConfirmationEvent[]): FollowUp[] {
 
 /** The follow-ups of `plan` not yet recorded in `events`. */
 export function outstanding(plan: readonly FollowUp[], events: readonly ConfirmationEvent[]): FollowUp[] {
-  const done = new Set(events.filter((e) => e.type === 'reminded' || e.type === 'escalated').map((e) => `${e.type === 'reminded' ? 'remind' : 'escalate'}:${String(e.detail.step)}`));
+  const done = new Set(
+    events
+      .filter((e) => e.type === 'reminded' || e.type === 'escalated')
+      .map((e) => `${e.type === 'reminded' ? 'remind' : 'escalate'}:${String(e.detail.step)}`),
+  );
   return plan.filter((f) => !done.has(`${f.kind}:${f.step}`));
 }
 

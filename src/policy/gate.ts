@@ -67,7 +67,11 @@ export class PolicyGate {
     const problems: FieldProblem[] = [];
     const check = (where: string, targets: readonly { type: string }[] | undefined) =>
       targets?.forEach((c, j) => {
-        if (!enabled.includes(c.type)) problems.push({ path: `${where}.channels[${j}].type`, message: `channel "${c.type}" is not enabled (enabled: ${enabled.join(', ')})` });
+        if (!enabled.includes(c.type))
+          problems.push({
+            path: `${where}.channels[${j}].type`,
+            message: `channel "${c.type}" is not enabled (enabled: ${enabled.join(', ')})`,
+          });
       });
     policy.rules.forEach((rule, i) => {
       const where = `${policy.source}: policies[${i}] "${rule.name}"`;
@@ -115,7 +119,13 @@ export class PolicyGate {
       const grant = (await this.grants.active(rule.name, now)).find((g) => grantCovers(g, input));
       if (grant) {
         const grants = this.grants;
-        const settlement: Settlement = { decision: 'approve', actor: `grant:${grant.id}`, via: 'grant', reason: `standing grant "${grant.label}" by ${grant.createdBy}`, detail: { rule: rule.name, grant: grant.id } };
+        const settlement: Settlement = {
+          decision: 'approve',
+          actor: `grant:${grant.id}`,
+          via: 'grant',
+          reason: `standing grant "${grant.label}" by ${grant.createdBy}`,
+          detail: { rule: rule.name, grant: grant.id },
+        };
         return { rule, input: routed, detail, settlement, settled: () => grants.recordUse(grant.id), followUps: [] };
       }
     }

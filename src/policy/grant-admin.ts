@@ -30,7 +30,13 @@ export class GrantAdmin {
     const result = await this.grants.revoke(id, by, at);
     if (!result) return null;
     if (result.revoked) {
-      await this.note(result.grant.requestId, { type: 'grant_revoked', actor: by, channel: by.split(':')[0] ?? null, detail: { grant: id, label: result.grant.label, rule: result.grant.rule }, at });
+      await this.note(result.grant.requestId, {
+        type: 'grant_revoked',
+        actor: by,
+        channel: by.split(':')[0] ?? null,
+        detail: { grant: id, label: result.grant.label, rule: result.grant.rule },
+        at,
+      });
     }
     return result.grant;
   }

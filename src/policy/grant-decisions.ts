@@ -42,14 +42,22 @@ export function chooseGrant(gate: PolicyGate | null, events: readonly Confirmati
   const refuse = (message: string) => new ValidationError(`grant: ${message}`, [{ path: 'grant', message }]);
   if (!gate?.grants) throw refuse('standing grants are not available on this gateway');
   if (!name || !rule) throw refuse('this request was filed under no policy rule that offers grants');
-  if (!Array.isArray(rule.grants)) throw refuse(`rule "${name}" offers no grants${rule.grants === 'none' ? ' (grants: none)' : ''}`);
+  if (!Array.isArray(rule.grants))
+    throw refuse(`rule "${name}" offers no grants${rule.grants === 'none' ? ' (grants: none)' : ''}`);
   const offer = rule.grants.find((g) => g.label === label);
-  if (!offer) throw refuse(`rule "${name}" offers ${rule.grants.map((g) => `"${g.label}"`).join(', ')}, not "${label}"`);
+  if (!offer)
+    throw refuse(`rule "${name}" offers ${rule.grants.map((g) => `"${g.label}"`).join(', ')}, not "${label}"`);
   return { rule: name, offer };
 }
 
 /** The grant an approval with `chosen` gives, scoped to the request's values, and its `grant_created` event. */
-export function grantFromApproval(request: ConfirmationRequest, chosen: ChosenGrant, actor: string, via: string, now: Date): { grant: NewGrant; event: NewEvent } {
+export function grantFromApproval(
+  request: ConfirmationRequest,
+  chosen: ChosenGrant,
+  actor: string,
+  via: string,
+  now: Date,
+): { grant: NewGrant; event: NewEvent } {
   const grant: NewGrant = {
     id: uuidv7(now.getTime()),
     rule: chosen.rule,
@@ -64,7 +72,13 @@ export function grantFromApproval(request: ConfirmationRequest, chosen: ChosenGr
     type: 'grant_created',
     actor,
     channel: via,
-    detail: { grant: grant.id, label: grant.label, rule: grant.rule, scope: grant.scope, expires_at: grant.expiresAt.toISOString() },
+    detail: {
+      grant: grant.id,
+      label: grant.label,
+      rule: grant.rule,
+      scope: grant.scope,
+      expires_at: grant.expiresAt.toISOString(),
+    },
     at: now,
   };
   return { grant, event };

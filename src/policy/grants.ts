@@ -69,7 +69,8 @@ export function scopeValue(input: ScopeSource, field: string): unknown {
   }
   const [root, ...path] = field.split('.');
   let value: unknown = root === 'args' ? input.toolArgs : input.metadata;
-  for (const key of path) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  for (const key of path)
+    value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
   return value ?? null;
 }
 
@@ -80,5 +81,7 @@ export function scopeOf(input: ScopeSource, fields: readonly string[]): Record<s
 
 /** Whether `input` has, for every field of the grant's scope, the value the grant recorded. */
 export function grantCovers(grant: Grant, input: ScopeSource): boolean {
-  return Object.entries(grant.scope).every(([field, value]) => JSON.stringify(scopeValue(input, field)) === JSON.stringify(value));
+  return Object.entries(grant.scope).every(
+    ([field, value]) => JSON.stringify(scopeValue(input, field)) === JSON.stringify(value),
+  );
 }

@@ -6,4 +6,12 @@ export { compileWhen, ExpressionError, WHEN_VARIABLES, type CompiledWhen, type W
 export { loadPolicy, type PolicySections } from './load.js';
 export { matchPolicy, whenContext } from './match.js';
 export { policyDetail, routeByRule, settleAtFiling, type Settlement } from './apply.js';
-export { emptyPolicy, type DefaultRule, type Policy, type PolicyDecision, type PolicyFacts, type PolicyMatch, type PolicyRule } from './types.js';
+export {
+  emptyPolicy,
+  type DefaultRule,
+  type Policy,
+  type PolicyDecision,
+  type PolicyFacts,
+  type PolicyMatch,
+  type PolicyRule,
+} from './types.js';

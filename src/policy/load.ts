@@ -38,8 +38,13 @@ export function loadPolicy(sections: PolicySections, source: string): Policy {
     }
     const { when: whenSource, ...match } = parsed.data.match;
     const earlier = seen.get(parsed.data.name);
-    if (earlier !== undefined) problems.push({ path: `${where}.name`, message: `the name is used by policies[${earlier}] too; names must be unique` });
-    if (parsed.data.name === 'default') problems.push({ path: `${where}.name`, message: '"default" is the name of the default: rule' });
+    if (earlier !== undefined)
+      problems.push({
+        path: `${where}.name`,
+        message: `the name is used by policies[${earlier}] too; names must be unique`,
+      });
+    if (parsed.data.name === 'default')
+      problems.push({ path: `${where}.name`, message: '"default" is the name of the default: rule' });
     seen.set(parsed.data.name, index);
     let when = null;
     if (whenSource !== undefined) {
@@ -60,7 +65,10 @@ export function loadPolicy(sections: PolicySections, source: string): Policy {
   }
   if (problems.length) {
     const first = problems[0]!;
-    throw new ValidationError(`${first.path}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`, problems);
+    throw new ValidationError(
+      `${first.path}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`,
+      problems,
+    );
   }
   return { rules, default: fallback, source };
 }

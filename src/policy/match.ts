@@ -31,7 +31,8 @@ export function matchPolicy(policy: Policy, facts: PolicyFacts, explain = false)
 /** Why `rule` does not match, or null when it does. */
 function mismatch(rule: PolicyRule, facts: PolicyFacts, context: () => WhenContext): string | null {
   const { tool, agent, user, session, agent_kind, repo, cwd, metadata } = rule.match;
-  if (tool !== undefined && !matchesAny(facts.toolName, list(tool))) return `tool "${facts.toolName}" is not ${list(tool).join(' or ')}`;
+  if (tool !== undefined && !matchesAny(facts.toolName, list(tool)))
+    return `tool "${facts.toolName}" is not ${list(tool).join(' or ')}`;
   for (const [label, patterns, value] of [
     ['agent', agent, facts.agentId],
     ['user', user, facts.userId],
@@ -47,7 +48,8 @@ function mismatch(rule: PolicyRule, facts: PolicyFacts, context: () => WhenConte
   for (const [key, expected] of Object.entries(metadata ?? {})) {
     const actual = facts.metadata?.[key];
     const wanted = Array.isArray(expected) ? expected : [expected];
-    if (!wanted.some((w) => w === actual)) return `metadata.${key} is ${JSON.stringify(actual) ?? 'absent'}, not ${wanted.map((w) => JSON.stringify(w)).join(' or ')}`;
+    if (!wanted.some((w) => w === actual))
+      return `metadata.${key} is ${JSON.stringify(actual) ?? 'absent'}, not ${wanted.map((w) => JSON.stringify(w)).join(' or ')}`;
   }
   if (rule.when) {
     try {

@@ -10,17 +10,28 @@ import { approverId, channelTargetSchema } from '../api/api-schema.js';
 const oneOrMany = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 
 /** A scalar a `metadata.<key>` matcher compares with (a list: any of them). */
-const metadataValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number(), z.boolean()])).min(1)]);
+const metadataValue = z.union([
+  z.string(),
+  z.number(),
+  z.boolean(),
+  z.array(z.union([z.string(), z.number(), z.boolean()])).min(1),
+]);
 
 /** Fields a grant may be scoped to: the request's own fields, `args.<key>` and `metadata.<key>`. */
 export const grantScopeField = z
   .string()
-  .regex(/^(tool_name|agent_id|user_id|session_id|(args|metadata)\.[A-Za-z0-9_.-]+)$/, 'a scope field is tool_name, agent_id, user_id, session_id, args.<key> or metadata.<key>');
+  .regex(
+    /^(tool_name|agent_id|user_id|session_id|(args|metadata)\.[A-Za-z0-9_.-]+)$/,
+    'a scope field is tool_name, agent_id, user_id, session_id, args.<key> or metadata.<key>',
+  );
 
 /** One grant button a rule offers: "Approve for 1 hour", valid `ttl_s`, for requests with equal `scope` values. */
 export const grantOfferSchema = z.strictObject({
   label: z.string().min(1).max(75),
-  ttl_s: z.int().min(1).max(90 * 24 * 3600),
+  ttl_s: z
+    .int()
+    .min(1)
+    .max(90 * 24 * 3600),
   scope: z.array(grantScopeField).min(1).default(['tool_name']),
 });
 
@@ -37,7 +48,11 @@ const ruleBody = {
   approvers: z.array(approverId).max(100).optional(),
   required_approvals: z.int().min(1).max(20).optional(),
   channels: z.array(channelTargetSchema).min(1).max(20).optional(),
-  timeout_s: z.int().min(1).max(14 * 24 * 3600).optional(),
+  timeout_s: z
+    .int()
+    .min(1)
+    .max(14 * 24 * 3600)
+    .optional(),
   on_timeout: z.enum(['deny', 'approve']).optional(),
   reason: z.string().min(1).max(2000).optional(),
   remind_after_s: z.int().min(1).optional(),
@@ -63,7 +78,11 @@ export const matchSchema = z.strictObject({
 
 /** One rule of `policies:`. */
 export const ruleSchema = z.strictObject({
-  name: z.string().min(1).max(100).regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only (it is shown as "policy:<name>")'),
+  name: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only (it is shown as "policy:<name>")'),
   match: matchSchema.default({}),
   ...ruleBody,
 });

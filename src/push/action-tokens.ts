@@ -41,7 +41,14 @@ export class ActionTokens {
 
   /** A token for `claims`. */
   sign(claims: ActionClaims): string {
-    return this.signer.sign('push', [1, claims.requestId, claims.nonce, claims.person, claims.subscriptionId, claims.expiresAt]);
+    return this.signer.sign('push', [
+      1,
+      claims.requestId,
+      claims.nonce,
+      claims.person,
+      claims.subscriptionId,
+      claims.expiresAt,
+    ]);
   }
 
   /** The claims of `token` if it is genuine and unexpired at `now` (not yet spent: see {@link spend}). */
@@ -49,7 +56,14 @@ export class ActionTokens {
     const fields = this.signer.open('push', token);
     if (!fields || fields[0] !== 1 || fields.length !== 6) return { ok: false, problem: 'forged' };
     const [, requestId, nonce, person, subscriptionId, expiresAt] = fields;
-    if (typeof requestId !== 'string' || typeof nonce !== 'string' || typeof person !== 'string' || typeof subscriptionId !== 'string' || typeof expiresAt !== 'number') return { ok: false, problem: 'forged' };
+    if (
+      typeof requestId !== 'string' ||
+      typeof nonce !== 'string' ||
+      typeof person !== 'string' ||
+      typeof subscriptionId !== 'string' ||
+      typeof expiresAt !== 'number'
+    )
+      return { ok: false, problem: 'forged' };
     if (now >= expiresAt) return { ok: false, problem: 'expired' };
     return { ok: true, claims: { requestId, nonce, person, subscriptionId, expiresAt } };
   }
@@ -57,6 +71,10 @@ export class ActionTokens {
   /** Spends the token of `claims`: true for exactly one caller, on every replica. */
   async spend(claims: ActionClaims, now: number): Promise<boolean> {
     // The mark outlives the token (at least a second), so a use at the last moment cannot be replayed after it.
-    return this.marks.add('push_action', `${claims.requestId}|${claims.subscriptionId}|${claims.expiresAt}`, new Date(Math.max(claims.expiresAt, now) + 1000));
+    return this.marks.add(
+      'push_action',
+      `${claims.requestId}|${claims.subscriptionId}|${claims.expiresAt}`,
+      new Date(Math.max(claims.expiresAt, now) + 1000),
+    );
   }
 }

@@ -8,6 +8,13 @@ export { pushPayload, MAX_PAYLOAD_BYTES, type PushPayload } from './payload.js';
 export { createPushChannel, type PushChannel, type PushChannelOptions } from './push-channel.js';
 export { PushSender, PushRetryError, type PushOptions, type PushResult, type PushSenderOptions } from './sender.js';
 export { PushService, type ActResult, type PushServiceOptions } from './service.js';
-export { endpointOf, isLoopbackHost, parseSubscription, type PushSubscriptionRecord, type PushSubscriptionStore, type SubscriptionInput } from './subscriptions.js';
+export {
+  endpointOf,
+  isLoopbackHost,
+  parseSubscription,
+  type PushSubscriptionRecord,
+  type PushSubscriptionStore,
+  type SubscriptionInput,
+} from './subscriptions.js';
 export { setUpPush, type PushSetup, type PushSetupOptions } from './setup.js';
 export { vapidKeysFrom, vapidSubject, type VapidKeys } from './vapid.js';

@@ -34,7 +34,9 @@ export interface PushPayload {
 export function pushPayload(request: ConfirmationRequest, baseUrl: string, actionToken?: string): PushPayload {
   const card = cardText(request, { maxArgsChars: 600 });
   const pending = request.status === 'pending';
-  const lines = pending ? [card.prompt, ...keyArguments(request.toolArgs, 4, 100).map(([name, value]) => `${name}: ${value}`)] : [card.status];
+  const lines = pending
+    ? [card.prompt, ...keyArguments(request.toolArgs, 4, 100).map(([name, value]) => `${name}: ${value}`)]
+    : [card.status];
   const payload: PushPayload = {
     request_id: request.id,
     title: clean(card.title, 120),
@@ -45,7 +47,8 @@ export function pushPayload(request: ConfirmationRequest, baseUrl: string, actio
     status: request.status,
   };
   // Multi-byte text can still pass the bound after the character cuts: shorten the body until it fits.
-  while (Buffer.byteLength(JSON.stringify(payload)) > MAX_PAYLOAD_BYTES && payload.body.length > 0) payload.body = payload.body.slice(0, Math.floor(payload.body.length * 0.8));
+  while (Buffer.byteLength(JSON.stringify(payload)) > MAX_PAYLOAD_BYTES && payload.body.length > 0)
+    payload.body = payload.body.slice(0, Math.floor(payload.body.length * 0.8));
   return payload;
 }
 

@@ -41,12 +41,16 @@ export interface PushChannel extends Channel {
  */
 export function createPushChannel(options: PushChannelOptions): PushChannel {
   const topicOf = (request: ConfirmationRequest) => request.id.replace(/-/g, '');
-  async function toEach(person: string, message: (device: PushSubscriptionRecord) => Promise<PushResult>): Promise<number> {
+  async function toEach(
+    person: string,
+    message: (device: PushSubscriptionRecord) => Promise<PushResult>,
+  ): Promise<number> {
     const devices = await options.subscriptions.ofPerson(person);
     const results = await Promise.allSettled(devices.map(message));
     const failed = results.filter((r) => r.status === 'rejected');
     // Retry only when no device got it and a retry could help: a device that got it must not be pushed twice.
-    if (devices.length && failed.length === devices.length && failed.some((r) => r.reason instanceof PushRetryError)) throw (failed[0] as PromiseRejectedResult).reason;
+    if (devices.length && failed.length === devices.length && failed.some((r) => r.reason instanceof PushRetryError))
+      throw (failed[0] as PromiseRejectedResult).reason;
     return results.filter((r) => r.status === 'fulfilled' && r.value === 'sent').length;
   }
   return {
@@ -56,9 +60,19 @@ export function createPushChannel(options: PushChannelOptions): PushChannel {
       const now = options.now();
       const expiresAt = Math.min(request.expiresAt.getTime(), now + ACTION_TOKEN_TTL_MS);
       const sent = await toEach(person, (device) => {
-        const token = options.tokens.sign({ requestId: request.id, nonce: request.nonce, person, subscriptionId: device.id, expiresAt });
+        const token = options.tokens.sign({
+          requestId: request.id,
+          nonce: request.nonce,
+          person,
+          subscriptionId: device.id,
+          expiresAt,
+        });
         const ttlS = (request.expiresAt.getTime() - now) / 1000;
-        return options.sender.send(device, pushPayload(request, options.baseUrl(), token), { ttlS, urgency: 'high', topic: topicOf(request) });
+        return options.sender.send(device, pushPayload(request, options.baseUrl(), token), {
+          ttlS,
+          urgency: 'high',
+          topic: topicOf(request),
+        });
       });
       // The reference is the tag the notifications carry; kept even when no device got it, so the outcome still follows.
       return `${request.id}#${sent}`;
@@ -66,7 +80,13 @@ export function createPushChannel(options: PushChannelOptions): PushChannel {
     async update(request, card: CardRef) {
       // A partial quorum changes nothing on a lock screen; only the outcome replaces the notification.
       if (request.status === 'pending') return;
-      await toEach(card.target, (device) => options.sender.send(device, pushPayload(request, options.baseUrl()), { ttlS: OUTCOME_TTL_S, urgency: 'normal', topic: topicOf(request) }));
+      await toEach(card.target, (device) =>
+        options.sender.send(device, pushPayload(request, options.baseUrl()), {
+          ttlS: OUTCOME_TTL_S,
+          urgency: 'normal',
+          topic: topicOf(request),
+        }),
+      );
     },
   };
 }

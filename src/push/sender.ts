@@ -50,22 +50,38 @@ export class PushSender {
 
   private webPush(): Promise<WebPush> {
     // Loaded once, on the first push: `web-push` and its dependencies cost nothing to a gateway nobody subscribed to.
-    return (this.library ??= import('web-push').then((m) => (m as unknown as { default?: WebPush }).default ?? (m as unknown as WebPush)));
+    return (this.library ??= import('web-push').then(
+      (m) => (m as unknown as { default?: WebPush }).default ?? (m as unknown as WebPush),
+    ));
   }
 
   /** Encrypts `payload` for `subscription`, signs, posts; removes the subscription when the push service says it is gone. */
   async send(subscription: PushSubscriptionRecord, payload: object, options: PushOptions): Promise<PushResult> {
     const webPush = await this.webPush();
-    const details = webPush.generateRequestDetails({ endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh, auth: subscription.auth } }, JSON.stringify(payload), {
-      vapidDetails: { subject: this.options.subject, publicKey: this.options.keys.publicKey, privateKey: this.options.keys.privateKey },
-      TTL: Math.max(0, Math.floor(options.ttlS)),
-      urgency: options.urgency,
-      ...(options.topic ? { topic: options.topic } : {}),
-      contentEncoding: 'aes128gcm',
-    });
+    const details = webPush.generateRequestDetails(
+      { endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh, auth: subscription.auth } },
+      JSON.stringify(payload),
+      {
+        vapidDetails: {
+          subject: this.options.subject,
+          publicKey: this.options.keys.publicKey,
+          privateKey: this.options.keys.privateKey,
+        },
+        TTL: Math.max(0, Math.floor(options.ttlS)),
+        urgency: options.urgency,
+        ...(options.topic ? { topic: options.topic } : {}),
+        contentEncoding: 'aes128gcm',
+      },
+    );
     let response: Response;
     try {
-      response = await (this.options.fetch ?? fetch)(details.endpoint, { method: details.method, headers: details.headers as Record<string, string>, body: details.body ?? undefined, redirect: 'error', signal: AbortSignal.timeout(10_000) });
+      response = await (this.options.fetch ?? fetch)(details.endpoint, {
+        method: details.method,
+        headers: details.headers as Record<string, string>,
+        body: details.body ?? undefined,
+        redirect: 'error',
+        signal: AbortSignal.timeout(10_000),
+      });
     } catch (error) {
       throw new PushRetryError(`push service unreachable: ${(error as Error).message}`);
     }
@@ -75,9 +91,13 @@ export class PushSender {
       await this.options.subscriptions.remove(subscription.endpoint, subscription.person);
       return 'gone';
     }
-    if (response.status === 429 || response.status >= 500) throw new PushRetryError(`push service answered ${response.status}`);
+    if (response.status === 429 || response.status >= 500)
+      throw new PushRetryError(`push service answered ${response.status}`);
     // 400 (bad request), 401/403 (a VAPID key the subscription was not made with), 413: retrying cannot help.
-    this.options.logger?.warn({ status: response.status, person: subscription.person, subscription: subscription.id }, 'push service refused a message');
+    this.options.logger?.warn(
+      { status: response.status, person: subscription.person, subscription: subscription.id },
+      'push service refused a message',
+    );
     return 'refused';
   }
 }

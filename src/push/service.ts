@@ -8,7 +8,12 @@ import { randomUUID } from 'node:crypto';
 import type { DecideOutcome, DecisionSink } from '../channel/channel.js';
 import { ValidationError } from '../api/errors.js';
 import type { ActionTokenProblem, ActionTokens } from './action-tokens.js';
-import { endpointOf, parseSubscription, type PushSubscriptionRecord, type PushSubscriptionStore } from './subscriptions.js';
+import {
+  endpointOf,
+  parseSubscription,
+  type PushSubscriptionRecord,
+  type PushSubscriptionStore,
+} from './subscriptions.js';
 import type { VapidKeys } from './vapid.js';
 
 /** What the service is built from. */
@@ -28,10 +33,42 @@ export interface ActResult {
 }
 
 const REFUSED: Record<ActionTokenProblem | 'unsubscribed', ActResult> = {
-  forged: { status: 401, body: { ok: false, code: 'forged', title: 'Not accepted', message: 'This notification was not sent by this gateway.' } },
-  expired: { status: 410, body: { ok: false, code: 'expired', title: 'Expired', message: 'This notification is too old to decide from. Open the request to decide.' } },
-  used: { status: 409, body: { ok: false, code: 'used', title: 'Already used', message: 'This notification was already used. Nothing was changed.' } },
-  unsubscribed: { status: 410, body: { ok: false, code: 'unsubscribed', title: 'Device unsubscribed', message: 'This device no longer gets notifications. Open the request to decide.' } },
+  forged: {
+    status: 401,
+    body: {
+      ok: false,
+      code: 'forged',
+      title: 'Not accepted',
+      message: 'This notification was not sent by this gateway.',
+    },
+  },
+  expired: {
+    status: 410,
+    body: {
+      ok: false,
+      code: 'expired',
+      title: 'Expired',
+      message: 'This notification is too old to decide from. Open the request to decide.',
+    },
+  },
+  used: {
+    status: 409,
+    body: {
+      ok: false,
+      code: 'used',
+      title: 'Already used',
+      message: 'This notification was already used. Nothing was changed.',
+    },
+  },
+  unsubscribed: {
+    status: 410,
+    body: {
+      ok: false,
+      code: 'unsubscribed',
+      title: 'Device unsubscribed',
+      message: 'This device no longer gets notifications. Open the request to decide.',
+    },
+  },
 };
 
 /** Push subscriptions and notification actions. */
@@ -46,7 +83,13 @@ export class PushService {
   /** Subscribes a device of `person`, deciding as `account`; throws a ValidationError naming the bad field. */
   async subscribe(person: string, account: string, body: unknown): Promise<PushSubscriptionRecord> {
     const input = parseSubscription(body, this.options.loopbackAllowed);
-    return this.options.subscriptions.save({ id: randomUUID(), person, account, ...input, createdAt: new Date(this.options.now()) });
+    return this.options.subscriptions.save({
+      id: randomUUID(),
+      person,
+      account,
+      ...input,
+      createdAt: new Date(this.options.now()),
+    });
   }
 
   /** Removes `person`'s subscription named by `{endpoint}`; false when they had none with it. */
@@ -59,9 +102,16 @@ export class PushService {
    * person), spends it, and hands the decision to the gateway as the device's account. A refused token changes nothing.
    */
   async act(gateway: DecisionSink, body: unknown): Promise<ActResult> {
-    const { action_token: token, action } = (body && typeof body === 'object' ? body : {}) as { action_token?: unknown; action?: unknown };
-    if (action !== 'approve' && action !== 'deny') throw new ValidationError('action: expected approve or deny', [{ path: 'action', message: 'expected approve or deny' }]);
-    if (typeof token !== 'string' || !token) throw new ValidationError('action_token: required', [{ path: 'action_token', message: 'required' }]);
+    const { action_token: token, action } = (body && typeof body === 'object' ? body : {}) as {
+      action_token?: unknown;
+      action?: unknown;
+    };
+    if (action !== 'approve' && action !== 'deny')
+      throw new ValidationError('action: expected approve or deny', [
+        { path: 'action', message: 'expected approve or deny' },
+      ]);
+    if (typeof token !== 'string' || !token)
+      throw new ValidationError('action_token: required', [{ path: 'action_token', message: 'required' }]);
     const now = this.options.now();
     const checked = this.options.tokens.verify(token, now);
     if (!checked.ok) return REFUSED[checked.problem];
@@ -82,8 +132,28 @@ export class PushService {
 }
 
 function answer(outcome: DecideOutcome): ActResult {
-  if (!outcome.ok) return { status: outcome.code === 'not_found' ? 404 : outcome.code === 'not_authorized' || outcome.code === 'self_approval' ? 403 : 409, body: { ok: false, code: outcome.code, title: 'Not decided', message: outcome.message } };
+  if (!outcome.ok)
+    return {
+      status:
+        outcome.code === 'not_found'
+          ? 404
+          : outcome.code === 'not_authorized' || outcome.code === 'self_approval'
+            ? 403
+            : 409,
+      body: { ok: false, code: outcome.code, title: 'Not decided', message: outcome.message },
+    };
   const { request } = outcome;
-  const title = request.status === 'pending' ? `Approval recorded: ${request.toolName}` : `${request.status === 'approved' ? 'Approved' : 'Denied'}: ${request.toolName}`;
-  return { status: 200, body: { ok: true, status: request.status, title, message: outcome.final ? 'Decided from this device.' : 'Your approval counts; more are needed.' } };
+  const title =
+    request.status === 'pending'
+      ? `Approval recorded: ${request.toolName}`
+      : `${request.status === 'approved' ? 'Approved' : 'Denied'}: ${request.toolName}`;
+  return {
+    status: 200,
+    body: {
+      ok: true,
+      status: request.status,
+      title,
+      message: outcome.final ? 'Decided from this device.' : 'Your approval counts; more are needed.',
+    },
+  };
 }

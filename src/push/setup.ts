@@ -45,8 +45,20 @@ export async function setUpPush(options: PushSetupOptions): Promise<PushSetup> {
   const keys = vapidKeysFrom(await options.secrets.get('vapid'));
   const tokens = new ActionTokens(await options.secrets.get('push_actions'), options.marks);
   const sender = new PushSender({ keys, subject, subscriptions: options.subscriptions, logger: options.logger });
-  const channel = createPushChannel({ sender, subscriptions: options.subscriptions, tokens, now: options.now, baseUrl: options.baseUrl });
+  const channel = createPushChannel({
+    sender,
+    subscriptions: options.subscriptions,
+    tokens,
+    now: options.now,
+    baseUrl: options.baseUrl,
+  });
   const loopbackAllowed = isLoopbackHost(options.listenHost);
-  const service = new PushService({ keys, subscriptions: options.subscriptions, tokens, loopbackAllowed, now: options.now });
+  const service = new PushService({
+    keys,
+    subscriptions: options.subscriptions,
+    tokens,
+    loopbackAllowed,
+    now: options.now,
+  });
   return { channel, service };
 }

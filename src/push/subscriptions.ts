@@ -40,7 +40,15 @@ export interface PushSubscriptionRow {
 
 /** A row, as the stores answer it. */
 export function subscriptionFromRow(row: PushSubscriptionRow): PushSubscriptionRecord {
-  return { id: row.id, person: row.person, account: row.account, endpoint: row.endpoint, p256dh: row.p256dh, auth: row.auth, createdAt: new Date(row.created_at) };
+  return {
+    id: row.id,
+    person: row.person,
+    account: row.account,
+    endpoint: row.endpoint,
+    p256dh: row.p256dh,
+    auth: row.auth,
+    createdAt: new Date(row.created_at),
+  };
 }
 
 /** The push subscriptions of a deployment. */
@@ -79,9 +87,11 @@ export function isLoopbackHost(host: string): boolean {
  */
 export function parseSubscription(body: unknown, loopbackAllowed: boolean): SubscriptionInput {
   const problem = (path: string, message: string) => new ValidationError(`${path}: ${message}`, [{ path, message }]);
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw problem('body', 'expected a PushSubscription JSON object');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw problem('body', 'expected a PushSubscription JSON object');
   const { endpoint, keys } = body as { endpoint?: unknown; keys?: unknown };
-  if (typeof endpoint !== 'string' || endpoint.length > 2000) throw problem('endpoint', 'expected a URL of at most 2000 characters');
+  if (typeof endpoint !== 'string' || endpoint.length > 2000)
+    throw problem('endpoint', 'expected a URL of at most 2000 characters');
   let url: URL;
   try {
     url = new URL(endpoint);
@@ -92,14 +102,19 @@ export function parseSubscription(body: unknown, loopbackAllowed: boolean): Subs
   if (url.protocol !== 'https:' && !loopbackHttp) throw problem('endpoint', 'must be an https URL (a push service)');
   if (url.username || url.password) throw problem('endpoint', 'must not carry credentials');
   const { p256dh, auth } = (keys && typeof keys === 'object' ? keys : {}) as { p256dh?: unknown; auth?: unknown };
-  if (typeof p256dh !== 'string' || !BASE64URL.test(p256dh) || Buffer.from(p256dh, 'base64url').length !== 65) throw problem('keys.p256dh', 'expected a P-256 public key (65 bytes, base64url)');
-  if (typeof auth !== 'string' || !BASE64URL.test(auth) || Buffer.from(auth, 'base64url').length !== 16) throw problem('keys.auth', 'expected a 16-byte auth secret (base64url)');
+  if (typeof p256dh !== 'string' || !BASE64URL.test(p256dh) || Buffer.from(p256dh, 'base64url').length !== 65)
+    throw problem('keys.p256dh', 'expected a P-256 public key (65 bytes, base64url)');
+  if (typeof auth !== 'string' || !BASE64URL.test(auth) || Buffer.from(auth, 'base64url').length !== 16)
+    throw problem('keys.auth', 'expected a 16-byte auth secret (base64url)');
   return { endpoint, p256dh: p256dh.replace(/=+$/, ''), auth: auth.replace(/=+$/, '') };
 }
 
 /** The endpoint named by a DELETE body (`{endpoint}`), checked. */
 export function endpointOf(body: unknown): string {
   const endpoint = body && typeof body === 'object' ? (body as { endpoint?: unknown }).endpoint : undefined;
-  if (typeof endpoint !== 'string' || !endpoint || endpoint.length > 2000) throw new ValidationError('endpoint: required (the subscription to remove)', [{ path: 'endpoint', message: 'required' }]);
+  if (typeof endpoint !== 'string' || !endpoint || endpoint.length > 2000)
+    throw new ValidationError('endpoint: required (the subscription to remove)', [
+      { path: 'endpoint', message: 'required' },
+    ]);
   return endpoint;
 }

@@ -44,7 +44,10 @@ export function vapidKeysFrom(secret: string): VapidKeys {
  */
 export function vapidSubject(configured: string | undefined, publicUrl: string | null): string {
   if (configured) {
-    if (!/^(mailto:\S+@\S+|https:\/\/\S+)$/.test(configured)) throw new Error(`TOLLGATE_VAPID_SUBJECT: expected a mailto: address or an https URL, got ${configured.slice(0, 100)}`);
+    if (!/^(mailto:\S+@\S+|https:\/\/\S+)$/.test(configured))
+      throw new Error(
+        `TOLLGATE_VAPID_SUBJECT: expected a mailto: address or an https URL, got ${configured.slice(0, 100)}`,
+      );
     return configured;
   }
   if (publicUrl?.startsWith('https://')) return publicUrl;

@@ -40,7 +40,12 @@ function actionOf(toolName: string, args: Record<string, unknown>): string {
 }
 
 /** "Codex in acme/billing on main wants to run `terraform apply -auto-approve`." */
-export function agentSentence(kind: string, context: { repo: string | null; branch: string | null } | null, toolName: string, args: Record<string, unknown>): string {
+export function agentSentence(
+  kind: string,
+  context: { repo: string | null; branch: string | null } | null,
+  toolName: string,
+  args: Record<string, unknown>,
+): string {
   const where = `${context?.repo ? ` in ${context.repo}` : ''}${context?.branch ? ` on ${context.branch}` : ''}`;
   return `${agentName(kind)}${where} wants to ${actionOf(toolName, args)}.`;
 }

@@ -8,7 +8,11 @@ const byKey = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : 
 
 /** The definition of the canonical form: `JSON.stringify` with every object's keys sorted at every depth. */
 function sortedStringify(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(byKey)) : v));
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(byKey))
+      : v,
+  );
 }
 
 /** Deeper than this, {@link plainJson} leaves the value to `sortedStringify` (which names a cycle as JSON.stringify does). */
@@ -71,5 +75,7 @@ export function canonicalJson(value: unknown): string {
  * @example argsSha256('pay_invoice', { amount: 10 }) === argsSha256('pay_invoice', { amount: 10 })
  */
 export function argsSha256(toolName: string, toolArgs: Record<string, unknown>): string {
-  return createHash('sha256').update(canonicalJson({ tool_name: toolName, tool_args: toolArgs })).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson({ tool_name: toolName, tool_args: toolArgs }))
+    .digest('hex');
 }

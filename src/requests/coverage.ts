@@ -149,7 +149,13 @@ export function askedDigest(r: AskedFields): string {
 
 /** The `created` event of a new row, its detail carrying {@link askedDigest} (both stores write it this way). */
 export function createdEvent(request: ConfirmationRequest, detail: Record<string, unknown> | undefined): NewEvent {
-  return { type: 'created', actor: request.userId, channel: null, detail: { ...detail, asked: askedDigest(request) }, at: request.createdAt };
+  return {
+    type: 'created',
+    actor: request.userId,
+    channel: null,
+    detail: { ...detail, asked: askedDigest(request) },
+    at: request.createdAt,
+  };
 }
 
 /** An escalation's event, its detail carrying the digest of the row as the escalation leaves it (new approvers). */
@@ -187,7 +193,10 @@ const time = (d: Date | null): number | null => (d ? d.getTime() : null);
  * The decided columns of a final row that differ from its settling event, as `[column, row value, event value]`, or
  * null when they all agree. `status`, `responded_by` and `approved_args` are compared by `requestMismatch` already.
  */
-export function decidedMismatch(r: ConfirmationRequest, settling: ConfirmationEvent): [column: string, row: unknown, event: unknown] | null {
+export function decidedMismatch(
+  r: ConfirmationRequest,
+  settling: ConfirmationEvent,
+): [column: string, row: unknown, event: unknown] | null {
   const d = settling.detail;
   const vote = settling.type === 'approved' || settling.type === 'denied';
   const expected: [string, unknown, unknown][] = [
@@ -202,5 +211,7 @@ export function decidedMismatch(r: ConfirmationRequest, settling: ConfirmationEv
   const found = expected.find(([, row, event]) => row !== event);
   if (!found) return null;
   const [column, row, event] = found;
-  return column === 'responded_at' ? [column, r.respondedAt?.toISOString() ?? null, settling.at.toISOString()] : [column, row, event];
+  return column === 'responded_at'
+    ? [column, r.respondedAt?.toISOString() ?? null, settling.at.toISOString()]
+    : [column, row, event];
 }

@@ -37,14 +37,20 @@ export function decodeCursor(cursor: string): CursorPosition {
  * A page from up to `limit + 1` rows read newest first: the extra row only says there is more, and the cursor points
  * after the last row shown. Every dialect pages the same way, so cursors mean the same on SQLite and PostgreSQL.
  */
-export function pageOf<T extends { createdAt: Date; id: string }>(rows: readonly T[], limit: number): { items: T[]; nextCursor: string | null } {
+export function pageOf<T extends { createdAt: Date; id: string }>(
+  rows: readonly T[],
+  limit: number,
+): { items: T[]; nextCursor: string | null } {
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
 }
 
 /** Every row of a paged query, 500 at a time: how stores implement `scan` on top of their `list`. */
-export async function* allPages<T, Q extends object>(list: (query: Q & { limit: number; cursor?: string }) => Promise<{ items: T[]; nextCursor: string | null }>, query: Q): AsyncIterable<T> {
+export async function* allPages<T, Q extends object>(
+  list: (query: Q & { limit: number; cursor?: string }) => Promise<{ items: T[]; nextCursor: string | null }>,
+  query: Q,
+): AsyncIterable<T> {
   let cursor: string | undefined;
   do {
     const page = await list({ ...query, limit: 500, cursor });
@@ -60,7 +66,10 @@ export async function* allPages<T, Q extends object>(list: (query: Q & { limit: 
  * can cut a page — after a year of history, hundreds of thousands of rows for one page of 50.
  * @param votedOn one page of the requests a person voted on without settling them (`confirmation_voters`)
  */
-export async function pageForEachPerson<T extends { createdAt: Date; id: string }, Q extends { respondedByPeople?: readonly string[]; includeVotes?: boolean; limit?: number }>(
+export async function pageForEachPerson<
+  T extends { createdAt: Date; id: string },
+  Q extends { respondedByPeople?: readonly string[]; includeVotes?: boolean; limit?: number },
+>(
   list: (query: Q) => Promise<{ items: T[]; nextCursor: string | null }>,
   query: Q,
   limit: number,

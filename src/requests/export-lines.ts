@@ -7,7 +7,14 @@
  * from {@link ExportRow}s with {@link lineOf}. All write the same bytes
  * (the store contract's `exportPages` test, `test/contracts/store-queries.contract.ts`).
  */
-import { EXPORT_FIELDS, EXPORT_JSON_FIELDS, exportRowOf, receiptsById, type ExportField, type ExportRow } from './export-rows.js';
+import {
+  EXPORT_FIELDS,
+  EXPORT_JSON_FIELDS,
+  exportRowOf,
+  receiptsById,
+  type ExportField,
+  type ExportRow,
+} from './export-rows.js';
 import type { ConfirmationEvent, ConfirmationRequest } from './types.js';
 
 /** The formats an export writes. */
@@ -43,14 +50,47 @@ export function executionOf(events: readonly ConfirmationEvent[]): ExecutionView
   };
 }
 
-const EXECUTION_KEYS = ['outcome', 'at', 'by', 'args_sha256', 'args_match', 'allowed', 'detail'] as const satisfies readonly (keyof ExecutionView)[];
+const EXECUTION_KEYS = [
+  'outcome',
+  'at',
+  'by',
+  'args_sha256',
+  'args_match',
+  'allowed',
+  'detail',
+] as const satisfies readonly (keyof ExecutionView)[];
 
 /** The request fields a CSV line shows before its execution cells, and after them. */
 export const CSV_HEAD_FIELDS: readonly ExportField[] = ['id', 'status', 'tool_name', 'tool_args', 'approved_args'];
 export const CSV_TAIL_FIELDS: readonly ExportField[] = [
-  'prompt', 'options', 'agent_id', 'user_id', 'session_id', 'tool_call_id', 'agent_kind', 'context', 'metadata', 'channels', 'approvers', 'required_approvals',
-  'on_timeout', 'idempotency_key', 'args_sha256', 'filed_by', 'filed_by_person', 'created_at', 'expires_at', 'updated_at', 'responded_at',
-  'responded_by', 'responded_by_person', 'on_behalf_of', 'responded_via', 'decision_option', 'reason', 'allowed',
+  'prompt',
+  'options',
+  'agent_id',
+  'user_id',
+  'session_id',
+  'tool_call_id',
+  'agent_kind',
+  'context',
+  'metadata',
+  'channels',
+  'approvers',
+  'required_approvals',
+  'on_timeout',
+  'idempotency_key',
+  'args_sha256',
+  'filed_by',
+  'filed_by_person',
+  'created_at',
+  'expires_at',
+  'updated_at',
+  'responded_at',
+  'responded_by',
+  'responded_by_person',
+  'on_behalf_of',
+  'responded_via',
+  'decision_option',
+  'reason',
+  'allowed',
 ];
 
 /** The CSV header line. */
@@ -113,7 +153,10 @@ export function lineOf(row: ExportRow, format: ExportFormat): ExportLine {
     const value = row[i];
     // As JSON.stringify leaves out an undefined property (a request built in memory may lack an optional field).
     if (value === undefined) continue;
-    parts.push(NDJSON_KEYS[i]!, NDJSON_IS_JSON[i] ? (value === null ? 'null' : (value as string)) : JSON.stringify(value));
+    parts.push(
+      NDJSON_KEYS[i]!,
+      NDJSON_IS_JSON[i] ? (value === null ? 'null' : (value as string)) : JSON.stringify(value),
+    );
   }
   parts.push(NDJSON_HEAD_END);
   return [id, parts.join(''), NDJSON_TAIL];

@@ -12,17 +12,54 @@ import type { ConfirmationEvent, ConfirmationRequest } from './types.js';
  * `verdict_token` follows them, always null: exports sign nothing (see `stores/verdict-tokens.ts`).
  */
 export const EXPORT_FIELDS = [
-  'id', 'status', 'tool_name', 'tool_args', 'approved_args', 'prompt', 'options', 'agent_id', 'user_id', 'session_id',
-  'tool_call_id', 'agent_kind', 'context', 'metadata', 'channels', 'approvers', 'required_approvals', 'on_timeout', 'idempotency_key',
-  'args_sha256', 'filed_by', 'filed_by_person', 'created_at', 'expires_at', 'updated_at', 'responded_at',
-  'responded_by', 'responded_via', 'responded_by_person', 'on_behalf_of', 'decision_option', 'reason', 'allowed',
+  'id',
+  'status',
+  'tool_name',
+  'tool_args',
+  'approved_args',
+  'prompt',
+  'options',
+  'agent_id',
+  'user_id',
+  'session_id',
+  'tool_call_id',
+  'agent_kind',
+  'context',
+  'metadata',
+  'channels',
+  'approvers',
+  'required_approvals',
+  'on_timeout',
+  'idempotency_key',
+  'args_sha256',
+  'filed_by',
+  'filed_by_person',
+  'created_at',
+  'expires_at',
+  'updated_at',
+  'responded_at',
+  'responded_by',
+  'responded_via',
+  'responded_by_person',
+  'on_behalf_of',
+  'decision_option',
+  'reason',
+  'allowed',
 ] as const satisfies readonly (keyof ApiRequest)[];
 
 /** One of {@link EXPORT_FIELDS}. */
 export type ExportField = (typeof EXPORT_FIELDS)[number];
 
 /** The fields an {@link ExportRow} holds as JSON text (objects and arrays in the API). */
-export const EXPORT_JSON_FIELDS: ReadonlySet<ExportField> = new Set(['tool_args', 'approved_args', 'options', 'context', 'metadata', 'channels', 'approvers']);
+export const EXPORT_JSON_FIELDS: ReadonlySet<ExportField> = new Set([
+  'tool_args',
+  'approved_args',
+  'options',
+  'context',
+  'metadata',
+  'channels',
+  'approvers',
+]);
 
 /** Where `allowed` sits in an {@link ExportRow}. */
 export const EXPORT_ALLOWED = EXPORT_FIELDS.indexOf('allowed');
@@ -37,12 +74,39 @@ export type ExportRow = (string | number | boolean | null)[];
 /** A request as an {@link ExportRow}: for stores that read whole requests (PostgreSQL), and what the SQLite rows must equal. */
 export function exportRowOf(r: ConfirmationRequest): ExportRow {
   return [
-    r.id, r.status, r.toolName, JSON.stringify(r.toolArgs), r.approvedArgs === null ? null : JSON.stringify(r.approvedArgs), r.prompt,
-    JSON.stringify(r.options), r.agentId, r.userId, r.sessionId, r.toolCallId, r.agentKind,
-    r.context === null ? null : JSON.stringify(r.context), JSON.stringify(r.metadata), JSON.stringify(r.channels),
-    JSON.stringify(r.approvers), r.requiredApprovals, r.onTimeout, r.idempotencyKey, r.argsSha256, r.filedBy, r.filedByPerson,
-    r.createdAt.toISOString(), r.expiresAt.toISOString(), r.updatedAt.toISOString(), r.respondedAt?.toISOString() ?? null,
-    r.respondedBy, r.respondedVia, r.respondedByPerson, r.onBehalfOf, r.decisionOption, r.reason, r.allowed,
+    r.id,
+    r.status,
+    r.toolName,
+    JSON.stringify(r.toolArgs),
+    r.approvedArgs === null ? null : JSON.stringify(r.approvedArgs),
+    r.prompt,
+    JSON.stringify(r.options),
+    r.agentId,
+    r.userId,
+    r.sessionId,
+    r.toolCallId,
+    r.agentKind,
+    r.context === null ? null : JSON.stringify(r.context),
+    JSON.stringify(r.metadata),
+    JSON.stringify(r.channels),
+    JSON.stringify(r.approvers),
+    r.requiredApprovals,
+    r.onTimeout,
+    r.idempotencyKey,
+    r.argsSha256,
+    r.filedBy,
+    r.filedByPerson,
+    r.createdAt.toISOString(),
+    r.expiresAt.toISOString(),
+    r.updatedAt.toISOString(),
+    r.respondedAt?.toISOString() ?? null,
+    r.respondedBy,
+    r.respondedVia,
+    r.respondedByPerson,
+    r.onBehalfOf,
+    r.decisionOption,
+    r.reason,
+    r.allowed,
   ];
 }
 

@@ -105,7 +105,9 @@ export function newConfirmationRequest(
  */
 export function sameArgsOrConflict(existing: ConfirmationRequest, hash: string): ConfirmationRequest {
   if (existing.argsSha256 !== hash) {
-    throw new ConflictError(`idempotency_key "${existing.idempotencyKey}" was used for request ${existing.id} with other tool_name/tool_args`);
+    throw new ConflictError(
+      `idempotency_key "${existing.idempotencyKey}" was used for request ${existing.id} with other tool_name/tool_args`,
+    );
   }
   return existing;
 }

@@ -29,12 +29,28 @@ export interface ExecutionReceipt {
  * ones (the approver's edit when there was one); `allowed` is the request's, so a tool that ran without an approval
  * stands out.
  */
-export function receiptEvent(request: ConfirmationRequest, receipt: ExecutionReceipt, at: Date): NewEvent & { detail: Record<string, unknown> } {
+export function receiptEvent(
+  request: ConfirmationRequest,
+  receipt: ExecutionReceipt,
+  at: Date,
+): NewEvent & { detail: Record<string, unknown> } {
   const approvedSha = request.approvedArgs ? argsSha256(request.toolName, request.approvedArgs) : request.argsSha256;
   const detail: Record<string, unknown> = {
     ...(receipt.detail !== undefined ? { detail: receipt.detail } : {}),
     allowed: request.allowed,
-    ...(receipt.argsSha256 !== undefined ? { args_sha256: receipt.argsSha256, approved_args_sha256: approvedSha, args_match: receipt.argsSha256 === approvedSha } : {}),
+    ...(receipt.argsSha256 !== undefined
+      ? {
+          args_sha256: receipt.argsSha256,
+          approved_args_sha256: approvedSha,
+          args_match: receipt.argsSha256 === approvedSha,
+        }
+      : {}),
   };
-  return { type: receipt.outcome === 'succeeded' ? 'executed' : 'execution_failed', actor: receipt.actor, channel: 'api', detail, at };
+  return {
+    type: receipt.outcome === 'succeeded' ? 'executed' : 'execution_failed',
+    actor: receipt.actor,
+    channel: 'api',
+    detail,
+    at,
+  };
 }

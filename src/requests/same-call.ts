@@ -29,12 +29,18 @@ function inWorkspace(row: SameCallCandidate, query: SameCallQuery): boolean {
 }
 
 /** The first of `candidates` (newest first) that is `query`'s call, or undefined. */
-export function firstSameCall<T extends SameCallCandidate>(candidates: Iterable<T>, query: SameCallQuery): T | undefined {
+export function firstSameCall<T extends SameCallCandidate>(
+  candidates: Iterable<T>,
+  query: SameCallQuery,
+): T | undefined {
   for (const row of candidates) {
     if (!inWorkspace(row, query)) continue;
     if (row.argsSha256 === query.argsSha256) return row;
     if (!query.alsoApprovedArgs || row.approvedArgs === null) continue;
-    const approved = typeof row.approvedArgs === 'string' ? (JSON.parse(row.approvedArgs) as Record<string, unknown>) : row.approvedArgs;
+    const approved =
+      typeof row.approvedArgs === 'string'
+        ? (JSON.parse(row.approvedArgs) as Record<string, unknown>)
+        : row.approvedArgs;
     if (argsSha256(query.toolName, approved) === query.argsSha256) return row;
   }
   return undefined;

@@ -246,7 +246,11 @@ export interface ConfirmationStore {
    * planned ones only (a gateway with 100,000 pending rows and no follow-ups read every row's events: 1.1 s of CPU and
    * 90 MB of resident memory). SQLite reads it on its history connection, so the walk stays out of the page cache.
    */
-  pendingPlans(limit: number, afterExpiresAt?: Date, afterId?: string): Promise<{ id: string; expiresAt: Date; planned: boolean }[]>;
+  pendingPlans(
+    limit: number,
+    afterExpiresAt?: Date,
+    afterId?: string,
+  ): Promise<{ id: string; expiresAt: Date; planned: boolean }[]>;
   countByStatus(): Promise<Record<RequestStatus, number>>;
   messages(requestId: string): Promise<ChannelMessage[]>;
   /** Cards of pending requests that were never sent (for reconciliation). */
@@ -264,7 +268,12 @@ export interface ConfirmationStore {
    * `escalated` event, in one transaction. Null when the request is not pending or the step was recorded already, so
    * a duplicate escalation job changes nothing.
    */
-  escalate(id: string, step: number, routing: { approvers: string[]; channels: ChannelTarget[] }, event: NewEvent): Promise<ConfirmationRequest | null>;
+  escalate(
+    id: string,
+    step: number,
+    routing: { approvers: string[]; channels: ChannelTarget[] },
+    event: NewEvent,
+  ): Promise<ConfirmationRequest | null>;
   /** Adds a card row when a request gains a card after creation; no-op when it exists. */
   ensureMessage(requestId: string, channel: string, target: string, at: Date): Promise<void>;
   /** Whether the database answers (for `/readyz`). */

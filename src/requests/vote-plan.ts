@@ -48,7 +48,11 @@ export function needsPriorApprovers(current: Pick<ConfirmationRequest, 'required
  * The plan for `vote` on `current` (pending), given the approvals recorded already.
  * @example planVote(row, [{ actor: 'slack:U1', person: 'alice' }], { decision: 'approve', actor: 'slack:U2', person: 'bob', … }) // final when 2 are required
  */
-export function planVote(current: Pick<ConfirmationRequest, 'requiredApprovals'>, priorApprovals: readonly PriorApproval[], vote: Vote): VotePlan {
+export function planVote(
+  current: Pick<ConfirmationRequest, 'requiredApprovals'>,
+  priorApprovals: readonly PriorApproval[],
+  vote: Vote,
+): VotePlan {
   const person = vote.person ?? vote.actor;
   const detail: Record<string, unknown> = {
     option: vote.option,
@@ -68,13 +72,20 @@ export function planVote(current: Pick<ConfirmationRequest, 'requiredApprovals'>
     at: vote.at,
   };
   if (vote.decision === 'deny') {
-    return { kind: 'final', status: 'denied', event: { type: 'denied', actor: vote.actor, channel: vote.via, detail, at: vote.at }, fields };
+    return {
+      kind: 'final',
+      status: 'denied',
+      event: { type: 'denied', actor: vote.actor, channel: vote.via, detail, at: vote.at },
+      fields,
+    };
   }
   const prior = priorApprovals.find((a) => a.person === person);
   if (prior) return { kind: 'duplicate', priorActor: prior.actor };
   // Approvals of people who are no longer approvers do not count; the event names them and why (issue 49).
   const reasons = new Map((vote.discounted ?? []).map((d) => [d.person, d.reason]));
-  const discounted = priorApprovals.filter((a) => reasons.has(a.person)).map((a) => ({ person: a.person, actor: a.actor, reason: reasons.get(a.person)! }));
+  const discounted = priorApprovals
+    .filter((a) => reasons.has(a.person))
+    .map((a) => ({ person: a.person, actor: a.actor, reason: reasons.get(a.person)! }));
   const approvals = priorApprovals.length - discounted.length + 1;
   Object.assign(
     detail,

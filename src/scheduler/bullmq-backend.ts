@@ -38,7 +38,17 @@ export interface BullMQBackend {
  */
 export function bullmqBackend(url: string, options: BullMQBackendOptions): BullMQBackend {
   const prefix = options.prefix || 'tollgate';
-  const scheduler = new BullMQScheduler({ connection: url, prefix, sweepEveryMs: options.sweepEveryMs, clock: options.clock, logger: options.logger.child({ component: 'scheduler' }) });
-  const feed = new RedisChangeFeed({ connection: url, prefix, logger: options.logger.child({ component: 'change-feed' }) });
+  const scheduler = new BullMQScheduler({
+    connection: url,
+    prefix,
+    sweepEveryMs: options.sweepEveryMs,
+    clock: options.clock,
+    logger: options.logger.child({ component: 'scheduler' }),
+  });
+  const feed = new RedisChangeFeed({
+    connection: url,
+    prefix,
+    logger: options.logger.child({ component: 'change-feed' }),
+  });
   return { scheduler, feed, readiness: {}, close: async () => undefined };
 }

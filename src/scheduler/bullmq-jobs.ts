@@ -7,7 +7,13 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Clock } from '../utils/clock.js';
-import { JobFailedPermanentlyError, JobNotNeededError, retryDelay, type JobAttempt, type SchedulerJobs } from './types.js';
+import {
+  JobFailedPermanentlyError,
+  JobNotNeededError,
+  retryDelay,
+  type JobAttempt,
+  type SchedulerJobs,
+} from './types.js';
 import { describeError } from '../api/errors.js';
 
 /**

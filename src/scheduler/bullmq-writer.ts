@@ -43,7 +43,11 @@ export class BullMQWriter {
       if (WAITING_STATES.has(state)) return;
       if (state === 'active') {
         if (data.kind !== 'update') return;
-        await queue.add(data.kind, data, { ...this.options(data), jobId: `${id}-${this.clock.now()}`, delay: this.settings.backoffMs });
+        await queue.add(data.kind, data, {
+          ...this.options(data),
+          jobId: `${id}-${this.clock.now()}`,
+          delay: this.settings.backoffMs,
+        });
         return;
       }
       await this.tryRemove(queue, id); // finished and kept (failed jobs are kept a while): make room for a new run

@@ -15,10 +15,24 @@ import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { systemClock, type Clock } from '../utils/clock.js';
-import { QUEUE_NAMES, DUE_SCAN_SCHEDULER_ID, SWEEP_SCHEDULER_ID, backoffStrategy, createProcessor, type QueueRole, type TollgateJobData } from './bullmq-jobs.js';
+import {
+  QUEUE_NAMES,
+  DUE_SCAN_SCHEDULER_ID,
+  SWEEP_SCHEDULER_ID,
+  backoffStrategy,
+  createProcessor,
+  type QueueRole,
+  type TollgateJobData,
+} from './bullmq-jobs.js';
 import { BullMQWriter } from './bullmq-writer.js';
 import { OperationBuffer, type BufferedOperation } from './operation-buffer.js';
-import { closeRedis, createFailFastRedis, createWorkerRedis, withTimeout, type RedisConnectionOptions } from './redis-connections.js';
+import {
+  closeRedis,
+  createFailFastRedis,
+  createWorkerRedis,
+  withTimeout,
+  type RedisConnectionOptions,
+} from './redis-connections.js';
 import { schedulerDefaults, type Scheduler, type SchedulerJobs, type SchedulerOptions } from './types.js';
 import { LocalExpiries } from './local-expiries.js';
 import { describeError } from '../api/errors.js';
@@ -120,8 +134,19 @@ export class BullMQScheduler implements Scheduler {
       q.on('error', (error: Error) => this.noteError(error));
       return q;
     };
-    this.queues = { expiry: queue('expiry'), cards: queue('cards'), callbacks: queue('callbacks'), sweep: queue('sweep') };
-    this.writer = new BullMQWriter(this.queues, this.settings, this.clock, (id) => this.runningExpiries.has(id), this.backstopMs);
+    this.queues = {
+      expiry: queue('expiry'),
+      cards: queue('cards'),
+      callbacks: queue('callbacks'),
+      sweep: queue('sweep'),
+    };
+    this.writer = new BullMQWriter(
+      this.queues,
+      this.settings,
+      this.clock,
+      (id) => this.runningExpiries.has(id),
+      this.backstopMs,
+    );
     this.local = new LocalExpiries({
       clock: this.clock,
       logger: this.logger,
@@ -134,7 +159,12 @@ export class BullMQScheduler implements Scheduler {
   async start(jobs: SchedulerJobs): Promise<void> {
     this.jobs = jobs;
     this.stopped = false;
-    const handle = createProcessor({ jobs: () => this.jobs, clock: this.clock, logger: this.logger, trackExpiry: (id, active) => this.trackExpiry(id, active) });
+    const handle = createProcessor({
+      jobs: () => this.jobs,
+      clock: this.clock,
+      logger: this.logger,
+      trackExpiry: (id, active) => this.trackExpiry(id, active),
+    });
     const processor: typeof handle = (job, token) => {
       const running = handle(job, token);
       const settled = running.then(
@@ -201,7 +231,10 @@ export class BullMQScheduler implements Scheduler {
     if (this.stopped) return { ready: false, detail: 'scheduler stopped' };
     const buffered = this.buffer.size ? `; ${this.buffer.size} job operations buffered` : '';
     if (this.commands.status !== 'ready') {
-      return { ready: false, detail: `redis ${this.commands.status}${this.lastError ? ` (${this.lastError})` : ''}${buffered}` };
+      return {
+        ready: false,
+        detail: `redis ${this.commands.status}${this.lastError ? ` (${this.lastError})` : ''}${buffered}`,
+      };
     }
     try {
       await withTimeout(this.commands.ping(), this.commandTimeoutMs, 'redis ping');
@@ -218,7 +251,12 @@ export class BullMQScheduler implements Scheduler {
     this.buffer.stopRetrying();
     // With Redis away, BullMQ's graceful close waits for a connection that never comes: wait for the handlers
     // running here ourselves, then force-close.
-    const reachable = this.commands.status === 'ready' && (await withTimeout(this.commands.ping(), 1000, 'redis ping').then(() => true, () => false));
+    const reachable =
+      this.commands.status === 'ready' &&
+      (await withTimeout(this.commands.ping(), 1000, 'redis ping').then(
+        () => true,
+        () => false,
+      ));
     if (!reachable) {
       this.commands.disconnect();
       this.workerConnection.disconnect();
@@ -235,8 +273,14 @@ export class BullMQScheduler implements Scheduler {
     );
     this.workers.length = 0;
     await this.buffer.idle();
-    if (this.buffer.size) this.logger.warn({ dropped: this.buffer.size }, 'scheduler stopped with buffered job operations; reconciliation at next start repairs them');
-    await Promise.all(Object.values(this.queues).map((q) => withTimeout(q.close(), 2000, 'queue close').catch(() => undefined)));
+    if (this.buffer.size)
+      this.logger.warn(
+        { dropped: this.buffer.size },
+        'scheduler stopped with buffered job operations; reconciliation at next start repairs them',
+      );
+    await Promise.all(
+      Object.values(this.queues).map((q) => withTimeout(q.close(), 2000, 'queue close').catch(() => undefined)),
+    );
     await Promise.all([closeRedis(this.commands), closeRedis(this.workerConnection)]);
   }
 
@@ -260,16 +304,28 @@ export class BullMQScheduler implements Scheduler {
     if (!this.jobs || this.stopped) return;
     try {
       if (this.backstopMs > 0) {
-        await this.queues.expiry.upsertJobScheduler(DUE_SCAN_SCHEDULER_ID, { every: this.backstopMs }, { name: 'due-scan', data: { kind: 'due-scan' }, opts: { removeOnComplete: true, removeOnFail: true } });
+        await this.queues.expiry.upsertJobScheduler(
+          DUE_SCAN_SCHEDULER_ID,
+          { every: this.backstopMs },
+          { name: 'due-scan', data: { kind: 'due-scan' }, opts: { removeOnComplete: true, removeOnFail: true } },
+        );
       }
       if (this.settings.sweepEveryMs > 0) {
-        await this.queues.sweep.upsertJobScheduler(SWEEP_SCHEDULER_ID, { every: this.settings.sweepEveryMs }, { name: 'sweep', data: { kind: 'sweep' }, opts: { removeOnComplete: true, removeOnFail: true } });
+        await this.queues.sweep.upsertJobScheduler(
+          SWEEP_SCHEDULER_ID,
+          { every: this.settings.sweepEveryMs },
+          { name: 'sweep', data: { kind: 'sweep' }, opts: { removeOnComplete: true, removeOnFail: true } },
+        );
       }
       if (this.outage || this.buffer.dropped > this.droppedAtLastCatchUp) {
         this.outage = false;
         this.droppedAtLastCatchUp = this.buffer.dropped;
         this.logger.info('Redis is back; scheduling a catch-up reconciliation');
-        await this.queues.sweep.add('catch-up', { kind: 'catch-up' }, { jobId: 'catch-up', removeOnComplete: true, removeOnFail: true });
+        await this.queues.sweep.add(
+          'catch-up',
+          { kind: 'catch-up' },
+          { jobId: 'catch-up', removeOnComplete: true, removeOnFail: true },
+        );
       }
     } catch (error) {
       this.noteError(error);
@@ -287,7 +343,11 @@ export class BullMQScheduler implements Scheduler {
       }
     });
     if (this.commands.status === 'ready') await this.online();
-    else this.logger.warn({ redis: this.commands.status, err: this.lastError }, 'Redis is not reachable; the gateway runs on and buffers jobs until it is');
+    else
+      this.logger.warn(
+        { redis: this.commands.status, err: this.lastError },
+        'Redis is not reachable; the gateway runs on and buffers jobs until it is',
+      );
   }
 
   private trackExpiry(requestId: string, active: boolean) {

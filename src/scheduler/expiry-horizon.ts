@@ -61,7 +61,12 @@ export class ExpiryHorizon {
    * order, and a row filed now expires after it). False: arm it now (a follow-up's wake-up is not in expiry order).
    */
   defers(wake: Date, expiresAt: Date): boolean {
-    if (this.stopped || wake.getTime() < expiresAt.getTime() || expiresAt.getTime() <= this.deps.clock.now() + HORIZON_MS) return false;
+    if (
+      this.stopped ||
+      wake.getTime() < expiresAt.getTime() ||
+      expiresAt.getTime() <= this.deps.clock.now() + HORIZON_MS
+    )
+      return false;
     this.armNextPass();
     return true;
   }
@@ -98,12 +103,14 @@ export class ExpiryHorizon {
   /** Reads every row beyond the horizon once and arms those whose follow-up wakes them before their expiry. */
   private async armFollowUpsBeyond(wakes: NonNullable<ExpiryHorizonDeps['wakes']>): Promise<number> {
     let armed = 0;
-    for (let after = this.after; !this.stopped; ) {
+    for (let after = this.after; !this.stopped;) {
       const page = await this.deps.store.pendingPlans(PAGE, after?.expiresAt, after?.id);
       // Only rows filed with a follow-up plan can wake before their expiry: the others' events are not read at all.
       const rows = page.filter((row) => row.planned);
       const times = rows.length ? await wakes(rows) : [];
-      const early = rows.flatMap((row, i) => (times[i]!.getTime() < row.expiresAt.getTime() ? [{ row, wake: times[i]! }] : []));
+      const early = rows.flatMap((row, i) =>
+        times[i]!.getTime() < row.expiresAt.getTime() ? [{ row, wake: times[i]! }] : [],
+      );
       await Promise.all(early.map(({ row, wake }) => this.deps.scheduler.scheduleExpiry(row.id, wake, row.expiresAt)));
       armed += early.length;
       if (page.length < PAGE) break;
@@ -125,7 +132,10 @@ export class ExpiryHorizon {
       this.timer = null;
       if (this.stopped || this.passing) return;
       this.pass().catch((error: unknown) => {
-        this.deps.logger.error({ err: error }, 'arming the expiries coming within the horizon failed; trying again at the next pass');
+        this.deps.logger.error(
+          { err: error },
+          'arming the expiries coming within the horizon failed; trying again at the next pass',
+        );
         this.armNextPass();
       });
     }, PASS_EVERY_MS);

@@ -69,11 +69,15 @@ export class InProcessScheduler implements Scheduler {
   }
 
   async enqueueDelivery(requestId: string, channel: string, target: string): Promise<void> {
-    this.enqueue(`deliver:${requestId}:${channel}:${target}`, (jobs, attempt) => jobs.deliver(requestId, channel, target, attempt));
+    this.enqueue(`deliver:${requestId}:${channel}:${target}`, (jobs, attempt) =>
+      jobs.deliver(requestId, channel, target, attempt),
+    );
   }
 
   async enqueueCardUpdate(requestId: string, channel: string, target: string): Promise<void> {
-    this.enqueue(`update:${requestId}:${channel}:${target}`, (jobs, attempt) => jobs.updateCard(requestId, channel, target, attempt));
+    this.enqueue(`update:${requestId}:${channel}:${target}`, (jobs, attempt) =>
+      jobs.updateCard(requestId, channel, target, attempt),
+    );
   }
 
   async enqueueCallback(requestId: string): Promise<void> {
@@ -100,7 +104,10 @@ export class InProcessScheduler implements Scheduler {
 
   private enqueue(key: string, job: (jobs: SchedulerJobs, attempt: JobAttempt) => Promise<void>) {
     if (this.queued.has(key) || this.stopped) return;
-    this.queued.set(key, this.clock.setTimeout(() => this.run(key, 1, job), 0));
+    this.queued.set(
+      key,
+      this.clock.setTimeout(() => this.run(key, 1, job), 0),
+    );
   }
 
   /** Runs one attempt; on failure re-arms with exponential backoff until the attempts are used up. */
@@ -118,11 +125,17 @@ export class InProcessScheduler implements Scheduler {
       .catch((error: unknown) => {
         if (error instanceof JobNotNeededError) return;
         const permanent = error instanceof JobFailedPermanentlyError;
-        this.logger.warn({ job: key, attempt, err: describeError(error) }, permanent || isLastAttempt ? 'job failed for good' : 'job failed; will retry');
+        this.logger.warn(
+          { job: key, attempt, err: describeError(error) },
+          permanent || isLastAttempt ? 'job failed for good' : 'job failed; will retry',
+        );
         // A fresh enqueue of the same job while this attempt ran supersedes the retry.
         if (permanent || isLastAttempt || this.stopped || this.queued.has(key)) return;
         const delay = retryDelay(attempt, this.settings.backoffMs, error);
-        this.queued.set(key, this.clock.setTimeout(() => this.run(key, attempt + 1, job), delay));
+        this.queued.set(
+          key,
+          this.clock.setTimeout(() => this.run(key, attempt + 1, job), delay),
+        );
       })
       .finally(() => this.running.delete(promise));
     this.running.add(promise);

@@ -82,7 +82,10 @@ export class LocalExpiries {
     const run = jobs.expire(requestId).then(done, (error: unknown) => {
       if (error instanceof JobNotNeededError) return done();
       const last = attempt >= this.options.attempts;
-      this.options.logger.warn({ job: `expire:${requestId}`, attempt, err: describeError(error) }, last ? 'expiry failed here; its Redis job retries it' : 'expiry failed; will retry');
+      this.options.logger.warn(
+        { job: `expire:${requestId}`, attempt, err: describeError(error) },
+        last ? 'expiry failed here; its Redis job retries it' : 'expiry failed; will retry',
+      );
       if (last || this.stopped || this.timers.has(requestId)) return;
       this.attempts.set(requestId, attempt);
       this.timers.set(requestId, this.options.clock.now() + retryDelay(attempt, this.options.backoffMs, error));

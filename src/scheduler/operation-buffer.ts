@@ -96,7 +96,11 @@ export class OperationBuffer {
       if (this.pending.size === 1 && !this.flushing) this.logger.warn('Redis unreachable; buffering job operations');
       return;
     }
-    if (this.dropped++ % 1000 === 0) this.logger.error({ dropped: this.dropped, max: this.max }, 'job operation buffer full; dropping (reconciliation repairs when Redis is back)');
+    if (this.dropped++ % 1000 === 0)
+      this.logger.error(
+        { dropped: this.dropped, max: this.max },
+        'job operation buffer full; dropping (reconciliation repairs when Redis is back)',
+      );
   }
 
   /**
@@ -116,14 +120,21 @@ export class OperationBuffer {
         } catch (error) {
           if (this.canRun() && !isConnectionError(error)) {
             this.failed++;
-            this.logger.error({ job: key, err: describeError(error) }, 'job operation failed; dropped (the sweep and reconciliation repair it)');
+            this.logger.error(
+              { job: key, err: describeError(error) },
+              'job operation failed; dropped (the sweep and reconciliation repair it)',
+            );
             continue;
           }
           if (!this.pending.has(key)) this.pending.set(key, op);
           break;
         }
       }
-      if (count > 1 || this.pending.size) this.logger.info({ written: count - this.pending.size, left: this.pending.size }, 'buffered job operations written to Redis');
+      if (count > 1 || this.pending.size)
+        this.logger.info(
+          { written: count - this.pending.size, left: this.pending.size },
+          'buffered job operations written to Redis',
+        );
     })().finally(() => (this.flushing = null));
     return this.flushing;
   }

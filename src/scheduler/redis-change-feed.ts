@@ -13,7 +13,13 @@ import { pino, type Logger } from 'pino';
 import type { ChangeFeed, RequestChange } from '../lifecycle/change-feed.js';
 import { GroupCommit } from '../utils/group-commit.js';
 import { REQUEST_STATUSES } from '../requests/types.js';
-import { closeRedis, createFailFastRedis, createRedis, withTimeout, type RedisConnectionOptions } from './redis-connections.js';
+import {
+  closeRedis,
+  createFailFastRedis,
+  createRedis,
+  withTimeout,
+  type RedisConnectionOptions,
+} from './redis-connections.js';
 import { describeError } from '../api/errors.js';
 
 /** Options of {@link RedisChangeFeed}. */
@@ -71,7 +77,10 @@ export class RedisChangeFeed implements ChangeFeed {
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.publisher = createFailFastRedis(options.connection, 2000, `${options.prefix ?? 'tollgate'}:feed-pub`);
     // The subscriber keeps its offline queue so SUBSCRIBE waits for Redis; ioredis re-subscribes after every reconnect.
-    this.subscriber = createRedis(options.connection, { maxRetriesPerRequest: null, connectionName: `${options.prefix ?? 'tollgate'}:feed-sub` });
+    this.subscriber = createRedis(options.connection, {
+      maxRetriesPerRequest: null,
+      connectionName: `${options.prefix ?? 'tollgate'}:feed-sub`,
+    });
     for (const client of [this.publisher, this.subscriber]) client.on('error', (error: Error) => this.noteError(error));
     this.subscriber.on('message', (channel: string, message: string) => {
       if (channel === this.channel) this.receive(message);
@@ -102,7 +111,10 @@ export class RedisChangeFeed implements ChangeFeed {
     if (this.closed) return { ready: false, detail: 'change feed closed' };
     const down = [this.publisher, this.subscriber].filter((c) => c.status !== 'ready');
     if (!down.length) return { ready: true };
-    return { ready: false, detail: `change feed redis ${down[0]!.status}${this.lastError ? ` (${this.lastError})` : ''}` };
+    return {
+      ready: false,
+      detail: `change feed redis ${down[0]!.status}${this.lastError ? ` (${this.lastError})` : ''}`,
+    };
   }
 
   async close(): Promise<void> {
@@ -133,11 +145,20 @@ export class RedisChangeFeed implements ChangeFeed {
     if (envelope.origin === this.origin) return; // our own echo: local subscribers already heard it
     const changes: unknown[] = Array.isArray(envelope.changes) ? envelope.changes : [envelope.change];
     for (const change of changes as (Partial<RequestChange> | undefined)[]) {
-      if (!change || typeof change.requestId !== 'string' || !REQUEST_STATUSES.includes(change.status as RequestChange['status']) || (change.kind !== 'created' && change.kind !== 'changed')) {
+      if (
+        !change ||
+        typeof change.requestId !== 'string' ||
+        !REQUEST_STATUSES.includes(change.status as RequestChange['status']) ||
+        (change.kind !== 'created' && change.kind !== 'changed')
+      ) {
         this.logger.warn('change feed: ignoring a malformed change');
         continue;
       }
-      this.local.emit('change', { requestId: change.requestId, status: change.status, kind: change.kind } as RequestChange);
+      this.local.emit('change', {
+        requestId: change.requestId,
+        status: change.status,
+        kind: change.kind,
+      } as RequestChange);
     }
   }
 

@@ -28,7 +28,13 @@ export function createRedis(connection: RedisConnectionOptions, overrides: Redis
  * profile on BullMQ.
  */
 export function createFailFastRedis(connection: RedisConnectionOptions, commandTimeoutMs: number, name: string): Redis {
-  return createRedis(connection, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: commandTimeoutMs, connectionName: name, enableAutoPipelining: true });
+  return createRedis(connection, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: commandTimeoutMs,
+    connectionName: name,
+    enableAutoPipelining: true,
+  });
 }
 
 /** A client for BullMQ workers (BullMQ requires `maxRetriesPerRequest: null` for blocking connections). */
@@ -67,5 +73,7 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number, what: stri
 /** Whether an error means "Redis is not reachable right now" (worth keeping the operation for later). */
 export function isConnectionError(error: unknown): boolean {
   const message = describeError(error);
-  return /stream isn't writeable|connection is closed|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|EHOSTUNREACH|timed out|max ?retries|socket/i.test(message);
+  return /stream isn't writeable|connection is closed|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|EHOSTUNREACH|timed out|max ?retries|socket/i.test(
+    message,
+  );
 }

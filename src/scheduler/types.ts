@@ -109,7 +109,11 @@ export class RetryLaterError extends Error {
 
 /** Resolved defaults of {@link SchedulerOptions}. */
 export function schedulerDefaults(options: SchedulerOptions = {}): Required<SchedulerOptions> {
-  return { attempts: options.attempts ?? 5, backoffMs: options.backoffMs ?? 1000, sweepEveryMs: options.sweepEveryMs ?? 60_000 };
+  return {
+    attempts: options.attempts ?? 5,
+    backoffMs: options.backoffMs ?? 1000,
+    sweepEveryMs: options.sweepEveryMs ?? 60_000,
+  };
 }
 
 /** The delay before retry number `attempt + 1`: exponential from `backoffMs`, at least `retryAfterMs` when asked. */

@@ -3,5 +3,27 @@
  * Signed verdicts: the Ed25519 key (`keys`), the verdict token and anchor signatures (`verdict`). The store wrapper
  * that signs final rows as the gateway reads them is `stores/verdict-tokens`. Checking a token is `tollgate/verify`.
  */
-export { SigningKeyError, loadSigningKeys, readSigningSettings, signingKeys, keyFromSetting, keyFromSeed, retiredKeys, publishedJwk, type SigningKey, type SigningKeys, type SigningSettings } from './keys.js';
-export { VerdictSigner, verdictClaims, hasVerdict, verdictTtlFromEnv, DEFAULT_VERDICT_TTL_S, VERDICT_TYPE, ANCHOR_TYPE, type VerdictClaims, type VerdictSignerOptions } from './verdict.js';
+export {
+  SigningKeyError,
+  loadSigningKeys,
+  readSigningSettings,
+  signingKeys,
+  keyFromSetting,
+  keyFromSeed,
+  retiredKeys,
+  publishedJwk,
+  type SigningKey,
+  type SigningKeys,
+  type SigningSettings,
+} from './keys.js';
+export {
+  VerdictSigner,
+  verdictClaims,
+  hasVerdict,
+  verdictTtlFromEnv,
+  DEFAULT_VERDICT_TTL_S,
+  VERDICT_TYPE,
+  ANCHOR_TYPE,
+  type VerdictClaims,
+  type VerdictSignerOptions,
+} from './verdict.js';

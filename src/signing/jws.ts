@@ -9,7 +9,11 @@ import { sign, type KeyObject } from 'node:crypto';
 const base64url = (text: string): string => Buffer.from(text).toString('base64url');
 
 /** `base64url(header).base64url(payload).signature`, the JSON of both exactly as given (key order kept). */
-export function signCompactJws(header: { alg: 'EdDSA'; kid: string; typ: string }, payload: object, privateKey: KeyObject): string {
+export function signCompactJws(
+  header: { alg: 'EdDSA'; kid: string; typ: string },
+  payload: object,
+  privateKey: KeyObject,
+): string {
   const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(payload))}`;
   return `${input}.${sign(null, Buffer.from(input), privateKey).toString('base64url')}`;
 }

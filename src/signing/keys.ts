@@ -55,19 +55,28 @@ function parseKey(text: string, variable: string, kind: 'private' | 'public'): K
   try {
     if (trimmed.startsWith('{')) {
       const jwk = JSON.parse(trimmed) as JsonWebKey & { d?: string };
-      key = kind === 'private' || jwk.d ? createPrivateKey({ key: jwk, format: 'jwk' }) : createPublicKey({ key: jwk, format: 'jwk' });
+      key =
+        kind === 'private' || jwk.d
+          ? createPrivateKey({ key: jwk, format: 'jwk' })
+          : createPublicKey({ key: jwk, format: 'jwk' });
     } else if (trimmed.includes('-----BEGIN')) {
-      key = kind === 'private' || trimmed.includes('PRIVATE KEY') ? createPrivateKey(trimmed) : createPublicKey(trimmed);
+      key =
+        kind === 'private' || trimmed.includes('PRIVATE KEY') ? createPrivateKey(trimmed) : createPublicKey(trimmed);
     } else {
       throw new Error('expected a PEM block or a JSON Web Key');
     }
   } catch (error) {
-    throw new SigningKeyError(`${variable}: not a usable ${kind} key (${(error as Error).message.split('\n')[0]}); give an Ed25519 key as PKCS#8 PEM or JWK`);
+    throw new SigningKeyError(
+      `${variable}: not a usable ${kind} key (${(error as Error).message.split('\n')[0]}); give an Ed25519 key as PKCS#8 PEM or JWK`,
+    );
   }
   if (key.asymmetricKeyType !== 'ed25519') {
-    throw new SigningKeyError(`${variable}: an ${key.asymmetricKeyType ?? 'unknown'} key; verdicts are signed with Ed25519 only (openssl genpkey -algorithm ed25519)`);
+    throw new SigningKeyError(
+      `${variable}: an ${key.asymmetricKeyType ?? 'unknown'} key; verdicts are signed with Ed25519 only (openssl genpkey -algorithm ed25519)`,
+    );
   }
-  if (kind === 'private' && key.type !== 'private') throw new SigningKeyError(`${variable}: a public key; the gateway needs the private key to sign`);
+  if (kind === 'private' && key.type !== 'private')
+    throw new SigningKeyError(`${variable}: a public key; the gateway needs the private key to sign`);
   return key;
 }
 
@@ -79,15 +88,23 @@ export async function keyFromSetting(text: string, variable = 'TOLLGATE_SIGNING_
 /** The Ed25519 key whose seed is a deployment secret (32 random bytes, base64url). */
 export async function keyFromSeed(seed: string): Promise<SigningKey> {
   const bytes = Buffer.from(seed, 'base64url');
-  if (bytes.length !== 32) throw new SigningKeyError(`the stored verdict_signing secret is ${bytes.length} bytes, not 32; delete its row in deployment_secrets to generate a new key`);
-  return signingKeyOf(createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, bytes]), format: 'der', type: 'pkcs8' }));
+  if (bytes.length !== 32)
+    throw new SigningKeyError(
+      `the stored verdict_signing secret is ${bytes.length} bytes, not 32; delete its row in deployment_secrets to generate a new key`,
+    );
+  return signingKeyOf(
+    createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, bytes]), format: 'der', type: 'pkcs8' }),
+  );
 }
 
 /**
  * The public keys of `TOLLGATE_SIGNING_KEYS_RETIRED`: a JWKS (`{"keys": […]}`, what `/.well-known/jwks.json` served),
  * a JSON array of JWKs, or PEM blocks one after another. Private parts given by mistake are dropped, never published.
  */
-export async function retiredKeys(text: string | undefined, variable = 'TOLLGATE_SIGNING_KEYS_RETIRED'): Promise<JWK[]> {
+export async function retiredKeys(
+  text: string | undefined,
+  variable = 'TOLLGATE_SIGNING_KEYS_RETIRED',
+): Promise<JWK[]> {
   const trimmed = text?.trim();
   if (!trimmed) return [];
   let parts: string[];
@@ -96,14 +113,20 @@ export async function retiredKeys(text: string | undefined, variable = 'TOLLGATE
     try {
       parsed = JSON.parse(trimmed);
     } catch (error) {
-      throw new SigningKeyError(`${variable}: not JSON (${(error as Error).message}); give a JWKS, an array of JWKs or PEM blocks`);
+      throw new SigningKeyError(
+        `${variable}: not JSON (${(error as Error).message}); give a JWKS, an array of JWKs or PEM blocks`,
+      );
     }
     const list = Array.isArray(parsed) ? parsed : (parsed as { keys?: unknown }).keys;
-    if (!Array.isArray(list)) throw new SigningKeyError(`${variable}: a JSON object without "keys"; give a JWKS, an array of JWKs or PEM blocks`);
+    if (!Array.isArray(list))
+      throw new SigningKeyError(
+        `${variable}: a JSON object without "keys"; give a JWKS, an array of JWKs or PEM blocks`,
+      );
     parts = list.map((k) => JSON.stringify(k));
   } else {
     parts = trimmed.match(/-----BEGIN [A-Z ]+-----[\s\S]+?-----END [A-Z ]+-----/g) ?? [];
-    if (parts.length === 0) throw new SigningKeyError(`${variable}: no PEM block found; give a JWKS, an array of JWKs or PEM blocks`);
+    if (parts.length === 0)
+      throw new SigningKeyError(`${variable}: no PEM block found; give a JWKS, an array of JWKs or PEM blocks`);
   }
   return Promise.all(parts.map((part) => publishedJwk(parseKey(part, variable, 'public'))));
 }
@@ -144,10 +167,13 @@ export function signingKeys(settings: SigningSettings, secrets: DeploymentSecret
   let current: Promise<SigningKey> | null = configured ? Promise.resolve(configured) : null;
   const currentKey = (): Promise<SigningKey> => {
     // A failed read (the database away for a moment) is not cached: the next call tries again.
-    current ??= secrets.get('verdict_signing').then(keyFromSeed).catch((error: unknown) => {
-      current = null;
-      throw error;
-    });
+    current ??= secrets
+      .get('verdict_signing')
+      .then(keyFromSeed)
+      .catch((error: unknown) => {
+        current = null;
+        throw error;
+      });
     return current;
   };
   return {
@@ -160,6 +186,9 @@ export function signingKeys(settings: SigningSettings, secrets: DeploymentSecret
 }
 
 /** {@link readSigningSettings} then {@link signingKeys}, for callers that hold the secrets already. */
-export async function loadSigningKeys(env: Record<string, string | undefined>, secrets: DeploymentSecrets): Promise<SigningKeys> {
+export async function loadSigningKeys(
+  env: Record<string, string | undefined>,
+  secrets: DeploymentSecrets,
+): Promise<SigningKeys> {
   return signingKeys(await readSigningSettings(env), secrets);
 }

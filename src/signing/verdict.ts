@@ -43,7 +43,10 @@ export function verdictTtlFromEnv(env: Record<string, string | undefined>): numb
   const raw = env.TOLLGATE_VERDICT_TTL_S?.trim();
   if (!raw) return DEFAULT_VERDICT_TTL_S;
   const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1) throw new ValidationError(`TOLLGATE_VERDICT_TTL_S: must be a positive whole number of seconds, got ${JSON.stringify(raw)}`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new ValidationError(
+      `TOLLGATE_VERDICT_TTL_S: must be a positive whole number of seconds, got ${JSON.stringify(raw)}`,
+    );
   return value;
 }
 
@@ -56,12 +59,22 @@ export function hasVerdict(r: ConfirmationRequest): boolean {
  * The claims of a final row. `events` are needed only for a quorum (`required_approvals > 1`), whose approvers are
  * in its `approved` events; a single decider is on the row itself.
  */
-export function verdictClaims(r: ConfirmationRequest, ttlS: number, events: readonly ConfirmationEvent[] = []): VerdictClaims {
+export function verdictClaims(
+  r: ConfirmationRequest,
+  ttlS: number,
+  events: readonly ConfirmationEvent[] = [],
+): VerdictClaims {
   const iat = Math.floor((r.respondedAt ?? r.updatedAt).getTime() / 1000);
-  let deciders: { account: string; person: string }[] = r.respondedBy ? [{ account: r.respondedBy, person: r.respondedByPerson ?? r.respondedBy }] : [];
+  let deciders: { account: string; person: string }[] = r.respondedBy
+    ? [{ account: r.respondedBy, person: r.respondedByPerson ?? r.respondedBy }]
+    : [];
   if (r.status === 'approved' && r.requiredApprovals > 1) {
     const approvals = events.filter((e) => e.type === 'approved' && e.actor);
-    if (approvals.length > 0) deciders = approvals.map((e) => ({ account: e.actor!, person: typeof e.detail.person === 'string' ? e.detail.person : e.actor! }));
+    if (approvals.length > 0)
+      deciders = approvals.map((e) => ({
+        account: e.actor!,
+        person: typeof e.detail.person === 'string' ? e.detail.person : e.actor!,
+      }));
   }
   return {
     jti: r.id,
@@ -116,23 +129,35 @@ export class VerdictSigner {
     const hit = this.cached(r);
     if (hit) return hit;
     const key = await this.keys.current();
-    const token = signCompactJws({ alg: 'EdDSA', kid: key.kid, typ: VERDICT_TYPE }, verdictClaims(r, this.ttlS, events), key.privateKey);
+    const token = signCompactJws(
+      { alg: 'EdDSA', kid: key.kid, typ: VERDICT_TYPE },
+      verdictClaims(r, this.ttlS, events),
+      key.privateKey,
+    );
     if (this.cache.size >= this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(r.id, { stamp: stampOf(r), token });
     return token;
   }
 
   /** A JWS over an audit anchor's fields (no `iat`: the same head always gives the same signature). */
-  readonly signAnchor = async (claims: { event_id: number; hash: string; at: string }): Promise<string> => (await anchorSignerOf(this.keys))(claims);
+  readonly signAnchor = async (claims: { event_id: number; hash: string; at: string }): Promise<string> =>
+    (await anchorSignerOf(this.keys))(claims);
 }
 
 /**
  * Signs audit anchors and prune checkpoints with the current key, read once here: the signer it resolves with never
  * waits, so a prune can sign inside its transaction (`tollgate prune`, `history/retention`).
  */
-export async function anchorSignerOf(keys: SigningKeys): Promise<(claims: { event_id: number; hash: string; at: string }) => string> {
+export async function anchorSignerOf(
+  keys: SigningKeys,
+): Promise<(claims: { event_id: number; hash: string; at: string }) => string> {
   const key = await keys.current();
-  return (claims) => signCompactJws({ alg: 'EdDSA', kid: key.kid, typ: ANCHOR_TYPE }, { event_id: claims.event_id, hash: claims.hash, at: claims.at }, key.privateKey);
+  return (claims) =>
+    signCompactJws(
+      { alg: 'EdDSA', kid: key.kid, typ: ANCHOR_TYPE },
+      { event_id: claims.event_id, hash: claims.hash, at: claims.at },
+      key.privateKey,
+    );
 }
 
 /** What makes a cached token stale: a row that changed since (it never should, once final). */

@@ -34,10 +34,20 @@ export interface KeysetDialect {
  * OR id < i)`, the same rows with a bound the created index can be searched by. Written the first way, every cursor
  * page walked the index from the newest row down to the cursor, so a million-row export read ~10^9 index entries.
  */
-export function keysetConditions(dialect: KeysetDialect, query: RequestQuery, after?: CursorPosition): (SQL | undefined)[] {
+export function keysetConditions(
+  dialect: KeysetDialect,
+  query: RequestQuery,
+  after?: CursorPosition,
+): (SQL | undefined)[] {
   const { table } = dialect;
-  const untilImplied = after && dialect.untilByCursor && query.until && Date.parse(after.createdAt) <= query.until.getTime();
-  const where = auditFilters(table, untilImplied ? { ...query, until: undefined } : query, dialect.time, dialect.repoIs);
+  const untilImplied =
+    after && dialect.untilByCursor && query.until && Date.parse(after.createdAt) <= query.until.getTime();
+  const where = auditFilters(
+    table,
+    untilImplied ? { ...query, until: undefined } : query,
+    dialect.time,
+    dialect.repoIs,
+  );
   if (after) {
     const createdAt = dialect.cursorTime(after.createdAt);
     where.push(lte(table.createdAt, createdAt), or(lt(table.createdAt, createdAt), lt(table.id, after.id)));

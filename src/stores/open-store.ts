@@ -88,21 +88,31 @@ export async function openStores(db: string, options: OpenStoresOptions = {}): P
 }
 
 async function openSqliteStores(path: string, options: OpenStoresOptions): Promise<OpenStores> {
-  const [{ applyMigrations, openDatabase, sqliteSyncFrom }, { SqliteConfirmationStore }, { SqliteTokenStore }, { SqliteGrantStore }, { startCheckpointer }] = await Promise.all([
+  const [
+    { applyMigrations, openDatabase, sqliteSyncFrom },
+    { SqliteConfirmationStore },
+    { SqliteTokenStore },
+    { SqliteGrantStore },
+    { startCheckpointer },
+  ] = await Promise.all([
     import('./sqlite/database.js'),
     import('./sqlite/store.js'),
     import('./sqlite/token-store.js'),
     import('./sqlite/grant-store.js'),
     import('./sqlite/checkpointer.js'),
   ]);
-  const [{ SqliteSecrets }, { SqliteAuditChain }, { SqliteEventLog }, { SqliteMarks }, { SqliteAwayStore }] = await Promise.all([
-    import('./sqlite/secrets.js'),
-    import('./sqlite/audit-chain.js'),
-    import('./sqlite/event-log.js'),
-    import('./sqlite/marks.js'),
-    import('./sqlite/away-store.js'),
+  const [{ SqliteSecrets }, { SqliteAuditChain }, { SqliteEventLog }, { SqliteMarks }, { SqliteAwayStore }] =
+    await Promise.all([
+      import('./sqlite/secrets.js'),
+      import('./sqlite/audit-chain.js'),
+      import('./sqlite/event-log.js'),
+      import('./sqlite/marks.js'),
+      import('./sqlite/away-store.js'),
+    ]);
+  const [{ SqlitePushSubscriptions }, { SqliteInsights }] = await Promise.all([
+    import('./sqlite/push-subscriptions.js'),
+    import('./sqlite/insights.js'),
   ]);
-  const [{ SqlitePushSubscriptions }, { SqliteInsights }] = await Promise.all([import('./sqlite/push-subscriptions.js'), import('./sqlite/insights.js')]);
   const open = openDatabase(path, { sync: sqliteSyncFrom(options.env ?? {}) });
   try {
     if (options.migrate ?? true) applyMigrations(open);
@@ -113,18 +123,47 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
   const store = new SqliteConfirmationStore(open);
   const checkpointer =
     options.backgroundCheckpoints && path !== ':memory:'
-      ? startCheckpointer(open.sqlite, path, { onError: (error) => options.logger?.warn({ err: error }, 'WAL checkpoint worker failed; the database checkpoints in its commits again') })
+      ? startCheckpointer(open.sqlite, path, {
+          onError: (error) =>
+            options.logger?.warn(
+              { err: error },
+              'WAL checkpoint worker failed; the database checkpoints in its commits again',
+            ),
+        })
       : null;
   const close = async () => {
     await checkpointer?.close();
     await store.close();
   };
-  return { dialect: 'sqlite', store, insights: new SqliteInsights(open), tokens: new SqliteTokenStore(open.sqlite), grants: new SqliteGrantStore(open.sqlite), secrets: new SqliteSecrets(open.sqlite), signOuts: new SqliteMarks(open.sqlite), audit: new SqliteAuditChain(open.sqlite), events: new SqliteEventLog(open.sqlite), pushSubscriptions: new SqlitePushSubscriptions(open.sqlite), away: new SqliteAwayStore(open.sqlite), sqlite: open.sqlite, shown: path, ping: () => store.ping(), close };
+  return {
+    dialect: 'sqlite',
+    store,
+    insights: new SqliteInsights(open),
+    tokens: new SqliteTokenStore(open.sqlite),
+    grants: new SqliteGrantStore(open.sqlite),
+    secrets: new SqliteSecrets(open.sqlite),
+    signOuts: new SqliteMarks(open.sqlite),
+    audit: new SqliteAuditChain(open.sqlite),
+    events: new SqliteEventLog(open.sqlite),
+    pushSubscriptions: new SqlitePushSubscriptions(open.sqlite),
+    away: new SqliteAwayStore(open.sqlite),
+    sqlite: open.sqlite,
+    shown: path,
+    ping: () => store.ping(),
+    close,
+  };
 }
 
 async function openPostgresStores(url: string, options: OpenStoresOptions): Promise<OpenStores> {
   const env = options.env ?? {};
-  const [database, { PostgresConfirmationStore }, { PostgresTokenStore }, { guardReplicas }, { PostgresMarks }, { PostgresGrantStore }] = await Promise.all([
+  const [
+    database,
+    { PostgresConfirmationStore },
+    { PostgresTokenStore },
+    { guardReplicas },
+    { PostgresMarks },
+    { PostgresGrantStore },
+  ] = await Promise.all([
     import('./postgres/database.js'),
     import('./postgres/store.js'),
     import('./postgres/token-store.js'),
@@ -132,14 +171,23 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     import('./postgres/marks.js'),
     import('./postgres/grant-store.js'),
   ]);
-  const [{ PostgresSecrets }, { PostgresAuditChain }, { PostgresResolutionCache }, { PostgresEventLog }, { PostgresAwayStore }] = await Promise.all([
+  const [
+    { PostgresSecrets },
+    { PostgresAuditChain },
+    { PostgresResolutionCache },
+    { PostgresEventLog },
+    { PostgresAwayStore },
+  ] = await Promise.all([
     import('./postgres/secrets.js'),
     import('./postgres/audit-chain.js'),
     import('./postgres/resolutions.js'),
     import('./postgres/event-log.js'),
     import('./postgres/away-store.js'),
   ]);
-  const [{ PostgresPushSubscriptions }, { PostgresInsights }] = await Promise.all([import('./postgres/push-subscriptions.js'), import('./postgres/insights.js')]);
+  const [{ PostgresPushSubscriptions }, { PostgresInsights }] = await Promise.all([
+    import('./postgres/push-subscriptions.js'),
+    import('./postgres/insights.js'),
+  ]);
   const open = database.openPostgres(url, {
     poolSize: numberFrom(env, 'TOLLGATE_DB_POOL'),
     logger: options.logger,
@@ -148,7 +196,8 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
   try {
     await database.waitForPostgres(open, { waitForS: numberFrom(env, 'TOLLGATE_DB_WAIT_S'), logger: options.logger });
     if (options.migrate ?? true) await database.applyPostgresMigrations(open);
-    if (options.replica) guard = await guardReplicas(open, { sharedScheduler: options.replica.sharedScheduler, logger: options.logger });
+    if (options.replica)
+      guard = await guardReplicas(open, { sharedScheduler: options.replica.sharedScheduler, logger: options.logger });
   } catch (error) {
     await open.close();
     throw error;
@@ -159,7 +208,25 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     await store.close();
   };
   const marks = new PostgresMarks(open);
-  return { dialect: 'postgres', store, insights: new PostgresInsights(open), tokens: new PostgresTokenStore(open), grants: new PostgresGrantStore(open), marks, signOuts: marks, secrets: new PostgresSecrets(open), audit: new PostgresAuditChain(open), resolutions: new PostgresResolutionCache(open), events: new PostgresEventLog(open), pushSubscriptions: new PostgresPushSubscriptions(open), away: new PostgresAwayStore(open), shown: open.shownUrl, postgres: open, ping: () => store.ping(), close };
+  return {
+    dialect: 'postgres',
+    store,
+    insights: new PostgresInsights(open),
+    tokens: new PostgresTokenStore(open),
+    grants: new PostgresGrantStore(open),
+    marks,
+    signOuts: marks,
+    secrets: new PostgresSecrets(open),
+    audit: new PostgresAuditChain(open),
+    resolutions: new PostgresResolutionCache(open),
+    events: new PostgresEventLog(open),
+    pushSubscriptions: new PostgresPushSubscriptions(open),
+    away: new PostgresAwayStore(open),
+    shown: open.shownUrl,
+    postgres: open,
+    ping: () => store.ping(),
+    close,
+  };
 }
 
 /** A non-negative number from `env[name]`, undefined when unset. @throws ValidationError naming the variable. */
@@ -167,6 +234,7 @@ function numberFrom(env: Record<string, string | undefined>, name: string): numb
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new ValidationError(`${name}: expected a number, got ${raw}`, [{ path: name, message: 'expected a number' }]);
+  if (!Number.isFinite(value) || value < 0)
+    throw new ValidationError(`${name}: expected a number, got ${raw}`, [{ path: name, message: 'expected a number' }]);
   return value;
 }

@@ -8,10 +8,44 @@ import type { ReplayRow } from '../insights/types.js';
 import type { AgentContext, RequestStatus } from '../requests/types.js';
 
 /** The columns a replay reads, in the order {@link ReplayRowRaw} holds them. */
-export const REPLAY_COLUMN_NAMES = ['id', 'tool_name', 'tool_args', 'agent_id', 'user_id', 'session_id', 'agent_kind', 'context', 'metadata', 'approvers', 'required_approvals', 'status', 'responded_via', 'responded_by_person', 'reason', 'created_at'] as const;
+export const REPLAY_COLUMN_NAMES = [
+  'id',
+  'tool_name',
+  'tool_args',
+  'agent_id',
+  'user_id',
+  'session_id',
+  'agent_kind',
+  'context',
+  'metadata',
+  'approvers',
+  'required_approvals',
+  'status',
+  'responded_via',
+  'responded_by_person',
+  'reason',
+  'created_at',
+] as const;
 
 /** One row as read: JSON columns as text, `created_at` as ISO 8601 text. */
-export type ReplayRowRaw = [string, string, string, string | null, string | null, string | null, string | null, string | null, string, string, number, RequestStatus, string | null, string | null, string | null, string];
+export type ReplayRowRaw = [
+  string,
+  string,
+  string,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string,
+  string,
+  number,
+  RequestStatus,
+  string | null,
+  string | null,
+  string | null,
+  string,
+];
 
 /** Index of `created_at` and `id` in {@link ReplayRowRaw} (a page's last row is the next page's cursor). */
 export const RAW_CREATED_AT = 15;
@@ -35,7 +69,24 @@ export class RawReplayRow implements ReplayRow {
 
   constructor(raw: ReplayRowRaw) {
     this.raw = raw;
-    [this.id, this.toolName, , this.agentId, this.userId, this.sessionId, this.agentKind, , , , this.requiredApprovals, this.status, this.respondedVia, this.respondedByPerson, this.reason, this.createdAt] = raw;
+    [
+      this.id,
+      this.toolName,
+      ,
+      this.agentId,
+      this.userId,
+      this.sessionId,
+      this.agentKind,
+      ,
+      ,
+      ,
+      this.requiredApprovals,
+      this.status,
+      this.respondedVia,
+      this.respondedByPerson,
+      this.reason,
+      this.createdAt,
+    ] = raw;
   }
 
   get toolArgs(): Record<string, unknown> {

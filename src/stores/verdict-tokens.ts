@@ -37,12 +37,19 @@ export interface VerdictTokenOptions {
 }
 
 /** The store `signer` signs final rows of, as they leave it; see the module comment. */
-export function withVerdictTokens(store: ConfirmationStore, signer: VerdictSigner, options: VerdictTokenOptions = {}): ConfirmationStore {
+export function withVerdictTokens(
+  store: ConfirmationStore,
+  signer: VerdictSigner,
+  options: VerdictTokenOptions = {},
+): ConfirmationStore {
   let coverage: Promise<CoverageMark | null> | undefined;
   /** A row this gateway has just settled: its own write, signed as it is. */
   const settled = async (r: ConfirmationRequest | null | undefined): Promise<void> => {
     if (!r || !hasVerdict(r)) return;
-    attachVerdictToken(r, signer.cached(r) ?? (await signer.sign(r, signer.needsEvents(r) ? await store.events(r.id) : undefined)));
+    attachVerdictToken(
+      r,
+      signer.cached(r) ?? (await signer.sign(r, signer.needsEvents(r) ? await store.events(r.id) : undefined)),
+    );
   };
   /** Final rows only read: signed from the cache, or after checking each against its events (one query for all). */
   const read = async (rows: readonly (ConfirmationRequest | null | undefined)[]): Promise<void> => {

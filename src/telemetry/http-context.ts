@@ -10,7 +10,9 @@ import { otelApi } from './api.js';
  * Wraps an HTTP handler so a request with a `traceparent` runs in the context it carries. Without the header, or
  * without an SDK (the API's propagator would extract nothing; it is not even loaded), the handler runs as it is.
  */
-export function withTraceContext(handler: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
+export function withTraceContext(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     // Nothing registered with the API: its propagator would extract nothing, and its context stay the root.
     const api = req.headers.traceparent === undefined ? null : otelApi();

@@ -66,7 +66,11 @@ export function tracesUrl(env: Record<string, string | undefined>): string | und
 export async function startTracing(env: Record<string, string | undefined>, logger: Logger): Promise<Tracing | null> {
   const wanted = tracesExporters(env);
   if (!wanted.length) return null;
-  const [{ NodeTracerProvider, BatchSpanProcessor, ConsoleSpanExporter }, { OTLPTraceExporter }, { defaultResource, detectResources, envDetector, resourceFromAttributes }] = await Promise.all([
+  const [
+    { NodeTracerProvider, BatchSpanProcessor, ConsoleSpanExporter },
+    { OTLPTraceExporter },
+    { defaultResource, detectResources, envDetector, resourceFromAttributes },
+  ] = await Promise.all([
     import('@opentelemetry/sdk-trace-node'),
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'),
@@ -78,7 +82,10 @@ export async function startTracing(env: Record<string, string | undefined>, logg
     if (name === 'otlp') spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: tracesUrl(env) })));
     else if (name === 'console') spanProcessors.push(new BatchSpanProcessor(new ConsoleSpanExporter()));
     else {
-      logger.warn({ exporter: name }, 'OTEL_TRACES_EXPORTER: unknown trace exporter ignored (tollgate knows otlp, console and none)');
+      logger.warn(
+        { exporter: name },
+        'OTEL_TRACES_EXPORTER: unknown trace exporter ignored (tollgate knows otlp, console and none)',
+      );
       continue;
     }
     exporters.push(name);
@@ -86,10 +93,15 @@ export async function startTracing(env: Record<string, string | undefined>, logg
   if (!exporters.length) return null;
   const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL;
   if (exporters.includes('otlp') && protocol && protocol !== 'http/json') {
-    logger.warn({ protocol }, 'OTEL_EXPORTER_OTLP_PROTOCOL: tollgate exports traces as OTLP/HTTP with JSON (http/json); point it at an endpoint that takes it');
+    logger.warn(
+      { protocol },
+      'OTEL_EXPORTER_OTLP_PROTOCOL: tollgate exports traces as OTLP/HTTP with JSON (http/json); point it at an endpoint that takes it',
+    );
   }
   // Ours by default, then OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME (the SDK's env detector), which win.
-  const named = env.OTEL_SERVICE_NAME?.trim() ? resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME.trim() }) : resourceFromAttributes({});
+  const named = env.OTEL_SERVICE_NAME?.trim()
+    ? resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME.trim() })
+    : resourceFromAttributes({});
   const resource = defaultResource()
     .merge(resourceFromAttributes({ 'service.name': 'tollgate', 'service.version': VERSION }))
     .merge(detectResources({ detectors: [envDetector] }))
@@ -104,11 +116,16 @@ export async function startTracing(env: Record<string, string | undefined>, logg
     return null;
   }
   refreshTracer();
-  logger.info({ exporters, endpoint: exporters.includes('otlp') ? (tracesUrl(env) ?? 'default') : undefined }, 'OpenTelemetry tracing on');
+  logger.info(
+    { exporters, endpoint: exporters.includes('otlp') ? (tracesUrl(env) ?? 'default') : undefined },
+    'OpenTelemetry tracing on',
+  );
   return {
     exporters,
     async shutdown() {
-      await provider.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'OpenTelemetry: flushing spans at shutdown failed'));
+      await provider
+        .shutdown()
+        .catch((error: unknown) => logger.warn({ err: error }, 'OpenTelemetry: flushing spans at shutdown failed'));
       trace.disable();
       context.disable();
       propagation.disable();

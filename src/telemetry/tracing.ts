@@ -103,7 +103,12 @@ export interface SpanPlace {
  * Runs `fn` inside a new span, active for what `fn` calls, and ends it when `fn` settles; a thrown error is recorded on
  * the span (status error) and rethrown.
  */
-export async function traced<T>(name: string, attributes: Attributes, place: SpanPlace, fn: (span: Span) => Promise<T>): Promise<T> {
+export async function traced<T>(
+  name: string,
+  attributes: Attributes,
+  place: SpanPlace,
+  fn: (span: Span) => Promise<T>,
+): Promise<T> {
   const api = otelApi();
   if (!api) return fn(NOT_RECORDING);
   const { context, trace, SpanStatusCode } = api;
@@ -126,7 +131,9 @@ export async function traced<T>(name: string, attributes: Attributes, place: Spa
 export function markSpan(name: string, attributes: Attributes, place: SpanPlace): void {
   const api = otelApi();
   if (!api) return;
-  tracerOf(api).startSpan(name, { attributes, links: place.links }, place.parent ?? api.context.active()).end();
+  tracerOf(api)
+    .startSpan(name, { attributes, links: place.links }, place.parent ?? api.context.active())
+    .end();
 }
 
 /**

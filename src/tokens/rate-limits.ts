@@ -20,7 +20,11 @@ export interface RateLimitSettings {
  * Generous defaults: 10 calls a second sustained for one agent (a long-polling agent makes about one a minute) and
  * 2 decisions a second for one approver bridge, which no human clicking approves comes near.
  */
-export const DEFAULT_RATE_LIMITS: Readonly<RateLimitSettings> = Object.freeze({ requests: 600, decisions: 120, windowS: 60 });
+export const DEFAULT_RATE_LIMITS: Readonly<RateLimitSettings> = Object.freeze({
+  requests: 600,
+  decisions: 120,
+  windowS: 60,
+});
 
 const budget = z.int().min(0).max(1_000_000_000);
 const window = z.int().min(1).max(86_400);
@@ -43,13 +47,20 @@ export const RATE_LIMIT_ENV = {
  * The settings in force: each from its environment variable, else the file, else {@link DEFAULT_RATE_LIMITS}.
  * @throws ValidationError naming the variable that is not a whole number in range.
  */
-export function readRateLimits(env: Record<string, string | undefined>, file: z.infer<typeof rateLimitsFileSchema> = {}): RateLimitSettings {
+export function readRateLimits(
+  env: Record<string, string | undefined>,
+  file: z.infer<typeof rateLimitsFileSchema> = {},
+): RateLimitSettings {
   const fromEnv = (key: keyof RateLimitSettings, schema: z.ZodInt): number | undefined => {
     const name = RATE_LIMIT_ENV[key];
     const raw = env[name]?.trim();
     if (!raw) return undefined;
     const parsed = schema.safeParse(/^\d+$/.test(raw) ? Number(raw) : Number.NaN);
-    if (!parsed.success) throw new ValidationError(`${name}: expected a whole number ${key === 'windowS' ? 'of seconds from 1 to 86400' : '(0 turns the limit off)'}, got "${raw.slice(0, 40)}"`, [{ path: name, message: 'expected a whole number' }]);
+    if (!parsed.success)
+      throw new ValidationError(
+        `${name}: expected a whole number ${key === 'windowS' ? 'of seconds from 1 to 86400' : '(0 turns the limit off)'}, got "${raw.slice(0, 40)}"`,
+        [{ path: name, message: 'expected a whole number' }],
+      );
     return parsed.data;
   };
   return {

@@ -5,7 +5,14 @@
  */
 
 /** Every scope a token can hold (contract: ARCHITECTURE.md, "Tokens and identities"). */
-export const SCOPES = ['request:create', 'request:read', 'request:cancel', 'request:decide', 'audit:read', 'admin'] as const;
+export const SCOPES = [
+  'request:create',
+  'request:read',
+  'request:cancel',
+  'request:decide',
+  'audit:read',
+  'admin',
+] as const;
 
 /** One scope. */
 export type Scope = (typeof SCOPES)[number];
@@ -53,7 +60,9 @@ export function mayRead(principal: Principal, filedBy: string | null): boolean {
 
 /** True when `principal` may cancel a request filed by `filedBy` (admins, or a `request:cancel` token that filed it). */
 export function mayCancel(principal: Principal, filedBy: string | null): boolean {
-  return principal.scopes.includes('admin') || (principal.scopes.includes('request:cancel') && filedBy === principal.name);
+  return (
+    principal.scopes.includes('admin') || (principal.scopes.includes('request:cancel') && filedBy === principal.name)
+  );
 }
 
 /**
@@ -61,7 +70,11 @@ export function mayCancel(principal: Principal, filedBy: string | null): boolean
  * decide as anyone they name; a `request:decide` token only as its bound identity — or, bound to `person:<id>`, as any
  * account `personOf` says is that person's. Null when the caller may not.
  */
-export function decidingIdentity(principal: Principal, approver: string | undefined, personOf: (account: string) => string = (a) => a): string | null {
+export function decidingIdentity(
+  principal: Principal,
+  approver: string | undefined,
+  personOf: (account: string) => string = (a) => a,
+): string | null {
   if (principal.scopes.includes('admin')) return approver ?? null;
   if (!principal.scopes.includes('request:decide') || !principal.as) return null;
   if (approver === undefined || approver === principal.as) return principal.as;

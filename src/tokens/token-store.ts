@@ -60,7 +60,12 @@ export function newTokenSecret(): string {
  * before names were reserved): it would own what the configured tokens filed.
  */
 export function usablePrincipal(token: ApiToken, now: Date): Principal | null {
-  if (token.revokedAt !== null || (token.expiresAt !== null && token.expiresAt <= now) || isReservedTokenName(token.name)) return null;
+  if (
+    token.revokedAt !== null ||
+    (token.expiresAt !== null && token.expiresAt <= now) ||
+    isReservedTokenName(token.name)
+  )
+    return null;
   return { id: token.id, name: token.name, scopes: token.scopes, as: token.as, person: token.person };
 }
 

@@ -26,14 +26,16 @@ for (const [net, prefix] of [
   ['198.18.0.0', 15],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
-] as const) PRIVATE.addSubnet(net, prefix, 'ipv4');
+] as const)
+  PRIVATE.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
   ['::', 128],
   ['::1', 128],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
-] as const) PRIVATE.addSubnet(net, prefix, 'ipv6');
+] as const)
+  PRIVATE.addSubnet(net, prefix, 'ipv6');
 
 /** True for loopback, private, link-local, CGNAT, multicast and unspecified addresses (IPv4-mapped IPv6 included). */
 export function isPrivateAddress(address: string): boolean {
@@ -48,7 +50,12 @@ export function isPrivateAddress(address: string): boolean {
 export function parseCallbackAllow(value: string | undefined): string[] {
   return (value ?? '')
     .split(',')
-    .map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, ''))
+    .map((h) =>
+      h
+        .trim()
+        .toLowerCase()
+        .replace(/^\[|\]$/g, ''),
+    )
     .filter(Boolean);
 }
 
@@ -69,11 +76,14 @@ export function callbackUrlProblem(raw: string, allow: readonly string[]): strin
     return 'not a URL';
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'only http and https callbacks are sent';
-  if (url.username || url.password) return 'credentials in the URL are refused (sign callbacks with TOLLGATE_CALLBACK_SECRET instead)';
+  if (url.username || url.password)
+    return 'credentials in the URL are refused (sign callbacks with TOLLGATE_CALLBACK_SECRET instead)';
   const host = hostOf(url);
   if (allowed(host, allow)) return null;
-  if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is a loopback host (allow it with TOLLGATE_CALLBACK_ALLOW)`;
-  if (isPrivateAddress(host)) return `${host} is a loopback, private or link-local address (allow it with TOLLGATE_CALLBACK_ALLOW)`;
+  if (host === 'localhost' || host.endsWith('.localhost'))
+    return `${host} is a loopback host (allow it with TOLLGATE_CALLBACK_ALLOW)`;
+  if (isPrivateAddress(host))
+    return `${host} is a loopback, private or link-local address (allow it with TOLLGATE_CALLBACK_ALLOW)`;
   return null;
 }
 
@@ -85,5 +95,8 @@ export async function assertCallbackTarget(raw: string, allow: readonly string[]
   if (allowed(host, allow) || isIP(host)) return;
   const addresses = await lookup(host, { all: true });
   const inside = addresses.find((a) => isPrivateAddress(a.address));
-  if (inside) throw new Error(`callback_url refused: ${host} resolves to ${inside.address}, a private address (allow it with TOLLGATE_CALLBACK_ALLOW)`);
+  if (inside)
+    throw new Error(
+      `callback_url refused: ${host} resolves to ${inside.address}, a private address (allow it with TOLLGATE_CALLBACK_ALLOW)`,
+    );
 }

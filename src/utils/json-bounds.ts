@@ -30,12 +30,14 @@ export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
 
 /** A JSON object field whose nesting stays within {@link MAX_JSON_DEPTH}. */
 export const boundedJsonObject = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
-  if (jsonDepth(value) > MAX_JSON_DEPTH) ctx.addIssue({ code: 'custom', message: `nested deeper than ${MAX_JSON_DEPTH} levels` });
+  if (jsonDepth(value) > MAX_JSON_DEPTH)
+    ctx.addIssue({ code: 'custom', message: `nested deeper than ${MAX_JSON_DEPTH} levels` });
 });
 
 /** Any JSON value whose nesting stays within {@link MAX_JSON_DEPTH}. */
 export const boundedJsonValue = z.unknown().superRefine((value, ctx) => {
-  if (jsonDepth(value) > MAX_JSON_DEPTH) ctx.addIssue({ code: 'custom', message: `nested deeper than ${MAX_JSON_DEPTH} levels` });
+  if (jsonDepth(value) > MAX_JSON_DEPTH)
+    ctx.addIssue({ code: 'custom', message: `nested deeper than ${MAX_JSON_DEPTH} levels` });
 });
 
 /** Keys refused anywhere in a JSON body: a copy of the value turns `__proto__` into a prototype (and drops it). */
@@ -47,7 +49,11 @@ export const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constr
  */
 export function prototypeKeyPath(value: unknown): (string | number)[] | null {
   // Each entry remembers its parent instead of its whole path: a path is built only for the key found.
-  interface Step { node: unknown; key: string | number | null; up: Step | null }
+  interface Step {
+    node: unknown;
+    key: string | number | null;
+    up: Step | null;
+  }
   const stack: Step[] = [{ node: value, key: null, up: null }];
   while (stack.length > 0) {
     const step = stack.pop()!;
@@ -64,7 +70,8 @@ export function prototypeKeyPath(value: unknown): (string | number)[] | null {
       for (let at: Step | null = step; at?.key != null; at = at.up) path.unshift(at.key);
       return path;
     }
-    for (let i = keys.length - 1; i >= 0; i--) stack.push({ node: (node as Record<string, unknown>)[keys[i]!], key: keys[i]!, up: step });
+    for (let i = keys.length - 1; i >= 0; i--)
+      stack.push({ node: (node as Record<string, unknown>)[keys[i]!], key: keys[i]!, up: step });
   }
   return null;
 }

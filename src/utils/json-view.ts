@@ -6,7 +6,8 @@
  * goes, stops descending at `maxDepth` and stops writing at `maxChars`, so its work is bounded by what it shows, not
  * by what the row holds.
  */
-const SECRET_KEY = /pass(word|wd)?|secret|token|api[-_]?key|private[-_]?key|credential|authorization|cookie|session[-_]?id/i;
+const SECRET_KEY =
+  /pass(word|wd)?|secret|token|api[-_]?key|private[-_]?key|credential|authorization|cookie|session[-_]?id/i;
 const SECRET_VALUE = /^(sk-|xox[abpr]-|xapp-|ghp_|gho_|AKIA|Bearer\s)|^-----BEGIN [A-Z ]*PRIVATE KEY/;
 
 /** Replaces secret-looking values (by key name or by shape) with `••••`, at every depth. */
@@ -15,7 +16,10 @@ export function maskSecrets(value: unknown, key = ''): unknown {
   if (Array.isArray(value)) return value.map((v) => maskSecrets(v, key));
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, SECRET_KEY.test(k) && v !== null && typeof v !== 'object' ? '••••' : maskSecrets(v, k)]),
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [
+        k,
+        SECRET_KEY.test(k) && v !== null && typeof v !== 'object' ? '••••' : maskSecrets(v, k),
+      ]),
     );
   }
   return value;
@@ -40,7 +44,8 @@ export interface JsonView {
 type Task = { text: string } | { value: unknown; depth: number; key: string };
 
 /** The masked value of a scalar under `key`: the same rule cards use (`maskSecrets`), applied one level at a time. */
-const maskScalar = (value: unknown, key: string): unknown => (maskSecrets({ [key]: value }) as Record<string, unknown>)[key];
+const maskScalar = (value: unknown, key: string): unknown =>
+  (maskSecrets({ [key]: value }) as Record<string, unknown>)[key];
 
 /**
  * Writes `value` as JSON within `limits`, secrets masked (`key` is the name it sits under, for the masking rule).
@@ -97,7 +102,10 @@ export function boundedJson(value: unknown, limits: JsonViewLimits, key = ''): J
       const childKey = isArray ? key : keys![i]!;
       const child = isArray ? node[i] : (node as Record<string, unknown>)[childKey];
       const label = isArray ? '' : `${JSON.stringify(childKey)}:${limits.indent > 0 ? ' ' : ''}`;
-      children.push({ text: `${i > 0 ? ',' : ''}${newline(depth + 1)}${label}` }, { value: child, depth: depth + 1, key: childKey });
+      children.push(
+        { text: `${i > 0 ? ',' : ''}${newline(depth + 1)}${label}` },
+        { value: child, depth: depth + 1, key: childKey },
+      );
     }
     if (shown < size) {
       children.push({ text: `,${newline(depth + 1)}… ${size - shown} more` });

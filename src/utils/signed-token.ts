@@ -38,7 +38,8 @@ export class TokenSigner {
   open(purpose: string, token: unknown): unknown[] | null {
     if (typeof token !== 'string' || token.length > MAX_TOKEN_CHARS) return null;
     const [payload, signature, extra] = token.split('.');
-    if (!payload || !signature || extra !== undefined || !secretEquals(signature, this.mac(purpose, payload))) return null;
+    if (!payload || !signature || extra !== undefined || !secretEquals(signature, this.mac(purpose, payload)))
+      return null;
     try {
       const parsed: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
       return Array.isArray(parsed) ? parsed : null;

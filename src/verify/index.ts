@@ -15,10 +15,19 @@ import type { VerdictClaims } from '../signing/verdict.js';
 export type { VerdictClaims } from '../signing/verdict.js';
 
 /** Why a verdict was refused: one word a tool can branch on, and a sentence in `message`. */
-export type VerdictFailure = 'malformed' | 'bad_signature' | 'unknown_key' | 'expired' | 'wrong_tool' | 'wrong_request' | 'args_mismatch' | 'denied';
+export type VerdictFailure =
+  | 'malformed'
+  | 'bad_signature'
+  | 'unknown_key'
+  | 'expired'
+  | 'wrong_tool'
+  | 'wrong_request'
+  | 'args_mismatch'
+  | 'denied';
 
 /** What {@link verifyVerdict} found. */
-export type VerdictResult = { ok: true; claims: VerdictClaims } | { ok: false; reason: VerdictFailure; message: string; claims?: VerdictClaims };
+export type VerdictResult =
+  { ok: true; claims: VerdictClaims } | { ok: false; reason: VerdictFailure; message: string; claims?: VerdictClaims };
 
 /** Options of {@link verifyVerdict}: where the keys are, and the call about to run. */
 export interface VerifyVerdictOptions {
@@ -57,7 +66,12 @@ function keySet(options: VerifyVerdictOptions): JWTVerifyGetKey {
   return set;
 }
 
-const fail = (reason: VerdictFailure, message: string, claims?: VerdictClaims): VerdictResult => ({ ok: false, reason, message, ...(claims ? { claims } : {}) });
+const fail = (reason: VerdictFailure, message: string, claims?: VerdictClaims): VerdictResult => ({
+  ok: false,
+  reason,
+  message,
+  ...(claims ? { claims } : {}),
+});
 
 /**
  * Checks a verdict token for the call about to run: signature (by a key of the gateway), type, expiry, tool, the
@@ -70,21 +84,39 @@ export async function verifyVerdict(token: string, options: VerifyVerdictOptions
   const keys = keySet(options);
   let claims: VerdictClaims;
   try {
-    const { payload } = await jwtVerify(token, keys, { algorithms: ['EdDSA', 'Ed25519'], typ: VERDICT_TYPE, clockTolerance: options.clockTolerance ?? 0, currentDate: options.currentDate, requiredClaims: ['jti', 'iat', 'exp'] });
+    const { payload } = await jwtVerify(token, keys, {
+      algorithms: ['EdDSA', 'Ed25519'],
+      typ: VERDICT_TYPE,
+      clockTolerance: options.clockTolerance ?? 0,
+      currentDate: options.currentDate,
+      requiredClaims: ['jti', 'iat', 'exp'],
+    });
     claims = payload as unknown as VerdictClaims;
   } catch (error) {
-    if (error instanceof errors.JWTExpired) return fail('expired', `the verdict expired at ${new Date(Number(error.payload.exp) * 1000).toISOString()}`, error.payload as unknown as VerdictClaims);
-    if (error instanceof errors.JWSSignatureVerificationFailed) return fail('bad_signature', 'the signature does not match the token');
-    if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) return fail('unknown_key', 'no key of the gateway signed this token');
-    if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) return fail('unknown_key', `cannot read the gateway's keys: ${(error as Error).message}`);
+    if (error instanceof errors.JWTExpired)
+      return fail(
+        'expired',
+        `the verdict expired at ${new Date(Number(error.payload.exp) * 1000).toISOString()}`,
+        error.payload as unknown as VerdictClaims,
+      );
+    if (error instanceof errors.JWSSignatureVerificationFailed)
+      return fail('bad_signature', 'the signature does not match the token');
+    if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys)
+      return fail('unknown_key', 'no key of the gateway signed this token');
+    if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid)
+      return fail('unknown_key', `cannot read the gateway's keys: ${(error as Error).message}`);
     if (error instanceof errors.JOSEError) return fail('malformed', `not a tollgate verdict: ${error.message}`);
     // Anything else came from fetching the key set (network, DNS, TLS).
     return fail('unknown_key', `cannot read the gateway's keys: ${(error as Error).message}`);
   }
-  if (typeof claims.tool !== 'string' || typeof claims.args_sha256 !== 'string' || typeof claims.allowed !== 'boolean') return fail('malformed', 'the token lacks tool, args_sha256 or allowed');
-  if (claims.tool !== options.toolName) return fail('wrong_tool', `the verdict is for ${claims.tool}, not ${options.toolName}`, claims);
-  if (options.requestId !== undefined && claims.jti !== options.requestId) return fail('wrong_request', `the verdict is for request ${claims.jti}, not ${options.requestId}`, claims);
-  if (claims.args_sha256 !== argsSha256(options.toolName, options.args)) return fail('args_mismatch', 'the arguments differ from the approved ones', claims);
+  if (typeof claims.tool !== 'string' || typeof claims.args_sha256 !== 'string' || typeof claims.allowed !== 'boolean')
+    return fail('malformed', 'the token lacks tool, args_sha256 or allowed');
+  if (claims.tool !== options.toolName)
+    return fail('wrong_tool', `the verdict is for ${claims.tool}, not ${options.toolName}`, claims);
+  if (options.requestId !== undefined && claims.jti !== options.requestId)
+    return fail('wrong_request', `the verdict is for request ${claims.jti}, not ${options.requestId}`, claims);
+  if (claims.args_sha256 !== argsSha256(options.toolName, options.args))
+    return fail('args_mismatch', 'the arguments differ from the approved ones', claims);
   if (!claims.allowed) return fail('denied', 'the verdict refuses this call', claims);
   return { ok: true, claims };
 }
@@ -101,15 +133,23 @@ export interface AuditAnchor {
  * Checks that an anchor kept elsewhere was signed by the gateway and that its signature covers exactly its
  * `event_id`, `hash` and `at`. Never throws for a bad anchor.
  */
-export async function verifyAnchor(anchor: AuditAnchor, options: Pick<VerifyVerdictOptions, 'jwksUrl' | 'keys'>): Promise<{ ok: true } | { ok: false; reason: 'unsigned' | 'bad_signature' | 'unknown_key' | 'mismatch'; message: string }> {
+export async function verifyAnchor(
+  anchor: AuditAnchor,
+  options: Pick<VerifyVerdictOptions, 'jwksUrl' | 'keys'>,
+): Promise<
+  { ok: true } | { ok: false; reason: 'unsigned' | 'bad_signature' | 'unknown_key' | 'mismatch'; message: string }
+> {
   if (!anchor.signature) return { ok: false, reason: 'unsigned', message: 'the anchor carries no signature' };
   const keys = keySet({ ...options, toolName: '', args: {} });
   try {
     const { payload } = await jwtVerify(anchor.signature, keys, { algorithms: ['EdDSA', 'Ed25519'], typ: ANCHOR_TYPE });
     const same = payload.event_id === anchor.event_id && payload.hash === anchor.hash && payload.at === anchor.at;
-    return same ? { ok: true } : { ok: false, reason: 'mismatch', message: 'the signature covers another event_id, hash or at' };
+    return same
+      ? { ok: true }
+      : { ok: false, reason: 'mismatch', message: 'the signature covers another event_id, hash or at' };
   } catch (error) {
-    if (error instanceof errors.JWKSNoMatchingKey) return { ok: false, reason: 'unknown_key', message: 'no key of the gateway signed this anchor' };
+    if (error instanceof errors.JWKSNoMatchingKey)
+      return { ok: false, reason: 'unknown_key', message: 'no key of the gateway signed this anchor' };
     return { ok: false, reason: 'bad_signature', message: (error as Error).message };
   }
 }

@@ -28,14 +28,18 @@ beforeAll(async () => {
 const settings = () => join(h.home(), 'settings.json');
 const runClaude = (model: FakeMessagesModel) =>
   // `--allowedTools Bash`: headless, the tool runs without a permission prompt once the hook allows it.
-  h.run(claude, ['-p', 'Run the scripted command.', '--settings', settings(), '--output-format', 'json', '--allowedTools', 'Bash'], {
-    HOME: h.home(),
-    ANTHROPIC_BASE_URL: model.url,
-    ANTHROPIC_API_KEY: 'dummy',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-    ...h.gatewayEnv(),
-  });
+  h.run(
+    claude,
+    ['-p', 'Run the scripted command.', '--settings', settings(), '--output-format', 'json', '--allowedTools', 'Bash'],
+    {
+      HOME: h.home(),
+      ANTHROPIC_BASE_URL: model.url,
+      ANTHROPIC_API_KEY: 'dummy',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      ...h.gatewayEnv(),
+    },
+  );
 
 realCliSuite<FakeMessagesModel>(
   h,
@@ -47,7 +51,10 @@ realCliSuite<FakeMessagesModel>(
     startModel: startFakeMessagesModel,
     configure(_model, wait) {
       const hook = { type: 'command', command: h.hookCommand('claude', wait), timeout: wait + 10 };
-      writeFileSync(settings(), JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [hook] }] } }, null, 2));
+      writeFileSync(
+        settings(),
+        JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [hook] }] } }, null, 2),
+      );
     },
     run: runClaude,
   },

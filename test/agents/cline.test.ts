@@ -33,17 +33,37 @@ realCliSuite(
     title: `Cline CLI ${PINNED.cline.version}`,
     toolName: 'run_commands',
     // Cline ends a task only through submit_and_exit, which the hook lets pass ungated (src/agents/cline.ts).
-    startModel: (command) => startFakeChatModel(command, 'run_commands', { name: 'submit_and_exit', args: { summary: 'Ran the scripted command as the task asked.', verified: true } }),
+    startModel: (command) =>
+      startFakeChatModel(command, 'run_commands', {
+        name: 'submit_and_exit',
+        args: { summary: 'Ran the scripted command as the task asked.', verified: true },
+      }),
     async configure(model, wait) {
       // The user's opt-outs: else every run and `cline auth` send telemetry to otel.cline.bot (tests talk to 127.0.0.1).
       mkdirSync(join(h.home(), '.cline/data/settings'), { recursive: true });
-      writeFileSync(join(h.home(), '.cline/data/settings/global-settings.json'), JSON.stringify({ telemetryOptOut: true, autoUpdateEnabled: false }));
-      const auth = await h.run(cline, ['auth', '-p', 'openai-compatible', '-k', 'dummy', '-m', 'fake-model', '-b', model.url], { HOME: h.home() });
+      writeFileSync(
+        join(h.home(), '.cline/data/settings/global-settings.json'),
+        JSON.stringify({ telemetryOptOut: true, autoUpdateEnabled: false }),
+      );
+      const auth = await h.run(
+        cline,
+        ['auth', '-p', 'openai-compatible', '-k', 'dummy', '-m', 'fake-model', '-b', model.url],
+        { HOME: h.home() },
+      );
       expect(auth.code).toBe(0);
-      const io = { stdout: { write: () => true }, env: { HOME: h.home() }, cwd: h.project(), bin: resolve(import.meta.dirname, '../../bin/tollgate.js') };
+      const io = {
+        stdout: { write: () => true },
+        env: { HOME: h.home() },
+        cwd: h.project(),
+        bin: resolve(import.meta.dirname, '../../bin/tollgate.js'),
+      };
       expect(await init(['cline', '--wait', String(wait)], io)).toBe(0);
     },
-    run: () => h.run(cline, ['--yolo', '--json', '-P', 'openai-compatible', '-m', 'fake-model', 'Run the scripted command.'], { HOME: h.home(), ...h.gatewayEnv() }),
+    run: () =>
+      h.run(cline, ['--yolo', '--json', '-P', 'openai-compatible', '-m', 'fake-model', 'Run the scripted command.'], {
+        HOME: h.home(),
+        ...h.gatewayEnv(),
+      }),
     // A cancel ends the task: the model gets no tool result; the run reports it aborted.
     denied(model, result) {
       expect(model.toolResults).toEqual([]);

@@ -33,20 +33,52 @@ realCliSuite(
     toolName: 'Bash',
     startModel: startFakeResponsesModel,
     configure(model, wait) {
-      const config = ['model = "fake-model"', 'model_provider = "fake"', '[model_providers.fake]', 'name = "fake"', `base_url = "${model.url}"`, 'wire_api = "responses"'];
-      config.push('env_key = "FAKE_API_KEY"', 'request_max_retries = 0', 'stream_max_retries = 0', '[analytics]', 'enabled = false', '[features]', 'plugins = false');
+      const config = [
+        'model = "fake-model"',
+        'model_provider = "fake"',
+        '[model_providers.fake]',
+        'name = "fake"',
+        `base_url = "${model.url}"`,
+        'wire_api = "responses"',
+      ];
+      config.push(
+        'env_key = "FAKE_API_KEY"',
+        'request_max_retries = 0',
+        'stream_max_retries = 0',
+        '[analytics]',
+        'enabled = false',
+        '[features]',
+        'plugins = false',
+      );
       writeFileSync(join(h.home(), 'config.toml'), `${config.join('\n')}\n`);
-      const hooks = { hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: h.hookCommand('codex', wait), timeout: wait + 10 }] }] } };
+      const hooks = {
+        hooks: {
+          PreToolUse: [
+            { matcher: '*', hooks: [{ type: 'command', command: h.hookCommand('codex', wait), timeout: wait + 10 }] },
+          ],
+        },
+      };
       writeFileSync(join(h.home(), 'hooks.json'), JSON.stringify(hooks, null, 2));
     },
     // stdin closed: `codex exec` waits for more input otherwise.
     run: () =>
-      h.run(codex, ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', '-s', 'workspace-write', 'Run the scripted command.'], {
-        HOME: h.home(),
-        CODEX_HOME: h.home(),
-        FAKE_API_KEY: 'dummy',
-        ...h.gatewayEnv(),
-      }),
+      h.run(
+        codex,
+        [
+          'exec',
+          '--skip-git-repo-check',
+          '--dangerously-bypass-hook-trust',
+          '-s',
+          'workspace-write',
+          'Run the scripted command.',
+        ],
+        {
+          HOME: h.home(),
+          CODEX_HOME: h.home(),
+          FAKE_API_KEY: 'dummy',
+          ...h.gatewayEnv(),
+        },
+      ),
   },
   SLOW,
 );

@@ -35,7 +35,10 @@ realCliSuite(
     configure(_model, wait) {
       const hook = { type: 'command', bash: h.hookCommand('copilot', wait), timeoutSec: wait + 10 };
       mkdirSync(join(h.home(), '.copilot'), { recursive: true });
-      writeFileSync(join(h.home(), '.copilot/settings.json'), JSON.stringify({ hooks: { preToolUse: [hook] } }, null, 2));
+      writeFileSync(
+        join(h.home(), '.copilot/settings.json'),
+        JSON.stringify({ hooks: { preToolUse: [hook] } }, null, 2),
+      );
     },
     run: (model) =>
       h.run(copilot, ['-p', 'Run the scripted command.', '--allow-all-tools', '--disable-client-telemetry'], {

@@ -36,7 +36,21 @@ realCliSuite(
       const settings = {
         security: { auth: { selectedType: 'gemini-api-key' } },
         privacy: { usageStatisticsEnabled: false },
-        hooks: { BeforeTool: [{ matcher: 'run_shell_command', hooks: [{ name: 'tollgate', type: 'command', command: h.hookCommand('gemini', wait), timeout: (wait + 10) * 1000 }] }] },
+        hooks: {
+          BeforeTool: [
+            {
+              matcher: 'run_shell_command',
+              hooks: [
+                {
+                  name: 'tollgate',
+                  type: 'command',
+                  command: h.hookCommand('gemini', wait),
+                  timeout: (wait + 10) * 1000,
+                },
+              ],
+            },
+          ],
+        },
       };
       mkdirSync(join(h.home(), '.gemini'), { recursive: true });
       writeFileSync(join(h.home(), '.gemini/settings.json'), JSON.stringify(settings, null, 2));

@@ -64,7 +64,11 @@ export function agentHarness(name: string): AgentHarness {
     hookCommand: (agent, wait) => `"${process.execPath}" "${BIN}" hook ${agent} --wait ${wait}`,
     gatewayEnv: () => ({ TOLLGATE_URL: server.url, TOLLGATE_TOKEN: server.token }),
     run(command, args, env) {
-      const child = spawn(command, args, { cwd: join(dir, 'project'), env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(command, args, {
+        cwd: join(dir, 'project'),
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -74,13 +78,21 @@ export function agentHarness(name: string): AgentHarness {
     // Up to a minute: the slowest CLI to its first tool call, OpenCode, took 3-7 s at load 9 and up to ~20 s at load
     // 15 on two cores (each file alone, 2026-11-28); found sooner, it returns at once.
     pending: (agent) =>
-      eventually(async () => {
-        const { items } = (await (await server.api(`/v1/requests?status=pending&agent_kind=${agent}`)).json()) as { items: ApiRequest[] };
-        if (!items[0]) throw new Error('no pending request yet');
-        return items[0];
-      }, 60_000, 100),
+      eventually(
+        async () => {
+          const { items } = (await (await server.api(`/v1/requests?status=pending&agent_kind=${agent}`)).json()) as {
+            items: ApiRequest[];
+          };
+          if (!items[0]) throw new Error('no pending request yet');
+          return items[0];
+        },
+        60_000,
+        100,
+      ),
     async decide(id, body) {
-      expect((await server.api(`/v1/requests/${id}/decision`, { body: { approver: 'web:alice', ...body } })).status).toBe(200);
+      expect(
+        (await server.api(`/v1/requests/${id}/decision`, { body: { approver: 'web:alice', ...body } })).status,
+      ).toBe(200);
     },
   };
 }
@@ -135,7 +147,12 @@ export function realCliSuite<M extends FakeModel>(h: AgentHarness, cli: RealCli<
       const m = await setUp('echo approved > ran.txt', 30);
       const run = cli.run(m);
       const request = await h.pending(cli.agent);
-      expect(request).toMatchObject({ agent_kind: cli.agent, tool_name: cli.toolName, tool_args: { command: 'echo approved > ran.txt' }, context: { cwd: h.project() } });
+      expect(request).toMatchObject({
+        agent_kind: cli.agent,
+        tool_name: cli.toolName,
+        tool_args: { command: 'echo approved > ran.txt' },
+        context: { cwd: h.project() },
+      });
       await h.decide(request.id, { decision: 'approve' });
       expect((await run).code).toBe(0);
       expect(m.unknown).toEqual([]);
@@ -145,7 +162,11 @@ export function realCliSuite<M extends FakeModel>(h: AgentHarness, cli: RealCli<
     it('does not run a denied command', async () => {
       const m = await setUp('echo denied > ran.txt', 30);
       const run = cli.run(m);
-      await h.decide((await h.pending(cli.agent)).id, { decision: 'deny', approver: 'web:bob', reason: 'not on the release branch' });
+      await h.decide((await h.pending(cli.agent)).id, {
+        decision: 'deny',
+        approver: 'web:bob',
+        reason: 'not on the release branch',
+      });
       const result = await run;
       expect(existsSync(ran())).toBe(false);
       if (cli.denied) cli.denied(m, result);
@@ -156,7 +177,10 @@ export function realCliSuite<M extends FakeModel>(h: AgentHarness, cli: RealCli<
       it('runs the arguments an approver edited instead of the asked ones', async () => {
         const m = await setUp('echo asked > ran.txt', 30);
         const run = cli.run(m);
-        await h.decide((await h.pending(cli.agent)).id, { decision: 'approve', approved_args: { command: 'echo edited > ran.txt' } });
+        await h.decide((await h.pending(cli.agent)).id, {
+          decision: 'approve',
+          approved_args: { command: 'echo edited > ran.txt' },
+        });
         expect((await run).code).toBe(0);
         expect(readFileSync(ran(), 'utf8').trim()).toBe('edited');
       });

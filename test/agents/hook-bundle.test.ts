@@ -55,37 +55,60 @@ function hook(args: string[], input: unknown): Promise<{ code: number | null; st
   return new Promise((done) => child.once('close', (code) => done({ code, stdout, stderr })));
 }
 
-const gemini = (command: string) => ({ session_id: 's', cwd: '/srv/app', hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command } });
-const claude = (command: string) => ({ session_id: 's', cwd: '/srv/app', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'toolu_1' });
+const gemini = (command: string) => ({
+  session_id: 's',
+  cwd: '/srv/app',
+  hook_event_name: 'BeforeTool',
+  tool_name: 'run_shell_command',
+  tool_input: { command },
+});
+const claude = (command: string) => ({
+  session_id: 's',
+  cwd: '/srv/app',
+  hook_event_name: 'PreToolUse',
+  tool_name: 'Bash',
+  tool_input: { command },
+  tool_use_id: 'toolu_1',
+});
 const filed = async () => ((await (await server.api('/v1/requests')).json()) as { items: unknown[] }).items.length;
 /** Makes `file` of the clone newer than its bundle, as an edit or a `git pull` does. */
 const touch = (file: string) => utimesSync(join(checkout, file), new Date(), new Date());
 
-describe('a source checkout\'s hook command', { timeout: SLOW }, () => {
+describe("a source checkout's hook command", { timeout: SLOW }, () => {
   it('runs from the bundle: it answers where tsx cannot even load', async () => {
-    expect(await hook(['hook', 'gemini'], gemini('ls'))).toMatchObject({ code: 0, stdout: expect.stringMatching(/^{"decision":"allow"/) });
+    expect(await hook(['hook', 'gemini'], gemini('ls'))).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^{"decision":"allow"/),
+    });
     const answer = await hook(['claude-hook'], claude('ls'));
     expect(answer.code).toBe(0);
     expect(JSON.parse(answer.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'allow' } });
   });
 
-  it('refuses a bundle older than a source it was built from, in the agent\'s own deny, and files nothing', async () => {
+  it("refuses a bundle older than a source it was built from, in the agent's own deny, and files nothing", async () => {
     symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'));
     touch('src/agents/gemini.ts');
     const gem = await hook(['hook', 'gemini'], gemini('ls'));
     expect(gem.code).toBe(2);
     const reason = (JSON.parse(gem.stdout) as { decision: string; reason: string }).reason;
     expect(JSON.parse(gem.stdout)).toMatchObject({ decision: 'deny' });
-    expect(reason).toContain('the hook bundle (dist/hook/hook.cjs) is older than src/agents/gemini.ts in this source checkout: run `npm run build`');
+    expect(reason).toContain(
+      'the hook bundle (dist/hook/hook.cjs) is older than src/agents/gemini.ts in this source checkout: run `npm run build`',
+    );
     const cla = await hook(['claude-hook'], claude('ls'));
     expect(cla).toMatchObject({ code: 2, stdout: '' });
-    expect(cla.stderr).toMatch(/^tollgate claude-hook: the hook bundle \(dist\/hook\/hook\.cjs\) is older than src\/agents\/gemini\.ts/);
+    expect(cla.stderr).toMatch(
+      /^tollgate claude-hook: the hook bundle \(dist\/hook\/hook\.cjs\) is older than src\/agents\/gemini\.ts/,
+    );
     expect(await filed()).toBe(0);
 
     // Rebuilt (what `npm run build` does), it runs from the bundle again.
     await buildHookBundle(join(checkout, 'dist/hook/hook.cjs'));
     rmSync(join(checkout, 'node_modules'));
-    expect(await hook(['hook', 'gemini'], gemini('ls'))).toMatchObject({ code: 0, stdout: expect.stringMatching(/^{"decision":"allow"/) });
+    expect(await hook(['hook', 'gemini'], gemini('ls'))).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^{"decision":"allow"/),
+    });
   });
 
   it('refuses a missing bundle the same way', async () => {
@@ -93,7 +116,12 @@ describe('a source checkout\'s hook command', { timeout: SLOW }, () => {
     rmSync(join(checkout, 'dist/hook/hook.sources.json'));
     const answer = await hook(['hook', 'codex'], { ...claude('ls'), tool_use_id: 'c1' });
     expect(answer.code).toBe(2);
-    expect(JSON.parse(answer.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('of this source checkout is missing: run `npm run build`') } });
+    expect(JSON.parse(answer.stdout)).toMatchObject({
+      hookSpecificOutput: {
+        permissionDecision: 'deny',
+        permissionDecisionReason: expect.stringContaining('of this source checkout is missing: run `npm run build`'),
+      },
+    });
     expect(await filed()).toBe(0);
     await buildHookBundle(join(checkout, 'dist/hook/hook.cjs'));
   });

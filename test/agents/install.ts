@@ -76,7 +76,10 @@ async function installOnce(dir: string, done: string, args: string[]): Promise<v
       continue;
     }
     try {
-      if (!existsSync(done)) execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error', ...args], { stdio: 'inherit' });
+      if (!existsSync(done))
+        execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error', ...args], {
+          stdio: 'inherit',
+        });
     } finally {
       rmdirSync(lock);
     }
@@ -86,5 +89,7 @@ async function installOnce(dir: string, done: string, args: string[]): Promise<v
 // `npx tsx test/agents/install.ts` (.ci/run): installs every pinned CLI before the tests, so no test waits for one.
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   for (const name of Object.keys(PINNED) as (keyof typeof PINNED)[]) console.log(`${name}: ${await pinnedCli(name)}`);
-  console.log(`opencode's plugin SDK: ${await installedDependency(OPENCODE_PLUGIN_SDK.pkg, OPENCODE_PLUGIN_SDK.version)}`);
+  console.log(
+    `opencode's plugin SDK: ${await installedDependency(OPENCODE_PLUGIN_SDK.pkg, OPENCODE_PLUGIN_SDK.version)}`,
+  );
 }

@@ -49,9 +49,26 @@ realCliSuite(
     toolName: 'bash',
     startModel: (command) => startFakeChatModel(command, 'bash'),
     async configure(model, wait) {
-      const provider = { npm: '@ai-sdk/openai-compatible', name: 'Fake', options: { baseURL: model.url, apiKey: 'dummy' }, models: { 'fake-model': { name: 'Fake', tool_call: true } } };
-      writeFileSync(join(h.project(), 'opencode.json'), JSON.stringify({ provider: { fake: provider }, model: 'fake/fake-model', share: 'disabled', autoupdate: false }, null, 2));
-      const io = { stdout: { write: () => true }, env: { HOME: h.home() }, cwd: h.project(), bin: resolve(import.meta.dirname, '../../bin/tollgate.js') };
+      const provider = {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'Fake',
+        options: { baseURL: model.url, apiKey: 'dummy' },
+        models: { 'fake-model': { name: 'Fake', tool_call: true } },
+      };
+      writeFileSync(
+        join(h.project(), 'opencode.json'),
+        JSON.stringify(
+          { provider: { fake: provider }, model: 'fake/fake-model', share: 'disabled', autoupdate: false },
+          null,
+          2,
+        ),
+      );
+      const io = {
+        stdout: { write: () => true },
+        env: { HOME: h.home() },
+        cwd: h.project(),
+        bin: resolve(import.meta.dirname, '../../bin/tollgate.js'),
+      };
       expect(await init(['opencode', '--wait', String(wait)], io)).toBe(0);
       seedPluginSdk(join(h.home(), '.config/opencode'));
       seedPluginSdk(join(h.project(), '.opencode'));

@@ -39,7 +39,14 @@ realCliSuite(
         security: { auth: { selectedType: 'openai' } },
         privacy: { usageStatisticsEnabled: false },
         telemetry: { enabled: false },
-        hooks: { PreToolUse: [{ matcher: 'run_shell_command', hooks: [{ type: 'command', command: h.hookCommand('qwen', wait), timeout: wait + 10 }] }] },
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: 'run_shell_command',
+              hooks: [{ type: 'command', command: h.hookCommand('qwen', wait), timeout: wait + 10 }],
+            },
+          ],
+        },
       };
       mkdirSync(join(h.home(), '.qwen'), { recursive: true });
       writeFileSync(join(h.home(), '.qwen/settings.json'), JSON.stringify(settings, null, 2));

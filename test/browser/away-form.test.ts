@@ -26,7 +26,10 @@ describe('the away form in Chromium', () => {
   });
   beforeEach(async () => {
     browser ??= await launchChromium();
-    server = await startTestServer({ channels: [createWebChannel({ users: [{ name: 'alice', token: ALICE }] })], policy: CONFIG });
+    server = await startTestServer({
+      channels: [createWebChannel({ users: [{ name: 'alice', token: ALICE }] })],
+      policy: CONFIG,
+    });
     await browser.context.clearCookies();
     page = await browser.context.newPage();
     page.setDefaultTimeout(10_000);
@@ -65,10 +68,16 @@ describe('the away form in Chromium', () => {
     await expect.poll(() => page.locator('#away-notice').textContent()).toContain('Saved');
     expect(await page.locator('#away-now').textContent()).toContain('bob stands in for you');
     expect(await page.locator('#away-now b').count()).toBe(0);
-    expect(await status()).toMatchObject({ source: 'database', set_by: 'person:alice', away: { delegate: 'person:bob', note: 'Holiday <b>not bold</b>', until: `${back}T00:00:00.000Z` } });
+    expect(await status()).toMatchObject({
+      source: 'database',
+      set_by: 'person:alice',
+      away: { delegate: 'person:bob', note: 'Holiday <b>not bold</b>', until: `${back}T00:00:00.000Z` },
+    });
 
     // What waits for alice now waits for bob: his inbox has it.
-    const filed = await server.api('/v1/requests', { body: { tool_name: 'deploy', channels: [{ type: 'web' }], approvers: ['person:alice'] } });
+    const filed = await server.api('/v1/requests', {
+      body: { tool_name: 'deploy', channels: [{ type: 'web' }], approvers: ['person:alice'] },
+    });
     const { id } = (await filed.json()) as { id: string };
     const inbox = (await (await server.api('/v1/inbox?as=person:bob')).json()) as { items: { id: string }[] };
     expect(inbox.items.map((r) => r.id)).toEqual([id]);

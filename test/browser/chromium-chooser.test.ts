@@ -6,7 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { chooseChromium, defaultLookup, launchChromium, type ChromiumLookup } from './chromium.js';
 
-const BUNDLED = { executablePath: '/tmp/chromium', args: ['--no-sandbox', '--disable-web-security', "--headless='shell'", '--single-process', '--use-gl=angle'] };
+const BUNDLED = {
+  executablePath: '/tmp/chromium',
+  args: ['--no-sandbox', '--disable-web-security', "--headless='shell'", '--single-process', '--use-gl=angle'],
+};
 
 const lookup = (env: Record<string, string>, files: string[]): ChromiumLookup & { bundledCalls: number } => {
   const l = {
@@ -25,7 +28,9 @@ describe('chooseChromium', () => {
   it('takes CHROMIUM_PATH first, and refuses one that does not exist', async () => {
     const l = lookup({ CHROMIUM_PATH: '/opt/chrome/chrome' }, ['/opt/chrome/chrome', '/usr/bin/chromium']);
     expect(await chooseChromium(l)).toMatchObject({ executablePath: '/opt/chrome/chrome', source: 'CHROMIUM_PATH' });
-    await expect(chooseChromium(lookup({ CHROMIUM_PATH: '/nowhere' }, ['/usr/bin/chromium']))).rejects.toThrow('CHROMIUM_PATH is /nowhere');
+    await expect(chooseChromium(lookup({ CHROMIUM_PATH: '/nowhere' }, ['/usr/bin/chromium']))).rejects.toThrow(
+      'CHROMIUM_PATH is /nowhere',
+    );
     expect(l.bundledCalls).toBe(0);
   });
 
@@ -40,7 +45,8 @@ describe('chooseChromium', () => {
     expect(choice).toMatchObject({ executablePath: '/tmp/chromium', source: '@sparticuz/chromium' });
     expect(choice.args).toContain('--use-gl=angle');
     expect(choice.args).toContain('--no-sandbox');
-    for (const dropped of ['--disable-web-security', "--headless='shell'", '--single-process']) expect(choice.args).not.toContain(dropped);
+    for (const dropped of ['--disable-web-security', "--headless='shell'", '--single-process'])
+      expect(choice.args).not.toContain(dropped);
   });
 
   it('the npm-packaged Chromium starts and renders a page', async () => {

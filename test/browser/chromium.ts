@@ -11,13 +11,21 @@ import { chromium, type BrowserContext } from 'playwright-core';
 /** Where system packages put Chromium, in the order tried. */
 export const SYSTEM_CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /**
  * Flags of `@sparticuz/chromium` (built for AWS Lambda) the tests must not take: they switch off the same-origin
  * policy and mixed-content blocking the pages' security is tested under, or fight playwright's own process model.
  */
-const UNWANTED_BUNDLED_FLAGS = /^--(disable-web-security|allow-running-insecure-content|headless|single-process|disable-site-isolation-trials)/;
+const UNWANTED_BUNDLED_FLAGS =
+  /^--(disable-web-security|allow-running-insecure-content|headless|single-process|disable-site-isolation-trials)/;
 
 /** The browser chosen, and why (shown when a launch fails). */
 export interface ChromiumChoice {
@@ -65,7 +73,9 @@ export interface TestBrowser {
 }
 
 /** Launches Chromium with a fresh user-data dir. */
-export async function launchChromium(options: { viewport?: { width: number; height: number }; choice?: ChromiumChoice } = {}): Promise<TestBrowser> {
+export async function launchChromium(
+  options: { viewport?: { width: number; height: number }; choice?: ChromiumChoice } = {},
+): Promise<TestBrowser> {
   const choice = options.choice ?? (await chooseChromium());
   const profile = mkdtempSync(join(tmpdir(), 'tollgate-chromium-'));
   const context = await chromium

@@ -40,7 +40,11 @@ describe('email links in Chromium', () => {
     await page.fill('textarea[name=reason]', 'wrong service');
     await page.click('button[type=submit]');
     await expect.poll(() => page!.locator('h1').textContent()).toBe('Denied: deploy_service');
-    expect(await env.get(request.id)).toMatchObject({ status: 'denied', reason: 'wrong service', respondedBy: `email:${OPS}` });
+    expect(await env.get(request.id)).toMatchObject({
+      status: 'denied',
+      reason: 'wrong service',
+      respondedBy: `email:${OPS}`,
+    });
 
     await page.goto(local(env.server, deny!));
     await expect.poll(() => page!.locator('h1').textContent()).toBe('This request is already decided');

@@ -16,7 +16,9 @@ import { seedSuggestionHistory } from '../contracts/suggestions-history.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { launchChromium, type TestBrowser } from './chromium.js';
 
-const DOCS = process.env.UPDATE_SCREENSHOTS ? fileURLToPath(new URL('../../docs/', import.meta.url)) : `${mkdtempSync(join(tmpdir(), 'tollgate-shots-'))}/`;
+const DOCS = process.env.UPDATE_SCREENSHOTS
+  ? fileURLToPath(new URL('../../docs/', import.meta.url))
+  : `${mkdtempSync(join(tmpdir(), 'tollgate-shots-'))}/`;
 // The seeded days are long past: the gateway expires a still-pending request of them as it reads it.
 const specs = historySpecs().filter((s) => s.outcome !== 'pending');
 const WINDOW = '?since=2026-03-01&until=2026-03-03';
@@ -49,20 +51,29 @@ describe('insights page in Chromium', () => {
     await browser?.close();
   });
 
-  const cellTexts = (selector: string) => page.locator(selector).evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent!.trim())));
+  const cellTexts = (selector: string) =>
+    page
+      .locator(selector)
+      .evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent!.trim())));
 
-  it('shows the window\'s totals, both charts and the top tables, at desktop width', async () => {
+  it("shows the window's totals, both charts and the top tables, at desktop width", async () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${server.url}/ui/insights${WINDOW}`);
     await page.locator('#chart-daily[data-drawn] canvas').waitFor();
     await page.locator('#chart-decision[data-drawn] canvas').waitFor();
     const { totals } = expectedDays(specs);
-    expect(await page.locator('#totals .figure').allTextContents()).toEqual([totals.requests, totals.approved, totals.denied, totals.expired, totals.cancelled].map(String));
+    expect(await page.locator('#totals .figure').allTextContents()).toEqual(
+      [totals.requests, totals.approved, totals.denied, totals.expired, totals.cancelled].map(String),
+    );
     const tools = expectedRows(specs, 'tool');
-    expect((await cellTexts('#top-tool tbody tr')).map((cells) => cells.slice(0, 5))).toEqual(tools.map((r) => [r.key, r.requests, r.approved, r.denied, r.expired].map(String)));
+    expect((await cellTexts('#top-tool tbody tr')).map((cells) => cells.slice(0, 5))).toEqual(
+      tools.map((r) => [r.key, r.requests, r.approved, r.denied, r.expired].map(String)),
+    );
     const approvers = expectedRows(specs, 'person').filter((r) => r.key !== null);
     const shown = (await cellTexts('#top-person tbody tr')).filter((cells) => !cells[0]!.startsWith('('));
-    expect(shown.map((cells) => [cells[0], cells[9]])).toEqual(approvers.map((r) => [r.key, `${Math.round(r.fast_approvals! * 100)}%`]));
+    expect(shown.map((cells) => [cells[0], cells[9]])).toEqual(
+      approvers.map((r) => [r.key, `${Math.round(r.fast_approvals! * 100)}%`]),
+    );
     expect(foreign).toEqual([]);
     await page.screenshot({ path: `${DOCS}insights.png`, fullPage: true });
   });
@@ -96,7 +107,10 @@ describe('insights page in Chromium', () => {
     await page.goto(`${server.url}/ui/insights?since=2026-04-01&until=2026-04-07`);
     await page.locator('#suggestions-link').click();
     await page.waitForURL((url) => url.pathname === '/ui/insights/suggestions');
-    expect(await page.locator('li.suggestion h2').allTextContents()).toEqual(['ops calling Bash with command = "npm test"', 'ops calling Bash with command starting "git status"']);
+    expect(await page.locator('li.suggestion h2').allTextContents()).toEqual([
+      'ops calling Bash with command = "npm test"',
+      'ops calling Bash with command starting "git status"',
+    ]);
     expect(await page.locator('li.suggestion pre').first().textContent()).toContain('decision: allow');
     await page.locator('li.suggestion a[href^="/ui/requests/"]').first().click();
     await page.waitForURL((url) => url.pathname.startsWith('/ui/requests/'));

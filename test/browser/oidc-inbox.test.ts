@@ -14,7 +14,9 @@ import { startOidcHarness, walkProvider, type OidcHarness } from '../fakes/oidc/
 import { WebClient } from '../integration/web/web-client.js';
 import { launchChromium, type TestBrowser } from './chromium.js';
 
-const DOCS = process.env.UPDATE_SCREENSHOTS ? fileURLToPath(new URL('../../docs/', import.meta.url)) : `${mkdtempSync(join(tmpdir(), 'tollgate-shots-'))}/`;
+const DOCS = process.env.UPDATE_SCREENSHOTS
+  ? fileURLToPath(new URL('../../docs/', import.meta.url))
+  : `${mkdtempSync(join(tmpdir(), 'tollgate-shots-'))}/`;
 
 const YAML = `
 people:

@@ -42,7 +42,10 @@ describe('push notifications in Chromium', () => {
   beforeEach(async () => {
     browser ??= await launchChromium();
     push = await new FakePushService().start();
-    server = await startTestServer({ channels: [createWebChannel({ users: [{ name: 'alice', token: ALICE }] })], policy: POLICY });
+    server = await startTestServer({
+      channels: [createWebChannel({ users: [{ name: 'alice', token: ALICE }] })],
+      policy: POLICY,
+    });
     push.expectedKey = ((await (await fetch(`${server.url}/ui/push/key`)).json()) as { public_key: string }).public_key;
     await browser.context.grantPermissions(['notifications'], { origin: server.url });
     page = await browser.context.newPage();
@@ -57,12 +60,19 @@ describe('push notifications in Chromium', () => {
   });
 
   /** Signs alice in, waits for the service worker, and subscribes a device of hers (through the page's own session). */
-  async function signInAndSubscribe(): Promise<{ registrationId: string; worker: Worker; device: ReturnType<FakePushService['device']> }> {
+  async function signInAndSubscribe(): Promise<{
+    registrationId: string;
+    worker: Worker;
+    device: ReturnType<FakePushService['device']>;
+  }> {
     const registrations = new Promise<string>((resolve) => {
-      cdp.on('ServiceWorker.workerRegistrationUpdated', (event: { registrations: { registrationId: string; scopeURL: string; isDeleted: boolean }[] }) => {
-        const ours = event.registrations.find((r) => r.scopeURL === `${server.url}/ui` && !r.isDeleted);
-        if (ours) resolve(ours.registrationId);
-      });
+      cdp.on(
+        'ServiceWorker.workerRegistrationUpdated',
+        (event: { registrations: { registrationId: string; scopeURL: string; isDeleted: boolean }[] }) => {
+          const ours = event.registrations.find((r) => r.scopeURL === `${server.url}/ui` && !r.isDeleted);
+          if (ours) resolve(ours.registrationId);
+        },
+      );
     });
     await cdp.send('ServiceWorker.enable');
     await page.goto(`${server.url}/ui/login`);
@@ -75,7 +85,9 @@ describe('push notifications in Chromium', () => {
     expect(scope).toBe(`${server.url}/ui`);
     // The button shows once the worker is registered (a real browser would subscribe through it).
     await page.locator('[data-push-subscribe]:not([hidden])').waitFor();
-    const worker = browser!.context.serviceWorkers().find((w) => w.url() === `${server.url}/ui/sw.js`) ?? (await browser!.context.waitForEvent('serviceworker'));
+    const worker =
+      browser!.context.serviceWorkers().find((w) => w.url() === `${server.url}/ui/sw.js`) ??
+      (await browser!.context.waitForEvent('serviceworker'));
     const device = push.device();
     const status = await page.evaluate<number>(`(async () => {
       const csrf = document.querySelector('[data-push-subscribe]').getAttribute('data-csrf');
@@ -111,7 +123,14 @@ describe('push notifications in Chromium', () => {
       .then((list) => list.map((n) => ({ title: n.title, body: n.body, tag: n.tag, actions: (n.actions || []).map((a) => a.action) })))`);
 
   async function file(): Promise<string> {
-    const res = await server.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { amount: 120, payee: 'ACME', token: 'sk-live-abcdefghijklmnop0123' }, approvers: ['person:alice'], timeout_s: 600 } });
+    const res = await server.api('/v1/requests', {
+      body: {
+        tool_name: 'pay_invoice',
+        tool_args: { amount: 120, payee: 'ACME', token: 'sk-live-abcdefghijklmnop0123' },
+        approvers: ['person:alice'],
+        timeout_s: 600,
+      },
+    });
     expect(res.status).toBe(201);
     return ((await res.json()) as { id: string }).id;
   }
@@ -120,10 +139,19 @@ describe('push notifications in Chromium', () => {
     await page.goto(`${server.url}/ui/login`);
     const href = await page.locator('link[rel="manifest"]').getAttribute('href');
     expect(href).toBe('/ui/manifest.webmanifest');
-    const manifest = (await (await fetch(`${server.url}${href}`)).json()) as { start_url: string; scope: string; display: string; icons: { src: string }[] };
+    const manifest = (await (await fetch(`${server.url}${href}`)).json()) as {
+      start_url: string;
+      scope: string;
+      display: string;
+      icons: { src: string }[];
+    };
     expect(manifest).toMatchObject({ start_url: '/ui', scope: '/ui', display: 'standalone' });
-    expect((await fetch(`${server.url}${manifest.icons[0]!.src}`)).headers.get('content-type')).toContain('image/svg+xml');
-    const { installabilityErrors: errors } = (await cdp.send('Page.getInstallabilityErrors')) as { installabilityErrors: { errorId: string }[] };
+    expect((await fetch(`${server.url}${manifest.icons[0]!.src}`)).headers.get('content-type')).toContain(
+      'image/svg+xml',
+    );
+    const { installabilityErrors: errors } = (await cdp.send('Page.getInstallabilityErrors')) as {
+      installabilityErrors: { errorId: string }[];
+    };
     // Chromium's own verdict; a service worker with a fetch handler is no longer required (Chromium 108+).
     expect(errors.map((e) => e.errorId)).toEqual([]);
   });
@@ -134,7 +162,14 @@ describe('push notifications in Chromium', () => {
     await push.waitFor(1);
     expect(push.problems).toEqual([]);
     await deliver(registrationId, push.messagesOf(device)[0]!.payload);
-    await expect.poll(notifications).toEqual([{ title: 'Approval needed: pay_invoice', body: expect.stringContaining('payee: ACME'), tag: id, actions: ['approve', 'deny'] }]);
+    await expect.poll(notifications).toEqual([
+      {
+        title: 'Approval needed: pay_invoice',
+        body: expect.stringContaining('payee: ACME'),
+        tag: id,
+        actions: ['approve', 'deny'],
+      },
+    ]);
     expect(JSON.stringify(await notifications())).not.toContain('sk-live-abcdefghijklmnop0123');
 
     // The lock screen's Approve: the worker's notificationclick handler posts the action token.
@@ -155,12 +190,32 @@ describe('push notifications in Chromium', () => {
     // Decided elsewhere: the outcome the gateway pushes replaces the notification (same tag, no actions).
     const other = await file();
     await push.waitFor(3);
-    await deliver(registrationId, push.messagesOf(device).find((m) => m.payload.request_id === other && m.payload.status === 'pending')!.payload);
-    await expect.poll(async () => (await notifications()).filter((n) => n.tag === other).map((n) => n.actions)).toEqual([['approve', 'deny']]);
-    expect((await server.api(`/v1/requests/${other}/decision`, { body: { decision: 'deny', approver: 'web:alice', reason: 'not now' } })).status).toBe(200);
-    await expect.poll(() => push.messagesOf(device).find((m) => m.payload.request_id === other && m.payload.status === 'denied')).toBeDefined();
-    await deliver(registrationId, push.messagesOf(device).find((m) => m.payload.request_id === other && m.payload.status === 'denied')!.payload);
-    await expect.poll(async () => (await notifications()).filter((n) => n.tag === other)).toEqual([{ title: 'Denied: pay_invoice', body: expect.stringContaining('Denied by web:alice'), tag: other, actions: [] }]);
+    await deliver(
+      registrationId,
+      push.messagesOf(device).find((m) => m.payload.request_id === other && m.payload.status === 'pending')!.payload,
+    );
+    await expect
+      .poll(async () => (await notifications()).filter((n) => n.tag === other).map((n) => n.actions))
+      .toEqual([['approve', 'deny']]);
+    expect(
+      (
+        await server.api(`/v1/requests/${other}/decision`, {
+          body: { decision: 'deny', approver: 'web:alice', reason: 'not now' },
+        })
+      ).status,
+    ).toBe(200);
+    await expect
+      .poll(() => push.messagesOf(device).find((m) => m.payload.request_id === other && m.payload.status === 'denied'))
+      .toBeDefined();
+    await deliver(
+      registrationId,
+      push.messagesOf(device).find((m) => m.payload.request_id === other && m.payload.status === 'denied')!.payload,
+    );
+    await expect
+      .poll(async () => (await notifications()).filter((n) => n.tag === other))
+      .toEqual([
+        { title: 'Denied: pay_invoice', body: expect.stringContaining('Denied by web:alice'), tag: other, actions: [] },
+      ]);
   });
 
   it('Deny opens the request page, where a reason can be given', async () => {

@@ -17,7 +17,9 @@ import { launchChromium, type TestBrowser } from './chromium.js';
 
 // Screenshots go to docs/ with UPDATE_SCREENSHOTS=1 (to refresh the README's pictures), else to a temp dir, so
 // ordinary test runs leave the tree clean.
-const DOCS = process.env.UPDATE_SCREENSHOTS ? fileURLToPath(new URL('../../docs/', import.meta.url)) : `${mkdtempSync(join(tmpdir(), 'tollgate-shots-'))}/`;
+const DOCS = process.env.UPDATE_SCREENSHOTS
+  ? fileURLToPath(new URL('../../docs/', import.meta.url))
+  : `${mkdtempSync(join(tmpdir(), 'tollgate-shots-'))}/`;
 
 describe('web inbox in Chromium', () => {
   let channel: WebChannel;
@@ -88,11 +90,27 @@ describe('web inbox in Chromium', () => {
 
   it('shows a request live, approves it, and the waiting API caller resumes; it leaves the inbox', async () => {
     await signIn();
-    await file({ tool_name: 'pay_invoice', tool_args: { invoice: 'INV-2291', amount: 1200, currency: 'EUR' }, agent_id: 'billing-agent', user_id: 'U0456', prompt: 'Pay invoice INV-2291 (1,200 EUR) to ACME GmbH?' });
-    await file({ tool_name: 'delete_records', tool_args: { table: 'customers', where: { inactive_days: { gt: 730 } } }, agent_id: 'ops-bot', prompt: 'Delete customers inactive for two years?' });
+    await file({
+      tool_name: 'pay_invoice',
+      tool_args: { invoice: 'INV-2291', amount: 1200, currency: 'EUR' },
+      agent_id: 'billing-agent',
+      user_id: 'U0456',
+      prompt: 'Pay invoice INV-2291 (1,200 EUR) to ACME GmbH?',
+    });
+    await file({
+      tool_name: 'delete_records',
+      tool_args: { table: 'customers', where: { inactive_days: { gt: 730 } } },
+      agent_id: 'ops-bot',
+      prompt: 'Delete customers inactive for two years?',
+    });
     const { id } = await file({
       tool_name: 'deploy_service',
-      tool_args: { service: 'billing', version: '1.4.2', environment: 'production', api_token: 'sk-live-should-not-show' },
+      tool_args: {
+        service: 'billing',
+        version: '1.4.2',
+        environment: 'production',
+        api_token: 'sk-live-should-not-show',
+      },
       agent_id: 'ops-bot',
       user_id: 'U0123',
       prompt: 'Deploy billing 1.4.2 to production?',
@@ -112,7 +130,13 @@ describe('web inbox in Chromium', () => {
     await page.locator('.notice.good').waitFor();
 
     const verdict = await waiting;
-    expect(verdict).toMatchObject({ id, status: 'approved', allowed: true, responded_by: 'web:admin', responded_via: 'web' });
+    expect(verdict).toMatchObject({
+      id,
+      status: 'approved',
+      allowed: true,
+      responded_by: 'web:admin',
+      responded_via: 'web',
+    });
     expect(await page.locator('#approve-form').count()).toBe(0);
     expect(await page.locator('#timeline').textContent()).toContain('approved');
 
@@ -122,7 +146,9 @@ describe('web inbox in Chromium', () => {
     // Decided elsewhere (the API): the row leaves the open inbox without a reload.
     const other = page.locator('li[data-request-id]').first();
     const otherId = (await other.getAttribute('data-request-id'))!;
-    const decided = await server.api(`/v1/requests/${otherId}/decision`, { body: { decision: 'deny', approver: 'api:ops', reason: 'not today' } });
+    const decided = await server.api(`/v1/requests/${otherId}/decision`, {
+      body: { decision: 'deny', approver: 'api:ops', reason: 'not today' },
+    });
     expect(decided.status).toBe(200);
     await page.locator(`li[data-request-id="${otherId}"]`).waitFor({ state: 'detached' });
   });
@@ -135,13 +161,21 @@ describe('web inbox in Chromium', () => {
     await page.locator('#deny-form button').click();
     await page.locator('.notice.good').waitFor();
     const res = await server.api(`/v1/requests/${id}`);
-    expect(await res.json()).toMatchObject({ status: 'denied', allowed: false, reason: 'not on a Friday', responded_by: 'web:admin' });
+    expect(await res.json()).toMatchObject({
+      status: 'denied',
+      allowed: false,
+      reason: 'not on a Friday',
+      responded_by: 'web:admin',
+    });
     expect(await page.locator('#live-status').textContent()).toContain('not on a Friday');
   });
 
   it('approves edited arguments after rejecting invalid JSON, keeping secrets it never showed', async () => {
     await signIn();
-    const { id } = await file({ tool_name: 'send_email', tool_args: { to: 'all@corp.example', subject: 'Hi', smtp_password: 'hunter2-secret' } });
+    const { id } = await file({
+      tool_name: 'send_email',
+      tool_args: { to: 'all@corp.example', subject: 'Hi', smtp_password: 'hunter2-secret' },
+    });
     await openRequest(id);
     await page.locator('details summary').click();
     const editor = page.locator('#edit-form textarea');
@@ -170,7 +204,12 @@ describe('web inbox in Chromium', () => {
   it('shows an XSS payload in the arguments as text and never runs it', async () => {
     await signIn();
     const payload = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
-    const { id } = await file({ tool_name: 'run_shell', tool_args: { cmd: payload }, prompt: `Run ${payload}?`, agent_id: '"><svg onload=window.__xss=3>' });
+    const { id } = await file({
+      tool_name: 'run_shell',
+      tool_args: { cmd: payload },
+      prompt: `Run ${payload}?`,
+      agent_id: '"><svg onload=window.__xss=3>',
+    });
     await page.locator(`li[data-request-id="${id}"]`).waitFor();
     await openRequest(id);
     expect(await page.locator('#tool-args').textContent()).toContain('<img src=x onerror=\\"window.__xss=1\\">');
@@ -206,11 +245,25 @@ describe('web inbox in Chromium', () => {
   it('filters the audit log and exports it as CSV', async () => {
     await signIn();
     const filed = [];
-    for (const [tool, agent] of [['pay_invoice', 'billing-agent'], ['deploy_service', 'ops-bot'], ['delete_records', 'ops-bot'], ['send_email', 'mail-agent']] as const) {
+    for (const [tool, agent] of [
+      ['pay_invoice', 'billing-agent'],
+      ['deploy_service', 'ops-bot'],
+      ['delete_records', 'ops-bot'],
+      ['send_email', 'mail-agent'],
+    ] as const) {
       filed.push(await file({ tool_name: tool, agent_id: agent, tool_args: { n: filed.length } }));
     }
-    await server.gateway.decide({ requestId: filed[0]!.id, decision: 'approve', actor: { channel: 'web', userId: 'alice' } });
-    await server.gateway.decide({ requestId: filed[1]!.id, decision: 'deny', reason: 'change freeze until Monday', actor: { channel: 'slack', userId: 'U0ALICE' } });
+    await server.gateway.decide({
+      requestId: filed[0]!.id,
+      decision: 'approve',
+      actor: { channel: 'web', userId: 'alice' },
+    });
+    await server.gateway.decide({
+      requestId: filed[1]!.id,
+      decision: 'deny',
+      reason: 'change freeze until Monday',
+      actor: { channel: 'slack', userId: 'U0ALICE' },
+    });
     await server.gateway.cancel(filed[2]!.id, 'api:runtime');
     await page.goto(`${server.url}/ui/audit`);
     expect(await page.locator('table.audit tbody tr').count()).toBe(4);
@@ -235,7 +288,12 @@ describe('web inbox in Chromium', () => {
   it('is readable on a phone', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await signIn();
-    const { id } = await file({ tool_name: 'deploy_service', tool_args: { service: 'billing', version: '1.4.2', environment: 'production' }, agent_id: 'ops-bot', prompt: 'Deploy billing 1.4.2 to production?' });
+    const { id } = await file({
+      tool_name: 'deploy_service',
+      tool_args: { service: 'billing', version: '1.4.2', environment: 'production' },
+      agent_id: 'ops-bot',
+      prompt: 'Deploy billing 1.4.2 to production?',
+    });
     await openRequest(id);
     // Nothing wider than the screen: no sideways scrolling to reach the buttons.
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);

@@ -80,7 +80,10 @@ export function runAgentAdapterContract(agent: AgentUnderTest, database?: Contra
       work = mkdtempSync(join(tmpdir(), `tollgate-agent-${agent.kind}-`));
       mkdirSync(join(work, '.git'));
       writeFileSync(join(work, '.git/HEAD'), 'ref: refs/heads/main\n');
-      writeFileSync(join(work, '.git/config'), '[core]\n\tbare = false\n[remote "origin"]\n\turl = git@github.com:acme/billing.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n');
+      writeFileSync(
+        join(work, '.git/config'),
+        '[core]\n\tbare = false\n[remote "origin"]\n\turl = git@github.com:acme/billing.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n',
+      );
       cwd = join(work, 'services');
       mkdirSync(cwd);
     });
@@ -103,8 +106,10 @@ export function runAgentAdapterContract(agent: AgentUnderTest, database?: Contra
       return server;
     }
     const env = (s: TestServer) => ({ TOLLGATE_URL: s.url, TOLLGATE_TOKEN: s.token });
-    const hook = (s: TestServer, command: string, flags: string[] = []) => runHook([agent.kind, ...flags], JSON.stringify(agent.input(command, cwd)), env(s));
-    const requests = async (s: TestServer, query = '') => ((await (await s.api(`/v1/requests?limit=100${query}`)).json()) as { items: ApiRequest[] }).items;
+    const hook = (s: TestServer, command: string, flags: string[] = []) =>
+      runHook([agent.kind, ...flags], JSON.stringify(agent.input(command, cwd)), env(s));
+    const requests = async (s: TestServer, query = '') =>
+      ((await (await s.api(`/v1/requests?limit=100${query}`)).json()) as { items: ApiRequest[] }).items;
     const pending = (s: TestServer, command: string) =>
       eventually(async () => {
         const found = (await requests(s, '&status=pending')).find((r) => r.tool_args.command === command);
@@ -115,13 +120,22 @@ export function runAgentAdapterContract(agent: AgentUnderTest, database?: Contra
       const response = await s.api(`/v1/requests/${id}/decision`, { body: { approver: 'web:alice', ...body } });
       expect(response.status).toBe(200);
     };
-    const events = async (s: TestServer, id: string) => ((await (await s.api(`/v1/requests/${id}/events`, { headers: { accept: 'application/json' } })).json()) as { items: { type: string }[] }).items.map((e) => e.type);
+    const events = async (s: TestServer, id: string) =>
+      (
+        (await (await s.api(`/v1/requests/${id}/events`, { headers: { accept: 'application/json' } })).json()) as {
+          items: { type: string }[];
+        }
+      ).items.map((e) => e.type);
 
     it('allows once a human approves, and records the agent, its repository and branch, and the receipt', async () => {
       const s = await start();
       const running = hook(s, 'terraform apply -auto-approve', ['--wait', '30']);
       const request = await pending(s, 'terraform apply -auto-approve');
-      expect(request).toMatchObject({ agent_kind: agent.kind, tool_name: agent.toolName, context: { cwd, repo: 'acme/billing', branch: 'main' } });
+      expect(request).toMatchObject({
+        agent_kind: agent.kind,
+        tool_name: agent.toolName,
+        context: { cwd, repo: 'acme/billing', branch: 'main' },
+      });
       await decide(s, request.id, { decision: 'approve', reason: 'change window' });
       expect(agent.read(await running)).toMatchObject({ decision: 'allow' });
       expect(await events(s, request.id)).toContain('executed');
@@ -131,7 +145,7 @@ export function runAgentAdapterContract(agent: AgentUnderTest, database?: Contra
       expect(await requests(s, '&repo=acme/other')).toEqual([]);
     });
 
-    it('denies with the approver\'s reason reaching the model', async () => {
+    it("denies with the approver's reason reaching the model", async () => {
       const s = await start();
       const running = hook(s, 'git push --force', ['--wait', '30']);
       const request = await pending(s, 'git push --force');
@@ -151,18 +165,30 @@ export function runAgentAdapterContract(agent: AgentUnderTest, database?: Contra
         await clock.advance(60_000);
       }
       const reading = agent.read(await running);
-      expect(reading).toMatchObject({ decision: 'deny', reason: expect.stringMatching(/No approver answered in time/) });
+      expect(reading).toMatchObject({
+        decision: 'deny',
+        reason: expect.stringMatching(/No approver answered in time/),
+      });
     });
 
     it('fails closed when the gateway cannot be reached', async () => {
-      const result = await runHook([agent.kind, '--wait', '1'], JSON.stringify(agent.input('ls', cwd)), { TOLLGATE_URL: 'http://127.0.0.1:9', TOLLGATE_TOKEN: 't' });
+      const result = await runHook([agent.kind, '--wait', '1'], JSON.stringify(agent.input('ls', cwd)), {
+        TOLLGATE_URL: 'http://127.0.0.1:9',
+        TOLLGATE_TOKEN: 't',
+      });
       expect(result.code).toBe(2);
-      expect(agent.read(result)).toMatchObject({ decision: 'deny', reason: expect.stringMatching(/cannot reach the gateway/) });
+      expect(agent.read(result)).toMatchObject({
+        decision: 'deny',
+        reason: expect.stringMatching(/cannot reach the gateway/),
+      });
     });
 
     it('fails closed on a wrong token and on no token', async () => {
       const s = await start();
-      const wrong = await runHook([agent.kind, '--wait', '5'], JSON.stringify(agent.input('ls', cwd)), { ...env(s), TOLLGATE_TOKEN: 'wrong' });
+      const wrong = await runHook([agent.kind, '--wait', '5'], JSON.stringify(agent.input('ls', cwd)), {
+        ...env(s),
+        TOLLGATE_TOKEN: 'wrong',
+      });
       expect(agent.read(wrong)).toMatchObject({ decision: 'deny', reason: expect.stringMatching(/401/) });
       const none = await runHook([agent.kind], JSON.stringify(agent.input('ls', cwd)), { TOLLGATE_URL: s.url });
       expect(agent.read(none)).toMatchObject({ decision: 'deny', reason: expect.stringMatching(/TOLLGATE_TOKEN/) });
@@ -170,39 +196,60 @@ export function runAgentAdapterContract(agent: AgentUnderTest, database?: Contra
     });
 
     it('answers a policy decision at once, without a human', async () => {
-      const s = await start({ policy: `policies:\n  - name: read-only\n    match: { tool: "*", when: 'has(args.command) && args.command == "ls -la"' }\n    decision: allow\n    reason: read-only\n` });
+      const s = await start({
+        policy: `policies:\n  - name: read-only\n    match: { tool: "*", when: 'has(args.command) && args.command == "ls -la"' }\n    decision: allow\n    reason: read-only\n`,
+      });
       const reading = agent.read(await hook(s, 'ls -la', ['--wait', '30']));
       expect(reading.decision).toBe('allow');
       const [request] = await requests(s);
       expect(request).toMatchObject({ status: 'approved', responded_by: 'policy:read-only', agent_kind: agent.kind });
     });
 
-    it('answers from a hostile checkout: a .git that never ends (HEAD is /dev/zero) neither stalls nor crashes the hook', { timeout: 20_000 }, async () => {
-      // A hook the agent kills for running too long lets the call run in most agents: reading .git must be bounded.
-      rmSync(join(work, '.git/HEAD'));
-      symlinkSync('/dev/zero', join(work, '.git/HEAD'));
-      writeFileSync(join(work, '.git/config'), `[remote "origin"]\n\turl = ${'x'.repeat(200_000)}\n`);
-      const s = await start({ policy: `policies:\n  - name: read-only\n    match: { tool: "*", when: 'has(args.command) && args.command == "ls -la"' }\n    decision: allow\n` });
-      expect(agent.read(await hook(s, 'ls -la', ['--wait', '5'])).decision).toBe('allow');
-      expect((await requests(s))[0]).toMatchObject({ context: { cwd, branch: null } });
-    });
+    it(
+      'answers from a hostile checkout: a .git that never ends (HEAD is /dev/zero) neither stalls nor crashes the hook',
+      { timeout: 20_000 },
+      async () => {
+        // A hook the agent kills for running too long lets the call run in most agents: reading .git must be bounded.
+        rmSync(join(work, '.git/HEAD'));
+        symlinkSync('/dev/zero', join(work, '.git/HEAD'));
+        writeFileSync(join(work, '.git/config'), `[remote "origin"]\n\turl = ${'x'.repeat(200_000)}\n`);
+        const s = await start({
+          policy: `policies:\n  - name: read-only\n    match: { tool: "*", when: 'has(args.command) && args.command == "ls -la"' }\n    decision: allow\n`,
+        });
+        expect(agent.read(await hook(s, 'ls -la', ['--wait', '5'])).decision).toBe('allow');
+        expect((await requests(s))[0]).toMatchObject({ context: { cwd, branch: null } });
+      },
+    );
 
     it('refuses a bad flag with a block the agent reads, and files nothing', async () => {
       const s = await start();
       // As `main` runs it, a usage error is exit 2 with the message on stderr (claude-hook's way); the other hooks
       // answer their agent's deny as well.
-      const asMain = (argv: string[]) => runHook(argv, JSON.stringify(agent.input('ls', cwd)), env(s)).catch((error: Error) => ({ code: 2, stdout: '', stderr: error.message }));
+      const asMain = (argv: string[]) =>
+        runHook(argv, JSON.stringify(agent.input('ls', cwd)), env(s)).catch((error: Error) => ({
+          code: 2,
+          stdout: '',
+          stderr: error.message,
+        }));
       for (const flags of [['--wait', 'soon'], ['--wait', '0'], ['extra']]) {
         const result = await asMain([agent.kind, ...flags]);
         expect({ flags, code: result.code }).toEqual({ flags, code: 2 });
-        expect(agent.read(result)).toMatchObject({ decision: 'deny', reason: expect.stringMatching(/--wait|--timeout|unexpected argument/) });
+        expect(agent.read(result)).toMatchObject({
+          decision: 'deny',
+          reason: expect.stringMatching(/--wait|--timeout|unexpected argument/),
+        });
       }
       expect(await requests(s)).toEqual([]);
     });
 
     it('refuses malformed stdin, naming what is wrong, and files nothing', async () => {
       const s = await start();
-      for (const [stdin, words] of [['not json', /not valid JSON/], ['', /no hook input/], ['[1]', /expected (a JSON )?object/], ['{"unrelated": true}', /invalid hook input/]] as const) {
+      for (const [stdin, words] of [
+        ['not json', /not valid JSON/],
+        ['', /no hook input/],
+        ['[1]', /expected (a JSON )?object/],
+        ['{"unrelated": true}', /invalid hook input/],
+      ] as const) {
         const result = await runHook([agent.kind], stdin, env(s));
         expect({ stdin, code: result.code }).toEqual({ stdin, code: 2 });
         expect(agent.read(result)).toMatchObject({ decision: 'deny', reason: expect.stringMatching(words) });
@@ -228,7 +275,7 @@ export function runAgentAdapterContract(agent: AgentUnderTest, database?: Contra
       expect((await requests(s)).map((r) => r.status)).toEqual(['pending', 'approved']);
     });
 
-    it('defers, then refuses the retry at once with the approver\'s reason once denied', async () => {
+    it("defers, then refuses the retry at once with the approver's reason once denied", async () => {
       const s = await start();
       expect(agent.read(await hook(s, 'git push --force', ['--wait', '1'])).decision).toBe('deny');
       // Asked again while pending: re-attaches (one request), still deferred.

@@ -7,17 +7,34 @@ import { freshDatabase } from '../integration/postgres/fresh-database.js';
 import { runAgentAdapterContract, type HookRun } from './agent-adapter.contract.js';
 
 const database = { fresh: () => freshDatabase() };
-const json = (run: HookRun) => (run.stdout.trim() ? (JSON.parse(run.stdout) as { decision?: string; reason?: string; hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } }) : {});
+const json = (run: HookRun) =>
+  run.stdout.trim()
+    ? (JSON.parse(run.stdout) as {
+        decision?: string;
+        reason?: string;
+        hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string };
+      })
+    : {};
 
 runAgentAdapterContract(
   {
     kind: 'codex',
     toolName: 'Bash',
-    input: (command, cwd) => ({ session_id: 's-codex', cwd, hook_event_name: 'PreToolUse', model: 'gpt-5-codex', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'call_1' }),
+    input: (command, cwd) => ({
+      session_id: 's-codex',
+      cwd,
+      hook_event_name: 'PreToolUse',
+      model: 'gpt-5-codex',
+      tool_name: 'Bash',
+      tool_input: { command },
+      tool_use_id: 'call_1',
+    }),
     read(run) {
       if (run.code === 2) return { decision: 'deny', reason: run.stderr };
       const out = json(run).hookSpecificOutput;
-      return out ? { decision: out.permissionDecision === 'deny' ? 'deny' : 'allow', reason: out.permissionDecisionReason ?? '' } : { decision: 'allow', reason: '' };
+      return out
+        ? { decision: out.permissionDecision === 'deny' ? 'deny' : 'allow', reason: out.permissionDecisionReason ?? '' }
+        : { decision: 'allow', reason: '' };
     },
   },
   database,
@@ -27,7 +44,13 @@ runAgentAdapterContract(
   {
     kind: 'gemini',
     toolName: 'run_shell_command',
-    input: (command, cwd) => ({ session_id: 's-gemini', cwd, hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command } }),
+    input: (command, cwd) => ({
+      session_id: 's-gemini',
+      cwd,
+      hook_event_name: 'BeforeTool',
+      tool_name: 'run_shell_command',
+      tool_input: { command },
+    }),
     read(run) {
       const out = json(run);
       return { decision: out.decision === 'deny' ? 'deny' : 'allow', reason: out.reason ?? '' };

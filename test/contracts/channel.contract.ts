@@ -31,9 +31,20 @@ export interface ChannelHarness {
   /** The latest version of the card the platform shows for this message reference (null when none). */
   card(messageRef: string): Promise<SeenCard | null>;
   /** Taps a button exactly as the platform would (signed); `nonce` overrides the one on the card. Returns the HTTP status. */
-  tap(server: TestServer, request: ConfirmationRequest, decision: 'approve' | 'deny', userId: string, options?: { nonce?: string; reason?: string }): Promise<number>;
+  tap(
+    server: TestServer,
+    request: ConfirmationRequest,
+    decision: 'approve' | 'deny',
+    userId: string,
+    options?: { nonce?: string; reason?: string },
+  ): Promise<number>;
   /** The same tap with a forged signature (or missing credentials). Returns the HTTP status. */
-  forgedTap(server: TestServer, request: ConfirmationRequest, decision: 'approve' | 'deny', userId: string): Promise<number>;
+  forgedTap(
+    server: TestServer,
+    request: ConfirmationRequest,
+    decision: 'approve' | 'deny',
+    userId: string,
+  ): Promise<number>;
   /** The status a forged tap must get (401 for chat platforms; 403 for a web form without its CSRF token). */
   forgedStatus?: number;
   close(): Promise<void>;
@@ -56,7 +67,9 @@ export function runChannelContract(name: string, makeHarness: () => Promise<Chan
       await harness.close();
     });
 
-    async function file(body: Record<string, unknown> = {}): Promise<{ request: ConfirmationRequest; messageRef: string }> {
+    async function file(
+      body: Record<string, unknown> = {},
+    ): Promise<{ request: ConfirmationRequest; messageRef: string }> {
       const { request } = await server.gateway.request({
         toolName: 'deploy_service',
         toolArgs: { service: 'billing', version: '1.4.2' },
@@ -105,7 +118,9 @@ export function runChannelContract(name: string, makeHarness: () => Promise<Chan
     it('rejects a tap whose nonce does not match, recording decision_rejected', async () => {
       const { request } = await file();
       await harness.tap(server, request, 'approve', 'approver1', { nonce: 'not-the-nonce' });
-      await eventually(async () => expect((await server.store.events(request.id)).map((e) => e.type)).toContain('decision_rejected'));
+      await eventually(async () =>
+        expect((await server.store.events(request.id)).map((e) => e.type)).toContain('decision_rejected'),
+      );
       expect((await server.gateway.get(request.id))?.status).toBe('pending');
     });
 
@@ -123,7 +138,12 @@ export function runChannelContract(name: string, makeHarness: () => Promise<Chan
 
     it('updates the card after a decision made elsewhere, showing the outcome', async () => {
       const { request, messageRef } = await file();
-      const outcome = await server.gateway.decide({ requestId: request.id, decision: 'deny', reason: 'not on a Friday', actor: { channel: 'api', userId: 'ops' } });
+      const outcome = await server.gateway.decide({
+        requestId: request.id,
+        decision: 'deny',
+        reason: 'not on a Friday',
+        actor: { channel: 'api', userId: 'ops' },
+      });
       expect(outcome.ok).toBe(true);
       await eventually(async () => {
         const card = await harness.card(messageRef);
@@ -172,7 +192,9 @@ export function runChannelContract(name: string, makeHarness: () => Promise<Chan
       const { request } = await file();
       await server.gateway.cancel(request.id, 'api:runtime');
       await harness.tap(server, request, 'approve', 'approver1');
-      await eventually(async () => expect((await server.store.events(request.id)).map((e) => e.type)).toContain('decision_rejected'));
+      await eventually(async () =>
+        expect((await server.store.events(request.id)).map((e) => e.type)).toContain('decision_rejected'),
+      );
       expect((await server.gateway.get(request.id))?.status).toBe('cancelled');
     });
   });

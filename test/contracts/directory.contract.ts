@@ -13,7 +13,12 @@ import type { Directory } from '../../src/people/types.js';
 /** Alice has three accounts and an email; bob only an email; carol is in a nested group. */
 export const DIRECTORY_SECTIONS: DirectorySections = {
   people: [
-    { id: 'alice', name: 'Alice Martin', email: 'Alice@Example.com', accounts: { slack: 'U0ALICE', web: 'alice', feishu: 'ou_alice' } },
+    {
+      id: 'alice',
+      name: 'Alice Martin',
+      email: 'Alice@Example.com',
+      accounts: { slack: 'U0ALICE', web: 'alice', feishu: 'ou_alice' },
+    },
     { id: 'bob', email: 'bob@example.com' },
     { id: 'carol', accounts: { telegram: 1234 } },
   ],
@@ -25,12 +30,20 @@ export const DIRECTORY_SECTIONS: DirectorySections = {
 };
 
 /** Runs the contract against `make`. */
-export function runDirectoryContract(name: string, make: (sections: DirectorySections) => Directory | Promise<Directory>): void {
+export function runDirectoryContract(
+  name: string,
+  make: (sections: DirectorySections) => Directory | Promise<Directory>,
+): void {
   describe(`directory contract: ${name}`, () => {
     it('lists people and groups in configuration order, with their fields', async () => {
       const d = await make(DIRECTORY_SECTIONS);
       expect(d.people().map((p) => p.id)).toEqual(['alice', 'bob', 'carol']);
-      expect(d.person('alice')).toMatchObject({ id: 'alice', name: 'Alice Martin', email: 'Alice@Example.com', accounts: { slack: 'U0ALICE', web: 'alice', feishu: 'ou_alice' } });
+      expect(d.person('alice')).toMatchObject({
+        id: 'alice',
+        name: 'Alice Martin',
+        email: 'Alice@Example.com',
+        accounts: { slack: 'U0ALICE', web: 'alice', feishu: 'ou_alice' },
+      });
       expect(d.person('bob')).toMatchObject({ name: null, email: 'bob@example.com' });
       expect(d.person('carol')?.accounts).toMatchObject({ telegram: '1234' });
       expect(d.person('dave')).toBeNull();
@@ -39,7 +52,14 @@ export function runDirectoryContract(name: string, make: (sections: DirectorySec
 
     it('resolves every account of a person, and an email in any case, to that person', async () => {
       const d = await make(DIRECTORY_SECTIONS);
-      for (const account of ['slack:U0ALICE', 'web:alice', 'feishu:ou_alice', 'email:alice@example.com', 'email:ALICE@example.COM', 'alice@example.com']) {
+      for (const account of [
+        'slack:U0ALICE',
+        'web:alice',
+        'feishu:ou_alice',
+        'email:alice@example.com',
+        'email:ALICE@example.COM',
+        'alice@example.com',
+      ]) {
         expect(d.personOf(account), account).toBe('alice');
       }
       expect(d.personOf('email:bob@example.com')).toBe('bob');
@@ -62,7 +82,11 @@ export function runDirectoryContract(name: string, make: (sections: DirectorySec
 
     it('flattens nested groups, each person once, and answers the groups a person is in', async () => {
       const d = await make(DIRECTORY_SECTIONS);
-      expect(d.group('approvers')).toEqual({ id: 'approvers', members: ['group:finance-leads', 'carol'], people: ['alice', 'bob', 'carol'] });
+      expect(d.group('approvers')).toEqual({
+        id: 'approvers',
+        members: ['group:finance-leads', 'carol'],
+        people: ['alice', 'bob', 'carol'],
+      });
       expect([...d.groupsOf('alice')].sort()).toEqual(['approvers', 'finance-leads']);
       expect([...d.groupsOf('carol')].sort()).toEqual(['approvers', 'auditors']);
       expect(d.group('nobody')).toBeNull();

@@ -48,11 +48,23 @@ export const GROUPS: Record<string, string[]> = { leads: ['alice', 'bob'], oncal
 export function historySpecs(): HistorySpec[] {
   const specs: HistorySpec[] = [];
   for (let i = 0; i < 36; i++) {
-    const outcome: Outcome = i === 35 ? 'pending' : i === 12 ? 'policy' : i % 7 === 3 ? 'expire' : i % 11 === 5 ? 'cancel' : i % 6 === 1 ? 'deny' : 'approve';
+    const outcome: Outcome =
+      i === 35
+        ? 'pending'
+        : i === 12
+          ? 'policy'
+          : i % 7 === 3
+            ? 'expire'
+            : i % 11 === 5
+              ? 'cancel'
+              : i % 6 === 1
+                ? 'deny'
+                : 'approve';
     const first = (i % 4) * 150 + 20;
     // Delivered once, twice (a second card later), never, or only after the verdict (which then counts from filing).
     const delay = ((i * i * 137) % 20_000) + 200;
-    const deliveries = i % 5 === 4 ? [] : i === 8 ? [first + delay + 5000] : i % 3 === 0 ? [first + 1000, first] : [first];
+    const deliveries =
+      i % 5 === 4 ? [] : i === 8 ? [first + delay + 5000] : i % 3 === 0 ? [first + 1000, first] : [first];
     const [actor, person] = PEOPLE[i % 4]!;
     specs.push({
       createdAt: new Date(SINCE.getTime() + (i % 3) * 86_400_000 + 3_600_000 + i * 60_000),
@@ -70,7 +82,18 @@ export function historySpecs(): HistorySpec[] {
     });
   }
   // Outside the window: the hour before it, and its end itself (the window is [since, until)).
-  const outside = { tool: 'deploy', agent: 'ops', agentKind: 'claude', repo: 'acme/api', deliveries: [10], outcome: 'approve' as const, verdictAfter: 500, actor: 'slack:U1', person: 'alice', edited: false };
+  const outside = {
+    tool: 'deploy',
+    agent: 'ops',
+    agentKind: 'claude',
+    repo: 'acme/api',
+    deliveries: [10],
+    outcome: 'approve' as const,
+    verdictAfter: 500,
+    actor: 'slack:U1',
+    person: 'alice',
+    edited: false,
+  };
   specs.push({ ...outside, createdAt: new Date(SINCE.getTime() - 3_600_000) }, { ...outside, createdAt: UNTIL });
   return specs;
 }
@@ -79,26 +102,61 @@ export function historySpecs(): HistorySpec[] {
 export async function seedHistory(store: ConfirmationStore, specs: HistorySpec[]): Promise<ConfirmationRequest[]> {
   const rows: ConfirmationRequest[] = [];
   for (const [i, s] of specs.entries()) {
-    const context = s.agentKind ? { session_id: `s${i}`, cwd: '/src', repo: s.repo, branch: 'main', model: null } : undefined;
-    const input = { toolName: s.tool, agentId: s.agent, toolArgs: { n: i }, timeoutS: 3600, ...(s.agentKind ? { agentKind: s.agentKind, context } : {}) };
+    const context = s.agentKind
+      ? { session_id: `s${i}`, cwd: '/src', repo: s.repo, branch: 'main', model: null }
+      : undefined;
+    const input = {
+      toolName: s.tool,
+      agentId: s.agent,
+      toolArgs: { n: i },
+      timeoutS: 3600,
+      ...(s.agentKind ? { agentKind: s.agentKind, context } : {}),
+    };
     const at = (ms: number) => new Date(s.createdAt.getTime() + ms);
     if (s.outcome === 'policy') {
-      const { request, event } = settleAtFiling(newRequest(input, s.createdAt), { decision: 'approve', actor: 'policy:reads', via: 'policy', reason: null, detail: {} });
+      const { request, event } = settleAtFiling(newRequest(input, s.createdAt), {
+        decision: 'approve',
+        actor: 'policy:reads',
+        via: 'policy',
+        reason: null,
+        detail: {},
+      });
       rows.push((await store.create(request, [], { events: [event] })).request);
       continue;
     }
     const row = await file(store, input, s.createdAt);
     rows.push(row);
-    for (const ms of s.deliveries) await store.appendEvent(row.id, { type: 'delivered', actor: null, channel: 'slack', detail: { target: 'C1' }, at: at(ms) });
+    for (const ms of s.deliveries)
+      await store.appendEvent(row.id, {
+        type: 'delivered',
+        actor: null,
+        channel: 'slack',
+        detail: { target: 'C1' },
+        at: at(ms),
+      });
     if (s.outcome === 'approve' || s.outcome === 'deny') {
       const via = s.actor.split(':')[0]!;
       const approvedArgs = s.edited ? { n: i, edited: true } : null;
-      const result = await store.decide(row.id, { decision: s.outcome, actor: s.actor, person: s.person, via, reason: null, option: null, approvedArgs, at: at(s.verdictAfter) });
+      const result = await store.decide(row.id, {
+        decision: s.outcome,
+        actor: s.actor,
+        person: s.person,
+        via,
+        reason: null,
+        option: null,
+        approvedArgs,
+        at: at(s.verdictAfter),
+      });
       if (result.kind !== 'final') throw new Error(`seed: vote on ${i} was ${result.kind}`);
     } else if (s.outcome === 'expire') {
       await store.finish(row.id, 'expired', { actor: null, channel: null, detail: {}, at: at(s.verdictAfter) });
     } else if (s.outcome === 'cancel') {
-      await store.finish(row.id, 'cancelled', { actor: 'api:agent', channel: 'api', detail: {}, at: at(s.verdictAfter) });
+      await store.finish(row.id, 'cancelled', {
+        actor: 'api:agent',
+        channel: 'api',
+        detail: {},
+        at: at(s.verdictAfter),
+      });
     }
   }
   return rows;
@@ -113,7 +171,15 @@ export function nearestRank(values: number[], p: number): number | null {
 
 const inWindow = (s: HistorySpec) => s.createdAt >= SINCE && s.createdAt < UNTIL;
 const human = (s: HistorySpec) => s.outcome === 'approve' || s.outcome === 'deny';
-const statusOf = (s: HistorySpec) => ({ approve: 'approved', policy: 'approved', deny: 'denied', expire: 'expired', cancel: 'cancelled', pending: 'pending' })[s.outcome];
+const statusOf = (s: HistorySpec) =>
+  ({
+    approve: 'approved',
+    policy: 'approved',
+    deny: 'denied',
+    expire: 'expired',
+    cancel: 'cancelled',
+    pending: 'pending',
+  })[s.outcome];
 
 /** Time to decision of a request a person decided: from its first delivery before the verdict, else from filing. */
 function decisionMs(s: HistorySpec): number {
@@ -130,7 +196,10 @@ function keysOf(s: HistorySpec, by: string): (string | null)[] {
   if (by === 'repo') return [s.agentKind ? s.repo : null];
   if (by === 'person') return [person];
   if (by === 'day') return [s.createdAt.toISOString().slice(0, 10)];
-  if (by === 'channel') return [human(s) ? s.actor.split(':')[0]! : s.outcome === 'policy' ? 'policy' : s.outcome === 'cancel' ? 'api' : null];
+  if (by === 'channel')
+    return [
+      human(s) ? s.actor.split(':')[0]! : s.outcome === 'policy' ? 'policy' : s.outcome === 'cancel' ? 'api' : null,
+    ];
   return Object.entries(GROUPS)
     .filter(([, people]) => person !== null && people.includes(person))
     .map(([group]) => group);
@@ -139,7 +208,8 @@ function keysOf(s: HistorySpec, by: string): (string | null)[] {
 /** The rows `GET /v1/insights?by=` must answer for `specs`, in its order. */
 export function expectedRows(specs: HistorySpec[], by: string) {
   const groups = new Map<string | null, HistorySpec[]>();
-  for (const s of specs.filter(inWindow)) for (const key of keysOf(s, by)) groups.set(key, [...(groups.get(key) ?? []), s]);
+  for (const s of specs.filter(inWindow))
+    for (const key of keysOf(s, by)) groups.set(key, [...(groups.get(key) ?? []), s]);
   const rows = [...groups].map(([key, members]) => {
     const count = (status: string) => members.filter((s) => statusOf(s) === status).length;
     const [approved, denied, expired] = [count('approved'), count('denied'), count('expired')];
@@ -155,20 +225,39 @@ export function expectedRows(specs: HistorySpec[], by: string) {
       edited_rate: approved ? members.filter((s) => s.edited).length / approved : null,
       expired_rate: expired / members.length,
       decision_ms: { p50: nearestRank(times, 0.5), p90: nearestRank(times, 0.9), p99: nearestRank(times, 0.99) },
-      fast_approvals: by === 'person' && humanApprovals.length ? humanApprovals.filter((s) => decisionMs(s) <= 3000).length / humanApprovals.length : null,
+      fast_approvals:
+        by === 'person' && humanApprovals.length
+          ? humanApprovals.filter((s) => decisionMs(s) <= 3000).length / humanApprovals.length
+          : null,
     };
   });
-  return rows.sort((a, b) => b.requests - a.requests || (a.key === null ? 1 : b.key === null ? -1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return rows.sort(
+    (a, b) =>
+      b.requests - a.requests ||
+      (a.key === null ? 1 : b.key === null ? -1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  );
 }
 
 /** The totals and daily series for `specs`. */
 export function expectedDays(specs: HistorySpec[]) {
   const within = specs.filter(inWindow);
   const count = (list: HistorySpec[], status: string) => list.filter((s) => statusOf(s) === status).length;
-  const totals = { requests: within.length, approved: count(within, 'approved'), denied: count(within, 'denied'), expired: count(within, 'expired'), cancelled: count(within, 'cancelled') };
+  const totals = {
+    requests: within.length,
+    approved: count(within, 'approved'),
+    denied: count(within, 'denied'),
+    expired: count(within, 'expired'),
+    cancelled: count(within, 'cancelled'),
+  };
   const series = ['2026-03-01', '2026-03-02', '2026-03-03'].map((day) => {
     const on = within.filter((s) => s.createdAt.toISOString().startsWith(day));
-    return { day, requests: on.length, approved: count(on, 'approved'), denied: count(on, 'denied'), expired: count(on, 'expired') };
+    return {
+      day,
+      requests: on.length,
+      approved: count(on, 'approved'),
+      denied: count(on, 'denied'),
+      expired: count(on, 'expired'),
+    };
   });
   return { totals, series };
 }

@@ -19,8 +19,34 @@ export interface InsightsHarness {
 
 /** A replay row's plain columns (the same names on a stored request). */
 const pick = (r: Omit<ReplayRow, 'toolArgs' | 'context' | 'metadata' | 'approvers'>) => {
-  const { id, toolName, agentId, userId, sessionId, agentKind, requiredApprovals, status, respondedVia, respondedByPerson, reason, createdAt } = r;
-  return { id, toolName, agentId, userId, sessionId, agentKind, requiredApprovals, status, respondedVia, respondedByPerson, reason, createdAt };
+  const {
+    id,
+    toolName,
+    agentId,
+    userId,
+    sessionId,
+    agentKind,
+    requiredApprovals,
+    status,
+    respondedVia,
+    respondedByPerson,
+    reason,
+    createdAt,
+  } = r;
+  return {
+    id,
+    toolName,
+    agentId,
+    userId,
+    sessionId,
+    agentKind,
+    requiredApprovals,
+    status,
+    respondedVia,
+    respondedByPerson,
+    reason,
+    createdAt,
+  };
 };
 
 const PAIRS = Object.entries(GROUPS).flatMap(([group, people]) => people.map((p) => [p, group] as const));
@@ -32,7 +58,14 @@ export function runInsightsContract(name: string, newStore: () => Promise<Insigh
     let seeded: ConfirmationRequest[];
     const specs = historySpecs();
     const report = async (by: InsightsDimension, extra: Partial<InsightsQuery> = {}) => {
-      const query: InsightsQuery = { since: SINCE, until: UNTIL, by, limit: 100, ...(by === 'group' ? { groups: PAIRS } : {}), ...extra };
+      const query: InsightsQuery = {
+        since: SINCE,
+        until: UNTIL,
+        by,
+        limit: 100,
+        ...(by === 'group' ? { groups: PAIRS } : {}),
+        ...extra,
+      };
       return insightsReport(query, await harness.insights.insights(query));
     };
 
@@ -42,12 +75,15 @@ export function runInsightsContract(name: string, newStore: () => Promise<Insigh
     }, 60_000);
     afterAll(() => harness?.cleanup());
 
-    it.each(['tool', 'agent', 'agent_kind', 'repo', 'person', 'channel', 'group', 'day'] as const)('by=%s answers each group\'s counts, rates and percentiles', async (by) => {
-      const { rows } = await report(by);
-      expect(rows).toEqual(expectedRows(specs, by));
-      // The seed is varied enough to mean something: several groups, some decided slowly, some fast.
-      expect(rows.length).toBeGreaterThan(1);
-    });
+    it.each(['tool', 'agent', 'agent_kind', 'repo', 'person', 'channel', 'group', 'day'] as const)(
+      "by=%s answers each group's counts, rates and percentiles",
+      async (by) => {
+        const { rows } = await report(by);
+        expect(rows).toEqual(expectedRows(specs, by));
+        // The seed is varied enough to mean something: several groups, some decided slowly, some fast.
+        expect(rows.length).toBeGreaterThan(1);
+      },
+    );
 
     it('counts fast approvals per person, and percentiles from delivery (or filing when nothing was delivered before the verdict)', async () => {
       const rows = (await report('person')).rows;
@@ -80,7 +116,13 @@ export function runInsightsContract(name: string, newStore: () => Promise<Insigh
       expect(replayed.map((r) => r.id)).toEqual(inWindow.map((r) => r.id));
       for (const row of replayed) {
         const r = stored.get(row.id)!;
-        expect({ ...pick(row), toolArgs: row.toolArgs, context: row.context, metadata: row.metadata, approvers: row.approvers }).toEqual({
+        expect({
+          ...pick(row),
+          toolArgs: row.toolArgs,
+          context: row.context,
+          metadata: row.metadata,
+          approvers: row.approvers,
+        }).toEqual({
           ...pick({ ...r, createdAt: r.createdAt.toISOString() }),
           toolArgs: r.toolArgs,
           context: r.context,

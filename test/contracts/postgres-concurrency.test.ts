@@ -21,7 +21,10 @@ beforeAll(async () => {
   // Both replicas migrate the empty database at once: the advisory lock makes one wait for the other.
   const opens = [openPostgres(database.url, { poolSize: 8 }), openPostgres(database.url, { poolSize: 8 })];
   await Promise.all(opens.map((open) => applyPostgresMigrations(open)));
-  [a, b] = opens.map((open) => new PostgresConfirmationStore(open, { deadlineClock: 'caller' })) as [PostgresConfirmationStore, PostgresConfirmationStore];
+  [a, b] = opens.map((open) => new PostgresConfirmationStore(open, { deadlineClock: 'caller' })) as [
+    PostgresConfirmationStore,
+    PostgresConfirmationStore,
+  ];
 });
 
 beforeEach(async () => {
@@ -39,7 +42,9 @@ const replica = (i: number) => (i % 2 === 0 ? a : b);
 describe('postgres store: two replicas at once', () => {
   it('counts a quorum of 2 raced by 12 approvers over both replicas as exactly 2 approvals and one verdict', async () => {
     const request = await file(a, { requiredApprovals: 2 });
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => replica(i).decide(request.id, vote(`web:approver${i}`))));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => replica(i).decide(request.id, vote(`web:approver${i}`))),
+    );
     const kinds = results.map((r: VoteResult) => r.kind).sort();
     expect(kinds.filter((k) => k === 'final')).toHaveLength(1);
     expect(kinds.filter((k) => k === 'recorded')).toHaveLength(1);
@@ -51,7 +56,11 @@ describe('postgres store: two replicas at once', () => {
 
   it('gives one verdict when approvals and denials race on both replicas', async () => {
     const request = await file(a);
-    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => replica(i).decide(request.id, vote(`web:u${i}`, i % 3 === 0 ? 'deny' : 'approve'))));
+    const results = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        replica(i).decide(request.id, vote(`web:u${i}`, i % 3 === 0 ? 'deny' : 'approve')),
+      ),
+    );
     const finals = results.filter((r) => r.kind === 'final');
     expect(finals).toHaveLength(1);
     const final = finals[0]!;
@@ -63,7 +72,9 @@ describe('postgres store: two replicas at once', () => {
 
   it('gives one verdict when a deny races the approvals of a quorum of 2, and keeps the approvals recorded before it', async () => {
     const request = await file(a, { requiredApprovals: 2 });
-    const votes = Array.from({ length: 9 }, (_, i) => replica(i).decide(request.id, vote(`web:u${i}`, i === 4 ? 'deny' : 'approve')));
+    const votes = Array.from({ length: 9 }, (_, i) =>
+      replica(i).decide(request.id, vote(`web:u${i}`, i === 4 ? 'deny' : 'approve')),
+    );
     const results = await Promise.all(votes);
     const finals = results.filter((r) => r.kind === 'final');
     expect(finals).toHaveLength(1);
@@ -84,7 +95,9 @@ describe('postgres store: two replicas at once', () => {
 
   it('creates one row when 20 creates with one idempotency key race over both replicas', async () => {
     const requests = Array.from({ length: 20 }, () => newRequest({ idempotencyKey: 'same-key' }));
-    const results = await Promise.all(requests.map((r, i) => replica(i).create(r, [{ channel: 'web', target: '', sent: true }])));
+    const results = await Promise.all(
+      requests.map((r, i) => replica(i).create(r, [{ channel: 'web', target: '', sent: true }])),
+    );
     expect(results.filter((r) => r.created)).toHaveLength(1);
     const winner = results.find((r) => r.created)!.request.id;
     expect(new Set(results.map((r) => r.request.id))).toEqual(new Set([winner]));
@@ -122,7 +135,12 @@ describe('postgres store: two replicas at once', () => {
       ids.push(...(await Promise.all(batch)).map((r) => r.id));
     }
     const scan = (store: PostgresConfirmationStore) =>
-      new ExpiryScan({ store, clock: new ManualClock(at(60).getTime()), logger: pino({ level: 'silent' }), fanOut: async () => undefined }).run();
+      new ExpiryScan({
+        store,
+        clock: new ManualClock(at(60).getTime()),
+        logger: pino({ level: 'silent' }),
+        fanOut: async () => undefined,
+      }).run();
     const counts = await Promise.all([scan(a), scan(b)]);
     expect(counts[0]! + counts[1]!).toBe(1600);
     expect((await a.countByStatus()).expired).toBe(1600);

@@ -4,7 +4,15 @@
  * Timing checks compare the times the handlers saw, never the wall time of the test.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { JobFailedPermanentlyError, JobNotNeededError, RetryLaterError, type JobAttempt, type Scheduler, type SchedulerJobs, type SchedulerOptions } from '../../src/scheduler/types.js';
+import {
+  JobFailedPermanentlyError,
+  JobNotNeededError,
+  RetryLaterError,
+  type JobAttempt,
+  type Scheduler,
+  type SchedulerJobs,
+  type SchedulerOptions,
+} from '../../src/scheduler/types.js';
 
 /** One scheduler under test. */
 export interface SchedulerHarness {
@@ -150,7 +158,11 @@ export function runSchedulerContract(name: string, setup: SchedulerContractSetup
     it('scheduling the same expiry again fires it once', async () => {
       const { scheduler, now } = await started();
       const at = new Date(now() + 300);
-      await Promise.all([scheduler.scheduleExpiry('r1', at), scheduler.scheduleExpiry('r1', at), scheduler.scheduleExpiry('r1', at)]);
+      await Promise.all([
+        scheduler.scheduleExpiry('r1', at),
+        scheduler.scheduleExpiry('r1', at),
+        scheduler.scheduleExpiry('r1', at),
+      ]);
       await until(() => jobs.of('expire').length > 0, 'the expiry');
       await elapse(100);
       expect(jobs.of('expire')).toHaveLength(1);
@@ -185,8 +197,12 @@ export function runSchedulerContract(name: string, setup: SchedulerContractSetup
       await scheduler.enqueueCallback('r1');
       await until(() => jobs.calls.length >= 3, 'three jobs');
       const first = { attempt: 1, isLastAttempt: false };
-      expect(jobs.of('deliver')).toMatchObject([{ requestId: 'r1', channel: 'slack', target: 'C0123', attempt: first }]);
-      expect(jobs.of('update')).toMatchObject([{ requestId: 'r1', channel: 'feishu', target: 'oc_x:y z', attempt: first }]);
+      expect(jobs.of('deliver')).toMatchObject([
+        { requestId: 'r1', channel: 'slack', target: 'C0123', attempt: first },
+      ]);
+      expect(jobs.of('update')).toMatchObject([
+        { requestId: 'r1', channel: 'feishu', target: 'oc_x:y z', attempt: first },
+      ]);
       expect(jobs.of('callback')).toMatchObject([{ requestId: 'r1', attempt: first }]);
     });
 
@@ -247,7 +263,10 @@ export function runSchedulerContract(name: string, setup: SchedulerContractSetup
       ]);
       await scheduler.enqueueDelivery('sentinel', 'slack', 'C1');
       await scheduler.enqueueCallback('sentinel');
-      await until(() => jobs.of('deliver', 'sentinel').length > 0 && jobs.of('callback', 'sentinel').length > 0, 'the sentinels');
+      await until(
+        () => jobs.of('deliver', 'sentinel').length > 0 && jobs.of('callback', 'sentinel').length > 0,
+        'the sentinels',
+      );
       await elapse(50);
       expect(jobs.of('deliver', 'r1')).toHaveLength(1);
       expect(jobs.of('update', 'r1')).toHaveLength(1);
@@ -274,7 +293,10 @@ export function runSchedulerContract(name: string, setup: SchedulerContractSetup
       await scheduler.enqueueDelivery('early', 'web', '');
       await scheduler.scheduleExpiry('early', new Date(now() + 20));
       await scheduler.start(jobs);
-      await until(() => jobs.of('deliver', 'early').length > 0 && jobs.of('expire', 'early').length > 0, 'the early jobs');
+      await until(
+        () => jobs.of('deliver', 'early').length > 0 && jobs.of('expire', 'early').length > 0,
+        'the early jobs',
+      );
       expect(jobs.of('deliver', 'early')).toMatchObject([{ channel: 'web', target: '', attempt: { attempt: 1 } }]);
     });
 

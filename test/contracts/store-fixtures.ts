@@ -27,13 +27,24 @@ export const T0 = new Date('2026-03-01T12:00:00.000Z');
 /** `T0` plus `seconds`. */
 export const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
 
-const DEFAULTS: GatewayDefaults = { timeoutS: 300, channels: [{ type: 'web' }], options: ['Approve', 'Deny'], onTimeout: 'deny' };
+const DEFAULTS: GatewayDefaults = {
+  timeoutS: 300,
+  channels: [{ type: 'web' }],
+  options: ['Approve', 'Deny'],
+  onTimeout: 'deny',
+};
 
 /** A new pending request filed at `createdAt`, with the gateway's own constructor. */
 export function newRequest(input: Partial<NewRequestInput> = {}, createdAt: Date = T0): ConfirmationRequest {
   const toolName = input.toolName ?? 'pay_invoice';
   const toolArgs = input.toolArgs ?? { invoice: 'INV-7', amount: 1200 };
-  return newConfirmationRequest({ ...input, toolName, toolArgs }, DEFAULTS, input.channels ?? DEFAULTS.channels, argsSha256(toolName, toolArgs), createdAt);
+  return newConfirmationRequest(
+    { ...input, toolName, toolArgs },
+    DEFAULTS,
+    input.channels ?? DEFAULTS.channels,
+    argsSha256(toolName, toolArgs),
+    createdAt,
+  );
 }
 
 /** Creates a request (asserting it is new) and returns the stored row. */
@@ -50,7 +61,16 @@ export async function file(
 
 /** A vote by `actor`, cast `seconds` after `T0`. */
 export function vote(actor: string, decision: Decision = 'approve', seconds = 10, extra: Partial<Vote> = {}): Vote {
-  return { decision, actor, via: actor.split(':')[0] ?? 'api', reason: null, option: null, approvedArgs: null, at: at(seconds), ...extra };
+  return {
+    decision,
+    actor,
+    via: actor.split(':')[0] ?? 'api',
+    reason: null,
+    option: null,
+    approvedArgs: null,
+    at: at(seconds),
+    ...extra,
+  };
 }
 
 /** Rows in the audit query's order: newest first, ties by id descending. */

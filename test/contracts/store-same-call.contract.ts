@@ -69,7 +69,10 @@ export function runStoreSameCallContract(store: () => ConfirmationStore): void {
 
       const ranArgs = call({ argsSha256: argsSha256('Read', { limit: 10, path: '/srv/app/README.md' }) });
       expect(await store().newestSameCall(ranArgs)).toBeNull();
-      expect(await store().newestSameCall({ ...ranArgs, alsoApprovedArgs: true })).toMatchObject({ id: asked.id, approvedArgs: edited });
+      expect(await store().newestSameCall({ ...ranArgs, alsoApprovedArgs: true })).toMatchObject({
+        id: asked.id,
+        approvedArgs: edited,
+      });
       // A newer row with the call's own arguments wins over the older edited one.
       const direct = await file(store(), { ...same, toolArgs: edited }, at(40));
       expect((await store().newestSameCall({ ...ranArgs, alsoApprovedArgs: true }))?.id).toBe(direct.id);

@@ -34,13 +34,29 @@ export function runStoreContract(setup: StoreContractSetup): void {
 
     describe('create', () => {
       it('stores the row as given, with its created event and one pending card per target', async () => {
-        const request = newRequest({ userId: 'u-1', agentId: 'billing', metadata: { ticket: 7 }, approvers: ['slack:U1'], callbackUrl: 'https://example.test/cb' });
-        const result = await store.create(request, [{ channel: 'slack', target: 'C0FIN' }, { channel: 'feishu', target: 'oc_1' }]);
+        const request = newRequest({
+          userId: 'u-1',
+          agentId: 'billing',
+          metadata: { ticket: 7 },
+          approvers: ['slack:U1'],
+          callbackUrl: 'https://example.test/cb',
+        });
+        const result = await store.create(request, [
+          { channel: 'slack', target: 'C0FIN' },
+          { channel: 'feishu', target: 'oc_1' },
+        ]);
         expect(result).toEqual({ request, created: true });
         expect(await store.get(request.id)).toEqual(request);
         const events = await store.events(request.id);
         expect(events).toHaveLength(1);
-        expect(events[0]).toMatchObject({ requestId: request.id, type: 'created', actor: 'u-1', channel: null, detail: {}, at: T0 });
+        expect(events[0]).toMatchObject({
+          requestId: request.id,
+          type: 'created',
+          actor: 'u-1',
+          channel: null,
+          detail: {},
+          at: T0,
+        });
         const messages = await store.messages(request.id);
         expect(messages.map((m) => [m.channel, m.target, m.status, m.messageRef, m.attempts, m.lastError])).toEqual([
           ['slack', 'C0FIN', 'pending', null, 0, null],
@@ -50,7 +66,9 @@ export function runStoreContract(setup: StoreContractSetup): void {
 
       it('marks a sent card delivered at once, with a delivered event', async () => {
         const request = await file(store, {}, T0, [{ channel: 'web', target: '', sent: true }]);
-        expect((await store.messages(request.id)).map((m) => [m.channel, m.target, m.status])).toEqual([['web', '', 'sent']]);
+        expect((await store.messages(request.id)).map((m) => [m.channel, m.target, m.status])).toEqual([
+          ['web', '', 'sent'],
+        ]);
         expect((await store.events(request.id)).map((e) => [e.type, e.channel])).toEqual([
           ['created', null],
           ['delivered', 'web'],
@@ -59,8 +77,15 @@ export function runStoreContract(setup: StoreContractSetup): void {
       });
 
       it('writes created, the extra events and one delivered per card sent inline, in that order, with every card row', async () => {
-        const extras = { detail: { rule: 'ops' }, events: [{ type: 'reminded' as const, actor: 'system', channel: null, detail: { step: 0 }, at: T0 }] };
-        const cards = [{ channel: 'web', target: '', sent: true }, { channel: 'slack', target: 'C1' }, { channel: 'inbox2', target: 'x', sent: true }];
+        const extras = {
+          detail: { rule: 'ops' },
+          events: [{ type: 'reminded' as const, actor: 'system', channel: null, detail: { step: 0 }, at: T0 }],
+        };
+        const cards = [
+          { channel: 'web', target: '', sent: true },
+          { channel: 'slack', target: 'C1' },
+          { channel: 'inbox2', target: 'x', sent: true },
+        ];
         const result = await store.create(newRequest({}, T0), cards, extras);
         const events = await store.events(result.request.id);
         // The created event carries the digest of what was asked, and the row read back still matches it (docs/audit.md).
@@ -70,13 +95,20 @@ export function runStoreContract(setup: StoreContractSetup): void {
           ['delivered', 'web', { target: '', message_ref: null, attempt: 0 }],
           ['delivered', 'inbox2', { target: 'x', message_ref: null, attempt: 0 }],
         ]);
-        expect((await store.messages(result.request.id)).map((m) => [m.channel, m.status])).toEqual([['web', 'sent'], ['slack', 'pending'], ['inbox2', 'sent']]);
+        expect((await store.messages(result.request.id)).map((m) => [m.channel, m.status])).toEqual([
+          ['web', 'sent'],
+          ['slack', 'pending'],
+          ['inbox2', 'sent'],
+        ]);
       });
 
       it('answers a reused idempotency key with the existing row and writes nothing', async () => {
         const first = await file(store, { idempotencyKey: 'key-1' }, T0, [{ channel: 'slack', target: 'C1' }]);
         const again = newRequest({ idempotencyKey: 'key-1', toolArgs: { other: true } }, at(5));
-        expect(await store.create(again, [{ channel: 'slack', target: 'C2' }])).toEqual({ request: first, created: false });
+        expect(await store.create(again, [{ channel: 'slack', target: 'C2' }])).toEqual({
+          request: first,
+          created: false,
+        });
         expect(await store.get(again.id)).toBeNull();
         expect(await store.events(first.id)).toHaveLength(1);
         expect((await store.messages(first.id)).map((m) => m.target)).toEqual(['C1']);
@@ -84,7 +116,9 @@ export function runStoreContract(setup: StoreContractSetup): void {
       });
 
       it('creates one row when creates with the same key race', async () => {
-        const results = await Promise.all(Array.from({ length: 8 }, (_, i) => store.create(newRequest({ idempotencyKey: 'race' }, at(i)), [])));
+        const results = await Promise.all(
+          Array.from({ length: 8 }, (_, i) => store.create(newRequest({ idempotencyKey: 'race' }, at(i)), [])),
+        );
         expect(results.filter((r) => r.created)).toHaveLength(1);
         expect(new Set(results.map((r) => r.request.id)).size).toBe(1);
         expect((await store.countByStatus()).pending).toBe(1);
@@ -101,7 +135,11 @@ export function runStoreContract(setup: StoreContractSetup): void {
 
       it('lands every create filed in one turn with its own events and cards, and fails only the bad one', async () => {
         const taken = await file(store, {}, T0, [{ channel: 'slack', target: 'C1' }]);
-        const good = [newRequest({ toolName: 'a' }, at(1)), newRequest({ toolName: 'b', idempotencyKey: 'k-b' }, at(2)), newRequest({ toolName: 'c' }, at(3))];
+        const good = [
+          newRequest({ toolName: 'a' }, at(1)),
+          newRequest({ toolName: 'b', idempotencyKey: 'k-b' }, at(2)),
+          newRequest({ toolName: 'c' }, at(3)),
+        ];
         const twin = { ...newRequest({}, at(4)), id: taken.id };
         const keyed = await file(store, { idempotencyKey: 'k-old' }, T0);
         const results = await Promise.allSettled([
@@ -117,7 +155,9 @@ export function runStoreContract(setup: StoreContractSetup): void {
         expect(await store.messages(keyed.id)).toEqual([]);
         for (const request of good) expect(await store.get(request.id)).toEqual(request);
         expect((await store.events(good[0]!.id)).map((e) => e.type)).toEqual(['created', 'delivered']);
-        expect((await store.messages(good[1]!.id)).map((m) => [m.channel, m.target, m.status])).toEqual([['slack', 'C2', 'pending']]);
+        expect((await store.messages(good[1]!.id)).map((m) => [m.channel, m.target, m.status])).toEqual([
+          ['slack', 'C2', 'pending'],
+        ]);
         expect(await store.messages(good[2]!.id)).toEqual([]);
         expect((await store.messages(taken.id)).map((m) => m.target)).toEqual(['C1']);
         expect(await store.events(taken.id)).toHaveLength(1);
@@ -141,31 +181,81 @@ export function runStoreContract(setup: StoreContractSetup): void {
     describe('decide', () => {
       it('flips a pending row on a deny, with its event and the vote on the row', async () => {
         const request = await file(store);
-        const result = await store.decide(request.id, vote('slack:U1', 'deny', 10, { reason: 'too much', option: 'Deny', token: 'bridge' }));
+        const result = await store.decide(
+          request.id,
+          vote('slack:U1', 'deny', 10, { reason: 'too much', option: 'Deny', token: 'bridge' }),
+        );
         expect(result.kind).toBe('final');
         const row = await store.get(request.id);
-        expect(row).toMatchObject({ status: 'denied', allowed: false, respondedBy: 'slack:U1', respondedVia: 'slack', reason: 'too much', decisionOption: 'Deny', respondedAt: at(10), updatedAt: at(10) });
+        expect(row).toMatchObject({
+          status: 'denied',
+          allowed: false,
+          respondedBy: 'slack:U1',
+          respondedVia: 'slack',
+          reason: 'too much',
+          decisionOption: 'Deny',
+          respondedAt: at(10),
+          updatedAt: at(10),
+        });
         expect(result).toEqual({ kind: 'final', request: row });
         const denied = (await store.events(request.id)).at(-1);
-        expect(denied).toMatchObject({ type: 'denied', actor: 'slack:U1', channel: 'slack', at: at(10), detail: { reason: 'too much', option: 'Deny', token: 'bridge' } });
+        expect(denied).toMatchObject({
+          type: 'denied',
+          actor: 'slack:U1',
+          channel: 'slack',
+          at: at(10),
+          detail: { reason: 'too much', option: 'Deny', token: 'bridge' },
+        });
       });
 
       it('approves with edited arguments when one approval is required', async () => {
         const request = await file(store);
-        const result = await store.decide(request.id, vote('web:alice', 'approve', 20, { approvedArgs: { invoice: 'INV-7', amount: 1000 } }));
-        expect(result).toMatchObject({ kind: 'final', request: { status: 'approved', allowed: true, approvedArgs: { invoice: 'INV-7', amount: 1000 }, respondedBy: 'web:alice' } });
-        expect((await store.events(request.id)).at(-1)).toMatchObject({ type: 'approved', detail: { approvals: 1, required: 1, approved_args: { invoice: 'INV-7', amount: 1000 } } });
+        const result = await store.decide(
+          request.id,
+          vote('web:alice', 'approve', 20, { approvedArgs: { invoice: 'INV-7', amount: 1000 } }),
+        );
+        expect(result).toMatchObject({
+          kind: 'final',
+          request: {
+            status: 'approved',
+            allowed: true,
+            approvedArgs: { invoice: 'INV-7', amount: 1000 },
+            respondedBy: 'web:alice',
+          },
+        });
+        expect((await store.events(request.id)).at(-1)).toMatchObject({
+          type: 'approved',
+          detail: { approvals: 1, required: 1, approved_args: { invoice: 'INV-7', amount: 1000 } },
+        });
       });
 
       it('counts a quorum: short approvals are recorded, the same actor twice is a duplicate, the completing one is final', async () => {
         const request = await file(store, { requiredApprovals: 3 });
         const first = await store.decide(request.id, vote('slack:U1', 'approve', 10));
-        expect(first).toMatchObject({ kind: 'recorded', approvals: 1, request: { status: 'pending', updatedAt: at(10) } });
-        expect(await store.get(request.id)).toMatchObject({ status: 'pending', allowed: null, respondedBy: null, updatedAt: at(10) });
-        expect(await store.decide(request.id, vote('slack:U1', 'approve', 11))).toMatchObject({ kind: 'duplicate', request: { status: 'pending' } });
-        expect(await store.decide(request.id, vote('web:bob', 'approve', 12))).toMatchObject({ kind: 'recorded', approvals: 2 });
+        expect(first).toMatchObject({
+          kind: 'recorded',
+          approvals: 1,
+          request: { status: 'pending', updatedAt: at(10) },
+        });
+        expect(await store.get(request.id)).toMatchObject({
+          status: 'pending',
+          allowed: null,
+          respondedBy: null,
+          updatedAt: at(10),
+        });
+        expect(await store.decide(request.id, vote('slack:U1', 'approve', 11))).toMatchObject({
+          kind: 'duplicate',
+          request: { status: 'pending' },
+        });
+        expect(await store.decide(request.id, vote('web:bob', 'approve', 12))).toMatchObject({
+          kind: 'recorded',
+          approvals: 2,
+        });
         const last = await store.decide(request.id, vote('feishu:ou_3', 'approve', 13));
-        expect(last).toMatchObject({ kind: 'final', request: { status: 'approved', allowed: true, respondedBy: 'feishu:ou_3', respondedAt: at(13) } });
+        expect(last).toMatchObject({
+          kind: 'final',
+          request: { status: 'approved', allowed: true, respondedBy: 'feishu:ou_3', respondedAt: at(13) },
+        });
         const approvals = (await store.events(request.id)).filter((e) => e.type === 'approved');
         expect(approvals.map((e) => [e.actor, e.detail.approvals, e.detail.required])).toEqual([
           ['slack:U1', 1, 3],
@@ -177,7 +267,10 @@ export function runStoreContract(setup: StoreContractSetup): void {
       it('lets a deny end a quorum that is still collecting approvals', async () => {
         const request = await file(store, { requiredApprovals: 2 });
         await store.decide(request.id, vote('slack:U1', 'approve', 10));
-        expect(await store.decide(request.id, vote('slack:U2', 'deny', 11))).toMatchObject({ kind: 'final', request: { status: 'denied', respondedBy: 'slack:U2' } });
+        expect(await store.decide(request.id, vote('slack:U2', 'deny', 11))).toMatchObject({
+          kind: 'final',
+          request: { status: 'denied', respondedBy: 'slack:U2' },
+        });
       });
 
       it('changes nothing after the verdict, and answers not_found for an unknown id', async () => {
@@ -193,7 +286,9 @@ export function runStoreContract(setup: StoreContractSetup): void {
       it('gives exactly one verdict when decisions race', async () => {
         const request = await file(store);
         const results = await Promise.all(
-          Array.from({ length: 10 }, (_, i) => store.decide(request.id, vote(`slack:U${i}`, i % 2 ? 'deny' : 'approve', 10 + i))),
+          Array.from({ length: 10 }, (_, i) =>
+            store.decide(request.id, vote(`slack:U${i}`, i % 2 ? 'deny' : 'approve', 10 + i)),
+          ),
         );
         expect(results.filter((r) => r.kind === 'final')).toHaveLength(1);
         expect(results.filter((r) => r.kind === 'already_final')).toHaveLength(9);
@@ -205,8 +300,17 @@ export function runStoreContract(setup: StoreContractSetup): void {
 
       it('counts a racing quorum exactly', async () => {
         const request = await file(store, { requiredApprovals: 3 });
-        const results = await Promise.all(Array.from({ length: 6 }, (_, i) => store.decide(request.id, vote(`web:user${i}`, 'approve', 10 + i))));
-        expect(results.map((r) => r.kind).sort()).toEqual(['already_final', 'already_final', 'already_final', 'final', 'recorded', 'recorded']);
+        const results = await Promise.all(
+          Array.from({ length: 6 }, (_, i) => store.decide(request.id, vote(`web:user${i}`, 'approve', 10 + i))),
+        );
+        expect(results.map((r) => r.kind).sort()).toEqual([
+          'already_final',
+          'already_final',
+          'already_final',
+          'final',
+          'recorded',
+          'recorded',
+        ]);
         expect((await store.events(request.id)).filter((e) => e.type === 'approved')).toHaveLength(3);
       });
     });
@@ -216,39 +320,92 @@ export function runStoreContract(setup: StoreContractSetup): void {
         const denyOnTimeout = await file(store);
         const approveOnTimeout = await file(store, { onTimeout: 'approve' });
         const cancelled = await file(store);
-        const expired = await store.finish(denyOnTimeout.id, 'expired', { actor: 'system', channel: null, detail: {}, at: at(300) });
-        expect(expired).toMatchObject({ status: 'expired', allowed: false, respondedBy: 'system', respondedAt: at(300) });
+        const expired = await store.finish(denyOnTimeout.id, 'expired', {
+          actor: 'system',
+          channel: null,
+          detail: {},
+          at: at(300),
+        });
+        expect(expired).toMatchObject({
+          status: 'expired',
+          allowed: false,
+          respondedBy: 'system',
+          respondedAt: at(300),
+        });
         expect(await store.get(denyOnTimeout.id)).toEqual(expired);
-        expect(await store.finish(approveOnTimeout.id, 'expired', { actor: 'system', channel: null, detail: {}, at: at(300) })).toMatchObject({ status: 'expired', allowed: true });
-        const done = await store.finish(cancelled.id, 'cancelled', { actor: 'api:agent', channel: 'api', detail: { reason: 'user gave up' }, at: at(30) });
-        expect(done).toMatchObject({ status: 'cancelled', allowed: false, respondedBy: 'api:agent', respondedVia: 'api', reason: 'user gave up' });
-        expect((await store.events(cancelled.id)).at(-1)).toMatchObject({ type: 'cancelled', actor: 'api:agent', channel: 'api', detail: { reason: 'user gave up' }, at: at(30) });
+        expect(
+          await store.finish(approveOnTimeout.id, 'expired', {
+            actor: 'system',
+            channel: null,
+            detail: {},
+            at: at(300),
+          }),
+        ).toMatchObject({ status: 'expired', allowed: true });
+        const done = await store.finish(cancelled.id, 'cancelled', {
+          actor: 'api:agent',
+          channel: 'api',
+          detail: { reason: 'user gave up' },
+          at: at(30),
+        });
+        expect(done).toMatchObject({
+          status: 'cancelled',
+          allowed: false,
+          respondedBy: 'api:agent',
+          respondedVia: 'api',
+          reason: 'user gave up',
+        });
+        expect((await store.events(cancelled.id)).at(-1)).toMatchObject({
+          type: 'cancelled',
+          actor: 'api:agent',
+          channel: 'api',
+          detail: { reason: 'user gave up' },
+          at: at(30),
+        });
       });
 
       it('answers null and writes nothing when the row is not pending or does not exist', async () => {
         const request = await file(store);
         await store.decide(request.id, vote('slack:U1', 'approve'));
         const events = await store.events(request.id);
-        expect(await store.finish(request.id, 'cancelled', { actor: 'x', channel: null, detail: {}, at: at(20) })).toBeNull();
-        expect(await store.finish(request.id, 'expired', { actor: 'system', channel: null, detail: {}, at: at(400) })).toBeNull();
+        expect(
+          await store.finish(request.id, 'cancelled', { actor: 'x', channel: null, detail: {}, at: at(20) }),
+        ).toBeNull();
+        expect(
+          await store.finish(request.id, 'expired', { actor: 'system', channel: null, detail: {}, at: at(400) }),
+        ).toBeNull();
         expect(await store.events(request.id)).toEqual(events);
         expect(await store.get(request.id)).toMatchObject({ status: 'approved' });
-        expect(await store.finish(newRequest().id, 'expired', { actor: 'system', channel: null, detail: {}, at: at(1) })).toBeNull();
+        expect(
+          await store.finish(newRequest().id, 'expired', { actor: 'system', channel: null, detail: {}, at: at(1) }),
+        ).toBeNull();
       });
     });
 
     describe('escalate', () => {
-      const escalated = (step: number) => ({ type: 'escalated' as const, actor: 'system', channel: null, detail: { step }, at: at(60) });
+      const escalated = (step: number) => ({
+        type: 'escalated' as const,
+        actor: 'system',
+        channel: null,
+        detail: { step },
+        at: at(60),
+      });
 
       it('widens a pending row’s approvers and channels with its escalated event, once per step', async () => {
         const request = await file(store, { approvers: ['web:alice'] });
         const routing = { approvers: ['web:alice', 'web:ceo'], channels: [{ type: 'web' }] };
         const row = await store.escalate(request.id, 0, routing, escalated(0));
-        expect(row).toMatchObject({ id: request.id, status: 'pending', approvers: ['web:alice', 'web:ceo'], channels: [{ type: 'web' }] });
+        expect(row).toMatchObject({
+          id: request.id,
+          status: 'pending',
+          approvers: ['web:alice', 'web:ceo'],
+          channels: [{ type: 'web' }],
+        });
         expect(await store.get(request.id)).toEqual(row);
         expect(await store.escalate(request.id, 0, routing, escalated(0))).toBeNull();
         // Its digest covers the widened approvers, so `audit verify` holds the row to the escalation from here on.
-        expect((await store.events(request.id)).filter((e) => e.type === 'escalated')).toEqual([expect.objectContaining({ actor: 'system', detail: { step: 0, asked: askedDigest(row!) }, at: at(60) })]);
+        expect((await store.events(request.id)).filter((e) => e.type === 'escalated')).toEqual([
+          expect.objectContaining({ actor: 'system', detail: { step: 0, asked: askedDigest(row!) }, at: at(60) }),
+        ]);
         expect(askedDigest(row!)).not.toBe(askedDigest(request));
       });
 
@@ -256,7 +413,9 @@ export function runStoreContract(setup: StoreContractSetup): void {
         const request = await file(store, { approvers: ['web:alice'] });
         await store.decide(request.id, vote('web:alice', 'deny'));
         const events = await store.events(request.id);
-        expect(await store.escalate(request.id, 0, { approvers: ['web:alice', 'web:ceo'], channels: [] }, escalated(0))).toBeNull();
+        expect(
+          await store.escalate(request.id, 0, { approvers: ['web:alice', 'web:ceo'], channels: [] }, escalated(0)),
+        ).toBeNull();
         expect(await store.events(request.id)).toEqual(events);
         expect((await store.get(request.id))?.approvers).toEqual(['web:alice']);
       });
@@ -279,7 +438,12 @@ export function runStoreContract(setup: StoreContractSetup): void {
         expect(await store.expireDue(now, 10)).toEqual([]);
         expect(await store.get(notDue.id)).toMatchObject({ status: 'pending' });
         expect(await store.get(decided.id)).toMatchObject({ status: 'denied' });
-        expect((await store.events(early.id)).at(-1)).toMatchObject({ type: 'expired', actor: 'system', detail: { on_timeout: 'approve' }, at: now });
+        expect((await store.events(early.id)).at(-1)).toMatchObject({
+          type: 'expired',
+          actor: 'system',
+          detail: { on_timeout: 'approve' },
+          at: now,
+        });
         expect((await store.countByStatus()).expired).toBe(3);
       });
     });
@@ -287,12 +451,36 @@ export function runStoreContract(setup: StoreContractSetup): void {
     describe('events', () => {
       it('appends events in order and reads them back as written', async () => {
         const request = await file(store);
-        await store.appendEvent(request.id, { type: 'delivered', actor: null, channel: 'slack', detail: { target: 'C1', message_ref: 'C1:1.2' }, at: at(1) });
-        await store.appendEvent(request.id, { type: 'delivery_failed', actor: null, channel: 'feishu', detail: { error: 'boom', attempt: 2 }, at: at(2) });
-        await store.appendEvent(request.id, { type: 'reminded', actor: 'system', channel: null, detail: {}, at: at(3) });
+        await store.appendEvent(request.id, {
+          type: 'delivered',
+          actor: null,
+          channel: 'slack',
+          detail: { target: 'C1', message_ref: 'C1:1.2' },
+          at: at(1),
+        });
+        await store.appendEvent(request.id, {
+          type: 'delivery_failed',
+          actor: null,
+          channel: 'feishu',
+          detail: { error: 'boom', attempt: 2 },
+          at: at(2),
+        });
+        await store.appendEvent(request.id, {
+          type: 'reminded',
+          actor: 'system',
+          channel: null,
+          detail: {},
+          at: at(3),
+        });
         const events = await store.events(request.id);
         expect(events.map((e) => e.type)).toEqual(['created', 'delivered', 'delivery_failed', 'reminded']);
-        expect(events[2]).toMatchObject({ requestId: request.id, actor: null, channel: 'feishu', detail: { error: 'boom', attempt: 2 }, at: at(2) });
+        expect(events[2]).toMatchObject({
+          requestId: request.id,
+          actor: null,
+          channel: 'feishu',
+          detail: { error: 'boom', attempt: 2 },
+          at: at(2),
+        });
         expect(events.map((e) => e.id)).toEqual([...events.map((e) => e.id)].sort((a, b) => a - b));
         expect(new Set(events.map((e) => e.id)).size).toBe(4);
         expect(await store.events(newRequest().id)).toEqual([]);
@@ -300,7 +488,9 @@ export function runStoreContract(setup: StoreContractSetup): void {
 
       it('refuses an event or a card for a request that does not exist with NotFoundError', async () => {
         const ghost = newRequest().id;
-        await expect(store.appendEvent(ghost, { type: 'reminded', actor: 'system', channel: null, detail: {}, at: at(1) })).rejects.toBeInstanceOf(NotFoundError);
+        await expect(
+          store.appendEvent(ghost, { type: 'reminded', actor: 'system', channel: null, detail: {}, at: at(1) }),
+        ).rejects.toBeInstanceOf(NotFoundError);
         await expect(store.ensureMessage(ghost, 'slack', 'C1', at(1))).rejects.toBeInstanceOf(NotFoundError);
         expect(await store.events(ghost)).toEqual([]);
         expect(await store.messages(ghost)).toEqual([]);

@@ -25,18 +25,60 @@ const people = ['alice', 'bob'];
 export function suggestionCalls(): Call[] {
   return [
     // `npm test`, always the same command: approved 12 times → a fixed-value rule.
-    ...times(12, (i) => ({ agent: 'ops', tool: 'Bash', args: { command: 'npm test', description: `run the tests, take ${i}` }, outcome: 'approve', person: people[i % 2]! })),
+    ...times(12, (i) => ({
+      agent: 'ops',
+      tool: 'Bash',
+      args: { command: 'npm test', description: `run the tests, take ${i}` },
+      outcome: 'approve',
+      person: people[i % 2]!,
+    })),
     // `git status …` approved 11 times, but `git push` denied once: "git" alone is never suggested, "git status" is.
-    ...times(11, (i) => ({ agent: 'ops', tool: 'Bash', args: { command: i % 2 ? 'git status' : `git  status --short ${i}`, description: i % 2 ? 'look' : 'check' }, outcome: 'approve', person: 'alice' })),
-    { agent: 'ops', tool: 'Bash', args: { command: 'git push --force origin main', description: 'ship it' }, outcome: 'deny', person: 'bob' },
+    ...times(11, (i) => ({
+      agent: 'ops',
+      tool: 'Bash',
+      args: { command: i % 2 ? 'git status' : `git  status --short ${i}`, description: i % 2 ? 'look' : 'check' },
+      outcome: 'approve',
+      person: 'alice',
+    })),
+    {
+      agent: 'ops',
+      tool: 'Bash',
+      args: { command: 'git push --force origin main', description: 'ship it' },
+      outcome: 'deny',
+      person: 'bob',
+    },
     // `ls …` approved 10 times but edited once: no suggestion.
-    ...times(10, (i) => ({ agent: 'ops', tool: 'Bash', args: { command: `ls -la dir${i}`, description: 'list' }, outcome: 'approve', person: 'bob' })),
-    { agent: 'ops', tool: 'Bash', args: { command: 'ls -la /etc', description: 'list' }, outcome: 'edit', person: 'bob' },
+    ...times(10, (i) => ({
+      agent: 'ops',
+      tool: 'Bash',
+      args: { command: `ls -la dir${i}`, description: 'list' },
+      outcome: 'approve',
+      person: 'bob',
+    })),
+    {
+      agent: 'ops',
+      tool: 'Bash',
+      args: { command: 'ls -la /etc', description: 'list' },
+      outcome: 'edit',
+      person: 'bob',
+    },
     // A staging deploy approved 10 times, but one left to expire: no suggestion.
-    ...times(10, () => ({ agent: 'ci', tool: 'deploy', args: { env: 'staging' }, outcome: 'approve', person: 'alice' })),
+    ...times(10, () => ({
+      agent: 'ci',
+      tool: 'deploy',
+      args: { env: 'staging' },
+      outcome: 'approve',
+      person: 'alice',
+    })),
     { agent: 'ci', tool: 'deploy', args: { env: 'staging' }, outcome: 'expire', person: 'alice' },
     // `cat` approved 3 times: under the minimum.
-    ...times(3, (i) => ({ agent: 'ops', tool: 'Bash', args: { command: `cat notes${i}.txt`, description: 'read' }, outcome: 'approve', person: 'alice' })),
+    ...times(3, (i) => ({
+      agent: 'ops',
+      tool: 'Bash',
+      args: { command: `cat notes${i}.txt`, description: 'read' },
+      outcome: 'approve',
+      person: 'alice',
+    })),
   ];
 }
 
@@ -51,7 +93,16 @@ export async function seedSuggestionHistory(store: ConfirmationStore): Promise<C
     if (c.outcome === 'expire') await store.finish(row.id, 'expired', { actor: null, channel: null, detail: {}, at });
     else {
       const approvedArgs = c.outcome === 'edit' ? { ...c.args, command: 'ls' } : null;
-      await store.decide(row.id, { decision: c.outcome === 'deny' ? 'deny' : 'approve', actor: `web:${c.person}`, person: c.person, via: 'web', reason: c.outcome === 'deny' ? 'no force pushes' : null, option: null, approvedArgs, at });
+      await store.decide(row.id, {
+        decision: c.outcome === 'deny' ? 'deny' : 'approve',
+        actor: `web:${c.person}`,
+        person: c.person,
+        via: 'web',
+        reason: c.outcome === 'deny' ? 'no force pushes' : null,
+        option: null,
+        approvedArgs,
+        at,
+      });
     }
   }
   return rows;

@@ -28,7 +28,8 @@ export function runSuggestionsContract(name: string, newStore: () => Promise<Ins
         store: harness.insights,
         directory: () => NO_DIRECTORY,
         now: () => S_UNTIL.getTime(),
-        denied: async (toolName, since, until) => (await harness.store.list({ status: 'denied', toolName, since, until, limit: 100 })).items,
+        denied: async (toolName, since, until) =>
+          (await harness.store.list({ status: 'denied', toolName, since, until, limit: 100 })).items,
         request: (id) => harness.store.get(id),
         policy: () => null,
         grants: null,
@@ -40,14 +41,22 @@ export function runSuggestionsContract(name: string, newStore: () => Promise<Ins
       writeFileSync(path, `policies:\n${s.rule.replace(/^/gm, '  ')}`);
       return loadPolicy(readConfigFile(path), path);
     };
-    const covers = (s: SuggestionJson, r: { toolName: string; toolArgs: Record<string, unknown>; agentId: string | null }) =>
-      matchPolicy(loaded(s), { toolName: r.toolName, toolArgs: r.toolArgs, agentId: r.agentId ?? undefined }).rule.name === `suggested-${s.id}`;
+    const covers = (
+      s: SuggestionJson,
+      r: { toolName: string; toolArgs: Record<string, unknown>; agentId: string | null },
+    ) =>
+      matchPolicy(loaded(s), { toolName: r.toolName, toolArgs: r.toolArgs, agentId: r.agentId ?? undefined }).rule
+        .name === `suggested-${s.id}`;
     const called = (command: string) => rows.filter((r) => String(r.toolArgs.command ?? '').startsWith(command));
 
     beforeAll(async () => {
       harness = await newStore();
       rows = await seedSuggestionHistory(harness.store);
-      suggestions = await insights().suggestions({ since: S_SINCE.toISOString(), until: S_UNTIL.toISOString(), min: '10' });
+      suggestions = await insights().suggestions({
+        since: S_SINCE.toISOString(),
+        until: S_UNTIL.toISOString(),
+        min: '10',
+      });
     }, 60_000);
     afterAll(async () => {
       await harness?.cleanup();
@@ -55,13 +64,22 @@ export function runSuggestionsContract(name: string, newStore: () => Promise<Ins
     });
 
     it('suggests the repeated calls, with their evidence, and nothing for a shape once denied, edited, expired or under the minimum', () => {
-      expect(suggestions.map((s) => [s.summary, s.would_auto_approve, s.approver_minutes_saved, s.approvers, s.grantable])).toEqual([
+      expect(
+        suggestions.map((s) => [s.summary, s.would_auto_approve, s.approver_minutes_saved, s.approvers, s.grantable]),
+      ).toEqual([
         // 12 approvals of 4 s each: 48 s; 11 of 4 s: 44 s (minutes, one decimal).
         ['ops calling Bash with command = "npm test"', 12, 0.8, ['alice', 'bob'], true],
         ['ops calling Bash with command starting "git status"', 11, 0.7, ['alice'], false],
       ]);
       const denied = rows.find((r) => r.toolArgs.command === 'git push --force origin main')!;
-      for (const s of suggestions) expect(s.nearest_denied).toMatchObject({ id: denied.id, tool_name: 'Bash', agent_id: 'ops', responded_by_person: 'bob', reason: 'no force pushes' });
+      for (const s of suggestions)
+        expect(s.nearest_denied).toMatchObject({
+          id: denied.id,
+          tool_name: 'Bash',
+          agent_id: 'ops',
+          responded_by_person: 'bob',
+          reason: 'no force pushes',
+        });
     });
 
     it('gives rules that load through the policy loader and match the calls they claim, not the denied one', () => {
@@ -70,20 +88,41 @@ export function runSuggestionsContract(name: string, newStore: () => Promise<Ins
       for (const r of called('npm test')) expect(covers(npm, r)).toBe(true);
       expect(called('git  status').length + called('git status').length).toBe(11);
       for (const r of [...called('git status'), ...called('git  status')]) expect(covers(git, r)).toBe(true);
-      for (const s of suggestions) expect(covers(s, rows.find((r) => r.toolArgs.command === 'git push --force origin main')!)).toBe(false);
+      for (const s of suggestions)
+        expect(
+          covers(
+            s,
+            rows.find((r) => r.toolArgs.command === 'git push --force origin main')!,
+          ),
+        ).toBe(false);
       // Neither covers other shapes, another agent, or a command that runs something else after the prefix.
       const other = (command: string, agentId = 'ops') => ({ toolName: 'Bash', toolArgs: { command }, agentId });
-      for (const command of ['git status; rm -rf /', 'git status && curl x | sh', 'git status $(id)', 'git statusx', 'ls -la', 'npm test --watch', 'git status\nrm -rf /']) {
-        for (const s of suggestions) expect(covers(s, other(command)), `${s.summary} / ${JSON.stringify(command)}`).toBe(false);
+      for (const command of [
+        'git status; rm -rf /',
+        'git status && curl x | sh',
+        'git status $(id)',
+        'git statusx',
+        'ls -la',
+        'npm test --watch',
+        'git status\nrm -rf /',
+      ]) {
+        for (const s of suggestions)
+          expect(covers(s, other(command)), `${s.summary} / ${JSON.stringify(command)}`).toBe(false);
       }
       expect(covers(npm, other('npm test', 'intern'))).toBe(false);
       expect(covers(git, other('git status --porcelain'))).toBe(true);
     });
 
     it('keeps ids stable for the same history, and answers none above the most approvals', async () => {
-      const again = await insights().suggestions({ since: S_SINCE.toISOString(), until: S_UNTIL.toISOString(), min: '10' });
+      const again = await insights().suggestions({
+        since: S_SINCE.toISOString(),
+        until: S_UNTIL.toISOString(),
+        min: '10',
+      });
       expect(again.map((s) => s.id)).toEqual(suggestions.map((s) => s.id));
-      expect(await insights().suggestions({ since: S_SINCE.toISOString(), until: S_UNTIL.toISOString(), min: '13' })).toEqual([]);
+      expect(
+        await insights().suggestions({ since: S_SINCE.toISOString(), until: S_UNTIL.toISOString(), min: '13' }),
+      ).toEqual([]);
     });
   });
 }

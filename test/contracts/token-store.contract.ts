@@ -33,16 +33,37 @@ export function runTokenStoreContract(setup: TokenStoreContractSetup): void {
     });
 
     it('creates a token whose secret is shown once and authenticates as it', async () => {
-      const { token, secret } = await store.create({ name: 'alice-bridge', scopes: ['request:decide'], as: 'web:alice' }, T0);
+      const { token, secret } = await store.create(
+        { name: 'alice-bridge', scopes: ['request:decide'], as: 'web:alice' },
+        T0,
+      );
       expect(secret).toMatch(/^tg_[A-Za-z0-9_-]{43}$/);
-      expect(token).toEqual({ id: expect.any(String), name: 'alice-bridge', scopes: ['request:decide'], as: 'web:alice', person: null, createdAt: T0, expiresAt: null, revokedAt: null });
-      expect(await store.authenticate(secret, at(1))).toEqual({ id: token.id, name: 'alice-bridge', scopes: ['request:decide'], as: 'web:alice', person: null });
+      expect(token).toEqual({
+        id: expect.any(String),
+        name: 'alice-bridge',
+        scopes: ['request:decide'],
+        as: 'web:alice',
+        person: null,
+        createdAt: T0,
+        expiresAt: null,
+        revokedAt: null,
+      });
+      expect(await store.authenticate(secret, at(1))).toEqual({
+        id: token.id,
+        name: 'alice-bridge',
+        scopes: ['request:decide'],
+        as: 'web:alice',
+        person: null,
+      });
       expect(await store.authenticate(`${secret}x`, at(1))).toBeNull();
       expect(JSON.stringify(await store.list())).not.toContain(secret);
     });
 
     it('keeps the person a token speaks for and authenticates as that person', async () => {
-      const { token, secret } = await store.create({ name: 'alice-cli', scopes: ['request:decide'], as: 'person:alice', person: 'alice' }, T0);
+      const { token, secret } = await store.create(
+        { name: 'alice-cli', scopes: ['request:decide'], as: 'person:alice', person: 'alice' },
+        T0,
+      );
       expect(token).toMatchObject({ as: 'person:alice', person: 'alice' });
       expect(await store.authenticate(secret, at(1))).toMatchObject({ id: token.id, person: 'alice' });
       expect((await store.list()).find((t) => t.id === token.id)).toMatchObject({ person: 'alice' });
@@ -50,7 +71,10 @@ export function runTokenStoreContract(setup: TokenStoreContractSetup): void {
 
     it('lists every token oldest first, without secrets', async () => {
       const b = await store.create({ name: 'b', scopes: ['admin'] }, at(1));
-      const a = await store.create({ name: 'a', scopes: ['request:create', 'request:read'], expiresAt: at(100) }, at(2));
+      const a = await store.create(
+        { name: 'a', scopes: ['request:create', 'request:read'], expiresAt: at(100) },
+        at(2),
+      );
       expect(await store.list()).toEqual([b.token, a.token]);
       expect(await store.list().then((tokens) => tokens.map((t) => Object.keys(t).sort()))).toEqual([
         ['as', 'createdAt', 'expiresAt', 'id', 'name', 'person', 'revokedAt', 'scopes'],
@@ -62,7 +86,9 @@ export function runTokenStoreContract(setup: TokenStoreContractSetup): void {
       await store.create({ name: 'agent', scopes: ['request:create'] }, T0);
       await expect(store.create({ name: 'agent', scopes: ['admin'] }, at(1))).rejects.toThrow(ConflictError);
       await expect(store.create({ name: 'agent', scopes: ['admin'] }, at(1))).rejects.toThrow(/agent/);
-      const race = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => store.create({ name: 'raced', scopes: ['admin'] }, at(i))));
+      const race = await Promise.allSettled(
+        Array.from({ length: 6 }, (_, i) => store.create({ name: 'raced', scopes: ['admin'] }, at(i))),
+      );
       expect(race.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       for (const r of race) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(ConflictError);
       expect((await store.list()).map((t) => t.name)).toEqual(['agent', 'raced']);

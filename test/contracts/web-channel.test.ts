@@ -42,7 +42,11 @@ runChannelContract('web', async (): Promise<ChannelHarness> => {
     async tap(s, request, decision, userId, options = {}) {
       const client = await clientFor(userId);
       // The request as the test holds it stands for the page the approver loaded; a decided page has no form left.
-      const fields: Record<string, string> = { decision, nonce: options.nonce ?? request.nonce, args_sha256: request.argsSha256 };
+      const fields: Record<string, string> = {
+        decision,
+        nonce: options.nonce ?? request.nonce,
+        args_sha256: request.argsSha256,
+      };
       if (options.reason) fields.reason = options.reason;
       return (await client.decide(request.id, fields)).status;
     },

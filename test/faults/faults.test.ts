@@ -50,10 +50,19 @@ async function freePort(): Promise<number> {
 
 /** Our own redis-server (the suite restarts it), keeping nothing on disk. */
 async function startRedis(port: number): Promise<ChildProcess> {
-  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const redis = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   for (let i = 0; i < 100; i++) {
     try {
-      if (execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() === 'PONG') return redis;
+      if (
+        execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: ['ignore', 'pipe', 'ignore'] })
+          .toString()
+          .trim() === 'PONG'
+      )
+        return redis;
     } catch {
       // not up yet
     }
@@ -62,16 +71,25 @@ async function startRedis(port: number): Promise<ChildProcess> {
   throw new Error(`redis-server did not start on ${port}`);
 }
 
-async function startGateway(host: FaultHost, databaseUrl: string, redisUrl: string, prefix: string): Promise<{ process: ChildProcess; output: () => string }> {
-  const child = host.spawn(process.execPath, [await compiledCli(), 'serve', '--port', '8787', '--host', '0.0.0.0', '--db', databaseUrl], {
-    ...process.env,
-    TOLLGATE_CLI: '1',
-    TOLLGATE_API_TOKENS: TOKEN,
-    REDIS_URL: redisUrl,
-    TOLLGATE_QUEUE_PREFIX: prefix,
-    TOLLGATE_RATE_LIMIT: '0',
-    LOG_LEVEL: 'error',
-  });
+async function startGateway(
+  host: FaultHost,
+  databaseUrl: string,
+  redisUrl: string,
+  prefix: string,
+): Promise<{ process: ChildProcess; output: () => string }> {
+  const child = host.spawn(
+    process.execPath,
+    [await compiledCli(), 'serve', '--port', '8787', '--host', '0.0.0.0', '--db', databaseUrl],
+    {
+      ...process.env,
+      TOLLGATE_CLI: '1',
+      TOLLGATE_API_TOKENS: TOKEN,
+      REDIS_URL: redisUrl,
+      TOLLGATE_QUEUE_PREFIX: prefix,
+      TOLLGATE_RATE_LIMIT: '0',
+      LOG_LEVEL: 'error',
+    },
+  );
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
@@ -83,102 +101,135 @@ async function startGateway(host: FaultHost, databaseUrl: string, redisUrl: stri
   return { process: child, output: () => output };
 }
 
-describe.skipIf(unavailable !== null)(`fault suite across network namespaces${unavailable ? ` — not run: ${unavailable}` : ''}`, () => {
-  it('keeps every acknowledged create and verdict through kills, partitions and restarts', { timeout: 240_000 }, async () => {
-    const database: FreshDatabase = await freshDatabase({ migrate: true });
-    cleanup.push(() => database.drop());
-    const redisPort = await freePort();
-    let redis = await startRedis(redisPort);
-    cleanup.push(() => void redis.kill('SIGKILL'));
-    const prefix = `tgf-${randomUUID()}`;
-    const pgTarget = new URL(database.url);
+describe.skipIf(unavailable !== null)(
+  `fault suite across network namespaces${unavailable ? ` — not run: ${unavailable}` : ''}`,
+  () => {
+    it(
+      'keeps every acknowledged create and verdict through kills, partitions and restarts',
+      { timeout: 240_000 },
+      async () => {
+        const database: FreshDatabase = await freshDatabase({ migrate: true });
+        cleanup.push(() => database.drop());
+        const redisPort = await freePort();
+        let redis = await startRedis(redisPort);
+        cleanup.push(() => void redis.kill('SIGKILL'));
+        const prefix = `tgf-${randomUUID()}`;
+        const pgTarget = new URL(database.url);
 
-    async function replica(name: string, n: number): Promise<Replica> {
-      const host = FaultHost.create(`${process.pid % 100000}${name}`, n);
-      cleanup.push(() => host.destroy());
-      const links = {
-        postgres: await Forwarder.start(host.gateway, 0, { host: pgTarget.hostname, port: Number(pgTarget.port || 5432) }),
-        redis: await Forwarder.start(host.gateway, 0, { host: '127.0.0.1', port: redisPort }),
-        clients: await Forwarder.start('127.0.0.1', 0, { host: host.address, port: 8787 }),
-      };
-      cleanup.push(() => Promise.all(Object.values(links).map((l) => l.close())).then(() => undefined));
-      const r = { name, host, links, url: `http://127.0.0.1:${links.clients.port}` } as Replica;
-      await boot(r);
-      return r;
-    }
-    async function boot(r: Replica): Promise<void> {
-      const dbUrl = new URL(database.url);
-      dbUrl.hostname = r.host.gateway;
-      dbUrl.port = String(r.links.postgres.port);
-      const started = await startGateway(r.host, dbUrl.toString(), `redis://${r.host.gateway}:${r.links.redis.port}`, prefix);
-      r.process = started.process;
-    }
+        async function replica(name: string, n: number): Promise<Replica> {
+          const host = FaultHost.create(`${process.pid % 100000}${name}`, n);
+          cleanup.push(() => host.destroy());
+          const links = {
+            postgres: await Forwarder.start(host.gateway, 0, {
+              host: pgTarget.hostname,
+              port: Number(pgTarget.port || 5432),
+            }),
+            redis: await Forwarder.start(host.gateway, 0, { host: '127.0.0.1', port: redisPort }),
+            clients: await Forwarder.start('127.0.0.1', 0, { host: host.address, port: 8787 }),
+          };
+          cleanup.push(() => Promise.all(Object.values(links).map((l) => l.close())).then(() => undefined));
+          const r = { name, host, links, url: `http://127.0.0.1:${links.clients.port}` } as Replica;
+          await boot(r);
+          return r;
+        }
+        async function boot(r: Replica): Promise<void> {
+          const dbUrl = new URL(database.url);
+          dbUrl.hostname = r.host.gateway;
+          dbUrl.port = String(r.links.postgres.port);
+          const started = await startGateway(
+            r.host,
+            dbUrl.toString(),
+            `redis://${r.host.gateway}:${r.links.redis.port}`,
+            prefix,
+          );
+          r.process = started.process;
+        }
 
-    const a = await replica('a', 1);
-    const b = await replica('b', 2);
-    const replicas = [a, b];
-    let stopping = false;
-    const load = runLoad({ replicas: () => replicas, token: TOKEN, agents: 8, stop: () => stopping });
+        const a = await replica('a', 1);
+        const b = await replica('b', 2);
+        const replicas = [a, b];
+        let stopping = false;
+        const load = runLoad({ replicas: () => replicas, token: TOKEN, agents: 8, stop: () => stopping });
 
-    const faults: { fault: string; seconds: number }[] = [];
-    async function fault(name: string, run: () => Promise<void>): Promise<void> {
-      const started = Date.now();
-      await run();
-      faults.push({ fault: name, seconds: Math.round((Date.now() - started) / 100) / 10 });
-      await sleep(2000);
-    }
-    await sleep(3000);
-    await fault('kill -9 of replica host A, restarted 2 s later', async () => {
-      a.host.killAll();
-      await sleep(2000);
-      await boot(a);
-    });
-    // 12 s: longer than a call's 5 s, a long-poll's 9 s and every deadline, so each of them meets the partition.
-    await fault('A partitioned from PostgreSQL', async () => {
-      a.links.postgres.partition();
-      await sleep(12_000);
-      a.links.postgres.heal();
-    });
-    await fault('B partitioned from Redis', async () => {
-      b.links.redis.partition();
-      await sleep(10_000);
-      b.links.redis.heal();
-    });
-    await fault('A partitioned from its clients', async () => {
-      a.links.clients.partition();
-      await sleep(10_000);
-      a.links.clients.heal();
-    });
-    await fault('Redis restarted (its jobs lost)', async () => {
-      redis.kill('SIGKILL');
-      await sleep(1000);
-      redis = await startRedis(redisPort);
-    });
-    await fault("PostgreSQL terminates every replica's connections", async () => {
-      await withClient(database.url, (c) => c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()'));
-    });
-    stopping = true;
-    const ledger = await load;
-    // The last deadlines pass; a request nobody reads is expired by the due-scan or the next read.
-    await sleep(9000);
-    await Promise.all(replicas.map((r) => fetch(`${r.url}/v1/requests?status=pending&limit=500`, { headers: { authorization: `Bearer ${TOKEN}` } }).then((res) => res.text())));
-    const findings = await withClient(database.url, (c) => check(c, ledger));
+        const faults: { fault: string; seconds: number }[] = [];
+        async function fault(name: string, run: () => Promise<void>): Promise<void> {
+          const started = Date.now();
+          await run();
+          faults.push({ fault: name, seconds: Math.round((Date.now() - started) / 100) / 10 });
+          await sleep(2000);
+        }
+        await sleep(3000);
+        await fault('kill -9 of replica host A, restarted 2 s later', async () => {
+          a.host.killAll();
+          await sleep(2000);
+          await boot(a);
+        });
+        // 12 s: longer than a call's 5 s, a long-poll's 9 s and every deadline, so each of them meets the partition.
+        await fault('A partitioned from PostgreSQL', async () => {
+          a.links.postgres.partition();
+          await sleep(12_000);
+          a.links.postgres.heal();
+        });
+        await fault('B partitioned from Redis', async () => {
+          b.links.redis.partition();
+          await sleep(10_000);
+          b.links.redis.heal();
+        });
+        await fault('A partitioned from its clients', async () => {
+          a.links.clients.partition();
+          await sleep(10_000);
+          a.links.clients.heal();
+        });
+        await fault('Redis restarted (its jobs lost)', async () => {
+          redis.kill('SIGKILL');
+          await sleep(1000);
+          redis = await startRedis(redisPort);
+        });
+        await fault("PostgreSQL terminates every replica's connections", async () => {
+          await withClient(database.url, (c) =>
+            c.query(
+              'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+            ),
+          );
+        });
+        stopping = true;
+        const ledger = await load;
+        // The last deadlines pass; a request nobody reads is expired by the due-scan or the next read.
+        await sleep(9000);
+        await Promise.all(
+          replicas.map((r) =>
+            fetch(`${r.url}/v1/requests?status=pending&limit=500`, {
+              headers: { authorization: `Bearer ${TOKEN}` },
+            }).then((res) => res.text()),
+          ),
+        );
+        const findings = await withClient(database.url, (c) => check(c, ledger));
 
-    const reattached = [...ledger.waits.values()].reduce((n, w) => n + w.reattached, 0);
-    console.log(
-      [
-        'fault suite (2 replicas in network namespaces, PostgreSQL and Redis over veth links, 8 agents)',
-        ...faults.map((f) => `  ${f.fault.padEnd(52)} ${f.seconds.toFixed(1)} s`),
-        `  load: ${ledger.calls} calls, ${ledger.unanswered} unanswered (partitions, kills), ${ledger.retryable} 503 + Retry-After, ${ledger.bad5xx.length} other 5xx`,
-        `  acknowledged creates ${ledger.created.size}, found ${ledger.created.size - findings.missingCreates.length}; acknowledged verdicts ${ledger.verdicts.size}, found as acknowledged ${ledger.verdicts.size - findings.wrongVerdicts.length}`,
-        `  long-polls ${ledger.waits.size}, re-attached ${reattached} times, without verdict ${findings.waitsWithoutVerdict.length}`,
-        `  requests ${findings.requests}; two verdicts ${findings.twoVerdicts.length}; verdict after deadline ${findings.verdictsAfterDeadline.length}; overdue pending ${findings.overduePending.length}`,
-        `  expired ${findings.expired}; lateness of expiry p99 ${findings.latenessP99Ms} ms`,
-      ].join('\n'),
+        const reattached = [...ledger.waits.values()].reduce((n, w) => n + w.reattached, 0);
+        console.log(
+          [
+            'fault suite (2 replicas in network namespaces, PostgreSQL and Redis over veth links, 8 agents)',
+            ...faults.map((f) => `  ${f.fault.padEnd(52)} ${f.seconds.toFixed(1)} s`),
+            `  load: ${ledger.calls} calls, ${ledger.unanswered} unanswered (partitions, kills), ${ledger.retryable} 503 + Retry-After, ${ledger.bad5xx.length} other 5xx`,
+            `  acknowledged creates ${ledger.created.size}, found ${ledger.created.size - findings.missingCreates.length}; acknowledged verdicts ${ledger.verdicts.size}, found as acknowledged ${ledger.verdicts.size - findings.wrongVerdicts.length}`,
+            `  long-polls ${ledger.waits.size}, re-attached ${reattached} times, without verdict ${findings.waitsWithoutVerdict.length}`,
+            `  requests ${findings.requests}; two verdicts ${findings.twoVerdicts.length}; verdict after deadline ${findings.verdictsAfterDeadline.length}; overdue pending ${findings.overduePending.length}`,
+            `  expired ${findings.expired}; lateness of expiry p99 ${findings.latenessP99Ms} ms`,
+          ].join('\n'),
+        );
+        expect(ledger.created.size).toBeGreaterThan(50);
+        expect(ledger.verdicts.size).toBeGreaterThan(20);
+        expect(findings).toMatchObject({
+          missingCreates: [],
+          wrongVerdicts: [],
+          twoVerdicts: [],
+          verdictsAfterDeadline: [],
+          overduePending: [],
+          waitsWithoutVerdict: [],
+          waitsDisagreeing: [],
+        });
+        expect(ledger.bad5xx).toEqual([]);
+      },
     );
-    expect(ledger.created.size).toBeGreaterThan(50);
-    expect(ledger.verdicts.size).toBeGreaterThan(20);
-    expect(findings).toMatchObject({ missingCreates: [], wrongVerdicts: [], twoVerdicts: [], verdictsAfterDeadline: [], overduePending: [], waitsWithoutVerdict: [], waitsDisagreeing: [] });
-    expect(ledger.bad5xx).toEqual([]);
-  });
-});
+  },
+);

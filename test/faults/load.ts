@@ -40,9 +40,23 @@ const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length
 
 /** Runs the load until `stop()` says so and every agent's last request has its verdict (or was given up). */
 export async function runLoad(options: LoadOptions): Promise<Ledger> {
-  const ledger: Ledger = { created: new Map(), verdicts: new Map(), waits: new Map(), calls: 0, unanswered: 0, retryable: 0, bad5xx: [] };
+  const ledger: Ledger = {
+    created: new Map(),
+    verdicts: new Map(),
+    waits: new Map(),
+    calls: 0,
+    unanswered: 0,
+    retryable: 0,
+    bad5xx: [],
+  };
 
-  async function call(replica: Entry, method: string, path: string, body: unknown, timeoutMs: number): Promise<{ status: number; json: Record<string, unknown> } | null> {
+  async function call(
+    replica: Entry,
+    method: string,
+    path: string,
+    body: unknown,
+    timeoutMs: number,
+  ): Promise<{ status: number; json: Record<string, unknown> } | null> {
     ledger.calls++;
     try {
       const res = await fetch(`${replica.url}${path}`, {
@@ -53,7 +67,8 @@ export async function runLoad(options: LoadOptions): Promise<Ledger> {
       });
       const text = await res.text();
       if (res.status === 503 && res.headers.get('retry-after')) ledger.retryable++;
-      else if (res.status >= 500) ledger.bad5xx.push(`${method} ${path} on ${replica.name}: ${res.status} ${text.slice(0, 200)}`);
+      else if (res.status >= 500)
+        ledger.bad5xx.push(`${method} ${path} on ${replica.name}: ${res.status} ${text.slice(0, 200)}`);
       return { status: res.status, json: text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : {} };
     } catch {
       ledger.unanswered++;
@@ -85,7 +100,13 @@ export async function runLoad(options: LoadOptions): Promise<Ledger> {
     while (!options.stop()) {
       const replica = pick(options.replicas());
       const timeoutS = 4 + Math.floor(Math.random() * 4);
-      const res = await call(replica, 'POST', '/v1/requests', { tool_name: 'fault_probe', tool_args: { agent: n, seq: seq++ }, approvers: ['web:ops'], timeout_s: timeoutS }, 5000);
+      const res = await call(
+        replica,
+        'POST',
+        '/v1/requests',
+        { tool_name: 'fault_probe', tool_args: { agent: n, seq: seq++ }, approvers: ['web:ops'], timeout_s: timeoutS },
+        5000,
+      );
       if (res?.status !== 201) {
         await sleep(300);
         continue;
@@ -97,8 +118,15 @@ export async function runLoad(options: LoadOptions): Promise<Ledger> {
       if (Math.random() < 0.7) {
         await sleep(Math.random() * 2000);
         const decision = Math.random() < 0.8 ? 'approve' : 'deny';
-        const decided = await call(pick(options.replicas()), 'POST', `/v1/requests/${id}/decision`, { decision, approver: 'web:ops' }, 5000);
-        if (decided?.status === 200 && (decided.json.status === 'approved' || decided.json.status === 'denied')) ledger.verdicts.set(id, decided.json.status);
+        const decided = await call(
+          pick(options.replicas()),
+          'POST',
+          `/v1/requests/${id}/decision`,
+          { decision, approver: 'web:ops' },
+          5000,
+        );
+        if (decided?.status === 200 && (decided.json.status === 'approved' || decided.json.status === 'denied'))
+          ledger.verdicts.set(id, decided.json.status);
       }
       await waiting;
     }

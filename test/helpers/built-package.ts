@@ -4,7 +4,17 @@
  * stale `dist/` is never what gets tested. A lock directory keeps test files running in parallel from building twice.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 
@@ -18,12 +28,17 @@ export function newestSource(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : entry.name.endsWith('.ts') ? statSync(path).mtimeMs : 0);
+    newest = Math.max(
+      newest,
+      entry.isDirectory() ? newestSource(path) : entry.name.endsWith('.ts') ? statSync(path).mtimeMs : 0,
+    );
   }
   return newest;
 }
 
-const fresh = () => existsSync(MARKER) && statSync(MARKER).mtimeMs >= Math.max(newestSource(join(ROOT, 'src')), newestSource(join(ROOT, 'channels')));
+const fresh = () =>
+  existsSync(MARKER) &&
+  statSync(MARKER).mtimeMs >= Math.max(newestSource(join(ROOT, 'src')), newestSource(join(ROOT, 'channels')));
 
 /** Builds `dist/` unless it is newer than every source file. */
 export async function ensureBuilt(): Promise<void> {
@@ -37,7 +52,12 @@ export async function ensureBuilt(): Promise<void> {
       continue;
     }
     try {
-      if (!fresh()) execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
+      if (!fresh())
+        execFileSync(
+          process.execPath,
+          [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')],
+          { cwd: ROOT, stdio: 'inherit' },
+        );
     } finally {
       rmdirSync(LOCK);
     }
@@ -50,7 +70,9 @@ export async function ensureBuilt(): Promise<void> {
  * beside it and renamed into place, so a hook running meanwhile reads the old bundle or the new, never half of one.
  */
 export async function ensureHookBundle(): Promise<void> {
-  const { staleHookBundle } = createRequire(import.meta.url)('../../bin/hook-bundle.js') as { staleHookBundle(root: string): string | null };
+  const { staleHookBundle } = createRequire(import.meta.url)('../../bin/hook-bundle.js') as {
+    staleHookBundle(root: string): string | null;
+  };
   mkdirSync(join(ROOT, 'dist/hook'), { recursive: true });
   const lock = join(ROOT, 'dist/.hook-build-lock');
   for (;;) {

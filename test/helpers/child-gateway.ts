@@ -26,7 +26,11 @@ process.once('exit', () => {
 });
 
 /** Starts `tollgate serve --port 0 --db <dbPath>` with `env` added to the environment. */
-export async function startChildGateway(dbPath: string, env: Record<string, string> = {}, args: string[] = []): Promise<ChildGateway> {
+export async function startChildGateway(
+  dbPath: string,
+  env: Record<string, string> = {},
+  args: string[] = [],
+): Promise<ChildGateway> {
   const token = 'child-token';
   const child = spawn(process.execPath, [await compiledCli(), 'serve', '--port', '0', '--db', dbPath, ...args], {
     env: { ...process.env, TOLLGATE_CLI: '1', TOLLGATE_API_TOKENS: token, LOG_LEVEL: 'warn', ...env },

@@ -11,7 +11,17 @@
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, newestSource } from './built-package.js';
@@ -19,11 +29,18 @@ import { ROOT, newestSource } from './built-package.js';
 // The stdio fake MCP upstream too: the mcp tests start it beside every proxy.
 const SOURCES = ['src', 'channels', 'test/fakes/mcp'];
 /** Where the build goes: `<tmp>/tollgate-test-build-<hash of the checkout path and SOURCES>` (a new list, a new build). */
-const BUILD = join(tmpdir(), `tollgate-test-build-${createHash('sha256').update(`${ROOT}\0${SOURCES.join('\0')}`).digest('hex').slice(0, 12)}`);
+const BUILD = join(
+  tmpdir(),
+  `tollgate-test-build-${createHash('sha256')
+    .update(`${ROOT}\0${SOURCES.join('\0')}`)
+    .digest('hex')
+    .slice(0, 12)}`,
+);
 const MARKER = join(BUILD, 'built');
 const LOCK = `${BUILD}.lock`;
 
-const fresh = () => existsSync(MARKER) && statSync(MARKER).mtimeMs >= Math.max(...SOURCES.map((dir) => newestSource(join(ROOT, dir))));
+const fresh = () =>
+  existsSync(MARKER) && statSync(MARKER).mtimeMs >= Math.max(...SOURCES.map((dir) => newestSource(join(ROOT, dir))));
 
 /** Every `.ts` source file under `dir` (declaration files left out). */
 function sourceFiles(dir: string): string[] {
@@ -79,7 +96,8 @@ function tryBuild(): boolean {
     mkdirSync(LOCK);
   } catch {
     // Another test file is building it: wait. A lock older than a minute was left by a run that was killed.
-    if (Date.now() - (statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 60_000) rmSync(LOCK, { recursive: true, force: true });
+    if (Date.now() - (statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 60_000)
+      rmSync(LOCK, { recursive: true, force: true });
     return false;
   }
   try {

@@ -43,8 +43,10 @@ export async function startImpostorGateway(): Promise<ImpostorGateway> {
         const get = /^\/v1\/requests\/([^/?]+)(\?.*)?$/.exec(path);
         let answer: unknown;
         let status = 200;
-        if (req.method === 'POST' && path === '/v1/requests' && impostor.onCreate) [answer, status] = [await impostor.onCreate(body ?? {}), 201];
-        else if (req.method === 'GET' && get && impostor.onGet) answer = await impostor.onGet(decodeURIComponent(get[1]!));
+        if (req.method === 'POST' && path === '/v1/requests' && impostor.onCreate)
+          [answer, status] = [await impostor.onCreate(body ?? {}), 201];
+        else if (req.method === 'GET' && get && impostor.onGet)
+          answer = await impostor.onGet(decodeURIComponent(get[1]!));
         else if (req.method === 'POST' && path.endsWith('/receipt')) [answer, status] = [{}, 201];
         else [answer, status] = [{ title: 'not here', status: 404, detail: `unexpected ${req.method} ${path}` }, 404];
         res.setHeader('content-type', 'application/json');
@@ -66,11 +68,20 @@ export async function startImpostorGateway(): Promise<ImpostorGateway> {
  * A genuine verdict of the real gateway `t`: files `toolName` with `args` (approver `web:alice`), approves it (with
  * `approvedArgs` when given) and answers the request as the gateway serves it, `verdict_token` included.
  */
-export async function genuineVerdict(t: TestServer, toolName: string, args: Record<string, unknown>, approvedArgs?: Record<string, unknown>): Promise<ApiRequest> {
-  const created = await t.api('/v1/requests', { body: { tool_name: toolName, tool_args: args, approvers: ['web:alice'] } });
+export async function genuineVerdict(
+  t: TestServer,
+  toolName: string,
+  args: Record<string, unknown>,
+  approvedArgs?: Record<string, unknown>,
+): Promise<ApiRequest> {
+  const created = await t.api('/v1/requests', {
+    body: { tool_name: toolName, tool_args: args, approvers: ['web:alice'] },
+  });
   expect(created.status).toBe(201);
   const { id } = (await created.json()) as ApiRequest;
-  const decided = await t.api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver: 'web:alice', ...(approvedArgs ? { approved_args: approvedArgs } : {}) } });
+  const decided = await t.api(`/v1/requests/${id}/decision`, {
+    body: { decision: 'approve', approver: 'web:alice', ...(approvedArgs ? { approved_args: approvedArgs } : {}) },
+  });
   expect(decided.status).toBe(200);
   const request = (await (await t.api(`/v1/requests/${id}`)).json()) as ApiRequest;
   expect(request.verdict_token).toEqual(expect.any(String));

@@ -18,7 +18,8 @@ export function registeredRoutes(app: Express): string[] {
   const walk = (stack: Layer[], prefix: string) => {
     for (const layer of stack) {
       if (layer.route) {
-        for (const method of Object.keys(layer.route.methods).filter((m) => m !== '_all')) found.add(`${method.toUpperCase()} ${join(prefix, layer.route.path)}`);
+        for (const method of Object.keys(layer.route.methods).filter((m) => m !== '_all'))
+          found.add(`${method.toUpperCase()} ${join(prefix, layer.route.path)}`);
       } else if (layer.handle.stack) {
         const raw = Array.isArray(layer.rawPath) ? layer.rawPath : [layer.rawPath ?? '/'];
         for (const path of raw) walk(layer.handle.stack, join(prefix, path));

@@ -77,7 +77,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       return fetch(`${url}${path}`, {
         method: init.method ?? (init.body !== undefined ? 'POST' : 'GET'),
         headers,
-        body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+        body:
+          init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
       });
     },
     async close() {

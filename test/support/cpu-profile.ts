@@ -20,7 +20,11 @@ function cpu(): { self: number; children: number } {
   // Fields after the command name (which sits in parentheses and may hold spaces): utime is the 12th, then stime,
   // cutime, cstime.
   const stat = readFileSync('/proc/self/stat', 'utf8');
-  const [utime = 0, stime = 0, cutime = 0, cstime = 0] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 15).map(Number);
+  const [utime = 0, stime = 0, cutime = 0, cstime = 0] = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .slice(11, 15)
+    .map(Number);
   return { self: (utime + stime) / 100, children: (cutime + cstime) / 100 };
 }
 

@@ -8,7 +8,13 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Files (path prefixes from the repository's root) that take longest after the waiting ones, in that order. */
-export const LONG_FIRST = ['test/agents/', 'test/contracts/agent-adapters', 'test/integration/mcp/', 'test/integration/readme', 'test/browser/'];
+export const LONG_FIRST = [
+  'test/agents/',
+  'test/contracts/agent-adapters',
+  'test/integration/mcp/',
+  'test/integration/readme',
+  'test/browser/',
+];
 
 /** The rank of a file: waiting files first, then the long ones in {@link LONG_FIRST}'s order, then the rest. */
 function rank(spec: TestSpecification): number {

@@ -25,13 +25,22 @@ export default class SlowestFiles implements Reporter {
     const rows = modules
       .map((m) => {
         const d = m.diagnostic();
-        return { file: relative(this.root, m.moduleId), collect: d.collectDuration, tests: d.duration, tests_n: [...m.children.allTests()].length };
+        return {
+          file: relative(this.root, m.moduleId),
+          collect: d.collectDuration,
+          tests: d.duration,
+          tests_n: [...m.children.allTests()].length,
+        };
       })
       .map((r) => ({ ...r, total: r.collect + r.tests }))
       .sort((a, b) => b.total - a.total)
       .slice(0, SHOWN);
     if (rows.length === 0) return;
-    const lines = rows.map((r) => `${seconds(r.total)}  ${r.file} (${r.tests_n} tests; import ${(r.collect / 1000).toFixed(1)} s)`);
-    process.stdout.write(`\n Slowest ${rows.length} test files (import + tests, wall time in their worker):\n${lines.join('\n')}\n\n`);
+    const lines = rows.map(
+      (r) => `${seconds(r.total)}  ${r.file} (${r.tests_n} tests; import ${(r.collect / 1000).toFixed(1)} s)`,
+    );
+    process.stdout.write(
+      `\n Slowest ${rows.length} test files (import + tests, wall time in their worker):\n${lines.join('\n')}\n\n`,
+    );
   }
 }

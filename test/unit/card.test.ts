@@ -3,16 +3,48 @@ import { cardText, keyArguments, maskSecrets, previewArgs } from '../../src/chan
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 
 const base: ConfirmationRequest = {
-  id: '00000000-0000-4000-8000-000000000000', status: 'pending', toolName: 'pay_invoice', toolArgs: { amount: 10 }, approvedArgs: null,
-  prompt: null, options: ['Approve', 'Deny'], agentId: 'billing-bot', userId: 'U1', sessionId: null, toolCallId: null, agentKind: null, context: null, metadata: {},
-  channels: [], approvers: [], requiredApprovals: 1, onTimeout: 'deny', idempotencyKey: null, argsSha256: 'x', callbackUrl: null, filedBy: null,
-  nonce: 'n', createdAt: new Date(0), expiresAt: new Date(300_000), updatedAt: new Date(0), respondedAt: null, respondedBy: null,
-  respondedVia: null, respondedByPerson: null, onBehalfOf: null, filedByPerson: null, decisionOption: null, reason: null, allowed: null,
+  id: '00000000-0000-4000-8000-000000000000',
+  status: 'pending',
+  toolName: 'pay_invoice',
+  toolArgs: { amount: 10 },
+  approvedArgs: null,
+  prompt: null,
+  options: ['Approve', 'Deny'],
+  agentId: 'billing-bot',
+  userId: 'U1',
+  sessionId: null,
+  toolCallId: null,
+  agentKind: null,
+  context: null,
+  metadata: {},
+  channels: [],
+  approvers: [],
+  requiredApprovals: 1,
+  onTimeout: 'deny',
+  idempotencyKey: null,
+  argsSha256: 'x',
+  callbackUrl: null,
+  filedBy: null,
+  nonce: 'n',
+  createdAt: new Date(0),
+  expiresAt: new Date(300_000),
+  updatedAt: new Date(0),
+  respondedAt: null,
+  respondedBy: null,
+  respondedVia: null,
+  respondedByPerson: null,
+  onBehalfOf: null,
+  filedByPerson: null,
+  decisionOption: null,
+  reason: null,
+  allowed: null,
 };
 
 describe('card text', () => {
   it('masks secret-looking values by key and by shape, at any depth', () => {
-    expect(maskSecrets({ password: 'hunter2', nested: { api_key: 'abc', list: ['sk-live-123', 'plain'] }, token_count: 5 })).toEqual({
+    expect(
+      maskSecrets({ password: 'hunter2', nested: { api_key: 'abc', list: ['sk-live-123', 'plain'] }, token_count: 5 }),
+    ).toEqual({
       password: '••••',
       nested: { api_key: '••••', list: ['••••', 'plain'] },
       token_count: '••••',
@@ -41,12 +73,21 @@ describe('card text', () => {
     expect(pending.title).toBe('Approval needed: pay_invoice');
     expect(pending.requester).toBe('agent billing-bot for user U1');
     expect(pending.actionable).toBe(true);
-    const denied = cardText({ ...base, status: 'denied', respondedBy: 'slack:U2', respondedAt: new Date(1000), reason: 'too much', allowed: false });
+    const denied = cardText({
+      ...base,
+      status: 'denied',
+      respondedBy: 'slack:U2',
+      respondedAt: new Date(1000),
+      reason: 'too much',
+      allowed: false,
+    });
     expect(denied.actionable).toBe(false);
     expect(denied.status).toContain('Denied by slack:U2');
     expect(denied.status).toContain('too much');
     expect(cardText({ ...base, status: 'expired', allowed: false }).status).toMatch(/denied by default/);
-    expect(cardText({ ...base, status: 'expired', onTimeout: 'approve', allowed: true }).status).toMatch(/approved by default/);
+    expect(cardText({ ...base, status: 'expired', onTimeout: 'approve', allowed: true }).status).toMatch(
+      /approved by default/,
+    );
   });
 });
 
@@ -63,12 +104,24 @@ describe('keyArguments', () => {
   });
 });
 
-describe('a coding agent\'s card', () => {
+describe("a coding agent's card", () => {
   it('says in one line which agent, where, and what it wants to run: a command as the command, an edit as its path', () => {
     const context = { session_id: 's', cwd: '/srv/billing', repo: 'acme/billing', branch: 'main', model: null };
-    const codex = { ...base, agentKind: 'codex', context, toolName: 'Bash', toolArgs: { command: 'terraform apply\n  -auto-approve' } };
+    const codex = {
+      ...base,
+      agentKind: 'codex',
+      context,
+      toolName: 'Bash',
+      toolArgs: { command: 'terraform apply\n  -auto-approve' },
+    };
     expect(cardText(codex).prompt).toBe('Codex in acme/billing on main wants to run `terraform apply -auto-approve`.');
-    const gemini = { ...base, agentKind: 'gemini', context: { ...context, repo: null, branch: null }, toolName: 'write_file', toolArgs: { file_path: '/srv/billing/.env', content: 'x' } };
+    const gemini = {
+      ...base,
+      agentKind: 'gemini',
+      context: { ...context, repo: null, branch: null },
+      toolName: 'write_file',
+      toolArgs: { file_path: '/srv/billing/.env', content: 'x' },
+    };
     expect(cardText(gemini).prompt).toBe('Gemini CLI wants to use write_file on `/srv/billing/.env`.');
     // A runtime's own prompt wins, and other callers keep the sentence they had.
     expect(cardText({ ...codex, prompt: 'Apply the plan?' }).prompt).toBe('Apply the plan?');

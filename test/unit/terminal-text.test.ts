@@ -6,11 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { terminalJson, terminalText } from '../../src/utils/terminal-text.js';
 
 const BIDI = [0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069];
-const removed = [...Array.from({ length: 0xa0 }, (_, c) => c).filter((c) => (c < 0x20 && c !== 0x09 && c !== 0x0a) || c >= 0x7f), ...BIDI];
+const removed = [
+  ...Array.from({ length: 0xa0 }, (_, c) => c).filter((c) => (c < 0x20 && c !== 0x09 && c !== 0x0a) || c >= 0x7f),
+  ...BIDI,
+];
 
 describe('terminalText', () => {
   it('removes every control character but tab and newline, and keeps the text around it', () => {
-    for (const code of removed) expect(terminalText(`a${String.fromCharCode(code)}b`), `U+${code.toString(16)}`).toBe('ab');
+    for (const code of removed)
+      expect(terminalText(`a${String.fromCharCode(code)}b`), `U+${code.toString(16)}`).toBe('ab');
     expect(terminalText('a\tb\nc')).toBe('a\tb\nc');
   });
 
@@ -19,7 +23,7 @@ describe('terminalText', () => {
     expect(terminalText(printable)).toBe(printable);
   });
 
-  it('leaves an escape sequence\'s parameters visible, so nothing written inside one is hidden', () => {
+  it("leaves an escape sequence's parameters visible, so nothing written inside one is hidden", () => {
     expect(terminalText('pay\x1b[2K\rread_docs')).toBe('pay[2Kread_docs');
     expect(terminalText('\x1b]0;wire 5000000\x07ok')).toBe(']0;wire 5000000ok');
     expect(terminalText('\u009b8mhidden')).toBe('8mhidden');

@@ -30,7 +30,12 @@ describe('Waiters', () => {
     const clock = new ManualClock();
     const waiters = new Waiters(clock);
     const settled: string[] = [];
-    for (const [id, ms] of [['late', 3000], ['early', 1000], ['middle', 2000]] as const) void waiters.add(id, ms).promise.then(() => settled.push(id));
+    for (const [id, ms] of [
+      ['late', 3000],
+      ['early', 1000],
+      ['middle', 2000],
+    ] as const)
+      void waiters.add(id, ms).promise.then(() => settled.push(id));
     expect(clock.pendingTimers).toBe(1);
     await clock.advance(999);
     expect(settled).toEqual([]);

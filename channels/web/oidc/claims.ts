@@ -17,11 +17,20 @@ const MAX_GROUPS = 50;
  * The session data of a validated ID token's claims.
  * @throws OidcSignInError (403) when the token names nobody usable or someone not allowed to sign in.
  */
-export function signInOf(claims: Record<string, unknown>, options: OidcOptions, directory: Directory | null, now: number): OidcSessionData {
+export function signInOf(
+  claims: Record<string, unknown>,
+  options: OidcOptions,
+  directory: Directory | null,
+  now: number,
+): OidcSessionData {
   const raw = claims[options.emailClaim];
   const email = typeof raw === 'string' ? raw.trim().toLowerCase() : '';
   if (!/^[^@\s]+@[^@\s]+$/.test(email)) {
-    throw new OidcSignInError(403, 'no_email', `The identity provider did not say who you are: its answer has no address in the "${options.emailClaim}" claim.`);
+    throw new OidcSignInError(
+      403,
+      'no_email',
+      `The identity provider did not say who you are: its answer has no address in the "${options.emailClaim}" claim.`,
+    );
   }
   // `email_verified` speaks of the `email` claim only; another claim is one the operator chose as trustworthy.
   if (options.emailClaim === 'email') checkVerified(claims, email, options.requireVerifiedEmail);
@@ -38,7 +47,12 @@ export function signInOf(claims: Record<string, unknown>, options: OidcOptions, 
   // Groups the directory gives the person already are its to take away: kept in the session too, they would outlive a
   // reload that removed the person from one (issue 49). Only what the provider adds is kept, with the time it said so.
   const given = directory ? directory.groupsOf(directory.personOf(`email:${email}`)) : [];
-  return { email, name, groups: groups.filter((g) => directory?.group(g) && !given.includes(g)).slice(0, MAX_GROUPS), groupsAt: now };
+  return {
+    email,
+    name,
+    groups: groups.filter((g) => directory?.group(g) && !given.includes(g)).slice(0, MAX_GROUPS),
+    groupsAt: now,
+  };
 }
 
 /**
@@ -53,7 +67,15 @@ function checkVerified(claims: Record<string, unknown>, email: string, required:
   if (verified === true) return;
   if (verified === undefined) {
     if (!required) return;
-    throw new OidcSignInError(403, 'email_verified_missing', `The identity provider did not say it has verified the address ${email} (no email_verified claim), so it cannot sign you in here.`);
+    throw new OidcSignInError(
+      403,
+      'email_verified_missing',
+      `The identity provider did not say it has verified the address ${email} (no email_verified claim), so it cannot sign you in here.`,
+    );
   }
-  throw new OidcSignInError(403, 'email_unverified', `The identity provider has not verified the address ${email}, so it cannot sign you in here.`);
+  throw new OidcSignInError(
+    403,
+    'email_unverified',
+    `The identity provider has not verified the address ${email}, so it cannot sign you in here.`,
+  );
 }

@@ -50,8 +50,13 @@ export class OidcClient {
       });
       return new OidcClient(options, config.serverMetadata(), now);
     } catch (error) {
-      const why = error instanceof Error ? `${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ''}` : String(error);
-      throw new ValidationError(`TOLLGATE_OIDC_ISSUER: OpenID discovery from ${options.issuer.href} failed: ${why}`, [{ path: 'TOLLGATE_OIDC_ISSUER', message: 'discovery failed' }]);
+      const why =
+        error instanceof Error
+          ? `${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ''}`
+          : String(error);
+      throw new ValidationError(`TOLLGATE_OIDC_ISSUER: OpenID discovery from ${options.issuer.href} failed: ${why}`, [
+        { path: 'TOLLGATE_OIDC_ISSUER', message: 'discovery failed' },
+      ]);
     }
   }
 
@@ -79,7 +84,11 @@ export class OidcClient {
 
   /** A new flow and the provider URL that starts it. */
   async start(): Promise<{ url: URL; flow: OidcFlow }> {
-    const flow: OidcFlow = { state: client.randomState(), nonce: client.randomNonce(), verifier: client.randomPKCECodeVerifier() };
+    const flow: OidcFlow = {
+      state: client.randomState(),
+      nonce: client.randomNonce(),
+      verifier: client.randomPKCECodeVerifier(),
+    };
     const url = client.buildAuthorizationUrl(this.configuration(), {
       redirect_uri: this.options.redirectUri,
       scope: this.options.scopes.join(' '),
@@ -100,14 +109,28 @@ export class OidcClient {
     const error = params.get('error');
     if (error) {
       const description = params.get('error_description');
-      throw new OidcSignInError(401, `provider_error:${error}`, `The identity provider did not sign you in (${error}${description ? `: ${description}` : ''}).`);
+      throw new OidcSignInError(
+        401,
+        `provider_error:${error}`,
+        `The identity provider did not sign you in (${error}${description ? `: ${description}` : ''}).`,
+      );
     }
     // Checked here too, before any call to the provider: a forged or stale callback costs nothing.
-    if (params.get('state') !== flow.state) throw new OidcSignInError(400, 'bad_state', 'This sign-in link does not belong to the sign-in started in this browser.');
+    if (params.get('state') !== flow.state)
+      throw new OidcSignInError(
+        400,
+        'bad_state',
+        'This sign-in link does not belong to the sign-in started in this browser.',
+      );
     const config = this.configuration();
     let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
     try {
-      tokens = await client.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce, idTokenExpected: true });
+      tokens = await client.authorizationCodeGrant(config, callbackUrl, {
+        pkceCodeVerifier: flow.verifier,
+        expectedState: flow.state,
+        expectedNonce: flow.nonce,
+        idTokenExpected: true,
+      });
     } catch (caught) {
       throw signInErrorOf(caught);
     } finally {
@@ -121,7 +144,10 @@ export class OidcClient {
   /** Where to send the browser to sign out at the provider too; null when it offers no `end_session_endpoint`. */
   endSessionUrl(): URL | null {
     if (!this.server.end_session_endpoint) return null;
-    return client.buildEndSessionUrl(this.configuration(), { client_id: this.options.clientId, post_logout_redirect_uri: this.options.postLogoutRedirectUri });
+    return client.buildEndSessionUrl(this.configuration(), {
+      client_id: this.options.clientId,
+      post_logout_redirect_uri: this.options.postLogoutRedirectUri,
+    });
   }
 }
 
@@ -132,10 +158,18 @@ function signInErrorOf(error: unknown): OidcSignInError {
   // fetch itself failed: the provider is down or unreachable from here, which is nobody's bad input.
   const name = error instanceof Error ? error.name : '';
   if ((error instanceof TypeError && message === 'fetch failed') || name === 'TimeoutError' || name === 'AbortError') {
-    return new OidcSignInError(502, `provider_unreachable:${message}`, 'The identity provider could not be reached to finish signing you in. Try again in a moment.');
+    return new OidcSignInError(
+      502,
+      `provider_unreachable:${message}`,
+      'The identity provider could not be reached to finish signing you in. Try again in a moment.',
+    );
   }
   if (error instanceof client.ResponseBodyError) {
-    return new OidcSignInError(400, `code_rejected:${String(code)}`, 'The identity provider refused this sign-in code: it was already used or has expired. Sign in again.');
+    return new OidcSignInError(
+      400,
+      `code_rejected:${String(code)}`,
+      'The identity provider refused this sign-in code: it was already used or has expired. Sign in again.',
+    );
   }
   // oauth4webapi names the claim that failed (aud, exp, iss, nonce…) in the cause of openid-client's error, or its
   // cause's cause, and the innermost message says what was wrong ("JWT signature verification failed"): the log
@@ -147,5 +181,9 @@ function signInErrorOf(error: unknown): OidcSignInError {
     if (cause instanceof Error) inner = cause.message;
   }
   const why = inner === message ? message : `${message}: ${inner}`;
-  return new OidcSignInError(401, `id_token_rejected:${String(code)}${typeof claim === 'string' ? `:${claim}` : ''}:${why}`, 'The identity provider’s answer did not pass the checks (issuer, audience, expiry or signature). Nobody was signed in.');
+  return new OidcSignInError(
+    401,
+    `id_token_rejected:${String(code)}${typeof claim === 'string' ? `:${claim}` : ''}:${why}`,
+    'The identity provider’s answer did not pass the checks (issuer, audience, expiry or signature). Nobody was signed in.',
+  );
 }

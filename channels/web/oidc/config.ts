@@ -63,8 +63,11 @@ const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 /** Whether `url` may be an issuer: https anywhere, http only on a loopback address (a local provider, tests). */
 export function issuerProblem(url: URL): string | null {
   if (url.protocol === 'https:') return null;
-  if (url.protocol === 'http:' && (LOOPBACK.has(url.hostname) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname))) return null;
-  return url.protocol === 'http:' ? 'http:// is accepted only on a loopback address (127.0.0.1, ::1, localhost); use https://' : 'must be an https:// URL';
+  if (url.protocol === 'http:' && (LOOPBACK.has(url.hostname) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname)))
+    return null;
+  return url.protocol === 'http:'
+    ? 'http:// is accepted only on a loopback address (127.0.0.1, ::1, localhost); use https://'
+    : 'must be an https:// URL';
 }
 
 /**
@@ -72,11 +75,18 @@ export function issuerProblem(url: URL): string | null {
  * default: no provider needed).
  * @throws ValidationError naming the variable or field that is missing or wrong.
  */
-export function oidcOptionsFrom(section: z.output<typeof oidcConfigSchema> | undefined, env: Record<string, string | undefined>, publicUrl: string | null): OidcOptions | null {
+export function oidcOptionsFrom(
+  section: z.output<typeof oidcConfigSchema> | undefined,
+  env: Record<string, string | undefined>,
+  publicUrl: string | null,
+): OidcOptions | null {
   const file = section ?? {};
   const issuerText = env.TOLLGATE_OIDC_ISSUER?.trim() || file.issuer;
   if (!issuerText) {
-    if (section) throw new ValidationError('web.oidc.issuer: required (or set TOLLGATE_OIDC_ISSUER)', [{ path: 'web.oidc.issuer', message: 'required' }]);
+    if (section)
+      throw new ValidationError('web.oidc.issuer: required (or set TOLLGATE_OIDC_ISSUER)', [
+        { path: 'web.oidc.issuer', message: 'required' },
+      ]);
     return null;
   }
   const where = env.TOLLGATE_OIDC_ISSUER?.trim() ? 'TOLLGATE_OIDC_ISSUER' : 'web.oidc.issuer';
@@ -89,13 +99,21 @@ export function oidcOptionsFrom(section: z.output<typeof oidcConfigSchema> | und
   const problem = issuerProblem(issuer);
   if (problem) throw new ValidationError(`${where}: ${problem}`, [{ path: where, message: problem }]);
   const clientId = env.TOLLGATE_OIDC_CLIENT_ID?.trim() || file.client_id;
-  if (!clientId) throw new ValidationError('TOLLGATE_OIDC_CLIENT_ID: required with an OpenID issuer (or web.oidc.client_id)', [{ path: 'TOLLGATE_OIDC_CLIENT_ID', message: 'required' }]);
+  if (!clientId)
+    throw new ValidationError('TOLLGATE_OIDC_CLIENT_ID: required with an OpenID issuer (or web.oidc.client_id)', [
+      { path: 'TOLLGATE_OIDC_CLIENT_ID', message: 'required' },
+    ]);
   if (!publicUrl) {
-    throw new ValidationError('TOLLGATE_PUBLIC_URL: required with OpenID sign-in: the redirect URI is <public url>/ui/auth/callback', [{ path: 'TOLLGATE_PUBLIC_URL', message: 'required' }]);
+    throw new ValidationError(
+      'TOLLGATE_PUBLIC_URL: required with OpenID sign-in: the redirect URI is <public url>/ui/auth/callback',
+      [{ path: 'TOLLGATE_PUBLIC_URL', message: 'required' }],
+    );
   }
   const base = publicUrl.replace(/\/+$/, '');
   if (file.allowed_groups?.length && !file.groups_claim) {
-    throw new ValidationError('web.oidc.allowed_groups: needs web.oidc.groups_claim (the claim listing the groups)', [{ path: 'web.oidc.allowed_groups', message: 'needs groups_claim' }]);
+    throw new ValidationError('web.oidc.allowed_groups: needs web.oidc.groups_claim (the claim listing the groups)', [
+      { path: 'web.oidc.allowed_groups', message: 'needs groups_claim' },
+    ]);
   }
   return {
     issuer,

@@ -36,17 +36,28 @@ interface SealedFlow extends OidcFlow {
 
 function readFlow(value: unknown): SealedFlow | null {
   const v = value as Partial<SealedFlow> | null;
-  return v && typeof v.state === 'string' && typeof v.nonce === 'string' && typeof v.verifier === 'string' && typeof v.next === 'string' ? (v as SealedFlow) : null;
+  return v &&
+    typeof v.state === 'string' &&
+    typeof v.nonce === 'string' &&
+    typeof v.verifier === 'string' &&
+    typeof v.next === 'string'
+    ? (v as SealedFlow)
+    : null;
 }
 
 /** Builds the OpenID sign-in routes (relative to `/ui`). */
 export function oidcRoutes(context: OidcRoutesContext): Router {
   const router = Router();
-  const flowCookie = (req: Request, value: string, maxAgeS: number) => serializeCookie(FLOW_COOKIE, value, { secure: secureCookies(req, context), maxAgeS, path: '/ui/auth' });
+  const flowCookie = (req: Request, value: string, maxAgeS: number) =>
+    serializeCookie(FLOW_COOKIE, value, { secure: secureCookies(req, context), maxAgeS, path: '/ui/auth' });
 
   router.get('/auth/login', async (req, res) => {
     const { url, flow } = await context.client.start();
-    const sealed = context.signer.seal(FLOW_PURPOSE, { ...flow, next: safeNext(req.query.next) } satisfies SealedFlow, FLOW_TTL_MS);
+    const sealed = context.signer.seal(
+      FLOW_PURPOSE,
+      { ...flow, next: safeNext(req.query.next) } satisfies SealedFlow,
+      FLOW_TTL_MS,
+    );
     res.append('set-cookie', flowCookie(req, sealed, FLOW_TTL_MS / 1000));
     res.redirect(303, url.href);
   });
@@ -56,14 +67,25 @@ export function oidcRoutes(context: OidcRoutesContext): Router {
     res.append('set-cookie', flowCookie(req, '', 0));
     const flow = readFlow(context.signer.unseal(FLOW_PURPOSE, parseCookies(req.get('cookie')).get(FLOW_COOKIE)));
     try {
-      if (!flow) throw new OidcSignInError(400, 'no_flow', 'This sign-in was not started in this browser, or took longer than ten minutes.');
+      if (!flow)
+        throw new OidcSignInError(
+          400,
+          'no_flow',
+          'This sign-in was not started in this browser, or took longer than ten minutes.',
+        );
       // The redirect URI as registered (behind a proxy the path seen here may differ), with the provider's parameters.
       const url = new URL(context.client.options.redirectUri);
       url.search = new URL(req.originalUrl, url).search;
       const claims = await context.client.finish(url, flow);
       const data = signInOf(claims, context.client.options, context.directory(), context.now());
       const { cookie } = context.signer.issue('oidc', encodeSessionData(data));
-      res.append('set-cookie', serializeCookie(SESSION_COOKIE, cookie, { secure: secureCookies(req, context), maxAgeS: context.signer.ttlMs / 1000 }));
+      res.append(
+        'set-cookie',
+        serializeCookie(SESSION_COOKIE, cookie, {
+          secure: secureCookies(req, context),
+          maxAgeS: context.signer.ttlMs / 1000,
+        }),
+      );
       context.audit({ event: 'sign_in_oidc', email: data.email, groups: data.groups, address: req.ip });
       res.redirect(303, flow.next);
     } catch (error) {
@@ -77,5 +99,13 @@ export function oidcRoutes(context: OidcRoutesContext): Router {
 
 function refusal(req: Request, res: Response, context: GuardContext, error: OidcSignInError): void {
   const title = error.status === 403 ? 'Not allowed to sign in' : 'Sign-in failed';
-  sendPage(res, error.status, messagePage(viewerOf(req, res, context), title, `${error.message} Nothing was signed in. Start again from the sign-in page.`));
+  sendPage(
+    res,
+    error.status,
+    messagePage(
+      viewerOf(req, res, context),
+      title,
+      `${error.message} Nothing was signed in. Start again from the sign-in page.`,
+    ),
+  );
 }

@@ -30,20 +30,31 @@ const day = (d: Date) => d.toISOString().slice(0, 10);
 /** Renders the away page. */
 export function awayPage(options: AwayPageOptions): SafeHtml {
   const { viewer, away } = options;
-  const form = options.form ?? (away ? { from: day(away.from), until: day(away.until), delegate: away.delegate ?? '', note: away.note ?? '' } : {});
-  const where = options.source === 'config' ? 'set in the config file' : options.setBy ? `set by ${options.setBy}${options.at ? ` at ${formatTime(options.at)}` : ''}` : '';
+  const form =
+    options.form ??
+    (away
+      ? { from: day(away.from), until: day(away.until), delegate: away.delegate ?? '', note: away.note ?? '' }
+      : {});
+  const where =
+    options.source === 'config'
+      ? 'set in the config file'
+      : options.setBy
+        ? `set by ${options.setBy}${options.at ? ` at ${formatTime(options.at)}` : ''}`
+        : '';
   const status = away
     ? html`<p id="away-now">You are away from ${formatTime(away.from)} until ${formatTime(away.until)}; ${away.delegate ? html`<strong>${away.delegate}</strong> stands in for you: requests waiting for you wait for them too, and their decisions are recorded as made for you.` : 'nobody stands in for you: requests still wait for you, and escalations skip you.'}${away.note ? html` Note: ${away.note}` : ''} <span class="muted">(${where})</span></p>`
     : html`<p id="away-now">You are not away.</p>`;
   const body = html`<h1>Away</h1>
 ${options.notice ? html`<p class="notice ${options.notice.tone}" role="status" id="away-notice">${options.notice.text}</p>` : ''}
 <section class="card" id="away-status">${status}
-${away
-  ? html`<form method="post" action="/ui/away/clear" class="inline" id="away-clear">
+${
+  away
+    ? html`<form method="post" action="/ui/away/clear" class="inline" id="away-clear">
     <input type="hidden" name="_csrf" value="${viewer.csrf}">
     <button type="submit">I'm back</button>
   </form>`
-  : ''}
+    : ''
+}
 </section>
 <form method="post" action="/ui/away" class="card" id="away-form">
   <input type="hidden" name="_csrf" value="${viewer.csrf}">

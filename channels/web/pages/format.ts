@@ -26,7 +26,6 @@ export function statusBadge(request: ConfirmationRequest): SafeHtml {
   return html`<span class="badge ${tone}">${request.status}</span>`;
 }
 
-
 /** The expiry as a relative countdown and, beside it, the absolute UTC time (a relative time alone means nothing in a screenshot or a printout). */
 export function expiryBoth(request: ConfirmationRequest, now: number): SafeHtml {
   if (request.status !== 'pending') return countdown(request, now);

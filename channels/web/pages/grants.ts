@@ -25,14 +25,21 @@ export function grantsPage(viewer: Viewer, grants: Grant[], notice?: 'revoked' |
       </form></td>
     </tr>`,
   );
-  const message = notice === 'revoked' ? 'Revoked. Later requests are asked again.' : notice === 'gone' ? 'That grant had already ended. Nothing changed.' : null;
+  const message =
+    notice === 'revoked'
+      ? 'Revoked. Later requests are asked again.'
+      : notice === 'gone'
+        ? 'That grant had already ended. Nothing changed.'
+        : null;
   const body = html`<h1>Standing grants</h1>
 ${message ? html`<p class="notice good" role="status">${message}</p>` : ''}
-${grants.length === 0
-  ? html`<p class="muted" id="no-grants">No standing grant is in force.</p>`
-  : html`<table class="audit" id="grants">
+${
+  grants.length === 0
+    ? html`<p class="muted" id="no-grants">No standing grant is in force.</p>`
+    : html`<table class="audit" id="grants">
   <thead><tr><th>Grant</th><th>Rule</th><th>For</th><th>Given</th><th>Until</th><th>Uses</th><th></th></tr></thead>
   <tbody>${rows}</tbody>
-</table>`}`;
+</table>`
+}`;
   return layout({ title: 'Standing grants', viewer, current: 'grants' }, body);
 }

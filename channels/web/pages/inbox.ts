@@ -36,7 +36,12 @@ const TABS: Record<InboxView, { label: string; heading: string; empty: string }>
   all: { label: 'All pending', heading: 'All pending', empty: 'Nothing is waiting for a decision.' },
 };
 
-function entry(viewer: Viewer, request: ConfirmationRequest, now: number, nudge: 'reminded' | 'escalated' | undefined): SafeHtml {
+function entry(
+  viewer: Viewer,
+  request: ConfirmationRequest,
+  now: number,
+  nudge: 'reminded' | 'escalated' | undefined,
+): SafeHtml {
   // The card's own preview pretty-prints every argument: the inbox shows a few key ones instead.
   const standIns = standInsOf(request);
   const text = cardText({ ...request, toolArgs: {} }, { standIns });
@@ -57,11 +62,13 @@ function entry(viewer: Viewer, request: ConfirmationRequest, now: number, nudge:
       </p>
       ${pending && standIns.length ? html`<p class="meta stand-in">${(mine.length ? mine : standIns).map((s) => standInText(s)).join('; ')}</p>` : ''}
       ${!pending ? html`<p class="meta">${statusBadge(request)} <span>${text.status}</span></p>` : request.requiredApprovals > 1 ? html`<p class="meta">${text.status}</p>` : ''}
-      ${!pending
-        ? ''
-        : viewer.mayDecide(request)
-          ? html`<a class="button" href="/ui/requests/${request.id}">Review</a>`
-          : html`<p class="meta not-approver">You are not an approver of this request (approvers: ${text.approvers}). <a href="/ui/requests/${request.id}">View</a></p>`}
+      ${
+        !pending
+          ? ''
+          : viewer.mayDecide(request)
+            ? html`<a class="button" href="/ui/requests/${request.id}">Review</a>`
+            : html`<p class="meta not-approver">You are not an approver of this request (approvers: ${text.approvers}). <a href="/ui/requests/${request.id}">View</a></p>`
+      }
     </li>`;
 }
 
@@ -84,7 +91,8 @@ export function inboxPage(options: InboxPageOptions): SafeHtml {
   const nudged = options.nudged ?? new Map<string, 'reminded' | 'escalated'>();
   const waitingText = waiting ? `${waiting.count}${waiting.more ? '+' : ''}` : '';
   const tabs = (Object.keys(TABS) as InboxView[]).map(
-    (tab) => html`<a href="/ui?view=${tab}" ${tab === view ? html`aria-current="page"` : ''}>${TABS[tab].label}${tab === 'waiting' && waiting ? html` <span class="count" id="waiting-count">${waitingText}</span>` : ''}</a>`,
+    (tab) =>
+      html`<a href="/ui?view=${tab}" ${tab === view ? html`aria-current="page"` : ''}>${TABS[tab].label}${tab === 'waiting' && waiting ? html` <span class="count" id="waiting-count">${waitingText}</span>` : ''}</a>`,
   );
   const body = html`<h1>Inbox</h1>
 <div id="inbox" data-live-region>

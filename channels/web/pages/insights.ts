@@ -24,23 +24,44 @@ export interface InsightsPageOptions {
 export const INSIGHTS_ASSETS = { scripts: ['uplot.js', 'insights.js'], styles: ['uplot.css', 'insights.css'] };
 
 const percent = (share: number | null) => (share === null ? '–' : `${Math.round(share * 100)}%`);
-const duration = (ms: number | null) => (ms === null ? '–' : ms < 1000 ? `${ms} ms` : ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : formatDuration(ms));
+const duration = (ms: number | null) =>
+  ms === null ? '–' : ms < 1000 ? `${ms} ms` : ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : formatDuration(ms);
 /** A time as the audit page's fields read it (UTC, no zone, to the millisecond). */
 const local = (at: number) => new Date(at).toISOString().slice(0, 23);
 /** The audit page's bounds for `[since, until)`: its `until` is inclusive, so it ends a millisecond before. */
-const auditWindow = (since: string, until: string) => ({ since: local(Date.parse(since)), until: local(Date.parse(until) - 1) });
+const auditWindow = (since: string, until: string) => ({
+  since: local(Date.parse(since)),
+  until: local(Date.parse(until) - 1),
+});
 
 /** A link to the audit page for the window, `filters` and (optionally) one status. */
-function auditLink(report: InsightsJson, filters: Record<string, string>, status: string | undefined, text: string | number): SafeHtml {
-  const query = new URLSearchParams({ ...filters, ...(status ? { status } : {}), ...auditWindow(report.since, report.until) });
+function auditLink(
+  report: InsightsJson,
+  filters: Record<string, string>,
+  status: string | undefined,
+  text: string | number,
+): SafeHtml {
+  const query = new URLSearchParams({
+    ...filters,
+    ...(status ? { status } : {}),
+    ...auditWindow(report.since, report.until),
+  });
   return html`<a href="/ui/audit?${query.toString()}">${String(text)}</a>`;
 }
 
 /** One top-N table: each key and count links to its requests on the audit page. */
-function table(report: InsightsJson, title: string, header: string, filter: string | null, noKey: string, fast: boolean): SafeHtml {
+function table(
+  report: InsightsJson,
+  title: string,
+  header: string,
+  filter: string | null,
+  noKey: string,
+  fast: boolean,
+): SafeHtml {
   const row = (r: InsightsRowJson) => {
     const filters = filter && r.key !== null ? { [filter]: r.key } : null;
-    const link = (status: string | undefined, n: number) => (filters ? auditLink(report, filters, status, n) : String(n));
+    const link = (status: string | undefined, n: number) =>
+      filters ? auditLink(report, filters, status, n) : String(n);
     return html`<tr>
       <td>${filters ? auditLink(report, filters, undefined, r.key!) : html`<span class="muted">${r.key ?? noKey}</span>`}</td>
       <td class="num">${link(undefined, r.requests)}</td>
@@ -70,9 +91,21 @@ function table(report: InsightsJson, title: string, header: string, filter: stri
 function charts(r: { tool: InsightsJson; day: InsightsJson }): SafeHtml {
   const days = r.tool.series.map((d) => d.day);
   const byDay = new Map(r.day.rows.map((row) => [row.key, row]));
-  const daily = { kind: 'daily', days, approved: r.tool.series.map((d) => d.approved), denied: r.tool.series.map((d) => d.denied), expired: r.tool.series.map((d) => d.expired) };
-  const decision = { kind: 'decision', days, p50: days.map((d) => byDay.get(d)?.decision_ms.p50 ?? null), p90: days.map((d) => byDay.get(d)?.decision_ms.p90 ?? null) };
-  const perDay = (day: string) => auditWindow(`${day}T00:00:00Z`, new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString());
+  const daily = {
+    kind: 'daily',
+    days,
+    approved: r.tool.series.map((d) => d.approved),
+    denied: r.tool.series.map((d) => d.denied),
+    expired: r.tool.series.map((d) => d.expired),
+  };
+  const decision = {
+    kind: 'decision',
+    days,
+    p50: days.map((d) => byDay.get(d)?.decision_ms.p50 ?? null),
+    p90: days.map((d) => byDay.get(d)?.decision_ms.p90 ?? null),
+  };
+  const perDay = (day: string) =>
+    auditWindow(`${day}T00:00:00Z`, new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString());
   return html`<section class="card chart">
   <h2>Requests per day</h2>
   <div class="chart-box" id="chart-daily" data-chart="${JSON.stringify(daily)}"></div>
@@ -85,7 +118,8 @@ function charts(r: { tool: InsightsJson; day: InsightsJson }): SafeHtml {
 <div class="table-wrap"><table class="audit" id="by-day">
   <thead><tr><th>Day (UTC)</th><th class="num">Requests</th><th class="num">Approved</th><th class="num">Denied</th><th class="num">Expired</th><th class="num">p50</th><th class="num">p90</th></tr></thead>
   <tbody>${r.tool.series.map((d) => {
-    const q = (status?: string) => `/ui/audit?${new URLSearchParams({ ...(status ? { status } : {}), ...perDay(d.day) }).toString()}`;
+    const q = (status?: string) =>
+      `/ui/audit?${new URLSearchParams({ ...(status ? { status } : {}), ...perDay(d.day) }).toString()}`;
     const row = byDay.get(d.day);
     return html`<tr><td>${d.day}</td><td class="num"><a href="${q()}">${String(d.requests)}</a></td><td class="num"><a href="${q('approved')}">${String(d.approved)}</a></td><td class="num"><a href="${q('denied')}">${String(d.denied)}</a></td><td class="num"><a href="${q('expired')}">${String(d.expired)}</a></td><td class="num">${duration(row?.decision_ms.p50 ?? null)}</td><td class="num">${duration(row?.decision_ms.p90 ?? null)}</td></tr>`;
   })}</tbody>
@@ -98,7 +132,8 @@ export function insightsPage(options: InsightsPageOptions): SafeHtml {
   const { form, reports } = options;
   const totals = reports
     ? html`<div class="totals" id="totals">${(['requests', 'approved', 'denied', 'expired', 'cancelled'] as const).map(
-        (k) => html`<div class="card total ${k}"><div class="muted">${k}</div><div class="figure">${auditLink(reports.tool, {}, k === 'requests' ? undefined : k, reports.tool.totals[k])}</div></div>`,
+        (k) =>
+          html`<div class="card total ${k}"><div class="muted">${k}</div><div class="figure">${auditLink(reports.tool, {}, k === 'requests' ? undefined : k, reports.tool.totals[k])}</div></div>`,
       )}</div>`
     : '';
   const body = html`<h1>Insights</h1>

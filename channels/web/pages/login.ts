@@ -28,23 +28,32 @@ export function loginPage(options: LoginPageOptions): SafeHtml {
   const body = html`<section class="card narrow">
   <h1>Sign in</h1>
   ${options.error ? html`<p class="notice bad" role="alert">${options.error}</p>` : ''}
-  ${options.oidc
-    ? html`<p><a class="button primary" id="sso" href="/ui/auth/login?next=${encodeURIComponent(options.next)}">Sign in with your organisation’s account</a></p>`
-    : ''}
-  ${options.hasUsers
-    ? html`<form method="post" action="/ui/login" class="stack">
+  ${
+    options.oidc
+      ? html`<p><a class="button primary" id="sso" href="/ui/auth/login?next=${encodeURIComponent(options.next)}">Sign in with your organisation’s account</a></p>`
+      : ''
+  }
+  ${
+    options.hasUsers
+      ? html`<form method="post" action="/ui/login" class="stack">
     <input type="hidden" name="_csrf" value="${options.csrf}">
     <input type="hidden" name="next" value="${options.next}">
     <label>Name <input name="name" autocomplete="username" required value="${options.name ?? ''}" autofocus></label>
     <label>Password or token <input name="secret" type="password" autocomplete="current-password" required></label>
     <button type="submit" class="primary">Sign in</button>
   </form>`
-    : ''}
-  ${options.loginLinks !== false
-    ? html`<p class="muted">Operators: open the one-time login link that <code>tollgate serve</code> printed when it started.</p>`
-    : ''}
+      : ''
+  }
+  ${
+    options.loginLinks !== false
+      ? html`<p class="muted">Operators: open the one-time login link that <code>tollgate serve</code> printed when it started.</p>`
+      : ''
+  }
 </section>`;
-  return layout({ title: 'Sign in', viewer: { user: null, identity: null, csrf: options.csrf, mayDecide: () => false } }, body);
+  return layout(
+    { title: 'Sign in', viewer: { user: null, identity: null, csrf: options.csrf, mayDecide: () => false } },
+    body,
+  );
 }
 
 /** Signed out of tollgate; the page sends the browser on to sign out at the identity provider too (`endSessionUrl`). */

@@ -7,7 +7,8 @@
 import { html, type SafeHtml } from '../html.js';
 
 // One inline token at a time, leftmost first: `code`, **bold**, *italic* / _italic_, [text](url).
-const INLINE = /`([^`\n]+)`|\*\*([^*\n]+)\*\*|(?<![\w*])\*([^*\s][^*\n]*?)\*(?!\w)|(?<!\w)_([^_\s][^_\n]*?)_(?!\w)|\[([^\]\n]+)\]\(([^)\s]+)\)/g;
+const INLINE =
+  /`([^`\n]+)`|\*\*([^*\n]+)\*\*|(?<![\w*])\*([^*\s][^*\n]*?)\*(?!\w)|(?<!\w)_([^_\s][^_\n]*?)_(?!\w)|\[([^\]\n]+)\]\(([^)\s]+)\)/g;
 
 /** A link target the page may carry: absolute http(s) or mailto; anything else stays text. */
 function safeHref(url: string): string | null {

@@ -29,7 +29,10 @@ export const NOTICES: Record<string, { tone: 'good' | 'bad'; text: string }> = {
   duplicate_approval: { tone: 'bad', text: 'Your approval was already recorded.' },
   args_mismatch: { tone: 'bad', text: 'The arguments changed since this page was loaded. Nothing changed.' },
   invalid: { tone: 'bad', text: 'This decision is not valid. Nothing changed.' },
-  groups_stale: { tone: 'bad', text: 'The groups your sign-in brought from the identity provider are too old to count. Sign in again to refresh them, then decide. Nothing changed.' },
+  groups_stale: {
+    tone: 'bad',
+    text: 'The groups your sign-in brought from the identity provider are too old to count. Sign in again to refresh them, then decide. Nothing changed.',
+  },
 };
 
 /** The arguments editor's state after a rejected edit: the text as typed and what is wrong with it. */
@@ -70,7 +73,8 @@ export function requestPage(options: RequestPageOptions): SafeHtml {
   // The card's own preview pretty-prints every argument before cutting: the page writes its own bounded view instead.
   const text = cardText({ ...request, toolArgs: {} }, { standIns: standInsOf(request) });
   const notice = options.notice ? NOTICES[options.notice] : undefined;
-  const row = (label: string, value: unknown) => (value === null || value === undefined || value === '' ? '' : html`<dt>${label}</dt><dd>${value}</dd>`);
+  const row = (label: string, value: unknown) =>
+    value === null || value === undefined || value === '' ? '' : html`<dt>${label}</dt><dd>${value}</dd>`;
   const body = html`<p class="back"><a href="/ui">← Inbox</a></p>
 <h1>${text.title}</h1>
 ${notice ? html`<p class="notice ${notice.tone}" role="status">${notice.text}</p>` : ''}
@@ -97,30 +101,38 @@ ${notice ? html`<p class="notice ${notice.tone}" role="status">${notice.text}</p
   </div>
 </section>
 <div id="live-actions" data-live-region data-live-final>
-${!text.actionable
-  ? ''
-  : viewer.mayDecide(request)
-    ? decisionForms(request, viewer, options.edit, options.grants ?? [])
-    : html`<section class="card actions" id="not-approver"><p class="notice bad">You are not an approver of this request: you are signed in as ${viewer.user}, and only ${text.approvers} may decide it.${viewer.identity?.staleGroups.length ? html` The groups your sign-in brought (${viewer.identity.staleGroups.join(', ')}) are too old to count: <a href="/ui/auth/login?next=/ui/requests/${request.id}">sign in again</a> to refresh them.` : ''}</p></section>`}
+${
+  !text.actionable
+    ? ''
+    : viewer.mayDecide(request)
+      ? decisionForms(request, viewer, options.edit, options.grants ?? [])
+      : html`<section class="card actions" id="not-approver"><p class="notice bad">You are not an approver of this request: you are signed in as ${viewer.user}, and only ${text.approvers} may decide it.${viewer.identity?.staleGroups.length ? html` The groups your sign-in brought (${viewer.identity.staleGroups.join(', ')}) are too old to count: <a href="/ui/auth/login?next=/ui/requests/${request.id}">sign in again</a> to refresh them.` : ''}</p></section>`
+}
 </div>
 <section class="card" id="timeline" data-live-region>
   <h2>Timeline</h2>
   <ol class="timeline">${options.events.map(timelineEntry)}</ol>
 </section>`;
-  return layout({ title: text.title, viewer, live: { url: `/ui/requests/${request.id}`, requestId: request.id } }, body);
+  return layout(
+    { title: text.title, viewer, live: { url: `/ui/requests/${request.id}`, requestId: request.id } },
+    body,
+  );
 }
 
 /** What was approved: the edited arguments, the proposed ones as they were, or why nothing was. */
 function approvedColumn(request: ConfirmationRequest): SafeHtml {
-  if (request.approvedArgs) return html`<p class="muted">With edited arguments:</p>${argsBlock(request.id, 'approved-args', request.approvedArgs)}`;
-  if (request.allowed === true) return html`<p>As proposed${request.respondedBy ? html`, by ${request.respondedBy}` : ''}.</p>`;
+  if (request.approvedArgs)
+    return html`<p class="muted">With edited arguments:</p>${argsBlock(request.id, 'approved-args', request.approvedArgs)}`;
+  if (request.allowed === true)
+    return html`<p>As proposed${request.respondedBy ? html`, by ${request.respondedBy}` : ''}.</p>`;
   if (request.status === 'pending') return html`<p class="muted">Not yet: waiting for a decision.</p>`;
   return html`<p>Nothing: ${request.status}.</p>`;
 }
 
 /** What the runtime reported after running the tool (its receipt), compared with what was approved. */
 function executedColumn(request: ConfirmationRequest, run: ExecutionView | null): SafeHtml {
-  if (!run) return html`<p class="muted">${request.allowed === true ? 'No receipt reported yet.' : 'Nothing reported.'}</p>`;
+  if (!run)
+    return html`<p class="muted">${request.allowed === true ? 'No receipt reported yet.' : 'Nothing reported.'}</p>`;
   const match =
     run.args_match === null
       ? html`<p class="muted">The runtime did not report which arguments ran.</p>`
@@ -133,7 +145,12 @@ function executedColumn(request: ConfirmationRequest, run: ExecutionView | null)
     ${run.detail ? html`<pre class="args">${run.detail.slice(0, 4000)}</pre>` : ''}`;
 }
 
-function decisionForms(request: ConfirmationRequest, viewer: Viewer, edit: EditState | undefined, grants: NonNullable<RequestPageOptions['grants']>): SafeHtml {
+function decisionForms(
+  request: ConfirmationRequest,
+  viewer: Viewer,
+  edit: EditState | undefined,
+  grants: NonNullable<RequestPageOptions['grants']>,
+): SafeHtml {
   const hidden = html`<input type="hidden" name="_csrf" value="${viewer.csrf}">
       <input type="hidden" name="nonce" value="${request.nonce}">
       <input type="hidden" name="args_sha256" value="${request.argsSha256}">`;
@@ -164,9 +181,10 @@ function decisionForms(request: ConfirmationRequest, viewer: Viewer, edit: EditS
         <button type="submit" class="danger">${denyLabel}</button>
       </form>
     </div>
-    ${editable.truncated && !edit
-      ? html`<p class="muted" id="edit-unavailable">These arguments are too large or too deeply nested to edit here.</p>`
-      : html`<details ${edit ? html`open` : ''}>
+    ${
+      editable.truncated && !edit
+        ? html`<p class="muted" id="edit-unavailable">These arguments are too large or too deeply nested to edit here.</p>`
+        : html`<details ${edit ? html`open` : ''}>
       <summary>${approveLabel} with edited arguments</summary>
       <form method="post" action="${action}" class="stack" id="edit-form">
         ${hidden}
@@ -178,7 +196,8 @@ function decisionForms(request: ConfirmationRequest, viewer: Viewer, edit: EditS
         <label>Note <input name="reason" maxlength="2000" placeholder="optional: what you changed and why"></label>
         <button type="submit" class="primary">${approveLabel} edited arguments</button>
       </form>
-    </details>`}
+    </details>`
+    }
   </section>`;
 }
 

@@ -15,15 +15,22 @@ const MAX = 300;
 
 function text(value: unknown, key = ''): string {
   if (value === null || value === undefined) return '';
-  const shown = typeof value === 'string' ? String(maskSecrets(value, key)) : boundedJson(value, { maxDepth: 3, maxChars: MAX, indent: 0 }, key).text;
+  const shown =
+    typeof value === 'string'
+      ? String(maskSecrets(value, key))
+      : boundedJson(value, { maxDepth: 3, maxChars: MAX, indent: 0 }, key).text;
   return shown.length > MAX ? `${shown.slice(0, MAX - 1)}…` : shown;
 }
 
 const list = (value: unknown) => (Array.isArray(value) ? value.map((v) => text(v)).join(', ') : text(value));
-const by = (e: ConfirmationEvent) => (e.actor ? ` by ${e.actor}` : '') + (e.channel && !e.actor?.startsWith(`${e.channel}:`) ? ` through ${e.channel}` : '');
+const by = (e: ConfirmationEvent) =>
+  (e.actor ? ` by ${e.actor}` : '') +
+  (e.channel && !e.actor?.startsWith(`${e.channel}:`) ? ` through ${e.channel}` : '');
 const quoted = (value: unknown, key: string) => (value ? `: “${text(value, key)}”` : '');
-const retry = (d: Record<string, unknown>) => (d.will_retry === true ? '; will try again' : d.will_retry === false ? '; gave up' : '');
-const attempt = (d: Record<string, unknown>) => (typeof d.attempt === 'number' && d.attempt > 1 ? ` (attempt ${d.attempt})` : '');
+const retry = (d: Record<string, unknown>) =>
+  d.will_retry === true ? '; will try again' : d.will_retry === false ? '; gave up' : '';
+const attempt = (d: Record<string, unknown>) =>
+  typeof d.attempt === 'number' && d.attempt > 1 ? ` (attempt ${d.attempt})` : '';
 
 /** The sentence for one event; null when there are no words for it (the generic form is used). */
 export function eventSentence(e: ConfirmationEvent): string | null {
@@ -31,11 +38,15 @@ export function eventSentence(e: ConfirmationEvent): string | null {
   switch (e.type) {
     case 'created': {
       const policy = d.policy as { rule?: unknown; decision?: unknown } | undefined;
-      const rule = policy?.rule ? `; policy rule ${text(policy.rule)} ${policy.decision === 'ask' || !policy.decision ? 'asked for a decision' : `said ${text(policy.decision)}`}` : '';
+      const rule = policy?.rule
+        ? `; policy rule ${text(policy.rule)} ${policy.decision === 'ask' || !policy.decision ? 'asked for a decision' : `said ${text(policy.decision)}`}`
+        : '';
       return `Filed${e.actor ? ` by ${e.actor}` : ''}${rule}`;
     }
     case 'delivered':
-      return e.channel === 'web' ? 'Shown in the web inbox' : `Sent to ${e.channel ?? 'a channel'}${d.target ? ` (${text(d.target)})` : ''}${attempt(d)}`;
+      return e.channel === 'web'
+        ? 'Shown in the web inbox'
+        : `Sent to ${e.channel ?? 'a channel'}${d.target ? ` (${text(d.target)})` : ''}${attempt(d)}`;
     case 'delivery_failed':
       return `Could not be sent to ${e.channel ?? 'a channel'}${attempt(d)}${quoted(d.error, 'error')}${retry(d)}`;
     case 'update_failed':

@@ -50,18 +50,30 @@ export interface AiSdkApprovalMessage {
  * }
  * ```
  */
-export async function approvalResponses(content: readonly unknown[], options: FrameworkGateOptions = {}): Promise<AiSdkApprovalMessage[]> {
+export async function approvalResponses(
+  content: readonly unknown[],
+  options: FrameworkGateOptions = {},
+): Promise<AiSdkApprovalMessage[]> {
   const requests = content.filter(isApprovalRequest);
   if (requests.length === 0) return [];
   const client = gateClientFrom(options);
   const parts = await Promise.all(
     requests.map(async (part): Promise<AiSdkApprovalResponsePart> => {
       const call = { toolName: part.toolCall.toolName, args: argsObject(part.toolCall.input) };
-      const asked = await askForCall(client, options, 'ai-sdk', { ...call, callId: part.toolCall.toolCallId, metadata: { framework: 'ai-sdk', approval_id: part.approvalId } });
+      const asked = await askForCall(client, options, 'ai-sdk', {
+        ...call,
+        callId: part.toolCall.toolCallId,
+        metadata: { framework: 'ai-sdk', approval_id: part.approvalId },
+      });
       // The call the AI SDK makes on an approval is the model's own: this tool with the input it asked with (filed
       // as `args`); its approval response carries no arguments, so an edited approval does not cover it.
       const verdict = await confirmRun(options, asked, call);
-      return { type: 'tool-approval-response', approvalId: part.approvalId, approved: verdict.allowed, ...(verdict.reason ? { reason: verdict.reason } : {}) };
+      return {
+        type: 'tool-approval-response',
+        approvalId: part.approvalId,
+        approved: verdict.allowed,
+        ...(verdict.reason ? { reason: verdict.reason } : {}),
+      };
     }),
   );
   return [{ role: 'tool', content: parts }];
@@ -70,5 +82,10 @@ export async function approvalResponses(content: readonly unknown[], options: Fr
 function isApprovalRequest(part: unknown): part is AiSdkApprovalRequestPart {
   if (!part || typeof part !== 'object') return false;
   const p = part as Partial<AiSdkApprovalRequestPart>;
-  return p.type === 'tool-approval-request' && typeof p.approvalId === 'string' && !!p.toolCall && typeof p.toolCall.toolCallId === 'string';
+  return (
+    p.type === 'tool-approval-request' &&
+    typeof p.approvalId === 'string' &&
+    !!p.toolCall &&
+    typeof p.toolCall.toolCallId === 'string'
+  );
 }

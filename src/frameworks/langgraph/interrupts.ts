@@ -48,13 +48,21 @@ function isHitlRequest(value: unknown): value is HitlRequest {
  * value's `tool_name`/`name`, else `"interrupt"`) and resolves to a {@link PlainInterruptAnswer}.
  * `key` names the interrupt in the idempotency key (`<keyPrefix ?? "langgraph">:<key>:<index>`).
  */
-export async function answerInterrupt(value: unknown, key: string, options: LanggraphGateOptions = {}): Promise<{ decisions: HitlDecision[] } | PlainInterruptAnswer> {
+export async function answerInterrupt(
+  value: unknown,
+  key: string,
+  options: LanggraphGateOptions = {},
+): Promise<{ decisions: HitlDecision[] } | PlainInterruptAnswer> {
   const client = gateClientFrom(options);
   const thread = options.threadId ? `${options.threadId}:` : '';
   if (isHitlRequest(value)) {
     const decisions = await Promise.all(
       value.actionRequests.map(async (action, index): Promise<HitlDecision> => {
-        const allowed = value.reviewConfigs?.find((c) => c.actionName === action.name)?.allowedDecisions ?? ['approve', 'edit', 'reject'];
+        const allowed = value.reviewConfigs?.find((c) => c.actionName === action.name)?.allowedDecisions ?? [
+          'approve',
+          'edit',
+          'reject',
+        ];
         const asked = await askForCall(client, options, 'langgraph', {
           toolName: action.name,
           args: action.args,
@@ -62,9 +70,16 @@ export async function answerInterrupt(value: unknown, key: string, options: Lang
           metadata: { framework: 'langgraph', description: action.description, allowed_decisions: allowed },
         });
         if (!asked.allowed) return { type: 'reject', message: asked.reason };
-        const edited = asked.approvedArgs && JSON.stringify(asked.approvedArgs) !== JSON.stringify(action.args) ? asked.approvedArgs : undefined;
+        const edited =
+          asked.approvedArgs && JSON.stringify(asked.approvedArgs) !== JSON.stringify(action.args)
+            ? asked.approvedArgs
+            : undefined;
         // An approval of args the graph may not take is not an approval of the original ones.
-        if (edited && !allowed.includes('edit')) return { type: 'reject', message: 'the approver changed the arguments, and editing is not allowed for this tool' };
+        if (edited && !allowed.includes('edit'))
+          return {
+            type: 'reject',
+            message: 'the approver changed the arguments, and editing is not allowed for this tool',
+          };
         // The call the middleware makes: the action's tool, with the edited args on `edit`, else the action's own.
         const verdict = await confirmRun(options, asked, { toolName: action.name, args: edited ?? action.args });
         if (!verdict.allowed) return { type: 'reject', message: verdict.reason };
@@ -74,12 +89,22 @@ export async function answerInterrupt(value: unknown, key: string, options: Lang
     return { decisions };
   }
   const args = argsObject(value);
-  const name = typeof args.tool_name === 'string' ? args.tool_name : typeof args.name === 'string' ? args.name : 'interrupt';
-  const asked = await askForCall(client, options, 'langgraph', { toolName: name, args, callId: `${thread}${key}:0`, metadata: { framework: 'langgraph' } });
+  const name =
+    typeof args.tool_name === 'string' ? args.tool_name : typeof args.name === 'string' ? args.name : 'interrupt';
+  const asked = await askForCall(client, options, 'langgraph', {
+    toolName: name,
+    args,
+    callId: `${thread}${key}:0`,
+    metadata: { framework: 'langgraph' },
+  });
   // A plain interrupt's caller runs what the answer says: `args` (the approver's edit) when present, else the
   // interrupt's own value, as filed.
   const verdict = await confirmRun(options, asked, { toolName: name, args: asked.approvedArgs ?? args });
-  return { approved: verdict.allowed, ...(verdict.reason ? { reason: verdict.reason } : {}), ...(verdict.approvedArgs ? { args: verdict.approvedArgs } : {}) };
+  return {
+    approved: verdict.allowed,
+    ...(verdict.reason ? { reason: verdict.reason } : {}),
+    ...(verdict.approvedArgs ? { args: verdict.approvedArgs } : {}),
+  };
 }
 
 /**
@@ -103,9 +128,14 @@ export async function answerInterrupt(value: unknown, key: string, options: Lang
  * }
  * ```
  */
-export async function resumeCommand(interrupts: readonly GraphInterrupt[], options: LanggraphGateOptions = {}): Promise<Command<unknown, never, never>> {
+export async function resumeCommand(
+  interrupts: readonly GraphInterrupt[],
+  options: LanggraphGateOptions = {},
+): Promise<Command<unknown, never, never>> {
   if (interrupts.length === 0) throw new TypeError('resumeCommand: no interrupts to answer');
-  const answers = await Promise.all(interrupts.map((i, index) => answerInterrupt(i.value, i.id ?? `interrupt-${index}`, options)));
+  const answers = await Promise.all(
+    interrupts.map((i, index) => answerInterrupt(i.value, i.id ?? `interrupt-${index}`, options)),
+  );
   if (interrupts.length === 1) return new Command<unknown, never, never>({ resume: answers[0] });
   const byId: Record<string, unknown> = {};
   interrupts.forEach((i, index) => {

@@ -2,7 +2,14 @@
  * @module frameworks/openai-agents
  * OpenAI Agents JS (`@openai/agents`): resolves a run's `interruptions` (tool approval items) through tollgate.
  */
-import { RunState, run, type Agent, type NonStreamRunOptions, type RunResult, type RunToolApprovalItem } from '@openai/agents';
+import {
+  RunState,
+  run,
+  type Agent,
+  type NonStreamRunOptions,
+  type RunResult,
+  type RunToolApprovalItem,
+} from '@openai/agents';
 import type { GateClient } from '../../client/index.js';
 import { argsObject, askForCall, confirmRun, gateClientFrom, type FrameworkGateOptions } from '../gate.js';
 
@@ -10,7 +17,8 @@ import { argsObject, askForCall, confirmRun, gateClientFrom, type FrameworkGateO
 export const RUN_STATE_METADATA_KEY = 'openai_agents_run_state';
 
 /** Options of {@link runWithApprovals}: where to ask, plus the usual non-streaming `run()` options. */
-export type RunWithApprovalsOptions<TContext = undefined> = FrameworkGateOptions & Omit<NonStreamRunOptions<TContext>, 'stream' | 'signal'>;
+export type RunWithApprovalsOptions<TContext = undefined> = FrameworkGateOptions &
+  Omit<NonStreamRunOptions<TContext>, 'stream' | 'signal'>;
 
 /** The call id of an approval item, for the idempotency key. */
 function callIdOf(item: RunToolApprovalItem): string {
@@ -62,7 +70,9 @@ export async function decideInterruptions(
       if (verdict.approvedArgs && JSON.stringify(verdict.approvedArgs) !== JSON.stringify(asked)) {
         // The SDK refuses a call whose arguments changed after approval, so an edit cannot be applied in place: the
         // call is rejected and the model is told which arguments were approved (calling again asks again).
-        state.reject(item, { message: `The approver approved this call only with these arguments: ${JSON.stringify(verdict.approvedArgs)}. Call the tool again with them if still needed.` });
+        state.reject(item, {
+          message: `The approver approved this call only with these arguments: ${JSON.stringify(verdict.approvedArgs)}. Call the tool again with them if still needed.`,
+        });
         return;
       }
       // The call the SDK makes on `approve` is the item as the model asked it: its tool name and its own arguments.
@@ -120,12 +130,27 @@ export async function runWithApprovals<TAgent extends Agent<any, any>, TContext 
   input: Parameters<typeof run<TAgent, TContext>>[1],
   options: RunWithApprovalsOptions<TContext> = {},
 ): Promise<RunResult<TContext, TAgent>> {
-  const { client, url, token, timeoutS, approvers, channels, keyPrefix, signal, requireVerdict, ...runOptions } = options;
-  const gate: FrameworkGateOptions = { client: client ?? gateClientFrom({ url, token }), timeoutS, approvers, channels, keyPrefix, signal, requireVerdict };
-  let result = await run<TAgent, TContext>(agent, input, { ...runOptions, signal } as NonStreamRunOptions<TContext, TAgent>);
+  const { client, url, token, timeoutS, approvers, channels, keyPrefix, signal, requireVerdict, ...runOptions } =
+    options;
+  const gate: FrameworkGateOptions = {
+    client: client ?? gateClientFrom({ url, token }),
+    timeoutS,
+    approvers,
+    channels,
+    keyPrefix,
+    signal,
+    requireVerdict,
+  };
+  let result = await run<TAgent, TContext>(agent, input, { ...runOptions, signal } as NonStreamRunOptions<
+    TContext,
+    TAgent
+  >);
   while (result.interruptions.length > 0) {
     await decideInterruptions(result.state, result.interruptions, gate);
-    result = await run<TAgent, TContext>(agent, result.state, { ...runOptions, signal } as NonStreamRunOptions<TContext, TAgent>);
+    result = await run<TAgent, TContext>(agent, result.state, { ...runOptions, signal } as NonStreamRunOptions<
+      TContext,
+      TAgent
+    >);
   }
   return result;
 }

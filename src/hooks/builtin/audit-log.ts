@@ -26,7 +26,12 @@ export const auditLogConfigSchema = z.strictObject({
 /** Config of `audit_log`. */
 export type AuditLogConfig = z.input<typeof auditLogConfigSchema>;
 
-const EVENTS: Record<string, AuditEntry['event']> = { 'tool:pre': 'call', 'tool:post': 'result', 'tool:error': 'error', 'tool:blocked': 'blocked' };
+const EVENTS: Record<string, AuditEntry['event']> = {
+  'tool:pre': 'call',
+  'tool:post': 'result',
+  'tool:error': 'error',
+  'tool:blocked': 'blocked',
+};
 
 /** The `audit_log` hook; listed at `tool:pre` it also records at `tool:post`, `tool:error` and `tool:blocked`. */
 export const auditLogBuiltin = defineBuiltin({
@@ -35,11 +40,20 @@ export const auditLogBuiltin = defineBuiltin({
   schema: auditLogConfigSchema,
   points: ['tool:pre', 'tool:post', 'tool:error', 'tool:blocked'],
   companions: () => ['tool:post', 'tool:error', 'tool:blocked'],
-  create: (config, deps) => buildAuditLog(config, config.file ? new FileAuditSink(config.file) : (deps.auditSink ?? new MemoryAuditSink()), deps.clock),
+  create: (config, deps) =>
+    buildAuditLog(
+      config,
+      config.file ? new FileAuditSink(config.file) : (deps.auditSink ?? new MemoryAuditSink()),
+      deps.clock,
+    ),
 });
 
 /** Builds an `audit_log` hook writing to `sink`; register it at each tool point you want recorded. */
-export function auditLogHook(sink: AuditSink, config: Omit<AuditLogConfig, 'file'> = {}, clock: Clock = systemClock): HookObject {
+export function auditLogHook(
+  sink: AuditSink,
+  config: Omit<AuditLogConfig, 'file'> = {},
+  clock: Clock = systemClock,
+): HookObject {
   return buildAuditLog(parseOrThrow(auditLogConfigSchema, config, undefined, 'audit_log'), sink, clock);
 }
 
@@ -60,7 +74,8 @@ function buildAuditLog(config: z.output<typeof auditLogConfigSchema>, sink: Audi
       };
       if (config.include_args) entry.args = context.toolArgs ?? {};
       if (event === 'result' && config.include_result) entry.result = context.result;
-      if (event === 'error') entry.error = context.error instanceof Error ? context.error.message : String(context.error);
+      if (event === 'error')
+        entry.error = context.error instanceof Error ? context.error.message : String(context.error);
       if (event === 'blocked') entry.reason = (context.data as { reason?: string } | undefined)?.reason;
       await sink.write(entry);
       return undefined;

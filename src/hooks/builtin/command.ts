@@ -37,7 +37,14 @@ const answerSchema = z.object({
   context_injection: z.string().optional(),
   context_injection_role: z.enum(['system', 'user', 'assistant']).optional(),
   ephemeral: z.boolean().optional(),
-  approval: z.object({ prompt: z.string().optional(), options: z.array(z.string()).optional(), timeout_s: z.number().positive().optional(), default: z.enum(['allow', 'deny']).optional() }).optional(),
+  approval: z
+    .object({
+      prompt: z.string().optional(),
+      options: z.array(z.string()).optional(),
+      timeout_s: z.number().positive().optional(),
+      default: z.enum(['allow', 'deny']).optional(),
+    })
+    .optional(),
   user_message: z.string().optional(),
   user_message_level: z.enum(['info', 'warning', 'error']).optional(),
   side_effects: z.array(z.string()).optional(),
@@ -64,7 +71,12 @@ export function commandInput(context: HookContext): Record<string, unknown> {
     tool_name: context.toolName ?? null,
     tool_args: context.toolArgs ?? null,
     result: context.result ?? null,
-    error: context.error === undefined ? null : context.error instanceof Error ? context.error.message : String(context.error),
+    error:
+      context.error === undefined
+        ? null
+        : context.error instanceof Error
+          ? context.error.message
+          : String(context.error),
     tool_call_id: context.toolCallId ?? null,
     session_id: context.sessionId ?? null,
     agent_id: context.agentId ?? null,
@@ -83,8 +95,16 @@ function buildCommand(config: z.output<typeof commandConfigSchema>): HookObject 
     timeoutMs: config.timeout_s * 1000 + 1000,
     async execute(context: HookContext): Promise<HookResult> {
       const run = await runCommand(config, JSON.stringify(commandInput(context)));
-      if (run.code === 2) return { action: 'deny', reason: run.stderr.trim() || 'denied by a command hook (exit code 2)', sideEffects: ['command: exit 2 (deny)'] };
-      if (run.code !== 0) throw new Error(`command exited with code ${run.code ?? run.signal}${run.stderr.trim() ? `: ${run.stderr.trim().slice(0, 500)}` : ''}`);
+      if (run.code === 2)
+        return {
+          action: 'deny',
+          reason: run.stderr.trim() || 'denied by a command hook (exit code 2)',
+          sideEffects: ['command: exit 2 (deny)'],
+        };
+      if (run.code !== 0)
+        throw new Error(
+          `command exited with code ${run.code ?? run.signal}${run.stderr.trim() ? `: ${run.stderr.trim().slice(0, 500)}` : ''}`,
+        );
       return toResult(run.stdout);
     },
   };
@@ -100,16 +120,29 @@ function toResult(stdout: string): HookResult {
     throw new Error(`command printed something that is not JSON: ${text.slice(0, 200)}`);
   }
   const parsed = answerSchema.safeParse(raw);
-  if (!parsed.success) throw new Error(`command answer is not a hook result: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  if (!parsed.success)
+    throw new Error(`command answer is not a hook result: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   const a = parsed.data;
   const action = a.action ?? (a.decision === 'block' || a.decision === 'deny' ? 'deny' : 'continue');
-  const result: HookResult = { action, reason: a.reason, data: a.data, contextInjection: a.context_injection, contextInjectionRole: a.context_injection_role };
+  const result: HookResult = {
+    action,
+    reason: a.reason,
+    data: a.data,
+    contextInjection: a.context_injection,
+    contextInjectionRole: a.context_injection_role,
+  };
   result.ephemeral = a.ephemeral;
   result.userMessage = a.user_message;
   result.userMessageLevel = a.user_message_level;
   result.sideEffects = a.side_effects;
   result.stop = a.stop;
-  if (a.approval) result.approval = { prompt: a.approval.prompt, options: a.approval.options, timeoutS: a.approval.timeout_s, default: a.approval.default };
+  if (a.approval)
+    result.approval = {
+      prompt: a.approval.prompt,
+      options: a.approval.options,
+      timeoutS: a.approval.timeout_s,
+      default: a.approval.default,
+    };
   return result;
 }
 

@@ -15,7 +15,10 @@ export const DEFAULT_COMMAND_KEYS = ['command', 'cmd', 'script', 'code', 'sql', 
 
 /** The destructive patterns, each with the name a denial reports. A "segment" stops at `;`, `&` or `|`. */
 export const DESTRUCTIVE_PATTERNS: readonly { name: string; re: RegExp }[] = [
-  { name: 'rm -rf', re: /\brm\s+(?:[^;&|]*\s)?(?:-[a-zA-Z]*(?:[rR][a-zA-Z]*f|f[a-zA-Z]*[rR])[a-zA-Z]*|--recursive\s+(?:[^;&|]*\s)?--force|--force\s+(?:[^;&|]*\s)?--recursive)\b/ },
+  {
+    name: 'rm -rf',
+    re: /\brm\s+(?:[^;&|]*\s)?(?:-[a-zA-Z]*(?:[rR][a-zA-Z]*f|f[a-zA-Z]*[rR])[a-zA-Z]*|--recursive\s+(?:[^;&|]*\s)?--force|--force\s+(?:[^;&|]*\s)?--recursive)\b/,
+  },
   { name: 'rm -r -f', re: /\brm\s+[^;&|]*(?:-[rR]\b[^;&|]*-f\b|-f\b[^;&|]*-[rR]\b)/ },
   { name: 'git push --force', re: /\bgit\s+push\b[^;&|]*\s(?:--force(?:-with-lease)?|-f)\b/ },
   { name: 'git reset --hard', re: /\bgit\s+reset\b[^;&|]*\s--hard\b/ },
@@ -75,7 +78,12 @@ function buildGuard(config: z.output<typeof guardDestructiveConfigSchema>): Hook
     execute(context: HookContext): HookResult {
       for (const key of config.arg_keys) {
         const value = context.toolArgs?.[key];
-        const texts = typeof value === 'string' ? [value] : Array.isArray(value) ? [value.filter((v) => typeof v === 'string').join(' ')] : [];
+        const texts =
+          typeof value === 'string'
+            ? [value]
+            : Array.isArray(value)
+              ? [value.filter((v) => typeof v === 'string').join(' ')]
+              : [];
         for (const text of texts) {
           const hit = findDestructive(text, extra);
           if (hit) {

@@ -13,7 +13,20 @@ import type { HookContext, HookObject, HookResult } from '../types.js';
 import { defineBuiltin } from './types.js';
 
 /** Argument names that usually hold a path. */
-export const DEFAULT_PATH_KEYS = ['path', 'file_path', 'filepath', 'file', 'filename', 'dir', 'directory', 'cwd', 'source', 'destination', 'target', 'paths'];
+export const DEFAULT_PATH_KEYS = [
+  'path',
+  'file_path',
+  'filepath',
+  'file',
+  'filename',
+  'dir',
+  'directory',
+  'cwd',
+  'source',
+  'destination',
+  'target',
+  'paths',
+];
 
 /** Config of `guard_paths`. */
 export const guardPathsConfigSchema = z.strictObject({
@@ -75,7 +88,12 @@ function buildGuard(config: z.output<typeof guardPathsConfigSchema>): HookObject
       const allowed = (config.allowed_paths ?? [root]).map((p) => resolveRealPath(p, root));
       for (const key of config.path_keys) {
         const value = context.toolArgs?.[key];
-        const paths = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+        const paths =
+          typeof value === 'string'
+            ? [value]
+            : Array.isArray(value)
+              ? value.filter((v): v is string => typeof v === 'string')
+              : [];
         for (const path of paths) {
           const real = resolveRealPath(path, root);
           if (!allowed.some((a) => isInside(real, a))) {

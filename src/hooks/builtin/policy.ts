@@ -61,7 +61,7 @@ function buildPolicy(config: z.output<typeof policyConfigSchema>): HookObject {
       for (const [key, rules] of argRules) {
         const values = key === '*' ? Object.entries(args) : Object.hasOwn(args, key) ? [[key, args[key]] as const] : [];
         for (const [argName, value] of values) {
-          const text = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+          const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
           const hit = rules.find((r) => r.re.test(text));
           if (hit) return deny(`argument "${argName}" of "${tool}" matches the blocked pattern /${hit.source}/`);
         }

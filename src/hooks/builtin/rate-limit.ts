@@ -58,7 +58,11 @@ function buildRateLimit(config: z.output<typeof rateLimitConfigSchema>, clock: C
         calls.set(key, recent);
         const retryInS = Math.ceil(((recent[0] as number) + windowMs - now) / 1000);
         const reason = `rate limit reached: "${context.toolName}" may run ${config.max_calls} times per ${config.window_s} s per ${config.per}; try again in ${retryInS} s`;
-        return { action: 'deny', reason, sideEffects: [`rate_limit: denied ${context.toolName} for ${config.per} ${whose(context)}`] };
+        return {
+          action: 'deny',
+          reason,
+          sideEffects: [`rate_limit: denied ${context.toolName} for ${config.per} ${whose(context)}`],
+        };
       }
       recent.push(now);
       calls.set(key, recent);

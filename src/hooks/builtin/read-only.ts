@@ -11,9 +11,30 @@ import { defineBuiltin } from './types.js';
 
 /** Tool name wildcards treated as writes unless configured otherwise. */
 export const DEFAULT_WRITE_TOOLS = [
-  'write*', '*_write', '*_write_*', 'edit*', '*_edit', 'create*', '*_create', 'update*', '*_update',
-  'delete*', '*_delete', 'remove*', '*_remove', 'insert*', 'drop*', 'move*', 'rename*', 'upload*',
-  'deploy*', 'exec*', 'run_*', 'bash', 'shell', 'sql_*',
+  'write*',
+  '*_write',
+  '*_write_*',
+  'edit*',
+  '*_edit',
+  'create*',
+  '*_create',
+  'update*',
+  '*_update',
+  'delete*',
+  '*_delete',
+  'remove*',
+  '*_remove',
+  'insert*',
+  'drop*',
+  'move*',
+  'rename*',
+  'upload*',
+  'deploy*',
+  'exec*',
+  'run_*',
+  'bash',
+  'shell',
+  'sql_*',
 ];
 
 /** Config of `read_only`. */

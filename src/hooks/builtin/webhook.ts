@@ -71,13 +71,20 @@ function buildWebhook(config: z.output<typeof webhookConfigSchema>, logger: Hook
     } catch (err) {
       const why = describe(err);
       logger.warn('webhook unavailable', { url: config.url, error: why, fail_open: config.fail_open });
-      if (config.fail_open) return { action: 'continue', sideEffects: [`webhook: unavailable (${why}); allowed because fail_open is on`] };
-      return { action: 'deny', reason: `the approval webhook could not be consulted (${why})`, sideEffects: [`webhook: unavailable (${why}); denied`] };
+      if (config.fail_open)
+        return { action: 'continue', sideEffects: [`webhook: unavailable (${why}); allowed because fail_open is on`] };
+      return {
+        action: 'deny',
+        reason: `the approval webhook could not be consulted (${why})`,
+        sideEffects: [`webhook: unavailable (${why}); denied`],
+      };
     }
     const reasoning = answer.reasoning ?? undefined;
-    if (answer.verdict === 'deny') return { action: 'deny', reason: reasoning ?? 'denied by the approval webhook', sideEffects: ['webhook: deny'] };
+    if (answer.verdict === 'deny')
+      return { action: 'deny', reason: reasoning ?? 'denied by the approval webhook', sideEffects: ['webhook: deny'] };
     if (answer.verdict === 'modify') {
-      if (!answer.modified_arguments) return { action: 'continue', reason: reasoning, sideEffects: ['webhook: modify without arguments; unchanged'] };
+      if (!answer.modified_arguments)
+        return { action: 'continue', reason: reasoning, sideEffects: ['webhook: modify without arguments; unchanged'] };
       return { action: 'modify', data: answer.modified_arguments, reason: reasoning, sideEffects: ['webhook: modify'] };
     }
     return { action: 'continue', sideEffects: ['webhook: approve'] };
@@ -112,4 +119,3 @@ function describe(err: unknown): string {
   if (err instanceof SyntaxError) return 'answer is not JSON';
   return describeError(err);
 }
-

@@ -19,29 +19,46 @@ export class PostgresAuditChain implements AuditChain {
   constructor(private readonly open: Pick<OpenPostgres, 'pool'>) {}
 
   async rows(afterId: number, limit: number): Promise<ChainRow[]> {
-    const { rows } = await withPostgresErrors(() => this.open.pool.query<unknown[]>({ text: CHAIN_ROWS, values: [afterId, limit], rowMode: 'array' }));
+    const { rows } = await withPostgresErrors(() =>
+      this.open.pool.query<unknown[]>({ text: CHAIN_ROWS, values: [afterId, limit], rowMode: 'array' }),
+    );
     return rows.map((r) => [Number(r[0]), ...r.slice(1)] as ChainRow);
   }
 
   async lastBefore(at: Date) {
-    const { rows } = await withPostgresErrors(() => this.open.pool.query<{ id: string; hash: string | null }>('SELECT id, hash FROM confirmation_events WHERE at < $1 ORDER BY id DESC LIMIT 1', [at]));
+    const { rows } = await withPostgresErrors(() =>
+      this.open.pool.query<{ id: string; hash: string | null }>(
+        'SELECT id, hash FROM confirmation_events WHERE at < $1 ORDER BY id DESC LIMIT 1',
+        [at],
+      ),
+    );
     return rows[0] ? { id: Number(rows[0].id), hash: rows[0].hash } : null;
   }
 
   async head(): Promise<ChainHead | null> {
     const { rows } = await withPostgresErrors(() =>
-      this.open.pool.query<{ id: string; hash: string; at: string }>('SELECT id, hash, tollgate_chain_time(at) AS at FROM confirmation_events ORDER BY id DESC LIMIT 1'),
+      this.open.pool.query<{ id: string; hash: string; at: string }>(
+        'SELECT id, hash, tollgate_chain_time(at) AS at FROM confirmation_events ORDER BY id DESC LIMIT 1',
+      ),
     );
     return rows[0] ? { eventId: Number(rows[0].id), hash: rows[0].hash, at: rows[0].at } : null;
   }
 
   async started() {
-    const { rows } = await withPostgresErrors(() => this.open.pool.query<{ event_id: string; at: Date }>("SELECT event_id, at FROM audit_marks WHERE name = 'chain_started'"));
+    const { rows } = await withPostgresErrors(() =>
+      this.open.pool.query<{ event_id: string; at: Date }>(
+        "SELECT event_id, at FROM audit_marks WHERE name = 'chain_started'",
+      ),
+    );
     return rows[0] ? { eventId: Number(rows[0].event_id), at: rows[0].at } : null;
   }
 
   async coverage() {
-    const { rows } = await withPostgresErrors(() => this.open.pool.query<{ event_id: string; at: Date }>("SELECT event_id, at FROM audit_marks WHERE name = 'coverage_started'"));
+    const { rows } = await withPostgresErrors(() =>
+      this.open.pool.query<{ event_id: string; at: Date }>(
+        "SELECT event_id, at FROM audit_marks WHERE name = 'coverage_started'",
+      ),
+    );
     return rows[0] ? { eventId: Number(rows[0].event_id), at: rows[0].at } : null;
   }
 
@@ -52,6 +69,14 @@ export class PostgresAuditChain implements AuditChain {
       ),
     );
     const r = rows[0];
-    return r ? { eventId: Number(r.event_id), hash: r.hash, at: r.at, signature: r.signature, prunedBefore: r.pruned_before.toISOString() } : null;
+    return r
+      ? {
+          eventId: Number(r.event_id),
+          hash: r.hash,
+          at: r.at,
+          signature: r.signature,
+          prunedBefore: r.pruned_before.toISOString(),
+        }
+      : null;
   }
 }

@@ -21,7 +21,10 @@ interface Row {
 const COLUMNS = 'id, person, away_from AS "awayFrom", away_until AS "awayUntil", delegate, note, set_by AS "setBy", at';
 
 function changeOf(row: Row): AwayChange {
-  const away = row.awayFrom && row.awayUntil ? { from: row.awayFrom, until: row.awayUntil, delegate: row.delegate, note: row.note } : null;
+  const away =
+    row.awayFrom && row.awayUntil
+      ? { from: row.awayFrom, until: row.awayUntil, delegate: row.delegate, note: row.note }
+      : null;
   return { id: Number(row.id), person: row.person, away, setBy: row.setBy, at: row.at };
 }
 
@@ -30,7 +33,9 @@ export class PostgresAwayStore implements AwayStore {
   constructor(private readonly open: Pick<OpenPostgres, 'pool'>) {}
 
   async latest(): Promise<AwayChange[]> {
-    const { rows } = await withPostgresErrors(() => this.open.pool.query<Row>(`SELECT DISTINCT ON (person) ${COLUMNS} FROM people_away ORDER BY person, id DESC`));
+    const { rows } = await withPostgresErrors(() =>
+      this.open.pool.query<Row>(`SELECT DISTINCT ON (person) ${COLUMNS} FROM people_away ORDER BY person, id DESC`),
+    );
     return rows.map(changeOf);
   }
 
@@ -39,24 +44,44 @@ export class PostgresAwayStore implements AwayStore {
     const { rows } = await withPostgresErrors(() =>
       this.open.pool.query<{ id: string }>(
         'INSERT INTO people_away (person, away_from, away_until, delegate, note, set_by, at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id',
-        [change.person, away?.from ?? null, away?.until ?? null, away?.delegate ?? null, away?.note ?? null, change.setBy, change.at],
+        [
+          change.person,
+          away?.from ?? null,
+          away?.until ?? null,
+          away?.delegate ?? null,
+          away?.note ?? null,
+          change.setBy,
+          change.at,
+        ],
       ),
     );
     return { ...change, id: Number(rows[0]!.id) };
   }
 
   async after(afterId: number, limit: number): Promise<AwayChange[]> {
-    const { rows } = await withPostgresErrors(() => this.open.pool.query<Row>(`SELECT ${COLUMNS} FROM people_away WHERE id > $1 ORDER BY id LIMIT $2`, [afterId, limit]));
+    const { rows } = await withPostgresErrors(() =>
+      this.open.pool.query<Row>(`SELECT ${COLUMNS} FROM people_away WHERE id > $1 ORDER BY id LIMIT $2`, [
+        afterId,
+        limit,
+      ]),
+    );
     return rows.map(changeOf);
   }
 
   async head(): Promise<number> {
-    const { rows } = await withPostgresErrors(() => this.open.pool.query<{ head: string }>('SELECT coalesce(max(id), 0) AS head FROM people_away'));
+    const { rows } = await withPostgresErrors(() =>
+      this.open.pool.query<{ head: string }>('SELECT coalesce(max(id), 0) AS head FROM people_away'),
+    );
     return Number(rows[0]!.head);
   }
 
   async history(person: string, limit: number): Promise<AwayChange[]> {
-    const { rows } = await withPostgresErrors(() => this.open.pool.query<Row>(`SELECT ${COLUMNS} FROM people_away WHERE person = $1 ORDER BY id DESC LIMIT $2`, [person, limit]));
+    const { rows } = await withPostgresErrors(() =>
+      this.open.pool.query<Row>(`SELECT ${COLUMNS} FROM people_away WHERE person = $1 ORDER BY id DESC LIMIT $2`, [
+        person,
+        limit,
+      ]),
+    );
     return rows.map(changeOf);
   }
 }

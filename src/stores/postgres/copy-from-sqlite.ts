@@ -27,7 +27,10 @@ type SqliteRow = Record<string, unknown>;
  * Copies `source` (a migrated SQLite database) into `target` (a migrated PostgreSQL database).
  * @example const counts = await copySqliteToPostgres(openDatabase('./data/tollgate.db'), openPostgres(url));
  */
-export async function copySqliteToPostgres(source: OpenDatabase, target: Pick<OpenPostgres, 'pool'>): Promise<CopyCounts> {
+export async function copySqliteToPostgres(
+  source: OpenDatabase,
+  target: Pick<OpenPostgres, 'pool'>,
+): Promise<CopyCounts> {
   const counts: CopyCounts = { requests: 0, events: 0, messages: 0, tokens: 0, grants: 0 };
   const rows = (sql: string) => source.sqlite.prepare(sql).iterate() as IterableIterator<SqliteRow>;
   return withPostgresErrors(async () => {
@@ -37,9 +40,16 @@ export async function copySqliteToPostgres(source: OpenDatabase, target: Pick<Op
       await client.query('BEGIN');
       const insertRequest = `INSERT INTO confirmation_requests (${REQUEST_INSERT.columns}) ${REQUEST_INSERT.fromRecords} ON CONFLICT (id) DO NOTHING`;
       for (const row of rows(`SELECT ${requestSelect(source)} FROM confirmation_requests ORDER BY created_at, id`)) {
-        counts.requests += (await client.query(insertRequest, [requestRecords([rowToRequest(row as Parameters<typeof rowToRequest>[0])])])).rowCount ?? 0;
+        counts.requests +=
+          (
+            await client.query(insertRequest, [
+              requestRecords([rowToRequest(row as Parameters<typeof rowToRequest>[0])]),
+            ])
+          ).rowCount ?? 0;
       }
-      for (const e of rows('SELECT id, request_id, type, actor, channel, detail, at FROM confirmation_events ORDER BY id')) {
+      for (const e of rows(
+        'SELECT id, request_id, type, actor, channel, detail, at FROM confirmation_events ORDER BY id',
+      )) {
         const result = await client.query(
           `INSERT INTO confirmation_events (id, request_id, type, actor, channel, detail, at) OVERRIDING SYSTEM VALUE
            VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7) ON CONFLICT (id) DO NOTHING`,
@@ -49,9 +59,14 @@ export async function copySqliteToPostgres(source: OpenDatabase, target: Pick<Op
       }
       // Who voted on what without settling it (the audit query's `?person=`): derived from the events, copied as it is.
       for (const v of rows('SELECT person, request_created_at, request_id FROM confirmation_voters')) {
-        await client.query('INSERT INTO confirmation_voters (person, request_created_at, request_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [v.person, v.request_created_at, v.request_id]);
+        await client.query(
+          'INSERT INTO confirmation_voters (person, request_created_at, request_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+          [v.person, v.request_created_at, v.request_id],
+        );
       }
-      for (const m of rows('SELECT id, request_id, channel, target, message_ref, status, attempts, last_error, updated_at FROM channel_messages ORDER BY id')) {
+      for (const m of rows(
+        'SELECT id, request_id, channel, target, message_ref, status, attempts, last_error, updated_at FROM channel_messages ORDER BY id',
+      )) {
         const result = await client.query(
           `INSERT INTO channel_messages (id, request_id, channel, target, message_ref, status, attempts, last_error, updated_at) OVERRIDING SYSTEM VALUE
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
@@ -59,7 +74,9 @@ export async function copySqliteToPostgres(source: OpenDatabase, target: Pick<Op
         );
         counts.messages += result.rowCount ?? 0;
       }
-      for (const t of rows('SELECT id, name, secret_sha256, scopes, as_identity, person, created_at, expires_at, revoked_at FROM api_tokens ORDER BY created_at, id')) {
+      for (const t of rows(
+        'SELECT id, name, secret_sha256, scopes, as_identity, person, created_at, expires_at, revoked_at FROM api_tokens ORDER BY created_at, id',
+      )) {
         const result = await client.query(
           `INSERT INTO api_tokens (id, name, secret_sha256, scopes, as_identity, person, created_at, expires_at, revoked_at)
            VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
@@ -67,21 +84,40 @@ export async function copySqliteToPostgres(source: OpenDatabase, target: Pick<Op
         );
         counts.tokens += result.rowCount ?? 0;
       }
-      for (const g of rows('SELECT id, rule, label, scope, request_id, created_by, created_at, expires_at, revoked_at, revoked_by, uses FROM grants ORDER BY created_at, id')) {
+      for (const g of rows(
+        'SELECT id, rule, label, scope, request_id, created_by, created_at, expires_at, revoked_at, revoked_by, uses FROM grants ORDER BY created_at, id',
+      )) {
         const result = await client.query(
           `INSERT INTO grants (id, rule, label, scope, request_id, created_by, created_at, expires_at, revoked_at, revoked_by, uses)
            VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING`,
-          [g.id, g.rule, g.label, g.scope, g.request_id, g.created_by, g.created_at, g.expires_at, g.revoked_at, g.revoked_by, g.uses],
+          [
+            g.id,
+            g.rule,
+            g.label,
+            g.scope,
+            g.request_id,
+            g.created_by,
+            g.created_at,
+            g.expires_at,
+            g.revoked_at,
+            g.revoked_by,
+            g.uses,
+          ],
         );
         counts.grants += result.rowCount ?? 0;
       }
       // The deployment's keys come along (web sessions, email links, the verdict-signing key): sessions stay valid
       // and verdict tokens signed before the move still verify against the same JWKS. A key PostgreSQL already has wins.
       for (const k of rows('SELECT name, value, created_at FROM deployment_secrets ORDER BY name')) {
-        await client.query('INSERT INTO deployment_secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING', [k.name, k.value, k.created_at]);
+        await client.query(
+          'INSERT INTO deployment_secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
+          [k.name, k.value, k.created_at],
+        );
       }
       // Events copied from before the source's chain covered every column (docs/audit.md) stay checked as they were.
-      const mark = source.sqlite.prepare("SELECT event_id, at FROM audit_marks WHERE name = 'coverage_started'").get() as { event_id: number; at: string } | undefined;
+      const mark = source.sqlite
+        .prepare("SELECT event_id, at FROM audit_marks WHERE name = 'coverage_started'")
+        .get() as { event_id: number; at: string } | undefined;
       if (mark) {
         await client.query(
           `INSERT INTO audit_marks (name, event_id, at) VALUES ('coverage_started', $1, $2)
@@ -90,17 +126,29 @@ export async function copySqliteToPostgres(source: OpenDatabase, target: Pick<Op
         );
       }
       // And so do the sign-outs: the session key came along, so a session signed out before the move must stay out.
-      for (const m of rows(`SELECT kind, key, expires_at FROM shared_marks WHERE expires_at > '${new Date().toISOString()}' ORDER BY kind, key`)) {
-        await client.query('INSERT INTO shared_marks (kind, key, expires_at) VALUES ($1, $2, $3) ON CONFLICT (kind, key) DO NOTHING', [m.kind, m.key, m.expires_at]);
+      for (const m of rows(
+        `SELECT kind, key, expires_at FROM shared_marks WHERE expires_at > '${new Date().toISOString()}' ORDER BY kind, key`,
+      )) {
+        await client.query(
+          'INSERT INTO shared_marks (kind, key, expires_at) VALUES ($1, $2, $3) ON CONFLICT (kind, key) DO NOTHING',
+          [m.kind, m.key, m.expires_at],
+        );
       }
       // Push subscriptions too: the VAPID key came along with the secrets, and the devices were subscribed with it.
-      for (const d of rows('SELECT id, person, account, endpoint, p256dh, auth, created_at FROM push_subscriptions ORDER BY created_at, id')) {
-        await client.query('INSERT INTO push_subscriptions (id, person, account, endpoint, p256dh, auth, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING', [d.id, d.person, d.account, d.endpoint, d.p256dh, d.auth, d.created_at]);
+      for (const d of rows(
+        'SELECT id, person, account, endpoint, p256dh, auth, created_at FROM push_subscriptions ORDER BY created_at, id',
+      )) {
+        await client.query(
+          'INSERT INTO push_subscriptions (id, person, account, endpoint, p256dh, auth, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING',
+          [d.id, d.person, d.account, d.endpoint, d.p256dh, d.auth, d.created_at],
+        );
       }
       // Ids were copied as they were: new rows must number after them.
       // Event ids come from the audit chain's trigger (the newest id + 1), not a sequence.
       for (const table of ['channel_messages']) {
-        await client.query(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), max(id)) FROM ${table} HAVING max(id) IS NOT NULL`);
+        await client.query(
+          `SELECT setval(pg_get_serial_sequence('${table}', 'id'), max(id)) FROM ${table} HAVING max(id) IS NOT NULL`,
+        );
       }
       await client.query('COMMIT');
       return counts;
@@ -116,6 +164,11 @@ export async function copySqliteToPostgres(source: OpenDatabase, target: Pick<Op
 
 /** The SQLite select list with the camelCase keys `rowToRequest` reads. */
 function requestSelect(source: OpenDatabase): string {
-  const columns = source.sqlite.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('confirmation_requests') as string[];
-  return columns.map((name) => `"${name}" AS "${name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())}"`).join(', ');
+  const columns = source.sqlite
+    .prepare('SELECT name FROM pragma_table_info(?)')
+    .pluck()
+    .all('confirmation_requests') as string[];
+  return columns
+    .map((name) => `"${name}" AS "${name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())}"`)
+    .join(', ');
 }

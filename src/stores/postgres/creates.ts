@@ -62,11 +62,25 @@ export function createBatchParams(items: NewCreate[]): string[] {
       createdEvent(request, extras?.detail),
       ...(extras?.events ?? []),
       // A channel whose card is the row itself (the web inbox) is delivered the moment the row exists.
-      ...cards.filter((c) => c.sent).map((c): NewEvent => ({ type: 'delivered', actor: null, channel: c.channel, detail: { target: c.target, message_ref: null, attempt: 0 }, at: request.createdAt })),
+      ...cards
+        .filter((c) => c.sent)
+        .map((c): NewEvent => ({
+          type: 'delivered',
+          actor: null,
+          channel: c.channel,
+          detail: { target: c.target, message_ref: null, attempt: 0 },
+          at: request.createdAt,
+        })),
     ].map((e) => ({ request_id: request.id, ...e })),
   );
   const messages = items.flatMap(({ request, cards }) =>
-    cards.map((c) => ({ request_id: request.id, channel: c.channel, target: c.target, status: c.sent ? 'sent' : 'pending', updated_at: request.createdAt })),
+    cards.map((c) => ({
+      request_id: request.id,
+      channel: c.channel,
+      target: c.target,
+      status: c.sent ? 'sent' : 'pending',
+      updated_at: request.createdAt,
+    })),
   );
   return [requestRecords(items.map((i) => i.request)), JSON.stringify(events), JSON.stringify(messages)];
 }

@@ -56,10 +56,16 @@ const MIGRATION_LOCK = 0x746f6c6c6761;
  * @throws ValidationError when `url` is not a PostgreSQL URL pg can read.
  */
 export function openPostgres(url: string, options: PostgresOptions = {}): OpenPostgres {
-  if (!isPostgresUrl(url)) throw new ValidationError(`TOLLGATE_DB / --db: not a PostgreSQL URL: ${redactUrl(url)}`, [{ path: 'db', message: 'expected postgres://…' }]);
+  if (!isPostgresUrl(url))
+    throw new ValidationError(`TOLLGATE_DB / --db: not a PostgreSQL URL: ${redactUrl(url)}`, [
+      { path: 'db', message: 'expected postgres://…' },
+    ]);
   const poolSize = options.poolSize ?? 10;
   if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 1000) {
-    throw new ValidationError(`TOLLGATE_DB_POOL: expected a whole number from 1 to 1000, got ${String(options.poolSize)}`, [{ path: 'TOLLGATE_DB_POOL', message: 'expected 1..1000' }]);
+    throw new ValidationError(
+      `TOLLGATE_DB_POOL: expected a whole number from 1 to 1000, got ${String(options.poolSize)}`,
+      [{ path: 'TOLLGATE_DB_POOL', message: 'expected 1..1000' }],
+    );
   }
   const pool = new pg.Pool({
     connectionString: url,
@@ -73,7 +79,9 @@ export function openPostgres(url: string, options: PostgresOptions = {}): OpenPo
   });
   // An idle client whose backend dies (pg_terminate_backend, a server restart) emits 'error' on the pool; without a
   // listener that would crash the process. The pool drops the client and the next query opens a fresh connection.
-  pool.on('error', (error) => options.logger?.warn({ err: describeError(error) }, 'PostgreSQL connection lost; the pool will reconnect'));
+  pool.on('error', (error) =>
+    options.logger?.warn({ err: describeError(error) }, 'PostgreSQL connection lost; the pool will reconnect'),
+  );
   let closed: Promise<void> | null = null;
   return {
     db: drizzle(pool, { schema }),
@@ -89,7 +97,10 @@ export function openPostgres(url: string, options: PostgresOptions = {}): OpenPo
  * database) throw at once: waiting would not fix them.
  * @throws the translated error (a {@link ServiceUnavailableError} after the wait, else what the server said).
  */
-export async function waitForPostgres(open: OpenPostgres, options: Pick<PostgresOptions, 'waitForS' | 'logger'> = {}): Promise<void> {
+export async function waitForPostgres(
+  open: OpenPostgres,
+  options: Pick<PostgresOptions, 'waitForS' | 'logger'> = {},
+): Promise<void> {
   const deadline = Date.now() + (options.waitForS ?? 30) * 1000;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -99,7 +110,10 @@ export async function waitForPostgres(open: OpenPostgres, options: Pick<Postgres
     } catch (error) {
       const delayMs = Math.min(250 * 2 ** (attempt - 1), 2000);
       if (!isConnectionError(error) || Date.now() + delayMs > deadline) throw fromPostgresError(error);
-      options.logger?.info({ db: open.shownUrl, attempt, reason: describeError(error), retryInMs: delayMs }, `waiting for PostgreSQL at ${open.shownUrl}`);
+      options.logger?.info(
+        { db: open.shownUrl, attempt, reason: describeError(error), retryInMs: delayMs },
+        `waiting for PostgreSQL at ${open.shownUrl}`,
+      );
       await new Promise((resolve) => setTimeout(resolve, delayMs));
     }
   }
@@ -122,7 +136,10 @@ export async function applyPostgresMigrations(open: OpenPostgres): Promise<void>
   } catch (error) {
     broken = true;
     if (isConnectionError(error)) throw fromPostgresError(error);
-    throw new InternalError(`applying migrations/postgres failed: ${describeError(error)}`, 'tollgate_database_migration');
+    throw new InternalError(
+      `applying migrations/postgres failed: ${describeError(error)}`,
+      'tollgate_database_migration',
+    );
   } finally {
     // A client whose session failed mid-way may still hold the lock; destroying it ends the session and frees it.
     client.release(broken);

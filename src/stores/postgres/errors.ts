@@ -24,17 +24,32 @@ export interface PostgresErrorContext {
 }
 
 /** Node's socket errors: the server is down, unreachable, or the connection broke. */
-const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const CONNECTION_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 /** pg's own words for a connection that ended or never came (it throws plain Errors for these, with no code). */
-const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|not queryable|Client was closed|Connection ended/i;
+const CONNECTION_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|not queryable|Client was closed|Connection ended/i;
 
 /** The SQLSTATE (or socket errno) of `error` or of an error in its `cause` chain (drizzle wraps driver errors). */
 export function postgresCode(error: unknown): string | undefined {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
     // A SQLSTATE is five digits or capitals; Node's own codes (ERR_INVALID_ARG_TYPE, a bug) are left alone.
-    if (typeof code === 'string' && !(e instanceof TollgateError) && (/^[0-9A-Z]{5}$/.test(code) || CONNECTION_ERRNOS.has(code))) return code;
+    if (
+      typeof code === 'string' &&
+      !(e instanceof TollgateError) &&
+      (/^[0-9A-Z]{5}$/.test(code) || CONNECTION_ERRNOS.has(code))
+    )
+      return code;
     if (CONNECTION_MESSAGES.test(e.message)) return 'ECONNRESET';
   }
   return undefined;
@@ -66,11 +81,18 @@ export function fromPostgresError(error: unknown, context: PostgresErrorContext 
 
 function translate(code: string, context: PostgresErrorContext): TollgateError {
   if (isConnectionCode(code)) {
-    return new ServiceUnavailableError('the database cannot be reached right now (connection lost or refused); retry shortly', 'tollgate_database_unavailable', 2);
+    return new ServiceUnavailableError(
+      'the database cannot be reached right now (connection lost or refused); retry shortly',
+      'tollgate_database_unavailable',
+      2,
+    );
   }
   switch (code) {
     case '23505': // unique_violation
-      return new ConflictError(context.conflict ?? 'a record with the same key exists already', 'tollgate_database_conflict');
+      return new ConflictError(
+        context.conflict ?? 'a record with the same key exists already',
+        'tollgate_database_conflict',
+      );
     case '23503': // foreign_key_violation
       return new NotFoundError('the request this refers to does not exist', 'tollgate_database_missing_parent');
     case '40001': // serialization_failure
@@ -80,18 +102,30 @@ function translate(code: string, context: PostgresErrorContext): TollgateError {
       return new ServiceUnavailableError('the database is busy; retry shortly', 'tollgate_database_busy');
     case '22P05': // untranslatable_character: "\u0000" in jsonb
     case '22021': // character_not_in_repertoire: a NUL byte in text
-      return new ValidationError('a text or JSON value holds a NUL character (\\u0000), which the database cannot store', [
-        { path: 'body', message: 'contains a NUL character (\\u0000)' },
-      ]);
+      return new ValidationError(
+        'a text or JSON value holds a NUL character (\\u0000), which the database cannot store',
+        [{ path: 'body', message: 'contains a NUL character (\\u0000)' }],
+      );
     case '25006': // read_only_sql_transaction
-      return new InternalError('the database is read-only (a standby, or default_transaction_read_only): point TOLLGATE_DB at the primary', 'tollgate_database_readonly');
+      return new InternalError(
+        'the database is read-only (a standby, or default_transaction_read_only): point TOLLGATE_DB at the primary',
+        'tollgate_database_readonly',
+      );
     case '53100': // disk_full
       return new InternalError('the disk holding the database is full', 'tollgate_database_full');
     case '3D000': // invalid_catalog_name
-      return new InternalError('the database named in TOLLGATE_DB does not exist; create it (createdb) first', 'tollgate_database_missing');
+      return new InternalError(
+        'the database named in TOLLGATE_DB does not exist; create it (createdb) first',
+        'tollgate_database_missing',
+      );
   }
-  if (code.startsWith('28')) return new InternalError('the database refused the credentials in TOLLGATE_DB', 'tollgate_database_auth');
-  if (code.startsWith('42')) return new InternalError('the database schema is not what this version expects: run `tollgate migrate`', 'tollgate_database_schema');
+  if (code.startsWith('28'))
+    return new InternalError('the database refused the credentials in TOLLGATE_DB', 'tollgate_database_auth');
+  if (code.startsWith('42'))
+    return new InternalError(
+      'the database schema is not what this version expects: run `tollgate migrate`',
+      'tollgate_database_schema',
+    );
   return new InternalError('the database refused the operation; see the gateway log', 'tollgate_database_error');
 }
 

@@ -14,7 +14,9 @@ const EVENT_COLUMNS = 'id, request_id AS "requestId", type, actor, channel, deta
 
 /** The lock key of a sink: 63 bits of its name's hash (advisory locks take a bigint). */
 function lockKey(name: string): string {
-  return (BigInt(`0x${createHash('sha256').update(`tollgate-sink:${name}`).digest('hex').slice(0, 16)}`) >> 1n).toString();
+  return (
+    BigInt(`0x${createHash('sha256').update(`tollgate-sink:${name}`).digest('hex').slice(0, 16)}`) >> 1n
+  ).toString();
 }
 
 /** The event stream's reads and cursors on PostgreSQL, shared by the replicas. */
@@ -32,12 +34,20 @@ export class PostgresEventLog implements EventLog {
   }
 
   async head(): Promise<number> {
-    return withPostgresErrors(async () => Number((await this.open.pool.query<{ id: string }>('SELECT coalesce(max(id), 0) AS id FROM confirmation_events')).rows[0]!.id));
+    return withPostgresErrors(async () =>
+      Number(
+        (await this.open.pool.query<{ id: string }>('SELECT coalesce(max(id), 0) AS id FROM confirmation_events'))
+          .rows[0]!.id,
+      ),
+    );
   }
 
   async cursor(name: string): Promise<number | null> {
     return withPostgresErrors(async () => {
-      const { rows } = await this.open.pool.query<{ event_id: string | null }>('SELECT event_id FROM audit_marks WHERE name = $1', [name]);
+      const { rows } = await this.open.pool.query<{ event_id: string | null }>(
+        'SELECT event_id FROM audit_marks WHERE name = $1',
+        [name],
+      );
       return rows[0]?.event_id == null ? null : Number(rows[0].event_id);
     });
   }
@@ -58,7 +68,9 @@ export class PostgresEventLog implements EventLog {
     // A connection whose lock or unlock failed may still hold the lock: it is dropped rather than returned to the pool.
     let broken = true;
     try {
-      const { rows } = await withPostgresErrors(() => client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [key]));
+      const { rows } = await withPostgresErrors(() =>
+        client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [key]),
+      );
       if (!rows[0]?.locked) {
         broken = false;
         return false;
@@ -66,7 +78,10 @@ export class PostgresEventLog implements EventLog {
       try {
         await fn();
       } finally {
-        await client.query('SELECT pg_advisory_unlock($1::bigint)', [key]).then(() => (broken = false), () => undefined);
+        await client.query('SELECT pg_advisory_unlock($1::bigint)', [key]).then(
+          () => (broken = false),
+          () => undefined,
+        );
       }
       return true;
     } finally {

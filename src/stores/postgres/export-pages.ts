@@ -12,8 +12,22 @@ import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
 import { confirmationRequests as requests } from './schema.js';
 import type { CursorPosition } from '../../requests/cursor.js';
-import { lineOf, NDJSON_HEAD_END, NDJSON_KEYS, sqlLiteral, type ExportFormat, type ExportLine, type ExportPage } from '../../requests/export-lines.js';
-import { EXPORT_FIELDS, EXPORT_JSON_FIELDS, receiptsById, type ExportField, type ExportRow } from '../../requests/export-rows.js';
+import {
+  lineOf,
+  NDJSON_HEAD_END,
+  NDJSON_KEYS,
+  sqlLiteral,
+  type ExportFormat,
+  type ExportLine,
+  type ExportPage,
+} from '../../requests/export-lines.js';
+import {
+  EXPORT_FIELDS,
+  EXPORT_JSON_FIELDS,
+  receiptsById,
+  type ExportField,
+  type ExportRow,
+} from '../../requests/export-rows.js';
 import type { ConfirmationEvent } from '../../requests/types.js';
 
 /** Rows per page, as on SQLite: one statement, one receipts read. */
@@ -21,7 +35,8 @@ const PAGE = 1000;
 
 const TIMES = new Set(['created_at', 'expires_at', 'updated_at', 'responded_at']);
 /** A field's value as an {@link ExportRow} holds it, JSON columns still parsed: times as ISO 8601 text in UTC with milliseconds (the columns' precision). */
-const value = (f: ExportField) => (TIMES.has(f) ? `to_char("${f}" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : `"${f}"`);
+const value = (f: ExportField) =>
+  TIMES.has(f) ? `to_char("${f}" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : `"${f}"`;
 
 /** How a page is read in one format: its select list (id first, `created_at` second or at `createdAt`) and its row's line. */
 interface Shape {
@@ -35,7 +50,8 @@ const CSV: Shape = {
   columns: EXPORT_FIELDS.map(value).join(', '),
   createdAt: EXPORT_FIELDS.indexOf('created_at'),
   line(row) {
-    for (let i = 0; i < row.length; i++) if (EXPORT_JSON_FIELDS.has(EXPORT_FIELDS[i]!) && row[i] !== null) row[i] = JSON.stringify(row[i]);
+    for (let i = 0; i < row.length; i++)
+      if (EXPORT_JSON_FIELDS.has(EXPORT_FIELDS[i]!) && row[i] !== null) row[i] = JSON.stringify(row[i]);
     return lineOf(row as ExportRow, 'csv');
   },
 };
@@ -59,7 +75,8 @@ const NDJSON: Shape = (() => {
     createdAt: 1,
     line(row) {
       let head = row[2] as string;
-      for (let i = 3; i < row.length; i += 2) head += (row[i] === null ? 'null' : JSON.stringify(row[i])) + (row[i + 1] as string);
+      for (let i = 3; i < row.length; i += 2)
+        head += (row[i] === null ? 'null' : JSON.stringify(row[i])) + (row[i + 1] as string);
       return [row[0] as string, head, '}\n'];
     },
   };
@@ -90,6 +107,15 @@ export async function* postgresExportPages(
 
 /** One page of rows matching `where`, as arrays in `shape`'s columns. */
 async function page(open: OpenPostgres, where: (SQL | undefined)[], shape: Shape): Promise<unknown[][]> {
-  const query = open.db.select({ row: sql.raw(shape.columns) }).from(requests).where(and(...where)).orderBy(desc(requests.createdAt), desc(requests.id)).limit(PAGE).toSQL();
-  return withPostgresErrors(async () => (await open.pool.query({ text: query.sql, values: query.params, rowMode: 'array' })).rows as unknown[][]);
+  const query = open.db
+    .select({ row: sql.raw(shape.columns) })
+    .from(requests)
+    .where(and(...where))
+    .orderBy(desc(requests.createdAt), desc(requests.id))
+    .limit(PAGE)
+    .toSQL();
+  return withPostgresErrors(
+    async () =>
+      (await open.pool.query({ text: query.sql, values: query.params, rowMode: 'array' })).rows as unknown[][],
+  );
 }

@@ -24,7 +24,16 @@ export class PostgresGrantStore implements GrantStore {
     await withPostgresErrors(() =>
       this.open.pool.query(
         'INSERT INTO grants (id, rule, label, scope, request_id, created_by, created_at, expires_at, uses) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, 0)',
-        [grant.id, grant.rule, grant.label, JSON.stringify(grant.scope), grant.requestId, grant.createdBy, grant.createdAt, grant.expiresAt],
+        [
+          grant.id,
+          grant.rule,
+          grant.label,
+          JSON.stringify(grant.scope),
+          grant.requestId,
+          grant.createdBy,
+          grant.createdAt,
+          grant.expiresAt,
+        ],
       ),
     );
     return { ...grant, revokedAt: null, revokedBy: null, uses: 0 };
@@ -35,7 +44,10 @@ export class PostgresGrantStore implements GrantStore {
   }
 
   async active(rule: string, now: Date): Promise<Grant[]> {
-    return this.rows(`SELECT ${GRANT} FROM grants WHERE ${LIVE} AND rule = $2 ORDER BY created_at DESC, id DESC`, [now, rule]);
+    return this.rows(`SELECT ${GRANT} FROM grants WHERE ${LIVE} AND rule = $2 ORDER BY created_at DESC, id DESC`, [
+      now,
+      rule,
+    ]);
   }
 
   async recordUse(id: string): Promise<void> {
@@ -46,12 +58,19 @@ export class PostgresGrantStore implements GrantStore {
     const limit = query.limit ?? 500;
     return query.all
       ? this.rows(`SELECT ${GRANT} FROM grants ORDER BY created_at DESC, id DESC LIMIT $1`, [limit])
-      : this.rows(`SELECT ${GRANT} FROM grants WHERE ${LIVE} ORDER BY created_at DESC, id DESC LIMIT $2`, [query.now, limit]);
+      : this.rows(`SELECT ${GRANT} FROM grants WHERE ${LIVE} ORDER BY created_at DESC, id DESC LIMIT $2`, [
+          query.now,
+          limit,
+        ]);
   }
 
   async revoke(id: string, by: string, at: Date): Promise<{ grant: Grant; revoked: boolean } | null> {
     const { rowCount } = await withPostgresErrors(() =>
-      this.open.pool.query(`UPDATE grants SET revoked_at = $1, revoked_by = $2 WHERE id = $3 AND ${LIVE}`, [at, by, id]),
+      this.open.pool.query(`UPDATE grants SET revoked_at = $1, revoked_by = $2 WHERE id = $3 AND ${LIVE}`, [
+        at,
+        by,
+        id,
+      ]),
     );
     const grant = await this.get(id);
     return grant ? { grant, revoked: rowCount === 1 } : null;

@@ -13,7 +13,14 @@ import { postgresExportPages } from './export-pages.js';
 import { rowToEvent, rowToRequest } from './rows.js';
 import { confirmationRequests as requests, confirmationVoters as voters } from './schema.js';
 import { named, SQL_TEXT } from './statements.js';
-import { allPages, decodeCursor, mergesRanges, pageForEachPerson, pageOf, type CursorPosition } from '../../requests/cursor.js';
+import {
+  allPages,
+  decodeCursor,
+  mergesRanges,
+  pageForEachPerson,
+  pageOf,
+  type CursorPosition,
+} from '../../requests/cursor.js';
 import { exportPagesOf, type ExportFormat, type ExportPage } from '../../requests/export-lines.js';
 import { keysetConditions, type KeysetDialect } from '../keyset.js';
 import type { RequestPage, RequestQuery } from '../../requests/store.js';
@@ -25,13 +32,21 @@ export class PostgresHistoryReads {
 
   /** Each request's latest receipt (`executed` / `execution_failed`). */
   async receiptsOf(requestIds: readonly string[]): Promise<ConfirmationEvent[]> {
-    return withPostgresErrors(async () => (await this.open.pool.query(named(SQL_TEXT.receiptsOf, [requestIds]))).rows.map(rowToEvent));
+    return withPostgresErrors(async () =>
+      (await this.open.pool.query(named(SQL_TEXT.receiptsOf, [requestIds]))).rows.map(rowToEvent),
+    );
   }
 
   /** One page of the audit query, newest first. */
   async list(query: RequestQuery): Promise<RequestPage> {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
-    if (mergesRanges(query)) return pageForEachPerson((q) => this.list(q), query, limit, (person, q) => this.votedOn(person, q));
+    if (mergesRanges(query))
+      return pageForEachPerson(
+        (q) => this.list(q),
+        query,
+        limit,
+        (person, q) => this.votedOn(person, q),
+      );
     const where = pageConditions(query, query.cursor ? decodeCursor(query.cursor) : undefined);
     // Ids are UUIDv7 (fixed-width lowercase hex), so `ORDER BY id` agrees with SQLite's byte order under any collation.
     const rows = await withPostgresErrors(() =>
@@ -58,7 +73,12 @@ export class PostgresHistoryReads {
     const row = this.open.db
       .select()
       .from(requests)
-      .where(and(eq(requests.id, voters.requestId), ...auditFilters(requests, { ...onRequest, respondedByPeople: undefined }, (at) => at, POSTGRES_KEYSET.repoIs)))
+      .where(
+        and(
+          eq(requests.id, voters.requestId),
+          ...auditFilters(requests, { ...onRequest, respondedByPeople: undefined }, (at) => at, POSTGRES_KEYSET.repoIs),
+        ),
+      )
       .limit(1)
       .as('r');
     const rows = await withPostgresErrors(() =>
@@ -70,7 +90,10 @@ export class PostgresHistoryReads {
         .orderBy(desc(voters.requestCreatedAt), desc(voters.requestId))
         .limit(limit + 1),
     );
-    return pageOf(rows.map((r) => rowToRequest(r.r)), limit);
+    return pageOf(
+      rows.map((r) => rowToRequest(r.r)),
+      limit,
+    );
   }
 
   /** Every request `query` matches, newest first, page by page. */
@@ -97,7 +120,10 @@ const POSTGRES_KEYSET: KeysetDialect = {
 };
 
 /** Keyset pages of a person's votes: the order and the time filters on the voters' copy of `created_at` and the id. */
-const VOTERS_KEYSET: KeysetDialect = { ...POSTGRES_KEYSET, table: { ...requests, createdAt: voters.requestCreatedAt, id: voters.requestId } };
+const VOTERS_KEYSET: KeysetDialect = {
+  ...POSTGRES_KEYSET,
+  table: { ...requests, createdAt: voters.requestCreatedAt, id: voters.requestId },
+};
 
 /** The conditions of the page of `query` after the row at `after` (see keysetConditions). */
 const pageConditions = (query: RequestQuery, after?: CursorPosition) => keysetConditions(POSTGRES_KEYSET, query, after);

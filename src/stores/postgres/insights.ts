@@ -8,7 +8,17 @@ import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
 import { postgresReplay } from './replay-rows.js';
 import { SUGGESTION_CANDIDATES_SQL } from './suggestion-candidates.js';
-import { FAST_APPROVAL_MS, type InsightsCounts, type InsightsDay, type InsightsQuery, type InsightsStore, type InsightsDimension, type ReplayRow, type SuggestionCandidate, type SuggestionQuery } from '../../insights/types.js';
+import {
+  FAST_APPROVAL_MS,
+  type InsightsCounts,
+  type InsightsDay,
+  type InsightsQuery,
+  type InsightsStore,
+  type InsightsDimension,
+  type ReplayRow,
+  type SuggestionCandidate,
+  type SuggestionQuery,
+} from '../../insights/types.js';
 import { groupCounts, type InsightsGroupRow } from '../../insights/report.js';
 import { REQUEST_STATUSES } from '../../requests/types.js';
 
@@ -36,7 +46,8 @@ const DECISION_MS = `CASE WHEN r.responded_by_person IS NOT NULL AND r.status IN
 
 /** The grouped statement for `by` ($1 since, $2 until, $3 limit; for groups $4 people and $5 their groups). */
 function groupedSql(by: InsightsDimension): string {
-  const join = by === 'group' ? 'JOIN unnest($4::text[], $5::text[]) AS g(person, grp) ON g.person = r.responded_by_person' : '';
+  const join =
+    by === 'group' ? 'JOIN unnest($4::text[], $5::text[]) AS g(person, grp) ON g.person = r.responded_by_person' : '';
   const rank = (p: number) => `percentile_disc(${p}) WITHIN GROUP (ORDER BY ms)`;
   return `SELECT key, count(*)::int AS requests,
   count(*) FILTER (WHERE status = 'approved')::int AS approved,
@@ -66,7 +77,6 @@ FROM confirmation_requests
 WHERE status IN (${REQUEST_STATUSES.map((s) => `'${s}'`).join(', ')}) AND created_at >= $1 AND created_at < $2
 GROUP BY day ORDER BY day`;
 
-
 /** The PostgreSQL implementation of {@link InsightsStore}. */
 export class PostgresInsights implements InsightsStore {
   constructor(private readonly open: OpenPostgres) {}
@@ -75,7 +85,10 @@ export class PostgresInsights implements InsightsStore {
   async insights(query: InsightsQuery): Promise<InsightsCounts> {
     const window = [query.since, query.until];
     const pairs = query.groups ?? [];
-    const values = query.by === 'group' ? [...window, query.limit, pairs.map((p) => p[0]), pairs.map((p) => p[1])] : [...window, query.limit];
+    const values =
+      query.by === 'group'
+        ? [...window, query.limit, pairs.map((p) => p[0]), pairs.map((p) => p[1])]
+        : [...window, query.limit];
     return withPostgresErrors(async () => {
       const [grouped, days] = await Promise.all([
         this.open.pool.query<InsightsGroupRow>({ text: groupedSql(query.by), values }),
@@ -87,7 +100,12 @@ export class PostgresInsights implements InsightsStore {
 
   /** The window's repeating calls (`suggestion-candidates.ts`). */
   async suggestionCandidates(query: SuggestionQuery): Promise<SuggestionCandidate[]> {
-    const { rows } = await withPostgresErrors(() => this.open.pool.query<SuggestionCandidate>({ text: SUGGESTION_CANDIDATES_SQL, values: [query.since, query.until, query.min] }));
+    const { rows } = await withPostgresErrors(() =>
+      this.open.pool.query<SuggestionCandidate>({
+        text: SUGGESTION_CANDIDATES_SQL,
+        values: [query.since, query.until, query.min],
+      }),
+    );
     return rows.map((r) => ({ ...r, approvers: [...r.approvers].sort() }));
   }
 

@@ -26,14 +26,22 @@ export class PostgresMarks implements SharedMarks {
 
   async take(kind: MarkKind, key: string, now: Date): Promise<boolean> {
     const { rowCount } = await withPostgresErrors(() =>
-      this.open.pool.query('DELETE FROM shared_marks WHERE kind = $1 AND key = $2 AND expires_at > $3', [kind, key, now]),
+      this.open.pool.query('DELETE FROM shared_marks WHERE kind = $1 AND key = $2 AND expires_at > $3', [
+        kind,
+        key,
+        now,
+      ]),
     );
     return rowCount === 1;
   }
 
   async has(kind: MarkKind, key: string, now: Date): Promise<boolean> {
     const { rowCount } = await withPostgresErrors(() =>
-      this.open.pool.query('SELECT 1 FROM shared_marks WHERE kind = $1 AND key = $2 AND expires_at > $3', [kind, key, now]),
+      this.open.pool.query('SELECT 1 FROM shared_marks WHERE kind = $1 AND key = $2 AND expires_at > $3', [
+        kind,
+        key,
+        now,
+      ]),
     );
     return rowCount === 1;
   }

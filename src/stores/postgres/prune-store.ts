@@ -19,16 +19,30 @@ export class PostgresPruneStore implements PruneStore {
   constructor(private readonly open: Pick<OpenPostgres, 'pool'>) {}
 
   async chained() {
-    return withPostgresErrors(async () => (await this.open.pool.query("SELECT 1 FROM audit_marks WHERE name = 'chain_started'")).rowCount === 1);
+    return withPostgresErrors(
+      async () => (await this.open.pool.query("SELECT 1 FROM audit_marks WHERE name = 'chain_started'")).rowCount === 1,
+    );
   }
 
   async checkpoint(): Promise<ChainCheckpoint | null> {
     return withPostgresErrors(async () => {
-      const { rows } = await this.open.pool.query<{ event_id: string; hash: string; at: string; signature: string; pruned_before: Date }>(
-        'SELECT event_id, hash, at, signature, pruned_before FROM audit_checkpoints ORDER BY event_id DESC LIMIT 1',
-      );
+      const { rows } = await this.open.pool.query<{
+        event_id: string;
+        hash: string;
+        at: string;
+        signature: string;
+        pruned_before: Date;
+      }>('SELECT event_id, hash, at, signature, pruned_before FROM audit_checkpoints ORDER BY event_id DESC LIMIT 1');
       const r = rows[0];
-      return r ? { eventId: Number(r.event_id), hash: r.hash, at: r.at, signature: r.signature, prunedBefore: r.pruned_before.toISOString() } : null;
+      return r
+        ? {
+            eventId: Number(r.event_id),
+            hash: r.hash,
+            at: r.at,
+            signature: r.signature,
+            prunedBefore: r.pruned_before.toISOString(),
+          }
+        : null;
     });
   }
 
@@ -70,21 +84,34 @@ function transaction(client: pg.PoolClient): PruneTransaction {
       return new Set(rows.map((r) => r.id));
     },
     async lastEventIds(ids) {
-      const { rows } = await client.query<{ request_id: string; id: string }>('SELECT request_id, max(id) AS id FROM confirmation_events WHERE request_id = ANY($1::text[]) GROUP BY request_id', [ids]);
+      const { rows } = await client.query<{ request_id: string; id: string }>(
+        'SELECT request_id, max(id) AS id FROM confirmation_events WHERE request_id = ANY($1::text[]) GROUP BY request_id',
+        [ids],
+      );
       return new Map(rows.map((r) => [r.request_id, Number(r.id)]));
     },
     async remove(ids, afterId, throughId) {
-      const events = (await client.query('DELETE FROM confirmation_events WHERE id > $1 AND id <= $2', [afterId, throughId])).rowCount ?? 0;
+      const events =
+        (await client.query('DELETE FROM confirmation_events WHERE id > $1 AND id <= $2', [afterId, throughId]))
+          .rowCount ?? 0;
       await client.query('DELETE FROM channel_messages WHERE request_id = ANY($1::text[])', [ids]);
       await client.query('DELETE FROM confirmation_voters WHERE request_id = ANY($1::text[])', [ids]);
       await client.query('DELETE FROM grants WHERE request_id = ANY($1::text[])', [ids]);
-      const requests = (await client.query("DELETE FROM confirmation_requests WHERE id = ANY($1::text[]) AND status <> 'pending'", [ids])).rowCount ?? 0;
+      const requests =
+        (
+          await client.query("DELETE FROM confirmation_requests WHERE id = ANY($1::text[]) AND status <> 'pending'", [
+            ids,
+          ])
+        ).rowCount ?? 0;
       return { requests, events };
     },
     async saveCheckpoint(c, runId) {
       const values = [c.eventId, c.hash, c.at, c.signature, c.prunedBefore, c.requests, c.events, c.createdAt];
       if (runId !== null) {
-        await client.query('UPDATE audit_checkpoints SET event_id = $1, hash = $2, at = $3, signature = $4, pruned_before = $5, requests = $6, events = $7, created_at = $8 WHERE id = $9', [...values, runId]);
+        await client.query(
+          'UPDATE audit_checkpoints SET event_id = $1, hash = $2, at = $3, signature = $4, pruned_before = $5, requests = $6, events = $7, created_at = $8 WHERE id = $9',
+          [...values, runId],
+        );
         return runId;
       }
       const { rows } = await client.query<{ id: string }>(

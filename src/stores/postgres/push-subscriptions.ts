@@ -3,7 +3,12 @@
  * {@link PushSubscriptionStore} on PostgreSQL (`push_subscriptions`, migration 0018): every replica pushes to every
  * device, and a device removed by one (a 410 from its push service) is gone for all.
  */
-import { subscriptionFromRow as fromRow, type PushSubscriptionRecord, type PushSubscriptionRow as Row, type PushSubscriptionStore } from '../../push/subscriptions.js';
+import {
+  subscriptionFromRow as fromRow,
+  type PushSubscriptionRecord,
+  type PushSubscriptionRow as Row,
+  type PushSubscriptionStore,
+} from '../../push/subscriptions.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
 
@@ -25,7 +30,13 @@ export class PostgresPushSubscriptions implements PushSubscriptionStore {
   }
 
   async ofPerson(person: string): Promise<PushSubscriptionRecord[]> {
-    return withPostgresErrors(async () => (await this.open.pool.query<Row>('SELECT * FROM push_subscriptions WHERE person = $1 ORDER BY created_at, id', [person])).rows.map(fromRow));
+    return withPostgresErrors(async () =>
+      (
+        await this.open.pool.query<Row>('SELECT * FROM push_subscriptions WHERE person = $1 ORDER BY created_at, id', [
+          person,
+        ])
+      ).rows.map(fromRow),
+    );
   }
 
   async get(id: string): Promise<PushSubscriptionRecord | null> {
@@ -40,7 +51,10 @@ export class PostgresPushSubscriptions implements PushSubscriptionStore {
       const { rowCount } =
         person === undefined
           ? await this.open.pool.query('DELETE FROM push_subscriptions WHERE endpoint = $1', [endpoint])
-          : await this.open.pool.query('DELETE FROM push_subscriptions WHERE endpoint = $1 AND person = $2', [endpoint, person]);
+          : await this.open.pool.query('DELETE FROM push_subscriptions WHERE endpoint = $1 AND person = $2', [
+              endpoint,
+              person,
+            ]);
       return (rowCount ?? 0) > 0;
     });
   }

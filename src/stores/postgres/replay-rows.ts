@@ -21,8 +21,13 @@ const FIRST = `SELECT ${COLUMNS} FROM confirmation_requests WHERE created_at >= 
 const NEXT = `SELECT ${COLUMNS} FROM confirmation_requests WHERE created_at >= $1 AND (created_at, id) < ($2::timestamptz, $3) ORDER BY created_at DESC, id DESC LIMIT $4`;
 
 /** The window's requests, newest first, a page (one short statement) at a time. */
-export async function* postgresReplay(open: OpenPostgres, window: { since: Date; until: Date }, pageSize = REPLAY_PAGE): AsyncIterable<readonly ReplayRow[]> {
-  const page = (text: string, values: unknown[]) => withPostgresErrors(async () => (await open.pool.query<ReplayRowRaw>({ text, values, rowMode: 'array' })).rows);
+export async function* postgresReplay(
+  open: OpenPostgres,
+  window: { since: Date; until: Date },
+  pageSize = REPLAY_PAGE,
+): AsyncIterable<readonly ReplayRow[]> {
+  const page = (text: string, values: unknown[]) =>
+    withPostgresErrors(async () => (await open.pool.query<ReplayRowRaw>({ text, values, rowMode: 'array' })).rows);
   let raws = await page(FIRST, [window.since, window.until, pageSize]);
   while (raws.length) {
     yield raws.map((r) => new RawReplayRow(r));

@@ -34,7 +34,10 @@ export interface ReplicaGuard {
  * @param sharedScheduler whether this replica schedules through Redis (`REDIS_URL` set).
  * @throws ReplicaConflictError naming `REDIS_URL` and the other replicas (their `application_name` and address).
  */
-export async function guardReplicas(open: Pick<OpenPostgres, 'pool'>, options: { sharedScheduler: boolean; logger?: DatabaseLogger }): Promise<ReplicaGuard> {
+export async function guardReplicas(
+  open: Pick<OpenPostgres, 'pool'>,
+  options: { sharedScheduler: boolean; logger?: DatabaseLogger },
+): Promise<ReplicaGuard> {
   let client = await lockedClient(open, options.sharedScheduler);
   let released = false;
   // The lock lives as long as its connection: when the connection is lost (pg_terminate_backend, a failover), take it
@@ -72,7 +75,10 @@ async function lockedClient(open: Pick<OpenPostgres, 'pool'>, shared: boolean): 
   const client = new pg.Client({ ...open.pool.options, keepAlive: true });
   try {
     await client.connect();
-    const { rows } = await client.query<{ ok: boolean }>(`SELECT ${shared ? 'pg_try_advisory_lock_shared' : 'pg_try_advisory_lock'}($1) AS ok`, [REPLICA_LOCK]);
+    const { rows } = await client.query<{ ok: boolean }>(
+      `SELECT ${shared ? 'pg_try_advisory_lock_shared' : 'pg_try_advisory_lock'}($1) AS ok`,
+      [REPLICA_LOCK],
+    );
     if (rows[0]?.ok) return client;
     const others = await client.query<{ who: string; exclusive: boolean }>(
       `SELECT coalesce(nullif(a.application_name, ''), 'pid ' || a.pid) || coalesce(' from ' || host(a.client_addr), '') AS who, l.mode = 'ExclusiveLock' AS exclusive

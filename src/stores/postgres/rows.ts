@@ -61,7 +61,15 @@ export function rowToRequest(row: RequestRow): ConfirmationRequest {
 
 /** An event row as an event. */
 export function rowToEvent(row: EventRow): ConfirmationEvent {
-  return { id: Number(row.id), requestId: row.requestId, type: row.type as EventType, actor: row.actor, channel: row.channel, detail: row.detail, at: row.at };
+  return {
+    id: Number(row.id),
+    requestId: row.requestId,
+    type: row.type as EventType,
+    actor: row.actor,
+    channel: row.channel,
+    detail: row.detail,
+    at: row.at,
+  };
 }
 
 /** A card row as a channel message. */

@@ -6,7 +6,18 @@
  * for `allowed`. `drizzle-kit generate --config drizzle.postgres.config.ts` turns this file into `migrations/postgres/`.
  */
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { RECEIPT_TYPES_SQL } from '../../requests/receipts.js';
 import type { AgentContext } from '../../requests/types.js';
 
@@ -85,7 +96,11 @@ export const confirmationRequests = pgTable(
     // walked confirmation_requests_created newest first and filtered (its rows lie in heap order, status_created's do
     // not): 202 rows read for a page of 50 on a seeded history, thousands once the newest rows are another status.
     // Pending keeps status_created (a rare status, which the planner searches there already).
-    ...FINAL_STATUSES.map((status) => index(`confirmation_requests_status_created_${status}`).on(t.createdAt, t.id).where(sql.raw(`status = '${status}'`))),
+    ...FINAL_STATUSES.map((status) =>
+      index(`confirmation_requests_status_created_${status}`)
+        .on(t.createdAt, t.id)
+        .where(sql.raw(`status = '${status}'`)),
+    ),
   ],
 );
 
@@ -105,7 +120,10 @@ export const confirmationEvents = pgTable(
     type: text('type').notNull(),
     actor: text('actor'),
     channel: text('channel'),
-    detail: jsonb('detail').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    detail: jsonb('detail')
+      .$type<Record<string, unknown>>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     at: at('at').notNull(),
     /** The previous event's `hash` (64 zeros for the first): set by the chain's trigger (docs/audit.md). */
     prevHash: text('prev_hash'),
@@ -140,7 +158,10 @@ export const channelMessages = pgTable(
     lastError: text('last_error'),
     updatedAt: at('updated_at').notNull(),
   },
-  (t) => [uniqueIndex('channel_messages_target').on(t.requestId, t.channel, t.target), index('channel_messages_status').on(t.status)],
+  (t) => [
+    uniqueIndex('channel_messages_target').on(t.requestId, t.channel, t.target),
+    index('channel_messages_status').on(t.status),
+  ],
 );
 
 /** API tokens created over `POST /v1/tokens`; only the SHA-256 of each secret is kept (see the SQLite schema). */
@@ -162,7 +183,6 @@ export const apiTokens = pgTable(
   },
   (t) => [uniqueIndex('api_tokens_name').on(t.name), uniqueIndex('api_tokens_secret').on(t.secretSha256)],
 );
-
 
 /**
  * Expiring marks every replica must see (`src/contracts/shared-marks.ts`): unspent one-time web login links and web sessions
@@ -281,7 +301,10 @@ export const confirmationVoters = pgTable(
     requestCreatedAt: at('request_created_at').notNull(),
     requestId: text('request_id').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.person, t.requestCreatedAt, t.requestId] }), index('confirmation_voters_request').on(t.requestId)],
+  (t) => [
+    primaryKey({ columns: [t.person, t.requestCreatedAt, t.requestId] }),
+    index('confirmation_voters_request').on(t.requestId),
+  ],
 );
 
 /** Away windows set at run time, append-only, as on SQLite (`../sqlite/schema.ts`, `peopleAway`). */

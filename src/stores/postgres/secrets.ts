@@ -13,8 +13,14 @@ export class PostgresSecrets implements DeploymentSecrets {
 
   async get(name: SecretName): Promise<string> {
     return withPostgresErrors(async () => {
-      await this.open.pool.query('INSERT INTO deployment_secrets (name, value, created_at) VALUES ($1, $2, now()) ON CONFLICT (name) DO NOTHING', [name, newDeploymentSecret()]);
-      const { rows } = await this.open.pool.query<{ value: string }>('SELECT value FROM deployment_secrets WHERE name = $1', [name]);
+      await this.open.pool.query(
+        'INSERT INTO deployment_secrets (name, value, created_at) VALUES ($1, $2, now()) ON CONFLICT (name) DO NOTHING',
+        [name, newDeploymentSecret()],
+      );
+      const { rows } = await this.open.pool.query<{ value: string }>(
+        'SELECT value FROM deployment_secrets WHERE name = $1',
+        [name],
+      );
       return rows[0]!.value;
     });
   }

@@ -30,13 +30,16 @@ export const SQL_TEXT = {
   byIdForVote: `SELECT ${REQUEST}, coalesce($2::timestamptz, now()) AS "deadlineNow" FROM confirmation_requests WHERE id = $1 FOR NO KEY UPDATE`,
   byKey: `SELECT ${REQUEST} FROM confirmation_requests WHERE idempotency_key = $1`,
   create: CREATE_BATCH,
-  insertEvent: 'INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)',
+  insertEvent:
+    'INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)',
   insertMessage: `INSERT INTO channel_messages (request_id, channel, target, status, attempts, updated_at) VALUES ($1, $2, $3, $4, 0, $5)
     ON CONFLICT (request_id, channel, target) DO NOTHING`,
   // The person of each approval (`detail.person`; an event written before the directory counts as its account's).
-  approvers: "SELECT actor, coalesce(detail->>'person', actor) AS person FROM confirmation_events WHERE request_id = $1 AND type = 'approved'",
+  approvers:
+    "SELECT actor, coalesce(detail->>'person', actor) AS person FROM confirmation_events WHERE request_id = $1 AND type = 'approved'",
   /** An approval short of the quorum, for the audit query's `?person=` (`confirmation_voters`). */
-  recordVoter: 'INSERT INTO confirmation_voters (person, request_created_at, request_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+  recordVoter:
+    'INSERT INTO confirmation_voters (person, request_created_at, request_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
   touch: 'UPDATE confirmation_requests SET updated_at = $2 WHERE id = $1',
   /** The compare-and-set: only a pending row changes. */
   flip: `UPDATE confirmation_requests r SET status = $2, responded_at = $3, updated_at = $3, responded_by = $4, responded_via = $5,
@@ -108,7 +111,9 @@ export const SQL_TEXT = {
 
 // The store's own statements run as named prepared statements: PostgreSQL parses and plans each once per connection
 // instead of on every call (the create CTE alone is a dozen tables and arrays to plan). Other SQL runs unnamed.
-const STATEMENT_NAMES = new Map<string, string>(Object.entries(SQL_TEXT).map(([key, text]) => [text, `tollgate_${key}`]));
+const STATEMENT_NAMES = new Map<string, string>(
+  Object.entries(SQL_TEXT).map(([key, text]) => [text, `tollgate_${key}`]),
+);
 
 /** `sql` with its values, named when it is one of {@link SQL_TEXT}'s statements. */
 export function named(sql: string, values: unknown[]): pg.QueryConfig {

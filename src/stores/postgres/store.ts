@@ -25,15 +25,38 @@ import { escalatedEvent } from '../../requests/coverage.js';
 import type { ExportFormat, ExportPage } from '../../requests/export-lines.js';
 import { GroupCommit } from '../../utils/group-commit.js';
 import { firstSameCall, sameCallWindow } from '../../requests/same-call.js';
-import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, NewCreate, RequestPage, RequestQuery, SameCallQuery, Vote, VoteResult } from '../../requests/store.js';
-import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../../requests/types.js';
+import type {
+  ConfirmationStore,
+  CreateExtras,
+  CreateResult,
+  NewCard,
+  NewCreate,
+  RequestPage,
+  RequestQuery,
+  SameCallQuery,
+  Vote,
+  VoteResult,
+} from '../../requests/store.js';
+import {
+  REQUEST_STATUSES,
+  type ChannelMessage,
+  type ChannelTarget,
+  type ConfirmationRequest,
+  type NewEvent,
+  type RequestStatus,
+} from '../../requests/types.js';
 import { needsPriorApprovers, planVote, type PriorApproval } from '../../requests/vote-plan.js';
 
 type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
 /** A create's outcome inside a batch that committed: its row, or why reading the existing row failed. */
 type CreateOutcome = CreateResult | { failed: unknown };
 
-const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = { messageRef: 'message_ref', status: 'status', attempts: 'attempts', lastError: 'last_error' };
+const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = {
+  messageRef: 'message_ref',
+  status: 'status',
+  attempts: 'attempts',
+  lastError: 'last_error',
+};
 
 /** Options of {@link PostgresConfirmationStore}. */
 export interface PostgresStoreOptions {
@@ -113,14 +136,22 @@ export class PostgresConfirmationStore implements ConfirmationStore {
    * key already existed and whose row then could not be read fails alone, its neighbours being committed.
    */
   private async createAll(items: NewCreate[]): Promise<CreateOutcome[]> {
-    const inserted = new Set((await withPostgresErrors(() => this.rows<{ id: string }>(SQL_TEXT.create, createBatchParams(items)))).map((r) => r.id));
+    const inserted = new Set(
+      (await withPostgresErrors(() => this.rows<{ id: string }>(SQL_TEXT.create, createBatchParams(items)))).map(
+        (r) => r.id,
+      ),
+    );
     return Promise.all(
       items.map(async ({ request }): Promise<CreateOutcome> => {
         if (inserted.has(request.id)) return { request, created: true };
         try {
           // The key exists (or a racing create just committed it): a new statement sees that row.
           const existing = await withPostgresErrors(() => this.one(SQL_TEXT.byKey, [request.idempotencyKey]));
-          if (!existing) throw new ServiceUnavailableError('a create with the same idempotency key was in flight; retry', 'tollgate_database_busy');
+          if (!existing)
+            throw new ServiceUnavailableError(
+              'a create with the same idempotency key was in flight; retry',
+              'tollgate_database_busy',
+            );
           return { request: existing, created: false };
         } catch (failed) {
           return { failed };
@@ -147,7 +178,11 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     // not pending or needs a quorum; the transaction below then reads the row under its lock and says why.
     const settling = planVote({ requiredApprovals: 1 }, [], vote);
     if (settling.kind === 'final') {
-      const params = [...verdictParams(id, settling.status, settling.fields), JSON.stringify(settling.event.detail), this.deadlineNow(vote.at)];
+      const params = [
+        ...verdictParams(id, settling.status, settling.fields),
+        JSON.stringify(settling.event.detail),
+        this.deadlineNow(vote.at),
+      ];
       const row = await withPostgresErrors(() => this.one(SQL_TEXT.settle, params));
       if (row) return { kind: 'final', request: row };
     }
@@ -158,8 +193,11 @@ export class PostgresConfirmationStore implements ConfirmationStore {
       const { current, now } = locked;
       if (current.status !== 'pending') return { kind: 'already_final', request: current };
       // The deadline belongs to the row: a vote at or after it expires the request instead, whatever the timers did.
-      if (current.expiresAt.getTime() <= now.getTime()) return { kind: 'expired', request: await expireLate(client, current, now) };
-      const prior = needsPriorApprovers(current, vote) ? await this.rows<PriorApproval>(SQL_TEXT.approvers, [id], client) : [];
+      if (current.expiresAt.getTime() <= now.getTime())
+        return { kind: 'expired', request: await expireLate(client, current, now) };
+      const prior = needsPriorApprovers(current, vote)
+        ? await this.rows<PriorApproval>(SQL_TEXT.approvers, [id], client)
+        : [];
       const plan = planVote(current, prior, vote);
       if (plan.kind === 'duplicate') return { kind: 'duplicate', request: current, priorActor: plan.priorActor };
       await insertEvent(client, id, plan.event);
@@ -173,21 +211,33 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     });
   }
 
-  async finish(id: string, status: 'expired' | 'cancelled', event: { actor: string | null; channel: string | null; detail: Record<string, unknown>; at: Date }) {
+  async finish(
+    id: string,
+    status: 'expired' | 'cancelled',
+    event: { actor: string | null; channel: string | null; detail: Record<string, unknown>; at: Date },
+  ) {
     return this.tx(async (client) => {
       const locked = await lockForVote(client, id, this.deadlineNow(event.at));
       if (!locked || locked.current.status !== 'pending') return null;
       const { current, now } = locked;
-      if (status === 'cancelled' && current.expiresAt.getTime() <= now.getTime()) return expireLate(client, current, now);
+      if (status === 'cancelled' && current.expiresAt.getTime() <= now.getTime())
+        return expireLate(client, current, now);
       const reason = typeof event.detail.reason === 'string' ? event.detail.reason : null;
-      const final = await flip(client, id, status, current, { respondedBy: event.actor, respondedVia: event.channel, reason, at: event.at });
+      const final = await flip(client, id, status, current, {
+        respondedBy: event.actor,
+        respondedVia: event.channel,
+        reason,
+        at: event.at,
+      });
       await insertEvent(client, id, { type: status, ...event });
       return final;
     });
   }
 
   async expireDue(now: Date, limit: number): Promise<ConfirmationRequest[]> {
-    return withPostgresErrors(async () => (await this.rows<RequestRow>(SQL_TEXT.expireDue, [this.deadlineNow(now), limit])).map(rowToRequest));
+    return withPostgresErrors(async () =>
+      (await this.rows<RequestRow>(SQL_TEXT.expireDue, [this.deadlineNow(now), limit])).map(rowToRequest),
+    );
   }
 
   async appendEvent(requestId: string, event: NewEvent) {
@@ -195,11 +245,15 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   }
 
   async events(requestId: string) {
-    return withPostgresErrors(async () => (await this.rows<Parameters<typeof rowToEvent>[0]>(SQL_TEXT.events, [requestId])).map(rowToEvent));
+    return withPostgresErrors(async () =>
+      (await this.rows<Parameters<typeof rowToEvent>[0]>(SQL_TEXT.events, [requestId])).map(rowToEvent),
+    );
   }
 
   async eventsOf(requestIds: readonly string[]) {
-    return withPostgresErrors(async () => (await this.rows<Parameters<typeof rowToEvent>[0]>(SQL_TEXT.eventsOf, [requestIds])).map(rowToEvent));
+    return withPostgresErrors(async () =>
+      (await this.rows<Parameters<typeof rowToEvent>[0]>(SQL_TEXT.eventsOf, [requestIds])).map(rowToEvent),
+    );
   }
 
   async receiptsOf(requestIds: readonly string[]) {
@@ -227,50 +281,83 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   }
 
   async pendingPlans(limit: number, afterExpiresAt?: Date, afterId?: string) {
-    return withPostgresErrors(() => this.rows<{ id: string; expiresAt: Date; planned: boolean }>(SQL_TEXT.pendingPlans, [afterExpiresAt ?? null, afterId ?? '', limit]));
+    return withPostgresErrors(() =>
+      this.rows<{ id: string; expiresAt: Date; planned: boolean }>(SQL_TEXT.pendingPlans, [
+        afterExpiresAt ?? null,
+        afterId ?? '',
+        limit,
+      ]),
+    );
   }
 
   async countByStatus() {
     const counts = Object.fromEntries(REQUEST_STATUSES.map((s) => [s, 0])) as Record<RequestStatus, number>;
-    const rows = await withPostgresErrors(() => this.rows<{ status: RequestStatus; n: number }>(SQL_TEXT.countByStatus));
+    const rows = await withPostgresErrors(() =>
+      this.rows<{ status: RequestStatus; n: number }>(SQL_TEXT.countByStatus),
+    );
     for (const row of rows) counts[row.status] = row.n;
     return counts;
   }
 
   async newestSameCall(query: SameCallQuery): Promise<ConfirmationRequest | null> {
-    const params = [query.agentId, query.toolName, query.sessionId, query.argsSha256, sameCallWindow(query), query.alsoApprovedArgs === true, query.workspace !== undefined];
-    const match = firstSameCall(await withPostgresErrors(() => this.rows<RequestRow>(SQL_TEXT.sameCall, params)), query);
+    const params = [
+      query.agentId,
+      query.toolName,
+      query.sessionId,
+      query.argsSha256,
+      sameCallWindow(query),
+      query.alsoApprovedArgs === true,
+      query.workspace !== undefined,
+    ];
+    const match = firstSameCall(
+      await withPostgresErrors(() => this.rows<RequestRow>(SQL_TEXT.sameCall, params)),
+      query,
+    );
     return match ? rowToRequest(match) : null;
   }
 
   async messages(requestId: string) {
-    return withPostgresErrors(async () => (await this.rows<Parameters<typeof rowToMessage>[0]>(SQL_TEXT.messages, [requestId])).map(rowToMessage));
+    return withPostgresErrors(async () =>
+      (await this.rows<Parameters<typeof rowToMessage>[0]>(SQL_TEXT.messages, [requestId])).map(rowToMessage),
+    );
   }
 
   async unsentMessages(limit: number) {
-    return withPostgresErrors(async () => (await this.rows<Parameters<typeof rowToMessage>[0]>(SQL_TEXT.unsentMessages, [limit])).map(rowToMessage));
+    return withPostgresErrors(async () =>
+      (await this.rows<Parameters<typeof rowToMessage>[0]>(SQL_TEXT.unsentMessages, [limit])).map(rowToMessage),
+    );
   }
 
   async updateMessage(requestId: string, channel: string, target: string, patch: MessagePatch, at: Date) {
-    const keys = (Object.keys(patch) as (keyof MessagePatch)[]).filter((k) => patch[k] !== undefined && k in MESSAGE_COLUMNS).sort();
+    const keys = (Object.keys(patch) as (keyof MessagePatch)[])
+      .filter((k) => patch[k] !== undefined && k in MESSAGE_COLUMNS)
+      .sort();
     const sets = [...keys.map((k, i) => `${MESSAGE_COLUMNS[k]} = $${i + 5}`), 'updated_at = $4'].join(', ');
     const sql = `UPDATE channel_messages SET ${sets} WHERE request_id = $1 AND channel = $2 AND target = $3`;
-    await withPostgresErrors(() => this.pool.query(sql, [requestId, channel, target, at, ...keys.map((k) => patch[k])]));
+    await withPostgresErrors(() =>
+      this.pool.query(sql, [requestId, channel, target, at, ...keys.map((k) => patch[k])]),
+    );
   }
 
-  async escalate(id: string, step: number, routing: { approvers: string[]; channels: ChannelTarget[] }, event: NewEvent): Promise<ConfirmationRequest | null> {
+  async escalate(
+    id: string,
+    step: number,
+    routing: { approvers: string[]; channels: ChannelTarget[] },
+    event: NewEvent,
+  ): Promise<ConfirmationRequest | null> {
     return this.tx(async (client) => {
       // The row lock makes "step not recorded yet → record it" atomic across replicas running the same follow-up.
       const current = await this.one(SQL_TEXT.byIdForUpdate, [id], client);
       if (!current || current.status !== 'pending') return null;
-      const done = await client.query("SELECT 1 FROM confirmation_events WHERE request_id = $1 AND type = 'escalated' AND detail->>'step' = $2", [id, String(step)]);
+      const done = await client.query(
+        "SELECT 1 FROM confirmation_events WHERE request_id = $1 AND type = 'escalated' AND detail->>'step' = $2",
+        [id, String(step)],
+      );
       if (done.rowCount) return null;
-      await client.query('UPDATE confirmation_requests SET approvers = $2::jsonb, channels = $3::jsonb, updated_at = $4 WHERE id = $1', [
-        id,
-        JSON.stringify(routing.approvers),
-        JSON.stringify(routing.channels),
-        event.at,
-      ]);
+      await client.query(
+        'UPDATE confirmation_requests SET approvers = $2::jsonb, channels = $3::jsonb, updated_at = $4 WHERE id = $1',
+        [id, JSON.stringify(routing.approvers), JSON.stringify(routing.channels), event.at],
+      );
       const escalated = { ...current, approvers: routing.approvers, channels: routing.channels, updatedAt: event.at };
       await insertEvent(client, id, escalatedEvent(escalated, event));
       return escalated;
@@ -278,7 +365,9 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   }
 
   async ensureMessage(requestId: string, channel: string, target: string, at: Date) {
-    await withPostgresErrors(() => this.pool.query(named(SQL_TEXT.insertMessage, [requestId, channel, target, 'pending', at])));
+    await withPostgresErrors(() =>
+      this.pool.query(named(SQL_TEXT.insertMessage, [requestId, channel, target, 'pending', at])),
+    );
   }
 
   async ping() {

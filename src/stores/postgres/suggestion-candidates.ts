@@ -5,7 +5,8 @@
  */
 
 /** The first word of `v` (already left-trimmed). */
-const firstWord = (v: string) => `CASE WHEN strpos(${v}, ' ') > 0 THEN substr(${v}, 1, strpos(${v}, ' ') - 1) ELSE ${v} END`;
+const firstWord = (v: string) =>
+  `CASE WHEN strpos(${v}, ' ') > 0 THEN substr(${v}, 1, strpos(${v}, ' ') - 1) ELSE ${v} END`;
 
 /** A clean approval: a person approved the call as asked. */
 const CLEAN = "status = 'approved' AND NOT edited AND person IS NOT NULL";

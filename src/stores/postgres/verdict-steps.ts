@@ -16,7 +16,11 @@ import type { VerdictFields } from '../../requests/vote-plan.js';
  * Locks the row for a vote or a cancel, and reads the deadline clock's time in the same statement: `deadlineNow` is
  * the caller's time, or null for the database's `now()`.
  */
-export async function lockForVote(client: pg.PoolClient, id: string, deadlineNow: Date | null): Promise<{ current: ConfirmationRequest; now: Date } | null> {
+export async function lockForVote(
+  client: pg.PoolClient,
+  id: string,
+  deadlineNow: Date | null,
+): Promise<{ current: ConfirmationRequest; now: Date } | null> {
   const [row] = await rowsOf<RequestRow & { deadlineNow: Date }>(client, SQL_TEXT.byIdForVote, [id, deadlineNow]);
   if (!row) return null;
   const { deadlineNow: now, ...request } = row;
@@ -24,15 +28,29 @@ export async function lockForVote(client: pg.PoolClient, id: string, deadlineNow
 }
 
 /** Expires `current` (locked, pending, past its deadline) inside the caller's transaction, with its `expired` event. */
-export async function expireLate(client: pg.PoolClient, current: ConfirmationRequest, now: Date): Promise<ConfirmationRequest> {
-  const expired = await flip(client, current.id, 'expired', current, { respondedBy: 'system', respondedVia: null, at: now });
+export async function expireLate(
+  client: pg.PoolClient,
+  current: ConfirmationRequest,
+  now: Date,
+): Promise<ConfirmationRequest> {
+  const expired = await flip(client, current.id, 'expired', current, {
+    respondedBy: 'system',
+    respondedVia: null,
+    at: now,
+  });
   const detail = { on_timeout: current.onTimeout, late_by_ms: now.getTime() - current.expiresAt.getTime() };
   await insertEvent(client, current.id, { type: 'expired', actor: 'system', channel: null, detail, at: now });
   return expired;
 }
 
 /** The compare-and-set, inside a transaction that holds the row locked as pending, so it always matches. */
-export async function flip(client: pg.PoolClient, id: string, status: 'approved' | 'denied' | 'expired' | 'cancelled', current: ConfirmationRequest, f: VerdictFields): Promise<ConfirmationRequest> {
+export async function flip(
+  client: pg.PoolClient,
+  id: string,
+  status: 'approved' | 'denied' | 'expired' | 'cancelled',
+  current: ConfirmationRequest,
+  f: VerdictFields,
+): Promise<ConfirmationRequest> {
   const [row] = await rowsOf<RequestRow>(client, SQL_TEXT.flip, verdictParams(id, status, f, current.onTimeout));
   if (!row) throw new Error(`compare-and-set lost on ${id} inside its own transaction`);
   return rowToRequest(row);
@@ -44,7 +62,24 @@ export async function insertEvent(on: Queryable, requestId: string, e: NewEvent)
 }
 
 /** The parameters `flip` and `settle` share. A vote's verdict is allowed when approved; only an expiry reads `onTimeout`. */
-export function verdictParams(id: string, status: RequestStatus, f: VerdictFields, onTimeout: ConfirmationRequest['onTimeout'] = 'deny'): unknown[] {
+export function verdictParams(
+  id: string,
+  status: RequestStatus,
+  f: VerdictFields,
+  onTimeout: ConfirmationRequest['onTimeout'] = 'deny',
+): unknown[] {
   const approvedArgs = f.approvedArgs === undefined || f.approvedArgs === null ? null : JSON.stringify(f.approvedArgs);
-  return [id, status, f.at, f.respondedBy, f.respondedVia, f.decisionOption ?? null, f.reason ?? null, approvedArgs, isAllowed(status, onTimeout) === true, f.respondedByPerson ?? null, f.onBehalfOf ?? null];
+  return [
+    id,
+    status,
+    f.at,
+    f.respondedBy,
+    f.respondedVia,
+    f.decisionOption ?? null,
+    f.reason ?? null,
+    approvedArgs,
+    isAllowed(status, onTimeout) === true,
+    f.respondedByPerson ?? null,
+    f.onBehalfOf ?? null,
+  ];
 }

@@ -20,27 +20,39 @@ export class SqliteAuditChain implements AuditChain {
   }
 
   async lastBefore(at: Date) {
-    return (this.sqlite.prepare('SELECT id, hash FROM confirmation_events WHERE at < ? ORDER BY id DESC LIMIT 1').get(at.toISOString()) as { id: number; hash: string | null } | undefined) ?? null;
+    return (
+      (this.sqlite
+        .prepare('SELECT id, hash FROM confirmation_events WHERE at < ? ORDER BY id DESC LIMIT 1')
+        .get(at.toISOString()) as { id: number; hash: string | null } | undefined) ?? null
+    );
   }
 
   async head(): Promise<ChainHead | null> {
-    const row = this.sqlite.prepare('SELECT id AS eventId, hash, at FROM confirmation_events ORDER BY id DESC LIMIT 1').get() as ChainHead | undefined;
+    const row = this.sqlite
+      .prepare('SELECT id AS eventId, hash, at FROM confirmation_events ORDER BY id DESC LIMIT 1')
+      .get() as ChainHead | undefined;
     return row ?? null;
   }
 
   async started() {
-    const row = this.sqlite.prepare("SELECT event_id AS eventId, at FROM audit_marks WHERE name = 'chain_started'").get() as { eventId: number; at: string } | undefined;
+    const row = this.sqlite
+      .prepare("SELECT event_id AS eventId, at FROM audit_marks WHERE name = 'chain_started'")
+      .get() as { eventId: number; at: string } | undefined;
     return row ? { eventId: row.eventId, at: new Date(row.at) } : null;
   }
 
   async coverage() {
-    const row = this.sqlite.prepare("SELECT event_id AS eventId, at FROM audit_marks WHERE name = 'coverage_started'").get() as { eventId: number; at: string } | undefined;
+    const row = this.sqlite
+      .prepare("SELECT event_id AS eventId, at FROM audit_marks WHERE name = 'coverage_started'")
+      .get() as { eventId: number; at: string } | undefined;
     return row ? { eventId: row.eventId, at: new Date(row.at) } : null;
   }
 
   async checkpoint(): Promise<ChainCheckpoint | null> {
     const row = this.sqlite
-      .prepare('SELECT event_id AS eventId, hash, at, signature, pruned_before AS prunedBefore FROM audit_checkpoints ORDER BY event_id DESC LIMIT 1')
+      .prepare(
+        'SELECT event_id AS eventId, hash, at, signature, pruned_before AS prunedBefore FROM audit_checkpoints ORDER BY event_id DESC LIMIT 1',
+      )
       .get() as ChainCheckpoint | undefined;
     return row ?? null;
   }

@@ -24,7 +24,10 @@ interface Row {
 const COLUMNS = 'id, person, away_from AS awayFrom, away_until AS awayUntil, delegate, note, set_by AS setBy, at';
 
 function changeOf(row: Row): AwayChange {
-  const away = row.awayFrom && row.awayUntil ? { from: new Date(row.awayFrom), until: new Date(row.awayUntil), delegate: row.delegate, note: row.note } : null;
+  const away =
+    row.awayFrom && row.awayUntil
+      ? { from: new Date(row.awayFrom), until: new Date(row.awayUntil), delegate: row.delegate, note: row.note }
+      : null;
   return { id: row.id, person: row.person, away, setBy: row.setBy, at: new Date(row.at) };
 }
 
@@ -36,8 +39,12 @@ export class SqliteAwayStore implements AwayStore {
 
   private prepare() {
     return {
-      latest: this.sqlite.prepare(`SELECT ${COLUMNS} FROM people_away WHERE id IN (SELECT max(id) FROM people_away GROUP BY person)`),
-      insert: this.sqlite.prepare('INSERT INTO people_away (person, away_from, away_until, delegate, note, set_by, at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      latest: this.sqlite.prepare(
+        `SELECT ${COLUMNS} FROM people_away WHERE id IN (SELECT max(id) FROM people_away GROUP BY person)`,
+      ),
+      insert: this.sqlite.prepare(
+        'INSERT INTO people_away (person, away_from, away_until, delegate, note, set_by, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
       history: this.sqlite.prepare(`SELECT ${COLUMNS} FROM people_away WHERE person = ? ORDER BY id DESC LIMIT ?`),
       after: this.sqlite.prepare(`SELECT ${COLUMNS} FROM people_away WHERE id > ? ORDER BY id LIMIT ?`),
       head: this.sqlite.prepare('SELECT coalesce(max(id), 0) FROM people_away').pluck(),
@@ -55,7 +62,15 @@ export class SqliteAwayStore implements AwayStore {
   async record(change: AwayChange): Promise<AwayChange> {
     const { away } = change;
     const info = withSqliteErrors(() =>
-      this.sql.insert.run(change.person, away?.from.toISOString() ?? null, away?.until.toISOString() ?? null, away?.delegate ?? null, away?.note ?? null, change.setBy, change.at.toISOString()),
+      this.sql.insert.run(
+        change.person,
+        away?.from.toISOString() ?? null,
+        away?.until.toISOString() ?? null,
+        away?.delegate ?? null,
+        away?.note ?? null,
+        change.setBy,
+        change.at.toISOString(),
+      ),
     );
     return { ...change, id: Number(info.lastInsertRowid) };
   }

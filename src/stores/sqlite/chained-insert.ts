@@ -34,7 +34,9 @@ export class ChainedEventInsert {
 
   constructor(private readonly sqlite: Database.Database) {
     this.head = sqlite.prepare('SELECT hash FROM confirmation_events ORDER BY id DESC LIMIT 1').pluck();
-    this.insert = sqlite.prepare('INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    this.insert = sqlite.prepare(
+      'INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
   }
 
   /**
@@ -51,7 +53,15 @@ export class ChainedEventInsert {
       return;
     }
     const prev = (this.head.get() as string | null | undefined) ?? GENESIS_HASH;
-    const hash = eventHash(prev, { requestId, type: e.type, actor: e.actor, channel: e.channel, detail, at, request: e.type === 'created' ? request! : null });
+    const hash = eventHash(prev, {
+      requestId,
+      type: e.type,
+      actor: e.actor,
+      channel: e.channel,
+      detail,
+      at,
+      request: e.type === 'created' ? request! : null,
+    });
     this.insert.run(requestId, e.type, e.actor, e.channel, detail, at, prev, hash);
   }
 }

@@ -107,9 +107,19 @@ parentPort.on('message', (message) => {
  * connection's own automatic checkpoints off.
  * @example const checkpointer = startCheckpointer(open.sqlite, path); …; await checkpointer.close(); open.close();
  */
-export function startCheckpointer(connection: Database.Database, path: string, options: CheckpointerOptions = {}): Checkpointer {
+export function startCheckpointer(
+  connection: Database.Database,
+  path: string,
+  options: CheckpointerOptions = {},
+): Checkpointer {
   const everyMs = options.everyMs ?? 1000;
-  const workerData = { driver: SQLITE_DRIVER, path, everyMs, restartFrames: options.restartFrames ?? 4096, idleChecks: options.idleChecks ?? 30 };
+  const workerData = {
+    driver: SQLITE_DRIVER,
+    path,
+    everyMs,
+    restartFrames: options.restartFrames ?? 4096,
+    idleChecks: options.idleChecks ?? 30,
+  };
   connection.pragma('wal_autocheckpoint = 0');
   const asked = new Map<number, { resolve: (r: CheckpointResult) => void; reject: (e: unknown) => void }>();
   let next = 0;

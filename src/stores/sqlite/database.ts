@@ -35,9 +35,10 @@ export type SqliteSync = 'full' | 'normal';
 export function sqliteSyncFrom(env: Record<string, string | undefined>): SqliteSync {
   const value = (env.TOLLGATE_SQLITE_SYNC ?? 'full').trim().toLowerCase() || 'full';
   if (value === 'full' || value === 'normal') return value;
-  throw new ValidationError(`TOLLGATE_SQLITE_SYNC: "${env.TOLLGATE_SQLITE_SYNC}" is not a durability mode; use full (survives power loss) or normal (survives a crashed process)`, [
-    { path: 'TOLLGATE_SQLITE_SYNC', message: 'full or normal' },
-  ]);
+  throw new ValidationError(
+    `TOLLGATE_SQLITE_SYNC: "${env.TOLLGATE_SQLITE_SYNC}" is not a durability mode; use full (survives power loss) or normal (survives a crashed process)`,
+    [{ path: 'TOLLGATE_SQLITE_SYNC', message: 'full or normal' }],
+  );
 }
 
 /**
@@ -48,24 +49,27 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number; sy
   checkDatabasePath(path);
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   // A damaged, foreign or unwritable file says so at start-up in tollgate's words, naming the file.
-  const sqlite = withSqliteErrors(() => {
-    const connection = new Database(path);
-    try {
-      connection.pragma('journal_mode = WAL');
-      connection.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-      connection.pragma('foreign_keys = ON');
-      // See SqliteSync: FULL (the default) syncs every commit's WAL frames to disk before the commit returns.
-      connection.pragma(`synchronous = ${options.sync === 'normal' ? 'NORMAL' : 'FULL'}`);
-      // SQLite's default page cache is 2 MB: a start-up that expires 10 000 of 100 000 rows would re-read index pages
-      // from the OS for every batch. 64 MB is taken only as pages are used.
-      connection.pragma('cache_size = -65536');
-      registerFunctions(connection);
-      return connection;
-    } catch (error) {
-      connection.close();
-      throw error;
-    }
-  }, { prefix: path });
+  const sqlite = withSqliteErrors(
+    () => {
+      const connection = new Database(path);
+      try {
+        connection.pragma('journal_mode = WAL');
+        connection.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+        connection.pragma('foreign_keys = ON');
+        // See SqliteSync: FULL (the default) syncs every commit's WAL frames to disk before the commit returns.
+        connection.pragma(`synchronous = ${options.sync === 'normal' ? 'NORMAL' : 'FULL'}`);
+        // SQLite's default page cache is 2 MB: a start-up that expires 10 000 of 100 000 rows would re-read index pages
+        // from the OS for every batch. 64 MB is taken only as pages are used.
+        connection.pragma('cache_size = -65536');
+        registerFunctions(connection);
+        return connection;
+      } catch (error) {
+        connection.close();
+        throw error;
+      }
+    },
+    { prefix: path },
+  );
   const db = drizzle(sqlite, { schema });
   return { db, sqlite, close: () => sqlite.close() };
 }
@@ -77,7 +81,9 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number; sy
  */
 export function openHistoryReader(connection: SqliteConnection, cacheMb = 4): OpenDatabase | null {
   if (connection.memory) return null;
-  const sqlite = withSqliteErrors(() => new Database(connection.name, { fileMustExist: true }), { prefix: connection.name });
+  const sqlite = withSqliteErrors(() => new Database(connection.name, { fileMustExist: true }), {
+    prefix: connection.name,
+  });
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('query_only = ON');
   sqlite.pragma(`cache_size = -${cacheMb * 1024}`);
@@ -90,7 +96,11 @@ export function openHistoryReader(connection: SqliteConnection, cacheMb = 4): Op
  * opened without it cannot write an event. openDatabase calls it; so must any other connection that writes.
  */
 export function registerFunctions(connection: SqliteConnection): void {
-  connection.function('tollgate_event_hash', { deterministic: true, varargs: true }, eventHashOfColumns as (...args: unknown[]) => string);
+  connection.function(
+    'tollgate_event_hash',
+    { deterministic: true, varargs: true },
+    eventHashOfColumns as (...args: unknown[]) => string,
+  );
 }
 
 /**
@@ -104,10 +114,14 @@ export function checkDatabasePath(value: string): void {
   if (!scheme) return;
   const shown = value.replace(/\/\/[^@/]*@/, '//…@');
   // openStores (stores/open-store.ts) sends postgres:// URLs to PostgreSQL; this guards direct callers.
-  const why = scheme === 'postgres' || scheme === 'postgresql' ? 'a PostgreSQL URL is not a SQLite file (open it with openStores)' : `"${scheme}:" is not a database tollgate knows`;
-  throw new ValidationError(`TOLLGATE_DB / --db: ${why} (got ${shown}); give the path of a SQLite file, e.g. ./data/tollgate.db`, [
-    { path: 'db', message: why },
-  ]);
+  const why =
+    scheme === 'postgres' || scheme === 'postgresql'
+      ? 'a PostgreSQL URL is not a SQLite file (open it with openStores)'
+      : `"${scheme}:" is not a database tollgate knows`;
+  throw new ValidationError(
+    `TOLLGATE_DB / --db: ${why} (got ${shown}); give the path of a SQLite file, e.g. ./data/tollgate.db`,
+    [{ path: 'db', message: why }],
+  );
 }
 
 /**
@@ -115,6 +129,8 @@ export function checkDatabasePath(value: string): void {
  * busy timeout makes a second process wait for the first.
  */
 export function applyMigrations(open: OpenDatabase): void {
-  withSqliteErrors(() => migrate(open.db, { migrationsFolder: migrationsFolder('sqlite') }), { prefix: open.sqlite.name });
+  withSqliteErrors(() => migrate(open.db, { migrationsFolder: migrationsFolder('sqlite') }), {
+    prefix: open.sqlite.name,
+  });
   withSqliteErrors(() => chainBacklog(open.sqlite), { prefix: open.sqlite.name });
 }

@@ -8,7 +8,13 @@
  * @remarks Left out: errors that are not SQLite's (a bug's TypeError stays what it is, a 500 logged in full).
  */
 import { Database } from './driver.js';
-import { ConflictError, InternalError, NotFoundError, ServiceUnavailableError, type TollgateError } from '../../api/errors.js';
+import {
+  ConflictError,
+  InternalError,
+  NotFoundError,
+  ServiceUnavailableError,
+  type TollgateError,
+} from '../../api/errors.js';
 
 /** What the caller knows that SQLite does not. */
 export interface SqliteErrorContext {
@@ -24,7 +30,12 @@ export interface SqliteErrorContext {
  */
 export function fromSqliteError(error: unknown, context: SqliteErrorContext = {}): unknown {
   // drizzle wraps the driver's error (a DrizzleQueryError whose message holds the SQL and its parameters) in `cause`.
-  const sqlite = error instanceof Database.SqliteError ? error : error instanceof Error && error.cause instanceof Database.SqliteError ? error.cause : null;
+  const sqlite =
+    error instanceof Database.SqliteError
+      ? error
+      : error instanceof Error && error.cause instanceof Database.SqliteError
+        ? error.cause
+        : null;
   if (!sqlite) return error;
   const translated = translate(sqlite.code, context);
   if (context.prefix) translated.message = `${context.prefix}: ${translated.message}`;
@@ -36,24 +47,39 @@ function translate(code: string, context: SqliteErrorContext): TollgateError {
   switch (code) {
     case 'SQLITE_CONSTRAINT_UNIQUE':
     case 'SQLITE_CONSTRAINT_PRIMARYKEY':
-      return new ConflictError(context.conflict ?? 'a record with the same key exists already', 'tollgate_database_conflict');
+      return new ConflictError(
+        context.conflict ?? 'a record with the same key exists already',
+        'tollgate_database_conflict',
+      );
     case 'SQLITE_CONSTRAINT_FOREIGNKEY':
       return new NotFoundError('the request this refers to does not exist', 'tollgate_database_missing_parent');
   }
   switch (code.split('_', 2).join('_')) {
     case 'SQLITE_BUSY':
     case 'SQLITE_LOCKED':
-      return new ServiceUnavailableError('the database is busy (another process holds its write lock); retry shortly', 'tollgate_database_busy');
+      return new ServiceUnavailableError(
+        'the database is busy (another process holds its write lock); retry shortly',
+        'tollgate_database_busy',
+      );
     case 'SQLITE_READONLY':
-      return new InternalError('the database is read-only: check the permissions of the database file and its directory', 'tollgate_database_readonly');
+      return new InternalError(
+        'the database is read-only: check the permissions of the database file and its directory',
+        'tollgate_database_readonly',
+      );
     case 'SQLITE_FULL':
       return new InternalError('the disk holding the database is full', 'tollgate_database_full');
     case 'SQLITE_CORRUPT':
     case 'SQLITE_NOTADB':
-      return new InternalError('the database file is damaged or is not a tollgate database; restore it from a backup', 'tollgate_database_corrupt');
+      return new InternalError(
+        'the database file is damaged or is not a tollgate database; restore it from a backup',
+        'tollgate_database_corrupt',
+      );
     case 'SQLITE_IOERR':
     case 'SQLITE_CANTOPEN':
-      return new InternalError('the database file could not be read or written (I/O error); check the disk and the path', 'tollgate_database_io');
+      return new InternalError(
+        'the database file could not be read or written (I/O error); check the disk and the path',
+        'tollgate_database_io',
+      );
     default:
       return new InternalError('the database refused the operation; see the gateway log', 'tollgate_database_error');
   }

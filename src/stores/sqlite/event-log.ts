@@ -17,7 +17,9 @@ export class SqliteEventLog implements EventLog {
 
   async after(afterId: number, limit: number, types: readonly EventType[]) {
     const rows = this.sqlite
-      .prepare(`SELECT ${EVENT_COLUMNS} FROM confirmation_events WHERE id > ? AND type IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ?`)
+      .prepare(
+        `SELECT ${EVENT_COLUMNS} FROM confirmation_events WHERE id > ? AND type IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ?`,
+      )
       .all(afterId, JSON.stringify(types), limit) as Parameters<typeof rowToEvent>[0][];
     return rows.map(rowToEvent);
   }
@@ -27,12 +29,17 @@ export class SqliteEventLog implements EventLog {
   }
 
   async cursor(name: string): Promise<number | null> {
-    return (this.sqlite.prepare('SELECT event_id FROM audit_marks WHERE name = ?').pluck().get(name) as number | undefined) ?? null;
+    return (
+      (this.sqlite.prepare('SELECT event_id FROM audit_marks WHERE name = ?').pluck().get(name) as
+        number | undefined) ?? null
+    );
   }
 
   async advance(name: string, eventId: number): Promise<void> {
     this.sqlite
-      .prepare('INSERT INTO audit_marks (name, event_id, at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET event_id = max(event_id, excluded.event_id), at = excluded.at')
+      .prepare(
+        'INSERT INTO audit_marks (name, event_id, at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET event_id = max(event_id, excluded.event_id), at = excluded.at',
+      )
       .run(name, eventId, new Date().toISOString());
   }
 

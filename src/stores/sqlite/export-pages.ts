@@ -64,7 +64,10 @@ export class SqliteExportReader {
    * Every row the audit query matches, newest first, as export pages; `where` gives the conditions of the page after
    * the row `after` (the first page without it), the list API's keyset pages (`keysetConditions`).
    */
-  async *pages(where: (after?: CursorPosition) => (SQL | undefined)[], format: ExportFormat): AsyncIterable<ExportPage> {
+  async *pages(
+    where: (after?: CursorPosition) => (SQL | undefined)[],
+    format: ExportFormat,
+  ): AsyncIterable<ExportPage> {
     let after: CursorPosition | undefined;
     for (;;) {
       const { lines, next } = this.lines(where(after), format);

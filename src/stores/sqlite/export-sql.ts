@@ -18,7 +18,8 @@ import { EXPORT_FIELDS, EXPORT_JSON_FIELDS, type ExportField } from '../../reque
 /** `JSON.stringify` of the field's value: JSON columns as stored, `allowed` (0 / 1) as a boolean, the rest through `json_quote`. */
 function jsonValue(field: ExportField): string {
   if (EXPORT_JSON_FIELDS.has(field)) return `coalesce("${field}", 'null')`;
-  if (field === 'allowed') return `CASE WHEN "allowed" IS NULL THEN 'null' WHEN "allowed" = 1 THEN 'true' ELSE 'false' END`;
+  if (field === 'allowed')
+    return `CASE WHEN "allowed" IS NULL THEN 'null' WHEN "allowed" = 1 THEN 'true' ELSE 'false' END`;
   return `json_quote("${field}")`;
 }
 

@@ -13,7 +13,14 @@ import { PreparedStatements } from './prepared.js';
 import { requestOfValues, rowToEvent } from './rows.js';
 import { confirmationRequests as requests, confirmationVoters as voters } from './schema.js';
 import { selectList, type Statements } from './statements.js';
-import { allPages, decodeCursor, mergesRanges, pageForEachPerson, pageOf, type CursorPosition } from '../../requests/cursor.js';
+import {
+  allPages,
+  decodeCursor,
+  mergesRanges,
+  pageForEachPerson,
+  pageOf,
+  type CursorPosition,
+} from '../../requests/cursor.js';
 import { exportPagesOf, type ExportFormat, type ExportPage } from '../../requests/export-lines.js';
 import { keysetConditions, type KeysetDialect } from '../keyset.js';
 import type { RequestPage, RequestQuery } from '../../requests/store.js';
@@ -51,15 +58,27 @@ export class SqliteHistoryReads {
   /** Each request's latest receipt (`executed` / `execution_failed`), read on the history connection. */
   async receiptsOf(requestIds: readonly string[]): Promise<ConfirmationEvent[]> {
     const reader = this.reader();
-    const statement = reader ? (reader.receiptsOf ??= reader.open.sqlite.prepare(this.sql.receiptsOf.source)) : this.sql.receiptsOf;
+    const statement = reader
+      ? (reader.receiptsOf ??= reader.open.sqlite.prepare(this.sql.receiptsOf.source))
+      : this.sql.receiptsOf;
     return (statement.all(JSON.stringify(requestIds)) as Parameters<typeof rowToEvent>[0][]).map(rowToEvent);
   }
 
   /** `ConfirmationStore.pendingPlans`, read on the history connection: start-up walks every pending row with it. */
-  async pendingPlans(limit: number, afterExpiresAt?: Date, afterId?: string): Promise<{ id: string; expiresAt: Date; planned: boolean }[]> {
+  async pendingPlans(
+    limit: number,
+    afterExpiresAt?: Date,
+    afterId?: string,
+  ): Promise<{ id: string; expiresAt: Date; planned: boolean }[]> {
     const reader = this.reader();
-    const statement = reader ? (reader.pendingPlans ??= reader.open.sqlite.prepare(this.sql.pendingPlans.source)) : this.sql.pendingPlans;
-    const rows = statement.all({ after: afterExpiresAt?.toISOString() ?? '', afterId: afterId ?? '', limit }) as { id: string; expiresAt: string; planned: number }[];
+    const statement = reader
+      ? (reader.pendingPlans ??= reader.open.sqlite.prepare(this.sql.pendingPlans.source))
+      : this.sql.pendingPlans;
+    const rows = statement.all({ after: afterExpiresAt?.toISOString() ?? '', afterId: afterId ?? '', limit }) as {
+      id: string;
+      expiresAt: string;
+      planned: number;
+    }[];
     return rows.map((r) => ({ id: r.id, expiresAt: new Date(r.expiresAt), planned: r.planned === 1 }));
   }
 
@@ -80,7 +99,9 @@ export class SqliteHistoryReads {
     if (mergesRanges(query)) return exportPagesOf(this.scan(query), (ids) => this.receiptsOf(ids), format);
     const reader = this.reader();
     const receipts = { receiptsOf: this.sql.receiptsOf.source, receiptsBetween: this.sql.receiptsBetween.source };
-    const exports = reader ? (reader.exports ??= new SqliteExportReader(reader.open, receipts)) : (this.ownExports ??= new SqliteExportReader(this.open, receipts));
+    const exports = reader
+      ? (reader.exports ??= new SqliteExportReader(reader.open, receipts))
+      : (this.ownExports ??= new SqliteExportReader(this.open, receipts));
     // Every page after the first has a cursor, whose bound implies `until` (see KeysetDialect.untilByCursor): the first
     // page alone carries it.
     return exports.pages((after) => pageConditions(query, after), format);
@@ -103,7 +124,13 @@ export class SqliteHistoryReads {
   /** One page of the audit query on `on`, its statement kept there (one per combination of filters). */
   private async listOn(on: ListConnection, query: RequestQuery): Promise<RequestPage> {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
-    if (mergesRanges(query)) return pageForEachPerson((q) => this.listOn(on, q), query, limit, (person, q) => this.votedOn(on, person, q));
+    if (mergesRanges(query))
+      return pageForEachPerson(
+        (q) => this.listOn(on, q),
+        query,
+        limit,
+        (person, q) => this.votedOn(on, person, q),
+      );
     const page = on.open.db
       .select({ row: sql.raw(REQUEST_COLUMNS) })
       .from(requests)
@@ -112,7 +139,10 @@ export class SqliteHistoryReads {
       .limit(limit + 1)
       .toSQL();
     const rows = on.lists.get(page.sql).all(...page.params) as unknown[][];
-    return pageOf(rows.map((values) => requestOfValues(values)), limit);
+    return pageOf(
+      rows.map((values) => requestOfValues(values)),
+      limit,
+    );
   }
 
   /**
@@ -126,12 +156,20 @@ export class SqliteHistoryReads {
       .select({ row: sql.raw(VOTED_COLUMNS) })
       .from(voters)
       .innerJoin(requests, eq(requests.id, voters.requestId))
-      .where(and(eq(voters.person, person), ...keysetConditions(VOTERS_KEYSET, { ...query, respondedByPeople: undefined }, after)))
+      .where(
+        and(
+          eq(voters.person, person),
+          ...keysetConditions(VOTERS_KEYSET, { ...query, respondedByPeople: undefined }, after),
+        ),
+      )
       .orderBy(desc(voters.requestCreatedAt), desc(voters.requestId))
       .limit(limit + 1)
       .toSQL();
     const rows = on.lists.get(page.sql).all(...page.params) as unknown[][];
-    return pageOf(rows.map((values) => requestOfValues(values)), limit);
+    return pageOf(
+      rows.map((values) => requestOfValues(values)),
+      limit,
+    );
   }
 }
 
@@ -152,7 +190,16 @@ const SQLITE_KEYSET: KeysetDialect = {
 /** Keyset pages of a person's votes: the order and the time filters on the voters' copy of `created_at` and the id. */
 const VOTERS_KEYSET: KeysetDialect = {
   ...SQLITE_KEYSET,
-  table: { status: requests.status, toolName: requests.toolName, agentId: requests.agentId, agentKind: requests.agentKind, respondedBy: requests.respondedBy, respondedByPerson: requests.respondedByPerson, createdAt: voters.requestCreatedAt, id: voters.requestId },
+  table: {
+    status: requests.status,
+    toolName: requests.toolName,
+    agentId: requests.agentId,
+    agentKind: requests.agentKind,
+    respondedBy: requests.respondedBy,
+    respondedByPerson: requests.respondedByPerson,
+    createdAt: voters.requestCreatedAt,
+    id: voters.requestId,
+  },
 };
 
 /** The conditions of the page of `query` after the row at `after` (see keysetConditions). */

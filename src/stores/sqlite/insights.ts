@@ -11,7 +11,17 @@ import type { OpenDatabase } from './database.js';
 import { OffThreadReads, type OffThreadRead } from './off-thread-reads.js';
 import { sqliteReplay } from './replay-rows.js';
 import { suggestionCandidatesRead } from './suggestion-candidates.js';
-import { FAST_APPROVAL_MS, type InsightsCounts, type InsightsDay, type InsightsQuery, type InsightsStore, type InsightsDimension, type ReplayRow, type SuggestionCandidate, type SuggestionQuery } from '../../insights/types.js';
+import {
+  FAST_APPROVAL_MS,
+  type InsightsCounts,
+  type InsightsDay,
+  type InsightsQuery,
+  type InsightsStore,
+  type InsightsDimension,
+  type ReplayRow,
+  type SuggestionCandidate,
+  type SuggestionQuery,
+} from '../../insights/types.js';
 import { groupCounts, type InsightsGroupRow } from '../../insights/report.js';
 import { REQUEST_STATUSES } from '../../requests/types.js';
 
@@ -41,7 +51,8 @@ const DECISION_MS = `CASE WHEN r.responded_by_person IS NOT NULL AND r.status IN
 
 /** The grouped statement for `by`: one pass over the window, one sort for the ranks. */
 function groupedSql(by: InsightsDimension): string {
-  const join = by === 'group' ? "JOIN json_each(@groups) g ON json_extract(g.value, '$[0]') = r.responded_by_person" : '';
+  const join =
+    by === 'group' ? "JOIN json_each(@groups) g ON json_extract(g.value, '$[0]') = r.responded_by_person" : '';
   const rank = (p: number) => `MIN(CASE WHEN rn * 100 >= n * ${p} THEN ms END)`;
   return `SELECT key, COUNT(*) AS requests,
   SUM(status = 'approved') AS approved, SUM(status = 'denied') AS denied, SUM(status = 'expired') AS expired,
@@ -72,11 +83,14 @@ FROM confirmation_requests
 WHERE status IN (${REQUEST_STATUSES.map((s) => `'${s}'`).join(', ')}) AND created_at >= @since AND created_at < @until
 GROUP BY day ORDER BY day`;
 
-
 /** The statements (and their parameters) that answer `query`: the groups, then the days. */
 export function insightsReads(query: InsightsQuery): OffThreadRead[] {
   const window = { since: query.since.toISOString(), until: query.until.toISOString() };
-  const params = { ...window, limit: query.limit, ...(query.by === 'group' ? { groups: JSON.stringify(query.groups ?? []) } : {}) };
+  const params = {
+    ...window,
+    limit: query.limit,
+    ...(query.by === 'group' ? { groups: JSON.stringify(query.groups ?? []) } : {}),
+  };
   return [
     { sql: groupedSql(query.by), params },
     { sql: DAYS_SQL, params: window },
@@ -102,7 +116,10 @@ export class SqliteInsights implements InsightsStore {
   /** The window's repeating calls (`suggestion-candidates.ts`), on a worker thread. */
   async suggestionCandidates(query: SuggestionQuery): Promise<SuggestionCandidate[]> {
     const [rows] = await this.all([suggestionCandidatesRead(query)]);
-    return (rows as (Omit<SuggestionCandidate, 'approvers'> & { approvers: string })[]).map((r) => ({ ...r, approvers: (JSON.parse(r.approvers) as string[]).sort() }));
+    return (rows as (Omit<SuggestionCandidate, 'approvers'> & { approvers: string })[]).map((r) => ({
+      ...r,
+      approvers: (JSON.parse(r.approvers) as string[]).sort(),
+    }));
   }
 
   /** The window's rows for a policy replay (`replay-rows.ts`), on a connection of their own. */
@@ -111,6 +128,8 @@ export class SqliteInsights implements InsightsStore {
   }
 
   private all(reads: OffThreadRead[]): Promise<unknown[][]> {
-    return this.offThread ? this.offThread.all(reads) : Promise.resolve(reads.map((r) => this.open.sqlite.prepare(r.sql).all(r.params)));
+    return this.offThread
+      ? this.offThread.all(reads)
+      : Promise.resolve(reads.map((r) => this.open.sqlite.prepare(r.sql).all(r.params)));
   }
 }

@@ -22,7 +22,11 @@ export class SqlitePruneStore implements PruneStore {
   }
 
   async checkpoint(): Promise<ChainCheckpoint | null> {
-    const row = this.sqlite.prepare('SELECT event_id AS eventId, hash, at, signature, pruned_before AS prunedBefore FROM audit_checkpoints ORDER BY event_id DESC LIMIT 1').get();
+    const row = this.sqlite
+      .prepare(
+        'SELECT event_id AS eventId, hash, at, signature, pruned_before AS prunedBefore FROM audit_checkpoints ORDER BY event_id DESC LIMIT 1',
+      )
+      .get();
     return (row as ChainCheckpoint | undefined) ?? null;
   }
 
@@ -59,25 +63,49 @@ function transaction(db: Database.Database): PruneTransaction {
       return new Set(rows);
     },
     async lastEventIds(ids) {
-      const rows = db.prepare(`SELECT request_id, max(id) FROM confirmation_events WHERE request_id IN ${IDS} GROUP BY request_id`).raw().all(JSON.stringify(ids)) as [string, number][];
+      const rows = db
+        .prepare(`SELECT request_id, max(id) FROM confirmation_events WHERE request_id IN ${IDS} GROUP BY request_id`)
+        .raw()
+        .all(JSON.stringify(ids)) as [string, number][];
       return new Map(rows);
     },
     async remove(ids, afterId, throughId) {
       const list = JSON.stringify(ids);
-      const events = db.prepare('DELETE FROM confirmation_events WHERE id > ? AND id <= ?').run(afterId, throughId).changes;
+      const events = db
+        .prepare('DELETE FROM confirmation_events WHERE id > ? AND id <= ?')
+        .run(afterId, throughId).changes;
       db.prepare(`DELETE FROM channel_messages WHERE request_id IN ${IDS}`).run(list);
       db.prepare(`DELETE FROM confirmation_voters WHERE request_id IN ${IDS}`).run(list);
       db.prepare(`DELETE FROM grants WHERE request_id IN ${IDS}`).run(list);
-      const requests = db.prepare(`DELETE FROM confirmation_requests WHERE id IN ${IDS} AND status <> 'pending'`).run(list).changes;
+      const requests = db
+        .prepare(`DELETE FROM confirmation_requests WHERE id IN ${IDS} AND status <> 'pending'`)
+        .run(list).changes;
       return { requests, events };
     },
     async saveCheckpoint(c, runId) {
-      const values = [c.eventId, c.hash, c.at, c.signature, c.prunedBefore, c.requests, c.events, c.createdAt.toISOString()];
+      const values = [
+        c.eventId,
+        c.hash,
+        c.at,
+        c.signature,
+        c.prunedBefore,
+        c.requests,
+        c.events,
+        c.createdAt.toISOString(),
+      ];
       if (runId !== null) {
-        db.prepare('UPDATE audit_checkpoints SET event_id = ?, hash = ?, at = ?, signature = ?, pruned_before = ?, requests = ?, events = ?, created_at = ? WHERE id = ?').run(...values, runId);
+        db.prepare(
+          'UPDATE audit_checkpoints SET event_id = ?, hash = ?, at = ?, signature = ?, pruned_before = ?, requests = ?, events = ?, created_at = ? WHERE id = ?',
+        ).run(...values, runId);
         return runId;
       }
-      return Number(db.prepare('INSERT INTO audit_checkpoints (event_id, hash, at, signature, pruned_before, requests, events, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(...values).lastInsertRowid);
+      return Number(
+        db
+          .prepare(
+            'INSERT INTO audit_checkpoints (event_id, hash, at, signature, pruned_before, requests, events, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+          )
+          .run(...values).lastInsertRowid,
+      );
     },
   };
 }

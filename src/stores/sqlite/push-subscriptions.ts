@@ -4,7 +4,12 @@
  * use, so opening an older file without migrating it (`tollgate audit`) does not fail.
  */
 import type Database from 'better-sqlite3';
-import { subscriptionFromRow as fromRow, type PushSubscriptionRecord, type PushSubscriptionRow as Row, type PushSubscriptionStore } from '../../push/subscriptions.js';
+import {
+  subscriptionFromRow as fromRow,
+  type PushSubscriptionRecord,
+  type PushSubscriptionRow as Row,
+  type PushSubscriptionStore,
+} from '../../push/subscriptions.js';
 import { withSqliteErrors } from './errors.js';
 
 /** Push subscriptions kept in the SQLite file. */
@@ -21,7 +26,9 @@ export class SqlitePushSubscriptions implements PushSubscriptionStore {
          ON CONFLICT (endpoint) DO UPDATE SET person = excluded.person, account = excluded.account, p256dh = excluded.p256dh, auth = excluded.auth, created_at = excluded.created_at
          RETURNING *`,
       ),
-      ofPerson: this.sqlite.prepare<[string], Row>('SELECT * FROM push_subscriptions WHERE person = ? ORDER BY created_at, id'),
+      ofPerson: this.sqlite.prepare<[string], Row>(
+        'SELECT * FROM push_subscriptions WHERE person = ? ORDER BY created_at, id',
+      ),
       get: this.sqlite.prepare<[string], Row>('SELECT * FROM push_subscriptions WHERE id = ?'),
       remove: this.sqlite.prepare('DELETE FROM push_subscriptions WHERE endpoint = ?'),
       removeOwn: this.sqlite.prepare('DELETE FROM push_subscriptions WHERE endpoint = ? AND person = ?'),
@@ -33,7 +40,19 @@ export class SqlitePushSubscriptions implements PushSubscriptionStore {
   }
 
   async save(record: PushSubscriptionRecord): Promise<PushSubscriptionRecord> {
-    return withSqliteErrors(() => fromRow(this.sql.save.get(record.id, record.person, record.account, record.endpoint, record.p256dh, record.auth, record.createdAt.toISOString())!));
+    return withSqliteErrors(() =>
+      fromRow(
+        this.sql.save.get(
+          record.id,
+          record.person,
+          record.account,
+          record.endpoint,
+          record.p256dh,
+          record.auth,
+          record.createdAt.toISOString(),
+        )!,
+      ),
+    );
   }
 
   async ofPerson(person: string): Promise<PushSubscriptionRecord[]> {
@@ -48,6 +67,9 @@ export class SqlitePushSubscriptions implements PushSubscriptionStore {
   }
 
   async remove(endpoint: string, person?: string): Promise<boolean> {
-    return withSqliteErrors(() => (person === undefined ? this.sql.remove.run(endpoint) : this.sql.removeOwn.run(endpoint, person)).changes > 0);
+    return withSqliteErrors(
+      () =>
+        (person === undefined ? this.sql.remove.run(endpoint) : this.sql.removeOwn.run(endpoint, person)).changes > 0,
+    );
   }
 }

@@ -23,7 +23,11 @@ const NEXT = `SELECT ${COLUMNS} FROM confirmation_requests WHERE created_at >= @
  * The window's requests, newest first, a page at a time, read through a connection of their own (`openHistoryReader`:
  * a small page cache, so a walk of the whole history stays out of the gateway's memory), closed when done.
  */
-export async function* sqliteReplay(open: OpenDatabase, window: { since: Date; until: Date }, pageSize = REPLAY_PAGE): AsyncIterable<readonly ReplayRow[]> {
+export async function* sqliteReplay(
+  open: OpenDatabase,
+  window: { since: Date; until: Date },
+  pageSize = REPLAY_PAGE,
+): AsyncIterable<readonly ReplayRow[]> {
   const reader = openHistoryReader(open.sqlite);
   const sqlite = reader?.sqlite ?? open.sqlite;
   try {
@@ -35,7 +39,12 @@ export async function* sqliteReplay(open: OpenDatabase, window: { since: Date; u
       yield raws.map((r) => new RawReplayRow(r));
       if (raws.length < pageSize) break;
       const last = raws[raws.length - 1]!;
-      raws = next.all({ since: bounds.since, at: last[RAW_CREATED_AT], id: last[RAW_ID], limit: pageSize }) as unknown as ReplayRowRaw[];
+      raws = next.all({
+        since: bounds.since,
+        at: last[RAW_CREATED_AT],
+        id: last[RAW_ID],
+        limit: pageSize,
+      }) as unknown as ReplayRowRaw[];
     }
   } finally {
     reader?.close();

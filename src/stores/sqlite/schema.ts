@@ -65,11 +65,15 @@ export const confirmationRequests = sqliteTable(
     index('confirmation_requests_agent_kind').on(t.agentKind, t.createdAt),
     // Decided rows only (migration 0020): `?person=` and `?responded_by=` look for a value, which implies NOT NULL, so the
     // partial index serves them; a pending row has neither, and writing its null entry cost every create a page.
-    index('confirmation_requests_person').on(t.respondedByPerson, t.createdAt).where(sql.raw("responded_by_person IS NOT NULL")),
+    index('confirmation_requests_person')
+      .on(t.respondedByPerson, t.createdAt)
+      .where(sql.raw('responded_by_person IS NOT NULL')),
     // The audit query by status (the inbox's pending list, `?status=approved`) newest first, without sorting every row of
     // that status; and by approver (`?responded_by=`). test/integration/history/query-plans.test.ts holds these to it.
     index('confirmation_requests_status_created').on(t.status, t.createdAt, t.id),
-    index('confirmation_requests_responded_by').on(t.respondedBy, t.createdAt).where(sql.raw("responded_by IS NOT NULL")),
+    index('confirmation_requests_responded_by')
+      .on(t.respondedBy, t.createdAt)
+      .where(sql.raw('responded_by IS NOT NULL')),
     // A tool's requests of one status (`?tool_name=&status=`): with only the tool's or the status's index, a rare or absent
     // pair walked every row of the other (seconds on a seeded history).
     index('confirmation_requests_tool_status').on(t.toolName, t.status, t.createdAt, t.id),
@@ -90,7 +94,9 @@ export const confirmationEvents = sqliteTable(
     type: text('type').notNull(),
     actor: text('actor'),
     channel: text('channel'),
-    detail: text('detail').notNull().default(sql`'{}'`),
+    detail: text('detail')
+      .notNull()
+      .default(sql`'{}'`),
     at: text('at').notNull(),
     /** The previous event's `hash` (64 zeros for the first): set by the chain's trigger (docs/audit.md). */
     prevHash: text('prev_hash'),
@@ -127,7 +133,10 @@ export const channelMessages = sqliteTable(
     lastError: text('last_error'),
     updatedAt: text('updated_at').notNull(),
   },
-  (t) => [uniqueIndex('channel_messages_target').on(t.requestId, t.channel, t.target), index('channel_messages_status').on(t.status)],
+  (t) => [
+    uniqueIndex('channel_messages_target').on(t.requestId, t.channel, t.target),
+    index('channel_messages_status').on(t.status),
+  ],
 );
 
 /**
@@ -267,7 +276,10 @@ export const confirmationVoters = sqliteTable(
     requestCreatedAt: text('request_created_at').notNull(),
     requestId: text('request_id').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.person, t.requestCreatedAt, t.requestId] }), index('confirmation_voters_request').on(t.requestId)],
+  (t) => [
+    primaryKey({ columns: [t.person, t.requestCreatedAt, t.requestId] }),
+    index('confirmation_voters_request').on(t.requestId),
+  ],
 );
 
 /**

@@ -13,8 +13,10 @@ export class SqliteSecrets implements DeploymentSecrets {
 
   async get(name: SecretName): Promise<string> {
     return withSqliteErrors(() => {
-      this.sqlite.prepare('INSERT OR IGNORE INTO deployment_secrets (name, value, created_at) VALUES (?, ?, ?)').run(name, newDeploymentSecret(), new Date().toISOString());
-      return (this.sqlite.prepare('SELECT value FROM deployment_secrets WHERE name = ?').pluck().get(name) as string);
+      this.sqlite
+        .prepare('INSERT OR IGNORE INTO deployment_secrets (name, value, created_at) VALUES (?, ?, ?)')
+        .run(name, newDeploymentSecret(), new Date().toISOString());
+      return this.sqlite.prepare('SELECT value FROM deployment_secrets WHERE name = ?').pluck().get(name) as string;
     });
   }
 }

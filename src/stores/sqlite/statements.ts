@@ -65,15 +65,21 @@ export interface Statements {
 export function prepareStatements(sqlite: Database.Database): Statements {
   const requestColumns = getTableColumns(confirmationRequests);
   const requests = selectList(confirmationRequests);
-  const insertColumns = Object.values(requestColumns).map((c) => `"${c.name}"`).join(', ');
-  const insertValues = Object.keys(requestColumns).map(() => '?').join(', ');
+  const insertColumns = Object.values(requestColumns)
+    .map((c) => `"${c.name}"`)
+    .join(', ');
+  const insertValues = Object.keys(requestColumns)
+    .map(() => '?')
+    .join(', ');
   return {
     requestById: sqlite.prepare(`SELECT ${requests} FROM confirmation_requests WHERE id = ?`).raw(),
     voteState: sqlite.prepare(
       'SELECT status, expires_at AS expiresAt, required_approvals AS requiredApprovals, on_timeout AS onTimeout, created_at AS createdAt FROM confirmation_requests WHERE id = ?',
     ),
     /** `?` is a JSON array of request ids. */
-    requestsByIds: sqlite.prepare(`SELECT ${requests} FROM confirmation_requests WHERE id IN (SELECT value FROM json_each(?))`).raw(),
+    requestsByIds: sqlite
+      .prepare(`SELECT ${requests} FROM confirmation_requests WHERE id IN (SELECT value FROM json_each(?))`)
+      .raw(),
     requestByKey: sqlite.prepare(`SELECT ${requests} FROM confirmation_requests WHERE idempotency_key = ?`).raw(),
     // Positional (`requestRowValues`): bound from an object, each of the 35 names was looked up on it (10 % of a create).
     insertRequest: sqlite.prepare(`INSERT INTO confirmation_requests (${insertColumns}) VALUES (${insertValues})`),
@@ -83,30 +89,40 @@ export function prepareStatements(sqlite: Database.Database): Statements {
     // `+type`: without the plus SQLite walks every approval ever recorded through the type index (each decision got
     // slower as approvals piled up: 10,000 decisions took 25 s); with it, the request's own events by its index.
     // The person of each approval (`detail.person`; an event written before the directory counts as its account's).
-    approvers: sqlite.prepare("SELECT actor, coalesce(json_extract(detail, '$.person'), actor) AS person FROM confirmation_events WHERE request_id = ? AND +type = 'approved'"),
-    recordVoter: sqlite.prepare('INSERT OR IGNORE INTO confirmation_voters (person, request_created_at, request_id) VALUES (?, ?, ?)'),
+    approvers: sqlite.prepare(
+      "SELECT actor, coalesce(json_extract(detail, '$.person'), actor) AS person FROM confirmation_events WHERE request_id = ? AND +type = 'approved'",
+    ),
+    recordVoter: sqlite.prepare(
+      'INSERT OR IGNORE INTO confirmation_voters (person, request_created_at, request_id) VALUES (?, ?, ?)',
+    ),
     touch: sqlite.prepare('UPDATE confirmation_requests SET updated_at = ? WHERE id = ?'),
     /**
      * The compare-and-set: only a pending row changes. Positional, in this order: status, at (twice), responded_by,
      * responded_via, responded_by_person, on_behalf_of, decision_option, reason, approved_args, allowed, id.
      */
-    flip: sqlite.prepare(
-      `UPDATE confirmation_requests SET status = ?, responded_at = ?, updated_at = ?, responded_by = ?,
+    flip: sqlite
+      .prepare(
+        `UPDATE confirmation_requests SET status = ?, responded_at = ?, updated_at = ?, responded_by = ?,
          responded_via = ?, responded_by_person = ?, on_behalf_of = ?, decision_option = ?, reason = ?, approved_args = ?,
          allowed = ?
        WHERE id = ? AND status = 'pending' RETURNING ${requests}`,
-    ).raw(),
+      )
+      .raw(),
     /** Every pending row due at `?`, oldest first, at most `?` of them, expired in one statement. */
     // `+status`: without the plus SQLite drives the update from the status index, visiting every pending row for each
     // batch (100 000 pending rows made expiring 10 000 of them take 1.8 s); with it, each row is found by its id.
-    expireDue: sqlite.prepare(
-      `UPDATE confirmation_requests SET status = 'expired', responded_at = @at, updated_at = @at, responded_by = 'system',
+    expireDue: sqlite
+      .prepare(
+        `UPDATE confirmation_requests SET status = 'expired', responded_at = @at, updated_at = @at, responded_by = 'system',
          responded_via = NULL, allowed = CASE on_timeout WHEN 'approve' THEN 1 ELSE 0 END
        WHERE id IN (SELECT id FROM confirmation_requests WHERE status = 'pending' AND expires_at <= @now ORDER BY expires_at LIMIT @limit)
          AND +status = 'pending'
        RETURNING ${requests}`,
-    ).raw(),
-    events: sqlite.prepare(`SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id = ? ORDER BY id`),
+      )
+      .raw(),
+    events: sqlite.prepare(
+      `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id = ? ORDER BY id`,
+    ),
     /** `?` is a JSON array of request ids. */
     eventsOf: sqlite.prepare(
       `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id IN (SELECT value FROM json_each(?)) ORDER BY request_id, id`,
@@ -123,12 +139,16 @@ export function prepareStatements(sqlite: Database.Database): Statements {
       `SELECT ${selectList(confirmationEvents)} FROM confirmation_events INDEXED BY confirmation_events_receipts
        WHERE request_id BETWEEN ? AND ? AND ${RECEIPT_TYPES_SQL} ORDER BY request_id, id LIMIT ?`,
     ),
-    messages: sqlite.prepare(`SELECT ${selectList(channelMessages)} FROM channel_messages WHERE request_id = ? ORDER BY id`),
+    messages: sqlite.prepare(
+      `SELECT ${selectList(channelMessages)} FROM channel_messages WHERE request_id = ? ORDER BY id`,
+    ),
     unsentMessages: sqlite.prepare(
       `SELECT ${selectList(channelMessages).replace(/"([a-z_]+)" AS/g, 'm."$1" AS')} FROM channel_messages m JOIN confirmation_requests r ON r.id = m.request_id
        WHERE m.status = 'pending' AND r.status = 'pending' LIMIT ?`,
     ),
-    pendingFirst: sqlite.prepare("SELECT id, expires_at AS expiresAt FROM confirmation_requests WHERE status = 'pending' ORDER BY expires_at, id LIMIT ?"),
+    pendingFirst: sqlite.prepare(
+      "SELECT id, expires_at AS expiresAt FROM confirmation_requests WHERE status = 'pending' ORDER BY expires_at, id LIMIT ?",
+    ),
     pendingAfter: sqlite.prepare(
       "SELECT id, expires_at AS expiresAt FROM confirmation_requests WHERE status = 'pending' AND (expires_at > @after OR (expires_at = @after AND id > @afterId)) ORDER BY expires_at, id LIMIT @limit",
     ),

@@ -21,13 +21,35 @@ import { GroupCommit } from '../../utils/group-commit.js';
 import { isAllowed } from '../../requests/state-machine.js';
 import { needsPriorApprovers, planVote, type PriorApproval } from '../../requests/vote-plan.js';
 import { firstSameCall, sameCallWindow } from '../../requests/same-call.js';
-import type { ConfirmationStore, CreateExtras, CreateResult, NewCard, RequestPage, RequestQuery, SameCallQuery, Vote, VoteResult } from '../../requests/store.js';
-import { REQUEST_STATUSES, type ChannelMessage, type ChannelTarget, type ConfirmationRequest, type NewEvent, type RequestStatus } from '../../requests/types.js';
+import type {
+  ConfirmationStore,
+  CreateExtras,
+  CreateResult,
+  NewCard,
+  RequestPage,
+  RequestQuery,
+  SameCallQuery,
+  Vote,
+  VoteResult,
+} from '../../requests/store.js';
+import {
+  REQUEST_STATUSES,
+  type ChannelMessage,
+  type ChannelTarget,
+  type ConfirmationRequest,
+  type NewEvent,
+  type RequestStatus,
+} from '../../requests/types.js';
 
 type RequestRow = Parameters<typeof rowToRequest>[0];
 type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
 
-const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = { messageRef: 'message_ref', status: 'status', attempts: 'attempts', lastError: 'last_error' };
+const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = {
+  messageRef: 'message_ref',
+  status: 'status',
+  attempts: 'attempts',
+  lastError: 'last_error',
+};
 
 /** The SQLite implementation of {@link ConfirmationStore}. */
 export class SqliteConfirmationStore implements ConfirmationStore {
@@ -96,7 +118,14 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     for (const card of cards) {
       this.sql.insertMessage.run(request.id, card.channel, card.target, card.sent ? 'sent' : 'pending', at);
       // A channel whose card is the row itself (the web inbox) is delivered the moment the row exists.
-      if (card.sent) this.insertEvent(request.id, { type: 'delivered', actor: null, channel: card.channel, detail: { target: card.target, message_ref: null, attempt: 0 }, at: request.createdAt });
+      if (card.sent)
+        this.insertEvent(request.id, {
+          type: 'delivered',
+          actor: null,
+          channel: card.channel,
+          detail: { target: card.target, message_ref: null, attempt: 0 },
+          at: request.createdAt,
+        });
     }
     return { request, created: true };
   }
@@ -123,8 +152,13 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       if (!state) return { kind: 'not_found' };
       if (state.status !== 'pending') return { kind: 'already_final', request: this.whole(id) };
       // The deadline belongs to the row: a vote at or after it expires the request instead, whatever the timers did.
-      if (Date.parse(state.expiresAt) <= vote.at.getTime()) return { kind: 'expired', request: this.expireLate(this.whole(id), vote.at) };
-      const plan = planVote(state, needsPriorApprovers(state, vote) ? (this.sql.approvers.all(id) as PriorApproval[]) : [], vote);
+      if (Date.parse(state.expiresAt) <= vote.at.getTime())
+        return { kind: 'expired', request: this.expireLate(this.whole(id), vote.at) };
+      const plan = planVote(
+        state,
+        needsPriorApprovers(state, vote) ? (this.sql.approvers.all(id) as PriorApproval[]) : [],
+        vote,
+      );
       if (plan.kind === 'duplicate') return { kind: 'duplicate', request: this.whole(id), priorActor: plan.priorActor };
       this.insertEvent(id, plan.event);
       if (plan.kind === 'recorded') {
@@ -134,7 +168,10 @@ export class SqliteConfirmationStore implements ConfirmationStore {
         return { kind: 'recorded', request: this.whole(id), approvals: plan.approvals };
       }
       const { approvedArgs, ...fields } = plan.fields;
-      const request = this.flip(id, plan.status, state.onTimeout, { ...fields, approvedArgs: approvedArgs == null ? null : JSON.stringify(approvedArgs) });
+      const request = this.flip(id, plan.status, state.onTimeout, {
+        ...fields,
+        approvedArgs: approvedArgs == null ? null : JSON.stringify(approvedArgs),
+      });
       return { kind: 'final', request };
     });
   }
@@ -146,8 +183,18 @@ export class SqliteConfirmationStore implements ConfirmationStore {
 
   /** Expires `current` (pending, past its deadline) inside the caller's transaction, with its `expired` event. */
   private expireLate(current: ConfirmationRequest, at: Date): ConfirmationRequest {
-    const expired = this.flip(current.id, 'expired', current.onTimeout, { respondedBy: 'system', respondedVia: null, at });
-    this.insertEvent(current.id, { type: 'expired', actor: 'system', channel: null, detail: { on_timeout: current.onTimeout, late_by_ms: at.getTime() - current.expiresAt.getTime() }, at });
+    const expired = this.flip(current.id, 'expired', current.onTimeout, {
+      respondedBy: 'system',
+      respondedVia: null,
+      at,
+    });
+    this.insertEvent(current.id, {
+      type: 'expired',
+      actor: 'system',
+      channel: null,
+      detail: { on_timeout: current.onTimeout, late_by_ms: at.getTime() - current.expiresAt.getTime() },
+      at,
+    });
     return expired;
   }
 
@@ -156,7 +203,16 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     id: string,
     status: 'approved' | 'denied' | 'expired' | 'cancelled',
     onTimeout: ConfirmationRequest['onTimeout'],
-    fields: { respondedBy: string | null; respondedVia: string | null; respondedByPerson?: string | null; onBehalfOf?: string | null; decisionOption?: string | null; reason?: string | null; approvedArgs?: string | null; at: Date },
+    fields: {
+      respondedBy: string | null;
+      respondedVia: string | null;
+      respondedByPerson?: string | null;
+      onBehalfOf?: string | null;
+      decisionOption?: string | null;
+      reason?: string | null;
+      approvedArgs?: string | null;
+      at: Date;
+    },
   ): ConfirmationRequest {
     const allowed = isAllowed(status, onTimeout) === true;
     const at = isoString(fields.at);
@@ -179,13 +235,23 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   }
 
   /** Committed with the other writes of this event-loop turn ({@link writes}). */
-  async finish(id: string, status: 'expired' | 'cancelled', event: { actor: string | null; channel: string | null; detail: Record<string, unknown>; at: Date }) {
+  async finish(
+    id: string,
+    status: 'expired' | 'cancelled',
+    event: { actor: string | null; channel: string | null; detail: Record<string, unknown>; at: Date },
+  ) {
     return this.grouped(() => {
       const current = this.row(this.sql.requestById, id);
       if (!current || current.status !== 'pending') return null;
-      if (status === 'cancelled' && current.expiresAt.getTime() <= event.at.getTime()) return this.expireLate(current, event.at);
+      if (status === 'cancelled' && current.expiresAt.getTime() <= event.at.getTime())
+        return this.expireLate(current, event.at);
       const reason = typeof event.detail.reason === 'string' ? event.detail.reason : null;
-      const final = this.flip(id, status, current.onTimeout, { respondedBy: event.actor, respondedVia: event.channel, reason, at: event.at });
+      const final = this.flip(id, status, current.onTimeout, {
+        respondedBy: event.actor,
+        respondedVia: event.channel,
+        reason,
+        at: event.at,
+      });
       this.insertEvent(id, { type: status, ...event });
       return final;
     });
@@ -196,8 +262,17 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       const at = now.toISOString();
       const rows = this.sql.expireDue.all({ at, now: at, limit }) as unknown[][];
       // RETURNING gives rows in storage order; callers (and the contract) get them oldest expiry first.
-      const expired = rows.map(requestOfValues).sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime() || (a.id < b.id ? -1 : 1));
-      for (const r of expired) this.insertEvent(r.id, { type: 'expired', actor: 'system', channel: null, detail: { on_timeout: r.onTimeout }, at: now });
+      const expired = rows
+        .map(requestOfValues)
+        .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime() || (a.id < b.id ? -1 : 1));
+      for (const r of expired)
+        this.insertEvent(r.id, {
+          type: 'expired',
+          actor: 'system',
+          channel: null,
+          detail: { on_timeout: r.onTimeout },
+          at: now,
+        });
       return expired;
     });
   }
@@ -229,7 +304,15 @@ export class SqliteConfirmationStore implements ConfirmationStore {
 
   async newestSameCall(query: SameCallQuery): Promise<ConfirmationRequest | null> {
     const { agentId, toolName, sessionId, argsSha256 } = query;
-    const params = { agentId, toolName, sessionId, argsSha256, window: sameCallWindow(query), also: query.alsoApprovedArgs ? 1 : 0, anySession: query.workspace ? 1 : 0 };
+    const params = {
+      agentId,
+      toolName,
+      sessionId,
+      argsSha256,
+      window: sameCallWindow(query),
+      also: query.alsoApprovedArgs ? 1 : 0,
+      anySession: query.workspace ? 1 : 0,
+    };
     // Iterated, so the statement stops at the first match.
     const match = firstSameCall(this.sql.sameCall.iterate(params) as IterableIterator<RequestRow>, query);
     return match ? rowToRequest(match) : null;
@@ -258,7 +341,8 @@ export class SqliteConfirmationStore implements ConfirmationStore {
 
   async countByStatus() {
     const counts = Object.fromEntries(REQUEST_STATUSES.map((s) => [s, 0])) as Record<RequestStatus, number>;
-    for (const row of this.sql.countByStatus.all() as { status: RequestStatus; n: number }[]) counts[row.status] = row.n;
+    for (const row of this.sql.countByStatus.all() as { status: RequestStatus; n: number }[])
+      counts[row.status] = row.n;
     return counts;
   }
 
@@ -276,22 +360,41 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     let statement = this.messageUpdates.get(cacheKey);
     if (!statement) {
       const sets = [...keys.map((k) => `${MESSAGE_COLUMNS[k]} = @${k}`), 'updated_at = @at'].join(', ');
-      statement = this.sqlite.prepare(`UPDATE channel_messages SET ${sets} WHERE request_id = @requestId AND channel = @channel AND target = @target`);
+      statement = this.sqlite.prepare(
+        `UPDATE channel_messages SET ${sets} WHERE request_id = @requestId AND channel = @channel AND target = @target`,
+      );
       this.messageUpdates.set(cacheKey, statement);
     }
-    statement.run({ ...Object.fromEntries(keys.map((k) => [k, patch[k]])), at: at.toISOString(), requestId, channel, target });
+    statement.run({
+      ...Object.fromEntries(keys.map((k) => [k, patch[k]])),
+      at: at.toISOString(),
+      requestId,
+      channel,
+      target,
+    });
   }
 
-  async escalate(id: string, step: number, routing: { approvers: string[]; channels: ChannelTarget[] }, event: NewEvent): Promise<ConfirmationRequest | null> {
+  async escalate(
+    id: string,
+    step: number,
+    routing: { approvers: string[]; channels: ChannelTarget[] },
+    event: NewEvent,
+  ): Promise<ConfirmationRequest | null> {
     return this.tx(() => {
       const current = this.row(this.sql.requestById, id);
       if (!current || current.status !== 'pending') return null;
-      const done = (this.sql.events.all(id) as Parameters<typeof rowToEvent>[0][]).map(rowToEvent).some((e) => e.type === 'escalated' && e.detail.step === step);
+      const done = (this.sql.events.all(id) as Parameters<typeof rowToEvent>[0][])
+        .map(rowToEvent)
+        .some((e) => e.type === 'escalated' && e.detail.step === step);
       if (done) return null;
       const at = event.at.toISOString();
       this.open.db
         .update(requests)
-        .set({ approvers: JSON.stringify(routing.approvers), channels: JSON.stringify(routing.channels), updatedAt: at })
+        .set({
+          approvers: JSON.stringify(routing.approvers),
+          channels: JSON.stringify(routing.channels),
+          updatedAt: at,
+        })
         .where(and(eq(requests.id, id), eq(requests.status, 'pending')))
         .run();
       const escalated = { ...current, approvers: routing.approvers, channels: routing.channels, updatedAt: event.at };
@@ -313,4 +416,3 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     if (this.sqlite.open) this.open.close();
   }
 }
-

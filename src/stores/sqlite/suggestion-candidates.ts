@@ -9,7 +9,8 @@ import type { OffThreadRead } from './off-thread-reads.js';
 import type { SuggestionQuery } from '../../insights/types.js';
 
 /** The first word of `v` (already left-trimmed), in SQLite's string functions. */
-const firstWord = (v: string) => `CASE WHEN instr(${v}, ' ') > 0 THEN substr(${v}, 1, instr(${v}, ' ') - 1) ELSE ${v} END`;
+const firstWord = (v: string) =>
+  `CASE WHEN instr(${v}, ' ') > 0 THEN substr(${v}, 1, instr(${v}, ' ') - 1) ELSE ${v} END`;
 
 /** A clean approval: a person approved the call as asked. */
 const CLEAN = "status = 'approved' AND NOT edited AND person IS NOT NULL";

@@ -8,7 +8,14 @@ import { ConflictError, NotFoundError } from '../../api/errors.js';
 import { uuidv7 } from '../../requests/ids.js';
 import { translateSqliteErrors, withSqliteErrors } from './errors.js';
 import type { Principal, Scope } from '../../tokens/scopes.js';
-import { newTokenSecret, secretDigest, usablePrincipal, type ApiToken, type NewToken, type TokenStore } from '../../tokens/token-store.js';
+import {
+  newTokenSecret,
+  secretDigest,
+  usablePrincipal,
+  type ApiToken,
+  type NewToken,
+  type TokenStore,
+} from '../../tokens/token-store.js';
 
 interface TokenRow {
   id: string;
@@ -43,7 +50,8 @@ export class SqliteTokenStore implements TokenStore {
   }
 
   async create(token: NewToken, now: Date): Promise<{ token: ApiToken; secret: string }> {
-    if (this.sql.byName.get(token.name) !== undefined) throw new ConflictError(`a token named "${token.name}" exists already`);
+    if (this.sql.byName.get(token.name) !== undefined)
+      throw new ConflictError(`a token named "${token.name}" exists already`);
     const secret = newTokenSecret();
     const id = uuidv7(now.getTime());
     const row: TokenRow = {
@@ -57,9 +65,22 @@ export class SqliteTokenStore implements TokenStore {
       revoked_at: null,
     };
     // Two replicas creating the same name at once both pass the check above; the unique index decides.
-    withSqliteErrors(() => this.sql.insert.run(row.id, row.name, secretDigest(secret), row.scopes, row.as_identity, row.person, row.created_at, row.expires_at), {
-      conflict: `a token named "${token.name}" exists already`,
-    });
+    withSqliteErrors(
+      () =>
+        this.sql.insert.run(
+          row.id,
+          row.name,
+          secretDigest(secret),
+          row.scopes,
+          row.as_identity,
+          row.person,
+          row.created_at,
+          row.expires_at,
+        ),
+      {
+        conflict: `a token named "${token.name}" exists already`,
+      },
+    );
     return { token: fromRow(row), secret };
   }
 

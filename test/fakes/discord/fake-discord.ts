@@ -96,7 +96,11 @@ export class FakeDiscord {
   card(ref: string): { text: string; actionable: boolean; body: Json } | null {
     const latest = this.messages.get(ref)?.versions.at(-1);
     if (!latest) return null;
-    return { text: visibleText(latest), actionable: ((latest.components as unknown[] | undefined) ?? []).length > 0, body: latest };
+    return {
+      text: visibleText(latest),
+      actionable: ((latest.components as unknown[] | undefined) ?? []).length > 0,
+      body: latest,
+    };
   }
 
   /** The DM channel id the fake opened for `userId`, if any. */
@@ -108,7 +112,12 @@ export class FakeDiscord {
    * Posts an interaction to the gateway's endpoint `url` as Discord does (signed unless `sign` bends it), and applies
    * an UPDATE_MESSAGE answer to `message` like Discord. Returns the answer.
    */
-  async interact(url: string, payload: Json, message?: FakeMessage, sign: SignOptions = {}): Promise<InteractionResult> {
+  async interact(
+    url: string,
+    payload: Json,
+    message?: FakeMessage,
+    sign: SignOptions = {},
+  ): Promise<InteractionResult> {
     const response = await this.signer.post(url, payload, sign);
     const text = await response.text();
     let body: Json | null = null;
@@ -183,7 +192,11 @@ async function readBody(req: IncomingMessage): Promise<string> {
 function fail(res: ServerResponse, failure: FakeFailure): void {
   if (failure.status === 429 && 'retryAfterS' in failure) {
     res.setHeader('retry-after', String(failure.retryAfterS));
-    return replyJson(res, { message: 'You are being rate limited.', retry_after: failure.retryAfterS, global: false }, 429);
+    return replyJson(
+      res,
+      { message: 'You are being rate limited.', retry_after: failure.retryAfterS, global: false },
+      429,
+    );
   }
   const f = failure as { status: number; code?: number; message?: string };
   replyJson(res, { message: f.message ?? 'upstream trouble', code: f.code ?? 0 }, f.status);

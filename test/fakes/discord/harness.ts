@@ -5,7 +5,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
-import { createDiscordChannel, type DiscordChannel, type DiscordChannelOptions } from '../../../channels/discord/index.js';
+import {
+  createDiscordChannel,
+  type DiscordChannel,
+  type DiscordChannelOptions,
+} from '../../../channels/discord/index.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import type { ChannelHarness } from '../../contracts/channel.contract.js';
 import type { TestServer } from '../../helpers/server.js';
@@ -37,9 +41,21 @@ export interface DiscordHarness extends ChannelHarness {
   /** The message Discord holds for `request` (in `channelId` when given). */
   messageFor(request: ConfirmationRequest, channelId?: string): FakeMessage;
   /** Taps the button whose label is `label` (or the option at that index) on the request's card, as `userId`. */
-  press(server: TestServer, request: ConfirmationRequest, button: string | number, userId: string, options?: PressOptions): Promise<InteractionResult>;
+  press(
+    server: TestServer,
+    request: ConfirmationRequest,
+    button: string | number,
+    userId: string,
+    options?: PressOptions,
+  ): Promise<InteractionResult>;
   /** Taps "Deny with reason…", checks the dialog Discord would show, types `reason` and submits it. Returns the submission's answer. */
-  denyWithReason(server: TestServer, request: ConfirmationRequest, userId: string, reason: string, options?: PressOptions): Promise<InteractionResult>;
+  denyWithReason(
+    server: TestServer,
+    request: ConfirmationRequest,
+    userId: string,
+    reason: string,
+    options?: PressOptions,
+  ): Promise<InteractionResult>;
   /** Posts any interaction payload, signed (or bent by `sign`). */
   post(server: TestServer, payload: Record<string, unknown>, sign?: SignOptions): Promise<InteractionResult>;
 }
@@ -61,12 +77,24 @@ export async function makeDiscordHarness(overrides: Partial<DiscordChannelOption
   const endpoint = (server: TestServer) => `${server.url}/channels/discord/interactions`;
 
   function messageFor(request: ConfirmationRequest, channelId?: string): FakeMessage {
-    const message = fake.allMessages().find((m) => (!channelId || m.channelId === channelId) && buttonsOf(m.versions[0]!).some((b) => b.customId.includes(`:${request.id}:`)));
+    const message = fake
+      .allMessages()
+      .find(
+        (m) =>
+          (!channelId || m.channelId === channelId) &&
+          buttonsOf(m.versions[0]!).some((b) => b.customId.includes(`:${request.id}:`)),
+      );
     if (!message) throw new Error(`no discord card for request ${request.id}${channelId ? ` in ${channelId}` : ''}`);
     return message;
   }
 
-  function interaction(message: FakeMessage, userId: string, data: Record<string, unknown>, type: number, options: PressOptions): Record<string, unknown> {
+  function interaction(
+    message: FakeMessage,
+    userId: string,
+    data: Record<string, unknown>,
+    type: number,
+    options: PressOptions,
+  ): Record<string, unknown> {
     const user = { id: userId, username: `user${userId}`, global_name: `User ${userId}`, discriminator: '0' };
     return {
       id: String(1_300_000_000_000_000_000n + BigInt(++interactions)),
@@ -81,23 +109,50 @@ export async function makeDiscordHarness(overrides: Partial<DiscordChannelOption
     };
   }
 
-  async function denyWithReason(server: TestServer, request: ConfirmationRequest, userId: string, reason: string, options: PressOptions = {}): Promise<InteractionResult> {
-    const opened = await press(server, request, buttonsOf(messageFor(request, options.channelId).versions[0]!).findIndex((b) => b.customId.startsWith('tg:r0:')), userId, options);
+  async function denyWithReason(
+    server: TestServer,
+    request: ConfirmationRequest,
+    userId: string,
+    reason: string,
+    options: PressOptions = {},
+  ): Promise<InteractionResult> {
+    const opened = await press(
+      server,
+      request,
+      buttonsOf(messageFor(request, options.channelId).versions[0]!).findIndex((b) => b.customId.startsWith('tg:r0:')),
+      userId,
+      options,
+    );
     if (opened.body?.type !== 9) return opened;
     const modal = opened.body.data as { custom_id: string; components: { components: { custom_id: string }[] }[] };
     const problem = modalProblem(modal);
     if (problem) throw new Error(`Discord would refuse this modal: ${problem}`);
     const input = modal.components[0]!.components[0]!;
-    const data = { custom_id: modal.custom_id, components: [{ type: 1, components: [{ type: 4, custom_id: input.custom_id, value: reason }] }] };
-    return fake.interact(endpoint(server), interaction(messageFor(request, options.channelId), userId, data, 5, options), messageFor(request, options.channelId), options.sign);
+    const data = {
+      custom_id: modal.custom_id,
+      components: [{ type: 1, components: [{ type: 4, custom_id: input.custom_id, value: reason }] }],
+    };
+    return fake.interact(
+      endpoint(server),
+      interaction(messageFor(request, options.channelId), userId, data, 5, options),
+      messageFor(request, options.channelId),
+      options.sign,
+    );
   }
 
-  async function press(server: TestServer, request: ConfirmationRequest, button: string | number, userId: string, options: PressOptions = {}): Promise<InteractionResult> {
+  async function press(
+    server: TestServer,
+    request: ConfirmationRequest,
+    button: string | number,
+    userId: string,
+    options: PressOptions = {},
+  ): Promise<InteractionResult> {
     const message = messageFor(request, options.channelId);
     const buttons = buttonsOf(message.versions[0]!);
     const found = typeof button === 'number' ? buttons[button] : buttons.find((b) => b.label === button);
     if (!found) throw new Error(`the card has no button ${button}`);
-    const customId = options.nonce === undefined ? found.customId : found.customId.replace(/:[\w-]+$/, `:${options.nonce}`);
+    const customId =
+      options.nonce === undefined ? found.customId : found.customId.replace(/:[\w-]+$/, `:${options.nonce}`);
     const payload = interaction(message, userId, { custom_id: customId, component_type: 2 }, 3, options);
     return fake.interact(endpoint(server), payload, message, options.sign);
   }
@@ -115,7 +170,8 @@ export async function makeDiscordHarness(overrides: Partial<DiscordChannelOption
       return card && { text: card.text, actionable: card.actionable };
     },
     async tap(server, request, decision, userId, options = {}) {
-      if (decision === 'deny' && options.reason !== undefined) return (await denyWithReason(server, request, userId, options.reason, { nonce: options.nonce })).status;
+      if (decision === 'deny' && options.reason !== undefined)
+        return (await denyWithReason(server, request, userId, options.reason, { nonce: options.nonce })).status;
       return (await press(server, request, decision === 'approve' ? 0 : 1, userId, { nonce: options.nonce })).status;
     },
     async forgedTap(server, request, decision, userId) {

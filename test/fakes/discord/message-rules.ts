@@ -19,9 +19,11 @@ export function messageProblem(body: Json): string | null {
     if (str(embed.description).length > 4096) return `embeds.${i}.description: must be 4096 or fewer in length`;
     if (fields.length > 25) return `embeds.${i}.fields: at most 25`;
     for (const field of fields) {
-      if (!str(field.name) || str(field.name).length > 256 || !str(field.value) || str(field.value).length > 1024) return `embeds.${i}.fields: name 1-256, value 1-1024`;
+      if (!str(field.name) || str(field.name).length > 256 || !str(field.value) || str(field.value).length > 1024)
+        return `embeds.${i}.fields: name 1-256, value 1-1024`;
     }
-    total += str(embed.title).length + str(embed.description).length + str((embed.footer as Json | undefined)?.text).length;
+    total +=
+      str(embed.title).length + str(embed.description).length + str((embed.footer as Json | undefined)?.text).length;
     total += fields.reduce((n, f) => n + str(f.name).length + str(f.value).length, 0);
   }
   if (total > 6000) return 'embeds: more than 6000 characters in all';
@@ -30,7 +32,8 @@ export function messageProblem(body: Json): string | null {
   const ids = new Set<string>();
   for (const [i, row] of rows.entries()) {
     const buttons = (row.components as Json[] | undefined) ?? [];
-    if (row.type !== 1 || buttons.length < 1 || buttons.length > 5) return `components.${i}: an action row holds 1 to 5 buttons`;
+    if (row.type !== 1 || buttons.length < 1 || buttons.length > 5)
+      return `components.${i}: an action row holds 1 to 5 buttons`;
     for (const button of buttons) {
       const id = str(button.custom_id);
       if (button.type !== 2 || ![1, 2, 3, 4].includes(Number(button.style))) return `components.${i}: bad button`;
@@ -51,14 +54,17 @@ export function modalProblem(data: Json): string | null {
   for (const row of rows) {
     const inputs = (row.components as Json[] | undefined) ?? [];
     if (row.type !== 1 || inputs.length !== 1 || inputs[0]!.type !== 4) return 'each row holds one text input';
-    if (!str(inputs[0]!.label) || str(inputs[0]!.label).length > 45 || Number(inputs[0]!.max_length ?? 4000) > 4000) return 'text input: label 1-45, max_length <= 4000';
+    if (!str(inputs[0]!.label) || str(inputs[0]!.label).length > 45 || Number(inputs[0]!.max_length ?? 4000) > 4000)
+      return 'text input: label 1-45, max_length <= 4000';
   }
   return null;
 }
 
 /** Renders what Discord shows in place of markup: backslash escapes resolved, bold markers gone, zero-width spaces too. */
 export function rendered(text: string): string {
-  return text.replace(/\\([^A-Za-z0-9\s])|\*\*/g, (_, escaped: string | undefined) => escaped ?? '').replace(/\u200b/g, '');
+  return text
+    .replace(/\\([^A-Za-z0-9\s])|\*\*/g, (_, escaped: string | undefined) => escaped ?? '')
+    .replace(/\u200b/g, '');
 }
 
 /** Every text a reader sees in a message, one per line. */
@@ -75,5 +81,7 @@ export function visibleText(body: Json): string {
 
 /** The buttons of a version of a message: custom id and label. */
 export function buttonsOf(body: Json): { customId: string; label: string }[] {
-  return ((body.components as Json[] | undefined) ?? []).flatMap((row) => ((row.components as Json[] | undefined) ?? []).map((b) => ({ customId: str(b.custom_id), label: str(b.label) })));
+  return ((body.components as Json[] | undefined) ?? []).flatMap((row) =>
+    ((row.components as Json[] | undefined) ?? []).map((b) => ({ customId: str(b.custom_id), label: str(b.label) })),
+  );
 }

@@ -37,12 +37,16 @@ export class DiscordSigner {
 
   /** The headers Discord sends with `body`. */
   headers(body: string, options: SignOptions = {}): Record<string, string> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'Discord-Interactions/1.0 (+https://discord.com)' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': 'Discord-Interactions/1.0 (+https://discord.com)',
+    };
     if (options.unsigned) return headers;
     const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
     const key = options.forged ? this.forgerKey : this.privateKey;
     headers['x-signature-timestamp'] = timestamp;
-    headers['x-signature-ed25519'] = options.signature ?? sign(null, Buffer.from(timestamp + body, 'utf8'), key).toString('hex');
+    headers['x-signature-ed25519'] =
+      options.signature ?? sign(null, Buffer.from(timestamp + body, 'utf8'), key).toString('hex');
     return headers;
   }
 

@@ -47,7 +47,9 @@ export class FakeSmtp {
   ) {}
 
   /** Starts a server that accepts `user`/`pass` (random ones when not given). */
-  static async start(credentials: { user: string; pass: string } = { user: 'tollgate', pass: 'relay-secret' }): Promise<FakeSmtp> {
+  static async start(
+    credentials: { user: string; pass: string } = { user: 'tollgate', pass: 'relay-secret' },
+  ): Promise<FakeSmtp> {
     let fake: FakeSmtp | null = null;
     const server = new SMTPServer({
       disabledCommands: ['STARTTLS'],
@@ -55,7 +57,8 @@ export class FakeSmtp {
       authMethods: ['PLAIN', 'LOGIN'],
       logger: false,
       onAuth(auth, _session, callback) {
-        if (auth.username === credentials.user && auth.password === credentials.pass) return callback(null, { user: auth.username });
+        if (auth.username === credentials.user && auth.password === credentials.pass)
+          return callback(null, { user: auth.username });
         callback(Object.assign(new Error('5.7.8 Authentication credentials invalid'), { responseCode: 535 }));
       },
       onRcptTo(_address, _session, callback) {
@@ -93,7 +96,10 @@ export class FakeSmtp {
       server.listen(0, '127.0.0.1', () => resolve());
     });
     const { port } = server.server.address() as AddressInfo;
-    fake = new FakeSmtp(server, `smtp://${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.pass)}@127.0.0.1:${port}`);
+    fake = new FakeSmtp(
+      server,
+      `smtp://${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.pass)}@127.0.0.1:${port}`,
+    );
     return fake;
   }
 

@@ -5,7 +5,13 @@
  * to the test gateway's address instead, as a reverse proxy would. Implements the shared {@link ChannelHarness}.
  */
 import { pino } from 'pino';
-import { createEmailChannel, FORM_COOKIE, LinkSigner, type EmailChannel, type EmailChannelOptions } from '../../../channels/email/index.js';
+import {
+  createEmailChannel,
+  FORM_COOKIE,
+  LinkSigner,
+  type EmailChannel,
+  type EmailChannelOptions,
+} from '../../../channels/email/index.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import type { ChannelHarness } from '../../contracts/channel.contract.js';
 import type { TestServer } from '../../helpers/server.js';
@@ -50,7 +56,10 @@ export interface EmailHarness extends ChannelHarness {
   /** Opens `link` as a browser would and, when the page has a form, presses its button. */
   follow(server: TestServer, link: string, options?: FollowOptions): Promise<Followed>;
   /** Only GETs `link` (what a mail scanner does). */
-  fetchPage(server: TestServer, link: string): Promise<{ status: number; text: string; html: string; headers: Headers }>;
+  fetchPage(
+    server: TestServer,
+    link: string,
+  ): Promise<{ status: number; text: string; html: string; headers: Headers }>;
 }
 
 /** The test server's address for a link that names the public URL. */
@@ -75,14 +84,26 @@ export function pageText(html: string): string {
 
 async function getPage(url: string) {
   const res = await fetch(url, { redirect: 'manual' });
-  return { status: res.status, text: await res.text(), cookie: res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ') };
+  return {
+    status: res.status,
+    text: await res.text(),
+    cookie: res.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; '),
+  };
 }
 
 /**
  * Opens `link` (sent to `baseUrl`, the gateway's real address) as a browser would and, when the page has a form,
  * presses its button. `signer` (the channel's) is needed only for `openedEarlier`.
  */
-export async function followLink(baseUrl: string, link: string, options: FollowOptions = {}, signer?: LinkSigner): Promise<Followed> {
+export async function followLink(
+  baseUrl: string,
+  link: string,
+  options: FollowOptions = {},
+  signer?: LinkSigner,
+): Promise<Followed> {
   const url = link.replace(PUBLIC_URL, baseUrl);
   const page = await getPage(url);
   let csrf = /name="_csrf" value="([^"]*)"/.exec(page.text)?.[1];
@@ -98,11 +119,17 @@ export async function followLink(baseUrl: string, link: string, options: FollowO
   if (!options.dropCookie && page.cookie) headers.cookie = page.cookie;
   if (options.origin) headers.origin = options.origin;
   const res = await fetch(url, { method: 'POST', headers, body: form.toString(), redirect: 'manual' });
-  return { page: { status: page.status, text: pageText(page.text) }, result: { status: res.status, text: pageText(await res.text()) } };
+  return {
+    page: { status: page.status, text: pageText(page.text) },
+    result: { status: res.status, text: pageText(await res.text()) },
+  };
 }
 
 /** Builds a harness with a fresh relay. `overrides` reach the channel options; `relay.url` bends the relay's URL (wrong password). */
-export async function makeEmailHarness(overrides: Partial<EmailChannelOptions> = {}, relay: { url?: (fakeUrl: string) => string } = {}): Promise<EmailHarness> {
+export async function makeEmailHarness(
+  overrides: Partial<EmailChannelOptions> = {},
+  relay: { url?: (fakeUrl: string) => string } = {},
+): Promise<EmailHarness> {
   const fake = await FakeSmtp.start();
   const channel = createEmailChannel({
     smtpUrl: relay.url ? relay.url(fake.url) : fake.url,
@@ -113,7 +140,10 @@ export async function makeEmailHarness(overrides: Partial<EmailChannelOptions> =
   });
 
   function mailFor(request: ConfirmationRequest, address = OPS): ReceivedMail {
-    const mail = fake.mailsAbout(request.id).filter((m) => m.to.includes(address.toLowerCase())).at(-1);
+    const mail = fake
+      .mailsAbout(request.id)
+      .filter((m) => m.to.includes(address.toLowerCase()))
+      .at(-1);
     if (!mail) throw new Error(`no mail about ${request.id} to ${address}`);
     return mail;
   }
@@ -137,13 +167,28 @@ export async function makeEmailHarness(overrides: Partial<EmailChannelOptions> =
     // The contract taps as arbitrary user ids, so the link is issued for that user as the channel would mail it.
     async tap(server, request, decision, userId, options = {}) {
       const link = channel.linkFor({ ...request, nonce: options.nonce ?? request.nonce }, userId, decision);
-      const followed = await followLink(server.url, link, { reason: options.reason, openedEarlier: true }, channel.signer);
+      const followed = await followLink(
+        server.url,
+        link,
+        { reason: options.reason, openedEarlier: true },
+        channel.signer,
+      );
       return followed.result?.status ?? followed.page.status;
     },
     async forgedTap(server, request, decision, userId) {
       // Signed with a key that is not the gateway's: what someone who guessed the format would make.
-      const forged = new LinkSigner('not-the-deployment-key').sign({ requestId: request.id, nonce: request.nonce, recipient: userId, action: decision, expiresAt: request.expiresAt.getTime() });
-      const res = await fetch(`${server.url}/channels/email/a/${forged}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '_csrf=x' });
+      const forged = new LinkSigner('not-the-deployment-key').sign({
+        requestId: request.id,
+        nonce: request.nonce,
+        recipient: userId,
+        action: decision,
+        expiresAt: request.expiresAt.getTime(),
+      });
+      const res = await fetch(`${server.url}/channels/email/a/${forged}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: '_csrf=x',
+      });
       return res.status;
     },
     forgedStatus: 401,

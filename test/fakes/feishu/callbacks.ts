@@ -41,14 +41,22 @@ export function feishuEncrypt(plaintext: string, encryptKey: string): string {
 
 /** Wraps, encrypts and signs `payload`. */
 export function signCallback(payload: unknown, secrets: CallbackSecrets, options: SignOptions = {}): SignedCallback {
-  const body = options.encrypt === false ? JSON.stringify(payload) : JSON.stringify({ encrypt: feishuEncrypt(JSON.stringify(payload), secrets.encryptKey) });
+  const body =
+    options.encrypt === false
+      ? JSON.stringify(payload)
+      : JSON.stringify({ encrypt: feishuEncrypt(JSON.stringify(payload), secrets.encryptKey) });
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
   const nonce = options.nonce ?? randomBytes(8).toString('hex');
   const signature = createHash('sha256')
     .update(timestamp + nonce + (options.signingKey ?? secrets.encryptKey) + body)
     .digest('hex');
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-  if (!options.unsigned) Object.assign(headers, { 'x-lark-request-timestamp': timestamp, 'x-lark-request-nonce': nonce, 'x-lark-signature': signature });
+  if (!options.unsigned)
+    Object.assign(headers, {
+      'x-lark-request-timestamp': timestamp,
+      'x-lark-request-nonce': nonce,
+      'x-lark-signature': signature,
+    });
   return { body, headers };
 }
 
@@ -81,7 +89,13 @@ export function cardActionPayload(secrets: CallbackSecrets, tap: TapFields): Rec
     event: {
       operator: { tenant_key: 'tenant_fake', open_id: tap.openId, union_id: `on_${tap.openId}` },
       token: `c-${randomBytes(8).toString('hex')}`,
-      action: { value: tap.value, tag: 'button', name: tap.name, form_value: { reason: tap.reason ?? '' }, timezone: 'Asia/Shanghai' },
+      action: {
+        value: tap.value,
+        tag: 'button',
+        name: tap.name,
+        form_value: { reason: tap.reason ?? '' },
+        timezone: 'Asia/Shanghai',
+      },
       host: 'im_message',
       context: { open_message_id: tap.messageId ?? 'om_unknown', open_chat_id: tap.chatId ?? 'oc_unknown' },
     },
@@ -89,12 +103,19 @@ export function cardActionPayload(secrets: CallbackSecrets, tap: TapFields): Rec
 }
 
 /** The URL-verification challenge sent when the callback URL is saved. */
-export function challengePayload(secrets: CallbackSecrets, challenge: string, token = secrets.verificationToken): Record<string, unknown> {
+export function challengePayload(
+  secrets: CallbackSecrets,
+  challenge: string,
+  token = secrets.verificationToken,
+): Record<string, unknown> {
   return { challenge, token, type: 'url_verification' };
 }
 
 /** Posts a callback; resolves with the status and the parsed JSON body (null when empty). */
-export async function postCallback(url: string, callback: SignedCallback): Promise<{ status: number; body: Record<string, unknown> | null }> {
+export async function postCallback(
+  url: string,
+  callback: SignedCallback,
+): Promise<{ status: number; body: Record<string, unknown> | null }> {
   const response = await fetch(url, { method: 'POST', headers: callback.headers, body: callback.body });
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : null };

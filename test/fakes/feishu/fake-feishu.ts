@@ -101,7 +101,10 @@ export class FakeFeishu {
 
   /** The message whose card buttons carry `requestId`. */
   messageFor(requestId: string): FakeMessage | null {
-    return [...this.messages.values()].find((m) => JSON.stringify(m.versions[0]).includes(`"request_id":"${requestId}"`)) ?? null;
+    return (
+      [...this.messages.values()].find((m) => JSON.stringify(m.versions[0]).includes(`"request_id":"${requestId}"`)) ??
+      null
+    );
   }
 
   /** Stops the server. */
@@ -121,17 +124,39 @@ export class FakeFeishu {
       return send(res, 400, { code: 9499, msg: 'body is not JSON' });
     }
     const route = routeOf(req.method ?? 'GET', url.pathname);
-    this.calls.push({ route, method: req.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), body, authorization: req.headers.authorization ?? null });
+    this.calls.push({
+      route,
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      body,
+      authorization: req.headers.authorization ?? null,
+    });
     if (route === 'unknown') return send(res, 404, { code: 404, msg: `no route ${req.method} ${url.pathname}` });
 
     const failure = this.failures.get(route)?.shift();
-    if (failure && !failure.afterApply) return send(res, failure.status ?? 200, failure.code !== undefined ? { code: failure.code, msg: failure.msg ?? 'injected failure' } : {}, failure.headers);
+    if (failure && !failure.afterApply)
+      return send(
+        res,
+        failure.status ?? 200,
+        failure.code !== undefined ? { code: failure.code, msg: failure.msg ?? 'injected failure' } : {},
+        failure.headers,
+      );
     if (route === 'token') return this.token(res, body);
     if (!this.tokens.has((req.headers.authorization ?? '').replace(/^Bearer /, ''))) {
-      return send(res, 400, { code: 99991663, msg: 'Invalid access token for authorization. Please make a request with token attached.' });
+      return send(res, 400, {
+        code: 99991663,
+        msg: 'Invalid access token for authorization. Please make a request with token attached.',
+      });
     }
     const answer =
-      route === 'send' ? this.create(url, body) : route === 'patch' ? this.patch(url, body) : route === 'batch_get_id' ? this.batchGetId(url, body) : { status: 200, body: { code: 0, msg: 'success', data: {} } };
+      route === 'send'
+        ? this.create(url, body)
+        : route === 'patch'
+          ? this.patch(url, body)
+          : route === 'batch_get_id'
+            ? this.batchGetId(url, body)
+            : { status: 200, body: { code: 0, msg: 'success', data: {} } };
     if (failure?.afterApply) return send(res, 502, {});
     return send(res, answer.status, answer.body);
   }
@@ -148,7 +173,8 @@ export class FakeFeishu {
   private create(url: URL, body: Record<string, unknown>): { status: number; body: unknown } {
     const receiveIdType = url.searchParams.get('receive_id_type') ?? '';
     if (!RECEIVE_ID_TYPES.has(receiveIdType)) return fail(99992402, 'field validation failed: receive_id_type');
-    if (typeof body.receive_id !== 'string' || !body.receive_id) return fail(99992402, 'field validation failed: receive_id');
+    if (typeof body.receive_id !== 'string' || !body.receive_id)
+      return fail(99992402, 'field validation failed: receive_id');
     if (body.msg_type !== 'interactive') return fail(230001, 'invalid msg_type');
     const uuid = typeof body.uuid === 'string' ? body.uuid : null;
     const existing = uuid ? this.byUuid.get(uuid) : undefined;
@@ -158,14 +184,24 @@ export class FakeFeishu {
     const messageId = `om_${(++this.seq).toString().padStart(6, '0')}${randomBytes(4).toString('hex')}`;
     this.messages.set(messageId, { messageId, receiveIdType, receiveId: body.receive_id, uuid, versions: [card] });
     if (uuid) this.byUuid.set(uuid, messageId);
-    return ok({ message_id: messageId, chat_id: receiveIdType === 'chat_id' ? body.receive_id : 'oc_p2p', msg_type: 'interactive' });
+    return ok({
+      message_id: messageId,
+      chat_id: receiveIdType === 'chat_id' ? body.receive_id : 'oc_p2p',
+      msg_type: 'interactive',
+    });
   }
 
   /** Like Feishu: every address asked is answered, with `user_id` only for the ones that are users. */
   private batchGetId(url: URL, body: Record<string, unknown>): { status: number; body: unknown } {
-    if (url.searchParams.get('user_id_type') !== 'open_id') return fail(99992402, 'field validation failed: user_id_type');
+    if (url.searchParams.get('user_id_type') !== 'open_id')
+      return fail(99992402, 'field validation failed: user_id_type');
     const emails = Array.isArray(body.emails) ? (body.emails as string[]) : [];
-    return ok({ user_list: emails.map((email) => ({ email, ...(this.users.has(email.toLowerCase()) ? { user_id: this.users.get(email.toLowerCase()) } : {}) })) });
+    return ok({
+      user_list: emails.map((email) => ({
+        email,
+        ...(this.users.has(email.toLowerCase()) ? { user_id: this.users.get(email.toLowerCase()) } : {}),
+      })),
+    });
   }
 
   private patch(url: URL, body: Record<string, unknown>): { status: number; body: unknown } {
@@ -199,11 +235,13 @@ function parseCard(content: unknown): Record<string, unknown> | string {
     return 'content is not JSON';
   }
   if (card.schema !== '2.0') return 'card schema must be 2.0';
-  if ((card.config as { update_multi?: boolean } | undefined)?.update_multi !== true) return 'update_multi must be true to patch a shared card';
+  if ((card.config as { update_multi?: boolean } | undefined)?.update_multi !== true)
+    return 'update_multi must be true to patch a shared card';
   for (const button of findAll(card, 'button')) {
     if (typeof button.name !== 'string' || !button.name) return 'button without name';
     const behaviors = button.behaviors as { type: string; value: unknown }[] | undefined;
-    if (!behaviors?.every((b) => b.type === 'callback' && typeof b.value === 'object' && b.value !== null)) return 'button callback value must be an object';
+    if (!behaviors?.every((b) => b.type === 'callback' && typeof b.value === 'object' && b.value !== null))
+      return 'button callback value must be an object';
   }
   return card;
 }

@@ -7,7 +7,13 @@ import { randomBytes } from 'node:crypto';
 import type { ChannelHarness, SeenCard } from '../../contracts/channel.contract.js';
 import type { TestServer } from '../../helpers/server.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
-import { BUTTON_NAMES, FEISHU_EVENTS_PATH, FeishuChannel, type FeishuChannelDeps, type FeishuOptions } from '../../../channels/feishu/index.js';
+import {
+  BUTTON_NAMES,
+  FEISHU_EVENTS_PATH,
+  FeishuChannel,
+  type FeishuChannelDeps,
+  type FeishuOptions,
+} from '../../../channels/feishu/index.js';
 import { cardActionPayload, postCallback, signCallback, type CallbackSecrets, type SignOptions } from './callbacks.js';
 import { FakeFeishu, findAll, visibleText } from './fake-feishu.js';
 
@@ -32,7 +38,13 @@ export interface FeishuHarness extends ChannelHarness {
   fake: FakeFeishu;
   secrets: CallbackSecrets & { appSecret: string };
   /** Taps and returns the whole answer. */
-  tapAnswer(server: TestServer, request: ConfirmationRequest, decision: 'approve' | 'deny', openId: string, options?: TapOptions): Promise<TapAnswer>;
+  tapAnswer(
+    server: TestServer,
+    request: ConfirmationRequest,
+    decision: 'approve' | 'deny',
+    openId: string,
+    options?: TapOptions,
+  ): Promise<TapAnswer>;
   /** The callback URL of `server`. */
   eventsUrl(server: TestServer): string;
 }
@@ -43,9 +55,17 @@ export function freshAppId(): string {
 }
 
 /** Starts a fake Feishu and builds a channel pointed at it. */
-export async function makeFeishuHarness(overrides: Partial<FeishuOptions> = {}, deps: FeishuChannelDeps = {}): Promise<FeishuHarness> {
+export async function makeFeishuHarness(
+  overrides: Partial<FeishuOptions> = {},
+  deps: FeishuChannelDeps = {},
+): Promise<FeishuHarness> {
   const fake = await FakeFeishu.start();
-  const secrets = { appId: freshAppId(), appSecret: `secret-${randomBytes(8).toString('hex')}`, encryptKey: `ek-${randomBytes(8).toString('hex')}`, verificationToken: `vt-${randomBytes(8).toString('hex')}` };
+  const secrets = {
+    appId: freshAppId(),
+    appSecret: `secret-${randomBytes(8).toString('hex')}`,
+    encryptKey: `ek-${randomBytes(8).toString('hex')}`,
+    verificationToken: `vt-${randomBytes(8).toString('hex')}`,
+  };
   fake.registerApp(secrets.appId, secrets.appSecret);
   const channel = new FeishuChannel(
     {
@@ -64,15 +84,32 @@ export async function makeFeishuHarness(overrides: Partial<FeishuOptions> = {}, 
   );
   const eventsUrl = (server: TestServer) => `${server.url}${FEISHU_EVENTS_PATH}`;
 
-  async function tapAnswer(server: TestServer, request: ConfirmationRequest, decision: 'approve' | 'deny', openId: string, options: TapOptions = {}): Promise<TapAnswer> {
+  async function tapAnswer(
+    server: TestServer,
+    request: ConfirmationRequest,
+    decision: 'approve' | 'deny',
+    openId: string,
+    options: TapOptions = {},
+  ): Promise<TapAnswer> {
     const message = fake.messageFor(request.id);
     if (!message) throw new Error(`no Feishu card carries request ${request.id}`);
     const name = BUTTON_NAMES[decision];
     // Feishu sends back what the button on the card carries.
     const button = findAll(message.versions[0], 'button').find((b) => b.name === name);
     if (!button) throw new Error(`the card has no button named ${name}`);
-    const value = { ...((button.behaviors as { value: Record<string, unknown> }[])[0]!.value), ...(options.nonce !== undefined ? { nonce: options.nonce } : {}) };
-    const payload = cardActionPayload(secrets, { openId, value, name, reason: options.reason, messageId: message.messageId, chatId: message.receiveId, token: options.token });
+    const value = {
+      ...(button.behaviors as { value: Record<string, unknown> }[])[0]!.value,
+      ...(options.nonce !== undefined ? { nonce: options.nonce } : {}),
+    };
+    const payload = cardActionPayload(secrets, {
+      openId,
+      value,
+      name,
+      reason: options.reason,
+      messageId: message.messageId,
+      chatId: message.receiveId,
+      token: options.token,
+    });
     return postCallback(eventsUrl(server), signCallback(payload, secrets, options.sign));
   }
 
@@ -91,7 +128,8 @@ export async function makeFeishuHarness(overrides: Partial<FeishuOptions> = {}, 
       return (await tapAnswer(server, request, decision, userId, options)).status;
     },
     async forgedTap(server, request, decision, userId) {
-      return (await tapAnswer(server, request, decision, userId, { sign: { signingKey: 'not-the-encrypt-key' } })).status;
+      return (await tapAnswer(server, request, decision, userId, { sign: { signingKey: 'not-the-encrypt-key' } }))
+        .status;
     },
     async close() {
       await channel.stop();

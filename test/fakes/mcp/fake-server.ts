@@ -35,15 +35,49 @@ export const FAKE_INSTRUCTIONS = 'A fake file server for tollgate tests.';
 export function createFakeUpstream(log?: string): Server {
   const server = new Server(
     { name: 'fake-files', version: '1.0.0' },
-    { capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {}, logging: {} }, instructions: FAKE_INSTRUCTIONS },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        prompts: { listChanged: true },
+        completions: {},
+        logging: {},
+      },
+      instructions: FAKE_INSTRUCTIONS,
+    },
   );
   const tools: Tool[] = [
     { name: 'read_file', description: 'Reads a file', inputSchema: pathSchema, annotations: { readOnlyHint: true } },
-    { name: 'delete_file', description: 'Deletes a file', inputSchema: pathSchema, annotations: { destructiveHint: true } },
-    { name: 'fail_write', description: 'A write that fails', inputSchema: pathSchema, annotations: { destructiveHint: true } },
-    { name: 'crash', description: 'Exits the server mid-call', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
-    { name: 'add_tool', description: 'Adds new_tool and announces every list change', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
-    { name: 'slow_read', description: 'Reports progress twice, then answers', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
+    {
+      name: 'delete_file',
+      description: 'Deletes a file',
+      inputSchema: pathSchema,
+      annotations: { destructiveHint: true },
+    },
+    {
+      name: 'fail_write',
+      description: 'A write that fails',
+      inputSchema: pathSchema,
+      annotations: { destructiveHint: true },
+    },
+    {
+      name: 'crash',
+      description: 'Exits the server mid-call',
+      inputSchema: { type: 'object' },
+      annotations: { readOnlyHint: true },
+    },
+    {
+      name: 'add_tool',
+      description: 'Adds new_tool and announces every list change',
+      inputSchema: { type: 'object' },
+      annotations: { readOnlyHint: true },
+    },
+    {
+      name: 'slow_read',
+      description: 'Reports progress twice, then answers',
+      inputSchema: { type: 'object' },
+      annotations: { readOnlyHint: true },
+    },
   ];
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
@@ -71,7 +105,11 @@ export function createFakeUpstream(log?: string): Server {
       case 'slow_read': {
         const progressToken = req.params._meta?.progressToken;
         if (progressToken !== undefined) {
-          for (const progress of [1, 2]) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total: 2, message: `step ${progress}` } });
+          for (const progress of [1, 2])
+            await extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress, total: 2, message: `step ${progress}` },
+            });
         }
         return { content: [{ type: 'text', text: 'slow result' }] };
       }
@@ -80,16 +118,28 @@ export function createFakeUpstream(log?: string): Server {
     }
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [{ uri: 'file:///readme.txt', name: 'readme', mimeType: 'text/plain' }] }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [{ uriTemplate: 'file:///{path}', name: 'any file' }] }));
-  server.setRequestHandler(ReadResourceRequestSchema, (req) => ({ contents: [{ uri: req.params.uri, mimeType: 'text/plain', text: `text of ${req.params.uri}` }] }));
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [{ uri: 'file:///readme.txt', name: 'readme', mimeType: 'text/plain' }],
+  }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [{ uriTemplate: 'file:///{path}', name: 'any file' }],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, (req) => ({
+    contents: [{ uri: req.params.uri, mimeType: 'text/plain', text: `text of ${req.params.uri}` }],
+  }));
   server.setRequestHandler(SubscribeRequestSchema, () => ({}));
   server.setRequestHandler(UnsubscribeRequestSchema, () => ({}));
 
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [{ name: 'review', description: 'Review a file', arguments: [{ name: 'path', required: true }] }] }));
-  server.setRequestHandler(GetPromptRequestSchema, (req) => ({
-    messages: [{ role: 'user', content: { type: 'text', text: `Please review ${String(req.params.arguments?.path)}` } }],
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({
+    prompts: [{ name: 'review', description: 'Review a file', arguments: [{ name: 'path', required: true }] }],
   }));
-  server.setRequestHandler(CompleteRequestSchema, (req) => ({ completion: { values: ['/tmp/a', '/tmp/b'].filter((v) => v.startsWith(req.params.argument.value)) } }));
+  server.setRequestHandler(GetPromptRequestSchema, (req) => ({
+    messages: [
+      { role: 'user', content: { type: 'text', text: `Please review ${String(req.params.arguments?.path)}` } },
+    ],
+  }));
+  server.setRequestHandler(CompleteRequestSchema, (req) => ({
+    completion: { values: ['/tmp/a', '/tmp/b'].filter((v) => v.startsWith(req.params.argument.value)) },
+  }));
   return server;
 }

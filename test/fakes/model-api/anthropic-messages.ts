@@ -30,7 +30,11 @@ const read = async (req: IncomingMessage) => {
   return Buffer.concat(chunks).toString('utf8');
 };
 const text = (content: unknown): string =>
-  typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? '').join('') : JSON.stringify(content);
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((p: { text?: string }) => p.text ?? '').join('')
+      : JSON.stringify(content);
 
 /** Starts the fake; `command` is what the model asks to run. */
 export async function startFakeMessagesModel(command: string): Promise<FakeMessagesModel> {
@@ -42,27 +46,56 @@ export async function startFakeMessagesModel(command: string): Promise<FakeMessa
       const path = (req.url ?? '').split('?')[0];
       if (req.method !== 'POST' || path !== '/v1/messages') {
         fake.unknown.push(`${req.method} ${req.url}`);
-        res.writeHead(404, { 'content-type': 'application/json' }).end('{"type":"error","error":{"type":"not_found_error","message":"not in the fake"}}');
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end('{"type":"error","error":{"type":"not_found_error","message":"not in the fake"}}');
         return;
       }
-      const body = JSON.parse(raw) as { model?: string; tools?: unknown[]; messages?: { role: string; content: string | Block[] }[] };
+      const body = JSON.parse(raw) as {
+        model?: string;
+        tools?: unknown[];
+        messages?: { role: string; content: string | Block[] }[];
+      };
       const last = body.messages?.at(-1);
       const result = Array.isArray(last?.content) ? last.content.find((b) => b.type === 'tool_result') : undefined;
       const id = `msg_${++calls}`;
-      const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+      const send = (type: string, data: Record<string, unknown>) =>
+        res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      send('message_start', { message: { id, type: 'message', role: 'assistant', model: body.model ?? 'fake', content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } } });
+      send('message_start', {
+        message: {
+          id,
+          type: 'message',
+          role: 'assistant',
+          model: body.model ?? 'fake',
+          content: [],
+          stop_reason: null,
+          usage: { input_tokens: 10, output_tokens: 1 },
+        },
+      });
       const asksForTool = !result && (body.tools?.length ?? 0) > 0;
       if (result) fake.toolResults.push(text(result.content));
       if (asksForTool) {
-        send('content_block_start', { index: 0, content_block: { type: 'tool_use', id: `toolu_${calls}_${Date.now()}`, name: 'Bash', input: {} } });
-        send('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify({ command: fake.command, description: 'the scripted command' }) } });
+        send('content_block_start', {
+          index: 0,
+          content_block: { type: 'tool_use', id: `toolu_${calls}_${Date.now()}`, name: 'Bash', input: {} },
+        });
+        send('content_block_delta', {
+          index: 0,
+          delta: {
+            type: 'input_json_delta',
+            partial_json: JSON.stringify({ command: fake.command, description: 'the scripted command' }),
+          },
+        });
       } else {
         send('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
         send('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Done.' } });
       }
       send('content_block_stop', { index: 0 });
-      send('message_delta', { delta: { stop_reason: asksForTool ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } });
+      send('message_delta', {
+        delta: { stop_reason: asksForTool ? 'tool_use' : 'end_turn', stop_sequence: null },
+        usage: { output_tokens: 5 },
+      });
       send('message_stop', {});
       res.end();
     })().catch((error: unknown) => res.destroy(error as Error));

@@ -42,7 +42,9 @@ export async function startFakeGemini(command: string): Promise<FakeGemini> {
       const body = await read(req);
       if (req.method !== 'POST' || !/:streamGenerateContent/.test(req.url ?? '')) {
         fake.unknown.push(`${req.method} ${req.url}`);
-        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":404,"message":"not in the fake"}}');
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end('{"error":{"code":404,"message":"not in the fake"}}');
         return;
       }
       const contents = (JSON.parse(body) as { contents?: { role?: string; parts?: Part[] }[] }).contents ?? [];
@@ -51,11 +53,26 @@ export async function startFakeGemini(command: string): Promise<FakeGemini> {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       if (answered) {
         fake.toolResults.push(JSON.stringify(answered.functionResponse?.response ?? null));
-        res.end(event({ candidates: [{ content: { role: 'model', parts: [{ text: 'Done.' }] }, finishReason: 'STOP', index: 0 }], usageMetadata: usage }));
+        res.end(
+          event({
+            candidates: [{ content: { role: 'model', parts: [{ text: 'Done.' }] }, finishReason: 'STOP', index: 0 }],
+            usageMetadata: usage,
+          }),
+        );
         return;
       }
-      const call = { functionCall: { name: 'run_shell_command', args: { command: fake.command, description: 'the scripted command' } } };
-      res.end(event({ candidates: [{ content: { role: 'model', parts: [call] }, finishReason: 'STOP', index: 0 }], usageMetadata: usage }));
+      const call = {
+        functionCall: {
+          name: 'run_shell_command',
+          args: { command: fake.command, description: 'the scripted command' },
+        },
+      };
+      res.end(
+        event({
+          candidates: [{ content: { role: 'model', parts: [call] }, finishReason: 'STOP', index: 0 }],
+          usageMetadata: usage,
+        }),
+      );
     })().catch((error: unknown) => res.destroy(error as Error));
   });
   server.listen(0, '127.0.0.1');

@@ -38,13 +38,21 @@ const read = async (req: IncomingMessage) => {
   return Buffer.concat(chunks).toString('utf8');
 };
 const text = (content: unknown): string =>
-  typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? '').join('') : JSON.stringify(content);
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((p: { text?: string }) => p.text ?? '').join('')
+      : JSON.stringify(content);
 
 /**
  * Starts the fake; `command` is what the model asks to run, with the agent's shell tool (`tool`, default Qwen's);
  * `finish`, the call the model ends its task with once the command's result is in.
  */
-export async function startFakeChatModel(command: string, tool = 'run_shell_command', finish?: FinishCall): Promise<FakeChatModel> {
+export async function startFakeChatModel(
+  command: string,
+  tool = 'run_shell_command',
+  finish?: FinishCall,
+): Promise<FakeChatModel> {
   const fake: FakeChatModel = { url: '', command, toolResults: [], unknown: [], close: async () => undefined };
   let calls = 0;
   const server = createServer((req, res) => {
@@ -58,14 +66,30 @@ export async function startFakeChatModel(command: string, tool = 'run_shell_comm
       const body = JSON.parse(raw) as { messages?: Message[]; stream?: boolean; model?: string };
       const last = body.messages?.at(-1);
       const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
-      const base = { id: `chatcmpl-${++calls}`, created: Math.floor(Date.now() / 1000), model: body.model ?? 'fake-model' };
+      const base = {
+        id: `chatcmpl-${++calls}`,
+        created: Math.floor(Date.now() / 1000),
+        model: body.model ?? 'fake-model',
+      };
       let message: Record<string, unknown>;
       let reason: string;
       // Which tool the result answers: the last call the model asked for.
-      const answered = body.messages?.findLast((m) => m.role === 'assistant' && m.tool_calls?.length)?.tool_calls?.[0]?.function?.name;
+      const answered = body.messages?.findLast((m) => m.role === 'assistant' && m.tool_calls?.length)?.tool_calls?.[0]
+        ?.function?.name;
       if (last?.role === 'tool' && finish && answered !== finish.name) {
         fake.toolResults.push(text(last.content));
-        message = { role: 'assistant', content: null, tool_calls: [{ index: 0, id: `call_${calls}`, type: 'function', function: { name: finish.name, arguments: JSON.stringify(finish.args) } }] };
+        message = {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              index: 0,
+              id: `call_${calls}`,
+              type: 'function',
+              function: { name: finish.name, arguments: JSON.stringify(finish.args) },
+            },
+          ],
+        };
         reason = 'tool_calls';
       } else if (last?.role === 'tool') {
         if (!finish) fake.toolResults.push(text(last.content));
@@ -73,14 +97,26 @@ export async function startFakeChatModel(command: string, tool = 'run_shell_comm
         reason = 'stop';
       } else {
         const args = JSON.stringify({ command: fake.command, description: 'the scripted command' });
-        message = { role: 'assistant', content: null, tool_calls: [{ index: 0, id: `call_${calls}`, type: 'function', function: { name: tool, arguments: args } }] };
+        message = {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ index: 0, id: `call_${calls}`, type: 'function', function: { name: tool, arguments: args } }],
+        };
         reason = 'tool_calls';
       }
       if (!body.stream) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: reason }], usage }));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            ...base,
+            object: 'chat.completion',
+            choices: [{ index: 0, message, finish_reason: reason }],
+            usage,
+          }),
+        );
         return;
       }
-      const chunk = (choice: unknown, extra: Record<string, unknown> = {}) => `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [choice], ...extra })}\n\n`;
+      const chunk = (choice: unknown, extra: Record<string, unknown> = {}) =>
+        `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [choice], ...extra })}\n\n`;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(chunk({ index: 0, delta: message, finish_reason: null }));
       res.write(chunk({ index: 0, delta: {}, finish_reason: reason }, { usage }));

@@ -40,14 +40,31 @@ export async function startFakeResponsesModel(command: string): Promise<FakeResp
       const input = (JSON.parse(raw) as { input?: { type?: string; output?: unknown }[] }).input ?? [];
       const last = input.at(-1);
       const id = `resp_${++calls}`;
-      const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+      const send = (type: string, data: Record<string, unknown>) =>
+        res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       send('response.created', { response: { id } });
       if (last?.type === 'function_call_output') {
         fake.toolResults.push(typeof last.output === 'string' ? last.output : JSON.stringify(last.output));
-        send('response.output_item.done', { item: { type: 'message', role: 'assistant', id: `msg_${calls}`, content: [{ type: 'output_text', text: 'Done.' }] } });
+        send('response.output_item.done', {
+          item: {
+            type: 'message',
+            role: 'assistant',
+            id: `msg_${calls}`,
+            content: [{ type: 'output_text', text: 'Done.' }],
+          },
+        });
       } else {
-        send('response.output_item.done', { item: { type: 'function_call', id: `fc_${calls}`, call_id: `call_${calls}`, name: 'exec_command', arguments: JSON.stringify({ cmd: fake.command }), status: 'completed' } });
+        send('response.output_item.done', {
+          item: {
+            type: 'function_call',
+            id: `fc_${calls}`,
+            call_id: `call_${calls}`,
+            name: 'exec_command',
+            arguments: JSON.stringify({ cmd: fake.command }),
+            status: 'completed',
+          },
+        });
       }
       send('response.completed', { response: { id, usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 } } });
       res.end();

@@ -67,14 +67,19 @@ export async function startOidcHarness(options: OidcHarnessOptions): Promise<Oid
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line.trim()) logs.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString().split('\n'))
+        if (line.trim()) logs.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
   const clock = new ManualClock(Date.now());
   let server: TollgateServer;
   try {
-    server = await createServer({ config: loadConfig({ port, db: join(dir, 'tollgate.db') }, env), logger: pino({ level: 'info' }, sink), clock });
+    server = await createServer({
+      config: loadConfig({ port, db: join(dir, 'tollgate.db') }, env),
+      logger: pino({ level: 'info' }, sink),
+      clock,
+    });
   } catch (error) {
     await provider.close();
     throw error;
@@ -97,7 +102,12 @@ export async function startOidcHarness(options: OidcHarnessOptions): Promise<Oid
  * Walks `browser` from `start` through the provider's login (as `login`) and consent pages. Stops at the gateway's
  * callback without visiting it when `stopAtCallback` (returning its URL), else follows it and returns the last page.
  */
-export async function walkProvider(browser: WebClient, start: string, login: string, stopAtCallback = false): Promise<{ callback: URL | null; page: WebResponse }> {
+export async function walkProvider(
+  browser: WebClient,
+  start: string,
+  login: string,
+  stopAtCallback = false,
+): Promise<{ callback: URL | null; page: WebResponse }> {
   let url = new URL(start, browser.baseUrl);
   let form: Record<string, string> | undefined;
   for (let hop = 0; hop < 20; hop++) {

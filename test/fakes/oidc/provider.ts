@@ -90,7 +90,14 @@ export async function startOidcProvider(options: FakeProviderOptions): Promise<F
         accountId: id,
         async claims() {
           const verified = account.emailVerified === undefined ? true : account.emailVerified;
-          return { sub: id, email: account.email, ...(verified === null ? {} : { email_verified: verified }), ...account.emailClaims, name: account.name ?? id, groups: account.groups ?? [] };
+          return {
+            sub: id,
+            email: account.email,
+            ...(verified === null ? {} : { email_verified: verified }),
+            ...account.emailClaims,
+            name: account.name ?? id,
+            groups: account.groups ?? [],
+          };
         },
       };
     },
@@ -104,7 +111,10 @@ export async function startOidcProvider(options: FakeProviderOptions): Promise<F
     const body = ctx.body as { id_token?: string } | undefined;
     if (rewrite && ctx.path === '/token' && ctx.status === 200 && typeof body?.id_token === 'string') {
       const claims = rewrite(decodeJwt(body.id_token));
-      ctx.body = { ...body, id_token: await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: jwk.kid }).sign(signingKey) };
+      ctx.body = {
+        ...body,
+        id_token: await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: jwk.kid }).sign(signingKey),
+      };
     }
   });
   // oidc-provider warns about its development defaults on every start; the tests know.

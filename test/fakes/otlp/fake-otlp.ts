@@ -8,7 +8,13 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 
 /** An OTLP `AnyValue` as the JSON encoding writes it. */
-type AnyValue = { stringValue?: string; intValue?: number | string; doubleValue?: number; boolValue?: boolean; arrayValue?: { values?: AnyValue[] } };
+type AnyValue = {
+  stringValue?: string;
+  intValue?: number | string;
+  doubleValue?: number;
+  boolValue?: boolean;
+  arrayValue?: { values?: AnyValue[] };
+};
 interface KeyValue {
   key: string;
   value: AnyValue;
@@ -25,7 +31,10 @@ interface OtlpSpan {
   events?: { name: string }[];
 }
 interface ExportTraceServiceRequest {
-  resourceSpans?: { resource?: { attributes?: KeyValue[] }; scopeSpans?: { scope?: { name?: string }; spans?: OtlpSpan[] }[] }[];
+  resourceSpans?: {
+    resource?: { attributes?: KeyValue[] };
+    scopeSpans?: { scope?: { name?: string }; spans?: OtlpSpan[] }[];
+  }[];
 }
 
 /** A span as received, ids in hex, attributes as plain values. */
@@ -122,7 +131,9 @@ export class FakeOtlp {
 
   /** The spans named `name` (about `requestId` when given). */
   named(name: string, requestId?: string): ReceivedSpan[] {
-    return this.spans.filter((s) => s.name === name && (requestId === undefined || s.attributes['tollgate.request.id'] === requestId));
+    return this.spans.filter(
+      (s) => s.name === name && (requestId === undefined || s.attributes['tollgate.request.id'] === requestId),
+    );
   }
 
   async close(): Promise<void> {

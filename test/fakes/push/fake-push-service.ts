@@ -69,7 +69,17 @@ export class FakePushService {
     ecdh.generateKeys();
     const auth = randomBytes(16);
     const id = b64(randomBytes(12));
-    const device: FakeDevice = { id, ecdh, auth, status: 201, subscription: { endpoint: `${this.url}/push/${id}`, expirationTime: null, keys: { p256dh: b64(ecdh.getPublicKey()), auth: b64(auth) } } };
+    const device: FakeDevice = {
+      id,
+      ecdh,
+      auth,
+      status: 201,
+      subscription: {
+        endpoint: `${this.url}/push/${id}`,
+        expirationTime: null,
+        keys: { p256dh: b64(ecdh.getPublicKey()), auth: b64(auth) },
+      },
+    };
     this.devices.set(id, device);
     return device;
   }
@@ -83,7 +93,10 @@ export class FakePushService {
   async waitFor(count: number, timeoutMs = 5000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.received.length < count) {
-      if (Date.now() > deadline) throw new Error(`expected ${count} pushes, got ${this.received.length}; problems: ${this.problems.join('; ') || 'none'}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `expected ${count} pushes, got ${this.received.length}; problems: ${this.problems.join('; ') || 'none'}`,
+        );
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);
         setTimeout(resolve, 50);
@@ -108,7 +121,8 @@ export class FakePushService {
     }
     let payload: Record<string, unknown>;
     try {
-      if (req.headers['content-encoding'] !== 'aes128gcm') throw new Error(`content-encoding ${req.headers['content-encoding']}`);
+      if (req.headers['content-encoding'] !== 'aes128gcm')
+        throw new Error(`content-encoding ${req.headers['content-encoding']}`);
       payload = JSON.parse(decrypt(body, device).toString('utf8')) as Record<string, unknown>;
     } catch (error) {
       this.problems.push(`message to ${device.id} does not decrypt: ${(error as Error).message}`);
@@ -120,30 +134,57 @@ export class FakePushService {
     this.received.push({
       device: device.id,
       status: device.status,
-      headers: { ttl, urgency: header(req, 'urgency'), topic: header(req, 'topic'), contentEncoding: header(req, 'content-encoding') },
+      headers: {
+        ttl,
+        urgency: header(req, 'urgency'),
+        topic: header(req, 'topic'),
+        contentEncoding: header(req, 'content-encoding'),
+      },
       vapid,
       payload,
       bytes: body.length,
       at: performance.now(),
     });
     for (const wake of this.waiters.splice(0)) wake();
-    res.writeHead(device.status, device.status === 201 ? { location: `${this.url}/message/${randomBytes(6).toString('hex')}` } : {}).end();
+    res
+      .writeHead(
+        device.status,
+        device.status === 201 ? { location: `${this.url}/message/${randomBytes(6).toString('hex')}` } : {},
+      )
+      .end();
   }
 
   /** Checks `Authorization: vapid t=…, k=…` (RFC 8292); a string says what is wrong. */
   private checkVapid(authorization: string | undefined, device: FakeDevice): ReceivedPush['vapid'] | string {
-    const match = /^vapid t=([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+), k=([A-Za-z0-9_-]+)$/.exec(authorization ?? '');
+    const match = /^vapid t=([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+), k=([A-Za-z0-9_-]+)$/.exec(
+      authorization ?? '',
+    );
     if (!match) return `no vapid authorization: ${authorization}`;
     const [, jwt, key] = match as unknown as [string, string, string];
     if (this.expectedKey && key !== this.expectedKey) return `signed with another VAPID key: ${key}`;
     const [head, claims, signature] = jwt.split('.') as [string, string, string];
     const raw = Buffer.from(key, 'base64url');
     if (raw.length !== 65 || raw[0] !== 4) return 'k is not an uncompressed P-256 key';
-    const publicKey = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: b64(raw.subarray(1, 33)), y: b64(raw.subarray(33)) }, format: 'jwk' });
-    if (!verify('sha256', Buffer.from(`${head}.${claims}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'))) return 'VAPID JWT signature does not verify';
+    const publicKey = createPublicKey({
+      key: { kty: 'EC', crv: 'P-256', x: b64(raw.subarray(1, 33)), y: b64(raw.subarray(33)) },
+      format: 'jwk',
+    });
+    if (
+      !verify(
+        'sha256',
+        Buffer.from(`${head}.${claims}`),
+        { key: publicKey, dsaEncoding: 'ieee-p1363' },
+        Buffer.from(signature, 'base64url'),
+      )
+    )
+      return 'VAPID JWT signature does not verify';
     const header = JSON.parse(Buffer.from(head, 'base64url').toString('utf8')) as { alg?: string };
     if (header.alg !== 'ES256') return `VAPID JWT alg ${header.alg}`;
-    const parsed = JSON.parse(Buffer.from(claims, 'base64url').toString('utf8')) as { aud: string; exp: number; sub: string };
+    const parsed = JSON.parse(Buffer.from(claims, 'base64url').toString('utf8')) as {
+      aud: string;
+      exp: number;
+      sub: string;
+    };
     if (parsed.aud !== new URL(device.subscription.endpoint).origin) return `VAPID aud ${parsed.aud}`;
     const now = Date.now() / 1000;
     if (!(parsed.exp > now && parsed.exp <= now + 24 * 3600)) return `VAPID exp ${parsed.exp}`;

@@ -8,7 +8,9 @@ type Json = Record<string, unknown>;
 const KNOWN = new Set(['header', 'section', 'context', 'actions', 'divider', 'input', 'image', 'rich_text']);
 
 function textOf(value: unknown): string {
-  return typeof value === 'object' && value !== null && typeof (value as Json).text === 'string' ? ((value as Json).text as string) : '';
+  return typeof value === 'object' && value !== null && typeof (value as Json).text === 'string'
+    ? ((value as Json).text as string)
+    : '';
 }
 
 /** The first rule `blocks` breaks, or null when Slack would take them. */
@@ -20,14 +22,20 @@ export function blockProblem(blocks: unknown): string | null {
     const block = raw as Json;
     const type = String(block.type);
     if (!KNOWN.has(type)) return `blocks[${i}]: unknown type ${type}`;
-    if (type === 'header' && (textOf(block.text).length > 150 || (block.text as Json | undefined)?.type !== 'plain_text')) return `blocks[${i}]: header must be plain_text <= 150`;
+    if (
+      type === 'header' &&
+      (textOf(block.text).length > 150 || (block.text as Json | undefined)?.type !== 'plain_text')
+    )
+      return `blocks[${i}]: header must be plain_text <= 150`;
     if (type === 'section') {
       if (!block.text && !block.fields) return `blocks[${i}]: section needs text or fields`;
       if (textOf(block.text).length > 3000) return `blocks[${i}]: section text must be <= 3000 characters`;
       const fields = (block.fields as unknown[] | undefined) ?? [];
-      if (fields.length > 10 || fields.some((f) => textOf(f).length > 2000)) return `blocks[${i}]: at most 10 fields of <= 2000 characters`;
+      if (fields.length > 10 || fields.some((f) => textOf(f).length > 2000))
+        return `blocks[${i}]: at most 10 fields of <= 2000 characters`;
     }
-    if (type === 'context' && ((block.elements as unknown[] | undefined)?.length ?? 0) > 10) return `blocks[${i}]: at most 10 context elements`;
+    if (type === 'context' && ((block.elements as unknown[] | undefined)?.length ?? 0) > 10)
+      return `blocks[${i}]: at most 10 context elements`;
     if (type === 'actions') {
       const elements = (block.elements as Json[] | undefined) ?? [];
       if (elements.length === 0 || elements.length > 25) return `blocks[${i}]: 1 to 25 elements`;
@@ -37,7 +45,8 @@ export function blockProblem(blocks: unknown): string | null {
         actionIds.add(id);
         if (textOf(element.text).length > 75) return `blocks[${i}]: button text must be <= 75 characters`;
         if (String(element.value ?? '').length > 2000) return `blocks[${i}]: button value must be <= 2000 characters`;
-        if (element.style !== undefined && element.style !== 'primary' && element.style !== 'danger') return `blocks[${i}]: bad button style`;
+        if (element.style !== undefined && element.style !== 'primary' && element.style !== 'danger')
+          return `blocks[${i}]: bad button style`;
       }
     }
   }

@@ -31,7 +31,12 @@ export interface CallbackOptions {
 }
 
 /** Posts a signed interactivity callback to `url` and returns the response. */
-export async function postSlackCallback(url: string, secret: string, payload: unknown, options: CallbackOptions = {}): Promise<Response> {
+export async function postSlackCallback(
+  url: string,
+  secret: string,
+  payload: unknown,
+  options: CallbackOptions = {},
+): Promise<Response> {
   const body = formBody(payload);
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -57,7 +62,12 @@ export function blockActionsPayload(input: {
   triggers += 1;
   return {
     type: 'block_actions',
-    user: { id: input.userId, username: input.userId.toLowerCase(), name: input.userId.toLowerCase(), team_id: 'T0FAKE' },
+    user: {
+      id: input.userId,
+      username: input.userId.toLowerCase(),
+      name: input.userId.toLowerCase(),
+      team_id: 'T0FAKE',
+    },
     api_app_id: 'A0FAKE',
     token: 'legacy-verification-token',
     container: { type: 'message', message_ts: input.ts, channel_id: input.channel, is_ephemeral: false },
@@ -66,7 +76,14 @@ export function blockActionsPayload(input: {
     enterprise: null,
     is_enterprise_install: false,
     channel: { id: input.channel, name: 'approvals' },
-    message: { type: 'message', ts: input.ts, bot_id: 'B0BOT', user: 'U0BOT', text: 'card', blocks: input.blocks ?? [] },
+    message: {
+      type: 'message',
+      ts: input.ts,
+      bot_id: 'B0BOT',
+      user: 'U0BOT',
+      text: 'card',
+      blocks: input.blocks ?? [],
+    },
     state: { values: {} },
     response_url: input.responseUrl,
     actions: [
@@ -89,16 +106,37 @@ export function viewSubmissionPayload(input: {
   values: Record<string, Record<string, string>>;
 }): Record<string, unknown> {
   const values = Object.fromEntries(
-    Object.entries(input.values).map(([block, actions]) => [block, Object.fromEntries(Object.entries(actions).map(([action, value]) => [action, { type: 'plain_text_input', value }]))]),
+    Object.entries(input.values).map(([block, actions]) => [
+      block,
+      Object.fromEntries(
+        Object.entries(actions).map(([action, value]) => [action, { type: 'plain_text_input', value }]),
+      ),
+    ]),
   );
   return {
     type: 'view_submission',
     team: { id: 'T0FAKE', domain: 'fake' },
-    user: { id: input.userId, username: input.userId.toLowerCase(), name: input.userId.toLowerCase(), team_id: 'T0FAKE' },
+    user: {
+      id: input.userId,
+      username: input.userId.toLowerCase(),
+      name: input.userId.toLowerCase(),
+      team_id: 'T0FAKE',
+    },
     api_app_id: 'A0FAKE',
     token: 'legacy-verification-token',
     trigger_id: `${++triggers}.1700000000.fake`,
-    view: { team_id: 'T0FAKE', app_id: 'A0FAKE', bot_id: 'B0BOT', hash: 'h', root_view_id: input.view.id, previous_view_id: null, clear_on_close: false, notify_on_close: false, ...input.view, state: { values } },
+    view: {
+      team_id: 'T0FAKE',
+      app_id: 'A0FAKE',
+      bot_id: 'B0BOT',
+      hash: 'h',
+      root_view_id: input.view.id,
+      previous_view_id: null,
+      clear_on_close: false,
+      notify_on_close: false,
+      ...input.view,
+      state: { values },
+    },
     response_urls: [],
     is_enterprise_install: false,
     enterprise: null,

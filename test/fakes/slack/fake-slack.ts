@@ -22,10 +22,7 @@ export interface RecordedCall {
 
 /** What to answer instead of success. */
 export type FakeFailure =
-  | { error: string }
-  | { status: 429; retryAfterS: number }
-  | { status: number; body?: string }
-  | { hangUp: true };
+  { error: string } | { status: 429; retryAfterS: number } | { status: number; body?: string } | { hangUp: true };
 
 /** One posted message and its versions (the first as posted, the last as shown now). */
 export interface FakeMessage {
@@ -119,7 +116,11 @@ export class FakeSlack {
   card(ref: string): FakeCard | null {
     const latest = this.messages.get(ref)?.versions.at(-1);
     if (!latest) return null;
-    return { text: visibleText(latest.blocks), actionable: latest.blocks.some((b) => (b as { type?: string }).type === 'actions'), blocks: latest.blocks };
+    return {
+      text: visibleText(latest.blocks),
+      actionable: latest.blocks.some((b) => (b as { type?: string }).type === 'actions'),
+      blocks: latest.blocks,
+    };
   }
 
   /** Stops the server. */
@@ -139,7 +140,11 @@ export class FakeSlack {
     const params = parseParams(raw, req.headers['content-type'] ?? '');
     const path = new URL(req.url ?? '/', this.url).pathname;
     if (path.startsWith('/response/')) {
-      this.calls.push({ method: 'response_url', params: { ...params, id: path.slice('/response/'.length) }, token: null });
+      this.calls.push({
+        method: 'response_url',
+        params: { ...params, id: path.slice('/response/'.length) },
+        token: null,
+      });
       reply(res, 200, 'ok', 'text/plain');
       return;
     }
@@ -156,7 +161,12 @@ export class FakeSlack {
     if (failure) return fail(res, failure);
     if (method === 'apps.connections.open') {
       // Only app-level tokens open sockets; the URL points back at this server.
-      return replyJson(res, token === this.appToken ? { ok: true, url: `${this.url.replace('http', 'ws')}/socket-mode?ticket=${this.counter++}` } : { ok: false, error: 'invalid_auth' });
+      return replyJson(
+        res,
+        token === this.appToken
+          ? { ok: true, url: `${this.url.replace('http', 'ws')}/socket-mode?ticket=${this.counter++}` }
+          : { ok: false, error: 'invalid_auth' },
+      );
     }
     if (token !== this.token) return replyJson(res, { ok: false, error: token ? 'invalid_auth' : 'not_authed' });
     replyJson(res, this.answer(method, params));
@@ -167,7 +177,15 @@ export class FakeSlack {
     const broken = this.brokenChannels.get(channel);
     switch (method) {
       case 'auth.test':
-        return { ok: true, url: 'https://fake.slack.com/', team: 'Fake', user: 'tollgate', team_id: 'T0FAKE', user_id: 'U0BOT', bot_id: 'B0BOT' };
+        return {
+          ok: true,
+          url: 'https://fake.slack.com/',
+          team: 'Fake',
+          user: 'tollgate',
+          team_id: 'T0FAKE',
+          user_id: 'U0BOT',
+          bot_id: 'B0BOT',
+        };
       case 'chat.postMessage': {
         if (!channel) return { ok: false, error: 'channel_not_found' };
         if (broken) return { ok: false, error: broken };
@@ -177,8 +195,17 @@ export class FakeSlack {
         // Posting to a user id opens a DM, whose channel id starts with D.
         const conversation = /^[UW]/.test(channel) ? `D${channel.slice(1)}` : channel;
         const ts = this.nextTs();
-        this.messages.set(`${conversation}:${ts}`, { channel: conversation, ts, versions: [{ text: String(params.text ?? ''), blocks: blocks as unknown[] }] });
-        return { ok: true, channel: conversation, ts, message: { type: 'message', text: params.text, ts, bot_id: 'B0BOT' } };
+        this.messages.set(`${conversation}:${ts}`, {
+          channel: conversation,
+          ts,
+          versions: [{ text: String(params.text ?? ''), blocks: blocks as unknown[] }],
+        });
+        return {
+          ok: true,
+          channel: conversation,
+          ts,
+          message: { type: 'message', text: params.text, ts, bot_id: 'B0BOT' },
+        };
       }
       case 'chat.update': {
         if (broken) return { ok: false, error: broken };
@@ -192,7 +219,9 @@ export class FakeSlack {
       }
       case 'users.lookupByEmail': {
         const id = this.users.get(String(params.email ?? '').toLowerCase());
-        return id ? { ok: true, user: { id, profile: { email: params.email } } } : { ok: false, error: 'users_not_found' };
+        return id
+          ? { ok: true, user: { id, profile: { email: params.email } } }
+          : { ok: false, error: 'users_not_found' };
       }
       case 'chat.postEphemeral':
         if (!channel || !params.user) return { ok: false, error: 'invalid_arguments' };
@@ -201,7 +230,8 @@ export class FakeSlack {
       case 'views.open': {
         const view = params.view as Record<string, unknown> | undefined;
         if (!params.trigger_id) return { ok: false, error: 'invalid_trigger_id' };
-        if (!view || view.type !== 'modal' || !view.title || String((view.title as { text?: string }).text).length > 24) return { ok: false, error: 'invalid_arguments' };
+        if (!view || view.type !== 'modal' || !view.title || String((view.title as { text?: string }).text).length > 24)
+          return { ok: false, error: 'invalid_arguments' };
         const problem = blockProblem(view.blocks ?? []);
         if (problem) return { ok: false, error: 'invalid_blocks', errors: [problem] };
         return { ok: true, view: { ...view, id: `V${this.counter++}`, state: { values: {} } } };

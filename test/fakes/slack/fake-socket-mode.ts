@@ -31,7 +31,8 @@ class Connection {
 
   private send(opcode: number, payload: Buffer): void {
     const length = payload.length;
-    const header = length < 126 ? Buffer.from([0x80 | opcode, length]) : length < 65536 ? Buffer.alloc(4) : Buffer.alloc(10);
+    const header =
+      length < 126 ? Buffer.from([0x80 | opcode, length]) : length < 65536 ? Buffer.alloc(4) : Buffer.alloc(10);
     if (length >= 126 && length < 65536) {
       header[0] = 0x80 | opcode;
       header[1] = 126;
@@ -97,7 +98,14 @@ export class FakeSocketMode {
   /** Sends an `interactive` envelope (a tap) to every client; returns its envelope id. */
   pushInteractive(payload: Record<string, unknown>): string {
     const envelopeId = `env-${++this.envelopes}`;
-    const envelope = { envelope_id: envelopeId, payload, type: 'interactive', accepts_response_payload: payload.type === 'view_submission', retry_attempt: 0, retry_reason: '' };
+    const envelope = {
+      envelope_id: envelopeId,
+      payload,
+      type: 'interactive',
+      accepts_response_payload: payload.type === 'view_submission',
+      retry_attempt: 0,
+      retry_reason: '',
+    };
     for (const connection of this.connections) connection.sendText(JSON.stringify(envelope));
     return envelopeId;
   }
@@ -114,11 +122,24 @@ export class FakeSocketMode {
       socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
       return;
     }
-    const accept = createHash('sha1').update(key + WS_GUID).digest('base64');
-    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
-    const connection = new Connection(socket, (text) => this.received.push(JSON.parse(text) as Record<string, unknown>));
+    const accept = createHash('sha1')
+      .update(key + WS_GUID)
+      .digest('base64');
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
+    );
+    const connection = new Connection(socket, (text) =>
+      this.received.push(JSON.parse(text) as Record<string, unknown>),
+    );
     this.connections.add(connection);
     socket.on('close', () => this.connections.delete(connection));
-    connection.sendText(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'fake', approximate_connection_time: 3600 }, connection_info: { app_id: 'A0FAKE' } }));
+    connection.sendText(
+      JSON.stringify({
+        type: 'hello',
+        num_connections: 1,
+        debug_info: { host: 'fake', approximate_connection_time: 3600 },
+        connection_info: { app_id: 'A0FAKE' },
+      }),
+    );
   }
 }

@@ -22,9 +22,21 @@ export interface SlackHarness extends ChannelHarness {
   /** The message Slack holds for `request` (in `target` when given), as first posted and as updated since. */
   messageFor(request: ConfirmationRequest, target?: string): FakeMessage;
   /** Taps the button `actionId` of the request's card as `userId` saw it when posted. Returns the raw response. */
-  press(server: TestServer, request: ConfirmationRequest, actionId: string, userId: string, options?: PressOptions): Promise<Response>;
+  press(
+    server: TestServer,
+    request: ConfirmationRequest,
+    actionId: string,
+    userId: string,
+    options?: PressOptions,
+  ): Promise<Response>;
   /** Taps "Deny with reason", waits for the modal, types `reason` and submits it. Returns the submission's response. */
-  denyWithReason(server: TestServer, request: ConfirmationRequest, userId: string, reason: string, options?: PressOptions): Promise<Response>;
+  denyWithReason(
+    server: TestServer,
+    request: ConfirmationRequest,
+    userId: string,
+    reason: string,
+    options?: PressOptions,
+  ): Promise<Response>;
 }
 
 /** Options of {@link SlackHarness.press}. */
@@ -38,7 +50,11 @@ export interface PressOptions {
 }
 
 /** The action ids of a card: option buttons by index, and the reason button. */
-export const SLACK_ACTIONS = { approve: 'tollgate_option_0', deny: 'tollgate_option_1', denyWithReason: 'tollgate_deny_reason' } as const;
+export const SLACK_ACTIONS = {
+  approve: 'tollgate_option_0',
+  deny: 'tollgate_option_1',
+  denyWithReason: 'tollgate_deny_reason',
+} as const;
 
 /** Builds a harness with a fresh fake and secret. `overrides` reach the channel options. */
 export async function makeSlackHarness(overrides: Partial<SlackChannelOptions> = {}): Promise<SlackHarness> {
@@ -58,21 +74,45 @@ export async function makeSlackHarness(overrides: Partial<SlackChannelOptions> =
   function messageFor(request: ConfirmationRequest, target?: string): FakeMessage {
     const message = fake
       .allMessages()
-      .find((m) => (!target || m.channel === target) && buttonsOf(m.versions[0]!.blocks).some((b) => b.value.startsWith(`${request.id}:`)));
+      .find(
+        (m) =>
+          (!target || m.channel === target) &&
+          buttonsOf(m.versions[0]!.blocks).some((b) => b.value.startsWith(`${request.id}:`)),
+      );
     if (!message) throw new Error(`no slack card for request ${request.id}${target ? ` in ${target}` : ''}`);
     return message;
   }
 
-  async function press(server: TestServer, request: ConfirmationRequest, actionId: string, userId: string, options: PressOptions = {}): Promise<Response> {
+  async function press(
+    server: TestServer,
+    request: ConfirmationRequest,
+    actionId: string,
+    userId: string,
+    options: PressOptions = {},
+  ): Promise<Response> {
     const message = messageFor(request, options.target);
     const button = buttonsOf(message.versions[0]!.blocks).find((b) => b.actionId === actionId);
     if (!button) throw new Error(`the card has no button ${actionId}`);
     const value = options.nonce === undefined ? button.value : `${request.id}:${options.nonce}`;
-    const payload = blockActionsPayload({ userId, channel: message.channel, ts: message.ts, actionId, value, responseUrl: fake.responseUrl(`${message.ts}-${userId}`), blocks: message.versions[0]!.blocks });
+    const payload = blockActionsPayload({
+      userId,
+      channel: message.channel,
+      ts: message.ts,
+      actionId,
+      value,
+      responseUrl: fake.responseUrl(`${message.ts}-${userId}`),
+      blocks: message.versions[0]!.blocks,
+    });
     return postSlackCallback(`${server.url}/channels/slack/events`, signingSecret, payload, options.callback);
   }
 
-  async function denyWithReason(server: TestServer, request: ConfirmationRequest, userId: string, reason: string, options: PressOptions = {}): Promise<Response> {
+  async function denyWithReason(
+    server: TestServer,
+    request: ConfirmationRequest,
+    userId: string,
+    reason: string,
+    options: PressOptions = {},
+  ): Promise<Response> {
     const before = fake.callsTo('views.open').length;
     const tapped = await press(server, request, SLACK_ACTIONS.denyWithReason, userId, options);
     if (tapped.status >= 300) return tapped;
@@ -99,13 +139,16 @@ export async function makeSlackHarness(overrides: Partial<SlackChannelOptions> =
       return card && { text: card.text, actionable: card.actionable };
     },
     async tap(server, request, decision, userId, options = {}) {
-      const response = options.reason !== undefined && decision === 'deny'
-        ? await denyWithReason(server, request, userId, options.reason, { nonce: options.nonce })
-        : await press(server, request, SLACK_ACTIONS[decision], userId, { nonce: options.nonce });
+      const response =
+        options.reason !== undefined && decision === 'deny'
+          ? await denyWithReason(server, request, userId, options.reason, { nonce: options.nonce })
+          : await press(server, request, SLACK_ACTIONS[decision], userId, { nonce: options.nonce });
       return response.status;
     },
     async forgedTap(server, request, decision, userId) {
-      const response = await press(server, request, SLACK_ACTIONS[decision], userId, { callback: { secret: 'not-the-signing-secret' } });
+      const response = await press(server, request, SLACK_ACTIONS[decision], userId, {
+        callback: { secret: 'not-the-signing-secret' },
+      });
       return response.status;
     },
     forgedStatus: 401,

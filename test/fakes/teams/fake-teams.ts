@@ -77,9 +77,22 @@ export class FakeTeams {
     const published = async (endorsements?: string[]): Promise<PublishedKey> => {
       const { privateKey, publicKey } = await generateKeyPair('RS256');
       const kid = randomBytes(6).toString('hex');
-      return { privateKey, jwk: { ...(await exportJWK(publicKey)), kid, use: 'sig', alg: 'RS256', ...(endorsements ? { endorsements } : {}) } };
+      return {
+        privateKey,
+        jwk: {
+          ...(await exportJWK(publicKey)),
+          kid,
+          use: 'sig',
+          alg: 'RS256',
+          ...(endorsements ? { endorsements } : {}),
+        },
+      };
     };
-    const keys = { msteams: await published(['msteams']), webchat: await published(['webchat', 'directline']), unendorsed: await published() };
+    const keys = {
+      msteams: await published(['msteams']),
+      webchat: await published(['webchat', 'directline']),
+      unendorsed: await published(),
+    };
     const other = await generateKeyPair('RS256');
     let fake: FakeTeams | null = null;
     const server = createServer((req, res) => void fake?.handle(req, res));
@@ -135,7 +148,13 @@ export class FakeTeams {
 
   /** Posts `activity` to the messaging endpoint with a signed (or bent) JWT. */
   async post(endpoint: string, activity: Json, sign: SignOptions = {}): Promise<PostResult> {
-    const full = { id: randomUUID(), channelId: 'msteams', serviceUrl: this.serviceUrl, timestamp: new Date().toISOString(), ...activity };
+    const full = {
+      id: randomUUID(),
+      channelId: 'msteams',
+      serviceUrl: this.serviceUrl,
+      timestamp: new Date().toISOString(),
+      ...activity,
+    };
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (!sign.none) headers.authorization = `Bearer ${await this.token(String(full.serviceUrl), sign)}`;
     const res = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify(full) });
@@ -164,7 +183,13 @@ export class FakeTeams {
       res.end(JSON.stringify(body));
     };
     if (req.method === 'GET' && path === '/v1/.well-known/openidconfiguration') {
-      send(200, { issuer: 'https://api.botframework.com', authorization_endpoint: `${this.url}/v1/.well-known/auth`, jwks_uri: `${this.url}/v1/.well-known/keys`, id_token_signing_alg_values_supported: ['RS256'], token_endpoint_auth_methods_supported: ['private_key_jwt'] });
+      send(200, {
+        issuer: 'https://api.botframework.com',
+        authorization_endpoint: `${this.url}/v1/.well-known/auth`,
+        jwks_uri: `${this.url}/v1/.well-known/keys`,
+        id_token_signing_alg_values_supported: ['RS256'],
+        token_endpoint_auth_methods_supported: ['private_key_jwt'],
+      });
       return;
     }
     if (req.method === 'GET' && path === '/v1/.well-known/keys') {
@@ -173,8 +198,13 @@ export class FakeTeams {
     }
     if (req.method === 'POST' && path === `/login/${this.tenantId}/oauth2/v2.0/token`) {
       const form = new URLSearchParams(raw);
-      if (form.get('grant_type') !== 'client_credentials' || form.get('scope') !== 'https://api.botframework.com/.default') return send(400, { error: 'invalid_request' });
-      if (form.get('client_id') !== this.appId || form.get('client_secret') !== this.appPassword) return send(401, { error: 'invalid_client' });
+      if (
+        form.get('grant_type') !== 'client_credentials' ||
+        form.get('scope') !== 'https://api.botframework.com/.default'
+      )
+        return send(400, { error: 'invalid_request' });
+      if (form.get('client_id') !== this.appId || form.get('client_secret') !== this.appPassword)
+        return send(401, { error: 'invalid_client' });
       const token = `fake-${randomBytes(12).toString('hex')}`;
       this.tokensIssued.push(token);
       send(200, { token_type: 'Bearer', expires_in: 3599, ext_expires_in: 3599, access_token: token });
@@ -185,11 +215,14 @@ export class FakeTeams {
     const authorization = req.headers.authorization ?? null;
     const body = raw ? (JSON.parse(raw) as Json) : {};
     this.calls.push({ method: req.method ?? '', path, body, authorization });
-    if (!this.tokensIssued.some((t) => authorization === `Bearer ${t}`)) return send(401, { error: { code: 'Unauthorized', message: 'no valid token' } });
+    if (!this.tokensIssued.some((t) => authorization === `Bearer ${t}`))
+      return send(401, { error: { code: 'Unauthorized', message: 'no valid token' } });
     const failure = this.failures.shift();
     if (failure) {
       if (failure.retryAfterS !== undefined) res.setHeader('retry-after', String(failure.retryAfterS));
-      return send(failure.status, { error: { code: failure.status === 429 ? 'Throttled' : 'Failed', message: 'injected' } });
+      return send(failure.status, {
+        error: { code: failure.status === 429 ? 'Throttled' : 'Failed', message: 'injected' },
+      });
     }
     const conversationId = decodeURIComponent(match[1]!);
     if (req.method === 'POST' && !match[2]) {
@@ -199,7 +232,8 @@ export class FakeTeams {
     }
     if (req.method === 'PUT' && match[2]) {
       const activity = this.activities.get(decodeURIComponent(match[2]));
-      if (!activity || activity.conversationId !== conversationId) return send(404, { error: { code: 'ActivityNotFoundInConversation', message: 'not found' } });
+      if (!activity || activity.conversationId !== conversationId)
+        return send(404, { error: { code: 'ActivityNotFoundInConversation', message: 'not found' } });
       activity.versions.push(body);
       return send(200, { id: activity.id });
     }
@@ -227,7 +261,9 @@ export function visibleText(card: Json): string {
     if (typeof node !== 'object' || node === null) return;
     const n = node as Json;
     if (n.type === 'TextBlock' && typeof n.text === 'string') parts.push(n.text.replace(/\\(.)/g, '$1'));
-    if (n.type === 'FactSet') for (const f of n.facts as Array<{ title: string; value: string }>) parts.push(`${f.title}: ${f.value.replace(/\\(.)/g, '$1')}`);
+    if (n.type === 'FactSet')
+      for (const f of n.facts as Array<{ title: string; value: string }>)
+        parts.push(`${f.title}: ${f.value.replace(/\\(.)/g, '$1')}`);
     if (n.type === 'Action.Execute' && typeof n.title === 'string') parts.push(n.title);
     walk(n.body);
     walk(n.actions);

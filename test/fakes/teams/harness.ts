@@ -28,7 +28,13 @@ export interface TeamsHarness extends ChannelHarness {
    * Taps the button titled `button` (or at that index) on the request's card as AAD object id `userId`; `activity`
    * replaces top-level fields of the invoke (`channelId`, `conversation`, `channelData`).
    */
-  press(server: TestServer, request: ConfirmationRequest, button: string | number, userId: string, options?: PressOptions): Promise<PostResult>;
+  press(
+    server: TestServer,
+    request: ConfirmationRequest,
+    button: string | number,
+    userId: string,
+    options?: PressOptions,
+  ): Promise<PostResult>;
   /** Posts any activity, signed (or bent by `sign`). */
   post(server: TestServer, activity: Json, sign?: SignOptions): Promise<PostResult>;
   /** Posts the `conversationUpdate` Teams sends when the app is added to `conversationId`. */
@@ -44,8 +50,14 @@ export interface PressOptions {
 
 /** Builds a harness with a fresh fake and keys. `overrides` reach the channel options. */
 export async function makeTeamsHarness(overrides: Partial<TeamsChannelOptions> = {}): Promise<TeamsHarness> {
-  const appId = randomBytes(16).toString('hex').replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
-  const fake = await FakeTeams.start({ appId, appPassword: `secret-${randomBytes(8).toString('hex')}`, tenantId: TENANT_ID });
+  const appId = randomBytes(16)
+    .toString('hex')
+    .replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
+  const fake = await FakeTeams.start({
+    appId,
+    appPassword: `secret-${randomBytes(8).toString('hex')}`,
+    tenantId: TENANT_ID,
+  });
   const channel = createTeamsChannel({
     appId,
     appPassword: fake.appPassword,
@@ -59,28 +71,44 @@ export async function makeTeamsHarness(overrides: Partial<TeamsChannelOptions> =
   const post = (server: TestServer, activity: Json, sign?: SignOptions) => fake.post(endpoint(server), activity, sign);
 
   function activityFor(request: ConfirmationRequest): FakeActivity {
-    const found = fake.allActivities().find((a) => JSON.stringify(cardOf(a.versions[0]!)?.actions ?? []).includes(`"requestId":"${request.id}"`));
+    const found = fake
+      .allActivities()
+      .find((a) => JSON.stringify(cardOf(a.versions[0]!)?.actions ?? []).includes(`"requestId":"${request.id}"`));
     if (!found) throw new Error(`no teams card for request ${request.id}`);
     return found;
   }
 
-  async function press(server: TestServer, request: ConfirmationRequest, button: string | number, userId: string, options: PressOptions = {}): Promise<PostResult> {
+  async function press(
+    server: TestServer,
+    request: ConfirmationRequest,
+    button: string | number,
+    userId: string,
+    options: PressOptions = {},
+  ): Promise<PostResult> {
     const activity = activityFor(request);
-    const actions = (cardOf(activity.versions[0]!)?.actions ?? []) as Array<{ title: string; verb: string; data: Json }>;
+    const actions = (cardOf(activity.versions[0]!)?.actions ?? []) as Array<{
+      title: string;
+      verb: string;
+      data: Json;
+    }>;
     const action = typeof button === 'number' ? actions[button] : actions.find((a) => a.title === button);
     if (!action) throw new Error(`the card has no button ${button}`);
     const data = options.nonce === undefined ? action.data : { ...action.data, nonce: options.nonce };
-    return post(server, {
-      type: 'invoke',
-      name: 'adaptiveCard/action',
-      from: { id: `29:1${userId}`, aadObjectId: userId, name: `User ${userId}` },
-      recipient: { id: `28:${appId}`, name: 'tollgate' },
-      conversation: { id: activity.conversationId, conversationType: 'channel', tenantId: TENANT_ID },
-      replyToId: activity.id,
-      channelData: { tenant: { id: TENANT_ID } },
-      value: { action: { type: 'Action.Execute', verb: action.verb, data }, trigger: 'manual' },
-      ...options.activity,
-    }, options.sign);
+    return post(
+      server,
+      {
+        type: 'invoke',
+        name: 'adaptiveCard/action',
+        from: { id: `29:1${userId}`, aadObjectId: userId, name: `User ${userId}` },
+        recipient: { id: `28:${appId}`, name: 'tollgate' },
+        conversation: { id: activity.conversationId, conversationType: 'channel', tenantId: TENANT_ID },
+        replyToId: activity.id,
+        channelData: { tenant: { id: TENANT_ID } },
+        value: { action: { type: 'Action.Execute', verb: action.verb, data }, trigger: 'manual' },
+        ...options.activity,
+      },
+      options.sign,
+    );
   }
 
   async function install(server: TestServer, conversationId = APPROVALS_CONVERSATION): Promise<PostResult> {

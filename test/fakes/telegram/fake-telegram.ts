@@ -70,7 +70,11 @@ export class FakeTelegram {
     const server = createServer((req, res) => void fake!.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    fake = new FakeTelegram(server, `http://127.0.0.1:${port}`, options.token ?? '123456789:AAFakeTelegramTokenForTests0000000');
+    fake = new FakeTelegram(
+      server,
+      `http://127.0.0.1:${port}`,
+      options.token ?? '123456789:AAFakeTelegramTokenForTests0000000',
+    );
     return fake;
   }
 
@@ -97,7 +101,9 @@ export class FakeTelegram {
   }
 
   /** The latest version of a message (`<chat id>:<message id>`) as a reader sees it. */
-  card(ref: string): { text: string; actionable: boolean; tags: ParsedHtml['tags']; buttons: ReturnType<typeof buttonsOf> } | null {
+  card(
+    ref: string,
+  ): { text: string; actionable: boolean; tags: ParsedHtml['tags']; buttons: ReturnType<typeof buttonsOf> } | null {
     const latest = this.messages.get(ref)?.versions.at(-1);
     if (!latest) return null;
     const buttons = buttonsOf(latest.replyMarkup);
@@ -117,8 +123,19 @@ export class FakeTelegram {
       update_id: this.nextUpdateId++,
       callback_query: {
         id: queryId,
-        from: { id, is_bot: false, first_name: from.first_name ?? `User ${String(id)}`, ...(from.username ? { username: from.username } : {}) },
-        message: { message_id: message.messageId, date: 1_700_000_000, chat: { id: message.chatId, type: message.chatId < 0 ? 'supergroup' : 'private' }, text: latest.parsed.text, ...(latest.replyMarkup ? { reply_markup: latest.replyMarkup } : {}) },
+        from: {
+          id,
+          is_bot: false,
+          first_name: from.first_name ?? `User ${String(id)}`,
+          ...(from.username ? { username: from.username } : {}),
+        },
+        message: {
+          message_id: message.messageId,
+          date: 1_700_000_000,
+          chat: { id: message.chatId, type: message.chatId < 0 ? 'supergroup' : 'private' },
+          text: latest.parsed.text,
+          ...(latest.replyMarkup ? { reply_markup: latest.replyMarkup } : {}),
+        },
         chat_instance: '-5000000000000000001',
         data: callbackData,
       },
@@ -170,14 +187,26 @@ export class FakeTelegram {
     const method = match[2]!;
     const body = raw ? (JSON.parse(raw) as Json) : {};
     this.calls.push({ method, body });
-    if (decodeURIComponent(match[1]!) !== this.token) return reply(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
+    if (decodeURIComponent(match[1]!) !== this.token)
+      return reply(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
     const failure = this.failures.get(method)?.shift();
     if (failure) return fail(res, failure);
     switch (method) {
       case 'getMe':
-        return ok(res, { id: Number(this.token.split(':')[0]), is_bot: true, first_name: 'Tollgate', username: 'tollgate_test_bot', can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false });
+        return ok(res, {
+          id: Number(this.token.split(':')[0]),
+          is_bot: true,
+          first_name: 'Tollgate',
+          username: 'tollgate_test_bot',
+          can_join_groups: true,
+          can_read_all_group_messages: false,
+          supports_inline_queries: false,
+        });
       case 'setWebhook':
-        this.webhook = { url: String(body.url), ...(typeof body.secret_token === 'string' ? { secret_token: body.secret_token } : {}) };
+        this.webhook = {
+          url: String(body.url),
+          ...(typeof body.secret_token === 'string' ? { secret_token: body.secret_token } : {}),
+        };
         return ok(res, true);
       case 'deleteWebhook':
         this.webhook = null;
@@ -211,8 +240,14 @@ export class FakeTelegram {
     const version = this.version(body);
     if (typeof version === 'string') return badRequest(res, version);
     const latest = message.versions.at(-1)!;
-    if (latest.parsed.text === version.parsed.text && JSON.stringify(latest.replyMarkup ?? null) === JSON.stringify(version.replyMarkup ?? null)) {
-      return badRequest(res, 'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message');
+    if (
+      latest.parsed.text === version.parsed.text &&
+      JSON.stringify(latest.replyMarkup ?? null) === JSON.stringify(version.replyMarkup ?? null)
+    ) {
+      return badRequest(
+        res,
+        'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+      );
     }
     message.versions.push(version);
     ok(res, this.wire(message));
@@ -221,13 +256,21 @@ export class FakeTelegram {
   private answerCallbackQuery(res: ServerResponse, body: Json): void {
     const id = String(body.callback_query_id);
     // A query can be answered once; after that (or for an id Telegram never sent) it is "too old".
-    if (!this.openQueries.delete(id)) return badRequest(res, 'Bad Request: query is too old and response timeout expired or query ID is invalid');
-    if (typeof body.text === 'string' && body.text.length > 200) return badRequest(res, 'Bad Request: MESSAGE_TOO_LONG');
+    if (!this.openQueries.delete(id))
+      return badRequest(res, 'Bad Request: query is too old and response timeout expired or query ID is invalid');
+    if (typeof body.text === 'string' && body.text.length > 200)
+      return badRequest(res, 'Bad Request: MESSAGE_TOO_LONG');
     ok(res, true);
   }
 
   private async getUpdates(req: IncomingMessage, res: ServerResponse, body: Json): Promise<void> {
-    if (this.webhook) return reply(res, 409, { ok: false, error_code: 409, description: "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first" });
+    if (this.webhook)
+      return reply(res, 409, {
+        ok: false,
+        error_code: 409,
+        description:
+          "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+      });
     const offset = typeof body.offset === 'number' ? body.offset : 0;
     // An offset confirms every update before it: they are never sent again.
     while (this.queue.length && (this.queue[0]!.update_id as number) < offset) this.queue.shift();
@@ -281,7 +324,12 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 function fail(res: ServerResponse, failure: FakeFailure): void {
   if (failure.status === 429 && 'retryAfterS' in failure) {
-    return reply(res, 429, { ok: false, error_code: 429, description: `Too Many Requests: retry after ${failure.retryAfterS}`, parameters: { retry_after: failure.retryAfterS } });
+    return reply(res, 429, {
+      ok: false,
+      error_code: 429,
+      description: `Too Many Requests: retry after ${failure.retryAfterS}`,
+      parameters: { retry_after: failure.retryAfterS },
+    });
   }
   const f = failure as { status: number; description?: string; html?: true };
   // A proxy in front of the Bot API answers a 502 with an HTML page, not JSON.

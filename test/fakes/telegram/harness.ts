@@ -6,7 +6,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
-import { createTelegramChannel, type TelegramChannel, type TelegramChannelOptions } from '../../../channels/telegram/index.js';
+import {
+  createTelegramChannel,
+  type TelegramChannel,
+  type TelegramChannelOptions,
+} from '../../../channels/telegram/index.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import type { ChannelHarness } from '../../contracts/channel.contract.js';
 import { eventually } from '../../helpers/eventually.js';
@@ -45,13 +49,21 @@ export interface TelegramHarness extends ChannelHarness {
   /** The message Telegram holds for `request` (in `chatId` when given). */
   messageFor(request: ConfirmationRequest, chatId?: string): FakeMessage;
   /** Taps the button whose label ends with `label` (or the button at that index) on the request's card, as `userId`. */
-  press(server: TestServer, request: ConfirmationRequest, button: string | number, userId: string, options?: PressOptions): Promise<TapResult>;
+  press(
+    server: TestServer,
+    request: ConfirmationRequest,
+    button: string | number,
+    userId: string,
+    options?: PressOptions,
+  ): Promise<TapResult>;
   /** Delivers an update as the mode does; in polling mode waits until the bot confirmed it. */
   deliver(server: TestServer, update: Record<string, unknown>, secret?: string | null): Promise<TapResult>;
 }
 
 /** Builds a harness with a fresh fake, token and secret. `overrides` reach the channel options. */
-export async function makeTelegramHarness(options: { mode?: 'webhook' | 'polling'; channel?: Partial<TelegramChannelOptions> } = {}): Promise<TelegramHarness> {
+export async function makeTelegramHarness(
+  options: { mode?: 'webhook' | 'polling'; channel?: Partial<TelegramChannelOptions> } = {},
+): Promise<TelegramHarness> {
   const token = `${1_000_000 + Math.floor(Math.random() * 1_000_000)}:AA${randomBytes(20).toString('base64url')}`;
   const secret = randomBytes(24).toString('base64url');
   const mode = options.mode ?? 'webhook';
@@ -69,12 +81,22 @@ export async function makeTelegramHarness(options: { mode?: 'webhook' | 'polling
 
   function messageFor(request: ConfirmationRequest, chatId?: string): FakeMessage {
     const compact = request.id.replace(/-/g, '');
-    const message = fake.allMessages().find((m) => (!chatId || String(m.chatId) === chatId) && (m.versions[0]!.replyMarkup ? JSON.stringify(m.versions[0]!.replyMarkup).includes(`:${compact}:`) : false));
+    const message = fake
+      .allMessages()
+      .find(
+        (m) =>
+          (!chatId || String(m.chatId) === chatId) &&
+          (m.versions[0]!.replyMarkup ? JSON.stringify(m.versions[0]!.replyMarkup).includes(`:${compact}:`) : false),
+      );
     if (!message) throw new Error(`no telegram card for request ${request.id}${chatId ? ` in ${chatId}` : ''}`);
     return message;
   }
 
-  async function deliver(server: TestServer, update: Record<string, unknown>, tapSecret: string | null = secret): Promise<TapResult> {
+  async function deliver(
+    server: TestServer,
+    update: Record<string, unknown>,
+    tapSecret: string | null = secret,
+  ): Promise<TapResult> {
     const answer = () => {
       const id = (update.callback_query as { id?: string } | undefined)?.id;
       return fake.callsTo('answerCallbackQuery').find((c) => c.body.callback_query_id === id)?.body ?? null;
@@ -91,13 +113,28 @@ export async function makeTelegramHarness(options: { mode?: 'webhook' | 'polling
     return { status: 200, update, answer: answer() };
   }
 
-  async function press(server: TestServer, request: ConfirmationRequest, button: string | number, userId: string, pressOptions: PressOptions = {}): Promise<TapResult> {
+  async function press(
+    server: TestServer,
+    request: ConfirmationRequest,
+    button: string | number,
+    userId: string,
+    pressOptions: PressOptions = {},
+  ): Promise<TapResult> {
     const message = messageFor(request, pressOptions.chatId);
-    const buttons = (message.versions[0]!.replyMarkup?.inline_keyboard as { text: string; callback_data: string }[][]).flat();
+    const buttons = (
+      message.versions[0]!.replyMarkup?.inline_keyboard as { text: string; callback_data: string }[][]
+    ).flat();
     const found = typeof button === 'number' ? buttons[button] : buttons.find((b) => b.text.endsWith(button));
     if (!found) throw new Error(`the card has no button ${button}`);
-    const data = pressOptions.nonce === undefined ? found.callback_data : found.callback_data.replace(/:[\w-]+$/, `:${pressOptions.nonce}`);
-    return deliver(server, fake.tapUpdate(message, data, { id: userId, ...pressOptions.user }), pressOptions.secret === undefined ? secret : pressOptions.secret);
+    const data =
+      pressOptions.nonce === undefined
+        ? found.callback_data
+        : found.callback_data.replace(/:[\w-]+$/, `:${pressOptions.nonce}`);
+    return deliver(
+      server,
+      fake.tapUpdate(message, data, { id: userId, ...pressOptions.user }),
+      pressOptions.secret === undefined ? secret : pressOptions.secret,
+    );
   }
 
   return {
@@ -117,11 +154,21 @@ export async function makeTelegramHarness(options: { mode?: 'webhook' | 'polling
       return (await press(server, request, decision === 'approve' ? 0 : 1, userId, { nonce: tapOptions.nonce })).status;
     },
     async forgedTap(server, request, decision, userId) {
-      if (mode === 'webhook') return (await press(server, request, decision === 'approve' ? 0 : 1, userId, { secret: 'not-the-secret' })).status;
+      if (mode === 'webhook')
+        return (await press(server, request, decision === 'approve' ? 0 : 1, userId, { secret: 'not-the-secret' }))
+          .status;
       // Only Telegram can hand a polling bot an update; a forger can only post to where a webhook would be.
       const message = messageFor(request);
-      const button = (message.versions[0]!.replyMarkup?.inline_keyboard as { callback_data: string }[][])[0]![decision === 'approve' ? 0 : 1]!;
-      return (await fake.postUpdate(`${server.url}/channels/telegram/webhook`, fake.tapUpdate(message, button.callback_data, { id: userId }), 'not-the-secret')).status;
+      const button = (message.versions[0]!.replyMarkup?.inline_keyboard as { callback_data: string }[][])[0]![
+        decision === 'approve' ? 0 : 1
+      ]!;
+      return (
+        await fake.postUpdate(
+          `${server.url}/channels/telegram/webhook`,
+          fake.tapUpdate(message, button.callback_data, { id: userId }),
+          'not-the-secret',
+        )
+      ).status;
     },
     // Polling mode mounts no webhook: a forged post finds no route at all.
     forgedStatus: mode === 'webhook' ? 401 : 404,

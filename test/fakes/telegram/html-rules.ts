@@ -5,7 +5,24 @@
  */
 
 /** The tags Telegram's HTML parse mode knows. */
-const TAGS = new Set(['b', 'strong', 'i', 'em', 'u', 'ins', 's', 'strike', 'del', 'span', 'tg-spoiler', 'a', 'tg-emoji', 'code', 'pre', 'blockquote']);
+const TAGS = new Set([
+  'b',
+  'strong',
+  'i',
+  'em',
+  'u',
+  'ins',
+  's',
+  'strike',
+  'del',
+  'span',
+  'tg-spoiler',
+  'a',
+  'tg-emoji',
+  'code',
+  'pre',
+  'blockquote',
+]);
 const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"' };
 
 /** A parsed message: the text a reader sees and the tags (with their `href`, for links) that formatted it. */
@@ -26,9 +43,11 @@ export function parseHtml(html: string): ParsedHtml | string {
       const tag = /^<(\/?)([a-zA-Z][a-zA-Z-]*)((?:\s+[a-zA-Z-]+(?:="[^"<>]*")?)*)\s*>/.exec(rest);
       if (!tag) return `Bad Request: can't parse entities: Unexpected end of name token at byte offset ${i}`;
       const name = tag[2]!.toLowerCase();
-      if (!TAGS.has(name)) return `Bad Request: can't parse entities: Unsupported start tag "${name}" at byte offset ${i}`;
+      if (!TAGS.has(name))
+        return `Bad Request: can't parse entities: Unsupported start tag "${name}" at byte offset ${i}`;
       if (tag[1]) {
-        if (open.pop() !== name) return `Bad Request: can't parse entities: Can't find end tag corresponding to start tag "${name}"`;
+        if (open.pop() !== name)
+          return `Bad Request: can't parse entities: Can't find end tag corresponding to start tag "${name}"`;
       } else {
         open.push(name);
         const href = /href="([^"]*)"/.exec(tag[3] ?? '')?.[1];
@@ -41,7 +60,11 @@ export function parseHtml(html: string): ParsedHtml | string {
       const entity = /^&(lt|gt|amp|quot|#\d{1,7}|#x[0-9a-fA-F]{1,6});/.exec(rest);
       if (!entity) return `Bad Request: can't parse entities: Unsupported HTML entity at byte offset ${i}`;
       const name = entity[1]!;
-      text += name.startsWith('#x') ? String.fromCodePoint(parseInt(name.slice(2), 16)) : name.startsWith('#') ? String.fromCodePoint(Number(name.slice(1))) : ENTITIES[name]!;
+      text += name.startsWith('#x')
+        ? String.fromCodePoint(parseInt(name.slice(2), 16))
+        : name.startsWith('#')
+          ? String.fromCodePoint(Number(name.slice(1)))
+          : ENTITIES[name]!;
       i += entity[0].length;
       continue;
     }
@@ -49,7 +72,8 @@ export function parseHtml(html: string): ParsedHtml | string {
     text += rest[0];
     i += 1;
   }
-  if (open.length) return `Bad Request: can't parse entities: Can't find end tag corresponding to start tag "${open.at(-1)}"`;
+  if (open.length)
+    return `Bad Request: can't parse entities: Can't find end tag corresponding to start tag "${open.at(-1)}"`;
   return { text, tags };
 }
 
@@ -70,11 +94,14 @@ export function keyboardProblem(markup: unknown): string | null {
   if (markup === undefined) return null;
   const rows = (markup as { inline_keyboard?: unknown }).inline_keyboard;
   if (!Array.isArray(rows)) return 'Bad Request: object expected as reply markup';
-  if (rows.length > 100 || rows.some((row) => !Array.isArray(row) || row.length > 8)) return 'Bad Request: too many buttons';
+  if (rows.length > 100 || rows.some((row) => !Array.isArray(row) || row.length > 8))
+    return 'Bad Request: too many buttons';
   for (const button of rows.flat() as Partial<SentButton>[]) {
-    if (typeof button.text !== 'string' || !button.text) return 'Bad Request: text buttons are unallowed in the inline keyboard';
+    if (typeof button.text !== 'string' || !button.text)
+      return 'Bad Request: text buttons are unallowed in the inline keyboard';
     const data = button.callback_data;
-    if (typeof data !== 'string' || Buffer.byteLength(data) < 1 || Buffer.byteLength(data) > 64) return 'Bad Request: BUTTON_DATA_INVALID';
+    if (typeof data !== 'string' || Buffer.byteLength(data) < 1 || Buffer.byteLength(data) > 64)
+      return 'Bad Request: BUTTON_DATA_INVALID';
   }
   return null;
 }

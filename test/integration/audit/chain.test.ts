@@ -65,7 +65,9 @@ const postgres = (): Dialect => {
     name: 'postgres',
     async open() {
       pg ??= await freshDatabase({ migrate: true });
-      await withClient(pg.url, (c) => c.query('TRUNCATE confirmation_events, channel_messages, confirmation_requests RESTART IDENTITY CASCADE'));
+      await withClient(pg.url, (c) =>
+        c.query('TRUNCATE confirmation_events, channel_messages, confirmation_requests RESTART IDENTITY CASCADE'),
+      );
       return (opened = await openStores(pg.url));
     },
     async sql(text) {
@@ -89,7 +91,10 @@ describe.each([sqlite, postgres])('audit chain: %o', (makeDialect) => {
     dialect = makeDialect();
     stores = await dialect.open();
     const approved = await file(stores.store, { toolName: 'deploy', toolArgs: { env: 'prod' } }, new Date());
-    await stores.store.decide(approved.id, vote('slack:U1', 'approve', 10, { approvedArgs: { env: 'staging' }, at: new Date() }));
+    await stores.store.decide(
+      approved.id,
+      vote('slack:U1', 'approve', 10, { approvedArgs: { env: 'staging' }, at: new Date() }),
+    );
     const denied = await file(stores.store, { toolName: 'pay_invoice' }, new Date());
     await stores.store.decide(denied.id, vote('web:alice', 'deny', 20, { reason: 'not this month', at: new Date() }));
     const pending = await file(stores.store, { toolName: 'rm' }, new Date());
@@ -108,7 +113,9 @@ describe.each([sqlite, postgres])('audit chain: %o', (makeDialect) => {
   });
 
   it('finds an edited event', async () => {
-    await dialect.sql(`UPDATE confirmation_events SET detail = ${dialect.json('{"reason":"fine by me"}')} WHERE id = 4`);
+    await dialect.sql(
+      `UPDATE confirmation_events SET detail = ${dialect.json('{"reason":"fine by me"}')} WHERE id = 4`,
+    );
     expect((await verify()).problem).toMatchObject({ kind: 'edited', eventId: 4 });
   });
 
@@ -119,7 +126,9 @@ describe.each([sqlite, postgres])('audit chain: %o', (makeDialect) => {
 
   it('finds an event inserted mid-chain', async () => {
     await dialect.sql('UPDATE confirmation_events SET id = id + 100 WHERE id >= 3');
-    await dialect.sql(`INSERT INTO confirmation_events (id, request_id, type, actor, channel, detail, at) SELECT 3, request_id, 'approved', 'web:mallory', 'web', ${dialect.json('{}')}, at FROM confirmation_events WHERE id = 103`);
+    await dialect.sql(
+      `INSERT INTO confirmation_events (id, request_id, type, actor, channel, detail, at) SELECT 3, request_id, 'approved', 'web:mallory', 'web', ${dialect.json('{}')}, at FROM confirmation_events WHERE id = 103`,
+    );
     // SQLite's trigger links the new row to event 2, so the break shows at the old event 3 (now 103); PostgreSQL's
     // links it to the newest event, so the break shows at the new row itself. Either way the insertion is named.
     const { problem } = await verify();
@@ -128,7 +137,9 @@ describe.each([sqlite, postgres])('audit chain: %o', (makeDialect) => {
   });
 
   it('finds two events swapped', async () => {
-    await dialect.sql("UPDATE confirmation_events SET type = CASE id WHEN 2 THEN 'denied' ELSE 'approved' END WHERE id IN (2, 4)");
+    await dialect.sql(
+      "UPDATE confirmation_events SET type = CASE id WHEN 2 THEN 'denied' ELSE 'approved' END WHERE id IN (2, 4)",
+    );
     expect((await verify()).problem).toMatchObject({ kind: 'edited', eventId: 2 });
   });
 
@@ -138,11 +149,17 @@ describe.each([sqlite, postgres])('audit chain: %o', (makeDialect) => {
   });
 
   it('finds a status flipped in the requests table only, and edited approved arguments', async () => {
-    await dialect.sql(`UPDATE confirmation_requests SET status = 'approved', allowed = ${dialect.name === 'postgres' ? 'true' : '1'} WHERE id = '${ids[1]}'`);
+    await dialect.sql(
+      `UPDATE confirmation_requests SET status = 'approved', allowed = ${dialect.name === 'postgres' ? 'true' : '1'} WHERE id = '${ids[1]}'`,
+    );
     expect((await verify()).problem).toMatchObject({ kind: 'request_mismatch', requestId: ids[1] });
-    await dialect.sql(`UPDATE confirmation_requests SET status = 'denied', allowed = ${dialect.name === 'postgres' ? 'false' : '0'} WHERE id = '${ids[1]}'`);
+    await dialect.sql(
+      `UPDATE confirmation_requests SET status = 'denied', allowed = ${dialect.name === 'postgres' ? 'false' : '0'} WHERE id = '${ids[1]}'`,
+    );
     expect((await verify()).problem).toBeNull();
-    await dialect.sql(`UPDATE confirmation_requests SET approved_args = ${dialect.json('{"env":"prod"}')} WHERE id = '${ids[0]}'`);
+    await dialect.sql(
+      `UPDATE confirmation_requests SET approved_args = ${dialect.json('{"env":"prod"}')} WHERE id = '${ids[0]}'`,
+    );
     expect((await verify()).problem).toMatchObject({ kind: 'request_mismatch', requestId: ids[0] });
   });
 
@@ -164,7 +181,9 @@ describe.each([sqlite, postgres])('audit chain: %o', (makeDialect) => {
   });
 
   it('chains a row another writer inserts without its hash', async () => {
-    await dialect.sql(`INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES ('${ids[2]}', 'reminded', NULL, 'web', ${dialect.json('{}')}, '2026-11-25T10:00:00.000Z')`);
+    await dialect.sql(
+      `INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES ('${ids[2]}', 'reminded', NULL, 'web', ${dialect.json('{}')}, '2026-11-25T10:00:00.000Z')`,
+    );
     const request = await file(stores.store, { toolName: 'after_the_other_writer' }, new Date());
     await stores.store.decide(request.id, vote('web:bob', 'approve', 40, { at: new Date() }));
     expect(await verify()).toMatchObject({ ok: true, events: 8, problem: null });
@@ -183,9 +202,19 @@ describe('audit chain on SQLite: the store hashes its own events', () => {
       });
       const request = await file(stores.store, { toolName: 'deploy', toolArgs: { env: 'prod' } }, new Date());
       await stores.store.decide(request.id, vote('slack:U1', 'approve', 10, { at: new Date() }));
-      await stores.store.appendEvent(request.id, { type: 'executed', actor: 'agent', channel: null, detail: { ok: true }, at: new Date() });
+      await stores.store.appendEvent(request.id, {
+        type: 'executed',
+        actor: 'agent',
+        channel: null,
+        detail: { ok: true },
+        at: new Date(),
+      });
       expect(await verifyAudit(stores.audit, stores.store)).toMatchObject({ ok: true, events: 3, problem: null });
-      expect(() => connection.exec(`INSERT INTO confirmation_events (request_id, type, detail, at) VALUES ('${request.id}', 'reminded', '{}', '2026-11-25T10:00:00.000Z')`)).toThrow('the trigger ran');
+      expect(() =>
+        connection.exec(
+          `INSERT INTO confirmation_events (request_id, type, detail, at) VALUES ('${request.id}', 'reminded', '{}', '2026-11-25T10:00:00.000Z')`,
+        ),
+      ).toThrow('the trigger ran');
     } finally {
       await stores.close();
       rmSync(dir, { recursive: true, force: true });
@@ -198,7 +227,9 @@ describe('audit chain on PostgreSQL: many events in one transaction', () => {
   // remembered head could go stale, and the chain must not notice either.
   it('stays one chain across a savepoint rolled back and a row given an id that ON CONFLICT skipped', async () => {
     pg ??= await freshDatabase({ migrate: true });
-    await withClient(pg.url, (c) => c.query('TRUNCATE confirmation_events, channel_messages, confirmation_requests RESTART IDENTITY CASCADE'));
+    await withClient(pg.url, (c) =>
+      c.query('TRUNCATE confirmation_events, channel_messages, confirmation_requests RESTART IDENTITY CASCADE'),
+    );
     const stores = await openStores(pg.url);
     try {
       const { id } = await file(stores.store, { toolName: 'deploy' }, new Date());
@@ -216,7 +247,12 @@ describe('audit chain on PostgreSQL: many events in one transaction', () => {
         await c.query(event());
         await c.query('COMMIT');
       });
-      expect(await verifyAudit(stores.audit, stores.store)).toMatchObject({ ok: true, events: 4, problem: null, head: { eventId: 4 } });
+      expect(await verifyAudit(stores.audit, stores.store)).toMatchObject({
+        ok: true,
+        events: 4,
+        problem: null,
+        head: { eventId: 4 },
+      });
     } finally {
       await stores.close();
     }
@@ -225,7 +261,9 @@ describe('audit chain on PostgreSQL: many events in one transaction', () => {
   // rows and leave the next trigger-chained row a correct head, in one transaction, with a create whose key exists.
   it('stays one chain when a batched create runs between rows the trigger chains', async () => {
     pg ??= await freshDatabase({ migrate: true });
-    await withClient(pg.url, (c) => c.query('TRUNCATE confirmation_events, channel_messages, confirmation_requests RESTART IDENTITY CASCADE'));
+    await withClient(pg.url, (c) =>
+      c.query('TRUNCATE confirmation_events, channel_messages, confirmation_requests RESTART IDENTITY CASCADE'),
+    );
     const stores = await openStores(pg.url);
     try {
       const { id } = await file(stores.store, { toolName: 'deploy', idempotencyKey: 'k-1' }, new Date());
@@ -234,7 +272,16 @@ describe('audit chain on PostgreSQL: many events in one transaction', () => {
       const batch = [
         { request: newRequest({ toolName: 'pay', idempotencyKey: 'k-2', userId: 'u1' }, new Date()), cards: [web] },
         { request: newRequest({ toolName: 'again', idempotencyKey: 'k-1' }, new Date()), cards: [web] },
-        { request: newRequest({ toolName: 'rm', agentId: 'a1' }, new Date()), cards: [], extras: { detail: { note: 'ü' }, events: [{ type: 'delivered' as const, actor: null, channel: 'slack', detail: { target: 'C1' }, at: new Date() }] } },
+        {
+          request: newRequest({ toolName: 'rm', agentId: 'a1' }, new Date()),
+          cards: [],
+          extras: {
+            detail: { note: 'ü' },
+            events: [
+              { type: 'delivered' as const, actor: null, channel: 'slack', detail: { target: 'C1' }, at: new Date() },
+            ],
+          },
+        },
       ];
       await withClient(pg.url, async (c) => {
         await c.query('BEGIN');
@@ -245,7 +292,12 @@ describe('audit chain on PostgreSQL: many events in one transaction', () => {
         await c.query('COMMIT');
       });
       // 1 created; 1 trigger row; pay: created + delivered; rm: created + its extra; 1 trigger row. The existing key: nothing.
-      expect(await verifyAudit(stores.audit, stores.store)).toMatchObject({ ok: true, events: 7, problem: null, head: { eventId: 7 } });
+      expect(await verifyAudit(stores.audit, stores.store)).toMatchObject({
+        ok: true,
+        events: 7,
+        problem: null,
+        head: { eventId: 7 },
+      });
     } finally {
       await stores.close();
     }

@@ -35,7 +35,8 @@ const sqliteRaw = (path: string): Raw => ({
   async text(id, column) {
     const db = new Database(path);
     try {
-      const value = db.prepare(`SELECT ${column} FROM confirmation_requests WHERE id = ?`).pluck().get(id) as string | number | null;
+      const value = db.prepare(`SELECT ${column} FROM confirmation_requests WHERE id = ?`).pluck().get(id) as
+        string | number | null;
       return value === null ? null : String(value);
     } finally {
       db.close();
@@ -45,7 +46,16 @@ const sqliteRaw = (path: string): Raw => ({
 
 const postgresRaw = (url: string): Raw => ({
   run: (sql, params = []) => withClient(url, async (c) => void (await c.query(sql, params))),
-  text: (id, column) => withClient(url, async (c) => (await c.query<{ v: string | null }>(`SELECT ${column}::text AS v FROM confirmation_requests WHERE id = $1`, [id])).rows[0]!.v),
+  text: (id, column) =>
+    withClient(
+      url,
+      async (c) =>
+        (
+          await c.query<{ v: string | null }>(`SELECT ${column}::text AS v FROM confirmation_requests WHERE id = $1`, [
+            id,
+          ])
+        ).rows[0]!.v,
+    ),
 });
 
 /** One edit: the column, its new value per dialect, and what `audit verify` must say. */
@@ -70,7 +80,11 @@ const TAMPERS: Tamper[] = [
   { column: 'metadata', value: () => '{"ticket":"OPS-1"}', kind: 'request_mismatch' },
   // A coding agent's columns (migration agent_context), set on a row filed without them.
   { column: 'agent_kind', value: () => 'codex', kind: 'request_mismatch' },
-  { column: 'context', value: () => '{"session_id":null,"cwd":"/srv","repo":"acme/billing","branch":"main","model":null}', kind: 'request_mismatch' },
+  {
+    column: 'context',
+    value: () => '{"session_id":null,"cwd":"/srv","repo":"acme/billing","branch":"main","model":null}',
+    kind: 'request_mismatch',
+  },
   // What was decided: the settling event records each of these.
   { column: 'status', value: () => 'denied', kind: 'request_mismatch' },
   { column: 'allowed', value: (d) => (d === 'postgres' ? false : 0), kind: 'request_mismatch' },
@@ -109,16 +123,29 @@ describe.each(['sqlite', 'postgres'] as const)('the chain covers every column (%
 
   /** An approved `payments.pay {amount: 5}`, decided by alice over the API. */
   async function approvedPayment(): Promise<{ id: string; token: string }> {
-    const body = { tool_name: 'payments.pay', tool_args: { amount: 5 }, approvers: ['web:alice'], prompt: 'Pay 5?', metadata: { ticket: 'OPS-9' } };
+    const body = {
+      tool_name: 'payments.pay',
+      tool_args: { amount: 5 },
+      approvers: ['web:alice'],
+      prompt: 'Pay 5?',
+      metadata: { ticket: 'OPS-9' },
+    };
     const { id } = (await (await t.api('/v1/requests', { body })).json()) as { id: string };
-    const answer = await t.api(`/v1/requests/${id}/decision`, { body: { approver: 'web:alice', decision: 'approve', reason: 'fine' } });
+    const answer = await t.api(`/v1/requests/${id}/decision`, {
+      body: { approver: 'web:alice', decision: 'approve', reason: 'fine' },
+    });
     expect(answer.status).toBe(200);
     const { verdict_token } = (await answer.json()) as { verdict_token: string };
     return { id, token: verdict_token };
   }
 
-  const read = async (id: string) => (await (await t.api(`/v1/requests/${id}`)).json()) as { status: string; verdict_token: string | null };
-  const verify = async () => (await (await t.api('/v1/audit/verify')).json()) as { ok: boolean; problem: { kind: string; request_id: string | null; column: string | null; message: string } | null };
+  const read = async (id: string) =>
+    (await (await t.api(`/v1/requests/${id}`)).json()) as { status: string; verdict_token: string | null };
+  const verify = async () =>
+    (await (await t.api('/v1/audit/verify')).json()) as {
+      ok: boolean;
+      problem: { kind: string; request_id: string | null; column: string | null; message: string } | null;
+    };
 
   it('an untouched history verifies, and an approval reads back with its token', async () => {
     const { id, token } = await approvedPayment();
@@ -126,36 +153,66 @@ describe.each(['sqlite', 'postgres'] as const)('the chain covers every column (%
     expect(await verify()).toMatchObject({ ok: true, problem: null });
   });
 
-  it.each(TAMPERS)('an edit of $column: no token on the next read, and verify names the request and the column', async ({ column, value, kind }) => {
-    const { id } = await approvedPayment();
-    const before = await raw.text(id, column);
-    const updatedAt = await raw.text(id, 'updated_at');
-    // As the attacker did: the column, and updated_at with it (so no token cached for the old row is reused).
-    await raw.run(`UPDATE confirmation_requests SET ${column} = $1, updated_at = $2 WHERE id = $3`, [value(dialect), later, id]);
-    try {
-      expect((await read(id)).verdict_token).toBeNull();
-      expect((await verify()).problem).toMatchObject({ kind, request_id: id, column });
-    } finally {
-      await raw.run(`UPDATE confirmation_requests SET ${column} = $1, updated_at = $2 WHERE id = $3`, [before, updatedAt, id]);
-    }
-    expect(await verify()).toMatchObject({ ok: true });
-  });
+  it.each(TAMPERS)(
+    'an edit of $column: no token on the next read, and verify names the request and the column',
+    async ({ column, value, kind }) => {
+      const { id } = await approvedPayment();
+      const before = await raw.text(id, column);
+      const updatedAt = await raw.text(id, 'updated_at');
+      // As the attacker did: the column, and updated_at with it (so no token cached for the old row is reused).
+      await raw.run(`UPDATE confirmation_requests SET ${column} = $1, updated_at = $2 WHERE id = $3`, [
+        value(dialect),
+        later,
+        id,
+      ]);
+      try {
+        expect((await read(id)).verdict_token).toBeNull();
+        expect((await verify()).problem).toMatchObject({ kind, request_id: id, column });
+      } finally {
+        await raw.run(`UPDATE confirmation_requests SET ${column} = $1, updated_at = $2 WHERE id = $3`, [
+          before,
+          updatedAt,
+          id,
+        ]);
+      }
+      expect(await verify()).toMatchObject({ ok: true });
+    },
+  );
 
-  it('covers a coding agent\'s request the same way: editing its repository or its agent is named', async () => {
-    const body = { tool_name: 'Bash', tool_args: { command: 'terraform apply' }, agent_kind: 'codex', context: { session_id: 's1', cwd: '/srv/billing', repo: 'acme/billing', branch: 'main', model: 'gpt-5' } };
+  it("covers a coding agent's request the same way: editing its repository or its agent is named", async () => {
+    const body = {
+      tool_name: 'Bash',
+      tool_args: { command: 'terraform apply' },
+      agent_kind: 'codex',
+      context: { session_id: 's1', cwd: '/srv/billing', repo: 'acme/billing', branch: 'main', model: 'gpt-5' },
+    };
     const { id } = (await (await t.api('/v1/requests', { body })).json()) as { id: string };
-    expect((await t.api(`/v1/requests/${id}/decision`, { body: { approver: 'web:alice', decision: 'approve' } })).status).toBe(200);
+    expect(
+      (await t.api(`/v1/requests/${id}/decision`, { body: { approver: 'web:alice', decision: 'approve' } })).status,
+    ).toBe(200);
     expect(await verify()).toMatchObject({ ok: true });
-    for (const [column, value] of [['context', '{"session_id":"s1","cwd":"/srv/billing","repo":"acme/sandbox","branch":"main","model":"gpt-5"}'], ['agent_kind', 'gemini'], ['agent_kind', null]] as const) {
+    for (const [column, value] of [
+      ['context', '{"session_id":"s1","cwd":"/srv/billing","repo":"acme/sandbox","branch":"main","model":"gpt-5"}'],
+      ['agent_kind', 'gemini'],
+      ['agent_kind', null],
+    ] as const) {
       const before = await raw.text(id, column);
       const updatedAt = await raw.text(id, 'updated_at');
       // updated_at with it, as in the edits above: no token cached for the old row is reused.
-      await raw.run(`UPDATE confirmation_requests SET ${column} = $1, updated_at = $2 WHERE id = $3`, [value, later, id]);
+      await raw.run(`UPDATE confirmation_requests SET ${column} = $1, updated_at = $2 WHERE id = $3`, [
+        value,
+        later,
+        id,
+      ]);
       try {
         expect((await read(id)).verdict_token).toBeNull();
         expect((await verify()).problem).toMatchObject({ kind: 'request_mismatch', request_id: id, column });
       } finally {
-        await raw.run(`UPDATE confirmation_requests SET ${column} = $1, updated_at = $2 WHERE id = $3`, [before, updatedAt, id]);
+        await raw.run(`UPDATE confirmation_requests SET ${column} = $1, updated_at = $2 WHERE id = $3`, [
+          before,
+          updatedAt,
+          id,
+        ]);
       }
     }
     expect(await verify()).toMatchObject({ ok: true });
@@ -164,16 +221,29 @@ describe.each(['sqlite', 'postgres'] as const)('the chain covers every column (%
   it('the reported attack: new arguments and a decision 30 days ahead get no token for the new call', async () => {
     const { id, token } = await approvedPayment();
     const jwksUrl = `${t.url}/.well-known/jwks.json`;
-    await raw.run('UPDATE confirmation_requests SET tool_args = $1, responded_at = $2, updated_at = $3 WHERE id = $4', ['{"amount":5000000,"to":"mallory"}', later, later, id]);
+    await raw.run('UPDATE confirmation_requests SET tool_args = $1, responded_at = $2, updated_at = $3 WHERE id = $4', [
+      '{"amount":5000000,"to":"mallory"}',
+      later,
+      later,
+      id,
+    ]);
     const row = await read(id);
     expect(row.verdict_token).toBeNull();
     // The token signed at the decision still holds for the call that was approved, and for no other.
-    expect(await verifyVerdict(token, { jwksUrl, toolName: 'payments.pay', args: { amount: 5000000, to: 'mallory' } })).toMatchObject({ ok: false, reason: 'args_mismatch' });
-    expect(await verifyVerdict(token, { jwksUrl, toolName: 'payments.pay', args: { amount: 5 } })).toMatchObject({ ok: true });
+    expect(
+      await verifyVerdict(token, { jwksUrl, toolName: 'payments.pay', args: { amount: 5000000, to: 'mallory' } }),
+    ).toMatchObject({ ok: false, reason: 'args_mismatch' });
+    expect(await verifyVerdict(token, { jwksUrl, toolName: 'payments.pay', args: { amount: 5 } })).toMatchObject({
+      ok: true,
+    });
     expect((await verify()).problem).toMatchObject({ kind: 'request_mismatch', request_id: id, column: 'tool_args' });
     if (dialect === 'sqlite') {
       // `tollgate audit verify` on the file says the same, and exits 1.
-      const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'audit', 'verify', '--db', t.dbPath], { encoding: 'utf8' });
+      const cli = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', 'src/cli/main.ts', 'audit', 'verify', '--db', t.dbPath],
+        { encoding: 'utf8' },
+      );
       expect(cli.status).toBe(1);
       expect(cli.stdout).toContain(`request ${id}`);
       expect(cli.stdout).toContain('tool_args');
@@ -183,8 +253,12 @@ describe.each(['sqlite', 'postgres'] as const)('the chain covers every column (%
   it('reports a request row written by hand with no events as unchained, and signs nothing for it', async () => {
     const { id } = await approvedPayment();
     const forged = `${id.slice(0, -4)}f0f0`;
-    const columns = 'status, tool_name, tool_args, approved_args, prompt, options, agent_id, user_id, session_id, tool_call_id, metadata, channels, approvers, required_approvals, on_timeout, idempotency_key, args_sha256, callback_url, filed_by, filed_by_person, nonce, created_at, expires_at, updated_at, responded_at, responded_by, responded_via, responded_by_person, decision_option, reason, allowed';
-    await raw.run(`INSERT INTO confirmation_requests (id, ${columns}) SELECT $1, ${columns} FROM confirmation_requests WHERE id = $2`, [forged, id]);
+    const columns =
+      'status, tool_name, tool_args, approved_args, prompt, options, agent_id, user_id, session_id, tool_call_id, metadata, channels, approvers, required_approvals, on_timeout, idempotency_key, args_sha256, callback_url, filed_by, filed_by_person, nonce, created_at, expires_at, updated_at, responded_at, responded_by, responded_via, responded_by_person, decision_option, reason, allowed';
+    await raw.run(
+      `INSERT INTO confirmation_requests (id, ${columns}) SELECT $1, ${columns} FROM confirmation_requests WHERE id = $2`,
+      [forged, id],
+    );
     expect((await read(forged)).verdict_token).toBeNull();
     expect((await verify()).problem).toMatchObject({ kind: 'unchained', request_id: forged });
     await raw.run('DELETE FROM confirmation_requests WHERE id = $1', [forged]);
@@ -200,10 +274,16 @@ describe.each(['sqlite', 'postgres'] as const)('the chain covers every column (%
     );
     // Through the trigger, as a writer around tollgate (or tollgate before the mark) would: chained, but no digest.
     const createdAt = await raw.text(id, 'created_at');
-    await raw.run(`INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES ($1, 'created', NULL, NULL, '{}', $2)`, [old, dialect === 'sqlite' ? new Date(createdAt!).toISOString() : createdAt]);
+    await raw.run(
+      `INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES ($1, 'created', NULL, NULL, '{}', $2)`,
+      [old, dialect === 'sqlite' ? new Date(createdAt!).toISOString() : createdAt],
+    );
     expect((await verify()).problem).toMatchObject({ kind: 'unchained', request_id: old });
     const markAt = new Date(Date.now() + 1000).toISOString();
-    await raw.run("UPDATE audit_marks SET event_id = (SELECT max(id) FROM confirmation_events), at = $1 WHERE name = 'coverage_started'", [markAt]);
+    await raw.run(
+      "UPDATE audit_marks SET event_id = (SELECT max(id) FROM confirmation_events), at = $1 WHERE name = 'coverage_started'",
+      [markAt],
+    );
     expect(await verify()).toMatchObject({ ok: true, problem: null });
   });
 });

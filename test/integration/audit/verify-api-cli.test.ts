@@ -15,8 +15,12 @@ const BIN = new URL('../../../bin/tollgate.js', import.meta.url).pathname;
 /** Runs the CLI; resolves with its exit code and output (a non-zero exit is an answer here, not a failure). */
 const tollgate = (...args: string[]) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, TOLLGATE_DB: '' }, timeout: 20_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { ...process.env, TOLLGATE_DB: '' }, timeout: 20_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 
@@ -26,7 +30,9 @@ let t: TestServer;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tollgate-audit-'));
   t = await startTestServer({ dbPath: join(dir, 'tollgate.db') });
-  const { id } = (await (await t.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: { env: 'prod' } } })).json()) as { id: string };
+  const { id } = (await (
+    await t.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: { env: 'prod' } } })
+  ).json()) as { id: string };
   await t.api(`/v1/requests/${id}/decision`, { body: { decision: 'deny', approver: 'web:alice', reason: 'freeze' } });
 });
 afterAll(async () => {
@@ -36,7 +42,12 @@ afterAll(async () => {
 
 describe('audit verify and head', () => {
   it('answers an intact chain over the API and publishes its head', async () => {
-    const report = (await (await t.api('/v1/audit/verify')).json()) as { ok: boolean; events: number; requests: number; head: { event_id: number } };
+    const report = (await (await t.api('/v1/audit/verify')).json()) as {
+      ok: boolean;
+      events: number;
+      requests: number;
+      head: { event_id: number };
+    };
     expect(report).toMatchObject({ ok: true, requests: 1, problem: null });
     const head = (await (await t.api('/v1/audit/head')).json()) as { event_id: number; hash: string };
     expect(head.event_id).toBe(report.head.event_id);
@@ -49,8 +60,10 @@ describe('audit verify and head', () => {
     expect(intact).toMatchObject({ code: 0 });
     expect(intact.stdout).toContain('audit chain intact');
     const raw = new Database(join(dir, 'tollgate.db'));
-    raw.prepare("UPDATE confirmation_events SET detail = '{\"reason\":\"approved after all\"}' WHERE type = 'denied'").run();
-    const eventId = (raw.prepare("SELECT id FROM confirmation_events WHERE type = 'denied'").pluck().get() as number);
+    raw
+      .prepare('UPDATE confirmation_events SET detail = \'{"reason":"approved after all"}\' WHERE type = \'denied\'')
+      .run();
+    const eventId = raw.prepare("SELECT id FROM confirmation_events WHERE type = 'denied'").pluck().get() as number;
     raw.close();
     const broken = await tollgate('audit', 'verify', '--db', join(dir, 'tollgate.db'));
     expect(broken.code).toBe(1);

@@ -39,7 +39,9 @@ describe('prepareBaseline', () => {
       expect(lines.join('\n')).toContain('node_modules by symlink');
       expect(readFileSync(baseline.main, 'utf8')).toContain('serve');
       // Its own worktree (a bench running beside the test may hold another baseline's).
-      tree = [...worktrees().matchAll(/^worktree (.*tollgate-bench-baseline-.*)$/gm)].map((m) => m[1]!).find((path) => !before.includes(path));
+      tree = [...worktrees().matchAll(/^worktree (.*tollgate-bench-baseline-.*)$/gm)]
+        .map((m) => m[1]!)
+        .find((path) => !before.includes(path));
       expect(tree && existsSync(tree)).toBe(true);
 
       const gateway = await startGateway({ dbPath: ':memory:', entry: builtEntry(baseline.main) });

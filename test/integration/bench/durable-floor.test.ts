@@ -20,7 +20,11 @@ afterAll(async () => {
 });
 
 async function post(url: string, body: unknown): Promise<{ status: number; body: { id: string; status: string } }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as { id: string; status: string } };
 }
 
@@ -36,10 +40,21 @@ async function stored(db: string, id: string) {
 async function createParkDecide(db: string) {
   const server = await startDurableFloorServer(db);
   try {
-    const created = await post(`${server.url}/v1/requests`, { tool_name: 'bench.deploy', tool_args: { build: 1 }, prompt: 'p', agent_id: 'a', session_id: 's' });
+    const created = await post(`${server.url}/v1/requests`, {
+      tool_name: 'bench.deploy',
+      tool_args: { build: 1 },
+      prompt: 'p',
+      agent_id: 'a',
+      session_id: 's',
+    });
     expect(created).toMatchObject({ status: 201, body: { status: 'pending' } });
     const id = created.body.id;
-    expect(await stored(db, id)).toMatchObject({ id, status: 'pending', toolName: 'bench.deploy', toolArgs: { build: 1 } });
+    expect(await stored(db, id)).toMatchObject({
+      id,
+      status: 'pending',
+      toolName: 'bench.deploy',
+      toolArgs: { build: 1 },
+    });
 
     let answered = false;
     const wait = fetch(`${server.url}/v1/requests/${id}?wait=50`).then(async (res) => {
@@ -50,12 +65,24 @@ async function createParkDecide(db: string) {
     expect((await post(`${server.url}/v1/requests`, { tool_name: 'other', tool_args: {} })).status).toBe(201);
     expect(answered).toBe(false);
 
-    const decided = await post(`${server.url}/v1/requests/${id}/decision`, { decision: 'approve', approver: 'web:floor-test', reason: 'r' });
+    const decided = await post(`${server.url}/v1/requests/${id}/decision`, {
+      decision: 'approve',
+      approver: 'web:floor-test',
+      reason: 'r',
+    });
     expect(decided).toMatchObject({ status: 200, body: { id, status: 'approved' } });
     expect(await wait).toEqual({ status: 200, body: { id, status: 'approved' } });
-    expect(await stored(db, id)).toMatchObject({ status: 'approved', allowed: true, respondedBy: 'web:floor-test', respondedVia: 'api', reason: 'r' });
+    expect(await stored(db, id)).toMatchObject({
+      status: 'approved',
+      allowed: true,
+      respondedBy: 'web:floor-test',
+      respondedVia: 'api',
+      reason: 'r',
+    });
     // Compare-and-set: the row is no longer pending, so a second decision changes nothing.
-    expect((await post(`${server.url}/v1/requests/${id}/decision`, { decision: 'approve', approver: 'web:late' })).status).toBe(409);
+    expect(
+      (await post(`${server.url}/v1/requests/${id}/decision`, { decision: 'approve', approver: 'web:late' })).status,
+    ).toBe(409);
     expect(await stored(db, id)).toMatchObject({ respondedBy: 'web:floor-test' });
   } finally {
     await server.stop();

@@ -26,20 +26,34 @@ afterAll(async () => {
 });
 
 function context(mode: BenchContext['mode'], bench: BenchPostgres | null): BenchContext {
-  return { mode, tmp: dir, pg: bench, historySeedDir: join(dir, 'kept'), historyRows: ROWS, log: () => {} } as unknown as BenchContext;
+  return {
+    mode,
+    tmp: dir,
+    pg: bench,
+    historySeedDir: join(dir, 'kept'),
+    historyRows: ROWS,
+    log: () => {},
+  } as unknown as BenchContext;
 }
 
 async function requestCount(db: string): Promise<number> {
   const stores = await openStores(db, { migrate: false });
   try {
-    return (await stores.store.list({ limit: 500 })).items.length + (await stores.store.list({ status: 'pending', limit: 500 })).items.length;
+    return (
+      (await stores.store.list({ limit: 500 })).items.length +
+      (await stores.store.list({ status: 'pending', limit: 500 })).items.length
+    );
   } finally {
     await stores.close();
   }
 }
 
 /** Two runs on `ctx`: the first seeds and keeps, the second copies; each writes to its own database. */
-async function twoRuns(ctx: BenchContext, db: (run: number) => Promise<string>, seed: (db: string) => Promise<HistorySeed>) {
+async function twoRuns(
+  ctx: BenchContext,
+  db: (run: number) => Promise<string>,
+  seed: (db: string) => Promise<HistorySeed>,
+) {
   let seeded = 0;
   const counted = (target: string) => () => {
     seeded++;
@@ -51,7 +65,14 @@ async function twoRuns(ctx: BenchContext, db: (run: number) => Promise<string>, 
   const second = await keptHistorySeed(ctx, ctx.historySeedDir, secondDb, ROWS, counted(secondDb));
   expect(seeded).toBe(1);
   expect(first.reused).toBe(false);
-  expect(second).toMatchObject({ reused: true, rows: ROWS, events: first.events, pending: first.pending, from: first.from, to: first.to });
+  expect(second).toMatchObject({
+    reused: true,
+    rows: ROWS,
+    events: first.events,
+    pending: first.pending,
+    from: first.from,
+    to: first.to,
+  });
   // Both hold the history; the copy is a database of its own.
   expect(await requestCount(firstDb)).toBe(500 + 1);
   expect(await requestCount(secondDb)).toBe(500 + 1);
@@ -61,13 +82,21 @@ async function twoRuns(ctx: BenchContext, db: (run: number) => Promise<string>, 
 describe('kept history seeds', () => {
   it('SQLite: the second run copies the kept file', async () => {
     const ctx = context('sqlite', null);
-    await twoRuns(ctx, async (run) => join(dir, `run${run}.db`), async (db) => seedHistory(db, { rows: ROWS }));
+    await twoRuns(
+      ctx,
+      async (run) => join(dir, `run${run}.db`),
+      async (db) => seedHistory(db, { rows: ROWS }),
+    );
   });
 
   it('PostgreSQL: the second run copies the kept template database', async () => {
     pg = await postgresForBench(() => {});
     const ctx = context('postgres', pg);
-    await twoRuns(ctx, (run) => pg!.fresh(`seed_cache_${run}`), (db) => seedHistoryPostgres(db, { rows: ROWS }));
+    await twoRuns(
+      ctx,
+      (run) => pg!.fresh(`seed_cache_${run}`),
+      (db) => seedHistoryPostgres(db, { rows: ROWS }),
+    );
     expect(await pg!.exists(template)).toBe(true);
   });
 });

@@ -41,7 +41,13 @@ async function appendOne(db: string) {
   const stores = await openStores(db);
   try {
     const [first] = (await stores.store.list({ status: 'pending', limit: 1 })).items;
-    await stores.store.appendEvent(first!.id, { type: 'escalated', actor: null, channel: null, detail: { step: 1 }, at: new Date() });
+    await stores.store.appendEvent(first!.id, {
+      type: 'escalated',
+      actor: null,
+      channel: null,
+      detail: { step: 1 },
+      at: new Date(),
+    });
   } finally {
     await stores.close();
   }
@@ -56,7 +62,9 @@ describe('history seeders', () => {
         const rows = historyRows(i, plan, ids);
         expect({ ...rows.request, id: '', nonce: '' }).toEqual({ ...requestToRow(request), id: '', nonce: '' });
         expect(rows.request.nonce).toMatch(/^[A-Za-z0-9_-]{24}$/);
-        expect(rows.events).toEqual(events.map((e) => [e.type, e.actor, e.channel, JSON.stringify(e.detail), e.at.toISOString()]));
+        expect(rows.events).toEqual(
+          events.map((e) => [e.type, e.actor, e.channel, JSON.stringify(e.detail), e.at.toISOString()]),
+        );
       }
     }
   });

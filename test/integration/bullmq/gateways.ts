@@ -8,7 +8,11 @@ import { startChildGateway, type ChildGateway } from '../../helpers/child-gatewa
 /** A running gateway process. */
 export interface RedisGateway extends ChildGateway {
   /** Fetches JSON and fails on an unexpected status. */
-  json<T = Record<string, unknown>>(path: string, init?: { method?: string; body?: unknown }, status?: number): Promise<T>;
+  json<T = Record<string, unknown>>(
+    path: string,
+    init?: { method?: string; body?: unknown },
+    status?: number,
+  ): Promise<T>;
 }
 
 /** Options of {@link startRedisGateway}. */
@@ -20,7 +24,11 @@ export interface RedisGatewayOptions {
 }
 
 /** Starts `tollgate serve --port 0 --db <dbPath>` with `REDIS_URL=<redisUrl>`; resolves once it listens. */
-export async function startRedisGateway(dbPath: string, redisUrl: string, options: RedisGatewayOptions = {}): Promise<RedisGateway> {
+export async function startRedisGateway(
+  dbPath: string,
+  redisUrl: string,
+  options: RedisGatewayOptions = {},
+): Promise<RedisGateway> {
   const args: string[] = [];
   if (options.sweepEverySeconds !== undefined) {
     const configPath = `${dbPath}.sweep-${options.sweepEverySeconds}.yaml`;
@@ -33,7 +41,10 @@ export async function startRedisGateway(dbPath: string, redisUrl: string, option
     async json<T>(path: string, init: { method?: string; body?: unknown } = {}, status?: number): Promise<T> {
       const response = await child.api(path, init);
       const body = (await response.json()) as T;
-      if (status !== undefined && response.status !== status) throw new Error(`${init.method ?? 'GET'} ${path}: expected ${status}, got ${response.status}: ${JSON.stringify(body)}`);
+      if (status !== undefined && response.status !== status)
+        throw new Error(
+          `${init.method ?? 'GET'} ${path}: expected ${status}, got ${response.status}: ${JSON.stringify(body)}`,
+        );
       return body;
     },
   };

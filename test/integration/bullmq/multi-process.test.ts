@@ -68,12 +68,26 @@ describe('several gateway processes on one database and one Redis', { timeout: 1
     return { redis, dbPath, gateway, sql };
   }
 
-  const create = (g: RedisGateway, body: Record<string, unknown>) => g.json<ApiRequest>('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { amount: 120 }, ...body } }, 201);
-  const expiredEvents = (sql: <T>(q: string) => T[]) => sql<{ request_id: string; n: number }>("select request_id, count(*) as n from confirmation_events where type = 'expired' group by request_id");
+  const create = (g: RedisGateway, body: Record<string, unknown>) =>
+    g.json<ApiRequest>(
+      '/v1/requests',
+      { body: { tool_name: 'pay_invoice', tool_args: { amount: 120 }, ...body } },
+      201,
+    );
+  const expiredEvents = (sql: <T>(q: string) => T[]) =>
+    sql<{ request_id: string; n: number }>(
+      "select request_id, count(*) as n from confirmation_events where type = 'expired' group by request_id",
+    );
 
   /** Whether `promise` has settled within `ms` (without consuming its result). */
   const settledWithin = (promise: Promise<unknown>, ms: number) =>
-    Promise.race([promise.then(() => true, () => true), sleep(ms).then(() => false)]);
+    Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      sleep(ms).then(() => false),
+    ]);
 
   it('a decision on one gateway wakes a long-poll parked on the other, through the Redis change feed', async () => {
     const { gateway, dbPath } = await setup();
@@ -113,23 +127,43 @@ describe('several gateway processes on one database and one Redis', { timeout: 1
     const { gateway, sql } = await setup();
     const slack = await FakeSlack.start({ token: 'xoxb-test' });
     cleanups.push(() => slack.close());
-    const options = { env: { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 'test-secret', SLACK_API_URL: slack.apiUrl }, sweepEverySeconds: 600 };
+    const options = {
+      env: { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 'test-secret', SLACK_API_URL: slack.apiUrl },
+      sweepEverySeconds: 600,
+    };
     const a = await gateway(options);
     const b = await gateway(options);
-    const requests = await Promise.all(Array.from({ length: 5 }, () => create(a, { timeout_s: 3, channels: [{ type: 'slack', target: 'C0123' }] })));
+    const requests = await Promise.all(
+      Array.from({ length: 5 }, () => create(a, { timeout_s: 3, channels: [{ type: 'slack', target: 'C0123' }] })),
+    );
     await until(() => slack.callsTo('chat.postMessage').length >= 5, 'the five cards');
     // Kill only once the message references are committed: a card posted in the instant before a crash, with its
     // reference not yet written, cannot be found again (Slack has no idempotency key to look it up by).
-    await until(() => sql<{ n: number }>("select count(*) as n from channel_messages where status = 'sent' and message_ref is not null")[0]!.n >= 5, 'the five card references');
+    await until(
+      () =>
+        sql<{ n: number }>(
+          "select count(*) as n from channel_messages where status = 'sent' and message_ref is not null",
+        )[0]!.n >= 5,
+      'the five card references',
+    );
     await a.kill('SIGKILL');
     // Read from the file, not B's API: the cluster's due-scan expires them (up to 5 s after their time, as A's own
     // timers died with it), and polling five requests every 50 ms that long meets B's rate limit.
     const ids = requests.map((r) => `'${r.id}'`).join(',');
-    await until(() => sql<{ n: number }>(`select count(*) as n from confirmation_requests where status = 'expired' and id in (${ids})`)[0]!.n === 5, 'the requests to expire on the other gateway');
+    await until(
+      () =>
+        sql<{ n: number }>(
+          `select count(*) as n from confirmation_requests where status = 'expired' and id in (${ids})`,
+        )[0]!.n === 5,
+      'the requests to expire on the other gateway',
+    );
     for (const r of requests) expect((await b.json<ApiRequest>(`/v1/requests/${r.id}`)).status).toBe('expired');
     const events = expiredEvents(sql);
     expect(events.map((e) => e.n)).toEqual([1, 1, 1, 1, 1]);
-    await until(() => new Set(slack.callsTo('chat.update').map((c) => c.params.ts)).size >= 5, 'the five cards to be updated');
+    await until(
+      () => new Set(slack.callsTo('chat.update').map((c) => c.params.ts)).size >= 5,
+      'the five cards to be updated',
+    );
     expect(slack.callsTo('chat.postMessage')).toHaveLength(5); // no card sent twice
   });
 
@@ -150,7 +184,9 @@ describe('several gateway processes on one database and one Redis', { timeout: 1
       const rows = await Promise.all([...before, during].map((r) => a.json<ApiRequest>(`/v1/requests/${r.id}`)));
       return rows.every((r) => r.status === 'expired');
     }, 'every request to expire');
-    for (const row of sql<{ expires_at: string; responded_at: string }>("select expires_at, responded_at from confirmation_requests where status = 'expired'")) {
+    for (const row of sql<{ expires_at: string; responded_at: string }>(
+      "select expires_at, responded_at from confirmation_requests where status = 'expired'",
+    )) {
       expect(Date.parse(row.responded_at)).toBeGreaterThanOrEqual(Date.parse(row.expires_at));
     }
     expect(expiredEvents(sql).map((e) => e.n)).toEqual([1, 1, 1, 1]);
@@ -167,9 +203,20 @@ describe('several gateway processes on one database and one Redis', { timeout: 1
     expect(body.checks.scheduler).toMatchObject({ ready: false, detail: expect.stringMatching(/redis/) });
     const expiring = await create(a, { timeout_s: 1 });
     const decided = await create(a, { timeout_s: 60 });
-    expect((await a.json<ApiRequest>(`/v1/requests/${decided.id}/decision`, { body: { decision: 'approve', approver: 'web:alice' } }, 200)).status).toBe('approved');
+    expect(
+      (
+        await a.json<ApiRequest>(
+          `/v1/requests/${decided.id}/decision`,
+          { body: { decision: 'approve', approver: 'web:alice' } },
+          200,
+        )
+      ).status,
+    ).toBe('approved');
     await redis.start();
-    await until(async () => (await a.json<ApiRequest>(`/v1/requests/${expiring.id}`)).status === 'expired', 'the expiry once Redis is up');
+    await until(
+      async () => (await a.json<ApiRequest>(`/v1/requests/${expiring.id}`)).status === 'expired',
+      'the expiry once Redis is up',
+    );
     await until(async () => (await a.api('/readyz')).status === 200, 'readiness');
   });
 
@@ -180,7 +227,10 @@ describe('several gateway processes on one database and one Redis', { timeout: 1
     // Exiting by itself (no process.exit) means workers, HTTP, Redis and the database were all closed.
     expect(await a.kill('SIGTERM')).toBe(0);
     const b = await gateway({ sweepEverySeconds: 600 });
-    await until(async () => (await b.json<ApiRequest>(`/v1/requests/${request.id}`)).status === 'expired', 'the expiry on the other gateway');
+    await until(
+      async () => (await b.json<ApiRequest>(`/v1/requests/${request.id}`)).status === 'expired',
+      'the expiry on the other gateway',
+    );
     expect(expiredEvents(sql)).toEqual([{ request_id: request.id, n: 1 }]);
   });
 
@@ -191,19 +241,31 @@ describe('several gateway processes on one database and one Redis', { timeout: 1
     const open = openDatabase(dbPath);
     applyMigrations(open);
     const clock = new ManualClock(Date.now());
-    const filer = new Gateway({ store: new SqliteConfirmationStore(open), scheduler: new InProcessScheduler({ clock }), clock });
-    for (let i = 0; i < 1000; i++) await filer.request({ toolName: 'pay_invoice', toolArgs: { n: i }, timeoutS: 15, channels: [] });
+    const filer = new Gateway({
+      store: new SqliteConfirmationStore(open),
+      scheduler: new InProcessScheduler({ clock }),
+      clock,
+    });
+    for (let i = 0; i < 1000; i++)
+      await filer.request({ toolName: 'pay_invoice', toolArgs: { n: i }, timeoutS: 15, channels: [] });
     open.close();
     const expiresAt = Date.parse(sql<{ e: string }>('select min(expires_at) as e from confirmation_requests')[0]!.e);
     expect(sql<{ n: number }>('select count(distinct expires_at) as n from confirmation_requests')[0]!.n).toBe(1);
 
     await Promise.all([gateway({ sweepEverySeconds: 600 }), gateway({ sweepEverySeconds: 600 })]);
-    await until(() => sql<{ n: number }>("select count(*) as n from confirmation_requests where status = 'expired'")[0]!.n === 1000, 'all 1,000 to expire', 60_000);
+    await until(
+      () =>
+        sql<{ n: number }>("select count(*) as n from confirmation_requests where status = 'expired'")[0]!.n === 1000,
+      'all 1,000 to expire',
+      60_000,
+    );
     await sleep(500);
     const events = expiredEvents(sql);
     expect(events).toHaveLength(1000);
     expect(events.filter((e) => e.n !== 1)).toEqual([]);
-    const early = sql<{ n: number }>("select count(*) as n from confirmation_requests where responded_at < expires_at")[0]!.n;
+    const early = sql<{ n: number }>(
+      'select count(*) as n from confirmation_requests where responded_at < expires_at',
+    )[0]!.n;
     expect(early).toBe(0);
     expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
   });

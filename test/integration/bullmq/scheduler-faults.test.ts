@@ -46,7 +46,16 @@ describe('BullMQ scheduler and Redis change feed, with their own Redis', { timeo
   function scheduler(url: string, prefix: string) {
     // A long command timeout: on a loaded test machine a 2 s timeout would send calls through the retry buffer,
     // which reorders them across processes (harmless for the gateway, but this test counts handler calls).
-    const s = new BullMQScheduler({ connection: url, prefix, attempts: 3, backoffMs: 20, sweepEveryMs: 0, startWaitMs: 300, commandTimeoutMs: 15_000, expiryBackstopMs: BACKSTOP_MS });
+    const s = new BullMQScheduler({
+      connection: url,
+      prefix,
+      attempts: 3,
+      backoffMs: 20,
+      sweepEveryMs: 0,
+      startWaitMs: 300,
+      commandTimeoutMs: 15_000,
+      expiryBackstopMs: BACKSTOP_MS,
+    });
     cleanups.push(() => s.stop());
     return s;
   }
@@ -87,7 +96,11 @@ describe('BullMQ scheduler and Redis change feed, with their own Redis', { timeo
     expect(a.stats.buffered + b.stats.buffered).toBe(0);
     expect(await jobKeys(url, prefix)).toEqual([]); // the due-scan backs them up, not a job each
     await Promise.all(ids.slice(0, 5).map((id) => b.cancelExpiry(id)));
-    await until(() => jobsA.of('expire').length >= 300 && jobsB.of('expire').length >= 295, 'the local expiries', 20_000);
+    await until(
+      () => jobsA.of('expire').length >= 300 && jobsB.of('expire').length >= 295,
+      'the local expiries',
+      20_000,
+    );
     // Past the backstop delay: a Redis job that had not been removed would fire now, a second time.
     await sleep(BACKSTOP_MS + 1000);
     const count = (jobs: RecordingJobs) => {
@@ -99,7 +112,9 @@ describe('BullMQ scheduler and Redis change feed, with their own Redis', { timeo
     expect([...count(jobsA).keys()].sort()).toEqual([...ids].sort());
     expect([...count(jobsB).keys()].sort()).toEqual(ids.slice(5).sort());
     expect([...count(jobsA).values(), ...count(jobsB).values()].every((n) => n === 1)).toBe(true);
-    expect(Math.min(...[...jobsA.of('expire'), ...jobsB.of('expire')].map((c) => c.at))).toBeGreaterThanOrEqual(at.getTime());
+    expect(Math.min(...[...jobsA.of('expire'), ...jobsB.of('expire')].map((c) => c.at))).toBeGreaterThanOrEqual(
+      at.getTime(),
+    );
   });
 
   it("a reminder's wake-up whose process is gone fires from its Redis job in another process, the backstop delay after its time", async () => {
@@ -157,31 +172,35 @@ describe('BullMQ scheduler and Redis change feed, with their own Redis', { timeo
     expect(s.stats.buffered).toBe(0);
   });
 
-  it('stop() and close() with Redis unreachable let running handlers finish and return', { timeout: 15_000 }, async () => {
-    const server = await redis();
-    const prefix = `t-${randomUUID()}`;
-    const s = new BullMQScheduler({ connection: server.url, prefix, sweepEveryMs: 0, expiryBackstopMs: 0 });
-    const f = feed(server.url, prefix);
-    const jobs = new RecordingJobs(Date.now);
-    let finished = false;
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    jobs.behave = async () => {
-      await gate;
-      finished = true;
-    };
-    await s.start(jobs);
-    await s.enqueueDelivery('r1', 'slack', 'C1');
-    await until(() => jobs.calls.length === 1, 'the job to start');
-    await server.kill();
-    await until(async () => !(await s.health()).ready, 'the scheduler to notice');
-    const stopping = s.stop();
-    setTimeout(release, 50);
-    await stopping;
-    await f.close();
-    expect(finished).toBe(true);
-    expect(await s.health()).toEqual({ ready: false, detail: 'scheduler stopped' });
-  });
+  it(
+    'stop() and close() with Redis unreachable let running handlers finish and return',
+    { timeout: 15_000 },
+    async () => {
+      const server = await redis();
+      const prefix = `t-${randomUUID()}`;
+      const s = new BullMQScheduler({ connection: server.url, prefix, sweepEveryMs: 0, expiryBackstopMs: 0 });
+      const f = feed(server.url, prefix);
+      const jobs = new RecordingJobs(Date.now);
+      let finished = false;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      jobs.behave = async () => {
+        await gate;
+        finished = true;
+      };
+      await s.start(jobs);
+      await s.enqueueDelivery('r1', 'slack', 'C1');
+      await until(() => jobs.calls.length === 1, 'the job to start');
+      await server.kill();
+      await until(async () => !(await s.health()).ready, 'the scheduler to notice');
+      const stopping = s.stop();
+      setTimeout(release, 50);
+      await stopping;
+      await f.close();
+      expect(finished).toBe(true);
+      expect(await s.health()).toEqual({ ready: false, detail: 'scheduler stopped' });
+    },
+  );
 
   it('Redis killed and restarted: timers set before still fire, calls during the outage are kept, a catch-up runs', async () => {
     const server = await redis();
@@ -195,7 +214,11 @@ describe('BullMQ scheduler and Redis change feed, with their own Redis', { timeo
     await s.scheduleExpiry('during', new Date(Date.now() + 200));
     await s.enqueueCallback('during');
     await server.start();
-    await until(() => jobs.of('expire').length >= 2 && jobs.of('callback').length > 0, 'both expiries and the callback', 15_000);
+    await until(
+      () => jobs.of('expire').length >= 2 && jobs.of('callback').length > 0,
+      'both expiries and the callback',
+      15_000,
+    );
     expect(jobs.of('expire', 'before')[0]!.at).toBeGreaterThanOrEqual(before);
     expect(jobs.of('expire', 'before')).toHaveLength(1);
     await until(() => jobs.reconciled > 0, 'the catch-up reconciliation');
@@ -258,7 +281,11 @@ describe('BullMQ scheduler and Redis change feed, with their own Redis', { timeo
     await spy.subscribe(a.channel);
     const heardB: RequestChange[] = [];
     b.subscribe((c) => heardB.push(c));
-    const changes: RequestChange[] = Array.from({ length: 50 }, (_, i) => ({ requestId: `r${i}`, status: i % 2 ? 'approved' : 'pending', kind: i % 2 ? 'changed' : 'created' }));
+    const changes: RequestChange[] = Array.from({ length: 50 }, (_, i) => ({
+      requestId: `r${i}`,
+      status: i % 2 ? 'approved' : 'pending',
+      kind: i % 2 ? 'changed' : 'created',
+    }));
     await Promise.all(changes.map((c) => a.publish(c)));
     await until(() => heardB.length === 50, 'the fifty changes');
     expect(heardB).toEqual(changes);
@@ -266,7 +293,10 @@ describe('BullMQ scheduler and Redis change feed, with their own Redis', { timeo
 
     const older = new Redis(server.url);
     cleanups.push(async () => older.disconnect());
-    await older.publish(a.channel, JSON.stringify({ origin: 'an-older-replica', change: { requestId: 'old', status: 'denied', kind: 'changed' } }));
+    await older.publish(
+      a.channel,
+      JSON.stringify({ origin: 'an-older-replica', change: { requestId: 'old', status: 'denied', kind: 'changed' } }),
+    );
     await until(() => heardB.length === 51, 'the change of the earlier form');
     expect(heardB[50]).toEqual({ requestId: 'old', status: 'denied', kind: 'changed' });
   });

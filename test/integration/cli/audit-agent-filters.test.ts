@@ -13,9 +13,24 @@ beforeAll(async () => {
   t = await startTestServer();
   const context = (repo: string) => ({ session_id: 's', cwd: `/srv/${repo}`, repo, branch: 'main', model: null });
   for (const [name, body] of Object.entries({
-    codexBilling: { tool_name: 'Bash', tool_args: { command: 'ls' }, agent_kind: 'codex', context: context('acme/billing') },
-    geminiBilling: { tool_name: 'run_shell_command', tool_args: { command: 'ls' }, agent_kind: 'gemini', context: context('acme/billing') },
-    codexInfra: { tool_name: 'Bash', tool_args: { command: 'ls' }, agent_kind: 'codex', context: context('acme/infra') },
+    codexBilling: {
+      tool_name: 'Bash',
+      tool_args: { command: 'ls' },
+      agent_kind: 'codex',
+      context: context('acme/billing'),
+    },
+    geminiBilling: {
+      tool_name: 'run_shell_command',
+      tool_args: { command: 'ls' },
+      agent_kind: 'gemini',
+      context: context('acme/billing'),
+    },
+    codexInfra: {
+      tool_name: 'Bash',
+      tool_args: { command: 'ls' },
+      agent_kind: 'codex',
+      context: context('acme/infra'),
+    },
     plain: { tool_name: 'deploy', tool_args: {} },
   })) {
     ids[name] = ((await (await t.api('/v1/requests', { body })).json()) as { id: string }).id;
@@ -26,15 +41,27 @@ afterAll(async () => {
 });
 
 const audit = (...argv: string[]) => {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'audit', ...argv, '--db', t.dbPath], { encoding: 'utf8' });
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/main.ts', 'audit', ...argv, '--db', t.dbPath],
+    { encoding: 'utf8' },
+  );
   expect(result.stderr).toBe('');
-  return result.stdout.trim().split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { id: string }).id);
+  return result.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => (JSON.parse(line) as { id: string }).id);
 };
 
 describe('tollgate audit by coding agent and repository', { timeout: 60_000 }, () => {
   it('filters by --agent-kind, --repo, and both, in the list and the export', () => {
-    expect(audit('--format', 'ndjson', '--agent-kind', 'codex').sort()).toEqual([ids.codexBilling, ids.codexInfra].sort());
-    expect(audit('--format', 'ndjson', '--repo', 'acme/billing').sort()).toEqual([ids.codexBilling, ids.geminiBilling].sort());
+    expect(audit('--format', 'ndjson', '--agent-kind', 'codex').sort()).toEqual(
+      [ids.codexBilling, ids.codexInfra].sort(),
+    );
+    expect(audit('--format', 'ndjson', '--repo', 'acme/billing').sort()).toEqual(
+      [ids.codexBilling, ids.geminiBilling].sort(),
+    );
     expect(audit('export', '--agent-kind', 'codex', '--repo', 'acme/billing')).toEqual([ids.codexBilling]);
   });
 });

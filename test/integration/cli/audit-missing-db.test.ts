@@ -12,9 +12,14 @@ const BIN = new URL('../../../bin/tollgate.js', import.meta.url).pathname;
 
 const tollgate = (cwd: string, args: string[], env: Record<string, string> = {}) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, TOLLGATE_DB: '', ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd, env: { ...process.env, TOLLGATE_DB: '', ...env }, timeout: 20_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 
 describe('tollgate audit without a database', () => {
@@ -39,7 +44,9 @@ describe('tollgate audit without a database', () => {
     const viaFlag = await tollgate(dir, ['audit', '--db', 'elsewhere/audit.db']);
     expect(viaFlag.code).not.toBe(0);
     expect(viaFlag.stderr).toContain(`no database at ${join(dir, 'elsewhere', 'audit.db')} (from --db)`);
-    const viaEnv = await tollgate(dir, ['audit', '--events', '0190a0a0-0000-7000-8000-000000000000'], { TOLLGATE_DB: join(dir, 'x.db') });
+    const viaEnv = await tollgate(dir, ['audit', '--events', '0190a0a0-0000-7000-8000-000000000000'], {
+      TOLLGATE_DB: join(dir, 'x.db'),
+    });
     expect(viaEnv.stderr).toContain(`no database at ${join(dir, 'x.db')} (from TOLLGATE_DB)`);
     expect(existsSync(join(dir, 'elsewhere'))).toBe(false);
     expect(readdirSync(dir)).toEqual([]);

@@ -17,9 +17,14 @@ afterEach(() => {
 /** Runs the CLI in `cwd`; resolves with its exit code and stderr. */
 function tollgate(...args: string[]): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, TOLLGATE_DB: '', PORT: '0', TOLLGATE_API_TOKENS: 'x' }, timeout: 20_000 }, (error, _stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd, env: { ...process.env, TOLLGATE_DB: '', PORT: '0', TOLLGATE_API_TOKENS: 'x' }, timeout: 20_000 },
+      (error, _stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr });
+      },
+    );
   });
 }
 

@@ -26,7 +26,12 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 const BIN = '/opt/tollgate/bin/tollgate.js';
 async function init(argv: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string }> {
   let out = '';
-  const code = await run(argv, { stdout: { write: (s: string) => (out += s) }, env: { HOME: home, PATH: '', ...env }, cwd: project, bin: BIN });
+  const code = await run(argv, {
+    stdout: { write: (s: string) => (out += s) },
+    env: { HOME: home, PATH: '', ...env },
+    cwd: project,
+    bin: BIN,
+  });
   return { code, out };
 }
 const write = (path: string, text: string) => {
@@ -43,11 +48,18 @@ const CASES: { agent: string; file: string; existing: unknown; check(config: Con
   {
     agent: 'claude',
     file: '.claude/settings.json',
-    existing: { model: 'opus', hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'lint-guard' }] }] } },
+    existing: {
+      model: 'opus',
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'lint-guard' }] }] },
+    },
     check(config) {
       expect(config.model).toBe('opus');
       expect(config.hooks.PreToolUse[0].hooks[0].command).toBe('lint-guard');
-      expect(config.hooks.PreToolUse[1].hooks[0]).toEqual({ type: 'command', command: `"${process.execPath}" "${BIN}" claude-hook --timeout 120`, timeout: 130 });
+      expect(config.hooks.PreToolUse[1].hooks[0]).toEqual({
+        type: 'command',
+        command: `"${process.execPath}" "${BIN}" claude-hook --timeout 120`,
+        timeout: 130,
+      });
     },
   },
   {
@@ -56,7 +68,12 @@ const CASES: { agent: string; file: string; existing: unknown; check(config: Con
     existing: { hooks: { PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'log-it' }] }] } },
     check(config) {
       expect(config.hooks.PostToolUse).toHaveLength(1);
-      expect(config.hooks.PreToolUse).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: `"${process.execPath}" "${BIN}" hook codex --wait 120`, timeout: 130 }] }]);
+      expect(config.hooks.PreToolUse).toEqual([
+        {
+          matcher: '*',
+          hooks: [{ type: 'command', command: `"${process.execPath}" "${BIN}" hook codex --wait 120`, timeout: 130 }],
+        },
+      ]);
     },
   },
   {
@@ -65,7 +82,11 @@ const CASES: { agent: string; file: string; existing: unknown; check(config: Con
     existing: { theme: 'dark' },
     check(config) {
       expect(config.theme).toBe('dark');
-      expect(config.hooks.BeforeTool[0].hooks[0]).toMatchObject({ type: 'command', command: expect.stringContaining('hook gemini --wait 120'), timeout: 130_000 });
+      expect(config.hooks.BeforeTool[0].hooks[0]).toMatchObject({
+        type: 'command',
+        command: expect.stringContaining('hook gemini --wait 120'),
+        timeout: 130_000,
+      });
     },
   },
   {
@@ -73,7 +94,10 @@ const CASES: { agent: string; file: string; existing: unknown; check(config: Con
     file: '.qwen/settings.json',
     existing: { hooks: { PreToolUse: [{ matcher: 'edit', hooks: [{ type: 'command', command: 'fmt-check' }] }] } },
     check(config) {
-      expect(config.hooks.PreToolUse.map((g: Config) => g.hooks[0].command)).toEqual(['fmt-check', expect.stringContaining('hook qwen --wait 120')]);
+      expect(config.hooks.PreToolUse.map((g: Config) => g.hooks[0].command)).toEqual([
+        'fmt-check',
+        expect.stringContaining('hook qwen --wait 120'),
+      ]);
       expect(config.hooks.PreToolUse[1].hooks[0].timeout).toBe(130);
     },
   },
@@ -83,7 +107,9 @@ const CASES: { agent: string; file: string; existing: unknown; check(config: Con
     existing: { version: 1, hooks: { afterFileEdit: [{ command: 'prettier' }] } },
     check(config) {
       expect(config.hooks.afterFileEdit).toEqual([{ command: 'prettier' }]);
-      expect(config.hooks.beforeShellExecution).toEqual([{ command: expect.stringContaining('hook cursor --wait 120'), timeout: 130 }]);
+      expect(config.hooks.beforeShellExecution).toEqual([
+        { command: expect.stringContaining('hook cursor --wait 120'), timeout: 130 },
+      ]);
       expect(config.hooks.beforeMCPExecution).toHaveLength(1);
     },
   },
@@ -93,7 +119,9 @@ const CASES: { agent: string; file: string; existing: unknown; check(config: Con
     existing: { version: 1, hooks: { sessionStart: [{ type: 'command', bash: 'echo hi' }] } },
     check(config) {
       expect(config.hooks.sessionStart).toHaveLength(1);
-      expect(config.hooks.preToolUse).toEqual([{ type: 'command', bash: expect.stringContaining('hook copilot --wait 120'), timeoutSec: 130 }]);
+      expect(config.hooks.preToolUse).toEqual([
+        { type: 'command', bash: expect.stringContaining('hook copilot --wait 120'), timeoutSec: 130 },
+      ]);
     },
   },
   {
@@ -117,34 +145,39 @@ const CASES: { agent: string; file: string; existing: unknown; check(config: Con
 ];
 
 describe('tollgate init <agent>', () => {
-  it.each(CASES)('$agent: merges with the existing configuration, keeps a .bak, and a second run changes nothing', async ({ agent, file, existing, check }) => {
-    const path = join(project, file);
-    const before = existing === null ? null : `${JSON.stringify(existing, null, 2)}\n`;
-    if (before !== null) write(path, before);
+  it.each(CASES)(
+    '$agent: merges with the existing configuration, keeps a .bak, and a second run changes nothing',
+    async ({ agent, file, existing, check }) => {
+      const path = join(project, file);
+      const before = existing === null ? null : `${JSON.stringify(existing, null, 2)}\n`;
+      if (before !== null) write(path, before);
 
-    const dry = await init([agent, '--wait', '120', '--dry-run']);
-    expect(dry.code).toBe(0);
-    expect(dry.out).toMatch(/Would change/);
-    expect(dry.out).toMatch(/^\+ .*tollgate/m);
-    expect(existsSync(path) ? readFileSync(path, 'utf8') : null).toBe(before);
+      const dry = await init([agent, '--wait', '120', '--dry-run']);
+      expect(dry.code).toBe(0);
+      expect(dry.out).toMatch(/Would change/);
+      expect(dry.out).toMatch(/^\+ .*tollgate/m);
+      expect(existsSync(path) ? readFileSync(path, 'utf8') : null).toBe(before);
 
-    const first = await init([agent, '--wait', '120']);
-    expect(first.code).toBe(0);
-    const text = readFileSync(path, 'utf8');
-    check(agent === 'cline' || agent === 'opencode' ? null : JSON.parse(text), text);
-    if (before !== null) expect(readFileSync(`${path}.bak`, 'utf8')).toBe(before);
-    if (agent === 'cline') expect(statSync(path).mode & 0o111).not.toBe(0);
+      const first = await init([agent, '--wait', '120']);
+      expect(first.code).toBe(0);
+      const text = readFileSync(path, 'utf8');
+      check(agent === 'cline' || agent === 'opencode' ? null : JSON.parse(text), text);
+      if (before !== null) expect(readFileSync(`${path}.bak`, 'utf8')).toBe(before);
+      if (agent === 'cline') expect(statSync(path).mode & 0o111).not.toBe(0);
 
-    const second = await init([agent, '--wait', '120']);
-    expect(second.out).toMatch(/nothing changed/);
-    expect(readFileSync(path, 'utf8')).toBe(text);
+      const second = await init([agent, '--wait', '120']);
+      expect(second.out).toMatch(/nothing changed/);
+      expect(readFileSync(path, 'utf8')).toBe(text);
 
-    // Another --wait replaces tollgate's entry instead of adding a second one.
-    await init([agent, '--wait', '30']);
-    const again = readFileSync(path, 'utf8');
-    const flag = agent === 'claude' ? '--timeout' : '--wait';
-    expect(again.match(/--(wait|timeout) \d+/g)).toEqual(agent === 'cursor' ? [`${flag} 30`, `${flag} 30`] : [`${flag} 30`]);
-  });
+      // Another --wait replaces tollgate's entry instead of adding a second one.
+      await init([agent, '--wait', '30']);
+      const again = readFileSync(path, 'utf8');
+      const flag = agent === 'claude' ? '--timeout' : '--wait';
+      expect(again.match(/--(wait|timeout) \d+/g)).toEqual(
+        agent === 'cursor' ? [`${flag} 30`, `${flag} 30`] : [`${flag} 30`],
+      );
+    },
+  );
 
   it('writes user-scope files under HOME (and CODEX_HOME)', async () => {
     await init(['gemini', '--scope', 'user']);
@@ -157,7 +190,12 @@ describe('tollgate init <agent>', () => {
     write(join(home, '.copilot/settings.json'), JSON.stringify({ model: 'gpt-5' }));
     await init(['copilot', '--scope', 'user']);
     const copilot = JSON.parse(readFileSync(join(home, '.copilot/settings.json'), 'utf8')) as Record<string, unknown>;
-    expect(copilot).toEqual({ model: 'gpt-5', hooks: { preToolUse: [{ type: 'command', bash: expect.stringContaining('hook copilot --wait 50'), timeoutSec: 60 }] } });
+    expect(copilot).toEqual({
+      model: 'gpt-5',
+      hooks: {
+        preToolUse: [{ type: 'command', bash: expect.stringContaining('hook copilot --wait 50'), timeoutSec: 60 }],
+      },
+    });
     await expect(init(['nosuch'])).rejects.toThrow(/unknown agent "nosuch"/);
   });
 

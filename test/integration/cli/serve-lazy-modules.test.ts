@@ -25,7 +25,10 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
  */
 function recorder(log: string): string {
   const hooks = join(dir, 'hooks.mjs');
-  writeFileSync(hooks, `import { appendFileSync } from 'node:fs';\nexport async function resolve(specifier, context, next) {\n  const result = await next(specifier, context);\n  appendFileSync(${JSON.stringify(log)}, result.url + '\\n');\n  return result;\n}\n`);
+  writeFileSync(
+    hooks,
+    `import { appendFileSync } from 'node:fs';\nexport async function resolve(specifier, context, next) {\n  const result = await next(specifier, context);\n  appendFileSync(${JSON.stringify(log)}, result.url + '\\n');\n  return result;\n}\n`,
+  );
   const preload = join(dir, 'record.mjs');
   writeFileSync(
     preload,
@@ -39,10 +42,14 @@ describe('tollgate serve, embedded default', () => {
     dir = mkdtempSync(join(tmpdir(), 'tollgate-lazy-'));
     const log = join(dir, 'modules.txt');
     writeFileSync(log, '');
-    const child = spawn(process.execPath, ['--import', recorder(log), BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', join(dir, 't.db')], {
-      env: { ...process.env, TOLLGATE_API_TOKENS: 'tg_lazy_modules_test', LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', recorder(log), BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', join(dir, 't.db')],
+      {
+        env: { ...process.env, TOLLGATE_API_TOKENS: 'tg_lazy_modules_test', LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     // Up, and past the login link (the last thing a start does): then stop it the way a supervisor does.
@@ -60,6 +67,10 @@ describe('tollgate serve, embedded default', () => {
     // The recorder works: the web inbox's own module and the SQLite driver are in the list.
     expect(loaded.some((m) => m.includes('channels/web/web-channel'))).toBe(true);
     expect(loaded.some((m) => m.includes('/node_modules/better-sqlite3/'))).toBe(true);
-    for (const name of LAZY) expect(loaded.filter((m) => m.includes(`/node_modules/${name}/`)), name).toEqual([]);
+    for (const name of LAZY)
+      expect(
+        loaded.filter((m) => m.includes(`/node_modules/${name}/`)),
+        name,
+      ).toEqual([]);
   }, 60_000);
 });

@@ -18,10 +18,16 @@ describe('tollgate serve, failing after the database opened', () => {
   it('exits 1 naming the rule and the channel', async () => {
     dir = mkdtempSync(join(tmpdir(), 'tollgate-start-failure-'));
     const config = join(dir, 'tollgate.yaml');
-    writeFileSync(config, 'policies:\n  - { name: pay, match: { tool: pay }, channels: [{ type: slack, target: C0PAY }] }\n');
+    writeFileSync(
+      config,
+      'policies:\n  - { name: pay, match: { tool: pay }, channels: [{ type: slack, target: C0PAY }] }\n',
+    );
     const result = await new Promise<{ code: number; stderr: string }>((resolve) => {
-      execFile(process.execPath, [BIN, 'serve', '--port', '0', '--db', join(dir, 'tollgate.db'), '--config', config], { env: { ...process.env, TOLLGATE_API_TOKENS: 'tg_test' }, timeout: 30_000 }, (error, _stdout, stderr) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
+      execFile(
+        process.execPath,
+        [BIN, 'serve', '--port', '0', '--db', join(dir, 'tollgate.db'), '--config', config],
+        { env: { ...process.env, TOLLGATE_API_TOKENS: 'tg_test' }, timeout: 30_000 },
+        (error, _stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
       );
     });
     expect(result.code).toBe(1);
@@ -32,9 +38,17 @@ describe('tollgate serve, failing after the database opened', () => {
     dir = mkdtempSync(join(tmpdir(), 'tollgate-close-'));
     const script = join(dir, 'close.mts');
     const openStore = fileURLToPath(new URL('../../../src/stores/open-store.ts', import.meta.url));
-    writeFileSync(script, `import { openStores } from ${JSON.stringify(openStore)};\nconst stores = await openStores(${JSON.stringify(join(dir, 't.db'))}, { backgroundCheckpoints: true });\nawait stores.close();\nconsole.log('closed');\n`);
+    writeFileSync(
+      script,
+      `import { openStores } from ${JSON.stringify(openStore)};\nconst stores = await openStores(${JSON.stringify(join(dir, 't.db'))}, { backgroundCheckpoints: true });\nawait stores.close();\nconsole.log('closed');\n`,
+    );
     const result = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(process.execPath, [fileURLToPath(new URL('../../../node_modules/tsx/dist/cli.mjs', import.meta.url)), script], { timeout: 30_000 }, (error, stdout) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout }));
+      execFile(
+        process.execPath,
+        [fileURLToPath(new URL('../../../node_modules/tsx/dist/cli.mjs', import.meta.url)), script],
+        { timeout: 30_000 },
+        (error, stdout) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout }),
+      );
     });
     expect(result).toEqual({ code: 0, stdout: 'closed\n' });
   });

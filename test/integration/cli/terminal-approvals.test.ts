@@ -24,17 +24,24 @@ let t: TestServer;
 let alice: string;
 beforeAll(async () => {
   t = await startTestServer({ policy: CONFIG });
-  const res = await t.api('/v1/tokens', { body: { name: 'alice-cli', scopes: ['request:decide'], as: 'person:alice' } });
+  const res = await t.api('/v1/tokens', {
+    body: { name: 'alice-cli', scopes: ['request:decide'], as: 'person:alice' },
+  });
   alice = ((await res.json()) as { secret: string }).secret;
 });
 afterAll(async () => {
   await t?.close();
 });
 
-function tollgate(args: string[], token: string | undefined = alice): Promise<{ code: number; stdout: string; stderr: string }> {
+function tollgate(
+  args: string[],
+  token: string | undefined = alice,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const env = { ...process.env, TOLLGATE_URL: t.url, TOLLGATE_TOKEN: token ?? '' };
-    execFile(process.execPath, [CLI, ...args], { env, timeout: 30_000 }, (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+    execFile(process.execPath, [CLI, ...args], { env, timeout: 30_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 async function file(body: Record<string, unknown>): Promise<string> {
@@ -66,9 +73,16 @@ describe('approvals from the terminal', () => {
 
     const approved = await tollgate(['approve', mine, '--reason', 'checked the diff']);
     expect(approved).toMatchObject({ code: 0, stdout: `approved ${mine} (deploy)\n` });
-    expect(await t.gateway.get(mine)).toMatchObject({ status: 'approved', respondedBy: 'person:alice', respondedByPerson: 'alice', reason: 'checked the diff' });
+    expect(await t.gateway.get(mine)).toMatchObject({
+      status: 'approved',
+      respondedBy: 'person:alice',
+      respondedByPerson: 'alice',
+      reason: 'checked the diff',
+    });
 
-    expect((await tollgate(['approve', quorum])).stdout).toBe(`approval recorded for ${quorum} (pay); it needs 2 people\n`);
+    expect((await tollgate(['approve', quorum])).stdout).toBe(
+      `approval recorded for ${quorum} (pay); it needs 2 people\n`,
+    );
     // Counted once: the quorum no longer waits for alice (from any account), only for bob.
     expect((await tollgate(['pending'])).stdout).toBe('Nothing waits for person:alice.\n');
 
@@ -77,7 +91,10 @@ describe('approvals from the terminal', () => {
     expect(notHers.stderr).toMatch(/^tollgate deny: /);
     expect(await t.gateway.get(bobs)).toMatchObject({ status: 'pending' });
 
-    expect(await tollgate(['show', 'zzzz'])).toMatchObject({ code: 1, stderr: 'tollgate show: no request waiting for you has the id zzzz\n' });
+    expect(await tollgate(['show', 'zzzz'])).toMatchObject({
+      code: 1,
+      stderr: 'tollgate show: no request waiting for you has the id zzzz\n',
+    });
     expect(await tollgate(['approve', randomUUID()])).toMatchObject({ code: 1 });
     expect((await tollgate(['pending'], 'tg_wrong')).stderr).toContain('the gateway refused TOLLGATE_TOKEN');
     expect(await tollgate(['pending'], '')).toMatchObject({ code: 2 });

@@ -42,16 +42,35 @@ let cancelledId: string;
 
 beforeAll(async () => {
   t = await startTestServer({ policy: CONFIG });
-  const res = await t.api('/v1/tokens', { body: { name: 'alice-cli', scopes: ['request:decide'], as: 'person:alice' } });
+  const res = await t.api('/v1/tokens', {
+    body: { name: 'alice-cli', scopes: ['request:decide'], as: 'person:alice' },
+  });
   alice = ((await res.json()) as { secret: string }).secret;
   const file = async () => {
-    const created = await t.api('/v1/requests', { body: { tool_name: TOOL, prompt: PROMPT, tool_args: ARGS, agent_id: AGENT, user_id: USER, approvers: ['person:alice', 'web:bob'] } });
+    const created = await t.api('/v1/requests', {
+      body: {
+        tool_name: TOOL,
+        prompt: PROMPT,
+        tool_args: ARGS,
+        agent_id: AGENT,
+        user_id: USER,
+        approvers: ['person:alice', 'web:bob'],
+      },
+    });
     expect(created.status).toBe(201);
     return ((await created.json()) as { id: string }).id;
   };
   [pendingId, deniedId, cancelledId] = [await file(), await file(), await file()];
-  expect((await t.api(`/v1/requests/${deniedId}/decision`, { body: { decision: 'deny', approver: 'web:bob', reason: REASON } })).status).toBe(200);
-  expect((await t.api(`/v1/requests/${cancelledId}/cancel`, { body: { actor: ACTOR, reason: REASON } })).status).toBe(200);
+  expect(
+    (
+      await t.api(`/v1/requests/${deniedId}/decision`, {
+        body: { decision: 'deny', approver: 'web:bob', reason: REASON },
+      })
+    ).status,
+  ).toBe(200);
+  expect((await t.api(`/v1/requests/${cancelledId}/cancel`, { body: { actor: ACTOR, reason: REASON } })).status).toBe(
+    200,
+  );
 });
 afterAll(async () => {
   await t?.close();
@@ -60,9 +79,24 @@ afterAll(async () => {
 type Run = { code: number; stdout: string; stderr: string };
 function tollgate(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const all = { ...process.env, TOLLGATE_URL: t.url, TOLLGATE_TOKEN: alice, TOLLGATE_DB: '', TOLLGATE_CONFIG: '', ...env };
-    execFile(process.execPath, [CLI, ...args], { env: all, timeout: 30_000, encoding: 'buffer' }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: stdout.toString('utf8'), stderr: stderr.toString('utf8') }),
+    const all = {
+      ...process.env,
+      TOLLGATE_URL: t.url,
+      TOLLGATE_TOKEN: alice,
+      TOLLGATE_DB: '',
+      TOLLGATE_CONFIG: '',
+      ...env,
+    };
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: all, timeout: 30_000, encoding: 'buffer' },
+      (error, stdout, stderr) =>
+        resolve({
+          code: error ? ((error as { code?: number }).code ?? 1) : 0,
+          stdout: stdout.toString('utf8'),
+          stderr: stderr.toString('utf8'),
+        }),
     );
   });
 }
@@ -107,13 +141,22 @@ describe('terminal output of agent text', () => {
   });
 
   it('--json keeps the exact text (escaped as JSON) and no raw control character', async () => {
-    for (const args of [['pending', '--json'], ['show', pendingId, '--json']]) {
+    for (const args of [
+      ['pending', '--json'],
+      ['show', pendingId, '--json'],
+    ]) {
       const run = await tollgate(args);
       expect(run.code, run.stderr).toBe(0);
       expectTerminalSafe(run.stdout);
       const parsed = JSON.parse(run.stdout) as { items?: unknown[] };
       const request = (parsed.items?.[0] ?? parsed) as Record<string, unknown>;
-      expect(request).toMatchObject({ tool_name: TOOL, prompt: PROMPT, agent_id: AGENT, user_id: USER, tool_args: ARGS });
+      expect(request).toMatchObject({
+        tool_name: TOOL,
+        prompt: PROMPT,
+        agent_id: AGENT,
+        user_id: USER,
+        tool_args: ARGS,
+      });
     }
   });
 
@@ -125,26 +168,36 @@ describe('terminal output of agent text', () => {
     expect(run.stdout).toBe(`approved ${id} (pay[2Kread_docs)\n`);
   });
 
-  it('ask prints the approver\'s reason without control characters', async () => {
+  it("ask prints the approver's reason without control characters", async () => {
     const child = tollgate(['ask', 'Deploy?', '--tool', TOOL, '--quiet'], { TOLLGATE_TOKEN: t.token });
-    const id = await eventually(async () => {
-      const list = (await (await t.api('/v1/requests?status=pending&limit=200')).json()) as { items: Array<{ id: string; prompt: string | null }> };
-      const found = list.items.find((r) => r.prompt === 'Deploy?');
-      expect(found).toBeDefined();
-      return found!.id;
-    }, 15_000, 50);
+    const id = await eventually(
+      async () => {
+        const list = (await (await t.api('/v1/requests?status=pending&limit=200')).json()) as {
+          items: Array<{ id: string; prompt: string | null }>;
+        };
+        const found = list.items.find((r) => r.prompt === 'Deploy?');
+        expect(found).toBeDefined();
+        return found!.id;
+      },
+      15_000,
+      50,
+    );
     await t.api(`/v1/requests/${id}/decision`, { body: { decision: 'deny', approver: 'web:bob', reason: REASON } });
     const run = await child;
     expect(run.code).toBe(1);
     expectTerminalSafe(run.stdout);
     expect(run.stdout).toBe('denied by web:bob: oops[2Kfine1A\n');
-    const json = await tollgate(['ask', 'Deploy?', '--tool', TOOL, '--quiet', '--json', '--timeout', '1'], { TOLLGATE_TOKEN: t.token });
+    const json = await tollgate(['ask', 'Deploy?', '--tool', TOOL, '--quiet', '--json', '--timeout', '1'], {
+      TOLLGATE_TOKEN: t.token,
+    });
     expectTerminalSafe(json.stdout);
     expect(JSON.parse(json.stdout)).toMatchObject({ tool_name: TOOL });
   });
 
   it('watch redraws with its own screen codes only', async () => {
-    const child = spawn(process.execPath, [CLI, 'watch', '--every', '0.3'], { env: { ...process.env, TOLLGATE_URL: t.url, TOLLGATE_TOKEN: alice } });
+    const child = spawn(process.execPath, [CLI, 'watch', '--every', '0.3'], {
+      env: { ...process.env, TOLLGATE_URL: t.url, TOLLGATE_TOKEN: alice },
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     try {
@@ -166,7 +219,10 @@ describe('terminal output of agent text', () => {
     expect(table.stdout).toContain('helper]0;ownedbot');
     const ndjson = await tollgate(['audit', '--db', t.dbPath, '--format', 'ndjson']);
     expectTerminalSafe(ndjson.stdout);
-    const rows = ndjson.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const rows = ndjson.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(rows.find((r) => r.id === cancelledId)).toMatchObject({ tool_name: TOOL, reason: REASON, agent_id: AGENT });
     const events = await tollgate(['audit', '--db', t.dbPath, '--events', cancelledId]);
     expectTerminalSafe(events.stdout);
@@ -175,7 +231,10 @@ describe('terminal output of agent text', () => {
 
   it('audit export into a file keeps the exact data (it is not a terminal)', async () => {
     const run = await tollgate(['audit', 'export', '--db', t.dbPath, '--format', 'ndjson']);
-    const rows = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const rows = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(rows.find((r) => r.id === pendingId)).toMatchObject({ tool_name: TOOL, prompt: PROMPT, tool_args: ARGS });
   });
 

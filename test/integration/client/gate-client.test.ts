@@ -32,10 +32,21 @@ async function rejection(promise: Promise<unknown>): Promise<GateClientError> {
 describe('GateClient', () => {
   it('files, waits for and reads a decided request; requestAndWait does both', async () => {
     const filed = await client.request({ tool_name: 'pay_invoice', tool_args: { amount: 120 }, session_id: 's' });
-    expect(filed).toMatchObject({ status: 'pending', tool_name: 'pay_invoice', tool_args: { amount: 120 }, allowed: null });
+    expect(filed).toMatchObject({
+      status: 'pending',
+      tool_name: 'pay_invoice',
+      tool_args: { amount: 120 },
+      allowed: null,
+    });
     const waiting = client.wait(filed.id);
     await client.decide(filed.id, { decision: 'approve', approver: 'web:alice', reason: 'ok' });
-    expect(await waiting).toMatchObject({ id: filed.id, status: 'approved', allowed: true, responded_by: 'web:alice', reason: 'ok' });
+    expect(await waiting).toMatchObject({
+      id: filed.id,
+      status: 'approved',
+      allowed: true,
+      responded_by: 'web:alice',
+      reason: 'ok',
+    });
     expect((await client.get(filed.id)).status).toBe('approved');
 
     const both = client.requestAndWait({ tool_name: 'deploy' });
@@ -53,7 +64,11 @@ describe('GateClient', () => {
     const a = await client.request({ tool_name: 't', tool_args: { x: 1 }, idempotency_key: 'k-1' });
     const b = await client.request({ tool_name: 't', tool_args: { x: 1 }, idempotency_key: 'k-1' });
     expect(b.id).toBe(a.id);
-    expect(await client.cancel(a.id, { reason: 'not needed' })).toMatchObject({ status: 'cancelled', reason: 'not needed', allowed: false });
+    expect(await client.cancel(a.id, { reason: 'not needed' })).toMatchObject({
+      status: 'cancelled',
+      reason: 'not needed',
+      allowed: false,
+    });
     expect((await client.events(a.id)).map((e) => e.type)).toEqual(expect.arrayContaining(['created', 'cancelled']));
   });
 
@@ -70,7 +85,9 @@ describe('GateClient', () => {
     const missing = await rejection(client.wait('00000000-0000-7000-8000-000000000000'));
     expect(missing).toMatchObject({ status: 404, code: 'tollgate_not_found' });
 
-    const unauthorized = await rejection(new GateClient({ url: server.url, token: 'wrong' }).get('00000000-0000-7000-8000-000000000000'));
+    const unauthorized = await rejection(
+      new GateClient({ url: server.url, token: 'wrong' }).get('00000000-0000-7000-8000-000000000000'),
+    );
     expect(unauthorized).toMatchObject({ status: 401, retryable: false });
   });
 
@@ -92,7 +109,15 @@ describe('GateClient', () => {
   it('waits through network failures and 503s with backoff, and reports each retry', async () => {
     const filed = await client.request({ tool_name: 'flaky' });
     let calls = 0;
-    const faults = [() => Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) })), () => Promise.resolve(new Response('{"detail":"restarting"}', { status: 503 }))];
+    const faults = [
+      () =>
+        Promise.reject(
+          new TypeError('fetch failed', {
+            cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+          }),
+        ),
+      () => Promise.resolve(new Response('{"detail":"restarting"}', { status: 503 })),
+    ];
     const retries: string[] = [];
     const flaky = new GateClient({
       url: server.url,
@@ -115,7 +140,11 @@ describe('GateClient', () => {
       backoff: { initialMs: 5 },
       fetch: (input, init) => (failures++ === 0 ? Promise.reject(new TypeError('fetch failed')) : fetch(input, init)),
     });
-    expect(await rejection(once.request({ tool_name: 'no-key' }))).toMatchObject({ status: 0, code: 'network', retryable: true });
+    expect(await rejection(once.request({ tool_name: 'no-key' }))).toMatchObject({
+      status: 0,
+      code: 'network',
+      retryable: true,
+    });
     failures = 0;
     expect((await once.request({ tool_name: 'keyed', idempotency_key: 'k-3' })).status).toBe('pending');
   });
@@ -141,7 +170,9 @@ describe('Backoff', () => {
 
 async function waitForPending(s: TestServer, toolName: string): Promise<string> {
   return eventually(async () => {
-    const { items } = (await (await s.api(`/v1/requests?status=pending&tool_name=${toolName}`)).json()) as { items: { id: string }[] };
+    const { items } = (await (await s.api(`/v1/requests?status=pending&tool_name=${toolName}`)).json()) as {
+      items: { id: string }[];
+    };
     if (!items[0]) throw new Error(`no pending ${toolName} yet`);
     return items[0].id;
   });

@@ -29,7 +29,13 @@ beforeEach(() => {
 /** An agent whose `deploy` needs approval, asked through the impostor, trusting only the real gateway's keys. */
 function agent() {
   const deployed: Record<string, unknown>[] = [];
-  const gate = approvalGate({ url: impostor.url, token: 'fake', tools: ['deploy'], retry: { attempts: 1 }, requireVerdict: { jwksUrl: `${t.url}/.well-known/jwks.json` } });
+  const gate = approvalGate({
+    url: impostor.url,
+    token: 'fake',
+    tools: ['deploy'],
+    retry: { attempts: 1 },
+    requireVerdict: { jwksUrl: `${t.url}/.well-known/jwks.json` },
+  });
   const executor = new ToolExecutor({
     registry: new HookRegistry({ logger: memoryLogger() }),
     gate,
@@ -40,7 +46,10 @@ function agent() {
       },
     },
   });
-  return { deployed, run: () => executor.execute('deploy', { env: 'prod' }, { toolCallId: `call_${randomUUID()}`, sessionId: 's1' }) };
+  return {
+    deployed,
+    run: () => executor.execute('deploy', { env: 'prod' }, { toolCallId: `call_${randomUUID()}`, sessionId: 's1' }),
+  };
 }
 
 describe('approvalGate with requireVerdict, against a gateway impostor', () => {
@@ -49,17 +58,33 @@ describe('approvalGate with requireVerdict, against a gateway impostor', () => {
     impostor.onCreate = () => other;
     const { deployed, run } = agent();
     const result = await run();
-    expect(result).toMatchObject({ status: 'blocked', reason: expect.stringMatching(/no valid verdict for request .*: wrong_tool: the verdict is for read_docs, not deploy/) });
+    expect(result).toMatchObject({
+      status: 'blocked',
+      reason: expect.stringMatching(
+        /no valid verdict for request .*: wrong_tool: the verdict is for read_docs, not deploy/,
+      ),
+    });
     expect(deployed).toEqual([]);
   });
 
   it('blocks a call approved by a genuine verdict filed as another request', async () => {
     const earlier = await genuineVerdict(t, 'deploy', { env: 'prod' });
     const filedId = randomUUID();
-    impostor.onCreate = (body) => ({ id: filedId, status: 'pending', tool_name: body.tool_name, tool_args: body.tool_args, allowed: null, approved_args: null, verdict_token: null });
+    impostor.onCreate = (body) => ({
+      id: filedId,
+      status: 'pending',
+      tool_name: body.tool_name,
+      tool_args: body.tool_args,
+      allowed: null,
+      approved_args: null,
+      verdict_token: null,
+    });
     impostor.onGet = (id) => (id === filedId ? earlier : null);
     const { deployed, run } = agent();
-    expect(await run()).toMatchObject({ status: 'blocked', reason: expect.stringMatching(new RegExp(`no valid verdict for request ${filedId}: wrong_request`)) });
+    expect(await run()).toMatchObject({
+      status: 'blocked',
+      reason: expect.stringMatching(new RegExp(`no valid verdict for request ${filedId}: wrong_request`)),
+    });
     expect(deployed).toEqual([]);
   });
 
@@ -72,7 +97,8 @@ describe('approvalGate with requireVerdict, against a gateway impostor', () => {
   });
 
   it('runs the call with the approver’s edit when the impostor only relays the real verdict for it (the control)', async () => {
-    impostor.onCreate = (body) => genuineVerdict(t, body.tool_name as string, body.tool_args as Record<string, unknown>, { env: 'staging' });
+    impostor.onCreate = (body) =>
+      genuineVerdict(t, body.tool_name as string, body.tool_args as Record<string, unknown>, { env: 'staging' });
     const { deployed, run } = agent();
     expect(await run()).toMatchObject({ status: 'ok', result: 'deployed staging' });
     expect(deployed).toEqual([{ env: 'staging' }]);
@@ -80,7 +106,11 @@ describe('approvalGate with requireVerdict, against a gateway impostor', () => {
 
   it('is refused with a backend or a gateway in this process, where it would check nothing', () => {
     const jwks = { jwksUrl: `${t.url}/.well-known/jwks.json` };
-    expect(() => approvalGate({ gateway: t.gateway, requireVerdict: jwks })).toThrow(/requireVerdict applies to client or url \+ token/);
-    expect(() => approvalGate({ client: new GateClient({ url: t.url, token: t.token }), requireVerdict: jwks })).not.toThrow();
+    expect(() => approvalGate({ gateway: t.gateway, requireVerdict: jwks })).toThrow(
+      /requireVerdict applies to client or url \+ token/,
+    );
+    expect(() =>
+      approvalGate({ client: new GateClient({ url: t.url, token: t.token }), requireVerdict: jwks }),
+    ).not.toThrow();
   });
 });

@@ -47,10 +47,17 @@ describe('GateClient.waitMany', () => {
   it('resolves with every verdict in the order asked, each told once as it arrives', async () => {
     const t = await server();
     const client = new GateClient({ url: t.url, token: t.token });
-    const filed = [await client.request({ tool_name: 'a' }), await client.request({ tool_name: 'b' }), await client.request({ tool_name: 'c' })];
+    const filed = [
+      await client.request({ tool_name: 'a' }),
+      await client.request({ tool_name: 'b' }),
+      await client.request({ tool_name: 'c' }),
+    ];
     await client.decide(filed[2]!.id, { decision: 'deny', approver: 'web:alice' });
     const told: string[] = [];
-    const waiting = client.waitMany(filed.map((r) => r.id), { onVerdict: (r) => told.push(r.id) });
+    const waiting = client.waitMany(
+      filed.map((r) => r.id),
+      { onVerdict: (r) => told.push(r.id) },
+    );
     await eventually(() => expect(told).toEqual([filed[2]!.id]));
     await client.decide(filed[0]!.id, approve);
     await client.cancel(filed[1]!.id);
@@ -68,10 +75,12 @@ describe('GateClient.waitMany', () => {
     const counting = countingFetch(() => t.url);
     const client = new GateClient({ url: t.url, token: t.token, fetch: counting.fetch });
     const ids: string[] = [];
-    for (let i = 0; i < 1001; i++) ids.push((await t.gateway.request({ toolName: 'bulk', toolArgs: { i } })).request.id);
+    for (let i = 0; i < 1001; i++)
+      ids.push((await t.gateway.request({ toolName: 'bulk', toolArgs: { i } })).request.id);
     const waiting = client.waitMany(ids);
     await eventually(() => expect(counting.streams()).toBe(2));
-    for (const id of ids) await t.gateway.decide({ requestId: id, decision: 'approve', actor: { channel: 'web', userId: 'alice' } });
+    for (const id of ids)
+      await t.gateway.decide({ requestId: id, decision: 'approve', actor: { channel: 'web', userId: 'alice' } });
     const got = await waiting;
     expect(got.map((r) => r.id)).toEqual(ids);
     expect(got.every((r) => r.status === 'approved')).toBe(true);
@@ -110,11 +119,20 @@ describe('GateClient.waitMany', () => {
     let current = await server(dbPath);
     const counting = countingFetch(() => current.url);
     const retries: string[] = [];
-    const client = new GateClient({ url: current.url, token: current.token, fetch: counting.fetch, backoff: { initialMs: 20, maxMs: 100 }, onRetry: ({ error }) => retries.push(error.code) });
+    const client = new GateClient({
+      url: current.url,
+      token: current.token,
+      fetch: counting.fetch,
+      backoff: { initialMs: 20, maxMs: 100 },
+      onRetry: ({ error }) => retries.push(error.code),
+    });
     const filed: ApiRequest[] = [];
     for (const tool of ['a', 'b', 'c']) filed.push(await client.request({ tool_name: tool }));
     const told: string[] = [];
-    const waiting = client.waitMany(filed.map((r) => r.id), { onVerdict: (r) => told.push(r.id) });
+    const waiting = client.waitMany(
+      filed.map((r) => r.id),
+      { onVerdict: (r) => told.push(r.id) },
+    );
     await eventually(() => expect(counting.streams()).toBe(1));
     await client.decide(filed[0]!.id, approve);
     await eventually(() => expect(told).toEqual([filed[0]!.id]));
@@ -124,7 +142,11 @@ describe('GateClient.waitMany', () => {
     await first.close();
     servers.splice(servers.indexOf(first), 1);
     current = await server(dbPath);
-    await current.gateway.decide({ requestId: filed[1]!.id, decision: 'deny', actor: { channel: 'web', userId: 'alice' } });
+    await current.gateway.decide({
+      requestId: filed[1]!.id,
+      decision: 'deny',
+      actor: { channel: 'web', userId: 'alice' },
+    });
     await eventually(() => expect(told).toContain(filed[1]!.id));
     expect(counting.streams()).toBeGreaterThanOrEqual(2);
     expect(retries.length).toBeGreaterThanOrEqual(1);

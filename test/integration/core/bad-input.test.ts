@@ -15,7 +15,13 @@ afterAll(async () => {
 async function expectProblem(res: Response, status: number, mentions: RegExp) {
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  const body = (await res.json()) as { status: number; title: string; detail: string; type: string; errors?: { path: string }[] };
+  const body = (await res.json()) as {
+    status: number;
+    title: string;
+    detail: string;
+    type: string;
+    errors?: { path: string }[];
+  };
   expect(body.status).toBe(status);
   expect(body.title).toBeTruthy();
   expect(`${body.detail} ${JSON.stringify(body.errors ?? [])}`).toMatch(mentions);
@@ -24,7 +30,8 @@ async function expectProblem(res: Response, status: number, mentions: RegExp) {
 }
 
 describe('bad input gets a clear 4xx and changes nothing', () => {
-  const create = (body: unknown, headers?: Record<string, string>) => t.api('/v1/requests', { method: 'POST', body, headers });
+  const create = (body: unknown, headers?: Record<string, string>) =>
+    t.api('/v1/requests', { method: 'POST', body, headers });
 
   it.each([
     ['missing tool_name', {}, /tool_name.*required/],
@@ -34,7 +41,11 @@ describe('bad input gets a clear 4xx and changes nothing', () => {
     ['an unknown field', { tool_name: 'x', tool_nmae: 'y' }, /unknown field.*tool_nmae/],
     ['one option only', { tool_name: 'x', options: ['OK'] }, /options/],
     ['a channel without type', { tool_name: 'x', channels: [{ target: 'C1' }] }, /channels\[0\]\.type/],
-    ['a channel that is not enabled', { tool_name: 'x', channels: [{ type: 'slack', target: 'C1' }] }, /channels\[0\]\.type.*not enabled/],
+    [
+      'a channel that is not enabled',
+      { tool_name: 'x', channels: [{ type: 'slack', target: 'C1' }] },
+      /channels\[0\]\.type.*not enabled/,
+    ],
     ['an approver without a channel prefix', { tool_name: 'x', approvers: ['alice'] }, /approvers\[0\]/],
     ['zero required approvals', { tool_name: 'x', required_approvals: 0 }, /required_approvals/],
     ['a fractional timeout', { tool_name: 'x', timeout_s: 1.5 }, /timeout_s/],
@@ -52,30 +63,70 @@ describe('bad input gets a clear 4xx and changes nothing', () => {
   });
 
   it('a body over the size limit → 413', async () => {
-    await expectProblem(await create({ tool_name: 'x', tool_args: { blob: 'x'.repeat(300_000) } }), 413, /larger than the limit/);
+    await expectProblem(
+      await create({ tool_name: 'x', tool_args: { blob: 'x'.repeat(300_000) } }),
+      413,
+      /larger than the limit/,
+    );
   });
 
   it('a body that is not JSON → 415', async () => {
-    await expectProblem(await create('tool_name=x', { 'content-type': 'application/x-www-form-urlencoded' }), 415, /application\/json/);
+    await expectProblem(
+      await create('tool_name=x', { 'content-type': 'application/x-www-form-urlencoded' }),
+      415,
+      /application\/json/,
+    );
   });
 
   it('no token, a wrong token, or another scheme → 401', async () => {
     await expectProblem(await fetch(`${t.url}/v1/requests`), 401, /Bearer/);
-    await expectProblem(await fetch(`${t.url}/v1/requests`, { headers: { authorization: 'Bearer wrong' } }), 401, /invalid bearer token/);
-    await expectProblem(await fetch(`${t.url}/v1/requests`, { headers: { authorization: `Basic ${t.token}` } }), 401, /token/);
+    await expectProblem(
+      await fetch(`${t.url}/v1/requests`, { headers: { authorization: 'Bearer wrong' } }),
+      401,
+      /invalid bearer token/,
+    );
+    await expectProblem(
+      await fetch(`${t.url}/v1/requests`, { headers: { authorization: `Basic ${t.token}` } }),
+      401,
+      /token/,
+    );
   });
 
   it('unknown or malformed ids → 404', async () => {
     await expectProblem(await t.api('/v1/requests/0190d6e4-0000-7000-8000-000000000000'), 404, /no request/);
     await expectProblem(await t.api('/v1/requests/not-an-id'), 404, /no request/);
-    await expectProblem(await t.api('/v1/requests/0190d6e4-0000-7000-8000-000000000000/decision', { body: { decision: 'approve', approver: 'web:a' } }), 404, /no request/);
-    await expectProblem(await t.api('/v1/requests/0190d6e4-0000-7000-8000-000000000000/cancel', { method: 'POST' }), 404, /no request/);
+    await expectProblem(
+      await t.api('/v1/requests/0190d6e4-0000-7000-8000-000000000000/decision', {
+        body: { decision: 'approve', approver: 'web:a' },
+      }),
+      404,
+      /no request/,
+    );
+    await expectProblem(
+      await t.api('/v1/requests/0190d6e4-0000-7000-8000-000000000000/cancel', { method: 'POST' }),
+      404,
+      /no request/,
+    );
   });
 
   it('bad decisions → 400 naming the field', async () => {
-    await expectProblem(await t.api(`/v1/requests/${pendingId}/decision`, { body: { decision: 'maybe', approver: 'web:a' } }), 400, /decision/);
-    await expectProblem(await t.api(`/v1/requests/${pendingId}/decision`, { body: { decision: 'approve' } }), 400, /approver.*required/);
-    await expectProblem(await t.api(`/v1/requests/${pendingId}/decision`, { body: { decision: 'deny', approver: 'web:a', approved_args: { x: 1 } } }), 400, /approval only/);
+    await expectProblem(
+      await t.api(`/v1/requests/${pendingId}/decision`, { body: { decision: 'maybe', approver: 'web:a' } }),
+      400,
+      /decision/,
+    );
+    await expectProblem(
+      await t.api(`/v1/requests/${pendingId}/decision`, { body: { decision: 'approve' } }),
+      400,
+      /approver.*required/,
+    );
+    await expectProblem(
+      await t.api(`/v1/requests/${pendingId}/decision`, {
+        body: { decision: 'deny', approver: 'web:a', approved_args: { x: 1 } },
+      }),
+      400,
+      /approval only/,
+    );
     expect(((await (await t.api(`/v1/requests/${pendingId}`)).json()) as { status: string }).status).toBe('pending');
   });
 

@@ -34,7 +34,10 @@ const secret = 'callback-secret';
 
 beforeEach(async () => {
   receiver = runtimeReceiver(2);
-  t = await startTestServer({ scheduler: new InProcessScheduler({ backoffMs: 5, attempts: 5, sweepEveryMs: 0 }), env: { TOLLGATE_CALLBACK_SECRET: secret, TOLLGATE_CALLBACK_ALLOW: '127.0.0.1' } });
+  t = await startTestServer({
+    scheduler: new InProcessScheduler({ backoffMs: 5, attempts: 5, sweepEveryMs: 0 }),
+    env: { TOLLGATE_CALLBACK_SECRET: secret, TOLLGATE_CALLBACK_ALLOW: '127.0.0.1' },
+  });
 });
 afterEach(async () => {
   await t.close();
@@ -44,14 +47,22 @@ afterEach(async () => {
 describe('callback_url webhooks', () => {
   it('posts the verdict signed, retrying failures and recording every attempt', async () => {
     const callbackUrl = await receiver.url();
-    const created = (await (await t.api('/v1/requests', { body: { tool_name: 'deploy', callback_url: callbackUrl } })).json()) as { id: string };
+    const created = (await (
+      await t.api('/v1/requests', { body: { tool_name: 'deploy', callback_url: callbackUrl } })
+    ).json()) as { id: string };
     await t.api(`/v1/requests/${created.id}/decision`, { body: { decision: 'approve', approver: 'web:alice' } });
     await eventually(() => expect(receiver.calls).toHaveLength(3));
     const last = receiver.calls[2]!;
     const timestamp = String(last.headers['x-tollgate-timestamp']);
     expect(last.headers['x-tollgate-signature']).toBe(signCallback(secret, timestamp, last.body));
-    const payload = JSON.parse(last.body) as { type: string; request: { id: string; status: string; allowed: boolean } };
-    expect(payload).toMatchObject({ type: 'confirmation.decided', request: { id: created.id, status: 'approved', allowed: true } });
+    const payload = JSON.parse(last.body) as {
+      type: string;
+      request: { id: string; status: string; allowed: boolean };
+    };
+    expect(payload).toMatchObject({
+      type: 'confirmation.decided',
+      request: { id: created.id, status: 'approved', allowed: true },
+    });
     await eventually(async () => {
       const events = (await t.store.events(created.id)).filter((e) => e.type.startsWith('callback_'));
       expect(events.map((e) => [e.type, e.detail.attempt])).toEqual([

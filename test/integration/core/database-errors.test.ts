@@ -31,20 +31,32 @@ async function problem(res: Response, status: number, code: string) {
 }
 
 const file = () => t.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { invoice: 'INV-7' } } });
-const count = () => (other.prepare('SELECT count(*) FROM confirmation_requests').pluck().get() as number) + (other.prepare('SELECT count(*) FROM confirmation_events').pluck().get() as number);
+const count = () =>
+  (other.prepare('SELECT count(*) FROM confirmation_requests').pluck().get() as number) +
+  (other.prepare('SELECT count(*) FROM confirmation_events').pluck().get() as number);
 
 describe('database errors through the API', () => {
-  it('answers a busy database with a retryable 503, writes nothing, and works once the lock is gone', { timeout: 20_000 }, async () => {
-    other.exec('BEGIN IMMEDIATE');
-    const body = await problem(await file().then((res) => (expect(res.headers.get('retry-after')).toBe('1'), res)), 503, 'tollgate_database_busy');
-    expect(body.detail).toMatch(/busy.*retry/);
-    other.exec('ROLLBACK');
-    expect(count()).toBe(0);
-    expect((await file()).status).toBe(201);
-  });
+  it(
+    'answers a busy database with a retryable 503, writes nothing, and works once the lock is gone',
+    { timeout: 20_000 },
+    async () => {
+      other.exec('BEGIN IMMEDIATE');
+      const body = await problem(
+        await file().then((res) => (expect(res.headers.get('retry-after')).toBe('1'), res)),
+        503,
+        'tollgate_database_busy',
+      );
+      expect(body.detail).toMatch(/busy.*retry/);
+      other.exec('ROLLBACK');
+      expect(count()).toBe(0);
+      expect((await file()).status).toBe(201);
+    },
+  );
 
   it('answers a write the database aborts halfway with a 500 that says where to look, and rolls the request back', async () => {
-    other.exec("CREATE TRIGGER refuse_created BEFORE INSERT ON confirmation_events WHEN NEW.type = 'created' BEGIN SELECT RAISE(ABORT, 'SQLITE says no'); END");
+    other.exec(
+      "CREATE TRIGGER refuse_created BEFORE INSERT ON confirmation_events WHEN NEW.type = 'created' BEGIN SELECT RAISE(ABORT, 'SQLITE says no'); END",
+    );
     const body = await problem(await file(), 500, 'tollgate_database_error');
     expect(body.detail).toMatch(/database.*gateway log/);
     expect(count()).toBe(0);
@@ -54,12 +66,19 @@ describe('database errors through the API', () => {
 
   it('leaves a request pending, with no vote recorded, when its decision cannot be written', async () => {
     const { id } = (await (await file()).json()) as { id: string };
-    other.exec("CREATE TRIGGER refuse_verdict BEFORE UPDATE OF status ON confirmation_requests BEGIN SELECT RAISE(ABORT, 'SQLITE says no'); END");
+    other.exec(
+      "CREATE TRIGGER refuse_verdict BEFORE UPDATE OF status ON confirmation_requests BEGIN SELECT RAISE(ABORT, 'SQLITE says no'); END",
+    );
     const decide = () => t.api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver: 'web:alice' } });
     await problem(await decide(), 500, 'tollgate_database_error');
     const row = (await (await t.api(`/v1/requests/${id}`)).json()) as { status: string };
     expect(row.status).toBe('pending');
-    expect(other.prepare("SELECT count(*) FROM confirmation_events WHERE request_id = ? AND type = 'approved'").pluck().get(id)).toBe(0);
+    expect(
+      other
+        .prepare("SELECT count(*) FROM confirmation_events WHERE request_id = ? AND type = 'approved'")
+        .pluck()
+        .get(id),
+    ).toBe(0);
     other.exec('DROP TRIGGER refuse_verdict');
     expect(((await (await decide()).json()) as { status: string }).status).toBe('approved');
   });

@@ -23,14 +23,22 @@ async function gatewayOnFile(): Promise<Gateway> {
   const db = openDatabase(join(dir, 'tollgate.db'));
   applyMigrations(db);
   const store = new SqliteConfirmationStore(db);
-  const gateway = new Gateway({ store, scheduler: new InProcessScheduler({ clock, sweepEveryMs: 0 }), clock, channels: [createWebChannel()] });
+  const gateway = new Gateway({
+    store,
+    scheduler: new InProcessScheduler({ clock, sweepEveryMs: 0 }),
+    clock,
+    channels: [createWebChannel()],
+  });
   await gateway.start();
   opened.push({ gateway, store, stopped: false });
   return gateway;
 }
 
 /** A request filed by a gateway that stops at once: nobody holds its expiry timer any more. */
-async function orphaned(timeoutS = 10, extra: { requiredApprovals?: number; agentId?: string; sessionId?: string } = {}) {
+async function orphaned(
+  timeoutS = 10,
+  extra: { requiredApprovals?: number; agentId?: string; sessionId?: string } = {},
+) {
   const filer = await gatewayOnFile();
   const { request } = await filer.request({ toolName: 'pay_invoice', toolArgs: { amount: 5 }, timeoutS, ...extra });
   await filer.stop();
@@ -59,7 +67,11 @@ describe('the deadline belongs to the row', () => {
     const request = await orphaned(10);
     await clock.advance(10_000);
     const outcome = await survivor.decide({ requestId: request.id, decision: 'approve', actor: alice });
-    expect(outcome).toMatchObject({ ok: false, code: 'already_decided', request: { status: 'expired', allowed: false } });
+    expect(outcome).toMatchObject({
+      ok: false,
+      code: 'already_decided',
+      request: { status: 'expired', allowed: false },
+    });
     expect(!outcome.ok && outcome.message).toContain('expired at 2026-11-25T10:00:10.000Z');
     const events = await survivor.events(request.id);
     expect(events.map((e) => e.type)).toEqual(['created', 'delivered', 'expired', 'decision_rejected']);
@@ -69,9 +81,14 @@ describe('the deadline belongs to the row', () => {
   it('does not count an approval towards a quorum after the deadline', async () => {
     const survivor = await gatewayOnFile();
     const request = await orphaned(10, { requiredApprovals: 2 });
-    expect(await survivor.decide({ requestId: request.id, decision: 'approve', actor: alice })).toMatchObject({ ok: true, final: false });
+    expect(await survivor.decide({ requestId: request.id, decision: 'approve', actor: alice })).toMatchObject({
+      ok: true,
+      final: false,
+    });
     await clock.advance(11_000);
-    expect(await survivor.decide({ requestId: request.id, decision: 'approve', actor: { channel: 'web', userId: 'bob' } })).toMatchObject({ ok: false, code: 'already_decided' });
+    expect(
+      await survivor.decide({ requestId: request.id, decision: 'approve', actor: { channel: 'web', userId: 'bob' } }),
+    ).toMatchObject({ ok: false, code: 'already_decided' });
     expect((await survivor.get(request.id))?.status).toBe('expired');
   });
 
@@ -88,13 +105,17 @@ describe('the deadline belongs to the row', () => {
     expect(exported.sort()).toEqual([`${a.id}:expired`, `${b.id}:expired`, `${c.id}:pending`].sort());
   });
 
-  it('does not re-attach a runtime\'s re-asked call to an overdue row: the lookup expires it, and the call is filed anew', async () => {
+  it("does not re-attach a runtime's re-asked call to an overdue row: the lookup expires it, and the call is filed anew", async () => {
     const survivor = await gatewayOnFile();
     const call = { agentId: 'pulsebot', sessionId: 's1', toolName: 'pay_invoice', toolArgs: { amount: 5 } };
     const request = await orphaned(10, call);
     expect(await fileOrAttach(survivor, call)).toMatchObject({ id: request.id, status: 'pending' });
     await clock.advance(10_000);
-    expect(await newestMatch(survivor, call)).toMatchObject({ id: request.id, status: 'expired', respondedBy: 'system' });
+    expect(await newestMatch(survivor, call)).toMatchObject({
+      id: request.id,
+      status: 'expired',
+      respondedBy: 'system',
+    });
     const again = await fileOrAttach(survivor, call);
     expect(again.id).not.toBe(request.id);
     expect(again.status).toBe('pending');

@@ -83,7 +83,12 @@ describe('expiry timers and the due-scan together', () => {
       },
     });
     const clock = new ManualClock(T0.getTime());
-    const gateway = new Gateway({ store: counting, scheduler: new InProcessScheduler({ clock, sweepEveryMs: 0 }), channels: [createWebChannel()], clock });
+    const gateway = new Gateway({
+      store: counting,
+      scheduler: new InProcessScheduler({ clock, sweepEveryMs: 0 }),
+      channels: [createWebChannel()],
+      clock,
+    });
     await gateway.start();
     cleanups.unshift(() => gateway.stop());
     for (let i = 0; i < 200; i++) await gateway.request({ toolName: 'x', toolArgs: { i }, timeoutS: 10 });
@@ -94,7 +99,7 @@ describe('expiry timers and the due-scan together', () => {
   });
 });
 
-describe('the size of a scan\'s batches', () => {
+describe("the size of a scan's batches", () => {
   /**
    * The limits one scan of `due` rows asks the store for, with the store's `expiryBatchLimit` and `expiryLanes` set
    * or not, and the most calls it had running at once.
@@ -129,7 +134,12 @@ describe('the size of a scan\'s batches', () => {
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-    const scan = new ExpiryScan({ store: recording, clock: new ManualClock(T0.getTime() + 11_000), logger: pino({ level: 'silent' }), fanOut: async () => undefined });
+    const scan = new ExpiryScan({
+      store: recording,
+      clock: new ManualClock(T0.getTime() + 11_000),
+      logger: pino({ level: 'silent' }),
+      fanOut: async () => undefined,
+    });
     // A due-scan asked for during the catch-up (a scheduler's first job) waits for it and finds nothing left.
     if (catchUp) scan.expectCatchUp();
     const runs = catchUp ? [scan.run(), scan.catchUp()] : [scan.run()];
@@ -138,7 +148,7 @@ describe('the size of a scan\'s batches', () => {
     return asked;
   }
 
-  it('doubles while full, up to the store\'s expiryBatchLimit (a remote store)', async () => {
+  it("doubles while full, up to the store's expiryBatchLimit (a remote store)", async () => {
     expect(await limitsAsked(4000)).toEqual({ limits: [500, 1000, 2000, 4000], inFlight: 1 });
   });
 
@@ -152,18 +162,29 @@ describe('the size of a scan\'s batches', () => {
     expect(asked.inFlight).toBe(2);
   });
 
-  it('catches up at start in batches of the store\'s catchUpBatchLimit (an embedded store, before it listens)', async () => {
-    expect(await limitsAsked(undefined, undefined, 3500, { catchUpBatchLimit: 1000 })).toEqual({ limits: [1000, 1000, 1000, 1000, 500], inFlight: 1 });
+  it("catches up at start in batches of the store's catchUpBatchLimit (an embedded store, before it listens)", async () => {
+    expect(await limitsAsked(undefined, undefined, 3500, { catchUpBatchLimit: 1000 })).toEqual({
+      limits: [1000, 1000, 1000, 1000, 500],
+      inFlight: 1,
+    });
   });
 
   it('catches up as a scan that is behind on a store without one', async () => {
-    expect(await limitsAsked(undefined, undefined, 1200, { catchUpBatchLimit: undefined })).toEqual({ limits: [500, 500, 500, 500], inFlight: 1 });
+    expect(await limitsAsked(undefined, undefined, 1200, { catchUpBatchLimit: undefined })).toEqual({
+      limits: [500, 500, 500, 500],
+      inFlight: 1,
+    });
   });
 
   it('lets the scans waiting for a catch-up run once a failed start releases them', async () => {
     const { store, release } = await setup(20);
     release();
-    const scan = new ExpiryScan({ store, clock: new ManualClock(T0.getTime() + 11_000), logger: pino({ level: 'silent' }), fanOut: async () => undefined });
+    const scan = new ExpiryScan({
+      store,
+      clock: new ManualClock(T0.getTime() + 11_000),
+      logger: pino({ level: 'silent' }),
+      fanOut: async () => undefined,
+    });
     const releaseWaiting = scan.expectCatchUp();
     let ran: number | null = null;
     const waiting = scan.run().then((n) => (ran = n));

@@ -17,7 +17,14 @@ let clock: ManualClock;
 const gateways: { gateway: Gateway; store: SqliteConfirmationStore }[] = [];
 
 /** A gateway on the shared test database file, with its own connection (as a second process would have). */
-async function gatewayOnFile(options: { allowSelfApproval?: boolean; channels?: Channel[]; feed?: ChangeFeed; scheduler?: InProcessScheduler } = {}) {
+async function gatewayOnFile(
+  options: {
+    allowSelfApproval?: boolean;
+    channels?: Channel[];
+    feed?: ChangeFeed;
+    scheduler?: InProcessScheduler;
+  } = {},
+) {
   const db = openDatabase(join(dir, 'tollgate.db'));
   applyMigrations(db);
   const store = new SqliteConfirmationStore(db);
@@ -54,7 +61,9 @@ describe('gateway', () => {
     const b = await gatewayOnFile();
     const { request } = await a.request({ toolName: 'rm_rf', toolArgs: { path: '/' } });
     const outcomes = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).decide({ requestId: request.id, decision: i % 3 ? 'approve' : 'deny', actor: web(`u${i}`) })),
+      Array.from({ length: 50 }, (_, i) =>
+        (i % 2 ? a : b).decide({ requestId: request.id, decision: i % 3 ? 'approve' : 'deny', actor: web(`u${i}`) }),
+      ),
     );
     expect(outcomes.filter((o) => o.ok && o.final)).toHaveLength(1);
     expect(outcomes.filter((o) => !o.ok).every((o) => !o.ok && o.code === 'already_decided')).toBe(true);
@@ -72,7 +81,10 @@ describe('gateway', () => {
     expect(!again.ok && again.code).toBe('duplicate_approval');
     const second = await g.decide({ requestId: request.id, decision: 'approve', actor: web('bob') });
     expect(second.ok && second.final && second.request.status).toBe('approved');
-    expect((await g.events(request.id)).filter((e) => e.type === 'approved').map((e) => e.actor)).toEqual(['web:alice', 'web:bob']);
+    expect((await g.events(request.id)).filter((e) => e.type === 'approved').map((e) => e.actor)).toEqual([
+      'web:alice',
+      'web:bob',
+    ]);
 
     const other = (await g.request({ toolName: 'deploy', requiredApprovals: 3 })).request;
     await g.decide({ requestId: other.id, decision: 'approve', actor: web('alice') });
@@ -105,11 +117,23 @@ describe('gateway', () => {
   it('binds a verdict to the exact arguments and checks the nonce', async () => {
     const g = await gatewayOnFile();
     const { request } = await g.request({ toolName: 'pay', toolArgs: { amount: 1 } });
-    const wrongArgs = await g.decide({ requestId: request.id, decision: 'approve', argsSha256: '0'.repeat(64), actor: web('a') });
+    const wrongArgs = await g.decide({
+      requestId: request.id,
+      decision: 'approve',
+      argsSha256: '0'.repeat(64),
+      actor: web('a'),
+    });
     expect(!wrongArgs.ok && wrongArgs.code).toBe('args_mismatch');
     const wrongNonce = await g.decide({ requestId: request.id, nonce: 'nope', decision: 'approve', actor: web('a') });
     expect(!wrongNonce.ok && wrongNonce.code).toBe('bad_nonce');
-    const ok = await g.decide({ requestId: request.id, nonce: request.nonce, argsSha256: request.argsSha256, decision: 'approve', approvedArgs: { amount: 0.5 }, actor: web('a') });
+    const ok = await g.decide({
+      requestId: request.id,
+      nonce: request.nonce,
+      argsSha256: request.argsSha256,
+      decision: 'approve',
+      approvedArgs: { amount: 0.5 },
+      actor: web('a'),
+    });
     expect(ok.ok && ok.request.approvedArgs).toEqual({ amount: 0.5 });
     expect(ok.ok && ok.request.toolArgs).toEqual({ amount: 1 });
   });
@@ -123,26 +147,40 @@ describe('gateway', () => {
     expect(again.created).toBe(false);
     expect(again.request.id).toBe(first.request.id);
     expect(again.request.status).toBe('denied');
-    await expect(g.request({ toolName: 'pay', toolArgs: { a: 2 }, idempotencyKey: 'call-1' })).rejects.toBeInstanceOf(ConflictError);
+    await expect(g.request({ toolName: 'pay', toolArgs: { a: 2 }, idempotencyKey: 'call-1' })).rejects.toBeInstanceOf(
+      ConflictError,
+    );
   });
 
   it('with underKey, answers from the row the caller read; a row filed under the key since it read still wins', async () => {
     const g = await gatewayOnFile();
     const first = await g.request({ toolName: 'pay', toolArgs: { a: 1 }, idempotencyKey: 'call-2' });
     const read = await g.getByIdempotencyKey('call-2');
-    const again = await g.request({ toolName: 'pay', toolArgs: { a: 1 }, idempotencyKey: 'call-2' }, { underKey: read });
+    const again = await g.request(
+      { toolName: 'pay', toolArgs: { a: 1 }, idempotencyKey: 'call-2' },
+      { underKey: read },
+    );
     expect(again).toMatchObject({ created: false, request: { id: first.request.id } });
-    await expect(g.request({ toolName: 'pay', toolArgs: { a: 2 }, idempotencyKey: 'call-2' }, { underKey: read })).rejects.toBeInstanceOf(ConflictError);
+    await expect(
+      g.request({ toolName: 'pay', toolArgs: { a: 2 }, idempotencyKey: 'call-2' }, { underKey: read }),
+    ).rejects.toBeInstanceOf(ConflictError);
     // The caller read "nothing" before another call filed the key: the insert finds that row, no second row is filed.
-    const raced = await g.request({ toolName: 'pay', toolArgs: { a: 1 }, idempotencyKey: 'call-2' }, { underKey: null });
+    const raced = await g.request(
+      { toolName: 'pay', toolArgs: { a: 1 }, idempotencyKey: 'call-2' },
+      { underKey: null },
+    );
     expect(raced).toMatchObject({ created: false, request: { id: first.request.id } });
-    await expect(g.request({ toolName: 'pay', toolArgs: { a: 2 }, idempotencyKey: 'call-2' }, { underKey: null })).rejects.toBeInstanceOf(ConflictError);
+    await expect(
+      g.request({ toolName: 'pay', toolArgs: { a: 2 }, idempotencyKey: 'call-2' }, { underKey: null }),
+    ).rejects.toBeInstanceOf(ConflictError);
     expect((await g.list({ limit: 10 })).items).toHaveLength(1);
   });
 
   it('refuses channels that are not enabled, naming the field', async () => {
     const g = await gatewayOnFile();
-    const error = await g.request({ toolName: 'x', channels: [{ type: 'web' }, { type: 'slack', target: 'C1' }] }).catch((e: unknown) => e);
+    const error = await g
+      .request({ toolName: 'x', channels: [{ type: 'web' }, { type: 'slack', target: 'C1' }] })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).errors?.[0]?.path).toBe('channels[1].type');
   });
@@ -229,7 +267,7 @@ describe('gateway', () => {
     expect(answered).toEqual(await get(request.id));
   });
 
-  it('reads a request\'s cards after a change only when one of them can be rewritten', async () => {
+  it("reads a request's cards after a change only when one of them can be rewritten", async () => {
     const pager: Channel = { name: 'pager', send: async () => 'page-1', update: async () => undefined };
     const g = await gatewayOnFile({ channels: [pager] });
     const { store } = gateways.at(-1)!;
@@ -240,7 +278,8 @@ describe('gateway', () => {
     await g.decide({ requestId: inboxOnly.id, decision: 'approve', actor: web('a') });
     expect(read).toEqual([]);
     // A card on a platform keeps a message to rewrite: its cards are read.
-    const elsewhere = (await g.request({ toolName: 'y', channels: [{ type: 'web' }, { type: 'pager', target: 'p1' }] })).request;
+    const elsewhere = (await g.request({ toolName: 'y', channels: [{ type: 'web' }, { type: 'pager', target: 'p1' }] }))
+      .request;
     await g.decide({ requestId: elsewhere.id, decision: 'approve', actor: web('a') });
     expect(read).toContain(elsewhere.id);
     expect(read.every((id) => id === elsewhere.id)).toBe(true);

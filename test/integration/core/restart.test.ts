@@ -22,7 +22,8 @@ async function start() {
   return child;
 }
 
-const json = async <T = { id: string; status: string; allowed: boolean | null }>(res: Promise<Response>) => (await (await res).json()) as T;
+const json = async <T = { id: string; status: string; allowed: boolean | null }>(res: Promise<Response>) =>
+  (await (await res).json()) as T;
 
 describe('restart survival (tollgate serve killed with SIGKILL)', () => {
   it('keeps every acknowledged verdict, expires overdue rows at once, and keeps the rest decidable', async () => {
@@ -32,7 +33,9 @@ describe('restart survival (tollgate serve killed with SIGKILL)', () => {
     const decided: string[] = [];
     for (let i = 0; i < 20; i++) {
       const r = await json(first.api('/v1/requests', { body: { tool_name: 'decided', tool_args: { i } } }));
-      const res = await first.api(`/v1/requests/${r.id}/decision`, { body: { decision: i % 2 ? 'approve' : 'deny', approver: 'web:alice' } });
+      const res = await first.api(`/v1/requests/${r.id}/decision`, {
+        body: { decision: i % 2 ? 'approve' : 'deny', approver: 'web:alice' },
+      });
       expect(res.status).toBe(200);
       decided.push(r.id);
     }
@@ -48,7 +51,10 @@ describe('restart survival (tollgate serve killed with SIGKILL)', () => {
     }
     expect((await json(second.api(`/v1/requests/${long.id}`))).status).toBe('pending');
     const waiting = json(second.api(`/v1/requests/${long.id}?wait=30`));
-    expect((await second.api(`/v1/requests/${long.id}/decision`, { body: { decision: 'approve', approver: 'web:bob' } })).status).toBe(200);
+    expect(
+      (await second.api(`/v1/requests/${long.id}/decision`, { body: { decision: 'approve', approver: 'web:bob' } }))
+        .status,
+    ).toBe(200);
     expect(await waiting).toMatchObject({ status: 'approved', allowed: true });
   });
 
@@ -60,7 +66,9 @@ describe('restart survival (tollgate serve killed with SIGKILL)', () => {
     await new Promise((res) => setTimeout(res, 1100));
     const second = await start();
     await eventually(async () => expect((await json(second.api(`/v1/requests/${r.id}`))).status).toBe('expired'));
-    const res = await fetch(`${second.url}/v1/requests/${r.id}/events`, { headers: { authorization: `Bearer ${second.token}`, accept: 'application/json' } });
+    const res = await fetch(`${second.url}/v1/requests/${r.id}/events`, {
+      headers: { authorization: `Bearer ${second.token}`, accept: 'application/json' },
+    });
     const { items } = (await res.json()) as { items: { type: string }[] };
     expect(items.filter((e) => e.type === 'expired')).toHaveLength(1);
   });

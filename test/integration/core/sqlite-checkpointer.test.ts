@@ -31,7 +31,8 @@ afterEach(async () => {
 /** Commits `pages` pages' worth of rows, one transaction per ten rows. */
 function write(pages: number) {
   const insert = open.sqlite.prepare('INSERT INTO blobs (body) VALUES (?)');
-  for (let i = 0; i < pages; i += 10) open.sqlite.transaction(() => Array.from({ length: 10 }, () => insert.run('x'.repeat(3500))))();
+  for (let i = 0; i < pages; i += 10)
+    open.sqlite.transaction(() => Array.from({ length: 10 }, () => insert.run('x'.repeat(3500))))();
 }
 const autocheckpoint = () => open.sqlite.pragma('wal_autocheckpoint', { simple: true });
 
@@ -75,7 +76,7 @@ describe('background WAL checkpoints', () => {
     expect(open.sqlite.prepare('SELECT count(*) FROM blobs').pluck().get()).toBe(3000);
   });
 
-  it('never holds the gateway\'s writes while a reader stays in the WAL: the restart waits for a later interval', async () => {
+  it("never holds the gateway's writes while a reader stays in the WAL: the restart waits for a later interval", async () => {
     checkpointer = startCheckpointer(open.sqlite, path, { everyMs: 60_000, restartFrames: 1000 });
     write(1500);
     // Another connection's read transaction pins the WAL (an export, `tollgate audit` from another process).
@@ -152,7 +153,8 @@ describe('background WAL checkpoints', () => {
     const served = await openStores(join(dir, 'served.db'), { backgroundCheckpoints: true });
     const tool = await openStores(join(dir, 'tool.db'));
     // The setting is per connection: read it on the store's own.
-    const setting = (stores: typeof served) => (stores.store as unknown as { open: OpenDatabase }).open.sqlite.pragma('wal_autocheckpoint', { simple: true });
+    const setting = (stores: typeof served) =>
+      (stores.store as unknown as { open: OpenDatabase }).open.sqlite.pragma('wal_autocheckpoint', { simple: true });
     try {
       expect(setting(served)).toBe(0);
       expect(setting(tool)).toBe(1000);

@@ -11,7 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, InternalError, ServiceUnavailableError, TollgateError } from '../../../src/api/errors.js';
-import { applyMigrations, openDatabase, registerFunctions, type OpenDatabase } from '../../../src/stores/sqlite/database.js';
+import {
+  applyMigrations,
+  openDatabase,
+  registerFunctions,
+  type OpenDatabase,
+} from '../../../src/stores/sqlite/database.js';
 import { fromSqliteError, withSqliteErrors } from '../../../src/stores/sqlite/errors.js';
 import { SqliteConfirmationStore } from '../../../src/stores/sqlite/store.js';
 import { file, newRequest, vote } from '../../contracts/store-fixtures.js';
@@ -59,7 +64,11 @@ describe('SQLite errors become tollgate errors', () => {
     const store = new SqliteConfirmationStore(wrap(track(new Database(path, { readonly: true }))));
     const error = await failure(store.create(newRequest(), []));
     expect(error).toBeInstanceOf(InternalError);
-    expect(error).toMatchObject({ status: 500, code: 'tollgate_database_readonly', message: expect.stringMatching(/read-only.*permissions/) });
+    expect(error).toMatchObject({
+      status: 500,
+      code: 'tollgate_database_readonly',
+      message: expect.stringMatching(/read-only.*permissions/),
+    });
     expect((error.cause as { code: string }).code).toMatch(/^SQLITE_READONLY/);
     expect(await store.list({})).toEqual({ items: [], nextCursor: null });
   });
@@ -85,11 +94,21 @@ describe('SQLite errors become tollgate errors', () => {
 
   it('a unique violation is a conflict in the words the caller gives', async () => {
     const db = track(new Database(path));
-    const insert = db.prepare("INSERT INTO api_tokens (id, name, secret_sha256, scopes, created_at) VALUES (?, 'bridge', ?, '[]', '2026-01-01T00:00:00.000Z')");
+    const insert = db.prepare(
+      "INSERT INTO api_tokens (id, name, secret_sha256, scopes, created_at) VALUES (?, 'bridge', ?, '[]', '2026-01-01T00:00:00.000Z')",
+    );
     insert.run('t1', 'sha-1');
-    const error = await failure(Promise.resolve().then(() => withSqliteErrors(() => insert.run('t2', 'sha-2'), { conflict: 'a token named "bridge" exists already' })));
+    const error = await failure(
+      Promise.resolve().then(() =>
+        withSqliteErrors(() => insert.run('t2', 'sha-2'), { conflict: 'a token named "bridge" exists already' }),
+      ),
+    );
     expect(error).toBeInstanceOf(ConflictError);
-    expect(error).toMatchObject({ status: 409, message: 'a token named "bridge" exists already', code: 'tollgate_database_conflict' });
+    expect(error).toMatchObject({
+      status: 409,
+      message: 'a token named "bridge" exists already',
+      code: 'tollgate_database_conflict',
+    });
   });
 
   it('sees through drizzle, whose wrapper would print the SQL and its parameters', () => {

@@ -10,8 +10,20 @@ import { SqliteConfirmationStore } from '../../../src/stores/sqlite/store.js';
 let dir: string;
 let db: OpenDatabase;
 let store: SqliteConfirmationStore;
-const defaults = { timeoutS: 300, channels: [{ type: 'web' }], options: ['Approve', 'Deny'], onTimeout: 'deny' as const };
-const make = (idempotencyKey?: string) => newConfirmationRequest({ toolName: 'x', idempotencyKey }, defaults, [{ type: 'web' }], argsSha256('x', {}), new Date());
+const defaults = {
+  timeoutS: 300,
+  channels: [{ type: 'web' }],
+  options: ['Approve', 'Deny'],
+  onTimeout: 'deny' as const,
+};
+const make = (idempotencyKey?: string) =>
+  newConfirmationRequest(
+    { toolName: 'x', idempotencyKey },
+    defaults,
+    [{ type: 'web' }],
+    argsSha256('x', {}),
+    new Date(),
+  );
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'tollgate-store-'));
@@ -27,7 +39,9 @@ afterEach(async () => {
 describe('store: creates committed together', () => {
   it('stores every request of a burst, each with its created event, and answers only once committed', async () => {
     const requests = Array.from({ length: 200 }, () => make());
-    const results = await Promise.all(requests.map((r) => store.create(r, [{ channel: 'web', target: '', sent: true }])));
+    const results = await Promise.all(
+      requests.map((r) => store.create(r, [{ channel: 'web', target: '', sent: true }])),
+    );
     expect(results.every((r) => r.created)).toBe(true);
     const count = db.sqlite.prepare("select count(*) from confirmation_events where type = 'created'").pluck().get();
     expect(count).toBe(200);
@@ -61,7 +75,15 @@ function walCommits(): number {
   return commits;
 }
 
-const approve = (actor: string) => ({ decision: 'approve' as const, actor, via: 'api', reason: null, option: 'Approve', approvedArgs: null, at: new Date() });
+const approve = (actor: string) => ({
+  decision: 'approve' as const,
+  actor,
+  via: 'api',
+  reason: null,
+  option: 'Approve',
+  approvedArgs: null,
+  at: new Date(),
+});
 
 describe('store: decisions committed together', () => {
   it('commits the votes and cancels of one burst in one transaction, each settling its own request', async () => {
@@ -81,7 +103,10 @@ describe('store: decisions committed together', () => {
   it('settles a request once when two votes on it share a transaction, the second finding it final', async () => {
     const request = make();
     await store.create(request, []);
-    const [first, second] = await Promise.all([store.decide(request.id, approve('api:a')), store.decide(request.id, { ...approve('api:b'), decision: 'deny' as const })]);
+    const [first, second] = await Promise.all([
+      store.decide(request.id, approve('api:a')),
+      store.decide(request.id, { ...approve('api:b'), decision: 'deny' as const }),
+    ]);
     expect(first.kind).toBe('final');
     expect(second).toMatchObject({ kind: 'already_final', request: { status: 'approved', respondedBy: 'api:a' } });
   });

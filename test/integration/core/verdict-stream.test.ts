@@ -34,7 +34,10 @@ afterEach(async () => {
 });
 
 async function file(body: Record<string, unknown> = {}, token = t.token): Promise<ApiRequest> {
-  const res = await t.api('/v1/requests', { body: { tool_name: 'deploy', ...body }, headers: { authorization: `Bearer ${token}` } });
+  const res = await t.api('/v1/requests', {
+    body: { tool_name: 'deploy', ...body },
+    headers: { authorization: `Bearer ${token}` },
+  });
   expect(res.status).toBe(201);
   return (await res.json()) as ApiRequest;
 }
@@ -51,11 +54,13 @@ function open(ids: unknown, token = t.token, signal?: AbortSignal): Promise<Resp
 /** Every verdict of a stream, in order, until it ends. */
 async function verdictsOf(res: Response): Promise<ApiRequest[]> {
   const out: ApiRequest[] = [];
-  for await (const event of sseEvents(res.body!)) if (event.event === 'verdict') out.push(JSON.parse(event.data) as ApiRequest);
+  for await (const event of sseEvents(res.body!))
+    if (event.event === 'verdict') out.push(JSON.parse(event.data) as ApiRequest);
   return out;
 }
 
-const decide = (id: string, decision = 'approve') => t.api(`/v1/requests/${id}/decision`, { body: { decision, approver: 'web:alice' } });
+const decide = (id: string, decision = 'approve') =>
+  t.api(`/v1/requests/${id}/decision`, { body: { decision, approver: 'web:alice' } });
 
 describe('POST /v1/requests/verdicts', () => {
   it('sends the verdicts of requests already final at once and ends', async () => {
@@ -68,7 +73,12 @@ describe('POST /v1/requests/verdicts', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const got = await verdictsOf(res);
-    expect(got.map((r) => [r.id, r.status]).sort()).toEqual([[a.id, 'approved'], [b.id, 'denied']].sort());
+    expect(got.map((r) => [r.id, r.status]).sort()).toEqual(
+      [
+        [a.id, 'approved'],
+        [b.id, 'denied'],
+      ].sort(),
+    );
   });
 
   it('sends each verdict once as it is decided, over one subscription, and ends after the last', async () => {
@@ -125,7 +135,15 @@ describe('POST /v1/requests/verdicts', () => {
     const res = await open([pending.id]);
     const reading = verdictsOf(res);
     // Written behind this gateway's back, as another replica would, then announced on the feed only.
-    const decided = await t.store.decide(pending.id, { decision: 'approve', actor: 'web:alice', via: 'web', reason: null, option: null, approvedArgs: null, at: new Date() });
+    const decided = await t.store.decide(pending.id, {
+      decision: 'approve',
+      actor: 'web:alice',
+      via: 'web',
+      reason: null,
+      option: null,
+      approvedArgs: null,
+      at: new Date(),
+    });
     expect(decided.kind).toBe('final');
     await feed.publish({ requestId: pending.id, status: 'approved', kind: 'changed' });
     expect((await reading).map((r) => [r.id, r.status])).toEqual([[pending.id, 'approved']]);
@@ -134,7 +152,10 @@ describe('POST /v1/requests/verdicts', () => {
   it('expires a request nobody decides at its deadline by reading it, with no scheduler timer to do it', async () => {
     const clock = new ManualClock(Date.parse('2026-11-25T10:00:00Z'));
     // The scheduler's timers run on a clock that never moves: only the stream's own deadline read can expire the row.
-    t = await startTestServer({ clock, scheduler: new InProcessScheduler({ clock: new ManualClock(), sweepEveryMs: 0 }) });
+    t = await startTestServer({
+      clock,
+      scheduler: new InProcessScheduler({ clock: new ManualClock(), sweepEveryMs: 0 }),
+    });
     const soon = await file({ timeout_s: 10 });
     const later = await file({ timeout_s: 30 });
     const res = await open([soon.id, later.id]);
@@ -152,7 +173,10 @@ describe('POST /v1/requests/verdicts', () => {
 
   it('opens on a request past its deadline whose timer never fired as expired, read in one batch with the others', async () => {
     const clock = new ManualClock(Date.parse('2026-11-25T10:00:00Z'));
-    t = await startTestServer({ clock, scheduler: new InProcessScheduler({ clock: new ManualClock(), sweepEveryMs: 0 }) });
+    t = await startTestServer({
+      clock,
+      scheduler: new InProcessScheduler({ clock: new ManualClock(), sweepEveryMs: 0 }),
+    });
     const overdue = await file({ timeout_s: 10 });
     const decided = await file({ timeout_s: 600 });
     expect((await decide(decided.id, 'deny')).status).toBe(200);
@@ -170,18 +194,27 @@ describe('POST /v1/requests/verdicts', () => {
 
   it('refuses the whole call with the 404 of a single read for an id the token did not file, or an unknown one', async () => {
     t = await startTestServer();
-    const mine = (await (await t.api('/v1/tokens', { body: { name: 'agent-a', scopes: ['request:create', 'request:read'] } })).json()) as { secret: string };
-    const other = (await (await t.api('/v1/tokens', { body: { name: 'agent-b', scopes: ['request:create', 'request:read'] } })).json()) as { secret: string };
+    const mine = (await (
+      await t.api('/v1/tokens', { body: { name: 'agent-a', scopes: ['request:create', 'request:read'] } })
+    ).json()) as { secret: string };
+    const other = (await (
+      await t.api('/v1/tokens', { body: { name: 'agent-b', scopes: ['request:create', 'request:read'] } })
+    ).json()) as { secret: string };
     const own = await file({}, mine.secret);
     const theirs = await file({}, other.secret);
     const refused = await open([own.id, theirs.id], mine.secret);
     expect(refused.status).toBe(404);
     const single = await t.api(`/v1/requests/${theirs.id}`, { headers: { authorization: `Bearer ${mine.secret}` } });
     expect(single.status).toBe(404);
-    expect(await refused.json()).toMatchObject({ status: 404, detail: ((await single.json()) as { detail: string }).detail });
+    expect(await refused.json()).toMatchObject({
+      status: 404,
+      detail: ((await single.json()) as { detail: string }).detail,
+    });
     const unknown = await open([own.id, '00000000-0000-4000-8000-000000000000'], mine.secret);
     expect(unknown.status).toBe(404);
-    const creator = (await (await t.api('/v1/tokens', { body: { name: 'creator', scopes: ['request:create'] } })).json()) as { secret: string };
+    const creator = (await (
+      await t.api('/v1/tokens', { body: { name: 'creator', scopes: ['request:create'] } })
+    ).json()) as { secret: string };
     expect((await open([own.id], creator.secret)).status).toBe(403);
     await decide(own.id);
     expect((await verdictsOf(await open([own.id], mine.secret))).map((r) => r.status)).toEqual(['approved']);
@@ -193,7 +226,10 @@ describe('POST /v1/requests/verdicts', () => {
     for (let i = 0; i < 250; i++) filed.push(await file());
     const ids = filed.map((r) => r.id);
     // Through the gateway, not the API: 250 decisions over HTTP would meet the decision rate limit.
-    const settle = async (id: string, decision: 'approve' | 'deny') => expect((await t.gateway.decide({ requestId: id, decision, actor: { channel: 'api', userId: 'ops' } })).ok).toBe(true);
+    const settle = async (id: string, decision: 'approve' | 'deny') =>
+      expect((await t.gateway.decide({ requestId: id, decision, actor: { channel: 'api', userId: 'ops' } })).ok).toBe(
+        true,
+      );
     for (const id of ids.slice(0, 200)) await settle(id, 'deny');
     const res = await open(ids);
     expect(res.status).toBe(200);
@@ -201,7 +237,12 @@ describe('POST /v1/requests/verdicts', () => {
     for (const id of ids.slice(200)) await settle(id, 'approve');
     const verdicts = await got;
     expect(verdicts.map((r) => r.id).sort()).toEqual([...ids].sort());
-    expect(verdicts.filter((r) => r.status === 'approved').map((r) => r.id).sort()).toEqual(ids.slice(200).sort());
+    expect(
+      verdicts
+        .filter((r) => r.status === 'approved')
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(ids.slice(200).sort());
     const unknown = await open([...ids.slice(0, 230), '00000000-0000-4000-8000-000000000000']);
     expect(unknown.status).toBe(404);
   });
@@ -219,8 +260,15 @@ describe('POST /v1/requests/verdicts', () => {
       expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
       expect(await res.json()).toMatchObject({ status: 400, errors: [expect.objectContaining({ path })] });
     }
-    const extra = await fetch(`${t.url}/v1/requests/verdicts`, { method: 'POST', headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ ids: [], colour: 'red' }) });
-    expect(await extra.json()).toMatchObject({ status: 400, errors: expect.arrayContaining([expect.objectContaining({ message: expect.stringMatching(/colour/) })]) });
+    const extra = await fetch(`${t.url}/v1/requests/verdicts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ids: [], colour: 'red' }),
+    });
+    expect(await extra.json()).toMatchObject({
+      status: 400,
+      errors: expect.arrayContaining([expect.objectContaining({ message: expect.stringMatching(/colour/) })]),
+    });
   });
 
   it('lets go of its subscription when the client goes away', async () => {

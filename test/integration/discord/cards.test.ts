@@ -22,9 +22,16 @@ describe('discord cards', () => {
     const [post] = env.discord.fake.callsTo('POST', /^\/channels\/\d+\/messages$/);
     expect(post!.path).toBe(`/channels/${env.discord.target}/messages`);
     expect(post!.authorization).toBe(`Bot ${env.discord.fake.token}`);
-    const rows = post!.body.components as { type: number; components: { type: number; style: number; label: string; custom_id: string }[] }[];
+    const rows = post!.body.components as {
+      type: number;
+      components: { type: number; style: number; label: string; custom_id: string }[];
+    }[];
     expect(rows).toHaveLength(1);
-    expect(rows[0]!.components.map((b) => [b.label, b.style])).toEqual([['Approve', 3], ['Deny', 4], ['Deny with reason…', 2]]);
+    expect(rows[0]!.components.map((b) => [b.label, b.style])).toEqual([
+      ['Approve', 3],
+      ['Deny', 4],
+      ['Deny with reason…', 2],
+    ]);
     for (const button of rows[0]!.components) {
       expect(button.custom_id.length).toBeLessThanOrEqual(100);
       expect(parseCustomId(button.custom_id)).toMatchObject({ requestId: request.id, nonce: request.nonce });
@@ -37,8 +44,14 @@ describe('discord cards', () => {
 
   it('escapes markdown and neutralises mentions in everything a request controls', async () => {
     env = await startDiscordGateway();
-    const hostile = '@everyone @here <@123456789> <@&42> **bold** __under__ ~~gone~~ ||spoiler|| [link](https://evil.example) `code`';
-    const request = await env.file({ tool_name: 'run_script', prompt: hostile, agent_id: '@here-bot', tool_args: { note: '@everyone ``` escaped? <@123>' } });
+    const hostile =
+      '@everyone @here <@123456789> <@&42> **bold** __under__ ~~gone~~ ||spoiler|| [link](https://evil.example) `code`';
+    const request = await env.file({
+      tool_name: 'run_script',
+      prompt: hostile,
+      agent_id: '@here-bot',
+      tool_args: { note: '@everyone ``` escaped? <@123>' },
+    });
     const body = env.discord.fake.callsTo('POST', /messages$/)[0]!.body;
     expect(body.allowed_mentions).toEqual({ parse: [] });
     const raw = JSON.stringify(body);
@@ -53,7 +66,9 @@ describe('discord cards', () => {
     expect(description.match(/```/g)).toHaveLength(2);
     // And the reader still sees what was written.
     const text = env.discord.fake.card(env.refOf(request))!.text;
-    expect(text).toContain('@everyone @here <@123456789> <@&42> **bold** __under__ ~~gone~~ ||spoiler|| [link](https://evil.example) `code`');
+    expect(text).toContain(
+      '@everyone @here <@123456789> <@&42> **bold** __under__ ~~gone~~ ||spoiler|| [link](https://evil.example) `code`',
+    );
     expect(text).toContain('agent @here-bot');
   });
 
@@ -66,19 +81,38 @@ describe('discord cards', () => {
     expect(raw).toContain('eu-west-1');
   });
 
-  it('keeps a huge request within Discord\'s limits', async () => {
+  it("keeps a huge request within Discord's limits", async () => {
     env = await startDiscordGateway();
-    const request = await env.file({ prompt: 'p'.repeat(4000), agent_id: 'a'.repeat(200), approvers: Array.from({ length: 40 }, (_, i) => `discord:9000000000000000${String(i).padStart(2, '0')}`), tool_args: { blob: 'x'.repeat(20_000) }, options: ['Ship it', 'Stop', 'Ship to canary', 'Ship to half'] });
+    const request = await env.file({
+      prompt: 'p'.repeat(4000),
+      agent_id: 'a'.repeat(200),
+      approvers: Array.from({ length: 40 }, (_, i) => `discord:9000000000000000${String(i).padStart(2, '0')}`),
+      tool_args: { blob: 'x'.repeat(20_000) },
+      options: ['Ship it', 'Stop', 'Ship to canary', 'Ship to half'],
+    });
     const card = env.discord.fake.card(env.refOf(request))!;
-    expect(buttonsOf(card.body).map((b) => b.label)).toEqual(['Ship it', 'Stop', 'Ship to canary', 'Ship to half', 'Stop with reason…']);
+    expect(buttonsOf(card.body).map((b) => b.label)).toEqual([
+      'Ship it',
+      'Stop',
+      'Ship to canary',
+      'Ship to half',
+      'Stop with reason…',
+    ]);
     expect(card.text).toContain('more characters');
   });
 
   it('escapes every markdown character and round-trips custom ids', () => {
     expect(rendered(escapeMarkdown('a*b_c~d`e|f>g#h[i]j(k)l<m-n\\o'))).toBe('a*b_c~d`e|f>g#h[i]j(k)l<m-n\\o');
     expect(escapeMarkdown('@everyone')).toBe('@\u200beveryone');
-    const id = customId({ id: '0190f5c2-7d1e-7a00-8000-000000000001', nonce: 'AbCdEfGhIjKlMnOpQrStUvWx' }, { kind: 'grant', index: 2 });
-    expect(parseCustomId(id)).toEqual({ requestId: '0190f5c2-7d1e-7a00-8000-000000000001', nonce: 'AbCdEfGhIjKlMnOpQrStUvWx', action: { kind: 'grant', index: 2 } });
+    const id = customId(
+      { id: '0190f5c2-7d1e-7a00-8000-000000000001', nonce: 'AbCdEfGhIjKlMnOpQrStUvWx' },
+      { kind: 'grant', index: 2 },
+    );
+    expect(parseCustomId(id)).toEqual({
+      requestId: '0190f5c2-7d1e-7a00-8000-000000000001',
+      nonce: 'AbCdEfGhIjKlMnOpQrStUvWx',
+      action: { kind: 'grant', index: 2 },
+    });
     expect(parseCustomId('tg:o0:id:nonce:extra')).toBeNull();
     expect(parseCustomId(`tg:o0:${'a'.repeat(60)}:${'b'.repeat(60)}`)).toBeNull();
   });

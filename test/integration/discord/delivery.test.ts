@@ -22,20 +22,28 @@ describe('discord delivery', () => {
     return (await env.server.store.events(id)).filter((e) => e.type === 'delivery_failed').map((e) => e.detail);
   }
 
-  const quickRetries = () => ({ server: { scheduler: new InProcessScheduler({ backoffMs: 5, sweepEveryMs: 0 }) }, waitForCards: false });
+  const quickRetries = () => ({
+    server: { scheduler: new InProcessScheduler({ backoffMs: 5, sweepEveryMs: 0 }) },
+    waitForCards: false,
+  });
 
   it('sends to a person through the DM channel it opens, and taps there decide', async () => {
     env = await startDiscordGateway();
     expect(env.discord.channel.directTarget(ALICE)).toBe(`user:${ALICE}`);
     expect(env.discord.channel.directTarget('alice')).toBeNull();
-    const request = await env.file({ channels: [{ type: 'discord', target: `user:${ALICE}` }], approvers: [`discord:${ALICE}`] });
+    const request = await env.file({
+      channels: [{ type: 'discord', target: `user:${ALICE}` }],
+      approvers: [`discord:${ALICE}`],
+    });
     const opened = env.discord.fake.callsTo('POST', /^\/users\/@me\/channels$/);
     expect(opened.map((c) => c.body)).toEqual([{ recipient_id: ALICE }]);
     const dm = env.discord.fake.dmChannel(ALICE)!;
     expect((await env.server.store.messages(request.id))[0]?.messageRef).toMatch(new RegExp(`^${dm}:\\d+$`));
     const result = await env.discord.press(env.server, request, 'Approve', ALICE, { channelId: dm, dm: true });
     expect(result.body).toMatchObject({ type: 7 });
-    await eventually(() => expect(env.discord.fake.callsTo('PATCH', new RegExp(`^/channels/${dm}/messages/`))).toHaveLength(1));
+    await eventually(() =>
+      expect(env.discord.fake.callsTo('PATCH', new RegExp(`^/channels/${dm}/messages/`))).toHaveLength(1),
+    );
   });
 
   it('gives up at once on an unknown channel, and on a target that is no channel id', async () => {
@@ -43,10 +51,14 @@ describe('discord delivery', () => {
     env.discord.fake.failNext({ status: 404, code: 10003, message: 'Unknown Channel' });
     const request = await env.file();
     await eventually(async () => expect((await env.server.store.messages(request.id))[0]?.status).toBe('failed'));
-    expect(await failures(request.id)).toEqual([expect.objectContaining({ attempt: 1, will_retry: false, error: expect.stringContaining('10003') })]);
+    expect(await failures(request.id)).toEqual([
+      expect.objectContaining({ attempt: 1, will_retry: false, error: expect.stringContaining('10003') }),
+    ]);
     const named = await env.file({ channels: [{ type: 'discord', target: '#approvals' }] });
     await eventually(async () => expect((await env.server.store.messages(named.id))[0]?.status).toBe('failed'));
-    expect(await failures(named.id)).toEqual([expect.objectContaining({ will_retry: false, error: expect.stringContaining('not a channel id') })]);
+    expect(await failures(named.id)).toEqual([
+      expect.objectContaining({ will_retry: false, error: expect.stringContaining('not a channel id') }),
+    ]);
   });
 
   it('gives up at once when the bot token is refused, and never sends the token anywhere else', async () => {
@@ -64,16 +76,25 @@ describe('discord delivery', () => {
     env.discord.fake.failNext({ status: 502 });
     const request = await env.file();
     await eventually(async () => expect((await env.server.store.messages(request.id))[0]?.status).toBe('sent'));
-    expect(await failures(request.id)).toEqual([expect.objectContaining({ attempt: 1, will_retry: true, error: expect.stringContaining('HTTP 502') })]);
+    expect(await failures(request.id)).toEqual([
+      expect.objectContaining({ attempt: 1, will_retry: true, error: expect.stringContaining('HTTP 502') }),
+    ]);
   });
 
   it('waits out Retry-After on HTTP 429 before trying again', async () => {
     const clock = new ManualClock(Date.now());
-    env = await startDiscordGateway({ server: { clock, scheduler: new InProcessScheduler({ clock, backoffMs: 10, sweepEveryMs: 0 }) }, waitForCards: false });
+    env = await startDiscordGateway({
+      server: { clock, scheduler: new InProcessScheduler({ clock, backoffMs: 10, sweepEveryMs: 0 }) },
+      waitForCards: false,
+    });
     env.discord.fake.failNext({ status: 429, retryAfterS: 30 });
     const request = await env.file();
     await clock.advance(0);
-    await eventually(async () => expect(await failures(request.id)).toEqual([expect.objectContaining({ will_retry: true, error: expect.stringMatching(/rate limited/) })]));
+    await eventually(async () =>
+      expect(await failures(request.id)).toEqual([
+        expect.objectContaining({ will_retry: true, error: expect.stringMatching(/rate limited/) }),
+      ]),
+    );
     await eventually(() => expect(clock.pendingTimers).toBe(2));
     await clock.advance(29_000);
     expect(env.discord.fake.callsTo('POST', /messages$/)).toHaveLength(1);

@@ -21,8 +21,16 @@ describe('discord deny with reason', () => {
     const request = await env.file({ approvers: [`discord:${ALICE}`] });
     const result = await env.discord.denyWithReason(env.server, request, ALICE, '  not during the freeze @everyone  ');
     expect(result.body).toMatchObject({ type: 7, data: { components: [] } });
-    expect(await env.get(request.id)).toMatchObject({ status: 'denied', respondedBy: `discord:${ALICE}`, reason: 'not during the freeze @everyone' });
-    await eventually(() => expect(env.discord.fake.card(env.refOf(request))?.text).toMatch(/Denied by discord:\d+[\s\S]*not during the freeze @everyone/));
+    expect(await env.get(request.id)).toMatchObject({
+      status: 'denied',
+      respondedBy: `discord:${ALICE}`,
+      reason: 'not during the freeze @everyone',
+    });
+    await eventually(() =>
+      expect(env.discord.fake.card(env.refOf(request))?.text).toMatch(
+        /Denied by discord:\d+[\s\S]*not during the freeze @everyone/,
+      ),
+    );
     expect(JSON.stringify(env.discord.fake.card(env.refOf(request))!.body)).not.toContain('@everyone');
   });
 
@@ -30,7 +38,10 @@ describe('discord deny with reason', () => {
     env = await startDiscordGateway();
     const request = await env.file({ approvers: [`discord:${ALICE}`] });
     const result = await env.discord.denyWithReason(env.server, request, '900000000000000666', 'mine now');
-    expect(result.body).toMatchObject({ type: 4, data: { flags: 64, content: expect.stringContaining('not an approver') } });
+    expect(result.body).toMatchObject({
+      type: 4,
+      data: { flags: 64, content: expect.stringContaining('not an approver') },
+    });
     expect((await env.get(request.id)).status).toBe('pending');
     expect((await env.server.store.events(request.id)).map((e) => e.type)).toContain('decision_rejected');
   });
@@ -43,7 +54,18 @@ describe('discord deny with reason', () => {
     expect(opened.body).toMatchObject({ type: 9 });
     await env.server.gateway.cancel(request.id, 'api:runtime');
     const modal = opened.body!.data as { custom_id: string };
-    const submitted = await env.discord.post(env.server, { id: '1500000000000000001', type: 5, token: 't', version: 1, application_id: '1100000000000000001', member: { user: { id: ALICE } }, data: { custom_id: modal.custom_id, components: [{ type: 1, components: [{ type: 4, custom_id: 'reason', value: 'too late' }] }] } });
+    const submitted = await env.discord.post(env.server, {
+      id: '1500000000000000001',
+      type: 5,
+      token: 't',
+      version: 1,
+      application_id: '1100000000000000001',
+      member: { user: { id: ALICE } },
+      data: {
+        custom_id: modal.custom_id,
+        components: [{ type: 1, components: [{ type: 4, custom_id: 'reason', value: 'too late' }] }],
+      },
+    });
     expect(submitted.body).toMatchObject({ type: 4, data: { flags: 64, content: expect.stringMatching(/already/) } });
     expect((await env.get(request.id)).status).toBe('cancelled');
   });

@@ -33,10 +33,18 @@ describe('discord fan-out', () => {
   it('posts one card per channel; the first tap wins, the second is refused, both cards show the verdict', async () => {
     env = await startDiscordGateway();
     const request = await env.file({ channels: TWO_CHANNELS });
-    expect(env.discord.fake.callsTo('POST', /messages$/).map((c) => c.path).sort()).toEqual([`/channels/${ONE}/messages`, `/channels/${TWO}/messages`]);
+    expect(
+      env.discord.fake
+        .callsTo('POST', /messages$/)
+        .map((c) => c.path)
+        .sort(),
+    ).toEqual([`/channels/${ONE}/messages`, `/channels/${TWO}/messages`]);
     await env.discord.press(env.server, request, 'Approve', '900000000000000001', { channelId: ONE });
     const late = await env.discord.press(env.server, request, 'Deny', '900000000000000002', { channelId: TWO });
-    expect(late.body).toMatchObject({ type: 4, data: { flags: 64, content: expect.stringContaining('already approved') } });
+    expect(late.body).toMatchObject({
+      type: 4,
+      data: { flags: 64, content: expect.stringContaining('already approved') },
+    });
     expect(await env.get(request.id)).toMatchObject({ status: 'approved', respondedBy: 'discord:900000000000000001' });
     await expectBothCards(request, /Approved by discord:900000000000000001/);
   });
@@ -44,19 +52,35 @@ describe('discord fan-out', () => {
   it('edits the Discord cards when the web inbox (through the API) decides', async () => {
     env = await startDiscordGateway();
     const request = await env.file({ channels: TWO_CHANNELS });
-    const response = await env.server.api(`/v1/requests/${request.id}/decision`, { body: { decision: 'deny', approver: 'web:alice', reason: 'not on a Friday' } });
+    const response = await env.server.api(`/v1/requests/${request.id}/decision`, {
+      body: { decision: 'deny', approver: 'web:alice', reason: 'not on a Friday' },
+    });
     expect(response.status).toBeLessThan(300);
     await expectBothCards(request, /Denied by web:alice[\s\S]*not on a Friday/);
     const patches = env.discord.fake.callsTo('PATCH', /messages\/\d+$/);
-    expect(patches.map((p) => p.path).sort()).toEqual([`/channels/${ONE}/messages/${env.discord.messageFor(request, ONE).id}`, `/channels/${TWO}/messages/${env.discord.messageFor(request, TWO).id}`].sort());
-    expect(patches.every((p) => (p.body.components as unknown[]).length === 0 && p.authorization === `Bot ${env.discord.fake.token}`)).toBe(true);
+    expect(patches.map((p) => p.path).sort()).toEqual(
+      [
+        `/channels/${ONE}/messages/${env.discord.messageFor(request, ONE).id}`,
+        `/channels/${TWO}/messages/${env.discord.messageFor(request, TWO).id}`,
+      ].sort(),
+    );
+    expect(
+      patches.every(
+        (p) => (p.body.components as unknown[]).length === 0 && p.authorization === `Bot ${env.discord.fake.token}`,
+      ),
+    ).toBe(true);
   });
 
   it('edits the card when the request is cancelled', async () => {
     env = await startDiscordGateway();
     const request = await env.file();
     await env.server.gateway.cancel(request.id, 'api:runtime');
-    await eventually(() => expect(env.discord.fake.card(env.refOf(request))).toMatchObject({ actionable: false, text: expect.stringMatching(/Cancelled/) }));
+    await eventually(() =>
+      expect(env.discord.fake.card(env.refOf(request))).toMatchObject({
+        actionable: false,
+        text: expect.stringMatching(/Cancelled/),
+      }),
+    );
   });
 
   it('edits the card when the request expires (on a manual clock, no waiting)', async () => {
@@ -70,7 +94,10 @@ describe('discord fan-out', () => {
     await clock.advance(60_000);
     await eventually(async () => {
       await clock.advance(0);
-      expect(env.discord.fake.card(env.refOf(request))).toMatchObject({ actionable: false, text: expect.stringMatching(/Expired/) });
+      expect(env.discord.fake.card(env.refOf(request))).toMatchObject({
+        actionable: false,
+        text: expect.stringMatching(/Expired/),
+      });
     });
   });
 });

@@ -46,7 +46,9 @@ describe('discord interaction authentication', () => {
   it('takes a tap signed four minutes ago (inside the window)', async () => {
     env = await startDiscordGateway();
     const request = await env.file();
-    const result = await env.discord.press(env.server, request, 'Approve', '900000000000000001', { sign: { timestamp: now() - 4 * 60 } });
+    const result = await env.discord.press(env.server, request, 'Approve', '900000000000000001', {
+      sign: { timestamp: now() - 4 * 60 },
+    });
     expect(result.status).toBe(200);
     expect((await env.get(request.id)).status).toBe('approved');
   });
@@ -57,8 +59,18 @@ describe('discord interaction authentication', () => {
     const second = await env.file();
     const payload = (request: typeof first) => {
       const message = env.discord.messageFor(request);
-      const customId = (message.versions[0]!.components as { components: { custom_id: string }[] }[])[0]!.components[0]!.custom_id;
-      return { id: '1400000000000000001', application_id: '1100000000000000001', type: 3, token: 't', version: 1, channel_id: message.channelId, member: { user: { id: '900000000000000001' } }, data: { custom_id: customId, component_type: 2 } };
+      const customId = (message.versions[0]!.components as { components: { custom_id: string }[] }[])[0]!.components[0]!
+        .custom_id;
+      return {
+        id: '1400000000000000001',
+        application_id: '1100000000000000001',
+        type: 3,
+        token: 't',
+        version: 1,
+        channel_id: message.channelId,
+        member: { user: { id: '900000000000000001' } },
+        data: { custom_id: customId, component_type: 2 },
+      };
     };
     expect((await env.discord.post(env.server, payload(first))).body).toMatchObject({ type: 7 });
     // The same interaction id again, even re-signed around another button, is a replay.

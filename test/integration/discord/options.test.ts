@@ -30,7 +30,14 @@ describe('discordOptionsFromEnv', () => {
   });
 
   it('reads the environment', () => {
-    expect(discordOptionsFromEnv({ ...FULL, DISCORD_PUBLIC_KEY: KEY.toUpperCase(), DISCORD_API_URL: 'http://127.0.0.1:9/api/', DISCORD_CHANNEL_ID: '1100000000000000100' })).toEqual({
+    expect(
+      discordOptionsFromEnv({
+        ...FULL,
+        DISCORD_PUBLIC_KEY: KEY.toUpperCase(),
+        DISCORD_API_URL: 'http://127.0.0.1:9/api/',
+        DISCORD_CHANNEL_ID: '1100000000000000100',
+      }),
+    ).toEqual({
       botToken: 'bot-token',
       publicKey: KEY,
       applicationId: '1100000000000000001',
@@ -52,17 +59,41 @@ describe('discordOptionsFromEnv', () => {
 
   it('turns Discord on from the environment alone: cards go to DISCORD_CHANNEL_ID and signed taps decide', async () => {
     const fake = await FakeDiscord.start({ token: 'env-bot-token' });
-    const env = { DISCORD_BOT_TOKEN: 'env-bot-token', DISCORD_PUBLIC_KEY: fake.signer.publicKeyHex, DISCORD_APPLICATION_ID: '1100000000000000001', DISCORD_API_URL: fake.apiUrl, DISCORD_CHANNEL_ID: '1100000000000000100' };
+    const env = {
+      DISCORD_BOT_TOKEN: 'env-bot-token',
+      DISCORD_PUBLIC_KEY: fake.signer.publicKeyHex,
+      DISCORD_APPLICATION_ID: '1100000000000000001',
+      DISCORD_API_URL: fake.apiUrl,
+      DISCORD_CHANNEL_ID: '1100000000000000100',
+    };
     const server = await startTestServer({ env });
     try {
-      const { request } = await server.gateway.request({ toolName: 'deploy_service', toolArgs: {}, channels: [{ type: 'discord' }] });
+      const { request } = await server.gateway.request({
+        toolName: 'deploy_service',
+        toolArgs: {},
+        channels: [{ type: 'discord' }],
+      });
       const message = await eventually(() => {
         const [m] = fake.allMessages();
         expect(m?.channelId).toBe('1100000000000000100');
         return m!;
       });
-      const customId = (message.versions[0]!.components as { components: { custom_id: string }[] }[])[0]!.components[0]!.custom_id;
-      const result = await fake.interact(`${server.url}/channels/discord/interactions`, { id: '9', type: 3, token: 't', version: 1, application_id: '1100000000000000001', channel_id: message.channelId, member: { user: { id: '900000000000000001', username: 'alice' } }, data: { custom_id: customId, component_type: 2 } }, message);
+      const customId = (message.versions[0]!.components as { components: { custom_id: string }[] }[])[0]!.components[0]!
+        .custom_id;
+      const result = await fake.interact(
+        `${server.url}/channels/discord/interactions`,
+        {
+          id: '9',
+          type: 3,
+          token: 't',
+          version: 1,
+          application_id: '1100000000000000001',
+          channel_id: message.channelId,
+          member: { user: { id: '900000000000000001', username: 'alice' } },
+          data: { custom_id: customId, component_type: 2 },
+        },
+        message,
+      );
       expect(result.body).toMatchObject({ type: 7 });
       expect((await server.gateway.get(request.id))?.status).toBe('approved');
     } finally {

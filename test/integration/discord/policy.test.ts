@@ -42,20 +42,29 @@ describe('discord with policies, people and restarts', () => {
     dir = undefined;
   });
 
-  it('shows the rule\'s grant as a button; its tap approves, and the next matching request is approved by the grant', async () => {
+  it("shows the rule's grant as a button; its tap approves, and the next matching request is approved by the grant", async () => {
     env = await startDiscordGateway({ server: { policy: POLICY } });
     const request = await env.file();
     const result = await env.discord.press(env.server, request, 'Approve for 1 hour', ALICE);
     expect(result.body).toMatchObject({ type: 7, data: { components: [] } });
     expect((await env.get(request.id)).status).toBe('approved');
     expect((await env.server.store.events(request.id)).map((e) => e.type)).toContain('grant_created');
-    const again = await env.server.api('/v1/requests', { body: { tool_name: 'deploy_service', tool_args: { service: 'billing', version: '9' }, channels: [{ type: 'discord', target: env.discord.target }] } });
+    const again = await env.server.api('/v1/requests', {
+      body: {
+        tool_name: 'deploy_service',
+        tool_args: { service: 'billing', version: '9' },
+        channels: [{ type: 'discord', target: env.discord.target }],
+      },
+    });
     expect(((await again.json()) as { status: string }).status).toBe('approved');
   });
 
   it('sends a request for a person to their Discord DM, and reminds there with a reply to the card', async () => {
     const clock = new ManualClock(Date.now());
-    env = await startDiscordGateway({ server: { policy: POLICY, clock, scheduler: new InProcessScheduler({ clock, sweepEveryMs: 0 }) }, waitForCards: false });
+    env = await startDiscordGateway({
+      server: { policy: POLICY, clock, scheduler: new InProcessScheduler({ clock, sweepEveryMs: 0 }) },
+      waitForCards: false,
+    });
     const { request } = await env.server.gateway.request({ toolName: 'pay_invoice', toolArgs: { invoice: 'INV-7' } });
     await eventually(async () => {
       await clock.advance(0);
@@ -70,7 +79,11 @@ describe('discord with policies, people and restarts', () => {
       expect(r).toBeDefined();
       return r!;
     });
-    expect(reply.body).toMatchObject({ message_reference: { message_id: card.id }, allowed_mentions: { parse: [] }, content: expect.stringContaining('Reminder') });
+    expect(reply.body).toMatchObject({
+      message_reference: { message_id: card.id },
+      allowed_mentions: { parse: [] },
+      content: expect.stringContaining('Reminder'),
+    });
   });
 
   it('decides from a card posted before a restart, and edits it', async () => {
@@ -80,13 +93,22 @@ describe('discord with policies, people and restarts', () => {
     const request = await env.file();
     await env.server.close();
     // A new process: a new channel on the same application and the same database.
-    const channel = createDiscordChannel({ botToken: env.discord.fake.token, publicKey: env.discord.fake.signer.publicKeyHex, applicationId: APPLICATION_ID, apiUrl: env.discord.fake.apiUrl, logger: pino({ level: 'silent' }) });
+    const channel = createDiscordChannel({
+      botToken: env.discord.fake.token,
+      publicKey: env.discord.fake.signer.publicKeyHex,
+      applicationId: APPLICATION_ID,
+      apiUrl: env.discord.fake.apiUrl,
+      logger: pino({ level: 'silent' }),
+    });
     const server = await startTestServer({ dbPath, channels: [channel] });
     env.server = server;
     const result = await env.discord.press(server, request, 'Deny', ALICE);
     expect(result.body).toMatchObject({ type: 7 });
     expect((await server.gateway.get(request.id))?.status).toBe('denied');
     await eventually(() => expect(env.discord.fake.callsTo('PATCH', /messages/)).toHaveLength(1));
-    expect(env.discord.fake.card(env.refOf(request))).toMatchObject({ actionable: false, text: expect.stringContaining(`Denied by discord:${ALICE}`) });
+    expect(env.discord.fake.card(env.refOf(request))).toMatchObject({
+      actionable: false,
+      text: expect.stringContaining(`Denied by discord:${ALICE}`),
+    });
   });
 });

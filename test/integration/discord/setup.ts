@@ -27,7 +27,9 @@ export interface DiscordGateway {
 }
 
 /** Starts a gateway with Discord (cards in the harness's approvals channel unless a request names other targets). */
-export async function startDiscordGateway(options: { discord?: Partial<DiscordChannelOptions>; server?: TestServerOptions; waitForCards?: boolean } = {}): Promise<DiscordGateway> {
+export async function startDiscordGateway(
+  options: { discord?: Partial<DiscordChannelOptions>; server?: TestServerOptions; waitForCards?: boolean } = {},
+): Promise<DiscordGateway> {
   const discord = await makeDiscordHarness(options.discord);
   const server = await startTestServer({ ...options.server, channels: [discord.channel, createWebChannel()] });
   const get = async (id: string) => (await server.gateway.get(id))!;
@@ -37,7 +39,13 @@ export async function startDiscordGateway(options: { discord?: Partial<DiscordCh
     get,
     async file(body = {}) {
       const response = await server.api('/v1/requests', {
-        body: { tool_name: 'deploy_service', tool_args: { service: 'billing', version: '1.4.2' }, prompt: 'Deploy billing 1.4.2?', channels: [{ type: 'discord', target: discord.target }], ...body },
+        body: {
+          tool_name: 'deploy_service',
+          tool_args: { service: 'billing', version: '1.4.2' },
+          prompt: 'Deploy billing 1.4.2?',
+          channels: [{ type: 'discord', target: discord.target }],
+          ...body,
+        },
       });
       expect(response.status).toBe(201);
       const { id } = (await response.json()) as { id: string };

@@ -16,7 +16,10 @@ describe('email delivery', () => {
     await env.close();
   });
 
-  const quickRetries = () => ({ server: { scheduler: new InProcessScheduler({ backoffMs: 5, sweepEveryMs: 0 }) }, waitForMail: false });
+  const quickRetries = () => ({
+    server: { scheduler: new InProcessScheduler({ backoffMs: 5, sweepEveryMs: 0 }) },
+    waitForMail: false,
+  });
 
   async function failures(id: string) {
     return (await env.server.store.events(id)).filter((e) => e.type === 'delivery_failed').map((e) => e.detail);
@@ -31,7 +34,9 @@ describe('email delivery', () => {
     env.email.fake.refuseNext(550, '5.1.1 <ops@example.test>: Recipient address rejected: User unknown');
     const request = await env.file();
     await eventually(async () => expect(await statusOf(request.id)).toBe('failed'));
-    expect(await failures(request.id)).toEqual([expect.objectContaining({ attempt: 1, will_retry: false, error: expect.stringContaining('SMTP 550') })]);
+    expect(await failures(request.id)).toEqual([
+      expect.objectContaining({ attempt: 1, will_retry: false, error: expect.stringContaining('SMTP 550') }),
+    ]);
     expect((await failures(request.id))[0]?.error).toContain('Recipient address rejected: User unknown');
     expect(env.email.fake.attempts).toBe(1);
     expect(env.email.fake.mails).toHaveLength(0);
@@ -47,12 +52,18 @@ describe('email delivery', () => {
       expect.objectContaining({ attempt: 2, will_retry: true, error: expect.stringContaining('Greylisted') }),
     ]);
     expect(env.email.fake.mailsAbout(request.id)).toHaveLength(1);
-    expect((await env.server.store.events(request.id)).find((e) => e.type === 'delivered')?.detail).toMatchObject({ attempt: 3 });
+    expect((await env.server.store.events(request.id)).find((e) => e.type === 'delivered')?.detail).toMatchObject({
+      attempt: 3,
+    });
   });
 
   it('retries while the relay is down (connection refused), and gives up after the last attempt', async () => {
     const scheduler = new InProcessScheduler({ backoffMs: 5, sweepEveryMs: 0, attempts: 3 });
-    env = await startEmailGateway({ server: { scheduler }, waitForMail: false, email: { smtpUrl: await deadSmtpUrl() } });
+    env = await startEmailGateway({
+      server: { scheduler },
+      waitForMail: false,
+      email: { smtpUrl: await deadSmtpUrl() },
+    });
     const request = await env.file();
     await eventually(async () => expect(await statusOf(request.id)).toBe('failed'));
     const seen = await failures(request.id);
@@ -61,7 +72,10 @@ describe('email delivery', () => {
   });
 
   it('gives up at once when the relay refuses the credentials (535), and never records the password', async () => {
-    env = await startEmailGateway({ ...quickRetries(), relayUrl: (url) => url.replace(':relay-secret@', ':wrong-password@') });
+    env = await startEmailGateway({
+      ...quickRetries(),
+      relayUrl: (url) => url.replace(':relay-secret@', ':wrong-password@'),
+    });
     const request = await env.file();
     await eventually(async () => expect(await statusOf(request.id)).toBe('failed'));
     const [failure] = await failures(request.id);
@@ -73,6 +87,8 @@ describe('email delivery', () => {
     env = await startEmailGateway(quickRetries());
     const request = await env.file({ channels: [{ type: 'email', target: 'not an address' }] });
     await eventually(async () => expect(await statusOf(request.id)).toBe('failed'));
-    expect(await failures(request.id)).toEqual([expect.objectContaining({ will_retry: false, error: expect.stringContaining('not an email address') })]);
+    expect(await failures(request.id)).toEqual([
+      expect.objectContaining({ will_retry: false, error: expect.stringContaining('not an email address') }),
+    ]);
   });
 });

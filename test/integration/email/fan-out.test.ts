@@ -23,7 +23,12 @@ describe('email fan-out', () => {
   async function start() {
     discord = await makeDiscordHarness();
     env = await startEmailGateway({ channels: [discord.channel] });
-    return env.file({ channels: [{ type: 'email', target: OPS }, { type: 'discord', target: discord.target }] });
+    return env.file({
+      channels: [
+        { type: 'email', target: OPS },
+        { type: 'discord', target: discord.target },
+      ],
+    });
   }
 
   it('an approval by mail wins: the Discord card shows it, a later Discord tap is refused', async () => {
@@ -33,8 +38,17 @@ describe('email fan-out', () => {
     expect(followed.result?.status).toBe(200);
     const late = await discord.press(env.server, request, 'Deny', DISCORD_USER);
     expect(late.body).toMatchObject({ type: 4, data: { content: expect.stringContaining('already approved') } });
-    expect(await env.get(request.id)).toMatchObject({ status: 'approved', respondedBy: `email:${OPS}`, respondedVia: 'email' });
-    await eventually(() => expect(discord.fake.card(`${discord.target}:${discord.messageFor(request).id}`)).toMatchObject({ actionable: false, text: expect.stringContaining(`Approved by email:${OPS}`) }));
+    expect(await env.get(request.id)).toMatchObject({
+      status: 'approved',
+      respondedBy: `email:${OPS}`,
+      respondedVia: 'email',
+    });
+    await eventually(() =>
+      expect(discord.fake.card(`${discord.target}:${discord.messageFor(request).id}`)).toMatchObject({
+        actionable: false,
+        text: expect.stringContaining(`Approved by email:${OPS}`),
+      }),
+    );
   });
 
   it('a Discord tap wins: the mailed form then changes nothing, and the recipient is told who decided', async () => {

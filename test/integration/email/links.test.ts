@@ -43,17 +43,28 @@ describe('email links', () => {
     const page = await env.email.fetchPage(env.server, env.email.mailFor(request).links[0]!);
     expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(page.headers.get('cache-control')).toBe('no-store');
-    expect(page.headers.get('set-cookie')).toMatch(/^tollgate_email_form=[\w-]+; Path=\/channels\/email; HttpOnly; SameSite=Strict/);
+    expect(page.headers.get('set-cookie')).toMatch(
+      /^tollgate_email_form=[\w-]+; Path=\/channels\/email; HttpOnly; SameSite=Strict/,
+    );
     const followed = await env.email.follow(env.server, env.email.mailFor(request).links[0]!);
     expect(followed.result).toMatchObject({ status: 200, text: expect.stringContaining('Approved: deploy_service') });
-    expect(await env.get(request.id)).toMatchObject({ status: 'approved', respondedBy: `email:${OPS}`, respondedVia: 'email' });
+    expect(await env.get(request.id)).toMatchObject({
+      status: 'approved',
+      respondedBy: `email:${OPS}`,
+      respondedVia: 'email',
+    });
   });
 
-  it('a post without the page\'s CSRF token, without its cookie, or from another site is refused and changes nothing', async () => {
+  it("a post without the page's CSRF token, without its cookie, or from another site is refused and changes nothing", async () => {
     env = await startEmailGateway();
     const request = await env.file();
     const [approve] = env.email.mailFor(request).links;
-    for (const options of [{ csrf: '' }, { csrf: 'x'.repeat(43) }, { dropCookie: true }, { origin: 'https://evil.example' }]) {
+    for (const options of [
+      { csrf: '' },
+      { csrf: 'x'.repeat(43) },
+      { dropCookie: true },
+      { origin: 'https://evil.example' },
+    ]) {
       const followed = await env.email.follow(env.server, approve!, options);
       expect(followed.result).toMatchObject({ status: 403, text: expect.stringContaining('nothing was changed') });
     }
@@ -68,7 +79,10 @@ describe('email links', () => {
     // Two approvals needed: the request stays pending after the first, so only the link's use can refuse the second.
     const request = await env.file({ required_approvals: 2, approvers: [`email:${OPS}`, 'email:lead@example.test'] });
     const [approve, deny] = env.email.mailFor(request).links;
-    expect((await env.email.follow(env.server, approve!)).result).toMatchObject({ status: 200, text: expect.stringContaining('waits for more approvers') });
+    expect((await env.email.follow(env.server, approve!)).result).toMatchObject({
+      status: 200,
+      text: expect.stringContaining('waits for more approvers'),
+    });
     for (const link of [approve!, deny!]) {
       const page = await env.email.fetchPage(env.server, link);
       expect(page).toMatchObject({ status: 410, text: expect.stringContaining('This link was already used') });
@@ -78,12 +92,17 @@ describe('email links', () => {
     const late = await env.email.follow(env.server, deny!, { openedEarlier: true });
     expect(late.result).toMatchObject({ status: 410, text: expect.stringContaining('already used') });
     expect(await env.get(request.id)).toMatchObject({ status: 'pending' });
-    expect((await env.eventTypes(request.id)).filter((t) => t === 'approved' || t === 'denied' || t === 'decision_rejected')).toEqual(['approved']);
+    expect(
+      (await env.eventTypes(request.id)).filter((t) => t === 'approved' || t === 'denied' || t === 'decision_rejected'),
+    ).toEqual(['approved']);
   });
 
   it('an expired link says so, on the page and on a post, and changes nothing (manual clock, no sleeping)', async () => {
     const clock = new ManualClock(Date.now());
-    env = await startEmailGateway({ server: { clock, scheduler: new InProcessScheduler({ clock, sweepEveryMs: 0 }) }, waitForMail: false });
+    env = await startEmailGateway({
+      server: { clock, scheduler: new InProcessScheduler({ clock, sweepEveryMs: 0 }) },
+      waitForMail: false,
+    });
     const request = await env.file({ timeout_s: 60 });
     await eventually(async () => {
       await clock.advance(0);
@@ -127,7 +146,11 @@ describe('email links', () => {
     for (const link of links) {
       const page = await env.email.fetchPage(env.server, link);
       expect(page).toMatchObject({ status: 401, text: expect.stringContaining('This link is not valid') });
-      const res = await fetch(local(env.server, link), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '_csrf=x' });
+      const res = await fetch(local(env.server, link), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: '_csrf=x',
+      });
       expect(res.status).toBe(401);
     }
     expect(await env.get(request.id)).toMatchObject({ status: 'pending' });
@@ -139,7 +162,10 @@ describe('email links', () => {
     const request = await env.file({ approvers: ['email:boss@example.test'] });
     const followed = await env.email.follow(env.server, env.email.mailFor(request).links[0]!);
     expect(followed.page.text).toContain(`${OPS} is not one of this request's approvers`);
-    expect(followed.result).toMatchObject({ status: 409, text: expect.stringContaining('You are not an approver of this request') });
+    expect(followed.result).toMatchObject({
+      status: 409,
+      text: expect.stringContaining('You are not an approver of this request'),
+    });
     expect(await env.get(request.id)).toMatchObject({ status: 'pending' });
     const rejected = (await env.server.store.events(request.id)).find((e) => e.type === 'decision_rejected');
     expect(rejected).toMatchObject({ actor: `email:${OPS}`, channel: 'email' });
@@ -147,16 +173,26 @@ describe('email links', () => {
 
   it('denies with the reason typed on the page; the reason and the arguments are escaped everywhere', async () => {
     env = await startEmailGateway();
-    const request = await env.file({ tool_name: 'run<script>', tool_args: { cmd: '<img src=x onerror=alert(1)>' }, prompt: 'Run "<b>this</b>"?' });
+    const request = await env.file({
+      tool_name: 'run<script>',
+      tool_args: { cmd: '<img src=x onerror=alert(1)>' },
+      prompt: 'Run "<b>this</b>"?',
+    });
     const mail = env.email.mailFor(request);
     expect(mail.html).not.toMatch(/<script>|<img src=x|<b>this/);
     expect(mail.html).toContain('&lt;img src=x onerror=alert(1)&gt;');
     const page = await env.email.fetchPage(env.server, mail.links[1]!);
     expect(page.html).toContain('<textarea id="reason" name="reason"');
     expect(page.html).not.toMatch(/<script>|<img src=x|<b>this/);
-    const followed = await env.email.follow(env.server, mail.links[1]!, { reason: '  not on a Friday <script>alert(1)</script>  ' });
+    const followed = await env.email.follow(env.server, mail.links[1]!, {
+      reason: '  not on a Friday <script>alert(1)</script>  ',
+    });
     expect(followed.result?.status).toBe(200);
-    expect(await env.get(request.id)).toMatchObject({ status: 'denied', reason: 'not on a Friday <script>alert(1)</script>', respondedBy: `email:${OPS}` });
+    expect(await env.get(request.id)).toMatchObject({
+      status: 'denied',
+      reason: 'not on a Friday <script>alert(1)</script>',
+      respondedBy: `email:${OPS}`,
+    });
     const after = await env.email.fetchPage(env.server, mail.links[1]!);
     expect(after.html).toContain('not on a Friday &lt;script&gt;');
     expect(after.html).not.toContain('<script>');

@@ -36,7 +36,10 @@ describe('email mails', () => {
 
   it('shows the tool, masked and truncated arguments, the deadline and two links, in text and HTML', async () => {
     env = await startEmailGateway();
-    const request = await env.file({ tool_args: { service: 'billing', api_key: 'sk-live-abcdefghijklmnop', notes: 'x'.repeat(3000) }, timeout_s: 900 });
+    const request = await env.file({
+      tool_args: { service: 'billing', api_key: 'sk-live-abcdefghijklmnop', notes: 'x'.repeat(3000) },
+      timeout_s: 900,
+    });
     const mail = env.email.mailFor(request);
     expect(mail.from).toBe('"Tollgate" <tollgate@example.test>');
     expect(mail.subject).toBe('Approval needed: deploy_service');
@@ -51,21 +54,42 @@ describe('email mails', () => {
       expect(part).not.toContain('x'.repeat(2000));
     }
     expect(mail.links).toHaveLength(2);
-    expect(mail.text).toMatch(/Approve: https:\/\/gate\.example\.test\/channels\/email\/a\/\S+\nDeny: https:\/\/gate\.example\.test\/channels\/email\/a\/\S+/);
+    expect(mail.text).toMatch(
+      /Approve: https:\/\/gate\.example\.test\/channels\/email\/a\/\S+\nDeny: https:\/\/gate\.example\.test\/channels\/email\/a\/\S+/,
+    );
     for (const link of mail.links) expect(mail.html).toContain(`href="${link}"`);
   });
 
   it('without a target, mails every approver that has an address, each with links of their own', async () => {
     env = await startEmailGateway({ server: { policy: PEOPLE } });
-    const approvers = ['email:Ann@Example.test', 'bob@example.test', 'person:carol', 'group:leads', 'slack:U0DAN', 'web:frank'];
+    const approvers = [
+      'email:Ann@Example.test',
+      'bob@example.test',
+      'person:carol',
+      'group:leads',
+      'slack:U0DAN',
+      'web:frank',
+    ];
     const request = await env.file({ channels: [{ type: 'email' }], approvers });
     const recipients = ['ann@example.test', 'bob@example.test', 'carol@example.test', 'dan@example.test'];
-    expect(env.email.fake.mailsAbout(request.id).flatMap((m) => m.to).sort()).toEqual(recipients);
-    expect((await env.server.store.messages(request.id)).find((m) => m.channel === 'email')).toMatchObject({ target: 'approvers', messageRef: recipients.join(' ') });
+    expect(
+      env.email.fake
+        .mailsAbout(request.id)
+        .flatMap((m) => m.to)
+        .sort(),
+    ).toEqual(recipients);
+    expect((await env.server.store.messages(request.id)).find((m) => m.channel === 'email')).toMatchObject({
+      target: 'approvers',
+      messageRef: recipients.join(' '),
+    });
     // Carol's Deny link denies as Carol (her person), not as anyone else who got a mail.
     const followed = await env.email.follow(env.server, env.email.mailFor(request, 'carol@example.test').links[1]!);
     expect(followed.result?.status).toBe(200);
-    expect(await env.get(request.id)).toMatchObject({ status: 'denied', respondedBy: 'email:carol@example.test', respondedByPerson: 'carol' });
+    expect(await env.get(request.id)).toMatchObject({
+      status: 'denied',
+      respondedBy: 'email:carol@example.test',
+      respondedByPerson: 'carol',
+    });
   });
 
   it('refuses to mail nobody: no approver with an address is a permanent delivery failure', async () => {
@@ -73,16 +97,25 @@ describe('email mails', () => {
     const request = await env.file({ channels: [{ type: 'email' }], approvers: ['slack:U0NOBODY'] });
     await eventually(async () => expect((await env.server.store.messages(request.id))[0]?.status).toBe('failed'));
     const failure = (await env.server.store.events(request.id)).find((e) => e.type === 'delivery_failed');
-    expect(failure?.detail).toMatchObject({ will_retry: false, error: expect.stringContaining('no approver of this request has an email address') });
+    expect(failure?.detail).toMatchObject({
+      will_retry: false,
+      error: expect.stringContaining('no approver of this request has an email address'),
+    });
   });
 
   it('mails a person named by a rule directly, and reminds them (once, in the thread) until they decide', async () => {
     const clock = new ManualClock(Date.now());
-    env = await startEmailGateway({ server: { policy: PEOPLE, clock, scheduler: new InProcessScheduler({ clock, sweepEveryMs: 0 }) }, waitForMail: false });
+    env = await startEmailGateway({
+      server: { policy: PEOPLE, clock, scheduler: new InProcessScheduler({ clock, sweepEveryMs: 0 }) },
+      waitForMail: false,
+    });
     const { request } = await env.server.gateway.request({ toolName: 'pay_invoice', toolArgs: { invoice: 'INV-7' } });
     await eventually(async () => {
       await clock.advance(0);
-      expect((await env.server.store.messages(request.id)).find((m) => m.channel === 'email')).toMatchObject({ status: 'sent', target: 'carol@example.test' });
+      expect((await env.server.store.messages(request.id)).find((m) => m.channel === 'email')).toMatchObject({
+        status: 'sent',
+        target: 'carol@example.test',
+      });
     });
     const first = env.email.mailFor(request, 'carol@example.test');
     await clock.advance(600_000);
@@ -100,7 +133,10 @@ describe('email mails', () => {
 
   it('once final, tells the recipients who did not act who decided, in the same thread; not the one who decided', async () => {
     env = await startEmailGateway();
-    const request = await env.file({ channels: [{ type: 'email' }], approvers: [`email:${OPS}`, 'email:lead@example.test'] });
+    const request = await env.file({
+      channels: [{ type: 'email' }],
+      approvers: [`email:${OPS}`, 'email:lead@example.test'],
+    });
     const original = env.email.mailFor(request, 'lead@example.test');
     await env.email.follow(env.server, env.email.mailFor(request).links[0]!);
     const notice = await eventually(() => {
@@ -108,7 +144,12 @@ describe('email mails', () => {
       expect(mails).toHaveLength(3);
       return mails[2]!;
     });
-    expect(notice).toMatchObject({ to: ['lead@example.test'], subject: 'Approved: deploy_service', inReplyTo: original.messageId, links: [] });
+    expect(notice).toMatchObject({
+      to: ['lead@example.test'],
+      subject: 'Approved: deploy_service',
+      inReplyTo: original.messageId,
+      links: [],
+    });
     expect(notice.text).toContain(`Approved by email:${OPS}`);
     expect(notice.text).toContain('no longer decide anything');
     expect(env.email.fake.mailsTo(OPS)).toHaveLength(1);
@@ -136,7 +177,11 @@ describe('email mails', () => {
 
     env = await startEmailGateway({ email: { notifyFinal: false } });
     const quiet = await env.file();
-    await env.server.gateway.decide({ requestId: quiet.id, decision: 'deny', actor: { channel: 'api', userId: 'ops' } });
+    await env.server.gateway.decide({
+      requestId: quiet.id,
+      decision: 'deny',
+      actor: { channel: 'api', userId: 'ops' },
+    });
     await eventually(async () => expect((await env.server.store.messages(quiet.id))[0]?.status).toBe('updated'));
     expect(env.email.fake.mailsAbout(quiet.id)).toHaveLength(1);
   });

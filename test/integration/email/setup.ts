@@ -25,9 +25,20 @@ export interface EmailGateway {
 }
 
 /** Starts a gateway with email. `channels` adds other channels beside email and web. */
-export async function startEmailGateway(options: { email?: Partial<EmailChannelOptions>; relayUrl?: (fakeUrl: string) => string; server?: TestServerOptions; channels?: Channel[]; waitForMail?: boolean } = {}): Promise<EmailGateway> {
+export async function startEmailGateway(
+  options: {
+    email?: Partial<EmailChannelOptions>;
+    relayUrl?: (fakeUrl: string) => string;
+    server?: TestServerOptions;
+    channels?: Channel[];
+    waitForMail?: boolean;
+  } = {},
+): Promise<EmailGateway> {
   const email = await makeEmailHarness(options.email, { url: options.relayUrl });
-  const server = await startTestServer({ ...options.server, channels: [email.channel, createWebChannel(), ...(options.channels ?? [])] });
+  const server = await startTestServer({
+    ...options.server,
+    channels: [email.channel, createWebChannel(), ...(options.channels ?? [])],
+  });
   const get = async (id: string) => (await server.gateway.get(id))!;
   return {
     email,
@@ -35,7 +46,13 @@ export async function startEmailGateway(options: { email?: Partial<EmailChannelO
     get,
     async file(body = {}) {
       const response = await server.api('/v1/requests', {
-        body: { tool_name: 'deploy_service', tool_args: { service: 'billing', version: '1.4.2' }, prompt: 'Deploy billing 1.4.2?', channels: [{ type: 'email', target: OPS }], ...body },
+        body: {
+          tool_name: 'deploy_service',
+          tool_args: { service: 'billing', version: '1.4.2' },
+          prompt: 'Deploy billing 1.4.2?',
+          channels: [{ type: 'email', target: OPS }],
+          ...body,
+        },
       });
       expect(response.status).toBe(201);
       const { id } = (await response.json()) as { id: string };

@@ -21,7 +21,11 @@ afterEach(async () => {
 async function setUp(clock?: ManualClock): Promise<{ t: TestServer; receiver: Receiver }> {
   const receiver = await Receiver.start();
   open.push(receiver);
-  const t = await startTestServer({ policy: `events:\n  - { url: "${receiver.url}", secret: ${SECRET} }\n`, env: { TOLLGATE_CALLBACK_ALLOW: '127.0.0.1' }, clock });
+  const t = await startTestServer({
+    policy: `events:\n  - { url: "${receiver.url}", secret: ${SECRET} }\n`,
+    env: { TOLLGATE_CALLBACK_ALLOW: '127.0.0.1' },
+    clock,
+  });
   open.push(t);
   await t.gateway.stream!.flush(); // the sink starts at the present
   return { t, receiver };
@@ -33,7 +37,9 @@ async function fileMany(t: TestServer, count: number): Promise<string[]> {
   for (let i = 0; i < count; i += 50) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(50, count - i) }, async () => {
-        const res = await t.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: { env: 'prod' }, approvers: ['web:ops'] } });
+        const res = await t.api('/v1/requests', {
+          body: { tool_name: 'deploy', tool_args: { env: 'prod' }, approvers: ['web:ops'] },
+        });
         expect(res.status).toBe(201);
         return ((await res.json()) as { id: string }).id;
       }),
@@ -42,7 +48,10 @@ async function fileMany(t: TestServer, count: number): Promise<string[]> {
   }
   return ids;
 }
-const approveAll = (t: TestServer, ids: string[]) => Promise.all(ids.map((id) => t.api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver: 'web:ops' } })));
+const approveAll = (t: TestServer, ids: string[]) =>
+  Promise.all(
+    ids.map((id) => t.api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver: 'web:ops' } })),
+  );
 
 /** Every request got `created` then `approved`, by ascending event id, each once. */
 function expectInOrder(receiver: Receiver, ids: string[]): void {
@@ -52,7 +61,10 @@ function expectInOrder(receiver: Receiver, ids: string[]): void {
     expect(events, id).toHaveLength(2);
     expect(events[0]!, id).toBeLessThan(events[1]!);
   }
-  for (const id of ids) expect(receiver.received.filter((r) => r.subject === id && r.type !== CREATED).map((r) => r.type)).toContain(APPROVED);
+  for (const id of ids)
+    expect(receiver.received.filter((r) => r.subject === id && r.type !== CREATED).map((r) => r.type)).toContain(
+      APPROVED,
+    );
 }
 
 describe('event sink pipelining', () => {
@@ -66,10 +78,14 @@ describe('event sink pipelining', () => {
     while (receiver.received.length < 80 || receiver.held.length) {
       // Answer the newest first: later batches are acknowledged before earlier ones.
       for (const post of receiver.held.splice(0).reverse()) post.answer(204);
-      await eventually(() => expect(receiver.held.length + (receiver.received.length >= 80 ? 1 : 0)).toBeGreaterThan(0));
+      await eventually(() =>
+        expect(receiver.held.length + (receiver.received.length >= 80 ? 1 : 0)).toBeGreaterThan(0),
+      );
     }
     expect(receiver.maxConcurrent).toBe(4);
-    expect(Math.max(...receiver.received.map((r) => receiver.received.filter((o) => o.post === r.post).length))).toBeGreaterThan(1);
+    expect(
+      Math.max(...receiver.received.map((r) => receiver.received.filter((o) => o.post === r.post).length)),
+    ).toBeGreaterThan(1);
     expectInOrder(receiver, ids);
     expect(new Set(receiver.received.map((r) => r.id)).size).toBe(80);
   });

@@ -52,7 +52,12 @@ export class Receiver {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const post = receiver!.take(String(req.headers['content-type']), String(req.headers['tollgate-signature']), Buffer.concat(chunks).toString('utf8'), (status) => res.writeHead(status).end());
+        const post = receiver!.take(
+          String(req.headers['content-type']),
+          String(req.headers['tollgate-signature']),
+          Buffer.concat(chunks).toString('utf8'),
+          (status) => res.writeHead(status).end(),
+        );
         // A POST the sink gave up on (its 10 s timeout, on a slow machine) is no longer in flight: drop it unanswered.
         res.on('close', () => post && !res.writableFinished && receiver!.drop(post));
       });
@@ -67,11 +72,13 @@ export class Receiver {
     this.contentTypes.add(contentType.split(';')[0]!);
     this.open++;
     this.maxConcurrent = Math.max(this.maxConcurrent, this.open);
-    const parsed = JSON.parse(body) as Omit<Received, 'signature' | 'body' | 'post'> | Omit<Received, 'signature' | 'body' | 'post'>[];
+    const parsed = JSON.parse(body) as
+      Omit<Received, 'signature' | 'body' | 'post'> | Omit<Received, 'signature' | 'body' | 'post'>[];
     const events = Array.isArray(parsed) ? parsed : [parsed];
     const answer = (status: number) => {
       this.open--;
-      if (status >= 200 && status < 300) for (const event of events) this.received.push({ ...event, signature, body, post });
+      if (status >= 200 && status < 300)
+        for (const event of events) this.received.push({ ...event, signature, body, post });
       reply(status);
     };
     if (this.failing > 0) {

@@ -1,14 +1,27 @@
 /** The adapter's pure parts: settings, targets, decryption and signatures, card JSON and its two languages. */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { approvalCard, decryptFeishu, FEISHU_DOMAINS, feishuOptionsFromEnv, feishuSignature, parseTarget, sendUuid } from '../../../channels/feishu/index.js';
+import {
+  approvalCard,
+  decryptFeishu,
+  FEISHU_DOMAINS,
+  feishuOptionsFromEnv,
+  feishuSignature,
+  parseTarget,
+  sendUuid,
+} from '../../../channels/feishu/index.js';
 import { NonceCache } from '../../../channels/feishu/verify.js';
 import { ValidationError } from '../../../src/api/errors.js';
 import { feishuEncrypt } from '../../fakes/feishu/callbacks.js';
 import { findAll, visibleText } from '../../fakes/feishu/fake-feishu.js';
 import { pendingRequest } from './fixtures.js';
 
-const CREDENTIALS = { FEISHU_APP_ID: 'cli_a1b2c3d4e5f60718', FEISHU_APP_SECRET: 's3cret', FEISHU_ENCRYPT_KEY: 'ek', FEISHU_VERIFICATION_TOKEN: 'vt' };
+const CREDENTIALS = {
+  FEISHU_APP_ID: 'cli_a1b2c3d4e5f60718',
+  FEISHU_APP_SECRET: 's3cret',
+  FEISHU_ENCRYPT_KEY: 'ek',
+  FEISHU_VERIFICATION_TOKEN: 'vt',
+};
 
 describe('feishuOptionsFromEnv', () => {
   it('is off without credentials and complete with them', () => {
@@ -28,8 +41,12 @@ describe('feishuOptionsFromEnv', () => {
 
   it('names what is missing or wrong', () => {
     expect(() => feishuOptionsFromEnv({ FEISHU_APP_ID: 'cli_x' })).toThrow(/^FEISHU_APP_SECRET: required/);
-    expect(() => feishuOptionsFromEnv({ ...CREDENTIALS, FEISHU_ENCRYPT_KEY: '' })).toThrow(/^FEISHU_ENCRYPT_KEY: required/);
-    expect(() => feishuOptionsFromEnv({ ...CREDENTIALS, FEISHU_VERIFICATION_TOKEN: '' })).toThrow(/^FEISHU_VERIFICATION_TOKEN: required/);
+    expect(() => feishuOptionsFromEnv({ ...CREDENTIALS, FEISHU_ENCRYPT_KEY: '' })).toThrow(
+      /^FEISHU_ENCRYPT_KEY: required/,
+    );
+    expect(() => feishuOptionsFromEnv({ ...CREDENTIALS, FEISHU_VERIFICATION_TOKEN: '' })).toThrow(
+      /^FEISHU_VERIFICATION_TOKEN: required/,
+    );
     expect(() => feishuOptionsFromEnv({ ...CREDENTIALS, FEISHU_DOMAIN: 'ftp://x' })).toThrow(/^FEISHU_DOMAIN/);
     expect(() => feishuOptionsFromEnv({ ...CREDENTIALS, FEISHU_LANGUAGE: 'fr' })).toThrow(/^FEISHU_LANGUAGE/);
     expect(() => feishuOptionsFromEnv(CREDENTIALS, { replay_window_s: 'x' })).toThrow(ValidationError);
@@ -37,10 +54,24 @@ describe('feishuOptionsFromEnv', () => {
   });
 
   it('reads the domain, mode, language and default target from the environment or the file section', () => {
-    const ws = feishuOptionsFromEnv({ FEISHU_APP_ID: 'cli_x', FEISHU_APP_SECRET: 's', FEISHU_MODE: 'ws', FEISHU_DOMAIN: 'lark' }, { language: 'zh-CN', default_target: 'oc_team' });
-    expect(ws).toMatchObject({ mode: 'ws', domain: FEISHU_DOMAINS.lark, language: 'zh', defaultTarget: 'oc_team', encryptKey: null });
-    expect(feishuOptionsFromEnv({ ...CREDENTIALS, FEISHU_DOMAIN: 'http://127.0.0.1:9000/' })?.domain).toBe('http://127.0.0.1:9000');
-    expect(feishuOptionsFromEnv({ ...CREDENTIALS, FEISHU_DEFAULT_TARGET: 'oc_env' }, { default_target: 'oc_file' })?.defaultTarget).toBe('oc_env');
+    const ws = feishuOptionsFromEnv(
+      { FEISHU_APP_ID: 'cli_x', FEISHU_APP_SECRET: 's', FEISHU_MODE: 'ws', FEISHU_DOMAIN: 'lark' },
+      { language: 'zh-CN', default_target: 'oc_team' },
+    );
+    expect(ws).toMatchObject({
+      mode: 'ws',
+      domain: FEISHU_DOMAINS.lark,
+      language: 'zh',
+      defaultTarget: 'oc_team',
+      encryptKey: null,
+    });
+    expect(feishuOptionsFromEnv({ ...CREDENTIALS, FEISHU_DOMAIN: 'http://127.0.0.1:9000/' })?.domain).toBe(
+      'http://127.0.0.1:9000',
+    );
+    expect(
+      feishuOptionsFromEnv({ ...CREDENTIALS, FEISHU_DEFAULT_TARGET: 'oc_env' }, { default_target: 'oc_file' })
+        ?.defaultTarget,
+    ).toBe('oc_env');
   });
 });
 
@@ -84,13 +115,24 @@ describe('decryption and signatures', () => {
 
 describe('card JSON', () => {
   it('colours the header by state and drops the buttons once final', () => {
-    const templates = (['pending', 'approved', 'denied', 'expired', 'cancelled'] as const).map((status) => approvalCard(pendingRequest({ status, respondedBy: 'feishu:ou_a' }), { language: 'en' }).header.template);
+    const templates = (['pending', 'approved', 'denied', 'expired', 'cancelled'] as const).map(
+      (status) =>
+        approvalCard(pendingRequest({ status, respondedBy: 'feishu:ou_a' }), { language: 'en' }).header.template,
+    );
     expect(templates).toEqual(['orange', 'green', 'red', 'grey', 'grey']);
-    expect(findAll(approvalCard(pendingRequest({ status: 'approved', respondedBy: 'feishu:ou_a' }), { language: 'en' }), 'form')).toEqual([]);
+    expect(
+      findAll(
+        approvalCard(pendingRequest({ status: 'approved', respondedBy: 'feishu:ou_a' }), { language: 'en' }),
+        'form',
+      ),
+    ).toEqual([]);
   });
 
   it('truncates long arguments and shows the requester', () => {
-    const card = approvalCard(pendingRequest({ toolArgs: { sql: 'x'.repeat(5000) } }), { language: 'en', maxArgsChars: 200 });
+    const card = approvalCard(pendingRequest({ toolArgs: { sql: 'x'.repeat(5000) } }), {
+      language: 'en',
+      maxArgsChars: 200,
+    });
     const text = visibleText(card);
     expect(text).toContain('more characters)');
     expect(text).toContain('Requested by: agent ops-bot for user u42');
@@ -103,7 +145,15 @@ describe('card JSON', () => {
     expect(visibleText(zh)).toContain('请求方: 智能体 ops-bot（代表用户 u42）');
     const custom = approvalCard(pendingRequest({ options: ['Ship it', 'Hold'] }), { language: 'zh' });
     expect(findAll(custom, 'button').map((b) => (b.text as { content: string }).content)).toEqual(['Ship it', 'Hold']);
-    const expired = approvalCard(pendingRequest({ status: 'expired', onTimeout: 'approve', allowed: true, respondedAt: new Date('2026-03-01T10:05:00Z') }), { language: 'zh' });
+    const expired = approvalCard(
+      pendingRequest({
+        status: 'expired',
+        onTimeout: 'approve',
+        allowed: true,
+        respondedAt: new Date('2026-03-01T10:05:00Z'),
+      }),
+      { language: 'zh' },
+    );
     expect(visibleText(expired)).toContain('已过期（2026-03-01T10:05:00.000Z），默认批准');
   });
 });

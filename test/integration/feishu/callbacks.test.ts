@@ -31,7 +31,12 @@ describe('feishu callbacks', () => {
   });
 
   async function file(body: Record<string, unknown> = {}): Promise<ConfirmationRequest> {
-    const { request } = await server.gateway.request({ toolName: 'deploy_service', toolArgs: { service: 'billing' }, channels: [{ type: 'feishu', target: 'oc_ops' }], ...body });
+    const { request } = await server.gateway.request({
+      toolName: 'deploy_service',
+      toolArgs: { service: 'billing' },
+      channels: [{ type: 'feishu', target: 'oc_ops' }],
+      ...body,
+    });
     await eventually(async () => expect((await server.store.messages(request.id))[0]?.status).toBe('sent'));
     return request;
   }
@@ -45,21 +50,33 @@ describe('feishu callbacks', () => {
     const answer = await harness.tapAnswer(server, request, 'approve', 'ou_alice');
     expect(answer.status).toBe(200);
     expect(answer.body?.toast).toEqual({ type: 'success', content: 'Approved' });
-    const card = (answer.body?.card as { type: string; data: Record<string, unknown> });
+    const card = answer.body?.card as { type: string; data: Record<string, unknown> };
     expect(card.type).toBe('raw');
     expect(card.data).toMatchObject({ schema: '2.0', config: { update_multi: true }, header: { template: 'green' } });
     expect(findAll(card.data, 'button')).toEqual([]);
     expect(visibleText(card.data)).toContain('Approved by feishu:ou_alice');
     const decided = await server.gateway.get(request.id);
-    expect(decided).toMatchObject({ status: 'approved', respondedBy: 'feishu:ou_alice', respondedVia: 'feishu', allowed: true });
+    expect(decided).toMatchObject({
+      status: 'approved',
+      respondedBy: 'feishu:ou_alice',
+      respondedVia: 'feishu',
+      allowed: true,
+    });
   });
 
   it('delivers the reason typed on the card to the runtime', async () => {
     const request = await file();
-    const answer = await harness.tapAnswer(server, request, 'deny', 'ou_alice', { reason: '  not during the freeze  ' });
+    const answer = await harness.tapAnswer(server, request, 'deny', 'ou_alice', {
+      reason: '  not during the freeze  ',
+    });
     expect(answer.body?.toast).toEqual({ type: 'success', content: 'Denied' });
     const response = await server.api(`/v1/requests/${request.id}`);
-    expect(await response.json()).toMatchObject({ status: 'denied', reason: 'not during the freeze', responded_by: 'feishu:ou_alice', allowed: false });
+    expect(await response.json()).toMatchObject({
+      status: 'denied',
+      reason: 'not during the freeze',
+      responded_by: 'feishu:ou_alice',
+      allowed: false,
+    });
   });
 
   it('refuses a forged signature with 401 and changes nothing', async () => {
@@ -73,7 +90,9 @@ describe('feishu callbacks', () => {
 
   it('refuses an unsigned callback, a wrong verification token and a body encrypted with another key', async () => {
     const request = await file();
-    expect((await harness.tapAnswer(server, request, 'approve', 'ou_alice', { sign: { unsigned: true } })).status).toBe(401);
+    expect((await harness.tapAnswer(server, request, 'approve', 'ou_alice', { sign: { unsigned: true } })).status).toBe(
+      401,
+    );
     const wrongToken = await harness.tapAnswer(server, request, 'approve', 'ou_alice', { token: 'vt-wrong' });
     expect(wrongToken.status).toBe(401);
     expect(wrongToken.body?.detail).toContain('verification token');
@@ -85,10 +104,14 @@ describe('feishu callbacks', () => {
 
   it('refuses a replayed callback: an old timestamp, or the same signed request twice', async () => {
     const request = await file();
-    const old = await harness.tapAnswer(server, request, 'deny', 'ou_alice', { sign: { timestamp: Math.floor(Date.now() / 1000) - 600 } });
+    const old = await harness.tapAnswer(server, request, 'deny', 'ou_alice', {
+      sign: { timestamp: Math.floor(Date.now() / 1000) - 600 },
+    });
     expect(old.status).toBe(401);
     expect(old.body?.detail).toContain('replay window');
-    const future = await harness.tapAnswer(server, request, 'deny', 'ou_alice', { sign: { timestamp: Math.floor(Date.now() / 1000) + 600 } });
+    const future = await harness.tapAnswer(server, request, 'deny', 'ou_alice', {
+      sign: { timestamp: Math.floor(Date.now() / 1000) + 600 },
+    });
     expect(future.status).toBe(401);
     expect((await server.gateway.get(request.id))?.status).toBe('pending');
 
@@ -108,7 +131,11 @@ describe('feishu callbacks', () => {
     const card = (answer.body?.card as { data: unknown }).data;
     expect(findAll(card, 'button')).toHaveLength(2);
     const rejected = (await server.store.events(request.id)).find((e) => e.type === 'decision_rejected');
-    expect(rejected).toMatchObject({ actor: 'feishu:ou_intern', channel: 'feishu', detail: { code: 'not_authorized' } });
+    expect(rejected).toMatchObject({
+      actor: 'feishu:ou_intern',
+      channel: 'feishu',
+      detail: { code: 'not_authorized' },
+    });
     expect((await server.gateway.get(request.id))?.status).toBe('pending');
   });
 
@@ -121,7 +148,10 @@ describe('feishu callbacks', () => {
 
   it('decides once on a double tap; the second tap gets a warning and the decided card', async () => {
     const request = await file();
-    const answers = await Promise.all([harness.tapAnswer(server, request, 'approve', 'ou_alice'), harness.tapAnswer(server, request, 'deny', 'ou_bob')]);
+    const answers = await Promise.all([
+      harness.tapAnswer(server, request, 'approve', 'ou_alice'),
+      harness.tapAnswer(server, request, 'deny', 'ou_bob'),
+    ]);
     const toasts = answers.map((a) => (a.body?.toast as { type: string }).type).sort();
     expect(toasts).toEqual(['success', 'warning']);
     const types = await eventTypes(request.id);
@@ -139,8 +169,17 @@ describe('feishu callbacks', () => {
     // Expiry on a ManualClock, not real seconds: this test swaps in a server whose clock and scheduler it steps.
     await server.close();
     const clock = new ManualClock(Date.now());
-    server = await startTestServer({ channels: [harness.channel], clock, scheduler: new InProcessScheduler({ clock }) });
-    const { request } = await server.gateway.request({ toolName: 'deploy_service', toolArgs: { service: 'billing' }, channels: [{ type: 'feishu', target: 'oc_ops' }], timeoutS: 60 });
+    server = await startTestServer({
+      channels: [harness.channel],
+      clock,
+      scheduler: new InProcessScheduler({ clock }),
+    });
+    const { request } = await server.gateway.request({
+      toolName: 'deploy_service',
+      toolArgs: { service: 'billing' },
+      channels: [{ type: 'feishu', target: 'oc_ops' }],
+      timeoutS: 60,
+    });
     await clock.advance(0);
     await eventually(async () => expect((await server.store.messages(request.id))[0]?.status).toBe('sent'));
     await clock.advance(60_000);
@@ -156,16 +195,32 @@ describe('feishu callbacks', () => {
 
   it('answers the URL-verification challenge, plain or encrypted, only with the right token', async () => {
     const url = harness.eventsUrl(server);
-    const plain = await postCallback(url, signCallback(challengePayload(harness.secrets, 'ch-plain'), harness.secrets, { encrypt: false, unsigned: true }));
+    const plain = await postCallback(
+      url,
+      signCallback(challengePayload(harness.secrets, 'ch-plain'), harness.secrets, { encrypt: false, unsigned: true }),
+    );
     expect(plain).toEqual({ status: 200, body: { challenge: 'ch-plain' } });
-    const encrypted = await postCallback(url, signCallback(challengePayload(harness.secrets, 'ch-secret'), harness.secrets));
+    const encrypted = await postCallback(
+      url,
+      signCallback(challengePayload(harness.secrets, 'ch-secret'), harness.secrets),
+    );
     expect(encrypted).toEqual({ status: 200, body: { challenge: 'ch-secret' } });
-    const wrong = await postCallback(url, signCallback(challengePayload(harness.secrets, 'ch-x', 'vt-wrong'), harness.secrets, { encrypt: false, unsigned: true }));
+    const wrong = await postCallback(
+      url,
+      signCallback(challengePayload(harness.secrets, 'ch-x', 'vt-wrong'), harness.secrets, {
+        encrypt: false,
+        unsigned: true,
+      }),
+    );
     expect(wrong.status).toBe(401);
   });
 
   it('answers malformed bodies with a 400 problem', async () => {
-    const response = await fetch(`${server.url}${FEISHU_EVENTS_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' });
+    const response = await fetch(`${server.url}${FEISHU_EVENTS_PATH}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{not json',
+    });
     expect(response.status).toBe(400);
     expect(response.headers.get('content-type')).toContain('application/problem+json');
     expect(((await response.json()) as { detail: string }).detail).toContain('not JSON');
@@ -177,7 +232,11 @@ describe('feishu callbacks in Chinese', () => {
     const harness = await makeFeishuHarness({ language: 'zh' });
     const server = await startTestServer({ channels: [harness.channel] });
     try {
-      const { request } = await server.gateway.request({ toolName: 'drop_table', channels: [{ type: 'feishu', target: 'oc_ops' }], approvers: ['feishu:ou_boss'] });
+      const { request } = await server.gateway.request({
+        toolName: 'drop_table',
+        channels: [{ type: 'feishu', target: 'oc_ops' }],
+        approvers: ['feishu:ou_boss'],
+      });
       await eventually(async () => expect((await server.store.messages(request.id))[0]?.status).toBe('sent'));
       const sent = harness.fake.card(harness.fake.messageFor(request.id)!.messageId)!;
       expect(visibleText(sent)).toContain('需要审批：drop_table');

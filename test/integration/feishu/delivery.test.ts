@@ -33,7 +33,11 @@ describe('feishu delivery', () => {
   async function serve(h: FeishuHarness, clock?: ManualClock) {
     harness = h;
     // Fast retries: the tests are about what is retried, not how slowly.
-    server = await startTestServer({ channels: [h.channel], clock, scheduler: new InProcessScheduler({ backoffMs: 5, attempts: 4, clock }) });
+    server = await startTestServer({
+      channels: [h.channel],
+      clock,
+      scheduler: new InProcessScheduler({ backoffMs: 5, attempts: 4, clock }),
+    });
     return server;
   }
 
@@ -46,7 +50,12 @@ describe('feishu delivery', () => {
   }
 
   async function file(s: TestServer, body: Record<string, unknown> = {}) {
-    const { request } = await s.gateway.request({ toolName: 'deploy_service', toolArgs: { service: 'billing', api_key: 'sk-live-123' }, channels: [{ type: 'feishu', target: 'oc_ops' }], ...body });
+    const { request } = await s.gateway.request({
+      toolName: 'deploy_service',
+      toolArgs: { service: 'billing', api_key: 'sk-live-123' },
+      channels: [{ type: 'feishu', target: 'oc_ops' }],
+      ...body,
+    });
     return request;
   }
 
@@ -60,12 +69,17 @@ describe('feishu delivery', () => {
     });
     const [call] = harness.fake.callsTo('send');
     expect(call!.query.receive_id_type).toBe('chat_id');
-    expect(call!.body).toMatchObject({ receive_id: 'oc_ops', msg_type: 'interactive', uuid: sendUuid(request.id, 'oc_ops') });
+    expect(call!.body).toMatchObject({
+      receive_id: 'oc_ops',
+      msg_type: 'interactive',
+      uuid: sendUuid(request.id, 'oc_ops'),
+    });
     expect(call!.authorization).toMatch(/^Bearer t-/);
     expect(card).toMatchObject({ schema: '2.0', config: { update_multi: true }, header: { template: 'orange' } });
     const buttons = findAll(card, 'button');
     expect(buttons.map((b) => b.name)).toEqual(['tollgate_approve', 'tollgate_deny']);
-    for (const b of buttons) expect((b.behaviors as { value: unknown }[])[0]!.value).toEqual({ request_id: request.id, nonce: request.nonce });
+    for (const b of buttons)
+      expect((b.behaviors as { value: unknown }[])[0]!.value).toEqual({ request_id: request.id, nonce: request.nonce });
     expect(findAll(card, 'input').map((i) => i.name)).toEqual(['reason']);
     const text = visibleText(card);
     expect(text).toContain('Approval needed: deploy_service');
@@ -80,7 +94,9 @@ describe('feishu delivery', () => {
     const s = await serve(await makeFeishuHarness());
     const targets = ['ou_alice', 'bob@example.com', 'user_id:u123', 'on_union', 'emp_7'];
     const request = await file(s, { channels: targets.map((target) => ({ type: 'feishu', target })) });
-    await eventually(async () => expect((await s.store.messages(request.id)).every((m) => m.status === 'sent')).toBe(true));
+    await eventually(async () =>
+      expect((await s.store.messages(request.id)).every((m) => m.status === 'sent')).toBe(true),
+    );
     const sent = harness.fake.callsTo('send').map((c) => [c.query.receive_id_type, c.body.receive_id]);
     expect(sent).toEqual(
       expect.arrayContaining([
@@ -144,9 +160,13 @@ describe('feishu delivery', () => {
       expect(m?.status).toBe('failed');
       return m!;
     });
-    expect(card.lastError).toMatch(/refused the app credentials \(code 10014: app secret invalid\): check FEISHU_APP_ID and FEISHU_APP_SECRET/);
+    expect(card.lastError).toMatch(
+      /refused the app credentials \(code 10014: app secret invalid\): check FEISHU_APP_ID and FEISHU_APP_SECRET/,
+    );
     expect(harness.fake.callsTo('send')).toHaveLength(0);
-    const logged = logLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'feishu rejected FEISHU_APP_ID/FEISHU_APP_SECRET');
+    const logged = logLines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.msg === 'feishu rejected FEISHU_APP_ID/FEISHU_APP_SECRET');
     expect(logged?.level).toBe(50);
     // The secret itself never reaches the logs.
     expect(logLines.join('\n')).not.toContain(h.secrets.appSecret);
@@ -189,7 +209,10 @@ describe('feishu delivery', () => {
     const messageRef = await sentRef(s, request.id);
     harness.fake.failNext('patch', { code: 230020, msg: 'This message triggered the frequency limit' });
     await s.gateway.cancel(request.id, 'api:runtime', 'no longer needed');
-    await eventually(async () => expect(visibleText(harness.fake.card(messageRef))).toContain('Cancelled by api:runtime'), 5000);
+    await eventually(
+      async () => expect(visibleText(harness.fake.card(messageRef))).toContain('Cancelled by api:runtime'),
+      5000,
+    );
     expect(harness.fake.callsTo('patch')).toHaveLength(2);
   });
 });
@@ -198,9 +221,14 @@ describe('feishu errors, adapter level', () => {
   let harness: FeishuHarness;
   afterEach(async () => harness.close());
 
-  it('maps rate limiting to RateLimitedError with Feishu\'s reset time', async () => {
+  it("maps rate limiting to RateLimitedError with Feishu's reset time", async () => {
     harness = await makeFeishuHarness();
-    harness.fake.failNext('send', { status: 429, code: 99991400, msg: 'request trigger frequency limit', headers: { 'x-ogw-ratelimit-reset': '3' } });
+    harness.fake.failNext('send', {
+      status: 429,
+      code: 99991400,
+      msg: 'request trigger frequency limit',
+      headers: { 'x-ogw-ratelimit-reset': '3' },
+    });
     const error = await harness.channel.send(pendingRequest(), 'oc_chat').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as RateLimitedError).retryAfterMs).toBe(3000);
@@ -211,7 +239,9 @@ describe('feishu errors, adapter level', () => {
     harness.fake.failNext('send', { code: 99992361, msg: 'open_id cross app' });
     await expect(harness.channel.send(pendingRequest(), 'ou_other_app')).rejects.toBeInstanceOf(PermanentChannelError);
     await expect(harness.channel.send(pendingRequest(), '  ')).rejects.toBeInstanceOf(PermanentChannelError);
-    await expect(harness.channel.update(pendingRequest({ status: 'denied' }), { target: 'oc_chat', messageRef: 'om_gone' })).rejects.toBeInstanceOf(PermanentChannelError);
+    await expect(
+      harness.channel.update(pendingRequest({ status: 'denied' }), { target: 'oc_chat', messageRef: 'om_gone' }),
+    ).rejects.toBeInstanceOf(PermanentChannelError);
   });
 
   it('treats an HTTP 5xx as retryable', async () => {

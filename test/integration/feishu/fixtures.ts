@@ -7,7 +7,13 @@ const DEFAULTS = { timeoutS: 300, channels: [], options: ['Approve', 'Deny'], on
 /** A pending request for `deploy_service`, with `overrides`. */
 export function pendingRequest(overrides: Partial<ConfirmationRequest> = {}): ConfirmationRequest {
   const request = newConfirmationRequest(
-    { toolName: 'deploy_service', toolArgs: { service: 'billing', version: '1.4.2' }, prompt: 'Deploy billing 1.4.2 to production?', agentId: 'ops-bot', userId: 'u42' },
+    {
+      toolName: 'deploy_service',
+      toolArgs: { service: 'billing', version: '1.4.2' },
+      prompt: 'Deploy billing 1.4.2 to production?',
+      agentId: 'ops-bot',
+      userId: 'u42',
+    },
     DEFAULTS,
     [{ type: 'feishu', target: 'oc_chat' }],
     'x'.repeat(64),

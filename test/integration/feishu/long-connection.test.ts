@@ -45,22 +45,38 @@ describe('feishu long connection', () => {
 
   it('starts a WSClient with the dispatcher, mounts no HTTP route, and decides taps it delivers', async () => {
     const { record, factory } = recordingWsClient();
-    harness = await makeFeishuHarness({ mode: 'ws', encryptKey: null, verificationToken: null }, { wsClientFactory: factory });
+    harness = await makeFeishuHarness(
+      { mode: 'ws', encryptKey: null, verificationToken: null },
+      { wsClientFactory: factory },
+    );
     server = await startTestServer({ channels: [harness.channel] });
-    expect(record.params).toEqual({ appId: harness.secrets.appId, appSecret: harness.secrets.appSecret, domain: harness.fake.url });
+    expect(record.params).toEqual({
+      appId: harness.secrets.appId,
+      appSecret: harness.secrets.appSecret,
+      domain: harness.fake.url,
+    });
     expect(record.started?.eventDispatcher).toBe(harness.channel.dispatcher);
     expect((await fetch(`${server.url}${FEISHU_EVENTS_PATH}`, { method: 'POST', body: '{}' })).status).toBe(404);
 
-    const { request } = await server.gateway.request({ toolName: 'deploy_service', channels: [{ type: 'feishu', target: 'oc_ops' }], approvers: ['feishu:ou_boss'] });
+    const { request } = await server.gateway.request({
+      toolName: 'deploy_service',
+      channels: [{ type: 'feishu', target: 'oc_ops' }],
+      approvers: ['feishu:ou_boss'],
+    });
     const messageRef = await eventually(async () => {
       const [m] = await server!.store.messages(request.id);
       expect(m?.status).toBe('sent');
       return m!.messageRef!;
     });
     const value = { request_id: request.id, nonce: request.nonce };
-    const dispatcher = record.started!.eventDispatcher as { invoke(data: unknown, params: { needCheck: boolean }): Promise<Reply> };
+    const dispatcher = record.started!.eventDispatcher as {
+      invoke(data: unknown, params: { needCheck: boolean }): Promise<Reply>;
+    };
     // What WSClient hands the dispatcher: the event JSON as Feishu pushed it, plain (the socket is authenticated).
-    const tap = (openId: string, name: string, reason?: string) => dispatcher.invoke(cardActionPayload(harness.secrets, { openId, value, name, reason, messageId: messageRef }), { needCheck: false });
+    const tap = (openId: string, name: string, reason?: string) =>
+      dispatcher.invoke(cardActionPayload(harness.secrets, { openId, value, name, reason, messageId: messageRef }), {
+        needCheck: false,
+      });
 
     const refused = await tap('ou_intern', 'tollgate_approve');
     expect(refused.toast).toEqual({ type: 'error', content: 'You are not an approver of this request.' });
@@ -68,8 +84,15 @@ describe('feishu long connection', () => {
     expect(reply.toast).toEqual({ type: 'success', content: 'Denied' });
     expect(reply.card.type).toBe('raw');
     expect(findAll(reply.card.data, 'button')).toEqual([]);
-    expect(await server.gateway.get(request.id)).toMatchObject({ status: 'denied', respondedBy: 'feishu:ou_boss', respondedVia: 'feishu', reason: 'use the canary first' });
-    await eventually(async () => expect(visibleText(harness.fake.card(messageRef))).toContain('Denied by feishu:ou_boss'));
+    expect(await server.gateway.get(request.id)).toMatchObject({
+      status: 'denied',
+      respondedBy: 'feishu:ou_boss',
+      respondedVia: 'feishu',
+      reason: 'use the canary first',
+    });
+    await eventually(async () =>
+      expect(visibleText(harness.fake.card(messageRef))).toContain('Denied by feishu:ou_boss'),
+    );
 
     await server.close();
     server = null;
@@ -96,7 +119,13 @@ describe('feishu card-action handler', () => {
     let release!: (outcome: DecideOutcome) => void;
     const pending = new Promise<DecideOutcome>((resolve) => (release = resolve));
     await harness.channel.start(sinkWith(() => pending));
-    const reply = await invoke(cardActionPayload(harness.secrets, { openId: 'ou_a', value: { request_id: 'req-1', nonce: 'nonce-0123456789' }, name: 'tollgate_approve' }));
+    const reply = await invoke(
+      cardActionPayload(harness.secrets, {
+        openId: 'ou_a',
+        value: { request_id: 'req-1', nonce: 'nonce-0123456789' },
+        name: 'tollgate_approve',
+      }),
+    );
     expect(reply.toast).toEqual({ type: 'info', content: 'Still working on it; the card will update in a moment.' });
     expect(findAll(reply.card.data, 'button')).toHaveLength(2);
     release({ ok: false, code: 'not_found', message: 'gone' });
@@ -106,14 +135,30 @@ describe('feishu card-action handler', () => {
     const { factory } = recordingWsClient();
     harness = await makeFeishuHarness({ mode: 'ws' }, { wsClientFactory: factory });
     const decided: unknown[] = [];
-    await harness.channel.start(sinkWith(async (event) => (decided.push(event), { ok: false, code: 'invalid', message: 'no' })));
-    const unknownName = await invoke(cardActionPayload(harness.secrets, { openId: 'ou_a', value: { request_id: 'req-1', nonce: 'n' }, name: 'other_button' }));
+    await harness.channel.start(
+      sinkWith(async (event) => (decided.push(event), { ok: false, code: 'invalid', message: 'no' })),
+    );
+    const unknownName = await invoke(
+      cardActionPayload(harness.secrets, {
+        openId: 'ou_a',
+        value: { request_id: 'req-1', nonce: 'n' },
+        name: 'other_button',
+      }),
+    );
     expect(unknownName.toast.type).toBe('error');
     expect(visibleText(unknownName.card.data)).toContain('Approval needed: deploy_service');
-    const noValue = await invoke(cardActionPayload(harness.secrets, { openId: 'ou_a', value: 'not-json', name: 'tollgate_approve' }));
+    const noValue = await invoke(
+      cardActionPayload(harness.secrets, { openId: 'ou_a', value: 'not-json', name: 'tollgate_approve' }),
+    );
     expect(noValue.toast).toEqual({ type: 'error', content: 'This button does not belong to a tollgate request.' });
     expect(visibleText(noValue.card.data)).toContain('Request not found');
-    const unknownRequest = await invoke(cardActionPayload(harness.secrets, { openId: 'ou_a', value: { request_id: 'req-404', nonce: 'n' }, name: 'tollgate_deny' }));
+    const unknownRequest = await invoke(
+      cardActionPayload(harness.secrets, {
+        openId: 'ou_a',
+        value: { request_id: 'req-404', nonce: 'n' },
+        name: 'tollgate_deny',
+      }),
+    );
     expect(unknownRequest.toast.type).toBe('error');
     expect(visibleText(unknownRequest.card.data)).toContain('Request not found');
     expect(decided).toHaveLength(1);

@@ -18,7 +18,10 @@ afterEach(async () => {
   await server.close();
 });
 
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
 
 /** A model that first calls deploy, then answers with whatever the deploy tool result said. */
 function scriptedModel(callId: string) {
@@ -26,10 +29,17 @@ function scriptedModel(callId: string) {
     doGenerate: async (options) => {
       const last = options.prompt.at(-1);
       if (last?.role === 'tool') {
-        return { content: [{ type: 'text', text: `model saw: ${JSON.stringify(last.content)}` }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] };
+        return {
+          content: [{ type: 'text', text: `model saw: ${JSON.stringify(last.content)}` }],
+          finishReason: { unified: 'stop', raw: 'stop' },
+          usage,
+          warnings: [],
+        };
       }
       return {
-        content: [{ type: 'tool-call', toolCallId: callId, toolName: 'deploy', input: JSON.stringify({ env: 'prod' }) }],
+        content: [
+          { type: 'tool-call', toolCallId: callId, toolName: 'deploy', input: JSON.stringify({ env: 'prod' }) },
+        ],
         finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
         usage,
         warnings: [],
@@ -79,8 +89,14 @@ describe('tollgate/ai-sdk', () => {
 
   it('denied with a reason: the tool does not run and the model sees the reason', async () => {
     const { ran, tools, model, messages, result } = await firstTurn('call_d1');
-    const answering = approvalResponses(result.content, { client: new GateClient({ url: server.url, token: server.token }) });
-    await decide(server, (await pendingFor(server, 'call_d1')).id, { decision: 'deny', approver: 'web:bob', reason: 'change freeze until Monday' });
+    const answering = approvalResponses(result.content, {
+      client: new GateClient({ url: server.url, token: server.token }),
+    });
+    await decide(server, (await pendingFor(server, 'call_d1')).id, {
+      decision: 'deny',
+      approver: 'web:bob',
+      reason: 'change freeze until Monday',
+    });
     messages.push(...(await answering));
     const next = await generateText({ model, tools, messages });
     expect(ran).toEqual([]);

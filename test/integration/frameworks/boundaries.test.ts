@@ -7,11 +7,15 @@ import { describe, expect, it } from 'vitest';
 const root = join(import.meta.dirname, '../../../src/frameworks');
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 function importsOf(file: string): string[] {
-  return [...readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\b[^'"]*from\s+'([^']+)'/gm)].map((m) => m[1] ?? '');
+  return [...readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)\b[^'"]*from\s+'([^']+)'/gm)].map(
+    (m) => m[1] ?? '',
+  );
 }
 
 const allowed: Record<string, string[]> = {
@@ -29,7 +33,8 @@ describe('src/frameworks imports', () => {
       const area = relative(root, file).split('/')[0] ?? '';
       const ok = allowed[area];
       expect(ok, `no import rule for ${area}`).toBeDefined();
-      for (const specifier of importsOf(file)) expect(ok, `${relative(root, file)} imports ${specifier}`).toContain(specifier);
+      for (const specifier of importsOf(file))
+        expect(ok, `${relative(root, file)} imports ${specifier}`).toContain(specifier);
     }
   });
 });

@@ -32,7 +32,9 @@ function setup(callId: string) {
     model,
     tools: [deploy],
     checkpointer: new MemorySaver(),
-    middleware: [humanInTheLoopMiddleware({ interruptOn: { deploy: { allowedDecisions: ['approve', 'edit', 'reject'] } } })],
+    middleware: [
+      humanInTheLoopMiddleware({ interruptOn: { deploy: { allowedDecisions: ['approve', 'edit', 'reject'] } } }),
+    ],
   });
   return { ran, agent };
 }
@@ -41,7 +43,10 @@ async function runOnce(callId: string, threadId: string, body: Record<string, un
   const { ran, agent } = setup(callId);
   // Every prompt the model is given, so a test can assert what the model saw.
   const seen: BaseMessage[][] = [];
-  const config = { configurable: { thread_id: threadId }, callbacks: [{ handleChatModelStart: (_llm: unknown, prompts: BaseMessage[][]) => void seen.push(...prompts) }] };
+  const config = {
+    configurable: { thread_id: threadId },
+    callbacks: [{ handleChatModelStart: (_llm: unknown, prompts: BaseMessage[][]) => void seen.push(...prompts) }],
+  };
   const first = await agent.invoke({ messages: [{ role: 'user', content: 'deploy prod' }] }, config);
   const interrupts = (first as { __interrupt__?: GraphInterrupt[] }).__interrupt__ ?? [];
   expect(interrupts).toHaveLength(1);
@@ -61,26 +66,45 @@ describe('tollgate/langgraph with humanInTheLoopMiddleware', () => {
   });
 
   it('rejected with a reason: the tool does not run and the model sees the reason', async () => {
-    const { ran, seen } = await runOnce('call_2', 't-deny', { decision: 'deny', approver: 'web:bob', reason: 'change freeze until Monday' });
+    const { ran, seen } = await runOnce('call_2', 't-deny', {
+      decision: 'deny',
+      approver: 'web:bob',
+      reason: 'change freeze until Monday',
+    });
     expect(ran).toEqual([]);
     expect(JSON.stringify(seen.at(-1)?.map((m) => m.content))).toContain('change freeze until Monday');
   });
 
   it('approved with edited args: the tool gets the approver’s args', async () => {
-    const { ran } = await runOnce('call_3', 't-edit', { decision: 'approve', approver: 'web:alice', approved_args: { env: 'staging' } });
+    const { ran } = await runOnce('call_3', 't-edit', {
+      decision: 'approve',
+      approver: 'web:alice',
+      approved_args: { env: 'staging' },
+    });
     expect(ran).toEqual([{ env: 'staging' }]);
   });
 
   it('a restarted process re-attaches to the same request', async () => {
     const { agent } = setup('call_4');
     const config = { configurable: { thread_id: 't-restart' } };
-    const first = (await agent.invoke({ messages: [{ role: 'user', content: 'deploy prod' }] }, config)) as { __interrupt__?: GraphInterrupt[] };
+    const first = (await agent.invoke({ messages: [{ role: 'user', content: 'deploy prod' }] }, config)) as {
+      __interrupt__?: GraphInterrupt[];
+    };
     const abort = new AbortController();
-    const dying = resumeCommand(first.__interrupt__ ?? [], { url: server.url, token: server.token, threadId: 't-restart', signal: abort.signal });
+    const dying = resumeCommand(first.__interrupt__ ?? [], {
+      url: server.url,
+      token: server.token,
+      threadId: 't-restart',
+      signal: abort.signal,
+    });
     const req = await pendingFor(server);
     abort.abort();
     await expect(dying).rejects.toThrow();
-    const again = resumeCommand(first.__interrupt__ ?? [], { url: server.url, token: server.token, threadId: 't-restart' });
+    const again = resumeCommand(first.__interrupt__ ?? [], {
+      url: server.url,
+      token: server.token,
+      threadId: 't-restart',
+    });
     await decide(server, req.id, { decision: 'approve', approver: 'web:alice' });
     expect((await again).resume).toEqual({ decisions: [{ type: 'approve' }] });
     const all = (await (await server.api('/v1/requests')).json()) as { items: ApiRequest[] };
@@ -97,7 +121,11 @@ describe('tollgate/langgraph with a plain interrupt()', () => {
       .compile({ checkpointer: new MemorySaver() });
     const config = { configurable: { thread_id: 't-plain' } };
     const first = (await graph.invoke({}, config)) as { __interrupt__?: GraphInterrupt[] };
-    const commanding = resumeCommand(first.__interrupt__ ?? [], { url: server.url, token: server.token, threadId: 't-plain' });
+    const commanding = resumeCommand(first.__interrupt__ ?? [], {
+      url: server.url,
+      token: server.token,
+      threadId: 't-plain',
+    });
     const req = await pendingFor(server);
     expect(req).toMatchObject({ tool_name: 'wire_money', tool_args: { tool_name: 'wire_money', amount: 100 } });
     await decide(server, req.id, { decision: 'deny', approver: 'web:bob', reason: 'too much' });

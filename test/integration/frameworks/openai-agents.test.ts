@@ -1,6 +1,15 @@
 // tollgate/openai-agents against a running gateway, with a scripted Model (offline, tracing off): approve, reject with
 // a reason the model sees, approve with edited args, and a fresh process resuming from the state kept in the request.
-import { Agent, Usage, run, setTracingDisabled, tool, type Model, type ModelRequest, type ModelResponse } from '@openai/agents';
+import {
+  Agent,
+  Usage,
+  run,
+  setTracingDisabled,
+  tool,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+} from '@openai/agents';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { decideInterruptions, restoreRunState, runWithApprovals } from '../../../src/frameworks/openai-agents/index.js';
@@ -26,9 +35,30 @@ class ScriptedModel implements Model {
     const input = Array.isArray(request.input) ? request.input : [];
     const output = input.find((i) => i.type === 'function_call_result');
     if (output) {
-      return { usage: new Usage(), output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: `model saw: ${JSON.stringify(output)}` }] }] };
+      return {
+        usage: new Usage(),
+        output: [
+          {
+            type: 'message',
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: `model saw: ${JSON.stringify(output)}` }],
+          },
+        ],
+      };
     }
-    return { usage: new Usage(), output: [{ type: 'function_call', callId: this.callId, name: 'deploy', arguments: JSON.stringify({ env: 'prod' }), status: 'completed' }] };
+    return {
+      usage: new Usage(),
+      output: [
+        {
+          type: 'function_call',
+          callId: this.callId,
+          name: 'deploy',
+          arguments: JSON.stringify({ env: 'prod' }),
+          status: 'completed',
+        },
+      ],
+    };
   }
   // eslint-disable-next-line require-yield -- the tests never stream
   async *getStreamedResponse(): AsyncIterable<never> {
@@ -58,7 +88,11 @@ describe('tollgate/openai-agents runWithApprovals', () => {
     const { ran, agent } = setup('call_1');
     const running = runWithApprovals(agent, 'deploy to prod', { url: server.url, token: server.token, timeoutS: 600 });
     const req = await pendingFor(server, 'call_1');
-    expect(req).toMatchObject({ tool_name: 'deploy', tool_args: { env: 'prod' }, idempotency_key: 'openai-agents:call_1' });
+    expect(req).toMatchObject({
+      tool_name: 'deploy',
+      tool_args: { env: 'prod' },
+      idempotency_key: 'openai-agents:call_1',
+    });
     await decide(server, req.id, { decision: 'approve', approver: 'web:alice' });
     const result = await running;
     expect(ran).toEqual([{ env: 'prod' }]);
@@ -68,7 +102,11 @@ describe('tollgate/openai-agents runWithApprovals', () => {
   it('rejected with a reason: the tool does not run and the model sees the reason', async () => {
     const { ran, model, agent } = setup('call_2');
     const running = runWithApprovals(agent, 'deploy to prod', { url: server.url, token: server.token });
-    await decide(server, (await pendingFor(server, 'call_2')).id, { decision: 'deny', approver: 'web:bob', reason: 'change freeze until Monday' });
+    await decide(server, (await pendingFor(server, 'call_2')).id, {
+      decision: 'deny',
+      approver: 'web:bob',
+      reason: 'change freeze until Monday',
+    });
     await running;
     expect(ran).toEqual([]);
     expect(JSON.stringify(model.seen.at(-1))).toContain('change freeze until Monday');
@@ -78,7 +116,11 @@ describe('tollgate/openai-agents runWithApprovals', () => {
     // The SDK refuses to run a call whose arguments changed after approval, so the edit reaches the model instead.
     const { ran, model, agent } = setup('call_3');
     const running = runWithApprovals(agent, 'deploy to prod', { url: server.url, token: server.token });
-    await decide(server, (await pendingFor(server, 'call_3')).id, { decision: 'approve', approver: 'web:alice', approved_args: { env: 'staging' } });
+    await decide(server, (await pendingFor(server, 'call_3')).id, {
+      decision: 'approve',
+      approver: 'web:alice',
+      approved_args: { env: 'staging' },
+    });
     await running;
     expect(ran).toEqual([]);
     expect(JSON.stringify(model.seen.at(-1))).toContain('{\\"env\\":\\"staging\\"}');
@@ -91,7 +133,11 @@ describe('tollgate/openai-agents after a restart', () => {
     const first = setup('call_4');
     const paused = await run(first.agent, 'deploy to prod');
     const abort = new AbortController();
-    const dying = decideInterruptions(paused.state, paused.interruptions, { url: server.url, token: server.token, signal: abort.signal });
+    const dying = decideInterruptions(paused.state, paused.interruptions, {
+      url: server.url,
+      token: server.token,
+      signal: abort.signal,
+    });
     const req = await pendingFor(server, 'call_4');
     abort.abort();
     await expect(dying).rejects.toThrow();

@@ -6,7 +6,15 @@
  * runs it (the control). The AI SDK path runs a real `generateText` with ai 6's offline mock model.
  */
 import { randomUUID } from 'node:crypto';
-import { Agent, Usage, setTracingDisabled, tool as agentTool, type Model, type ModelRequest, type ModelResponse } from '@openai/agents';
+import {
+  Agent,
+  Usage,
+  setTracingDisabled,
+  tool as agentTool,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+} from '@openai/agents';
 import { generateText, tool, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -42,7 +50,10 @@ beforeEach(() => {
 const relay = (approvedArgs?: Record<string, unknown>) => (body: Record<string, unknown>) =>
   genuineVerdict(t, body.tool_name as string, body.tool_args as Record<string, unknown>, approvedArgs);
 
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
 
 /** One AI SDK turn that asks to run deploy {env: prod}, answered through tollgate, then the turn that runs it (or not). */
 async function deployThroughTollgate(): Promise<{ ran: unknown[]; approved: unknown; reason: unknown }> {
@@ -50,8 +61,25 @@ async function deployThroughTollgate(): Promise<{ ran: unknown[]; approved: unkn
   const model = new MockLanguageModelV3({
     doGenerate: async (options) =>
       options.prompt.at(-1)?.role === 'tool'
-        ? { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] }
-        : { content: [{ type: 'tool-call', toolCallId: `call_${randomUUID()}`, toolName: 'deploy', input: JSON.stringify({ env: 'prod' }) }], finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage, warnings: [] },
+        ? {
+            content: [{ type: 'text', text: 'done' }],
+            finishReason: { unified: 'stop', raw: 'stop' },
+            usage,
+            warnings: [],
+          }
+        : {
+            content: [
+              {
+                type: 'tool-call',
+                toolCallId: `call_${randomUUID()}`,
+                toolName: 'deploy',
+                input: JSON.stringify({ env: 'prod' }),
+              },
+            ],
+            finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+            usage,
+            warnings: [],
+          },
   });
   const tools = {
     deploy: tool({
@@ -86,11 +114,21 @@ describe('tollgate/ai-sdk with requireVerdict, against a gateway impostor', () =
   it('refuses a genuine verdict for the same call filed as another request, and the tool never runs', async () => {
     const earlier = await genuineVerdict(t, 'deploy', { env: 'prod' });
     const filedId = randomUUID();
-    impostor.onCreate = (body) => ({ id: filedId, status: 'pending', tool_name: body.tool_name, tool_args: body.tool_args, allowed: null, approved_args: null, verdict_token: null });
+    impostor.onCreate = (body) => ({
+      id: filedId,
+      status: 'pending',
+      tool_name: body.tool_name,
+      tool_args: body.tool_args,
+      allowed: null,
+      approved_args: null,
+      verdict_token: null,
+    });
     impostor.onGet = (id): ApiRequest | null => (id === filedId ? earlier : null);
     const { ran, approved, reason } = await deployThroughTollgate();
     expect(approved).toBe(false);
-    expect(reason).toMatch(new RegExp(`^no valid verdict for request ${filedId}: wrong_request: the verdict is for request ${earlier.id}`));
+    expect(reason).toMatch(
+      new RegExp(`^no valid verdict for request ${filedId}: wrong_request: the verdict is for request ${earlier.id}`),
+    );
     expect(ran).toEqual([]);
   });
 
@@ -111,14 +149,21 @@ describe('tollgate/ai-sdk with requireVerdict, against a gateway impostor', () =
 });
 
 describe('tollgate/langgraph with requireVerdict, against a gateway impostor', () => {
-  const hitl = { actionRequests: [{ name: 'deploy', args: { env: 'prod' } }], reviewConfigs: [{ actionName: 'deploy', allowedDecisions: ['approve', 'edit', 'reject'] }] };
+  const hitl = {
+    actionRequests: [{ name: 'deploy', args: { env: 'prod' } }],
+    reviewConfigs: [{ actionName: 'deploy', allowedDecisions: ['approve', 'edit', 'reject'] }],
+  };
 
   it('rejects an edit whose arguments are not the ones the verdict was signed for', async () => {
     const signed = await genuineVerdict(t, 'deploy', { env: 'prod' }, { env: 'staging' });
     // The answer claims the approver edited to prod-eu; the token says staging.
     impostor.onCreate = () => ({ ...signed, approved_args: { env: 'prod-eu' } });
     const answer = await answerInterrupt(hitl, `i-${randomUUID()}`, gate);
-    expect(answer).toEqual({ decisions: [{ type: 'reject', message: expect.stringMatching(/^no valid verdict for request .*: args_mismatch/) }] });
+    expect(answer).toEqual({
+      decisions: [
+        { type: 'reject', message: expect.stringMatching(/^no valid verdict for request .*: args_mismatch/) },
+      ],
+    });
   });
 
   it('rejects a plain interrupt approved by a verdict for another tool', async () => {
@@ -130,7 +175,9 @@ describe('tollgate/langgraph with requireVerdict, against a gateway impostor', (
   it('edits with the approved arguments when the verdict was signed for them (the control)', async () => {
     impostor.onCreate = relay({ env: 'staging' });
     const answer = await answerInterrupt(hitl, `i-${randomUUID()}`, gate);
-    expect(answer).toEqual({ decisions: [{ type: 'edit', editedAction: { name: 'deploy', args: { env: 'staging' } } }] });
+    expect(answer).toEqual({
+      decisions: [{ type: 'edit', editedAction: { name: 'deploy', args: { env: 'staging' } } }],
+    });
   });
 });
 
@@ -139,8 +186,30 @@ class DeployOnce implements Model {
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     const input = Array.isArray(request.input) ? request.input : [];
     const told = input.find((i) => i.type === 'function_call_result');
-    if (told) return { usage: new Usage(), output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: JSON.stringify(told) }] }] };
-    return { usage: new Usage(), output: [{ type: 'function_call', callId: `call_${randomUUID()}`, name: 'deploy', arguments: JSON.stringify({ env: 'prod' }), status: 'completed' }] };
+    if (told)
+      return {
+        usage: new Usage(),
+        output: [
+          {
+            type: 'message',
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: JSON.stringify(told) }],
+          },
+        ],
+      };
+    return {
+      usage: new Usage(),
+      output: [
+        {
+          type: 'function_call',
+          callId: `call_${randomUUID()}`,
+          name: 'deploy',
+          arguments: JSON.stringify({ env: 'prod' }),
+          status: 'completed',
+        },
+      ],
+    };
   }
   // eslint-disable-next-line require-yield -- the tests never stream
   async *getStreamedResponse(): AsyncIterable<never> {
@@ -161,7 +230,11 @@ describe('tollgate/openai-agents runWithApprovals with requireVerdict, against a
         return `deployed ${env}`;
       },
     });
-    const result = await runWithApprovals(new Agent({ name: 'release-bot', model: new DeployOnce(), tools: [deployTool] }), 'deploy to prod', gate);
+    const result = await runWithApprovals(
+      new Agent({ name: 'release-bot', model: new DeployOnce(), tools: [deployTool] }),
+      'deploy to prod',
+      gate,
+    );
     return { ran, finalOutput: result.finalOutput };
   }
 
@@ -171,7 +244,15 @@ describe('tollgate/openai-agents runWithApprovals with requireVerdict, against a
     impostor.onCreate = (body) => {
       const id = randomUUID();
       filed.push(id);
-      return { id, status: 'pending', tool_name: body.tool_name, tool_args: body.tool_args, allowed: null, approved_args: null, verdict_token: null };
+      return {
+        id,
+        status: 'pending',
+        tool_name: body.tool_name,
+        tool_args: body.tool_args,
+        allowed: null,
+        approved_args: null,
+        verdict_token: null,
+      };
     };
     impostor.onGet = () => earlier;
     const { ran, finalOutput } = await deploy();

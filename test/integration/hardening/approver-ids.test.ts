@@ -30,7 +30,9 @@ describe('approver ids', () => {
   });
 
   it('accepts real ids and allowlist wildcards', async () => {
-    const res = await t.api('/v1/requests', { body: { tool_name: 'x', approvers: ['slack:U0123', 'feishu:ou_abc', 'web:alice.smith', 'slack:*'] } });
+    const res = await t.api('/v1/requests', {
+      body: { tool_name: 'x', approvers: ['slack:U0123', 'feishu:ou_abc', 'web:alice.smith', 'slack:*'] },
+    });
     expect(res.status).toBe(201);
   });
 });

@@ -17,7 +17,10 @@ afterEach(async () => {
 });
 
 /** A local HTTP server answering every request with `handler`; resolves with its base URL. */
-async function local(handler: (path: string) => { status: number; location?: string }, hits: string[]): Promise<string> {
+async function local(
+  handler: (path: string) => { status: number; location?: string },
+  hits: string[],
+): Promise<string> {
   const server = createServer((req, res) => {
     hits.push(req.url ?? '');
     const answer = handler(req.url ?? '');
@@ -58,11 +61,20 @@ describe('callback_url targets', () => {
     const hits: string[] = [];
     const target = await local(() => ({ status: 204 }), hits);
     const redirector = await local(() => ({ status: 307, location: `${target}/elsewhere` }), hits);
-    t = await startTestServer({ scheduler: new InProcessScheduler({ backoffMs: 5, attempts: 1, sweepEveryMs: 0 }), env: { TOLLGATE_CALLBACK_ALLOW: '127.0.0.1' } });
-    const { id } = (await (await t.api('/v1/requests', { body: { tool_name: 'x', callback_url: `${redirector}/hook` } })).json()) as { id: string };
+    t = await startTestServer({
+      scheduler: new InProcessScheduler({ backoffMs: 5, attempts: 1, sweepEveryMs: 0 }),
+      env: { TOLLGATE_CALLBACK_ALLOW: '127.0.0.1' },
+    });
+    const { id } = (await (
+      await t.api('/v1/requests', { body: { tool_name: 'x', callback_url: `${redirector}/hook` } })
+    ).json()) as { id: string };
     await t.api(`/v1/requests/${id}/decision`, { body: { decision: 'deny', approver: 'web:alice' } });
     const failed = await eventually(async () => {
-      const events = ((await (await t!.api(`/v1/requests/${id}/events`, { headers: { accept: 'application/json' } })).json()) as { items: { type: string; detail: Record<string, unknown> }[] }).items;
+      const events = (
+        (await (await t!.api(`/v1/requests/${id}/events`, { headers: { accept: 'application/json' } })).json()) as {
+          items: { type: string; detail: Record<string, unknown> }[];
+        }
+      ).items;
       const event = events.find((e) => e.type === 'callback_failed');
       expect(event).toBeDefined();
       return event!;

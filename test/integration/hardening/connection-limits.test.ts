@@ -22,22 +22,24 @@ afterEach(async () => {
 async function halfSent(url: string, count: number): Promise<{ open: () => number }> {
   const { port } = new URL(url);
   const states = await Promise.all(
-    Array.from({ length: count }, () =>
-      new Promise<{ closed: boolean }>((resolve) => {
-        const state = { closed: false };
-        const socket = connect({ host: '127.0.0.1', port: Number(port) }, () => {
-          socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
-          resolve(state);
-        });
-        socket.on('error', () => undefined);
-        // Read what the server says (a 408), or the socket never reports its close.
-        socket.resume();
-        socket.on('close', () => {
-          state.closed = true;
-          resolve(state);
-        });
-        sockets.push(socket);
-      }),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<{ closed: boolean }>((resolve) => {
+          const state = { closed: false };
+          const socket = connect({ host: '127.0.0.1', port: Number(port) }, () => {
+            socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+            resolve(state);
+          });
+          socket.on('error', () => undefined);
+          // Read what the server says (a 408), or the socket never reports its close.
+          socket.resume();
+          socket.on('close', () => {
+            state.closed = true;
+            resolve(state);
+          });
+          sockets.push(socket);
+        }),
     ),
   );
   return { open: () => states.filter((s) => !s.closed).length };
@@ -55,7 +57,10 @@ describe('connection limits', () => {
     const started = Date.now();
     const health = await fetch(`${server.url}/healthz`);
     expect(health.status).toBe(200);
-    const created = await server.api('/v1/requests', { method: 'POST', body: { tool_name: 'deploy', tool_args: {}, approvers: ['web:alice'] } });
+    const created = await server.api('/v1/requests', {
+      method: 'POST',
+      body: { tool_name: 'deploy', tool_args: {}, approvers: ['web:alice'] },
+    });
     expect(created.status).toBe(201);
     expect(Date.now() - started).toBeLessThan(5000);
     // The fresh requests took the place of half-sent sockets, not the other way round.
@@ -82,12 +87,20 @@ describe('connection limits', () => {
 
   it('reads its settings from the environment and refuses nonsense', () => {
     expect(connectionLimitsFromEnv({})).toEqual(DEFAULT_CONNECTION_LIMITS);
-    expect(connectionLimitsFromEnv({ TOLLGATE_MAX_CONNECTIONS: '50', TOLLGATE_MAX_CONNECTIONS_PER_ADDRESS: '5', TOLLGATE_HEADERS_TIMEOUT_MS: '2000' })).toEqual({
+    expect(
+      connectionLimitsFromEnv({
+        TOLLGATE_MAX_CONNECTIONS: '50',
+        TOLLGATE_MAX_CONNECTIONS_PER_ADDRESS: '5',
+        TOLLGATE_HEADERS_TIMEOUT_MS: '2000',
+      }),
+    ).toEqual({
       maxConnections: 50,
       maxPerAddress: 5,
       headersTimeoutMs: 2000,
     });
     expect(() => connectionLimitsFromEnv({ TOLLGATE_MAX_CONNECTIONS: '0' })).toThrow(/TOLLGATE_MAX_CONNECTIONS/);
-    expect(() => connectionLimitsFromEnv({ TOLLGATE_HEADERS_TIMEOUT_MS: 'soon' })).toThrow(/TOLLGATE_HEADERS_TIMEOUT_MS/);
+    expect(() => connectionLimitsFromEnv({ TOLLGATE_HEADERS_TIMEOUT_MS: 'soon' })).toThrow(
+      /TOLLGATE_HEADERS_TIMEOUT_MS/,
+    );
   });
 });

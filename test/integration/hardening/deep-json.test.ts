@@ -19,7 +19,11 @@ afterEach(async () => {
 });
 
 async function post(path: string, rawBody: string): Promise<{ status: number; body: string }> {
-  const res = await fetch(`${t.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' }, body: rawBody });
+  const res = await fetch(`${t.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' },
+    body: rawBody,
+  });
   return { status: res.status, body: await res.text() };
 }
 
@@ -40,14 +44,21 @@ describe('deeply nested JSON', () => {
 
   it('a decision with deep approved_args → 400, and the request stays pending', async () => {
     const { id } = (await (await t.api('/v1/requests', { body: { tool_name: 'x' } })).json()) as { id: string };
-    const res = await post(`/v1/requests/${id}/decision`, `{"decision":"approve","approver":"web:alice","approved_args":${deep}}`);
+    const res = await post(
+      `/v1/requests/${id}/decision`,
+      `{"decision":"approve","approver":"web:alice","approved_args":${deep}}`,
+    );
     expect(res.status).toBe(400);
     expect(res.body).toContain('approved_args');
     expect(((await (await t.api(`/v1/requests/${id}`)).json()) as { status: string }).status).toBe('pending');
   });
 
   it.each([
-    ['/v1/hooks/claude-code', `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":${deep}}`, 'tool_input'],
+    [
+      '/v1/hooks/claude-code',
+      `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":${deep}}`,
+      'tool_input',
+    ],
     ['/v1/hooks/pulsebot', `{"event":"pre_call","tool_name":"shell","arguments":${deep}}`, 'arguments'],
   ])('%s with a deep body → 400 naming the field', async (path, body, field) => {
     const res = await post(`${path}?wait=0`, body);

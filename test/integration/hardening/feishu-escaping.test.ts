@@ -15,7 +15,10 @@ import { startTestServer, type TestServer } from '../../helpers/server.js';
 const HOSTILE = '<at user_id="all"></at><at id=all></at>[click](https://evil.example) **bold**';
 
 /** Every `{tag, content}` text node of a card, wherever it sits. */
-function textNodes(node: unknown, found: { tag: unknown; content: string }[] = []): { tag: unknown; content: string }[] {
+function textNodes(
+  node: unknown,
+  found: { tag: unknown; content: string }[] = [],
+): { tag: unknown; content: string }[] {
   if (Array.isArray(node)) for (const item of node) textNodes(item, found);
   else if (node && typeof node === 'object') {
     const record = node as Record<string, unknown>;
@@ -42,7 +45,12 @@ let server: TestServer;
 beforeEach(async () => {
   clock = new ManualClock(Date.now());
   feishu = await makeFeishuHarness();
-  server = await startTestServer({ clock, scheduler: new InProcessScheduler({ clock }), channels: [feishu.channel], policy: 'policies:\n  - name: all\n    match: { tool: "*" }\n    timeout_s: 3600\n    remind_after_s: 600\n' });
+  server = await startTestServer({
+    clock,
+    scheduler: new InProcessScheduler({ clock }),
+    channels: [feishu.channel],
+    policy: 'policies:\n  - name: all\n    match: { tool: "*" }\n    timeout_s: 3600\n    remind_after_s: 600\n',
+  });
 });
 afterEach(async () => {
   await server.close();
@@ -58,7 +66,12 @@ describe('feishu text cannot mention @all or fake links', () => {
       channels: [{ type: 'feishu', target: feishu.target }],
     });
     for (const language of ['en', 'zh'] as const) expectPlainOnly(approvalCard(request, { language }));
-    await server.gateway.decide({ requestId: request.id, decision: 'deny', reason: HOSTILE, actor: { channel: 'web', userId: 'alice', name: HOSTILE } });
+    await server.gateway.decide({
+      requestId: request.id,
+      decision: 'deny',
+      reason: HOSTILE,
+      actor: { channel: 'web', userId: 'alice', name: HOSTILE },
+    });
     const denied = (await server.gateway.get(request.id))!;
     expect(denied.status).toBe('denied');
     const card = approvalCard(denied, { language: 'en' });
@@ -67,7 +80,11 @@ describe('feishu text cannot mention @all or fake links', () => {
   });
 
   it('a reminder is a plain-text card, not a text message Feishu scans for <at> mentions', async () => {
-    const { request } = await server.gateway.request({ toolName: HOSTILE, toolArgs: {}, channels: [{ type: 'feishu', target: feishu.target }] });
+    const { request } = await server.gateway.request({
+      toolName: HOSTILE,
+      toolArgs: {},
+      channels: [{ type: 'feishu', target: feishu.target }],
+    });
     await clock.advance(0);
     await eventually(async () => expect((await server.store.messages(request.id))[0]?.status).toBe('sent'));
     await clock.advance(600_000);

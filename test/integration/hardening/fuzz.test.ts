@@ -44,9 +44,12 @@ interface Case {
  * for naming exactly the field that was changed.
  */
 function cases(valid: Record<string, unknown>, plausible: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<Case> {
-  const mutated = fc
-    .constantFrom(...Object.keys(plausible), 'stray_field')
-    .chain((field) => (plausible[field] ? fc.oneof(plausible[field], any) : any).map((value) => ({ body: { ...valid, [field]: value }, field })));
+  const mutated = fc.constantFrom(...Object.keys(plausible), 'stray_field').chain((field) =>
+    (plausible[field] ? fc.oneof(plausible[field], any) : any).map((value) => ({
+      body: { ...valid, [field]: value },
+      field,
+    })),
+  );
   return fc.oneof({ arbitrary: any.map((body) => ({ body })), weight: 1 }, { arbitrary: mutated, weight: 3 });
 }
 
@@ -62,13 +65,19 @@ const createCases = cases(
     session_id: text,
     tool_call_id: text,
     metadata: object,
-    channels: fc.array(fc.record({ type: fc.constantFrom('web', 'slack', 'Nope', ''), target: text }, { requiredKeys: ['type'] }), { maxLength: 3 }),
+    channels: fc.array(
+      fc.record({ type: fc.constantFrom('web', 'slack', 'Nope', ''), target: text }, { requiredKeys: ['type'] }),
+      { maxLength: 3 },
+    ),
     approvers: fc.array(fc.oneof(fc.constant('web:alice'), fc.constant('web:\u202eevil'), text), { maxLength: 3 }),
     required_approvals: fc.oneof(fc.integer({ min: -2, max: 30 }), fc.double()),
     timeout_s: fc.oneof(fc.integer(), fc.double()),
     on_timeout: fc.constantFrom('deny', 'approve', 'later'),
     idempotency_key: text,
-    callback_url: fc.oneof(fc.constantFrom('http://127.0.0.1/hook', 'http://169.254.169.254/', 'http://u:p@example.com/', 'ftp://x/'), text),
+    callback_url: fc.oneof(
+      fc.constantFrom('http://127.0.0.1/hook', 'http://169.254.169.254/', 'http://u:p@example.com/', 'ftp://x/'),
+      text,
+    ),
   },
 );
 const decisionCases = cases(
@@ -83,16 +92,35 @@ const decisionCases = cases(
     grant: text,
   },
 );
-const receiptCases = cases({ outcome: 'succeeded' }, { outcome: fc.constantFrom('succeeded', 'failed', 'ok'), detail: text, args_sha256: text });
+const receiptCases = cases(
+  { outcome: 'succeeded' },
+  { outcome: fc.constantFrom('succeeded', 'failed', 'ok'), detail: text, args_sha256: text },
+);
 
 /** Hook routes: [path, a valid body, plausible values per field]. */
 const hookCases: [string, Record<string, unknown>, Record<string, fc.Arbitrary<unknown>>][] = [
   [
     '/v1/hooks/claude-code?wait=0',
-    { session_id: 's-1', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_use_id: 'toolu_1', tool_input: { command: 'ls' } },
-    { session_id: text, hook_event_name: fc.constantFrom('PreToolUse', 'PostToolUse', 'PermissionRequest', 'Nope'), tool_name: text, tool_use_id: text, tool_input: object },
+    {
+      session_id: 's-1',
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Bash',
+      tool_use_id: 'toolu_1',
+      tool_input: { command: 'ls' },
+    },
+    {
+      session_id: text,
+      hook_event_name: fc.constantFrom('PreToolUse', 'PostToolUse', 'PermissionRequest', 'Nope'),
+      tool_name: text,
+      tool_use_id: text,
+      tool_input: object,
+    },
   ],
-  ['/v1/hooks/pulsebot?wait=0', { event: 'pre_call', tool_name: 'shell', arguments: { cmd: 'ls' } }, { event: fc.constantFrom('pre_call', 'post_call', 'nope'), tool_name: text, arguments: object }],
+  [
+    '/v1/hooks/pulsebot?wait=0',
+    { event: 'pre_call', tool_name: 'shell', arguments: { cmd: 'ls' } },
+    { event: fc.constantFrom('pre_call', 'post_call', 'nope'), tool_name: text, arguments: object },
+  ],
 ];
 
 /** Checks the answer's shape (never 5xx; 4xx is problem+json; a 400 names the field at fault); returns its status. */
@@ -116,10 +144,17 @@ async function check(res: Response, one: Case): Promise<number> {
 }
 
 const post = (path: string, body: unknown): Promise<Response> =>
-  fetch(`${t.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${t.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 async function pendingRequest(): Promise<string> {
-  const res = await t.api('/v1/requests', { method: 'POST', body: { tool_name: 'fuzz', tool_args: { n: 1 }, approvers: ['web:alice'] } });
+  const res = await t.api('/v1/requests', {
+    method: 'POST',
+    body: { tool_name: 'fuzz', tool_args: { n: 1 }, approvers: ['web:alice'] },
+  });
   expect(res.status).toBe(201);
   return ((await res.json()) as { id: string }).id;
 }
@@ -158,7 +193,9 @@ describe('API fuzzing (fast-check, seeded)', () => {
 
   it('POST /v1/requests/:id/receipt: never a 5xx; a refused receipt records no event', async () => {
     const id = await pendingRequest();
-    expect((await post(`/v1/requests/${id}/decision`, { decision: 'approve', approver: 'web:alice' })).status).toBe(200);
+    expect((await post(`/v1/requests/${id}/decision`, { decision: 'approve', approver: 'web:alice' })).status).toBe(
+      200,
+    );
     await fc.assert(
       fc.asyncProperty(receiptCases, async (one) => {
         const events = count('confirmation_events');

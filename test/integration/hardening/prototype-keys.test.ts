@@ -15,7 +15,11 @@ afterEach(async () => {
 });
 
 async function post(path: string, rawBody: string): Promise<{ status: number; body: string }> {
-  const res = await fetch(`${t.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' }, body: rawBody });
+  const res = await fetch(`${t.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' },
+    body: rawBody,
+  });
   return { status: res.status, body: await res.text() };
 }
 
@@ -27,7 +31,10 @@ describe('prototype keys in request JSON', () => {
   it.each([
     ['{"tool_name":"x","tool_args":{"a":{"__proto__":{"x":1}}}}', 'tool_args.a.__proto__'],
     ['{"tool_name":"x","tool_args":{"__proto__":{"isAdmin":true}}}', 'tool_args.__proto__'],
-    ['{"tool_name":"x","tool_args":{"list":[1,{"constructor":{"prototype":{"x":1}}}]}}', 'tool_args.list[1].constructor'],
+    [
+      '{"tool_name":"x","tool_args":{"list":[1,{"constructor":{"prototype":{"x":1}}}]}}',
+      'tool_args.list[1].constructor',
+    ],
     ['{"tool_name":"x","tool_args":{"a":{"prototype":1}}}', 'tool_args.a.prototype'],
     ['{"tool_name":"x","metadata":{"__proto__":{"x":1}}}', 'metadata.__proto__'],
     // The same key spelt with escapes is the same key once parsed.
@@ -42,16 +49,29 @@ describe('prototype keys in request JSON', () => {
   });
 
   it('a decision with a __proto__ key in approved_args → 400 naming it, and the request stays pending', async () => {
-    const { id } = (await (await t.api('/v1/requests', { body: { tool_name: 'x', tool_args: { a: 1 } } })).json()) as { id: string };
-    const res = await post(`/v1/requests/${id}/decision`, '{"decision":"approve","approver":"web:alice","approved_args":{"a":1,"__proto__":{"a":2}}}');
+    const { id } = (await (await t.api('/v1/requests', { body: { tool_name: 'x', tool_args: { a: 1 } } })).json()) as {
+      id: string;
+    };
+    const res = await post(
+      `/v1/requests/${id}/decision`,
+      '{"decision":"approve","approver":"web:alice","approved_args":{"a":1,"__proto__":{"a":2}}}',
+    );
     expect(res.status).toBe(400);
     expect(res.body).toContain('approved_args.__proto__');
     expect(((await (await t.api(`/v1/requests/${id}`)).json()) as { status: string }).status).toBe('pending');
   });
 
   it.each([
-    ['/v1/hooks/claude-code', '{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"ls","__proto__":{"command":"rm -rf /"}}}', 'tool_input.__proto__'],
-    ['/v1/hooks/pulsebot', '{"event":"pre_call","tool_name":"shell","arguments":{"cmd":{"constructor":1}}}', 'arguments.cmd.constructor'],
+    [
+      '/v1/hooks/claude-code',
+      '{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"ls","__proto__":{"command":"rm -rf /"}}}',
+      'tool_input.__proto__',
+    ],
+    [
+      '/v1/hooks/pulsebot',
+      '{"event":"pre_call","tool_name":"shell","arguments":{"cmd":{"constructor":1}}}',
+      'arguments.cmd.constructor',
+    ],
   ])('%s with a prototype key → 400 naming %s, nothing filed', async (path, body, field) => {
     const res = await post(`${path}?wait=0`, body);
     expect(res.status).toBe(400);
@@ -60,7 +80,10 @@ describe('prototype keys in request JSON', () => {
   });
 
   it('keys that merely contain the words are fine', async () => {
-    const res = await post('/v1/requests', '{"tool_name":"x","tool_args":{"constructor_name":"a","my_prototype":1,"proto":{"__proto":2}}}');
+    const res = await post(
+      '/v1/requests',
+      '{"tool_name":"x","tool_args":{"constructor_name":"a","my_prototype":1,"proto":{"__proto":2}}}',
+    );
     expect(res.status).toBe(201);
     const { id } = JSON.parse(res.body) as { id: string };
     const stored = (await (await t.api(`/v1/requests/${id}`)).json()) as { tool_args: unknown };

@@ -15,7 +15,16 @@ describe('concurrent re-asks', () => {
   it('give one request', async () => {
     const ask = (i: number) =>
       t.api('/v1/hooks/claude-code?wait=0', {
-        body: { session_id: 'sess-1', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'git push --force' }, tool_use_id: `toolu_${i}`, cwd: '/repo', transcript_path: '/t', permission_mode: 'default' },
+        body: {
+          session_id: 'sess-1',
+          hook_event_name: 'PreToolUse',
+          tool_name: 'Bash',
+          tool_input: { command: 'git push --force' },
+          tool_use_id: `toolu_${i}`,
+          cwd: '/repo',
+          transcript_path: '/t',
+          permission_mode: 'default',
+        },
       });
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => ask(i)));
     expect(answers.every((a) => a.status === 200)).toBe(true);

@@ -10,7 +10,9 @@ let server: TestServer;
 let clock: ManualClock;
 beforeEach(async () => {
   clock = new ManualClock();
-  const channel = createWebChannel({ users: [{ name: 'alice', passwordHash: await hashPassword('correct horse battery', 1024) }] });
+  const channel = createWebChannel({
+    users: [{ name: 'alice', passwordHash: await hashPassword('correct horse battery', 1024) }],
+  });
   server = await startTestServer({ channels: [channel], clock });
 });
 afterEach(async () => {

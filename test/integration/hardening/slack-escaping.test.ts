@@ -21,7 +21,9 @@ describe('slack escaping', () => {
     expect(String(post.params.text)).not.toMatch(hostile);
     expect(String(post.params.text)).toContain('&lt;!channel&gt;');
 
-    await env.server.api(`/v1/requests/${request.id}/decision`, { body: { decision: 'deny', approver: 'web:alice', reason: '<https://evil|click> here' } });
+    await env.server.api(`/v1/requests/${request.id}/decision`, {
+      body: { decision: 'deny', approver: 'web:alice', reason: '<https://evil|click> here' },
+    });
     const update = await eventually(() => {
       const call = env.slack.fake.callsTo('chat.update').at(-1);
       expect(call).toBeDefined();

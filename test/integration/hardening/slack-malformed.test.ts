@@ -23,7 +23,10 @@ describe('signed but malformed Slack payloads', () => {
     ['a shortcut', { type: 'shortcut', callback_id: 'x', user: { id: 'UALICE' } }],
     ['a view_submission with view:null', { type: 'view_submission', user: { id: 'UALICE' }, view: null }],
     ['block_actions with actions:"x"', { type: 'block_actions', user: { id: 'UALICE' }, actions: 'x' }],
-    ['block_actions with no user', { type: 'block_actions', actions: [{ type: 'button', action_id: 'tollgate_option_0', value: 'x' }] }],
+    [
+      'block_actions with no user',
+      { type: 'block_actions', actions: [{ type: 'button', action_id: 'tollgate_option_0', value: 'x' }] },
+    ],
     ['a number', 42],
   ])('%s → no 5xx, nothing changes', async (_name, payload) => {
     const response = await postSlackCallback(url(), env.slack.signingSecret, payload);
@@ -38,7 +41,11 @@ describe('signed but malformed Slack payloads', () => {
     const ts = Math.floor(Date.now() / 1000);
     const response = await fetch(url(), {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(ts), 'x-slack-signature': slackSignature(env.slack.signingSecret, ts, body) },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-slack-request-timestamp': String(ts),
+        'x-slack-signature': slackSignature(env.slack.signingSecret, ts, body),
+      },
       body,
     });
     expect(response.status).toBe(400);

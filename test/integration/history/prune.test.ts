@@ -92,7 +92,11 @@ function pruneSuite(name: string, setup: () => Promise<{ db: string; sql: Sql; c
     afterAll(() => close());
 
     it('refuses a bad or future --before, and a missing one, saying what to give', async () => {
-      for (const [arg, says] of [['yesterday', 'not a date'], ['2026-13-45', 'not a date'], ['2999-01-01', 'in the future']] as const) {
+      for (const [arg, says] of [
+        ['yesterday', 'not a date'],
+        ['2026-13-45', 'not a date'],
+        ['2999-01-01', 'in the future'],
+      ] as const) {
         const r = await cli('prune', '--db', db, '--before', arg);
         expect(r.code).toBe(2);
         expect(r.stderr).toContain(says);
@@ -119,7 +123,14 @@ function pruneSuite(name: string, setup: () => Promise<{ db: string; sql: Sql; c
       const pending = await sql.one("SELECT count(*) FROM confirmation_requests WHERE status = 'pending'");
       const r = await cli('prune', '--db', db, '--before', before, '--batch', '200', '--json');
       expect(r.code, r.stderr).toBe(0);
-      const report = JSON.parse(r.stdout) as { requests: number; events: number; batches: number; checkpoint: { eventId: number }; chainStartsAt: number; stoppedAt: { reason: string } };
+      const report = JSON.parse(r.stdout) as {
+        requests: number;
+        events: number;
+        batches: number;
+        checkpoint: { eventId: number };
+        chainStartsAt: number;
+        stoppedAt: { reason: string };
+      };
       expect(report.requests).toBeGreaterThan(500);
       expect(report.batches).toBeGreaterThan(2);
       // The oldest pending request holds the chain: everything before it went, it and what follows stayed.
@@ -128,12 +139,21 @@ function pruneSuite(name: string, setup: () => Promise<{ db: string; sql: Sql; c
       expect(await sql.one('SELECT count(*) FROM confirmation_events')).toBe(events - report.events);
       expect(await sql.one("SELECT count(*) FROM confirmation_requests WHERE status = 'pending'")).toBe(pending);
       expect(await sql.one('SELECT min(id) FROM confirmation_events')).toBe(report.chainStartsAt);
-      expect(await sql.one(`SELECT count(*) FROM channel_messages WHERE request_id NOT IN (SELECT id FROM confirmation_requests)`)).toBe(0);
+      expect(
+        await sql.one(
+          `SELECT count(*) FROM channel_messages WHERE request_id NOT IN (SELECT id FROM confirmation_requests)`,
+        ),
+      ).toBe(0);
 
       const verified = await cli('audit', 'verify', '--db', db);
       expect(verified.code, verified.stdout + verified.stderr).toBe(0);
-      expect(verified.stdout).toContain(`starts after the signed prune checkpoint at event ${report.checkpoint.eventId}`);
-      const json = JSON.parse((await cli('audit', 'verify', '--db', db, '--json')).stdout) as { ok: boolean; checkpoint: { signature_checked: boolean } };
+      expect(verified.stdout).toContain(
+        `starts after the signed prune checkpoint at event ${report.checkpoint.eventId}`,
+      );
+      const json = JSON.parse((await cli('audit', 'verify', '--db', db, '--json')).stdout) as {
+        ok: boolean;
+        checkpoint: { signature_checked: boolean };
+      };
       expect(json).toMatchObject({ ok: true, checkpoint: { signature_checked: true } });
 
       // Said in words too; a second prune with the same date finds nothing more.
@@ -147,7 +167,10 @@ function pruneSuite(name: string, setup: () => Promise<{ db: string; sql: Sql; c
     it('GET /v1/audit/verify on the running gateway starts from the checkpoint and checks its signature', async () => {
       const t = await startTestServer({ dbPath: db });
       try {
-        const report = (await (await t.api('/v1/audit/verify')).json()) as { ok: boolean; checkpoint: { signature_checked: boolean } | null };
+        const report = (await (await t.api('/v1/audit/verify')).json()) as {
+          ok: boolean;
+          checkpoint: { signature_checked: boolean } | null;
+        };
         expect(report).toMatchObject({ ok: true, checkpoint: { signature_checked: true } });
       } finally {
         await t.close();
@@ -156,7 +179,11 @@ function pruneSuite(name: string, setup: () => Promise<{ db: string; sql: Sql; c
 
     it('catches tampering after the prune: an edited event, a deleted first event, a forged checkpoint', async () => {
       const first = await sql.one('SELECT min(id) FROM confirmation_events');
-      const verify = async () => JSON.parse((await cli('audit', 'verify', '--db', db, '--json')).stdout) as { ok: boolean; problem: { kind: string } | null };
+      const verify = async () =>
+        JSON.parse((await cli('audit', 'verify', '--db', db, '--json')).stdout) as {
+          ok: boolean;
+          problem: { kind: string } | null;
+        };
 
       await sql.exec(`UPDATE confirmation_events SET actor = 'mallory' WHERE id = ${first + 3}`);
       expect((await verify()).problem?.kind).toBe('edited');

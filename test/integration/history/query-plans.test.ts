@@ -66,8 +66,13 @@ const sqlitePlan =
     try {
       const rows = db.prepare(`EXPLAIN QUERY PLAN ${statement.text}`).all(...statement.values) as { detail: string }[];
       const details = rows.map((r) => r.detail);
-      const problems = details.filter((d) => (HISTORY_SCAN.test(d) && (!d.includes(' USING ') || !ORDERED_WALKS.has(statement.label))) || d === 'USE TEMP B-TREE FOR ORDER BY');
-      if (RECEIPTS.text.test(statement.text) && !details.some((d) => d.includes(RECEIPTS.index))) problems.push(`receipts not read by ${RECEIPTS.index}`);
+      const problems = details.filter(
+        (d) =>
+          (HISTORY_SCAN.test(d) && (!d.includes(' USING ') || !ORDERED_WALKS.has(statement.label))) ||
+          d === 'USE TEMP B-TREE FOR ORDER BY',
+      );
+      if (RECEIPTS.text.test(statement.text) && !details.some((d) => d.includes(RECEIPTS.index)))
+        problems.push(`receipts not read by ${RECEIPTS.index}`);
       return { plan: details.join(' | '), problems };
     } finally {
       db.close();
@@ -85,14 +90,24 @@ const postgresPlan =
   (url: string): PlanCheck =>
   (statement) =>
     withClient(url, async (client) => {
-      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PgNode }] }>({ text: `EXPLAIN (FORMAT JSON) ${statement.text}`, values: statement.values });
+      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PgNode }] }>({
+        text: `EXPLAIN (FORMAT JSON) ${statement.text}`,
+        values: statement.values,
+      });
       const nodes: string[] = [];
       const problems: string[] = [];
       const walk = (node: PgNode) => {
-        nodes.push(`${node['Node Type']}${node['Relation Name'] ? ` on ${node['Relation Name']}` : ''}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}`);
-        if (node['Node Type'] === 'Seq Scan' && /^confirmation_(requests|events|voters)$/.test(node['Relation Name'] ?? '')) problems.push(`Seq Scan on ${node['Relation Name']}`);
+        nodes.push(
+          `${node['Node Type']}${node['Relation Name'] ? ` on ${node['Relation Name']}` : ''}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}`,
+        );
+        if (
+          node['Node Type'] === 'Seq Scan' &&
+          /^confirmation_(requests|events|voters)$/.test(node['Relation Name'] ?? '')
+        )
+          problems.push(`Seq Scan on ${node['Relation Name']}`);
         // A person's votes are cut into pages in the voters' key order: a sort would order all of them first.
-        if (node['Node Type'] === 'Sort' && /confirmation_voters/.test(statement.text)) problems.push('Sort of a person\'s votes');
+        if (node['Node Type'] === 'Sort' && /confirmation_voters/.test(statement.text))
+          problems.push("Sort of a person's votes");
         node.Plans?.forEach(walk);
       };
       walk(rows[0]!['QUERY PLAN'][0].Plan);
@@ -139,8 +154,16 @@ async function runHotReads(t: TestServer, db: string, recorder: SqlRecorder): Pr
   }
   const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
   try {
-    for (const flags of [['--tool', 'tool.5'], ['--approver', 'slack:U3'], ['--person', 'p2'], ['--since', month(3), '--until', month(2)], ['--status', 'expired', '--format', 'csv']]) {
-      await recorder.during(`tollgate audit ${flags.join(' ')}`, async () => expect(await audit(['--db', db, ...flags])).toBe(0));
+    for (const flags of [
+      ['--tool', 'tool.5'],
+      ['--approver', 'slack:U3'],
+      ['--person', 'p2'],
+      ['--since', month(3), '--until', month(2)],
+      ['--status', 'expired', '--format', 'csv'],
+    ]) {
+      await recorder.during(`tollgate audit ${flags.join(' ')}`, async () =>
+        expect(await audit(['--db', db, ...flags])).toBe(0),
+      );
     }
   } finally {
     out.mockRestore();
@@ -151,16 +174,35 @@ async function checkPlans(recorder: SqlRecorder, explain: PlanCheck): Promise<vo
   const statements = recorder.historyStatements();
   const labels = new Set(statements.map((s) => s.label));
   // Every hot read ran SQL on the history tables (a read answered from elsewhere would check nothing).
-  for (const label of ['list ?tool_name (cursor page)', 'list ?group (first page)', 'inbox: waiting for web:alice', 'export ndjson', 'tollgate audit --tool tool.5']) expect(labels).toContain(label);
+  for (const label of [
+    'list ?tool_name (cursor page)',
+    'list ?group (first page)',
+    'inbox: waiting for web:alice',
+    'export ndjson',
+    'tollgate audit --tool tool.5',
+  ])
+    expect(labels).toContain(label);
   // `?person=` read the requests the person voted on, through the voters' table.
-  expect(statements.some((s) => s.label === 'list ?person (cursor page)' && /confirmation_voters/.test(s.text))).toBe(true);
+  expect(statements.some((s) => s.label === 'list ?person (cursor page)' && /confirmation_voters/.test(s.text))).toBe(
+    true,
+  );
   const failures: string[] = [];
   for (const statement of statements) {
     const { plan, problems } = await explain(statement);
-    if (process.env.SHOW_PLANS) console.log(`${statement.label}\n  ${statement.text.slice(0, 160).replace(/\s+/g, ' ')}\n  → ${plan}`);
+    if (process.env.SHOW_PLANS)
+      console.log(`${statement.label}\n  ${statement.text.slice(0, 160).replace(/\s+/g, ' ')}\n  → ${plan}`);
     // (The requests' read, not the read of their events that follows it under the same label.)
-    for (const [label, index] of PAIRED) if (label.test(statement.label) && /from "?confirmation_requests"?/i.test(statement.text) && !plan.includes(index)) problems.push(`does not search ${index}`);
-    if (problems.length) failures.push(`${statement.label}: ${problems.join(', ')}\n  ${statement.text.replace(/\s+/g, ' ')}\n  plan: ${plan}`);
+    for (const [label, index] of PAIRED)
+      if (
+        label.test(statement.label) &&
+        /from "?confirmation_requests"?/i.test(statement.text) &&
+        !plan.includes(index)
+      )
+        problems.push(`does not search ${index}`);
+    if (problems.length)
+      failures.push(
+        `${statement.label}: ${problems.join(', ')}\n  ${statement.text.replace(/\s+/g, ' ')}\n  plan: ${plan}`,
+      );
   }
   expect(failures, failures.join('\n\n')).toEqual([]);
 }
@@ -176,7 +218,9 @@ beforeAll(() => {
   // the rows each for 40 people, p1 and p2 among them, so `?person=` and `?group=` read the voters' table too.
   const db = new Database(file);
   try {
-    db.prepare("INSERT INTO confirmation_voters (person, request_created_at, request_id) SELECT 'p' || (1 + abs(random()) % 40), created_at, id FROM confirmation_requests").run();
+    db.prepare(
+      "INSERT INTO confirmation_voters (person, request_created_at, request_id) SELECT 'p' || (1 + abs(random()) % 40), created_at, id FROM confirmation_requests",
+    ).run();
   } finally {
     db.close();
   }

@@ -46,14 +46,20 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('TOLLGATE_RETENTION_DAYS: a bad value names the variable and what it takes; unset keeps everything', () => {
   for (const bad of ['0', '-3', '1.5', 'a year', '30d']) {
-    expect(() => loadConfig({}, { TOLLGATE_RETENTION_DAYS: bad })).toThrow(/TOLLGATE_RETENTION_DAYS: expected a whole number of days, 1 or more/);
+    expect(() => loadConfig({}, { TOLLGATE_RETENTION_DAYS: bad })).toThrow(
+      /TOLLGATE_RETENTION_DAYS: expected a whole number of days, 1 or more/,
+    );
   }
   expect(loadConfig({}, { TOLLGATE_RETENTION_DAYS: ' 90 ' }).retentionDays).toBe(90);
   expect(loadConfig({}, {}).retentionDays).toBeNull();
   expect(loadConfig({}, { TOLLGATE_RETENTION_DAYS: '' }).retentionDays).toBeNull();
 });
 
-function retentionSuite(name: string, setup: () => Promise<{ db: string; rows: ReadRows; close(): Promise<void> }>, extra?: (ctx: () => { t: TestServer; clock: ManualClock; rows: ReadRows }) => void) {
+function retentionSuite(
+  name: string,
+  setup: () => Promise<{ db: string; rows: ReadRows; close(): Promise<void> }>,
+  extra?: (ctx: () => { t: TestServer; clock: ManualClock; rows: ReadRows }) => void,
+) {
   describe(`retention on ${name}`, () => {
     let db: string;
     let rows: ReadRows;
@@ -88,12 +94,21 @@ function retentionSuite(name: string, setup: () => Promise<{ db: string; rows: R
       expect(gone).toHaveLength(report!.requests);
       for (const r of gone) {
         expect(r.status).not.toBe('pending');
-        expect(new Date(r.responded_at!).toISOString() < cutoff, `${r.id} decided ${r.responded_at}, cut-off ${cutoff}`).toBe(true);
+        expect(
+          new Date(r.responded_at!).toISOString() < cutoff,
+          `${r.id} decided ${r.responded_at}, cut-off ${cutoff}`,
+        ).toBe(true);
       }
       for (const r of before.values()) if (r.status === 'pending') expect(after.has(r.id)).toBe(true);
 
-      const verified = (await (await t.api('/v1/audit/verify')).json()) as { ok: boolean; checkpoint: { event_id: number; signature_checked: boolean } | null };
-      expect(verified).toMatchObject({ ok: true, checkpoint: { event_id: report!.checkpoint!.eventId, signature_checked: true } });
+      const verified = (await (await t.api('/v1/audit/verify')).json()) as {
+        ok: boolean;
+        checkpoint: { event_id: number; signature_checked: boolean } | null;
+      };
+      expect(verified).toMatchObject({
+        ok: true,
+        checkpoint: { event_id: report!.checkpoint!.eventId, signature_checked: true },
+      });
     });
 
     it('runs again after the interval (an hour)', async () => {
@@ -120,7 +135,9 @@ retentionSuite('SQLite', async () => {
   const rows: ReadRows = async () => {
     const db = new Database(file, { readonly: true });
     try {
-      return new Map((db.prepare('SELECT id, status, responded_at FROM confirmation_requests').all() as Row[]).map((r) => [r.id, r]));
+      return new Map(
+        (db.prepare('SELECT id, status, responded_at FROM confirmation_requests').all() as Row[]).map((r) => [r.id, r]),
+      );
     } finally {
       db.close();
     }
@@ -144,8 +161,12 @@ retentionSuite(
     }
     const rows: ReadRows = () =>
       withClient(fresh.url, async (c) => {
-        const { rows: all } = await c.query<{ id: string; status: string; responded_at: Date | null }>('SELECT id, status, responded_at FROM confirmation_requests');
-        return new Map(all.map((r) => [r.id, { id: r.id, status: r.status, responded_at: r.responded_at?.toISOString() ?? null }]));
+        const { rows: all } = await c.query<{ id: string; status: string; responded_at: Date | null }>(
+          'SELECT id, status, responded_at FROM confirmation_requests',
+        );
+        return new Map(
+          all.map((r) => [r.id, { id: r.id, status: r.status, responded_at: r.responded_at?.toISOString() ?? null }]),
+        );
       });
     return { db: fresh.url, rows, close: () => fresh.drop() };
   },

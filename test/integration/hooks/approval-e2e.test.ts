@@ -34,8 +34,14 @@ async function decide(id: string, body: Record<string, unknown>): Promise<void> 
 function agent(target: 'remote' | 'in-process') {
   const registry = new HookRegistry({ logger: memoryLogger() });
   registry.register('tool:pre', policyHook({ deny_tools: ['drop_*'] }), { priority: 10 });
-  const where: Partial<ApprovalGateOptions> = target === 'remote' ? { url: server.url, token: server.token } : { gateway: server.gateway };
-  const gate = approvalGate({ ...where, tools: ['deploy'], timeoutS: 120, prompt: (c) => `Deploy ${String(c.toolArgs?.env)}?` } as ApprovalGateOptions);
+  const where: Partial<ApprovalGateOptions> =
+    target === 'remote' ? { url: server.url, token: server.token } : { gateway: server.gateway };
+  const gate = approvalGate({
+    ...where,
+    tools: ['deploy'],
+    timeoutS: 120,
+    prompt: (c) => `Deploy ${String(c.toolArgs?.env)}?`,
+  } as ApprovalGateOptions);
   const deployed: Record<string, unknown>[] = [];
   const executor = new ToolExecutor({
     registry,
@@ -60,9 +66,19 @@ describe.each(['remote', 'in-process'] as const)('policy + approvalGate against 
     expect(dropped.status).toBe('blocked');
 
     // 1. approved through the API
-    const first = executor.execute('deploy', { env: 'prod' }, { toolCallId: 'call_1', sessionId: 'sess', agentId: 'release-bot' });
+    const first = executor.execute(
+      'deploy',
+      { env: 'prod' },
+      { toolCallId: 'call_1', sessionId: 'sess', agentId: 'release-bot' },
+    );
     const req1 = await pendingFor('call_1');
-    expect(req1).toMatchObject({ tool_name: 'deploy', tool_args: { env: 'prod' }, prompt: 'Deploy prod?', agent_id: 'release-bot', idempotency_key: 'hook:sess:call_1' });
+    expect(req1).toMatchObject({
+      tool_name: 'deploy',
+      tool_args: { env: 'prod' },
+      prompt: 'Deploy prod?',
+      agent_id: 'release-bot',
+      idempotency_key: 'hook:sess:call_1',
+    });
     await decide(req1.id, { decision: 'approve', approver: 'web:alice' });
     expect(await first).toMatchObject({ status: 'ok', result: 'deployed prod' });
 
@@ -90,7 +106,9 @@ describe.each(['remote', 'in-process'] as const)('policy + approvalGate against 
     await decide(req.id, { decision: 'approve', approver: 'web:alice' });
     expect((await first).status).toBe('ok');
     // Same tool call again (the runtime retried after a crash): the decided request answers at once.
-    expect((await executor.execute('deploy', { env: 'prod' }, { toolCallId: 'call_r', sessionId: 's' })).status).toBe('ok');
+    expect((await executor.execute('deploy', { env: 'prod' }, { toolCallId: 'call_r', sessionId: 's' })).status).toBe(
+      'ok',
+    );
     const all = (await (await server.api('/v1/requests?tool_name=deploy')).json()) as { items: ApiRequest[] };
     expect(all.items).toHaveLength(1);
   });

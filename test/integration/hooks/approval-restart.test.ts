@@ -76,7 +76,9 @@ describe('approvalGate across a gateway restart', () => {
     cleanups.push(() => server.close());
     relay.target = Number(new URL(server.url).port);
 
-    const res = await server.api(`/v1/requests/${pending.id}/decision`, { body: { decision: 'approve', approver: 'web:alice' } });
+    const res = await server.api(`/v1/requests/${pending.id}/decision`, {
+      body: { decision: 'approve', approver: 'web:alice' },
+    });
     expect(res.status).toBe(200);
     expect(await call).toMatchObject({ status: 'ok', result: 'deployed prod' });
   });

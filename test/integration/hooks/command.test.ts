@@ -5,19 +5,37 @@ import { memoryLogger } from '../../unit/hooks/helpers.js';
 
 const node = (script: string) => `"${process.execPath}" -e '${script}'`;
 
-function run(command: string, input: { toolName?: string; toolArgs?: Record<string, unknown> } = {}, options: { failOpen?: boolean; point?: string } = {}) {
+function run(
+  command: string,
+  input: { toolName?: string; toolArgs?: Record<string, unknown> } = {},
+  options: { failOpen?: boolean; point?: string } = {},
+) {
   const registry = new HookRegistry({ logger: memoryLogger() });
-  registry.register(options.point ?? 'tool:pre', commandHook({ command, timeout_s: 10 }), { failOpen: options.failOpen });
-  return registry.run(options.point ?? 'tool:pre', { toolName: 'bash', toolArgs: { command: 'ls' }, sessionId: 's1', ...input });
+  registry.register(options.point ?? 'tool:pre', commandHook({ command, timeout_s: 10 }), {
+    failOpen: options.failOpen,
+  });
+  return registry.run(options.point ?? 'tool:pre', {
+    toolName: 'bash',
+    toolArgs: { command: 'ls' },
+    sessionId: 's1',
+    ...input,
+  });
 }
 
 describe('command hook', () => {
   it('passes the context as JSON on stdin', async () => {
     // The command echoes what it read back as a context injection, so the test sees exactly what arrived.
-    const script = 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.stringify({action:"inject_context",context_injection:s})))';
+    const script =
+      'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.stringify({action:"inject_context",context_injection:s})))';
     const out = await run(node(script), { toolArgs: { command: 'rm x' } });
     const seen = JSON.parse(out.contextInjections?.[0]?.content ?? '{}') as Record<string, unknown>;
-    expect(seen).toMatchObject({ hook_point: 'tool:pre', tool_name: 'bash', tool_args: { command: 'rm x' }, session_id: 's1', metadata: {} });
+    expect(seen).toMatchObject({
+      hook_point: 'tool:pre',
+      tool_name: 'bash',
+      tool_args: { command: 'rm x' },
+      session_id: 's1',
+      metadata: {},
+    });
   });
 
   it('empty stdout and exit 0 mean continue', async () => {
@@ -55,8 +73,23 @@ describe('command hook', () => {
 
   it('runs from YAML through the executor, rewriting a tool result at tool:post', async () => {
     const registry = new HookRegistry({ logger: memoryLogger() });
-    const upper = node('let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const c=JSON.parse(s);console.log(JSON.stringify({action:"modify",data:String(c.result).toUpperCase()}))})');
-    loadHookConfig({ hooks: { 'tool:pre': [{ use: 'command', config: { command: 'test "$MODE" = strict && exit 2 || exit 0', env: { MODE: 'lenient' } } }], 'tool:post': [{ use: 'command', config: { command: upper } }] } }, { registry });
+    const upper = node(
+      'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const c=JSON.parse(s);console.log(JSON.stringify({action:"modify",data:String(c.result).toUpperCase()}))})',
+    );
+    loadHookConfig(
+      {
+        hooks: {
+          'tool:pre': [
+            {
+              use: 'command',
+              config: { command: 'test "$MODE" = strict && exit 2 || exit 0', env: { MODE: 'lenient' } },
+            },
+          ],
+          'tool:post': [{ use: 'command', config: { command: upper } }],
+        },
+      },
+      { registry },
+    );
     const out = await new ToolExecutor({ registry, tools: { greet: () => 'hello' } }).execute('greet', {});
     expect(out).toMatchObject({ status: 'ok', result: 'HELLO' });
   });

@@ -22,42 +22,48 @@ afterEach(async () => {
 });
 
 describe('docs/hooks.md example', () => {
-  it('runs as written: search ok, shell blocked, deploy waits for and gets an approval', { timeout: 120_000 }, async () => {
-    const markdown = readFileSync(join(root, 'docs/hooks.md'), 'utf8');
-    const section = markdown.slice(markdown.indexOf('## Use it in your agent'));
-    const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-    expect(code).toContain("from 'tollgate/hooks'");
-    server = await startTestServer();
-    dir = mkdtempSync(join(tmpdir(), 'tollgate-doc-'));
-    const file = join(dir, 'agent.mts');
-    linkPackage(dir);
-    writeFileSync(file, code!);
+  it(
+    'runs as written: search ok, shell blocked, deploy waits for and gets an approval',
+    { timeout: 120_000 },
+    async () => {
+      const markdown = readFileSync(join(root, 'docs/hooks.md'), 'utf8');
+      const section = markdown.slice(markdown.indexOf('## Use it in your agent'));
+      const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+      expect(code).toContain("from 'tollgate/hooks'");
+      server = await startTestServer();
+      dir = mkdtempSync(join(tmpdir(), 'tollgate-doc-'));
+      const file = join(dir, 'agent.mts');
+      linkPackage(dir);
+      writeFileSync(file, code!);
 
-    const child = spawn(process.execPath, ['--import', 'tsx', file], {
-      cwd: root,
-      env: { ...process.env, TOLLGATE_URL: server.url, TOLLGATE_TOKEN: server.token },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((r) => child.on('close', r));
+      const child = spawn(process.execPath, ['--import', 'tsx', file], {
+        cwd: root,
+        env: { ...process.env, TOLLGATE_URL: server.url, TOLLGATE_TOKEN: server.token },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((r) => child.on('close', r));
 
-    const pending = await eventually(async () => {
-      const page = (await (await server!.api('/v1/requests?status=pending')).json()) as { items: ApiRequest[] };
-      if (!page.items[0]) throw new Error(`not filed yet; stderr: ${stderr}`);
-      return page.items[0];
-    }, 60_000); // tsx compiles the source tree first; a loaded machine makes that slow
-    expect(pending).toMatchObject({ tool_name: 'deploy', tool_args: { env: 'prod' }, agent_id: 'release-bot' });
-    const res = await server.api(`/v1/requests/${pending.id}/decision`, { body: { decision: 'approve', approver: 'web:me' } });
-    expect(res.status).toBe(200);
+      const pending = await eventually(async () => {
+        const page = (await (await server!.api('/v1/requests?status=pending')).json()) as { items: ApiRequest[] };
+        if (!page.items[0]) throw new Error(`not filed yet; stderr: ${stderr}`);
+        return page.items[0];
+      }, 60_000); // tsx compiles the source tree first; a loaded machine makes that slow
+      expect(pending).toMatchObject({ tool_name: 'deploy', tool_args: { env: 'prod' }, agent_id: 'release-bot' });
+      const res = await server.api(`/v1/requests/${pending.id}/decision`, {
+        body: { decision: 'approve', approver: 'web:me' },
+      });
+      expect(res.status).toBe(200);
 
-    expect(await exited).toBe(0);
-    expect(stdout).toContain("result: 'results for tollgate'");
-    expect(stdout).toContain('is not allowed by policy');
-    expect(stdout).toContain("result: 'deployed to prod'");
-  });
+      expect(await exited).toBe(0);
+      expect(stdout).toContain("result: 'results for tollgate'");
+      expect(stdout).toContain('is not allowed by policy');
+      expect(stdout).toContain("result: 'deployed to prod'");
+    },
+  );
 
   it('its YAML configuration loads, with and without the ci profile', () => {
     const markdown = readFileSync(join(root, 'docs/hooks.md'), 'utf8');

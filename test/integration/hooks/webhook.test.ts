@@ -44,7 +44,10 @@ const json = (res: ServerResponse, body: unknown, status = 200) => {
 function setup(url: string, config: Record<string, unknown> = {}) {
   const logger = memoryLogger();
   const registry = new HookRegistry({ logger });
-  loadHookConfig({ hooks: { 'tool:pre': [{ use: 'webhook', config: { url, ...config } }] } }, { registry, env: { HOOK_TOKEN: 's3cret' } });
+  loadHookConfig(
+    { hooks: { 'tool:pre': [{ use: 'webhook', config: { url, ...config } }] } },
+    { registry, env: { HOOK_TOKEN: 's3cret' } },
+  );
   const ran: Record<string, unknown>[] = [];
   const executor = new ToolExecutor({
     registry,
@@ -68,10 +71,20 @@ describe('webhook hook', () => {
     const out = await executor.execute('run_command', { command: 'ls -la' }, { sessionId: 'abc123' });
     expect(out).toMatchObject({ status: 'ok', result: 'ran ls -la' });
     expect(ran).toEqual([{ command: 'ls -la' }]);
-    expect(received[0]?.body).toEqual({ tool_name: 'run_command', arguments: { command: 'ls -la' }, session_id: 'abc123' });
+    expect(received[0]?.body).toEqual({
+      tool_name: 'run_command',
+      arguments: { command: 'ls -la' },
+      session_id: 'abc123',
+    });
     expect(received[0]?.headers.authorization).toBe('Bearer s3cret');
     // post_call notification after the tool ran
-    expect(received[1]?.body).toEqual({ event: 'post_call', tool_name: 'run_command', arguments: { command: 'ls -la' }, session_id: 'abc123', result: { success: true, output: 'ran ls -la' } });
+    expect(received[1]?.body).toEqual({
+      event: 'post_call',
+      tool_name: 'run_command',
+      arguments: { command: 'ls -la' },
+      session_id: 'abc123',
+      result: { success: true, output: 'ran ls -la' },
+    });
   });
 
   it('deny blocks with the reasoning; modify replaces the arguments', async () => {
@@ -79,21 +92,34 @@ describe('webhook hook', () => {
       if (body.event) return json(res, {});
       const args = body.arguments as { command: string };
       if (args.command.includes('sudo')) return json(res, { verdict: 'deny', reasoning: 'sudo not allowed' });
-      return json(res, { verdict: 'modify', reasoning: 'sandboxed', modified_arguments: { command: `firejail ${args.command}` } });
+      return json(res, {
+        verdict: 'modify',
+        reasoning: 'sandboxed',
+        modified_arguments: { command: `firejail ${args.command}` },
+      });
     });
     const { executor, ran } = setup(url);
     const denied = await executor.execute('run_command', { command: 'sudo reboot' });
     expect(denied.status === 'blocked' && denied.reason).toContain('sudo not allowed');
-    expect(await executor.execute('run_command', { command: 'ls' })).toMatchObject({ status: 'ok', result: 'ran firejail ls' });
+    expect(await executor.execute('run_command', { command: 'ls' })).toMatchObject({
+      status: 'ok',
+      result: 'ran firejail ls',
+    });
     expect(ran).toEqual([{ command: 'firejail ls' }]);
   });
 
   it('sends post_call notifications for failures too, and their errors change nothing', async () => {
-    const { url, received } = await startHookServer((body, res) => (body.event ? json(res, { oops: true }, 500) : json(res, { verdict: 'approve' })));
+    const { url, received } = await startHookServer((body, res) =>
+      body.event ? json(res, { oops: true }, 500) : json(res, { verdict: 'approve' }),
+    );
     const { executor, logger } = setup(url);
     const out = await executor.execute('explode', {});
     expect(out.status).toBe('error');
-    expect(received[1]?.body).toMatchObject({ event: 'post_call', tool_name: 'explode', result: { success: false, error: 'kaput' } });
+    expect(received[1]?.body).toMatchObject({
+      event: 'post_call',
+      tool_name: 'explode',
+      result: { success: false, error: 'kaput' },
+    });
     expect(logger.lines.some((l) => l.message === 'webhook post_call notification failed')).toBe(true);
   });
 
@@ -112,7 +138,9 @@ describe('webhook hook', () => {
     });
     const { executor, ran } = setup(url, { fail_open: false, timeout: 0.2, post_call: false });
     const slow = await executor.execute('run_command', { command: 'slow' });
-    expect(slow.status === 'blocked' && slow.reason).toContain('the approval webhook could not be consulted (timed out)');
+    expect(slow.status === 'blocked' && slow.reason).toContain(
+      'the approval webhook could not be consulted (timed out)',
+    );
     const broken = await executor.execute('run_command', { command: 'x' });
     expect(broken.status === 'blocked' && broken.reason).toContain('HTTP 503');
     expect(ran).toEqual([]);

@@ -3,7 +3,15 @@
  * read from the configured directory, the scope, and bad input refused with a 400 naming the field.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectedDays, expectedRows, GROUPS, historySpecs, seedHistory, SINCE, UNTIL } from '../../contracts/insights-history.js';
+import {
+  expectedDays,
+  expectedRows,
+  GROUPS,
+  historySpecs,
+  seedHistory,
+  SINCE,
+  UNTIL,
+} from '../../contracts/insights-history.js';
 import { openPostgres } from '../../../src/stores/postgres/database.js';
 import { PostgresConfirmationStore } from '../../../src/stores/postgres/store.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
@@ -33,7 +41,9 @@ describe.each(['sqlite', 'postgres'])('GET /v1/insights on %s', (dialect) => {
     if (fresh) {
       // The gateway's PostgreSQL store judges deadlines by the database's clock, which has passed the seeded days:
       // the history is written first through a store that takes the seed's times, as the store contract does.
-      const seeder = new PostgresConfirmationStore(openPostgres(fresh.url, { poolSize: 2 }), { deadlineClock: 'caller' });
+      const seeder = new PostgresConfirmationStore(openPostgres(fresh.url, { poolSize: 2 }), {
+        deadlineClock: 'caller',
+      });
       await seedHistory(seeder, specs).finally(() => seeder.close());
     }
     t = await startTestServer({ policy: DIRECTORY, ...(fresh ? { dbPath: fresh.url } : {}) });
@@ -44,21 +54,28 @@ describe.each(['sqlite', 'postgres'])('GET /v1/insights on %s', (dialect) => {
     await fresh?.drop();
   });
 
-  const get = (query: string, token?: string) => t.api(`/v1/insights?${query}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+  const get = (query: string, token?: string) =>
+    t.api(`/v1/insights?${query}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
 
   it('answers the contract shape: totals, rows by person with fast approvals, the daily series', async () => {
     const res = await get(`${window}&by=person`);
     expect(res.status, await res.clone().text()).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(body).toEqual({ since: SINCE.toISOString(), until: UNTIL.toISOString(), by: 'person', rows: expectedRows(specs, 'person'), ...expectedDays(specs) });
+    expect(body).toEqual({
+      since: SINCE.toISOString(),
+      until: UNTIL.toISOString(),
+      by: 'person',
+      rows: expectedRows(specs, 'person'),
+      ...expectedDays(specs),
+    });
   });
 
-  it('groups by the directory\'s groups (a person in two groups counts in both)', async () => {
+  it("groups by the directory's groups (a person in two groups counts in both)", async () => {
     const res = await get(`${window}&by=group`);
     expect(((await res.json()) as { rows: unknown }).rows).toEqual(expectedRows(specs, 'group'));
   });
 
-  it.each(['agent_kind', 'repo'])('groups by a coding agent\'s %s (null: requests without one)', async (by) => {
+  it.each(['agent_kind', 'repo'])("groups by a coding agent's %s (null: requests without one)", async (by) => {
     const res = await get(`${window}&by=${by}`);
     expect(res.status, await res.clone().text()).toBe(200);
     const rows = ((await res.json()) as { rows: { key: string | null }[] }).rows;

@@ -72,13 +72,15 @@ beforeAll(() => {
   seedHistory(file, { rows: 4000, days: 1095 });
   // The web inbox's card is delivered as the request is filed (the chain's trigger hashes each event).
   const open = openDatabase(file);
-  open.sqlite.exec("INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) SELECT id, 'delivered', NULL, 'web', '{}', created_at FROM confirmation_requests ORDER BY created_at");
+  open.sqlite.exec(
+    "INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) SELECT id, 'delivered', NULL, 'web', '{}', created_at FROM confirmation_requests ORDER BY created_at",
+  );
   open.close();
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('query plans of the insights reads', () => {
-  it('on SQLite, the window is searched on an index and each row\'s deliveries on its own events', async () => {
+  it("on SQLite, the window is searched on an index and each row's deliveries on its own events", async () => {
     // SQLite's insights run on a worker thread, never on the gateway's (the recorder, which sees every statement the
     // gateway's thread prepares, sees none of them); the statements the worker ran are those `insightsReads` builds,
     // explained here with the same parameters.
@@ -92,16 +94,51 @@ describe('query plans of the insights reads', () => {
     const db = new Database(file, { readonly: true });
     try {
       const since = new Date(Date.now() - 90 * 86_400_000);
-      const statements = DIMENSIONS.flatMap((by) => insightsReads({ since, until: new Date(), by: by as InsightsDimension, limit: 100, groups: [['p1', 'leads'], ['p2', 'leads']] }).map((read) => ({ label: by, ...read })));
+      const statements = DIMENSIONS.flatMap((by) =>
+        insightsReads({
+          since,
+          until: new Date(),
+          by: by as InsightsDimension,
+          limit: 100,
+          groups: [
+            ['p1', 'leads'],
+            ['p2', 'leads'],
+          ],
+        }).map((read) => ({ label: by, ...read })),
+      );
       for (const statement of statements) {
-        const plan = (db.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`).all(statement.params) as { detail: string }[]).map((r) => r.detail);
+        const plan = (
+          db.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`).all(statement.params) as { detail: string }[]
+        ).map((r) => r.detail);
         const text = `${statement.label}: ${plan.join(' | ')}`;
-        expect(plan.filter((d) => /^SCAN (confirmation_requests|confirmation_events|r|e)\b/.test(d)), text).toEqual([]);
+        expect(
+          plan.filter((d) => /^SCAN (confirmation_requests|confirmation_events|r|e)\b/.test(d)),
+          text,
+        ).toEqual([]);
         if (/^SELECT key/.test(statement.sql)) {
-          expect(plan.some((d) => /^SEARCH r USING INDEX confirmation_requests_(created|person) \(.*created_at>\? AND created_at<\?\)/.test(d)), text).toBe(true);
-          expect(plan.filter((d) => /^SEARCH e /.test(d)).every((d) => d.includes('USING COVERING INDEX confirmation_events_delivered (request_id=? AND at<?)')), text).toBe(true);
+          expect(
+            plan.some((d) =>
+              /^SEARCH r USING INDEX confirmation_requests_(created|person) \(.*created_at>\? AND created_at<\?\)/.test(
+                d,
+              ),
+            ),
+            text,
+          ).toBe(true);
+          expect(
+            plan
+              .filter((d) => /^SEARCH e /.test(d))
+              .every((d) => d.includes('USING COVERING INDEX confirmation_events_delivered (request_id=? AND at<?)')),
+            text,
+          ).toBe(true);
         } else {
-          expect(plan.some((d) => /^SEARCH confirmation_requests USING COVERING INDEX confirmation_requests_status_created \(status=\? AND created_at>\? AND created_at<\?\)/.test(d)), text).toBe(true);
+          expect(
+            plan.some((d) =>
+              /^SEARCH confirmation_requests USING COVERING INDEX confirmation_requests_status_created \(status=\? AND created_at>\? AND created_at<\?\)/.test(
+                d,
+              ),
+            ),
+            text,
+          ).toBe(true);
         }
       }
     } finally {
@@ -135,7 +172,10 @@ describe('query plans of the insights reads', () => {
       }
       await withClient(fresh.url, async (client) => {
         for (const statement of statements) {
-          const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PgNode }] }>({ text: `EXPLAIN (FORMAT JSON) ${statement.text}`, values: statement.values });
+          const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PgNode }] }>({
+            text: `EXPLAIN (FORMAT JSON) ${statement.text}`,
+            values: statement.values,
+          });
           const nodes: PgNode[] = [];
           const walk = (node: PgNode) => {
             nodes.push(node);
@@ -143,11 +183,22 @@ describe('query plans of the insights reads', () => {
           };
           walk(rows[0]!['QUERY PLAN'][0].Plan);
           const text = `${statement.label}: ${nodes.map((n) => `${n['Node Type']} ${n['Relation Name'] ?? ''} ${n['Index Name'] ?? ''}`).join(' > ')}`;
-          expect(nodes.filter((n) => n['Node Type'] === 'Seq Scan' && /^confirmation_(requests|events)$/.test(n['Relation Name'] ?? '')), text).toEqual([]);
-          expect(nodes.some((n) => /^confirmation_requests_/.test(n['Index Name'] ?? '')), text).toBe(true);
+          expect(
+            nodes.filter(
+              (n) => n['Node Type'] === 'Seq Scan' && /^confirmation_(requests|events)$/.test(n['Relation Name'] ?? ''),
+            ),
+            text,
+          ).toEqual([]);
+          expect(
+            nodes.some((n) => /^confirmation_requests_/.test(n['Index Name'] ?? '')),
+            text,
+          ).toBe(true);
           if (process.env.SHOW_PLANS) console.log(text);
           const events = nodes.filter((n) => n['Relation Name'] === 'confirmation_events');
-          expect(events.every((n) => n['Index Name'] === 'confirmation_events_delivered'), text).toBe(true);
+          expect(
+            events.every((n) => n['Index Name'] === 'confirmation_events_delivered'),
+            text,
+          ).toBe(true);
         }
       });
     }, 60_000);

@@ -38,7 +38,14 @@ const window = `since=${S_SINCE.toISOString()}&until=${S_UNTIL.toISOString()}`;
 /** What the candidate must answer for `rows`, from the rows themselves. */
 function expected(rows: ConfirmationRequest[]) {
   const command = (r: ConfirmationRequest) => String(r.toolArgs.command ?? '');
-  const rule = (r: ConfirmationRequest) => (r.toolName === 'Bash' && /^(git|ls|cat) /.test(command(r)) ? 'shell-reads' : r.toolName === 'deploy' ? 'no-deploys' : command(r) === 'npm test' ? 'npm' : 'default');
+  const rule = (r: ConfirmationRequest) =>
+    r.toolName === 'Bash' && /^(git|ls|cat) /.test(command(r))
+      ? 'shell-reads'
+      : r.toolName === 'deploy'
+        ? 'no-deploys'
+        : command(r) === 'npm test'
+          ? 'npm'
+          : 'default';
   const count = (name: string) => rows.filter((r) => rule(r) === name).length;
   const denied = rows.filter((r) => rule(r) === 'shell-reads' && r.status === 'denied').reverse();
   return {
@@ -48,7 +55,15 @@ function expected(rows: ConfirmationRequest[]) {
     changed: { auto_allow: count('shell-reads'), auto_deny: count('no-deploys'), ask: 0, rerouted: count('npm') },
     by_rule: Object.fromEntries(['shell-reads', 'no-deploys', 'npm'].map((name) => [name, count(name)])),
     denied_but_would_allow_total: denied.length,
-    denied_but_would_allow: denied.map((r) => ({ id: r.id, tool_name: 'Bash', agent_id: 'ops', responded_by_person: 'bob', reason: 'no force pushes', rule: 'shell-reads', created_at: r.createdAt.toISOString() })),
+    denied_but_would_allow: denied.map((r) => ({
+      id: r.id,
+      tool_name: 'Bash',
+      agent_id: 'ops',
+      responded_by_person: 'bob',
+      reason: 'no force pushes',
+      rule: 'shell-reads',
+      created_at: r.createdAt.toISOString(),
+    })),
   };
 }
 
@@ -61,7 +76,9 @@ describe.each(['sqlite', 'postgres'])('policy simulation on %s', (dialect) => {
   beforeAll(async () => {
     fresh = dialect === 'postgres' ? await freshDatabase({ migrate: true }) : undefined;
     if (fresh) {
-      const seeder = new PostgresConfirmationStore(openPostgres(fresh.url, { poolSize: 2 }), { deadlineClock: 'caller' });
+      const seeder = new PostgresConfirmationStore(openPostgres(fresh.url, { poolSize: 2 }), {
+        deadlineClock: 'caller',
+      });
       rows = await seedSuggestionHistory(seeder).finally(() => seeder.close());
     }
     t = await startTestServer(fresh ? { dbPath: fresh.url } : {});
@@ -78,7 +95,8 @@ describe.each(['sqlite', 'postgres'])('policy simulation on %s', (dialect) => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const post = (yaml: string, query = window, contentType = 'application/yaml') => t.api(`/v1/policy/simulate?${query}`, { method: 'POST', body: yaml, headers: { 'content-type': contentType } });
+  const post = (yaml: string, query = window, contentType = 'application/yaml') =>
+    t.api(`/v1/policy/simulate?${query}`, { method: 'POST', body: yaml, headers: { 'content-type': contentType } });
 
   it('replays the window and lists first what a person denied that the candidate allows at once', async () => {
     const res = await post(CANDIDATE);
@@ -90,22 +108,65 @@ describe.each(['sqlite', 'postgres'])('policy simulation on %s', (dialect) => {
 
   it('the CLI answers the same, and exits 2 naming the entry of a candidate that does not load', async () => {
     const printed: string[] = [];
-    const code = await policyCli(['simulate', '--config', join(dir, 'candidate.yaml'), '--db', t.dbPath, '--since', S_SINCE.toISOString(), '--until', S_UNTIL.toISOString(), '--json'], (text) => printed.push(text));
+    const code = await policyCli(
+      [
+        'simulate',
+        '--config',
+        join(dir, 'candidate.yaml'),
+        '--db',
+        t.dbPath,
+        '--since',
+        S_SINCE.toISOString(),
+        '--until',
+        S_UNTIL.toISOString(),
+        '--json',
+      ],
+      (text) => printed.push(text),
+    );
     expect(code).toBe(0);
-    expect(JSON.parse(printed.join(''))).toEqual({ since: S_SINCE.toISOString(), until: S_UNTIL.toISOString(), ...expected(rows) });
+    expect(JSON.parse(printed.join(''))).toEqual({
+      since: S_SINCE.toISOString(),
+      until: S_UNTIL.toISOString(),
+      ...expected(rows),
+    });
     printed.length = 0;
-    expect(await policyCli(['simulate', '--config', join(dir, 'candidate.yaml'), '--db', t.dbPath, '--since', S_SINCE.toISOString(), '--until', S_UNTIL.toISOString()], (text) => printed.push(text))).toBe(0);
-    expect(printed.join('')).toMatch(/DENIED by a person, but the candidate allows at once \(1\):\n {2}\S+ \S+ Bash \(agent ops\) denied by bob: no force pushes → rule shell-reads/);
+    expect(
+      await policyCli(
+        [
+          'simulate',
+          '--config',
+          join(dir, 'candidate.yaml'),
+          '--db',
+          t.dbPath,
+          '--since',
+          S_SINCE.toISOString(),
+          '--until',
+          S_UNTIL.toISOString(),
+        ],
+        (text) => printed.push(text),
+      ),
+    ).toBe(0);
+    expect(printed.join('')).toMatch(
+      /DENIED by a person, but the candidate allows at once \(1\):\n {2}\S+ \S+ Bash \(agent ops\) denied by bob: no force pushes → rule shell-reads/,
+    );
     const errors: string[] = [];
     const { simulateCommand } = await import('../../../src/cli/policy-simulate.js');
-    expect(await simulateCommand(['--config', join(dir, 'broken.yaml'), '--db', t.dbPath], () => undefined, (text) => errors.push(text))).toBe(2);
+    expect(
+      await simulateCommand(
+        ['--config', join(dir, 'broken.yaml'), '--db', t.dbPath],
+        () => undefined,
+        (text) => errors.push(text),
+      ),
+    ).toBe(2);
     expect(errors.join('')).toContain(`${join(dir, 'broken.yaml')}: policies[1] "broken".match.when`);
   });
 
   it('refuses a candidate that does not load with a 400 naming its entry, and bad input naming the field', async () => {
     const broken = await post(BROKEN);
     expect(broken.status).toBe(400);
-    expect(((await broken.json()) as { errors: { path: string }[] }).errors.map((e) => e.path)).toEqual(['candidate: policies[1] "broken".match.when']);
+    expect(((await broken.json()) as { errors: { path: string }[] }).errors.map((e) => e.path)).toEqual([
+      'candidate: policies[1] "broken".match.when',
+    ]);
     const notYaml = await post('policies: [\n');
     expect(notYaml.status).toBe(400);
     const empty = await post('');
@@ -118,7 +179,11 @@ describe.each(['sqlite', 'postgres'])('policy simulation on %s', (dialect) => {
   it('needs admin', async () => {
     const created = await t.api('/v1/tokens', { body: { name: 'auditor', scopes: ['audit:read'] } });
     const { secret } = (await created.json()) as { secret: string };
-    const res = await t.api(`/v1/policy/simulate?${window}`, { method: 'POST', body: CANDIDATE, headers: { 'content-type': 'application/yaml', authorization: `Bearer ${secret}` } });
+    const res = await t.api(`/v1/policy/simulate?${window}`, {
+      method: 'POST',
+      body: CANDIDATE,
+      headers: { 'content-type': 'application/yaml', authorization: `Bearer ${secret}` },
+    });
     expect(res.status).toBe(403);
   });
 });

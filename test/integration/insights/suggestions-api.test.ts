@@ -30,7 +30,9 @@ describe.each(['sqlite', 'postgres'])('suggestions on %s', (dialect) => {
     fresh = dialect === 'postgres' ? await freshDatabase({ migrate: true }) : undefined;
     if (fresh) {
       // Seeded through a store that takes the seed's (past) times, as insights-api.test.ts explains.
-      const seeder = new PostgresConfirmationStore(openPostgres(fresh.url, { poolSize: 2 }), { deadlineClock: 'caller' });
+      const seeder = new PostgresConfirmationStore(openPostgres(fresh.url, { poolSize: 2 }), {
+        deadlineClock: 'caller',
+      });
       await seedSuggestionHistory(seeder).finally(() => seeder.close());
     }
     t = await startTestServer({ policy: POLICY, ...(fresh ? { dbPath: fresh.url } : {}) });
@@ -45,16 +47,27 @@ describe.each(['sqlite', 'postgres'])('suggestions on %s', (dialect) => {
   });
 
   const apply = (id: string, body: unknown, token?: string) =>
-    t.api(`/v1/insights/suggestions/${id}/apply`, { body, ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}) });
+    t.api(`/v1/insights/suggestions/${id}/apply`, {
+      body,
+      ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
+    });
 
   it('lists the repeated calls over the API, and the CLI prints the same', async () => {
-    expect(suggestions.map((s) => s.summary)).toEqual(['ops calling Bash with command = "npm test"', 'ops calling Bash with command starting "git status"']);
+    expect(suggestions.map((s) => s.summary)).toEqual([
+      'ops calling Bash with command = "npm test"',
+      'ops calling Bash with command starting "git status"',
+    ]);
     const printed: string[] = [];
-    const json = await policyCli(['suggest', '--db', t.dbPath, '--since', '2026-04-01', '--min', '10', '--json'], (text) => printed.push(text));
+    const json = await policyCli(
+      ['suggest', '--db', t.dbPath, '--since', '2026-04-01', '--min', '10', '--json'],
+      (text) => printed.push(text),
+    );
     expect(json).toBe(0);
     expect((JSON.parse(printed.join('')) as SuggestionJson[]).map((s) => s.id)).toEqual(suggestions.map((s) => s.id));
     printed.length = 0;
-    expect(await policyCli(['suggest', '--db', t.dbPath, '--since', '2026-04-01'], (text) => printed.push(text))).toBe(0);
+    expect(await policyCli(['suggest', '--db', t.dbPath, '--since', '2026-04-01'], (text) => printed.push(text))).toBe(
+      0,
+    );
     expect(printed.join('')).toContain('  - name: suggested-');
     expect(printed.join('')).toContain('would have approved 12 requests at once');
   });
@@ -64,11 +77,24 @@ describe.each(['sqlite', 'postgres'])('suggestions on %s', (dialect) => {
     const res = await apply(npm.id, { expires_in_s: 3600, ...window, min: 10 });
     expect(res.status, await res.clone().text()).toBe(201);
     const { grant } = (await res.json()) as { grant: { id: string; rule: string; scope: unknown; request_id: string } };
-    expect(grant).toMatchObject({ rule: 'shell', scope: { tool_name: 'Bash', agent_id: 'ops', 'args.command': 'npm test' } });
+    expect(grant).toMatchObject({
+      rule: 'shell',
+      scope: { tool_name: 'Bash', agent_id: 'ops', 'args.command': 'npm test' },
+    });
     const list = await t.store.events(grant.request_id);
-    expect(list.find((e) => e.type === 'grant_created')?.detail).toMatchObject({ grant: grant.id, suggestion: { id: npm.id, would_auto_approve: 12, approvers: ['alice', 'bob'], nearest_denied: npm.nearest_denied!.id } });
+    expect(list.find((e) => e.type === 'grant_created')?.detail).toMatchObject({
+      grant: grant.id,
+      suggestion: {
+        id: npm.id,
+        would_auto_approve: 12,
+        approvers: ['alice', 'bob'],
+        nearest_denied: npm.nearest_denied!.id,
+      },
+    });
     const file = async (command: string) => {
-      const filed = await t.api('/v1/requests', { body: { tool_name: 'Bash', agent_id: 'ops', tool_args: { command, description: 'again' } } });
+      const filed = await t.api('/v1/requests', {
+        body: { tool_name: 'Bash', agent_id: 'ops', tool_args: { command, description: 'again' } },
+      });
       return (await filed.json()) as { status: string; responded_by: string | null };
     };
     expect(await file('npm test')).toMatchObject({ status: 'approved', responded_by: `grant:${grant.id}` });
@@ -87,7 +113,13 @@ describe.each(['sqlite', 'postgres'])('suggestions on %s', (dialect) => {
     const created = await t.api('/v1/tokens', { body: { name: 'auditor', scopes: ['audit:read'] } });
     const { secret } = (await created.json()) as { secret: string };
     expect((await apply(git.id, { expires_in_s: 3600, ...window }, secret)).status).toBe(403);
-    expect((await t.api(`/v1/insights/suggestions?since=${window.since}&until=${window.until}`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);
+    expect(
+      (
+        await t.api(`/v1/insights/suggestions?since=${window.since}&until=${window.until}`, {
+          headers: { authorization: `Bearer ${secret}` },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('answers a bad window with a 400 naming the field', async () => {

@@ -19,22 +19,35 @@ afterEach(async () => {
   database = undefined;
 });
 
-const input = JSON.stringify({ session_id: 's', cwd: '/srv/app', hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: 'terraform apply' } });
+const input = JSON.stringify({
+  session_id: 's',
+  cwd: '/srv/app',
+  hook_event_name: 'BeforeTool',
+  tool_name: 'run_shell_command',
+  tool_input: { command: 'terraform apply' },
+});
 const answer = (stdout: string) => JSON.parse(stdout) as { decision: string; reason: string };
 
 describe.each(['sqlite', 'postgres'] as const)('deferred verdicts stay with their token (%s)', (dialect) => {
-  it('another token\'s identical call neither uses the approval nor gets the refusal: it asks anew', async () => {
+  it("another token's identical call neither uses the approval nor gets the refusal: it asks anew", async () => {
     if (dialect === 'postgres') database = await freshDatabase();
     server = await startTestServer(database ? { dbPath: database.url } : {});
     const s = server;
-    const token = async (name: string) => ((await (await s.api('/v1/tokens', { body: { name, scopes: ['request:create'] } })).json()) as { secret: string }).secret;
+    const token = async (name: string) =>
+      ((await (await s.api('/v1/tokens', { body: { name, scopes: ['request:create'] } })).json()) as { secret: string })
+        .secret;
     const alice = { TOLLGATE_URL: s.url, TOLLGATE_TOKEN: await token('alice-agent') };
     const mallory = { TOLLGATE_URL: s.url, TOLLGATE_TOKEN: await token('mallory-agent') };
     const list = async () => ((await (await s.api('/v1/requests?limit=10')).json()) as { items: ApiRequest[] }).items;
 
-    expect(answer((await runHook(['gemini', '--wait', '1'], input, alice)).stdout).reason).toMatch(/Waiting for approval/);
+    expect(answer((await runHook(['gemini', '--wait', '1'], input, alice)).stdout).reason).toMatch(
+      /Waiting for approval/,
+    );
     const [asked] = await list();
-    expect((await s.api(`/v1/requests/${asked!.id}/decision`, { body: { approver: 'web:lead', decision: 'approve' } })).status).toBe(200);
+    expect(
+      (await s.api(`/v1/requests/${asked!.id}/decision`, { body: { approver: 'web:lead', decision: 'approve' } }))
+        .status,
+    ).toBe(200);
 
     // Mallory's identical call: deferred on a request of her own, not allowed by Alice's approval.
     const stolen = answer((await runHook(['gemini', '--wait', '1'], input, mallory)).stdout);

@@ -4,7 +4,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
-import { allRequests, body, childGatewaysPerTest, clientEnv, decide, pendingRequest, runCli, spawnCli } from './helpers.js';
+import {
+  allRequests,
+  body,
+  childGatewaysPerTest,
+  clientEnv,
+  decide,
+  pendingRequest,
+  runCli,
+  spawnCli,
+} from './helpers.js';
 
 // Each test starts gateways and CLIs as child processes on two shared cores.
 const SLOW = 120_000;
@@ -14,9 +23,17 @@ const { gateway } = childGatewaysPerTest('ask');
 describe('tollgate ask', { timeout: SLOW }, () => {
   it('exits 0 and prints the approver and reason when approved; the question is the prompt, routed as asked', async () => {
     const gw = await gateway();
-    const ask = spawnCli(['ask', '--channel', 'web', '--approver', 'web:alice', '--timeout', '120', 'Deploy', 'v1.2', 'to prod?'], { env: clientEnv(gw) });
+    const ask = spawnCli(
+      ['ask', '--channel', 'web', '--approver', 'web:alice', '--timeout', '120', 'Deploy', 'v1.2', 'to prod?'],
+      { env: clientEnv(gw) },
+    );
     const request = await pendingRequest(gw, (r) => r.prompt === 'Deploy v1.2 to prod?');
-    expect(request).toMatchObject({ tool_name: 'ask', agent_id: 'tollgate-ask', approvers: ['web:alice'], channels: [{ type: 'web' }] });
+    expect(request).toMatchObject({
+      tool_name: 'ask',
+      agent_id: 'tollgate-ask',
+      approvers: ['web:alice'],
+      channels: [{ type: 'web' }],
+    });
     expect(Date.parse(request.expires_at) - Date.parse(request.created_at)).toBe(120_000);
     await decide(gw, request.id, { decision: 'approve', reason: 'green build' });
     const result = await ask.done;
@@ -35,12 +52,18 @@ describe('tollgate ask', { timeout: SLOW }, () => {
   it('exits 1 when the question expires unanswered', async () => {
     const gw = await gateway();
     const result = await runCli(['ask', '--timeout', '1', '--quiet', 'Anyone?'], { env: clientEnv(gw) });
-    expect(result).toMatchObject({ code: 1, stdout: 'expired: nobody answered in time (denied by default)\n', stderr: '' });
+    expect(result).toMatchObject({
+      code: 1,
+      stdout: 'expired: nobody answered in time (denied by default)\n',
+      stderr: '',
+    });
   });
 
   it('exits 0 on expiry when --on-timeout approve says silence is consent', async () => {
     const gw = await gateway();
-    const result = await runCli(['ask', '--timeout', '1', '--on-timeout', 'approve', '--json', 'Nightly job?'], { env: clientEnv(gw) });
+    const result = await runCli(['ask', '--timeout', '1', '--on-timeout', 'approve', '--json', 'Nightly job?'], {
+      env: clientEnv(gw),
+    });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'expired', allowed: true, on_timeout: 'approve' });
   });

@@ -12,7 +12,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHookPackage } from '../../../bench/built-gateway.js';
 import { ensureBuilt, ROOT } from '../../helpers/built-package.js';
 import type { ChildGateway } from '../../helpers/child-gateway.js';
-import { childGatewaysPerTest, clientEnv, decide, pendingRequest, spawnCli, spawnProcess, type CliResult, type RunningCli } from './helpers.js';
+import {
+  childGatewaysPerTest,
+  clientEnv,
+  decide,
+  pendingRequest,
+  spawnCli,
+  spawnProcess,
+  type CliResult,
+  type RunningCli,
+} from './helpers.js';
 
 // A tsc build, gateways and CLIs as child processes on two shared cores.
 const SLOW = 300_000;
@@ -36,8 +45,19 @@ const both = (args: string[], options: (path: 'source' | 'bundle') => Options): 
 ];
 const done = async ([a, b]: [RunningCli, RunningCli]): Promise<[CliResult, CliResult]> => [await a.done, await b.done];
 
-const input = (toolUseId: string, event = 'PreToolUse', toolInput: Record<string, unknown> = { command: 'rm -rf build' }) =>
-  JSON.stringify({ session_id: `sess-${toolUseId}`, cwd: '/work/project', hook_event_name: event, tool_name: 'Bash', tool_input: toolInput, tool_use_id: toolUseId });
+const input = (
+  toolUseId: string,
+  event = 'PreToolUse',
+  toolInput: Record<string, unknown> = { command: 'rm -rf build' },
+) =>
+  JSON.stringify({
+    session_id: `sess-${toolUseId}`,
+    cwd: '/work/project',
+    hook_event_name: event,
+    tool_name: 'Bash',
+    tool_input: toolInput,
+    tool_use_id: toolUseId,
+  });
 
 /**
  * Each step and each path asks for a call of its own: the same command again is the same call (it re-attaches to a
@@ -46,7 +66,11 @@ const input = (toolUseId: string, event = 'PreToolUse', toolInput: Record<string
 const ownCall = (step: string, path: string) => ({ command: `rm -rf build-${step}-${path}` });
 
 /** Decides the pending request of each path's call alike; resolves with the request ids (source, bundle). */
-async function decideBoth(gw: ChildGateway, id: (path: string) => string, decision: Parameters<typeof decide>[2]): Promise<string[]> {
+async function decideBoth(
+  gw: ChildGateway,
+  id: (path: string) => string,
+  decision: Parameters<typeof decide>[2],
+): Promise<string[]> {
   const ids: string[] = [];
   for (const path of ['source', 'bundle']) {
     const request = await pendingRequest(gw, (r) => r.tool_call_id === id(path));
@@ -61,27 +85,53 @@ describe('the claude-hook bundle', { timeout: SLOW }, () => {
     const gw = await gateway();
     const env = clientEnv(gw);
 
-    const allowed = both(['--timeout', '60'], (path) => ({ stdin: input(`toolu_allow_${path}`, 'PreToolUse', ownCall('allow', path)), env }));
-    await decideBoth(gw, (path) => `toolu_allow_${path}`, { decision: 'approve', reason: 'build dir only', approved_args: { command: 'rm -rf ./build' } });
+    const allowed = both(['--timeout', '60'], (path) => ({
+      stdin: input(`toolu_allow_${path}`, 'PreToolUse', ownCall('allow', path)),
+      env,
+    }));
+    await decideBoth(gw, (path) => `toolu_allow_${path}`, {
+      decision: 'approve',
+      reason: 'build dir only',
+      approved_args: { command: 'rm -rf ./build' },
+    });
     const [sourceAllow, bundleAllow] = await done(allowed);
     expect(sourceAllow).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(sourceAllow.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'allow', updatedInput: { command: 'rm -rf ./build' } } });
+    expect(JSON.parse(sourceAllow.stdout)).toMatchObject({
+      hookSpecificOutput: { permissionDecision: 'allow', updatedInput: { command: 'rm -rf ./build' } },
+    });
     expect(bundleAllow).toEqual(sourceAllow);
 
-    const denied = both([], (path) => ({ stdin: input(`toolu_deny_${path}`, 'PreToolUse', ownCall('deny', path)), env }));
-    await decideBoth(gw, (path) => `toolu_deny_${path}`, { decision: 'deny', approver: 'web:bob', reason: 'not on main' });
+    const denied = both([], (path) => ({
+      stdin: input(`toolu_deny_${path}`, 'PreToolUse', ownCall('deny', path)),
+      env,
+    }));
+    await decideBoth(gw, (path) => `toolu_deny_${path}`, {
+      decision: 'deny',
+      approver: 'web:bob',
+      reason: 'not on main',
+    });
     const [sourceDeny, bundleDeny] = await done(denied);
     expect(JSON.parse(sourceDeny.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny' } });
     expect(bundleDeny).toEqual(sourceDeny);
 
     // A deferred deny names the request, its link and when it expires: the same words once each names its own.
-    const [sourcePending, bundlePending] = await done(both(['--timeout', '1', '--expires', '600'], (path) => ({ stdin: input(`toolu_late_${path}`, 'PreToolUse', ownCall('late', path)), env })));
+    const [sourcePending, bundlePending] = await done(
+      both(['--timeout', '1', '--expires', '600'], (path) => ({
+        stdin: input(`toolu_late_${path}`, 'PreToolUse', ownCall('late', path)),
+        env,
+      })),
+    );
     const ids = await decideBoth(gw, (path) => `toolu_late_${path}`, { decision: 'approve' });
     expect(sourcePending.stdout).toMatch(/Waiting for approval: /);
-    const own = (result: CliResult, id: string) => ({ ...result, stdout: result.stdout.replaceAll(id, '<id>').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<time>') });
+    const own = (result: CliResult, id: string) => ({
+      ...result,
+      stdout: result.stdout.replaceAll(id, '<id>').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<time>'),
+    });
     expect(own(bundlePending, ids[1]!)).toEqual(own(sourcePending, ids[0]!));
 
-    const [sourceReceipt, bundleReceipt] = await done(both([], (path) => ({ stdin: input(`toolu_allow_${path}`, 'PostToolUse', ownCall('allow', path)), env })));
+    const [sourceReceipt, bundleReceipt] = await done(
+      both([], (path) => ({ stdin: input(`toolu_allow_${path}`, 'PostToolUse', ownCall('allow', path)), env })),
+    );
     expect(sourceReceipt).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(bundleReceipt).toEqual(sourceReceipt);
   });
@@ -92,7 +142,14 @@ describe('the claude-hook bundle', { timeout: SLOW }, () => {
     const cases: [string, string[], Options][] = [
       ['bad flag, gateway up', ['--on-timeout', 'maybe'], { stdin: input('toolu_flag'), env }],
       ['invalid input, gateway up', [], { stdin: JSON.stringify({ tool_name: 'Bash', session_id: 's' }), env }],
-      ['invalid input, gateway down', [], { stdin: JSON.stringify({ tool_name: 'Bash', tool_input: 'ls' }), env: { TOLLGATE_URL: 'http://127.0.0.1:9', TOLLGATE_TOKEN: 't' } }],
+      [
+        'invalid input, gateway down',
+        [],
+        {
+          stdin: JSON.stringify({ tool_name: 'Bash', tool_input: 'ls' }),
+          env: { TOLLGATE_URL: 'http://127.0.0.1:9', TOLLGATE_TOKEN: 't' },
+        },
+      ],
       ['wrong token', [], { stdin: input('toolu_401'), env: { ...env, TOLLGATE_TOKEN: 'wrong' } }],
       ['no token', [], { stdin: input('toolu_x'), env: { ...env, TOLLGATE_TOKEN: '' } }],
       ['not JSON', [], { stdin: 'not json', env }],
@@ -128,7 +185,9 @@ describe('the claude-hook bundle', { timeout: SLOW }, () => {
       '    out += chunk',
       'sys.stdout.write(str(p.wait()) + " " + out.decode())',
     ].join('\n');
-    const hook = spawnProcess('python3', ['-c', script, process.execPath, bundled.bin, input('toolu_nonblocking')], { env: clientEnv(gw) });
+    const hook = spawnProcess('python3', ['-c', script, process.execPath, bundled.bin, input('toolu_nonblocking')], {
+      env: clientEnv(gw),
+    });
     const request = await pendingRequest(gw, (r) => r.tool_call_id === 'toolu_nonblocking');
     const edited = { command: 'x'.repeat(200_000) };
     await decide(gw, request.id, { decision: 'approve', approved_args: edited });
@@ -136,13 +195,22 @@ describe('the claude-hook bundle', { timeout: SLOW }, () => {
     expect(result.stderr).toBe('');
     const [code, ...answer] = result.stdout.split(' ');
     expect(code).toBe('0');
-    expect(JSON.parse(answer.join(' '))).toMatchObject({ hookSpecificOutput: { permissionDecision: 'allow', updatedInput: edited } });
+    expect(JSON.parse(answer.join(' '))).toMatchObject({
+      hookSpecificOutput: { permissionDecision: 'allow', updatedInput: edited },
+    });
   });
 
-  it('runs the coding agents\' hooks (tollgate hook <agent>) from the same bundle, answering as the unbundled hook does', async () => {
+  it("runs the coding agents' hooks (tollgate hook <agent>) from the same bundle, answering as the unbundled hook does", async () => {
     const gw = await gateway();
     const env = clientEnv(gw);
-    const agentInput = (command: string) => JSON.stringify({ session_id: 's-g', cwd: '/work/project', hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command } });
+    const agentInput = (command: string) =>
+      JSON.stringify({
+        session_id: 's-g',
+        cwd: '/work/project',
+        hook_event_name: 'BeforeTool',
+        tool_name: 'run_shell_command',
+        tool_input: { command },
+      });
     const hookBoth = (agent: string, args: string[], stdin: string): [RunningCli, RunningCli] => [
       spawnCli(['hook', agent, ...args], { stdin, env }),
       spawnProcess(process.execPath, [bundled.bin, 'hook', agent, ...args], { stdin, env }),
@@ -152,7 +220,10 @@ describe('the claude-hook bundle', { timeout: SLOW }, () => {
     const request = await pendingRequest(gw, (r) => r.agent_kind === 'gemini');
     await decide(gw, request.id, { decision: 'deny', approver: 'web:bob', reason: 'not on main' });
     const [source, bundle] = await done(denied);
-    expect(JSON.parse(source.stdout)).toMatchObject({ decision: 'deny', reason: expect.stringContaining('Denied by web:bob: not on main') });
+    expect(JSON.parse(source.stdout)).toMatchObject({
+      decision: 'deny',
+      reason: expect.stringContaining('Denied by web:bob: not on main'),
+    });
     expect(bundle).toEqual(source);
     for (const agent of ['codex', 'cline', 'cursor']) {
       const [badSource, badBundle] = await done(hookBoth(agent, [], 'not json'));
@@ -161,13 +232,31 @@ describe('the claude-hook bundle', { timeout: SLOW }, () => {
     }
   });
 
-  it('holds the hook\'s own modules only: no package, and the validators (zod) stay lazy files of dist/src', () => {
+  it("holds the hook's own modules only: no package, and the validators (zod) stay lazy files of dist/src", () => {
     const inputs = Object.keys(bundled.metafile.inputs);
     expect(inputs).toContain('src/cli/claude-hook.ts');
     // Every coding agent's adapter shares the bundle (`tollgate hook <agent>`).
-    for (const agent of ['codex', 'gemini', 'qwen', 'opencode', 'cline', 'copilot', 'cursor']) expect(inputs).toContain(`src/agents/${agent}.ts`);
+    for (const agent of ['codex', 'gemini', 'qwen', 'opencode', 'cline', 'copilot', 'cursor'])
+      expect(inputs).toContain(`src/agents/${agent}.ts`);
     expect(inputs.filter((file) => !file.startsWith('src/'))).toEqual([]);
-    for (const unused of ['better-sqlite3', 'express', 'pg', 'bullmq', 'ioredis', 'zod', '@slack', 'grammy', '@larksuiteoapi', '@discordjs', 'nodemailer', 'pino', 'src/http/', 'src/cli/claude-hook-check.ts', 'src/cli/request-flags.ts', 'src/integrations/claude-code.ts']) {
+    for (const unused of [
+      'better-sqlite3',
+      'express',
+      'pg',
+      'bullmq',
+      'ioredis',
+      'zod',
+      '@slack',
+      'grammy',
+      '@larksuiteoapi',
+      '@discordjs',
+      'nodemailer',
+      'pino',
+      'src/http/',
+      'src/cli/claude-hook-check.ts',
+      'src/cli/request-flags.ts',
+      'src/integrations/claude-code.ts',
+    ]) {
       expect(inputs.filter((file) => file.includes(unused))).toEqual([]);
     }
     // Of the request domain only the agent kinds' table (no imports of its own) is the hook's.
@@ -180,4 +269,3 @@ describe('the claude-hook bundle', { timeout: SLOW }, () => {
     ]);
   });
 });
-

@@ -9,7 +9,16 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { allRequests, childGatewaysPerTest, clientEnv, decide, eventsOf, pendingRequest, runCli, spawnCli } from './helpers.js';
+import {
+  allRequests,
+  childGatewaysPerTest,
+  clientEnv,
+  decide,
+  eventsOf,
+  pendingRequest,
+  runCli,
+  spawnCli,
+} from './helpers.js';
 
 // Each test starts gateways and CLIs as child processes on two shared cores.
 const SLOW = 120_000;
@@ -28,7 +37,15 @@ const hookInput = (toolUseId: string, toolInput: Record<string, unknown> = { com
     tool_use_id: toolUseId,
   });
 
-const output = (stdout: string) => JSON.parse(stdout) as { hookSpecificOutput: { hookEventName: string; permissionDecision: string; permissionDecisionReason: string; updatedInput?: Record<string, unknown> } };
+const output = (stdout: string) =>
+  JSON.parse(stdout) as {
+    hookSpecificOutput: {
+      hookEventName: string;
+      permissionDecision: string;
+      permissionDecisionReason: string;
+      updatedInput?: Record<string, unknown>;
+    };
+  };
 
 describe('tollgate claude-hook', { timeout: SLOW }, () => {
   it('files the tool call as a request and allows it with the approver-edited input', async () => {
@@ -43,7 +60,11 @@ describe('tollgate claude-hook', { timeout: SLOW }, () => {
       idempotency_key: 'claude-code:toolu_allow',
       metadata: { source: 'claude-code', cwd: '/work/project', permission_mode: 'default' },
     });
-    await decide(gw, request.id, { decision: 'approve', reason: 'build dir only', approved_args: { command: 'rm -rf ./build' } });
+    await decide(gw, request.id, {
+      decision: 'approve',
+      reason: 'build dir only',
+      approved_args: { command: 'rm -rf ./build' },
+    });
     const result = await hook.done;
     expect(result.code).toBe(0);
     expect(output(result.stdout).hookSpecificOutput).toEqual({
@@ -54,7 +75,7 @@ describe('tollgate claude-hook', { timeout: SLOW }, () => {
     });
   });
 
-  it('denies with the approver\'s reason for the model to read', async () => {
+  it("denies with the approver's reason for the model to read", async () => {
     const gw = await gateway();
     const hook = spawnCli(['claude-hook'], { stdin: hookInput('toolu_deny'), env: clientEnv(gw) });
     const request = await pendingRequest(gw, (r) => r.tool_call_id === 'toolu_deny');
@@ -69,7 +90,10 @@ describe('tollgate claude-hook', { timeout: SLOW }, () => {
 
   it('denies when the request expires unanswered', async () => {
     const gw = await gateway();
-    const result = await runCli(['claude-hook', '--expires', '1'], { stdin: hookInput('toolu_expire'), env: clientEnv(gw) });
+    const result = await runCli(['claude-hook', '--expires', '1'], {
+      stdin: hookInput('toolu_expire'),
+      env: clientEnv(gw),
+    });
     expect(result.code).toBe(0);
     const out = output(result.stdout).hookSpecificOutput;
     expect(out.permissionDecision).toBe('deny');
@@ -92,27 +116,41 @@ describe('tollgate claude-hook', { timeout: SLOW }, () => {
 
   it('asks again when a stopping gateway (SIGTERM) answers "still pending" early, and gets the verdict from the new process', async () => {
     const first = await gateway();
-    const hook = spawnCli(['claude-hook', '--timeout', '90'], { stdin: hookInput('toolu_sigterm'), env: clientEnv(first) });
+    const hook = spawnCli(['claude-hook', '--timeout', '90'], {
+      stdin: hookInput('toolu_sigterm'),
+      env: clientEnv(first),
+    });
     const request = await pendingRequest(first, (r) => r.tool_call_id === 'toolu_sigterm');
     expect(await first.kill('SIGTERM')).toBe(0);
     const second = await gateway();
     await decide(second, request.id, { decision: 'approve', reason: 'after the restart' });
     const result = await hook.done;
     expect(result.code).toBe(0);
-    expect(output(result.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'allow', permissionDecisionReason: 'Approved by web:alice: after the restart' });
+    expect(output(result.stdout).hookSpecificOutput).toMatchObject({
+      permissionDecision: 'allow',
+      permissionDecisionReason: 'Approved by web:alice: after the restart',
+    });
     expect(await allRequests(second)).toHaveLength(1);
   });
 
   it('answers a deferred deny with the link before its timeout; a retry re-attaches, and the same call asked again is allowed once approved', async () => {
     const gw = await gateway();
-    const first = await runCli(['claude-hook', '--timeout', '1', '--expires', '600'], { stdin: hookInput('toolu_late'), env: clientEnv(gw) });
+    const first = await runCli(['claude-hook', '--timeout', '1', '--expires', '600'], {
+      stdin: hookInput('toolu_late'),
+      env: clientEnv(gw),
+    });
     expect(first.code).toBe(0);
     const pending = output(first.stdout).hookSpecificOutput;
     expect(pending.permissionDecision).toBe('deny');
-    expect(pending.permissionDecisionReason).toMatch(/^Waiting for approval: .*\/ui\/requests\/.* — run the same command again once it is approved/);
+    expect(pending.permissionDecisionReason).toMatch(
+      /^Waiting for approval: .*\/ui\/requests\/.* — run the same command again once it is approved/,
+    );
 
     // The model retried the same call under a new tool_use_id while nobody had decided: same request, no second card.
-    const retried = await runCli(['claude-hook', '--timeout', '1'], { stdin: hookInput('toolu_late_retry'), env: clientEnv(gw) });
+    const retried = await runCli(['claude-hook', '--timeout', '1'], {
+      stdin: hookInput('toolu_late_retry'),
+      env: clientEnv(gw),
+    });
     expect(output(retried.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
     const [request, ...others] = await allRequests(gw);
     expect(others).toHaveLength(0);
@@ -121,16 +159,28 @@ describe('tollgate claude-hook', { timeout: SLOW }, () => {
     await decide(gw, request!.id, { decision: 'approve', reason: 'ok now' });
 
     // A new session's retry (as `claude -p` run again makes it) under a new tool_use_id: allowed at once, no new card.
-    const again = await runCli(['claude-hook', '--timeout', '1'], { stdin: JSON.stringify({ ...JSON.parse(hookInput('toolu_late_again')), session_id: 'sess-2' }), env: clientEnv(gw) });
+    const again = await runCli(['claude-hook', '--timeout', '1'], {
+      stdin: JSON.stringify({ ...JSON.parse(hookInput('toolu_late_again')), session_id: 'sess-2' }),
+      env: clientEnv(gw),
+    });
     expect(again.code).toBe(0);
-    expect(output(again.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'allow', permissionDecisionReason: 'Approved by web:alice: ok now' });
+    expect(output(again.stdout).hookSpecificOutput).toMatchObject({
+      permissionDecision: 'allow',
+      permissionDecisionReason: 'Approved by web:alice: ok now',
+    });
     expect(await allRequests(gw)).toHaveLength(1);
   });
 
   it('denies (exit 0) a tool_use_id reused with other input instead of letting it through', async () => {
     const gw = await gateway();
-    await runCli(['claude-hook', '--timeout', '1'], { stdin: hookInput('toolu_reuse', { command: 'ls' }), env: clientEnv(gw) });
-    const result = await runCli(['claude-hook', '--timeout', '1'], { stdin: hookInput('toolu_reuse', { command: 'rm -rf /' }), env: clientEnv(gw) });
+    await runCli(['claude-hook', '--timeout', '1'], {
+      stdin: hookInput('toolu_reuse', { command: 'ls' }),
+      env: clientEnv(gw),
+    });
+    const result = await runCli(['claude-hook', '--timeout', '1'], {
+      stdin: hookInput('toolu_reuse', { command: 'rm -rf /' }),
+      env: clientEnv(gw),
+    });
     expect(result.code).toBe(0);
     expect(output(result.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' });
     expect(output(result.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/idempotency_key/);
@@ -146,7 +196,10 @@ describe('tollgate claude-hook', { timeout: SLOW }, () => {
     expect(output(pre.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/^Waiting for approval/);
     const [request] = await allRequests(gw);
     await decide(gw, request!.id, { decision: 'approve' });
-    const post = await runCli(['claude-hook'], { stdin: JSON.stringify({ ...JSON.parse(hookInput('toolu_scoped')), hook_event_name: 'PostToolUse' }), env });
+    const post = await runCli(['claude-hook'], {
+      stdin: JSON.stringify({ ...JSON.parse(hookInput('toolu_scoped')), hook_event_name: 'PostToolUse' }),
+      env,
+    });
     expect(post).toMatchObject({ code: 0, stdout: '' });
     expect((await eventsOf(gw, request!.id)).map((e) => e.type)).toContain('executed');
   });
@@ -156,9 +209,17 @@ describe('tollgate claude-hook', { timeout: SLOW }, () => {
     it.each([
       ['not JSON', 'this is not json', /not valid JSON/],
       ['empty stdin', '', /no hook input on stdin/],
-      ['no tool_input', JSON.stringify({ tool_name: 'Bash', session_id: 's' }), /invalid hook input: tool_input: required/],
+      [
+        'no tool_input',
+        JSON.stringify({ tool_name: 'Bash', session_id: 's' }),
+        /invalid hook input: tool_input: required/,
+      ],
       ['tool_input not an object', JSON.stringify({ tool_name: 'Bash', tool_input: 'ls' }), /tool_input/],
-      ['another hook event', JSON.stringify({ hook_event_name: 'Stop', tool_name: 'Bash', tool_input: {} }), /hook_event_name: this hook handles "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure" events only/],
+      [
+        'another hook event',
+        JSON.stringify({ hook_event_name: 'Stop', tool_name: 'Bash', tool_input: {} }),
+        /hook_event_name: this hook handles "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure" events only/,
+      ],
     ])('%s', async (_name, stdin, message) => {
       const result = await runCli(['claude-hook'], { stdin, env });
       expect(result.code).toBe(2);
@@ -167,7 +228,10 @@ describe('tollgate claude-hook', { timeout: SLOW }, () => {
     });
 
     it('a missing token', async () => {
-      const result = await runCli(['claude-hook'], { stdin: hookInput('toolu_x'), env: { TOLLGATE_URL: 'http://127.0.0.1:9', TOLLGATE_TOKEN: '' } });
+      const result = await runCli(['claude-hook'], {
+        stdin: hookInput('toolu_x'),
+        env: { TOLLGATE_URL: 'http://127.0.0.1:9', TOLLGATE_TOKEN: '' },
+      });
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/TOLLGATE_TOKEN/);
     });
@@ -180,15 +244,28 @@ describe('tollgate claude-hook', { timeout: SLOW }, () => {
 
     it('the same words from a gateway that is up, and nothing filed', async () => {
       const gw = await gateway();
-      const input = await runCli(['claude-hook'], { stdin: JSON.stringify({ tool_name: 'Bash', session_id: 's' }), env: clientEnv(gw) });
-      expect(input).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/invalid hook input: tool_input: required/) });
-      const flag = await runCli(['claude-hook', '--on-timeout', 'maybe'], { stdin: hookInput('toolu_flag'), env: clientEnv(gw) });
+      const input = await runCli(['claude-hook'], {
+        stdin: JSON.stringify({ tool_name: 'Bash', session_id: 's' }),
+        env: clientEnv(gw),
+      });
+      expect(input).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr: expect.stringMatching(/invalid hook input: tool_input: required/),
+      });
+      const flag = await runCli(['claude-hook', '--on-timeout', 'maybe'], {
+        stdin: hookInput('toolu_flag'),
+        env: clientEnv(gw),
+      });
       expect(flag).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/--on-timeout/) });
       expect(await allRequests(gw)).toHaveLength(0);
     });
 
     it('input over 1 MiB', async () => {
-      const result = await runCli(['claude-hook'], { stdin: hookInput('toolu_big', { content: 'x'.repeat(1024 * 1024) }), env });
+      const result = await runCli(['claude-hook'], {
+        stdin: hookInput('toolu_big', { content: 'x'.repeat(1024 * 1024) }),
+        env,
+      });
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/hook input is larger than 1048576 bytes/);
     });
@@ -205,7 +282,10 @@ describe('tollgate claude-hook', { timeout: SLOW }, () => {
       await once(proxy, 'listening');
       try {
         const { port } = proxy.address() as { port: number };
-        const result = await runCli(['claude-hook'], { stdin: hookInput('toolu_proxy'), env: { TOLLGATE_URL: `http://127.0.0.1:${port}`, TOLLGATE_TOKEN: 't' } });
+        const result = await runCli(['claude-hook'], {
+          stdin: hookInput('toolu_proxy'),
+          env: { TOLLGATE_URL: `http://127.0.0.1:${port}`, TOLLGATE_TOKEN: 't' },
+        });
         expect(result).toMatchObject({ code: 2, stdout: '' });
         expect(result.stderr).toMatch(/not a hook answer: <html>welcome/);
       } finally {
@@ -215,7 +295,10 @@ describe('tollgate claude-hook', { timeout: SLOW }, () => {
 
     it('a wrong token (the gateway answers 401)', async () => {
       const gw = await gateway();
-      const result = await runCli(['claude-hook'], { stdin: hookInput('toolu_401'), env: { TOLLGATE_URL: gw.url, TOLLGATE_TOKEN: 'wrong' } });
+      const result = await runCli(['claude-hook'], {
+        stdin: hookInput('toolu_401'),
+        env: { TOLLGATE_URL: gw.url, TOLLGATE_TOKEN: 'wrong' },
+      });
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/gateway answered 401: invalid bearer token/);
     });

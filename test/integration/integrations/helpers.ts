@@ -80,12 +80,23 @@ export interface RunningCli {
  * itself, and test/agents runs the bundle as users do.
  */
 export function spawnCli(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): RunningCli {
-  return spawnProcess(process.execPath, [compiledCliSync(), ...args], { ...options, env: { TOLLGATE_CLI: '1', ...options.env } });
+  return spawnProcess(process.execPath, [compiledCliSync(), ...args], {
+    ...options,
+    env: { TOLLGATE_CLI: '1', ...options.env },
+  });
 }
 
 /** Starts any program (python3) the same way. */
-export function spawnProcess(command: string, args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): RunningCli {
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+export function spawnProcess(
+  command: string,
+  args: string[],
+  options: { stdin?: string; env?: Record<string, string> } = {},
+): RunningCli {
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -96,7 +107,10 @@ export function spawnProcess(command: string, args: string[], options: { stdin?:
 }
 
 /** Runs a command to completion. */
-export function runCli(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { stdin?: string; env?: Record<string, string> } = {},
+): Promise<CliResult> {
   return spawnCli(args, options).done;
 }
 
@@ -112,16 +126,29 @@ export async function body<T = ApiRequest>(response: Promise<Response> | Respons
 
 /** Waits until a pending request matching `match` exists, and returns it. */
 export async function pendingRequest(gateway: ChildGateway, match: (r: ApiRequest) => boolean): Promise<ApiRequest> {
-  return eventually(async () => {
-    const { items } = await body<{ items: ApiRequest[] }>(gateway.api('/v1/requests?status=pending&limit=100'));
-    const found = items.find(match);
-    if (!found) throw new Error('no matching pending request yet');
-    return found;
-  }, 60_000, 50);
+  return eventually(
+    async () => {
+      const { items } = await body<{ items: ApiRequest[] }>(gateway.api('/v1/requests?status=pending&limit=100'));
+      const found = items.find(match);
+      if (!found) throw new Error('no matching pending request yet');
+      return found;
+    },
+    60_000,
+    50,
+  );
 }
 
 /** Decides a request through the API, expecting success. */
-export async function decide(gateway: ChildGateway, id: string, decision: { decision: 'approve' | 'deny'; approver?: string; reason?: string; approved_args?: Record<string, unknown> }): Promise<ApiRequest> {
+export async function decide(
+  gateway: ChildGateway,
+  id: string,
+  decision: {
+    decision: 'approve' | 'deny';
+    approver?: string;
+    reason?: string;
+    approved_args?: Record<string, unknown>;
+  },
+): Promise<ApiRequest> {
   const response = await gateway.api(`/v1/requests/${id}/decision`, { body: { approver: 'web:alice', ...decision } });
   if (response.status !== 200) throw new Error(`decision failed: ${response.status} ${await response.text()}`);
   return (await response.json()) as ApiRequest;
@@ -133,7 +160,13 @@ export async function allRequests(gateway: ChildGateway): Promise<ApiRequest[]> 
 }
 
 /** The audit events of a request. */
-export async function eventsOf(gateway: ChildGateway, id: string): Promise<{ type: string; actor: string | null; detail: Record<string, unknown> }[]> {
-  const response = await fetch(`${gateway.url}/v1/requests/${id}/events`, { headers: { authorization: `Bearer ${gateway.token}`, accept: 'application/json' } });
-  return (await body<{ items: { type: string; actor: string | null; detail: Record<string, unknown> }[] }>(response)).items;
+export async function eventsOf(
+  gateway: ChildGateway,
+  id: string,
+): Promise<{ type: string; actor: string | null; detail: Record<string, unknown> }[]> {
+  const response = await fetch(`${gateway.url}/v1/requests/${id}/events`, {
+    headers: { authorization: `Bearer ${gateway.token}`, accept: 'application/json' },
+  });
+  return (await body<{ items: { type: string; actor: string | null; detail: Record<string, unknown> }[] }>(response))
+    .items;
 }

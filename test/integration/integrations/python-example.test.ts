@@ -11,7 +11,8 @@ const SLOW = 120_000;
 const SCRIPT = 'examples/python/gate_tool_call.py';
 const { gateway } = childGatewaysPerTest('python');
 
-const python = (gw: { url: string; token: string }, ...args: string[]) => spawnProcess('python3', [SCRIPT, ...args], { env: clientEnv(gw) });
+const python = (gw: { url: string; token: string }, ...args: string[]) =>
+  spawnProcess('python3', [SCRIPT, ...args], { env: clientEnv(gw) });
 
 describe('examples/python/gate_tool_call.py', { timeout: SLOW }, () => {
   it('runs the tool with the approver-edited arguments once approved', async () => {
@@ -22,7 +23,9 @@ describe('examples/python/gate_tool_call.py', { timeout: SLOW }, () => {
     await decide(gw, request.id, { decision: 'approve', approved_args: { path: '/tmp/old/cache' } });
     const result = await run.done;
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe('approved: running delete_path with {"path": "/tmp/old/cache"}\ndeleted /tmp/old/cache\n');
+    expect(result.stdout).toBe(
+      'approved: running delete_path with {"path": "/tmp/old/cache"}\ndeleted /tmp/old/cache\n',
+    );
   });
 
   it('does not run the tool when denied, and says why', async () => {
@@ -62,7 +65,10 @@ describe('examples/python/gate_tool_call.py', { timeout: SLOW }, () => {
 
   it('reports malformed input: bad JSON locally, a non-object argument list from the gateway (exit 2)', async () => {
     const gw = await gateway();
-    const [notJson, notObject] = await Promise.all([python(gw, 'delete_path', '{oops').done, python(gw, 'delete_path', '[1, 2]').done]);
+    const [notJson, notObject] = await Promise.all([
+      python(gw, 'delete_path', '{oops').done,
+      python(gw, 'delete_path', '[1, 2]').done,
+    ]);
     expect(notJson.code).toBe(2);
     expect(notJson.stderr).toMatch(/not JSON/);
     expect(notObject.code).toBe(2);

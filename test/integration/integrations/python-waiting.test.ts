@@ -35,7 +35,9 @@ describe('examples/python/gate_tool_call.py while waiting', () => {
     expect(stderr).toContain('approvers: anyone who sees the card');
     // Still waiting: nothing decided, nothing run.
     expect(stdout).toBe('');
-    expect((await (await t.api(`/v1/requests/${id}`)).json()) as { status: string }).toMatchObject({ status: 'pending' });
+    expect((await (await t.api(`/v1/requests/${id}`)).json()) as { status: string }).toMatchObject({
+      status: 'pending',
+    });
     await t.api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver: 'web:admin' } });
     expect(await exited).toBe(0);
     expect(stdout).toContain('deleted /tmp/py-wait');
@@ -45,7 +47,12 @@ describe('examples/python/gate_tool_call.py while waiting', () => {
 describe('what a newcomer copies from README.md and docs/', () => {
   it('uses TOLLGATE_TOKEN (never a bare TOKEN) and npx tollgate in the README', async () => {
     const { readFileSync, readdirSync } = await import('node:fs');
-    const files = ['README.md', ...readdirSync('docs').filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const files = [
+      'README.md',
+      ...readdirSync('docs')
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ];
     for (const file of files) {
       const text = readFileSync(file, 'utf8');
       expect(text, file).not.toMatch(/\$\{?TOKEN\b|(^|\s)TOKEN=/m);
@@ -54,6 +61,10 @@ describe('what a newcomer copies from README.md and docs/', () => {
     const shell = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).join('\n');
     expect(shell).toContain('npx tollgate');
     // In a clone `tollgate` is not on PATH: every command in the README's shell blocks goes through npx.
-    expect(shell.split('\n').filter((line) => /(^|[\s;&|(]|\$\()tollgate [a-z]/.test(line) && !/npx tollgate [a-z]/.test(line))).toEqual([]);
+    expect(
+      shell
+        .split('\n')
+        .filter((line) => /(^|[\s;&|(]|\$\()tollgate [a-z]/.test(line) && !/npx tollgate [a-z]/.test(line)),
+    ).toEqual([]);
   });
 });

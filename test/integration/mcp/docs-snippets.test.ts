@@ -10,7 +10,10 @@ import { parseArgs } from '../../../src/cli/args.js';
 
 const DOC = readFileSync(fileURLToPath(new URL('../../../docs/mcp.md', import.meta.url)), 'utf8');
 /** Each ```json block with the heading it sits under. */
-const snippets = [...DOC.matchAll(/^### (.+)\n[\s\S]*?```json\n([\s\S]*?)```/gm)].map((m) => ({ heading: m[1]!, config: JSON.parse(m[2]!) as Record<string, unknown> }));
+const snippets = [...DOC.matchAll(/^### (.+)\n[\s\S]*?```json\n([\s\S]*?)```/gm)].map((m) => ({
+  heading: m[1]!,
+  config: JSON.parse(m[2]!) as Record<string, unknown>,
+}));
 
 interface Entry {
   type?: string;
@@ -21,7 +24,12 @@ interface Entry {
 
 describe('docs/mcp.md client configurations', () => {
   it('has one for each client', () => {
-    expect(snippets.map((s) => s.heading)).toEqual(['Claude Desktop', 'Cursor', 'VS Code', 'A remote (Streamable HTTP) server']);
+    expect(snippets.map((s) => s.heading)).toEqual([
+      'Claude Desktop',
+      'Cursor',
+      'VS Code',
+      'A remote (Streamable HTTP) server',
+    ]);
   });
 
   it.each(snippets)('$heading: the documented shape and arguments tollgate mcp accepts', ({ heading, config }) => {

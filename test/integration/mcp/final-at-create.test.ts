@@ -16,7 +16,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
 import { mcpCommand } from './helpers.js';
 
-
 let http: HttpServer;
 let client: Client;
 let dir: string;
@@ -54,7 +53,10 @@ beforeEach(async () => {
       res.setHeader('content-type', 'application/json');
       if (req.method === 'POST' && req.url === '/v1/requests') res.writeHead(201).end(JSON.stringify(decide(body!)));
       else if (req.method === 'POST' && req.url!.endsWith('/receipt')) res.writeHead(201).end('{}');
-      else res.writeHead(404).end(JSON.stringify({ title: 'not here', status: 404, detail: `unexpected ${req.method} ${req.url}` }));
+      else
+        res
+          .writeHead(404)
+          .end(JSON.stringify({ title: 'not here', status: 404, detail: `unexpected ${req.method} ${req.url}` }));
     });
   });
   http.listen(0, '127.0.0.1');
@@ -65,7 +67,12 @@ beforeEach(async () => {
     new StdioClientTransport({
       command: process.execPath,
       args: await mcpCommand(['--name', 'files']),
-      env: { ...process.env, TOLLGATE_URL: url, TOLLGATE_TOKEN: 'fake', FAKE_MCP_LOG: join(dir, 'calls.ndjson') } as Record<string, string>,
+      env: {
+        ...process.env,
+        TOLLGATE_URL: url,
+        TOLLGATE_TOKEN: 'fake',
+        FAKE_MCP_LOG: join(dir, 'calls.ndjson'),
+      } as Record<string, string>,
       stderr: 'inherit',
     }),
   );
@@ -82,13 +89,23 @@ describe('tollgate mcp and requests decided when filed', () => {
   it('runs an approved-at-once call with the approved arguments without waiting, then sends its receipt', async () => {
     const result = await client.callTool({ name: 'delete_file', arguments: { path: '/tmp' } });
     expect(result.content).toEqual([{ type: 'text', text: 'deleted {"path":"/tmp/safe"}' }]);
-    await eventually(() => expect(seen.map((s) => `${s.method} ${s.path.replace(/[0-9a-f-]{36}/, ':id')}`)).toEqual(['POST /v1/requests', 'POST /v1/requests/:id/receipt']));
+    await eventually(() =>
+      expect(seen.map((s) => `${s.method} ${s.path.replace(/[0-9a-f-]{36}/, ':id')}`)).toEqual([
+        'POST /v1/requests',
+        'POST /v1/requests/:id/receipt',
+      ]),
+    );
     expect(seen[1]!.body).toMatchObject({ outcome: 'succeeded' });
-    expect(readFileSync(join(dir, 'calls.ndjson'), 'utf8').trim()).toBe('{"tool":"delete_file","args":{"path":"/tmp/safe"}}');
+    expect(readFileSync(join(dir, 'calls.ndjson'), 'utf8').trim()).toBe(
+      '{"tool":"delete_file","args":{"path":"/tmp/safe"}}',
+    );
   }, 30_000);
 
   it('answers a denied-at-once call with the reason, without running or waiting', async () => {
-    expect(await client.callTool({ name: 'fail_write', arguments: { path: '/x' } })).toEqual({ content: [{ type: 'text', text: 'tollgate: denied: policy: writes are not allowed here' }], isError: true });
+    expect(await client.callTool({ name: 'fail_write', arguments: { path: '/x' } })).toEqual({
+      content: [{ type: 'text', text: 'tollgate: denied: policy: writes are not allowed here' }],
+      isError: true,
+    });
     expect(seen.map((s) => `${s.method} ${s.path}`)).toEqual(['POST /v1/requests']);
   }, 30_000);
 });

@@ -20,7 +20,9 @@ import type { ApiRequest } from '../../../src/requests/serialize.js';
  * cost about 2 s more CPU, and these files start dozens; test/integration/cli/ runs bin/tollgate.js itself.
  */
 export async function mcpCommand(args: string[]): Promise<string[]> {
-  const upstream = args.includes('--upstream-url') ? [] : ['--', process.execPath, await compiled('test/fakes/mcp/upstream.ts')];
+  const upstream = args.includes('--upstream-url')
+    ? []
+    : ['--', process.execPath, await compiled('test/fakes/mcp/upstream.ts')];
   return [await compiledCli(), 'mcp', ...args, ...upstream];
 }
 
@@ -36,7 +38,10 @@ export interface ProxyFixture {
   pendingRequest(): Promise<ApiRequest>;
   allRequests(): Promise<ApiRequest[]>;
   events(id: string): Promise<{ type: string; actor: string | null; detail: Record<string, unknown> }[]>;
-  decide(id: string, body: { decision: 'approve' | 'deny'; reason?: string; approved_args?: Record<string, unknown> }): Promise<void>;
+  decide(
+    id: string,
+    body: { decision: 'approve' | 'deny'; reason?: string; approved_args?: Record<string, unknown> },
+  ): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -44,7 +49,9 @@ export interface ProxyFixture {
  * Starts a gateway and `tollgate mcp --name files --approver web:alice <proxyArgs>`; without `--upstream-url` in
  * `proxyArgs`, the stdio fake upstream is the command after `--`.
  */
-export async function startProxy(options: { proxyArgs?: string[]; client?: Client; logFile?: string; clock?: Clock } = {}): Promise<ProxyFixture> {
+export async function startProxy(
+  options: { proxyArgs?: string[]; client?: Client; logFile?: string; clock?: Clock } = {},
+): Promise<ProxyFixture> {
   const t = await startTestServer({ clock: options.clock });
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-mcp-'));
   const log = options.logFile ?? join(dir, 'calls.ndjson');
@@ -54,18 +61,26 @@ export async function startProxy(options: { proxyArgs?: string[]; client?: Clien
     new StdioClientTransport({
       command: process.execPath,
       args: await mcpCommand(['--name', 'files', '--approver', 'web:alice', ...proxyArgs]),
-      env: { ...process.env, TOLLGATE_URL: t.url, TOLLGATE_TOKEN: t.token, FAKE_MCP_LOG: log } as Record<string, string>,
+      env: { ...process.env, TOLLGATE_URL: t.url, TOLLGATE_TOKEN: t.token, FAKE_MCP_LOG: log } as Record<
+        string,
+        string
+      >,
       stderr: 'inherit',
     }),
   );
-  const json = async <T>(path: string): Promise<T> => (await (await t.api(path, { headers: { accept: 'application/json' } })).json()) as T;
+  const json = async <T>(path: string): Promise<T> =>
+    (await (await t.api(path, { headers: { accept: 'application/json' } })).json()) as T;
   return {
     t,
     client,
     log,
     calls() {
       try {
-        return readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+        return readFileSync(log, 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l));
       } catch {
         return [];
       }
@@ -77,7 +92,12 @@ export async function startProxy(options: { proxyArgs?: string[]; client?: Clien
         return items[0]!;
       }, 10_000),
     allRequests: async () => (await json<{ items: ApiRequest[] }>('/v1/requests')).items,
-    events: async (id) => (await json<{ items: { type: string; actor: string | null; detail: Record<string, unknown> }[] }>(`/v1/requests/${id}/events`)).items,
+    events: async (id) =>
+      (
+        await json<{ items: { type: string; actor: string | null; detail: Record<string, unknown> }[] }>(
+          `/v1/requests/${id}/events`,
+        )
+      ).items,
     async decide(id, body) {
       const response = await t.api(`/v1/requests/${id}/decision`, { body: { approver: 'web:alice', ...body } });
       expect(response.status).toBe(200);

@@ -36,7 +36,10 @@ beforeEach(async () => {
       const sid = req.headers['mcp-session-id'];
       let transport = typeof sid === 'string' ? sessions.get(sid) : undefined;
       if (!transport) {
-        const created = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => void sessions.set(id, created) });
+        const created = new StreamableHTTPServerTransport({
+          sessionIdGenerator: randomUUID,
+          onsessioninitialized: (id) => void sessions.set(id, created),
+        });
         await createFakeUpstream(log).connect(created);
         transport = created;
       }
@@ -46,7 +49,10 @@ beforeEach(async () => {
   http.listen(0, '127.0.0.1');
   await once(http, 'listening');
   url = `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`;
-  f = await startProxy({ logFile: log, proxyArgs: ['--upstream-url', url, '--header', 'Authorization: Bearer upstream-secret'] });
+  f = await startProxy({
+    logFile: log,
+    proxyArgs: ['--upstream-url', url, '--header', 'Authorization: Bearer upstream-secret'],
+  });
 }, 30_000);
 
 afterEach(async () => {
@@ -58,8 +64,17 @@ afterEach(async () => {
 
 describe('tollgate mcp --upstream-url (Streamable HTTP)', () => {
   it('lists the tools, forwards read-only calls at once and gated ones with the approved arguments', async () => {
-    expect((await f.client.listTools()).tools.map((t) => t.name)).toEqual(['read_file', 'delete_file', 'fail_write', 'crash', 'add_tool', 'slow_read']);
-    expect(await f.client.callTool({ name: 'read_file', arguments: { path: '/a' } })).toEqual({ content: [{ type: 'text', text: 'contents of /a' }] });
+    expect((await f.client.listTools()).tools.map((t) => t.name)).toEqual([
+      'read_file',
+      'delete_file',
+      'fail_write',
+      'crash',
+      'add_tool',
+      'slow_read',
+    ]);
+    expect(await f.client.callTool({ name: 'read_file', arguments: { path: '/a' } })).toEqual({
+      content: [{ type: 'text', text: 'contents of /a' }],
+    });
     expect(await f.allRequests()).toHaveLength(0);
 
     const call = f.client.callTool({ name: 'delete_file', arguments: { path: '/all' } }) as Promise<CallToolResult>;
@@ -72,7 +87,7 @@ describe('tollgate mcp --upstream-url (Streamable HTTP)', () => {
     expect(unauthorized).toBe(0);
   }, 30_000);
 
-  it('forwards a tool list change sent on the upstream\'s SSE stream', async () => {
+  it("forwards a tool list change sent on the upstream's SSE stream", async () => {
     let changed = 0;
     f.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
     await f.client.callTool({ name: 'add_tool', arguments: {} });
@@ -86,6 +101,8 @@ describe('tollgate mcp --upstream-url (Streamable HTTP)', () => {
     http.close();
     const result = (await f.client.callTool({ name: 'read_file', arguments: { path: '/a' } })) as CallToolResult;
     expect(result.isError).toBe(true);
-    expect(JSON.stringify(result.content)).toMatch(/tollgate: the upstream MCP server \\"files\\" could not be reached/);
+    expect(JSON.stringify(result.content)).toMatch(
+      /tollgate: the upstream MCP server \\"files\\" could not be reached/,
+    );
   }, 30_000);
 });

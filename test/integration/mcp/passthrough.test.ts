@@ -35,14 +35,25 @@ describe('tollgate mcp passes the rest through', () => {
   });
 
   it('lists and reads resources and templates, gets prompts and completions, without filing requests', async () => {
-    expect((await f.client.listResources()).resources).toEqual([{ uri: 'file:///readme.txt', name: 'readme', mimeType: 'text/plain' }]);
-    expect((await f.client.listResourceTemplates()).resourceTemplates).toEqual([{ uriTemplate: 'file:///{path}', name: 'any file' }]);
-    expect((await f.client.readResource({ uri: 'file:///notes.md' })).contents).toEqual([{ uri: 'file:///notes.md', mimeType: 'text/plain', text: 'text of file:///notes.md' }]);
-    expect((await f.client.listPrompts()).prompts).toEqual([{ name: 'review', description: 'Review a file', arguments: [{ name: 'path', required: true }] }]);
+    expect((await f.client.listResources()).resources).toEqual([
+      { uri: 'file:///readme.txt', name: 'readme', mimeType: 'text/plain' },
+    ]);
+    expect((await f.client.listResourceTemplates()).resourceTemplates).toEqual([
+      { uriTemplate: 'file:///{path}', name: 'any file' },
+    ]);
+    expect((await f.client.readResource({ uri: 'file:///notes.md' })).contents).toEqual([
+      { uri: 'file:///notes.md', mimeType: 'text/plain', text: 'text of file:///notes.md' },
+    ]);
+    expect((await f.client.listPrompts()).prompts).toEqual([
+      { name: 'review', description: 'Review a file', arguments: [{ name: 'path', required: true }] },
+    ]);
     expect((await f.client.getPrompt({ name: 'review', arguments: { path: '/tmp/a' } })).messages).toEqual([
       { role: 'user', content: { type: 'text', text: 'Please review /tmp/a' } },
     ]);
-    const completion = await f.client.complete({ ref: { type: 'ref/prompt', name: 'review' }, argument: { name: 'path', value: '/tmp/b' } });
+    const completion = await f.client.complete({
+      ref: { type: 'ref/prompt', name: 'review' },
+      argument: { name: 'path', value: '/tmp/b' },
+    });
     expect(completion.completion.values).toEqual(['/tmp/b']);
     expect(await f.client.subscribeResource({ uri: 'file:///readme.txt' })).toEqual({});
     expect(await f.client.setLoggingLevel('info')).toEqual({});
@@ -54,8 +65,14 @@ describe('tollgate mcp passes the rest through', () => {
     f.client.setNotificationHandler(ToolListChangedNotificationSchema, (n) => void seen.push(n.method));
     f.client.setNotificationHandler(ResourceListChangedNotificationSchema, (n) => void seen.push(n.method));
     f.client.setNotificationHandler(PromptListChangedNotificationSchema, (n) => void seen.push(n.method));
-    f.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void seen.push(`${n.method} ${n.params.uri}`));
-    f.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void seen.push(`${n.method} ${String(n.params.data)}`));
+    f.client.setNotificationHandler(
+      ResourceUpdatedNotificationSchema,
+      (n) => void seen.push(`${n.method} ${n.params.uri}`),
+    );
+    f.client.setNotificationHandler(
+      LoggingMessageNotificationSchema,
+      (n) => void seen.push(`${n.method} ${String(n.params.data)}`),
+    );
     expect((await f.client.listTools()).tools.map((t) => t.name)).not.toContain('new_tool');
 
     await f.client.callTool({ name: 'add_tool', arguments: {} });
@@ -74,7 +91,7 @@ describe('tollgate mcp passes the rest through', () => {
     expect((await f.pendingRequest()).tool_name).toBe('mcp__files__new_tool');
   }, 30_000);
 
-  it('passes the upstream\'s progress notifications on under the client\'s progress token, before the result', async () => {
+  it("passes the upstream's progress notifications on under the client's progress token, before the result", async () => {
     // A notification handler rather than `onprogress`: the SDK client drops progress that it reads in the same chunk
     // as the response (it forgets the call's handler first), which would make this test depend on pipe timing.
     const progress: unknown[] = [];

@@ -20,7 +20,14 @@ describe('tollgate mcp', () => {
 
   it('lists the upstream tools with their annotations and forwards read-only calls without filing a request', async () => {
     const { tools } = await f.client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['read_file', 'delete_file', 'fail_write', 'crash', 'add_tool', 'slow_read']);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'read_file',
+      'delete_file',
+      'fail_write',
+      'crash',
+      'add_tool',
+      'slow_read',
+    ]);
     expect(tools[0]!.annotations).toEqual({ readOnlyHint: true });
     expect(tools[1]!.annotations).toEqual({ destructiveHint: true });
 
@@ -31,7 +38,10 @@ describe('tollgate mcp', () => {
   }, 30_000);
 
   it('holds a destructive call until approved, then runs it with the approver-edited arguments', async () => {
-    const call = f.client.callTool({ name: 'delete_file', arguments: { path: '/tmp/everything' } }) as Promise<CallToolResult>;
+    const call = f.client.callTool({
+      name: 'delete_file',
+      arguments: { path: '/tmp/everything' },
+    }) as Promise<CallToolResult>;
     const request = await f.pendingRequest();
     expect(request.tool_name).toBe('mcp__files__delete_file');
     expect(request.tool_args).toEqual({ path: '/tmp/everything' });
@@ -51,7 +61,9 @@ describe('tollgate mcp', () => {
   it('answers a denied call with an isError result carrying the reason, and never runs it', async () => {
     const call = f.client.callTool({ name: 'delete_file', arguments: { path: '/etc' } }) as Promise<CallToolResult>;
     const request = await f.pendingRequest();
-    await f.t.api(`/v1/requests/${request.id}/decision`, { body: { decision: 'deny', approver: 'web:alice', reason: 'not /etc' } });
+    await f.t.api(`/v1/requests/${request.id}/decision`, {
+      body: { decision: 'deny', approver: 'web:alice', reason: 'not /etc' },
+    });
     const result = await call;
     expect(result.isError).toBe(true);
     expect(result.content).toEqual([{ type: 'text', text: 'tollgate: denied: not /etc' }]);
@@ -60,17 +72,25 @@ describe('tollgate mcp', () => {
 
   it('sends progress notifications while a call waits, when the client asked for progress', async () => {
     const progress: { progress: number; message?: string }[] = [];
-    const call = f.client.callTool({ name: 'delete_file', arguments: { path: '/tmp/p' } }, undefined, { onprogress: (p) => progress.push(p), resetTimeoutOnProgress: true });
+    const call = f.client.callTool({ name: 'delete_file', arguments: { path: '/tmp/p' } }, undefined, {
+      onprogress: (p) => progress.push(p),
+      resetTimeoutOnProgress: true,
+    });
     const request = await f.pendingRequest();
     await eventually(() => expect(progress.length).toBeGreaterThanOrEqual(2), 10_000);
-    expect(progress[0]).toMatchObject({ progress: 1, message: `waiting for a human to approve tollgate request ${request.id}` });
+    expect(progress[0]).toMatchObject({
+      progress: 1,
+      message: `waiting for a human to approve tollgate request ${request.id}`,
+    });
     await f.t.api(`/v1/requests/${request.id}/decision`, { body: { decision: 'approve', approver: 'web:alice' } });
     expect(((await call) as CallToolResult).content).toEqual([{ type: 'text', text: 'deleted {"path":"/tmp/p"}' }]);
   }, 30_000);
 
   it('cancels the pending request when the client cancels the call', async () => {
     const controller = new AbortController();
-    const call = f.client.callTool({ name: 'delete_file', arguments: { path: '/tmp/x' } }, undefined, { signal: controller.signal });
+    const call = f.client.callTool({ name: 'delete_file', arguments: { path: '/tmp/x' } }, undefined, {
+      signal: controller.signal,
+    });
     const request = await f.pendingRequest();
     controller.abort();
     await expect(call).rejects.toThrow();
@@ -99,13 +119,18 @@ describe('tollgate mcp and expiry', () => {
   afterEach(() => f.close());
 
   it('answers an isError result when the request expires unanswered, and never runs the call', async () => {
-    const call = f.client.callTool({ name: 'delete_file', arguments: { path: '/tmp/late' } }) as Promise<CallToolResult>;
+    const call = f.client.callTool({
+      name: 'delete_file',
+      arguments: { path: '/tmp/late' },
+    }) as Promise<CallToolResult>;
     const request = await f.pendingRequest();
     expect(Date.parse(request.expires_at) - Date.parse(request.created_at)).toBe(60_000);
     await clock.advance(60_000);
     const result = await call;
     expect(result.isError).toBe(true);
-    expect(result.content).toEqual([{ type: 'text', text: `tollgate: expired: no approver answered before request ${request.id} expired` }]);
+    expect(result.content).toEqual([
+      { type: 'text', text: `tollgate: expired: no approver answered before request ${request.id} expired` },
+    ]);
     expect(f.calls()).toEqual([]);
   }, 30_000);
 });
@@ -114,7 +139,9 @@ describe('needsApproval', () => {
   const readOnly = { name: 'read_file', inputSchema: { type: 'object' as const }, annotations: { readOnlyHint: true } };
   it('asks for anything not annotated read-only, --gate wins over the annotation, --allow skips asking', () => {
     expect(needsApproval('read_file', readOnly)).toBe(false);
-    expect(needsApproval('write_file', { ...readOnly, name: 'write_file', annotations: { readOnlyHint: false } })).toBe(true);
+    expect(needsApproval('write_file', { ...readOnly, name: 'write_file', annotations: { readOnlyHint: false } })).toBe(
+      true,
+    );
     expect(needsApproval('unknown', undefined)).toBe(true);
     expect(needsApproval('read_file', readOnly, ['read_*'])).toBe(true);
     expect(needsApproval('list_dir', undefined, [], ['list_*'])).toBe(false);
@@ -124,7 +151,7 @@ describe('needsApproval', () => {
 });
 
 describe('isClientTimeout', () => {
-  it('tells the SDK\'s timeout cancellation from a deliberate one', () => {
+  it("tells the SDK's timeout cancellation from a deliberate one", () => {
     expect(isClientTimeout('McpError: MCP error -32001: Request timed out')).toBe(true);
     expect(isClientTimeout('McpError: MCP error -32001: Maximum total timeout exceeded')).toBe(true);
     expect(isClientTimeout(new DOMException('The operation was aborted due to timeout', 'TimeoutError'))).toBe(true);

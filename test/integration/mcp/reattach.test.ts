@@ -29,7 +29,11 @@ describe('tollgate mcp re-attaching', () => {
     const first = await f.pendingRequest();
     const again = f.client.callTool(DELETE) as Promise<CallToolResult>;
     // The re-send is handled after the cancellation (one ordered stdio stream): still one request, still pending.
-    await eventually(async () => expect((await f.allRequests()).map((r) => [r.id, r.status])).toEqual([[first.id, 'pending']]), 5_000, 100);
+    await eventually(
+      async () => expect((await f.allRequests()).map((r) => [r.id, r.status])).toEqual([[first.id, 'pending']]),
+      5_000,
+      100,
+    );
     expect(f.calls()).toEqual([]);
     await f.decide(first.id, { decision: 'approve' });
     expect((await again).content).toEqual([{ type: 'text', text: 'deleted {"path":"/tmp/x"}' }]);
@@ -49,7 +53,10 @@ describe('tollgate mcp re-attaching', () => {
     const second = await f.pendingRequest();
     expect(second.id).not.toBe(first.id);
     await f.decide(second.id, { decision: 'deny', reason: 'once is enough' });
-    expect(await third).toEqual({ content: [{ type: 'text', text: 'tollgate: denied: once is enough' }], isError: true });
+    expect(await third).toEqual({
+      content: [{ type: 'text', text: 'tollgate: denied: once is enough' }],
+      isError: true,
+    });
     expect(f.calls()).toEqual([{ tool: 'delete_file', args: { path: '/tmp/x/one' } }]);
   }, 30_000);
 
@@ -57,7 +64,10 @@ describe('tollgate mcp re-attaching', () => {
     await callAndTimeOut();
     const first = await f.pendingRequest();
     await f.decide(first.id, { decision: 'deny', reason: 'no' });
-    expect(await f.client.callTool(DELETE)).toEqual({ content: [{ type: 'text', text: 'tollgate: denied: no' }], isError: true });
+    expect(await f.client.callTool(DELETE)).toEqual({
+      content: [{ type: 'text', text: 'tollgate: denied: no' }],
+      isError: true,
+    });
     expect(f.calls()).toEqual([]);
   }, 30_000);
 
@@ -75,7 +85,9 @@ describe('tollgate mcp re-attaching', () => {
     await f.decide(second.id, { decision: 'deny', reason: 'not twice' });
     const results = await Promise.all([a, b]);
     expect(results.filter((r) => !r.isError)).toHaveLength(1);
-    expect(results.filter((r) => r.isError).map((r) => r.content)).toEqual([[{ type: 'text', text: 'tollgate: denied: not twice' }]]);
+    expect(results.filter((r) => r.isError).map((r) => r.content)).toEqual([
+      [{ type: 'text', text: 'tollgate: denied: not twice' }],
+    ]);
     expect(f.calls()).toHaveLength(1);
   }, 30_000);
 });
@@ -92,10 +104,14 @@ describe('tollgate mcp receipts', () => {
       return found!;
     });
     expect(executed.actor).toBe(`token:${request.filed_by}`);
-    expect(executed.detail).toMatchObject({ allowed: true, args_match: true, args_sha256: argsSha256('mcp__files__delete_file', { path: '/tmp/x/y' }) });
+    expect(executed.detail).toMatchObject({
+      allowed: true,
+      args_match: true,
+      args_sha256: argsSha256('mcp__files__delete_file', { path: '/tmp/x/y' }),
+    });
   }, 30_000);
 
-  it('records execution_failed with the upstream\'s error text when the approved call answers isError', async () => {
+  it("records execution_failed with the upstream's error text when the approved call answers isError", async () => {
     const call = f.client.callTool({ name: 'fail_write', arguments: { path: '/full' } }) as Promise<CallToolResult>;
     const request = await f.pendingRequest();
     await f.decide(request.id, { decision: 'approve' });

@@ -19,7 +19,6 @@ import { genuineVerdict, startImpostorGateway, type ImpostorGateway } from '../.
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { mcpCommand } from './helpers.js';
 
-
 let t: TestServer;
 let impostor: ImpostorGateway;
 let client: Client;
@@ -28,12 +27,24 @@ let log: string;
 
 /** The calls the upstream ran. */
 function upstreamCalls(): unknown[] {
-  return readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as unknown);
+  return readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as unknown);
 }
 
 /** A pending answer to the proxy's filing, under an id the impostor picks. */
 function pendingAnswer(body: Record<string, unknown>, id: string): Partial<ApiRequest> {
-  return { id, status: 'pending', tool_name: body.tool_name as string, tool_args: body.tool_args as Record<string, unknown>, approved_args: null, allowed: null, verdict_token: null };
+  return {
+    id,
+    status: 'pending',
+    tool_name: body.tool_name as string,
+    tool_args: body.tool_args as Record<string, unknown>,
+    approved_args: null,
+    allowed: null,
+    verdict_token: null,
+  };
 }
 
 beforeAll(async () => {
@@ -46,8 +57,19 @@ beforeAll(async () => {
     new StdioClientTransport({
       command: process.execPath,
       // The operator pins the real gateway's keys: the impostor can relay genuine tokens, not sign its own.
-      args: await mcpCommand(['--name', 'files', '--approver', 'web:alice', '--require-verdict', '--jwks-url', `${t.url}/.well-known/jwks.json`]),
-      env: { ...process.env, TOLLGATE_URL: impostor.url, TOLLGATE_TOKEN: 'fake', FAKE_MCP_LOG: log } as Record<string, string>,
+      args: await mcpCommand([
+        '--name',
+        'files',
+        '--approver',
+        'web:alice',
+        '--require-verdict',
+        '--jwks-url',
+        `${t.url}/.well-known/jwks.json`,
+      ]),
+      env: { ...process.env, TOLLGATE_URL: impostor.url, TOLLGATE_TOKEN: 'fake', FAKE_MCP_LOG: log } as Record<
+        string,
+        string
+      >,
       stderr: 'inherit',
     }),
   );
@@ -65,15 +87,28 @@ beforeEach(() => {
   impostor.onCreate = impostor.onGet = null;
 });
 
-const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+const call = (name: string, args: Record<string, unknown>) =>
+  client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 
 describe('tollgate mcp --require-verdict against a gateway impostor', () => {
   it('refuses a genuine verdict for another tool (read_file approved with approved_args) and never runs delete_file', async () => {
-    const readApproved = await genuineVerdict(t, 'mcp__files__read_file', { path: '/tmp/notes' }, { path: '/tmp/notes/all' });
+    const readApproved = await genuineVerdict(
+      t,
+      'mcp__files__read_file',
+      { path: '/tmp/notes' },
+      { path: '/tmp/notes/all' },
+    );
     impostor.onCreate = () => readApproved;
     const result = await call('delete_file', { path: '/tmp/notes' });
     expect(result.isError).toBe(true);
-    expect(result.content).toEqual([{ type: 'text', text: expect.stringMatching(/^tollgate: no valid verdict for request .*wrong_tool: the verdict is for mcp__files__read_file, not mcp__files__delete_file/) }]);
+    expect(result.content).toEqual([
+      {
+        type: 'text',
+        text: expect.stringMatching(
+          /^tollgate: no valid verdict for request .*wrong_tool: the verdict is for mcp__files__read_file, not mcp__files__delete_file/,
+        ),
+      },
+    ]);
     expect(upstreamCalls()).toEqual([]);
   }, 30_000);
 
@@ -85,7 +120,16 @@ describe('tollgate mcp --require-verdict against a gateway impostor', () => {
     impostor.onGet = (id) => (id === filedId ? earlier : null);
     const result = await call('delete_file', { path: '/tmp/x' });
     expect(result.isError).toBe(true);
-    expect(result.content).toEqual([{ type: 'text', text: expect.stringMatching(new RegExp(`^tollgate: no valid verdict for request ${filedId}: wrong_request: the verdict is for request ${earlier.id}`)) }]);
+    expect(result.content).toEqual([
+      {
+        type: 'text',
+        text: expect.stringMatching(
+          new RegExp(
+            `^tollgate: no valid verdict for request ${filedId}: wrong_request: the verdict is for request ${earlier.id}`,
+          ),
+        ),
+      },
+    ]);
     expect(upstreamCalls()).toEqual([]);
   }, 30_000);
 
@@ -96,7 +140,9 @@ describe('tollgate mcp --require-verdict against a gateway impostor', () => {
       impostor.onCreate = () => ({ ...narrow, approved_args });
       const result = await call('delete_file', { path: '/tmp/all' });
       expect(result.isError).toBe(true);
-      expect(result.content).toEqual([{ type: 'text', text: expect.stringMatching(/^tollgate: no valid verdict for request .*args_mismatch/) }]);
+      expect(result.content).toEqual([
+        { type: 'text', text: expect.stringMatching(/^tollgate: no valid verdict for request .*args_mismatch/) },
+      ]);
     }
     expect(upstreamCalls()).toEqual([]);
   }, 30_000);
@@ -110,7 +156,8 @@ describe('tollgate mcp --require-verdict against a gateway impostor', () => {
   }, 30_000);
 
   it('runs the call when the impostor only relays the real gateway verdict for it (the control)', async () => {
-    impostor.onCreate = (body) => genuineVerdict(t, body.tool_name as string, body.tool_args as Record<string, unknown>, { path: '/tmp/narrowed' });
+    impostor.onCreate = (body) =>
+      genuineVerdict(t, body.tool_name as string, body.tool_args as Record<string, unknown>, { path: '/tmp/narrowed' });
     const result = await call('delete_file', { path: '/tmp/wide' });
     expect(result.content).toEqual([{ type: 'text', text: 'deleted {"path":"/tmp/narrowed"}' }]);
     expect(upstreamCalls()).toEqual([{ tool: 'delete_file', args: { path: '/tmp/narrowed' } }]);

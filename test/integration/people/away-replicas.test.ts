@@ -24,9 +24,12 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const decideAs = (t: TestServer, id: string, approver: string) => t.api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver } });
+const decideAs = (t: TestServer, id: string, approver: string) =>
+  t.api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver } });
 async function file(t: TestServer): Promise<string> {
-  const res = await t.api('/v1/requests', { body: { tool_name: 'pay', tool_args: { amount: 10 }, approvers: ['person:alice'] } });
+  const res = await t.api('/v1/requests', {
+    body: { tool_name: 'pay', tool_args: { amount: 10 }, approvers: ['person:alice'] },
+  });
   expect(res.status).toBe(201);
   return ((await res.json()) as { id: string }).id;
 }
@@ -40,7 +43,11 @@ describe('away windows across replicas', () => {
     const b = await startTestServer({ dbPath: database.url, policy: CONFIG, env });
     open.push(b);
     const now = Date.now();
-    const window = { from: new Date(now - 60_000).toISOString(), until: new Date(now + 86_400_000).toISOString(), delegate: 'person:bob' };
+    const window = {
+      from: new Date(now - 60_000).toISOString(),
+      until: new Date(now + 86_400_000).toISOString(),
+      delegate: 'person:bob',
+    };
     // b reads the windows once before, so a cached read would be stale if a decision trusted it.
     const before = await file(b);
     expect((await decideAs(b, before, 'web:bob')).status).toBe(403);
@@ -49,8 +56,14 @@ describe('away windows across replicas', () => {
     const first = await file(a);
     const lent = await decideAs(b, first, 'web:bob');
     expect(lent.status, await lent.clone().text()).toBe(200);
-    expect(await b.gateway.get(first)).toMatchObject({ status: 'approved', respondedByPerson: 'bob', onBehalfOf: 'alice' });
-    expect(((await (await b.api('/v1/inbox?as=web:bob')).json()) as { items: { id: string }[] }).items.map((r) => r.id)).toEqual([before]);
+    expect(await b.gateway.get(first)).toMatchObject({
+      status: 'approved',
+      respondedByPerson: 'bob',
+      onBehalfOf: 'alice',
+    });
+    expect(
+      ((await (await b.api('/v1/inbox?as=web:bob')).json()) as { items: { id: string }[] }).items.map((r) => r.id),
+    ).toEqual([before]);
 
     expect((await a.api('/v1/people/alice/away', { method: 'DELETE' })).status).toBe(200);
     const second = await file(a);

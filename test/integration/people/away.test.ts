@@ -78,7 +78,10 @@ describe.each(['sqlite', 'postgres'] as const)('away and delegates (%s)', { time
   beforeEach(async () => {
     clock = new ManualClock(Date.now());
     slack = await makeSlackHarness();
-    dbPath = dialect === 'postgres' ? (databases[databases.push(await freshDatabase({ migrate: true })) - 1]!).url : join(dirs[dirs.push(mkdtempSync(join(tmpdir(), 'tollgate-away-'))) - 1]!, 'tollgate.db');
+    dbPath =
+      dialect === 'postgres'
+        ? databases[databases.push(await freshDatabase({ migrate: true })) - 1]!.url
+        : join(dirs[dirs.push(mkdtempSync(join(tmpdir(), 'tollgate-away-'))) - 1]!, 'tollgate.db');
     t = await start();
   });
   afterEach(async () => {
@@ -87,7 +90,9 @@ describe.each(['sqlite', 'postgres'] as const)('away and delegates (%s)', { time
   });
 
   async function file(body: Json): Promise<ConfirmationRequest> {
-    const res = await t.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { amount: 1200 }, ...body } });
+    const res = await t.api('/v1/requests', {
+      body: { tool_name: 'pay_invoice', tool_args: { amount: 1200 }, ...body },
+    });
     expect(res.status, await res.clone().text()).toBe(201);
     const { id } = (await res.json()) as { id: string };
     // The in-process scheduler runs card deliveries on the test's clock.
@@ -95,7 +100,10 @@ describe.each(['sqlite', 'postgres'] as const)('away and delegates (%s)', { time
     return (await t.gateway.get(id))!;
   }
   const read = async (id: string) => (await (await t.api(`/v1/requests/${id}`)).json()) as Json;
-  const rejected = async (id: string) => (await t.store.events(id)).filter((e) => e.type === 'decision_rejected').map((e) => ({ actor: e.actor, code: e.detail.code }));
+  const rejected = async (id: string) =>
+    (await t.store.events(id))
+      .filter((e) => e.type === 'decision_rejected')
+      .map((e) => ({ actor: e.actor, code: e.detail.code }));
   /** Taps as Slack would and waits for the gateway to record something by this tapper. */
   const tap = async (request: ConfirmationRequest, user: string, target?: string) => {
     await eventually(async () => {
@@ -128,16 +136,29 @@ describe.each(['sqlite', 'postgres'] as const)('away and delegates (%s)', { time
     const away = shortDate(new Date(clock.now() + 3 * DAY), new Date(clock.now()));
     expect(JSON.stringify(dm.versions[0])).toContain(`bob for alice (away until ${away})`);
     await tap(request, 'U0BOB', 'D0BOB');
-    expect(await read(request.id)).toMatchObject({ status: 'approved', responded_by: 'slack:U0BOB', responded_by_person: 'bob', on_behalf_of: 'alice' });
+    expect(await read(request.id)).toMatchObject({
+      status: 'approved',
+      responded_by: 'slack:U0BOB',
+      responded_by_person: 'bob',
+      on_behalf_of: 'alice',
+    });
     const approved = (await t.store.events(request.id)).find((e) => e.type === 'approved')!;
     expect(approved.detail).toMatchObject({ person: 'bob', on_behalf_of: 'alice' });
     // The export names both; so does the audit query by person.
     const ndjson = await (await t.api(`/v1/requests/export?format=ndjson`)).text();
-    expect(JSON.parse(ndjson.trim().split('\n').find((l) => l.includes(request.id))!)).toMatchObject({ responded_by_person: 'bob', on_behalf_of: 'alice' });
+    expect(
+      JSON.parse(
+        ndjson
+          .trim()
+          .split('\n')
+          .find((l) => l.includes(request.id))!,
+      ),
+    ).toMatchObject({ responded_by_person: 'bob', on_behalf_of: 'alice' });
     const csv = await (await t.api(`/v1/requests/export?format=csv`)).text();
     expect(csv.split('\n')[0]).toContain('responded_by_person,on_behalf_of');
     expect(csv.split('\n').find((l) => l.startsWith(request.id))).toContain(',bob,alice,');
-    const ids = async (query: string) => ((await (await t.api(`/v1/requests?${query}`)).json()) as { items: { id: string }[] }).items.map((r) => r.id);
+    const ids = async (query: string) =>
+      ((await (await t.api(`/v1/requests?${query}`)).json()) as { items: { id: string }[] }).items.map((r) => r.id);
     expect(await ids('person=bob')).toEqual([request.id]);
 
     // From the web inbox as well: the request waiting for alice waits for bob, and his decision is for her.
@@ -147,11 +168,21 @@ describe.each(['sqlite', 'postgres'] as const)('away and delegates (%s)', { time
     expect(inbox.text).toContain(second.id);
     expect(visibleText(inbox.text)).toContain('bob for alice (away until');
     await bob.decide(second.id, { decision: 'deny', reason: 'not this week' });
-    expect(await read(second.id)).toMatchObject({ status: 'denied', responded_by: 'web:bob', responded_by_person: 'bob', on_behalf_of: 'alice', responded_via: 'web' });
+    expect(await read(second.id)).toMatchObject({
+      status: 'denied',
+      responded_by: 'web:bob',
+      responded_by_person: 'bob',
+      on_behalf_of: 'alice',
+      responded_via: 'web',
+    });
     // The audit page shows both names.
     expect(visibleText((await bob.request('/ui/audit')).text)).toContain('for alice');
     // And `tollgate audit`, straight from the database, on both stores.
-    const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'audit', '--db', dbPath, '--person', 'bob'], { encoding: 'utf8' });
+    const cli = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'audit', '--db', dbPath, '--person', 'bob'],
+      { encoding: 'utf8' },
+    );
     expect(cli.status, cli.stderr).toBe(0);
     expect(cli.stdout.split('\n')[0]).toContain('on_behalf_of');
     expect(cli.stdout.split('\n').find((l) => l.includes(request.id))).toMatch(/slack:U0BOB\s+bob\s+alice/);
@@ -167,14 +198,20 @@ describe.each(['sqlite', 'postgres'] as const)('away and delegates (%s)', { time
     expect(await read(request.id)).toMatchObject({ status: 'pending' });
     expect(await rejected(request.id)).toEqual([{ actor: 'web:bob', code: 'duplicate_approval' }]);
     await tap(request, 'U0CAROL');
-    expect(await read(request.id)).toMatchObject({ status: 'approved', responded_by_person: 'carol', on_behalf_of: null });
+    expect(await read(request.id)).toMatchObject({
+      status: 'approved',
+      responded_by_person: 'carol',
+      on_behalf_of: null,
+    });
 
     // Listed only through alice: his vote for her counts once, and a second person completes it.
     const forAlice = await file({ approvers: ['person:alice', 'person:carol'], required_approvals: 2 });
     await tap(forAlice, 'U0BOB');
     await bob.decide(forAlice.id, { decision: 'approve' });
     expect(await read(forAlice.id)).toMatchObject({ status: 'pending' });
-    expect((await t.store.events(forAlice.id)).filter((e) => e.type === 'approved').map((e) => e.detail)).toMatchObject([{ person: 'bob', on_behalf_of: 'alice', approvals: 1 }]);
+    expect((await t.store.events(forAlice.id)).filter((e) => e.type === 'approved').map((e) => e.detail)).toMatchObject(
+      [{ person: 'bob', on_behalf_of: 'alice', approvals: 1 }],
+    );
     await tap(forAlice, 'U0CAROL');
     expect(await read(forAlice.id)).toMatchObject({ status: 'approved', responded_by_person: 'carol' });
   });
@@ -201,29 +238,51 @@ describe.each(['sqlite', 'postgres'] as const)('away and delegates (%s)', { time
   });
 
   it('sets, checks and clears away windows over the API, keeps them in the database and refuses a cycle naming it', async () => {
-    const window = { from: new Date(clock.now()).toISOString(), until: until().toISOString(), delegate: 'person:alice' };
+    const window = {
+      from: new Date(clock.now()).toISOString(),
+      until: until().toISOString(),
+      delegate: 'person:alice',
+    };
     const cycle = await t.api('/v1/people/bob/away', { method: 'PUT', body: window });
     expect(cycle.status).toBe(400);
     const problem = (await cycle.json()) as { detail: string; errors: { path: string; message: string }[] };
-    expect(problem.errors).toEqual([{ path: 'delegate', message: 'the delegations would form a cycle: bob → alice → bob' }]);
+    expect(problem.errors).toEqual([
+      { path: 'delegate', message: 'the delegations would form a cycle: bob → alice → bob' },
+    ]);
     expect(((await (await t.api('/v1/people/bob/away')).json()) as Json).away).toBeNull();
 
     const bad = await t.api('/v1/people/carol/away', { method: 'PUT', body: { ...window, delegate: 'person:zed' } });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe('delegate');
-    const backwards = await t.api('/v1/people/carol/away', { method: 'PUT', body: { ...window, until: window.from, from: window.until } });
+    const backwards = await t.api('/v1/people/carol/away', {
+      method: 'PUT',
+      body: { ...window, until: window.from, from: window.until },
+    });
     expect(backwards.status).toBe(400);
-    expect(((await backwards.json()) as { errors: { path: string; message: string }[] }).errors).toEqual([{ path: 'until', message: 'until must be after from' }]);
+    expect(((await backwards.json()) as { errors: { path: string; message: string }[] }).errors).toEqual([
+      { path: 'until', message: 'until must be after from' },
+    ]);
 
     // bob sets himself away through a decide token bound to him; an agent's token for him may not.
-    const token = async (body: Json) => ((await (await t.api('/v1/tokens', { body })).json()) as { secret: string }).secret;
+    const token = async (body: Json) =>
+      ((await (await t.api('/v1/tokens', { body })).json()) as { secret: string }).secret;
     const asBob = await token({ name: 'bob-decides', scopes: ['request:decide'], as: 'person:bob' });
     const agentForBob = await token({ name: 'bob-agent', scopes: ['request:create'], person: 'bob' });
-    const put = (secret: string, body: Json) => fetch(`${t.url}/v1/people/me/away`, { method: 'PUT', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const put = (secret: string, body: Json) =>
+      fetch(`${t.url}/v1/people/me/away`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     expect((await put(agentForBob, { ...window, delegate: 'person:carol' })).status).toBe(403);
     const set = await put(asBob, { ...window, delegate: 'person:carol', note: 'dentist' });
     expect(set.status, await set.clone().text()).toBe(200);
-    expect(await set.json()).toMatchObject({ person: 'bob', source: 'database', set_by: 'person:bob', away: { delegate: 'person:carol', note: 'dentist' } });
+    expect(await set.json()).toMatchObject({
+      person: 'bob',
+      source: 'database',
+      set_by: 'person:bob',
+      away: { delegate: 'person:carol', note: 'dentist' },
+    });
 
     // A chain: alice → bob → carol. A request for alice now reaches carol too, and carol decides it for alice.
     const request = await file({ approvers: ['person:alice'] });
@@ -232,15 +291,25 @@ describe.each(['sqlite', 'postgres'] as const)('away and delegates (%s)', { time
       expect(slack.fake.allMessages().map((m) => m.channel)).toContain('D0CAROL');
     });
     await tap(request, 'U0CAROL', 'D0CAROL');
-    expect(await read(request.id)).toMatchObject({ status: 'approved', responded_by_person: 'carol', on_behalf_of: 'alice' });
+    expect(await read(request.id)).toMatchObject({
+      status: 'approved',
+      responded_by_person: 'carol',
+      on_behalf_of: 'alice',
+    });
 
     // The database's windows outlive a restart; clearing alice's overrides the config file's.
     expect((await t.api('/v1/people/alice/away', { method: 'DELETE' })).status).toBe(200);
     await t.close();
     t = await start();
-    const status = async (id: string) => (await (await t.api(`/v1/people/${id}/away`)).json()) as Json & { history: Json[] };
+    const status = async (id: string) =>
+      (await (await t.api(`/v1/people/${id}/away`)).json()) as Json & { history: Json[] };
     expect(await status('bob')).toMatchObject({ source: 'database', away: { delegate: 'person:carol' } });
-    expect(await status('alice')).toMatchObject({ away: null, source: null, set_by: 'api:admin', history: [{ away: null, set_by: 'api:admin' }] });
+    expect(await status('alice')).toMatchObject({
+      away: null,
+      source: null,
+      set_by: 'api:admin',
+      history: [{ away: null, set_by: 'api:admin' }],
+    });
     const after = await file({ approvers: ['person:alice'] });
     await tap(after, 'U0BOB');
     expect(await rejected(after.id)).toEqual([{ actor: 'slack:U0BOB', code: 'not_authorized' }]);
@@ -248,7 +317,14 @@ describe.each(['sqlite', 'postgres'] as const)('away and delegates (%s)', { time
 
   it('skips, on escalation, a person away with nobody standing in, and runs the next step at once', async () => {
     // dave is away with no delegate (set at run time).
-    expect((await t.api('/v1/people/dave/away', { method: 'PUT', body: { from: new Date(clock.now()).toISOString(), until: until().toISOString() } })).status).toBe(200);
+    expect(
+      (
+        await t.api('/v1/people/dave/away', {
+          method: 'PUT',
+          body: { from: new Date(clock.now()).toISOString(), until: until().toISOString() },
+        })
+      ).status,
+    ).toBe(200);
     const { request } = await t.gateway.request({ toolName: 'deploy', toolArgs: { env: 'prod' } });
     await clock.advance(0);
     await clock.advance(600_000);
@@ -257,7 +333,11 @@ describe.each(['sqlite', 'postgres'] as const)('away and delegates (%s)', { time
       expect(events).toHaveLength(2);
       return events;
     });
-    expect(escalated[0]!.detail).toMatchObject({ step: 0, added_approvers: [], skipped: [{ approver: 'person:dave' }] });
+    expect(escalated[0]!.detail).toMatchObject({
+      step: 0,
+      added_approvers: [],
+      skipped: [{ approver: 'person:dave' }],
+    });
     expect(escalated[1]!.detail).toMatchObject({ step: 1, added_approvers: ['person:erin', 'slack:U0ALICE'] });
     expect(escalated[1]!.at.getTime()).toBe(escalated[0]!.at.getTime());
     expect((await t.gateway.get(request.id))!.approvers).toEqual(['person:carol', 'person:erin', 'slack:U0ALICE']);

@@ -33,7 +33,9 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function gateway(options: { clock?: ManualClock; dbPath?: string; env?: Record<string, string>; failLookups?: number } = {}): Promise<{ t: TestServer; slack: SlackHarness }> {
+async function gateway(
+  options: { clock?: ManualClock; dbPath?: string; env?: Record<string, string>; failLookups?: number } = {},
+): Promise<{ t: TestServer; slack: SlackHarness }> {
   const slack = await makeSlackHarness();
   // Failures queued before the start meet the first look-ups, which the gateway runs as it starts.
   if (options.failLookups) slack.fake.failNext('users.lookupByEmail', { status: 500 }, options.failLookups);
@@ -41,33 +43,62 @@ async function gateway(options: { clock?: ManualClock; dbPath?: string; env?: Re
   slack.fake.users.set('bob@example.com', 'U0BOB');
   // Mallory's Slack account is alice's in the config: the config wins.
   slack.fake.users.set('mallory@example.com', 'U0ALICE');
-  const t = await startTestServer({ channels: [slack.channel], policy: CONFIG, clock: options.clock, dbPath: options.dbPath, env: options.env });
+  const t = await startTestServer({
+    channels: [slack.channel],
+    policy: CONFIG,
+    clock: options.clock,
+    dbPath: options.dbPath,
+    env: options.env,
+  });
   open.push(t);
   return { t, slack };
 }
-const person = async (t: TestServer, id: string) => (await (await t.api(`/v1/people/${id}`)).json()) as { accounts: Record<string, string>; unresolved: Record<string, string> };
+const person = async (t: TestServer, id: string) =>
+  (await (await t.api(`/v1/people/${id}`)).json()) as {
+    accounts: Record<string, string>;
+    unresolved: Record<string, string>;
+  };
 
 describe('resolution by email', () => {
   it('matches a person given only an email to their Slack account: DMs reach them and their taps count as theirs', async () => {
     const { t, slack } = await gateway();
     await t.server.resolver.refresh();
     expect(await person(t, 'bob')).toMatchObject({ accounts: { slack: 'U0BOB' }, unresolved: {} });
-    expect(await person(t, 'carol')).toMatchObject({ accounts: { web: 'carol' }, unresolved: { slack: 'no slack user has this email' } });
-    expect(await person(t, 'mallory')).toMatchObject({ accounts: {}, unresolved: { slack: "U0ALICE is alice's account in the config" } });
+    expect(await person(t, 'carol')).toMatchObject({
+      accounts: { web: 'carol' },
+      unresolved: { slack: 'no slack user has this email' },
+    });
+    expect(await person(t, 'mallory')).toMatchObject({
+      accounts: {},
+      unresolved: { slack: "U0ALICE is alice's account in the config" },
+    });
     expect(t.gateway.directory().personOf('slack:U0ALICE')).toBe('alice');
     // `tollgate people show` without a config file asks the running gateway, which knows what the look-ups found.
     const shown = await new Promise<string>((resolve) =>
-      execFile(process.execPath, [BIN, 'people', 'show', 'carol'], { env: { ...process.env, TOLLGATE_CONFIG: '', TOLLGATE_URL: t.url, TOLLGATE_TOKEN: t.token }, timeout: 30_000 }, (_e, stdout, stderr) => resolve(stdout + stderr)),
+      execFile(
+        process.execPath,
+        [BIN, 'people', 'show', 'carol'],
+        { env: { ...process.env, TOLLGATE_CONFIG: '', TOLLGATE_URL: t.url, TOLLGATE_TOKEN: t.token }, timeout: 30_000 },
+        (_e, stdout, stderr) => resolve(stdout + stderr),
+      ),
     );
     expect(shown).toContain('  accounts  web:carol');
     expect(shown).toContain('  not found slack: no slack user has this email');
 
-    const res = await t.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: {}, approvers: ['person:bob'] } });
+    const res = await t.api('/v1/requests', {
+      body: { tool_name: 'deploy', tool_args: {}, approvers: ['person:bob'] },
+    });
     const { id } = (await res.json()) as { id: string };
     await eventually(() => expect(slack.fake.allMessages().some((m) => m.channel === 'D0BOB')).toBe(true));
     const request = (await t.gateway.get(id))!;
     expect(await slack.tap(t, request, 'approve', 'U0BOB')).toBe(200);
-    await eventually(async () => expect(await t.gateway.get(id)).toMatchObject({ status: 'approved', respondedBy: 'slack:U0BOB', respondedByPerson: 'bob' }));
+    await eventually(async () =>
+      expect(await t.gateway.get(id)).toMatchObject({
+        status: 'approved',
+        respondedBy: 'slack:U0BOB',
+        respondedByPerson: 'bob',
+      }),
+    );
   });
 
   it('keeps a person usable when the look-up fails, says why, and tries again after a minute', async () => {
@@ -76,9 +107,18 @@ describe('resolution by email', () => {
     await t.server.resolver.refresh();
     expect((await person(t, 'bob')).unresolved.slack).toMatch(/^look-up failed: /);
     // Carol's failed look-up does not stop her deciding from the web.
-    const res = await t.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: {}, approvers: ['person:carol'], channels: [{ type: 'slack', target: 'C0OPS' }] } });
+    const res = await t.api('/v1/requests', {
+      body: {
+        tool_name: 'deploy',
+        tool_args: {},
+        approvers: ['person:carol'],
+        channels: [{ type: 'slack', target: 'C0OPS' }],
+      },
+    });
     const { id } = (await res.json()) as { id: string };
-    expect((await t.api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver: 'web:carol' } })).status).toBe(200);
+    expect(
+      (await t.api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver: 'web:carol' } })).status,
+    ).toBe(200);
 
     const calls = slack.fake.callsTo('users.lookupByEmail').length;
     await t.server.resolver.refresh();
@@ -128,6 +168,9 @@ describe('resolution by email', () => {
     feishu.fake.users.set('bob@example.com', 'ou_bob');
     expect(await feishu.channel.accountByEmail('Bob@Example.com')).toBe('ou_bob');
     expect(await feishu.channel.accountByEmail('nobody@example.com')).toBeNull();
-    expect(feishu.fake.callsTo('batch_get_id').at(-1)).toMatchObject({ query: { user_id_type: 'open_id' }, body: { emails: ['nobody@example.com'] } });
+    expect(feishu.fake.callsTo('batch_get_id').at(-1)).toMatchObject({
+      query: { user_id_type: 'open_id' },
+      body: { emails: ['nobody@example.com'] },
+    });
   });
 });

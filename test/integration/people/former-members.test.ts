@@ -39,7 +39,8 @@ describe.each(['sqlite', 'postgres'] as const)('people stay people (%s)', (diale
   let t: TestServer;
 
   beforeEach(async () => {
-    const dbPath = dialect === 'postgres' ? databases[databases.push(await freshDatabase({ migrate: true })) - 1]!.url : undefined;
+    const dbPath =
+      dialect === 'postgres' ? databases[databases.push(await freshDatabase({ migrate: true })) - 1]!.url : undefined;
     t = await startTestServer({ policy: CONFIG, dbPath });
   });
   afterEach(async () => {
@@ -47,7 +48,9 @@ describe.each(['sqlite', 'postgres'] as const)('people stay people (%s)', (diale
   });
 
   async function file(body: Json): Promise<string> {
-    const res = await t.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { amount: 1200 }, ...body } });
+    const res = await t.api('/v1/requests', {
+      body: { tool_name: 'pay_invoice', tool_args: { amount: 1200 }, ...body },
+    });
     expect(res.status, await res.clone().text()).toBe(201);
     return ((await res.json()) as { id: string }).id;
   }
@@ -55,11 +58,17 @@ describe.each(['sqlite', 'postgres'] as const)('people stay people (%s)', (diale
   async function decideAs(as: string, id: string, decision: 'approve' | 'deny' = 'approve'): Promise<Response> {
     let secret = tokens.get(as);
     if (!secret) {
-      const res = await t.api('/v1/tokens', { body: { name: `decide-${as.replace(/\W/g, '-')}`, scopes: ['request:decide'], as } });
+      const res = await t.api('/v1/tokens', {
+        body: { name: `decide-${as.replace(/\W/g, '-')}`, scopes: ['request:decide'], as },
+      });
       secret = ((await res.json()) as { secret: string }).secret;
       tokens.set(as, secret);
     }
-    return fetch(`${t.url}/v1/requests/${id}/decision`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify({ decision }) });
+    return fetch(`${t.url}/v1/requests/${id}/decision`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ decision }),
+    });
   }
   const read = async (id: string) => (await (await t.api(`/v1/requests/${id}`)).json()) as Json;
   const reload = (yaml: string) => t.server.people.replace(loadDirectory(parse(yaml) as Json, 'tollgate.yaml'));
@@ -74,7 +83,12 @@ describe.each(['sqlite', 'postgres'] as const)('people stay people (%s)', (diale
     expect((await decideAs('web:alice', id)).status).toBe(200);
     expect(await read(id)).toMatchObject({ status: 'pending' });
     const alices = (await t.store.events(id)).filter((e) => e.type === 'approved').at(-1)!;
-    expect(alices.detail).toMatchObject({ person: 'alice', approvals: 1, required: 2, discounted: [{ person: 'bob', actor: 'web:bob', reason: expect.stringContaining('no longer an approver') }] });
+    expect(alices.detail).toMatchObject({
+      person: 'alice',
+      approvals: 1,
+      required: 2,
+      discounted: [{ person: 'bob', actor: 'web:bob', reason: expect.stringContaining('no longer an approver') }],
+    });
     // bob himself is refused now, on the record, like anyone outside the list.
     expect((await decideAs('web:bob', id)).status).toBe(403);
 
@@ -102,20 +116,31 @@ describe.each(['sqlite', 'postgres'] as const)('people stay people (%s)', (diale
     expect(asWeb.status).toBe(403);
     expect(((await asWeb.json()) as { code?: string; detail?: string }).detail).toMatch(/own request/);
     expect(await read(id)).toMatchObject({ status: 'pending' });
-    expect((await t.store.events(id)).find((e) => e.type === 'decision_rejected')).toMatchObject({ actor: 'web:alice', detail: { code: 'self_approval' } });
+    expect((await t.store.events(id)).find((e) => e.type === 'decision_rejected')).toMatchObject({
+      actor: 'web:alice',
+      detail: { code: 'self_approval' },
+    });
     expect((await decideAs('web:bob', id)).status).toBe(200);
     expect(await read(id)).toMatchObject({ status: 'approved', responded_by_person: 'bob' });
   });
 
   it('refuses to file a bare user_id that two people hold, naming user_id and both of them', async () => {
-    const res = await t.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: {}, approvers: ['group:leads'], user_id: 'U0SHARED' } });
+    const res = await t.api('/v1/requests', {
+      body: { tool_name: 'deploy', tool_args: {}, approvers: ['group:leads'], user_id: 'U0SHARED' },
+    });
     expect(res.status).toBe(400);
     const problem = (await res.json()) as { detail: string; errors?: { path: string; message: string }[] };
     expect(JSON.stringify(problem)).toContain('user_id');
     expect(JSON.stringify(problem)).toContain('person:dave');
     expect(JSON.stringify(problem)).toContain('person:erin');
     // With its channel it names one account, and files.
-    expect((await t.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: {}, approvers: ['group:leads'], user_id: 'slack:U0SHARED' } })).status).toBe(201);
+    expect(
+      (
+        await t.api('/v1/requests', {
+          body: { tool_name: 'deploy', tool_args: {}, approvers: ['group:leads'], user_id: 'slack:U0SHARED' },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('finds by ?person= and ?group= every request the person settled or voted on, page by page', async () => {
@@ -153,7 +178,12 @@ describe.each(['sqlite', 'postgres'] as const)('people stay people (%s)', (diale
     expect(await ids('group=leads')).toEqual([untouched, denied, waiting, settled, quorum]);
     // The export agrees.
     const exported = await (await t.api('/v1/requests/export?format=ndjson&person=bob')).text();
-    expect(exported.trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id)).toEqual([denied, waiting, settled, quorum]);
+    expect(
+      exported
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { id: string }).id),
+    ).toEqual([denied, waiting, settled, quorum]);
     // And `tollgate audit --person`, reading the database itself.
     const lines: string[] = [];
     const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => Boolean(lines.push(String(chunk))));
@@ -162,7 +192,13 @@ describe.each(['sqlite', 'postgres'] as const)('people stay people (%s)', (diale
     } finally {
       out.mockRestore();
     }
-    expect(lines.join('').trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id)).toEqual([denied, waiting, settled, quorum]);
+    expect(
+      lines
+        .join('')
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { id: string }).id),
+    ).toEqual([denied, waiting, settled, quorum]);
   });
 
   it('fills the voters from the events already recorded when the migration runs (history from before it)', async () => {
@@ -173,7 +209,12 @@ describe.each(['sqlite', 'postgres'] as const)('people stay people (%s)', (diale
     const waiting = await file({ approvers: ['group:leads'], required_approvals: 2 });
     expect((await decideAs('web:alice', waiting)).status).toBe(200);
     // As a database from before the table: no voter rows; then the migration's own statement, as written in its file.
-    const backfill = readFileSync(join(migrationsFolder(dialect), dialect === 'sqlite' ? '0014_voters.sql' : '0015_voters.sql'), 'utf8').split('--> statement-breakpoint').at(-1)!;
+    const backfill = readFileSync(
+      join(migrationsFolder(dialect), dialect === 'sqlite' ? '0014_voters.sql' : '0015_voters.sql'),
+      'utf8',
+    )
+      .split('--> statement-breakpoint')
+      .at(-1)!;
     if (dialect === 'sqlite') {
       const db = new Database(t.dbPath);
       try {
@@ -188,7 +229,10 @@ describe.each(['sqlite', 'postgres'] as const)('people stay people (%s)', (diale
         await client.query(backfill);
       });
     }
-    const ids = async (person: string) => ((await (await t.api(`/v1/requests?person=${person}`)).json()) as { items: { id: string }[] }).items.map((r) => r.id);
+    const ids = async (person: string) =>
+      ((await (await t.api(`/v1/requests?person=${person}`)).json()) as { items: { id: string }[] }).items.map(
+        (r) => r.id,
+      );
     expect(await ids('bob')).toEqual([quorum]);
     expect(await ids('carol')).toEqual([quorum]);
     expect(await ids('alice')).toEqual([waiting]);

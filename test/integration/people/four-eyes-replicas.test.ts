@@ -25,15 +25,26 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const decideAs = (t: TestServer, id: string, approver: string) => t.api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver } });
+const decideAs = (t: TestServer, id: string, approver: string) =>
+  t.api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver } });
 
 describe('four eyes across channels and replicas', () => {
   it('refuses alice’s Feishu tap after her web approval, and takes bob’s', async () => {
     const feishu = await makeFeishuHarness();
     open.push(feishu);
-    const t = await startTestServer({ channels: [feishu.channel], policy: CONFIG.replace('{ type: web }', `{ type: feishu, target: "${feishu.target}" }`) });
+    const t = await startTestServer({
+      channels: [feishu.channel],
+      policy: CONFIG.replace('{ type: web }', `{ type: feishu, target: "${feishu.target}" }`),
+    });
     open.push(t);
-    const res = await t.api('/v1/requests', { body: { tool_name: 'pay', tool_args: { amount: 10 }, approvers: ['person:alice', 'person:bob'], required_approvals: 2 } });
+    const res = await t.api('/v1/requests', {
+      body: {
+        tool_name: 'pay',
+        tool_args: { amount: 10 },
+        approvers: ['person:alice', 'person:bob'],
+        required_approvals: 2,
+      },
+    });
     const { id } = (await res.json()) as { id: string };
     expect((await decideAs(t, id, 'web:alice')).status).toBe(200);
     const request = (await t.gateway.get(id))!;
@@ -43,7 +54,11 @@ describe('four eyes across channels and replicas', () => {
     expect(JSON.stringify(answer.body)).toContain('web:alice');
     expect(await t.gateway.get(id)).toMatchObject({ status: 'pending' });
     await feishu.tapAnswer(t, request, 'approve', 'ou_bob');
-    expect(await t.gateway.get(id)).toMatchObject({ status: 'approved', respondedBy: 'feishu:ou_bob', respondedByPerson: 'bob' });
+    expect(await t.gateway.get(id)).toMatchObject({
+      status: 'approved',
+      respondedBy: 'feishu:ou_bob',
+      respondedByPerson: 'bob',
+    });
   });
 
   it('refuses alice’s second account on another replica of the same database', async () => {
@@ -53,7 +68,14 @@ describe('four eyes across channels and replicas', () => {
     open.push(a);
     const b = await startTestServer({ dbPath: database.url, policy: CONFIG, env });
     open.push(b);
-    const res = await a.api('/v1/requests', { body: { tool_name: 'pay', tool_args: { amount: 10 }, approvers: ['person:alice', 'person:bob'], required_approvals: 2 } });
+    const res = await a.api('/v1/requests', {
+      body: {
+        tool_name: 'pay',
+        tool_args: { amount: 10 },
+        approvers: ['person:alice', 'person:bob'],
+        required_approvals: 2,
+      },
+    });
     const { id } = (await res.json()) as { id: string };
     expect((await decideAs(a, id, 'slack:U0ALICE')).status).toBe(200);
     const second = await decideAs(b, id, 'web:alice');
@@ -61,6 +83,9 @@ describe('four eyes across channels and replicas', () => {
     expect(((await second.json()) as { detail: string }).detail).toContain('slack:U0ALICE');
     expect((await decideAs(b, id, 'web:bob')).status).toBe(200);
     expect(await a.gateway.get(id)).toMatchObject({ status: 'approved', respondedByPerson: 'bob' });
-    expect((await a.store.events(id)).filter((e) => e.type === 'approved').map((e) => e.detail.person)).toEqual(['alice', 'bob']);
+    expect((await a.store.events(id)).filter((e) => e.type === 'approved').map((e) => e.detail.person)).toEqual([
+      'alice',
+      'bob',
+    ]);
   });
 });

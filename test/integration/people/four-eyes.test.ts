@@ -33,7 +33,8 @@ describe.each(['sqlite', 'postgres'] as const)('people, not accounts (%s)', (dia
 
   beforeEach(async () => {
     slack = await makeSlackHarness();
-    const dbPath = dialect === 'postgres' ? (databases[databases.push(await freshDatabase({ migrate: true })) - 1]!).url : undefined;
+    const dbPath =
+      dialect === 'postgres' ? databases[databases.push(await freshDatabase({ migrate: true })) - 1]!.url : undefined;
     t = await startTestServer({ channels: [slack.channel], policy: CONFIG, dbPath });
   });
   afterEach(async () => {
@@ -42,18 +43,31 @@ describe.each(['sqlite', 'postgres'] as const)('people, not accounts (%s)', (dia
   });
 
   async function file(body: Json): Promise<ConfirmationRequest> {
-    const res = await t.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { amount: 1200 }, channels: [{ type: 'slack', target: 'C0FIN' }], ...body } });
+    const res = await t.api('/v1/requests', {
+      body: {
+        tool_name: 'pay_invoice',
+        tool_args: { amount: 1200 },
+        channels: [{ type: 'slack', target: 'C0FIN' }],
+        ...body,
+      },
+    });
     expect(res.status, await res.clone().text()).toBe(201);
     const { id } = (await res.json()) as { id: string };
     return (await t.gateway.get(id))!;
   }
   const read = async (id: string) => (await (await t.api(`/v1/requests/${id}`)).json()) as Json;
   async function tokenAs(as: string): Promise<string> {
-    const res = await t.api('/v1/tokens', { body: { name: `decide-${as.replace(/\W/g, '-')}`, scopes: ['request:decide'], as } });
+    const res = await t.api('/v1/tokens', {
+      body: { name: `decide-${as.replace(/\W/g, '-')}`, scopes: ['request:decide'], as },
+    });
     return ((await res.json()) as { secret: string }).secret;
   }
   const decideWith = (secret: string, id: string) =>
-    fetch(`${t.url}/v1/requests/${id}/decision`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'approve' }) });
+    fetch(`${t.url}/v1/requests/${id}/decision`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'approve' }),
+    });
   /**
    * Taps as Slack would, and waits for the gateway to record what the tap did (Slack is acknowledged first): an event
    * by this tapper, since the card's own delivery events may land in between and would satisfy a mere count.
@@ -77,7 +91,11 @@ describe.each(['sqlite', 'postgres'] as const)('people, not accounts (%s)', (dia
     expect(await read(request.id)).toMatchObject({ status: 'pending' });
 
     await tap(request, 'U0BOB');
-    expect(await read(request.id)).toMatchObject({ status: 'approved', responded_by: 'slack:U0BOB', responded_by_person: 'bob' });
+    expect(await read(request.id)).toMatchObject({
+      status: 'approved',
+      responded_by: 'slack:U0BOB',
+      responded_by_person: 'bob',
+    });
     const events = await t.store.events(request.id);
     expect(events.filter((e) => e.type === 'decision_rejected').map((e) => e.actor)).toEqual(['web:alice']);
     expect(events.filter((e) => e.type === 'approved').map((e) => e.detail.person)).toEqual(['alice', 'bob']);
@@ -87,7 +105,9 @@ describe.each(['sqlite', 'postgres'] as const)('people, not accounts (%s)', (dia
     const request = await file({ approvers: ['group:finance-leads'], user_id: 'web:alice' });
     await tap(request, 'U0ALICE');
     expect(await read(request.id)).toMatchObject({ status: 'pending' });
-    expect((await t.store.events(request.id)).find((e) => e.type === 'decision_rejected')).toMatchObject({ actor: 'slack:U0ALICE' });
+    expect((await t.store.events(request.id)).find((e) => e.type === 'decision_rejected')).toMatchObject({
+      actor: 'slack:U0ALICE',
+    });
     // Filed for her email address: the same person.
     const byEmail = await file({ approvers: ['group:finance-leads'], user_id: 'alice@example.com' });
     const viaToken = await decideWith(await tokenAs('person:alice'), byEmail.id);
@@ -102,13 +122,18 @@ describe.each(['sqlite', 'postgres'] as const)('people, not accounts (%s)', (dia
     expect(await read(request.id)).toMatchObject({ status: 'pending' });
     const asAlice = await decideWith(await tokenAs('person:alice'), request.id);
     expect(asAlice.status).toBe(200);
-    expect(await read(request.id)).toMatchObject({ status: 'approved', responded_by: 'person:alice', responded_by_person: 'alice' });
+    expect(await read(request.id)).toMatchObject({
+      status: 'approved',
+      responded_by: 'person:alice',
+      responded_by_person: 'alice',
+    });
 
     const other = await file({ approvers: ['group:approvers'] });
     await tap(other, 'U0CAROL', 'deny');
     expect(await read(other.id)).toMatchObject({ status: 'denied', responded_by_person: 'carol' });
 
-    const ids = async (query: string) => ((await (await t.api(`/v1/requests?${query}`)).json()) as { items: { id: string }[] }).items.map((r) => r.id);
+    const ids = async (query: string) =>
+      ((await (await t.api(`/v1/requests?${query}`)).json()) as { items: { id: string }[] }).items.map((r) => r.id);
     expect(await ids('person=alice')).toEqual([request.id]);
     expect(await ids('person=carol')).toEqual([other.id]);
     expect((await ids('group=approvers')).sort()).toEqual([request.id, other.id].sort());
@@ -117,7 +142,9 @@ describe.each(['sqlite', 'postgres'] as const)('people, not accounts (%s)', (dia
   });
 
   it('sends a person listed by id a direct message on the channel that knows her account', async () => {
-    const res = await t.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: {}, approvers: ['person:alice'] } });
+    const res = await t.api('/v1/requests', {
+      body: { tool_name: 'deploy', tool_args: {}, approvers: ['person:alice'] },
+    });
     expect(res.status, await res.clone().text()).toBe(201);
     const { id } = (await res.json()) as { id: string };
     const dm = await eventually(() => {
@@ -128,8 +155,18 @@ describe.each(['sqlite', 'postgres'] as const)('people, not accounts (%s)', (dia
     });
     expect(JSON.stringify(dm.versions[0])).toContain(id);
     // The rule's channel still gets its card (delivered on its own, in any order); the direct message comes on top.
-    await eventually(() => expect(slack.fake.allMessages().filter((m) => JSON.stringify(m.versions[0]).includes(id)).map((m) => m.channel).sort()).toEqual(['C0FIN', 'D0ALICE']));
-    expect((await t.api('/v1/requests', { body: { tool_name: 'deploy', approvers: ['person:dave'] } })).status).toBe(400);
+    await eventually(() =>
+      expect(
+        slack.fake
+          .allMessages()
+          .filter((m) => JSON.stringify(m.versions[0]).includes(id))
+          .map((m) => m.channel)
+          .sort(),
+      ).toEqual(['C0FIN', 'D0ALICE']),
+    );
+    expect((await t.api('/v1/requests', { body: { tool_name: 'deploy', approvers: ['person:dave'] } })).status).toBe(
+      400,
+    );
   });
 
   it('shows the directory in force over the API', async () => {

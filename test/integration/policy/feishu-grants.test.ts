@@ -32,7 +32,12 @@ afterEach(async () => {
 });
 
 async function fileAndWaitForCard(tool: string) {
-  const { request } = await server.gateway.request({ toolName: tool, toolArgs: {}, agentId: 'release-bot', channels: [{ type: 'feishu', target: feishu.target }] });
+  const { request } = await server.gateway.request({
+    toolName: tool,
+    toolArgs: {},
+    agentId: 'release-bot',
+    channels: [{ type: 'feishu', target: feishu.target }],
+  });
   const message = await eventually(() => {
     const m = feishu.fake.messageFor(request.id);
     if (!m) throw new Error('no card yet');
@@ -47,7 +52,13 @@ describe('feishu grant buttons', () => {
     const grantButton = buttons.find((b) => b.name === 'tollgate_grant_0')!;
     expect(grantButton).toBeDefined();
     const value = (grantButton.behaviors as { value: Record<string, unknown> }[])[0]!.value;
-    const payload = cardActionPayload(feishu.secrets, { openId: 'ou_alice', value, name: 'tollgate_grant_0', messageId: message.messageId, chatId: message.receiveId });
+    const payload = cardActionPayload(feishu.secrets, {
+      openId: 'ou_alice',
+      value,
+      name: 'tollgate_grant_0',
+      messageId: message.messageId,
+      chatId: message.receiveId,
+    });
     const answer = await postCallback(feishu.eventsUrl(server), signCallback(payload, feishu.secrets));
     expect(answer.status).toBe(200);
     await eventually(async () => expect((await server.gateway.get(request.id))!.status).toBe('approved'));

@@ -22,7 +22,12 @@ let server: TestServer;
 beforeEach(async () => {
   clock = new ManualClock(Date.now());
   feishu = await makeFeishuHarness();
-  server = await startTestServer({ clock, scheduler: new InProcessScheduler({ clock }), channels: [feishu.channel], policy: POLICY });
+  server = await startTestServer({
+    clock,
+    scheduler: new InProcessScheduler({ clock }),
+    channels: [feishu.channel],
+    policy: POLICY,
+  });
 });
 afterEach(async () => {
   await server.close();
@@ -31,7 +36,11 @@ afterEach(async () => {
 
 describe('feishu reminders', () => {
   it('replies to the card once remind_after_s has passed', async () => {
-    const { request } = await server.gateway.request({ toolName: 'deploy', toolArgs: {}, channels: [{ type: 'feishu', target: feishu.target }] });
+    const { request } = await server.gateway.request({
+      toolName: 'deploy',
+      toolArgs: {},
+      channels: [{ type: 'feishu', target: feishu.target }],
+    });
     await clock.advance(0);
     await eventually(async () => expect((await server.store.messages(request.id))[0]?.status).toBe('sent'));
     const messageId = feishu.fake.messageFor(request.id)!.messageId;
@@ -43,7 +52,9 @@ describe('feishu reminders', () => {
     });
     expect(reply.path).toBe(`/open-apis/im/v1/messages/${messageId}/reply`);
     expect(reply.body).toMatchObject({ msg_type: 'interactive' });
-    expect(JSON.parse(String(reply.body.content)).body.elements[0].text.content).toMatch(/^Reminder: Approval needed: deploy is still waiting\. Who may decide: feishu:ou_alice\./);
+    expect(JSON.parse(String(reply.body.content)).body.elements[0].text.content).toMatch(
+      /^Reminder: Approval needed: deploy is still waiting\. Who may decide: feishu:ou_alice\./,
+    );
     expect((await server.gateway.events(request.id)).map((e) => e.type)).toContain('reminded');
   });
 });

@@ -45,12 +45,24 @@ async function file(body: Record<string, unknown>) {
 
 describe('POST /v1/requests under a policy', () => {
   it('an allow rule answers 201 with the final approved row, and writes created + approved events naming the rule', async () => {
-    const { status, body } = await file({ tool_name: 'read_file', tool_args: { path: '/etc/hosts' }, approvers: ['web:alice'] });
+    const { status, body } = await file({
+      tool_name: 'read_file',
+      tool_args: { path: '/etc/hosts' },
+      approvers: ['web:alice'],
+    });
     expect(status).toBe(201);
-    expect(body).toMatchObject({ status: 'approved', allowed: true, responded_by: 'policy:reads', responded_via: 'policy' });
+    expect(body).toMatchObject({
+      status: 'approved',
+      allowed: true,
+      responded_by: 'policy:reads',
+      responded_via: 'policy',
+    });
     const events = await t.store.events(body.id as string);
     expect(events.map((e) => e.type)).toEqual(['created', 'approved']);
-    expect(events[0]!.detail).toEqual({ policy: { rule: 'reads', decision: 'allow' }, asked: expect.stringMatching(/^v1\./) });
+    expect(events[0]!.detail).toEqual({
+      policy: { rule: 'reads', decision: 'allow' },
+      asked: expect.stringMatching(/^v1\./),
+    });
     expect(events[1]).toMatchObject({ actor: 'policy:reads', channel: 'policy', detail: { rule: 'reads' } });
     // No card, no timer: nothing is left pending.
     expect(await t.store.messages(body.id as string)).toEqual([]);
@@ -58,9 +70,18 @@ describe('POST /v1/requests under a policy', () => {
   });
 
   it('a deny rule answers the final denied row with the rule’s reason', async () => {
-    const { status, body } = await file({ tool_name: 'shell', tool_args: { command: 'ls' }, metadata: { env: 'prod' } });
+    const { status, body } = await file({
+      tool_name: 'shell',
+      tool_args: { command: 'ls' },
+      metadata: { env: 'prod' },
+    });
     expect(status).toBe(201);
-    expect(body).toMatchObject({ status: 'denied', allowed: false, responded_by: 'policy:no-prod-shell', reason: 'No shell on production; use a runbook.' });
+    expect(body).toMatchObject({
+      status: 'denied',
+      allowed: false,
+      responded_by: 'policy:no-prod-shell',
+      reason: 'No shell on production; use a runbook.',
+    });
     const events = await t.store.events(body.id as string);
     expect(events.map((e) => [e.type, e.actor])).toEqual([
       ['created', null],
@@ -69,18 +90,40 @@ describe('POST /v1/requests under a policy', () => {
   });
 
   it('an ask rule routes the request: its approvers and quorum win, the timeout is the shorter, on_timeout deny holds', async () => {
-    const { status, body } = await file({ tool_name: 'payments.send', tool_args: { amount: 90000 }, approvers: ['web:mallory'], required_approvals: 1, timeout_s: 86400, on_timeout: 'approve' });
+    const { status, body } = await file({
+      tool_name: 'payments.send',
+      tool_args: { amount: 90000 },
+      approvers: ['web:mallory'],
+      required_approvals: 1,
+      timeout_s: 86400,
+      on_timeout: 'approve',
+    });
     expect(status).toBe(201);
-    expect(body).toMatchObject({ status: 'pending', approvers: ['web:cfo', 'web:controller'], required_approvals: 2, on_timeout: 'deny' });
+    expect(body).toMatchObject({
+      status: 'pending',
+      approvers: ['web:cfo', 'web:controller'],
+      required_approvals: 2,
+      on_timeout: 'deny',
+    });
     expect(Date.parse(body.expires_at as string) - Date.parse(body.created_at as string)).toBe(3600_000);
-    expect((await t.store.events(body.id as string))[0]!.detail).toEqual({ policy: { rule: 'big-payments', decision: 'ask' }, asked: expect.stringMatching(/^v1\./) });
+    expect((await t.store.events(body.id as string))[0]!.detail).toEqual({
+      policy: { rule: 'big-payments', decision: 'ask' },
+      asked: expect.stringMatching(/^v1\./),
+    });
     // The request's own approver is not among the rule's: refused.
-    const mallory = await t.api(`/v1/requests/${String(body.id)}/decision`, { body: { decision: 'approve', approver: 'web:mallory' } });
+    const mallory = await t.api(`/v1/requests/${String(body.id)}/decision`, {
+      body: { decision: 'approve', approver: 'web:mallory' },
+    });
     expect((await mallory.json()) as unknown).toMatchObject({ status: 403 });
   });
 
   it('a request may tighten its rule: more approvals and a shorter timeout are kept', async () => {
-    const { body } = await file({ tool_name: 'payments.send', tool_args: { amount: 90000 }, required_approvals: 3, timeout_s: 60 });
+    const { body } = await file({
+      tool_name: 'payments.send',
+      tool_args: { amount: 90000 },
+      required_approvals: 3,
+      timeout_s: 60,
+    });
     expect(body).toMatchObject({ required_approvals: 3 });
     expect(Date.parse(body.expires_at as string) - Date.parse(body.created_at as string)).toBe(60_000);
   });
@@ -88,7 +131,10 @@ describe('POST /v1/requests under a policy', () => {
   it('no rule matches: default applies (ask, its approvers)', async () => {
     const { body } = await file({ tool_name: 'payments.send', tool_args: { amount: 10 } });
     expect(body).toMatchObject({ status: 'pending', approvers: ['web:oncall'] });
-    expect((await t.store.events(body.id as string))[0]!.detail).toEqual({ policy: { rule: 'default', decision: 'ask' }, asked: expect.stringMatching(/^v1\./) });
+    expect((await t.store.events(body.id as string))[0]!.detail).toEqual({
+      policy: { rule: 'default', decision: 'ask' },
+      asked: expect.stringMatching(/^v1\./),
+    });
   });
 
   it('repeating an idempotency key of a settled request answers 200 with the same row', async () => {
@@ -103,7 +149,9 @@ describe('a bad policy stops the start', () => {
   it('names the file, the rule and the position in the when expression', () => {
     const path = join(dir, 'bad.yaml');
     writeFileSync(path, 'policies:\n  - name: big\n    match: { when: "args.amount >> 5" }\n');
-    expect(() => loadConfig({ config: path }, {})).toThrow(`${path}: policies[0] "big".match.when: line 1, column 14: `);
+    expect(() => loadConfig({ config: path }, {})).toThrow(
+      `${path}: policies[0] "big".match.when: line 1, column 14: `,
+    );
   });
 });
 
@@ -123,7 +171,12 @@ describe('/metrics', () => {
 describe('a rule naming a channel that is not enabled', () => {
   it('stops the start, naming the rule and the channel', async () => {
     const path = join(dir, 'chan.yaml');
-    writeFileSync(path, 'policies:\n  - name: finance\n    match: { tool: pay }\n    channels: [{ type: slack, target: C0FIN }]\n');
-    await expect(startTestServer({ env: { TOLLGATE_CONFIG: path } })).rejects.toThrow(`${path}: policies[0] "finance".channels[0].type: channel "slack" is not enabled (enabled: web, push)`);
+    writeFileSync(
+      path,
+      'policies:\n  - name: finance\n    match: { tool: pay }\n    channels: [{ type: slack, target: C0FIN }]\n',
+    );
+    await expect(startTestServer({ env: { TOLLGATE_CONFIG: path } })).rejects.toThrow(
+      `${path}: policies[0] "finance".channels[0].type: channel "slack" is not enabled (enabled: web, push)`,
+    );
   });
 });

@@ -51,7 +51,10 @@ describe('reminders and escalation on BullMQ', () => {
   it('reminds at 1 s, escalates at 2 s, expires at 4 s, each once', async () => {
     expect(t.gateway.describe().scheduler).toBe('bullmq');
     const { request } = await t.gateway.request({ toolName: 'deploy', toolArgs: {} });
-    const types = async () => (await t.store.events(request.id)).map((e) => e.type).filter((x) => x === 'reminded' || x === 'escalated' || x === 'expired');
+    const types = async () =>
+      (await t.store.events(request.id))
+        .map((e) => e.type)
+        .filter((x) => x === 'reminded' || x === 'escalated' || x === 'expired');
     await eventually(async () => expect(await types()).toEqual(['reminded']), 3000);
     expect(pager.reminded).toEqual([{ target: 'C-TEAM', messageRef: 'msg-C-TEAM' }]);
     await eventually(async () => expect(await types()).toEqual(['reminded', 'escalated']), 3000);

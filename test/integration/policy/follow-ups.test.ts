@@ -46,7 +46,13 @@ let t: TestServer;
 
 async function start() {
   pager = new RecordingChannel();
-  return startTestServer({ clock, channels: [pager], scheduler: new InProcessScheduler({ clock }), dbPath: join(dir, 'tollgate.db'), policy: POLICY });
+  return startTestServer({
+    clock,
+    channels: [pager],
+    scheduler: new InProcessScheduler({ clock }),
+    dbPath: join(dir, 'tollgate.db'),
+    policy: POLICY,
+  });
 }
 
 beforeEach(async () => {
@@ -59,7 +65,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const types = async (id: string) => (await t.store.events(id)).map((e) => e.type).filter((type) => type === 'reminded' || type === 'escalated');
+const types = async (id: string) =>
+  (await t.store.events(id)).map((e) => e.type).filter((type) => type === 'reminded' || type === 'escalated');
 
 async function fileDeploy(): Promise<string> {
   const { request } = await t.gateway.request({ toolName: 'deploy', toolArgs: { env: 'prod' } });
@@ -79,17 +86,26 @@ describe('reminders and escalation', () => {
     const reminded = (await t.store.events(id)).find((e) => e.type === 'reminded')!;
     expect(reminded).toMatchObject({ actor: 'system', detail: { step: 0, approvers: ['web:alice'] } });
     // Before its step, the escalation approver may not decide.
-    expect((await t.api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver: 'web:ceo' } })).status).toBe(403);
+    expect(
+      (await t.api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver: 'web:ceo' } })).status,
+    ).toBe(403);
 
     await clock.advance(1200_000); // 30 min after filing
     expect(await types(id)).toEqual(['reminded', 'escalated']);
     const row = (await t.gateway.get(id))!;
     expect(row.approvers).toEqual(['web:alice', 'web:ceo']);
-    expect(row.channels).toEqual([{ type: 'pager', target: 'C-TEAM' }, { type: 'pager', target: 'C-EXEC' }]);
+    expect(row.channels).toEqual([
+      { type: 'pager', target: 'C-TEAM' },
+      { type: 'pager', target: 'C-EXEC' },
+    ]);
     await clock.advance(0);
     expect(pager.sent).toContainEqual({ target: 'C-EXEC', approvers: ['web:alice', 'web:ceo'] });
     expect(pager.updated).toContainEqual({ target: 'C-TEAM', approvers: ['web:alice', 'web:ceo'] });
-    expect((await t.store.events(id)).find((e) => e.type === 'escalated')!.detail).toMatchObject({ step: 0, added_approvers: ['web:ceo'], added_channels: [{ type: 'pager', target: 'C-EXEC' }] });
+    expect((await t.store.events(id)).find((e) => e.type === 'escalated')!.detail).toMatchObject({
+      step: 0,
+      added_approvers: ['web:ceo'],
+      added_channels: [{ type: 'pager', target: 'C-EXEC' }],
+    });
 
     // The escalated approver may now decide.
     const res = await t.api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver: 'web:ceo' } });

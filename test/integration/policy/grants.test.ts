@@ -44,7 +44,9 @@ async function file(tool: string, agent: string, env = 'staging'): Promise<Recor
 }
 
 async function approve(id: unknown, grant?: string) {
-  return t.api(`/v1/requests/${String(id)}/decision`, { body: { decision: 'approve', approver: 'web:alice', ...(grant ? { grant } : {}) } });
+  return t.api(`/v1/requests/${String(id)}/decision`, {
+    body: { decision: 'approve', approver: 'web:alice', ...(grant ? { grant } : {}) },
+  });
 }
 
 async function grantGiven(): Promise<{ id: string; grant: Record<string, unknown> }> {
@@ -73,7 +75,12 @@ describe('standing grants', () => {
     expect(created).toMatchObject({ actor: 'web:alice', detail: { grant: grant.id, rule: 'deploys' } });
 
     const again = await file('deploy', 'release-bot');
-    expect(again).toMatchObject({ status: 'approved', allowed: true, responded_by: `grant:${String(grant.id)}`, responded_via: 'grant' });
+    expect(again).toMatchObject({
+      status: 'approved',
+      allowed: true,
+      responded_by: `grant:${String(grant.id)}`,
+      responded_via: 'grant',
+    });
     const events = await t.store.events(again.id as string);
     expect(events.map((e) => e.type)).toEqual(['created', 'approved']);
     expect(events[1]!.detail).toMatchObject({ grant: grant.id, rule: 'deploys' });
@@ -98,7 +105,10 @@ describe('standing grants', () => {
     const { id, grant } = await grantGiven();
     expect((await t.api(`/v1/grants/${String(grant.id)}`, { method: 'DELETE' })).status).toBe(204);
     expect((await file('deploy', 'release-bot')).status).toBe('pending');
-    expect((await t.store.events(id)).find((e) => e.type === 'grant_revoked')).toMatchObject({ actor: 'api:admin', detail: { grant: grant.id } });
+    expect((await t.store.events(id)).find((e) => e.type === 'grant_revoked')).toMatchObject({
+      actor: 'api:admin',
+      detail: { grant: grant.id },
+    });
     expect((await t.api('/v1/grants/nope', { method: 'DELETE' })).status).toBe(404);
   });
 
@@ -117,7 +127,9 @@ describe('standing grants', () => {
     const deploy = await file('deploy', 'release-bot');
     const wrong = await approve(deploy.id, 'Approve forever');
     expect(wrong.status).toBe(400);
-    expect(await wrong.text()).toContain('grant: rule \\"deploys\\" offers \\"Approve for 1 hour\\", not \\"Approve forever\\"');
+    expect(await wrong.text()).toContain(
+      'grant: rule \\"deploys\\" offers \\"Approve for 1 hour\\", not \\"Approve forever\\"',
+    );
     const payment = await file('payments.send', 'billing');
     const refused = await approve(payment.id, 'Approve for 1 hour');
     expect(refused.status).toBe(400);

@@ -34,12 +34,18 @@ describe('slack grant buttons', () => {
     expect((await env.slack.press(env.server, request, 'tollgate_grant_0', 'UALICE')).status).toBe(200);
     await eventually(async () => expect((await env.get(request.id)).status).toBe('approved'));
     expect(await env.eventTypes(request.id)).toContain('grant_created');
-    const again = await env.server.api('/v1/requests', { body: { tool_name: 'deploy', agent_id: 'release-bot', channels: [{ type: 'slack', target: env.slack.target }] } });
+    const again = await env.server.api('/v1/requests', {
+      body: { tool_name: 'deploy', agent_id: 'release-bot', channels: [{ type: 'slack', target: env.slack.target }] },
+    });
     expect((await again.json()) as unknown).toMatchObject({ status: 'approved', responded_via: 'grant' });
   });
 
   it('a grants: none rule shows no grant button', async () => {
     const request = await env.file({ tool_name: 'pay' });
-    expect(buttonsOf(env.slack.messageFor(request).versions[0]!.blocks).some((b) => b.actionId.startsWith('tollgate_grant_'))).toBe(false);
+    expect(
+      buttonsOf(env.slack.messageFor(request).versions[0]!.blocks).some((b) =>
+        b.actionId.startsWith('tollgate_grant_'),
+      ),
+    ).toBe(false);
   });
 });

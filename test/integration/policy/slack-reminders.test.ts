@@ -19,7 +19,10 @@ let env: SlackGateway;
 
 beforeEach(async () => {
   clock = new ManualClock(Date.now());
-  env = await startSlackGateway({ waitForCards: false, server: { clock, scheduler: new InProcessScheduler({ clock }), policy: POLICY } });
+  env = await startSlackGateway({
+    waitForCards: false,
+    server: { clock, scheduler: new InProcessScheduler({ clock }), policy: POLICY },
+  });
 });
 afterEach(async () => {
   await env.close();
@@ -30,14 +33,21 @@ describe('slack reminders', () => {
     const request = await env.file({ tool_name: 'deploy' });
     await clock.advance(0);
     const card = await eventually(() => env.slack.messageFor(request));
-    await eventually(async () => expect((await env.server.store.messages(request.id)).find((m) => m.channel === 'slack')?.status).toBe('sent'));
+    await eventually(async () =>
+      expect((await env.server.store.messages(request.id)).find((m) => m.channel === 'slack')?.status).toBe('sent'),
+    );
     await clock.advance(600_000);
     const reply = await eventually(() => {
       const found = env.slack.fake.callsTo('chat.postMessage').find((c) => c.params.thread_ts === card.ts);
       if (!found) throw new Error('no thread reply yet');
       return found;
     });
-    expect(reply.params).toMatchObject({ channel: card.channel, text: expect.stringMatching(/^Reminder: Approval needed: deploy is still waiting\. Who may decide: slack:UALICE\./) });
+    expect(reply.params).toMatchObject({
+      channel: card.channel,
+      text: expect.stringMatching(
+        /^Reminder: Approval needed: deploy is still waiting\. Who may decide: slack:UALICE\./,
+      ),
+    });
     expect(await env.eventTypes(request.id)).toContain('reminded');
   });
 });

@@ -22,7 +22,10 @@ let server: TestServer;
 let bob: WebClient;
 
 beforeEach(async () => {
-  server = await startTestServer({ channels: [createWebChannel({ users: [{ name: 'bob', token: TOKEN }] })], policy: POLICY });
+  server = await startTestServer({
+    channels: [createWebChannel({ users: [{ name: 'bob', token: TOKEN }] })],
+    policy: POLICY,
+  });
   bob = new WebClient(server.url);
   await bob.signIn('bob', TOKEN);
 });
@@ -32,14 +35,22 @@ afterEach(async () => {
 
 describe('web inbox grant buttons', () => {
   it('shows the rule’s grant button; pressing it approves and later requests in scope are approved by the grant', async () => {
-    const { request } = await server.gateway.request({ toolName: 'deploy', toolArgs: { env: 'prod' }, agentId: 'release-bot' });
+    const { request } = await server.gateway.request({
+      toolName: 'deploy',
+      toolArgs: { env: 'prod' },
+      agentId: 'release-bot',
+    });
     const page = await bob.request(`/ui/requests/${request.id}`);
     expect(page.text).toContain('name="grant" value="Approve for 1 hour"');
     const res = await bob.decide(request.id, { decision: 'approve', grant: 'Approve for 1 hour' });
     expect(res.path).toBe(`/ui/requests/${request.id}?notice=approved`);
     const events = await server.gateway.events(request.id);
     expect(events.find((e) => e.type === 'grant_created')).toMatchObject({ actor: 'web:bob', channel: 'web' });
-    const later = await server.gateway.request({ toolName: 'deploy', toolArgs: { env: 'prod' }, agentId: 'release-bot' });
+    const later = await server.gateway.request({
+      toolName: 'deploy',
+      toolArgs: { env: 'prod' },
+      agentId: 'release-bot',
+    });
     expect(later.request).toMatchObject({ status: 'approved', respondedVia: 'grant' });
     expect(later.request.respondedBy).toMatch(/^grant:/);
   });
@@ -60,10 +71,19 @@ describe('web inbox grant buttons', () => {
     expect(page.text).toContain('Approve for 1 hour');
     expect(page.text).toContain('release-bot');
     const id = /data-grant-id="([^"]+)"/.exec(page.text)![1]!;
-    const res = await bob.request(`/ui/grants/${id}/revoke`, { form: { _csrf: formValue(page.text, '_csrf') }, headers: { origin: new URL(server.url).origin } });
+    const res = await bob.request(`/ui/grants/${id}/revoke`, {
+      form: { _csrf: formValue(page.text, '_csrf') },
+      headers: { origin: new URL(server.url).origin },
+    });
     expect(res.path).toBe('/ui/grants?notice=revoked');
     expect(res.text).toContain('No standing grant is in force.');
-    expect((await server.gateway.events(request.id)).find((e) => e.type === 'grant_revoked')).toMatchObject({ actor: 'web:bob', channel: 'web', detail: { grant: id } });
-    expect((await server.gateway.request({ toolName: 'deploy', toolArgs: {}, agentId: 'release-bot' })).request.status).toBe('pending');
+    expect((await server.gateway.events(request.id)).find((e) => e.type === 'grant_revoked')).toMatchObject({
+      actor: 'web:bob',
+      channel: 'web',
+      detail: { grant: id },
+    });
+    expect(
+      (await server.gateway.request({ toolName: 'deploy', toolArgs: {}, agentId: 'release-bot' })).request.status,
+    ).toBe('pending');
   });
 });

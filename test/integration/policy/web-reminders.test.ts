@@ -23,7 +23,12 @@ let bob: WebClient;
 
 beforeEach(async () => {
   clock = new ManualClock(Date.now());
-  server = await startTestServer({ clock, scheduler: new InProcessScheduler({ clock }), channels: [createWebChannel({ users: [{ name: 'bob', token: TOKEN }] })], policy: POLICY });
+  server = await startTestServer({
+    clock,
+    scheduler: new InProcessScheduler({ clock }),
+    channels: [createWebChannel({ users: [{ name: 'bob', token: TOKEN }] })],
+    policy: POLICY,
+  });
   bob = new WebClient(server.url);
   await bob.signIn('bob', TOKEN);
 });

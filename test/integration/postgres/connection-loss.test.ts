@@ -61,21 +61,41 @@ describe('postgres connection loss', () => {
   it('reconnects after pg_terminate_backend, with every acknowledged verdict still there', async () => {
     gateway = await startTestServer({ dbPath: database.url });
     const { id } = (await (await gateway.api('/v1/requests', { body: newRequest })).json()) as { id: string };
-    expect((await gateway.api(`/v1/requests/${id}/decision`, { body: { decision: 'deny', approver: 'web:alice', reason: 'not today' } })).status).toBe(200);
+    expect(
+      (
+        await gateway.api(`/v1/requests/${id}/decision`, {
+          body: { decision: 'deny', approver: 'web:alice', reason: 'not today' },
+        })
+      ).status,
+    ).toBe(200);
 
     const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
     await admin.connect();
     try {
-      const killed = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database.name]);
+      const killed = await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [database.name],
+      );
       expect(killed.rowCount).toBeGreaterThan(0);
       await eventually(async () => expect((await gateway!.api('/readyz')).status).toBe(200), 10_000, 100);
-      expect(await (await gateway.api(`/v1/requests/${id}`)).json()).toMatchObject({ status: 'denied', reason: 'not today', responded_by: 'web:alice' });
+      expect(await (await gateway.api(`/v1/requests/${id}`)).json()).toMatchObject({
+        status: 'denied',
+        reason: 'not today',
+        responded_by: 'web:alice',
+      });
       expect((await gateway.api('/v1/requests', { body: newRequest })).status).toBe(201);
       // The replica lock came back on a new connection too.
-      await eventually(async () => {
-        const locks = await admin.query("SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND a.datname = $1 AND l.granted", [database.name]);
-        expect(locks.rows[0].n).toBe(1);
-      }, 10_000, 100);
+      await eventually(
+        async () => {
+          const locks = await admin.query(
+            "SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND a.datname = $1 AND l.granted",
+            [database.name],
+          );
+          expect(locks.rows[0].n).toBe(1);
+        },
+        10_000,
+        100,
+      );
     } finally {
       await admin.end();
     }
@@ -85,7 +105,10 @@ describe('postgres connection loss', () => {
     const proxy = await pgProxy();
     gateway = await startTestServer({ dbPath: proxy.url() });
     const { id } = (await (await gateway.api('/v1/requests', { body: newRequest })).json()) as { id: string };
-    expect((await gateway.api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver: 'web:alice' } })).status).toBe(200);
+    expect(
+      (await gateway.api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver: 'web:alice' } }))
+        .status,
+    ).toBe(200);
 
     await proxy.down();
     const ready = await gateway.api('/readyz');
@@ -94,7 +117,10 @@ describe('postgres connection loss', () => {
     const refused = await gateway.api('/v1/requests', { body: newRequest });
     expect(refused.status).toBe(503);
     expect(refused.headers.get('content-type')).toMatch(/application\/problem\+json/);
-    expect(await refused.json()).toMatchObject({ status: 503, detail: expect.stringMatching(/database cannot be reached/) });
+    expect(await refused.json()).toMatchObject({
+      status: 503,
+      detail: expect.stringMatching(/database cannot be reached/),
+    });
 
     await proxy.up();
     await eventually(async () => expect((await gateway!.api('/readyz')).status).toBe(200), 10_000, 100);

@@ -28,7 +28,9 @@ afterAll(async () => {
 
 function migrate(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, 'migrate', ...args], { timeout: 60_000 }, (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+    execFile(process.execPath, [BIN, 'migrate', ...args], { timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -41,11 +43,27 @@ async function json(server: TestServer, path: string, body?: unknown): Promise<R
 describe('tollgate migrate --from --to', () => {
   it('moves requests, events, cards and tokens from SQLite to PostgreSQL', async () => {
     sqlite = await startTestServer({ dbPath: sqlitePath });
-    const quorum = await json(sqlite, '/v1/requests', { tool_name: 'pay_invoice', tool_args: { invoice: 'INV-7', amount: 1200 }, required_approvals: 2, idempotency_key: 'copy-1' });
+    const quorum = await json(sqlite, '/v1/requests', {
+      tool_name: 'pay_invoice',
+      tool_args: { invoice: 'INV-7', amount: 1200 },
+      required_approvals: 2,
+      idempotency_key: 'copy-1',
+    });
     await json(sqlite, `/v1/requests/${String(quorum.id)}/decision`, { decision: 'approve', approver: 'web:alice' });
-    await json(sqlite, `/v1/requests/${String(quorum.id)}/decision`, { decision: 'approve', approver: 'web:bob', reason: 'ok' });
-    const pending = await json(sqlite, '/v1/requests', { tool_name: 'deploy', tool_args: { env: 'prod' }, metadata: { ticket: 7 } });
-    const token = await json(sqlite, '/v1/tokens', { name: 'billing-agent', scopes: ['request:create', 'request:read'] });
+    await json(sqlite, `/v1/requests/${String(quorum.id)}/decision`, {
+      decision: 'approve',
+      approver: 'web:bob',
+      reason: 'ok',
+    });
+    const pending = await json(sqlite, '/v1/requests', {
+      tool_name: 'deploy',
+      tool_args: { env: 'prod' },
+      metadata: { ticket: 7 },
+    });
+    const token = await json(sqlite, '/v1/tokens', {
+      name: 'billing-agent',
+      scopes: ['request:create', 'request:read'],
+    });
     const ids = [String(quorum.id), String(pending.id)];
     const before = await Promise.all(ids.map((id) => json(sqlite, `/v1/requests/${id}`)));
     const eventsBefore = await Promise.all(ids.map((id) => sqlite.store.events(id)));
@@ -53,7 +71,9 @@ describe('tollgate migrate --from --to', () => {
 
     const copied = await migrate('--from', sqlitePath, '--to', database.url);
     expect(copied.code, copied.stderr).toBe(0);
-    expect(copied.stdout).toContain(`copied 2 requests, ${eventsBefore.flat().length} events, 2 cards, 1 API tokens and 0 grants`);
+    expect(copied.stdout).toContain(
+      `copied 2 requests, ${eventsBefore.flat().length} events, 2 cards, 1 API tokens and 0 grants`,
+    );
 
     const pg = await startTestServer({ dbPath: database.url });
     try {
@@ -69,7 +89,9 @@ describe('tollgate migrate --from --to', () => {
       });
       expect(asAgent.status).toBe(201);
       expect(await asAgent.json()).toMatchObject({ filed_by: 'billing-agent' });
-      const again = await pg.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { invoice: 'INV-7', amount: 1200 }, idempotency_key: 'copy-1' } });
+      const again = await pg.api('/v1/requests', {
+        body: { tool_name: 'pay_invoice', tool_args: { invoice: 'INV-7', amount: 1200 }, idempotency_key: 'copy-1' },
+      });
       expect(again.status).toBe(200);
       const fresh = await json(pg, '/v1/requests', { tool_name: 'deploy', tool_args: { env: 'staging' } });
       const [created] = await pg.store.events(String(fresh.id));

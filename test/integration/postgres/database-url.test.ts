@@ -19,13 +19,20 @@ describe('database URLs', () => {
     expect(databaseDialect(value)).toBe(dialect);
   });
 
-  it.each(['mysql://root@db/x', 'sqlite:./x.db', 'redis://127.0.0.1:6379', 'file:tollgate.db'])('refuses %s naming the scheme', (value) => {
-    expect(() => databaseDialect(value)).toThrow(ValidationError);
-    expect(() => databaseDialect(value)).toThrow(/is not a database tollgate knows .*SQLite file .*postgres:\/\/ URL/);
-  });
+  it.each(['mysql://root@db/x', 'sqlite:./x.db', 'redis://127.0.0.1:6379', 'file:tollgate.db'])(
+    'refuses %s naming the scheme',
+    (value) => {
+      expect(() => databaseDialect(value)).toThrow(ValidationError);
+      expect(() => databaseDialect(value)).toThrow(
+        /is not a database tollgate knows .*SQLite file .*postgres:\/\/ URL/,
+      );
+    },
+  );
 
   it('hides passwords in the user-info and in a password= option', () => {
-    expect(redactUrl('postgres://u:s3cr%40t@db:5432/x?sslmode=require&password=other&a=1')).toBe('postgres://u:…@db:5432/x?sslmode=require&password=…&a=1');
+    expect(redactUrl('postgres://u:s3cr%40t@db:5432/x?sslmode=require&password=other&a=1')).toBe(
+      'postgres://u:…@db:5432/x?sslmode=require&password=…&a=1',
+    );
     expect(redactUrl('postgres://u@db/x')).toBe('postgres://u@db/x');
     expect(redactUrl('./data/tollgate.db')).toBe('./data/tollgate.db');
     expect(() => databaseDialect('mysql://root:hunter2@db/x')).toThrow(/mysql:\/\/root:…@db\/x/);

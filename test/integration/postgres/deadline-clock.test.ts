@@ -22,9 +22,13 @@ afterAll(async () => {
 });
 
 /** A request filed `ageS` seconds ago by the database's clock, with the fixtures' 300 s timeout. */
-const filedAgo = (ageS: number, extra: Parameters<typeof file>[1] = {}) => file(store, extra, new Date(Date.now() - ageS * 1000));
+const filedAgo = (ageS: number, extra: Parameters<typeof file>[1] = {}) =>
+  file(store, extra, new Date(Date.now() - ageS * 1000));
 /** A vote stamped `skewS` seconds off the real time (a replica whose clock is wrong). */
-const skewed = (actor: string, decision: 'approve' | 'deny', skewS: number) => ({ ...vote(actor, decision), at: new Date(Date.now() + skewS * 1000) });
+const skewed = (actor: string, decision: 'approve' | 'deny', skewS: number) => ({
+  ...vote(actor, decision),
+  at: new Date(Date.now() + skewS * 1000),
+});
 
 describe('the deadline by the database’s clock', () => {
   it('refuses a vote from a replica whose clock is behind, once the database says the deadline passed', async () => {
@@ -32,7 +36,9 @@ describe('the deadline by the database’s clock', () => {
     const result = await store.decide(request.id, skewed('slack:U1', 'approve', -120));
     expect(result).toMatchObject({ kind: 'expired', request: { status: 'expired', respondedBy: 'system' } });
     // The expiry is stamped with the database's time, not the replica's: never before the deadline.
-    expect((result as { request: { respondedAt: Date } }).request.respondedAt.getTime()).toBeGreaterThanOrEqual(request.expiresAt.getTime());
+    expect((result as { request: { respondedAt: Date } }).request.respondedAt.getTime()).toBeGreaterThanOrEqual(
+      request.expiresAt.getTime(),
+    );
   });
 
   it('refuses a quorum approval the same way', async () => {
@@ -42,7 +48,10 @@ describe('the deadline by the database’s clock', () => {
 
   it('accepts a vote from a replica whose clock is ahead, while the database says there is time', async () => {
     const request = await filedAgo(100);
-    expect(await store.decide(request.id, skewed('slack:U1', 'deny', 600))).toMatchObject({ kind: 'final', request: { status: 'denied' } });
+    expect(await store.decide(request.id, skewed('slack:U1', 'deny', 600))).toMatchObject({
+      kind: 'final',
+      request: { status: 'denied' },
+    });
   });
 
   it('expires due rows by the database’s clock, whatever time the scan was given', async () => {

@@ -24,8 +24,14 @@ let b: TestServer;
 beforeAll(async () => {
   database = await freshDatabase({ migrate: true });
   pools = [openPostgres(database.url, { poolSize: 2 }), openPostgres(database.url, { poolSize: 2 })];
-  [one, two] = await Promise.all([makeEmailHarness({ secret: SECRET, marks: new PostgresMarks(pools[0]!) }), makeEmailHarness({ secret: SECRET, marks: new PostgresMarks(pools[1]!) })]);
-  [a, b] = await Promise.all([startTestServer({ channels: [one.channel] }), startTestServer({ channels: [two.channel] })]);
+  [one, two] = await Promise.all([
+    makeEmailHarness({ secret: SECRET, marks: new PostgresMarks(pools[0]!) }),
+    makeEmailHarness({ secret: SECRET, marks: new PostgresMarks(pools[1]!) }),
+  ]);
+  [a, b] = await Promise.all([
+    startTestServer({ channels: [one.channel] }),
+    startTestServer({ channels: [two.channel] }),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([a?.close(), b?.close()]);
@@ -36,20 +42,32 @@ afterAll(async () => {
 
 describe('email links across replicas', () => {
   it('refuses on a second replica a link the first one took', async () => {
-    const { request } = await a.gateway.request({ toolName: 'deploy_service', toolArgs: { service: 'billing' }, channels: [{ type: 'email', target: 'ops@example.test' }] });
+    const { request } = await a.gateway.request({
+      toolName: 'deploy_service',
+      toolArgs: { service: 'billing' },
+      channels: [{ type: 'email', target: 'ops@example.test' }],
+    });
     await eventually(async () => expect((await a.store.messages(request.id))[0]?.status).toBe('sent'));
     const [approve, deny] = one.mailFor(request).links;
     expect((await one.follow(a, approve!)).result?.status).toBe(200);
     // The second replica verifies the link (same key) and finds it spent in the database before anything else.
     const replay = await two.follow(b, deny!, { openedEarlier: true });
     expect(replay.result).toMatchObject({ status: 410, text: expect.stringContaining('This link was already used') });
-    expect(await a.gateway.get(request.id)).toMatchObject({ status: 'approved', respondedBy: 'email:ops@example.test' });
+    expect(await a.gateway.get(request.id)).toMatchObject({
+      status: 'approved',
+      respondedBy: 'email:ops@example.test',
+    });
   });
 
   it('lets exactly one of many replicas spend a link at once', async () => {
-    const replicas = pools.flatMap((pool) => [new UsedLinks(new PostgresMarks(pool)), new UsedLinks(new PostgresMarks(pool))]);
+    const replicas = pools.flatMap((pool) => [
+      new UsedLinks(new PostgresMarks(pool)),
+      new UsedLinks(new PostgresMarks(pool)),
+    ]);
     const now = Date.now();
-    const wins = await Promise.all(replicas.map((used) => used.spend('req-race', 'ops@example.test', now + 60_000, now)));
+    const wins = await Promise.all(
+      replicas.map((used) => used.spend('req-race', 'ops@example.test', now + 60_000, now)),
+    );
     expect(wins.filter(Boolean)).toHaveLength(1);
     expect(await replicas[3]!.spent('req-race', 'ops@example.test', now)).toBe(true);
   });

@@ -36,7 +36,10 @@ beforeAll(async () => {
     requestTimeoutMs: 5000,
     marks: new PostgresMarks(pools[1]!),
   });
-  [a, b] = await Promise.all([startTestServer({ channels: [harness.channel] }), startTestServer({ channels: [second] })]);
+  [a, b] = await Promise.all([
+    startTestServer({ channels: [harness.channel] }),
+    startTestServer({ channels: [second] }),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([a?.close(), b?.close()]);
@@ -47,7 +50,11 @@ afterAll(async () => {
 
 describe('feishu nonces across replicas', () => {
   it('refuses on a second replica a callback nonce the first one accepted', async () => {
-    const { request } = await a.gateway.request({ toolName: 'deploy_service', toolArgs: { service: 'billing' }, channels: [{ type: 'feishu', target: 'oc_ops' }] });
+    const { request } = await a.gateway.request({
+      toolName: 'deploy_service',
+      toolArgs: { service: 'billing' },
+      channels: [{ type: 'feishu', target: 'oc_ops' }],
+    });
     await eventually(async () => expect((await a.store.messages(request.id))[0]?.status).toBe('sent'));
 
     const first = await harness.tapAnswer(a, request, 'approve', 'ou_alice', { sign: { nonce: 'n-shared-1' } });

@@ -98,10 +98,18 @@ export async function freshDatabase(options: { migrate?: boolean } = {}): Promis
   const name = `tollgate_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
   const from = options.migrate ? ` TEMPLATE ${await migratedTemplate()}` : '';
   await admin((c) => c.query(`CREATE DATABASE ${name}${from}`));
-  return { url: urlOf(name), name, drop: () => admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))) };
+  return {
+    url: urlOf(name),
+    name,
+    drop: () => admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
+  };
 }
 
 /** Empties tollgate's tables in `url` (between tests sharing one database). */
 export async function truncateAll(url: string): Promise<void> {
-  await withClient(url, (c) => c.query('TRUNCATE confirmation_events, channel_messages, confirmation_requests, api_tokens, shared_marks, grants, deployment_secrets, directory_resolutions RESTART IDENTITY CASCADE'));
+  await withClient(url, (c) =>
+    c.query(
+      'TRUNCATE confirmation_events, channel_messages, confirmation_requests, api_tokens, shared_marks, grants, deployment_secrets, directory_resolutions RESTART IDENTITY CASCADE',
+    ),
+  );
 }

@@ -23,7 +23,10 @@ afterAll(async () => {
 
 describe('a login link that cannot be stored', () => {
   it('is not printed; the gateway says why and serves on', async () => {
-    gateway = await startChildGateway(database.url, { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: `tg-${randomUUID()}` });
+    gateway = await startChildGateway(database.url, {
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      TOLLGATE_QUEUE_PREFIX: `tg-${randomUUID()}`,
+    });
     await eventually(() => expect(gateway!.output()).toContain('Web inbox: no login link ('));
     expect(gateway.output()).toContain('tollgate login-link');
     expect(gateway.output()).not.toMatch(/ui\/login\?token=/);

@@ -14,11 +14,19 @@ describe('re-attach across replicas', () => {
     const session = `sess-${randomUUID()}`;
     const ask = (gateway: ChildGateway, i: number) =>
       gateway.api('/v1/hooks/claude-code?wait=0', {
-        body: { session_id: session, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'rm -rf build' }, tool_use_id: `tu_${i}` },
+        body: {
+          session_id: session,
+          hook_event_name: 'PreToolUse',
+          tool_name: 'Bash',
+          tool_input: { command: 'rm -rf build' },
+          tool_use_id: `tu_${i}`,
+        },
       });
     const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => ask(i % 2 ? pair.b : pair.a, i)));
     expect(answers.map((r) => r.status)).toEqual(Array(12).fill(200));
-    const listed = (await (await pair.a.api('/v1/requests?tool_name=Bash&limit=100')).json()) as { items: { session_id: string }[] };
+    const listed = (await (await pair.a.api('/v1/requests?tool_name=Bash&limit=100')).json()) as {
+      items: { session_id: string }[];
+    };
     expect(listed.items.filter((r) => r.session_id === session)).toHaveLength(1);
   });
 });

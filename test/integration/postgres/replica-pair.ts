@@ -28,7 +28,10 @@ export function replicaPair(env: Record<string, string> = {}): ReplicaPair {
   beforeAll(async () => {
     pair.database = await freshDatabase({ migrate: true });
     const shared = { ...sharedRedisEnv(), ...env };
-    [pair.a, pair.b] = await Promise.all([startChildGateway(pair.database.url, shared), startChildGateway(pair.database.url, shared)]);
+    [pair.a, pair.b] = await Promise.all([
+      startChildGateway(pair.database.url, shared),
+      startChildGateway(pair.database.url, shared),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([pair.a?.kill('SIGKILL'), pair.b?.kill('SIGKILL')]);

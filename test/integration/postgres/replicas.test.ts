@@ -42,7 +42,10 @@ describe('replicas on one PostgreSQL database', () => {
 
   it('refuses a replica with REDIS_URL beside one without it', async () => {
     await start();
-    const refused = await startChildGateway(database.url, { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: `tg-${randomUUID()}` }).then(
+    const refused = await startChildGateway(database.url, {
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      TOLLGATE_QUEUE_PREFIX: `tg-${randomUUID()}`,
+    }).then(
       (g) => (running.push(g), 'started'),
       (error: Error) => error.message,
     );
@@ -59,15 +62,21 @@ describe('replicas on one PostgreSQL database', () => {
   it('gives one verdict and one verdict event for 40 decisions split over two replicas', async () => {
     const env = { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: `tg-${randomUUID()}` };
     const [a, b] = await Promise.all([start(env), start(env)]);
-    const { id } = (await (await a!.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: { env: 'prod' } } })).json()) as { id: string };
+    const { id } = (await (
+      await a!.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: { env: 'prod' } } })
+    ).json()) as { id: string };
     const statuses = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
-        (i % 2 ? b! : a!).api(`/v1/requests/${id}/decision`, { body: { decision: i % 3 ? 'approve' : 'deny', approver: `web:u${i}` } }).then((r) => r.status),
+        (i % 2 ? b! : a!)
+          .api(`/v1/requests/${id}/decision`, { body: { decision: i % 3 ? 'approve' : 'deny', approver: `web:u${i}` } })
+          .then((r) => r.status),
       ),
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(39);
-    const events = await fetch(`${b!.url}/v1/requests/${id}/events`, { headers: { authorization: `Bearer ${b!.token}`, accept: 'application/json' } });
+    const events = await fetch(`${b!.url}/v1/requests/${id}/events`, {
+      headers: { authorization: `Bearer ${b!.token}`, accept: 'application/json' },
+    });
     const { items } = (await events.json()) as { items: { type: string }[] };
     expect(items.filter((e) => e.type === 'approved' || e.type === 'denied')).toHaveLength(1);
   });
@@ -75,18 +84,30 @@ describe('replicas on one PostgreSQL database', () => {
   it('counts a quorum of 2 raced by 12 approvers over two replicas as exactly 2 approvals, and 20 creates with one key as one row', async () => {
     const env = { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: `tg-${randomUUID()}` };
     const [a, b] = await Promise.all([start(env), start(env)]);
-    const { id } = (await (await a!.api('/v1/requests', { body: { tool_name: 'wire', tool_args: { amount: 9 }, required_approvals: 2 } })).json()) as { id: string };
+    const { id } = (await (
+      await a!.api('/v1/requests', { body: { tool_name: 'wire', tool_args: { amount: 9 }, required_approvals: 2 } })
+    ).json()) as { id: string };
     const votes = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => (i % 2 ? b! : a!).api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver: `web:u${i}` } }).then((r) => r.status)),
+      Array.from({ length: 12 }, (_, i) =>
+        (i % 2 ? b! : a!)
+          .api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver: `web:u${i}` } })
+          .then((r) => r.status),
+      ),
     );
     expect(votes.filter((s) => s === 200)).toHaveLength(2); // the first approval (recorded) and the one completing the quorum
-    const events = await fetch(`${a!.url}/v1/requests/${id}/events`, { headers: { authorization: `Bearer ${a!.token}`, accept: 'application/json' } });
+    const events = await fetch(`${a!.url}/v1/requests/${id}/events`, {
+      headers: { authorization: `Bearer ${a!.token}`, accept: 'application/json' },
+    });
     const { items } = (await events.json()) as { items: { type: string }[] };
     expect(items.filter((e) => e.type === 'approved')).toHaveLength(2);
 
     const key = `same-${randomUUID()}`;
     const creates = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => (i % 2 ? b! : a!).api('/v1/requests', { body: { tool_name: 'deploy', tool_args: { env: 'prod' }, idempotency_key: key } }).then(async (r) => ({ status: r.status, id: ((await r.json()) as { id: string }).id }))),
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? b! : a!)
+          .api('/v1/requests', { body: { tool_name: 'deploy', tool_args: { env: 'prod' }, idempotency_key: key } })
+          .then(async (r) => ({ status: r.status, id: ((await r.json()) as { id: string }).id })),
+      ),
     );
     expect(new Set(creates.map((c) => c.id)).size).toBe(1);
     expect(creates.filter((c) => c.status === 201)).toHaveLength(1);
@@ -96,7 +117,9 @@ describe('replicas on one PostgreSQL database', () => {
     const env = { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: `tg-${randomUUID()}` };
     const [a, b] = await Promise.all([start(env), start(env)]);
     // Real time, 2 s: the replicas are child processes and Redis runs the delayed expiry job, so no ManualClock reaches them.
-    const { id } = (await (await a!.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: { env: 'prod' }, timeout_s: 2 } })).json()) as { id: string };
+    const { id } = (await (
+      await a!.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: { env: 'prod' }, timeout_s: 2 } })
+    ).json()) as { id: string };
     await a!.kill('SIGKILL');
     const answer = (await (await b!.api(`/v1/requests/${id}?wait=20`)).json()) as { status: string; allowed: boolean };
     expect(answer).toMatchObject({ status: 'expired', allowed: false });
@@ -109,7 +132,9 @@ describe('replicas on one PostgreSQL database', () => {
     const { id } = (await created.json()) as { id: string };
     const waiting = b!.api(`/v1/requests/${id}?wait=20`);
     await new Promise((r) => setTimeout(r, 200));
-    const decided = await a!.api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver: 'web:alice' } });
+    const decided = await a!.api(`/v1/requests/${id}/decision`, {
+      body: { decision: 'approve', approver: 'web:alice' },
+    });
     expect(decided.status).toBe(200);
     const started = Date.now();
     const answer = (await (await waiting).json()) as { status: string };

@@ -28,7 +28,12 @@ beforeAll(async () => {
   database = await freshDatabase({ migrate: true });
   const store = new PostgresConfirmationStore(openPostgres(database.url, { poolSize: 1 }), { deadlineClock: 'caller' });
   try {
-    await file(store, { agentId: 'claude-code', toolName: 'Read', sessionId: 's1', toolArgs: { path: '/srv/app/README.md' } });
+    await file(store, {
+      agentId: 'claude-code',
+      toolName: 'Read',
+      sessionId: 's1',
+      toolArgs: { path: '/srv/app/README.md' },
+    });
   } finally {
     await store.close();
   }
@@ -38,7 +43,7 @@ beforeAll(async () => {
     agent_id: "'agent-' || (g % 2)",
     tool_name: "'tool-' || (g % 5)",
     session_id: "'session-' || (g % 50)",
-    args_sha256: "md5(g::text) || md5(g::text)",
+    args_sha256: 'md5(g::text) || md5(g::text)',
     idempotency_key: 'NULL',
     created_at: "created_at + g * interval '1 second'",
   };
@@ -61,7 +66,10 @@ afterAll(async () => {
 const plan = (also: boolean, anySession = false) =>
   withClient(database.url, async (client) => {
     const values = ['agent-1', 'tool-3', 'session-3', 'a'.repeat(64), 50, also, anySession];
-    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PgNode }] }>({ text: `EXPLAIN (FORMAT JSON) ${SQL_TEXT.sameCall}`, values });
+    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PgNode }] }>({
+      text: `EXPLAIN (FORMAT JSON) ${SQL_TEXT.sameCall}`,
+      values,
+    });
     return rows[0]!['QUERY PLAN'][0].Plan;
   });
 
@@ -73,14 +81,21 @@ describe('PostgreSQL plan of the same-call lookup', () => {
     [false, false],
     [true, false],
     [false, true],
-  ])('alsoApprovedArgs=%s, any session=%s: the window is read from the same-call index in order, not sorted', async (also, anySession) => {
-    const root = await plan(also, anySession);
-    const cte = nodes(root).find((n) => n['Subplan Name'] === 'CTE w');
-    expect(cte, JSON.stringify(root)).toBeDefined();
-    const window = nodes(cte!);
-    expect(window.map((n) => `${n['Node Type']} ${n['Index Name'] ?? ''}`)).toContain('Index Only Scan confirmation_requests_same_call');
-    // A Sort here sorted every row of the agent (or the tool) to cut 50 of them.
-    expect(window.map((n) => n['Node Type'])).not.toContain('Sort');
-    expect(nodes(root).filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'confirmation_requests')).toEqual([]);
-  });
+  ])(
+    'alsoApprovedArgs=%s, any session=%s: the window is read from the same-call index in order, not sorted',
+    async (also, anySession) => {
+      const root = await plan(also, anySession);
+      const cte = nodes(root).find((n) => n['Subplan Name'] === 'CTE w');
+      expect(cte, JSON.stringify(root)).toBeDefined();
+      const window = nodes(cte!);
+      expect(window.map((n) => `${n['Node Type']} ${n['Index Name'] ?? ''}`)).toContain(
+        'Index Only Scan confirmation_requests_same_call',
+      );
+      // A Sort here sorted every row of the agent (or the tool) to cut 50 of them.
+      expect(window.map((n) => n['Node Type'])).not.toContain('Sort');
+      expect(
+        nodes(root).filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'confirmation_requests'),
+      ).toEqual([]);
+    },
+  );
 });

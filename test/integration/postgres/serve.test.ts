@@ -26,11 +26,19 @@ function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr:
   return cliWith({}, ...args);
 }
 
-function cliWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function cliWith(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { timeout: 30_000, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { timeout: 30_000, env: { ...process.env, ...env } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -42,18 +50,31 @@ describe('tollgate serve --db postgres://', () => {
 
     gateway = await startChildGateway(database.url);
     expect(gateway.output()).toContain(`database ${database.url}`);
-    const created = await gateway.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { invoice: 'INV-7', amount: 1200 }, idempotency_key: 'pg-e2e' } });
+    const created = await gateway.api('/v1/requests', {
+      body: { tool_name: 'pay_invoice', tool_args: { invoice: 'INV-7', amount: 1200 }, idempotency_key: 'pg-e2e' },
+    });
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };
-    const decided = await gateway.api(`/v1/requests/${id}/decision`, { body: { decision: 'approve', approver: 'web:alice', reason: 'matches the PO' } });
+    const decided = await gateway.api(`/v1/requests/${id}/decision`, {
+      body: { decision: 'approve', approver: 'web:alice', reason: 'matches the PO' },
+    });
     expect(decided.status).toBe(200);
     expect((await gateway.api('/readyz')).status).toBe(200);
     expect(await gateway.kill('SIGTERM')).toBe(0);
 
     gateway = await startChildGateway(database.url);
     const after = (await (await gateway.api(`/v1/requests/${id}`)).json()) as Record<string, unknown>;
-    expect(after).toMatchObject({ id, status: 'approved', allowed: true, responded_by: 'web:alice', reason: 'matches the PO', tool_args: { invoice: 'INV-7', amount: 1200 } });
-    const again = await gateway.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { invoice: 'INV-7', amount: 1200 }, idempotency_key: 'pg-e2e' } });
+    expect(after).toMatchObject({
+      id,
+      status: 'approved',
+      allowed: true,
+      responded_by: 'web:alice',
+      reason: 'matches the PO',
+      tool_args: { invoice: 'INV-7', amount: 1200 },
+    });
+    const again = await gateway.api('/v1/requests', {
+      body: { tool_name: 'pay_invoice', tool_args: { invoice: 'INV-7', amount: 1200 }, idempotency_key: 'pg-e2e' },
+    });
     expect(again.status).toBe(200);
     expect(((await again.json()) as { id: string }).id).toBe(id);
     const list = (await (await gateway.api('/v1/requests?status=approved')).json()) as { items: { id: string }[] };
@@ -61,14 +82,26 @@ describe('tollgate serve --db postgres://', () => {
 
     const audit = await cli('audit', '--db', database.url, '--format', 'ndjson', '--status', 'approved');
     expect(audit.code, audit.stderr).toBe(0);
-    expect(audit.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; responded_by: string })).toMatchObject([{ id, responded_by: 'web:alice' }]);
+    expect(
+      audit.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { id: string; responded_by: string }),
+    ).toMatchObject([{ id, responded_by: 'web:alice' }]);
     expect(await gateway.kill('SIGTERM')).toBe(0);
     gateway = undefined;
   });
 
   it('exits with the reason when start-up fails after the database opened (the pool and replica lock are closed)', async () => {
     const started = Date.now();
-    const result = await cliWith({ SLACK_BOT_TOKEN: 'xoxb-1', TOLLGATE_API_TOKENS: 'x', LOG_LEVEL: 'error' }, 'serve', '--port', '0', '--db', database.url);
+    const result = await cliWith(
+      { SLACK_BOT_TOKEN: 'xoxb-1', TOLLGATE_API_TOKENS: 'x', LOG_LEVEL: 'error' },
+      'serve',
+      '--port',
+      '0',
+      '--db',
+      database.url,
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('SLACK_SIGNING_SECRET');
     expect(Date.now() - started).toBeLessThan(20_000);
@@ -77,8 +110,11 @@ describe('tollgate serve --db postgres://', () => {
   it('says what it waits for and gives up, bounded, when nothing listens at the URL', async () => {
     const started = Date.now();
     const result = await new Promise<{ code: number; stderr: string }>((resolve) => {
-      execFile(process.execPath, [CLI, 'migrate', '--db', 'postgres://postgres@127.0.0.1:1/none'], { timeout: 30_000, env: { ...process.env, TOLLGATE_DB_WAIT_S: '1' } }, (error, _stdout, stderr) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
+      execFile(
+        process.execPath,
+        [CLI, 'migrate', '--db', 'postgres://postgres@127.0.0.1:1/none'],
+        { timeout: 30_000, env: { ...process.env, TOLLGATE_DB_WAIT_S: '1' } },
+        (error, _stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
       );
     });
     expect(result.code).not.toBe(0);

@@ -15,7 +15,11 @@ let b: ChildGateway;
 
 beforeAll(async () => {
   database = await freshDatabase({ migrate: true });
-  const env = { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: `tg-${randomUUID()}`, TOLLGATE_WEB_SECRET: randomBytes(32).toString('hex') };
+  const env = {
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    TOLLGATE_QUEUE_PREFIX: `tg-${randomUUID()}`,
+    TOLLGATE_WEB_SECRET: randomBytes(32).toString('hex'),
+  };
   [a, b] = await Promise.all([startChildGateway(database.url, env), startChildGateway(database.url, env)]);
 });
 afterAll(async () => {
@@ -52,7 +56,10 @@ describe('web sessions across replicas', () => {
     onB.cookies.set('tollgate_session', cookie);
     expect((await onB.request('/ui', { manual: true })).status).toBe(200);
 
-    const out = await onA.request('/ui/logout', { form: { _csrf: formValue(inbox.text, '_csrf') }, headers: { origin: a.url } });
+    const out = await onA.request('/ui/logout', {
+      form: { _csrf: formValue(inbox.text, '_csrf') },
+      headers: { origin: a.url },
+    });
     expect(out.path).toBe('/ui/login');
     expect((await onB.request('/ui', { manual: true })).status).toBe(303);
   });

@@ -13,7 +13,8 @@ import { withClient } from './fresh-database.js';
 const pair = replicaPair();
 
 /** Runs one query on the test database. */
-const query = <T>(sql: string, values: unknown[] = []): Promise<T[]> => withClient(pair.database.url, async (c) => (await c.query(sql, values)).rows as T[]);
+const query = <T>(sql: string, values: unknown[] = []): Promise<T[]> =>
+  withClient(pair.database.url, async (c) => (await c.query(sql, values)).rows as T[]);
 
 async function linkOf(gateway: ChildGateway, on: ChildGateway): Promise<string> {
   return eventually(() => {
@@ -35,29 +36,45 @@ describe('replicas with no shared secret set by hand', () => {
     expect(page.text).toContain('web:admin');
     expect(pair.a.output()).not.toContain('TOLLGATE_WEB_SECRET is not set');
     // One of each key for the deployment: the session key, and Web Push's VAPID and action-token keys.
-    expect(await query<{ name: string }>('SELECT name FROM deployment_secrets ORDER BY name')).toEqual([{ name: 'push_actions' }, { name: 'vapid' }, { name: 'web_session' }]);
+    expect(await query<{ name: string }>('SELECT name FROM deployment_secrets ORDER BY name')).toEqual([
+      { name: 'push_actions' },
+      { name: 'vapid' },
+      { name: 'web_session' },
+    ]);
   });
 
   it('signs Web Push with one VAPID key on every replica', async () => {
-    const keyOf = async (gateway: ChildGateway) => ((await (await fetch(`${gateway.url}/ui/push/key`)).json()) as { public_key: string }).public_key;
+    const keyOf = async (gateway: ChildGateway) =>
+      ((await (await fetch(`${gateway.url}/ui/push/key`)).json()) as { public_key: string }).public_key;
     const [a, b] = await Promise.all([keyOf(pair.a), keyOf(pair.b)]);
     expect(Buffer.from(a, 'base64url')).toHaveLength(65);
     expect(b).toBe(a);
   });
 
   it('refuses an approval on B after the deadline of a request whose timer died with A, and expires it', async () => {
-    const created = await pair.a.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { amount: 9 }, timeout_s: 2, approvers: ['web:alice'] } });
+    const created = await pair.a.api('/v1/requests', {
+      body: { tool_name: 'pay_invoice', tool_args: { amount: 9 }, timeout_s: 2, approvers: ['web:alice'] },
+    });
     expect(created.status).toBe(201);
     const request = (await created.json()) as { id: string; expires_at: string };
     await pair.a.kill('SIGKILL');
     // Real time: the replicas are child processes. Past the deadline, well before the Redis backstop (5 s later).
     await eventually(() => expect(Date.now()).toBeGreaterThan(Date.parse(request.expires_at) + 100), 5000, 20);
-    const late = await pair.b.api(`/v1/requests/${request.id}/decision`, { body: { decision: 'approve', approver: 'web:alice' } });
+    const late = await pair.b.api(`/v1/requests/${request.id}/decision`, {
+      body: { decision: 'approve', approver: 'web:alice' },
+    });
     expect(late.status).toBe(409);
     expect(((await late.json()) as { detail: string }).detail).toContain('expired at');
     const row = (await (await pair.b.api(`/v1/requests/${request.id}`)).json()) as { status: string; allowed: boolean };
     expect(row).toMatchObject({ status: 'expired', allowed: false });
-    const types = await query<{ type: string }>('SELECT type FROM confirmation_events WHERE request_id = $1 ORDER BY id', [request.id]);
-    expect(types.map((e) => e.type).filter((t) => t !== 'delivered')).toEqual(['created', 'expired', 'decision_rejected']);
+    const types = await query<{ type: string }>(
+      'SELECT type FROM confirmation_events WHERE request_id = $1 ORDER BY id',
+      [request.id],
+    );
+    expect(types.map((e) => e.type).filter((t) => t !== 'delivered')).toEqual([
+      'created',
+      'expired',
+      'decision_rejected',
+    ]);
   });
 });

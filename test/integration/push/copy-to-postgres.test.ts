@@ -28,7 +28,15 @@ describe('push subscriptions move from SQLite to PostgreSQL', () => {
     dir = mkdtempSync(join(tmpdir(), 'tollgate-push-copy-'));
     const source = openDatabase(join(dir, 'source.db'));
     applyMigrations(source);
-    const device = { id: 'd1', person: 'alice', account: 'web:alice', endpoint: 'https://push.example.com/d1', p256dh: 'BK'.padEnd(87, 'A'), auth: 'AAAAAAAAAAAAAAAAAAAAAA', createdAt: new Date('2026-11-01T00:00:00Z') };
+    const device = {
+      id: 'd1',
+      person: 'alice',
+      account: 'web:alice',
+      endpoint: 'https://push.example.com/d1',
+      p256dh: 'BK'.padEnd(87, 'A'),
+      auth: 'AAAAAAAAAAAAAAAAAAAAAA',
+      createdAt: new Date('2026-11-01T00:00:00Z'),
+    };
     await new SqlitePushSubscriptions(source.sqlite).save(device);
     const vapid = await new SqliteSecrets(source.sqlite).get('vapid');
     fresh = await freshDatabase({ migrate: true });

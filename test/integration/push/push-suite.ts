@@ -53,9 +53,21 @@ export function pushSuite(name: string, database: PushSuiteDatabase): void {
       push = await new FakePushService().start();
       // Near real time: spent tokens are marks the database prunes by its own clock.
       clock = new ManualClock(Date.now());
-      const web = createWebChannel({ users: [{ name: 'alice', token: ALICE }, { name: 'bob', token: BOB }] });
-      server = await startTestServer({ clock, channels: [web], policy: POLICY, ...(db.dbPath ? { dbPath: db.dbPath } : {}) });
-      push.expectedKey = ((await (await fetch(`${server.url}/ui/push/key`)).json()) as { public_key: string }).public_key;
+      const web = createWebChannel({
+        users: [
+          { name: 'alice', token: ALICE },
+          { name: 'bob', token: BOB },
+        ],
+      });
+      server = await startTestServer({
+        clock,
+        channels: [web],
+        policy: POLICY,
+        ...(db.dbPath ? { dbPath: db.dbPath } : {}),
+      });
+      push.expectedKey = (
+        (await (await fetch(`${server.url}/ui/push/key`)).json()) as { public_key: string }
+      ).public_key;
       alice = new WebClient(server.url);
       await alice.signIn('alice', ALICE);
     });
@@ -66,25 +78,43 @@ export function pushSuite(name: string, database: PushSuiteDatabase): void {
       await drop?.();
     });
 
-    async function subscribe(client: WebClient, device: FakeDevice | Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
+    async function subscribe(
+      client: WebClient,
+      device: FakeDevice | Record<string, unknown>,
+    ): Promise<{ status: number; body: Record<string, unknown> }> {
       const csrf = formValue((await client.request('/ui')).text, '_csrf');
       const res = await fetch(`${server.url}/ui/push/subscriptions`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-csrf-token': csrf, origin: server.url, cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+        headers: {
+          'content-type': 'application/json',
+          'x-csrf-token': csrf,
+          origin: server.url,
+          cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        },
         body: JSON.stringify('subscription' in device ? device.subscription : device),
       });
       return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, unknown> };
     }
 
     /** Files a request waiting for alice and lets the delivery job run; resolves with its id. */
-    async function fileForAlice(toolArgs: Record<string, unknown> = { amount: 120, payee: 'ACME' }, extra: Record<string, unknown> = {}): Promise<string> {
-      const res = await server.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: toolArgs, approvers: ['person:alice'], timeout_s: 3600, ...extra } });
+    async function fileForAlice(
+      toolArgs: Record<string, unknown> = { amount: 120, payee: 'ACME' },
+      extra: Record<string, unknown> = {},
+    ): Promise<string> {
+      const res = await server.api('/v1/requests', {
+        body: { tool_name: 'pay_invoice', tool_args: toolArgs, approvers: ['person:alice'], timeout_s: 3600, ...extra },
+      });
       expect(res.status).toBe(201);
       await clock.advance(0);
       return ((await res.json()) as { id: string }).id;
     }
 
-    const act = (body: Record<string, unknown>) => fetch(`${server.url}/ui/push/act`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const act = (body: Record<string, unknown>) =>
+      fetch(`${server.url}/ui/push/act`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
 
     it('pushes a request waiting for a person to their device: VAPID-signed with the gateway key, encrypted, masked, within 3 KB', async () => {
       const device = push.device();
@@ -94,11 +124,21 @@ export function pushSuite(name: string, database: PushSuiteDatabase): void {
       expect(push.problems).toEqual([]);
       const [message] = push.messagesOf(device);
       expect(message!.vapid.key).toBe(push.expectedKey);
-      expect(message!.headers).toMatchObject({ urgency: 'high', contentEncoding: 'aes128gcm', topic: id.replaceAll('-', '') });
+      expect(message!.headers).toMatchObject({
+        urgency: 'high',
+        contentEncoding: 'aes128gcm',
+        topic: id.replaceAll('-', ''),
+      });
       expect(message!.headers.ttl).toBeGreaterThan(3500);
       expect(message!.headers.ttl).toBeLessThanOrEqual(3600);
       const payload = message!.payload;
-      expect(payload).toMatchObject({ request_id: id, title: 'Approval needed: pay_invoice', actions: ['approve', 'deny'], url: `${server.url}/ui/requests/${id}`, status: 'pending' });
+      expect(payload).toMatchObject({
+        request_id: id,
+        title: 'Approval needed: pay_invoice',
+        actions: ['approve', 'deny'],
+        url: `${server.url}/ui/requests/${id}`,
+        status: 'pending',
+      });
       expect(typeof payload.action_token).toBe('string');
       expect(payload.body).toContain('payee: ACME');
       expect(JSON.stringify(payload)).not.toContain('sk-live-0123456789abcdefghij');
@@ -135,7 +175,9 @@ export function pushSuite(name: string, database: PushSuiteDatabase): void {
       expect(late.status).toBe(410);
       expect(await late.json()).toMatchObject({ code: 'expired' });
       expect((await server.store.get(id))!.status).toBe('pending');
-      expect((await server.store.events(id)).some((e) => e.type === 'approved' || e.type === 'decision_rejected')).toBe(false);
+      expect((await server.store.events(id)).some((e) => e.type === 'approved' || e.type === 'decision_rejected')).toBe(
+        false,
+      );
     });
 
     it('a forged or tampered token changes nothing, and bad input names the field', async () => {
@@ -160,12 +202,19 @@ export function pushSuite(name: string, database: PushSuiteDatabase): void {
       await subscribe(alice, device);
       const id = await fileForAlice();
       await push.waitFor(1);
-      const decided = await server.api(`/v1/requests/${id}/decision`, { body: { decision: 'deny', approver: 'web:alice', reason: 'not this month' } });
+      const decided = await server.api(`/v1/requests/${id}/decision`, {
+        body: { decision: 'deny', approver: 'web:alice', reason: 'not this month' },
+      });
       expect(decided.status).toBe(200);
       await clock.advance(0);
       await push.waitFor(2);
       const outcome = push.messagesOf(device)[1]!;
-      expect(outcome.payload).toMatchObject({ request_id: id, title: 'Denied: pay_invoice', actions: [], status: 'denied' });
+      expect(outcome.payload).toMatchObject({
+        request_id: id,
+        title: 'Denied: pay_invoice',
+        actions: [],
+        status: 'denied',
+      });
       expect(outcome.payload.action_token).toBeUndefined();
       expect(outcome.headers.topic).toBe(id.replaceAll('-', ''));
       expect(push.problems).toEqual([]);
@@ -174,7 +223,9 @@ export function pushSuite(name: string, database: PushSuiteDatabase): void {
     it('pushes to a person an escalation adds, when it adds them', async () => {
       const device = push.device();
       await subscribe(alice, device);
-      const res = await server.api('/v1/requests', { body: { tool_name: 'close_account', tool_args: { account: 'ACME-1' } } });
+      const res = await server.api('/v1/requests', {
+        body: { tool_name: 'close_account', tool_args: { account: 'ACME-1' } },
+      });
       expect(res.status).toBe(201);
       const { id } = (await res.json()) as { id: string };
       await clock.advance(0);
@@ -187,7 +238,11 @@ export function pushSuite(name: string, database: PushSuiteDatabase): void {
           return push.messagesOf(device).length;
         })
         .toBe(1);
-      expect(push.messagesOf(device)[0]!.payload).toMatchObject({ request_id: id, title: 'Approval needed: close_account', actions: ['approve', 'deny'] });
+      expect(push.messagesOf(device)[0]!.payload).toMatchObject({
+        request_id: id,
+        title: 'Approval needed: close_account',
+        actions: ['approve', 'deny'],
+      });
       const answer = await act({ action_token: push.messagesOf(device)[0]!.payload.action_token, action: 'approve' });
       expect(answer.status).toBe(200);
       expect((await server.store.get(id))!).toMatchObject({ status: 'approved', respondedBy: 'web:alice' });
@@ -210,7 +265,12 @@ export function pushSuite(name: string, database: PushSuiteDatabase): void {
             return push.messagesOf(device).length;
           })
           .toBe(2);
-        expect(push.messagesOf(device)[1]!.payload).toMatchObject({ request_id: id, title: 'Expired: pay_invoice', status: 'expired', actions: [] });
+        expect(push.messagesOf(device)[1]!.payload).toMatchObject({
+          request_id: id,
+          title: 'Expired: pay_invoice',
+          status: 'expired',
+          actions: [],
+        });
       });
     }
 
@@ -232,25 +292,46 @@ export function pushSuite(name: string, database: PushSuiteDatabase): void {
     }
 
     it('refuses a non-https endpoint naming the field, and a subscription without a session or CSRF token', async () => {
-      const bad = await subscribe(alice, { endpoint: 'http://push.example.com/x', keys: push.device().subscription.keys });
+      const bad = await subscribe(alice, {
+        endpoint: 'http://push.example.com/x',
+        keys: push.device().subscription.keys,
+      });
       expect(bad.status).toBe(400);
       expect(JSON.stringify(bad.body)).toContain('endpoint');
-      const badKey = await subscribe(alice, { endpoint: 'https://push.example.com/x', keys: { p256dh: 'AAAA', auth: 'AAAA' } });
+      const badKey = await subscribe(alice, {
+        endpoint: 'https://push.example.com/x',
+        keys: { p256dh: 'AAAA', auth: 'AAAA' },
+      });
       expect(badKey.status).toBe(400);
       expect(JSON.stringify(badKey.body)).toContain('keys.p256dh');
-      const anonymous = await fetch(`${server.url}/ui/push/subscriptions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(push.device().subscription) });
+      const anonymous = await fetch(`${server.url}/ui/push/subscriptions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(push.device().subscription),
+      });
       expect(anonymous.status).toBe(401);
       const cookie = [...alice.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-      const noCsrf = await fetch(`${server.url}/ui/push/subscriptions`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, origin: server.url }, body: JSON.stringify(push.device().subscription) });
+      const noCsrf = await fetch(`${server.url}/ui/push/subscriptions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie, origin: server.url },
+        body: JSON.stringify(push.device().subscription),
+      });
       expect(noCsrf.status).toBe(403);
     });
 
     it('subscribes through /v1/push/subscriptions for a decide token bound to a person, and unsubscribes by endpoint', async () => {
-      const created = await server.api('/v1/tokens', { body: { name: 'alice-phone', scopes: ['request:decide'], as: 'person:alice' } });
+      const created = await server.api('/v1/tokens', {
+        body: { name: 'alice-phone', scopes: ['request:decide'], as: 'person:alice' },
+      });
       expect(created.status).toBe(201);
       const { secret: token } = (await created.json()) as { secret: string };
       const device = push.device();
-      const asAlice = (method: string, body: unknown) => fetch(`${server.url}/v1/push/subscriptions`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const asAlice = (method: string, body: unknown) =>
+        fetch(`${server.url}/v1/push/subscriptions`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
       expect((await asAlice('POST', device.subscription)).status).toBe(201);
       expect((await server.api('/v1/push/subscriptions', { body: push.device().subscription })).status).toBe(403);
       await fileForAlice();
@@ -267,12 +348,18 @@ export function pushSuite(name: string, database: PushSuiteDatabase): void {
     });
 
     it('Approve cannot approve a request the person filed themselves (self-approval holds through push)', async () => {
-      const created = await server.api('/v1/tokens', { body: { name: 'alice-agent', scopes: ['request:create'], person: 'alice' } });
+      const created = await server.api('/v1/tokens', {
+        body: { name: 'alice-agent', scopes: ['request:create'], person: 'alice' },
+      });
       expect(created.status).toBe(201);
       const { secret: token } = (await created.json()) as { secret: string };
       const device = push.device();
       await subscribe(alice, device);
-      const res = await fetch(`${server.url}/v1/requests`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ tool_name: 'pay_invoice', approvers: ['person:alice', 'person:bob'], timeout_s: 3600 }) });
+      const res = await fetch(`${server.url}/v1/requests`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ tool_name: 'pay_invoice', approvers: ['person:alice', 'person:bob'], timeout_s: 3600 }),
+      });
       expect(res.status).toBe(201);
       const { id } = (await res.json()) as { id: string };
       await clock.advance(0);

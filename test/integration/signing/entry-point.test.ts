@@ -12,8 +12,14 @@ beforeAll(async () => {
   await ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'tollgate-verify-pkg-'));
   linkPackage(dir);
-  writeFileSync(join(dir, 'log-hooks.mjs'), "import { appendFileSync } from 'node:fs';\nexport async function resolve(specifier, context, next) {\n  const result = await next(specifier, context);\n  appendFileSync(process.env.RESOLVE_LOG, result.url + '\\n');\n  return result;\n}\n");
-  writeFileSync(join(dir, 'register.mjs'), "import { register } from 'node:module';\nregister('./log-hooks.mjs', import.meta.url);\n");
+  writeFileSync(
+    join(dir, 'log-hooks.mjs'),
+    "import { appendFileSync } from 'node:fs';\nexport async function resolve(specifier, context, next) {\n  const result = await next(specifier, context);\n  appendFileSync(process.env.RESOLVE_LOG, result.url + '\\n');\n  return result;\n}\n",
+  );
+  writeFileSync(
+    join(dir, 'register.mjs'),
+    "import { register } from 'node:module';\nregister('./log-hooks.mjs', import.meta.url);\n",
+  );
 }, 180_000);
 afterAll(() => dir && rmSync(dir, { recursive: true, force: true }));
 
@@ -21,13 +27,26 @@ describe('tollgate/verify', () => {
   it('loads jose and nothing of the server', () => {
     const log = join(dir, 'verify.log');
     writeFileSync(log, '');
-    const script = "const m = await import('tollgate/verify'); console.log(typeof m.verifyVerdict, typeof m.verifyAnchor);";
-    const stdout = execFileSync(process.execPath, ['--import', './register.mjs', '--input-type=module', '-e', script], { cwd: dir, env: { ...process.env, RESOLVE_LOG: log }, encoding: 'utf8' });
+    const script =
+      "const m = await import('tollgate/verify'); console.log(typeof m.verifyVerdict, typeof m.verifyAnchor);";
+    const stdout = execFileSync(process.execPath, ['--import', './register.mjs', '--input-type=module', '-e', script], {
+      cwd: dir,
+      env: { ...process.env, RESOLVE_LOG: log },
+      encoding: 'utf8',
+    });
     expect(stdout.trim()).toBe('function function');
-    const modules = readFileSync(log, 'utf8').split('\n').filter((url) => url.startsWith('file:'));
-    const own = modules.filter((url) => url.includes('/dist/src/')).map((url) => url.slice(url.indexOf('/dist/src/') + '/dist/src/'.length));
+    const modules = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((url) => url.startsWith('file:'));
+    const own = modules
+      .filter((url) => url.includes('/dist/src/'))
+      .map((url) => url.slice(url.indexOf('/dist/src/') + '/dist/src/'.length));
     expect(new Set(own)).toEqual(new Set(['verify/index.js', 'requests/args-hash.js']));
-    const packages = new Set(modules.filter((url) => url.includes('/node_modules/')).map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)![1]));
+    const packages = new Set(
+      modules
+        .filter((url) => url.includes('/node_modules/'))
+        .map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)![1]),
+    );
     expect([...packages]).toEqual(['jose']);
   });
 });

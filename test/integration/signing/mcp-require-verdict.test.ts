@@ -19,7 +19,10 @@ afterEach(async () => {
 describe('tollgate mcp --require-verdict', () => {
   it('runs an approved call whose verdict verifies, with the edited arguments it was signed for', async () => {
     f = await startProxy({ proxyArgs: ['--require-verdict'] });
-    const call = f.client.callTool({ name: 'delete_file', arguments: { path: '/tmp/everything' } }) as Promise<CallToolResult>;
+    const call = f.client.callTool({
+      name: 'delete_file',
+      arguments: { path: '/tmp/everything' },
+    }) as Promise<CallToolResult>;
     const request = await f.pendingRequest();
     await f.decide(request.id, { decision: 'approve', approved_args: { path: '/tmp/one-file' } });
     const result = await call;
@@ -35,7 +38,12 @@ describe('tollgate mcp --require-verdict', () => {
     await f.decide(request.id, { decision: 'approve' });
     const result = await call;
     expect(result.isError).toBe(true);
-    expect(result.content).toEqual([{ type: 'text', text: expect.stringMatching(new RegExp(`^tollgate: no valid verdict for request ${request.id}: unknown_key: `)) }]);
+    expect(result.content).toEqual([
+      {
+        type: 'text',
+        text: expect.stringMatching(new RegExp(`^tollgate: no valid verdict for request ${request.id}: unknown_key: `)),
+      },
+    ]);
     expect(f.calls()).toEqual([]);
   }, 30_000);
 });

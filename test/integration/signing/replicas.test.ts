@@ -13,19 +13,37 @@ const pair = replicaPair();
 describe('replicas with no signing key set by hand', () => {
   it('sign with one key kept in the database', async () => {
     // Both ask for the key at once: one INSERT wins, both read the winner.
-    const [jwksA, jwksB] = await Promise.all([pair.a, pair.b].map(async (g) => (await fetch(`${g.url}/.well-known/jwks.json`)).json() as Promise<{ keys: { kid: string }[] }>));
+    const [jwksA, jwksB] = await Promise.all(
+      [pair.a, pair.b].map(
+        async (g) => (await fetch(`${g.url}/.well-known/jwks.json`)).json() as Promise<{ keys: { kid: string }[] }>,
+      ),
+    );
     expect(jwksA!.keys).toHaveLength(1);
     expect(jwksB).toEqual(jwksA);
-    const rows = await withClient(pair.database.url, async (c) => (await c.query<{ name: string }>("SELECT name FROM deployment_secrets WHERE name = 'verdict_signing'")).rows);
+    const rows = await withClient(
+      pair.database.url,
+      async (c) =>
+        (await c.query<{ name: string }>("SELECT name FROM deployment_secrets WHERE name = 'verdict_signing'")).rows,
+    );
     expect(rows).toHaveLength(1);
 
-    const created = (await (await pair.a.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { amount: 12 } } })).json()) as { id: string };
-    const decided = (await (await pair.b.api(`/v1/requests/${created.id}/decision`, { body: { decision: 'approve', approver: 'web:alice' } })).json()) as { verdict_token: string };
+    const created = (await (
+      await pair.a.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { amount: 12 } } })
+    ).json()) as { id: string };
+    const decided = (await (
+      await pair.b.api(`/v1/requests/${created.id}/decision`, { body: { decision: 'approve', approver: 'web:alice' } })
+    ).json()) as { verdict_token: string };
     const readOnA = (await (await pair.a.api(`/v1/requests/${created.id}`)).json()) as { verdict_token: string };
     // Signed on B at the decision and on A at the read: deterministic claims and Ed25519 give the very same token.
     expect(readOnA.verdict_token).toBe(decided.verdict_token);
     for (const g of [pair.a, pair.b]) {
-      expect(await verifyVerdict(decided.verdict_token, { jwksUrl: `${g.url}/.well-known/jwks.json`, toolName: 'pay_invoice', args: { amount: 12 } })).toMatchObject({ ok: true, claims: { jti: created.id } });
+      expect(
+        await verifyVerdict(decided.verdict_token, {
+          jwksUrl: `${g.url}/.well-known/jwks.json`,
+          toolName: 'pay_invoice',
+          args: { amount: 12 },
+        }),
+      ).toMatchObject({ ok: true, claims: { jti: created.id } });
     }
   });
 });

@@ -37,7 +37,11 @@ beforeAll(async () => {
   t = await startTestServer();
   const port = await freePort();
   toolUrl = `http://127.0.0.1:${port}`;
-  tool = spawn(process.execPath, ['tool-server.mjs'], { cwd: dir, env: { ...process.env, TOLLGATE_URL: t.url, PORT: String(port) }, stdio: 'ignore' });
+  tool = spawn(process.execPath, ['tool-server.mjs'], {
+    cwd: dir,
+    env: { ...process.env, TOLLGATE_URL: t.url, PORT: String(port) },
+    stdio: 'ignore',
+  });
   await eventually(async () => {
     await fetch(toolUrl, { method: 'POST', body: '{}' });
   }, 15_000);
@@ -49,11 +53,20 @@ afterAll(async () => {
 });
 
 const callTool = async (args: Record<string, unknown>, token?: string) => {
-  const res = await fetch(toolUrl, { method: 'POST', headers: token ? { authorization: `Verdict ${token}` } : {}, body: JSON.stringify({ args }) });
+  const res = await fetch(toolUrl, {
+    method: 'POST',
+    headers: token ? { authorization: `Verdict ${token}` } : {},
+    body: JSON.stringify({ args }),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
-async function verdict(args: Record<string, unknown>, decision: 'approve' | 'deny'): Promise<{ id: string; verdict_token: string }> {
-  const { id } = (await (await t.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: args } })).json()) as { id: string };
+async function verdict(
+  args: Record<string, unknown>,
+  decision: 'approve' | 'deny',
+): Promise<{ id: string; verdict_token: string }> {
+  const { id } = (await (
+    await t.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: args } })
+  ).json()) as { id: string };
   await t.api(`/v1/requests/${id}/decision`, { body: { decision, approver: 'web:alice' } });
   return (await (await t.api(`/v1/requests/${id}?wait=5`)).json()) as { id: string; verdict_token: string };
 }
@@ -62,9 +75,18 @@ describe('the tool server of docs/audit.md', () => {
   it('runs only calls a human approved, with the approved arguments', async () => {
     expect(await callTool({ amount: 10 })).toMatchObject({ status: 403, body: { refused: 'malformed' } });
     const approved = await verdict({ amount: 10 }, 'approve');
-    expect(await callTool({ amount: 10 }, approved.verdict_token)).toEqual({ status: 200, body: { paid: 10, request: approved.id } });
-    expect(await callTool({ amount: 10_000 }, approved.verdict_token)).toMatchObject({ status: 403, body: { refused: 'args_mismatch' } });
+    expect(await callTool({ amount: 10 }, approved.verdict_token)).toEqual({
+      status: 200,
+      body: { paid: 10, request: approved.id },
+    });
+    expect(await callTool({ amount: 10_000 }, approved.verdict_token)).toMatchObject({
+      status: 403,
+      body: { refused: 'args_mismatch' },
+    });
     const denied = await verdict({ amount: 11 }, 'deny');
-    expect(await callTool({ amount: 11 }, denied.verdict_token)).toMatchObject({ status: 403, body: { refused: 'denied' } });
+    expect(await callTool({ amount: 11 }, denied.verdict_token)).toMatchObject({
+      status: 403,
+      body: { refused: 'denied' },
+    });
   });
 });

@@ -22,7 +22,13 @@ describe('slack ack', () => {
   it('answers the tap before the decision is made, then tells the approver the outcome', async () => {
     const fake = await FakeSlack.start({ token: 'xoxb-ack' });
     cleanup.push(() => fake.close());
-    const channel = createSlackChannel({ botToken: 'xoxb-ack', signingSecret: 'ack-secret', apiUrl: fake.apiUrl, botId: 'B0BOT', botUserId: 'U0BOT' });
+    const channel = createSlackChannel({
+      botToken: 'xoxb-ack',
+      signingSecret: 'ack-secret',
+      apiUrl: fake.apiUrl,
+      botId: 'B0BOT',
+      botUserId: 'U0BOT',
+    });
 
     const received: DecisionEvent[] = [];
     let release!: (outcome: DecideOutcome) => void;
@@ -43,15 +49,34 @@ describe('slack ack', () => {
     cleanup.push(() => new Promise((resolve) => server.close(() => resolve())));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/channels/slack/events`;
 
-    const payload = blockActionsPayload({ userId: 'UALICE', channel: 'C0ONE', ts: '1700000000.000101', actionId: 'tollgate_option_0', value: 'req-1:nonce-1', responseUrl: fake.responseUrl() });
+    const payload = blockActionsPayload({
+      userId: 'UALICE',
+      channel: 'C0ONE',
+      ts: '1700000000.000101',
+      actionId: 'tollgate_option_0',
+      value: 'req-1:nonce-1',
+      responseUrl: fake.responseUrl(),
+    });
     const response = await postSlackCallback(url, 'ack-secret', payload);
     expect(response.status).toBe(200);
     await eventually(() => expect(received).toHaveLength(1));
     // The response came back while the decision is still being made.
     expect(fake.callsTo('chat.postEphemeral')).toHaveLength(0);
-    expect(received[0]).toEqual({ requestId: 'req-1', nonce: 'nonce-1', decision: 'approve', option: undefined, actor: { channel: 'slack', userId: 'UALICE', name: 'ualice' } });
+    expect(received[0]).toEqual({
+      requestId: 'req-1',
+      nonce: 'nonce-1',
+      decision: 'approve',
+      option: undefined,
+      actor: { channel: 'slack', userId: 'UALICE', name: 'ualice' },
+    });
 
     release({ ok: false, code: 'already_decided', message: 'This request was already denied.' });
-    await eventually(() => expect(fake.callsTo('chat.postEphemeral')[0]?.params).toMatchObject({ channel: 'C0ONE', user: 'UALICE', text: 'Nothing changed: This request was already denied.' }));
+    await eventually(() =>
+      expect(fake.callsTo('chat.postEphemeral')[0]?.params).toMatchObject({
+        channel: 'C0ONE',
+        user: 'UALICE',
+        text: 'Nothing changed: This request was already denied.',
+      }),
+    );
   });
 });

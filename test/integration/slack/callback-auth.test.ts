@@ -42,7 +42,9 @@ describe('slack callback authentication', () => {
 
   it('rejects a tap signed with another secret', async () => {
     const request = await start();
-    const response = await env.slack.press(env.server, request, SLACK_ACTIONS.approve, 'UALICE', { callback: { secret: 'guessed-secret' } });
+    const response = await env.slack.press(env.server, request, SLACK_ACTIONS.approve, 'UALICE', {
+      callback: { secret: 'guessed-secret' },
+    });
     expect(response.status).toBe(401);
     expect(await response.text()).toBe('');
     await expectUnchanged(request);
@@ -50,21 +52,27 @@ describe('slack callback authentication', () => {
 
   it('rejects an unsigned tap', async () => {
     const request = await start();
-    const response = await env.slack.press(env.server, request, SLACK_ACTIONS.approve, 'UALICE', { callback: { unsigned: true } });
+    const response = await env.slack.press(env.server, request, SLACK_ACTIONS.approve, 'UALICE', {
+      callback: { unsigned: true },
+    });
     expect(response.status).toBe(401);
     await expectUnchanged(request);
   });
 
   it('rejects a correctly signed tap replayed after the five-minute window', async () => {
     const request = await start();
-    const response = await env.slack.press(env.server, request, SLACK_ACTIONS.approve, 'UALICE', { callback: { timestamp: now() - 6 * 60 } });
+    const response = await env.slack.press(env.server, request, SLACK_ACTIONS.approve, 'UALICE', {
+      callback: { timestamp: now() - 6 * 60 },
+    });
     expect(response.status).toBe(401);
     await expectUnchanged(request);
   });
 
   it('rejects a correctly signed tap dated in the future, with an audit log line', async () => {
     const request = await start();
-    const response = await env.slack.press(env.server, request, SLACK_ACTIONS.approve, 'UALICE', { callback: { timestamp: now() + 10 * 60 } });
+    const response = await env.slack.press(env.server, request, SLACK_ACTIONS.approve, 'UALICE', {
+      callback: { timestamp: now() + 10 * 60 },
+    });
     expect(response.status).toBe(401);
     await expectUnchanged(request);
     const line = logLines.find((l) => l.msg === 'slack callback rejected');
@@ -73,7 +81,9 @@ describe('slack callback authentication', () => {
 
   it('rejects a timestamp that is not a number', async () => {
     const request = await start();
-    const response = await env.slack.press(env.server, request, SLACK_ACTIONS.approve, 'UALICE', { callback: { timestamp: 'yesterday' as unknown as number } });
+    const response = await env.slack.press(env.server, request, SLACK_ACTIONS.approve, 'UALICE', {
+      callback: { timestamp: 'yesterday' as unknown as number },
+    });
     expect(response.status).toBe(401);
     await expectUnchanged(request);
   });
@@ -81,7 +91,8 @@ describe('slack callback authentication', () => {
   it('rejects a body changed after signing (another user, another decision)', async () => {
     const request = await start();
     // Bob's signed "deny" becomes the boss's "approve" on the way.
-    const tamper = (body: string) => body.replaceAll('UBOB', 'UBOSS').replace(SLACK_ACTIONS.deny, SLACK_ACTIONS.approve);
+    const tamper = (body: string) =>
+      body.replaceAll('UBOB', 'UBOSS').replace(SLACK_ACTIONS.deny, SLACK_ACTIONS.approve);
     const response = await env.slack.press(env.server, request, SLACK_ACTIONS.deny, 'UBOB', { callback: { tamper } });
     expect(response.status).toBe(401);
     await expectUnchanged(request);
@@ -89,7 +100,9 @@ describe('slack callback authentication', () => {
 
   it('accepts a tap signed four minutes ago (inside the window)', async () => {
     const request = await start();
-    const response = await env.slack.press(env.server, request, SLACK_ACTIONS.approve, 'UALICE', { callback: { timestamp: now() - 4 * 60 } });
+    const response = await env.slack.press(env.server, request, SLACK_ACTIONS.approve, 'UALICE', {
+      callback: { timestamp: now() - 4 * 60 },
+    });
     expect(response.status).toBe(200);
     await eventually(async () => expect((await env.get(request.id)).status).toBe('approved'));
   });
@@ -100,7 +113,11 @@ describe('slack callback authentication', () => {
     const ts = now();
     const response = await fetch(`${env.server.url}/channels/slack/events`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(ts), 'x-slack-signature': slackSignature(env.slack.signingSecret, ts, body) },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-slack-request-timestamp': String(ts),
+        'x-slack-signature': slackSignature(env.slack.signingSecret, ts, body),
+      },
       body,
     });
     expect(response.status).toBe(400);

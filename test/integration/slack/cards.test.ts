@@ -44,7 +44,15 @@ describe('slack cards', () => {
     });
     const card = cardOf(request);
     expect(card.actionable).toBe(true);
-    for (const part of ['Approval needed: pay_invoice', 'Pay invoice INV-7?', 'INV-7', '"amount": 120', 'agent ops-bot for user U0REQ', request.expiresAt.toISOString(), 'slack:UBOSS, web:alice']) {
+    for (const part of [
+      'Approval needed: pay_invoice',
+      'Pay invoice INV-7?',
+      'INV-7',
+      '"amount": 120',
+      'agent ops-bot for user U0REQ',
+      request.expiresAt.toISOString(),
+      'slack:UBOSS, web:alice',
+    ]) {
       expect(card.text).toContain(part);
     }
     expect(card.text).not.toContain('sk-live-123456');
@@ -52,7 +60,9 @@ describe('slack cards', () => {
     const buttons = buttonsOf(card.blocks);
     expect(buttons.map((b) => b.label)).toEqual(['Approve', 'Deny', 'Deny with reason…']);
     expect(new Set(buttons.map((b) => b.value))).toEqual(new Set([`${request.id}:${request.nonce}`]));
-    const styles = (card.blocks.find((b) => (b as { type: string }).type === 'actions') as { elements: { style?: string }[] }).elements.map((e) => e.style);
+    const styles = (
+      card.blocks.find((b) => (b as { type: string }).type === 'actions') as { elements: { style?: string }[] }
+    ).elements.map((e) => e.style);
     expect(styles).toEqual(['primary', 'danger', undefined]);
     // The notification text (shown in push notifications) is the title, not the arguments.
     const [posted] = env.slack.fake.callsTo('chat.postMessage');
@@ -78,7 +88,9 @@ describe('slack cards', () => {
   it('replaces the buttons with the outcome when decided through the API', async () => {
     env = await startSlackGateway();
     const request = await env.file();
-    const response = await env.server.api(`/v1/requests/${request.id}/decision`, { body: { decision: 'deny', reason: 'change freeze', approver: 'web:alice' } });
+    const response = await env.server.api(`/v1/requests/${request.id}/decision`, {
+      body: { decision: 'deny', reason: 'change freeze', approver: 'web:alice' },
+    });
     expect(response.status).toBeLessThan(300);
     const card = await outcomeCard(request, /Denied by/);
     expect(card.text).toContain('change freeze');
@@ -88,10 +100,15 @@ describe('slack cards', () => {
   it('shows "expired — denied by default" when the request times out', async () => {
     // Expiry on a ManualClock (no real seconds waited); deliveries run on the same clock, so step it to send the card.
     const clock = new ManualClock(Date.now());
-    env = await startSlackGateway({ waitForCards: false, server: { clock, scheduler: new InProcessScheduler({ clock }) } });
+    env = await startSlackGateway({
+      waitForCards: false,
+      server: { clock, scheduler: new InProcessScheduler({ clock }) },
+    });
     const request = await env.file({ timeout_s: 60 });
     await clock.advance(0);
-    await eventually(async () => expect((await env.server.store.messages(request.id)).find((m) => m.channel === 'slack')?.status).toBe('sent'));
+    await eventually(async () =>
+      expect((await env.server.store.messages(request.id)).find((m) => m.channel === 'slack')?.status).toBe('sent'),
+    );
     await clock.advance(60_000);
     await outcomeCard(request, /Expired.* — denied by default/);
     await eventually(async () => expect((await env.server.store.messages(request.id))[0]?.status).toBe('updated'));
@@ -100,10 +117,15 @@ describe('slack cards', () => {
   it('shows "approved by default" when the request times out with on_timeout approve', async () => {
     // Expiry on a ManualClock (no real seconds waited); deliveries run on the same clock, so step it to send the card.
     const clock = new ManualClock(Date.now());
-    env = await startSlackGateway({ waitForCards: false, server: { clock, scheduler: new InProcessScheduler({ clock }) } });
+    env = await startSlackGateway({
+      waitForCards: false,
+      server: { clock, scheduler: new InProcessScheduler({ clock }) },
+    });
     const request = await env.file({ timeout_s: 60, on_timeout: 'approve' });
     await clock.advance(0);
-    await eventually(async () => expect((await env.server.store.messages(request.id)).find((m) => m.channel === 'slack')?.status).toBe('sent'));
+    await eventually(async () =>
+      expect((await env.server.store.messages(request.id)).find((m) => m.channel === 'slack')?.status).toBe('sent'),
+    );
     await clock.advance(60_000);
     await outcomeCard(request, /approved by default/);
   });
@@ -111,7 +133,9 @@ describe('slack cards', () => {
   it('shows the cancellation', async () => {
     env = await startSlackGateway();
     const request = await env.file();
-    const response = await env.server.api(`/v1/requests/${request.id}/cancel`, { body: { reason: 'agent stopped', actor: 'runtime' } });
+    const response = await env.server.api(`/v1/requests/${request.id}/cancel`, {
+      body: { reason: 'agent stopped', actor: 'runtime' },
+    });
     expect(response.status).toBeLessThan(300);
     await outcomeCard(request, /Cancelled by/);
   });

@@ -22,26 +22,46 @@ describe('slack delivery failures', () => {
   }
 
   it('gives up at once on channel_not_found, records it, and shows it in /metrics', async () => {
-    env = await startSlackGateway({ server: { scheduler: new InProcessScheduler({ backoffMs: 5, sweepEveryMs: 0 }) }, waitForCards: false });
+    env = await startSlackGateway({
+      server: { scheduler: new InProcessScheduler({ backoffMs: 5, sweepEveryMs: 0 }) },
+      waitForCards: false,
+    });
     env.slack.fake.breakChannel('C0GONE');
     const request = await env.file({ channels: [{ type: 'slack', target: 'C0GONE' }, { type: 'web' }] });
-    await eventually(async () => expect((await env.server.store.messages(request.id)).find((m) => m.channel === 'slack')?.status).toBe('failed'));
-    expect(await failures(request.id)).toEqual([expect.objectContaining({ target: 'C0GONE', attempt: 1, will_retry: false, error: expect.stringContaining('channel_not_found') })]);
+    await eventually(async () =>
+      expect((await env.server.store.messages(request.id)).find((m) => m.channel === 'slack')?.status).toBe('failed'),
+    );
+    expect(await failures(request.id)).toEqual([
+      expect.objectContaining({
+        target: 'C0GONE',
+        attempt: 1,
+        will_retry: false,
+        error: expect.stringContaining('channel_not_found'),
+      }),
+    ]);
     expect(env.slack.fake.callsTo('chat.postMessage')).toHaveLength(1);
     const metrics = await (await fetch(`${env.server.url}/metrics`)).text();
     expect(metrics).toMatch(/tollgate_channel_jobs_total\{job="deliver",channel="slack",outcome="failed"\} 1/);
   });
 
   it('gives up at once when the token is revoked', async () => {
-    env = await startSlackGateway({ server: { scheduler: new InProcessScheduler({ backoffMs: 5, sweepEveryMs: 0 }) }, waitForCards: false });
+    env = await startSlackGateway({
+      server: { scheduler: new InProcessScheduler({ backoffMs: 5, sweepEveryMs: 0 }) },
+      waitForCards: false,
+    });
     env.slack.fake.failNext('chat.postMessage', { error: 'token_revoked' }, 5);
     const request = await env.file();
     await eventually(async () => expect((await env.server.store.messages(request.id))[0]?.status).toBe('failed'));
-    expect(await failures(request.id)).toEqual([expect.objectContaining({ will_retry: false, error: expect.stringContaining('token_revoked') })]);
+    expect(await failures(request.id)).toEqual([
+      expect.objectContaining({ will_retry: false, error: expect.stringContaining('token_revoked') }),
+    ]);
   });
 
   it('retries 5xx answers and dropped connections with backoff, then delivers', async () => {
-    env = await startSlackGateway({ server: { scheduler: new InProcessScheduler({ backoffMs: 5, sweepEveryMs: 0 }) }, waitForCards: false });
+    env = await startSlackGateway({
+      server: { scheduler: new InProcessScheduler({ backoffMs: 5, sweepEveryMs: 0 }) },
+      waitForCards: false,
+    });
     env.slack.fake.failNext('chat.postMessage', { status: 500 });
     env.slack.fake.failNext('chat.postMessage', { hangUp: true });
     const request = await env.file();
@@ -51,16 +71,25 @@ describe('slack delivery failures', () => {
       expect.objectContaining({ attempt: 1, will_retry: true, error: expect.stringContaining('HTTP 500') }),
       expect.objectContaining({ attempt: 2, will_retry: true, error: expect.stringContaining('request failed') }),
     ]);
-    expect((await env.server.store.events(request.id)).find((e) => e.type === 'delivered')?.detail).toMatchObject({ attempt: 3 });
+    expect((await env.server.store.events(request.id)).find((e) => e.type === 'delivered')?.detail).toMatchObject({
+      attempt: 3,
+    });
   });
 
   it('waits out Retry-After on HTTP 429 before trying again', async () => {
     const clock = new ManualClock(Date.now());
-    env = await startSlackGateway({ server: { clock, scheduler: new InProcessScheduler({ clock, backoffMs: 10, sweepEveryMs: 0 }) }, waitForCards: false });
+    env = await startSlackGateway({
+      server: { clock, scheduler: new InProcessScheduler({ clock, backoffMs: 10, sweepEveryMs: 0 }) },
+      waitForCards: false,
+    });
     env.slack.fake.failNext('chat.postMessage', { status: 429, retryAfterS: 30 });
     const request = await env.file();
     await clock.advance(0);
-    await eventually(async () => expect(await failures(request.id)).toEqual([expect.objectContaining({ will_retry: true, error: expect.stringMatching(/rate limited, retry after 30 s/) })]));
+    await eventually(async () =>
+      expect(await failures(request.id)).toEqual([
+        expect.objectContaining({ will_retry: true, error: expect.stringMatching(/rate limited, retry after 30 s/) }),
+      ]),
+    );
     // The expiry timer and the retry timer: the retry is armed before time moves on.
     await eventually(() => expect(clock.pendingTimers).toBe(2));
     await clock.advance(29_999);

@@ -30,13 +30,22 @@ describe('slack fan-out', () => {
   it('posts one card per channel; the first tap wins, the second is refused, both cards show the verdict', async () => {
     env = await startSlackGateway();
     const request = await env.file({ channels: TWO_CHANNELS });
-    expect(env.slack.fake.callsTo('chat.postMessage').map((c) => c.params.channel).sort()).toEqual(['C0ONE', 'C0TWO']);
+    expect(
+      env.slack.fake
+        .callsTo('chat.postMessage')
+        .map((c) => c.params.channel)
+        .sort(),
+    ).toEqual(['C0ONE', 'C0TWO']);
 
     await env.slack.press(env.server, request, SLACK_ACTIONS.approve, 'UALICE', { target: 'C0ONE' });
     await eventually(async () => expect((await env.get(request.id)).status).toBe('approved'));
     await env.slack.press(env.server, request, SLACK_ACTIONS.deny, 'UBOB', { target: 'C0TWO' });
     await eventually(() => expect(env.slack.fake.callsTo('chat.postEphemeral')).toHaveLength(1));
-    expect(env.slack.fake.callsTo('chat.postEphemeral')[0]!.params).toMatchObject({ channel: 'C0TWO', user: 'UBOB', text: expect.stringContaining('already approved') });
+    expect(env.slack.fake.callsTo('chat.postEphemeral')[0]!.params).toMatchObject({
+      channel: 'C0TWO',
+      user: 'UBOB',
+      text: expect.stringContaining('already approved'),
+    });
 
     const final = await env.get(request.id);
     expect(final).toMatchObject({ status: 'approved', respondedBy: 'slack:UALICE' });
@@ -50,16 +59,25 @@ describe('slack fan-out', () => {
       env.slack.press(env.server, request, SLACK_ACTIONS.approve, 'UALICE', { target: 'C0ONE' }),
       env.slack.press(env.server, request, SLACK_ACTIONS.deny, 'UBOB', { target: 'C0TWO' }),
     ]);
-    await eventually(async () => expect((await env.eventTypes(request.id)).filter((t) => t === 'decision_rejected')).toHaveLength(1));
+    await eventually(async () =>
+      expect((await env.eventTypes(request.id)).filter((t) => t === 'decision_rejected')).toHaveLength(1),
+    );
     const final = await env.get(request.id);
-    expect((await env.eventTypes(request.id)).filter((t) => t === 'approved' || t === 'denied')).toEqual([final.status]);
-    await expectBothCards(request, new RegExp(`${final.status === 'approved' ? 'Approved' : 'Denied'} by ${final.respondedBy}`));
+    expect((await env.eventTypes(request.id)).filter((t) => t === 'approved' || t === 'denied')).toEqual([
+      final.status,
+    ]);
+    await expectBothCards(
+      request,
+      new RegExp(`${final.status === 'approved' ? 'Approved' : 'Denied'} by ${final.respondedBy}`),
+    );
   });
 
   it('updates both Slack cards when the web inbox decides first', async () => {
     env = await startSlackGateway();
     const request = await env.file({ channels: TWO_CHANNELS });
-    const response = await env.server.api(`/v1/requests/${request.id}/decision`, { body: { decision: 'approve', approver: 'web:alice' } });
+    const response = await env.server.api(`/v1/requests/${request.id}/decision`, {
+      body: { decision: 'approve', approver: 'web:alice' },
+    });
     expect(response.status).toBeLessThan(300);
     await expectBothCards(request, /Approved by web:alice/);
   });

@@ -25,7 +25,9 @@ export interface SlackGateway {
 }
 
 /** Starts a gateway with Slack (`C0APPROVALS` unless a request names other targets). */
-export async function startSlackGateway(options: { slack?: Partial<SlackChannelOptions>; server?: TestServerOptions; waitForCards?: boolean } = {}): Promise<SlackGateway> {
+export async function startSlackGateway(
+  options: { slack?: Partial<SlackChannelOptions>; server?: TestServerOptions; waitForCards?: boolean } = {},
+): Promise<SlackGateway> {
   const slack = await makeSlackHarness(options.slack);
   const server = await startTestServer({ ...options.server, channels: [slack.channel, createWebChannel()] });
   const get = async (id: string) => (await server.gateway.get(id))!;
@@ -35,7 +37,13 @@ export async function startSlackGateway(options: { slack?: Partial<SlackChannelO
     get,
     async file(body = {}) {
       const response = await server.api('/v1/requests', {
-        body: { tool_name: 'deploy_service', tool_args: { service: 'billing', version: '1.4.2' }, prompt: 'Deploy billing 1.4.2?', channels: [{ type: 'slack', target: slack.target }], ...body },
+        body: {
+          tool_name: 'deploy_service',
+          tool_args: { service: 'billing', version: '1.4.2' },
+          prompt: 'Deploy billing 1.4.2?',
+          channels: [{ type: 'slack', target: slack.target }],
+          ...body,
+        },
       });
       expect(response.status).toBe(201);
       const { id } = (await response.json()) as { id: string };

@@ -24,20 +24,39 @@ describe('slack socket mode', () => {
     const message = env.slack.messageFor(request);
     const tap = (userId: string) =>
       env.slack.fake.socketMode.pushInteractive(
-        blockActionsPayload({ userId, channel: message.channel, ts: message.ts, actionId: SLACK_ACTIONS.approve, value: `${request.id}:${request.nonce}`, responseUrl: env.slack.fake.responseUrl() }),
+        blockActionsPayload({
+          userId,
+          channel: message.channel,
+          ts: message.ts,
+          actionId: SLACK_ACTIONS.approve,
+          value: `${request.id}:${request.nonce}`,
+          responseUrl: env.slack.fake.responseUrl(),
+        }),
       );
 
     const refused = tap('UINTERN');
     await eventually(() => expect(env.slack.fake.socketMode.received.map((m) => m.envelope_id)).toContain(refused));
-    await eventually(() => expect(String(env.slack.fake.callsTo('chat.postEphemeral')[0]?.params.text)).toMatch(/not an approver/));
+    await eventually(() =>
+      expect(String(env.slack.fake.callsTo('chat.postEphemeral')[0]?.params.text)).toMatch(/not an approver/),
+    );
     expect((await env.get(request.id)).status).toBe('pending');
 
     const accepted = tap('UBOSS');
     await eventually(() => expect(env.slack.fake.socketMode.received.map((m) => m.envelope_id)).toContain(accepted));
-    await eventually(async () => expect((await env.get(request.id))).toMatchObject({ status: 'approved', respondedBy: 'slack:UBOSS', respondedVia: 'slack' }));
+    await eventually(async () =>
+      expect(await env.get(request.id)).toMatchObject({
+        status: 'approved',
+        respondedBy: 'slack:UBOSS',
+        respondedVia: 'slack',
+      }),
+    );
     await eventually(() => expect(env.slack.fake.card(`${message.channel}:${message.ts}`)?.actionable).toBe(false));
 
-    const http = await fetch(`${env.server.url}/channels/slack/events`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'payload=%7B%7D' });
+    const http = await fetch(`${env.server.url}/channels/slack/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'payload=%7B%7D',
+    });
     expect(http.status).toBe(404);
   });
 });

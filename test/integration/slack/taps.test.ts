@@ -30,7 +30,12 @@ describe('slack taps', () => {
       expect(r.status).toBe('approved');
       return r;
     });
-    expect(decided).toMatchObject({ respondedBy: 'slack:UALICE', respondedVia: 'slack', decisionOption: 'Approve', allowed: true });
+    expect(decided).toMatchObject({
+      respondedBy: 'slack:UALICE',
+      respondedVia: 'slack',
+      decisionOption: 'Approve',
+      allowed: true,
+    });
     const message = env.slack.messageFor(request);
     await eventually(() => {
       const card = env.slack.fake.card(`${message.channel}:${message.ts}`)!;
@@ -45,9 +50,16 @@ describe('slack taps', () => {
     const request = await env.file({ approvers: ['slack:UBOSS'] });
     expect((await env.slack.press(env.server, request, SLACK_ACTIONS.approve, 'UINTERN')).status).toBe(200);
     await eventually(() => expect(ephemeralsTo('UINTERN')).toHaveLength(1));
-    expect(ephemeralsTo('UINTERN')[0]!.params).toMatchObject({ channel: env.slack.target, text: expect.stringMatching(/not an approver/) });
+    expect(ephemeralsTo('UINTERN')[0]!.params).toMatchObject({
+      channel: env.slack.target,
+      text: expect.stringMatching(/not an approver/),
+    });
     const rejected = (await env.server.store.events(request.id)).find((e) => e.type === 'decision_rejected');
-    expect(rejected).toMatchObject({ actor: 'slack:UINTERN', channel: 'slack', detail: expect.objectContaining({ code: 'not_authorized' }) });
+    expect(rejected).toMatchObject({
+      actor: 'slack:UINTERN',
+      channel: 'slack',
+      detail: expect.objectContaining({ code: 'not_authorized' }),
+    });
     expect((await env.get(request.id)).status).toBe('pending');
   });
 
@@ -59,7 +71,9 @@ describe('slack taps', () => {
       env.slack.press(env.server, request, SLACK_ACTIONS.deny, 'UBOB'),
     ]);
     expect([a.status, b.status]).toEqual([200, 200]);
-    await eventually(async () => expect((await env.eventTypes(request.id)).filter((t) => t === 'decision_rejected')).toHaveLength(1));
+    await eventually(async () =>
+      expect((await env.eventTypes(request.id)).filter((t) => t === 'decision_rejected')).toHaveLength(1),
+    );
     const types = await env.eventTypes(request.id);
     expect(types.filter((t) => t === 'approved' || t === 'denied')).toHaveLength(1);
     const final = await env.get(request.id);
@@ -71,10 +85,15 @@ describe('slack taps', () => {
   it('refuses a late tap after expiry and says so', async () => {
     // Expiry on a ManualClock (no real seconds waited); deliveries run on the same clock, so step it to send the card.
     const clock = new ManualClock(Date.now());
-    env = await startSlackGateway({ waitForCards: false, server: { clock, scheduler: new InProcessScheduler({ clock }) } });
+    env = await startSlackGateway({
+      waitForCards: false,
+      server: { clock, scheduler: new InProcessScheduler({ clock }) },
+    });
     const request = await env.file({ timeout_s: 60 });
     await clock.advance(0);
-    await eventually(async () => expect((await env.server.store.messages(request.id)).find((m) => m.channel === 'slack')?.status).toBe('sent'));
+    await eventually(async () =>
+      expect((await env.server.store.messages(request.id)).find((m) => m.channel === 'slack')?.status).toBe('sent'),
+    );
     await clock.advance(60_000);
     await eventually(async () => expect((await env.get(request.id)).status).toBe('expired'));
     await env.slack.press(env.server, request, SLACK_ACTIONS.approve, 'UALICE');
@@ -103,7 +122,11 @@ describe('slack taps', () => {
       if (!call) throw new Error('no response_url post');
       return call;
     });
-    expect(sent.params).toMatchObject({ response_type: 'ephemeral', replace_original: false, text: expect.stringMatching(/not an approver/) });
+    expect(sent.params).toMatchObject({
+      response_type: 'ephemeral',
+      replace_original: false,
+      text: expect.stringMatching(/not an approver/),
+    });
   });
 
   it('counts approvals towards a quorum and keeps the buttons until it is met', async () => {

@@ -24,7 +24,10 @@ describe('teams: activity authentication', () => {
   // One fake Bot Framework and one gateway for the file (each test files a request of its own and checks only it);
   // each test sees only its own log lines.
   beforeAll(async () => {
-    const logger = pino({ level: 'warn' }, { write: (line: string) => void logged.push(JSON.parse(line) as { msg: string }) });
+    const logger = pino(
+      { level: 'warn' },
+      { write: (line: string) => void logged.push(JSON.parse(line) as { msg: string }) },
+    );
     teams = await makeTeamsHarness({ logger });
     server = await startTestServer({ channels: [teams.channel] });
     await teams.attach!(server);
@@ -39,7 +42,11 @@ describe('teams: activity authentication', () => {
   });
 
   async function file(): Promise<ConfirmationRequest> {
-    const { request } = await server.gateway.request({ toolName: 'deploy_service', toolArgs: { service: 'billing' }, channels: [{ type: 'teams', target: teams.target }] });
+    const { request } = await server.gateway.request({
+      toolName: 'deploy_service',
+      toolArgs: { service: 'billing' },
+      channels: [{ type: 'teams', target: teams.target }],
+    });
     await eventually(async () => expect((await server.store.messages(request.id))[0]?.status).toBe('sent'));
     return request;
   }
@@ -64,20 +71,55 @@ describe('teams: activity authentication', () => {
   }
 
   it('does not learn a conversation from an unauthenticated conversationUpdate', async () => {
-    const result = await teams.post(server, { type: 'conversationUpdate', conversation: { id: '19:spoofed@thread.tacv2' }, serviceUrl: 'https://smba.evil.example/' }, { forged: true });
+    const result = await teams.post(
+      server,
+      {
+        type: 'conversationUpdate',
+        conversation: { id: '19:spoofed@thread.tacv2' },
+        serviceUrl: 'https://smba.evil.example/',
+      },
+      { forged: true },
+    );
     expect(result.status).toBe(401);
     expect(await teams.channel.conversations.get('19:spoofed@thread.tacv2')).toBeNull();
   });
 
   const notTeams: Array<[string, PressOptions]> = [
-    ['channelId "webchat", signed by a key endorsed for webchat', { activity: { channelId: 'webchat' }, sign: { key: 'webchat' } }],
+    [
+      'channelId "webchat", signed by a key endorsed for webchat',
+      { activity: { channelId: 'webchat' }, sign: { key: 'webchat' } },
+    ],
     ['channelId "webchat", signed by the key endorsed for msteams', { activity: { channelId: 'webchat' } }],
     ['no channelId', { activity: { channelId: null } }],
     ['channelId "msteams", signed by a key whose endorsements lack msteams', { sign: { key: 'webchat' } }],
     ['channelId "msteams", signed by a published key without endorsements', { sign: { key: 'unendorsed' } }],
-    ['another tenant', { activity: { conversation: { id: ELSEWHERE, tenantId: OTHER_TENANT }, channelData: { tenant: { id: OTHER_TENANT } } } }],
-    ['another tenant in channelData only', { activity: { conversation: { id: ELSEWHERE, tenantId: TENANT_ID }, channelData: { tenant: { id: OTHER_TENANT } } } }],
-    ['another tenant in the conversation only', { activity: { conversation: { id: ELSEWHERE, tenantId: OTHER_TENANT }, channelData: { tenant: { id: TENANT_ID } } } }],
+    [
+      'another tenant',
+      {
+        activity: {
+          conversation: { id: ELSEWHERE, tenantId: OTHER_TENANT },
+          channelData: { tenant: { id: OTHER_TENANT } },
+        },
+      },
+    ],
+    [
+      'another tenant in channelData only',
+      {
+        activity: {
+          conversation: { id: ELSEWHERE, tenantId: TENANT_ID },
+          channelData: { tenant: { id: OTHER_TENANT } },
+        },
+      },
+    ],
+    [
+      'another tenant in the conversation only',
+      {
+        activity: {
+          conversation: { id: ELSEWHERE, tenantId: OTHER_TENANT },
+          channelData: { tenant: { id: TENANT_ID } },
+        },
+      },
+    ],
     ['no tenant', { activity: { conversation: { id: ELSEWHERE }, channelData: {} } }],
   ];
 
@@ -89,15 +131,32 @@ describe('teams: activity authentication', () => {
       expect((await server.gateway.get(request.id))?.status).toBe('pending');
       expect((await server.store.events(request.id)).map((e) => e.type)).toEqual(['created', 'delivered']);
       expect(await teams.channel.conversations.get(ELSEWHERE)).toBeNull();
-      expect(logged).toContainEqual(expect.objectContaining({ msg: 'teams activity rejected', problem: expect.any(String) }));
+      expect(logged).toContainEqual(
+        expect.objectContaining({ msg: 'teams activity rejected', problem: expect.any(String) }),
+      );
     });
   }
 
   const notStored: Array<[string, Record<string, unknown>, SignOptions?]> = [
-    ['another tenant', { conversation: { id: ELSEWHERE, tenantId: OTHER_TENANT }, channelData: { tenant: { id: OTHER_TENANT } } }],
+    [
+      'another tenant',
+      { conversation: { id: ELSEWHERE, tenantId: OTHER_TENANT }, channelData: { tenant: { id: OTHER_TENANT } } },
+    ],
     ['no tenant', { conversation: { id: ELSEWHERE } }],
-    ['channelId "webchat"', { channelId: 'webchat', conversation: { id: ELSEWHERE, tenantId: TENANT_ID }, channelData: { tenant: { id: TENANT_ID } } }, { key: 'webchat' }],
-    ['a key not endorsed for msteams', { conversation: { id: ELSEWHERE, tenantId: TENANT_ID }, channelData: { tenant: { id: TENANT_ID } } }, { key: 'unendorsed' }],
+    [
+      'channelId "webchat"',
+      {
+        channelId: 'webchat',
+        conversation: { id: ELSEWHERE, tenantId: TENANT_ID },
+        channelData: { tenant: { id: TENANT_ID } },
+      },
+      { key: 'webchat' },
+    ],
+    [
+      'a key not endorsed for msteams',
+      { conversation: { id: ELSEWHERE, tenantId: TENANT_ID }, channelData: { tenant: { id: TENANT_ID } } },
+      { key: 'unendorsed' },
+    ],
   ];
 
   for (const [what, activity, sign] of notStored) {
@@ -105,13 +164,19 @@ describe('teams: activity authentication', () => {
       const result = await teams.post(server, { type: 'conversationUpdate', ...activity }, sign);
       expect(result.status).toBe(401);
       expect(await teams.channel.conversations.get(ELSEWHERE)).toBeNull();
-      expect(logged).toContainEqual(expect.objectContaining({ msg: 'teams activity rejected', problem: expect.any(String) }));
+      expect(logged).toContainEqual(
+        expect.objectContaining({ msg: 'teams activity rejected', problem: expect.any(String) }),
+      );
     });
   }
 
   it('accepts the configured tenant given in one place only, in any letter case', async () => {
     // Another conversation than the refused ones' (ELSEWHERE), so the file's tests hold in any order on one gateway.
-    const result = await teams.post(server, { type: 'conversationUpdate', conversation: { id: ACCEPTED } , channelData: { tenant: { id: TENANT_ID.toUpperCase() } } });
+    const result = await teams.post(server, {
+      type: 'conversationUpdate',
+      conversation: { id: ACCEPTED },
+      channelData: { tenant: { id: TENANT_ID.toUpperCase() } },
+    });
     expect(result.status).toBe(200);
     expect(await teams.channel.conversations.get(ACCEPTED)).toMatchObject({ conversationId: ACCEPTED });
   });

@@ -7,7 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PostgresTeamsConversationStore, SqliteTeamsConversationStore, createTeamsChannel, type TeamsConversationStore } from '../../../channels/teams/index.js';
+import {
+  PostgresTeamsConversationStore,
+  SqliteTeamsConversationStore,
+  createTeamsChannel,
+  type TeamsConversationStore,
+} from '../../../channels/teams/index.js';
 import { openPostgres } from '../../../src/stores/postgres/database.js';
 import { applyMigrations, openDatabase } from '../../../src/stores/sqlite/database.js';
 import { TENANT_ID, makeTeamsHarness } from '../../fakes/teams/harness.js';
@@ -18,9 +23,16 @@ import { freshDatabase, type FreshDatabase } from '../postgres/fresh-database.js
 async function roundTrip(store: TeamsConversationStore): Promise<void> {
   expect(await store.get('19:a@thread.tacv2')).toBeNull();
   await store.save({ conversationId: '19:a@thread.tacv2', serviceUrl: 'https://smba.example/amer/', tenantId: 't1' });
-  expect(await store.get('19:a@thread.tacv2')).toEqual({ conversationId: '19:a@thread.tacv2', serviceUrl: 'https://smba.example/amer/', tenantId: 't1' });
+  expect(await store.get('19:a@thread.tacv2')).toEqual({
+    conversationId: '19:a@thread.tacv2',
+    serviceUrl: 'https://smba.example/amer/',
+    tenantId: 't1',
+  });
   await store.save({ conversationId: '19:a@thread.tacv2', serviceUrl: 'https://smba.example/emea/' });
-  expect(await store.get('19:a@thread.tacv2')).toEqual({ conversationId: '19:a@thread.tacv2', serviceUrl: 'https://smba.example/emea/' });
+  expect(await store.get('19:a@thread.tacv2')).toEqual({
+    conversationId: '19:a@thread.tacv2',
+    serviceUrl: 'https://smba.example/emea/',
+  });
 }
 
 describe('teams: conversation references in the database', () => {
@@ -66,10 +78,21 @@ describe('teams: conversation references in the database', () => {
       }
       // A new process: a new channel with nothing in memory, only the database in common; no install activity follows.
       const { fake } = teams;
-      const restarted = createTeamsChannel({ appId: fake.appId, appPassword: fake.appPassword, tenantId: TENANT_ID, openIdMetadataUrl: fake.openIdMetadataUrl, loginUrl: fake.loginUrl, conversations: new SqliteTeamsConversationStore(open.sqlite) });
+      const restarted = createTeamsChannel({
+        appId: fake.appId,
+        appPassword: fake.appPassword,
+        tenantId: TENANT_ID,
+        openIdMetadataUrl: fake.openIdMetadataUrl,
+        loginUrl: fake.loginUrl,
+        conversations: new SqliteTeamsConversationStore(open.sqlite),
+      });
       const after = await startTestServer({ channels: [restarted] });
       try {
-        const { request } = await after.gateway.request({ toolName: 'deploy_service', toolArgs: {}, channels: [{ type: 'teams', target: teams.target }] });
+        const { request } = await after.gateway.request({
+          toolName: 'deploy_service',
+          toolArgs: {},
+          channels: [{ type: 'teams', target: teams.target }],
+        });
         await eventually(async () => expect((await after.store.messages(request.id))[0]?.status).toBe('sent'));
         expect(fake.allActivities().map((a) => a.conversationId)).toEqual([teams.target]);
       } finally {

@@ -25,18 +25,25 @@ describe('teams: delivery', () => {
   it('fetches one token for many calls and updates what it sent', async () => {
     const ref = await teams.channel.send(request, teams.target);
     await teams.channel.send(request, teams.target);
-    await teams.channel.update({ ...request, status: 'denied', allowed: false, respondedBy: 'api:ops', respondedAt: new Date() }, { target: teams.target, messageRef: ref });
+    await teams.channel.update(
+      { ...request, status: 'denied', allowed: false, respondedBy: 'api:ops', respondedAt: new Date() },
+      { target: teams.target, messageRef: ref },
+    );
     expect(teams.fake.tokensIssued).toHaveLength(1);
     expect(teams.fake.calls.map((c) => c.method)).toEqual(['POST', 'POST', 'PUT']);
   });
 
   it('maps 429, 404 and 5xx to the channel contract errors', async () => {
     teams.fake.failNext(429, 7);
-    await expect(teams.channel.send(request, teams.target)).rejects.toSatisfy((e) => e instanceof RateLimitedError && e.retryAfterMs === 7000);
+    await expect(teams.channel.send(request, teams.target)).rejects.toSatisfy(
+      (e) => e instanceof RateLimitedError && e.retryAfterMs === 7000,
+    );
     teams.fake.failNext(404);
     await expect(teams.channel.send(request, teams.target)).rejects.toBeInstanceOf(PermanentChannelError);
     teams.fake.failNext(502);
-    await expect(teams.channel.send(request, teams.target)).rejects.toSatisfy((e) => !(e instanceof PermanentChannelError) && e instanceof Error);
+    await expect(teams.channel.send(request, teams.target)).rejects.toSatisfy(
+      (e) => !(e instanceof PermanentChannelError) && e instanceof Error,
+    );
     expect(await teams.channel.send(request, teams.target)).toMatch(/\|19:approvals/);
   });
 });

@@ -36,8 +36,19 @@ describe('teams: configuration', () => {
   }
 
   it('reads the authority URLs and the default conversation', () => {
-    const options = teamsOptionsFromEnv({ ...full, TEAMS_OPENID_METADATA_URL: 'http://127.0.0.1:1/openid/', TEAMS_LOGIN_URL: 'http://127.0.0.1:1/login', TEAMS_CONVERSATION_ID: '19:x@thread.tacv2' });
-    expect(options).toMatchObject({ appId: 'app', tenantId: 'tenant', openIdMetadataUrl: 'http://127.0.0.1:1/openid', loginUrl: 'http://127.0.0.1:1/login', defaultTarget: '19:x@thread.tacv2' });
+    const options = teamsOptionsFromEnv({
+      ...full,
+      TEAMS_OPENID_METADATA_URL: 'http://127.0.0.1:1/openid/',
+      TEAMS_LOGIN_URL: 'http://127.0.0.1:1/login',
+      TEAMS_CONVERSATION_ID: '19:x@thread.tacv2',
+    });
+    expect(options).toMatchObject({
+      appId: 'app',
+      tenantId: 'tenant',
+      openIdMetadataUrl: 'http://127.0.0.1:1/openid',
+      loginUrl: 'http://127.0.0.1:1/login',
+      defaultTarget: '19:x@thread.tacv2',
+    });
   });
 
   it('refuses a login URL that is not http(s)', () => {
@@ -46,21 +57,37 @@ describe('teams: configuration', () => {
 
   it('is enabled by channelsFromConfig when the credentials are set, and stops the start when one is missing', async () => {
     const logger = pino({ level: 'silent' });
-    const names = (await channelsFromConfig(loadConfig({}, { ...full, TEAMS_CONVERSATION_ID: '19:x@thread.tacv2' }), logger)).map((c) => c.name);
+    const names = (
+      await channelsFromConfig(loadConfig({}, { ...full, TEAMS_CONVERSATION_ID: '19:x@thread.tacv2' }), logger)
+    ).map((c) => c.name);
     expect(names).toContain('teams');
     expect((await channelsFromConfig(loadConfig({}, {}), logger)).map((c) => c.name)).not.toContain('teams');
-    await expect(channelsFromConfig(loadConfig({}, { TEAMS_APP_ID: 'app' }), logger)).rejects.toThrow(/TEAMS_APP_PASSWORD/);
+    await expect(channelsFromConfig(loadConfig({}, { TEAMS_APP_ID: 'app' }), logger)).rejects.toThrow(
+      /TEAMS_APP_PASSWORD/,
+    );
   });
 
   it('keeps conversation references in the gateway’s database when serve builds it, and learns them on every replica', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tollgate-teams-wiring-'));
     const stores = await openStores(join(dir, 'tollgate.db'));
     try {
-      const build = () => channelsFromConfig(loadConfig({}, full), pino({ level: 'silent' }), undefined, { database: { sqlite: stores.sqlite } });
-      const [first, second] = [(await build()).find((c) => c.name === 'teams') as TeamsChannel, (await build()).find((c) => c.name === 'teams') as TeamsChannel];
+      const build = () =>
+        channelsFromConfig(loadConfig({}, full), pino({ level: 'silent' }), undefined, {
+          database: { sqlite: stores.sqlite },
+        });
+      const [first, second] = [
+        (await build()).find((c) => c.name === 'teams') as TeamsChannel,
+        (await build()).find((c) => c.name === 'teams') as TeamsChannel,
+      ];
       expect(first.conversations).toBeInstanceOf(SqliteTeamsConversationStore);
-      await first.conversations.save({ conversationId: '19:ops@thread.tacv2', serviceUrl: 'https://smba.example/emea/', tenantId: 'tenant' });
-      expect(await second.conversations.get('19:ops@thread.tacv2')).toMatchObject({ serviceUrl: 'https://smba.example/emea/' });
+      await first.conversations.save({
+        conversationId: '19:ops@thread.tacv2',
+        serviceUrl: 'https://smba.example/emea/',
+        tenantId: 'tenant',
+      });
+      expect(await second.conversations.get('19:ops@thread.tacv2')).toMatchObject({
+        serviceUrl: 'https://smba.example/emea/',
+      });
     } finally {
       await stores.close();
       rmSync(dir, { recursive: true, force: true });

@@ -26,14 +26,22 @@ describe('teams: installs, taps and cards', () => {
   });
 
   async function file(target: string, body: Record<string, unknown> = {}): Promise<ConfirmationRequest> {
-    const { request } = await server.gateway.request({ toolName: 'deploy_service', toolArgs: { service: 'billing' }, channels: [{ type: 'teams', target }], ...body });
+    const { request } = await server.gateway.request({
+      toolName: 'deploy_service',
+      toolArgs: { service: 'billing' },
+      channels: [{ type: 'teams', target }],
+      ...body,
+    });
     return request;
   }
 
   it('learns a conversation from conversationUpdate and then sends there with a bot token', async () => {
     const conversation = '19:new-team@thread.tacv2';
     expect((await teams.install(server, conversation)).status).toBe(200);
-    expect(await teams.channel.conversations.get(conversation)).toMatchObject({ serviceUrl: teams.fake.serviceUrl, tenantId: expect.any(String) });
+    expect(await teams.channel.conversations.get(conversation)).toMatchObject({
+      serviceUrl: teams.fake.serviceUrl,
+      tenantId: expect.any(String),
+    });
     const request = await file(conversation);
     await eventually(async () => expect((await server.store.messages(request.id))[0]?.status).toBe('sent'));
     const [call] = teams.fake.calls;
@@ -78,7 +86,12 @@ describe('teams: installs, taps and cards', () => {
     await teams.attach!(server);
     const request = await file(teams.target);
     await eventually(async () => expect((await server.store.messages(request.id))[0]?.status).toBe('sent'));
-    await server.gateway.decide({ requestId: request.id, decision: 'deny', reason: 'not today', actor: { channel: 'api', userId: 'ops' } });
+    await server.gateway.decide({
+      requestId: request.id,
+      decision: 'deny',
+      reason: 'not today',
+      actor: { channel: 'api', userId: 'ops' },
+    });
     await eventually(async () => {
       const put = teams.fake.calls.find((c) => c.method === 'PUT');
       expect(put?.path).toMatch(/\/activities\/\d+$/);
@@ -90,7 +103,10 @@ describe('teams: installs, taps and cards', () => {
 
   it('escapes card markdown and masks secret-looking arguments', async () => {
     await teams.attach!(server);
-    const request = await file(teams.target, { prompt: '**bold** [click](https://evil.example) {{DATE(2020-01-01T00:00:00Z)}}', toolArgs: { api_key: 'sk-live-123456789', note: '_x_' } });
+    const request = await file(teams.target, {
+      prompt: '**bold** [click](https://evil.example) {{DATE(2020-01-01T00:00:00Z)}}',
+      toolArgs: { api_key: 'sk-live-123456789', note: '_x_' },
+    });
     await eventually(async () => expect((await server.store.messages(request.id))[0]?.status).toBe('sent'));
     const json = JSON.stringify(cardOf(teams.activityFor(request).versions[0]!));
     expect(json).toContain('\\\\*\\\\*bold\\\\*\\\\*');

@@ -22,7 +22,11 @@ describe('telegram cards', () => {
     env = await startTelegramGateway();
     const request = await env.file();
     const [send] = env.telegram.fake.callsTo('sendMessage');
-    expect(send!.body).toMatchObject({ chat_id: env.telegram.target, parse_mode: 'HTML', link_preview_options: { is_disabled: true } });
+    expect(send!.body).toMatchObject({
+      chat_id: env.telegram.target,
+      parse_mode: 'HTML',
+      link_preview_options: { is_disabled: true },
+    });
     const card = env.telegram.fake.card(env.refOf(request))!;
     expect(card.buttons.map((b) => b.text)).toEqual(['✅ Approve', '❌ Deny']);
     for (const button of card.buttons) {
@@ -38,8 +42,14 @@ describe('telegram cards', () => {
 
   it('escapes everything a request controls: no injected markup, and the text shows as written', async () => {
     env = await startTelegramGateway();
-    const hostile = '<a href="https://evil.example">click</a> <b>bold</b> </pre> &amp; & <tg-spoiler>x</tg-spoiler> <script>';
-    const request = await env.file({ tool_name: 'run_script', prompt: hostile, agent_id: '<i>bot</i>', tool_args: { note: '</code></pre><a href="https://evil.example">x</a>' } });
+    const hostile =
+      '<a href="https://evil.example">click</a> <b>bold</b> </pre> &amp; & <tg-spoiler>x</tg-spoiler> <script>';
+    const request = await env.file({
+      tool_name: 'run_script',
+      prompt: hostile,
+      agent_id: '<i>bot</i>',
+      tool_args: { note: '</code></pre><a href="https://evil.example">x</a>' },
+    });
     const card = env.telegram.fake.card(env.refOf(request))!;
     expect(card.tags.some((t) => t.name === 'a' || t.name === 'tg-spoiler' || t.href !== undefined)).toBe(false);
     expect(card.tags.filter((t) => t.name === 'pre')).toHaveLength(1);
@@ -57,7 +67,7 @@ describe('telegram cards', () => {
     expect(raw).toContain('eu-west-1');
   });
 
-  it('keeps a huge request within Telegram\'s limits, arguments cut with a note', async () => {
+  it("keeps a huge request within Telegram's limits, arguments cut with a note", async () => {
     env = await startTelegramGateway();
     const request = await env.file({
       tool_name: 't'.repeat(200),
@@ -72,7 +82,13 @@ describe('telegram cards', () => {
     expect(card.buttons.map((b) => b.text)).toEqual(['✅ Ship it', '❌ Stop', 'Ship to canary', 'Ship to half']);
     expect(card.text).toContain('more characters');
     // The final card, with the longest tool name and reason the API takes, still fits.
-    const outcome = await env.server.gateway.decide({ requestId: request.id, nonce: request.nonce, decision: 'deny', reason: '&'.repeat(2000), actor: { channel: 'telegram', userId: '5000000000' } });
+    const outcome = await env.server.gateway.decide({
+      requestId: request.id,
+      nonce: request.nonce,
+      decision: 'deny',
+      reason: '&'.repeat(2000),
+      actor: { channel: 'telegram', userId: '5000000000' },
+    });
     expect(outcome.ok).toBe(true);
     await eventually(() => expect(env.telegram.fake.card(env.refOf(request))?.actionable).toBe(false));
     expect(env.telegram.fake.card(env.refOf(request))!.text.length).toBeLessThanOrEqual(4096);
@@ -84,7 +100,11 @@ describe('telegram cards', () => {
     const request = { id: '0190f5c2-7d1e-7a00-8000-000000000001', nonce: 'AbCdEfGhIjKlMnOpQrStUvWx' };
     const data = callbackData(request, { kind: 'grant', index: 12 });
     expect(Buffer.byteLength(data)).toBeLessThanOrEqual(64);
-    expect(parseCallbackData(data)).toEqual({ requestId: request.id, nonce: request.nonce, action: { kind: 'grant', index: 12 } });
+    expect(parseCallbackData(data)).toEqual({
+      requestId: request.id,
+      nonce: request.nonce,
+      action: { kind: 'grant', index: 12 },
+    });
     expect(parseCallbackData('o0:id:nonce:extra')).toBeNull();
     expect(parseCallbackData(`o0:${'a'.repeat(40)}:${'b'.repeat(30)}`)).toBeNull();
   });

@@ -27,13 +27,19 @@ describe('telegram delivery', () => {
     return (await env.server.store.messages(id))[0]?.status;
   }
 
-  const quickRetries = () => ({ server: { scheduler: new InProcessScheduler({ backoffMs: 5, sweepEveryMs: 0 }) }, waitForCards: false });
+  const quickRetries = () => ({
+    server: { scheduler: new InProcessScheduler({ backoffMs: 5, sweepEveryMs: 0 }) },
+    waitForCards: false,
+  });
 
-  it('sends to a user\'s private chat (a person\'s direct target), and their tap there decides', async () => {
+  it("sends to a user's private chat (a person's direct target), and their tap there decides", async () => {
     env = await startTelegramGateway();
     expect(env.telegram.channel.directTarget(ALICE)).toBe(ALICE);
     expect(env.telegram.channel.directTarget('alice')).toBeNull();
-    const request = await env.file({ channels: [{ type: 'telegram', target: ALICE }], approvers: [`telegram:${ALICE}`] });
+    const request = await env.file({
+      channels: [{ type: 'telegram', target: ALICE }],
+      approvers: [`telegram:${ALICE}`],
+    });
     expect((await env.server.store.messages(request.id))[0]?.messageRef).toMatch(new RegExp(`^${ALICE}:\\d+$`));
     await env.telegram.press(env.server, request, 'Approve', ALICE, { chatId: ALICE });
     await eventually(() => expect(env.telegram.fake.card(env.refOf(request, ALICE))?.actionable).toBe(false));
@@ -50,7 +56,11 @@ describe('telegram delivery', () => {
       const request = await env.file();
       await eventually(async () => expect(await status(request.id)).toBe('failed'));
       const [detail] = await failures(request.id);
-      expect(detail).toMatchObject({ attempt: 1, will_retry: false, error: expect.stringContaining(`${code} ${failure.description}`) });
+      expect(detail).toMatchObject({
+        attempt: 1,
+        will_retry: false,
+        error: expect.stringContaining(`${code} ${failure.description}`),
+      });
       expect(JSON.stringify(detail)).not.toContain(env.telegram.fake.token.split(':')[1]);
       expect(env.telegram.fake.callsTo('sendMessage')).toHaveLength(1);
     });
@@ -60,30 +70,47 @@ describe('telegram delivery', () => {
     env = await startTelegramGateway(quickRetries());
     const request = await env.file({ channels: [{ type: 'telegram', target: '@approvals' }] });
     await eventually(async () => expect(await status(request.id)).toBe('failed'));
-    expect(await failures(request.id)).toEqual([expect.objectContaining({ will_retry: false, error: expect.stringContaining('not a chat id') })]);
+    expect(await failures(request.id)).toEqual([
+      expect.objectContaining({ will_retry: false, error: expect.stringContaining('not a chat id') }),
+    ]);
     expect(env.telegram.fake.callsTo('sendMessage')).toHaveLength(0);
   });
 
-  it('retries a 5xx with backoff, JSON or a proxy\'s HTML page, then delivers', async () => {
+  it("retries a 5xx with backoff, JSON or a proxy's HTML page, then delivers", async () => {
     env = await startTelegramGateway(quickRetries());
     env.telegram.fake.failNext('sendMessage', { status: 500, description: 'Internal Server Error' });
     env.telegram.fake.failNext('sendMessage', { status: 502, html: true });
     const request = await env.file();
     await eventually(async () => expect(await status(request.id)).toBe('sent'));
     expect(await failures(request.id)).toEqual([
-      expect.objectContaining({ attempt: 1, will_retry: true, error: expect.stringContaining('500 Internal Server Error') }),
-      expect.objectContaining({ attempt: 2, will_retry: true, error: expect.stringContaining("Network request for 'sendMessage' failed") }),
+      expect.objectContaining({
+        attempt: 1,
+        will_retry: true,
+        error: expect.stringContaining('500 Internal Server Error'),
+      }),
+      expect.objectContaining({
+        attempt: 2,
+        will_retry: true,
+        error: expect.stringContaining("Network request for 'sendMessage' failed"),
+      }),
     ]);
     expect(env.telegram.fake.callsTo('sendMessage')).toHaveLength(3);
   });
 
   it('waits out retry_after on HTTP 429 before trying again (on a manual clock)', async () => {
     const clock = new ManualClock(Date.now());
-    env = await startTelegramGateway({ server: { clock, scheduler: new InProcessScheduler({ clock, backoffMs: 10, sweepEveryMs: 0 }) }, waitForCards: false });
+    env = await startTelegramGateway({
+      server: { clock, scheduler: new InProcessScheduler({ clock, backoffMs: 10, sweepEveryMs: 0 }) },
+      waitForCards: false,
+    });
     env.telegram.fake.failNext('sendMessage', { status: 429, retryAfterS: 30 });
     const request = await env.file();
     await clock.advance(0);
-    await eventually(async () => expect(await failures(request.id)).toEqual([expect.objectContaining({ will_retry: true, error: expect.stringMatching(/rate limited, retry after 30 s/) })]));
+    await eventually(async () =>
+      expect(await failures(request.id)).toEqual([
+        expect.objectContaining({ will_retry: true, error: expect.stringMatching(/rate limited, retry after 30 s/) }),
+      ]),
+    );
     await eventually(() => expect(clock.pendingTimers).toBe(2));
     await clock.advance(29_000);
     expect(env.telegram.fake.callsTo('sendMessage')).toHaveLength(1);
@@ -93,7 +120,9 @@ describe('telegram delivery', () => {
   });
 
   it('treats "message is not modified" as an edit already done, and retries an edit that failed', async () => {
-    env = await startTelegramGateway({ server: { scheduler: new InProcessScheduler({ backoffMs: 5, sweepEveryMs: 0 }) } });
+    env = await startTelegramGateway({
+      server: { scheduler: new InProcessScheduler({ backoffMs: 5, sweepEveryMs: 0 }) },
+    });
     const request = await env.file();
     const card = { target: env.telegram.target, messageRef: env.refOf(request) };
     const pending = await env.get(request.id);
@@ -102,8 +131,15 @@ describe('telegram delivery', () => {
     expect(env.telegram.fake.callsTo('editMessageText')).toHaveLength(1);
     env.telegram.fake.failNext('editMessageText', { status: 502, description: 'Bad Gateway' });
     await env.server.gateway.cancel(request.id, 'api:runtime');
-    await eventually(() => expect(env.telegram.fake.card(env.refOf(request))).toMatchObject({ actionable: false, text: expect.stringContaining('Cancelled') }));
+    await eventually(() =>
+      expect(env.telegram.fake.card(env.refOf(request))).toMatchObject({
+        actionable: false,
+        text: expect.stringContaining('Cancelled'),
+      }),
+    );
     expect(env.telegram.fake.callsTo('editMessageText')).toHaveLength(3);
-    await expect(env.telegram.channel.update(pending, { ...card, messageRef: `${env.telegram.target}:999999` })).rejects.toMatchObject({ name: 'PermanentChannelError', code: '400' });
+    await expect(
+      env.telegram.channel.update(pending, { ...card, messageRef: `${env.telegram.target}:999999` }),
+    ).rejects.toMatchObject({ name: 'PermanentChannelError', code: '400' });
   });
 });

@@ -37,7 +37,12 @@ describe('telegram fan-out', () => {
   it('sends one card per chat; the first tap wins, the second is refused, both cards show the verdict', async () => {
     env = await startTelegramGateway();
     const request = await env.file({ channels: TWO_CHATS });
-    expect(env.telegram.fake.callsTo('sendMessage').map((c) => c.body.chat_id).sort()).toEqual([ONE, TWO].sort());
+    expect(
+      env.telegram.fake
+        .callsTo('sendMessage')
+        .map((c) => c.body.chat_id)
+        .sort(),
+    ).toEqual([ONE, TWO].sort());
     await env.telegram.press(env.server, request, 'Approve', '5000000001', { chatId: ONE });
     const late = await env.telegram.press(env.server, request, 'Deny', '5000000002', { chatId: TWO });
     expect(late.answer).toMatchObject({ text: expect.stringContaining('already approved'), show_alert: true });
@@ -48,18 +53,27 @@ describe('telegram fan-out', () => {
   it('edits the Telegram cards when the web inbox (through the API) decides', async () => {
     env = await startTelegramGateway();
     const request = await env.file({ channels: TWO_CHATS });
-    const response = await env.server.api(`/v1/requests/${request.id}/decision`, { body: { decision: 'deny', approver: 'web:alice', reason: 'not on a Friday' } });
+    const response = await env.server.api(`/v1/requests/${request.id}/decision`, {
+      body: { decision: 'deny', approver: 'web:alice', reason: 'not on a Friday' },
+    });
     expect(response.status).toBeLessThan(300);
     await expectBothCards(request, /Denied by web:alice[\s\S]*not on a Friday/);
     const edits = env.telegram.fake.callsTo('editMessageText');
-    expect(edits.map((e) => `${String(e.body.chat_id)}:${String(e.body.message_id)}`).sort()).toEqual([env.refOf(request, ONE), env.refOf(request, TWO)].sort());
+    expect(edits.map((e) => `${String(e.body.chat_id)}:${String(e.body.message_id)}`).sort()).toEqual(
+      [env.refOf(request, ONE), env.refOf(request, TWO)].sort(),
+    );
   });
 
   it('edits the card when the request is cancelled', async () => {
     env = await startTelegramGateway();
     const request = await env.file();
     await env.server.gateway.cancel(request.id, 'api:runtime');
-    await eventually(() => expect(env.telegram.fake.card(env.refOf(request))).toMatchObject({ actionable: false, text: expect.stringMatching(/Cancelled/) }));
+    await eventually(() =>
+      expect(env.telegram.fake.card(env.refOf(request))).toMatchObject({
+        actionable: false,
+        text: expect.stringMatching(/Cancelled/),
+      }),
+    );
   });
 
   it('edits the card when the request expires (on a manual clock, no waiting)', async () => {
@@ -73,7 +87,10 @@ describe('telegram fan-out', () => {
     await clock.advance(60_000);
     await eventually(async () => {
       await clock.advance(0);
-      expect(env.telegram.fake.card(env.refOf(request))).toMatchObject({ actionable: false, text: expect.stringMatching(/Expired/) });
+      expect(env.telegram.fake.card(env.refOf(request))).toMatchObject({
+        actionable: false,
+        text: expect.stringMatching(/Expired/),
+      });
     });
   });
 
@@ -81,18 +98,45 @@ describe('telegram fan-out', () => {
     const telegram = await makeTelegramHarness();
     const discord = await makeDiscordHarness();
     const server = await startTestServer({ channels: [telegram.channel, discord.channel, createWebChannel()] });
-    env = { telegram, server, close: async () => (await server.close(), await telegram.close(), await discord.close()) } as unknown as TelegramGateway;
+    env = {
+      telegram,
+      server,
+      close: async () => (await server.close(), await telegram.close(), await discord.close()),
+    } as unknown as TelegramGateway;
     const file = async () => {
-      const { request } = await server.gateway.request({ toolName: 'deploy_service', toolArgs: { service: 'billing' }, channels: [{ type: 'telegram', target: telegram.target }, { type: 'discord', target: discord.target }] });
-      await eventually(async () => expect((await server.store.messages(request.id)).every((m) => m.status === 'sent')).toBe(true));
-      const refs = Object.fromEntries((await server.store.messages(request.id)).map((m) => [m.channel, m.messageRef ?? '']));
+      const { request } = await server.gateway.request({
+        toolName: 'deploy_service',
+        toolArgs: { service: 'billing' },
+        channels: [
+          { type: 'telegram', target: telegram.target },
+          { type: 'discord', target: discord.target },
+        ],
+      });
+      await eventually(async () =>
+        expect((await server.store.messages(request.id)).every((m) => m.status === 'sent')).toBe(true),
+      );
+      const refs = Object.fromEntries(
+        (await server.store.messages(request.id)).map((m) => [m.channel, m.messageRef ?? '']),
+      );
       return { request, refs };
     };
     const first = await file();
-    expect((await discord.press(server, first.request, 'Approve', '900000000000000001')).body).toMatchObject({ type: 7 });
-    await eventually(() => expect(telegram.fake.card(first.refs.telegram!)).toMatchObject({ actionable: false, text: expect.stringContaining('Approved by discord:900000000000000001') }));
+    expect((await discord.press(server, first.request, 'Approve', '900000000000000001')).body).toMatchObject({
+      type: 7,
+    });
+    await eventually(() =>
+      expect(telegram.fake.card(first.refs.telegram!)).toMatchObject({
+        actionable: false,
+        text: expect.stringContaining('Approved by discord:900000000000000001'),
+      }),
+    );
     const second = await file();
     await telegram.press(server, second.request, 'Deny', '5000000001');
-    await eventually(() => expect(discord.fake.card(second.refs.discord!)).toMatchObject({ actionable: false, text: expect.stringContaining('Denied by telegram:5000000001') }));
+    await eventually(() =>
+      expect(discord.fake.card(second.refs.discord!)).toMatchObject({
+        actionable: false,
+        text: expect.stringContaining('Denied by telegram:5000000001'),
+      }),
+    );
   });
 });

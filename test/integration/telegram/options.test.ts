@@ -27,11 +27,20 @@ function problemOf(env: Record<string, string>): string {
 describe('telegramOptionsFromEnv', () => {
   it('is null when no Telegram credential is set', () => {
     expect(telegramOptionsFromEnv({})).toBeNull();
-    expect(telegramOptionsFromEnv({ TELEGRAM_BOT_TOKEN: '  ', TELEGRAM_MODE: 'polling', TELEGRAM_CHAT_ID: '-100123' })).toBeNull();
+    expect(
+      telegramOptionsFromEnv({ TELEGRAM_BOT_TOKEN: '  ', TELEGRAM_MODE: 'polling', TELEGRAM_CHAT_ID: '-100123' }),
+    ).toBeNull();
   });
 
   it('reads the environment', () => {
-    expect(telegramOptionsFromEnv({ ...FULL, TELEGRAM_API_ROOT: 'http://127.0.0.1:9/', TELEGRAM_CHAT_ID: '-1001000000001', TOLLGATE_PUBLIC_URL: 'https://gate.example.com/' })).toEqual({
+    expect(
+      telegramOptionsFromEnv({
+        ...FULL,
+        TELEGRAM_API_ROOT: 'http://127.0.0.1:9/',
+        TELEGRAM_CHAT_ID: '-1001000000001',
+        TOLLGATE_PUBLIC_URL: 'https://gate.example.com/',
+      }),
+    ).toEqual({
       botToken: TOKEN,
       mode: 'webhook',
       webhookSecret: SECRET,
@@ -39,7 +48,11 @@ describe('telegramOptionsFromEnv', () => {
       defaultTarget: '-1001000000001',
       webhookUrl: 'https://gate.example.com/channels/telegram/webhook',
     });
-    expect(telegramOptionsFromEnv({ TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_MODE: 'POLLING' })).toMatchObject({ mode: 'polling', webhookSecret: undefined, webhookUrl: undefined });
+    expect(telegramOptionsFromEnv({ TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_MODE: 'POLLING' })).toMatchObject({
+      mode: 'polling',
+      webhookSecret: undefined,
+      webhookUrl: undefined,
+    });
   });
 
   it('names the variable that is missing or malformed', () => {
@@ -59,19 +72,38 @@ describe('telegramOptionsFromEnv', () => {
 
   it('turns Telegram on from the environment alone (webhook mode): registers the webhook, sends to TELEGRAM_CHAT_ID, takes a tap', async () => {
     const fake = await FakeTelegram.start({ token: TOKEN });
-    const env = { ...FULL, TELEGRAM_API_ROOT: fake.apiRoot, TELEGRAM_CHAT_ID: '-1001000000100', TOLLGATE_PUBLIC_URL: 'https://gate.example.com' };
+    const env = {
+      ...FULL,
+      TELEGRAM_API_ROOT: fake.apiRoot,
+      TELEGRAM_CHAT_ID: '-1001000000100',
+      TOLLGATE_PUBLIC_URL: 'https://gate.example.com',
+    };
     const server = await startTestServer({ env });
     try {
-      await eventually(() => expect(fake.webhook).toEqual({ url: 'https://gate.example.com/channels/telegram/webhook', secret_token: SECRET }));
+      await eventually(() =>
+        expect(fake.webhook).toEqual({
+          url: 'https://gate.example.com/channels/telegram/webhook',
+          secret_token: SECRET,
+        }),
+      );
       expect(fake.callsTo('setWebhook')[0]!.body).toMatchObject({ allowed_updates: ['callback_query'] });
-      const { request } = await server.gateway.request({ toolName: 'deploy_service', toolArgs: {}, channels: [{ type: 'telegram' }] });
+      const { request } = await server.gateway.request({
+        toolName: 'deploy_service',
+        toolArgs: {},
+        channels: [{ type: 'telegram' }],
+      });
       const message = await eventually(() => {
         const [m] = fake.allMessages();
         expect(m?.chatId).toBe(-1001000000100);
         return m!;
       });
-      const data = (message.versions[0]!.replyMarkup!.inline_keyboard as { callback_data: string }[][])[0]![0]!.callback_data;
-      const result = await fake.postUpdate(`${server.url}/channels/telegram/webhook`, fake.tapUpdate(message, data, { id: 5000000001 }), SECRET);
+      const data = (message.versions[0]!.replyMarkup!.inline_keyboard as { callback_data: string }[][])[0]![0]!
+        .callback_data;
+      const result = await fake.postUpdate(
+        `${server.url}/channels/telegram/webhook`,
+        fake.tapUpdate(message, data, { id: 5000000001 }),
+        SECRET,
+      );
       expect(result.status).toBe(200);
       expect((await server.gateway.get(request.id))?.status).toBe('approved');
     } finally {
@@ -82,16 +114,28 @@ describe('telegramOptionsFromEnv', () => {
 
   it('turns Telegram on in polling mode from the environment alone', async () => {
     const fake = await FakeTelegram.start({ token: TOKEN });
-    const server = await startTestServer({ env: { TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_MODE: 'polling', TELEGRAM_API_ROOT: fake.apiRoot, TELEGRAM_CHAT_ID: '-1001000000100' } });
+    const server = await startTestServer({
+      env: {
+        TELEGRAM_BOT_TOKEN: TOKEN,
+        TELEGRAM_MODE: 'polling',
+        TELEGRAM_API_ROOT: fake.apiRoot,
+        TELEGRAM_CHAT_ID: '-1001000000100',
+      },
+    });
     try {
       await eventually(() => expect(fake.callsTo('getUpdates').length).toBeGreaterThan(0));
-      const { request } = await server.gateway.request({ toolName: 'deploy_service', toolArgs: {}, channels: [{ type: 'telegram' }] });
+      const { request } = await server.gateway.request({
+        toolName: 'deploy_service',
+        toolArgs: {},
+        channels: [{ type: 'telegram' }],
+      });
       const message = await eventually(() => {
         const [m] = fake.allMessages();
         expect(m).toBeDefined();
         return m!;
       });
-      const data = (message.versions[0]!.replyMarkup!.inline_keyboard as { callback_data: string }[][])[0]![1]!.callback_data;
+      const data = (message.versions[0]!.replyMarkup!.inline_keyboard as { callback_data: string }[][])[0]![1]!
+        .callback_data;
       fake.queueUpdate(fake.tapUpdate(message, data, { id: 5000000001 }));
       await eventually(async () => expect((await server.gateway.get(request.id))?.status).toBe('denied'));
       expect(fake.callsTo('setWebhook')).toHaveLength(0);

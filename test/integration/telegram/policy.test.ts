@@ -41,22 +41,35 @@ describe('telegram with policies, people and restarts', () => {
     dir = undefined;
   });
 
-  it('shows the rule\'s grant as a button; its tap approves, and the next matching request is approved by the grant', async () => {
+  it("shows the rule's grant as a button; its tap approves, and the next matching request is approved by the grant", async () => {
     env = await startTelegramGateway({ server: { policy: POLICY } });
     const request = await env.file();
-    expect(env.telegram.fake.card(env.refOf(request))!.buttons.map((b) => b.text)).toEqual(['✅ Approve', '❌ Deny', 'Approve for 1 hour']);
+    expect(env.telegram.fake.card(env.refOf(request))!.buttons.map((b) => b.text)).toEqual([
+      '✅ Approve',
+      '❌ Deny',
+      'Approve for 1 hour',
+    ]);
     const result = await env.telegram.press(env.server, request, 'Approve for 1 hour', ALICE);
     expect(result.answer?.text).toContain('Approved');
     expect((await env.get(request.id)).status).toBe('approved');
     expect(await env.eventTypes(request.id)).toContain('grant_created');
     await eventually(() => expect(env.telegram.fake.card(env.refOf(request))?.actionable).toBe(false));
-    const again = await env.server.api('/v1/requests', { body: { tool_name: 'deploy_service', tool_args: { service: 'billing', version: '9' }, channels: [{ type: 'telegram', target: env.telegram.target }] } });
+    const again = await env.server.api('/v1/requests', {
+      body: {
+        tool_name: 'deploy_service',
+        tool_args: { service: 'billing', version: '9' },
+        channels: [{ type: 'telegram', target: env.telegram.target }],
+      },
+    });
     expect(((await again.json()) as { status: string }).status).toBe('approved');
   });
 
   it('sends a request for a person to their private chat, and reminds there with a reply to the card', async () => {
     const clock = new ManualClock(Date.now());
-    env = await startTelegramGateway({ server: { policy: POLICY, clock, scheduler: new InProcessScheduler({ clock, sweepEveryMs: 0 }) }, waitForCards: false });
+    env = await startTelegramGateway({
+      server: { policy: POLICY, clock, scheduler: new InProcessScheduler({ clock, sweepEveryMs: 0 }) },
+      waitForCards: false,
+    });
     const { request } = await env.server.gateway.request({ toolName: 'pay_invoice', toolArgs: { invoice: 'INV-7' } });
     await eventually(async () => {
       await clock.advance(0);
@@ -70,7 +83,12 @@ describe('telegram with policies, people and restarts', () => {
       expect(r).toBeDefined();
       return r!;
     });
-    expect(reply.body).toMatchObject({ chat_id: String(card.chatId), parse_mode: 'HTML', reply_parameters: { message_id: card.messageId, allow_sending_without_reply: true }, text: expect.stringContaining('Reminder') });
+    expect(reply.body).toMatchObject({
+      chat_id: String(card.chatId),
+      parse_mode: 'HTML',
+      reply_parameters: { message_id: card.messageId, allow_sending_without_reply: true },
+      text: expect.stringContaining('Reminder'),
+    });
     expect(reply.body.reply_markup).toBeUndefined();
   });
 
@@ -82,13 +100,22 @@ describe('telegram with policies, people and restarts', () => {
     await env.server.close();
     await env.telegram.channel.stop();
     // A new process: a new channel for the same bot and secret, the same database, and nothing else carried over.
-    const channel = createTelegramChannel({ botToken: env.telegram.fake.token, mode: 'webhook', webhookSecret: env.telegram.secret, apiRoot: env.telegram.fake.apiRoot, logger: pino({ level: 'silent' }) });
+    const channel = createTelegramChannel({
+      botToken: env.telegram.fake.token,
+      mode: 'webhook',
+      webhookSecret: env.telegram.secret,
+      apiRoot: env.telegram.fake.apiRoot,
+      logger: pino({ level: 'silent' }),
+    });
     const server = await startTestServer({ dbPath, channels: [channel] });
     env.server = server;
     const result = await env.telegram.press(server, request, 'Deny', ALICE);
     expect(result.answer?.text).toContain(`Denied by telegram:${ALICE}`);
     expect((await server.gateway.get(request.id))?.status).toBe('denied');
     await eventually(() => expect(env.telegram.fake.callsTo('editMessageText')).toHaveLength(1));
-    expect(env.telegram.fake.card(env.refOf(request))).toMatchObject({ actionable: false, text: expect.stringContaining(`Denied by telegram:${ALICE}`) });
+    expect(env.telegram.fake.card(env.refOf(request))).toMatchObject({
+      actionable: false,
+      text: expect.stringContaining(`Denied by telegram:${ALICE}`),
+    });
   });
 });

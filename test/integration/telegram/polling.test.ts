@@ -20,7 +20,10 @@ describe('telegram long polling', () => {
     env = await startTelegramGateway({ mode: 'polling' });
     await eventually(() => expect(env.telegram.fake.callsTo('getUpdates').length).toBeGreaterThan(0));
     expect(env.telegram.fake.callsTo('deleteWebhook')).toHaveLength(1);
-    expect(env.telegram.fake.callsTo('getUpdates')[0]!.body).toMatchObject({ allowed_updates: ['callback_query'], timeout: 2 });
+    expect(env.telegram.fake.callsTo('getUpdates')[0]!.body).toMatchObject({
+      allowed_updates: ['callback_query'],
+      timeout: 2,
+    });
     const request = await env.file({ approvers: [`telegram:${ALICE}`] });
     const started = performance.now();
     const result = await env.telegram.press(env.server, request, 'Approve', ALICE);
@@ -66,7 +69,10 @@ describe('telegram long polling', () => {
     await env.telegram.channel.stop();
     expect(env.telegram.channel.bot.isRunning()).toBe(false);
     // The last call confirms the handled update without waiting for more; no long poll follows it.
-    expect(env.telegram.fake.callsTo('getUpdates').at(-1)!.body).toEqual({ offset: (tap.update.update_id as number) + 1, limit: 1 });
+    expect(env.telegram.fake.callsTo('getUpdates').at(-1)!.body).toEqual({
+      offset: (tap.update.update_id as number) + 1,
+      limit: 1,
+    });
     const { telegram } = env;
     env = { close: () => telegram.close() } as unknown as TelegramGateway;
   });

@@ -45,7 +45,13 @@ export async function startTelegramGateway(options: TelegramGatewayOptions = {})
     get,
     async file(body = {}) {
       const response = await server.api('/v1/requests', {
-        body: { tool_name: 'deploy_service', tool_args: { service: 'billing', version: '1.4.2' }, prompt: 'Deploy billing 1.4.2?', channels: [{ type: 'telegram', target: telegram.target }], ...body },
+        body: {
+          tool_name: 'deploy_service',
+          tool_args: { service: 'billing', version: '1.4.2' },
+          prompt: 'Deploy billing 1.4.2?',
+          channels: [{ type: 'telegram', target: telegram.target }],
+          ...body,
+        },
       });
       expect(response.status).toBe(201);
       const { id } = (await response.json()) as { id: string };

@@ -23,11 +23,27 @@ describe('telegram taps', () => {
     const request = await env.file({ approvers: [`telegram:${ALICE}`] });
     const result = await env.telegram.press(env.server, request, 'Approve', ALICE, { user: { username: 'alice' } });
     expect(result.status).toBe(200);
-    expect(result.answer).toMatchObject({ text: expect.stringContaining(`Approved by telegram:${ALICE}`), show_alert: false });
-    expect(await env.get(request.id)).toMatchObject({ status: 'approved', respondedBy: `telegram:${ALICE}`, respondedVia: 'telegram' });
-    await eventually(() => expect(env.telegram.fake.card(env.refOf(request))).toMatchObject({ actionable: false, text: expect.stringContaining(`Approved by telegram:${ALICE}`) }));
+    expect(result.answer).toMatchObject({
+      text: expect.stringContaining(`Approved by telegram:${ALICE}`),
+      show_alert: false,
+    });
+    expect(await env.get(request.id)).toMatchObject({
+      status: 'approved',
+      respondedBy: `telegram:${ALICE}`,
+      respondedVia: 'telegram',
+    });
+    await eventually(() =>
+      expect(env.telegram.fake.card(env.refOf(request))).toMatchObject({
+        actionable: false,
+        text: expect.stringContaining(`Approved by telegram:${ALICE}`),
+      }),
+    );
     const [edit] = env.telegram.fake.callsTo('editMessageText');
-    expect(edit!.body).toMatchObject({ chat_id: env.telegram.target, message_id: env.telegram.messageFor(request).messageId, parse_mode: 'HTML' });
+    expect(edit!.body).toMatchObject({
+      chat_id: env.telegram.target,
+      message_id: env.telegram.messageFor(request).messageId,
+      parse_mode: 'HTML',
+    });
     expect(edit!.body.reply_markup).toBeUndefined();
   });
 
@@ -37,10 +53,12 @@ describe('telegram taps', () => {
     const result = await env.telegram.press(env.server, request, 'Deny', ALICE);
     expect(result.answer?.text).toMatch(/^Denied by telegram:/);
     expect((await env.get(request.id)).status).toBe('denied');
-    await eventually(() => expect(env.telegram.fake.card(env.refOf(request))?.text).toContain(`Denied by telegram:${ALICE}`));
+    await eventually(() =>
+      expect(env.telegram.fake.card(env.refOf(request))?.text).toContain(`Denied by telegram:${ALICE}`),
+    );
   });
 
-  it('approves under a further option\'s label', async () => {
+  it("approves under a further option's label", async () => {
     env = await startTelegramGateway();
     const request = await env.file({ options: ['Ship it', 'Stop', 'Ship to canary'] });
     await env.telegram.press(env.server, request, 'Ship to canary', ALICE);
@@ -71,10 +89,13 @@ describe('telegram taps', () => {
     expect((await env.get(request.id)).status).toBe('cancelled');
   });
 
-  it('refuses a button that is not tollgate\'s, and still answers it', async () => {
+  it("refuses a button that is not tollgate's, and still answers it", async () => {
     env = await startTelegramGateway();
     const request = await env.file();
-    const result = await env.telegram.deliver(env.server, env.telegram.fake.tapUpdate(env.telegram.messageFor(request), 'someone-elses-button', { id: ALICE }));
+    const result = await env.telegram.deliver(
+      env.server,
+      env.telegram.fake.tapUpdate(env.telegram.messageFor(request), 'someone-elses-button', { id: ALICE }),
+    );
     expect(result.answer).toMatchObject({ text: expect.stringContaining('does not belong'), show_alert: true });
     expect((await env.get(request.id)).status).toBe('pending');
   });
@@ -85,7 +106,12 @@ describe('telegram taps', () => {
     const first = await env.telegram.press(env.server, request, 'Approve', ALICE);
     expect(first.answer?.text).toContain('waits for more approvers');
     expect((await env.get(request.id)).status).toBe('pending');
-    await eventually(() => expect(env.telegram.fake.card(env.refOf(request))).toMatchObject({ actionable: true, text: expect.stringContaining('Waiting for 2 approvals') }));
+    await eventually(() =>
+      expect(env.telegram.fake.card(env.refOf(request))).toMatchObject({
+        actionable: true,
+        text: expect.stringContaining('Waiting for 2 approvals'),
+      }),
+    );
     const second = await env.telegram.press(env.server, request, 'Approve', BOB);
     expect(second.answer?.text).toContain('Approved');
     expect((await env.get(request.id)).status).toBe('approved');

@@ -34,7 +34,9 @@ describe('telegram webhook authentication', () => {
     it(`refuses an update ${what} with 401, and nothing changes`, async () => {
       env = await startTelegramGateway();
       const request = await env.file({ approvers: [`telegram:${ALICE}`] });
-      const result = await env.telegram.press(env.server, request, 'Approve', ALICE, { secret: secret === 'SECRET+x' ? `${env.telegram.secret}x` : secret });
+      const result = await env.telegram.press(env.server, request, 'Approve', ALICE, {
+        secret: secret === 'SECRET+x' ? `${env.telegram.secret}x` : secret,
+      });
       expect(result.status).toBe(401);
       await expectUnchanged(request);
     });
@@ -56,14 +58,24 @@ describe('telegram webhook authentication', () => {
     // Telegram stops redelivering on any 2xx; the copy is dropped before it reaches the gateway.
     expect(again.status).toBe(200);
     expect(env.telegram.fake.callsTo('answerCallbackQuery')).toHaveLength(1);
-    expect((await env.eventTypes(request.id)).filter((t) => t !== 'created' && t !== 'delivered' && t !== 'updated')).toEqual(['approved']);
+    expect(
+      (await env.eventTypes(request.id)).filter((t) => t !== 'created' && t !== 'delivered' && t !== 'updated'),
+    ).toEqual(['approved']);
     expect((await env.get(request.id)).status).toBe('pending');
   });
 
   it('answers 400 to a body that is no update, after the secret check', async () => {
     env = await startTelegramGateway();
     const url = `${env.server.url}/channels/telegram/webhook`;
-    const post = (body: string, secret?: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(secret ? { 'x-telegram-bot-api-secret-token': secret } : {}) }, body });
+    const post = (body: string, secret?: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(secret ? { 'x-telegram-bot-api-secret-token': secret } : {}),
+        },
+        body,
+      });
     expect((await post('not json')).status).toBe(401);
     expect((await post('not json', env.telegram.secret)).status).toBe(400);
     expect((await post('{"message":{}}', env.telegram.secret)).status).toBe(400);
@@ -72,7 +84,11 @@ describe('telegram webhook authentication', () => {
   it('has no webhook in polling mode', async () => {
     env = await startTelegramGateway({ mode: 'polling' });
     const request = await env.file();
-    const result = await env.telegram.fake.postUpdate(`${env.server.url}/channels/telegram/webhook`, env.telegram.fake.tapUpdate(env.telegram.messageFor(request), 'o0:x:y', { id: 1 }), env.telegram.secret);
+    const result = await env.telegram.fake.postUpdate(
+      `${env.server.url}/channels/telegram/webhook`,
+      env.telegram.fake.tapUpdate(env.telegram.messageFor(request), 'o0:x:y', { id: 1 }),
+      env.telegram.secret,
+    );
     expect(result.status).toBe(404);
     await eventually(async () => expect((await env.get(request.id)).status).toBe('pending'));
   });

@@ -55,7 +55,10 @@ describe('GateClient and trace context', () => {
 
   it('prefers the active span to a caller-given traceparent', async () => {
     const span = await trace.getTracer('agent').startActiveSpan('agent.tool_call', async (span) => {
-      await client.request({ tool_name: 'deploy' }, { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' });
+      await client.request(
+        { tool_name: 'deploy' },
+        { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+      );
       span.end();
       return span.spanContext();
     });

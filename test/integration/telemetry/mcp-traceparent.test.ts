@@ -16,8 +16,16 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     if (req.method === 'POST' && req.url === '/v1/requests') creates.push(req.headers);
     req.resume();
-    const approved = { id: `r${creates.length}`, status: 'approved', allowed: true, tool_name: 'mcp__files__delete', tool_args: {} };
-    res.writeHead(req.url === '/v1/requests' ? 201 : 200, { 'content-type': 'application/json' }).end(JSON.stringify(approved));
+    const approved = {
+      id: `r${creates.length}`,
+      status: 'approved',
+      allowed: true,
+      tool_name: 'mcp__files__delete',
+      tool_args: {},
+    };
+    res
+      .writeHead(req.url === '/v1/requests' ? 201 : 200, { 'content-type': 'application/json' })
+      .end(JSON.stringify(approved));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const gate = new GateClient({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, token: 't' });

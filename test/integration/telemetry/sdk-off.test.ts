@@ -10,13 +10,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../helpers/built-package.js';
 import { tracesExporters, tracesUrl } from '../../../src/telemetry/sdk.js';
 
-const SDK_MODULES = /\/node_modules\/@opentelemetry\/(sdk-trace-node|sdk-trace-base|exporter-trace-otlp-http|resources)\//;
+const SDK_MODULES =
+  /\/node_modules\/@opentelemetry\/(sdk-trace-node|sdk-trace-base|exporter-trace-otlp-http|resources)\//;
 
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'tollgate-otel-off-'));
-  writeFileSync(join(dir, 'log-hooks.mjs'), "import { appendFileSync } from 'node:fs';\nexport async function resolve(specifier, context, next) {\n  const result = await next(specifier, context);\n  appendFileSync(process.env.RESOLVE_LOG, result.url + '\\n');\n  return result;\n}\n");
-  writeFileSync(join(dir, 'register.mjs'), "import { register } from 'node:module';\nregister('./log-hooks.mjs', import.meta.url);\n");
+  writeFileSync(
+    join(dir, 'log-hooks.mjs'),
+    "import { appendFileSync } from 'node:fs';\nexport async function resolve(specifier, context, next) {\n  const result = await next(specifier, context);\n  appendFileSync(process.env.RESOLVE_LOG, result.url + '\\n');\n  return result;\n}\n",
+  );
+  writeFileSync(
+    join(dir, 'register.mjs'),
+    "import { register } from 'node:module';\nregister('./log-hooks.mjs', import.meta.url);\n",
+  );
   const src = (path: string) => pathToFileURL(join(ROOT, 'src', path)).href;
   writeFileSync(
     join(dir, 'serve-once.mts'),
@@ -40,11 +47,15 @@ function serveOnce(name: string, env: Record<string, string>): { loaded: boolean
   writeFileSync(log, '');
   // Nothing of the test runner's own environment may turn tracing on.
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OTEL_')));
-  const stdout = execFileSync(process.execPath, ['--import', 'tsx', '--import', pathToFileURL(join(dir, 'register.mjs')).href, join(dir, 'serve-once.mts')], {
-    cwd: ROOT,
-    env: { ...base, RESOLVE_LOG: log, GATEWAY_ENV: JSON.stringify(env), GATEWAY_DB: join(dir, `${name}.db`) },
-    encoding: 'utf8',
-  });
+  const stdout = execFileSync(
+    process.execPath,
+    ['--import', 'tsx', '--import', pathToFileURL(join(dir, 'register.mjs')).href, join(dir, 'serve-once.mts')],
+    {
+      cwd: ROOT,
+      env: { ...base, RESOLVE_LOG: log, GATEWAY_ENV: JSON.stringify(env), GATEWAY_DB: join(dir, `${name}.db`) },
+      encoding: 'utf8',
+    },
+  );
   const { loaded } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { loaded: boolean };
   return { loaded, modules: readFileSync(log, 'utf8').split('\n').filter(Boolean) };
 }
@@ -69,12 +80,25 @@ describe('the OpenTelemetry SDK is loaded only when OTEL_* variables ask for tra
   it('reads the standard variables: which exporters, and the traces URL', () => {
     expect(tracesExporters({})).toEqual([]);
     expect(tracesExporters({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toEqual(['otlp']);
-    expect(tracesExporters({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).toEqual(['otlp']);
+    expect(tracesExporters({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).toEqual([
+      'otlp',
+    ]);
     expect(tracesExporters({ OTEL_TRACES_EXPORTER: 'otlp, console' })).toEqual(['otlp', 'console']);
-    expect(tracesExporters({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toEqual([]);
-    expect(tracesExporters({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toEqual([]);
-    expect(tracesUrl({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' })).toBe('http://collector:4318/v1/traces');
-    expect(tracesUrl({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b:9999/traces' })).toBe('http://b:9999/traces');
+    expect(
+      tracesExporters({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }),
+    ).toEqual([]);
+    expect(
+      tracesExporters({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }),
+    ).toEqual([]);
+    expect(tracesUrl({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' })).toBe(
+      'http://collector:4318/v1/traces',
+    );
+    expect(
+      tracesUrl({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b:9999/traces',
+      }),
+    ).toBe('http://b:9999/traces');
     expect(tracesUrl({})).toBeUndefined();
   });
 });

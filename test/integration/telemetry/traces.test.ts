@@ -58,12 +58,22 @@ async function inAgentSpan<T>(name: string, fn: () => Promise<T>): Promise<{ res
 /** Taps the Slack card's button `index` (0 approve) as `userId`, signed as Slack signs it. */
 async function tap(request: ApiRequest, index: number, userId: string): Promise<void> {
   const message = await eventually(() => {
-    const found = slack.allMessages().find((m) => buttonsOf(m.versions[0]!.blocks).some((b) => b.value.startsWith(`${request.id}:`)));
+    const found = slack
+      .allMessages()
+      .find((m) => buttonsOf(m.versions[0]!.blocks).some((b) => b.value.startsWith(`${request.id}:`)));
     if (!found) throw new Error(`no card for ${request.id} yet`);
     return found;
   }, 15_000);
   const button = buttonsOf(message.versions[0]!.blocks).find((b) => b.actionId === `tollgate_option_${index}`)!;
-  const payload = blockActionsPayload({ userId, channel: message.channel, ts: message.ts, actionId: button.actionId, value: button.value, responseUrl: slack.responseUrl(userId), blocks: message.versions[0]!.blocks });
+  const payload = blockActionsPayload({
+    userId,
+    channel: message.channel,
+    ts: message.ts,
+    actionId: button.actionId,
+    value: button.value,
+    responseUrl: slack.responseUrl(userId),
+    blocks: message.versions[0]!.blocks,
+  });
   const response = await postSlackCallback(`${gateway!.url}/channels/slack/events`, SLACK_SECRET, payload);
   expect(response.status).toBe(200);
 }
@@ -71,7 +81,10 @@ async function tap(request: ApiRequest, index: number, userId: string): Promise<
 /** The one span named `name` about `requestId`. */
 function one(name: string, requestId: string): ReceivedSpan {
   const spans = otlp.named(name, requestId);
-  expect(spans, `${name} of ${requestId}: ${JSON.stringify(otlp.spans.map((s) => [s.name, s.attributes['tollgate.request.id']]))}`).toHaveLength(1);
+  expect(
+    spans,
+    `${name} of ${requestId}: ${JSON.stringify(otlp.spans.map((s) => [s.name, s.attributes['tollgate.request.id']]))}`,
+  ).toHaveLength(1);
   return spans[0]!;
 }
 
@@ -91,25 +104,45 @@ describe('OpenTelemetry traces', () => {
     const client = new GateClient({ url: gateway.url, token: gateway.token });
 
     // 1. Filed inside the agent's span; a long-poll parks on it; the card goes to Slack; an approver taps Approve.
-    const deploy = await inAgentSpan('agent.tool_call', () => client.request({ tool_name: 'deploy', tool_args: { env: 'prod' }, channels: [{ type: 'slack', target: 'C0APPROVALS' }] }));
+    const deploy = await inAgentSpan('agent.tool_call', () =>
+      client.request({
+        tool_name: 'deploy',
+        tool_args: { env: 'prod' },
+        channels: [{ type: 'slack', target: 'C0APPROVALS' }],
+      }),
+    );
     const verdict = client.wait(deploy.result.id);
     await sleep(500); // the long-poll is parked by then (it is one local round trip)
     await tap(deploy.result, 0, 'U0ALICE');
     expect((await verdict).status).toBe('approved');
 
     // 2. Decided over the API by a tool of the approver's that runs its own trace: its span is the decision's parent.
-    const rollback = await inAgentSpan('agent.tool_call', () => client.request({ tool_name: 'rollback', channels: [{ type: 'web' }] }));
-    const approver = await inAgentSpan('approver.review', () => client.decide(rollback.result.id, { decision: 'deny', approver: 'web:bob', reason: 'not now' }));
+    const rollback = await inAgentSpan('agent.tool_call', () =>
+      client.request({ tool_name: 'rollback', channels: [{ type: 'web' }] }),
+    );
+    const approver = await inAgentSpan('approver.review', () =>
+      client.decide(rollback.result.id, { decision: 'deny', approver: 'web:bob', reason: 'not now' }),
+    );
 
     // 3. A one-second request nobody answers.
-    const drop = await inAgentSpan('agent.tool_call', () => client.request({ tool_name: 'drop_table', timeout_s: 1, channels: [{ type: 'web' }] }));
+    const drop = await inAgentSpan('agent.tool_call', () =>
+      client.request({ tool_name: 'drop_table', timeout_s: 1, channels: [{ type: 'web' }] }),
+    );
     expect((await client.wait(drop.result.id, { timeoutMs: 15_000 })).status).toBe('expired');
 
     // 4. Filed through express (the lean routes leave gzip bodies to it): body parsing keeps the caller's context.
     const compressed = await inAgentSpan('agent.tool_call', async () => {
-      const headers: Record<string, string> = { authorization: `Bearer ${gateway!.token}`, 'content-type': 'application/json', 'content-encoding': 'gzip' };
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${gateway!.token}`,
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+      };
       propagation.inject(context.active(), headers);
-      const response = await fetch(`${gateway!.url}/v1/requests`, { method: 'POST', headers, body: gzipSync(JSON.stringify({ tool_name: 'compressed', channels: [{ type: 'web' }] })) });
+      const response = await fetch(`${gateway!.url}/v1/requests`, {
+        method: 'POST',
+        headers,
+        body: gzipSync(JSON.stringify({ tool_name: 'compressed', channels: [{ type: 'web' }] })),
+      });
       expect(response.status).toBe(201);
       return (await response.json()) as ApiRequest;
     });
@@ -124,21 +157,37 @@ describe('OpenTelemetry traces', () => {
     // The create span is the agent span's child, and the policy span the create's.
     const created = one('tollgate.request.create', deploy.result.id);
     expect(created).toMatchObject({ traceId: deploy.span.traceId, parentSpanId: deploy.span.spanId });
-    expect(created.attributes).toMatchObject({ 'tollgate.tool.name': 'deploy', 'tollgate.request.status': 'pending', 'tollgate.request.created': true });
+    expect(created.attributes).toMatchObject({
+      'tollgate.tool.name': 'deploy',
+      'tollgate.request.status': 'pending',
+      'tollgate.request.created': true,
+    });
     const policy = otlp.spans.find((s) => s.name === 'tollgate.policy.evaluate' && s.parentSpanId === created.spanId);
     expect(policy?.attributes).toMatchObject({ 'tollgate.policy.rule': 'default', 'tollgate.policy.decision': 'ask' });
     // The card's delivery, the Slack tap (no traceparent: under the create span) and the wake-up join that trace.
     const delivered = one('tollgate.card.deliver', deploy.result.id);
     expect(delivered).toMatchObject({ traceId: deploy.span.traceId, parentSpanId: created.spanId });
-    expect(delivered.attributes).toMatchObject({ 'tollgate.channel': 'slack', 'tollgate.card.target': 'C0APPROVALS', 'tollgate.delivery.attempt': 1 });
+    expect(delivered.attributes).toMatchObject({
+      'tollgate.channel': 'slack',
+      'tollgate.card.target': 'C0APPROVALS',
+      'tollgate.delivery.attempt': 1,
+    });
     const decided = one('tollgate.request.decide', deploy.result.id);
     expect(decided).toMatchObject({ traceId: deploy.span.traceId, parentSpanId: created.spanId });
-    expect(decided.attributes).toMatchObject({ 'tollgate.decision': 'approve', 'tollgate.channel': 'slack', 'tollgate.decision.outcome': 'final', 'tollgate.request.status': 'approved' });
+    expect(decided.attributes).toMatchObject({
+      'tollgate.decision': 'approve',
+      'tollgate.channel': 'slack',
+      'tollgate.decision.outcome': 'final',
+      'tollgate.request.status': 'approved',
+    });
     const woken = one('tollgate.waiters.wake', deploy.result.id);
     expect(woken).toMatchObject({ traceId: deploy.span.traceId, parentSpanId: decided.spanId });
     expect(woken.attributes['tollgate.waiters.count']).toBeGreaterThanOrEqual(1);
     // The card brought up to date after the tap, under the create span too.
-    expect(one('tollgate.card.update', deploy.result.id)).toMatchObject({ traceId: deploy.span.traceId, parentSpanId: created.spanId });
+    expect(one('tollgate.card.update', deploy.result.id)).toMatchObject({
+      traceId: deploy.span.traceId,
+      parentSpanId: created.spanId,
+    });
 
     // An API decision with its caller's traceparent: a child of the caller's span, linked to the create span.
     const rollbackCreated = one('tollgate.request.create', rollback.result.id);
@@ -146,16 +195,26 @@ describe('OpenTelemetry traces', () => {
     const denied = one('tollgate.request.decide', rollback.result.id);
     expect(denied).toMatchObject({ traceId: approver.span.traceId, parentSpanId: approver.span.spanId });
     expect(denied.links).toEqual([{ traceId: rollbackCreated.traceId, spanId: rollbackCreated.spanId }]);
-    expect(denied.attributes).toMatchObject({ 'tollgate.channel': 'api', 'tollgate.decision': 'deny', 'tollgate.request.status': 'denied' });
+    expect(denied.attributes).toMatchObject({
+      'tollgate.channel': 'api',
+      'tollgate.decision': 'deny',
+      'tollgate.request.status': 'denied',
+    });
     // The web inbox reads the database: no delivery job, no delivery span.
     expect(otlp.named('tollgate.card.deliver', rollback.result.id)).toEqual([]);
 
-    expect(one('tollgate.request.create', compressed.result.id)).toMatchObject({ traceId: compressed.span.traceId, parentSpanId: compressed.span.spanId });
+    expect(one('tollgate.request.create', compressed.result.id)).toMatchObject({
+      traceId: compressed.span.traceId,
+      parentSpanId: compressed.span.spanId,
+    });
 
     // The expiry, under its request's create span.
     const dropCreated = one('tollgate.request.create', drop.result.id);
     const expired = one('tollgate.request.expire', drop.result.id);
     expect(expired).toMatchObject({ traceId: drop.span.traceId, parentSpanId: dropCreated.spanId });
-    expect(expired.attributes).toMatchObject({ 'tollgate.request.status': 'expired', 'tollgate.request.on_timeout': 'deny' });
+    expect(expired.attributes).toMatchObject({
+      'tollgate.request.status': 'expired',
+      'tollgate.request.on_timeout': 'deny',
+    });
   }, 60_000);
 });

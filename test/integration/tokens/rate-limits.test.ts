@@ -33,16 +33,28 @@ async function start(env: Record<string, string> = {}, shared?: { dir: string; c
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) logs.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString().split('\n').filter(Boolean))
+        logs.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
   const config = loadConfig(
     { port: 0, db: join(dir, `tollgate-${Math.random().toString(36).slice(2)}.db`) },
-    { TOLLGATE_API_TOKENS: ADMINS.join(','), TOLLGATE_RATE_LIMIT: '4', TOLLGATE_RATE_LIMIT_DECISIONS: '2', TOLLGATE_RATE_LIMIT_WINDOW_S: '60', ...env },
+    {
+      TOLLGATE_API_TOKENS: ADMINS.join(','),
+      TOLLGATE_RATE_LIMIT: '4',
+      TOLLGATE_RATE_LIMIT_DECISIONS: '2',
+      TOLLGATE_RATE_LIMIT_WINDOW_S: '60',
+      ...env,
+    },
   );
   // An in-process scheduler even with REDIS_URL: only the rate limits are under test on Redis here.
-  const server = await createServer({ config, clock, logger: pino({ level: 'warn' }, sink), scheduler: new InProcessScheduler({ clock }) });
+  const server = await createServer({
+    config,
+    clock,
+    logger: pino({ level: 'warn' }, sink),
+    scheduler: new InProcessScheduler({ clock }),
+  });
   const { url } = await server.listen();
   running.push(async () => {
     await server.close();
@@ -73,7 +85,12 @@ async function start(env: Record<string, string> = {}, shared?: { dir: string; c
 
 /** Files a request in-process as if `filedBy` had filed it (no API call, so no budget spent). */
 async function fileAs(t: Limited, filedBy: string, n: number): Promise<string> {
-  const { request } = await t.server.gateway.request({ toolName: 'deploy', toolArgs: { n }, approvers: ['web:alice'], filedBy });
+  const { request } = await t.server.gateway.request({
+    toolName: 'deploy',
+    toolArgs: { n },
+    approvers: ['web:alice'],
+    filedBy,
+  });
   return request.id;
 }
 
@@ -94,7 +111,8 @@ const rows: Row[] = [
     name: 'create (POST /v1/requests)',
     scopes: ['request:create'],
     budget: 4,
-    call: (t, s, _ids, i) => t.call(s, '/v1/requests', { body: { tool_name: 'deploy', tool_args: { n: i }, approvers: ['web:alice'] } }),
+    call: (t, s, _ids, i) =>
+      t.call(s, '/v1/requests', { body: { tool_name: 'deploy', tool_args: { n: i }, approvers: ['web:alice'] } }),
     state: async (t) => (await t.server.gateway.list({ limit: 100 })).items.length,
   },
   {
@@ -110,7 +128,10 @@ const rows: Row[] = [
     as: 'web:alice',
     budget: 2,
     call: (t, s, ids, i) => t.call(s, `/v1/requests/${ids[i]}/decision`, { body: { decision: 'approve' } }),
-    state: async (t, ids) => [(await t.server.gateway.mustGet(ids[2]!)).status, (await t.server.gateway.events(ids[2]!)).map((e) => e.type)],
+    state: async (t, ids) => [
+      (await t.server.gateway.mustGet(ids[2]!)).status,
+      (await t.server.gateway.events(ids[2]!)).map((e) => e.type),
+    ],
   },
 ];
 
@@ -121,11 +142,16 @@ describe('per-token rate limits', () => {
       const secret = await t.token('limited', row.scopes, row.as);
       const other = await t.token('other', row.scopes, row.as);
       // Requests are filed by someone else for the decide row (a token may not approve what it filed).
-      const ids = await Promise.all([0, 1, 2, 3, 4].map((n) => fileAs(t, row.scopes.includes('request:read') ? 'limited' : 'agent', n)));
-      const otherIds = await Promise.all([5, 6].map((n) => fileAs(t, row.scopes.includes('request:read') ? 'other' : 'agent', n)));
+      const ids = await Promise.all(
+        [0, 1, 2, 3, 4].map((n) => fileAs(t, row.scopes.includes('request:read') ? 'limited' : 'agent', n)),
+      );
+      const otherIds = await Promise.all(
+        [5, 6].map((n) => fileAs(t, row.scopes.includes('request:read') ? 'other' : 'agent', n)),
+      );
       await t.clock.advance(15_000);
 
-      for (let i = 0; i < row.budget; i++) expect((await row.call(t, secret, ids, i)).status, `call ${i + 1}`).toBeLessThan(300);
+      for (let i = 0; i < row.budget; i++)
+        expect((await row.call(t, secret, ids, i)).status, `call ${i + 1}`).toBeLessThan(300);
       const before = await row.state(t, ids);
       const refused = await row.call(t, secret, ids, row.budget);
       expect(refused.status).toBe(429);
@@ -133,7 +159,10 @@ describe('per-token rate limits', () => {
       expect(refused.headers.get('retry-after')).toBe('45');
       expect(refused.headers.get('content-type')).toContain('application/problem+json');
       const problem = (await refused.json()) as { type: string; status: number; detail: string };
-      expect(problem).toMatchObject({ status: 429, type: expect.stringMatching(/\/tollgate_rate_limited$/) as unknown });
+      expect(problem).toMatchObject({
+        status: 429,
+        type: expect.stringMatching(/\/tollgate_rate_limited$/) as unknown,
+      });
       expect(problem.detail).toContain('"limited"');
       expect(await row.state(t, ids), 'a refused call records nothing').toEqual(before);
 
@@ -149,7 +178,11 @@ describe('per-token rate limits', () => {
       // Audited: one warning per token and window, naming the token, never its secret.
       const warnings = t.logs.filter((l) => l.tokenName === 'limited');
       expect(warnings).toHaveLength(1);
-      expect(warnings[0]).toMatchObject({ level: 40, budget: row.budget === 2 ? 'decisions' : 'requests', retryAfterS: 45 });
+      expect(warnings[0]).toMatchObject({
+        level: 40,
+        budget: row.budget === 2 ? 'decisions' : 'requests',
+        retryAfterS: 45,
+      });
       expect(JSON.stringify(t.logs)).not.toContain(secret);
     });
   }
@@ -166,7 +199,8 @@ describe('per-token rate limits', () => {
   it('counts the runtime hook routes too', async () => {
     const t = await start();
     const agent = await t.token('hook-agent', ['request:create']);
-    for (let i = 0; i < 4; i++) expect((await t.call(agent, '/v1/hooks/claude-code', { body: {} })).status).not.toBe(429);
+    for (let i = 0; i < 4; i++)
+      expect((await t.call(agent, '/v1/hooks/claude-code', { body: {} })).status).not.toBe(429);
     expect((await t.call(agent, '/v1/hooks/claude-code', { body: {} })).status).toBe(429);
   });
 
@@ -176,8 +210,12 @@ describe('per-token rate limits', () => {
   });
 
   it('names the variable that is not a whole number', () => {
-    expect(() => loadConfig({ port: 0 }, { TOLLGATE_RATE_LIMIT: 'lots' })).toThrow(/TOLLGATE_RATE_LIMIT: expected a whole number/);
-    expect(() => loadConfig({ port: 0 }, { TOLLGATE_RATE_LIMIT_WINDOW_S: '0' })).toThrow(/TOLLGATE_RATE_LIMIT_WINDOW_S/);
+    expect(() => loadConfig({ port: 0 }, { TOLLGATE_RATE_LIMIT: 'lots' })).toThrow(
+      /TOLLGATE_RATE_LIMIT: expected a whole number/,
+    );
+    expect(() => loadConfig({ port: 0 }, { TOLLGATE_RATE_LIMIT_WINDOW_S: '0' })).toThrow(
+      /TOLLGATE_RATE_LIMIT_WINDOW_S/,
+    );
     expect(loadConfig({ port: 0 }, {}).rateLimits).toEqual({ requests: 600, decisions: 120, windowS: 60 });
   });
 
@@ -186,7 +224,11 @@ describe('per-token rate limits', () => {
     running.push(async () => rmSync(dir, { recursive: true, force: true }));
     const good = join(dir, 'good.yaml');
     writeFileSync(good, 'rate_limits:\n  requests: 50\n  decisions: 5\n  window_s: 30\n');
-    expect(loadConfig({ port: 0, config: good }, { TOLLGATE_RATE_LIMIT_DECISIONS: '7' }).rateLimits).toEqual({ requests: 50, decisions: 7, windowS: 30 });
+    expect(loadConfig({ port: 0, config: good }, { TOLLGATE_RATE_LIMIT_DECISIONS: '7' }).rateLimits).toEqual({
+      requests: 50,
+      decisions: 7,
+      windowS: 30,
+    });
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'rate_limits:\n  requests: -1\n');
     expect(() => loadConfig({ port: 0, config: bad }, {})).toThrow(/rate_limits\.requests/);

@@ -31,11 +31,17 @@ describe.each(['sqlite', 'postgres'] as const)('reserved token names on %s', (di
   });
 
   const as = (secret: string, path: string, body?: unknown) =>
-    fetch(`${t.url}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(`${t.url}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
 
   /** A request an environment (admin) token filed: `filed_by` is "admin". */
   async function adminFiled(): Promise<string> {
-    const res = await t.api('/v1/requests', { body: { tool_name: 'payments.pay', tool_args: { amount: 5 }, approvers: ['web:alice'] } });
+    const res = await t.api('/v1/requests', {
+      body: { tool_name: 'payments.pay', tool_args: { amount: 5 }, approvers: ['web:alice'] },
+    });
     const body = (await res.json()) as { id: string; filed_by: string };
     expect(body.filed_by).toBe('admin');
     return body.id;
@@ -62,7 +68,9 @@ describe.each(['sqlite', 'postgres'] as const)('reserved token names on %s', (di
 
   it('a token with another name still owns only what it filed', async () => {
     const id = await adminFiled();
-    const res = await t.api('/v1/tokens', { body: { name: 'agent-1', scopes: ['request:create', 'request:read', 'request:cancel'] } });
+    const res = await t.api('/v1/tokens', {
+      body: { name: 'agent-1', scopes: ['request:create', 'request:read', 'request:cancel'] },
+    });
     const { secret } = (await res.json()) as { secret: string };
     expect((await as(secret, `/v1/requests/${id}`)).status).toBe(404);
     expect((await as(secret, `/v1/requests/${id}/cancel`, {})).status).toBe(404);
@@ -85,7 +93,10 @@ async function createThroughStore(db: string, name: string): Promise<{ secret: s
   if (db.startsWith('postgres')) {
     const open = openPostgres(db, { poolSize: 1 });
     try {
-      return await new PostgresTokenStore(open).create({ name, scopes: ['request:read', 'request:cancel'] }, new Date());
+      return await new PostgresTokenStore(open).create(
+        { name, scopes: ['request:read', 'request:cancel'] },
+        new Date(),
+      );
     } finally {
       await open.close();
     }

@@ -31,7 +31,11 @@ describe('revocation on every replica', () => {
     const created = await a.api('/v1/tokens', { body: { name: 'auditor', scopes: ['audit:read'] } });
     expect(created.status).toBe(201);
     const { id, secret } = (await created.json()) as { id: string; secret: string };
-    const kept = ((await (await a.api('/v1/tokens', { body: { name: 'kept', scopes: ['audit:read'] } })).json()) as { secret: string }).secret;
+    const kept = (
+      (await (await a.api('/v1/tokens', { body: { name: 'kept', scopes: ['audit:read'] } })).json()) as {
+        secret: string;
+      }
+    ).secret;
 
     // B knows the token the moment A created it (one database, no cache to warm) and uses it twice.
     expect((await as(b, secret, '/v1/requests')).status).toBe(200);
@@ -44,7 +48,9 @@ describe('revocation on every replica', () => {
     expect((await as(b, kept, '/v1/requests')).status, 'other tokens are untouched').toBe(200);
 
     // B lists the revocation A made.
-    const listed = ((await (await b.api('/v1/tokens')).json()) as { items: { name: string; revoked_at: string | null }[] }).items;
+    const listed = (
+      (await (await b.api('/v1/tokens')).json()) as { items: { name: string; revoked_at: string | null }[] }
+    ).items;
     expect(listed.find((t) => t.name === 'auditor')?.revoked_at).toEqual(expect.any(String));
 
     await a.kill();

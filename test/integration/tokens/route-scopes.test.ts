@@ -62,7 +62,10 @@ describe('every /v1 route is guarded by a scope', () => {
     const routes = registeredRoutes(app).filter((r) => r.split(' ')[1]!.startsWith('/v1/'));
     expect(routes.length).toBeGreaterThanOrEqual(Object.keys(ROUTE_SCOPES).length);
     const unlisted = routes.filter((r) => !(r in ROUTE_SCOPES));
-    expect(unlisted, 'add these routes to ROUTE_SCOPES with the scope that guards them (and guard them with requireScope)').toEqual([]);
+    expect(
+      unlisted,
+      'add these routes to ROUTE_SCOPES with the scope that guards them (and guard them with requireScope)',
+    ).toEqual([]);
     const gone = Object.keys(ROUTE_SCOPES).filter((r) => !routes.includes(r));
     expect(gone, 'routes in the table the app no longer registers').toEqual([]);
   });
@@ -70,7 +73,13 @@ describe('every /v1 route is guarded by a scope', () => {
   it('refuses every route to each token without its scope, and lets the ones with it past the scope check', async () => {
     const secrets = {} as Record<Scope, string>;
     for (const scope of SCOPES) {
-      const res = await t.api('/v1/tokens', { body: { name: `only-${scope.replace(':', '-')}`, scopes: [scope], ...(scope === 'request:decide' ? { as: 'web:alice' } : {}) } });
+      const res = await t.api('/v1/tokens', {
+        body: {
+          name: `only-${scope.replace(':', '-')}`,
+          scopes: [scope],
+          ...(scope === 'request:decide' ? { as: 'web:alice' } : {}),
+        },
+      });
       expect(res.status).toBe(201);
       secrets[scope] = ((await res.json()) as { secret: string }).secret;
     }
@@ -82,14 +91,20 @@ describe('every /v1 route is guarded by a scope', () => {
       for (const scope of SCOPES) {
         const res = await fetch(`${t.url}${path}`, {
           method,
-          headers: { authorization: `Bearer ${secrets[scope]}`, 'content-type': 'application/json', accept: 'application/json' },
+          headers: {
+            authorization: `Bearer ${secrets[scope]}`,
+            'content-type': 'application/json',
+            accept: 'application/json',
+          },
           body: method === 'POST' ? '{}' : undefined,
         });
         const body = await res.text();
         const refusedForScope = res.status === 403 && body.includes('tollgate_insufficient_scope');
         const allowed = scope === 'admin' || scopes.includes(scope);
         results.push(`${route} ${scope}: ${refusedForScope ? 'refused' : 'passed'}`);
-        expect(refusedForScope, `${route} with a ${scope} token answered ${res.status} ${body.slice(0, 200)}`).toBe(!allowed);
+        expect(refusedForScope, `${route} with a ${scope} token answered ${res.status} ${body.slice(0, 200)}`).toBe(
+          !allowed,
+        );
       }
     }
     expect(results).toHaveLength(Object.keys(ROUTE_SCOPES).length * SCOPES.length);

@@ -12,7 +12,11 @@ afterEach(async () => {
 });
 
 /** Calls the API with another token than the admin one. */
-function as(secret: string, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+function as(
+  secret: string,
+  path: string,
+  init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   return t.api(path, { ...init, headers: { ...init.headers, authorization: `Bearer ${secret}` } });
 }
 
@@ -23,7 +27,9 @@ async function token(name: string, scopes: Scope[], extra: Record<string, unknow
 }
 
 async function file(secret: string, approvers = ['web:alice']): Promise<string> {
-  const res = await as(secret, '/v1/requests', { body: { tool_name: 'deploy', tool_args: { env: 'prod' }, approvers } });
+  const res = await as(secret, '/v1/requests', {
+    body: { tool_name: 'deploy', tool_args: { env: 'prod' }, approvers },
+  });
   expect(res.status).toBe(201);
   return ((await res.json()) as { id: string }).id;
 }
@@ -41,20 +47,37 @@ describe('scoped tokens: each route allows and refuses by scope', () => {
       admin: t.token,
     };
     const routes: { name: string; call: (s: string) => Promise<Response>; allowed: string[] }[] = [
-      { name: 'POST /v1/requests', call: (s) => as(s, '/v1/requests', { body: { tool_name: 'x' } }), allowed: ['create', 'admin'] },
+      {
+        name: 'POST /v1/requests',
+        call: (s) => as(s, '/v1/requests', { body: { tool_name: 'x' } }),
+        allowed: ['create', 'admin'],
+      },
       { name: 'GET /v1/requests', call: (s) => as(s, '/v1/requests'), allowed: ['audit', 'admin'] },
-      { name: 'GET /v1/requests/export', call: (s) => as(s, '/v1/requests/export?format=ndjson'), allowed: ['audit', 'admin'] },
+      {
+        name: 'GET /v1/requests/export',
+        call: (s) => as(s, '/v1/requests/export?format=ndjson'),
+        allowed: ['audit', 'admin'],
+      },
       // alice's decide token sees this request because alice is one of its approvers (the card shows it to her too).
       { name: 'GET /v1/requests/:id', call: (s) => as(s, `/v1/requests/${id}`), allowed: ['audit', 'admin', 'decide'] },
       { name: 'GET /v1/tokens', call: (s) => as(s, '/v1/tokens'), allowed: ['admin'] },
-      { name: 'POST /v1/tokens', call: (s) => as(s, '/v1/tokens', { body: { name: `t-${Math.random()}`.replace('.', ''), scopes: ['audit:read'] } }), allowed: ['admin'] },
+      {
+        name: 'POST /v1/tokens',
+        call: (s) =>
+          as(s, '/v1/tokens', { body: { name: `t-${Math.random()}`.replace('.', ''), scopes: ['audit:read'] } }),
+        allowed: ['admin'],
+      },
     ];
     for (const route of routes) {
       for (const [who, secret] of Object.entries(secrets)) {
         const res = await route.call(secret);
         const ok = res.status < 300;
         // Reading a request another token filed is a 404 (its existence is not revealed), the rest a 403.
-        expect({ route: route.name, who, ok }, `status ${res.status}`).toEqual({ route: route.name, who, ok: route.allowed.includes(who) });
+        expect({ route: route.name, who, ok }, `status ${res.status}`).toEqual({
+          route: route.name,
+          who,
+          ok: route.allowed.includes(who),
+        });
         if (!ok) expect([403, 404]).toContain(res.status);
       }
     }
@@ -68,7 +91,9 @@ describe('scoped tokens: each route allows and refuses by scope', () => {
     expect(((await (await as(agent, `/v1/requests/${mine}`)).json()) as { filed_by: string }).filed_by).toBe('agent');
     expect((await as(agent, `/v1/requests/${theirs}`)).status).toBe(404);
     expect((await as(agent, `/v1/requests/${theirs}/cancel`, { body: {} })).status).toBe(404);
-    const decided = await as(agent, `/v1/requests/${mine}/decision`, { body: { decision: 'approve', approver: 'web:alice' } });
+    const decided = await as(agent, `/v1/requests/${mine}/decision`, {
+      body: { decision: 'approve', approver: 'web:alice' },
+    });
     expect(decided.status).toBe(403);
     expect(((await (await t.api(`/v1/requests/${mine}`)).json()) as { status: string }).status).toBe('pending');
     expect((await as(agent, `/v1/requests/${mine}/cancel`, { body: {} })).status).toBe(200);
@@ -82,9 +107,13 @@ describe('reading as an approver', () => {
     const hers = await file(agent, ['web:alice']);
     const notHers = await file(agent, ['web:bob']);
     expect((await as(alice, `/v1/requests/${hers}`)).status).toBe(200);
-    expect((await as(alice, `/v1/requests/${hers}/events`, { headers: { accept: 'application/json' } })).status).toBe(200);
+    expect((await as(alice, `/v1/requests/${hers}/events`, { headers: { accept: 'application/json' } })).status).toBe(
+      200,
+    );
     expect((await as(alice, `/v1/requests/${notHers}`)).status).toBe(404);
-    expect((await as(alice, `/v1/requests/${notHers}/events`, { headers: { accept: 'application/json' } })).status).toBe(404);
+    expect(
+      (await as(alice, `/v1/requests/${notHers}/events`, { headers: { accept: 'application/json' } })).status,
+    ).toBe(404);
     expect((await as(alice, '/v1/requests')).status).toBe(403);
   });
 });
@@ -94,15 +123,27 @@ describe('decisions over the API', () => {
     const agent = await token('agent', ['request:create', 'request:read']);
     const alice = await token('alice-bridge', ['request:decide'], { as: 'web:alice' });
     const id = await file(agent, ['web:alice', 'slack:UCFO']);
-    const impersonation = await as(alice, `/v1/requests/${id}/decision`, { body: { decision: 'approve', approver: 'slack:UCFO' } });
+    const impersonation = await as(alice, `/v1/requests/${id}/decision`, {
+      body: { decision: 'approve', approver: 'slack:UCFO' },
+    });
     expect(impersonation.status).toBe(403);
     expect(((await impersonation.json()) as { detail: string }).detail).toContain('web:alice');
 
     const res = await as(alice, `/v1/requests/${id}/decision`, { body: { decision: 'approve', reason: 'ok' } });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ status: 'approved', responded_by: 'web:alice', responded_via: 'api', filed_by: 'agent' });
-    const events = (await (await t.api(`/v1/requests/${id}/events`, { headers: { accept: 'application/json' } })).json()) as { items: { type: string; channel: string; detail: Record<string, unknown> }[] };
-    expect(events.items.find((e) => e.type === 'approved')).toMatchObject({ channel: 'api', detail: { token: 'alice-bridge' } });
+    expect(await res.json()).toMatchObject({
+      status: 'approved',
+      responded_by: 'web:alice',
+      responded_via: 'api',
+      filed_by: 'agent',
+    });
+    const events = (await (
+      await t.api(`/v1/requests/${id}/events`, { headers: { accept: 'application/json' } })
+    ).json()) as { items: { type: string; channel: string; detail: Record<string, unknown> }[] };
+    expect(events.items.find((e) => e.type === 'approved')).toMatchObject({
+      channel: 'api',
+      detail: { token: 'alice-bridge' },
+    });
   });
 
   it('never records an admin decision as a chat tap', async () => {
@@ -135,7 +176,9 @@ describe('token management', () => {
   it('keeps revocations and tokens across a restart', async () => {
     const kept = await token('kept', ['audit:read']);
     const revoked = await token('revoked', ['audit:read']);
-    const id = ((await (await t.api('/v1/tokens')).json()) as { items: { id: string; name: string }[] }).items.find((i) => i.name === 'revoked')!.id;
+    const id = ((await (await t.api('/v1/tokens')).json()) as { items: { id: string; name: string }[] }).items.find(
+      (i) => i.name === 'revoked',
+    )!.id;
     await t.api(`/v1/tokens/${id}`, { method: 'DELETE' });
     const dbPath = t.dbPath;
     await t.server.close();

@@ -29,8 +29,16 @@ describe('web inbox: who may decide, and when it expires', () => {
   });
 
   it('shows no decision buttons to a user the allowlist leaves out, and says why', async () => {
-    const { request: forAlice } = await server.gateway.request({ toolName: 'pay_invoice', approvers: ['web:alice'], timeoutS: 300 });
-    const { request: forBob } = await server.gateway.request({ toolName: 'deploy', approvers: ['web:bob'], timeoutS: 300 });
+    const { request: forAlice } = await server.gateway.request({
+      toolName: 'pay_invoice',
+      approvers: ['web:alice'],
+      timeoutS: 300,
+    });
+    const { request: forBob } = await server.gateway.request({
+      toolName: 'deploy',
+      approvers: ['web:bob'],
+      timeoutS: 300,
+    });
     const inbox = await bob.request('/ui');
     const items = inbox.text.split('data-request-id=').slice(1);
     const aliceItem = items.find((i) => i.includes(forAlice.id))!;
@@ -41,7 +49,9 @@ describe('web inbox: who may decide, and when it expires', () => {
     expect(visibleText(bobItem)).not.toContain('not an approver');
 
     const page = await bob.request(`/ui/requests/${forAlice.id}`);
-    expect(visibleText(page.text)).toContain('You are not an approver of this request: you are signed in as web:bob, and only web:alice may decide it.');
+    expect(visibleText(page.text)).toContain(
+      'You are not an approver of this request: you are signed in as web:bob, and only web:alice may decide it.',
+    );
     expect(page.text).not.toContain('id="approve-form"');
     expect(page.text).not.toContain('id="deny-form"');
     const own = await bob.request(`/ui/requests/${forBob.id}`);
@@ -58,7 +68,10 @@ describe('web inbox: who may decide, and when it expires', () => {
 describe('README walk-through', () => {
   it('files its request for the user the printed login link signs in as', () => {
     const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    const walkThrough = readme.slice(readme.indexOf('## Walk-through with curl'), readme.indexOf('## Use it in your agent'));
+    const walkThrough = readme.slice(
+      readme.indexOf('## Walk-through with curl'),
+      readme.indexOf('## Use it in your agent'),
+    );
     const body = /-d '(\{"tool_name"[^']*\})'/.exec(walkThrough);
     expect(body).not.toBeNull();
     const approvers = (JSON.parse(body![1]!) as { approvers?: string[] }).approvers ?? [];

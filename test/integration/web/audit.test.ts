@@ -44,8 +44,17 @@ describe('web audit page', () => {
       ids.push((await server.gateway.request({ ...input, timeoutS: 30 * 86_400 })).request.id);
       await clock.advance(DAY);
     }
-    await server.gateway.decide({ requestId: ids[0]!, decision: 'approve', actor: { channel: 'web', userId: 'alice' } });
-    await server.gateway.decide({ requestId: ids[1]!, decision: 'deny', reason: 'freeze', actor: { channel: 'slack', userId: 'U1' } });
+    await server.gateway.decide({
+      requestId: ids[0]!,
+      decision: 'approve',
+      actor: { channel: 'web', userId: 'alice' },
+    });
+    await server.gateway.decide({
+      requestId: ids[1]!,
+      decision: 'deny',
+      reason: 'freeze',
+      actor: { channel: 'slack', userId: 'U1' },
+    });
     return ids;
   }
 
@@ -67,7 +76,8 @@ describe('web audit page', () => {
 
   it('finds by person the requests a person voted on, not only those they settled', async () => {
     const ids = await seed();
-    const quorum = (await server.gateway.request({ toolName: 'pay_invoice', requiredApprovals: 2, timeoutS: 86_400 })).request.id;
+    const quorum = (await server.gateway.request({ toolName: 'pay_invoice', requiredApprovals: 2, timeoutS: 86_400 }))
+      .request.id;
     await server.gateway.decide({ requestId: quorum, decision: 'approve', actor: { channel: 'web', userId: 'alice' } });
     await server.gateway.decide({ requestId: quorum, decision: 'approve', actor: { channel: 'slack', userId: 'U1' } });
     const page = await auditor.request('/ui/audit?person=web%3Aalice');
@@ -87,7 +97,8 @@ describe('web audit page', () => {
   });
 
   it('pages through the results with the store cursor, keeping the filters', async () => {
-    for (let i = 0; i < 53; i++) await server.gateway.request({ toolName: i % 2 ? 'odd_tool' : 'even_tool', toolArgs: { i } });
+    for (let i = 0; i < 53; i++)
+      await server.gateway.request({ toolName: i % 2 ? 'odd_tool' : 'even_tool', toolArgs: { i } });
     await server.gateway.request({ toolName: 'other_tool' });
     const first = await auditor.request('/ui/audit?tool=odd_tool');
     expect(rowsOf(first.text)).toHaveLength(26);
@@ -116,7 +127,12 @@ describe('web audit page', () => {
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain('slack:U1');
     const ndjson = await auditor.request('/ui/audit/export?format=ndjson');
-    expect(ndjson.text.trim().split('\n').map((l) => JSON.parse(l).tool_name)).toEqual(['deploy_service', 'deploy_service', 'pay_invoice']);
+    expect(
+      ndjson.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).tool_name),
+    ).toEqual(['deploy_service', 'deploy_service', 'pay_invoice']);
   });
 
   it('shows the audit chain’s head and verifies the chain on request, naming an edited event', async () => {

@@ -20,7 +20,9 @@ describe('web sign-in', () => {
       ],
     });
     server = await startTestServer({ channels: [channel] });
-    ({ request: { id: requestId } } = await server.gateway.request({ toolName: 'wipe_disk', toolArgs: { device: '/dev/sda-secret-path' } }));
+    ({
+      request: { id: requestId },
+    } = await server.gateway.request({ toolName: 'wipe_disk', toolArgs: { device: '/dev/sda-secret-path' } }));
   });
 
   afterEach(async () => {
@@ -38,7 +40,10 @@ describe('web sign-in', () => {
     expect(page.path).toMatch(/^\/ui\/login/);
     expect(page.text).not.toContain('wipe_disk');
     expect(page.text).not.toContain('/dev/sda');
-    const post = await anonymous.request(`/ui/requests/${requestId}/decision`, { form: { decision: 'approve' }, manual: true });
+    const post = await anonymous.request(`/ui/requests/${requestId}/decision`, {
+      form: { decision: 'approve' },
+      manual: true,
+    });
     expect(post.status).toBe(401);
     expect((await server.gateway.get(requestId))?.status).toBe('pending');
   });
@@ -60,7 +65,9 @@ describe('web sign-in', () => {
 
   it('uses the public URL for login links when one is configured', async () => {
     const behindProxy = createWebChannel({ publicUrl: 'https://gate.example.com/' });
-    expect(await behindProxy.loginUrl('http://127.0.0.1:8787')).toMatch(/^https:\/\/gate\.example\.com\/ui\/login\?token=/);
+    expect(await behindProxy.loginUrl('http://127.0.0.1:8787')).toMatch(
+      /^https:\/\/gate\.example\.com\/ui\/login\?token=/,
+    );
     expect(await createWebChannel({ loginLinks: false }).loginUrl(server.url)).toBeNull();
   });
 
@@ -69,7 +76,12 @@ describe('web sign-in', () => {
     expect((await alice.signIn('alice', 'correct horse battery')).text).toContain('web:alice');
     const bob = new WebClient(server.url);
     expect((await bob.signIn('bob', 'bob-token-0123456789abcdef')).text).toContain('web:bob');
-    for (const [name, secret] of [['alice', 'wrong'], ['bob', 'bob-token-0123456789abcdeX'], ['mallory', 'anything'], ['alice', '']]) {
+    for (const [name, secret] of [
+      ['alice', 'wrong'],
+      ['bob', 'bob-token-0123456789abcdeX'],
+      ['mallory', 'anything'],
+      ['alice', ''],
+    ]) {
       const res = await new WebClient(server.url).signIn(name!, secret!);
       expect(res.status, `${name}/${secret}`).toBe(401);
       expect(res.text).toContain('Wrong name, password or token.');
@@ -79,7 +91,10 @@ describe('web sign-in', () => {
   it('refuses a sign-in form without its CSRF token', async () => {
     const client = new WebClient(server.url);
     await client.request('/ui/login');
-    const res = await client.request('/ui/login', { form: { name: 'bob', secret: 'bob-token-0123456789abcdef' }, manual: true });
+    const res = await client.request('/ui/login', {
+      form: { name: 'bob', secret: 'bob-token-0123456789abcdef' },
+      manual: true,
+    });
     expect(res.status).toBe(403);
     expect(res.setCookies.some((c) => c.startsWith('tollgate_session='))).toBe(false);
   });
@@ -91,13 +106,20 @@ describe('web sign-in', () => {
     const [payload, signature] = real.split('.');
     const claims = Buffer.from(payload!, 'base64url').toString().split('|');
     const forgedPayload = Buffer.from(['alice', claims[1], claims[2]].join('|')).toString('base64url');
-    for (const cookie of [`${forgedPayload}.${signature}`, `${payload}.${signature!.slice(0, -2)}xx`, 'garbage', `${payload}`]) {
+    for (const cookie of [
+      `${forgedPayload}.${signature}`,
+      `${payload}.${signature!.slice(0, -2)}xx`,
+      'garbage',
+      `${payload}`,
+    ]) {
       const forged = new WebClient(server.url);
       forged.cookies.set('tollgate_session', cookie);
       expect((await forged.request('/ui', { manual: true })).status).toBe(303);
     }
     // The same session from another gateway process without the shared secret is not accepted either.
-    const other = await startTestServer({ channels: [createWebChannel({ users: [{ name: 'bob', token: 'bob-token-0123456789abcdef' }] })] });
+    const other = await startTestServer({
+      channels: [createWebChannel({ users: [{ name: 'bob', token: 'bob-token-0123456789abcdef' }] })],
+    });
     try {
       const elsewhere = new WebClient(other.url);
       elsewhere.cookies.set('tollgate_session', real);
@@ -111,7 +133,10 @@ describe('web sign-in', () => {
     const client = new WebClient(server.url);
     const inbox = await client.signIn('bob', 'bob-token-0123456789abcdef');
     const cookie = client.cookies.get('tollgate_session')!;
-    const out = await client.request('/ui/logout', { form: { _csrf: formValue(inbox.text, '_csrf') }, headers: { origin: server.url } });
+    const out = await client.request('/ui/logout', {
+      form: { _csrf: formValue(inbox.text, '_csrf') },
+      headers: { origin: server.url },
+    });
     expect(out.path).toBe('/ui/login');
     const replay = new WebClient(server.url);
     replay.cookies.set('tollgate_session', cookie);
@@ -122,7 +147,10 @@ describe('web sign-in', () => {
     for (const next of ['//evil.example/ui', 'https://evil.example/', '/ui//evil.example', '/\\evil.example', '/uix']) {
       const client = new WebClient(server.url);
       const page = await client.request(`/ui/login?next=${encodeURIComponent(next)}`);
-      const res = await client.request('/ui/login', { form: { _csrf: formValue(page.text, '_csrf'), name: 'bob', secret: 'bob-token-0123456789abcdef', next }, manual: true });
+      const res = await client.request('/ui/login', {
+        form: { _csrf: formValue(page.text, '_csrf'), name: 'bob', secret: 'bob-token-0123456789abcdef', next },
+        manual: true,
+      });
       expect(res.headers.get('location'), next).toBe('/ui');
     }
   });

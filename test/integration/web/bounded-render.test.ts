@@ -63,7 +63,9 @@ describe('web request page with oversized arguments', () => {
   });
 
   it('renders 2 MB of wide arguments and a single huge string bounded', async () => {
-    const wide = JSON.stringify(Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`key_${i}`, `value number ${i}`])));
+    const wide = JSON.stringify(
+      Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`key_${i}`, `value number ${i}`])),
+    );
     const long = JSON.stringify({ blob: 'x'.repeat(3_000_000), api_key: 'sk-should-never-show' });
     for (const args of [wide, long]) {
       const id = await fileWithRawArgs(args);
@@ -94,15 +96,24 @@ describe('boundedJson', () => {
   it('writes small values as JSON.stringify would, masking secrets', () => {
     const value = { a: [1, { b: 'two' }], empty: {}, none: [], password: 'hunter2', nested: { token: 42 } };
     const view = boundedJson(value, { maxDepth: 10, maxChars: 10_000, indent: 2 });
-    expect(view).toEqual({ truncated: false, text: JSON.stringify({ ...value, password: '••••', nested: { token: '••••' } }, null, 2) });
+    expect(view).toEqual({
+      truncated: false,
+      text: JSON.stringify({ ...value, password: '••••', nested: { token: '••••' } }, null, 2),
+    });
     expect(boundedJson(value, { maxDepth: 10, maxChars: 10_000, indent: 0 }).text).toBe(
       JSON.stringify({ ...value, password: '••••', nested: { token: '••••' } }),
     );
   });
 
   it('stops at the depth and size limits and says so', () => {
-    expect(boundedJson({ a: { b: { c: 1 } } }, { maxDepth: 2, maxChars: 1_000, indent: 0 })).toEqual({ text: '{"a":{"b":{…}}}', truncated: true });
-    const wide = boundedJson(Array.from({ length: 1_000 }, (_, i) => i), { maxDepth: 5, maxChars: 50, indent: 0 });
+    expect(boundedJson({ a: { b: { c: 1 } } }, { maxDepth: 2, maxChars: 1_000, indent: 0 })).toEqual({
+      text: '{"a":{"b":{…}}}',
+      truncated: true,
+    });
+    const wide = boundedJson(
+      Array.from({ length: 1_000 }, (_, i) => i),
+      { maxDepth: 5, maxChars: 50, indent: 0 },
+    );
     expect(wide.truncated).toBe(true);
     expect(wide.text.length).toBeLessThan(80);
   });

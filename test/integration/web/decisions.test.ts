@@ -15,7 +15,9 @@ describe('web decision forms', () => {
   let bob: WebClient;
 
   beforeEach(async () => {
-    server = await startTestServer({ channels: [createWebChannel({ users: Object.entries(TOKENS).map(([name, token]) => ({ name, token })) })] });
+    server = await startTestServer({
+      channels: [createWebChannel({ users: Object.entries(TOKENS).map(([name, token]) => ({ name, token })) })],
+    });
     bob = new WebClient(server.url);
     await bob.signIn('bob', TOKENS.bob);
   });
@@ -25,8 +27,15 @@ describe('web decision forms', () => {
   });
 
   const file = async (input: Partial<NewRequestInput> = {}) =>
-    (await server.gateway.request({ toolName: 'deploy_service', toolArgs: { service: 'billing', version: '1.4.2' }, ...input })).request;
-  const apiView = async (id: string) => (await (await server.api(`/v1/requests/${id}`)).json()) as Record<string, unknown>;
+    (
+      await server.gateway.request({
+        toolName: 'deploy_service',
+        toolArgs: { service: 'billing', version: '1.4.2' },
+        ...input,
+      })
+    ).request;
+  const apiView = async (id: string) =>
+    (await (await server.api(`/v1/requests/${id}`)).json()) as Record<string, unknown>;
 
   it('approves as web:<name> and the API returns the verdict', async () => {
     const request = await file();
@@ -34,22 +43,40 @@ describe('web decision forms', () => {
     expect(res.path).toBe(`/ui/requests/${request.id}?notice=approved`);
     expect(res.text).toContain('Approved. The agent has its answer.');
     expect(res.text).not.toContain('id="approve-form"');
-    expect(await apiView(request.id)).toMatchObject({ status: 'approved', allowed: true, responded_by: 'web:bob', responded_via: 'web', approved_args: null });
+    expect(await apiView(request.id)).toMatchObject({
+      status: 'approved',
+      allowed: true,
+      responded_by: 'web:bob',
+      responded_via: 'web',
+      approved_args: null,
+    });
   });
 
   it('denies with a reason', async () => {
     const request = await file();
     await bob.decide(request.id, { decision: 'deny', reason: '  not on a Friday  ' });
-    expect(await apiView(request.id)).toMatchObject({ status: 'denied', allowed: false, reason: 'not on a Friday', responded_by: 'web:bob' });
+    expect(await apiView(request.id)).toMatchObject({
+      status: 'denied',
+      allowed: false,
+      reason: 'not on a Friday',
+      responded_by: 'web:bob',
+    });
   });
 
   it('stores edited arguments apart from the proposed ones, keeping masked secrets', async () => {
-    const request = await file({ toolArgs: { service: 'billing', replicas: 10, db_password: 'p4ss-w0rd', env: { API_KEY: 'k-123' } } });
+    const request = await file({
+      toolArgs: { service: 'billing', replicas: 10, db_password: 'p4ss-w0rd', env: { API_KEY: 'k-123' } },
+    });
     const page = await bob.request(`/ui/requests/${request.id}`);
     expect(page.text).not.toContain('p4ss-w0rd');
     expect(page.text).not.toContain('k-123');
     const edited = { service: 'billing', replicas: 2, db_password: '••••', env: { API_KEY: '••••' } };
-    await bob.decide(request.id, { decision: 'approve', edit: '1', approved_args: JSON.stringify(edited), reason: 'two replicas are enough' });
+    await bob.decide(request.id, {
+      decision: 'approve',
+      edit: '1',
+      approved_args: JSON.stringify(edited),
+      reason: 'two replicas are enough',
+    });
     expect(await apiView(request.id)).toMatchObject({
       status: 'approved',
       tool_args: { service: 'billing', replicas: 10, db_password: 'p4ss-w0rd', env: { API_KEY: 'k-123' } },
@@ -63,7 +90,11 @@ describe('web decision forms', () => {
 
   it('refuses edited arguments that are not a JSON object, keeping the text typed', async () => {
     const request = await file();
-    for (const [text, words] of [['{"service": "billing",', 'not valid JSON'], ['["billing"]', 'must be a JSON object'], ['null', 'must be a JSON object']] as const) {
+    for (const [text, words] of [
+      ['{"service": "billing",', 'not valid JSON'],
+      ['["billing"]', 'must be a JSON object'],
+      ['null', 'must be a JSON object'],
+    ] as const) {
       const res = await bob.decide(request.id, { decision: 'approve', edit: '1', approved_args: text });
       expect(res.status, text).toBe(400);
       expect(res.text).toContain(words);
@@ -74,7 +105,7 @@ describe('web decision forms', () => {
     expect(await apiView(request.id)).toMatchObject({ status: 'pending' });
   });
 
-  it('rejects posts without the CSRF token, with another session\'s token, or from another origin', async () => {
+  it("rejects posts without the CSRF token, with another session's token, or from another origin", async () => {
     const request = await file();
     const page = await bob.request(`/ui/requests/${request.id}`);
     const fields = { decision: 'approve', nonce: formValue(page.text, 'nonce') };
@@ -117,9 +148,24 @@ describe('web decision forms', () => {
 
   it('escapes attacker-controlled text everywhere on the page', async () => {
     const payload = '<script>alert(1)</script><img src=x onerror=alert(2)>"\'`';
-    const request = await file({ toolName: 'run<b>', toolArgs: { cmd: payload, [payload]: 1 }, prompt: payload, agentId: payload, sessionId: payload });
-    await server.gateway.decide({ requestId: request.id, decision: 'deny', reason: payload, actor: { channel: 'api', userId: 'ops' } });
-    for (const path of [`/ui/requests/${request.id}`, '/ui/audit', `/ui/requests/${request.id}?notice=${encodeURIComponent(payload)}`]) {
+    const request = await file({
+      toolName: 'run<b>',
+      toolArgs: { cmd: payload, [payload]: 1 },
+      prompt: payload,
+      agentId: payload,
+      sessionId: payload,
+    });
+    await server.gateway.decide({
+      requestId: request.id,
+      decision: 'deny',
+      reason: payload,
+      actor: { channel: 'api', userId: 'ops' },
+    });
+    for (const path of [
+      `/ui/requests/${request.id}`,
+      '/ui/audit',
+      `/ui/requests/${request.id}?notice=${encodeURIComponent(payload)}`,
+    ]) {
       const page = await bob.request(path);
       expect(page.text, path).not.toMatch(/<script>alert|<img src=x|<b>/);
       expect(page.text, path).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');

@@ -12,7 +12,9 @@ describe('tollgate login-link', () => {
   let server: TestServer;
 
   beforeEach(async () => {
-    server = await startTestServer({ channels: [createWebChannel({ users: [{ name: 'bob', token: 'bob-token-0123456789abcdef' }] })] });
+    server = await startTestServer({
+      channels: [createWebChannel({ users: [{ name: 'bob', token: 'bob-token-0123456789abcdef' }] })],
+    });
   });
 
   afterEach(async () => {
@@ -22,12 +24,19 @@ describe('tollgate login-link', () => {
   const cli = async (argv: string[], token = server.token) => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await run(argv, { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, env: { TOLLGATE_URL: server.url, TOLLGATE_TOKEN: token } });
+    const code = await run(argv, {
+      stdout: { write: (s: string) => out.push(s) },
+      stderr: { write: (s: string) => err.push(s) },
+      env: { TOLLGATE_URL: server.url, TOLLGATE_TOKEN: token },
+    });
     return { code, out: out.join(''), err: err.join('') };
   };
 
   it('prints a link that signs in once, as the login-link user or as the named user', async () => {
-    for (const [argv, user] of [[[], 'admin'], [['--user', 'bob'], 'bob']] as const) {
+    for (const [argv, user] of [
+      [[], 'admin'],
+      [['--user', 'bob'], 'bob'],
+    ] as const) {
       const { code, out } = await cli([...argv]);
       expect(code).toBe(0);
       const link = out.trim();

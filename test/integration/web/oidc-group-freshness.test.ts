@@ -38,7 +38,15 @@ describe('groups of an OpenID web session', () => {
   });
 
   const file = async (approvers: string[], requiredApprovals = 1) =>
-    (await harness.server.gateway.request({ toolName: 'pay_invoice', toolArgs: { amount: 10 }, approvers, requiredApprovals, timeoutS: 3600 })).request;
+    (
+      await harness.server.gateway.request({
+        toolName: 'pay_invoice',
+        toolArgs: { amount: 10 },
+        approvers,
+        requiredApprovals,
+        timeoutS: 3600,
+      })
+    ).request;
   /** The decision form's hidden fields as a page loaded now shows them (a tab left open keeps them). */
   const openPage = async (browser: WebClient, id: string) => {
     const page = await browser.request(`/ui/requests/${id}`);
@@ -61,7 +69,10 @@ describe('groups of an OpenID web session', () => {
   });
 
   it('counts the groups only the provider vouched for during groups_max_age_s, then asks to sign in again', async () => {
-    harness = await startOidcHarness({ accounts: ACCOUNTS, yaml: `${YAML.replace('groups_claim: groups', 'groups_claim: groups\n    groups_max_age_s: 600')}` });
+    harness = await startOidcHarness({
+      accounts: ACCOUNTS,
+      yaml: `${YAML.replace('groups_claim: groups', 'groups_claim: groups\n    groups_max_age_s: 600')}`,
+    });
     const bob = new WebClient(harness.url);
     await walkProvider(bob, '/ui/auth/login', 'bob');
     const first = await file(['group:payments']);
@@ -76,7 +87,10 @@ describe('groups of an OpenID web session', () => {
     expect(visibleText(page.text)).toContain('Sign in again to refresh them');
     expect((await harness.server.gateway.get(second.id))?.status).toBe('pending');
     const rejected = (await harness.server.gateway.events(second.id)).find((e) => e.type === 'decision_rejected');
-    expect(rejected).toMatchObject({ actor: 'web:bob', detail: { code: 'not_authorized', message: expect.stringContaining('Sign in again') } });
+    expect(rejected).toMatchObject({
+      actor: 'web:bob',
+      detail: { code: 'not_authorized', message: expect.stringContaining('Sign in again') },
+    });
 
     // Signing in again reads the groups afresh.
     await walkProvider(bob, '/ui/auth/login', 'bob');
@@ -89,7 +103,9 @@ describe('groups of an OpenID web session', () => {
     const carol = new WebClient(harness.url);
     await walkProvider(carol, '/ui/auth/login', 'carol');
     const request = await file(['group:payments'], 2);
-    expect(visibleText((await carol.decide(request.id, { decision: 'approve' })).text)).toContain('more approvals are needed');
+    expect(visibleText((await carol.decide(request.id, { decision: 'approve' })).text)).toContain(
+      'more approvals are needed',
+    );
     const vote = (await harness.server.gateway.events(request.id)).find((e) => e.type === 'approved')!;
     expect(vote.detail).toMatchObject({ person: 'carol', vouched_groups: ['payments'] });
 
@@ -97,9 +113,15 @@ describe('groups of an OpenID web session', () => {
     await harness.clock.advance(901_000);
     const alice = new WebClient(harness.url);
     await walkProvider(alice, '/ui/auth/login', 'alice');
-    expect(visibleText((await alice.decide(request.id, { decision: 'approve' })).text)).toContain('more approvals are needed');
+    expect(visibleText((await alice.decide(request.id, { decision: 'approve' })).text)).toContain(
+      'more approvals are needed',
+    );
     expect((await harness.server.gateway.get(request.id))?.status).toBe('pending');
     const last = (await harness.server.gateway.events(request.id)).filter((e) => e.type === 'approved').at(-1)!;
-    expect(last.detail).toMatchObject({ person: 'alice', approvals: 1, discounted: [{ person: 'carol', reason: expect.stringContaining('no longer hold') }] });
+    expect(last.detail).toMatchObject({
+      person: 'alice',
+      approvals: 1,
+      discounted: [{ person: 'carol', reason: expect.stringContaining('no longer hold') }],
+    });
   });
 });

@@ -44,7 +44,9 @@ describe('OpenID sign-in (web inbox)', () => {
     for (const p of ['state', 'nonce', 'code_challenge']) expect(authorize.searchParams.get(p)).toBeTruthy();
     expect(authorize.searchParams.get('scope')).toBe('openid email profile');
     // The flow cookie is signed and short-lived, scoped to the callback.
-    expect(start.setCookies.find((c) => c.startsWith('tollgate_oidc='))).toMatch(/Path=\/ui\/auth; HttpOnly; SameSite=Lax; Max-Age=600/);
+    expect(start.setCookies.find((c) => c.startsWith('tollgate_oidc='))).toMatch(
+      /Path=\/ui\/auth; HttpOnly; SameSite=Lax; Max-Age=600/,
+    );
 
     const { page } = await walkProvider(browser, authorize.href, 'alice');
     expect(page.status).toBe(200);
@@ -57,10 +59,20 @@ describe('OpenID sign-in (web inbox)', () => {
   it('decides as the person: their web account when they have one, else person:<id>', async () => {
     harness = await startOidcHarness({ accounts: ACCOUNTS, yaml: YAML });
     const gateway = harness.server.gateway;
-    for (const [login, expected] of [['alice', 'person:alice'], ['bob', 'web:bob']] as const) {
+    for (const [login, expected] of [
+      ['alice', 'person:alice'],
+      ['bob', 'web:bob'],
+    ] as const) {
       const browser = new WebClient(harness.url);
       await walkProvider(browser, '/ui/auth/login', login);
-      const request = (await gateway.request({ toolName: "pay_invoice", toolArgs: { amount: 10 }, approvers: [`person:${login}`], timeoutS: 300 })).request;
+      const request = (
+        await gateway.request({
+          toolName: 'pay_invoice',
+          toolArgs: { amount: 10 },
+          approvers: [`person:${login}`],
+          timeoutS: 300,
+        })
+      ).request;
       const decided = await browser.decide(request.id, { decision: 'approve' });
       expect(visibleText(decided.text)).toContain('Approved');
       const row = await gateway.get(request.id);
@@ -71,7 +83,7 @@ describe('OpenID sign-in (web inbox)', () => {
 
   it('someone the directory does not know signs in and sees nothing to decide; auto_people makes them a person', async () => {
     harness = await startOidcHarness({ accounts: ACCOUNTS, yaml: YAML });
-    const request = (await harness.server.gateway.request({ toolName: "deploy", timeoutS: 300 })).request;
+    const request = (await harness.server.gateway.request({ toolName: 'deploy', timeoutS: 300 })).request;
     const browser = new WebClient(harness.url);
     const { page } = await walkProvider(browser, '/ui/auth/login', 'stranger');
     expect(page.path).toBe('/ui');
@@ -81,7 +93,13 @@ describe('OpenID sign-in (web inbox)', () => {
     await harness.close();
 
     harness = await startOidcHarness({ accounts: ACCOUNTS, yaml: `${YAML}web:\n  oidc:\n    auto_people: true\n` });
-    const open = (await harness.server.gateway.request({ toolName: "deploy", approvers: ["email:stranger@example.com"], timeoutS: 300 })).request;
+    const open = (
+      await harness.server.gateway.request({
+        toolName: 'deploy',
+        approvers: ['email:stranger@example.com'],
+        timeoutS: 300,
+      })
+    ).request;
     const auto = new WebClient(harness.url);
     await walkProvider(auto, '/ui/auth/login', 'stranger');
     await auto.decide(open.id, { decision: 'approve' });
@@ -89,7 +107,10 @@ describe('OpenID sign-in (web inbox)', () => {
   });
 
   it('allowed_domains and allowed_groups refuse others: 403 in plain words, logged, no session', async () => {
-    harness = await startOidcHarness({ accounts: ACCOUNTS, yaml: `${YAML}web:\n  oidc:\n    allowed_domains: [example.com]\n` });
+    harness = await startOidcHarness({
+      accounts: ACCOUNTS,
+      yaml: `${YAML}web:\n  oidc:\n    allowed_domains: [example.com]\n`,
+    });
     const browser = new WebClient(harness.url);
     const { page } = await walkProvider(browser, '/ui/auth/login', 'mallory');
     expect(page.status).toBe(403);
@@ -98,7 +119,10 @@ describe('OpenID sign-in (web inbox)', () => {
     expect(harness.logs.some((l) => l.event === 'sign_in_refused' && l.reason === 'domain_not_allowed')).toBe(true);
     await harness.close();
 
-    harness = await startOidcHarness({ accounts: ACCOUNTS, yaml: `${YAML}web:\n  oidc:\n    scopes: [groups]\n    groups_claim: groups\n    allowed_groups: [payments]\n` });
+    harness = await startOidcHarness({
+      accounts: ACCOUNTS,
+      yaml: `${YAML}web:\n  oidc:\n    scopes: [groups]\n    groups_claim: groups\n    allowed_groups: [payments]\n`,
+    });
     const outsider = new WebClient(harness.url);
     expect((await walkProvider(outsider, '/ui/auth/login', 'alice')).page.status).toBe(403);
     expect(sessionCookie(outsider)).toBeUndefined();
@@ -112,7 +136,11 @@ describe('OpenID sign-in (web inbox)', () => {
     const { page } = await walkProvider(browser, '/ui/auth/login', 'alice');
     const old = sessionCookie(browser)!;
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
-    const out = await browser.request('/ui/logout', { form: { _csrf: csrf }, manual: true, headers: { origin: harness.url } });
+    const out = await browser.request('/ui/logout', {
+      form: { _csrf: csrf },
+      manual: true,
+      headers: { origin: harness.url },
+    });
     // A page, not a redirect: the form's CSP would stop a redirect to another origin; it moves on by itself.
     expect(out.status).toBe(200);
     expect(out.text).toContain('http-equiv="refresh"');
@@ -121,7 +149,10 @@ describe('OpenID sign-in (web inbox)', () => {
     expect(end.pathname).toBe('/session/end');
     expect(end.searchParams.get('client_id')).toBe(CLIENT.clientId);
     expect(end.searchParams.get('post_logout_redirect_uri')).toBe(`${harness.url}/ui/login`);
-    const replay = await fetch(`${harness.url}/ui`, { headers: { cookie: `tollgate_session=${old}` }, redirect: 'manual' });
+    const replay = await fetch(`${harness.url}/ui`, {
+      headers: { cookie: `tollgate_session=${old}` },
+      redirect: 'manual',
+    });
     expect(replay.headers.get('location')).toMatch(/^\/ui\/login/);
   });
 
@@ -137,7 +168,12 @@ describe('OpenID sign-in (web inbox)', () => {
       const browser = new WebClient(harness.url);
       const { callback } = await walkProvider(browser, '/ui/auth/login', 'alice', true);
       callback!.searchParams.set('state', 'forged-state');
-      refused(browser, 400, 'does not belong to the sign-in started in this browser', await browser.request(callback!.href));
+      refused(
+        browser,
+        400,
+        'does not belong to the sign-in started in this browser',
+        await browser.request(callback!.href),
+      );
       expect(harness.logs.some((l) => l.event === 'sign_in_refused' && l.reason === 'bad_state')).toBe(true);
       // A callback with no flow cookie at all (another browser, or after ten minutes).
       const other = new WebClient(harness.url);
@@ -157,7 +193,9 @@ describe('OpenID sign-in (web inbox)', () => {
       const attacker = new WebClient(harness.url);
       attacker.cookies.set('tollgate_oidc', flow);
       refused(attacker, 400, 'refused this sign-in code', await attacker.request(callback.href));
-      expect(harness.logs.some((l) => l.event === 'sign_in_refused' && String(l.reason).startsWith('code_rejected'))).toBe(true);
+      expect(
+        harness.logs.some((l) => l.event === 'sign_in_refused' && String(l.reason).startsWith('code_rejected')),
+      ).toBe(true);
     });
 
     it('an ID token for another audience, from another issuer, with another nonce, or signed with another key', async () => {
@@ -188,7 +226,11 @@ describe('OpenID sign-in (web inbox)', () => {
     });
 
     it('an ID token expired by the gateway’s clock, beyond the tolerance', async () => {
-      harness = await startOidcHarness({ accounts: ACCOUNTS, yaml: `${YAML}web:\n  oidc:\n    clock_tolerance_s: 30\n`, idTokenTtlS: 60 });
+      harness = await startOidcHarness({
+        accounts: ACCOUNTS,
+        yaml: `${YAML}web:\n  oidc:\n    clock_tolerance_s: 30\n`,
+        idTokenTtlS: 60,
+      });
       const browser = new WebClient(harness.url);
       const first = await walkProvider(browser, '/ui/auth/login', 'alice', true);
       // Within the lifetime plus tolerance, the token is still good.
@@ -198,7 +240,9 @@ describe('OpenID sign-in (web inbox)', () => {
       const second = await walkProvider(browser, '/ui/auth/login', 'alice', true);
       await harness.clock.advance(91_000);
       refused(browser, 401, 'did not pass the checks', await browser.request(second.callback!.href));
-      expect(harness.logs.some((l) => l.event === 'sign_in_refused' && /id_token_rejected.*:exp:/.test(String(l.reason)))).toBe(true);
+      expect(
+        harness.logs.some((l) => l.event === 'sign_in_refused' && /id_token_rejected.*:exp:/.test(String(l.reason))),
+      ).toBe(true);
     });
 
     it('the provider gone between the sign-in and the callback: 502, not a verdict on the person', async () => {
@@ -207,7 +251,9 @@ describe('OpenID sign-in (web inbox)', () => {
       const { callback } = await walkProvider(browser, '/ui/auth/login', 'alice', true);
       await harness.provider.close();
       refused(browser, 502, 'could not be reached', await browser.request(callback!.href));
-      expect(harness.logs.some((l) => l.event === 'sign_in_refused' && String(l.reason).startsWith('provider_unreachable'))).toBe(true);
+      expect(
+        harness.logs.some((l) => l.event === 'sign_in_refused' && String(l.reason).startsWith('provider_unreachable')),
+      ).toBe(true);
     });
 
     it('the provider says no (the person cancelled)', async () => {
@@ -215,7 +261,11 @@ describe('OpenID sign-in (web inbox)', () => {
       const browser = new WebClient(harness.url);
       const { callback } = await walkProvider(browser, '/ui/auth/login', 'alice', true);
       const denied = new URL(callback!.href);
-      denied.search = new URLSearchParams({ error: 'access_denied', error_description: 'End-User aborted interaction', state: callback!.searchParams.get('state')! }).toString();
+      denied.search = new URLSearchParams({
+        error: 'access_denied',
+        error_description: 'End-User aborted interaction',
+        state: callback!.searchParams.get('state')!,
+      }).toString();
       refused(browser, 401, 'did not sign you in (access_denied', await browser.request(denied.href));
     });
   });

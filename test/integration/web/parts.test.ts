@@ -20,15 +20,32 @@ describe('html template', () => {
 });
 
 describe('web configuration', () => {
-  const load = (web: unknown, env: Record<string, string> = {}) => webOptionsFromConfig({ file: { web } as never, env, publicUrl: null });
+  const load = (web: unknown, env: Record<string, string> = {}) =>
+    webOptionsFromConfig({ file: { web } as never, env, publicUrl: null });
 
   it('reads users with password hashes and tokens from the environment', async () => {
     const hash = await hashPassword('pw', 1024);
     const options = load(
-      { login_link_user: 'ops', session_ttl_h: 2, users: [{ name: 'alice', password_hash: hash }, { name: 'bob', token_env: 'BOB_TOKEN' }] },
+      {
+        login_link_user: 'ops',
+        session_ttl_h: 2,
+        users: [
+          { name: 'alice', password_hash: hash },
+          { name: 'bob', token_env: 'BOB_TOKEN' },
+        ],
+      },
       { BOB_TOKEN: 'b'.repeat(20), TOLLGATE_WEB_SECRET: 'shared' },
     );
-    expect(options).toMatchObject({ linkUser: 'ops', sessionTtlMs: 7_200_000, secret: 'shared', loginLinks: true, users: [{ name: 'alice', passwordHash: hash }, { name: 'bob', token: 'b'.repeat(20) }] });
+    expect(options).toMatchObject({
+      linkUser: 'ops',
+      sessionTtlMs: 7_200_000,
+      secret: 'shared',
+      loginLinks: true,
+      users: [
+        { name: 'alice', passwordHash: hash },
+        { name: 'bob', token: 'b'.repeat(20) },
+      ],
+    });
     expect(load(undefined)).toMatchObject({ users: [], loginLinks: true });
   });
 
@@ -39,7 +56,16 @@ describe('web configuration', () => {
       [{ users: [{ name: 'alice', password_hash: 'plaintext' }] }, 'web.users[0].password_hash'],
       [{ users: [{ name: 'alice', token_env: 'MISSING' }] }, 'web.users[0].token_env: set MISSING'],
       [{ users: [{ name: 'alice', token_env: 'SHORT' }] }, 'web.users[0].token_env', { SHORT: 'abc' }],
-      [{ users: [{ name: 'a', token_env: 'T' }, { name: 'a', token_env: 'T' }] }, 'web.users[1].name: "a" is listed twice', { T: 't'.repeat(16) }],
+      [
+        {
+          users: [
+            { name: 'a', token_env: 'T' },
+            { name: 'a', token_env: 'T' },
+          ],
+        },
+        'web.users[1].name: "a" is listed twice',
+        { T: 't'.repeat(16) },
+      ],
       [{ colour: 'blue' }, 'web'],
     ];
     for (const [web, message, env] of cases) {
@@ -73,8 +99,21 @@ describe('web sessions and passwords', () => {
 
 describe('edited arguments', () => {
   it('puts back only the secrets the editor showed masked', () => {
-    const original = { user: 'bob', password: 'p1', nested: { token: 't1', list: ['sk-abc', 'plain'] }, api_key: 1234, pin: 1234 };
-    const edited = { user: '••••', password: '••••', nested: { token: '••••', list: ['••••', '••••'] }, api_key: '••••', pin: '••••', extra: '••••' };
+    const original = {
+      user: 'bob',
+      password: 'p1',
+      nested: { token: 't1', list: ['sk-abc', 'plain'] },
+      api_key: 1234,
+      pin: 1234,
+    };
+    const edited = {
+      user: '••••',
+      password: '••••',
+      nested: { token: '••••', list: ['••••', '••••'] },
+      api_key: '••••',
+      pin: '••••',
+      extra: '••••',
+    };
     expect(restoreMasked(edited, original)).toEqual({
       user: '••••',
       password: 'p1',

@@ -38,9 +38,19 @@ describe('people-aware inbox', () => {
   it('shows each person what waits for them, what they decided and what was filed for them', async () => {
     harness = await startOidcHarness({ accounts: ACCOUNTS, yaml: YAML });
     const { gateway } = harness.server;
-    const file = async (input: Parameters<typeof gateway.request>[0]) => (await gateway.request({ timeoutS: 600, ...input })).request;
-    const byPerson = await file({ toolName: 'Bash', toolArgs: { command: 'rm -rf /tmp/build', api_key: 'sk-live-123' }, approvers: ['person:alice'] });
-    const byGroup = await file({ toolName: 'pay_invoice', toolArgs: { amount: 1200, payee: 'ACME GmbH', note: 'x'.repeat(500) }, approvers: ['group:finance-leads'], prompt: 'Pay **ACME** for `INV-7`?' });
+    const file = async (input: Parameters<typeof gateway.request>[0]) =>
+      (await gateway.request({ timeoutS: 600, ...input })).request;
+    const byPerson = await file({
+      toolName: 'Bash',
+      toolArgs: { command: 'rm -rf /tmp/build', api_key: 'sk-live-123' },
+      approvers: ['person:alice'],
+    });
+    const byGroup = await file({
+      toolName: 'pay_invoice',
+      toolArgs: { amount: 1200, payee: 'ACME GmbH', note: 'x'.repeat(500) },
+      approvers: ['group:finance-leads'],
+      prompt: 'Pay **ACME** for `INV-7`?',
+    });
     const byAccount = await file({ toolName: 'deploy', approvers: ['slack:U0ALICE'] });
     const byClaim = await file({ toolName: 'refund', toolArgs: { amount: 30 }, approvers: ['group:payments'] });
     const forAlice = await file({ toolName: 'read_mail', userId: 'alice@example.com', approvers: ['person:bob'] });
@@ -75,7 +85,11 @@ describe('people-aware inbox', () => {
     expect(ids((await alice.request('/ui?view=decided')).text)).toEqual([]);
     await alice.decide(byPerson.id, { decision: 'approve', reason: 'build dir only' });
     // The timeline in sentences, not raw detail.
-    const timeline = visibleText(/<section class="card" id="timeline"[\s\S]*?<\/section>/.exec((await alice.request(`/ui/requests/${byPerson.id}`)).text)![0]);
+    const timeline = visibleText(
+      /<section class="card" id="timeline"[\s\S]*?<\/section>/.exec(
+        (await alice.request(`/ui/requests/${byPerson.id}`)).text,
+      )![0],
+    );
     expect(timeline).toContain('Filed; policy rule default asked for a decision.');
     expect(timeline).toContain('Shown in the web inbox.');
     expect(timeline).toContain('Approved by person:alice through web: “build dir only”.');

@@ -46,7 +46,10 @@ describe.each(['sqlite', 'postgres'] as const)('a sign-out outlives a restart on
   }
 
   const replay = async (server: TestServer, cookie: string) => {
-    const res = await fetch(`${server.url}/ui`, { headers: { cookie: `tollgate_session=${cookie}` }, redirect: 'manual' });
+    const res = await fetch(`${server.url}/ui`, {
+      headers: { cookie: `tollgate_session=${cookie}` },
+      redirect: 'manual',
+    });
     return { status: res.status, location: res.headers.get('location') };
   };
 
@@ -76,7 +79,8 @@ describe('a sign-out survives tollgate migrate from SQLite to PostgreSQL', () =>
   it('the session key and the sign-out both move: the old cookie stays refused, a kept one still works', async () => {
     const path = join(dir, 'moved.db');
     t = await startTestServer({ dbPath: path });
-    const links = async () => ((await (await t!.api('/v1/web/login-links', { body: {} })).json()) as { url: string }).url;
+    const links = async () =>
+      ((await (await t!.api('/v1/web/login-links', { body: {} })).json()) as { url: string }).url;
     const out = new WebClient(t.url);
     const inbox = await out.request(await links());
     const outCookie = out.cookies.get('tollgate_session')!;
@@ -96,7 +100,8 @@ describe('a sign-out survives tollgate migrate from SQLite to PostgreSQL', () =>
       await pool.close();
     }
     t = await startTestServer({ dbPath: target.url });
-    const replay = (cookie: string) => fetch(`${t!.url}/ui`, { headers: { cookie: `tollgate_session=${cookie}` }, redirect: 'manual' });
+    const replay = (cookie: string) =>
+      fetch(`${t!.url}/ui`, { headers: { cookie: `tollgate_session=${cookie}` }, redirect: 'manual' });
     expect((await replay(outCookie)).status).toBe(303);
     expect((await replay(kept.cookies.get('tollgate_session')!)).status).toBe(200);
   });

@@ -37,7 +37,10 @@ describe('web change stream', () => {
       }
     };
     await readUntil(/: connected/);
-    const { request } = await server.gateway.request({ toolName: 'rotate_keys', toolArgs: { secret_material: 'never-on-the-stream' } });
+    const { request } = await server.gateway.request({
+      toolName: 'rotate_keys',
+      toolArgs: { secret_material: 'never-on-the-stream' },
+    });
     await readUntil(/"kind":"created"/);
     expect(received).toContain(`event: change\ndata: {"id":"${request.id}","status":"pending","kind":"created"}`);
     await server.gateway.decide({ requestId: request.id, decision: 'deny', actor: { channel: 'api', userId: 'ops' } });

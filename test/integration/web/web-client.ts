@@ -51,7 +51,13 @@ export class WebClient {
       }
       const location = res.headers.get('location');
       if (options.manual || res.status < 300 || res.status >= 400 || !location) {
-        return { status: res.status, path: url.pathname + url.search, headers: res.headers, setCookies, text: await res.text() };
+        return {
+          status: res.status,
+          path: url.pathname + url.search,
+          headers: res.headers,
+          setCookies,
+          text: await res.text(),
+        };
       }
       await res.body?.cancel();
       url = new URL(location, url);
@@ -68,7 +74,11 @@ export class WebClient {
   }
 
   /** Opens a request's page and posts one of its decision forms with `fields` on top of the form's own values. */
-  async decide(requestId: string, fields: Record<string, string>, options: { headers?: Record<string, string> } = {}): Promise<WebResponse> {
+  async decide(
+    requestId: string,
+    fields: Record<string, string>,
+    options: { headers?: Record<string, string> } = {},
+  ): Promise<WebResponse> {
     const page = await this.request(`/ui/requests/${requestId}`);
     // A page of a decided request has no decision form: then `fields` must bring the nonce (a stale page's post).
     const form: Record<string, string> = { _csrf: formValue(page.text, '_csrf') };
@@ -77,7 +87,10 @@ export class WebClient {
       form.args_sha256 = formValue(page.text, 'args_sha256');
     }
     Object.assign(form, fields);
-    return this.request(`/ui/requests/${requestId}/decision`, { form, headers: { origin: new URL(this.baseUrl).origin, ...options.headers } });
+    return this.request(`/ui/requests/${requestId}/decision`, {
+      form,
+      headers: { origin: new URL(this.baseUrl).origin, ...options.headers },
+    });
   }
 }
 
@@ -90,11 +103,16 @@ export function formValue(html: string, name: string): string {
 
 /** Decodes the entities the pages use. */
 export function decodeEntities(text: string): string {
-  return text.replace(/&(amp|lt|gt|quot|#39|#96);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#96': '`' })[e]!);
+  return text.replace(
+    /&(amp|lt|gt|quot|#39|#96);/g,
+    (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#96': '`' })[e]!,
+  );
 }
 
 /** The visible text of a page: tags, scripts and head removed, entities decoded, whitespace collapsed. */
 export function visibleText(html: string): string {
   const body = html.replace(/<head>[\s\S]*?<\/head>/, '').replace(/<(script|style)[\s\S]*?<\/\1>/g, '');
-  return decodeEntities(body.replace(/<[^>]+>/g, ' ')).replace(/\s+/g, ' ').trim();
+  return decodeEntities(body.replace(/<[^>]+>/g, ' '))
+    .replace(/\s+/g, ' ')
+    .trim();
 }

@@ -22,13 +22,19 @@ const write = (path: string, text: string) => {
 describe('gitPlace', () => {
   it('reads owner/name from origin and the branch from HEAD, from any subdirectory', () => {
     write(join(root, 'billing/.git/HEAD'), 'ref: refs/heads/release/2026-11\n');
-    write(join(root, 'billing/.git/config'), '[remote "upstream"]\n\turl = git@github.com:other/fork.git\n[remote "origin"]\n\turl = https://github.com/acme/billing.git\n');
+    write(
+      join(root, 'billing/.git/config'),
+      '[remote "upstream"]\n\turl = git@github.com:other/fork.git\n[remote "origin"]\n\turl = https://github.com/acme/billing.git\n',
+    );
     mkdirSync(join(root, 'billing/src/deep'), { recursive: true });
     expect(gitPlace(join(root, 'billing/src/deep'))).toEqual({ repo: 'acme/billing', branch: 'release/2026-11' });
   });
 
-  it('follows a worktree\'s .git file to its git directory and the shared config', () => {
-    write(join(root, 'main/.git/config'), '[remote "origin"]\n\turl = ssh://git@gitlab.example.com:2222/platform/infra\n');
+  it("follows a worktree's .git file to its git directory and the shared config", () => {
+    write(
+      join(root, 'main/.git/config'),
+      '[remote "origin"]\n\turl = ssh://git@gitlab.example.com:2222/platform/infra\n',
+    );
     write(join(root, 'main/.git/worktrees/wt/HEAD'), 'ref: refs/heads/feature\n');
     write(join(root, 'main/.git/worktrees/wt/commondir'), '../..\n');
     write(join(root, 'wt/.git'), `gitdir: ${join(root, 'main/.git/worktrees/wt')}\n`);

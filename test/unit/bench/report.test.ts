@@ -7,7 +7,16 @@ import { describe, expect, it } from 'vitest';
 import { buildResults, judgeByRuns, type GoalRow, type RunInfo } from '../../../bench/report.js';
 import { medianOfRuns } from '../../../bench/stats.js';
 
-const info: RunInfo = { startedAt: '2026-11-23T00:00:00.000Z', durationS: 1, loadBefore: { loadavg1: 0, cores: 2 }, loadAfter: { loadavg1: 0, cores: 2 }, quick: false, gateway: 'test', runs: 3, failures: [] };
+const info: RunInfo = {
+  startedAt: '2026-11-23T00:00:00.000Z',
+  durationS: 1,
+  loadBefore: { loadavg1: 0, cores: 2 },
+  loadAfter: { loadavg1: 0, cores: 2 },
+  quick: false,
+  gateway: 'test',
+  runs: 3,
+  failures: [],
+};
 
 function run(durableRps: number, createRps: number, decisionP99: number, overdueLeft = 0) {
   return {
@@ -25,7 +34,10 @@ function run(durableRps: number, createRps: number, decisionP99: number, overdue
 function judged(runs: ReturnType<typeof run>[]): { median: GoalRow[]; byRuns: GoalRow[] } {
   const median = buildResults(medianOfRuns(runs), info).table as GoalRow[];
   const byRuns = structuredClone(median);
-  judgeByRuns(byRuns, runs.map((r) => buildResults(r, info).table as GoalRow[]));
+  judgeByRuns(
+    byRuns,
+    runs.map((r) => buildResults(r, info).table as GoalRow[]),
+  );
   return { median, byRuns };
 }
 
@@ -37,7 +49,12 @@ describe('judgeByRuns', () => {
     const { median, byRuns } = judged([run(3500, 6350, 5), run(3700, 7471, 5), run(3300, 6682, 5)]);
     expect(row(median, 'create_rps vs durable floor').verdict).toBe('miss');
     const create = row(byRuns, 'create_rps vs durable floor');
-    expect(create).toMatchObject({ value: 6682, verdict: 'pass', runs: [6350, 7471, 6682], runLimits: [7000, 7400, 6600] });
+    expect(create).toMatchObject({
+      value: 6682,
+      verdict: 'pass',
+      runs: [6350, 7471, 6682],
+      runLimits: [7000, 7400, 6600],
+    });
     expect(create.goal).toContain("each run's: 7,000 / 7,400 / 6,600");
   });
 
@@ -58,7 +75,10 @@ describe('judgeByRuns', () => {
 
 describe('buildResults: the durable floor and the history', () => {
   const both = {
-    sqlite: { floor: { http_rps: 2000, http_rtt_ms: { p50: 0.2, p99: 1.5 }, durable_create_rps: 300 }, create_rps: 1100 },
+    sqlite: {
+      floor: { http_rps: 2000, http_rtt_ms: { p50: 0.2, p99: 1.5 }, durable_create_rps: 300 },
+      create_rps: 1100,
+    },
     bullmq: {},
     postgres: { floor: { durable_create_rps: 450 }, create_rps: 400 },
   };
@@ -67,7 +87,12 @@ describe('buildResults: the durable floor and the history', () => {
     const rows = buildResults(both, info).table as GoalRow[];
     expect(row(rows, 'floor.durable_create_rps')).toMatchObject({ value: 300, verdict: 'info' });
     expect(row(rows, 'create_rps')).toMatchObject({ floor: '2000', verdict: 'info' });
-    expect(row(rows, 'create_rps vs durable floor')).toMatchObject({ value: 1100, limit: 600, floor: '300', verdict: 'pass' });
+    expect(row(rows, 'create_rps vs durable floor')).toMatchObject({
+      value: 1100,
+      limit: 600,
+      floor: '300',
+      verdict: 'pass',
+    });
     // PostgreSQL: its own durable floor, never SQLite's.
     expect(row(rows, 'postgres.floor.durable_create_rps')).toMatchObject({ value: 450 });
     expect(row(rows, 'postgres.create_rps')).toMatchObject({ floor: '2000', verdict: 'info' });
@@ -83,7 +108,11 @@ describe('buildResults: the durable floor and the history', () => {
         email: { link_to_resume_ms: { p50: 2.3, p99: 11 } },
       },
       bullmq: { decision_to_resume_ms: { p50: 2.5, p99: 8 } },
-      postgres: { floor: { durable_decision_to_resume_ms: { p50: 2.1, p99: 5 } }, decision_to_resume_ms: { p50: 3, p99: 9 }, replicas_2: { decision_to_resume_cross_ms: { p50: 3.2, p99: 9 } } },
+      postgres: {
+        floor: { durable_decision_to_resume_ms: { p50: 2.1, p99: 5 } },
+        decision_to_resume_ms: { p50: 3, p99: 9 },
+        replicas_2: { decision_to_resume_cross_ms: { p50: 3.2, p99: 9 } },
+      },
     };
     const rows = buildResults(wakeUps, info).table as GoalRow[];
     expect(row(rows, 'floor.durable_decision_to_resume_ms.p50')).toMatchObject({ value: 1.4, verdict: 'info' });
@@ -95,12 +124,26 @@ describe('buildResults: the durable floor and the history', () => {
     expect(row(rows, 'email.link_to_resume_ms.p99')).toMatchObject({ verdict: 'miss' });
     // BullMQ runs on SQLite: SQLite's floor; PostgreSQL (and its replicas) on its own.
     expect(row(rows, 'bullmq.decision_to_resume_ms.p50')).toMatchObject({ limit: 2.4, verdict: 'miss' });
-    expect(row(rows, 'postgres.decision_to_resume_ms.p50')).toMatchObject({ limit: 3.1, floor: '2.1', verdict: 'pass' });
-    expect(row(rows, 'postgres.replicas_2.decision_to_resume_cross_ms.p50')).toMatchObject({ limit: 3.1, verdict: 'miss' });
+    expect(row(rows, 'postgres.decision_to_resume_ms.p50')).toMatchObject({
+      limit: 3.1,
+      floor: '2.1',
+      verdict: 'pass',
+    });
+    expect(row(rows, 'postgres.replicas_2.decision_to_resume_cross_ms.p50')).toMatchObject({
+      limit: 3.1,
+      verdict: 'miss',
+    });
   });
 
   it('leaves the durable rows out when no durable floor was measured', () => {
-    const rows = buildResults({ sqlite: { floor: { http_rps: 2000, http_rtt_ms: { p50: 0.2, p99: 1.5 } }, create_rps: 1100 }, bullmq: {}, postgres: {} }, info).table as GoalRow[];
+    const rows = buildResults(
+      {
+        sqlite: { floor: { http_rps: 2000, http_rtt_ms: { p50: 0.2, p99: 1.5 } }, create_rps: 1100 },
+        bullmq: {},
+        postgres: {},
+      },
+      info,
+    ).table as GoalRow[];
     expect(rows.map((r) => r.figure).filter((f) => f.includes('durable'))).toEqual([]);
     expect(rows.map((r) => r.figure).filter((f) => f.startsWith('history'))).toEqual([]);
   });
@@ -139,9 +182,19 @@ describe('buildResults: against a baseline revision (--baseline)', () => {
   });
 
   it("judges create_rps and the wake-up against the baseline's gateway measured in the same run", () => {
-    const rows = buildResults(measured({ create_rps: 4800, decision_to_resume_ms: { p50: 2.4, p99: 5 } }), info).table as GoalRow[];
-    expect(row(rows, 'create_rps vs baseline')).toMatchObject({ value: 5000, floor: '4800', limit: 4800, verdict: 'pass' });
-    expect(row(rows, 'decision_to_resume_ms.p50 vs baseline')).toMatchObject({ value: 3.2, limit: 3.4, verdict: 'pass' });
+    const rows = buildResults(measured({ create_rps: 4800, decision_to_resume_ms: { p50: 2.4, p99: 5 } }), info)
+      .table as GoalRow[];
+    expect(row(rows, 'create_rps vs baseline')).toMatchObject({
+      value: 5000,
+      floor: '4800',
+      limit: 4800,
+      verdict: 'pass',
+    });
+    expect(row(rows, 'decision_to_resume_ms.p50 vs baseline')).toMatchObject({
+      value: 3.2,
+      limit: 3.4,
+      verdict: 'pass',
+    });
     expect(row(rows, 'baseline.decision_to_resume_ms.p50')).toMatchObject({ value: 2.4, verdict: 'info' });
   });
 

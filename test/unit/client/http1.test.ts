@@ -71,8 +71,18 @@ async function rawServer(answer: string[], keepOpen = false): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-const post = (base: string, timeoutMs = 5000) => postJson({ url: base, token: 'tok' }, new URL(`${base}/v1/hooks/claude-code?wait=1&channel=a%20b`), '{"tool_name":"Bash","é":1}', timeoutMs);
-const failure = (promise: Promise<unknown>) => promise.then(() => expect.unreachable(), (error: unknown) => error as GateClientError);
+const post = (base: string, timeoutMs = 5000) =>
+  postJson(
+    { url: base, token: 'tok' },
+    new URL(`${base}/v1/hooks/claude-code?wait=1&channel=a%20b`),
+    '{"tool_name":"Bash","é":1}',
+    timeoutMs,
+  );
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.unreachable(),
+    (error: unknown) => error as GateClientError,
+  );
 
 describe('postJson over a bare socket', () => {
   it('sends one POST with the token, JSON body, path and query, and reads a content-length answer', async () => {
@@ -89,8 +99,17 @@ describe('postJson over a bare socket', () => {
     const answer = await post(base);
     expect(answer).toMatchObject({ status: 200, body: '{"hookSpecificOutput":{"ok":"é"}}' });
     expect(answer.headers['tollgate-request-status']).toBe('approved');
-    expect(seen).toMatchObject({ method: 'POST', url: '/v1/hooks/claude-code?wait=1&channel=a%20b', body: '{"tool_name":"Bash","é":1}' });
-    expect(seen.headers).toMatchObject({ authorization: 'Bearer tok', 'content-type': 'application/json', accept: 'application/json', connection: 'close' });
+    expect(seen).toMatchObject({
+      method: 'POST',
+      url: '/v1/hooks/claude-code?wait=1&channel=a%20b',
+      body: '{"tool_name":"Bash","é":1}',
+    });
+    expect(seen.headers).toMatchObject({
+      authorization: 'Bearer tok',
+      'content-type': 'application/json',
+      accept: 'application/json',
+      connection: 'close',
+    });
   });
 
   it('reads chunked answers, answers framed by the close, and skips interim 1xx answers', async () => {
@@ -101,12 +120,22 @@ describe('postJson over a bare socket', () => {
     expect((await post(chunked)).body).toBe('{"a":"chunked"}');
     const untilClose = await rawServer(['HTTP/1.1 200 OK\r\nX-One: 1\r\nx-one: 2\r\n\r\n{"a":', '"closed"}']);
     expect(await post(untilClose)).toMatchObject({ body: '{"a":"closed"}', headers: { 'x-one': '1, 2' } });
-    const interim = await rawServer(['HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n', '{}'], true);
+    const interim = await rawServer(
+      ['HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n', '{}'],
+      true,
+    );
     expect((await post(interim)).body).toBe('{}');
   });
 
   it('refuses a token that would break the request head, as node:http did', async () => {
-    const error = await failure(postJson({ url: 'http://127.0.0.1:9', token: 'tok\r\nx-evil: 1' }, new URL('http://127.0.0.1:9/v1/hooks/claude-code'), '{}', 1000));
+    const error = await failure(
+      postJson(
+        { url: 'http://127.0.0.1:9', token: 'tok\r\nx-evil: 1' },
+        new URL('http://127.0.0.1:9/v1/hooks/claude-code'),
+        '{}',
+        1000,
+      ),
+    );
     expect(error).toBeInstanceOf(TypeError);
     expect(error.message).toBe('Invalid character in header content ["authorization"]');
   });
@@ -114,22 +143,50 @@ describe('postJson over a bare socket', () => {
   it('rejects a non-2xx answer with its problem document', async () => {
     const base = await httpServer((_req, res) => {
       res.writeHead(401, { 'content-type': 'application/problem+json' });
-      res.end(JSON.stringify({ type: 'https://tollgate.dev/problems/unauthorized', title: 'Unauthorized', status: 401, detail: 'invalid bearer token' }));
+      res.end(
+        JSON.stringify({
+          type: 'https://tollgate.dev/problems/unauthorized',
+          title: 'Unauthorized',
+          status: 401,
+          detail: 'invalid bearer token',
+        }),
+      );
     });
     const error = await failure(post(base));
     expect(error).toBeInstanceOf(GateClientError);
-    expect(error).toMatchObject({ status: 401, message: 'invalid bearer token', retryable: false, code: 'unauthorized' });
+    expect(error).toMatchObject({
+      status: 401,
+      message: 'invalid bearer token',
+      retryable: false,
+      code: 'unauthorized',
+    });
   });
 
   it('fails retryable (status 0) when refused, cut mid-answer, not HTTP, or silent past the timeout', async () => {
     const refused = await failure(post('http://127.0.0.1:9'));
-    expect(refused).toMatchObject({ status: 0, retryable: true, message: 'cannot reach the gateway at http://127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9' });
+    expect(refused).toMatchObject({
+      status: 0,
+      retryable: true,
+      message: 'cannot reach the gateway at http://127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9',
+    });
     const cut = await rawServer(['HTTP/1.1 200 OK\r\ncontent-length: 50\r\n\r\n{"a"']);
-    expect(await failure(post(cut))).toMatchObject({ status: 0, retryable: true, message: expect.stringMatching(/: socket hang up$/) });
+    expect(await failure(post(cut))).toMatchObject({
+      status: 0,
+      retryable: true,
+      message: expect.stringMatching(/: socket hang up$/),
+    });
     const notHttp = await rawServer(['SSH-2.0-OpenSSH_9.6\r\n\r\n']);
-    expect(await failure(post(notHttp))).toMatchObject({ status: 0, retryable: true, message: expect.stringMatching(/: Parse Error: not an HTTP\/1.1 status line$/) });
+    expect(await failure(post(notHttp))).toMatchObject({
+      status: 0,
+      retryable: true,
+      message: expect.stringMatching(/: Parse Error: not an HTTP\/1.1 status line$/),
+    });
     const silent = await rawServer([], true);
-    expect(await failure(post(silent, 50))).toMatchObject({ status: 0, retryable: true, message: expect.stringMatching(/: timed out$/) });
+    expect(await failure(post(silent, 50))).toMatchObject({
+      status: 0,
+      retryable: true,
+      message: expect.stringMatching(/: timed out$/),
+    });
   });
 });
 
@@ -148,16 +205,27 @@ describe('postJson to localhost', () => {
     const v6 = await serverOn('::1');
     expect((await post(`http://localhost:${v6}`)).body).toBe('{"at":"::1"}');
     const refused = await failure(post('http://localhost:9'));
-    expect(refused).toMatchObject({ status: 0, retryable: true, message: 'cannot reach the gateway at http://localhost:9: connect ECONNREFUSED ::1:9' });
+    expect(refused).toMatchObject({
+      status: 0,
+      retryable: true,
+      message: 'cannot reach the gateway at http://localhost:9: connect ECONNREFUSED ::1:9',
+    });
   });
 
   /** Runs `postJson` to `base` in a fresh node (`env` added): resolves with its answer or error, and whether `dns` loaded. */
-  async function postInChild(base: string, env: Record<string, string> = {}): Promise<{ body?: string; error?: string; dns: boolean }> {
+  async function postInChild(
+    base: string,
+    env: Record<string, string> = {},
+  ): Promise<{ body?: string; error?: string; dns: boolean }> {
     const module = fileURLToPath(new URL('../../../src/client/http1.ts', import.meta.url));
     const script = `const { postJson } = await import(${JSON.stringify(module)});
       const answer = await postJson({ url: '${base}', token: 't' }, new URL('${base}/x'), '{}', 5000).catch((error) => ({ error: error.message }));
       console.log(JSON.stringify({ ...answer, headers: undefined, status: undefined, statusText: undefined, dns: process.moduleLoadList.includes('NativeModule dns') }));`;
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, ...env } });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      { env: { ...process.env, ...env } },
+    );
     return JSON.parse(stdout) as { body?: string; error?: string; dns: boolean };
   }
 
@@ -193,8 +261,13 @@ UikQo5h7KvELJAxdW7jtLX2VpYONyrzMJDo1JhlTR1vEQB4VR6F6UPm9
     closers.push(() => rmSync(dir, { recursive: true, force: true }));
     const ca = join(dir, 'ca.pem');
     writeFileSync(ca, cert);
-    expect(await postInChild(`https://localhost:${port}`, { NODE_EXTRA_CA_CERTS: ca })).toEqual({ body: '{"tls":true}', dns: false });
-    expect((await postInChild(`https://127.0.0.1:${port}`, { NODE_EXTRA_CA_CERTS: ca })).error).toMatch(/IP: 127\.0\.0\.1 is not in the cert's list/);
+    expect(await postInChild(`https://localhost:${port}`, { NODE_EXTRA_CA_CERTS: ca })).toEqual({
+      body: '{"tls":true}',
+      dns: false,
+    });
+    expect((await postInChild(`https://127.0.0.1:${port}`, { NODE_EXTRA_CA_CERTS: ca })).error).toMatch(
+      /IP: 127\.0\.0\.1 is not in the cert's list/,
+    );
   });
 });
 
@@ -209,7 +282,11 @@ describe('postJson over TLS', () => {
     await once(server, 'listening');
     closers.push(() => server.close());
     const error = await failure(post(`https://localhost:${(server.address() as AddressInfo).port}`));
-    expect(error).toMatchObject({ status: 0, retryable: true, message: expect.stringMatching(/^cannot reach the gateway at https:\/\/localhost:\d+: self-signed certificate/) });
+    expect(error).toMatchObject({
+      status: 0,
+      retryable: true,
+      message: expect.stringMatching(/^cannot reach the gateway at https:\/\/localhost:\d+: self-signed certificate/),
+    });
     expect(asked).toBe(false);
   });
 });
@@ -219,8 +296,15 @@ describe('parseAnswer', () => {
   it('waits for the whole answer, whatever its framing', () => {
     expect(parseAnswer(bytes('HTTP/1.1 200 OK\r\ncontent-le'), false)).toBeNull();
     expect(parseAnswer(bytes('HTTP/1.1 200 OK\r\ncontent-length: 3\r\n\r\nab'), false)).toBeNull();
-    expect(parseAnswer(bytes('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n'), false)).toBeNull();
-    expect(parseAnswer(bytes('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2;x=1\r\nab\r\n1\r\nc\r\n0\r\nTrailer: t\r\n\r\n'), false)).toMatchObject({ body: 'abc' });
+    expect(
+      parseAnswer(bytes('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n'), false),
+    ).toBeNull();
+    expect(
+      parseAnswer(
+        bytes('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2;x=1\r\nab\r\n1\r\nc\r\n0\r\nTrailer: t\r\n\r\n'),
+        false,
+      ),
+    ).toMatchObject({ body: 'abc' });
     expect(parseAnswer(bytes('HTTP/1.1 204 No Content\r\n\r\n'), false)).toMatchObject({ status: 204, body: '' });
     expect(parseAnswer(bytes('HTTP/1.0 200 OK\r\n\r\nall'), false)).toBeNull();
     expect(parseAnswer(bytes('HTTP/1.0 200 OK\r\n\r\nall'), true)).toMatchObject({ body: 'all' });
@@ -228,7 +312,11 @@ describe('parseAnswer', () => {
   it('refuses what is not an HTTP/1.x answer', () => {
     expect(() => parseAnswer(bytes('HTTP/2 200\r\n\r\n'), false)).toThrow(/not an HTTP\/1.1 status line/);
     expect(() => parseAnswer(bytes('HTTP/1.1 200 OK\r\nno colon\r\n\r\n'), false)).toThrow(/bad header line/);
-    expect(() => parseAnswer(bytes('HTTP/1.1 200 OK\r\ncontent-length: x\r\n\r\n'), false)).toThrow(/bad content-length/);
-    expect(() => parseAnswer(bytes('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n'), false)).toThrow(/bad chunk size/);
+    expect(() => parseAnswer(bytes('HTTP/1.1 200 OK\r\ncontent-length: x\r\n\r\n'), false)).toThrow(
+      /bad content-length/,
+    );
+    expect(() => parseAnswer(bytes('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n'), false)).toThrow(
+      /bad chunk size/,
+    );
   });
 });

@@ -7,7 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { LinkSigner, toChannelError } from '../../../channels/email/index.js';
 import { PermanentChannelError } from '../../../src/channel/channel.js';
 
-const CLAIMS = { requestId: 'req_1', nonce: 'n0nce', recipient: 'ann@example.test', action: 'approve' as const, expiresAt: 1_000_000 };
+const CLAIMS = {
+  requestId: 'req_1',
+  nonce: 'n0nce',
+  recipient: 'ann@example.test',
+  action: 'approve' as const,
+  expiresAt: 1_000_000,
+};
 
 describe('LinkSigner', () => {
   const signer = new LinkSigner('deployment-key');
@@ -26,7 +32,8 @@ describe('LinkSigner', () => {
     const [, signature] = signer.sign(CLAIMS).split('.');
     const denied = signer.sign({ ...CLAIMS, action: 'deny' }).split('.')[0];
     expect(signer.verify(`${denied}.${signature}`, 0)).toEqual({ ok: false, problem: 'forged' });
-    for (const junk of ['', '.', 'a.b.c', 'x'.repeat(2000)]) expect(signer.verify(junk, 0)).toEqual({ ok: false, problem: 'forged' });
+    for (const junk of ['', '.', 'a.b.c', 'x'.repeat(2000)])
+      expect(signer.verify(junk, 0)).toEqual({ ok: false, problem: 'forged' });
   });
 
   it('binds a CSRF token to the form cookie and to the link', () => {
@@ -40,17 +47,29 @@ describe('LinkSigner', () => {
 });
 
 describe('toChannelError', () => {
-  const smtp = (responseCode: number, response: string) => Object.assign(new Error(`Can't send mail - all recipients were rejected: ${response}`), { code: 'EENVELOPE', responseCode, response, command: 'RCPT TO' });
+  const smtp = (responseCode: number, response: string) =>
+    Object.assign(new Error(`Can't send mail - all recipients were rejected: ${response}`), {
+      code: 'EENVELOPE',
+      responseCode,
+      response,
+      command: 'RCPT TO',
+    });
 
   it('makes a 5xx reply permanent, with the reply in the message', () => {
     const error = toChannelError(smtp(550, '550 5.1.1 User unknown'), 'ann@example.test');
     expect(error).toBeInstanceOf(PermanentChannelError);
-    expect(error).toMatchObject({ code: 'smtp_550', message: 'email to ann@example.test: SMTP 550 (after RCPT TO): 550 5.1.1 User unknown' });
+    expect(error).toMatchObject({
+      code: 'smtp_550',
+      message: 'email to ann@example.test: SMTP 550 (after RCPT TO): 550 5.1.1 User unknown',
+    });
   });
 
   it('keeps a 4xx reply and connection trouble retryable', () => {
     expect(toChannelError(smtp(451, '451 4.7.1 Greylisted'), 'a@x.test')).not.toBeInstanceOf(PermanentChannelError);
-    const refused = toChannelError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:25'), { code: 'ESOCKET' }), 'a@x.test');
+    const refused = toChannelError(
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:25'), { code: 'ESOCKET' }),
+      'a@x.test',
+    );
     expect(refused).not.toBeInstanceOf(PermanentChannelError);
     expect(refused.message).toBe('email to a@x.test: ESOCKET connect ECONNREFUSED 127.0.0.1:25');
   });

@@ -5,15 +5,31 @@ import type { HookContext } from '../../../src/hooks/index.js';
 import { fakeBackend } from './fake-backend.js';
 import { memoryLogger } from './helpers.js';
 
-const ctx = (over: Partial<HookContext> = {}): HookContext => ({ point: 'tool:pre', toolName: 'deploy', toolArgs: { env: 'prod' }, metadata: {}, ...over });
+const ctx = (over: Partial<HookContext> = {}): HookContext => ({
+  point: 'tool:pre',
+  toolName: 'deploy',
+  toolArgs: { env: 'prod' },
+  metadata: {},
+  ...over,
+});
 
 describe('approvalGate', () => {
   it('files a request shaped like POST /v1/requests and maps approval to continue', async () => {
     const backend = fakeBackend();
     backend.answer({ status: 'approved', allowed: true, respondedBy: 'slack:U1', requestId: 'r1' });
-    const gate = approvalGate({ backend, tools: ['deploy*'], timeoutS: 60, approvers: ['slack:U1'], channels: [{ type: 'slack', target: 'C1' }] });
+    const gate = approvalGate({
+      backend,
+      tools: ['deploy*'],
+      timeoutS: 60,
+      approvers: ['slack:U1'],
+      channels: [{ type: 'slack', target: 'C1' }],
+    });
     const result = await gate.decide(ctx({ toolCallId: 'call_1', sessionId: 's1', agentId: 'bot', userId: 'u1' }));
-    expect(result).toEqual({ action: 'continue', requestId: 'r1', sideEffects: ['approval_gate: approved by slack:U1 (request r1)'] });
+    expect(result).toEqual({
+      action: 'continue',
+      requestId: 'r1',
+      sideEffects: ['approval_gate: approved by slack:U1 (request r1)'],
+    });
     expect(backend.asked[0]).toEqual({
       tool_name: 'deploy',
       tool_args: { env: 'prod' },
@@ -51,7 +67,12 @@ describe('approvalGate', () => {
     backend.answer({ status: 'approved', allowed: true });
     const gate = approvalGate({ backend, prompt: 'generic', timeoutS: 10 });
     await gate.decide(ctx(), { prompt: 'Pay ¥60k?', options: ['Pay', 'Hold'], timeoutS: 900, default: 'allow' });
-    expect(backend.asked[0]).toMatchObject({ prompt: 'Pay ¥60k?', options: ['Pay', 'Hold'], timeout_s: 900, on_timeout: 'approve' });
+    expect(backend.asked[0]).toMatchObject({
+      prompt: 'Pay ¥60k?',
+      options: ['Pay', 'Hold'],
+      timeout_s: 900,
+      on_timeout: 'approve',
+    });
   });
 
   it('needs approval for tools flagged requiresConfirmation or matching a pattern', () => {
@@ -59,7 +80,9 @@ describe('approvalGate', () => {
     expect(gate.requiresApproval(ctx({ toolName: 'pay_invoice' }))).toBe(true);
     expect(gate.requiresApproval(ctx({ toolName: 'delete_x' }))).toBe(true);
     expect(gate.requiresApproval(ctx({ toolName: 'delete_xy' }))).toBe(false);
-    expect(gate.requiresApproval(ctx({ toolName: 'read', tool: { name: 'read', requiresConfirmation: true } }))).toBe(true);
+    expect(gate.requiresApproval(ctx({ toolName: 'read', tool: { name: 'read', requiresConfirmation: true } }))).toBe(
+      true,
+    );
     expect(gate.requiresApproval(ctx({ toolName: 'read', metadata: { requiresConfirmation: true } }))).toBe(true);
     expect(gate.requiresApproval(ctx({ toolName: 'read' }))).toBe(false);
   });
@@ -70,8 +93,12 @@ describe('approvalGate', () => {
     registry.register('tool:pre', approvalGate({ backend, tools: ['deploy'] }));
     backend.answer({ status: 'denied', allowed: false, reason: 'no' });
     expect((await registry.run('tool:pre', { toolName: 'deploy', toolArgs: {} })).action).toBe('deny');
-    expect((await registry.run('tool:pre', { toolName: 'deploy', toolArgs: {}, evaluationRun: true })).action).toBe('continue');
-    expect((await registry.child({ evaluationRun: true }).run('tool:pre', { toolName: 'deploy', toolArgs: {} })).action).toBe('continue');
+    expect((await registry.run('tool:pre', { toolName: 'deploy', toolArgs: {}, evaluationRun: true })).action).toBe(
+      'continue',
+    );
+    expect(
+      (await registry.child({ evaluationRun: true }).run('tool:pre', { toolName: 'deploy', toolArgs: {} })).action,
+    ).toBe('continue');
     expect(backend.asked).toHaveLength(1);
   });
 

@@ -6,11 +6,23 @@ describe('context injection budgets', () => {
   it('drops an injection over the per-injection cap (10 KiB default) with a warning', async () => {
     const logger = memoryLogger();
     const registry = new HookRegistry({ logger });
-    registry.register('tool:post', () => ({ action: 'inject_context', contextInjection: 'x'.repeat(10 * 1024 + 1) }), { name: 'big' });
-    registry.register('tool:post', () => ({ action: 'inject_context', contextInjection: 'small', ephemeral: true, contextInjectionRole: 'user' }), { name: 'small' });
+    registry.register('tool:post', () => ({ action: 'inject_context', contextInjection: 'x'.repeat(10 * 1024 + 1) }), {
+      name: 'big',
+    });
+    registry.register(
+      'tool:post',
+      () => ({ action: 'inject_context', contextInjection: 'small', ephemeral: true, contextInjectionRole: 'user' }),
+      { name: 'small' },
+    );
     const outcome = await registry.run('tool:post', { result: 1 });
     expect(outcome.contextInjections).toEqual([{ content: 'small', role: 'user', ephemeral: true, source: 'small' }]);
-    expect(logger.lines).toEqual([expect.objectContaining({ level: 'warn', message: 'context injection dropped', fields: expect.objectContaining({ hook: 'big', why: 'injection_too_large' }) })]);
+    expect(logger.lines).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        message: 'context injection dropped',
+        fields: expect.objectContaining({ hook: 'big', why: 'injection_too_large' }),
+      }),
+    ]);
   });
 
   it('enforces a per-turn budget per session, reset by beginTurn', async () => {

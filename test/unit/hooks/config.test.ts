@@ -2,7 +2,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HookConfigError, HookRegistry, MemoryAuditSink, ToolExecutor, defineBuiltin, loadHookConfig, loadHookConfigFile } from '../../../src/hooks/index.js';
+import {
+  HookConfigError,
+  HookRegistry,
+  MemoryAuditSink,
+  ToolExecutor,
+  defineBuiltin,
+  loadHookConfig,
+  loadHookConfigFile,
+} from '../../../src/hooks/index.js';
 import { z } from 'zod';
 import { memoryLogger } from './helpers.js';
 
@@ -43,7 +51,10 @@ describe('loadHookConfig', () => {
       { point: 'tool:pre', name: 'guard_destructive', use: 'guard_destructive' },
       { point: 'tool:post', name: 'truncate_result', use: 'truncate_result' },
     ]);
-    expect(r.list('tool:pre').map((h) => [h.name, h.priority])).toEqual([['policy', 10], ['guard_destructive', 20]]);
+    expect(r.list('tool:pre').map((h) => [h.name, h.priority])).toEqual([
+      ['policy', 10],
+      ['guard_destructive', 20],
+    ]);
   });
 
   it('loaded hooks behave: policy denies, truncate cuts', async () => {
@@ -65,7 +76,9 @@ describe('loadHookConfig', () => {
   });
 
   it('unknown profiles are errors listing the known ones', () => {
-    expect(() => loadHookConfig(YAML, { file: 'tollgate.yaml', profile: 'prod' })).toThrow('tollgate.yaml: profiles.prod: unknown profile (known: ci, open)');
+    expect(() => loadHookConfig(YAML, { file: 'tollgate.yaml', profile: 'prod' })).toThrow(
+      'tollgate.yaml: profiles.prod: unknown profile (known: ci, open)',
+    );
   });
 
   it('interpolates ${ENV}, ${ENV:-default} and $${literal} in config', () => {
@@ -80,7 +93,9 @@ hooks:
 `;
     const loaded = loadHookConfig(yaml, { registry: registry(), env: { HOOK_URL: 'http://127.0.0.1:9/hook' } });
     expect(loaded.registered.map((r) => r.point)).toEqual(['tool:pre', 'tool:post', 'tool:error']);
-    expect(() => loadHookConfig(yaml, { file: 'a.yaml', env: {} })).toThrow('a.yaml: hooks.tool:pre[0].config.url: environment variable HOOK_URL is not set');
+    expect(() => loadHookConfig(yaml, { file: 'a.yaml', env: {} })).toThrow(
+      'a.yaml: hooks.tool:pre[0].config.url: environment variable HOOK_URL is not set',
+    );
   });
 
   it('names the file and the path of invalid config', () => {
@@ -92,7 +107,9 @@ hooks:
       config:
         allow_tools: "shell"
 `;
-    expect(() => loadHookConfig(yaml, { file: 'tollgate.yaml' })).toThrow('tollgate.yaml: hooks.tool:pre[1].config.allow_tools: expected array');
+    expect(() => loadHookConfig(yaml, { file: 'tollgate.yaml' })).toThrow(
+      'tollgate.yaml: hooks.tool:pre[1].config.allow_tools: expected array',
+    );
     try {
       loadHookConfig(yaml, { file: 'tollgate.yaml' });
     } catch (err) {
@@ -103,14 +120,31 @@ hooks:
 
   it('rejects unknown hook names, misplaced hooks, unknown keys and bad regexes, registering nothing', () => {
     const r = registry();
-    expect(() => loadHookConfig('hooks:\n  tool:pre:\n    - use: polcy\n', { file: 'x.yaml', registry: r })).toThrow(/x\.yaml: hooks\.tool:pre\[0\]\.use: unknown hook "polcy" \(known: .*policy/);
-    expect(() => loadHookConfig('hooks:\n  tool:pre:\n    - use: truncate_result\n', { file: 'x.yaml' })).toThrow('x.yaml: hooks.tool:pre[0].use: "truncate_result" cannot run at tool:pre (it runs at tool:post)');
-    expect(() => loadHookConfig('hooks:\n  tool:pre:\n    - use: policy\n      config: { deny_tool: [a] }\n', { file: 'x.yaml' })).toThrow('x.yaml: hooks.tool:pre[0].config: unknown field(s): deny_tool');
-    expect(() => loadHookConfig('hooks:\n  tool:pre:\n    - use: policy\n      config: { deny_argument_patterns: { command: ["(unclosed"] } }\n', { file: 'x.yaml' })).toThrow('x.yaml: hooks.tool:pre[0].config.deny_argument_patterns.command[0]: invalid regular expression');
-    expect(() => loadHookConfig('hooks:\n  tool:pre:\n    - use: policy\n      priorty: 3\n', { file: 'x.yaml' })).toThrow('x.yaml: hooks.tool:pre[0]: unknown field(s): priorty');
-    expect(() => loadHookConfig('hooks:\n  toolpre:\n    - use: policy\n', { file: 'x.yaml' })).toThrow('x.yaml: hooks.toolpre: invalid hook point name');
+    expect(() => loadHookConfig('hooks:\n  tool:pre:\n    - use: polcy\n', { file: 'x.yaml', registry: r })).toThrow(
+      /x\.yaml: hooks\.tool:pre\[0\]\.use: unknown hook "polcy" \(known: .*policy/,
+    );
+    expect(() => loadHookConfig('hooks:\n  tool:pre:\n    - use: truncate_result\n', { file: 'x.yaml' })).toThrow(
+      'x.yaml: hooks.tool:pre[0].use: "truncate_result" cannot run at tool:pre (it runs at tool:post)',
+    );
+    expect(() =>
+      loadHookConfig('hooks:\n  tool:pre:\n    - use: policy\n      config: { deny_tool: [a] }\n', { file: 'x.yaml' }),
+    ).toThrow('x.yaml: hooks.tool:pre[0].config: unknown field(s): deny_tool');
+    expect(() =>
+      loadHookConfig(
+        'hooks:\n  tool:pre:\n    - use: policy\n      config: { deny_argument_patterns: { command: ["(unclosed"] } }\n',
+        { file: 'x.yaml' },
+      ),
+    ).toThrow('x.yaml: hooks.tool:pre[0].config.deny_argument_patterns.command[0]: invalid regular expression');
+    expect(() =>
+      loadHookConfig('hooks:\n  tool:pre:\n    - use: policy\n      priorty: 3\n', { file: 'x.yaml' }),
+    ).toThrow('x.yaml: hooks.tool:pre[0]: unknown field(s): priorty');
+    expect(() => loadHookConfig('hooks:\n  toolpre:\n    - use: policy\n', { file: 'x.yaml' })).toThrow(
+      'x.yaml: hooks.toolpre: invalid hook point name',
+    );
     expect(() => loadHookConfig('hooks: [1', { file: 'x.yaml' })).toThrow(/^x\.yaml: invalid YAML/);
-    expect(() => loadHookConfig('hooks:\n  tool:pre:\n    - use: passthrough\n    - use: nope\n', { registry: r })).toThrow(/unknown hook/);
+    expect(() =>
+      loadHookConfig('hooks:\n  tool:pre:\n    - use: passthrough\n    - use: nope\n', { registry: r }),
+    ).toThrow(/unknown hook/);
     expect(r.list()).toEqual([]);
   });
 
@@ -134,9 +168,12 @@ hooks:
       points: ['tool:post'],
       create: (config) => (ctx) => ({ action: 'modify', data: `${String(ctx.result).toUpperCase()}${config.suffix}` }),
     });
-    const yaml = 'hooks:\n  tool:pre:\n    - use: audit_log\n      priority: 0\n  tool:post:\n    - use: shout\n      config: { suffix: "!" }\n';
+    const yaml =
+      'hooks:\n  tool:pre:\n    - use: audit_log\n      priority: 0\n  tool:post:\n    - use: shout\n      config: { suffix: "!" }\n';
     const loaded = loadHookConfig(yaml, { registry: registry(), hooks: { shout }, auditSink: sink });
-    const out = await new ToolExecutor({ registry: loaded.registry, tools: { hi: () => 'hi' } }).execute('hi', { a: 1 });
+    const out = await new ToolExecutor({ registry: loaded.registry, tools: { hi: () => 'hi' } }).execute('hi', {
+      a: 1,
+    });
     expect(out.status === 'ok' && out.result).toBe('HI!');
     expect(sink.entries.map((e) => e.event)).toEqual(['call', 'result']);
     loaded.unregister();

@@ -42,8 +42,17 @@ describe('ToolExecutor', () => {
     const out = await executor.execute('echo', { x: 1 }, { sessionId: 's', toolCallId: 'c1', metadata: { org: 'o' } });
     expect(order).toEqual(['pre', 'post']);
     expect(received[0]?.args).toEqual({ x: 1, added: true });
-    expect(received[0]?.ctx).toMatchObject({ toolName: 'echo', sessionId: 's', toolCallId: 'c1', metadata: { org: 'o' } });
-    expect(out).toEqual({ status: 'ok', result: { wrapped: { echoed: { x: 1, added: true } } }, sideEffects: ['pre: added'] });
+    expect(received[0]?.ctx).toMatchObject({
+      toolName: 'echo',
+      sessionId: 's',
+      toolCallId: 'c1',
+      metadata: { org: 'o' },
+    });
+    expect(out).toEqual({
+      status: 'ok',
+      result: { wrapped: { echoed: { x: 1, added: true } } },
+      sideEffects: ['pre: added'],
+    });
   });
 
   it('blocks a denied call with a reason written for the model, and fires tool:blocked', async () => {
@@ -54,7 +63,9 @@ describe('ToolExecutor', () => {
     const out = await new ToolExecutor({ registry, tools }).execute('echo', {});
     expect(out.status).toBe('blocked');
     if (out.status !== 'blocked') return;
-    expect(out.reason).toBe('The tool "echo" was not run: tool "echo" is not allowed by policy (matches "echo"). Do not retry the same call unchanged.');
+    expect(out.reason).toBe(
+      'The tool "echo" was not run: tool "echo" is not allowed by policy (matches "echo"). Do not retry the same call unchanged.',
+    );
     expect(received).toEqual([]);
     expect(blockedSeen).toEqual([{ reason: out.reason }]);
   });
@@ -76,9 +87,15 @@ describe('ToolExecutor', () => {
 
   it('sends ask_user outcomes through the gate: approved, denied, edited', async () => {
     const { registry, received, tools } = setup();
-    registry.register('tool:pre', (c) => (Number(c.toolArgs?.amount) > 50_000 ? { action: 'ask_user', approval: { prompt: 'Large payment' } } : undefined));
+    registry.register('tool:pre', (c) =>
+      Number(c.toolArgs?.amount) > 50_000 ? { action: 'ask_user', approval: { prompt: 'Large payment' } } : undefined,
+    );
     const backend = fakeBackend();
-    const executor = new ToolExecutor({ registry, tools: { ...tools, pay: tools.pay.execute }, gate: approvalGate({ backend }) });
+    const executor = new ToolExecutor({
+      registry,
+      tools: { ...tools, pay: tools.pay.execute },
+      gate: approvalGate({ backend }),
+    });
 
     expect((await executor.execute('pay', { amount: 10 })).status).toBe('ok');
     expect(backend.asked).toHaveLength(0);
@@ -121,7 +138,11 @@ describe('ToolExecutor', () => {
     const executor = new ToolExecutor({ registry, tools, gate: approvalGate({ backend }) });
     expect((await executor.execute('pay', { amount: 1 }, { evaluationRun: true })).status).toBe('ok');
     expect((await executor.execute('echo', {}, { evaluationRun: true })).status).toBe('blocked');
-    const evalExecutor = new ToolExecutor({ registry: registry.child({ evaluationRun: true }), tools, gate: approvalGate({ backend }) });
+    const evalExecutor = new ToolExecutor({
+      registry: registry.child({ evaluationRun: true }),
+      tools,
+      gate: approvalGate({ backend }),
+    });
     expect((await evalExecutor.execute('pay', { amount: 2 })).status).toBe('ok');
     expect(backend.asked).toEqual([]);
     expect(received.map((r) => r.args.amount)).toEqual([1, 2]);
@@ -131,7 +152,9 @@ describe('ToolExecutor', () => {
     const { registry, tools } = setup();
     const backend = fakeBackend();
     backend.failNext(1, new Error('gateway unreachable'));
-    const out = await new ToolExecutor({ registry, tools, gate: approvalGate({ backend }) }).execute('pay', { amount: 1 });
+    const out = await new ToolExecutor({ registry, tools, gate: approvalGate({ backend }) }).execute('pay', {
+      amount: 1,
+    });
     expect(out.status === 'blocked' && out.reason).toContain('approval could not be obtained (gateway unreachable)');
   });
 
@@ -144,7 +167,12 @@ describe('ToolExecutor', () => {
 
   it('returns context injections and user messages for the agent loop', async () => {
     const { registry, tools } = setup();
-    registry.register('tool:post', () => ({ action: 'inject_context', contextInjection: 'lint: 2 errors', userMessage: 'Found lint issues', userMessageLevel: 'warning' }));
+    registry.register('tool:post', () => ({
+      action: 'inject_context',
+      contextInjection: 'lint: 2 errors',
+      userMessage: 'Found lint issues',
+      userMessageLevel: 'warning',
+    }));
     const out = await new ToolExecutor({ registry, tools }).execute('echo', {});
     expect(out).toMatchObject({
       status: 'ok',

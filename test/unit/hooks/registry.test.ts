@@ -26,10 +26,14 @@ describe('HookRegistry — modifying points', () => {
     const { registry } = newRegistry();
     registry.register('tool:pre', (ctx) => ({ action: 'modify', data: { ...ctx.toolArgs, a: 1 } }), { priority: 1 });
     let seenByLast: unknown;
-    registry.register('tool:pre', (ctx) => {
-      seenByLast = ctx.toolArgs;
-      return { action: 'modify', data: { ...ctx.toolArgs, b: 2 } };
-    }, { priority: 2 });
+    registry.register(
+      'tool:pre',
+      (ctx) => {
+        seenByLast = ctx.toolArgs;
+        return { action: 'modify', data: { ...ctx.toolArgs, b: 2 } };
+      },
+      { priority: 2 },
+    );
     const outcome = await registry.run('tool:pre', { toolName: 't', toolArgs: { x: 0 } });
     expect(seenByLast).toEqual({ x: 0, a: 1 });
     expect(outcome.action).toBe('modify');
@@ -40,11 +44,17 @@ describe('HookRegistry — modifying points', () => {
     const { registry } = newRegistry();
     registry.register('tool:post', (ctx) => ({ action: 'modify', data: `${String(ctx.result)}!` }));
     registry.register('message:received', (ctx) => ({ action: 'modify', data: ctx.text?.replace('darn', '****') }));
-    registry.register('llm:input', (ctx) => ({ action: 'modify', data: [...(ctx.messages ?? []), { role: 'system', content: 'be brief' }] }));
+    registry.register('llm:input', (ctx) => ({
+      action: 'modify',
+      data: [...(ctx.messages ?? []), { role: 'system', content: 'be brief' }],
+    }));
     expect((await registry.run('tool:post', { result: 'done' })).data).toBe('done!');
     expect((await registry.run('message:received', { text: 'darn it' })).data).toBe('**** it');
     const llm = await registry.run('llm:input', { messages: [{ role: 'user', content: 'hi' }] });
-    expect(llm.data).toEqual([{ role: 'user', content: 'hi' }, { role: 'system', content: 'be brief' }]);
+    expect(llm.data).toEqual([
+      { role: 'user', content: 'hi' },
+      { role: 'system', content: 'be brief' },
+    ]);
   });
 
   it('a deny stops the chain: later handlers never run', async () => {
@@ -63,10 +73,21 @@ describe('HookRegistry — modifying points', () => {
     registry.register('tool:pre', () => ({ action: 'modify', data: { a: 1 } }), { priority: 1 });
     registry.register('tool:pre', () => ({ action: 'inject_context', contextInjection: 'note' }), { priority: 2 });
     expect((await registry.run('tool:pre', { toolArgs: {} })).action).toBe('inject_context');
-    registry.register('tool:pre', () => ({ action: 'ask_user', reason: 'sensitive', approval: { prompt: 'ok?' } }), { priority: 3, name: 'asker' });
+    registry.register('tool:pre', () => ({ action: 'ask_user', reason: 'sensitive', approval: { prompt: 'ok?' } }), {
+      priority: 3,
+      name: 'asker',
+    });
     const asked = await registry.run('tool:pre', { toolArgs: {} });
-    expect(asked).toMatchObject({ action: 'ask_user', reason: 'sensitive', decidedBy: 'asker', approval: { prompt: 'ok?', source: 'asker' }, data: { a: 1 } });
-    expect(asked.contextInjections).toEqual([{ content: 'note', role: 'system', ephemeral: false, source: 'anonymous' }]);
+    expect(asked).toMatchObject({
+      action: 'ask_user',
+      reason: 'sensitive',
+      decidedBy: 'asker',
+      approval: { prompt: 'ok?', source: 'asker' },
+      data: { a: 1 },
+    });
+    expect(asked.contextInjections).toEqual([
+      { content: 'note', role: 'system', ephemeral: false, source: 'anonymous' },
+    ]);
     registry.register('tool:pre', () => ({ action: 'deny', reason: 'policy' }), { priority: 4 });
     const denied = await registry.run('tool:pre', { toolArgs: {} });
     expect(denied.action).toBe('deny');
@@ -76,7 +97,10 @@ describe('HookRegistry — modifying points', () => {
   it('stop skips the rest of the point without an error and keeps the stopper’s result', async () => {
     const { registry, logger } = newRegistry();
     const ran: string[] = [];
-    registry.register('tool:pre', () => ({ action: 'modify', data: { a: 2 }, stop: true }), { priority: 1, name: 'stopper' });
+    registry.register('tool:pre', () => ({ action: 'modify', data: { a: 2 }, stop: true }), {
+      priority: 1,
+      name: 'stopper',
+    });
     registry.register('tool:pre', () => void ran.push('later'), { priority: 2 });
     const outcome = await registry.run('tool:pre', { toolArgs: { a: 1 } });
     expect(ran).toEqual([]);
@@ -113,8 +137,23 @@ describe('HookRegistry — modifying points', () => {
     const { registry } = newRegistry();
     let seen: HookContext | undefined;
     registry.register('tool:pre', (ctx) => void (seen = ctx));
-    await registry.run('tool:pre', { toolName: 't', toolArgs: { q: 1 }, sessionId: 's', agentId: 'a', userId: 'u', metadata: { org: 'o' } });
-    expect(seen).toMatchObject({ point: 'tool:pre', toolName: 't', toolArgs: { q: 1 }, sessionId: 's', agentId: 'a', userId: 'u', metadata: { org: 'o' } });
+    await registry.run('tool:pre', {
+      toolName: 't',
+      toolArgs: { q: 1 },
+      sessionId: 's',
+      agentId: 'a',
+      userId: 'u',
+      metadata: { org: 'o' },
+    });
+    expect(seen).toMatchObject({
+      point: 'tool:pre',
+      toolName: 't',
+      toolArgs: { q: 1 },
+      sessionId: 's',
+      agentId: 'a',
+      userId: 'u',
+      metadata: { org: 'o' },
+    });
   });
 
   it('rejects invalid point names and handlers', () => {
@@ -128,9 +167,13 @@ describe('HookRegistry — failure policy', () => {
   it('a throwing tool:pre handler denies (fail closed) and names itself in the reason', async () => {
     const { registry, logger } = newRegistry();
     const ran: string[] = [];
-    registry.register('tool:pre', () => {
-      throw new Error('db down');
-    }, { name: 'org_check', priority: 1 });
+    registry.register(
+      'tool:pre',
+      () => {
+        throw new Error('db down');
+      },
+      { name: 'org_check', priority: 1 },
+    );
     registry.register('tool:pre', () => void ran.push('later'), { priority: 2 });
     const outcome = await registry.run('tool:pre', { toolName: 't' });
     expect(outcome.action).toBe('deny');
@@ -142,9 +185,13 @@ describe('HookRegistry — failure policy', () => {
 
   it('a failOpen tool:pre handler that throws is skipped', async () => {
     const { registry } = newRegistry();
-    registry.register('tool:pre', () => {
-      throw new Error('flaky');
-    }, { failOpen: true });
+    registry.register(
+      'tool:pre',
+      () => {
+        throw new Error('flaky');
+      },
+      { failOpen: true },
+    );
     registry.register('tool:pre', () => ({ action: 'modify', data: { ok: true } }));
     const outcome = await registry.run('tool:pre', { toolArgs: {} });
     expect(outcome).toMatchObject({ action: 'modify', data: { ok: true } });
@@ -178,9 +225,13 @@ describe('HookRegistry — failure policy', () => {
     const clock = new ManualClock();
     const logger = memoryLogger();
     const registry = new HookRegistry({ clock, logger, defaultTimeoutMs: 100 });
-    registry.register('tool:post', () => {
-      throw new Error('boom');
-    }, { name: 'thrower' });
+    registry.register(
+      'tool:post',
+      () => {
+        throw new Error('boom');
+      },
+      { name: 'thrower' },
+    );
     registry.register('tool:post', () => new Promise(() => undefined), { name: 'hanger' });
     registry.register('tool:post', (ctx) => ({ action: 'modify', data: `${String(ctx.result)}+` }), { name: 'ok' });
     const pending = registry.run('tool:post', { result: 'r' });
@@ -201,23 +252,39 @@ describe('HookRegistry — notification points', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     // The first handler waits for the second: this only finishes if they run at the same time.
-    registry.register('session:start', async () => {
-      started.push('a');
-      await gate;
-    }, { priority: 1 });
-    registry.register('session:start', () => {
-      started.push('b');
-      release();
-    }, { priority: 2 });
-    registry.register('session:start', () => {
-      throw new Error('analytics down');
-    }, { name: 'analytics', priority: 3 });
-    registry.register('session:start', () => ({ action: 'inject_context', contextInjection: 'user prefers Chinese' }), { name: 'prefs' });
+    registry.register(
+      'session:start',
+      async () => {
+        started.push('a');
+        await gate;
+      },
+      { priority: 1 },
+    );
+    registry.register(
+      'session:start',
+      () => {
+        started.push('b');
+        release();
+      },
+      { priority: 2 },
+    );
+    registry.register(
+      'session:start',
+      () => {
+        throw new Error('analytics down');
+      },
+      { name: 'analytics', priority: 3 },
+    );
+    registry.register('session:start', () => ({ action: 'inject_context', contextInjection: 'user prefers Chinese' }), {
+      name: 'prefs',
+    });
     const outcome = await registry.run('session:start', { sessionId: 's1' });
     expect(started).toEqual(['a', 'b']);
     expect(outcome.action).toBe('inject_context');
     expect(outcome.contextInjections?.[0]).toMatchObject({ content: 'user prefers Chinese', source: 'prefs' });
-    expect(logger.lines).toEqual([expect.objectContaining({ level: 'error', fields: expect.objectContaining({ hook: 'analytics' }) })]);
+    expect(logger.lines).toEqual([
+      expect.objectContaining({ level: 'error', fields: expect.objectContaining({ hook: 'analytics' }) }),
+    ]);
   });
 
   it('ignores deny and modify at notification points', async () => {
@@ -226,7 +293,10 @@ describe('HookRegistry — notification points', () => {
     registry.register('tool:error', () => ({ action: 'modify', data: 1 }));
     expect((await registry.run('session:end', {})).action).toBe('continue');
     expect((await registry.run('tool:error', { error: new Error('x') })).action).toBe('continue');
-    expect(logger.lines.map((l) => l.message)).toEqual(['deny ignored at a notification point', 'modify ignored at a notification point']);
+    expect(logger.lines.map((l) => l.message)).toEqual([
+      'deny ignored at a notification point',
+      'modify ignored at a notification point',
+    ]);
   });
 
   it('custom points chain by default and broadcast when declared as notification', async () => {
@@ -275,9 +345,13 @@ describe('HookRegistry — children, evaluation runs, contributions', () => {
     const { registry, logger } = newRegistry();
     registry.registerContributor('capabilities', () => ['search']);
     registry.registerContributor('capabilities', () => undefined);
-    registry.registerContributor('capabilities', () => {
-      throw new Error('broken');
-    }, 'broken_module');
+    registry.registerContributor(
+      'capabilities',
+      () => {
+        throw new Error('broken');
+      },
+      'broken_module',
+    );
     const child = registry.child();
     const off = child.registerContributor('capabilities', async () => ['deploy']);
     expect(await child.collectContributions('capabilities')).toEqual([['search'], ['deploy']]);

@@ -46,7 +46,13 @@ describe('simulate', () => {
 `);
     const rows = [
       row(1, { agentKind: 'claude', context: where('acme/api') }),
-      row(2, { agentKind: 'claude', context: where('acme/web'), status: 'denied', respondedByPerson: 'bob', reason: 'not now' }),
+      row(2, {
+        agentKind: 'claude',
+        context: where('acme/web'),
+        status: 'denied',
+        respondedByPerson: 'bob',
+        reason: 'not now',
+      }),
       row(3, { agentKind: 'claude', context: where('other/repo') }),
       row(4, { agentKind: 'codex', context: where('acme/api') }),
       row(5),
@@ -54,7 +60,17 @@ describe('simulate', () => {
     const report = await simulate(candidate, pages(rows), WINDOW);
     expect(report.would).toEqual({ auto_allow: 2, auto_deny: 0, ask: 3 });
     expect(report.by_rule).toEqual({ 'claude-in-acme': 2, default: 3 });
-    expect(report.denied_but_would_allow).toEqual([{ id: 'r2', tool_name: 'Bash', agent_id: 'ops', responded_by_person: 'bob', reason: 'not now', rule: 'claude-in-acme', created_at: rows[1]!.createdAt }]);
+    expect(report.denied_but_would_allow).toEqual([
+      {
+        id: 'r2',
+        tool_name: 'Bash',
+        agent_id: 'ops',
+        responded_by_person: 'bob',
+        reason: 'not now',
+        rule: 'claude-in-acme',
+        created_at: rows[1]!.createdAt,
+      },
+    ]);
   });
 
   it('counts a routing change only where the rule names approvers or a quorum', async () => {
@@ -66,19 +82,31 @@ describe('simulate', () => {
     match: { tool: Bash }
     approvers: ["web:alice"]
 `);
-    const report = await simulate(candidate, pages([row(1, { toolName: 'deploy' }), row(2), row(3, { approvers: ['web:bob'] })]), WINDOW);
+    const report = await simulate(
+      candidate,
+      pages([row(1, { toolName: 'deploy' }), row(2), row(3, { approvers: ['web:bob'] })]),
+      WINDOW,
+    );
     expect(report.changed).toEqual({ auto_allow: 0, auto_deny: 0, ask: 0, rerouted: 2 });
   });
 
-  it('decodes a row\'s arguments only when a rule reads them', async () => {
+  it("decodes a row's arguments only when a rule reads them", async () => {
     const candidate = loadCandidate(`policies:
   - name: reads
     match: { tool: read_file, when: 'args.path.startsWith("/srv")' }
     decision: allow
 `);
     const untouchable = row(1);
-    Object.defineProperty(untouchable, 'toolArgs', { get: () => { throw new Error('decoded'); } });
-    const report = await simulate(candidate, pages([untouchable, row(2, { toolName: 'read_file', toolArgs: { path: '/srv/a' } })]), WINDOW);
+    Object.defineProperty(untouchable, 'toolArgs', {
+      get: () => {
+        throw new Error('decoded');
+      },
+    });
+    const report = await simulate(
+      candidate,
+      pages([untouchable, row(2, { toolName: 'read_file', toolArgs: { path: '/srv/a' } })]),
+      WINDOW,
+    );
     expect(report.would).toEqual({ auto_allow: 1, auto_deny: 0, ask: 1 });
   });
 });

@@ -8,8 +8,22 @@ import { pickCandidates, suggestionOf } from '../../../src/insights/suggestions.
 import type { SuggestionCandidate } from '../../../src/insights/types.js';
 import { matchPolicy } from '../../../src/policy/index.js';
 
-const base: SuggestionCandidate = { agentId: 'ops', toolName: 'Bash', key: 'command', words: 1, prefix: 'npm', value: 'npm test', approvals: 12, decisionMs: 48_000, approvers: ['alice'], sampleRequestId: 'r1' };
-const covers = (c: SuggestionCandidate, facts: { toolName: string; toolArgs: Record<string, unknown>; agentId?: string }) => {
+const base: SuggestionCandidate = {
+  agentId: 'ops',
+  toolName: 'Bash',
+  key: 'command',
+  words: 1,
+  prefix: 'npm',
+  value: 'npm test',
+  approvals: 12,
+  decisionMs: 48_000,
+  approvers: ['alice'],
+  sampleRequestId: 'r1',
+};
+const covers = (
+  c: SuggestionCandidate,
+  facts: { toolName: string; toolArgs: Record<string, unknown>; agentId?: string },
+) => {
   const s = suggestionOf(c, [])!;
   return matchPolicy(s.policy, facts).rule.name !== 'default';
 };
@@ -18,7 +32,9 @@ describe('suggested rules', () => {
   it('match a tool and an agent named with glob characters exactly', () => {
     const c = { ...base, toolName: 'mcp__fs__read*', agentId: 'bot?' };
     expect(covers(c, { toolName: 'mcp__fs__read*', agentId: 'bot?', toolArgs: { command: 'npm test' } })).toBe(true);
-    expect(covers(c, { toolName: 'mcp__fs__read_all', agentId: 'bot?', toolArgs: { command: 'npm test' } })).toBe(false);
+    expect(covers(c, { toolName: 'mcp__fs__read_all', agentId: 'bot?', toolArgs: { command: 'npm test' } })).toBe(
+      false,
+    );
     expect(covers(c, { toolName: 'mcp__fs__read*', agentId: 'bot1', toolArgs: { command: 'npm test' } })).toBe(false);
   });
 
@@ -31,7 +47,9 @@ describe('suggested rules', () => {
   it('match values with quotes, backslashes and regex characters exactly, and prefixes of them literally', () => {
     const value = 'echo "a\\b" $(x) .* [y]';
     expect(covers({ ...base, value }, { toolName: 'Bash', agentId: 'ops', toolArgs: { command: value } })).toBe(true);
-    expect(covers({ ...base, value }, { toolName: 'Bash', agentId: 'ops', toolArgs: { command: `${value} ` } })).toBe(false);
+    expect(covers({ ...base, value }, { toolName: 'Bash', agentId: 'ops', toolArgs: { command: `${value} ` } })).toBe(
+      false,
+    );
     const prefix = { ...base, value: null, words: 2 as const, prefix: 'make .*' };
     expect(covers(prefix, { toolName: 'Bash', agentId: 'ops', toolArgs: { command: 'make .* -j4' } })).toBe(true);
     expect(covers(prefix, { toolName: 'Bash', agentId: 'ops', toolArgs: { command: 'make all' } })).toBe(false);

@@ -12,7 +12,14 @@ function lint(file: string, code: string): string[] {
   const linter = new Linter({ configType: 'flat' });
   const messages = linter.verify(
     code,
-    [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser }, plugins: { layers }, rules: { 'layers/point-down': 'error' } }],
+    [
+      {
+        files: ['**/*.ts'],
+        languageOptions: { parser: tseslint.parser },
+        plugins: { layers },
+        rules: { 'layers/point-down': 'error' },
+      },
+    ],
     { filename: resolve(root, file) },
   );
   return messages.map((m) => m.message);
@@ -20,18 +27,28 @@ function lint(file: string, code: string): string[] {
 
 describe('layers/point-down', () => {
   it('refuses a store contract importing the gateway, naming both rooms and layers', () => {
-    const messages = lint('src/requests/new-file.ts', "import { Gateway } from '../gateway/gateway.js';\nexport const g = Gateway;\n");
-    expect(messages).toEqual([expect.stringContaining('src/requests/ (domain) imports src/gateway/ (gateway), which is above it')]);
+    const messages = lint(
+      'src/requests/new-file.ts',
+      "import { Gateway } from '../gateway/gateway.js';\nexport const g = Gateway;\n",
+    );
+    expect(messages).toEqual([
+      expect.stringContaining('src/requests/ (domain) imports src/gateway/ (gateway), which is above it'),
+    ]);
   });
 
   it('refuses a dynamic import and an export-from that run up', () => {
-    const messages = lint('src/stores/new-file.ts', "export { Gateway } from '../gateway/gateway.js';\nexport const h = () => import('../http/app.js');\n");
+    const messages = lint(
+      'src/stores/new-file.ts',
+      "export { Gateway } from '../gateway/gateway.js';\nexport const h = () => import('../http/app.js');\n",
+    );
     expect(messages).toHaveLength(2);
   });
 
   it('refuses one domain room importing another listed above it, so two rooms of a layer never import each other both ways', () => {
     expect(lint('src/requests/new-file.ts', "export { PeopleSource } from '../people/source.js';\n")).toHaveLength(1);
-    expect(lint('src/people/new-file.ts', "export type { ConfirmationRequest } from '../requests/types.js';\n")).toEqual([]);
+    expect(
+      lint('src/people/new-file.ts', "export type { ConfirmationRequest } from '../requests/types.js';\n"),
+    ).toEqual([]);
   });
 
   it('lets the gateway import a store and a transport import the gateway', () => {
@@ -40,7 +57,9 @@ describe('layers/point-down', () => {
   });
 
   it('asks for a new room to be placed in the list', () => {
-    expect(lint('src/newroom/file.ts', 'export const x = 1;\n')).toEqual([expect.stringContaining('src/newroom/ is not in the layer list')]);
+    expect(lint('src/newroom/file.ts', 'export const x = 1;\n')).toEqual([
+      expect.stringContaining('src/newroom/ is not in the layer list'),
+    ]);
   });
 
   it('lists every room of src/ once, and leaves tests out', () => {

@@ -7,7 +7,12 @@ import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { newRequest } from '../../contracts/store-fixtures.js';
 
 /** Alice has a Slack and a web account and leads finance; bob is in finance-leads; nobody else is known. */
-const accounts: Record<string, string> = { 'slack:U_ALICE': 'alice', 'web:alice': 'alice', 'email:alice@example.com': 'alice', 'slack:U_BOB': 'bob' };
+const accounts: Record<string, string> = {
+  'slack:U_ALICE': 'alice',
+  'web:alice': 'alice',
+  'email:alice@example.com': 'alice',
+  'slack:U_BOB': 'bob',
+};
 const groups: Record<string, string[]> = { alice: ['finance-leads'], bob: ['finance-leads'] };
 const directory: Directory = {
   ...NO_DIRECTORY,
@@ -21,11 +26,16 @@ const directory: Directory = {
 };
 
 const decide = (request: ConfirmationRequest, account: string, decision: 'approve' | 'deny' = 'approve') =>
-  checkDecision(request, { requestId: request.id, decision, actor: { channel: account.split(':')[0]!, userId: account.split(':')[1]! } }, {
-    decider: deciderOf(directory, account),
-    approvers: approverSetOf(directory, request.approvers),
-    requesters: requesterPeople(directory, request),
-  }, false);
+  checkDecision(
+    request,
+    { requestId: request.id, decision, actor: { channel: account.split(':')[0]!, userId: account.split(':')[1]! } },
+    {
+      decider: deciderOf(directory, account),
+      approvers: approverSetOf(directory, request.approvers),
+      requesters: requesterPeople(directory, request),
+    },
+    false,
+  );
 
 describe('approvers by person', () => {
   it('admits every account of a listed person, whichever account the list names', () => {
@@ -58,7 +68,7 @@ describe('approvers by person', () => {
     expect(decide(request, 'slack:U_BOB')).toBeNull();
   });
 
-  it('refuses self-approval by the filing token\'s person, and by a user_id written without its channel', () => {
+  it("refuses self-approval by the filing token's person, and by a user_id written without its channel", () => {
     expect(decide({ ...newRequest(), filedByPerson: 'bob' }, 'slack:U_BOB')).toEqual({ code: 'self_approval' });
     expect(decide(newRequest({ userId: 'U7' }), 'slack:U7')).toEqual({ code: 'self_approval' });
     expect(decide(newRequest({ userId: 'person:bob' }), 'slack:U_BOB')).toEqual({ code: 'self_approval' });

@@ -6,7 +6,12 @@ import { Delegations, delegationCycle, type Away } from '../../../src/people/awa
 import { loadDirectory } from '../../../src/people/config.js';
 
 const at = (day: number) => new Date(Date.UTC(2026, 11, day));
-const away = (delegate: string | null, from = 1, until = 10): Away => ({ from: at(from), until: at(until), delegate, note: null });
+const away = (delegate: string | null, from = 1, until = 10): Away => ({
+  from: at(from),
+  until: at(until),
+  delegate,
+  note: null,
+});
 
 /** The ValidationError `people` give, as "path: message" lines. */
 function problems(people: unknown[]): string[] {
@@ -21,7 +26,15 @@ function problems(people: unknown[]): string[] {
 
 describe('people[].away in the config file', () => {
   it('reads a window with its delegate', () => {
-    const directory = loadDirectory({ people: [{ id: 'alice', away: { from: '2026-12-01', until: '2026-12-03', delegate: 'person:bob', note: 'holiday' } }, { id: 'bob' }] }, 'tollgate.yaml');
+    const directory = loadDirectory(
+      {
+        people: [
+          { id: 'alice', away: { from: '2026-12-01', until: '2026-12-03', delegate: 'person:bob', note: 'holiday' } },
+          { id: 'bob' },
+        ],
+      },
+      'tollgate.yaml',
+    );
     expect(directory.person('alice')!.away).toEqual({ from: at(1), until: at(3), delegate: 'bob', note: 'holiday' });
   });
 
@@ -80,14 +93,26 @@ describe('delegation chains', () => {
 describe('a delegate’s approval when a quorum completes', () => {
   const directory = loadDirectory({ people: [{ id: 'alice' }, { id: 'bob' }, { id: 'carol' }] }, 'tollgate.yaml');
   const approvers = approverSetOf(directory, ['person:alice', 'person:carol']);
-  const vote = { id: 1, requestId: 'r', type: 'approved' as const, actor: 'web:bob', channel: 'web', detail: { person: 'bob', on_behalf_of: 'alice' }, at: at(5) };
+  const vote = {
+    id: 1,
+    requestId: 'r',
+    type: 'approved' as const,
+    actor: 'web:bob',
+    channel: 'web',
+    detail: { person: 'bob', on_behalf_of: 'alice' },
+    at: at(5),
+  };
 
   it('counts while the delegate still stands in for the absentee, and not once the window has ended', () => {
     const during = new Delegations(new Map([['alice', away('bob')]]), at(5));
     expect(discountedVoters(directory, approvers, [vote], 'carol', at(5), during)).toEqual([]);
     const after = new Delegations(new Map([['alice', away('bob')]]), at(11));
     expect(discountedVoters(directory, approvers, [vote], 'carol', at(11), after)).toEqual([
-      { person: 'bob', reason: 'approved for alice, whom they no longer stand in for (or who is no longer an approver of this request)' },
+      {
+        person: 'bob',
+        reason:
+          'approved for alice, whom they no longer stand in for (or who is no longer an approver of this request)',
+      },
     ]);
   });
 });

@@ -32,7 +32,10 @@ describe('tollgate people', () => {
     expect(text).toContain('alice  Alice Martin  alice@example.com  slack:U0ALICE, web:alice');
     expect(text).toContain('bob    bob@example.com');
     expect(text).toContain('  approvers: alice, bob');
-    expect(JSON.parse(await people('list', '--json'))).toMatchObject({ people: [{ id: 'alice', groups: ['finance-leads', 'approvers'] }, { id: 'bob' }], groups: [{ id: 'finance-leads' }, { id: 'approvers', people: ['alice', 'bob'] }] });
+    expect(JSON.parse(await people('list', '--json'))).toMatchObject({
+      people: [{ id: 'alice', groups: ['finance-leads', 'approvers'] }, { id: 'bob' }],
+      groups: [{ id: 'finance-leads' }, { id: 'approvers', people: ['alice', 'bob'] }],
+    });
   });
 
   it('shows one person, and says when there is no such person', async () => {
@@ -44,7 +47,9 @@ describe('tollgate people', () => {
     expect(await people('resolve', 'group:approvers')).toBe('group:approvers → group: alice, bob\n');
     expect(await people('resolve', 'slack:U0ALICE')).toBe('slack:U0ALICE → account: alice\n');
     expect(await people('resolve', 'Bob@Example.com')).toBe('Bob@Example.com → account: bob\n');
-    expect(await people('resolve', 'slack:U0EVE')).toBe('slack:U0EVE → account: slack:U0EVE (an account the directory does not know: a person of its own)\n');
+    expect(await people('resolve', 'slack:U0EVE')).toBe(
+      'slack:U0EVE → account: slack:U0EVE (an account the directory does not know: a person of its own)\n',
+    );
     expect(await people('resolve', 'slack:*')).toBe('slack:* → wildcard: every slack account\n');
     await expect(people('resolve', 'group:finanse')).rejects.toThrow('group:finanse: no such group');
   });
@@ -53,7 +58,9 @@ describe('tollgate people', () => {
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'groups:\n  leads: [zoe]\n');
     await expect(run(['list', '--config', bad], () => undefined)).rejects.toThrow(ValidationError);
-    await expect(run(['list', '--config', bad], () => undefined)).rejects.toThrow(`${bad}: groups.leads[0]: zoe: no such person`);
+    await expect(run(['list', '--config', bad], () => undefined)).rejects.toThrow(
+      `${bad}: groups.leads[0]: zoe: no such person`,
+    );
     await expect(run(['frobnicate', '--config', config], () => undefined)).rejects.toThrow(UsageError);
   });
 });

@@ -47,10 +47,22 @@ describe('the people directory from the config file', () => {
       'tollgate.yaml: people[3] "bob".email: Invalid email address',
       'tollgate.yaml: people[4] "carol": unknown field(s): colour',
     ]);
-    expect(problems({ people: [{ id: 'alice', accounts: { slack: 'U0ALICE' } }, { id: 'bob', accounts: { slack: 'U0ALICE' } }] })).toEqual([
-      'tollgate.yaml: people[1] "bob".accounts.slack: U0ALICE is also the account of people[0] "alice"',
-    ]);
-    expect(problems({ people: [{ id: 'alice', email: 'a@x.io' }, { id: 'bob', email: 'A@X.io' }] })).toEqual(['tollgate.yaml: people[1] "bob".email: A@X.io is also the account of people[0] "alice"']);
+    expect(
+      problems({
+        people: [
+          { id: 'alice', accounts: { slack: 'U0ALICE' } },
+          { id: 'bob', accounts: { slack: 'U0ALICE' } },
+        ],
+      }),
+    ).toEqual(['tollgate.yaml: people[1] "bob".accounts.slack: U0ALICE is also the account of people[0] "alice"']);
+    expect(
+      problems({
+        people: [
+          { id: 'alice', email: 'a@x.io' },
+          { id: 'bob', email: 'A@X.io' },
+        ],
+      }),
+    ).toEqual(['tollgate.yaml: people[1] "bob".email: A@X.io is also the account of people[0] "alice"']);
     expect(problems({ people: { alice: {} } })).toEqual(['tollgate.yaml: people: expected a list of people']);
   });
 
@@ -59,16 +71,23 @@ describe('the people directory from the config file', () => {
       'tollgate.yaml: groups.leads[1]: bob: no such person in people: (write group:<id> for a group)',
       'tollgate.yaml: groups.leads[2]: group:finanse: no such group',
     ]);
-    expect(problems({ people: [{ id: 'alice' }], groups: { a: ['alice', 'group:b'], b: ['group:c'], c: ['group:a'] } })).toEqual([
-      'tollgate.yaml: groups.a: the group contains itself: a → b → c → a',
+    expect(
+      problems({ people: [{ id: 'alice' }], groups: { a: ['alice', 'group:b'], b: ['group:c'], c: ['group:a'] } }),
+    ).toEqual(['tollgate.yaml: groups.a: the group contains itself: a → b → c → a']);
+    expect(problems({ groups: { me: ['group:me'] } })).toEqual([
+      'tollgate.yaml: groups.me: the group contains itself: me → me',
     ]);
-    expect(problems({ groups: { me: ['group:me'] } })).toEqual(['tollgate.yaml: groups.me: the group contains itself: me → me']);
   });
 
   it('stops the start when a policy names a person or group the directory lacks, naming the rule', () => {
     const path = join(dir, 'unknown.yaml');
-    writeFileSync(path, 'people:\n  - { id: alice }\npolicies:\n  - { name: pay, match: { tool: pay }, approvers: ["person:alice", "group:finance"] }\n');
-    expect(() => loadConfig({ config: path }, {})).toThrow(`${path}: policies.pay.approvers[1]: group:finance: no such group in the people directory`);
+    writeFileSync(
+      path,
+      'people:\n  - { id: alice }\npolicies:\n  - { name: pay, match: { tool: pay }, approvers: ["person:alice", "group:finance"] }\n',
+    );
+    expect(() => loadConfig({ config: path }, {})).toThrow(
+      `${path}: policies.pay.approvers[1]: group:finance: no such group in the people directory`,
+    );
   });
 
   it('reloads with the policy; a file whose policy names an unknown person keeps both as they were', () => {
@@ -79,22 +98,34 @@ describe('the people directory from the config file', () => {
     const gate = new PolicyGate(emptyPolicy());
     const logs: string[] = [];
     const logger = {
-      info: (obj: { changes?: string[] }, msg: string) => logs.push(obj.changes ? `${msg}: ${obj.changes.join('; ')}` : msg),
+      info: (obj: { changes?: string[] }, msg: string) =>
+        logs.push(obj.changes ? `${msg}: ${obj.changes.join('; ')}` : msg),
       error: (obj: { err: string }, msg: string) => logs.push(`${msg}: ${obj.err}`),
     };
     const stop = watchPolicy({ gate, people, path, logger: logger as never, pollMs: 0 });
     try {
       expect(people.current().personOf('slack:U0BOB')).toBe('slack:U0BOB');
-      writeFileSync(path, 'people:\n  - { id: alice, accounts: { slack: U0ALICE } }\n  - { id: bob, accounts: { slack: U0BOB } }\ngroups: { leads: [alice, bob] }\n');
+      writeFileSync(
+        path,
+        'people:\n  - { id: alice, accounts: { slack: U0ALICE } }\n  - { id: bob, accounts: { slack: U0BOB } }\ngroups: { leads: [alice, bob] }\n',
+      );
       process.emit('SIGHUP', 'SIGHUP');
       expect(people.current().personOf('slack:U0BOB')).toBe('bob');
       expect(people.current().group('leads')?.people).toEqual(['alice', 'bob']);
       expect(logs).toContain('people directory changed: person bob added; group leads added: alice, bob');
-      writeFileSync(path, 'people:\n  - { id: alice, accounts: { slack: U0ALICE2 } }\n  - { id: bob, accounts: { slack: U0BOB } }\ngroups: { leads: [bob] }\n');
+      writeFileSync(
+        path,
+        'people:\n  - { id: alice, accounts: { slack: U0ALICE2 } }\n  - { id: bob, accounts: { slack: U0BOB } }\ngroups: { leads: [bob] }\n',
+      );
       process.emit('SIGHUP', 'SIGHUP');
-      expect(logs).toContain('people directory changed: person alice: accounts slack:U0ALICE → slack:U0ALICE2; group leads: -alice');
+      expect(logs).toContain(
+        'people directory changed: person alice: accounts slack:U0ALICE → slack:U0ALICE2; group leads: -alice',
+      );
 
-      writeFileSync(path, 'people:\n  - { id: alice }\npolicies:\n  - { name: pay, match: { tool: pay }, approvers: ["person:bob"] }\n');
+      writeFileSync(
+        path,
+        'people:\n  - { id: alice }\npolicies:\n  - { name: pay, match: { tool: pay }, approvers: ["person:bob"] }\n',
+      );
       process.emit('SIGHUP', 'SIGHUP');
       expect(people.current().personOf('slack:U0BOB')).toBe('bob');
       expect(gate.policy.rules).toEqual([]);

@@ -44,15 +44,22 @@ describe('tollgate policy test', () => {
   it('falls to default and says why each rule missed, including a when that cannot be evaluated', async () => {
     const text = await explain('--tool', 'payments.send', '--args', '{}');
     expect(text).toContain('rule "default" → ask (no rule matched)');
-    expect(text).toMatch(/big-payments: no — when "args.amount > 50000" could not be evaluated \(.*No such key: amount\)/);
+    expect(text).toMatch(
+      /big-payments: no — when "args.amount > 50000" could not be evaluated \(.*No such key: amount\)/,
+    );
   });
 
   it('--json for scripts', async () => {
-    expect(JSON.parse(await explain('--tool', 'read_file', '--json'))).toMatchObject({ rule: 'reads', decision: 'allow' });
+    expect(JSON.parse(await explain('--tool', 'read_file', '--json'))).toMatchObject({
+      rule: 'reads',
+      decision: 'allow',
+    });
   });
 
   it('usage errors name the flag', async () => {
-    await expect(run(['test', '--config', config, '--tool', 'x', '--args', '[1]'])).rejects.toThrow(new UsageError('--args: expected a JSON object, like \'{"amount": 120}\''));
+    await expect(run(['test', '--config', config, '--tool', 'x', '--args', '[1]'])).rejects.toThrow(
+      new UsageError('--args: expected a JSON object, like \'{"amount": 120}\''),
+    );
     await expect(run(['test', '--config', config])).rejects.toThrow('--tool is required');
     await expect(run(['check'])).rejects.toBeInstanceOf(UsageError);
   });
@@ -60,6 +67,8 @@ describe('tollgate policy test', () => {
   it('a bad rule fails as serve would: file, rule, position', async () => {
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'policies:\n  - name: oops\n    match: { when: "args.x ==" }\n');
-    await expect(run(['test', '--config', bad, '--tool', 'x'])).rejects.toThrow(`${bad}: policies[0] "oops".match.when: line 1, column 10`);
+    await expect(run(['test', '--config', bad, '--tool', 'x'])).rejects.toThrow(
+      `${bad}: policies[0] "oops".match.when: line 1, column 10`,
+    );
   });
 });

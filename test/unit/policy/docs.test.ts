@@ -16,10 +16,18 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('docs/policy.md', () => {
   it('the complete example loads through the same path as tollgate serve, and its rules do what the comments say', () => {
     const { policy } = loadConfig({ config: path }, {});
-    expect(policy.rules.map((r) => r.name)).toEqual(['reads', 'no-prod-shell-for-interns', 'git-push', 'big-payments', 'staging-deploys']);
+    expect(policy.rules.map((r) => r.name)).toEqual([
+      'reads',
+      'no-prod-shell-for-interns',
+      'git-push',
+      'big-payments',
+      'staging-deploys',
+    ]);
     const rule = (facts: Parameters<typeof matchPolicy>[1]) => matchPolicy(policy, facts).rule.name;
     expect(rule({ toolName: 'mcp__github__get_issue' })).toBe('reads');
-    expect(rule({ toolName: 'Bash', agentId: 'intern-3', metadata: { env: 'prod' }, toolArgs: { command: 'ls' } })).toBe('no-prod-shell-for-interns');
+    expect(
+      rule({ toolName: 'Bash', agentId: 'intern-3', metadata: { env: 'prod' }, toolArgs: { command: 'ls' } }),
+    ).toBe('no-prod-shell-for-interns');
     expect(rule({ toolName: 'Bash', toolArgs: { command: 'git push origin main' } })).toBe('git-push');
     expect(rule({ toolName: 'payments.send', toolArgs: { amount: 50001 } })).toBe('big-payments');
     expect(rule({ toolName: 'payments.send', toolArgs: {} })).toBe('default');
@@ -39,11 +47,16 @@ describe('docs/policy.md', () => {
 describe('README.md', () => {
   it('the Policies example loads', () => {
     const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    const example = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).find((y) => y.startsWith('policies:'))!;
+    const example = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)]
+      .map((m) => m[1]!)
+      .find((y) => y.startsWith('policies:'))!;
     const file = join(dir, 'readme.yaml');
     writeFileSync(file, example);
     const { policy } = loadConfig({ config: file }, {});
-    expect(matchPolicy(policy, { toolName: 'payments.send', toolArgs: { amount: 60000 } }).rule).toMatchObject({ name: 'big-payments', required_approvals: 2 });
+    expect(matchPolicy(policy, { toolName: 'payments.send', toolArgs: { amount: 60000 } }).rule).toMatchObject({
+      name: 'big-payments',
+      required_approvals: 2,
+    });
     expect(matchPolicy(policy, { toolName: 'deploy', toolArgs: { env: 'staging' } }).rule.name).toBe('staging-deploys');
   });
 });

@@ -15,7 +15,10 @@ describe('policy reload', () => {
     writeFileSync(path, 'policies:\n  - { name: reads, match: { tool: "read_*" }, decision: allow }\n');
     const gate = new PolicyGate(emptyPolicy());
     const logs: { level: string; obj: Record<string, unknown>; msg: string }[] = [];
-    const logger = { info: (obj: Record<string, unknown>, msg: string) => logs.push({ level: 'info', obj, msg }), error: (obj: Record<string, unknown>, msg: string) => logs.push({ level: 'error', obj, msg }) };
+    const logger = {
+      info: (obj: Record<string, unknown>, msg: string) => logs.push({ level: 'info', obj, msg }),
+      error: (obj: Record<string, unknown>, msg: string) => logs.push({ level: 'error', obj, msg }),
+    };
     const stop = watchPolicy({ gate, path, logger: logger as never, pollMs: 0 });
     try {
       process.emit('SIGHUP', 'SIGHUP');

@@ -31,15 +31,23 @@ function memoryMarks(): SharedMarks {
 describe('push subscriptions', () => {
   it('takes an https endpoint and the browser keys', () => {
     const k = keys();
-    expect(parseSubscription({ endpoint: 'https://fcm.googleapis.com/fcm/send/abc', expirationTime: null, keys: k }, false)).toEqual({ endpoint: 'https://fcm.googleapis.com/fcm/send/abc', ...k });
+    expect(
+      parseSubscription({ endpoint: 'https://fcm.googleapis.com/fcm/send/abc', expirationTime: null, keys: k }, false),
+    ).toEqual({ endpoint: 'https://fcm.googleapis.com/fcm/send/abc', ...k });
   });
 
   it('refuses http, and loopback http unless the gateway itself is on loopback, naming the field', () => {
     const k = keys();
-    expect(() => parseSubscription({ endpoint: 'http://push.example.com/x', keys: k }, true)).toThrow(/^endpoint: must be an https URL/);
+    expect(() => parseSubscription({ endpoint: 'http://push.example.com/x', keys: k }, true)).toThrow(
+      /^endpoint: must be an https URL/,
+    );
     expect(() => parseSubscription({ endpoint: 'http://127.0.0.1:9999/x', keys: k }, false)).toThrow(/^endpoint:/);
-    expect(parseSubscription({ endpoint: 'http://127.0.0.1:9999/x', keys: k }, true).endpoint).toBe('http://127.0.0.1:9999/x');
-    expect(() => parseSubscription({ endpoint: 'https://x.example/y', keys: { ...k, auth: 'AAAA' } }, false)).toThrow(/^keys\.auth:/);
+    expect(parseSubscription({ endpoint: 'http://127.0.0.1:9999/x', keys: k }, true).endpoint).toBe(
+      'http://127.0.0.1:9999/x',
+    );
+    expect(() => parseSubscription({ endpoint: 'https://x.example/y', keys: { ...k, auth: 'AAAA' } }, false)).toThrow(
+      /^keys\.auth:/,
+    );
     expect(() => parseSubscription({ endpoint: 'file:///etc/passwd', keys: k }, true)).toThrow(/^endpoint:/);
     expect(() => parseSubscription('nope', true)).toThrow(/^body:/);
   });
@@ -83,7 +91,10 @@ describe('action tokens', () => {
     const [payload, signature] = token.split('.') as [string, string];
     const fields = JSON.parse(Buffer.from(payload, 'base64url').toString()) as unknown[];
     fields[5] = 99_999_999;
-    expect(tokens.verify(`${Buffer.from(JSON.stringify(fields)).toString('base64url')}.${signature}`, 0)).toEqual({ ok: false, problem: 'forged' });
+    expect(tokens.verify(`${Buffer.from(JSON.stringify(fields)).toString('base64url')}.${signature}`, 0)).toEqual({
+      ok: false,
+      problem: 'forged',
+    });
     expect(tokens.verify('x'.repeat(5000), 0)).toEqual({ ok: false, problem: 'forged' });
   });
 });
@@ -91,7 +102,17 @@ describe('action tokens', () => {
 describe('push payload', () => {
   it('stays within 3 KB and masks secrets however large the arguments', () => {
     const big = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`field_${i}`, '€'.repeat(2000)]));
-    const request = newConfirmationRequest({ toolName: 'pay_invoice', toolArgs: { ...big, password: 'hunter2-hunter2', payee: 'ACME' }, prompt: 'Pay?\u001b[2K'.repeat(400) }, { timeoutS: 300, channels: [], options: ['Approve', 'Deny'], onTimeout: 'deny' }, [], 'x', new Date(0));
+    const request = newConfirmationRequest(
+      {
+        toolName: 'pay_invoice',
+        toolArgs: { ...big, password: 'hunter2-hunter2', payee: 'ACME' },
+        prompt: 'Pay?\u001b[2K'.repeat(400),
+      },
+      { timeoutS: 300, channels: [], options: ['Approve', 'Deny'], onTimeout: 'deny' },
+      [],
+      'x',
+      new Date(0),
+    );
     const payload = pushPayload(request, 'https://gate.example.com/', 'token');
     expect(Buffer.byteLength(JSON.stringify(payload))).toBeLessThanOrEqual(MAX_PAYLOAD_BYTES);
     expect(JSON.stringify(payload)).not.toContain('hunter2');

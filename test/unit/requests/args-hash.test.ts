@@ -4,7 +4,11 @@ import { argsSha256, canonicalJson } from '../../../src/requests/args-hash.js';
 /** The canonical form as it was first defined: JSON.stringify, each object's entries sorted by key. */
 const reference = (value: unknown): string =>
   JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
   );
 
 /** A deterministic generator (xorshift), so a failure names a value that can be built again. */
@@ -19,7 +23,8 @@ function generator(seed: number) {
   const keys = ['b', 'a', 'é', 'Z', 'tool_args', '', 'a b', '"q"', '\u2028', 'aa', 'ab', '__proto__', '10', '2', 'x1'];
   const value = (depth: number): unknown => {
     const r = next();
-    if (depth > 3 || r < 0.3) return [null, true, false, 0, -0, 1.5, -3e21, Number.NaN, 'text', 'ünï\n"\\', ''][Math.floor(next() * 11)];
+    if (depth > 3 || r < 0.3)
+      return [null, true, false, 0, -0, 1.5, -3e21, Number.NaN, 'text', 'ünï\n"\\', ''][Math.floor(next() * 11)];
     if (r < 0.55) return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
     const object: Record<string, unknown> = {};
     for (let i = Math.floor(next() * 5); i > 0; i--) object[keys[Math.floor(next() * keys.length)]!] = value(depth + 1);
@@ -62,6 +67,8 @@ describe('canonicalJson', () => {
   });
 
   it('hashes equal arguments equally whatever their key order', () => {
-    expect(argsSha256('pay', { b: { y: 1, x: [2, { d: 1, c: 2 }] }, a: 'z' })).toBe(argsSha256('pay', { a: 'z', b: { x: [2, { c: 2, d: 1 }], y: 1 } }));
+    expect(argsSha256('pay', { b: { y: 1, x: [2, { d: 1, c: 2 }] }, a: 'z' })).toBe(
+      argsSha256('pay', { a: 'z', b: { x: [2, { c: 2, d: 1 }], y: 1 } }),
+    );
   });
 });

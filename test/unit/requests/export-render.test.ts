@@ -13,7 +13,16 @@ import { at, newRequest } from '../../contracts/store-fixtures.js';
 
 /** A pending request and a decided one with edited arguments, values a CSV or JSON writer can get wrong. */
 function requests(): ConfirmationRequest[] {
-  const odd = newRequest({ toolName: '=cmd|calc', toolArgs: { 'q"u,o\nte': '+1', 10: [1.5, null, '\u2028é😀\\\t'] }, prompt: '-rm "x",\r\n', agentId: '@agent', metadata: { k: 'v' } }, at(0));
+  const odd = newRequest(
+    {
+      toolName: '=cmd|calc',
+      toolArgs: { 'q"u,o\nte': '+1', 10: [1.5, null, '\u2028é😀\\\t'] },
+      prompt: '-rm "x",\r\n',
+      agentId: '@agent',
+      metadata: { k: 'v' },
+    },
+    at(0),
+  );
   const decided: ConfirmationRequest = {
     ...newRequest({ toolName: 'deploy', toolArgs: { env: 'prod' } }, at(10)),
     status: 'approved',
@@ -29,9 +38,21 @@ function requests(): ConfirmationRequest[] {
   return [odd, decided];
 }
 
-const receipt = (requestId: string): ConfirmationEvent => ({ id: 7, requestId, type: 'executed', actor: 'agent', channel: null, detail: { args_sha256: 'ab', args_match: false, allowed: true, detail: 'ran, "twice"' }, at: at(30) });
+const receipt = (requestId: string): ConfirmationEvent => ({
+  id: 7,
+  requestId,
+  type: 'executed',
+  actor: 'agent',
+  channel: null,
+  detail: { args_sha256: 'ab', args_match: false, allowed: true, detail: 'ran, "twice"' },
+  at: at(30),
+});
 
-async function render(format: 'csv' | 'ndjson', rows: ConfirmationRequest[], receipts: ConfirmationEvent[]): Promise<string> {
+async function render(
+  format: 'csv' | 'ndjson',
+  rows: ConfirmationRequest[],
+  receipts: ConfirmationEvent[],
+): Promise<string> {
   let text = '';
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -40,7 +61,10 @@ async function render(format: 'csv' | 'ndjson', rows: ConfirmationRequest[], rec
     },
   });
   async function* pages(): AsyncIterable<ExportPage> {
-    yield { lines: rows.map((r) => lineOf(exportRowOf(r), format)), receipts: new Map(receipts.map((e) => [e.requestId, e])) };
+    yield {
+      lines: rows.map((r) => lineOf(exportRowOf(r), format)),
+      receipts: new Map(receipts.map((e) => [e.requestId, e])),
+    };
   }
   expect(await writeExport(sink, pages(), format)).toBe(true);
   return text;
@@ -54,7 +78,9 @@ describe('export rendering', () => {
   it('writes NDJSON as JSON.stringify of the API shape with its execution', async () => {
     const rows = requests();
     const text = await render('ndjson', rows, [receipt(rows[1]!.id)]);
-    const expected = rows.map((r, i) => JSON.stringify({ ...toApiRequest(r), execution: i === 1 ? executionOf([receipt(r.id)]) : null })).join('\n');
+    const expected = rows
+      .map((r, i) => JSON.stringify({ ...toApiRequest(r), execution: i === 1 ? executionOf([receipt(r.id)]) : null }))
+      .join('\n');
     expect(text).toBe(`${expected}\n`);
   });
 
@@ -65,7 +91,9 @@ describe('export rendering', () => {
     const expected = rows.map((r, i) => {
       const api = toApiRequest(r) as unknown as Record<string, unknown>;
       const execution = i === 0 ? (executionOf([receipt(r.id)]) as unknown as Record<string, unknown>) : null;
-      return header.split(',').map((c) => csvCell(c.startsWith('execution_') ? execution?.[c.slice('execution_'.length)] : api[c]));
+      return header
+        .split(',')
+        .map((c) => csvCell(c.startsWith('execution_') ? execution?.[c.slice('execution_'.length)] : api[c]));
     });
     expect(text).toBe(`${header}\n${expected.map((cells) => `${cells.join(',')}\n`).join('')}`);
     expect(expected[0]).toContain("'=cmd|calc");

@@ -33,7 +33,9 @@ describe('SQLite error translation', () => {
   it('leaves other errors alone and prefixes messages when asked', () => {
     const bug = new TypeError('x is undefined');
     expect(fromSqliteError(bug)).toBe(bug);
-    expect(fromSqliteError(sqliteError('SQLITE_FULL'), { prefix: './data/tollgate.db' })).toMatchObject({ message: './data/tollgate.db: the disk holding the database is full' });
+    expect(fromSqliteError(sqliteError('SQLITE_FULL'), { prefix: './data/tollgate.db' })).toMatchObject({
+      message: './data/tollgate.db: the disk holding the database is full',
+    });
   });
 
   it('translates what a wrapped object throws, rejects or fails while iterating, and nothing else', async () => {

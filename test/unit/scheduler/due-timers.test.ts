@@ -10,7 +10,7 @@ function setup() {
 }
 
 describe('DueTimers', () => {
-  it('holds 10 000 due times behind one clock timer and fires each second\'s ids as one batch, earliest first', async () => {
+  it("holds 10 000 due times behind one clock timer and fires each second's ids as one batch, earliest first", async () => {
     const { clock, fired, timers, t0 } = setup();
     for (let i = 9_999; i >= 0; i--) timers.set(`r${i}`, t0 + 60_000 + (i % 2) * 500);
     expect(clock.pendingTimers).toBe(1);
@@ -61,7 +61,8 @@ describe('DueTimers', () => {
 
   it('keeps its heap bounded when the same ids are rescheduled over and over', async () => {
     const { clock, fired, timers, t0 } = setup();
-    for (let round = 0; round < 50; round++) for (let i = 0; i < 200; i++) timers.set(`r${i}`, t0 + 1_000 + round * 10 + i);
+    for (let round = 0; round < 50; round++)
+      for (let i = 0; i < 200; i++) timers.set(`r${i}`, t0 + 1_000 + round * 10 + i);
     expect(timers.size).toBe(200);
     expect((timers as unknown as { heap: { size: number } }).heap.size).toBeLessThanOrEqual(2 * 200 + 1024);
     await clock.advance(10_000);

@@ -32,19 +32,31 @@ describe('signCompactJws', () => {
     const { privateKey } = generateKeyPairSync('ed25519');
     const header = { alg: 'EdDSA' as const, kid: 'k1', typ: 'tollgate-verdict+jwt' };
     const claims = verdictClaims(row(), 3600);
-    expect(signCompactJws(header, claims, privateKey)).toBe(await new SignJWT({ ...claims }).setProtectedHeader(header).sign(privateKey));
+    expect(signCompactJws(header, claims, privateKey)).toBe(
+      await new SignJWT({ ...claims }).setProtectedHeader(header).sign(privateKey),
+    );
   });
 });
 
 describe('verdictClaims', () => {
   it('takes iat from the decision (whole seconds), the edited arguments over the filed ones, and one decider', () => {
     const claims = verdictClaims(row({ approvedArgs: { amount: 9 } }), 60);
-    expect(claims).toMatchObject({ jti: row().id, tool: 'pay_invoice', allowed: true, people: ['alice'], accounts: ['slack:U1'], iat: 1767225610, exp: 1767225670 });
+    expect(claims).toMatchObject({
+      jti: row().id,
+      tool: 'pay_invoice',
+      allowed: true,
+      people: ['alice'],
+      accounts: ['slack:U1'],
+      iat: 1767225610,
+      exp: 1767225670,
+    });
     expect(claims.args_sha256).not.toBe(verdictClaims(row(), 60).args_sha256);
   });
 
   it('names nobody for an expiry and refuses it', () => {
-    expect(verdictClaims(row({ status: 'expired', allowed: false, respondedBy: null, respondedByPerson: null }), 60)).toMatchObject({ allowed: false, people: [], accounts: [] });
+    expect(
+      verdictClaims(row({ status: 'expired', allowed: false, respondedBy: null, respondedByPerson: null }), 60),
+    ).toMatchObject({ allowed: false, people: [], accounts: [] });
   });
 });
 
@@ -52,7 +64,10 @@ describe('VerdictSigner', () => {
   it('signs a row once and answers later reads from its cache, until the row changes', async () => {
     const key = await keyFromSeed(newDeploymentSecret());
     let reads = 0;
-    const signer = new VerdictSigner({ current: async () => (reads++, key), jwks: async () => ({ keys: [key.publicJwk] }) }, { cacheSize: 2 });
+    const signer = new VerdictSigner(
+      { current: async () => (reads++, key), jwks: async () => ({ keys: [key.publicJwk] }) },
+      { cacheSize: 2 },
+    );
     const first = await signer.sign(row());
     expect(await signer.sign(row())).toBe(first);
     expect(reads).toBe(1);
@@ -68,7 +83,10 @@ describe('VerdictSigner', () => {
 describe('tollgate/verify', () => {
   it('checks the token types signing/verdict writes', async () => {
     const { VERDICT_TYPE, ANCHOR_TYPE } = await import('../../../src/signing/verdict.js');
-    const source = (await import('node:fs')).readFileSync(new URL('../../../src/verify/index.ts', import.meta.url), 'utf8');
+    const source = (await import('node:fs')).readFileSync(
+      new URL('../../../src/verify/index.ts', import.meta.url),
+      'utf8',
+    );
     expect(source).toContain(`const VERDICT_TYPE = '${VERDICT_TYPE}';`);
     expect(source).toContain(`const ANCHOR_TYPE = '${ANCHOR_TYPE}';`);
   });

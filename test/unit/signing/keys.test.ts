@@ -7,11 +7,20 @@ import { calculateJwkThumbprint } from 'jose';
 import { describe, expect, it } from 'vitest';
 import type { DeploymentSecrets, SecretName } from '../../../src/contracts/deployment-secrets.js';
 import { newDeploymentSecret } from '../../../src/contracts/deployment-secrets.js';
-import { keyFromSeed, keyFromSetting, loadSigningKeys, retiredKeys, SigningKeyError } from '../../../src/signing/keys.js';
+import {
+  keyFromSeed,
+  keyFromSetting,
+  loadSigningKeys,
+  retiredKeys,
+  SigningKeyError,
+} from '../../../src/signing/keys.js';
 import { DEFAULT_VERDICT_TTL_S, verdictTtlFromEnv } from '../../../src/signing/verdict.js';
 
 const ed25519 = () => generateKeyPairSync('ed25519');
-const pem = (k: ReturnType<typeof ed25519>) => ({ private: k.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), public: k.publicKey.export({ format: 'pem', type: 'spki' }).toString() });
+const pem = (k: ReturnType<typeof ed25519>) => ({
+  private: k.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+  public: k.publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+});
 
 /** Secrets in memory, counting reads: what a database would hold. */
 class MemorySecrets implements DeploymentSecrets {
@@ -36,12 +45,20 @@ describe('TOLLGATE_SIGNING_KEY', () => {
   });
 
   it('refuses other key types, public keys and garbage, naming the variable', async () => {
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-    await expect(keyFromSetting(rsa)).rejects.toThrow(/^TOLLGATE_SIGNING_KEY: an rsa key; verdicts are signed with Ed25519 only/);
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 })
+      .privateKey.export({ format: 'pem', type: 'pkcs8' })
+      .toString();
+    await expect(keyFromSetting(rsa)).rejects.toThrow(
+      /^TOLLGATE_SIGNING_KEY: an rsa key; verdicts are signed with Ed25519 only/,
+    );
     await expect(keyFromSetting(pem(ed25519()).public)).rejects.toThrow(/TOLLGATE_SIGNING_KEY: .*private key/);
-    await expect(keyFromSetting('hunter2')).rejects.toThrow(/^TOLLGATE_SIGNING_KEY: not a usable private key \(expected a PEM block or a JSON Web Key\)/);
+    await expect(keyFromSetting('hunter2')).rejects.toThrow(
+      /^TOLLGATE_SIGNING_KEY: not a usable private key \(expected a PEM block or a JSON Web Key\)/,
+    );
     await expect(keyFromSetting('{"kty":"OKP","crv":"Ed25519"}')).rejects.toBeInstanceOf(SigningKeyError);
-    await expect(keyFromSetting('-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----')).rejects.toMatchObject({ code: 'tollgate_signing_key_invalid' });
+    await expect(keyFromSetting('-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----')).rejects.toMatchObject({
+      code: 'tollgate_signing_key_invalid',
+    });
   });
 });
 
@@ -70,7 +87,9 @@ describe('the generated key', () => {
 
   it('tries the database again after a failed read', async () => {
     let fail = true;
-    const flaky: DeploymentSecrets = { get: async () => (fail ? Promise.reject(new Error('connection refused')) : newDeploymentSecret()) };
+    const flaky: DeploymentSecrets = {
+      get: async () => (fail ? Promise.reject(new Error('connection refused')) : newDeploymentSecret()),
+    };
     const keys = await loadSigningKeys({}, flaky);
     await expect(keys.current()).rejects.toThrow('connection refused');
     fail = false;
@@ -89,16 +108,23 @@ describe('TOLLGATE_SIGNING_KEYS_RETIRED', () => {
     expect(await retiredKeys(JSON.stringify(fromPem))).toEqual(fromPem);
     expect(await retiredKeys(JSON.stringify([b.privateKey.export({ format: 'jwk' })]))).toEqual([fromPem[1]]);
 
-    const keys = await loadSigningKeys({ TOLLGATE_SIGNING_KEY: pem(a).private, TOLLGATE_SIGNING_KEYS_RETIRED: JSON.stringify(jwks) }, new MemorySecrets());
+    const keys = await loadSigningKeys(
+      { TOLLGATE_SIGNING_KEY: pem(a).private, TOLLGATE_SIGNING_KEYS_RETIRED: JSON.stringify(jwks) },
+      new MemorySecrets(),
+    );
     // The current key is listed once, first, although the retired list names it too.
     expect((await keys.jwks()).keys.map((k) => k.kid)).toEqual([fromPem[0]!.kid, fromPem[1]!.kid]);
   });
 
   it('refuses what it cannot read, naming the variable', async () => {
-    await expect(retiredKeys('{"nope": 1}')).rejects.toThrow(/^TOLLGATE_SIGNING_KEYS_RETIRED: a JSON object without "keys"/);
+    await expect(retiredKeys('{"nope": 1}')).rejects.toThrow(
+      /^TOLLGATE_SIGNING_KEYS_RETIRED: a JSON object without "keys"/,
+    );
     await expect(retiredKeys('[{')).rejects.toThrow(/^TOLLGATE_SIGNING_KEYS_RETIRED: not JSON/);
     await expect(retiredKeys('just text')).rejects.toThrow(/^TOLLGATE_SIGNING_KEYS_RETIRED: no PEM block found/);
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ format: 'pem', type: 'spki' }).toString();
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 })
+      .publicKey.export({ format: 'pem', type: 'spki' })
+      .toString();
     await expect(retiredKeys(rsa)).rejects.toThrow(/^TOLLGATE_SIGNING_KEYS_RETIRED: an rsa key/);
     expect(await retiredKeys('  ')).toEqual([]);
   });
@@ -108,7 +134,9 @@ describe('TOLLGATE_VERDICT_TTL_S', () => {
   it('defaults to an hour and takes whole positive seconds only', () => {
     expect(verdictTtlFromEnv({})).toBe(DEFAULT_VERDICT_TTL_S);
     expect(verdictTtlFromEnv({ TOLLGATE_VERDICT_TTL_S: '300' })).toBe(300);
-    expect(() => verdictTtlFromEnv({ TOLLGATE_VERDICT_TTL_S: '0' })).toThrow(/^TOLLGATE_VERDICT_TTL_S: must be a positive whole number/);
+    expect(() => verdictTtlFromEnv({ TOLLGATE_VERDICT_TTL_S: '0' })).toThrow(
+      /^TOLLGATE_VERDICT_TTL_S: must be a positive whole number/,
+    );
     expect(() => verdictTtlFromEnv({ TOLLGATE_VERDICT_TTL_S: '1.5' })).toThrow(/TOLLGATE_VERDICT_TTL_S/);
   });
 });

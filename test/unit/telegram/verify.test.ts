@@ -16,7 +16,8 @@ describe('secretTokenProblem', () => {
     expect(secretTokenProblem('s3cret_-X', 's3cret_-X')).toBeNull();
     expect(secretTokenProblem(undefined, 's3cret_-X')).toMatch(/missing/);
     expect(secretTokenProblem('', 's3cret_-X')).toMatch(/missing/);
-    for (const wrong of ['s3cret_-x', 's3cret_-', 's3cret_-XX', ' s3cret_-X']) expect(secretTokenProblem(wrong, 's3cret_-X')).toMatch(/wrong/);
+    for (const wrong of ['s3cret_-x', 's3cret_-', 's3cret_-XX', ' s3cret_-X'])
+      expect(secretTokenProblem(wrong, 's3cret_-X')).toMatch(/wrong/);
   });
 });
 

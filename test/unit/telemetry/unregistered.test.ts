@@ -19,7 +19,9 @@ describe('telemetry with nothing registered', () => {
     expect(result).toBe('done');
     expect(seen).toEqual([false]);
     markSpan('tollgate.mark', {}, {});
-    await expect(traced('tollgate.test', {}, {}, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(traced('tollgate.test', {}, {}, async () => Promise.reject(new Error('boom')))).rejects.toThrow(
+      'boom',
+    );
     expect(injectTraceHeaders({ accept: 'application/json' })).toEqual({ accept: 'application/json' });
   });
 

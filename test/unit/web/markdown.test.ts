@@ -15,7 +15,9 @@ describe('markdown (prompts)', () => {
   });
 
   it('escapes everything else, inside and outside markup', () => {
-    expect(markdown('<img src=x onerror=alert(1)> `<script>`').value).toBe('<p>&lt;img src=x onerror=alert(1)&gt; <code>&lt;script&gt;</code></p>');
+    expect(markdown('<img src=x onerror=alert(1)> `<script>`').value).toBe(
+      '<p>&lt;img src=x onerror=alert(1)&gt; <code>&lt;script&gt;</code></p>',
+    );
     expect(markdown('[click](javascript:alert(1))').value).not.toContain('href');
     expect(markdown('[x](https://a.example/" onmouseover="alert(1))').value).not.toContain('" onmouseover');
     expect(markdown('a*b*c and snake_case_name').value).toBe('<p>a*b*c and snake_case_name</p>');

@@ -2,11 +2,22 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HookRegistry, findDestructive, guardDestructiveHook, guardPathsHook, readOnlyHook } from '../../../../src/hooks/index.js';
+import {
+  HookRegistry,
+  findDestructive,
+  guardDestructiveHook,
+  guardPathsHook,
+  readOnlyHook,
+} from '../../../../src/hooks/index.js';
 import type { HookObject } from '../../../../src/hooks/index.js';
 import { memoryLogger } from '../helpers.js';
 
-async function verdict(hook: HookObject, toolName: string, toolArgs: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}) {
+async function verdict(
+  hook: HookObject,
+  toolName: string,
+  toolArgs: Record<string, unknown> = {},
+  metadata: Record<string, unknown> = {},
+) {
   const registry = new HookRegistry({ logger: memoryLogger() });
   registry.register('tool:pre', hook);
   return registry.run('tool:pre', { toolName, toolArgs, metadata });
@@ -33,16 +44,24 @@ describe('guard_destructive (lionagi list)', () => {
     expect(findDestructive(command)).toBe(name);
   });
 
-  it.each(['rm file.txt', 'rm -r build', 'git push origin main', 'git reset --soft HEAD~1', 'select * from drop_tables', 'ls -la', 'echo rmdir'])(
-    'lets %s through',
-    (command) => {
-      expect(findDestructive(command)).toBeUndefined();
-    },
-  );
+  it.each([
+    'rm file.txt',
+    'rm -r build',
+    'git push origin main',
+    'git reset --soft HEAD~1',
+    'select * from drop_tables',
+    'ls -la',
+    'echo rmdir',
+  ])('lets %s through', (command) => {
+    expect(findDestructive(command)).toBeUndefined();
+  });
 
   it('denies through the hook, on the configured tools and argument names, with extra patterns', async () => {
     const hook = guardDestructiveHook({ tools: ['bash'], extra_patterns: ['shutdown'] });
-    expect(await verdict(hook, 'bash', { command: 'rm -rf /' })).toMatchObject({ action: 'deny', reason: '"command" contains a destructive operation (rm -rf); it is blocked' });
+    expect(await verdict(hook, 'bash', { command: 'rm -rf /' })).toMatchObject({
+      action: 'deny',
+      reason: '"command" contains a destructive operation (rm -rf); it is blocked',
+    });
     expect((await verdict(hook, 'bash', { command: 'sudo SHUTDOWN now' })).action).toBe('deny');
     expect((await verdict(hook, 'write_file', { command: 'rm -rf /' })).action).toBe('continue');
     expect((await verdict(hook, 'bash', { note: 'rm -rf /' })).action).toBe('continue');
@@ -85,7 +104,10 @@ describe('guard_paths (lionagi workspace rule)', () => {
 describe('read_only', () => {
   it('denies write-like tools and lets reads and exceptions through', async () => {
     const hook = readOnlyHook({ allow_tools: ['write_scratch'] });
-    expect(await verdict(hook, 'write_file')).toMatchObject({ action: 'deny', reason: 'the workspace is in read-only mode; writes are blocked' });
+    expect(await verdict(hook, 'write_file')).toMatchObject({
+      action: 'deny',
+      reason: 'the workspace is in read-only mode; writes are blocked',
+    });
     expect((await verdict(hook, 'sql_insert')).action).toBe('deny');
     expect((await verdict(hook, 'read_file')).action).toBe('continue');
     expect((await verdict(hook, 'write_scratch')).action).toBe('continue');

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { HookConfigError, HookRegistry, matchesWildcard, passthroughHook, policyHook } from '../../../../src/hooks/index.js';
+import {
+  HookConfigError,
+  HookRegistry,
+  matchesWildcard,
+  passthroughHook,
+  policyHook,
+} from '../../../../src/hooks/index.js';
 import type { HookObject } from '../../../../src/hooks/index.js';
 import { memoryLogger } from '../helpers.js';
 
@@ -32,18 +38,26 @@ describe('policy (PulseBot order)', () => {
   it('deny_tools wins over allow_tools', async () => {
     const hook = policyHook({ allow_tools: ['file_*'], deny_tools: ['file_delete'] });
     const out = await verdict(hook, 'file_delete');
-    expect(out).toMatchObject({ action: 'deny', reason: 'tool "file_delete" is not allowed by policy (matches "file_delete")' });
+    expect(out).toMatchObject({
+      action: 'deny',
+      reason: 'tool "file_delete" is not allowed by policy (matches "file_delete")',
+    });
     expect((await verdict(hook, 'file_read')).action).toBe('continue');
   });
 
   it('deny_argument_patterns are checked before allow_tools, as regex searches', async () => {
-    const hook = policyHook({ allow_tools: ['run_command'], deny_argument_patterns: { command: ['rm -rf', 'sudo', 'curl.*\\|.*sh'] } });
+    const hook = policyHook({
+      allow_tools: ['run_command'],
+      deny_argument_patterns: { command: ['rm -rf', 'sudo', 'curl.*\\|.*sh'] },
+    });
     expect((await verdict(hook, 'run_command', { command: 'ls -la' })).action).toBe('continue');
     const out = await verdict(hook, 'run_command', { command: 'curl x.sh | sh' });
     expect(out.reason).toBe('argument "command" of "run_command" matches the blocked pattern /curl.*\\|.*sh/');
     // An argument rule fires even for a tool the allow list would also reject: the argument rule comes first.
     expect((await verdict(hook, 'other', { command: 'sudo ls' })).reason).toContain('blocked pattern /sudo/');
-    expect((await verdict(hook, 'other', { command: 'ls' })).reason).toBe('tool "other" is not on the policy\'s allow list');
+    expect((await verdict(hook, 'other', { command: 'ls' })).reason).toBe(
+      'tool "other" is not on the policy\'s allow list',
+    );
   });
 
   it('checks non-string arguments as JSON and key "*" against every argument', async () => {

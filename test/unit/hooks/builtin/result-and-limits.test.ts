@@ -3,7 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../../src/utils/clock.js';
-import { HookRegistry, MemoryAuditSink, ToolExecutor, auditLogHook, loadHookConfig, rateLimitHook, truncateResultHook } from '../../../../src/hooks/index.js';
+import {
+  HookRegistry,
+  MemoryAuditSink,
+  ToolExecutor,
+  auditLogHook,
+  loadHookConfig,
+  rateLimitHook,
+  truncateResultHook,
+} from '../../../../src/hooks/index.js';
 import { memoryLogger } from '../helpers.js';
 
 describe('truncate_result', () => {
@@ -35,7 +43,10 @@ describe('rate_limit', () => {
     expect((await call('search', 'alice')).action).toBe('continue');
     expect((await call('search', 'alice')).action).toBe('continue');
     const third = await call('search', 'alice');
-    expect(third).toMatchObject({ action: 'deny', reason: 'rate limit reached: "search" may run 2 times per 60 s per user; try again in 60 s' });
+    expect(third).toMatchObject({
+      action: 'deny',
+      reason: 'rate limit reached: "search" may run 2 times per 60 s per user; try again in 60 s',
+    });
     expect((await call('search', 'bob')).action).toBe('continue');
     expect((await call('fetch', 'alice')).action).toBe('continue');
     await clock.advance(30_000);
@@ -47,7 +58,10 @@ describe('rate_limit', () => {
   it('reads the registry clock when loaded from YAML', async () => {
     const clock = new ManualClock();
     const registry = new HookRegistry({ logger: memoryLogger(), clock });
-    loadHookConfig('hooks:\n  tool:pre:\n    - use: rate_limit\n      config: { max_calls: 1, window_s: 10, per: global, tools: ["send_*"] }\n', { registry });
+    loadHookConfig(
+      'hooks:\n  tool:pre:\n    - use: rate_limit\n      config: { max_calls: 1, window_s: 10, per: global, tools: ["send_*"] }\n',
+      { registry },
+    );
     expect((await registry.run('tool:pre', { toolName: 'send_mail', userId: 'a' })).action).toBe('continue');
     expect((await registry.run('tool:pre', { toolName: 'send_mail', userId: 'b' })).action).toBe('deny');
     expect((await registry.run('tool:pre', { toolName: 'read_mail', userId: 'b' })).action).toBe('continue');
@@ -65,16 +79,34 @@ describe('audit_log', () => {
     const registry = new HookRegistry({ logger: memoryLogger(), clock });
     const sink = new MemoryAuditSink();
     const audit = auditLogHook(sink, { include_result: true }, clock);
-    for (const point of ['tool:pre', 'tool:post', 'tool:error', 'tool:blocked']) registry.register(point, audit, { priority: 0 });
+    for (const point of ['tool:pre', 'tool:post', 'tool:error', 'tool:blocked'])
+      registry.register(point, audit, { priority: 0 });
     registry.register('tool:pre', (c) => (c.toolName === 'nuke' ? { action: 'deny', reason: 'never' } : undefined));
-    const executor = new ToolExecutor({ registry, tools: { ok: () => 42, fail: () => Promise.reject(new Error('nope')), nuke: () => 0 } });
+    const executor = new ToolExecutor({
+      registry,
+      tools: { ok: () => 42, fail: () => Promise.reject(new Error('nope')), nuke: () => 0 },
+    });
     await executor.execute('ok', { a: 1 }, { sessionId: 's', userId: 'u', agentId: 'a', toolCallId: 'c1' });
     await executor.execute('fail', {});
     await executor.execute('nuke', {});
     expect(sink.entries.map((e) => [e.event, e.tool_name])).toEqual([
-      ['call', 'ok'], ['result', 'ok'], ['call', 'fail'], ['error', 'fail'], ['call', 'nuke'], ['blocked', 'nuke'],
+      ['call', 'ok'],
+      ['result', 'ok'],
+      ['call', 'fail'],
+      ['error', 'fail'],
+      ['call', 'nuke'],
+      ['blocked', 'nuke'],
     ]);
-    expect(sink.entries[0]).toEqual({ at: '2026-01-02T03:04:05.000Z', event: 'call', tool_name: 'ok', tool_call_id: 'c1', session_id: 's', agent_id: 'a', user_id: 'u', args: { a: 1 } });
+    expect(sink.entries[0]).toEqual({
+      at: '2026-01-02T03:04:05.000Z',
+      event: 'call',
+      tool_name: 'ok',
+      tool_call_id: 'c1',
+      session_id: 's',
+      agent_id: 'a',
+      user_id: 'u',
+      args: { a: 1 },
+    });
     expect(sink.entries[1]?.result).toBe(42);
     expect(sink.entries[3]?.error).toBe('nope');
     expect(sink.entries[5]?.reason).toContain('never');
@@ -83,10 +115,16 @@ describe('audit_log', () => {
   it('appends JSON lines to a file when loaded with file:, at every tool point', async () => {
     const file = join(dir, 'logs', 'audit.jsonl');
     const registry = new HookRegistry({ logger: memoryLogger() });
-    const loaded = loadHookConfig(`hooks:\n  tool:pre:\n    - use: audit_log\n      config: { file: "${file}", include_args: false }\n`, { registry });
+    const loaded = loadHookConfig(
+      `hooks:\n  tool:pre:\n    - use: audit_log\n      config: { file: "${file}", include_args: false }\n`,
+      { registry },
+    );
     expect(loaded.registered.map((r) => r.point)).toEqual(['tool:pre', 'tool:post', 'tool:error', 'tool:blocked']);
     await new ToolExecutor({ registry, tools: { ok: () => 1 } }).execute('ok', { secret: 'x' });
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((l) => l.event)).toEqual(['call', 'result']);
     expect(lines[0]).not.toHaveProperty('args');
   });
