@@ -19,6 +19,7 @@ const WAITING = [
   'test/integration/cli/terminal-approvals.test.ts',
   'test/integration/core/restart.test.ts',
   'test/integration/postgres/replicas.test.ts',
+  'test/integration/python/python-package.test.ts',
 ];
 
 /**

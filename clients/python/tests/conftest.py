@@ -205,3 +205,19 @@ def in_thread(fn: Callable[[], Any]) -> Callable[[], Any]:
         return box["value"]
 
     return join
+
+
+# --- the report `npm test` reads (test/integration/python/python-package.test.ts) ---------------------------------
+
+_REPORT = os.environ.get("TOLLGATE_PYTEST_REPORT")
+
+
+def pytest_runtest_logreport(report: Any) -> None:
+    """With TOLLGATE_PYTEST_REPORT set, appends each test's outcome as a JSON line: vitest turns each into a test of
+    its own, so `npm test` and .ci/run count the Python tests one by one."""
+    if not _REPORT or (report.when != "call" and report.outcome == "passed"):
+        return
+    entry = {"nodeid": report.nodeid, "when": report.when, "outcome": report.outcome,
+             "duration": report.duration, "detail": report.longreprtext if report.failed else ""}
+    with open(_REPORT, "a", encoding="utf-8") as out:
+        out.write(json.dumps(entry) + "\n")
