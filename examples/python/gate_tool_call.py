@@ -10,6 +10,8 @@ arguments the approver may have edited.
 
 Exit codes: 0 approved and run; 1 denied, expired or cancelled; 2 bad input; 3 gateway unreachable or refusing.
 Copy ``request_approval`` / ``wait_for_verdict`` / ``require_approval`` into your agent; the rest is the demo.
+This file is the no-install path; with pip, the ``tollgate`` package (clients/python, docs/python.md) does this and
+more: ``@requires_approval``, asyncio, idempotent re-runs, verdict checks.
 """
 
 import json
