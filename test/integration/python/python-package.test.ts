@@ -74,7 +74,7 @@ describe('the Python package (pytest)', () => {
   if (collected.error)
     it('collects the Python tests', () => {
       throw new Error(
-        `pytest could not collect ${TESTS} with ${PYTHON} (apt-get install python3-pytest python3-cryptography):\n${collected.error}`,
+        `pytest could not collect ${TESTS} with ${PYTHON} (apt-get install python3-pytest python3-cryptography mypy):\n${collected.error}`,
       );
     });
 

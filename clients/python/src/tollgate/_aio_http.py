@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-from typing import AsyncIterator, Optional, Tuple
+from typing import AsyncIterator, Dict, Optional
 
 from ._core import Settings
-
-Head = Tuple[int, str, dict]
-
 
 class Exchange:
     """One open request/response on its own connection."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
-        self.status, self.reason, self.headers = 0, "", {}
+        self.status, self.reason = 0, ""
+        self.headers: Dict[str, str] = {}
 
     @classmethod
     async def open(

@@ -8,21 +8,17 @@ A flow yields :class:`Call` (one HTTP attempt: the driver sends back the parsed 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
 import random
-import threading
 import time
-import uuid
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Generator, Mapping, Optional, Sequence, Union
 from urllib.parse import quote, urlsplit
 
 from ._version import __version__
-from .args_hash import args_sha256
+from ._ledger import LEDGER, PROCESS_RUN_ID, call_base
 from .errors import GatewayUnreachable, TollgateError
 from .verdict import Verdict
 
@@ -81,7 +77,7 @@ class Settings:
         self.host = parts.hostname
         self.port = parts.port or (443 if parts.scheme == "https" else 80)
         self.base_path = parts.path.rstrip("/")
-        self.run_id = run_id or os.environ.get("TOLLGATE_RUN_ID") or _PROCESS_RUN_ID
+        self.run_id = run_id or os.environ.get("TOLLGATE_RUN_ID") or PROCESS_RUN_ID
         self.retry_for = retry_for
         self.poll_seconds = min(max(poll_seconds, 1.0), POLL_SECONDS)
 
@@ -136,7 +132,7 @@ class Backoff:
         self.initial, self.ceiling, self.attempts = initial, ceiling, 0
 
     def next(self) -> float:
-        top = min(self.ceiling, self.initial * 2**self.attempts)
+        top: float = min(self.ceiling, self.initial * 2.0**self.attempts)
         self.attempts += 1
         return top / 2 + random.random() * top / 2
 
@@ -196,53 +192,6 @@ def wait_flow(settings: Settings, request_id: str, timeout: Optional[float]) -> 
             backoff.reset()
 
 
-class _Ledger:
-    """Which verdicts this process has handed out, so each is used once: after a call collected an approval (or a
-    denial), the same call asked again from this process files a new request instead of collecting the old one."""
-
-    def __init__(self, size: int = 100_000) -> None:
-        self._lock = threading.Lock()
-        self._generations: dict[str, int] = {}
-        self._used: "OrderedDict[str, None]" = OrderedDict()
-        self._size = size
-
-    def generation(self, base: str) -> int:
-        with self._lock:
-            return self._generations.get(base, 0)
-
-    def used(self, request_id: str) -> bool:
-        with self._lock:
-            return request_id in self._used
-
-    def move_on(self, base: str, generation: int) -> None:
-        with self._lock:
-            self._generations[base] = max(generation + 1, self._generations.get(base, 0))
-
-    def claim(self, request_id: str, base: str, generation: int) -> bool:
-        """Marks the verdict used; False when another call of this process used it first."""
-        with self._lock:
-            self._generations[base] = max(generation + 1, self._generations.get(base, 0))
-            if request_id in self._used:
-                return False
-            self._used[request_id] = None
-            if len(self._used) > self._size:
-                self._used.popitem(last=False)
-            return True
-
-
-_LEDGER = _Ledger()
-_PROCESS_RUN_ID = uuid.uuid4().hex
-
-
-def call_base(tool: str, args: Mapping[str, Any], run_id: str) -> str:
-    """The part of a call's idempotency key that names the call: tool, argument hash and run id."""
-    try:
-        digest = args_sha256(tool, args)
-    except (TypeError, ValueError) as error:
-        raise TollgateError("the arguments are not JSON: %s" % error) from None
-    return hashlib.sha256(("%s\n%s\n%s" % (tool, digest, run_id)).encode("utf-8")).hexdigest()
-
-
 def request_body(
     tool: str,
     args: Mapping[str, Any],
@@ -295,11 +244,11 @@ def request_flow(
     while True:
         generation = 0
         if base is not None:
-            generation = _LEDGER.generation(base)
+            generation = LEDGER.generation(base)
             idempotency_key = "py:%s:%d" % (base, generation)
         filed = yield from send(Call("POST", "/v1/requests", dict(body, idempotency_key=idempotency_key)), retry_until)
-        if base is not None and _LEDGER.used(filed["id"]):
-            _LEDGER.move_on(base, generation)
+        if base is not None and LEDGER.used(filed["id"]):
+            LEDGER.move_on(base, generation)
             continue
         final = filed
         if filed["status"] == "pending" and limit != 0:
@@ -307,7 +256,7 @@ def request_flow(
             final = yield from wait_flow(settings, filed["id"], left)
         if final["status"] == "pending" or base is None:
             return final
-        if _LEDGER.claim(final["id"], base, generation):
+        if LEDGER.claim(final["id"], base, generation):
             return final
         # Two identical calls of this process waited on one request: the first used it, this one asks again.
 

@@ -76,7 +76,8 @@ class AsyncTollgate:
 
     async def get(self, request_id: str) -> Verdict:
         """The request as it is now."""
-        return await self._verdict(_core.send(Call("GET", _core.request_path(request_id)), None))
+        call = Call("GET", _core.request_path(request_id))
+        return await self._verdict(_core.send(call, time.monotonic() + self._settings.retry_for))
 
     async def wait(self, request_id: str, timeout: Optional[float] = None) -> Verdict:
         """Waits for the verdict over the long-poll (see :meth:`tollgate.Tollgate.wait`)."""

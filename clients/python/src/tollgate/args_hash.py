@@ -20,7 +20,7 @@ __all__ = ["canonical_json", "args_sha256"]
 _MAX_SAFE_INTEGER = 2**53
 _ARRAY_INDEX_MAX = 2**32 - 2
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-_ESCAPE = json.encoder.py_encode_basestring  # type: ignore[attr-defined]
+_ESCAPE = json.encoder.py_encode_basestring
 
 
 def _js_string(text: str) -> str:

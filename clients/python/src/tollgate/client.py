@@ -82,7 +82,8 @@ class Tollgate:
 
     def get(self, request_id: str) -> Verdict:
         """The request as it is now."""
-        return self._verdict(_core.send(Call("GET", _core.request_path(request_id)), None))
+        call = Call("GET", _core.request_path(request_id))
+        return self._verdict(_core.send(call, time.monotonic() + self._settings.retry_for))
 
     def wait(self, request_id: str, timeout: Optional[float] = None) -> Verdict:
         """Waits for the request's verdict over the API's long-poll, reconnecting through gateway restarts; with

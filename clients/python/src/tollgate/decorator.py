@@ -68,7 +68,9 @@ def requires_approval(
         signature = inspect.signature(fn)
         name = tool or fn.__name__
 
-        def plan(call_args: tuple, call_kwargs: dict) -> tuple[inspect.BoundArguments, dict[str, Any], dict]:
+        def plan(
+            call_args: tuple[Any, ...], call_kwargs: dict[str, Any]
+        ) -> tuple[inspect.BoundArguments, dict[str, Any], dict[str, Any]]:
             bound = signature.bind(*call_args, **call_kwargs)
             bound.apply_defaults()
             if args is not None:
@@ -117,7 +119,8 @@ def _sync_client(client: Optional[Client]) -> Tollgate:
         return client
     if isinstance(client, AsyncTollgate):
         raise TollgateError("a plain function needs a Tollgate client, not an AsyncTollgate")
-    return _default(Tollgate)
+    made: Tollgate = _default(Tollgate)
+    return made
 
 
 def _async_client(client: Optional[Client]) -> AsyncTollgate:
@@ -125,7 +128,8 @@ def _async_client(client: Optional[Client]) -> AsyncTollgate:
         return client
     if isinstance(client, Tollgate):
         raise TollgateError("an async function needs an AsyncTollgate client, not a Tollgate")
-    return _default(AsyncTollgate)
+    made: AsyncTollgate = _default(AsyncTollgate)
+    return made
 
 
 def _named(bound: inspect.BoundArguments) -> dict[str, Any]:
