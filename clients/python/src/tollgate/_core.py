@@ -157,6 +157,7 @@ def send(call: Call, retry_until: Optional[float]) -> Flow:
 
 
 def request_path(request_id: str, suffix: str = "") -> str:
+    """``/v1/requests/<id><suffix>``, the id escaped."""
     return "/v1/requests/%s%s" % (quote(request_id, safe=""), suffix)
 
 
@@ -239,14 +240,14 @@ def request_flow(
     """
     started = time.monotonic()
     limit: Optional[float] = None if wait is True else (0.0 if wait is False else float(wait))
-    retry_until = started + settings.retry_for
     base = None if idempotency_key else call_base(body["tool_name"], body["tool_args"], run_id or settings.run_id)
     while True:
         generation = 0
         if base is not None:
             generation = LEDGER.generation(base)
             idempotency_key = "py:%s:%d" % (base, generation)
-        filed = yield from send(Call("POST", "/v1/requests", dict(body, idempotency_key=idempotency_key)), retry_until)
+        call = Call("POST", "/v1/requests", dict(body, idempotency_key=idempotency_key))
+        filed = yield from send(call, time.monotonic() + settings.retry_for)
         if base is not None and LEDGER.used(filed["id"]):
             LEDGER.move_on(base, generation)
             continue
@@ -281,4 +282,5 @@ def run_sync(flow: Flow, attempt: Callable[[Call], Any]) -> Any:
 
 
 def to_verdict(settings: Settings, request: Mapping[str, Any]) -> Verdict:
+    """The API's request as a :class:`Verdict` (its inbox link under this gateway's URL)."""
     return Verdict.from_api(request, settings.url)
