@@ -183,3 +183,20 @@ def test_5xx_is_retried_and_4xx_is_not() -> None:
         assert (raised.value.status, raised.value.message, raised.value.field) == (400, "try 3", "tool_name")
     finally:
         server.shutdown()
+
+
+def test_two_identical_calls_waiting_at_once_use_one_approval_each(gate: Tollgate, tokens: Tokens, tool: str) -> None:
+    # Both land on one request (one card); its approval runs one of them, the other asks a human again.
+    first = in_thread(lambda: gate.request(tool, {"pay": 5}, run_id="twice"))
+    second = in_thread(lambda: gate.request(tool, {"pay": 5}, run_id="twice"))
+    one = tokens.pending(tool)
+    assert len(one) == 1
+    tokens.decide(one[0]["id"])
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # the one left over files anew
+        again = [r for r in tokens.pending(tool) if r["id"] != one[0]["id"]]
+        if again:
+            break
+    tokens.decide(again[0]["id"])
+    assert sorted(v.id for v in (first(), second())) == sorted([one[0]["id"], again[0]["id"]])
+    assert len(tokens.requests_of(tool)) == 2
