@@ -1,6 +1,7 @@
 /**
  * @module bench/report
- * The goals, the table printed at the end of `npm run bench`, and the shape of bench/results.json.
+ * The goal rows of a run (from bench/goals.ts), the table printed at the end of `npm run bench`, and the shape of
+ * bench/results.json.
  */
 import { readFileSync } from 'node:fs';
 import type { BenchMode } from './context.js';
@@ -8,8 +9,8 @@ import {
   DURABLE_DECISION_P50,
   DURABLE_DECISION_P99,
   FLOOR,
-  HISTORY,
   MICRO,
+  perMode,
   REPLICAS,
   type Goal,
   type GoalSpec,
@@ -47,137 +48,6 @@ export interface RunInfo {
   /** The revision measured beside this one (`--baseline`), and how it was installed. */
   baseline?: { rev: string; commit: string; node_modules: string; prepare_s: number };
   failures: string[];
-}
-
-/**
- * The goals of each mode: those of the second performance round (issue #17), judged since the fourth round (issue 47)
- * against the durable floors of the same run where a bare `node:http` answer is no floor for a synced write (the bare
- * floor stays beside them as information). `inProcess` is the SQLite + in-process scheduler shape; `durableShare` the
- * multiple of the durable create floor `create_rps` must reach.
- */
-function perMode(inProcess: boolean, durableShare: number): GoalSpec[] {
-  return [
-    { path: 'decision_to_resume_ms.p50', unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: DURABLE_DECISION_P50 },
-    { path: 'decision_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: DURABLE_DECISION_P99 },
-    {
-      path: 'decision_to_resume_ms.slack.p50',
-      unit: 'ms',
-      goal: { op: '<=', floorPlus: 1 },
-      floor: DURABLE_DECISION_P50,
-    },
-    { path: 'decision_to_resume_ms.slack.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: DURABLE_DECISION_P99 },
-    { path: 'create_rps', unit: '/s', floor: 'floor.http_rps' },
-    // Issue 35: group commit should beat node:http committing one row per request on the same store; issue 47: by 2 ×
-    // on SQLite, 1.5 × on PostgreSQL.
-    {
-      path: 'create_rps',
-      label: 'create_rps vs durable floor',
-      unit: '/s',
-      goal: { op: '>=', floorTimes: durableShare },
-      floor: 'floor.durable_create_rps',
-      needsFloor: true,
-    },
-    // Issue 47: against the baseline revision's gateway as shipped, measured in the same run (`--baseline REV`).
-    {
-      path: 'create_rps',
-      label: 'create_rps vs baseline',
-      unit: '/s',
-      goal: { op: '>=', floorTimes: 1 },
-      floor: 'baseline.create_rps',
-      floorIn: 'mode',
-      needsFloor: true,
-    },
-    {
-      path: 'decision_to_resume_ms.p50',
-      label: 'decision_to_resume_ms.p50 vs baseline',
-      unit: 'ms',
-      goal: { op: '<=', floorPlus: 1 },
-      floor: 'baseline.decision_to_resume_ms.p50',
-      floorIn: 'mode',
-      needsFloor: true,
-    },
-    { path: 'baseline.create_rps', unit: '/s' },
-    { path: 'baseline.decision_to_resume_ms.p50', unit: 'ms' },
-    { path: 'baseline.decision_to_resume_ms.p99', unit: 'ms' },
-    { path: 'create_rps_slack', unit: '/s', floor: 'floor.http_rps' },
-    // CPU per call (issue 33 judges the audit chain and signing by these against the commit before them): the
-    // gateway's, and on PostgreSQL the database's, where the chain's trigger runs.
-    { path: 'create_cpu_ms_per_request', unit: 'ms' },
-    { path: 'create_db_cpu_ms_per_request', unit: 'ms' },
-    { path: 'decision_cpu_ms_per_request', unit: 'ms' },
-    { path: 'decision_db_cpu_ms_per_request', unit: 'ms' },
-    // The other chat channels' taps hold the Slack tap's goal: each is one verified post that decides.
-    ...['teams', 'discord', 'telegram'].flatMap((channel): GoalSpec[] => [
-      {
-        path: `${channel}.tap_to_resume_ms.p50`,
-        unit: 'ms',
-        goal: { op: '<=', floorPlus: 1 },
-        floor: DURABLE_DECISION_P50,
-      },
-      {
-        path: `${channel}.tap_to_resume_ms.p99`,
-        unit: 'ms',
-        goal: { op: '<=', limit: 10 },
-        floor: DURABLE_DECISION_P99,
-      },
-    ]),
-    // A mail is a job and an SMTP session (connection, greeting, AUTH, MAIL, RCPT, DATA) away from the 201, and the
-    // team's SMTP server (smtp-server) holds every greeting 100 ms to catch early talkers: 100 ms of the figure is
-    // the relay's. The goal gives the gateway's part 50 ms on top, which still catches a job waiting on a poll
-    // interval or a connection left hanging; no reader of a mail could notice either.
-    { path: 'email.delivery_ms.p50', unit: 'ms' },
-    { path: 'email.delivery_ms.p99', unit: 'ms', goal: { op: '<=', limit: 150 } },
-    { path: 'email.link_to_resume_ms.p50', unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: DURABLE_DECISION_P50 },
-    { path: 'email.link_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: DURABLE_DECISION_P99 },
-    { path: 'push.delivery_ms.p50', unit: 'ms' },
-    { path: 'push.delivery_ms.p99', unit: 'ms' },
-    { path: 'push.create_ms.with_devices.p50', unit: 'ms' },
-    { path: 'push.create_ms.with_devices.p99', unit: 'ms' },
-    { path: 'push.create_ms.no_push.p50', unit: 'ms' },
-    { path: 'push.create_ms.no_push.p99', unit: 'ms' },
-    // The event stream (one webhook sink on a local receiver): what it costs the creates, measured against a run
-    // without the sink in the same scenario, and how soon a `created` event follows the create's 201.
-    { path: 'events.create_rps', unit: '/s', floor: 'floor.http_rps' },
-    { path: 'events.create_rps_off', unit: '/s', floor: 'floor.http_rps' },
-    { path: 'events.create_cost_pct', unit: '%', goal: { op: '<=', limit: 10 } },
-    { path: 'events.delivery_lag_ms.p50', unit: 'ms' },
-    { path: 'events.delivery_lag_ms.p99', unit: 'ms', goal: { op: '<=', limit: 50 } },
-    // Issue 47: a sink keeps up with 1,000 creates a second (bench/scenarios/events-sustained.ts).
-    { path: 'events.sustained_lag_ms.p99', unit: 'ms', goal: { op: '<=', limit: 1000 } },
-    { path: 'events.sustained_backlog_growth_per_s', unit: '/s', goal: { op: '<=', limit: 10 } },
-    { path: 'events.sustained_creates_per_s', unit: '/s' },
-    // `--soak` only (bench/scenarios/soak.ts), merged into results.json.
-    { path: 'soak.rss_growth_pct', unit: '%', goal: { op: '<=', limit: 5 } },
-    { path: 'soak.p99_last_vs_first', unit: '×', goal: { op: '<=', limit: 1.25 } },
-    { path: 'policy_allow_latency_ms.p99', unit: 'ms', goal: { op: '<=', limit: 5 } },
-    { path: 'claude_hook_allow_ms.p50', unit: 'ms', goal: { op: '<=', limit: 120 } },
-    { path: 'claude_hook_node_start_ms', unit: 'ms' },
-    // What the hook costs beyond node itself: its p50 less bare `node -e 0`'s, interleaved in the same run (issue #35).
-    { path: 'claude_hook_overhead_ms.p50', unit: 'ms', goal: { op: '<=', limit: 10 } },
-    { path: 'claude_hook_without_extra_ca_ms.p50', unit: 'ms' },
-    { path: 'claude_hook_node_start_without_extra_ca_ms', unit: 'ms' },
-    // Parked waiters cost what node costs (issue #35): judged against the bare node:http server holding the same
-    // 10,000 long-polls from the same client in the same run.
-    { path: 'waiters_10k.rss_mb', unit: 'MB', goal: { op: '<=', floorTimes: 1.5 }, floor: 'floor.waiters_10k.rss_mb' },
-    { path: 'waiters_10k.kb_per_waiter', unit: 'KB' },
-    { path: 'waiters_10k.all_resumed_ms', unit: 'ms', goal: { op: '<=', limit: 1000 } },
-    // One connection waits for many: 100,000 pending requests over 100 verdict streams (every verdict must arrive).
-    // Its RSS goal is with the flag docs/production.md names (`flags`: `--max-semi-space-size=16`); no V8 flag is a
-    // default, so Node's defaults are reported beside it, and what the flag costs in CPU per decision.
-    { path: 'waiters_multiplexed_100k.rss_mb', unit: 'MB' },
-    { path: 'waiters_multiplexed_100k.flags.rss_mb', unit: 'MB', goal: { op: '<=', limit: 300 } },
-    { path: 'waiters_multiplexed_100k.delivery_ms.p50', unit: 'ms' },
-    { path: 'waiters_multiplexed_100k.delivery_ms.p99', unit: 'ms', goal: { op: '<=', limit: 20 } },
-    { path: 'waiters_multiplexed_100k.flags.delivery_ms.p99', unit: 'ms', goal: { op: '<=', limit: 20 } },
-    { path: 'waiters_multiplexed_100k.decide_cpu_ms_per_decision', unit: 'ms' },
-    { path: 'waiters_multiplexed_100k.flags.decide_cpu_ms_per_decision', unit: 'ms' },
-    { path: 'waiters_multiplexed_100k.delivered', unit: '' },
-    { path: 'waiters_multiplexed_100k.flags.delivered', unit: '' },
-    { path: 'expiry_lateness_ms.p50', unit: 'ms' },
-    { path: 'expiry_lateness_ms.p99', unit: 'ms', goal: { op: '<=', limit: inProcess ? 100 : 250 } },
-    { path: 'restart_100k.ready_s', unit: 's', goal: { op: '<=', limit: 2 } },
-    ...HISTORY,
-  ];
 }
 
 /** The limit a goal sets in this run (null when it is relative and the floor was not measured). */

@@ -57,8 +57,8 @@ export interface SameCallDeps {
 
 /**
  * Files the call or finds the request that answers it (see the module's rules), waits up to `waitMs` while the caller
- * is connected, and hands out the verdict; null when the caller went away. Throws the gateway's `ConflictError` for
- * an idempotency key reused with other arguments.
+ * is connected (counted from the call, the lookup and filing included), and hands out the verdict; null when the
+ * caller went away. Throws the gateway's `ConflictError` for an idempotency key reused with other arguments.
  */
 export async function gateSameCall(
   deps: SameCallDeps,
@@ -68,6 +68,10 @@ export async function gateSameCall(
   res: ServerResponse,
 ): Promise<SameCallOutcome | null> {
   const { gateway } = deps;
+  // The hook gives the gateway `waitMs` and keeps half a second back for the answer to reach it: the wait counts from
+  // the call's arrival, so the time spent finding or filing the request (seconds, on a loaded database) comes out of
+  // it, not out of that half second (the hook would give up first and fail closed, the request filed unseen).
+  const arrived = gateway.clock.now();
   const { input } = call;
   const hash = argsSha256(input.toolName, input.toolArgs ?? {});
   const key = JSON.stringify(['agent', input.filedBy, input.agentId, call.agentKind, call.cwd, hash]);
@@ -111,7 +115,7 @@ export async function gateSameCall(
   });
   if (!('id' in first)) return first;
 
-  const final = await waitWhileConnected(gateway, first, waitMs, res);
+  const final = await waitWhileConnected(gateway, first, waitMs - (gateway.clock.now() - arrived), res);
   if (res.destroyed) return null;
   if (final.status === 'pending') return { state: 'pending', request: final };
   // Two hooks waiting on one request both see the approval: the first takes it, the other is told to ask again.

@@ -271,7 +271,8 @@ export function runAgentAdapterContract(agent: AgentUnderTest, database?: Contra
       expect(await requests(s)).toHaveLength(1);
       expect(await events(s, request!.id)).toContain('executed');
       // Once used, the same call asks anew.
-      expect(agent.read(await hook(s, 'terraform apply', ['--wait', '1'])).decision).toBe('deny');
+      const again = agent.read(await hook(s, 'terraform apply', ['--wait', '1']));
+      expect(again).toMatchObject({ decision: 'deny', reason: expect.stringMatching(/run the same command again/) });
       expect((await requests(s)).map((r) => r.status)).toEqual(['pending', 'approved']);
     });
 

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PYTHON3 } from '../../support/python.js';
 import { parse as parseYaml } from 'yaml';
 import { ManualClock } from '../../../src/utils/clock.js';
 import { loadSinks } from '../../../src/events/config.js';
@@ -325,7 +326,7 @@ describe('event stream', () => {
     // The Python snippet, run by python3 on the same three cases: each line of output is one verdict.
     const fromPython = (header: string, body: string): boolean => {
       const program = `${python}\nimport sys\nprint(from_tollgate(sys.argv[1], sys.argv[2], sys.argv[3].encode()))`;
-      return execFileSync('python3', ['-c', program, SECRET, header, body], { encoding: 'utf8' }).trim() === 'True';
+      return execFileSync(PYTHON3, ['-c', program, SECRET, header, body], { encoding: 'utf8' }).trim() === 'True';
     };
     const body = '{"id":"evt_1"}';
     const t = Math.floor(Date.now() / 1000);

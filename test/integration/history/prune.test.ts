@@ -4,17 +4,11 @@
  * (an edited event, a deleted first event, a forged checkpoint) is still caught. A bad DATE is a usage error.
  */
 import { Database } from '../../../src/stores/sqlite/driver.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { seedHistory } from '../../../bench/seed.js';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { run as audit } from '../../../src/cli/audit.js';
 import { main } from '../../../src/cli/main.js';
-import { copySqliteToPostgres } from '../../../src/stores/postgres/copy-from-sqlite.js';
-import { openPostgres } from '../../../src/stores/postgres/database.js';
-import { openDatabase } from '../../../src/stores/sqlite/database.js';
-import { freshDatabase, withClient, type FreshDatabase } from '../postgres/fresh-database.js';
+import { withClient } from '../postgres/fresh-database.js';
+import { seededHistory, type HistoryCopy, type SeededHistory } from './seeded-history.js';
 import { startTestServer } from '../../helpers/server.js';
 
 const ROWS = 3000;
@@ -69,29 +63,40 @@ function postgresSql(url: string): Sql {
   };
 }
 
-let dir: string;
-let seeded: string;
+let history: SeededHistory;
 /** Every ROWS/1000-th row is pending, filed across the year: the oldest one stops the prune a third of the way in. */
 const before = new Date(Date.now() - 100 * DAY).toISOString().slice(0, 10);
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tollgate-prune-'));
-  seeded = join(dir, 'seed.db');
-  seedHistory(seeded, { rows: ROWS });
+  history = seededHistory(ROWS);
 }, 60_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => history.close());
 
-function pruneSuite(name: string, setup: () => Promise<{ db: string; sql: Sql; close(): Promise<void> }>) {
+/**
+ * Each test prunes, tampers with or counts a database of its own (dropped when it ends), so the tests pass in any
+ * order: a copy of the seeded rows, or of rows one prune has already gone through (that prune made once per dialect).
+ */
+function pruneSuite(name: string, copy: (source?: HistoryCopy) => Promise<HistoryCopy>, sqlOf: (db: string) => Sql) {
   describe(`tollgate prune on ${name}`, () => {
-    let db: string;
-    let sql: Sql;
-    let close: () => Promise<void>;
+    let prunedOnce: HistoryCopy;
+    // Seeding the dialect and the one prune take seconds each on a busy machine: not in a test's time.
     beforeAll(async () => {
-      ({ db, sql, close } = await setup());
-    }, 60_000);
-    afterAll(() => close());
+      prunedOnce = await copy();
+      const r = await cli('prune', '--db', prunedOnce.db, '--before', before);
+      if (r.code !== 0) throw new Error(r.stderr);
+    }, 120_000);
+    afterAll(() => prunedOnce?.drop());
+
+    async function own(source?: HistoryCopy): Promise<{ db: string; sql: Sql }> {
+      const c = await copy(source);
+      onTestFinished(() => c.drop());
+      return { db: c.db, sql: sqlOf(c.db) };
+    }
+    const seeded = () => own();
+    const pruned = () => own(prunedOnce);
 
     it('refuses a bad or future --before, and a missing one, saying what to give', async () => {
+      const { db } = await seeded();
       for (const [arg, says] of [
         ['yesterday', 'not a date'],
         ['2026-13-45', 'not a date'],
@@ -107,6 +112,7 @@ function pruneSuite(name: string, setup: () => Promise<{ db: string; sql: Sql; c
     });
 
     it('a dry run counts and deletes nothing', async () => {
+      const { db, sql } = await seeded();
       const requests = await sql.one('SELECT count(*) FROM confirmation_requests');
       const r = await cli('prune', '--db', db, '--before', before, '--dry-run', '--json');
       expect(r.code, r.stderr).toBe(0);
@@ -118,6 +124,7 @@ function pruneSuite(name: string, setup: () => Promise<{ db: string; sql: Sql; c
     });
 
     it('deletes decided requests and their events in batches, keeps pending ones, and the chain verifies from the checkpoint', async () => {
+      const { db, sql } = await seeded();
       const requests = await sql.one('SELECT count(*) FROM confirmation_requests');
       const events = await sql.one('SELECT count(*) FROM confirmation_events');
       const pending = await sql.one("SELECT count(*) FROM confirmation_requests WHERE status = 'pending'");
@@ -165,6 +172,7 @@ function pruneSuite(name: string, setup: () => Promise<{ db: string; sql: Sql; c
     });
 
     it('GET /v1/audit/verify on the running gateway starts from the checkpoint and checks its signature', async () => {
+      const { db } = await pruned();
       const t = await startTestServer({ dbPath: db });
       try {
         const report = (await (await t.api('/v1/audit/verify')).json()) as {
@@ -178,6 +186,7 @@ function pruneSuite(name: string, setup: () => Promise<{ db: string; sql: Sql; c
     });
 
     it('catches tampering after the prune: an edited event, a deleted first event, a forged checkpoint', async () => {
+      const { db, sql } = await pruned();
       const first = await sql.one('SELECT min(id) FROM confirmation_events');
       const verify = async () =>
         JSON.parse((await cli('audit', 'verify', '--db', db, '--json')).stdout) as {
@@ -208,23 +217,5 @@ function pruneSuite(name: string, setup: () => Promise<{ db: string; sql: Sql; c
   });
 }
 
-pruneSuite('SQLite', async () => {
-  const file = join(dir, 'sqlite.db');
-  const db = new Database(seeded, { readonly: true });
-  await db.backup(file);
-  db.close();
-  return { db: file, sql: sqliteSql(file), close: async () => undefined };
-});
-
-pruneSuite('PostgreSQL', async () => {
-  const fresh: FreshDatabase = await freshDatabase({ migrate: true });
-  const source = openDatabase(seeded);
-  const target = openPostgres(fresh.url, { poolSize: 1 });
-  try {
-    await copySqliteToPostgres(source, target);
-  } finally {
-    source.close();
-    await target.close();
-  }
-  return { db: fresh.url, sql: postgresSql(fresh.url), close: () => fresh.drop() };
-});
+pruneSuite('SQLite', (source) => history.sqliteCopy(source), sqliteSql);
+pruneSuite('PostgreSQL', (source) => history.postgresCopy(source), postgresSql);

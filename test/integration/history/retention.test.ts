@@ -6,18 +6,13 @@
  * variable.
  */
 import { Database } from '../../../src/stores/sqlite/driver.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedHistory } from '../../../bench/seed.js';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ManualClock } from '../../../src/utils/clock.js';
 import { loadConfig } from '../../../src/config.js';
-import { copySqliteToPostgres } from '../../../src/stores/postgres/copy-from-sqlite.js';
 import { openPostgres } from '../../../src/stores/postgres/database.js';
 import { PostgresEventLog } from '../../../src/stores/postgres/event-log.js';
-import { openDatabase } from '../../../src/stores/sqlite/database.js';
-import { freshDatabase, withClient, type FreshDatabase } from '../postgres/fresh-database.js';
+import { withClient } from '../postgres/fresh-database.js';
+import { seededHistory, type HistoryCopy, type SeededHistory } from './seeded-history.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
 const ROWS = 2000;
@@ -34,15 +29,12 @@ interface Row {
 /** Every request, by the query an auditor would run. */
 type ReadRows = () => Promise<Map<string, Row>>;
 
-let dir: string;
-let seeded: string;
+let history: SeededHistory;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tollgate-retention-'));
-  seeded = join(dir, 'seed.db');
-  seedHistory(seeded, { rows: ROWS });
+  history = seededHistory(ROWS);
 }, 60_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => history.close());
 
 it('TOLLGATE_RETENTION_DAYS: a bad value names the variable and what it takes; unset keeps everything', () => {
   for (const bad of ['0', '-3', '1.5', 'a year', '30d']) {
@@ -55,28 +47,47 @@ it('TOLLGATE_RETENTION_DAYS: a bad value names the variable and what it takes; u
   expect(loadConfig({}, { TOLLGATE_RETENTION_DAYS: '' }).retentionDays).toBeNull();
 });
 
+/** A gateway of one test, on its own copy of the seeded rows and its own clock. */
+interface Started {
+  t: TestServer;
+  clock: ManualClock;
+  rows: ReadRows;
+  db: string;
+}
+
+/**
+ * Each test starts a gateway on a copy of the seeded rows of its own (closed and dropped when it ends): what one run
+ * of retention deleted, and where its clock stands, are no other test's starting point.
+ */
 function retentionSuite(
   name: string,
-  setup: () => Promise<{ db: string; rows: ReadRows; close(): Promise<void> }>,
-  extra?: (ctx: () => { t: TestServer; clock: ManualClock; rows: ReadRows }) => void,
+  copy: () => Promise<HistoryCopy>,
+  readRows: (db: string) => ReadRows,
+  extra?: (start: () => Promise<Started>) => void,
 ) {
   describe(`retention on ${name}`, () => {
-    let db: string;
-    let rows: ReadRows;
-    let close: () => Promise<void>;
-    let t: TestServer;
-    let clock: ManualClock;
-    beforeAll(async () => {
-      ({ db, rows, close } = await setup());
-      clock = new ManualClock(Date.now());
-      t = await startTestServer({ dbPath: db, clock, env: { TOLLGATE_RETENTION_DAYS: String(DAYS) } });
-    }, 60_000);
-    afterAll(async () => {
-      await t?.close();
-      await close();
-    });
+    // The first copy builds the dialect's seeded rows (seconds on a busy machine): not in a test's time.
+    beforeAll(() => copy().then((c) => c.drop()), 120_000);
+
+    async function start(): Promise<Started> {
+      const c = await copy();
+      const clock = new ManualClock(Date.now());
+      const t = await startTestServer({ dbPath: c.db, clock, env: { TOLLGATE_RETENTION_DAYS: String(DAYS) } }).catch(
+        async (error: unknown) => {
+          await c.drop();
+          throw error;
+        },
+      );
+      // The gateway first: PostgreSQL drops a database only once nobody is connected (FORCE ends them, not cleanly).
+      onTestFinished(async () => {
+        await t.close();
+        await c.drop();
+      });
+      return { t, clock, rows: readRows(c.db), db: c.db };
+    }
 
     it('prunes requests decided before the cut-off a minute in, never a pending one, and the chain still verifies', async () => {
+      const { t, clock, rows } = await start();
       const before = await rows();
       // Nothing at start: the first run is a minute in.
       await clock.advance(59_000);
@@ -112,6 +123,9 @@ function retentionSuite(
     });
 
     it('runs again after the interval (an hour)', async () => {
+      const { t, clock } = await start();
+      await clock.advance(60_000);
+      await t.server.retention!.whenIdle();
       const first = t.server.retention!.last!.at.getTime();
       await clock.advance(3_599_000);
       await t.server.retention!.whenIdle();
@@ -123,16 +137,14 @@ function retentionSuite(
       expect(((await (await t.api('/v1/audit/verify')).json()) as { ok: boolean }).ok).toBe(true);
     });
 
-    extra?.(() => ({ t, clock, rows }));
+    extra?.(start);
   });
 }
 
-retentionSuite('SQLite', async () => {
-  const file = join(dir, 'sqlite.db');
-  const source = new Database(seeded, { readonly: true });
-  await source.backup(file);
-  source.close();
-  const rows: ReadRows = async () => {
+retentionSuite(
+  'SQLite',
+  () => history.sqliteCopy(),
+  (file) => async () => {
     const db = new Database(file, { readonly: true });
     try {
       return new Map(
@@ -141,43 +153,30 @@ retentionSuite('SQLite', async () => {
     } finally {
       db.close();
     }
-  };
-  return { db: file, rows, close: async () => undefined };
-});
+  },
+);
 
-let url: string;
 retentionSuite(
   'PostgreSQL',
-  async () => {
-    const fresh: FreshDatabase = await freshDatabase({ migrate: true });
-    url = fresh.url;
-    const source = openDatabase(seeded);
-    const target = openPostgres(fresh.url, { poolSize: 1 });
-    try {
-      await copySqliteToPostgres(source, target);
-    } finally {
-      source.close();
-      await target.close();
-    }
-    const rows: ReadRows = () =>
-      withClient(fresh.url, async (c) => {
-        const { rows: all } = await c.query<{ id: string; status: string; responded_at: Date | null }>(
-          'SELECT id, status, responded_at FROM confirmation_requests',
-        );
-        return new Map(
-          all.map((r) => [r.id, { id: r.id, status: r.status, responded_at: r.responded_at?.toISOString() ?? null }]),
-        );
-      });
-    return { db: fresh.url, rows, close: () => fresh.drop() };
-  },
-  (ctx) => {
+  () => history.postgresCopy(),
+  (url) => () =>
+    withClient(url, async (c) => {
+      const { rows: all } = await c.query<{ id: string; status: string; responded_at: Date | null }>(
+        'SELECT id, status, responded_at FROM confirmation_requests',
+      );
+      return new Map(
+        all.map((r) => [r.id, { id: r.id, status: r.status, responded_at: r.responded_at?.toISOString() ?? null }]),
+      );
+    }),
+  (start) => {
     it('skips a run while another replica holds the retention lock', async () => {
-      const { t, clock, rows } = ctx();
-      const other = openPostgres(url, { poolSize: 2 });
+      const { t, clock, rows, db } = await start();
+      const other = openPostgres(db, { poolSize: 2 });
       try {
         const held = await new PostgresEventLog(other).exclusive('retention', async () => {
           const before = (await rows()).size;
-          await clock.advance(3_600_000);
+          // The first run, a minute in, finds the lock held.
+          await clock.advance(60_000);
           await t.server.retention!.whenIdle();
           expect(t.server.retention!.last).toMatchObject({ at: new Date(clock.now()), report: null });
           expect((await rows()).size).toBe(before);

@@ -9,6 +9,7 @@ import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PYTHON3 } from '../../support/python.js';
 import { buildHookPackage } from '../../../bench/built-gateway.js';
 import { ensureBuilt, ROOT } from '../../helpers/built-package.js';
 import type { ChildGateway } from '../../helpers/child-gateway.js';
@@ -185,7 +186,7 @@ describe('the claude-hook bundle', { timeout: SLOW }, () => {
       '    out += chunk',
       'sys.stdout.write(str(p.wait()) + " " + out.decode())',
     ].join('\n');
-    const hook = spawnProcess('python3', ['-c', script, process.execPath, bundled.bin, input('toolu_nonblocking')], {
+    const hook = spawnProcess(PYTHON3, ['-c', script, process.execPath, bundled.bin, input('toolu_nonblocking')], {
       env: clientEnv(gw),
     });
     const request = await pendingRequest(gw, (r) => r.tool_call_id === 'toolu_nonblocking');

@@ -3,6 +3,7 @@
  * `tollgate serve` as a child process and decided through the API.
  */
 import { describe, expect, it } from 'vitest';
+import { PYTHON3 } from '../../support/python.js';
 import { allRequests, childGatewaysPerTest, clientEnv, decide, pendingRequest, spawnProcess } from './helpers.js';
 
 // Each test starts gateways and CLIs as child processes on two shared cores.
@@ -12,7 +13,7 @@ const SCRIPT = 'examples/python/gate_tool_call.py';
 const { gateway } = childGatewaysPerTest('python');
 
 const python = (gw: { url: string; token: string }, ...args: string[]) =>
-  spawnProcess('python3', [SCRIPT, ...args], { env: clientEnv(gw) });
+  spawnProcess(PYTHON3, [SCRIPT, ...args], { env: clientEnv(gw) });
 
 describe('examples/python/gate_tool_call.py', { timeout: SLOW }, () => {
   it('runs the tool with the approver-edited arguments once approved', async () => {

@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PYTHON3 } from '../../support/python.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
@@ -17,7 +18,7 @@ describe('examples/python/gate_tool_call.py while waiting', () => {
   });
 
   it('prints the request id and its web inbox page on stderr before the verdict arrives', async () => {
-    const child = spawn('python3', ['examples/python/gate_tool_call.py', 'delete_path', '{"path": "/tmp/py-wait"}'], {
+    const child = spawn(PYTHON3, ['examples/python/gate_tool_call.py', 'delete_path', '{"path": "/tmp/py-wait"}'], {
       env: { ...process.env, TOLLGATE_URL: t.url, TOLLGATE_TOKEN: t.token },
     });
     let stderr = '';

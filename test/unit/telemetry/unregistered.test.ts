@@ -1,11 +1,9 @@
 // With nothing registered with the OpenTelemetry API (no SDK, no host provider), tollgate's spans and propagation
 // still run the code they wrap, record nothing and add no header; a propagator registered later is used at once.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { injectTraceHeaders } from '../../../src/telemetry/inject.js';
 import { markSpan, traced } from '../../../src/telemetry/tracing.js';
 import { loadOtelApi } from '../../../src/telemetry/api.js';
-
-afterAll(() => loadOtelApi().propagation.disable());
 
 describe('telemetry with nothing registered', () => {
   it('runs a traced function with a span that records nothing, and adds no trace header', async () => {
@@ -27,6 +25,8 @@ describe('telemetry with nothing registered', () => {
 
   it('uses a propagator registered afterwards', async () => {
     const api = loadOtelApi();
+    // The propagator is this test's: the one before it must still find none, whichever runs first.
+    onTestFinished(() => api.propagation.disable());
     api.propagation.setGlobalPropagator({
       inject: (_context, carrier, setter) => setter.set(carrier, 'x-test', 'yes'),
       extract: (context) => context,
