@@ -24,7 +24,7 @@ import { applyConnectionLimits, connectionLimitsFromEnv } from './http/connectio
 import { integrationsPlugin } from './integrations/plugin.js';
 import { openStores } from './stores/open-store.js';
 import type { ConfirmationStore } from './requests/store.js';
-import { parseCallbackAllow } from './utils/callback-target.js';
+import { parseCallbackAllow } from './utils/outbound.js';
 import { jwksPlugin } from './http/jwks-route.js';
 import { readSigningSettings, signingKeys as keysOf } from './signing/keys.js';
 import { withVerdictTokens } from './stores/verdict-tokens.js';

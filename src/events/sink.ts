@@ -9,7 +9,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
-import { assertCallbackTarget } from '../utils/callback-target.js';
+import { assertCallbackTarget } from '../utils/outbound.js';
 import { describeError } from '../api/errors.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../requests/types.js';
 import { AWAY_CHANGED_TYPE, awayCloudEvent, STREAMED, toCloudEvent } from './cloud.js';

@@ -4,7 +4,7 @@
  * sweep. Every job re-reads its row first, so a stale or duplicate job does nothing (it throws
  * {@link JobNotNeededError} and the scheduler does not retry it). Also start-up reconciliation.
  */
-import { assertCallbackTarget } from '../utils/callback-target.js';
+import { assertCallbackTarget } from '../utils/outbound.js';
 import { createHmac } from 'node:crypto';
 import { PermanentChannelError, RateLimitedError, type Channel } from '../channel/channel.js';
 import type { Logger } from 'pino';

@@ -1,5 +1,5 @@
 /**
- * @module utils/callback-target
+ * @module utils/outbound
  * Where `callback_url` webhooks may go. A caller chooses the URL and the gateway POSTs to it, so without a check any
  * token holder could make the gateway reach loopback services, the cloud metadata endpoint (169.254.169.254) or the
  * private network behind it (SSRF). Loopback, private, link-local, CGNAT and unique-local targets, and URLs with
