@@ -24,7 +24,7 @@ import { applyConnectionLimits, connectionLimitsFromEnv } from './http/connectio
 import { integrationsPlugin } from './integrations/plugin.js';
 import { openStores } from './stores/open-store.js';
 import type { ConfirmationStore } from './requests/store.js';
-import { parseCallbackAllow } from './utils/callback-target.js';
+import { parseOutboundAllow } from './utils/outbound.js';
 import { jwksPlugin } from './http/jwks-route.js';
 import { readSigningSettings, signingKeys as keysOf } from './signing/keys.js';
 import { withVerdictTokens } from './stores/verdict-tokens.js';
@@ -88,7 +88,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const signing = await readSigningSettings(config.env);
   const verdictTtlS = verdictTtlFromEnv(config.env);
   const lookupTtlMs = resolutionTtlMs(config.env);
-  const callbackAllow = parseCallbackAllow(config.env.TOLLGATE_CALLBACK_ALLOW);
+  const callbackAllow = parseOutboundAllow(config.env.TOLLGATE_OUTBOUND_ALLOW, config.env.TOLLGATE_CALLBACK_ALLOW);
   const anchorEveryMs = anchorIntervalMs(config.env);
   const sinks = loadSinks(config.file.events, config.configPath ?? 'the config file', callbackAllow, config.env);
   const logger =
@@ -155,7 +155,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
       subscriptions: stores.pushSubscriptions,
       env: config.env,
       publicUrl: config.publicUrl,
-      listenHost: config.host,
+      outboundAllow: callbackAllow,
       baseUrl: () => config.publicUrl ?? listening ?? `http://${config.host}:${config.port}`,
       now: () => (options.clock ?? systemClock).now(),
       logger: logger.child({ component: 'push' }),

@@ -9,24 +9,17 @@
  * The hook command it writes names this node and this tollgate's bin by absolute path: no `npx` (a second node start
  * per tool call) and no dependence on the agent's PATH.
  */
-import {
-  accessSync,
-  chmodSync,
-  constants,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  writeFileSync,
-} from 'node:fs';
+import { accessSync, constants, lstatSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { delimiter, join, relative, resolve, sep } from 'node:path';
 import { AGENT_ADAPTERS } from '../agents/index.js';
 import { INIT_TARGETS, type InitPlace, type InitScope } from '../agents/init-targets.js';
 import { AGENT_KINDS, agentName, type AgentKind } from '../requests/agent-kinds.js';
 import { CLAUDE_HOOK_DEFAULT_WAIT_S } from '../integrations/claude-code-events.js';
 import { terminalText } from '../utils/terminal-text.js';
 import { flag, numberFlag, parseArgs, UsageError } from './args.js';
+import { readContained, writeContained } from './contained-files.js';
+import { hookBin } from './hook-bin.js';
 import { lineDiff } from './line-diff.js';
 
 /** The executables that say an agent is installed. */
@@ -81,9 +74,12 @@ export async function run(argv: string[], io: InitIo = defaultIo()): Promise<num
   const target = INIT_TARGETS[agent];
   const file = target.file(place);
   if (typeof file !== 'string') throw new UsageError(file.unsupported);
-  const bin = `"${process.execPath}" "${io.bin}"`;
+  const durable = hookBin(io.bin, place.dir, io.env);
+  const bin = `"${process.execPath}" "${durable.path}"`;
   const command = agent === 'claude' ? `${bin} claude-hook --timeout ${waitS}` : `${bin} hook ${agent} --wait ${waitS}`;
-  const current = existsSync(file) ? readFileSync(file, 'utf8') : null;
+  // Only regular files inside the project (or the user's configuration directory), never through a link.
+  const root = configRoot(place, file);
+  const current = readContained(root, file);
   const next = target.render(current, command, waitS, place);
   const out = (s: string) => io.stdout.write(s);
   if (current === next) {
@@ -94,13 +90,12 @@ export async function run(argv: string[], io: InitIo = defaultIo()): Promise<num
     `${args.flags['dry-run'] ? 'Would change' : 'Changing'} ${file}:\n${terminalText(lineDiff(current ?? '', next))}`,
   );
   if (args.flags['dry-run']) return 0;
-  mkdirSync(dirname(file), { recursive: true });
-  if (current !== null) copyFileSync(file, `${file}.bak`);
-  writeFileSync(file, next);
-  if (target.executable) chmodSync(file, 0o755);
+  if (current !== null) writeContained(root, `${file}.bak`, current, target.executable);
+  writeContained(root, file, next, target.executable);
   out(
     `${agentName(agent)} now asks tollgate before its tool calls (waiting ${waitS} s, then answering "run it again once approved").${current !== null ? ` The old file is ${file}.bak.` : ''}\n`,
   );
+  out(`The hook runs ${durable.path} (${durable.what}).\n`);
   if (target.note) out(`${target.note}\n`);
   out("The hook reads TOLLGATE_URL and TOLLGATE_TOKEN (a request:create token) from the agent's environment.\n");
   return 0;
@@ -112,7 +107,7 @@ function list(io: InitIo, place: InitPlace): number {
     const installed = BINARIES[agent].some((name) => onPath(name, io.env.PATH ?? ''));
     const wired = (['user', 'project'] as const).filter((scope) => {
       const file = INIT_TARGETS[agent].file({ ...place, scope });
-      return typeof file === 'string' && existsSync(file) && INIT_TARGETS[agent].wired(readFileSync(file, 'utf8'));
+      return typeof file === 'string' && isRegularFile(file) && INIT_TARGETS[agent].wired(readFileSync(file, 'utf8'));
     });
     return `${agent.padEnd(9)} ${(installed ? 'found' : 'not found').padEnd(10)} ${wired.length ? `wired (${wired.join(', ')})` : 'not wired'}`;
   });
@@ -120,6 +115,30 @@ function list(io: InitIo, place: InitPlace): number {
     `agent     installed  tollgate\n${lines.join('\n')}\n\nWire one: tollgate init <agent> [--scope project|user] [--dir D] [--wait S] [--dry-run]\n`,
   );
   return 0;
+}
+
+/** Whether `path` is a regular file (not a link, a device or a pipe a read would hang on). */
+function isRegularFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The directory init may write in for `file`: the project, or for `--scope user` the deepest of the user's
+ * configuration directories (`CODEX_HOME`, `XDG_CONFIG_HOME`, `HOME`) that holds it. Links below it are refused.
+ */
+function configRoot(place: InitPlace, file: string): string {
+  if (place.scope === 'project') return place.dir;
+  const inside = (dir: string) => !relative(dir, file).startsWith('..') && !relative(dir, file).startsWith(sep);
+  const roots = [place.env.CODEX_HOME, place.env.XDG_CONFIG_HOME, place.home]
+    .filter((dir): dir is string => Boolean(dir))
+    .map((dir) => resolve(dir))
+    .filter(inside)
+    .sort((a, b) => b.length - a.length);
+  return roots[0] ?? place.home;
 }
 
 function onPath(name: string, path: string): boolean {

@@ -4,7 +4,7 @@
  * entry and what is wrong; a URL the SSRF rules of `callback_url` refuse is refused here too.
  */
 import { z } from 'zod';
-import { callbackUrlProblem } from '../utils/callback-target.js';
+import { callbackUrlProblem } from '../utils/outbound.js';
 import { ValidationError, type FieldProblem } from '../api/errors.js';
 import { fieldProblems } from '../api/validation.js';
 import { AWAY_CHANGED_TYPE, STREAM_TYPES } from './cloud.js';

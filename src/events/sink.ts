@@ -9,7 +9,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
-import { assertCallbackTarget } from '../utils/callback-target.js';
+import { postOutbound } from '../utils/outbound.js';
 import { describeError } from '../api/errors.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../requests/types.js';
 import { AWAY_CHANGED_TYPE, awayCloudEvent, STREAMED, toCloudEvent } from './cloud.js';
@@ -251,22 +251,21 @@ export class EventSink {
    * checked against the SSRF rules before every POST (its name may resolve elsewhere by now).
    */
   private async send(events: readonly string[]): Promise<void> {
-    await assertCallbackTarget(this.config.url, this.deps.callbackAllow);
     const body = this.config.batch ? `[${events.join(',')}]` : events[0]!;
-    const res = await fetch(this.config.url, {
-      method: 'POST',
-      headers: {
-        'content-type': this.config.batch
-          ? 'application/cloudevents-batch+json; charset=utf-8'
-          : 'application/cloudevents+json; charset=utf-8',
-        'tollgate-signature': signatureHeader(this.config.secret, Math.floor(this.deps.now() / 1000), body),
+    const status = await postOutbound(
+      this.config.url,
+      {
+        headers: {
+          'content-type': this.config.batch
+            ? 'application/cloudevents-batch+json; charset=utf-8'
+            : 'application/cloudevents+json; charset=utf-8',
+          'tollgate-signature': signatureHeader(this.config.secret, Math.floor(this.deps.now() / 1000), body),
+        },
+        body,
       },
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(10_000),
-    });
-    await res.arrayBuffer().catch(() => undefined);
-    if (res.status < 200 || res.status > 299) throw new Error(`${this.config.url} answered ${res.status}`);
+      this.deps.callbackAllow,
+    );
+    if (status < 200 || status > 299) throw new Error(`${this.config.url} answered ${status}`);
     this.state.delivered += events.length;
   }
 

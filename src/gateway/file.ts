@@ -5,7 +5,7 @@
  * card deliveries and fan the change out. `Gateway.request` is the one caller.
  */
 import type { Channel } from '../channel/channel.js';
-import { callbackUrlProblem } from '../utils/callback-target.js';
+import { callbackUrlProblem } from '../utils/outbound.js';
 import type { Clock } from '../utils/clock.js';
 import { ValidationError } from '../api/errors.js';
 import { argsSha256 } from '../requests/args-hash.js';

@@ -4,7 +4,7 @@
  * sweep. Every job re-reads its row first, so a stale or duplicate job does nothing (it throws
  * {@link JobNotNeededError} and the scheduler does not retry it). Also start-up reconciliation.
  */
-import { assertCallbackTarget } from '../utils/callback-target.js';
+import { postOutbound } from '../utils/outbound.js';
 import { createHmac } from 'node:crypto';
 import { PermanentChannelError, RateLimitedError, type Channel } from '../channel/channel.js';
 import type { Logger } from 'pino';
@@ -230,19 +230,11 @@ export class GatewayJobs implements SchedulerJobs {
     let error: string | null = null;
     let status: number | null = null;
     try {
-      await assertCallbackTarget(request.callbackUrl, this.options.callbackAllow ?? []);
-      // A signed webhook is never re-posted elsewhere: a redirect is a failure, not a new target.
-      const response = await fetch(request.callbackUrl, {
-        method: 'POST',
-        headers,
-        body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(10_000),
-      });
-      status = response.status;
-      await response.body?.cancel();
+      // Checked against the address actually connected to; a signed webhook is never re-posted elsewhere: a redirect
+      // is a failure, not a new target.
+      status = await postOutbound(request.callbackUrl, { headers, body }, this.options.callbackAllow ?? []);
       if (status >= 300 && status < 400) error = `HTTP ${status}: redirects are not followed`;
-      else if (!response.ok) error = `HTTP ${response.status}`;
+      else if (status < 200 || status > 299) error = `HTTP ${status}`;
     } catch (e) {
       error = describeError(e);
     }

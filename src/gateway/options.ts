@@ -31,7 +31,7 @@ export interface GatewayOptions {
   allowSelfApproval?: boolean;
   /** HMAC key for `callback_url` signatures; callbacks are unsigned without it. */
   callbackSecret?: string;
-  /** Hosts `callback_url` may name although they are loopback or private (`TOLLGATE_CALLBACK_ALLOW`; `*` = any). */
+  /** Hosts `callback_url` may name although they are loopback or private (`TOLLGATE_OUTBOUND_ALLOW`, `TOLLGATE_CALLBACK_ALLOW`; `*` = any; utils/outbound). */
   callbackAllow?: string[];
   /** The approval policy (rules and standing grants); without it every request is asked as filed. */
   policy?: PolicyGate;

@@ -13,6 +13,7 @@ export const SIMULATE_PATH = '/policy/simulate';
 import express, { Router } from 'express';
 import { ValidationError } from '../api/errors.js';
 import type { Insights } from '../insights/service.js';
+import { MAX_YAML_BYTES } from '../utils/yaml-bounds.js';
 import { principalOf, requireScope } from './auth.js';
 
 /** Builds the router mounted at `/v1/insights`. */
@@ -37,7 +38,7 @@ export function policySimulateRouter(insights: Insights): Router {
   router.post(
     SIMULATE_PATH,
     requireScope('admin'),
-    express.text({ type: YAML_TYPES, limit: '1mb' }),
+    express.text({ type: YAML_TYPES, limit: MAX_YAML_BYTES }),
     async (req, res) => {
       const yaml: unknown = req.body;
       if (typeof yaml !== 'string' || !yaml.trim())

@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import { ValidationError } from '../api/errors.js';
 import { loadPolicy, matchPolicy, routeByRule, type Policy } from '../policy/index.js';
+import { MAX_YAML_BYTES, MAX_YAML_DEPTH, yamlNestingDepth } from '../utils/yaml-bounds.js';
 import { factsOf } from './suggestions.js';
 import type { ReplayRow } from './types.js';
 
@@ -53,6 +54,15 @@ export interface SimulationJson {
  * @throws ValidationError naming the file's entry (`candidate: policies[2] "x".match.when: …`).
  */
 export function loadCandidate(yaml: string, source = 'candidate'): Policy {
+  // Bounded before parsing: a small body of nested brackets costs the parser seconds, or all its memory.
+  if (Buffer.byteLength(yaml) > MAX_YAML_BYTES)
+    throw new ValidationError(`${source}: larger than ${MAX_YAML_BYTES / 1024} KB`, [
+      { path: source, message: `larger than ${MAX_YAML_BYTES / 1024} KB` },
+    ]);
+  if (yamlNestingDepth(yaml) > MAX_YAML_DEPTH)
+    throw new ValidationError(`${source}: nested deeper than ${MAX_YAML_DEPTH} levels`, [
+      { path: source, message: `nested deeper than ${MAX_YAML_DEPTH} levels` },
+    ]);
   let sections: unknown;
   try {
     sections = (createRequire(import.meta.url)('yaml') as typeof Yaml).parse(yaml) ?? {};

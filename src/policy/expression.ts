@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import type * as Cel from '@marcbachmann/cel-js';
 import type { Environment, ParseError } from '@marcbachmann/cel-js';
+import { linearMatches, PolicyBudgetError, re2Pattern, RE2_MATCHES, useLinearMatches } from './regex.js';
 
 /** The variables a `when` expression may read. */
 export const WHEN_VARIABLES = ['args', 'tool_name', 'agent_id', 'user_id', 'session_id', 'metadata'] as const;
@@ -41,7 +42,10 @@ function environment(): Environment {
     .registerVariable('agent_id', 'dyn')
     .registerVariable('user_id', 'dyn')
     .registerVariable('session_id', 'dyn')
-    .registerVariable('metadata', 'map');
+    .registerVariable('metadata', 'map')
+    // RE2 instead of the built-in backtracking matches() (see policy/regex): both of CEL's forms.
+    .registerFunction(`string.${RE2_MATCHES}(string): bool`, linearMatches)
+    .registerFunction(`${RE2_MATCHES}(string, string): bool`, linearMatches);
   return built;
 }
 
@@ -79,6 +83,13 @@ export function compileWhen(source: string): CompiledWhen {
   } catch (error) {
     throw expressionError(source, error);
   }
+  for (const { pattern, start } of useLinearMatches(program.ast as object)) {
+    try {
+      re2Pattern(pattern);
+    } catch (error) {
+      throw expressionError(source, { range: { start }, summary: `not an RE2 regular expression: ${message(error)}` });
+    }
+  }
   const checked = program.check();
   if (!checked.valid) throw expressionError(source, checked.error);
   if (checked.type !== 'bool' && checked.type !== 'dyn') {
@@ -91,6 +102,7 @@ export function compileWhen(source: string): CompiledWhen {
       try {
         value = program(context as unknown as Record<string, unknown>);
       } catch (error) {
+        if (error instanceof PolicyBudgetError) throw error;
         throw expressionError(source, error);
       }
       if (typeof value !== 'boolean')
@@ -107,6 +119,15 @@ function expressionError(source: string, error: unknown): ExpressionError {
   const before = source.slice(0, start);
   const line = before.split('\n').length;
   const column = start - before.lastIndexOf('\n');
-  const summary = e.summary ?? String(e.message ?? error).split('\n')[0]!;
-  return new ExpressionError(summary, line, column, String(e.message ?? summary));
+  const summary = internalNames(e.summary ?? String(e.message ?? error).split('\n')[0]!);
+  return new ExpressionError(summary, line, column, internalNames(String(e.message ?? summary)));
+}
+
+/** The renamed `matches` said as the author wrote it. */
+function internalNames(text: string): string {
+  return text.replaceAll(RE2_MATCHES, 'matches');
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

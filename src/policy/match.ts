@@ -6,6 +6,7 @@
  */
 import { matchesAny } from '../utils/patterns.js';
 import type { WhenContext } from './expression.js';
+import { budgetLeft, PolicyBudgetError, POLICY_BUDGET_MS, withPolicyBudget } from './regex.js';
 import type { Policy, PolicyFacts, PolicyMatch, PolicyRule } from './types.js';
 
 /**
@@ -14,10 +15,24 @@ import type { Policy, PolicyFacts, PolicyMatch, PolicyRule } from './types.js';
  * @example matchPolicy(policy, { toolName: 'payments.send', toolArgs: { amount: 60000 } }).rule.name // 'big-payments'
  */
 export function matchPolicy(policy: Policy, facts: PolicyFacts, explain = false): PolicyMatch {
+  return withPolicyBudget(() => firstMatch(policy, facts, explain));
+}
+
+function firstMatch(policy: Policy, facts: PolicyFacts, explain: boolean): PolicyMatch {
   const explanation: string[] = [];
   let context: WhenContext | null = null;
   for (const rule of policy.rules) {
-    const miss = mismatch(rule, facts, () => (context ??= whenContext(facts)));
+    let miss: string | null;
+    try {
+      budgetLeft();
+      miss = mismatch(rule, facts, () => (context ??= whenContext(facts)));
+    } catch (error) {
+      if (!(error instanceof PolicyBudgetError)) throw error;
+      // A rule skipped for time might have been the deny: never fall through to an allow. Ask, unless default denies.
+      explanation.push(`${rule.name}: not evaluated — ${error.message} (budget ${POLICY_BUDGET_MS} ms); asking`);
+      const decision = policy.default.decision === 'deny' ? 'deny' : 'ask';
+      return { rule: { ...policy.default, decision }, explanation };
+    }
     if (miss === null) {
       if (explain) explanation.push(`${rule.name}: matches (${describeMatch(rule)})`);
       return { rule, explanation };
@@ -55,6 +70,7 @@ function mismatch(rule: PolicyRule, facts: PolicyFacts, context: () => WhenConte
     try {
       if (!rule.when.evaluate(context())) return `when "${rule.when.source}" is false`;
     } catch (error) {
+      if (error instanceof PolicyBudgetError) throw error;
       return `when "${rule.when.source}" could not be evaluated (${(error as Error).message})`;
     }
   }

@@ -10,7 +10,6 @@ export { PushSender, PushRetryError, type PushOptions, type PushResult, type Pus
 export { PushService, type ActResult, type PushServiceOptions } from './service.js';
 export {
   endpointOf,
-  isLoopbackHost,
   parseSubscription,
   type PushSubscriptionRecord,
   type PushSubscriptionStore,

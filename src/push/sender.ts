@@ -2,13 +2,15 @@
  * @module push/sender
  * Sends one Web Push message: `web-push` encrypts it (RFC 8291, `aes128gcm`) and signs the VAPID JWT (RFC 8292);
  * this module posts it and reads the push service's answer. `web-push` is loaded on the first push, so a gateway where
- * nobody subscribed never loads it. Posting ourselves (with `fetch`) rather than through `web-push`'s own https
- * client keeps one HTTP client and lets a loopback push service (tests, a bridge on the same host) be plain http.
+ * nobody subscribed never loads it. Posting through `postOutbound` (utils/outbound) rather than `web-push`'s own https
+ * client checks the address connected to, as for every URL the gateway calls, and lets an allowed push service (tests,
+ * a bridge on the same host) be plain http.
  *
  * @remarks Left out: retries. A 429 or 5xx throws, and the card job that called this is retried by the scheduler;
  * a 404/410 means the subscription is gone, and it is removed here.
  */
 import type * as WebPushLibrary from 'web-push';
+import { postOutbound } from '../utils/outbound.js';
 import type { PushSubscriptionRecord, PushSubscriptionStore } from './subscriptions.js';
 import type { VapidKeys } from './vapid.js';
 
@@ -35,8 +37,8 @@ export interface PushSenderOptions {
   /** The VAPID `sub` claim (`push/vapid.ts`, `vapidSubject`). */
   subject: string;
   subscriptions: PushSubscriptionStore;
-  /** Replaceable for tests that count requests; the global `fetch` otherwise. */
-  fetch?: typeof fetch;
+  /** Hosts and ranges endpoints may be on although private (`TOLLGATE_OUTBOUND_ALLOW`, utils/outbound). */
+  outboundAllow: readonly string[];
   logger?: { warn(obj: Record<string, unknown>, msg: string): void };
 }
 
@@ -73,29 +75,26 @@ export class PushSender {
         contentEncoding: 'aes128gcm',
       },
     );
-    let response: Response;
+    let status: number;
     try {
-      response = await (this.options.fetch ?? fetch)(details.endpoint, {
-        method: details.method,
-        headers: details.headers as Record<string, string>,
-        body: details.body ?? undefined,
-        redirect: 'error',
-        signal: AbortSignal.timeout(10_000),
-      });
+      // The one outbound check, against the address actually connected to; a redirect is an answer, never followed.
+      status = await postOutbound(
+        details.endpoint,
+        { method: details.method, headers: details.headers as Record<string, string>, body: details.body ?? '' },
+        this.options.outboundAllow,
+      );
     } catch (error) {
       throw new PushRetryError(`push service unreachable: ${(error as Error).message}`);
     }
-    await response.body?.cancel();
-    if (response.status >= 200 && response.status < 300) return 'sent';
-    if (response.status === 404 || response.status === 410) {
+    if (status >= 200 && status < 300) return 'sent';
+    if (status === 404 || status === 410) {
       await this.options.subscriptions.remove(subscription.endpoint, subscription.person);
       return 'gone';
     }
-    if (response.status === 429 || response.status >= 500)
-      throw new PushRetryError(`push service answered ${response.status}`);
+    if (status === 429 || status >= 500) throw new PushRetryError(`push service answered ${status}`);
     // 400 (bad request), 401/403 (a VAPID key the subscription was not made with), 413: retrying cannot help.
     this.options.logger?.warn(
-      { status: response.status, person: subscription.person, subscription: subscription.id },
+      { status: status, person: subscription.person, subscription: subscription.id },
       'push service refused a message',
     );
     return 'refused';

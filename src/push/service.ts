@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DecideOutcome, DecisionSink } from '../channel/channel.js';
-import { ValidationError } from '../api/errors.js';
+import { ConflictError, ValidationError } from '../api/errors.js';
 import type { ActionTokenProblem, ActionTokens } from './action-tokens.js';
 import {
   endpointOf,
@@ -21,8 +21,8 @@ export interface PushServiceOptions {
   keys: VapidKeys;
   subscriptions: PushSubscriptionStore;
   tokens: ActionTokens;
-  /** Whether the gateway listens on loopback, so a loopback http endpoint may subscribe (tests, a local bridge). */
-  loopbackAllowed: boolean;
+  /** Hosts and ranges push endpoints may be on although private (`TOLLGATE_OUTBOUND_ALLOW`, utils/outbound). */
+  outboundAllow: readonly string[];
   now: () => number;
 }
 
@@ -80,16 +80,22 @@ export class PushService {
     return this.options.keys.publicKey;
   }
 
-  /** Subscribes a device of `person`, deciding as `account`; throws a ValidationError naming the bad field. */
+  /**
+   * Subscribes a device of `person`, deciding as `account`; throws a ValidationError naming the bad field, and a
+   * ConflictError when another person holds the endpoint.
+   */
   async subscribe(person: string, account: string, body: unknown): Promise<PushSubscriptionRecord> {
-    const input = parseSubscription(body, this.options.loopbackAllowed);
-    return this.options.subscriptions.save({
+    const input = parseSubscription(body, this.options.outboundAllow);
+    const saved = await this.options.subscriptions.save({
       id: randomUUID(),
       person,
       account,
       ...input,
       createdAt: new Date(this.options.now()),
     });
+    // Another person's device: theirs stays theirs (nothing says whose it is).
+    if (!saved) throw new ConflictError('endpoint: this push endpoint is subscribed by someone else');
+    return saved;
   }
 
   /** Removes `person`'s subscription named by `{endpoint}`; false when they had none with it. */

@@ -10,7 +10,7 @@ import { ActionTokens } from './action-tokens.js';
 import { createPushChannel, type PushChannel } from './push-channel.js';
 import { PushSender } from './sender.js';
 import { PushService } from './service.js';
-import { isLoopbackHost, type PushSubscriptionStore } from './subscriptions.js';
+import type { PushSubscriptionStore } from './subscriptions.js';
 import { vapidKeysFrom, vapidSubject } from './vapid.js';
 
 /** What Web Push is built from. */
@@ -22,8 +22,8 @@ export interface PushSetupOptions {
   /** `TOLLGATE_VAPID_SUBJECT` is read from here. */
   env: Record<string, string | undefined>;
   publicUrl: string | null;
-  /** The address the gateway listens on: a loopback one lets loopback push endpoints subscribe. */
-  listenHost: string;
+  /** Hosts and ranges push endpoints may be on although private (`TOLLGATE_OUTBOUND_ALLOW`, utils/outbound). */
+  outboundAllow: readonly string[];
   /** Where the inbox is, read when a notification is sent (the listening address is known only once listening). */
   baseUrl: () => string;
   now: () => number;
@@ -38,13 +38,19 @@ export interface PushSetup {
 
 /**
  * Reads (or generates) the keys and builds the push parts.
- * @example const push = await setUpPush({ secrets, marks, subscriptions, env, publicUrl, listenHost, baseUrl, now });
+ * @example const push = await setUpPush({ secrets, marks, subscriptions, env, publicUrl, outboundAllow, baseUrl, now });
  */
 export async function setUpPush(options: PushSetupOptions): Promise<PushSetup> {
   const subject = vapidSubject(options.env.TOLLGATE_VAPID_SUBJECT || undefined, options.publicUrl);
   const keys = vapidKeysFrom(await options.secrets.get('vapid'));
   const tokens = new ActionTokens(await options.secrets.get('push_actions'), options.marks);
-  const sender = new PushSender({ keys, subject, subscriptions: options.subscriptions, logger: options.logger });
+  const sender = new PushSender({
+    keys,
+    subject,
+    subscriptions: options.subscriptions,
+    outboundAllow: options.outboundAllow,
+    logger: options.logger,
+  });
   const channel = createPushChannel({
     sender,
     subscriptions: options.subscriptions,
@@ -52,12 +58,11 @@ export async function setUpPush(options: PushSetupOptions): Promise<PushSetup> {
     now: options.now,
     baseUrl: options.baseUrl,
   });
-  const loopbackAllowed = isLoopbackHost(options.listenHost);
   const service = new PushService({
     keys,
     subscriptions: options.subscriptions,
     tokens,
-    loopbackAllowed,
+    outboundAllow: options.outboundAllow,
     now: options.now,
   });
   return { channel, service };

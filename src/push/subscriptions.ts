@@ -8,8 +8,8 @@
  * @remarks Left out: the browser's `expirationTime` (push services that expire a subscription answer 404/410, and the
  * sender removes it then) and any per-device preference: a subscribed device gets every request waiting for its person.
  */
-import { isIP } from 'node:net';
 import { ValidationError } from '../api/errors.js';
+import { isAllowedTarget, outboundUrlProblem } from '../utils/outbound.js';
 
 /** A subscription as stored. */
 export interface PushSubscriptionRecord {
@@ -53,8 +53,11 @@ export function subscriptionFromRow(row: PushSubscriptionRow): PushSubscriptionR
 
 /** The push subscriptions of a deployment. */
 export interface PushSubscriptionStore {
-  /** Stores `record`; a device that subscribes again (same endpoint) replaces its earlier row, owner included. */
-  save(record: PushSubscriptionRecord): Promise<PushSubscriptionRecord>;
+  /**
+   * Stores `record`; the same person's device subscribing again (same endpoint) replaces its keys. An endpoint another
+   * person holds is left as it is, and null is answered: whoever learns an endpoint must not take its pushes over.
+   */
+  save(record: PushSubscriptionRecord): Promise<PushSubscriptionRecord | null>;
   /** Every device of `person`, oldest first. */
   ofPerson(person: string): Promise<PushSubscriptionRecord[]>;
   get(id: string): Promise<PushSubscriptionRecord | null>;
@@ -71,21 +74,14 @@ export interface SubscriptionInput {
 
 const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
 
-/** Whether `host` (a URL's hostname) is a loopback name or address. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '');
-  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
-  if (isIP(bare) === 4) return bare.startsWith('127.');
-  return bare === '::1';
-}
-
 /**
- * Checks a browser's `PushSubscription` JSON. The endpoint must be https: a push service is always on the public
- * internet, and an http endpoint would let a signed-in user make the gateway post to any address. The one exception
- * is a loopback endpoint while the gateway itself listens on loopback (`loopbackAllowed`): a test, or a bridge on the
- * same host. Throws a ValidationError naming the field.
+ * Checks a browser's `PushSubscription` JSON. The endpoint must be https and pass the outbound check
+ * (`utils/outbound`): a push service is on the public internet, and anything else would let whoever subscribes make
+ * the gateway post to the metadata endpoint or the private network, reading the answer from whether the row is then
+ * removed. Hosts the operator allows (`TOLLGATE_OUTBOUND_ALLOW`: a test's fake, a bridge on the same host) may also be
+ * plain http. Throws a ValidationError naming the field.
  */
-export function parseSubscription(body: unknown, loopbackAllowed: boolean): SubscriptionInput {
+export function parseSubscription(body: unknown, allow: readonly string[]): SubscriptionInput {
   const problem = (path: string, message: string) => new ValidationError(`${path}: ${message}`, [{ path, message }]);
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw problem('body', 'expected a PushSubscription JSON object');
@@ -98,9 +94,11 @@ export function parseSubscription(body: unknown, loopbackAllowed: boolean): Subs
   } catch {
     throw problem('endpoint', 'not a URL');
   }
-  const loopbackHttp = url.protocol === 'http:' && loopbackAllowed && isLoopbackHost(url.hostname);
-  if (url.protocol !== 'https:' && !loopbackHttp) throw problem('endpoint', 'must be an https URL (a push service)');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isAllowedTarget(endpoint, allow)))
+    throw problem('endpoint', 'must be an https URL (a push service)');
   if (url.username || url.password) throw problem('endpoint', 'must not carry credentials');
+  const refused = outboundUrlProblem(endpoint, allow);
+  if (refused) throw problem('endpoint', refused);
   const { p256dh, auth } = (keys && typeof keys === 'object' ? keys : {}) as { p256dh?: unknown; auth?: unknown };
   if (typeof p256dh !== 'string' || !BASE64URL.test(p256dh) || Buffer.from(p256dh, 'base64url').length !== 65)
     throw problem('keys.p256dh', 'expected a P-256 public key (65 bytes, base64url)');

@@ -16,16 +16,17 @@ import { withPostgresErrors } from './errors.js';
 export class PostgresPushSubscriptions implements PushSubscriptionStore {
   constructor(private readonly open: Pick<OpenPostgres, 'pool'>) {}
 
-  async save(record: PushSubscriptionRecord): Promise<PushSubscriptionRecord> {
+  async save(record: PushSubscriptionRecord): Promise<PushSubscriptionRecord | null> {
     return withPostgresErrors(async () => {
-      // A device subscribing again keeps one row: the newest owner and keys win.
+      // A device subscribing again keeps one row with its newest keys; another person's endpoint is left alone.
       const { rows } = await this.open.pool.query<Row>(
         `INSERT INTO push_subscriptions (id, person, account, endpoint, p256dh, auth, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (endpoint) DO UPDATE SET person = EXCLUDED.person, account = EXCLUDED.account, p256dh = EXCLUDED.p256dh, auth = EXCLUDED.auth, created_at = EXCLUDED.created_at
+         WHERE push_subscriptions.person = EXCLUDED.person
          RETURNING *`,
         [record.id, record.person, record.account, record.endpoint, record.p256dh, record.auth, record.createdAt],
       );
-      return fromRow(rows[0]!);
+      return rows[0] ? fromRow(rows[0]) : null;
     });
   }
 

@@ -20,10 +20,11 @@ export class SqlitePushSubscriptions implements PushSubscriptionStore {
 
   private prepare() {
     return {
-      // A device subscribing again keeps one row: the newest owner and keys win.
+      // A device subscribing again keeps one row with its newest keys; another person's endpoint is left alone.
       save: this.sqlite.prepare<[string, string, string, string, string, string, string], Row>(
         `INSERT INTO push_subscriptions (id, person, account, endpoint, p256dh, auth, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (endpoint) DO UPDATE SET person = excluded.person, account = excluded.account, p256dh = excluded.p256dh, auth = excluded.auth, created_at = excluded.created_at
+         WHERE push_subscriptions.person = excluded.person
          RETURNING *`,
       ),
       ofPerson: this.sqlite.prepare<[string], Row>(
@@ -39,20 +40,19 @@ export class SqlitePushSubscriptions implements PushSubscriptionStore {
     return (this.statements ??= this.prepare());
   }
 
-  async save(record: PushSubscriptionRecord): Promise<PushSubscriptionRecord> {
-    return withSqliteErrors(() =>
-      fromRow(
-        this.sql.save.get(
-          record.id,
-          record.person,
-          record.account,
-          record.endpoint,
-          record.p256dh,
-          record.auth,
-          record.createdAt.toISOString(),
-        )!,
-      ),
-    );
+  async save(record: PushSubscriptionRecord): Promise<PushSubscriptionRecord | null> {
+    return withSqliteErrors(() => {
+      const row = this.sql.save.get(
+        record.id,
+        record.person,
+        record.account,
+        record.endpoint,
+        record.p256dh,
+        record.auth,
+        record.createdAt.toISOString(),
+      );
+      return row ? fromRow(row) : null;
+    });
   }
 
   async ofPerson(person: string): Promise<PushSubscriptionRecord[]> {

@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { callbackUrlProblem, isPrivateAddress } from '../../../src/utils/callback-target.js';
+import { callbackUrlProblem, isPrivateAddress } from '../../../src/utils/outbound.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';

@@ -63,6 +63,8 @@ export function pushSuite(name: string, database: PushSuiteDatabase): void {
         clock,
         channels: [web],
         policy: POLICY,
+        // The fake push service is on 127.0.0.1, which the outbound check refuses unless allowed.
+        env: { TOLLGATE_OUTBOUND_ALLOW: '127.0.0.1' },
         ...(db.dbPath ? { dbPath: db.dbPath } : {}),
       });
       push.expectedKey = (
@@ -317,6 +319,35 @@ export function pushSuite(name: string, database: PushSuiteDatabase): void {
         body: JSON.stringify(push.device().subscription),
       });
       expect(noCsrf.status).toBe(403);
+    });
+
+    it.each([
+      'https://169.254.169.254/latest/meta-data/',
+      'https://10.1.2.3/x',
+      'https://[::ffff:a9fe:a9fe]/',
+      'https://0.0.0.0:22/',
+      'http://127.0.0.2:8080/x',
+    ])(
+      'refuses the endpoint %s (private, metadata, mapped, unspecified) with a 400 naming endpoint',
+      async (endpoint) => {
+        const res = await subscribe(alice, { endpoint, keys: push.device().subscription.keys });
+        expect(res.status).toBe(400);
+        expect(JSON.stringify(res.body)).toContain('endpoint');
+      },
+    );
+
+    it("re-subscribing another person's endpoint does not take it over: alice still gets her pushes", async () => {
+      const device = push.device();
+      expect((await subscribe(alice, device)).status).toBe(201);
+      const bob = new WebClient(server.url);
+      await bob.signIn('bob', BOB);
+      const takeover = await subscribe(bob, device);
+      expect(takeover.status).toBe(409);
+      const id = await fileForAlice();
+      await push.waitFor(1);
+      expect(push.messagesOf(device).map((m) => m.payload.request_id)).toEqual([id]);
+      // alice renewing her own subscription still works (same endpoint, same person).
+      expect((await subscribe(alice, device)).status).toBe(201);
     });
 
     it('subscribes through /v1/push/subscriptions for a decide token bound to a person, and unsubscribes by endpoint', async () => {

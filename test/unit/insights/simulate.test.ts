@@ -109,4 +109,22 @@ describe('simulate', () => {
     );
     expect(report.would).toEqual({ auto_allow: 1, auto_deny: 0, ask: 1 });
   });
+
+  it('counts as changed.ask each request a rule or a grant settled at once that the candidate would ask a person about', async () => {
+    const candidate = loadCandidate(`policies:
+  - name: reads
+    match: { tool: Read }
+    decision: allow
+`);
+    const rows = [
+      row(1, { respondedVia: 'policy', status: 'approved', respondedByPerson: null }), // auto-allowed, now asked
+      row(2, { respondedVia: 'policy', status: 'denied', respondedByPerson: null }), // auto-denied, now asked
+      row(3, { respondedVia: 'grant', status: 'approved', respondedByPerson: null }), // a grant, now asked
+      row(4), // asked then, asked now: no change
+      row(5, { toolName: 'Read', respondedVia: 'policy', status: 'approved', respondedByPerson: null }), // unchanged
+    ];
+    const report = await simulate(candidate, pages(rows), WINDOW);
+    expect(report.would).toEqual({ auto_allow: 1, auto_deny: 0, ask: 4 });
+    expect(report.changed).toEqual({ auto_allow: 0, auto_deny: 0, ask: 3, rerouted: 0 });
+  });
 });

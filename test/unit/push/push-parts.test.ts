@@ -32,24 +32,42 @@ describe('push subscriptions', () => {
   it('takes an https endpoint and the browser keys', () => {
     const k = keys();
     expect(
-      parseSubscription({ endpoint: 'https://fcm.googleapis.com/fcm/send/abc', expirationTime: null, keys: k }, false),
+      parseSubscription({ endpoint: 'https://fcm.googleapis.com/fcm/send/abc', expirationTime: null, keys: k }, []),
     ).toEqual({ endpoint: 'https://fcm.googleapis.com/fcm/send/abc', ...k });
   });
 
-  it('refuses http, and loopback http unless the gateway itself is on loopback, naming the field', () => {
+  it('refuses http, and loopback http unless the operator allows the host, naming the field', () => {
     const k = keys();
-    expect(() => parseSubscription({ endpoint: 'http://push.example.com/x', keys: k }, true)).toThrow(
+    expect(() => parseSubscription({ endpoint: 'http://push.example.com/x', keys: k }, ['127.0.0.1'])).toThrow(
       /^endpoint: must be an https URL/,
     );
-    expect(() => parseSubscription({ endpoint: 'http://127.0.0.1:9999/x', keys: k }, false)).toThrow(/^endpoint:/);
-    expect(parseSubscription({ endpoint: 'http://127.0.0.1:9999/x', keys: k }, true).endpoint).toBe(
+    expect(() => parseSubscription({ endpoint: 'http://127.0.0.1:9999/x', keys: k }, [])).toThrow(/^endpoint:/);
+    expect(parseSubscription({ endpoint: 'http://127.0.0.1:9999/x', keys: k }, ['127.0.0.1']).endpoint).toBe(
       'http://127.0.0.1:9999/x',
     );
-    expect(() => parseSubscription({ endpoint: 'https://x.example/y', keys: { ...k, auth: 'AAAA' } }, false)).toThrow(
+    expect(() => parseSubscription({ endpoint: 'https://x.example/y', keys: { ...k, auth: 'AAAA' } }, [])).toThrow(
       /^keys\.auth:/,
     );
-    expect(() => parseSubscription({ endpoint: 'file:///etc/passwd', keys: k }, true)).toThrow(/^endpoint:/);
-    expect(() => parseSubscription('nope', true)).toThrow(/^body:/);
+    expect(() => parseSubscription({ endpoint: 'file:///etc/passwd', keys: k }, ['*'])).toThrow(/^endpoint:/);
+    expect(() => parseSubscription('nope', [])).toThrow(/^body:/);
+  });
+
+  it.each([
+    'https://169.254.169.254/latest/meta-data/',
+    'https://10.1.2.3/x',
+    'https://[::ffff:a9fe:a9fe]/',
+    'https://[::ffff:169.254.169.254]/',
+    'https://[::a9fe:a9fe]/',
+    'https://[64:ff9b::a9fe:a9fe]/',
+    'https://[2002:a9fe:a9fe::1]/',
+    'https://0.0.0.0:22/',
+    'https://[::]/',
+    'https://[fd00::1]/',
+    'https://localhost/x',
+    'https://127.1/x',
+    'https://0x7f000001/x',
+  ])('refuses the private, metadata, unspecified or mapped endpoint %s, naming the field', (endpoint) => {
+    expect(() => parseSubscription({ endpoint, keys: keys() }, [])).toThrow(/^endpoint: .*(loopback|private)/);
   });
 });
 
