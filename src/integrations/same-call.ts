@@ -15,11 +15,14 @@
  * runs one call.
  *
  * A call that names its own id as an idempotency key (Claude Code's `tool_use_id`) finds its request by that key
- * first: the same tool call asked again (after a gateway restart, say) is the same request.
+ * first: the same tool call asked again (after a gateway restart, say) is the same request. The key belongs to the
+ * token that filed, and answers only the same call (agent kind, working directory, tool and argument hash): another
+ * token's key is never looked at, and the token's own key reused elsewhere is refused, never handed the approval.
  */
 import type { ServerResponse } from 'node:http';
 import type { Gateway, NewRequestInput } from '../gateway/gateway.js';
 import { waitWhileConnected } from '../http/long-poll.js';
+import { ConflictError } from '../api/errors.js';
 import { argsSha256 } from '../requests/args-hash.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import type { SharedMarks } from '../contracts/shared-marks.js';
@@ -88,8 +91,14 @@ export async function gateSameCall(
 
   const first = await oneCallAtATime(key, deps.shared, async (): Promise<ConfirmationRequest | SameCallOutcome> => {
     // The same tool call by its own id: its request, whatever became of it (the gateway checks the arguments match).
-    const underKey = input.idempotencyKey ? await gateway.getByIdempotencyKey(input.idempotencyKey) : null;
+    const underKey = input.idempotencyKey
+      ? await gateway.getByIdempotencyKey(input.idempotencyKey, input.filedBy)
+      : null;
     if (underKey) {
+      if (underKey.agentKind !== call.agentKind || (underKey.context?.cwd ?? null) !== call.cwd)
+        throw new ConflictError(
+          `idempotency_key "${input.idempotencyKey}" was used for request ${underKey.id} by another agent or directory`,
+        );
       const request = (await gateway.request(input, { underKey })).request;
       return request.status === 'pending' ? request : decided(request);
     }
@@ -98,7 +107,8 @@ export async function gateSameCall(
       toolName: input.toolName,
       sessionId: null,
       argsSha256: hash,
-      workspace: { agentKind: call.agentKind, cwd: call.cwd, filedBy: input.filedBy },
+      filedBy: input.filedBy,
+      workspace: { agentKind: call.agentKind, cwd: call.cwd },
       window: MATCH_SCAN_LIMIT,
     });
     if (match?.status === 'pending') return match;

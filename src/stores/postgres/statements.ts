@@ -28,7 +28,7 @@ export const SQL_TEXT = {
    * transaction's start), so replicas whose clocks disagree agree on whether a request is overdue.
    */
   byIdForVote: `SELECT ${REQUEST}, coalesce($2::timestamptz, now()) AS "deadlineNow" FROM confirmation_requests WHERE id = $1 FOR NO KEY UPDATE`,
-  byKey: `SELECT ${REQUEST} FROM confirmation_requests WHERE idempotency_key = $1`,
+  byKey: `SELECT ${REQUEST} FROM confirmation_requests WHERE coalesce(filed_by, '') = $1 AND idempotency_key = $2`,
   create: CREATE_BATCH,
   insertEvent:
     'INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)',

@@ -80,7 +80,9 @@ export function prepareStatements(sqlite: Database.Database): Statements {
     requestsByIds: sqlite
       .prepare(`SELECT ${requests} FROM confirmation_requests WHERE id IN (SELECT value FROM json_each(?))`)
       .raw(),
-    requestByKey: sqlite.prepare(`SELECT ${requests} FROM confirmation_requests WHERE idempotency_key = ?`).raw(),
+    requestByKey: sqlite
+      .prepare(`SELECT ${requests} FROM confirmation_requests WHERE coalesce(filed_by, '') = ? AND idempotency_key = ?`)
+      .raw(),
     // Positional (`requestRowValues`): bound from an object, each of the 35 names was looked up on it (10 % of a create).
     insertRequest: sqlite.prepare(`INSERT INTO confirmation_requests (${insertColumns}) VALUES (${insertValues})`),
     insertMessage: sqlite.prepare(
