@@ -92,7 +92,7 @@ export function prepareStatements(sqlite: Database.Database): Statements {
     // slower as approvals piled up: 10,000 decisions took 25 s); with it, the request's own events by its index.
     // The person of each approval (`detail.person`; an event written before the directory counts as its account's).
     approvers: sqlite.prepare(
-      "SELECT actor, coalesce(json_extract(detail, '$.person'), actor) AS person FROM confirmation_events WHERE request_id = ? AND +type = 'approved'",
+      "SELECT actor, coalesce(json_extract(detail, '$.person'), actor) AS person, json_extract(detail, '$.on_behalf_of') AS onBehalfOf FROM confirmation_events WHERE request_id = ? AND +type = 'approved'",
     ),
     recordVoter: sqlite.prepare(
       'INSERT OR IGNORE INTO confirmation_voters (person, request_created_at, request_id) VALUES (?, ?, ?)',
