@@ -79,7 +79,9 @@ export async function fileRequest(deps: FilingDeps, input: NewRequestInput, opti
   const hash = argsSha256(input.toolName, toolArgs);
   if (input.idempotencyKey) {
     const existing =
-      options.underKey !== undefined ? options.underKey : await store.getByIdempotencyKey(input.idempotencyKey);
+      options.underKey !== undefined
+        ? options.underKey
+        : await store.getByIdempotencyKey(input.idempotencyKey, input.filedBy ?? null);
     if (existing) return { request: sameArgsOrConflict(existing, hash), created: false };
   }
   const now = new Date(deps.clock.now());

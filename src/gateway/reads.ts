@@ -77,9 +77,12 @@ export abstract class GatewayReads {
     return this.store.getMany(ids);
   }
 
-  /** Reads the request filed under an idempotency key; an overdue one is expired first. */
-  async getByIdempotencyKey(key: string): Promise<ConfirmationRequest | null> {
-    const request = await this.store.getByIdempotencyKey(key);
+  /**
+   * Reads the request `filedBy` (a token's name; null: in process) filed under an idempotency key, never another
+   * filer's; an overdue one is expired first.
+   */
+  async getByIdempotencyKey(key: string, filedBy: string | null): Promise<ConfirmationRequest | null> {
+    const request = await this.store.getByIdempotencyKey(key, filedBy);
     return request && this.overdue(request) ? this.get(request.id) : request;
   }
 

@@ -4,6 +4,7 @@
  * through an {@link ApprovalBackend}, waits for the verdict, and answers `continue`, `deny` (with the
  * approver's reason) or `modify` (with the approver's edited arguments).
  */
+import { randomUUID } from 'node:crypto';
 import type { GateClient } from '../client/gate-client.js';
 import { remoteBackend, type RemoteBackendOptions } from '../client/remote-backend.js';
 import type { Clock } from '../utils/clock.js';
@@ -66,7 +67,10 @@ export interface ApprovalGateOptions {
   approvers?: string[];
   /** Extra metadata stored on the request. */
   metadata?: Record<string, unknown>;
-  /** Builds the idempotency key; default `hook:<sessionId>:<toolCallId>` (none without a tool call id). */
+  /**
+   * Builds the idempotency key; default {@link defaultIdempotencyKey}: `hook:<agentId>:<sessionId>:<toolCallId>`, or
+   * with no session a random id of this gate in its place (none without a tool call id).
+   */
   idempotencyKey?: (context: HookContext) => string | undefined;
   /** Retries of a failed ask (same idempotency key): attempts in all (default 5) and first delay (default 1 s, doubling, max 30 s). */
   retry?: { attempts?: number; delayMs?: number };
@@ -98,6 +102,9 @@ export function approvalGate(options: ApprovalGateOptions): ApprovalGate {
   const clock = options.clock ?? keepAliveClock;
   const patterns = options.tools ?? [];
   const name = options.name ?? 'approval_gate';
+  // Stands in for a missing session in the default key: call ids like `call_1` repeat across agents and runs, so a
+  // key of the call id alone would find another run's request (keys are per token; agents may share one).
+  const instance = randomUUID();
 
   const requiresApproval = (context: HookContext): boolean =>
     Boolean(context.tool?.requiresConfirmation) ||
@@ -105,7 +112,7 @@ export function approvalGate(options: ApprovalGateOptions): ApprovalGate {
     (context.toolName !== undefined && matchesAny(context.toolName, patterns));
 
   const decide = async (context: HookContext, ask?: ApprovalAsk, signal?: AbortSignal): Promise<HookResult> => {
-    const input = buildInput(options, context, ask);
+    const input = buildInput(options, context, instance, ask);
     const verdict = await askWithRetry(backend, options.retry, input, clock, signal);
     return verdictToResult(name, verdict, input);
   };
@@ -130,7 +137,12 @@ export function approvalGate(options: ApprovalGateOptions): ApprovalGate {
   };
 }
 
-function buildInput(options: ApprovalGateOptions, context: HookContext, ask?: ApprovalAsk): ApprovalRequestInput {
+function buildInput(
+  options: ApprovalGateOptions,
+  context: HookContext,
+  instance: string,
+  ask?: ApprovalAsk,
+): ApprovalRequestInput {
   const toolName = context.toolName ?? 'unknown';
   const prompt =
     ask?.prompt ??
@@ -146,7 +158,9 @@ function buildInput(options: ApprovalGateOptions, context: HookContext, ask?: Ap
     user_id: context.userId,
     session_id: context.sessionId,
     tool_call_id: context.toolCallId,
-    idempotency_key: (options.idempotencyKey ?? defaultIdempotencyKey)(context),
+    idempotency_key: options.idempotencyKey
+      ? options.idempotencyKey(context)
+      : defaultIdempotencyKey(context, instance),
     timeout_s: ask?.timeoutS ?? options.timeoutS,
     on_timeout: onTimeout,
     channels: options.channels,
@@ -159,9 +173,14 @@ function buildInput(options: ApprovalGateOptions, context: HookContext, ask?: Ap
   return input;
 }
 
-/** The default idempotency key: the tool call id, scoped to the session. */
-export function defaultIdempotencyKey(context: HookContext): string | undefined {
-  return context.toolCallId ? `hook:${context.sessionId ?? '-'}:${context.toolCallId}` : undefined;
+/**
+ * The default idempotency key: the tool call id, scoped to the agent and its session, or with no session to `instance`
+ * (the gate's random id), so a retry after a crash of a session's host re-attaches while unrelated agents under one
+ * token never meet on a predictable `call_1`. The gateway scopes every key to the token that files it besides.
+ */
+export function defaultIdempotencyKey(context: HookContext, instance: string): string | undefined {
+  if (!context.toolCallId) return undefined;
+  return `hook:${context.agentId ?? '-'}:${context.sessionId ?? instance}:${context.toolCallId}`;
 }
 
 /**

@@ -15,7 +15,7 @@ import { boundedJsonObject } from '../utils/json-bounds.js';
 import type { AgentHookAnswer } from './agent-hook-wire.js';
 import { newRequestInput } from './attach.js';
 import { requestFields, type GateRequestOptions } from './request-options.js';
-import { deferredReason, gateSameCall, requestLink, usedReason, type SameCallDeps } from './same-call.js';
+import { deferredReason, editedReason, gateSameCall, requestLink, usedReason, type SameCallDeps } from './same-call.js';
 import { verdictOf } from './verdict.js';
 
 /** The body of `POST /v1/hooks/agent`, validated. */
@@ -75,6 +75,8 @@ export async function answerAgentCall(
       return { ...answerOf(request, url), outcome: 'deferred', reason: deferredReason(request, url) };
     case 'used':
       return { ...answerOf(request, url), outcome: 'deny', updated_args: null, reason: usedReason(request) };
+    case 'edited':
+      return { ...answerOf(request, url), outcome: 'deny', updated_args: null, reason: editedReason(request) };
     default:
       return answerOf(request, url);
   }

@@ -53,6 +53,7 @@ export async function fileOrAttach(
   options: AttachOptions = {},
 ): Promise<ConfirmationRequest> {
   const key = JSON.stringify([
+    input.filedBy ?? null,
     input.agentId ?? null,
     input.sessionId ?? null,
     argsSha256(input.toolName, input.toolArgs ?? {}),
@@ -106,7 +107,9 @@ async function attachOrFile(
 ): Promise<ConfirmationRequest> {
   // Rule 1 (and its 409 for reused keys with other arguments) is the gateway's own idempotency. The key is read once:
   // what was found (or that nothing was) goes on to the gateway, which would otherwise read it again.
-  const underKey = input.idempotencyKey ? await gateway.getByIdempotencyKey(input.idempotencyKey) : null;
+  const underKey = input.idempotencyKey
+    ? await gateway.getByIdempotencyKey(input.idempotencyKey, input.filedBy ?? null)
+    : null;
   if (underKey) return (await gateway.request(input, { underKey })).request;
   const match = await newestMatch(gateway, input);
   if (match?.status === 'pending') return match;
@@ -118,13 +121,13 @@ async function attachOrFile(
 }
 
 /**
- * The newest earlier request of the same agent, session (or none), tool and arguments, among the agent and tool's
+ * The newest earlier request the same token filed for the same agent, session (or none), tool and arguments, among the agent and tool's
  * newest {@link MATCH_SCAN_LIMIT} requests. With `alsoApprovedArgs`, arguments an approver edited match too (a runtime
  * reports the arguments it ran). The row carries no verdict token (see `Gateway.newestSameCall`).
  */
 export async function newestMatch(
   gateway: Gateway,
-  input: Pick<NewRequestInput, 'agentId' | 'sessionId' | 'toolName' | 'toolArgs'>,
+  input: Pick<NewRequestInput, 'agentId' | 'sessionId' | 'toolName' | 'toolArgs' | 'filedBy'>,
   alsoApprovedArgs = false,
 ): Promise<ConfirmationRequest | null> {
   if (!input.agentId) return null;
@@ -132,6 +135,7 @@ export async function newestMatch(
     agentId: input.agentId,
     toolName: input.toolName,
     sessionId: input.sessionId ?? null,
+    filedBy: input.filedBy ?? null,
     argsSha256: argsSha256(input.toolName, input.toolArgs ?? {}),
     alsoApprovedArgs,
     window: MATCH_SCAN_LIMIT,

@@ -46,19 +46,26 @@ const reported = (events: ConfirmationEvent[]) =>
       !String(e.detail.detail ?? '').startsWith(HAND_OUT_DETAIL),
   );
 
-/** Finds the gated request of a post-tool input (`POST /v1/hooks/claude-code`), or null. */
+/** Finds the gated request `filedBy` (the token's name) filed for a post-tool input (`POST /v1/hooks/claude-code`), or null. */
 export async function findClaudeRequestInGateway(
   gateway: Gateway,
   input: ClaudeHookInput,
+  filedBy: string | null,
   agentId = CLAUDE_CODE_AGENT_ID,
 ): Promise<ConfirmationRequest | null> {
   if (input.tool_use_id) {
-    const byKey = await gateway.getByIdempotencyKey(claudeIdempotencyKey(input.tool_use_id));
+    const byKey = await gateway.getByIdempotencyKey(claudeIdempotencyKey(input.tool_use_id), filedBy);
     if (byKey) return byKey;
   }
   const match = await newestMatch(
     gateway,
-    { agentId, sessionId: input.session_id, toolName: input.tool_name, toolArgs: input.tool_input },
+    {
+      agentId,
+      sessionId: input.session_id,
+      filedBy: filedBy ?? undefined,
+      toolName: input.tool_name,
+      toolArgs: input.tool_input,
+    },
     true,
   );
   if (!match || match.toolCallId !== null || match.allowed !== true) return null;
@@ -66,8 +73,9 @@ export async function findClaudeRequestInGateway(
 }
 
 /**
- * Records the receipt of a post-tool input on its request, when there is one the caller filed (or the
- * caller is an admin) — a receipt is the agent's own word, as on `POST /v1/requests/:id/receipt`.
+ * Records the receipt of a post-tool input on its request, when there is one the caller's token filed — a receipt is
+ * the agent's own word, and a tool_use_id belongs to the token that filed it (an admin reports through
+ * `POST /v1/requests/:id/receipt`).
  */
 export async function recordClaudeReceipt(
   gateway: Gateway,
@@ -75,8 +83,8 @@ export async function recordClaudeReceipt(
   principal: Principal,
   agentId?: string,
 ): Promise<string | null> {
-  const request = await findClaudeRequestInGateway(gateway, input, agentId);
-  if (!request || (!principal.scopes.includes('admin') && request.filedBy !== principal.name)) return null;
+  const request = await findClaudeRequestInGateway(gateway, input, principal.name, agentId);
+  if (!request) return null;
   const receipt = claudeReceipt(input);
   await gateway.recordReceipt(request.id, {
     outcome: receipt.outcome,

@@ -19,7 +19,7 @@ import { parseInput, type CreateRequestInput } from '../api/api-schema.js';
 import { toApiRequest, type ApiRequest } from '../requests/serialize.js';
 import { CLAUDE_HOOK_EVENTS } from './claude-code-events.js';
 import { requestFields, type GateRequestOptions } from './request-options.js';
-import { deferredReason, usedReason, type SameCallOutcome } from './same-call.js';
+import { deferredReason, editedReason, usedReason, type SameCallOutcome } from './same-call.js';
 import { verdictOf } from './verdict.js';
 
 /** The `agent_id` recorded on requests from Claude Code unless configured otherwise. */
@@ -169,5 +169,6 @@ export function claudeSameCallOutput(
 ): ClaudeHookOutput {
   if (outcome.state === 'pending') return claudeHookDeny(deferredReason(outcome.request, url), event);
   if (outcome.state === 'used') return claudeHookDeny(usedReason(outcome.request), event);
+  if (outcome.state === 'edited') return claudeHookDeny(editedReason(outcome.request), event);
   return claudeHookOutput(toApiRequest(outcome.request), event);
 }

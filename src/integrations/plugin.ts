@@ -169,12 +169,13 @@ export function integrationsPlugin(options: IntegrationsPluginOptions = {}): Htt
         const agentId = requestOptions.agentId ?? PULSEBOT_AGENT_ID;
         if (body.event === 'post_call') {
           const target = body.tool_call_id
-            ? await gateway.getByIdempotencyKey(pulsebotIdempotencyKey(body.tool_call_id))
+            ? await gateway.getByIdempotencyKey(pulsebotIdempotencyKey(body.tool_call_id), principalOf(res).name)
             : await newestMatch(
                 gateway,
                 {
                   agentId,
                   sessionId: body.session_id || undefined,
+                  filedBy: principalOf(res).name,
                   toolName: body.tool_name,
                   toolArgs: body.arguments,
                 },

@@ -12,14 +12,19 @@
  * - once it is denied, expired or cancelled: is refused at once with the reason;
  * for as long as the request lives, or {@link REPLAY_MS} after its verdict, whichever is later. After that, or once
  * the approval was used, the same call asks anew. Every allow handed out marks its request used, so one approval
- * runs one call.
+ * runs one call. An approval with edited arguments the agent cannot run (Codex, Cursor) is not handed out: it is
+ * answered `edited` (a deny naming the edited call), with no receipt, since the agent is not told to run anything.
  *
  * A call that names its own id as an idempotency key (Claude Code's `tool_use_id`) finds its request by that key
- * first: the same tool call asked again (after a gateway restart, say) is the same request.
+ * first: the same tool call asked again (after a gateway restart, say) is the same request. The key belongs to the
+ * token that filed, and answers only the same call (agent kind, working directory, tool and argument hash): another
+ * token's key is never looked at, and the token's own key reused elsewhere is refused, never handed the approval.
  */
 import type { ServerResponse } from 'node:http';
 import type { Gateway, NewRequestInput } from '../gateway/gateway.js';
 import { waitWhileConnected } from '../http/long-poll.js';
+import { ConflictError } from '../api/errors.js';
+import { runsEditedArgs } from '../requests/agent-kinds.js';
 import { argsSha256 } from '../requests/args-hash.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import type { SharedMarks } from '../contracts/shared-marks.js';
@@ -44,9 +49,13 @@ export interface SameCall {
 
 /**
  * What the call gets: `allow` (handed to this caller, and marked used), `deny` (a verdict that refuses it), `pending`
- * (nobody decided in time: deferred), or `used` (another call waiting on the same request took the approval first).
+ * (nobody decided in time: deferred), `used` (another call waiting on the same request took the approval first), or
+ * `edited` (approved with edited arguments this agent cannot run: refused, not marked used).
  */
-export type SameCallOutcome = { state: 'allow' | 'deny' | 'pending' | 'used'; request: ConfirmationRequest };
+export type SameCallOutcome = {
+  state: 'allow' | 'deny' | 'pending' | 'used' | 'edited';
+  request: ConfirmationRequest;
+};
 
 /** What the lookup needs besides the call. */
 export interface SameCallDeps {
@@ -76,9 +85,11 @@ export async function gateSameCall(
   const hash = argsSha256(input.toolName, input.toolArgs ?? {});
   const key = JSON.stringify(['agent', input.filedBy, input.agentId, call.agentKind, call.cwd, hash]);
   const handOut = async (request: ConfirmationRequest): Promise<SameCallOutcome> => {
+    const ran = request.approvedArgs ? argsSha256(request.toolName, request.approvedArgs) : request.argsSha256;
+    // An agent that cannot run the edited arguments is told not to run anything: no receipt says it ran.
+    if (ran !== request.argsSha256 && !runsEditedArgs(call.agentKind)) return { state: 'edited', request };
     if (await used(gateway, request)) return { state: 'used', request };
     // The hook cannot see how the call went, only that it let it run: its receipt marks the approval used.
-    const ran = request.approvedArgs ? argsSha256(request.toolName, request.approvedArgs) : request.argsSha256;
     await gateway.recordReceipt(request.id, {
       outcome: 'succeeded',
       detail: `${HAND_OUT_DETAIL} ${call.agentKind}`,
@@ -92,8 +103,14 @@ export async function gateSameCall(
 
   const first = await oneCallAtATime(key, deps.shared, async (): Promise<ConfirmationRequest | SameCallOutcome> => {
     // The same tool call by its own id: its request, whatever became of it (the gateway checks the arguments match).
-    const underKey = input.idempotencyKey ? await gateway.getByIdempotencyKey(input.idempotencyKey) : null;
+    const underKey = input.idempotencyKey
+      ? await gateway.getByIdempotencyKey(input.idempotencyKey, input.filedBy)
+      : null;
     if (underKey) {
+      if (underKey.agentKind !== call.agentKind || (underKey.context?.cwd ?? null) !== call.cwd)
+        throw new ConflictError(
+          `idempotency_key "${input.idempotencyKey}" was used for request ${underKey.id} by another agent or directory`,
+        );
       const request = (await gateway.request(input, { underKey })).request;
       return request.status === 'pending' ? request : decided(request);
     }
@@ -102,14 +119,16 @@ export async function gateSameCall(
       toolName: input.toolName,
       sessionId: null,
       argsSha256: hash,
-      workspace: { agentKind: call.agentKind, cwd: call.cwd, filedBy: input.filedBy },
+      filedBy: input.filedBy,
+      workspace: { agentKind: call.agentKind, cwd: call.cwd },
       window: MATCH_SCAN_LIMIT,
     });
     if (match?.status === 'pending') return match;
     if (match && replayable(match, gateway.clock.now())) {
       if (match.allowed !== true) return { state: 'deny', request: match };
       const outcome = await handOut(match);
-      if (outcome.state === 'allow') return outcome;
+      // Used by an earlier call: this one asks anew.
+      if (outcome.state !== 'used') return outcome;
     }
     return (await gateway.request(input, { underKey: null })).request;
   });
@@ -140,6 +159,14 @@ export function deferredReason(request: ConfirmationRequest, url: string): strin
   return (
     `Waiting for approval: ${url} — run the same command again once it is approved (tollgate request ${request.id}; ` +
     `it expires at ${request.expiresAt.toISOString()}). Do not work around it.`
+  );
+}
+
+/** What an agent that cannot run edited arguments is told of an approval with edited ones: the call to make instead. */
+export function editedReason(request: ConfirmationRequest): string {
+  return (
+    `An approver edited the arguments (tollgate request ${request.id}); this agent cannot run edited arguments, so ` +
+    `make this call instead: ${JSON.stringify(request.approvedArgs)}`
   );
 }
 

@@ -33,8 +33,12 @@ export interface AwayChange {
 export interface AwayStore {
   /** Each person's newest change. */
   latest(): Promise<AwayChange[]>;
-  /** Appends `change`; returns it with its id. */
-  record(change: AwayChange): Promise<AwayChange>;
+  /**
+   * Appends `change`; returns it with its id. With `check`, atomically: `check` sees every person's newest change as
+   * of the write, under a lock no other `record` of any replica passes meanwhile, and throwing from it writes nothing
+   * (the delegation cycle check: two replicas must not close a cycle together).
+   */
+  record(change: AwayChange, check?: (latest: AwayChange[]) => void): Promise<AwayChange>;
   /** One person's changes, newest first, at most `limit`. */
   history(person: string, limit: number): Promise<AwayChange[]>;
   /** Every person's changes with `id > afterId`, oldest first, at most `limit`: the event stream's `person.away_changed`. */
@@ -133,7 +137,11 @@ export class AwayBook {
           { path: 'delegate', message: `person:${away.delegate}: no such person in the people directory` },
         ]);
       }
-      const others = new Map(this.windows(await this.rows(true)));
+    }
+    // Checked in the store's write, under its lock: a check read before it let two replicas close a cycle together.
+    const noCycle = (latest: AwayChange[]) => {
+      if (!away?.delegate) return;
+      const others = new Map(this.windows(new Map(latest.map((c) => [c.person, c]))));
       others.delete(person);
       const cycle = delegationCycle(others, person, away);
       if (cycle) {
@@ -142,8 +150,8 @@ export class AwayBook {
           { path: 'delegate', message: `the delegations would form a cycle: ${named}` },
         ]);
       }
-    }
-    const change = await this.deps.store.record({ person, away, setBy, at: new Date(this.deps.clock.now()) });
+    };
+    const change = await this.deps.store.record({ person, away, setBy, at: new Date(this.deps.clock.now()) }, noCycle);
     this.cache = null;
     this.deps.logger?.info(
       {

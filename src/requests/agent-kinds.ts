@@ -9,6 +9,25 @@ export const AGENT_KINDS = ['claude', 'codex', 'gemini', 'qwen', 'opencode', 'cl
 /** One of {@link AGENT_KINDS}. */
 export type AgentKind = (typeof AGENT_KINDS)[number];
 
+/**
+ * The agents whose hook can run arguments an approver edited (Claude Code's `updatedInput`, Gemini CLI's `tool_input`,
+ * …). Codex reserves its field and Cursor has none: their adapters answer an edited approval with a deny naming the
+ * edited call, so the gateway must not record it as run.
+ */
+const RUNS_EDITED_ARGS: ReadonlySet<string> = new Set<AgentKind>([
+  'claude',
+  'gemini',
+  'qwen',
+  'opencode',
+  'cline',
+  'copilot',
+]);
+
+/** Whether `kind`'s hook can run arguments an approver edited (see {@link RUNS_EDITED_ARGS}). */
+export function runsEditedArgs(kind: string): boolean {
+  return RUNS_EDITED_ARGS.has(kind);
+}
+
 const NAMES: Record<AgentKind, string> = {
   claude: 'Claude Code',
   codex: 'Codex',

@@ -17,13 +17,14 @@ export interface SameCallCandidate {
 }
 
 /**
- * Whether a candidate was filed by the query's coding agent in its working directory, through the same token
- * (always, for a query without a workspace).
+ * Whether a candidate was filed through the query's token and, for a coding agent's call, by that agent kind in its
+ * working directory.
  */
 function inWorkspace(row: SameCallCandidate, query: SameCallQuery): boolean {
+  if (row.filedBy !== query.filedBy) return false;
   const w = query.workspace;
   if (!w) return true;
-  if (row.agentKind !== w.agentKind || row.filedBy !== w.filedBy) return false;
+  if (row.agentKind !== w.agentKind) return false;
   const context = typeof row.context === 'string' ? (JSON.parse(row.context) as { cwd?: string | null }) : row.context;
   return (context?.cwd ?? null) === w.cwd;
 }

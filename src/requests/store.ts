@@ -110,11 +110,15 @@ export interface SameCallQuery {
   /** The call's session; null matches only rows filed without one. Not compared when `workspace` is set. */
   sessionId: string | null;
   /**
-   * A coding agent's call (`tollgate hook <agent>`): the same call is the same agent kind in the same working directory,
-   * whatever its session (a headless agent starts a new session per run), so a retry finds a deferred verdict —
-   * filed by the same token (`filedBy`): another token's identical call never finds this one's verdict.
+   * The token that asks (its name; null: an in-process caller): only rows it filed match. A same-call key belongs to
+   * the token that filed, so another token's identical call never finds, re-attaches to or uses this one's request.
    */
-  workspace?: { agentKind: string; cwd: string | null; filedBy: string | null };
+  filedBy: string | null;
+  /**
+   * A coding agent's call (`tollgate hook <agent>`): the same call is the same agent kind in the same working directory,
+   * whatever its session (a headless agent starts a new session per run), so a retry finds a deferred verdict.
+   */
+  workspace?: { agentKind: string; cwd: string | null };
   /** The call's `args_sha256`. */
   argsSha256: string;
   /** Also match a row whose approved (edited) arguments hash to `argsSha256`: a runtime reports the arguments it ran. */
@@ -155,7 +159,8 @@ export interface CreateResult {
 export interface ConfirmationStore {
   /**
    * Inserts a new pending request, its `created` event and a pending `channel_messages` row per card, in one
-   * transaction. When the idempotency key exists already, inserts nothing and returns the existing row.
+   * transaction. When the filer (`filedBy`) has filed under the idempotency key already, inserts nothing and returns
+   * that row; another filer's key is never seen (an idempotency key belongs to the token that filed).
    */
   create(
     request: ConfirmationRequest,
@@ -169,7 +174,8 @@ export interface ConfirmationStore {
    * them up by id); an id with no row is left out.
    */
   getMany(ids: readonly string[]): Promise<ConfirmationRequest[]>;
-  getByIdempotencyKey(key: string): Promise<ConfirmationRequest | null>;
+  /** The request `filedBy` (a token's name; null: an in-process caller) filed under `key`; never another filer's. */
+  getByIdempotencyKey(key: string, filedBy: string | null): Promise<ConfirmationRequest | null>;
   /**
    * Records a vote: a deny, or the approval that completes the quorum, flips the row (compare-and-set) with its
    * event; an approval short of the quorum adds an `approved` event only. A second approval by the same person (from

@@ -4,7 +4,9 @@
  * approval short of the quorum adds an `approved` event only, and a deny or the approval completing the quorum flips
  * the row. A quorum counts people, not accounts: each `approved` event names its person (`detail.person`), and an
  * approval by a person already counted is a duplicate whichever account it comes from, and the approval of a person the
- * gateway found no longer an approver (`Vote.discounted`) is not counted at all. Each store reads the row (and,
+ * gateway found no longer an approver (`Vote.discounted`) is not counted at all. A quorum counts seats too: a delegate's
+ * approval fills the absentee's seat (`detail.on_behalf_of`), so the absentee's own approval cannot fill it again, nor
+ * a delegate's after the absentee's (issue 58: bob for alice, then alice, made two of one seat). Each store reads the row (and,
  * for an approval towards a quorum, its prior approvers) under its own lock, asks {@link planVote}, and writes.
  */
 import type { Vote } from './store.js';
@@ -24,10 +26,11 @@ export interface VerdictFields {
   at: Date;
 }
 
-/** One approval recorded already: its account and its person. */
+/** One approval recorded already: its account, its person and the absentee it stood in for (`null`: nobody). */
 export interface PriorApproval {
   actor: string;
   person: string;
+  onBehalfOf?: string | null;
 }
 
 /** What to write for one vote. */
@@ -79,7 +82,9 @@ export function planVote(
       fields,
     };
   }
-  const prior = priorApprovals.find((a) => a.person === person);
+  // One vote per person, and one per seat: the seat of a delegate's vote is the absentee's.
+  const seat = vote.onBehalfOf ?? person;
+  const prior = priorApprovals.find((a) => a.person === person || (a.onBehalfOf ?? a.person) === seat);
   if (prior) return { kind: 'duplicate', priorActor: prior.actor };
   // Approvals of people who are no longer approvers do not count; the event names them and why (issue 49).
   const reasons = new Map((vote.discounted ?? []).map((d) => [d.person, d.reason]));

@@ -88,8 +88,8 @@ export function withVerdictTokens(
       await read(rows);
       return rows;
     },
-    async getByIdempotencyKey(key) {
-      const r = await store.getByIdempotencyKey(key);
+    async getByIdempotencyKey(key, filedBy) {
+      const r = await store.getByIdempotencyKey(key, filedBy);
       await read([r]);
       return r;
     },

@@ -14,6 +14,7 @@ const call = (extra: Partial<SameCallQuery> = {}): SameCallQuery => ({
   agentId: 'claude-code',
   toolName: 'Read',
   sessionId: 's1',
+  filedBy: null,
   argsSha256: argsSha256('Read', ARGS),
   window: 50,
   ...extra,
@@ -40,6 +41,14 @@ export function runStoreSameCallContract(store: () => ConfirmationStore): void {
       expect(found?.createdAt).toEqual(at(60));
       expect(await store().newestSameCall(call({ argsSha256: argsSha256('Read', { path: '/nowhere' }) }))).toBeNull();
       expect(await store().newestSameCall(call({ agentId: 'nobody' }))).toBeNull();
+    });
+
+    it("finds only the asking token's rows: another token's identical call is not this one", async () => {
+      const mine = await file(store(), { ...same, filedBy: 'agent-one' }, at(0));
+      await file(store(), { ...same, filedBy: 'agent-two' }, at(60));
+      expect((await store().newestSameCall(call({ filedBy: 'agent-one' })))?.id).toBe(mine.id);
+      expect(await store().newestSameCall(call({ filedBy: 'agent-three' }))).toBeNull();
+      expect(await store().newestSameCall(call())).toBeNull();
     });
 
     it('matches a null session only to rows filed without one', async () => {

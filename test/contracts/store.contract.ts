@@ -112,7 +112,19 @@ export function runStoreContract(setup: StoreContractSetup): void {
         expect(await store.get(again.id)).toBeNull();
         expect(await store.events(first.id)).toHaveLength(1);
         expect((await store.messages(first.id)).map((m) => m.target)).toEqual(['C1']);
-        expect(await store.getByIdempotencyKey('key-1')).toEqual(first);
+        expect(await store.getByIdempotencyKey('key-1', null)).toEqual(first);
+      });
+
+      it("keeps keys per filer: another token's key neither answers a create nor reads back", async () => {
+        const mine = await file(store, { idempotencyKey: 'hook:-:call_1', filedBy: 'agent-one' }, T0);
+        const theirs = newRequest({ idempotencyKey: 'hook:-:call_1', filedBy: 'agent-two' }, at(5));
+        expect(await store.create(theirs, [])).toEqual({ request: theirs, created: true });
+        expect((await store.getByIdempotencyKey('hook:-:call_1', 'agent-one'))?.id).toBe(mine.id);
+        expect((await store.getByIdempotencyKey('hook:-:call_1', 'agent-two'))?.id).toBe(theirs.id);
+        expect(await store.getByIdempotencyKey('hook:-:call_1', null)).toBeNull();
+        expect(await store.getByIdempotencyKey('hook:-:call_1', 'agent-three')).toBeNull();
+        const again = newRequest({ idempotencyKey: 'hook:-:call_1', filedBy: 'agent-two' }, at(6));
+        expect((await store.create(again, [])).request.id).toBe(theirs.id);
       });
 
       it('creates one row when creates with the same key race', async () => {
@@ -174,7 +186,7 @@ export function runStoreContract(setup: StoreContractSetup): void {
     describe('get', () => {
       it('answers null for an unknown id or key', async () => {
         expect(await store.get(newRequest().id)).toBeNull();
-        expect(await store.getByIdempotencyKey('nope')).toBeNull();
+        expect(await store.getByIdempotencyKey('nope', null)).toBeNull();
       });
     });
 

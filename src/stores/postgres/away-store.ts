@@ -20,6 +20,9 @@ interface Row {
 
 const COLUMNS = 'id, person, away_from AS "awayFrom", away_until AS "awayUntil", delegate, note, set_by AS "setBy", at';
 
+/** Each person's newest change. */
+const LATEST = `SELECT DISTINCT ON (person) ${COLUMNS} FROM people_away ORDER BY person, id DESC`;
+
 function changeOf(row: Row): AwayChange {
   const away =
     row.awayFrom && row.awayUntil
@@ -33,29 +36,44 @@ export class PostgresAwayStore implements AwayStore {
   constructor(private readonly open: Pick<OpenPostgres, 'pool'>) {}
 
   async latest(): Promise<AwayChange[]> {
-    const { rows } = await withPostgresErrors(() =>
-      this.open.pool.query<Row>(`SELECT DISTINCT ON (person) ${COLUMNS} FROM people_away ORDER BY person, id DESC`),
-    );
+    const { rows } = await withPostgresErrors(() => this.open.pool.query<Row>(LATEST));
     return rows.map(changeOf);
   }
 
-  async record(change: AwayChange): Promise<AwayChange> {
+  /**
+   * `check` runs in the insert's transaction after `LOCK TABLE people_away IN SHARE ROW EXCLUSIVE MODE`, a mode that
+   * conflicts with itself and with every insert: two replicas' checked writes run one after the other, each reading
+   * the other's row. Readers are not blocked.
+   */
+  async record(change: AwayChange, check?: (latest: AwayChange[]) => void): Promise<AwayChange> {
     const { away } = change;
-    const { rows } = await withPostgresErrors(() =>
-      this.open.pool.query<{ id: string }>(
-        'INSERT INTO people_away (person, away_from, away_until, delegate, note, set_by, at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id',
-        [
-          change.person,
-          away?.from ?? null,
-          away?.until ?? null,
-          away?.delegate ?? null,
-          away?.note ?? null,
-          change.setBy,
-          change.at,
-        ],
-      ),
-    );
-    return { ...change, id: Number(rows[0]!.id) };
+    const client = await withPostgresErrors(() => this.open.pool.connect());
+    try {
+      await withPostgresErrors(() => client.query('BEGIN'));
+      await withPostgresErrors(() => client.query('LOCK TABLE people_away IN SHARE ROW EXCLUSIVE MODE'));
+      if (check) check((await withPostgresErrors(() => client.query<Row>(LATEST))).rows.map(changeOf));
+      const { rows } = await withPostgresErrors(() =>
+        client.query<{ id: string }>(
+          'INSERT INTO people_away (person, away_from, away_until, delegate, note, set_by, at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id',
+          [
+            change.person,
+            away?.from ?? null,
+            away?.until ?? null,
+            away?.delegate ?? null,
+            away?.note ?? null,
+            change.setBy,
+            change.at,
+          ],
+        ),
+      );
+      await withPostgresErrors(() => client.query('COMMIT'));
+      return { ...change, id: Number(rows[0]!.id) };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   async after(afterId: number, limit: number): Promise<AwayChange[]> {

@@ -23,7 +23,7 @@ import type { NewEvent } from '../../requests/types.js';
  */
 export const CREATE_BATCH = `WITH RECURSIVE req AS (
     INSERT INTO confirmation_requests (${REQUEST_INSERT.columns}) ${REQUEST_INSERT.fromRecords}
-    ON CONFLICT (idempotency_key) DO NOTHING
+    ON CONFLICT ((coalesce(filed_by, '')), idempotency_key) DO NOTHING
     RETURNING id, tollgate_chain_request(tool_name, args_sha256, required_approvals::text, on_timeout, tollgate_chain_time(created_at),
       tollgate_chain_time(expires_at), user_id, agent_id, filed_by) AS chained
   ), src AS (

@@ -28,15 +28,16 @@ export const SQL_TEXT = {
    * transaction's start), so replicas whose clocks disagree agree on whether a request is overdue.
    */
   byIdForVote: `SELECT ${REQUEST}, coalesce($2::timestamptz, now()) AS "deadlineNow" FROM confirmation_requests WHERE id = $1 FOR NO KEY UPDATE`,
-  byKey: `SELECT ${REQUEST} FROM confirmation_requests WHERE idempotency_key = $1`,
+  byKey: `SELECT ${REQUEST} FROM confirmation_requests WHERE coalesce(filed_by, '') = $1 AND idempotency_key = $2`,
   create: CREATE_BATCH,
   insertEvent:
     'INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)',
   insertMessage: `INSERT INTO channel_messages (request_id, channel, target, status, attempts, updated_at) VALUES ($1, $2, $3, $4, 0, $5)
     ON CONFLICT (request_id, channel, target) DO NOTHING`,
-  // The person of each approval (`detail.person`; an event written before the directory counts as its account's).
+  // The person of each approval (`detail.person`; an event written before the directory counts as its account's) and the
+  // absentee whose seat it filled (`detail.on_behalf_of`).
   approvers:
-    "SELECT actor, coalesce(detail->>'person', actor) AS person FROM confirmation_events WHERE request_id = $1 AND type = 'approved'",
+    "SELECT actor, coalesce(detail->>'person', actor) AS person, detail->>'on_behalf_of' AS \"onBehalfOf\" FROM confirmation_events WHERE request_id = $1 AND type = 'approved'",
   /** An approval short of the quorum, for the audit query's `?person=` (`confirmation_voters`). */
   recordVoter:
     'INSERT INTO confirmation_voters (person, request_created_at, request_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',

@@ -5,7 +5,7 @@
  *   'pending'` with its event, so of racing votes one flips the row and the others find it final;
  * - a vote towards a quorum locks its row (`SELECT … FOR NO KEY UPDATE`) before counting approvals, so two replicas
  *   counting one quorum at once serialize on the row and record exactly one verdict;
- * - creates insert with `ON CONFLICT (idempotency_key) DO NOTHING`, so racing creates with one key leave one row;
+ * - creates insert with `ON CONFLICT (filer, idempotency_key) DO NOTHING`, so racing creates with one key leave one row;
  * - `expireDue` claims due rows with `FOR NO KEY UPDATE SKIP LOCKED`, so sweeping replicas (and a scan's two lanes) split
  *   the rows between them and each row expires once, without waiting on each other.
  * Hot paths are plain SQL on the pool; the steps of a vote's or a finish's transaction are `verdict-steps.ts`, the
@@ -146,7 +146,9 @@ export class PostgresConfirmationStore implements ConfirmationStore {
         if (inserted.has(request.id)) return { request, created: true };
         try {
           // The key exists (or a racing create just committed it): a new statement sees that row.
-          const existing = await withPostgresErrors(() => this.one(SQL_TEXT.byKey, [request.idempotencyKey]));
+          const existing = await withPostgresErrors(() =>
+            this.one(SQL_TEXT.byKey, [request.filedBy ?? '', request.idempotencyKey]),
+          );
           if (!existing)
             throw new ServiceUnavailableError(
               'a create with the same idempotency key was in flight; retry',
@@ -168,8 +170,8 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     return withPostgresErrors(async () => (await this.rows<RequestRow>(SQL_TEXT.byIds, [ids])).map(rowToRequest));
   }
 
-  async getByIdempotencyKey(key: string) {
-    return withPostgresErrors(() => this.one(SQL_TEXT.byKey, [key]));
+  async getByIdempotencyKey(key: string, filedBy: string | null) {
+    return withPostgresErrors(() => this.one(SQL_TEXT.byKey, [filedBy ?? '', key]));
   }
 
   async decide(id: string, vote: Vote): Promise<VoteResult> {

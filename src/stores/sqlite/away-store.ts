@@ -59,10 +59,12 @@ export class SqliteAwayStore implements AwayStore {
     return withSqliteErrors(() => (this.sql.latest.all() as Row[]).map(changeOf));
   }
 
-  async record(change: AwayChange): Promise<AwayChange> {
+  /** `check` runs in the same IMMEDIATE transaction as the insert: the file's write lock spans the read and the write. */
+  async record(change: AwayChange, check?: (latest: AwayChange[]) => void): Promise<AwayChange> {
     const { away } = change;
-    const info = withSqliteErrors(() =>
-      this.sql.insert.run(
+    const write = this.sqlite.transaction(() => {
+      check?.((this.sql.latest.all() as Row[]).map(changeOf));
+      return this.sql.insert.run(
         change.person,
         away?.from.toISOString() ?? null,
         away?.until.toISOString() ?? null,
@@ -70,8 +72,9 @@ export class SqliteAwayStore implements AwayStore {
         away?.note ?? null,
         change.setBy,
         change.at.toISOString(),
-      ),
-    );
+      );
+    });
+    const info = withSqliteErrors(() => write.immediate());
     return { ...change, id: Number(info.lastInsertRowid) };
   }
 

@@ -56,7 +56,9 @@ export const confirmationRequests = sqliteTable(
     onBehalfOf: text('on_behalf_of'),
   },
   (t) => [
-    uniqueIndex('confirmation_requests_idempotency_key').on(t.idempotencyKey),
+    // An idempotency key belongs to the token that filed (issue 58): another token's key names another request. In-process
+    // callers file with no token (NULL), one scope of their own; COALESCE keeps NULLs from being distinct there.
+    uniqueIndex('confirmation_requests_filer_idempotency_key').on(sql`coalesce(${t.filedBy}, '')`, t.idempotencyKey),
     index('confirmation_requests_status_expires').on(t.status, t.expiresAt),
     index('confirmation_requests_created').on(t.createdAt, t.id),
     index('confirmation_requests_tool').on(t.toolName, t.createdAt),

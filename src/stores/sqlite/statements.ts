@@ -80,7 +80,9 @@ export function prepareStatements(sqlite: Database.Database): Statements {
     requestsByIds: sqlite
       .prepare(`SELECT ${requests} FROM confirmation_requests WHERE id IN (SELECT value FROM json_each(?))`)
       .raw(),
-    requestByKey: sqlite.prepare(`SELECT ${requests} FROM confirmation_requests WHERE idempotency_key = ?`).raw(),
+    requestByKey: sqlite
+      .prepare(`SELECT ${requests} FROM confirmation_requests WHERE coalesce(filed_by, '') = ? AND idempotency_key = ?`)
+      .raw(),
     // Positional (`requestRowValues`): bound from an object, each of the 35 names was looked up on it (10 % of a create).
     insertRequest: sqlite.prepare(`INSERT INTO confirmation_requests (${insertColumns}) VALUES (${insertValues})`),
     insertMessage: sqlite.prepare(
@@ -90,7 +92,7 @@ export function prepareStatements(sqlite: Database.Database): Statements {
     // slower as approvals piled up: 10,000 decisions took 25 s); with it, the request's own events by its index.
     // The person of each approval (`detail.person`; an event written before the directory counts as its account's).
     approvers: sqlite.prepare(
-      "SELECT actor, coalesce(json_extract(detail, '$.person'), actor) AS person FROM confirmation_events WHERE request_id = ? AND +type = 'approved'",
+      "SELECT actor, coalesce(json_extract(detail, '$.person'), actor) AS person, json_extract(detail, '$.on_behalf_of') AS onBehalfOf FROM confirmation_events WHERE request_id = ? AND +type = 'approved'",
     ),
     recordVoter: sqlite.prepare(
       'INSERT OR IGNORE INTO confirmation_voters (person, request_created_at, request_id) VALUES (?, ?, ?)',

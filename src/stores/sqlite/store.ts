@@ -107,7 +107,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
 
   private createOne(request: ConfirmationRequest, cards: NewCard[], extras?: CreateExtras) {
     if (request.idempotencyKey) {
-      const existing = this.row(this.sql.requestByKey, request.idempotencyKey);
+      const existing = this.row(this.sql.requestByKey, request.filedBy ?? '', request.idempotencyKey);
       if (existing) return { request: existing, created: false };
     }
     const row = requestToRow(request);
@@ -138,8 +138,8 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     return (this.sql.requestsByIds.all(JSON.stringify(ids)) as unknown[][]).map(requestOfValues);
   }
 
-  async getByIdempotencyKey(key: string) {
-    return this.row(this.sql.requestByKey, key);
+  async getByIdempotencyKey(key: string, filedBy: string | null) {
+    return this.row(this.sql.requestByKey, filedBy ?? '', key);
   }
 
   /**

@@ -155,7 +155,7 @@ describe('gateway', () => {
   it('with underKey, answers from the row the caller read; a row filed under the key since it read still wins', async () => {
     const g = await gatewayOnFile();
     const first = await g.request({ toolName: 'pay', toolArgs: { a: 1 }, idempotencyKey: 'call-2' });
-    const read = await g.getByIdempotencyKey('call-2');
+    const read = await g.getByIdempotencyKey('call-2', null);
     const again = await g.request(
       { toolName: 'pay', toolArgs: { a: 1 }, idempotencyKey: 'call-2' },
       { underKey: read },

@@ -77,7 +77,7 @@ describe.each(['remote', 'in-process'] as const)('policy + approvalGate against 
       tool_args: { env: 'prod' },
       prompt: 'Deploy prod?',
       agent_id: 'release-bot',
-      idempotency_key: 'hook:sess:call_1',
+      idempotency_key: 'hook:release-bot:sess:call_1',
     });
     await decide(req1.id, { decision: 'approve', approver: 'web:alice' });
     expect(await first).toMatchObject({ status: 'ok', result: 'deployed prod' });

@@ -38,7 +38,7 @@ describe('approvalGate', () => {
       user_id: 'u1',
       session_id: 's1',
       tool_call_id: 'call_1',
-      idempotency_key: 'hook:s1:call_1',
+      idempotency_key: 'hook:bot:s1:call_1',
       timeout_s: 60,
       channels: [{ type: 'slack', target: 'C1' }],
       approvers: ['slack:U1'],
@@ -114,7 +114,23 @@ describe('approvalGate', () => {
     await vi.waitFor(() => expect(clock.pendingTimers).toBe(1));
     await clock.advance(2000);
     expect((await pending).action).toBe('continue');
-    expect(backend.asked.map((a) => a.idempotency_key)).toEqual(['hook:-:call_9', 'hook:-:call_9', 'hook:-:call_9']);
+    const keys = backend.asked.map((a) => a.idempotency_key);
+    expect(keys[0]).toMatch(/^hook:-:[0-9a-f-]{36}:call_9$/);
+    expect(keys).toEqual([keys[0], keys[0], keys[0]]);
+  });
+
+  it('keys the calls of unrelated agents apart by default, though their call ids repeat (issue 58)', async () => {
+    const keyOf = async (over: Partial<HookContext>) => {
+      const backend = fakeBackend();
+      backend.answer({ status: 'approved', allowed: true });
+      await approvalGate({ backend }).decide(ctx({ toolCallId: 'call_1', ...over }));
+      return backend.asked[0]!.idempotency_key;
+    };
+    // No session: each gate (each agent process) has a key of its own.
+    expect(await keyOf({})).not.toBe(await keyOf({}));
+    // A session keeps its key across gates (a restarted host re-attaches), but not across agents.
+    expect(await keyOf({ agentId: 'a', sessionId: 's' })).toBe(await keyOf({ agentId: 'a', sessionId: 's' }));
+    expect(await keyOf({ agentId: 'a', sessionId: 's' })).not.toBe(await keyOf({ agentId: 'b', sessionId: 's' }));
   });
 
   it('does not retry without an idempotency key, nor errors marked retryable: false', async () => {
