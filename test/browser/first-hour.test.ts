@@ -49,7 +49,7 @@ describe('the first hour in Chromium', () => {
     return ((await res.json()) as { id: string }).id;
   }
 
-  const overflow = () => page.evaluate(() => document.documentElement.scrollWidth);
+  const overflow = () => page.evaluate<number>('document.documentElement.scrollWidth');
 
   it('lands on the sign-in page, then on the inbox, from the address serve prints', async () => {
     const anonymous = await page.request.get(`${server.url}/`, { maxRedirects: 0 });
@@ -130,7 +130,7 @@ describe('the first hour in Chromium', () => {
         expect(badgeBox[0]).toBeLessThanOrEqual(badgeBox[1]!);
         const lines = await row.locator('time').evaluate((el) => {
           const { height } = el.getBoundingClientRect();
-          return Math.round(height / parseFloat(getComputedStyle(el).lineHeight));
+          return Math.round(height / parseFloat(el.ownerDocument.defaultView!.getComputedStyle(el).lineHeight));
         });
         expect(lines, 'the filed date wraps').toBe(1);
         expect(await row.textContent()).toContain('change freeze until Monday');
@@ -168,11 +168,19 @@ describe('the first hour in Chromium', () => {
 
         /** How many of the chart's pixels are painted in the page's CSS colour `name`. */
         const painted = (chart: string, name: string) =>
-          page.locator(`${chart} canvas`).evaluate((canvas: HTMLCanvasElement, variable: string) => {
-            const probe = document.createElement('span');
+          page.locator(`${chart} canvas`).evaluate((element, variable: string) => {
+            const canvas = element as unknown as {
+              width: number;
+              height: number;
+              getContext(
+                kind: '2d',
+              ): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } | null;
+            };
+            const doc = element.ownerDocument;
+            const probe = doc.createElement('span');
             probe.style.color = `var(${variable})`;
-            document.body.append(probe);
-            const [r, g, b] = getComputedStyle(probe).color.match(/\d+/g)!.map(Number);
+            doc.body.append(probe);
+            const [r, g, b] = doc.defaultView!.getComputedStyle(probe).color.match(/\d+/g)!.map(Number);
             probe.remove();
             const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
             let n = 0;
