@@ -159,6 +159,7 @@ table.audit time, .badge { white-space: nowrap; }
   table.records tr { padding: 0.5rem 0.75rem; border-bottom: 1px solid var(--line); }
   table.records td { padding: 0.1rem 0; border: 0; display: grid; grid-template-columns: 6.5rem 1fr; gap: 0.5rem; }
   table.records td::before { content: attr(data-label); color: var(--muted); }
+  table.records td > .badge { justify-self: start; }
   table.records td:empty { display: none; }
   table.records td.outcome { min-width: 0; }
   table.records td[colspan] { display: block; }
