@@ -134,8 +134,8 @@ button.danger { background: var(--bad); border-color: var(--bad); color: #fff; }
 button.link { border: 0; background: none; color: var(--accent); padding: 0; min-height: 0; text-decoration: underline; }
 form.inline { display: inline; margin: 0; }
 .buttons { display: flex; flex-wrap: wrap; gap: 0.75rem; align-items: flex-end; }
-form.deny { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: flex-end; flex: 1 1 18rem; }
-form.deny label { flex: 1 1 12rem; }
+form.decide .buttons { margin-top: 0.75rem; }
+form.decide textarea { min-height: 3.2rem; font-family: inherit; }
 label { display: block; font-size: 0.9rem; color: var(--muted); }
 input, select, textarea { display: block; width: 100%; font: inherit; padding: 0.5rem; margin-top: 0.2rem; border-radius: 8px; border: 1px solid var(--line); background: var(--bg); color: var(--fg); }
 textarea { min-height: 12rem; }
@@ -151,6 +151,20 @@ ol.timeline .detail { flex-basis: 100%; color: var(--muted); overflow-wrap: anyw
 table.audit { width: 100%; border-collapse: collapse; font-size: 0.92rem; }
 table.audit th, table.audit td { text-align: left; padding: 0.5rem 0.6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 table.audit td.outcome { min-width: 14rem; overflow-wrap: anywhere; }
+table.audit time, .badge { white-space: nowrap; }
+/* On a phone the audit rows become cards, each cell labelled: a six-column table would scroll sideways unseen. */
+@media (max-width: 40rem) {
+  table.records thead { display: none; }
+  table.records, table.records tbody, table.records tr, table.records td { display: block; width: 100%; }
+  table.records tr { padding: 0.5rem 0.75rem; border-bottom: 1px solid var(--line); }
+  table.records td { padding: 0.1rem 0; border: 0; display: grid; grid-template-columns: 6.5rem 1fr; gap: 0.5rem; }
+  table.records td::before { content: attr(data-label); color: var(--muted); }
+  table.records td > .badge { justify-self: start; }
+  table.records td:empty { display: none; }
+  table.records td.outcome { min-width: 0; }
+  table.records td[colspan] { display: block; }
+  table.records td[colspan]::before { content: none; }
+}
 .pager { display: flex; gap: 1rem; justify-content: space-between; margin: 1rem 0; }
 .back { margin: 0; }
 `;

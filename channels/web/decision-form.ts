@@ -82,7 +82,8 @@ export function parseEditedArgs(
 /** Reads a posted decision form (urlencoded body). */
 export function readDecisionForm(body: Record<string, unknown>, originalArgs: Record<string, unknown>): DecisionForm {
   const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : undefined);
-  const decision = text('decision');
+  // A grant button sits in the one decision form beside Approve and Deny, and a button posts one name: its own.
+  const decision = text('decision') ?? (text('grant') ? 'approve' : undefined);
   if (decision !== 'approve' && decision !== 'deny')
     return { ok: false, field: 'decision', error: 'decision must be approve or deny' };
   const nonce = text('nonce');

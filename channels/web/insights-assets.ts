@@ -27,7 +27,7 @@ export function uplotAssets(): { js: string; css: string } {
 export const INSIGHTS_CSS = `.totals { display: grid; grid-template-columns: repeat(auto-fit, minmax(8.5rem, 1fr)); gap: 0.75rem; margin: 0 0 1rem; }
 .totals .card { margin: 0; }
 .totals .figure { font-size: 1.8rem; font-weight: 600; }
-.totals .approved a { color: var(--good); } .totals .denied a, .totals .expired a { color: var(--bad); }
+.totals .approved a { color: var(--good); } .totals .denied a, .totals .expired a { color: var(--bad); } .totals .pending a { color: var(--wait); }
 .chart-box { width: 100%; min-height: 180px; }
 .chart h2, .insights-table h2 { font-size: 1.1rem; margin: 0 0 0.5rem; }
 .insights-table { margin: 0 0 1.25rem; }
@@ -53,12 +53,14 @@ export const INSIGHTS_JS = `(function () {
   var DAY = 86400;
   var dayAxis = Object.assign({}, axis, { space: 60, incrs: [DAY, 2 * DAY, 7 * DAY, 14 * DAY, 30 * DAY, 91 * DAY],
     values: function (u, vals) { return vals.map(function (v) { var d = new Date(v * 1000); return (d.getUTCMonth() + 1) + '/' + d.getUTCDate(); }); } });
-  function line(label, stroke, fmt) { return { label: label, stroke: stroke, width: 2, points: { size: 5, fill: stroke }, value: fmt }; }
+  // Points always shown: a window of one day is one point per line, and a line of one point draws nothing.
+  function line(label, stroke, fmt, dash) { return { label: label, stroke: stroke, width: 2, dash: dash, points: { show: true, size: 7, fill: stroke }, value: fmt }; }
   function count(u, v) { return v === null ? '–' : String(v); }
   function secs(u, v) { return v === null ? '–' : (v < 10 ? v.toFixed(1) : Math.round(v)) + ' s'; }
   var builders = {
     daily: function (spec) {
-      return { series: [{}, line('Approved', color('--good', '#17803d'), count), line('Denied', color('--bad', '#b42318'), count), line('Expired', color('--wait', '#9a6700'), count)],
+      // Expired is drawn over Denied, dashed: on days when both counts are equal, Denied shows between its dashes.
+      return { series: [{}, line('Approved', color('--good', '#17803d'), count), line('Denied', color('--bad', '#b42318'), count), line('Expired', color('--wait', '#9a6700'), count, [6, 6])],
         data: [seconds(spec.days), spec.approved, spec.denied, spec.expired], axes: [dayAxis, Object.assign({}, axis, { values: function (u, vals) { return vals.map(function (v) { return Math.round(v) === v ? String(v) : ''; }); } })] };
     },
     decision: function (spec) {
@@ -66,6 +68,8 @@ export const INSIGHTS_JS = `(function () {
         data: [seconds(spec.days), toSeconds(spec.p50), toSeconds(spec.p90)], axes: [dayAxis, Object.assign({}, axis, { values: function (u, vals) { return vals.map(function (v) { return v + ' s'; }); } })] };
     }
   };
+  // One day alone is a zero-width range, which uPlot widens by too little to show: half a day each side instead.
+  function dayRange(u, min, max) { return min === max ? [min - DAY / 2, max + DAY / 2] : [min, max]; }
   var boxes = document.querySelectorAll('[data-chart]');
   var charts = [];
   function size(box) { var w = Math.max(240, box.clientWidth); return { width: w, height: Math.max(180, Math.min(300, Math.round(w * 0.45))) }; }
@@ -76,7 +80,7 @@ export const INSIGHTS_JS = `(function () {
     if (!built) continue;
     var s = size(box);
     var chart = new uPlot({ width: s.width, height: s.height, tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'); },
-      scales: { x: { time: true } }, series: built.series, axes: built.axes, cursor: { drag: { x: false, y: false } } }, built.data, box);
+      scales: { x: { time: true, range: dayRange } }, series: built.series, axes: built.axes, cursor: { drag: { x: false, y: false } } }, built.data, box);
     charts.push({ chart: chart, box: box });
     box.setAttribute('data-drawn', 'true');
   }

@@ -78,6 +78,8 @@ export function createWebChannel(options: WebChannelOptions = {}): WebChannel {
     },
     mount(router, host) {
       oidc?.useClock(() => host.now());
+      // The address `tollgate serve` prints is the root: a person who opens it wants the inbox, not a JSON 404.
+      router.get('/', (_req, res) => res.redirect(302, '/ui'));
       router.use(
         '/ui',
         webRoutes({

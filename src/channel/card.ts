@@ -9,6 +9,7 @@ import { boundedJson, maskSecrets } from '../utils/json-view.js';
 import { agentSentence } from '../requests/agent-kinds.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { standInText, type StandIn } from '../people/away.js';
+import { utcText } from '../utils/utc-time.js';
 
 export { maskSecrets } from '../utils/json-view.js';
 
@@ -75,7 +76,8 @@ export function previewArgs(args: Record<string, unknown>, max = 1500): string {
 
 /** The outcome sentence of a request: who decided, how, when, why. */
 export function outcomeText(r: ConfirmationRequest): string {
-  const when = r.respondedAt ? ` at ${r.respondedAt.toISOString()}` : '';
+  // Written as every page writes times, not as the API's ISO text: people read this sentence.
+  const when = r.respondedAt ? ` at ${utcText(r.respondedAt)}` : '';
   const why = r.reason ? ` — "${r.reason}"` : '';
   switch (r.status) {
     case 'pending':

@@ -175,6 +175,17 @@ function inboxText(inbox: Inbox, now: number): string {
   return `${inbox.items.length} waiting for ${line(inbox.as)}:\n${lines.join('\n')}\n`;
 }
 
+/** Who asked, naming only what is known: `agent ops-bot for U1, filed by billing-agent`; `tollgate ask` for a shell's question. */
+function askedBy(r: ApiRequest): string {
+  const agent = r.agent_id === 'tollgate-ask' ? 'tollgate ask' : r.agent_id ? `agent ${line(r.agent_id)}` : null;
+  const parts = [
+    agent && (r.user_id ? `${agent} for ${line(r.user_id)}` : agent),
+    !agent && r.user_id ? `for ${line(r.user_id)}` : null,
+    r.filed_by ? `filed by ${line(r.filed_by)}` : null,
+  ].filter(Boolean);
+  return parts.length ? parts.join(', ') : '-';
+}
+
 /** One request in full, for `show`: arguments masked like on the cards, and its events. */
 function requestText(r: ApiRequest, events: ApiEvent[]): string {
   const person =
@@ -184,7 +195,7 @@ function requestText(r: ApiRequest, events: ApiEvent[]): string {
     `${r.id}  ${r.status}`,
     `tool       ${line(r.tool_name)}`,
     ...(r.prompt ? [`prompt     ${block(r.prompt)}`] : []),
-    `agent      ${line(r.agent_id)}    for ${line(r.user_id)}    filed by ${line(r.filed_by)}`,
+    `asked by   ${askedBy(r)}`,
     `approvers  ${line(r.approvers.join(', '), 'anyone who sees it')}${r.required_approvals > 1 ? ` (${r.required_approvals} people)` : ''}`,
     `expires    ${r.expires_at} (then ${r.on_timeout === 'approve' ? 'approved' : 'denied'})`,
     ...(r.responded_by

@@ -38,11 +38,11 @@ export async function run(
   const question = args.positionals.join(' ').trim();
   if (!question) throw new UsageError('the question is missing: tollgate ask "Deploy to prod?"');
   if (question.length > 4000) throw new UsageError('the question is longer than 4000 characters');
-  const timeoutS = numberFlag(args, 'timeout');
+  // `--expires S`, as the hooks say it: the question expires S seconds after it is asked, and ask waits until then.
+  // `--timeout` is its old, deprecated spelling: everywhere else a wait (`--wait`) is how long a command waits.
+  const timeoutS = numberFlag(args, 'expires') ?? numberFlag(args, 'timeout');
   if (timeoutS !== undefined && (!Number.isInteger(timeoutS) || timeoutS < 1))
-    throw new UsageError('--timeout must be a whole number of seconds, 1 or more');
-  if (flag(args, 'expires') !== undefined)
-    throw new UsageError('use --timeout: for ask, the question expires when the wait ends');
+    throw new UsageError('--expires must be a whole number of seconds, 1 or more');
   const options = await requestOptionsFromFlags(args);
   const quiet = flag(args, 'quiet') === 'true';
 

@@ -12,7 +12,7 @@ export const claudeHookCommand: Command = {
   summary:
     'Claude Code PreToolUse / PermissionRequest hook: reads the hook JSON on stdin, waits for a verdict, prints hookSpecificOutput; on PostToolUse it records a receipt.',
   usage:
-    'tollgate claude-hook [--timeout 540] [--expires S] [--channel TYPE[:TARGET]]... [--approver ID]... [--on-timeout deny|approve] [--agent-id ID]',
+    'tollgate claude-hook [--wait 540] [--expires S] [--channel TYPE[:TARGET]]... [--approver ID]... [--on-timeout deny|approve] [--agent-id ID]',
   load: () => import('./claude-hook.js'),
 };
 

@@ -62,8 +62,9 @@ export async function run(argv: string[], io: HookIo = processIo()): Promise<num
   const args = parseArgs(argv);
   if (args.positionals.length)
     throw new UsageError(`unexpected argument "${args.positionals[0]}" (the hook input comes on stdin)`);
-  const timeoutS = numberFlag(args, 'timeout') ?? CLAUDE_HOOK_DEFAULT_WAIT_S;
-  if (timeoutS <= 0) throw new UsageError('--timeout must be more than 0 seconds');
+  // `--wait`, as every agent's hook and `init` say it; `--timeout` is its old, deprecated spelling and still works.
+  const timeoutS = numberFlag(args, 'wait') ?? numberFlag(args, 'timeout') ?? CLAUDE_HOOK_DEFAULT_WAIT_S;
+  if (timeoutS <= 0) throw new UsageError('--wait must be more than 0 seconds');
   const fail = (message: string) => blocked(io, message);
 
   let raw: string;

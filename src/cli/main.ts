@@ -24,7 +24,7 @@ export const COMMANDS: Record<string, Command> = {
   ask: {
     summary: 'Ask a human and wait: exit 0 approved, 1 denied/expired/cancelled (for shell scripts and CI).',
     usage:
-      'tollgate ask [--timeout S] [--channel TYPE[:TARGET]]... [--approver ID]... [--on-timeout deny|approve] [--tool NAME] [--json] [--quiet] "question"',
+      'tollgate ask [--expires S] [--channel TYPE[:TARGET]]... [--approver ID]... [--on-timeout deny|approve] [--tool NAME] [--json] [--quiet] "question"',
     load: () => import('./ask.js'),
   },
   'claude-hook': claudeHookCommand,
@@ -122,6 +122,8 @@ export function helpText(): string {
     ...lines,
     '',
     "Run `tollgate <command> --help` for a command's options.",
+    'One vocabulary: --wait S is how long a hook waits for a verdict (every agent hook and init); --expires S is when the',
+    'request it files expires (ask waits until then); --timeout, the old spelling of both, still works, deprecated.',
     'Client commands read TOLLGATE_URL and TOLLGATE_TOKEN.',
   ].join('\n');
 }

@@ -10,6 +10,7 @@ import { NotFoundError } from '../api/errors.js';
 import { groupJson, personJson, resolveReference } from '../people/json.js';
 import type { Directory, Person } from '../people/types.js';
 import { flag, parseArgs, UsageError } from './args.js';
+import { findConfigFile } from './config-file.js';
 import { terminalJson, terminalText } from '../utils/terminal-text.js';
 import { remoteFrom } from './remote.js';
 
@@ -25,7 +26,7 @@ export async function run(
   const print = (value: unknown, text: string[]) =>
     out(`${json ? terminalJson(JSON.stringify(value)) : terminalText(text.join('\n'))}\n`);
   const [operand] = args.positionals;
-  const configPath = flag(args, 'config') || process.env.TOLLGATE_CONFIG;
+  const configPath = findConfigFile(flag(args, 'config')).path;
   // Without a config file, `show` asks the running gateway: it also knows the accounts looked up from emails, and why
   // a look-up found nobody.
   if (!configPath && sub === 'show' && operand && process.env.TOLLGATE_TOKEN) {
@@ -38,7 +39,7 @@ export async function run(
   }
   if (!configPath)
     throw new UsageError(
-      '--config: no config file (pass --config FILE or set TOLLGATE_CONFIG; for show, TOLLGATE_URL and TOLLGATE_TOKEN ask the running gateway)',
+      '--config: no config file (pass --config FILE, set TOLLGATE_CONFIG or add ./tollgate.yaml; for show, TOLLGATE_URL and TOLLGATE_TOKEN ask the running gateway)',
     );
   const { directory } = loadPolicyAndPeople(readConfigFile(configPath), configPath);
   if (sub === 'list') {

@@ -7,6 +7,7 @@
  * in the database, are not consulted.
  */
 import { readConfigFile } from '../config.js';
+import { findConfigFile } from './config-file.js';
 import { loadPolicy, matchPolicy, routeByRule, type PolicyFacts } from '../policy/index.js';
 import { flag, parseArgs, UsageError, type ParsedArgs } from './args.js';
 
@@ -25,8 +26,9 @@ export async function run(
         : 'say what to do: tollgate policy test|suggest|simulate …',
     );
   const args = parseArgs(rest, ['json']);
-  const configPath = flag(args, 'config') || process.env.TOLLGATE_CONFIG;
-  if (!configPath) throw new UsageError('--config: no config file (pass --config FILE or set TOLLGATE_CONFIG)');
+  const configPath = findConfigFile(flag(args, 'config')).path;
+  if (!configPath)
+    throw new UsageError('--config: no config file (pass --config FILE, set TOLLGATE_CONFIG, or add ./tollgate.yaml)');
   const tool = flag(args, 'tool');
   if (!tool) throw new UsageError('--tool is required');
   const policy = loadPolicy(readConfigFile(configPath), configPath);

@@ -9,14 +9,16 @@ import { redactUrl } from '../stores/database-url.js';
 import { createServer } from '../server.js';
 import { watchPolicy } from '../gateway/policy-reload.js';
 import { numberFlag, flag, parseArgs } from './args.js';
+import { configLine, findConfigFile } from './config-file.js';
 
 /** Runs the gateway; resolves with the exit code once it has shut down. */
 export async function run(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
+  const configFile = findConfigFile(flag(args, 'config'));
   const config = loadConfig({
     port: numberFlag(args, 'port'),
     db: flag(args, 'db'),
-    config: flag(args, 'config'),
+    config: configFile.path ?? undefined,
     host: flag(args, 'host'),
   });
   // Signal handlers go in before anything is announced: a supervisor may send SIGTERM the moment it reads the
@@ -38,6 +40,7 @@ export async function run(argv: string[]): Promise<number> {
   out(
     `tollgate listening on ${url} (database ${redactUrl(config.dbPath)}, scheduler ${server.gateway.describe().scheduler}, channels ${server.gateway.describe().channels.join(', ')})`,
   );
+  out(configLine(configFile));
   // The gateway is up even when the link cannot be stored (the database away a moment): say so rather than exit.
   const login = await webLoginMessage(server.gateway.channels.get('web'), config.publicUrl ?? url).catch(
     (error: unknown) =>

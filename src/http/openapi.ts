@@ -588,6 +588,13 @@ export function openApiDocument(version: string): Record<string, unknown> {
       '/openapi.json': {
         get: { security: [], summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1' } } },
       },
+      '/': {
+        get: {
+          security: [],
+          summary: 'To the web inbox (the address `tollgate serve` prints)',
+          responses: { 302: { description: 'To /ui' } },
+        },
+      },
       '/ui': {
         get: {
           security: [],

@@ -86,6 +86,8 @@ export async function launchChromium(
       viewport: options.viewport ?? { width: 1100, height: 760 },
       acceptDownloads: false,
       offline: false,
+      // Under LANG=C Chromium's locale is "en-US@posix", which Intl refuses: uPlot's number format then throws.
+      locale: 'en-US',
     })
     .catch((error: unknown) => {
       rmSync(profile, { recursive: true, force: true });

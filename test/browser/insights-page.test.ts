@@ -63,7 +63,7 @@ describe('insights page in Chromium', () => {
     await page.locator('#chart-decision[data-drawn] canvas').waitFor();
     const { totals } = expectedDays(specs);
     expect(await page.locator('#totals .figure').allTextContents()).toEqual(
-      [totals.requests, totals.approved, totals.denied, totals.expired, totals.cancelled].map(String),
+      [totals.requests, totals.approved, totals.denied, totals.expired, totals.cancelled, 0].map(String),
     );
     const tools = expectedRows(specs, 'tool');
     expect((await cellTexts('#top-tool tbody tr')).map((cells) => cells.slice(0, 5))).toEqual(

@@ -240,7 +240,7 @@ describe('push notifications in Chromium', () => {
     })()`);
     expect(opened).toEqual([`${server.url}/ui/requests/${id}`]);
     await page.goto(opened[0]!);
-    await page.locator('#deny-form textarea, #deny-form input[name="reason"]').first().waitFor();
+    await page.locator('#decision-form textarea[name="reason"]').first().waitFor();
     expect((await server.store.get(id))!.status).toBe('pending');
   });
 });

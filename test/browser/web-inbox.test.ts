@@ -71,7 +71,7 @@ describe('web inbox in Chromium', () => {
 
   async function openRequest(id: string): Promise<void> {
     await page.goto(`${server.url}/ui/requests/${id}`);
-    await page.locator('#approve-form').waitFor();
+    await page.locator('#decision-form').waitFor();
   }
 
   it('turns anonymous visitors to the sign-in page, and the printed link works only once', async () => {
@@ -122,11 +122,11 @@ describe('web inbox in Chromium', () => {
 
     const waiting = server.api(`/v1/requests/${id}?wait=30`).then((r) => r.json() as Promise<Record<string, unknown>>);
     await item.locator('a.button').click();
-    await page.locator('#approve-form').waitFor();
+    await page.locator('#decision-form').waitFor();
     const args = await page.locator('#tool-args').textContent();
     expect(args).toContain('"version": "1.4.2"');
     expect(args).not.toContain('sk-live');
-    await page.locator('#approve-form button').click();
+    await page.locator('#approve-button').click();
     await page.locator('.notice.good').waitFor();
 
     const verdict = await waiting;
@@ -137,7 +137,7 @@ describe('web inbox in Chromium', () => {
       responded_by: 'web:admin',
       responded_via: 'web',
     });
-    expect(await page.locator('#approve-form').count()).toBe(0);
+    expect(await page.locator('#decision-form').count()).toBe(0);
     expect(await page.locator('#timeline').textContent()).toContain('approved');
 
     await page.goto(`${server.url}/ui`);
@@ -157,8 +157,8 @@ describe('web inbox in Chromium', () => {
     await signIn();
     const { id } = await file({ tool_name: 'drop_table', tool_args: { table: 'orders' } });
     await openRequest(id);
-    await page.locator('#deny-form input[name=reason]').fill('not on a Friday');
-    await page.locator('#deny-form button').click();
+    await page.locator('#decision-form textarea[name=reason]').fill('not on a Friday');
+    await page.locator('#deny-button').click();
     await page.locator('.notice.good').waitFor();
     const res = await server.api(`/v1/requests/${id}`);
     expect(await res.json()).toMatchObject({
@@ -222,7 +222,7 @@ describe('web inbox in Chromium', () => {
     await signIn();
     const { id } = await file({ tool_name: 'transfer_funds', tool_args: { amount: 1_000_000 } });
     await openRequest(id);
-    const nonce = (await page.locator('#approve-form input[name=nonce]').getAttribute('value'))!;
+    const nonce = (await page.locator('#decision-form input[name=nonce]').getAttribute('value'))!;
     // Another origin (same host, other port: the browser still sends the Lax cookie) auto-posts the approve form.
     const evil: Server = createHttpServer((_req, res) => {
       res.setHeader('content-type', 'text/html');
@@ -297,7 +297,7 @@ describe('web inbox in Chromium', () => {
     await openRequest(id);
     // Nothing wider than the screen: no sideways scrolling to reach the buttons.
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
-    expect(await page.locator('#approve-form button').isVisible()).toBe(true);
+    expect(await page.locator('#approve-button').isVisible()).toBe(true);
     await page.screenshot({ path: `${DOCS}request-phone.png`, fullPage: true });
   });
 });

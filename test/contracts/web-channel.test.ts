@@ -37,7 +37,7 @@ runChannelContract('web', async (): Promise<ChannelHarness> => {
       if (!latest) return null;
       const page = await (await clientFor('approver1')).request(`/ui/requests/${latest.id}`);
       if (page.status !== 200) return null;
-      return { text: visibleText(page.text), actionable: page.text.includes('id="approve-form"') };
+      return { text: visibleText(page.text), actionable: page.text.includes('id="decision-form"') };
     },
     async tap(s, request, decision, userId, options = {}) {
       const client = await clientFor(userId);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cardText, keyArguments, maskSecrets, previewArgs } from '../../src/channel/card.js';
+import { cardText, keyArguments, maskSecrets, outcomeText, previewArgs } from '../../src/channel/card.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 
 const base: ConfirmationRequest = {
@@ -87,6 +87,15 @@ describe('card text', () => {
     expect(cardText({ ...base, status: 'expired', allowed: false }).status).toMatch(/denied by default/);
     expect(cardText({ ...base, status: 'expired', onTimeout: 'approve', allowed: true }).status).toMatch(
       /approved by default/,
+    );
+  });
+
+  it('writes the outcome time as the pages write times, not as ISO text', () => {
+    const at = new Date('2026-12-01T21:23:40.428Z');
+    const approved = { ...base, status: 'approved' as const, respondedBy: 'web:admin', respondedAt: at, allowed: true };
+    expect(outcomeText(approved)).toBe('Approved by web:admin at 2026-12-01 21:23:40 UTC');
+    expect(outcomeText({ ...base, status: 'expired', respondedAt: at, allowed: false })).toBe(
+      'Expired at 2026-12-01 21:23:40 UTC — denied by default',
     );
   });
 });

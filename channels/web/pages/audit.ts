@@ -28,12 +28,12 @@ export function auditPage(options: AuditPageOptions): SafeHtml {
     html`<label>${label} <input name="${name}" value="${form[name]}" placeholder="${placeholder}"></label>`;
   const rows = options.items.map(
     (r) => html`<tr>
-      <td><time datetime="${r.createdAt.toISOString()}">${formatTime(r.createdAt)}</time></td>
-      <td><a href="/ui/requests/${r.id}"><code>${r.toolName}</code></a></td>
-      <td>${r.agentId ?? ''}</td>
-      <td>${statusBadge(r)}</td>
-      <td>${r.respondedBy ?? ''}${r.respondedByPerson && r.respondedByPerson !== r.respondedBy ? html` <span class="muted">(${r.respondedByPerson})</span>` : ''}${r.onBehalfOf ? html` <span class="muted">for ${r.onBehalfOf}</span>` : ''}</td>
-      <td class="outcome">${r.status === 'pending' ? '' : outcomeText(r)}</td>
+      <td data-label="Filed"><time datetime="${r.createdAt.toISOString()}">${formatTime(r.createdAt)}</time></td>
+      <td data-label="Tool"><a href="/ui/requests/${r.id}"><code>${r.toolName}</code></a></td>
+      <td data-label="Agent">${r.agentId ?? ''}</td>
+      <td data-label="Status">${statusBadge(r)}</td>
+      <td data-label="Decided by">${r.respondedBy ?? ''}${r.respondedByPerson && r.respondedByPerson !== r.respondedBy ? html` <span class="muted">(${r.respondedByPerson})</span>` : ''}${r.onBehalfOf ? html` <span class="muted">for ${r.onBehalfOf}</span>` : ''}</td>
+      <td data-label="Outcome" class="outcome">${r.status === 'pending' ? '' : outcomeText(r)}</td>
     </tr>`,
   );
   const head = options.chainHead;
@@ -62,7 +62,7 @@ ${chain}
 </form>
 ${errors.length ? html`<ul class="notice bad" role="alert">${errors.map((e) => html`<li>${e.message}</li>`)}</ul>` : ''}
 <div class="table-wrap">
-<table class="audit">
+<table class="audit records">
   <thead><tr><th>Filed</th><th>Tool</th><th>Agent</th><th>Status</th><th>Decided by</th><th>Outcome</th></tr></thead>
   <tbody>${rows.length ? rows : html`<tr><td colspan="6" class="muted">No requests match.</td></tr>`}</tbody>
 </table>

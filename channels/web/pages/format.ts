@@ -1,14 +1,28 @@
 /**
  * @module channels/web/pages/format
- * Small pieces the pages share: times, status badges, expiry countdowns.
+ * Small pieces the pages share: the card's words, times, status badges, expiry countdowns.
  */
+import { cardText, type CardText, type CardTextOptions } from '../../../src/channel/card.js';
+import { agentSentence } from '../../../src/requests/agent-kinds.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
+import { utcText } from '../../../src/utils/utc-time.js';
 import { html, type SafeHtml } from '../html.js';
+
+/**
+ * The card's words for a page. The card's own preview pretty-prints every argument before cutting, and the pages
+ * write their own bounded view instead, so the card model gets no arguments; but a coding agent's sentence names the
+ * command or path it reads from them ("Codex wants to run `terraform apply`"), so that sentence gets the real ones.
+ */
+export function pageCardText(request: ConfirmationRequest, options: CardTextOptions = {}): CardText {
+  const text = cardText({ ...request, toolArgs: {} }, options);
+  if (request.prompt !== null || !request.agentKind) return text;
+  return { ...text, prompt: agentSentence(request.agentKind, request.context, request.toolName, request.toolArgs) };
+}
 
 /** `2025-06-01 14:03:22 UTC`: unambiguous for auditors in any time zone. */
 export function formatTime(date: Date | null): string {
   if (!date) return '';
-  return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+  return utcText(date);
 }
 
 /** `4m 05s`, `2h 10m`, `3d 4h`. */

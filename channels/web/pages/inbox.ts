@@ -6,12 +6,12 @@
  * title) from the server whenever the change feed says a request was filed or decided. Decisions are made on each
  * request's own page: buttons in a list that reflows live would invite approving the wrong row.
  */
-import { cardText, keyArguments, standInsOf } from '../../../src/channel/card.js';
+import { keyArguments, standInsOf } from '../../../src/channel/card.js';
 import { standInText } from '../../../src/people/away.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { html, type SafeHtml } from '../html.js';
 import type { InboxView } from '../inbox-views.js';
-import { expiryBoth, formatTime, statusBadge } from './format.js';
+import { expiryBoth, formatTime, pageCardText, statusBadge } from './format.js';
 import { layout, type Viewer } from './layout.js';
 import { markdown } from './markdown.js';
 
@@ -42,9 +42,9 @@ function entry(
   now: number,
   nudge: 'reminded' | 'escalated' | undefined,
 ): SafeHtml {
-  // The card's own preview pretty-prints every argument: the inbox shows a few key ones instead.
+  // The inbox shows a few key arguments, not the card's preview of them all.
   const standIns = standInsOf(request);
-  const text = cardText({ ...request, toolArgs: {} }, { standIns });
+  const text = pageCardText(request, { standIns });
   const args = keyArguments(request.toolArgs);
   const pending = request.status === 'pending';
   // Who stands in for whom: what makes a request waiting for someone away show up in their delegate's inbox.

@@ -127,15 +127,31 @@ function charts(r: { tool: InsightsJson; day: InsightsJson }): SafeHtml {
 </details>`;
 }
 
+/**
+ * The window's totals, one card each. Requests still pending get a card of their own, so the outcomes add up to the
+ * requests (a figure that does not add up reads as a bug).
+ */
+function totalCards(report: InsightsJson): SafeHtml {
+  const t = report.totals;
+  const pending = Math.max(0, t.requests - t.approved - t.denied - t.expired - t.cancelled);
+  const figures = [
+    ['requests', t.requests],
+    ['approved', t.approved],
+    ['denied', t.denied],
+    ['expired', t.expired],
+    ['cancelled', t.cancelled],
+    ['pending', pending],
+  ] as const;
+  return html`<div class="totals" id="totals">${figures.map(
+    ([k, n]) =>
+      html`<div class="card total ${k}"><div class="muted">${k}</div><div class="figure">${auditLink(report, {}, k === 'requests' ? undefined : k, n)}</div></div>`,
+  )}</div>`;
+}
+
 /** Renders the insights page. */
 export function insightsPage(options: InsightsPageOptions): SafeHtml {
   const { form, reports } = options;
-  const totals = reports
-    ? html`<div class="totals" id="totals">${(['requests', 'approved', 'denied', 'expired', 'cancelled'] as const).map(
-        (k) =>
-          html`<div class="card total ${k}"><div class="muted">${k}</div><div class="figure">${auditLink(reports.tool, {}, k === 'requests' ? undefined : k, reports.tool.totals[k])}</div></div>`,
-      )}</div>`
-    : '';
+  const totals = reports ? totalCards(reports.tool) : '';
   const body = html`<h1>Insights</h1>
 <p class="muted">How requests were decided: what was asked, how fast people answered, and who approved without reading. Times are UTC; every figure opens the requests it counts. <a href="/ui/insights/suggestions${form.since || form.until ? `?${new URLSearchParams(form).toString()}` : ''}" id="suggestions-link">Suggested rules</a> for the calls people always approve.</p>
 <form method="get" action="/ui/insights" class="filters card">

@@ -5,14 +5,14 @@
  * without JavaScript; each carries the CSRF token, the request's nonce and the hash of the arguments shown, so a
  * decision always applies to exactly what the approver saw.
  */
-import { cardText, standInsOf } from '../../../src/channel/card.js';
+import { standInsOf } from '../../../src/channel/card.js';
 import { MAX_JSON_DEPTH } from '../../../src/utils/json-bounds.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../../../src/requests/types.js';
 import { MAX_EDITED_ARGS_CHARS } from '../decision-form.js';
 import { html, type SafeHtml } from '../html.js';
 import { executionOf, type ExecutionView } from '../../../src/requests/export-lines.js';
 import { boundedJson, type JsonViewLimits } from '../../../src/utils/json-view.js';
-import { expiryBoth, formatTime, statusBadge } from './format.js';
+import { expiryBoth, formatTime, pageCardText, statusBadge } from './format.js';
 import { layout, type Viewer } from './layout.js';
 import { timelineEntry } from './timeline.js';
 import { markdown } from './markdown.js';
@@ -70,8 +70,7 @@ function argsBlock(id: string, preId: string, value: unknown): SafeHtml {
 /** Renders a request's page. */
 export function requestPage(options: RequestPageOptions): SafeHtml {
   const { request, viewer } = options;
-  // The card's own preview pretty-prints every argument before cutting: the page writes its own bounded view instead.
-  const text = cardText({ ...request, toolArgs: {} }, { standIns: standInsOf(request) });
+  const text = pageCardText(request, { standIns: standInsOf(request) });
   const notice = options.notice ? NOTICES[options.notice] : undefined;
   const row = (label: string, value: unknown) =>
     value === null || value === undefined || value === '' ? '' : html`<dt>${label}</dt><dd>${value}</dd>`;
@@ -160,27 +159,18 @@ function decisionForms(
   const editText = edit?.text ?? editable.text;
   return html`<section class="card actions">
     <h2>Decide as ${viewer.identity?.account ?? viewer.user}</h2>
-    <div class="buttons">
-      <form method="post" action="${action}" class="inline" id="approve-form">
-        ${hidden}
-        <input type="hidden" name="decision" value="approve">
-        <button type="submit" class="primary">${approveLabel}</button>
-      </form>
-      ${grants.map(
-        (g) => html`<form method="post" action="${action}" class="inline grant-form">
-        ${hidden}
-        <input type="hidden" name="decision" value="approve">
-        <input type="hidden" name="grant" value="${g.label}">
-        <button type="submit" class="primary" title="Also approves later requests with the same ${g.scope.join(', ')} for ${Math.round(g.ttl_s / 60)} min">${g.label}</button>
-      </form>`,
-      )}
-      <form method="post" action="${action}" class="deny" id="deny-form">
-        ${hidden}
-        <input type="hidden" name="decision" value="deny">
-        <label>Reason <input name="reason" maxlength="2000" placeholder="optional: tell the agent why"></label>
-        <button type="submit" class="danger">${denyLabel}</button>
-      </form>
-    </div>
+    <form method="post" action="${action}" class="decide" id="decision-form">
+      ${hidden}
+      <label>Reason <textarea name="reason" rows="2" maxlength="2000" placeholder="optional: the agent and the audit trail see it, whichever button you press"></textarea></label>
+      <div class="buttons">
+        <button type="submit" class="primary" name="decision" value="approve" id="approve-button">${approveLabel}</button>
+        ${grants.map(
+          (g) =>
+            html`<button type="submit" class="primary grant-button" name="grant" value="${g.label}" title="Also approves later requests with the same ${g.scope.join(', ')} for ${Math.round(g.ttl_s / 60)} min">${g.label}</button>`,
+        )}
+        <button type="submit" class="danger" name="decision" value="deny" id="deny-button">${denyLabel}</button>
+      </div>
+    </form>
     ${
       editable.truncated && !edit
         ? html`<p class="muted" id="edit-unavailable">These arguments are too large or too deeply nested to edit here.</p>`

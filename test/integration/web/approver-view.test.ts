@@ -52,10 +52,10 @@ describe('web inbox: who may decide, and when it expires', () => {
     expect(visibleText(page.text)).toContain(
       'You are not an approver of this request: you are signed in as web:bob, and only web:alice may decide it.',
     );
-    expect(page.text).not.toContain('id="approve-form"');
-    expect(page.text).not.toContain('id="deny-form"');
+    expect(page.text).not.toContain('id="decision-form"');
+    expect(page.text).not.toContain('id="deny-button"');
     const own = await bob.request(`/ui/requests/${forBob.id}`);
-    expect(own.text).toContain('id="approve-form"');
+    expect(own.text).toContain('id="decision-form"');
   });
 
   it('shows the absolute expiry time in UTC beside the countdown', async () => {

@@ -53,7 +53,7 @@ describe('web request page with oversized arguments', () => {
       expect(visibleText(page.text)).toContain('truncated — show raw');
       expect(page.text).toContain(`href="/ui/requests/${id}/raw"`);
       // The buttons still work: an approver can see and decide it.
-      expect(page.text).toContain('id="approve-form"');
+      expect(page.text).toContain('id="decision-form"');
       const raw = await bob.request(`/ui/requests/${id}/raw`);
       expect(raw.status).toBe(200);
       expect(raw.text.length).toBeLessThan(RAW_PAGE_LIMIT);

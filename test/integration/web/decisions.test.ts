@@ -42,7 +42,7 @@ describe('web decision forms', () => {
     const res = await bob.decide(request.id, { decision: 'approve' });
     expect(res.path).toBe(`/ui/requests/${request.id}?notice=approved`);
     expect(res.text).toContain('Approved. The agent has its answer.');
-    expect(res.text).not.toContain('id="approve-form"');
+    expect(res.text).not.toContain('id="decision-form"');
     expect(await apiView(request.id)).toMatchObject({
       status: 'approved',
       allowed: true,
@@ -130,7 +130,7 @@ describe('web decision forms', () => {
   it('tells an approver who is not on the allowlist that nothing changed', async () => {
     const request = await file({ approvers: ['web:carol'] });
     // The page shows bob no buttons; a post made anyway (a stale page, a crafted form) is still refused.
-    expect((await bob.request(`/ui/requests/${request.id}`)).text).not.toContain('id="approve-form"');
+    expect((await bob.request(`/ui/requests/${request.id}`)).text).not.toContain('id="decision-form"');
     const res = await bob.decide(request.id, { decision: 'approve', nonce: request.nonce });
     expect(res.path).toContain('notice=not_authorized');
     expect(res.text).toContain('You are not an approver of this request.');
