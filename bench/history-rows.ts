@@ -130,6 +130,7 @@ export function historyRows(i: number, p: HistoryPlan, ids: SeedIds): HistoryRow
     agentKind: null,
     context: null,
     metadata: '{}',
+    summary: null,
     channels: '[{"type":"web"}]',
     approvers: `["web:alice","slack:U${k}"]`,
     requiredApprovals: 1,

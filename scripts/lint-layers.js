@@ -17,6 +17,7 @@ export const LAYERS = [
   {
     layer: 'domain',
     rooms: [
+      'src/summaries/',
       'src/requests/',
       'src/tokens/',
       'src/people/',

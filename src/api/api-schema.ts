@@ -62,6 +62,42 @@ export const agentContextSchema = z
     model: c.model ?? null,
   }));
 
+/** An MCP tool's annotations as its upstream server declared them in `tools/list` (`tollgate mcp` sends them). */
+export const toolAnnotationsSchema = z.strictObject({
+  readOnlyHint: z.boolean().optional(),
+  destructiveHint: z.boolean().optional(),
+  idempotentHint: z.boolean().optional(),
+  openWorldHint: z.boolean().optional(),
+});
+
+const riskSchema = z.enum(['low', 'medium', 'high']);
+/** The `summary` of a request as the API returns it (the contract's call summary, `summaries/types.ts`). */
+export const callSummarySchema = z.object({
+  kind: z.enum(['edit', 'shell', 'sql', 'mcp', 'other']),
+  risk: riskSchema,
+  risk_reasons: z.array(z.object({ code: z.string(), text: z.string() })),
+  files: z
+    .array(
+      z.object({
+        path: z.string(),
+        status: z.enum(['added', 'modified', 'deleted']),
+        added: z.int(),
+        removed: z.int(),
+        diff: z.string(),
+        outside_cwd: z.boolean(),
+      }),
+    )
+    .optional(),
+  commands: z
+    .array(z.object({ program: z.string(), args: z.array(z.string()), flags: z.array(z.string()) }))
+    .optional(),
+  statements: z
+    .array(z.object({ kind: z.string(), tables: z.array(z.string()), flags: z.array(z.string()) }))
+    .optional(),
+  annotations: toolAnnotationsSchema.optional(),
+  truncated: z.boolean(),
+});
+
 /** `POST /v1/requests` body. */
 export const createRequestSchema = z.strictObject({
   tool_name: z.string().min(1).max(200),
@@ -74,6 +110,7 @@ export const createRequestSchema = z.strictObject({
   tool_call_id: id.optional(),
   agent_kind: agentKindSchema.optional(),
   context: agentContextSchema.optional(),
+  tool_annotations: toolAnnotationsSchema.optional(),
   metadata: jsonObject.optional(),
   channels: z.array(channelTargetSchema).min(1).max(20).optional(),
   approvers: z.array(approverId).max(100).optional(),

@@ -28,6 +28,7 @@ import type { ConfirmationRequest } from '../requests/types.js';
 import type { Scheduler } from '../scheduler/types.js';
 import type { RequestTraces } from '../telemetry/tracing.js';
 import { tracePolicy } from '../telemetry/request-spans.js';
+import { summarize } from '../summaries/index.js';
 
 /** Options of `Gateway.request`. */
 export interface FileOptions {
@@ -84,6 +85,12 @@ export async function fileRequest(deps: FilingDeps, input: NewRequestInput, opti
         : await store.getByIdempotencyKey(input.idempotencyKey, input.filedBy ?? null);
     if (existing) return { request: sameArgsOrConflict(existing, hash), created: false };
   }
+  // What the call will do, worked out before the policy so rules can match its risk; never fails the request.
+  const summary = await summarize(input.toolName, toolArgs, {
+    cwd: input.context?.cwd,
+    annotations: input.toolAnnotations,
+  });
+  input = { ...input, summary };
   const now = new Date(deps.clock.now());
   // The policy routes the request (its approvers, channels and quorum win) or settles it at once (allow/deny/grant).
   const policy = deps.policy;

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import {
+  callSummarySchema,
   cancelSchema,
   createRequestSchema,
   decisionSchema,
@@ -54,7 +55,13 @@ export function openApiDocument(version: string): Record<string, unknown> {
         Verdicts: schema(verdictsSchema),
         CreateToken: schema(createTokenSchema),
         LoginLink: schema(loginLinkSchema),
-        Request: { type: 'object', description: 'A confirmation request (see README: "The request as returned").' },
+        Request: {
+          type: 'object',
+          description:
+            'A confirmation request (see README: "The request as returned"); `summary` is a CallSummary or null.',
+          properties: { summary: { anyOf: [{ $ref: '#/components/schemas/CallSummary' }, { type: 'null' }] } },
+        },
+        CallSummary: schema(callSummarySchema),
         Problem: {
           type: 'object',
           required: ['type', 'title', 'status', 'detail'],

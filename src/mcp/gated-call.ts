@@ -90,7 +90,11 @@ export class GatedCalls {
    * approver's `approved_args` when the answer has them, since those are what the upstream receives, else the
    * client's own. A verdict for another tool, request or argument set is refused and nothing is forwarded.
    */
-  async call(params: CallToolRequest['params'], extra: CallExtra): Promise<CallToolResult> {
+  async call(
+    params: CallToolRequest['params'],
+    extra: CallExtra,
+    annotations?: CreateRequestInput['tool_annotations'],
+  ): Promise<CallToolResult> {
     const { gate, name: server } = this.options;
     const tool = params.name;
     const toolName = `mcp__${server}__${tool}`;
@@ -119,6 +123,8 @@ export class GatedCalls {
             ...this.options.requestFields,
             tool_name: toolName,
             tool_args: args,
+            // The upstream's own hints from `tools/list`, for the call summary (hints, not proof: the gateway says so).
+            ...(annotations ? { tool_annotations: annotations } : {}),
             idempotency_key: `mcp:${base}:${generation}`,
           },
           // The MCP client's trace (MCP carries W3C trace context in `_meta`) is the parent of the gateway's spans.

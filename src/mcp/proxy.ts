@@ -20,6 +20,8 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CreateRequestInput } from '../api/api-schema.js';
+
+type McpAnnotations = NonNullable<CreateRequestInput['tool_annotations']>;
 import type { GateClient } from '../client/gate-client.js';
 import { VERSION } from '../version.js';
 import { GatedCalls, refusal, type CallExtra } from './gated-call.js';
@@ -86,6 +88,18 @@ export function needsApproval(
   if (gateGlobs.some((g) => globMatches(g, toolName))) return true;
   if (allowGlobs.some((g) => globMatches(g, toolName))) return false;
   return tool?.annotations?.readOnlyHint !== true;
+}
+
+/**
+ * The four MCP hints of an upstream tool, booleans only (what `tools/list` said): `{}` for a tool that gave none (the
+ * summary then says so), undefined for a tool the upstream did not list.
+ */
+export function mcpAnnotations(tool: Tool | undefined): McpAnnotations | undefined {
+  if (!tool) return undefined;
+  const out: McpAnnotations = {};
+  for (const key of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const)
+    if (typeof tool.annotations?.[key] === 'boolean') out[key] = tool.annotations[key];
+  return out;
 }
 
 /** Connects to the upstream, then serves what it offers, gated, on the downstream transport. */
@@ -189,7 +203,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       if (upstreamGone) return refusal(upstreamGone);
       if (!tools?.has(name)) await listAll().catch(() => undefined);
       if (needsApproval(name, tools?.get(name), options.gateGlobs, options.allowGlobs))
-        return gated.call(req.params, extra);
+        return gated.call(req.params, extra, mcpAnnotations(tools?.get(name)));
       return forward(name, req.params.arguments ?? {}, extra, req.params._meta?.progressToken);
     });
   }

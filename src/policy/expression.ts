@@ -10,7 +10,16 @@ import type { Environment, ParseError } from '@marcbachmann/cel-js';
 import { linearMatches, PolicyBudgetError, re2Pattern, RE2_MATCHES, useLinearMatches } from './regex.js';
 
 /** The variables a `when` expression may read. */
-export const WHEN_VARIABLES = ['args', 'tool_name', 'agent_id', 'user_id', 'session_id', 'metadata'] as const;
+export const WHEN_VARIABLES = [
+  'args',
+  'tool_name',
+  'agent_id',
+  'user_id',
+  'session_id',
+  'metadata',
+  'risk',
+  'risk_reasons',
+] as const;
 
 /** What a request offers an expression. Absent ids are `null`. */
 export interface WhenContext {
@@ -20,6 +29,10 @@ export interface WhenContext {
   user_id: string | null;
   session_id: string | null;
   metadata: Record<string, unknown>;
+  /** The call summary's risk (`low`, `medium`, `high`), or null for a call filed without a summary. */
+  risk?: string | null;
+  /** The codes of the summary's risk reasons (`recursive_delete`, `network`, …); empty without a summary. */
+  risk_reasons?: string[];
 }
 
 let built: Environment | null = null;
@@ -43,6 +56,8 @@ function environment(): Environment {
     .registerVariable('user_id', 'dyn')
     .registerVariable('session_id', 'dyn')
     .registerVariable('metadata', 'map')
+    .registerVariable('risk', 'dyn')
+    .registerVariable('risk_reasons', 'list')
     // RE2 instead of the built-in backtracking matches() (see policy/regex): both of CEL's forms.
     .registerFunction(`string.${RE2_MATCHES}(string): bool`, linearMatches)
     .registerFunction(`${RE2_MATCHES}(string, string): bool`, linearMatches);

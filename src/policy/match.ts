@@ -96,5 +96,7 @@ export function whenContext(facts: PolicyFacts): WhenContext {
     user_id: facts.userId ?? null,
     session_id: facts.sessionId ?? null,
     metadata: facts.metadata ?? {},
+    risk: facts.summary?.risk ?? null,
+    risk_reasons: facts.summary?.risk_reasons.map((r) => r.code) ?? [],
   };
 }

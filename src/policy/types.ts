@@ -4,6 +4,7 @@
  */
 import type { CompiledWhen } from './expression.js';
 import type { DefaultRuleConfig, RuleConfig } from './schema.js';
+import type { CallSummary } from '../summaries/types.js';
 
 export type { EscalationStep, GrantOffer } from './schema.js';
 
@@ -42,6 +43,8 @@ export interface PolicyFacts {
   /** Where it was working (`repo`, `cwd`; null: unknown). */
   context?: { repo?: string | null; cwd?: string | null } | null;
   metadata?: Record<string, unknown>;
+  /** What the call will do (`summaries/`): `when:` expressions read its `risk` and `risk_reasons` codes. */
+  summary?: CallSummary;
 }
 
 /** Which rule a request matched, and (when asked) why the ones before it did not. */

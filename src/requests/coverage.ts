@@ -153,7 +153,7 @@ export function createdEvent(request: ConfirmationRequest, detail: Record<string
     type: 'created',
     actor: request.userId,
     channel: null,
-    detail: { ...detail, asked: askedDigest(request) },
+    detail: { ...detail, ...(request.summary ? { risk: request.summary.risk } : {}), asked: askedDigest(request) },
     at: request.createdAt,
   };
 }

@@ -6,6 +6,7 @@ import { ConflictError } from '../api/errors.js';
 import { pooledRandomBytes } from '../utils/random-pool.js';
 import { uuidv7 } from './ids.js';
 import type { AgentContext, ChannelTarget, ConfirmationRequest, TimeoutPolicy } from './types.js';
+import type { CallSummary, ToolAnnotations } from '../summaries/types.js';
 
 /** What a runtime asks for (the camelCase twin of the `POST /v1/requests` body). */
 export interface NewRequestInput {
@@ -33,6 +34,10 @@ export interface NewRequestInput {
   filedBy?: string;
   /** The person the filing token speaks for (the self-approval rule compares it with the approver's person). */
   filedByPerson?: string;
+  /** An MCP tool's annotations as its upstream server declared them (`tollgate mcp`), for the call summary. */
+  toolAnnotations?: ToolAnnotations;
+  /** What the call will do (set by the gateway as it files, from `toolName`, `toolArgs`, `context` and annotations). */
+  summary?: CallSummary;
 }
 
 /** Defaults applied to requests that leave a field out. */
@@ -73,6 +78,7 @@ export function newConfirmationRequest(
     agentKind: input.agentKind ?? null,
     context: input.context ?? null,
     metadata: input.metadata ?? {},
+    summary: input.summary ?? null,
     // A card without a target (a channel that reads from the database) is recorded as just its type.
     channels: cards.map((c) => (c.target ? c : { type: c.type })),
     approvers: input.approvers ?? [],

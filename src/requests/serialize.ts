@@ -5,6 +5,7 @@
  */
 import type { NewRequestInput } from './new-request.js';
 import type { AgentContext, ChannelTarget, ConfirmationEvent, ConfirmationRequest, TimeoutPolicy } from './types.js';
+import type { CallSummary, ToolAnnotations } from '../summaries/types.js';
 
 /** The fields of `POST /v1/requests` as any caller holds them (a validated body, a hook's ask). */
 export interface ApiRequestInput {
@@ -18,6 +19,7 @@ export interface ApiRequestInput {
   tool_call_id?: string;
   agent_kind?: string;
   context?: AgentContext;
+  tool_annotations?: ToolAnnotations;
   metadata?: Record<string, unknown>;
   channels?: ChannelTarget[];
   approvers?: string[];
@@ -41,6 +43,7 @@ export function fromApiInput(body: ApiRequestInput): NewRequestInput {
     toolCallId: body.tool_call_id,
     agentKind: body.agent_kind,
     context: body.context,
+    toolAnnotations: body.tool_annotations,
     metadata: body.metadata,
     channels: body.channels,
     approvers: body.approvers,
@@ -70,6 +73,8 @@ export interface ApiRequest {
   /** Where that agent was working: `{session_id, cwd, repo, branch, model}`, or null. */
   context: AgentContext | null;
   metadata: Record<string, unknown>;
+  /** What the call will do and how risky it looks; null for a request filed before summaries (absent from older gateways). */
+  summary?: CallSummary | null;
   channels: ConfirmationRequest['channels'];
   approvers: string[];
   required_approvals: number;
@@ -139,6 +144,7 @@ export function toApiRequest(r: ConfirmationRequest): ApiRequest {
     agent_kind: r.agentKind,
     context: r.context,
     metadata: r.metadata,
+    summary: r.summary,
     channels: r.channels,
     approvers: r.approvers,
     required_approvals: r.requiredApprovals,

@@ -2,6 +2,7 @@
  * @module requests/types
  * The ConfirmationRequest domain: what a request is, which states it moves through, and the events it leaves.
  */
+import type { CallSummary } from '../summaries/types.js';
 
 /** Every state a request can be in. `pending` is the only one that ever changes. */
 export const REQUEST_STATUSES = ['pending', 'approved', 'denied', 'expired', 'cancelled'] as const;
@@ -56,6 +57,8 @@ export interface ConfirmationRequest {
   /** Where the coding agent was working when it asked (shown on cards, filterable by repository); null for other callers. */
   context: AgentContext | null;
   metadata: Record<string, unknown>;
+  /** What the call will do and how risky it looks (`summaries/`), computed when filed; null for rows from before it. */
+  summary: CallSummary | null;
   channels: ChannelTarget[];
   /** Allowlist of actor ids; empty = anyone who can see the card. */
   approvers: string[];

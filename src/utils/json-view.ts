@@ -25,6 +25,23 @@ export function maskSecrets(value: unknown, key = ''): unknown {
   return value;
 }
 
+/** A secret-looking token anywhere in a line of text (the shapes {@link maskSecrets} masks as whole values). */
+const SECRET_TOKEN = /\b(sk-[\w-]{8,}|xox[abpr]-[\w-]+|xapp-[\w-]+|gh[po]_\w{8,}|AKIA[0-9A-Z]{12,})/g;
+/** `KEY = value` / `"key": "value"` / `key: value` where the key names a secret. */
+const SECRET_ASSIGNMENT =
+  /^([+\- ]?\s*["']?[\w.-]*?)(pass(?:word|wd)?|secret|token|api[-_]?key|private[-_]?key|credential|authorization|cookie|session[-_]?id)([\w.-]*["']?\s*[:=]\s*)(.+)$/i;
+
+/**
+ * Masks secrets inside one line of text (a line of a diff or a file): the value of a `KEY=value` or `"key": value`
+ * whose key names a secret, and secret-shaped tokens anywhere, by the same rules as {@link maskSecrets}.
+ * @example maskSecretsInLine('API_KEY=abc123') // 'API_KEY=••••'
+ */
+export function maskSecretsInLine(line: string): string {
+  const assigned = SECRET_ASSIGNMENT.exec(line);
+  const masked = assigned ? `${assigned[1]}${assigned[2]}${assigned[3]}••••` : line;
+  return masked.replace(SECRET_TOKEN, '••••');
+}
+
 /** Limits of {@link boundedJson}. */
 export interface JsonViewLimits {
   /** Containers deeper than this are shown as `{…}` / `[…]`. */

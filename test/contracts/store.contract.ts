@@ -16,6 +16,7 @@ import { at, file, newRequest, T0, vote, type StoreContractSetup } from './store
 import { runStoreDeadlineContract } from './store-deadline.contract.js';
 import { runStoreQueryContract } from './store-queries.contract.js';
 import { runStoreSameCallContract } from './store-same-call.contract.js';
+import { runStoreSummaryContract } from './store-summary.contract.js';
 
 export type { StoreContractSetup, StoreHarness } from './store-fixtures.js';
 
@@ -519,5 +520,6 @@ export function runStoreContract(setup: StoreContractSetup): void {
     runStoreQueryContract(() => store);
     runStoreDeadlineContract(() => store);
     runStoreSameCallContract(() => store);
+    runStoreSummaryContract(() => store);
   });
 }

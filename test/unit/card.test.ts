@@ -17,6 +17,7 @@ const base: ConfirmationRequest = {
   agentKind: null,
   context: null,
   metadata: {},
+  summary: null,
   channels: [],
   approvers: [],
   requiredApprovals: 1,

@@ -20,6 +20,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { RECEIPT_TYPES_SQL } from '../../requests/receipts.js';
 import type { AgentContext } from '../../requests/types.js';
+import type { CallSummary } from '../../summaries/types.js';
 
 /** The statuses a request ends in (`FinalStatus`), each with a partial index of its rows by time. */
 const FINAL_STATUSES = ['approved', 'denied', 'expired', 'cancelled'] as const;
@@ -73,6 +74,8 @@ export const confirmationRequests = pgTable(
     allowed: boolean('allowed'),
     /** The absentee a delegate decided for (`responded_by_person` is the delegate); null when nobody was stood in for. */
     onBehalfOf: text('on_behalf_of'),
+    /** What the call will do and how risky it looks (`CallSummary`, `summaries/`); null for rows from before it. */
+    summary: jsonb('summary').$type<CallSummary>(),
   },
   (t) => [
     // An idempotency key belongs to the token that filed (issue 58): another token's key names another request. In-process

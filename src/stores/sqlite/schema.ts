@@ -54,6 +54,8 @@ export const confirmationRequests = sqliteTable(
     allowed: integer('allowed'),
     /** The absentee a delegate decided for (`responded_by_person` is the delegate); null when nobody was stood in for. */
     onBehalfOf: text('on_behalf_of'),
+    /** What the call will do and how risky it looks (JSON `CallSummary`, `summaries/`); null for rows from before it. */
+    summary: text('summary'),
   },
   (t) => [
     // An idempotency key belongs to the token that filed (issue 58): another token's key names another request. In-process

@@ -1,0 +1,1 @@
+ALTER TABLE "confirmation_requests" ADD COLUMN "summary" jsonb;
