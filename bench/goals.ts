@@ -56,6 +56,11 @@ export const HISTORY: GoalSpec[] = [
   // Issue 45: insights over 90 days of the history answer within a second; a candidate policy replays 100k rows a second.
   { path: 'history.insights_90d_ms.tool', unit: 'ms', goal: { op: '<=', limit: 1000 } },
   { path: 'history.insights_90d_ms.person', unit: 'ms', goal: { op: '<=', limit: 1000 } },
+  // Issue 62: every by= from a fresh rollup within 100 ms (p99), with none (built on demand) within a second, and a
+  // refresh of the rollup's last 8 days within a second.
+  { path: 'history.insights_rollup_ms.fresh', unit: 'ms', goal: { op: '<=', limit: 100 } },
+  { path: 'history.insights_rollup_ms.none', unit: 'ms', goal: { op: '<=', limit: 1000 } },
+  { path: 'history.refresh_8d_ms', unit: 'ms', goal: { op: '<=', limit: 1000 } },
   { path: 'history.simulate_rows_per_s', unit: '/s', goal: { op: '>=', limit: 100_000 } },
   { path: 'history.restart_1m.ready_s', unit: 's', goal: { op: '<=', limit: 2 } },
   { path: 'history.process_100k.decision_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 } },

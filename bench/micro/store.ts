@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteConfirmationStore } from '../../src/stores/sqlite/store.js';
 import { openDatabase, applyMigrations } from '../../src/stores/sqlite/database.js';
-import { seedPending } from '../seed.js';
+import { seedPending } from '../seed-pending.js';
 import { eq, sql } from 'drizzle-orm';
 import { confirmationRequests } from '../../src/stores/sqlite/schema.js';
 import { rowToRequest } from '../../src/stores/sqlite/rows.js';

@@ -9,7 +9,8 @@
  * - the list API's filters (first page and a page ten cursors deep) and the inbox's "waiting for me" list
  *   (`history.query_ms`: the p99 of the slowest of them);
  * - the export route over the newest 1 million seeded rows: rows per second and the gateway's RSS growth;
- * - insights over the newest 90 days (by tool and by person) and a candidate policy replayed over them (issue 45);
+ * - insights over the newest 90 days, every `by=`, from a fresh rollup and with none, the rollup's refresh of the last
+ *   8 days, and a candidate policy replayed over them (issues 45 and 62: `history-insights.ts`);
  * - then stops it, adds pending requests up to a tenth of the history (1 million of 10 million) and times a restart
  *   until `/readyz` answers (`history.restart_1m.ready_s`).
  */
@@ -28,6 +29,7 @@ import { round, summarize } from '../stats.js';
 import { measureCreates } from './create-rps.js';
 import { measureDecisions } from './decision-resume.js';
 import { readyAt } from './restart.js';
+import { insightsFigures } from './history-insights.js';
 
 /** Parameters of the `queries` client task. */
 interface QueryParams {
@@ -189,55 +191,6 @@ function readOnce(file: string): number {
   return (performance.now() - started) / 1000;
 }
 
-/** A candidate policy for the replay: a glob and a CEL condition to evaluate on most rows, a deny, the default ask. */
-export const CANDIDATE = `policies:
-  - name: reads
-    match: { tool: "tool.1*", when: 'has(args.table) && args.table.startsWith("t1")' }
-    decision: allow
-  - name: no-tool-3
-    match: { tool: tool.3 }
-    decision: deny
-`;
-
-/**
- * Insights over the newest 90 days of the seeded year (a quarter of the history) by tool and by person, the best of
- * three each (\`insights_90d_ms\`), and a candidate policy replayed over the same window (\`simulate_rows_per_s\`), one
- * request at a time from this process: each is one long read, not a load.
- */
-async function insightsFigures(gateway: ServerProcess, seed: HistorySeed): Promise<Record<string, unknown>> {
-  const window = `since=${new Date(seed.to.getTime() - 90 * 86_400_000).toISOString()}&until=${seed.to.toISOString()}`;
-  const timed = async (path: string, init?: RequestInit) => {
-    const started = performance.now();
-    const res = await fetch(`${gateway.url}${path}`, {
-      ...init,
-      headers: { authorization: `Bearer ${BENCH_TOKEN}`, ...(init?.headers as Record<string, string>) },
-    });
-    if (res.status !== 200) throw new Error(`${path} -> ${res.status}: ${(await res.text()).slice(0, 300)}`);
-    return { body: (await res.json()) as Record<string, unknown>, ms: performance.now() - started };
-  };
-  const best = async (by: string) =>
-    Math.min(
-      ...[
-        (await timed(`/v1/insights?by=${by}&${window}`)).ms,
-        (await timed(`/v1/insights?by=${by}&${window}`)).ms,
-        (await timed(`/v1/insights?by=${by}&${window}`)).ms,
-      ],
-    );
-  const insights = { tool: round(await best('tool'), 0), person: round(await best('person'), 0) };
-  const replay = await timed(`/v1/policy/simulate?${window}`, {
-    method: 'POST',
-    body: CANDIDATE,
-    headers: { 'content-type': 'application/yaml' },
-  });
-  const replayed = replay.body.replayed as number;
-  return {
-    insights_90d_ms: insights,
-    simulate_rows: replayed,
-    simulate_s: round(replay.ms / 1000, 2),
-    simulate_rows_per_s: Math.round(replayed / (replay.ms / 1000)),
-  };
-}
-
 /** `history.*` on the seeded database: see the module's description. */
 export const historyScenario: Scenario = {
   name: 'history',
@@ -315,7 +268,7 @@ export const historyScenario: Scenario = {
         export_s: round(exported.seconds, 2),
         export_rows_per_s: Math.round(exported.lines / exported.seconds),
         export_rss_growth_mb: round(rss.peak() - rssBefore, 1),
-        ...(await insightsFigures(gateway, seed)),
+        ...(await insightsFigures(ctx, gateway, seed, db)),
       };
     } finally {
       await gateway.stop(30_000);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Scenario } from '../context.js';
 import { seedHistory } from '../seed.js';
 import { round } from '../stats.js';
-import { CANDIDATE } from './history.js';
+import { CANDIDATE } from './history-insights.js';
 import { loadCandidate, simulate } from '../../src/insights/simulate.js';
 import { openDatabase } from '../../src/stores/sqlite/database.js';
 import { Database } from '../../src/stores/sqlite/driver.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Scenario } from '../context.js';
 import type { BenchPostgres } from '../postgres.js';
 import { rssMb, startGateway } from '../processes.js';
-import { seedForMode } from '../seed.js';
+import { seedForMode } from '../seed-pending.js';
 import { round, sleep } from '../stats.js';
 
 /** Polls `/readyz` until it answers 200; resolves with the time it did (`performance.now()`). */

@@ -17,7 +17,7 @@ import type { Scenario } from '../context.js';
 import { BenchHttp, pool } from '../http-client.js';
 import type { ClientTask } from '../protocol.js';
 import { BENCH_TOKEN, cpuNs, rssMb, rssSampler, startGateway, waitIdle } from '../processes.js';
-import { seedForMode } from '../seed.js';
+import { seedForMode } from '../seed-pending.js';
 import { round, summarize, type Percentiles } from '../stats.js';
 import { GateClient } from '../../src/client/gate-client.js';
 import { IDS_PER_STREAM } from '../../src/client/verdicts.js';

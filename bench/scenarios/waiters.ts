@@ -22,7 +22,7 @@ import {
   waitIdle,
   type ServerProcess,
 } from '../processes.js';
-import { seedForMode } from '../seed.js';
+import { seedForMode } from '../seed-pending.js';
 import { round, summarize, type Percentiles } from '../stats.js';
 import type { ApiRequest } from './decision-resume.js';
 

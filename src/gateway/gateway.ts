@@ -187,6 +187,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
         forCard: (r) => this.withStandIns(r),
         expireDue: () => this.expireDue(),
         expiredRecently: (id) => this.expiryScan.expiredRecently(id),
+        ...(this.insights ? { upkeep: () => this.insights!.rollup.refreshWhenDue() } : {}),
         ...(this.policy
           ? {
               followUps: {

@@ -45,6 +45,8 @@ export interface JobsDeps {
   forCard?(request: ConfirmationRequest): Promise<ConfirmationRequest>;
   /** Expires every due request with its fan-out (waiters, cards, callbacks); returns how many. */
   expireDue(): Promise<number>;
+  /** Other periodic upkeep the sweep runs after its own (the insights rollup's refresh when due); absent: none. */
+  upkeep?(): Promise<unknown>;
   /** Whether a recent due-scan of this process expired `requestId` (so its timer has nothing left to read). */
   expiredRecently?(requestId: string): boolean;
   /**
@@ -271,6 +273,7 @@ export class GatewayJobs implements SchedulerJobs {
     const expired = await this.deps.expireDue();
     const requeued = await this.requeueUnsentCards();
     if (expired || requeued) this.deps.logger.info({ expired, requeued }, 'sweep caught up');
+    await this.deps.upkeep?.().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'sweep upkeep failed'));
   }
 
   /**

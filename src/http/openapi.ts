@@ -359,13 +359,17 @@ export function openApiDocument(version: string): Record<string, unknown> {
               in: 'query',
               schema: {
                 type: 'string',
-                enum: ['tool', 'agent', 'agent_kind', 'person', 'group', 'channel', 'repo', 'day'],
+                enum: ['tool', 'agent', 'agent_kind', 'person', 'group', 'channel', 'repo', 'approver', 'day'],
               },
               description: "Default tool; agent_kind and repo are a coding agent's (null: requests without them)",
             },
             { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
           ],
-          responses: { 200: { description: '{since, until, by, totals, rows, series}' }, 400: problem, 403: problem },
+          responses: {
+            200: { description: '{since, until, by, as_of, percentile_relative_error, totals, rows, series}' },
+            400: problem,
+            403: problem,
+          },
         },
       },
       '/v1/insights/suggestions': {

@@ -28,7 +28,7 @@ export interface InsightsRowJson {
   /** Expired among the requests. */
   expired_rate: number;
   decision_ms: { p50: number | null; p90: number | null; p99: number | null };
-  /** `by=person` only: approvals made within 3 s of delivery among the person's approvals (null otherwise, or without any). */
+  /** `by=person|approver` only: approvals made within 3 s of delivery among the person's approvals (null otherwise, or without any). */
   fast_approvals: number | null;
 }
 
@@ -38,6 +38,10 @@ export interface InsightsJson {
   until: string;
   by: string;
   totals: { requests: number; approved: number; denied: number; expired: number; cancelled: number };
+  /** When the rollup the answer's whole days came from was refreshed (null: every row read live). */
+  as_of: string | null;
+  /** The percentiles' relative error (0: exact nearest rank). */
+  percentile_relative_error: number;
   rows: InsightsRowJson[];
   series: { day: string; requests: number; approved: number; denied: number; expired: number }[];
 }
@@ -47,8 +51,18 @@ const DAY_MS = 86_400_000;
 /** `part / whole`, or null when `whole` is 0 (a rate of nothing is unknown, not 0). */
 const share = (part: number, whole: number): number | null => (whole > 0 ? part / whole : null);
 
+/** How the counts were computed: from the rollup refreshed at `asOf` (percentiles within `relativeError`), or exactly. */
+export interface InsightsProvenance {
+  asOf: Date | null;
+  relativeError: number;
+}
+
 /** The API's answer for `query` from the store's `counts`. */
-export function insightsReport(query: InsightsQuery, counts: InsightsCounts): InsightsJson {
+export function insightsReport(
+  query: InsightsQuery,
+  counts: InsightsCounts,
+  provenance: InsightsProvenance = { asOf: null, relativeError: 0 },
+): InsightsJson {
   const totals = { requests: 0, approved: 0, denied: 0, expired: 0, cancelled: 0 };
   for (const d of counts.days)
     for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += Number(d[k]);
@@ -56,6 +70,8 @@ export function insightsReport(query: InsightsQuery, counts: InsightsCounts): In
     since: query.since.toISOString(),
     until: query.until.toISOString(),
     by: query.by,
+    as_of: provenance.asOf?.toISOString() ?? null,
+    percentile_relative_error: provenance.relativeError,
     totals,
     rows: counts.groups.map((g) => ({
       key: g.key,
@@ -67,7 +83,7 @@ export function insightsReport(query: InsightsQuery, counts: InsightsCounts): In
       edited_rate: share(g.edited, g.approved),
       expired_rate: share(g.expired, g.requests) ?? 0,
       decision_ms: g.decisionMs,
-      fast_approvals: query.by === 'person' ? share(g.fast, g.humanApprovals) : null,
+      fast_approvals: query.by === 'person' || query.by === 'approver' ? share(g.fast, g.humanApprovals) : null,
     })),
     series: everyDay(query, counts.days),
   };

@@ -14,6 +14,9 @@ import type { ConfirmationRequest, NewEvent } from '../requests/types.js';
 import { parseInput } from '../api/validation.js';
 import { insightsWindow, parseInsightsQuery } from './query.js';
 import { insightsReport, type InsightsJson } from './report.js';
+import { InsightsRollup } from './refresh.js';
+import { countsFromRows, readPlan } from './rollup.js';
+import { PERCENTILE_RELATIVE_ERROR } from './sketch.js';
 import { loadCandidate, simulate, type SimulationJson } from './simulate.js';
 import { factsOf, pickCandidates, suggestionOf, type Suggestion, type SuggestionJson } from './suggestions.js';
 import type { InsightsStore, SuggestionQuery } from './types.js';
@@ -71,12 +74,25 @@ export interface AppliedSuggestion {
 
 /** The insights the gateway answers. */
 export class Insights {
-  constructor(private readonly deps: InsightsDeps) {}
+  /** The daily rollup answers come from, and its refresher (the gateway's sweep calls `refreshWhenDue`). */
+  readonly rollup: InsightsRollup;
 
-  /** `GET /v1/insights` for the query string `raw`. @throws ValidationError naming a bad field. */
+  constructor(private readonly deps: InsightsDeps) {
+    this.rollup = new InsightsRollup(deps.store, deps.now);
+  }
+
+  /**
+   * `GET /v1/insights` for the query string `raw`: the rollup's whole days and the rest read live (`rollup.ts`),
+   * refreshing the rollup first when there is none. @throws ValidationError naming a bad field.
+   */
   async report(raw: unknown): Promise<InsightsJson> {
     const query = parseInsightsQuery(raw, this.deps.now(), this.deps.directory());
-    return insightsReport(query, await this.deps.store.insights(query));
+    const state = await this.rollup.current();
+    const rows = await this.deps.store.rollupRows(readPlan(query, state));
+    return insightsReport(query, countsFromRows(query, rows), {
+      asOf: state.refreshedAt,
+      relativeError: PERCENTILE_RELATIVE_ERROR,
+    });
   }
 
   /** `GET /v1/insights/suggestions` for the query string `raw` (default: the last 30 days, at least 10 approvals). */

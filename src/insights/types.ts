@@ -11,10 +11,13 @@
  */
 
 import type { AgentContext, RequestStatus } from '../requests/types.js';
+import type { RollupRead, RollupRow, RollupState } from './rollup-types.js';
 
 /**
  * What `?by=` may group by (contract), and `day` (the UTC day filed: each day's time to decision, for the insights
- * page's chart). `agent_kind` and `repo` are a coding agent's (`agent_kind`, `context.repo`; null for other callers).
+ * page's chart). `agent_kind` and `repo` are a coding agent's (`agent_kind`, `context.repo`; null for other callers);
+ * `approver` is the account that gave a person's verdict as stored (`responded_by`: `slack:U1`, `web:alice`), the
+ * fast-approval figure per account where `person` gives it per person.
  */
 export const INSIGHTS_DIMENSIONS = [
   'tool',
@@ -24,6 +27,7 @@ export const INSIGHTS_DIMENSIONS = [
   'group',
   'channel',
   'repo',
+  'approver',
   'day',
 ] as const;
 /** One group-by dimension. */
@@ -146,8 +150,22 @@ export interface ReplayRow {
 
 /** The insights reads a store offers. */
 export interface InsightsStore {
-  /** Counts requests filed in the query's window, grouped and by day, in SQL. */
+  /**
+   * Counts requests filed in the query's window, grouped and by day, in SQL, reading every request of it: the exact
+   * computation (nearest-rank percentiles), which the rollup's tests hold its answers to. `GET /v1/insights` answers
+   * from the rollup instead.
+   */
   insights(query: InsightsQuery): Promise<InsightsCounts>;
+  /** The rollup's state row (`rollup.ts`), or null before its first refresh. */
+  rollupState(): Promise<RollupState | null>;
+  /**
+   * Recomputes the rollup's days `[from, through)` from the requests (every day before `through` when `from` is null)
+   * and writes them with the state row, replacing what those days held, off the gateway's thread and outside any
+   * create's or decision's transaction; days before the oldest request are dropped (pruned history).
+   */
+  refreshRollup(range: { from: string | null; through: string }, refreshedAt: Date): Promise<RollupState>;
+  /** The rows answering `read` (`rollup.ts`): the rollup's days summed by key and bucket, and the live ranges' rows. */
+  rollupRows(read: RollupRead): Promise<RollupRow[]>;
   /** The repeating calls of the window (see {@link SuggestionCandidate}), most approved first, grouped in SQL. */
   suggestionCandidates(query: SuggestionQuery): Promise<SuggestionCandidate[]>;
   /**

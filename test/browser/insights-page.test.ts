@@ -59,6 +59,8 @@ describe('insights page in Chromium', () => {
   it("shows the window's totals, both charts and the top tables, at desktop width", async () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${server.url}/ui/insights${WINDOW}`);
+    // Past days come from the rollup: the page says when it was taken and how close its times are.
+    expect(await page.locator('#as-of').textContent()).toMatch(/^Past days as of 20\d\d-\d\d-\d\dT.* within ±1 %\.$/);
     await page.locator('#chart-daily[data-drawn] canvas').waitFor();
     await page.locator('#chart-decision[data-drawn] canvas').waitFor();
     const { totals } = expectedDays(specs);

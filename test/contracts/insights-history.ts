@@ -195,6 +195,7 @@ function keysOf(s: HistorySpec, by: string): (string | null)[] {
   if (by === 'agent_kind') return [s.agentKind];
   if (by === 'repo') return [s.agentKind ? s.repo : null];
   if (by === 'person') return [person];
+  if (by === 'approver') return [human(s) ? s.actor : null];
   if (by === 'day') return [s.createdAt.toISOString().slice(0, 10)];
   if (by === 'channel')
     return [
@@ -226,7 +227,7 @@ export function expectedRows(specs: HistorySpec[], by: string) {
       expired_rate: expired / members.length,
       decision_ms: { p50: nearestRank(times, 0.5), p90: nearestRank(times, 0.9), p99: nearestRank(times, 0.99) },
       fast_approvals:
-        by === 'person' && humanApprovals.length
+        (by === 'person' || by === 'approver') && humanApprovals.length
           ? humanApprovals.filter((s) => decisionMs(s) <= 3000).length / humanApprovals.length
           : null,
     };
@@ -260,4 +261,31 @@ export function expectedDays(specs: HistorySpec[]) {
     };
   });
   return { totals, series };
+}
+
+/** A row's time-to-decision percentiles, as answered. */
+type Percentiles = { p50: number | null; p90: number | null; p99: number | null };
+
+/**
+ * Checks that `actual`'s rows equal `expected`'s but for their percentiles, each within `error` (relative) of the
+ * exact one, and returns `actual` with the exact percentiles in, for a `toEqual` of everything else.
+ */
+export function withinError<R extends { key: string | null; decision_ms: Percentiles }>(
+  actual: R[],
+  expected: { key: string | null; decision_ms: Percentiles }[],
+  error: number,
+): R[] {
+  return actual.map((row, i) => {
+    const exact = expected[i];
+    if (!exact || exact.key !== row.key) return row;
+    for (const p of ['p50', 'p90', 'p99'] as const) {
+      const [a, e] = [row.decision_ms[p], exact.decision_ms[p]];
+      if (a === null || e === null) {
+        if (a !== e) throw new Error(`${String(row.key)} ${p}: ${a} where the exact answer is ${e}`);
+      } else if (Math.abs(a - e) > error * e + 1e-9) {
+        throw new Error(`${String(row.key)} ${p}: ${a} is more than ${error * 100} % from the exact ${e}`);
+      }
+    }
+    return { ...row, decision_ms: exact.decision_ms };
+  });
 }

@@ -1,5 +1,5 @@
 /**
- * SQLite's insights against the insights and suggestions contracts: a migrated database file in a fresh temp dir.
+ * SQLite's insights against the insights, rollup and suggestions contracts: a migrated database file in a fresh temp dir.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { applyMigrations, openDatabase } from '../../src/stores/sqlite/database.
 import { SqliteInsights } from '../../src/stores/sqlite/insights.js';
 import { SqliteConfirmationStore } from '../../src/stores/sqlite/store.js';
 import { runInsightsContract } from './insights.contract.js';
+import { runInsightsRollupContract } from './insights-rollup.contract.js';
 import { runSuggestionsContract } from './suggestions.contract.js';
 
 async function newStore() {
@@ -27,4 +28,5 @@ async function newStore() {
 }
 
 runInsightsContract('sqlite', newStore);
+runInsightsRollupContract('sqlite', newStore);
 runSuggestionsContract('sqlite', newStore);

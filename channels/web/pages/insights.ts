@@ -161,6 +161,7 @@ export function insightsPage(options: InsightsPageOptions): SafeHtml {
 </form>
 ${options.error ? html`<p class="notice bad" role="alert">${options.error}</p>` : ''}
 ${totals}
+${reports ? html`<p class="muted" id="as-of">Past days as of ${reports.tool.as_of ?? 'now'} (UTC), today live; times to decision within ±${reports.tool.percentile_relative_error * 100} %.</p>` : ''}
 ${reports ? charts(reports) : ''}
 ${reports ? table(reports.tool, 'Top tools', 'Tool', 'tool', '(none)', false) : ''}
 ${reports ? table(reports.agent, 'Top agents', 'Agent', 'agent', '(no agent)', false) : ''}

@@ -20,29 +20,10 @@ import {
   type SuggestionQuery,
 } from '../../insights/types.js';
 import { groupCounts, type InsightsGroupRow } from '../../insights/report.js';
+import { DECISION_MS, KEYS } from './insights-sql.js';
+import { refreshOn, rollupQueries, STATE_SQL } from './insights-rollup.js';
+import type { RollupRead, RollupRow, RollupState } from '../../insights/rollup-types.js';
 import { REQUEST_STATUSES } from '../../requests/types.js';
-
-/** Each dimension's key, as a column of `confirmation_requests r` (or of the group pairs `g`). */
-const KEYS: Record<InsightsDimension, string> = {
-  tool: 'r.tool_name',
-  agent: 'r.agent_id',
-  agent_kind: 'r.agent_kind',
-  repo: "r.context->>'repo'",
-  person: 'r.responded_by_person',
-  channel: 'r.responded_via',
-  group: 'g.grp',
-  day: "to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
-};
-
-/**
- * Time to decision in ms, for rows a person decided: from the first card delivered before the verdict to the verdict;
- * without such a delivery (decided over the API before any card went out, or filed before deliveries were recorded),
- * from the filing.
- */
-const DECISION_MS = `CASE WHEN r.responded_by_person IS NOT NULL AND r.status IN ('approved', 'denied') THEN
-  round(extract(epoch FROM r.responded_at - COALESCE(
-    (SELECT min(e.at) FROM confirmation_events e WHERE e.request_id = r.id AND e.type = 'delivered' AND e.at <= r.responded_at),
-    r.created_at)) * 1000)::float8 END`;
 
 /** The grouped statement for `by` ($1 since, $2 until, $3 limit; for groups $4 people and $5 their groups). */
 function groupedSql(by: InsightsDimension): string {
@@ -95,6 +76,34 @@ export class PostgresInsights implements InsightsStore {
         this.open.pool.query<InsightsDay>({ text: DAYS_SQL, values: window }),
       ]);
       return { groups: grouped.rows.map(groupCounts), days: days.rows };
+    });
+  }
+
+  /** The rollup's state row. */
+  async rollupState(): Promise<RollupState | null> {
+    const { rows } = await withPostgresErrors(() => this.open.pool.query<RollupState>(STATE_SQL));
+    return rows[0] ?? null;
+  }
+
+  /** Recomputes the rollup's days `[from, through)` (`insights-rollup.ts`). */
+  refreshRollup(range: { from: string | null; through: string }, refreshedAt: Date): Promise<RollupState> {
+    return withPostgresErrors(async () => {
+      const client = await this.open.pool.connect();
+      try {
+        return await refreshOn(client, range, refreshedAt);
+      } finally {
+        client.release();
+      }
+    });
+  }
+
+  /** The rollup's and the live rows answering `read`. */
+  async rollupRows(read: RollupRead): Promise<RollupRow[]> {
+    return withPostgresErrors(async () => {
+      const results = await Promise.all(
+        rollupQueries(read).map((q) => this.open.pool.query<RollupRow>({ text: q.text, values: q.values })),
+      );
+      return results.flatMap((r) => r.rows);
     });
   }
 

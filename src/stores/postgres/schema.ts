@@ -327,3 +327,32 @@ export const peopleAway = pgTable(
   },
   (t) => [index('people_away_person').on(t.person, t.id)],
 );
+
+/** Insights' daily rollup, as on SQLite (`../sqlite/schema.ts`, `insightsDaily`): days are `YYYY-MM-DD` text. */
+export const insightsDaily = pgTable(
+  'insights_daily',
+  {
+    day: text('day').notNull(),
+    dim: text('dim').notNull(),
+    key: text('key'),
+    bucket: integer('bucket'),
+    requests: integer('requests').notNull(),
+    approved: integer('approved').notNull(),
+    denied: integer('denied').notNull(),
+    expired: integer('expired').notNull(),
+    cancelled: integer('cancelled').notNull(),
+    edited: integer('edited').notNull(),
+    humanApprovals: integer('human_approvals').notNull(),
+    fast: integer('fast').notNull(),
+  },
+  (t) => [index('insights_daily_dim_day').on(t.dim, t.day)],
+);
+
+/** The rollup's state, one row, as on SQLite (`insightsRollupState`). */
+export const insightsRollupState = pgTable('insights_rollup_state', {
+  id: integer('id').primaryKey(),
+  refreshedAt: at('refreshed_at').notNull(),
+  through: text('through').notNull(),
+  openFrom: text('open_from').notNull(),
+  dims: text('dims').notNull(),
+});

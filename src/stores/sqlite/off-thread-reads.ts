@@ -16,6 +16,16 @@ export interface OffThreadRead {
   params: Record<string, unknown>;
 }
 
+/**
+ * A write after the reads (the insights rollup's refresh): in one immediate transaction, `before`'s statements, then
+ * `insert` run once per row of the first read (its named parameters are the row's columns), then `after`'s.
+ */
+export interface OffThreadWrite {
+  before: OffThreadRead[];
+  insert: string;
+  after: OffThreadRead[];
+}
+
 // Plain CommonJS passed as a string: it runs the same way from the sources (tsx, vitest) and from dist/ (as the
 // checkpointer's worker does).
 const WORKER = `
@@ -23,10 +33,20 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 let db;
 try {
-  db = new Database(workerData.path, { readonly: true, fileMustExist: true });
+  const write = workerData.write;
+  db = new Database(workerData.path, { readonly: !write, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
   db.pragma('cache_size = -4096');
-  parentPort.postMessage({ results: workerData.reads.map((read) => db.prepare(read.sql).all(read.params)) });
+  const results = workerData.reads.map((read) => db.prepare(read.sql).all(read.params));
+  if (write) {
+    const insert = db.prepare(write.insert);
+    db.transaction(() => {
+      for (const s of write.before) db.prepare(s.sql).run(s.params);
+      for (const row of results[0]) insert.run(row);
+      for (const s of write.after) db.prepare(s.sql).run(s.params);
+    }).immediate();
+  }
+  parentPort.postMessage({ results: write ? results.map((rows) => [rows.length]) : results });
 } catch (error) {
   parentPort.postMessage({ error: String((error && error.message) || error) });
 } finally {
@@ -47,9 +67,22 @@ export class OffThreadReads {
     return run;
   }
 
-  private runOnWorker(reads: OffThreadRead[]): Promise<unknown[][]> {
+  /**
+   * Runs `read` and then `write` with its rows on a worker thread with a writable connection of its own (after any
+   * batch before it); resolves with how many rows were written.
+   */
+  async readThenWrite(read: OffThreadRead, write: OffThreadWrite): Promise<number> {
+    const run = this.queue.then(() => this.runOnWorker([read], write));
+    this.queue = run.catch(() => undefined);
+    return (await run)[0]![0] as number;
+  }
+
+  private runOnWorker(reads: OffThreadRead[], write?: OffThreadWrite): Promise<unknown[][]> {
     return new Promise((resolve, reject) => {
-      const worker = new Worker(WORKER, { eval: true, workerData: { driver: SQLITE_DRIVER, path: this.path, reads } });
+      const worker = new Worker(WORKER, {
+        eval: true,
+        workerData: { driver: SQLITE_DRIVER, path: this.path, reads, write },
+      });
       // A read in flight never keeps a process alive that is shutting down.
       worker.unref();
       let answered = false;

@@ -81,16 +81,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('query plans of the insights reads', () => {
   it("on SQLite, the window is searched on an index and each row's deliveries on its own events", async () => {
-    // SQLite's insights run on a worker thread, never on the gateway's (the recorder, which sees every statement the
-    // gateway's thread prepares, sees none of them); the statements the worker ran are those `insightsReads` builds,
-    // explained here with the same parameters.
-    const recorder = new SqlRecorder();
-    try {
-      await answerEach(file, (label, fn) => recorder.during(label, fn));
-    } finally {
-      recorder.restore();
-    }
-    expect(recorder.historyStatements().filter((s) => /GROUP BY (key|day)\b/.test(s.text))).toEqual([]);
+    // The exact statements `insightsReads` builds (the rollup's oracle, and what its refresh's grouped read is made
+    // of), explained with the parameters of a 90-day window. The answers themselves come from the rollup now.
+    await answerEach(file);
     const db = new Database(file, { readonly: true });
     try {
       const since = new Date(Date.now() - 90 * 86_400_000);
