@@ -72,6 +72,7 @@ export const CSV_TAIL_FIELDS: readonly ExportField[] = [
   'agent_kind',
   'context',
   'metadata',
+  'summary',
   'channels',
   'approvers',
   'required_approvals',

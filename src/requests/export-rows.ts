@@ -26,6 +26,7 @@ export const EXPORT_FIELDS = [
   'agent_kind',
   'context',
   'metadata',
+  'summary',
   'channels',
   'approvers',
   'required_approvals',
@@ -57,6 +58,7 @@ export const EXPORT_JSON_FIELDS: ReadonlySet<ExportField> = new Set([
   'options',
   'context',
   'metadata',
+  'summary',
   'channels',
   'approvers',
 ]);
@@ -88,6 +90,7 @@ export function exportRowOf(r: ConfirmationRequest): ExportRow {
     r.agentKind,
     r.context === null ? null : JSON.stringify(r.context),
     JSON.stringify(r.metadata),
+    r.summary == null ? null : JSON.stringify(r.summary),
     JSON.stringify(r.channels),
     JSON.stringify(r.approvers),
     r.requiredApprovals,

@@ -45,6 +45,8 @@ describe('push notifications in Chromium', () => {
     server = await startTestServer({
       channels: [createWebChannel({ users: [{ name: 'alice', token: ALICE }] })],
       policy: POLICY,
+      // The fake push service is on 127.0.0.1, which the outbound check refuses unless allowed.
+      env: { TOLLGATE_OUTBOUND_ALLOW: '127.0.0.1' },
     });
     push.expectedKey = ((await (await fetch(`${server.url}/ui/push/key`)).json()) as { public_key: string }).public_key;
     await browser.context.grantPermissions(['notifications'], { origin: server.url });

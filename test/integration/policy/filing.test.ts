@@ -62,6 +62,8 @@ describe('POST /v1/requests under a policy', () => {
     expect(events[0]!.detail).toEqual({
       policy: { rule: 'reads', decision: 'allow' },
       asked: expect.stringMatching(/^v1\./),
+      // A tool the summaries do not know is medium (docs/summaries.md, `unknown_tool`).
+      risk: 'medium',
     });
     expect(events[1]).toMatchObject({ actor: 'policy:reads', channel: 'policy', detail: { rule: 'reads' } });
     // No card, no timer: nothing is left pending.
@@ -109,6 +111,8 @@ describe('POST /v1/requests under a policy', () => {
     expect((await t.store.events(body.id as string))[0]!.detail).toEqual({
       policy: { rule: 'big-payments', decision: 'ask' },
       asked: expect.stringMatching(/^v1\./),
+      // A tool the summaries do not know is medium (docs/summaries.md, `unknown_tool`).
+      risk: 'medium',
     });
     // The request's own approver is not among the rule's: refused.
     const mallory = await t.api(`/v1/requests/${String(body.id)}/decision`, {
@@ -134,6 +138,8 @@ describe('POST /v1/requests under a policy', () => {
     expect((await t.store.events(body.id as string))[0]!.detail).toEqual({
       policy: { rule: 'default', decision: 'ask' },
       asked: expect.stringMatching(/^v1\./),
+      // A tool the summaries do not know is medium (docs/summaries.md, `unknown_tool`).
+      risk: 'medium',
     });
   });
 

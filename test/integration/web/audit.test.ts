@@ -30,7 +30,7 @@ describe('web audit page', () => {
     await server.close();
   });
 
-  const rowsOf = (html: string) => [...html.matchAll(/<tr>\s*<td><time[\s\S]*?<\/tr>/g)].map((m) => m[0]);
+  const rowsOf = (html: string) => [...html.matchAll(/<tr>\s*<td[^>]*><time[\s\S]*?<\/tr>/g)].map((m) => m[0]);
 
   /** Day 0: pay_invoice approved by web:alice; day 1: deploy denied by slack:U1; day 2: deploy pending (agent ops-bot throughout but the first). */
   async function seed(): Promise<string[]> {
