@@ -90,7 +90,7 @@ describe('tollgate serve --db postgres://', () => {
     ).toMatchObject([{ id, responded_by: 'web:alice' }]);
     expect(await gateway.kill('SIGTERM')).toBe(0);
     gateway = undefined;
-  });
+  }, 90_000); // two child gateways start through tsx: 12 s alone, past 30 s under a full run on 2 cores
 
   it('exits with the reason when start-up fails after the database opened (the pool and replica lock are closed)', async () => {
     const started = Date.now();

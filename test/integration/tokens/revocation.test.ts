@@ -58,5 +58,5 @@ describe('revocation on every replica', () => {
     const restarted = await start(dbPath);
     expect((await as(restarted, secret, '/v1/requests')).status, 'still refused after a restart').toBe(401);
     expect((await as(restarted, kept, '/v1/requests')).status).toBe(200);
-  });
+  }, 90_000); // child gateway processes start and restart: 10 s alone, past 30 s under a full run on 2 cores
 });
