@@ -28,6 +28,7 @@ import { parseOutboundAllow } from './utils/outbound.js';
 import { jwksPlugin } from './http/jwks-route.js';
 import { readSigningSettings, signingKeys as keysOf } from './signing/keys.js';
 import { withVerdictTokens } from './stores/verdict-tokens.js';
+import { maxDelayFromEnv, startAuditTrail } from './lifecycle/audit-trail.js';
 import { anchorSignerOf, VerdictSigner, verdictTtlFromEnv } from './signing/verdict.js';
 import { Retention } from './history/retention.js';
 import { pruneStoreOf } from './stores/prune-store-of.js';
@@ -90,6 +91,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const lookupTtlMs = resolutionTtlMs(config.env);
   const callbackAllow = parseOutboundAllow(config.env.TOLLGATE_OUTBOUND_ALLOW, config.env.TOLLGATE_CALLBACK_ALLOW);
   const anchorEveryMs = anchorIntervalMs(config.env);
+  const maxDelayMs = maxDelayFromEnv(config.env);
   const sinks = loadSinks(config.file.events, config.configPath ?? 'the config file', callbackAllow, config.env);
   const logger =
     options.logger ??
@@ -127,6 +129,17 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   // every replica signs with the same key.
   const signingKeys = keysOf(signing, stores.secrets);
   const verdicts = new VerdictSigner(signingKeys, { ttlS: verdictTtlS });
+  // Every write is witnessed from here on (receipts, tokens), and events are placed after commit (`lifecycle/audit-trail`).
+  const trail = await closeOnFailure(
+    startAuditTrail({
+      stores,
+      keys: signingKeys,
+      ttlS: verdictTtlS,
+      clock: options.clock ?? systemClock,
+      maxDelayMs,
+      logger,
+    }),
+  );
   const sweepEveryMs = config.file.sweep_every_s !== undefined ? config.file.sweep_every_s * 1000 : undefined;
   const backend = options.scheduler
     ? {
@@ -186,15 +199,8 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     away: stores.away,
   });
   const gateway = new Gateway({
-    // Final rows leave the store with their verdict token attached (`stores/verdict-tokens`); `server.store` stays bare.
-    store: withVerdictTokens(store, verdicts, {
-      onRefused: (requestId, why) =>
-        logger.error(
-          { requestId, why },
-          'verdict not signed: the row disagrees with its audit events (edited in the database?)',
-        ),
-      coverage: () => stores.audit.coverage(),
-    }),
+    // Final rows leave the store with their stored verdict token attached (`stores/verdict-tokens`); `server.store` stays bare.
+    store: withVerdictTokens(store),
     scheduler: backend.scheduler,
     feed,
     channels,
@@ -206,6 +212,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     stream: events,
     policy,
     auditChain: stores.audit,
+    auditMaxDelayMs: maxDelayMs,
     insights: stores.insights,
     directory: people.current,
     away: new AwayBook({
@@ -223,6 +230,11 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   });
   gateway.audit?.useSigner(verdicts.signAnchor);
   gateway.audit?.useCheckpointCheck(checkpointCheck(verdicts.keys));
+  gateway.audit?.useKeys(async () => ({
+    keys: (await signingKeys.jwks()).keys,
+    source: 'gateway',
+    inDatabase: !signing.configured,
+  }));
   await closeOnFailure(gateway.start());
   for (const channel of channels) await channel.start?.(gateway);
   // People given only an email get their Slack/Feishu accounts looked up in the background (never on a decision).
@@ -273,7 +285,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
       jwksPlugin(signingKeys),
       ...(options.plugins ?? []),
     ],
-    readiness: { ...backend.readiness, ...events.readiness() },
+    readiness: { ...backend.readiness, ...events.readiness(), 'audit integrator': () => trail.readiness() },
     version: VERSION,
     rateLimits,
     push: push.service,
@@ -315,6 +327,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
         await retention?.stop();
         await events.stop();
         await gateway.stop();
+        await trail.stop();
         // Channels end their own long-lived connections (web inbox streams, Socket Mode) before we wait for drain.
         for (const channel of channels)
           await channel.stop?.().catch((e: unknown) => logger.warn({ err: e }, 'channel stop failed'));

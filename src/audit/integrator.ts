@@ -46,7 +46,10 @@ export interface IntegrationStore {
    * id first — while the legacy part is open (no checkpoint yet, `legacy` set), only ids up to `legacy` — lets `plan`
    * decide, and writes its answer in the same transaction. Resolves with the number of pending events read.
    */
-  integrate(limit: number, plan: (head: HeadState, pending: PendingEvent[]) => BatchWrite | null): Promise<number | null>;
+  integrate(
+    limit: number,
+    plan: (head: HeadState, pending: PendingEvent[]) => BatchWrite | null,
+  ): Promise<number | null>;
   /** Events waiting for a place, and the oldest one's `at`. */
   backlog(): Promise<{ events: number; oldestAt: string | null }>;
 }
@@ -124,7 +127,10 @@ export class Integrator {
   /** Closes the legacy part (if any), then integrates every `intervalMs` until {@link stop}. */
   async start(): Promise<void> {
     await this.runOnce();
-    this.timer = setInterval(() => void this.runOnce().catch((e: unknown) => this.options.onError?.(e)), this.intervalMs);
+    this.timer = setInterval(
+      () => void this.runOnce().catch((e: unknown) => this.options.onError?.(e)),
+      this.intervalMs,
+    );
     this.timer.unref();
   }
 

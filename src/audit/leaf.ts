@@ -61,7 +61,9 @@ function requestPart(r: ChainedRequestFields | null): string {
 
 /** The leaf digest of one event (see the module comment). */
 export function leafOf(e: LeafEvent): string {
-  const fields = [e.requestId, e.type, e.actor, e.channel, e.detailJson ?? canonicalJson(e.detail ?? {}), e.at].map(field).join('');
+  const fields = [e.requestId, e.type, e.actor, e.channel, e.detailJson ?? canonicalJson(e.detail ?? {}), e.at]
+    .map(field)
+    .join('');
   return sha256(`tollgate-leaf-v1\n${fields}${requestPart(e.type === 'created' ? e.request : null)}`);
 }
 
@@ -127,5 +129,13 @@ export function leafOfColumns(columns: readonly (string | number | null)[]): str
           filedBy: r[8] ?? null,
         }
       : null;
-  return leafOf({ requestId: requestId ?? '', type: type ?? '', actor, channel, detail: parsed, at: at ?? '', request });
+  return leafOf({
+    requestId: requestId ?? '',
+    type: type ?? '',
+    actor: actor ?? null,
+    channel: channel ?? null,
+    detail: parsed,
+    at: at ?? '',
+    request,
+  });
 }

@@ -13,6 +13,7 @@ import { eventsByRequest, type ConfirmationRequest } from '../requests/types.js'
 import type { ConfirmationStore } from '../requests/store.js';
 import { chainHash, leafOfColumns } from './leaf.js';
 import { GENESIS_HASH } from './encoding.js';
+import { CHECKPOINT_EVERY_MS } from './integrator.js';
 import type { AuditProblem, AuditReport, KeysChecked } from './report.js';
 import { requestMismatch, tokenMismatch } from './request-check.js';
 import type { AuditChain, ChainCheckpoint, CoverageMark } from './types.js';
@@ -83,7 +84,10 @@ export async function verifyAudit(
       const why = keys.checkCheckpoint(c);
       if (why) return fail({ kind: 'bad_checkpoint', message: `checkpoint ${c.n} (seq ${c.size}): ${why}` });
       if (c.kind === 'legacy' && c.n !== 1)
-        return fail({ kind: 'bad_checkpoint', message: `checkpoint ${c.n} closes a legacy part, which only the first may` });
+        return fail({
+          kind: 'bad_checkpoint',
+          message: `checkpoint ${c.n} closes a legacy part, which only the first may`,
+        });
       if (c.kind === 'legacy') report.legacy = { size: c.size, at: c.at };
       bySize.set(c.size, c);
       newest = c;
@@ -99,13 +103,14 @@ export async function verifyAudit(
 
   // The walk, by seq.
   const since = options.from ? await chain.lastBefore(options.from) : null;
-  const start =
-    pruned && (!since || since.seq < pruned.eventId) ? { seq: pruned.eventId, hash: pruned.hash } : since;
+  const start = pruned && (!since || since.seq < pruned.eventId) ? { seq: pruned.eventId, hash: pruned.hash } : since;
   let seq = start?.seq ?? 0;
   let prev = start?.hash ?? GENESIS_HASH;
   /** Receipts seen, with the leaves of theirs not yet met. */
   const open = new Map<string, { receipt: Receipt; left: Map<string, number> }>();
   const seen = new Set<string>();
+  /** When the first event after the newest checkpoint was written (a checkpoint must follow within its interval). */
+  let uncoveredSince: string | null = null;
   for (let rows = await chain.rows(seq, PAGE); rows.length; rows = await chain.rows(seq, PAGE)) {
     const wanted = [...new Set(rows.map((r) => r[5]).filter((id): id is string => !!id && !seen.has(id)))];
     for (const receipt of wanted.length ? await chain.receipts(wanted) : []) {
@@ -161,6 +166,7 @@ export async function verifyAudit(
         if (count === 1) witnessed.left.delete(content);
         else witnessed.left.set(content, count - 1);
       }
+      if (at === (newest?.size ?? 0) + 1) uncoveredSince = String(columns[5]);
       seq = at;
       prev = hash;
       report.events++;
@@ -171,6 +177,12 @@ export async function verifyAudit(
       kind: 'missing_or_inserted',
       eventId: seq,
       message: `checkpoint ${newest.n} signed ${newest.size} events, but the chain ends at seq ${seq}: its newest events were cut`,
+    });
+  if (uncoveredSince && options.now.getTime() - Date.parse(uncoveredSince) > CHECKPOINT_EVERY_MS + options.maxDelayMs)
+    return fail({
+      kind: 'bad_checkpoint',
+      eventId: (newest?.size ?? 0) + 1,
+      message: `no signed checkpoint covers the events after seq ${newest?.size ?? 0} (written since ${uncoveredSince}): the newest checkpoints were deleted`,
     });
   // Every leaf a receipt signed is an event still here, unless a prune took it.
   for (const { receipt, left } of open.values())

@@ -63,17 +63,15 @@ export class Witness {
    */
   verdict(r: ConfirmationRequest, approvals: readonly { actor: string; person: string }[] = []): string | null {
     if (!hasVerdict(r)) return null;
-    const events = approvals.map(
-      (a, i): ConfirmationEvent => ({
-        id: i,
-        requestId: r.id,
-        type: 'approved',
-        actor: a.actor,
-        channel: null,
-        detail: { person: a.person },
-        at: r.updatedAt,
-      }),
-    );
+    const events = approvals.map((a, i): ConfirmationEvent => ({
+      id: i,
+      requestId: r.id,
+      type: 'approved',
+      actor: a.actor,
+      channel: null,
+      detail: { person: a.person },
+      at: r.updatedAt,
+    }));
     return signCompactJws(
       { alg: 'EdDSA', kid: this.key.kid, typ: VERDICT_TYPE },
       verdictClaims(r, this.ttlS, events),

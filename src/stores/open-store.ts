@@ -193,9 +193,10 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     import('./postgres/event-log.js'),
     import('./postgres/away-store.js'),
   ]);
-  const [{ PostgresPushSubscriptions }, { PostgresInsights }] = await Promise.all([
+  const [{ PostgresPushSubscriptions }, { PostgresInsights }, { PostgresIntegration }] = await Promise.all([
     import('./postgres/push-subscriptions.js'),
     import('./postgres/insights.js'),
+    import('./postgres/audit-integration.js'),
   ]);
   const open = database.openPostgres(url, {
     poolSize: numberFrom(env, 'TOLLGATE_DB_POOL'),
@@ -227,6 +228,8 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     signOuts: marks,
     secrets: new PostgresSecrets(open),
     audit: new PostgresAuditChain(open),
+    integration: new PostgresIntegration(open),
+    useWitness: (witness) => store.useWitness(witness),
     resolutions: new PostgresResolutionCache(open),
     events: new PostgresEventLog(open),
     pushSubscriptions: new PostgresPushSubscriptions(open),

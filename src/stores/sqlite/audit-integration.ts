@@ -27,9 +27,13 @@ export class SqliteIntegration implements IntegrationStore {
     this.head = sqlite.prepare(
       'SELECT size, hash, checkpoint, checkpoint_at AS checkpointAt, checkpoint_size AS checkpointSize, legacy FROM chain_head WHERE id = 1',
     );
-    this.pending = sqlite.prepare('SELECT id, leaf FROM confirmation_events WHERE seq IS NULL AND id <= ? ORDER BY id LIMIT ?');
+    this.pending = sqlite.prepare(
+      'SELECT id, leaf FROM confirmation_events WHERE seq IS NULL AND id <= ? ORDER BY id LIMIT ?',
+    );
     this.content = sqlite.prepare(EVENT_CONTENT).raw();
-    this.place = sqlite.prepare('UPDATE confirmation_events SET seq = ?, prev_hash = ?, hash = ?, leaf = ? WHERE id = ?');
+    this.place = sqlite.prepare(
+      'UPDATE confirmation_events SET seq = ?, prev_hash = ?, hash = ?, leaf = ? WHERE id = ?',
+    );
     this.moveHead = sqlite.prepare(
       'UPDATE chain_head SET size = ?, hash = ?, checkpoint = ?, checkpoint_at = ?, checkpoint_size = ?, legacy = ? WHERE id = 1',
     );
@@ -50,7 +54,10 @@ export class SqliteIntegration implements IntegrationStore {
       const bare = rows.filter((r) => r.leaf === null).map((r) => r.id);
       const leaves = new Map<number, string>();
       if (bare.length)
-        for (const [id, ...columns] of this.content.all(JSON.stringify(bare)) as [number, ...(string | number | null)[]][])
+        for (const [id, ...columns] of this.content.all(JSON.stringify(bare)) as [
+          number,
+          ...(string | number | null)[],
+        ][])
           leaves.set(id, leafOfColumns(columns));
       const write = plan(
         head,

@@ -119,7 +119,9 @@ export const confirmationEvents = sqliteTable(
     index('confirmation_events_request').on(t.requestId, t.id),
     uniqueIndex('confirmation_events_seq').on(t.seq),
     // The integrator's queue: events not yet given a place in the order (a handful at any time).
-    index('confirmation_events_pending').on(t.id).where(sql`${t.seq} IS NULL`),
+    index('confirmation_events_pending')
+      .on(t.id)
+      .where(sql`${t.seq} IS NULL`),
     // No (type, at) index since migration 0019: no query searches by it (the store's reads add `+type` to stay off it),
     // and each event inserted wrote an entry, a page of it into every commit's WAL frames.
     // Execution receipts only, by request (exports join each row's latest): most requests have none, and through the

@@ -118,9 +118,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     const witness = this.witnessed.witness;
     if (!witness) return r;
     const approvals =
-      r.status === 'approved' && r.requiredApprovals > 1
-        ? (this.sql.approvers.all(r.id) as PriorApproval[])
-        : [];
+      r.status === 'approved' && r.requiredApprovals > 1 ? (this.sql.approvers.all(r.id) as PriorApproval[]) : [];
     const token = witness.verdict(r, approvals);
     if (token) {
       this.insertToken.run(r.id, token);

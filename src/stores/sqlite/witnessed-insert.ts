@@ -59,7 +59,16 @@ export class WitnessedEvents {
     let leaf: string | null = null;
     if (this.witness) {
       const { type, actor, channel } = e;
-      leaf = leafOf({ requestId, type, actor, channel, detail: e.detail, detailJson: detail, at, request: request ?? null });
+      leaf = leafOf({
+        requestId,
+        type,
+        actor,
+        channel,
+        detail: e.detail,
+        detailJson: detail,
+        at,
+        request: request ?? null,
+      });
       this.receiptId ??= this.witness.receiptId();
       this.leaves.push(leaf);
     }
