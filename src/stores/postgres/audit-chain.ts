@@ -30,9 +30,13 @@ export function chainRowsOf(rows: unknown[][]): ChainRow[] {
 
 /** The newest prune checkpoint (`audit_checkpoints`), shared with `tollgate prune`. */
 export async function pruneCheckpoint(pool: Pick<OpenPostgres, 'pool'>['pool']): Promise<ChainCheckpoint | null> {
-  const { rows } = await pool.query<{ event_id: string; hash: string; at: string; signature: string; pruned_before: Date }>(
-    'SELECT event_id, hash, at, signature, pruned_before FROM audit_checkpoints ORDER BY event_id DESC LIMIT 1',
-  );
+  const { rows } = await pool.query<{
+    event_id: string;
+    hash: string;
+    at: string;
+    signature: string;
+    pruned_before: Date;
+  }>('SELECT event_id, hash, at, signature, pruned_before FROM audit_checkpoints ORDER BY event_id DESC LIMIT 1');
   const r = rows[0];
   return r
     ? {
@@ -83,10 +87,18 @@ export class PostgresAuditChain implements AuditChain {
   }
 
   async checkpoints(afterN: number, limit: number): Promise<SignedCheckpoint[]> {
-    const rows = await this.query<{ n: number; size: string; head: string; at: string; kind: string; kid: string; signature: string }>(
-      'SELECT n, size, head, at, kind, kid, signature FROM chain_checkpoints WHERE n > $1 ORDER BY n LIMIT $2',
-      [afterN, limit],
-    );
+    const rows = await this.query<{
+      n: number;
+      size: string;
+      head: string;
+      at: string;
+      kind: string;
+      kid: string;
+      signature: string;
+    }>('SELECT n, size, head, at, kind, kid, signature FROM chain_checkpoints WHERE n > $1 ORDER BY n LIMIT $2', [
+      afterN,
+      limit,
+    ]);
     return rows.map((r) => ({ ...r, size: Number(r.size), kind: r.kind as CheckpointKind }));
   }
 

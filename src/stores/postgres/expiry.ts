@@ -48,7 +48,13 @@ export async function expireDue(
         respondedVia: null,
         allowed: row.onTimeout === 'approve',
       };
-      const event = { type: 'expired' as const, actor: 'system', channel: null, detail: { on_timeout: r.onTimeout }, at };
+      const event = {
+        type: 'expired' as const,
+        actor: 'system',
+        channel: null,
+        detail: { on_timeout: r.onTimeout },
+        at,
+      };
       const v = write.event(r.id, event);
       details.push(v.detail);
       leaves.push(v.leaf);

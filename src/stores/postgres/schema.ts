@@ -147,7 +147,9 @@ export const confirmationEvents = pgTable(
     index('confirmation_events_request').on(t.requestId, t.id),
     uniqueIndex('confirmation_events_seq').on(t.seq),
     // The integrator's queue: only events still waiting for their place, oldest id first.
-    index('confirmation_events_pending').on(t.id).where(sql`${t.seq} IS NULL`),
+    index('confirmation_events_pending')
+      .on(t.id)
+      .where(sql`${t.seq} IS NULL`),
     index('confirmation_events_type').on(t.type, t.at),
     // Execution receipts only, by request (exports join each row's latest): through the request index every event of
     // every exported row was read to find out it had none. Receipts are few, so nothing else pays for it.

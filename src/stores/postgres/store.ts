@@ -275,7 +275,13 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     if (this.witness && (!known || (status === 'approved' && known.requiredApprovals > 1))) return null;
     const write = new WitnessedWrite(this.witness);
     // The event exactly as the statement inserts it: type, actor, channel and time from the verdict's parameters.
-    const v = write.event(id, { type: status, actor: fields.respondedBy, channel: fields.respondedVia, detail: event.detail, at: fields.at });
+    const v = write.event(id, {
+      type: status,
+      actor: fields.respondedBy,
+      channel: fields.respondedVia,
+      detail: event.detail,
+      at: fields.at,
+    });
     const base = verdictParams(id, status, fields);
     let token: string | null = null;
     let guard: [string | null, string | null] = [null, null];

@@ -45,7 +45,13 @@ export function chainedFieldsOf(r: ConfirmationRequest): ChainedRequestFields {
 }
 
 /** The receipt's five columns (`audit_receipts`), all null when there is nothing to sign. */
-export type ReceiptParams = [id: string | null, kid: string | null, at: string | null, leaves: string | null, sig: string | null];
+export type ReceiptParams = [
+  id: string | null,
+  kid: string | null,
+  at: string | null,
+  leaves: string | null,
+  sig: string | null,
+];
 
 /**
  * The witnessed part of one write (a statement, or a transaction): the events it inserts, the receipt over their
@@ -68,10 +74,28 @@ export class WitnessedWrite {
     let leaf: string | null = null;
     if (this.witness) {
       const { type, actor, channel } = e;
-      leaf = leafOf({ requestId, type, actor, channel, detail: e.detail, detailJson: detail, at, request: request ?? null });
+      leaf = leafOf({
+        requestId,
+        type,
+        actor,
+        channel,
+        detail: e.detail,
+        detailJson: detail,
+        at,
+        request: request ?? null,
+      });
       this.leaves.push(leaf);
     }
-    return { request_id: requestId, type: e.type, actor: e.actor, channel: e.channel, detail, at, leaf, receipt_id: leaf && this.receiptId };
+    return {
+      request_id: requestId,
+      type: e.type,
+      actor: e.actor,
+      channel: e.channel,
+      detail,
+      at,
+      leaf,
+      receipt_id: leaf && this.receiptId,
+    };
   }
 
   /**
