@@ -230,6 +230,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   });
   gateway.audit?.useSigner(verdicts.signAnchor);
   gateway.audit?.useCheckpointCheck(checkpointCheck(verdicts.keys));
+  gateway.audit?.useIntegrator(() => trail.integrator.runOnce());
   gateway.audit?.useKeys(async () => ({
     keys: (await signingKeys.jwks()).keys,
     source: 'gateway',

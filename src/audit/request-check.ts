@@ -4,7 +4,8 @@
  * request (columns: `requests/coverage.ts`).
  */
 import { isDeepStrictEqual } from 'node:util';
-import { argsMismatch, askedMismatch, decidedMismatch } from '../requests/coverage.js';
+import { argsMismatch, ASKED_COLUMNS, askedMismatch, decidedMismatch } from '../requests/coverage.js';
+import type { ConfirmationStore } from '../requests/store.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../requests/types.js';
 import { verdictClaims } from '../signing/verdict.js';
 import type { CoverageMark } from './types.js';
@@ -129,4 +130,24 @@ export function tokenMismatch(
 function isSettlingApproval(event: ConfirmationEvent, request: ConfirmationRequest): boolean {
   const approvals = event.detail.approvals;
   return typeof approvals !== 'number' || approvals >= request.requiredApprovals;
+}
+
+/**
+ * The column of a request that changed after filing, when its `created` event's leaf no longer matches because of it:
+ * the event's digest of what was asked names it (null when the event itself was edited, or every column differs).
+ */
+export async function editedColumns(
+  store: ConfirmationStore,
+  requestId: string,
+  detailText: unknown,
+): Promise<string[]> {
+  const request = await store.get(requestId);
+  let asked: unknown;
+  try {
+    asked = (JSON.parse(String(detailText)) as { asked?: unknown }).asked;
+  } catch {
+    asked = undefined;
+  }
+  const columns = request && asked !== undefined ? askedMismatch(request, asked) : [];
+  return columns.length === ASKED_COLUMNS.length ? [] : columns;
 }

@@ -50,6 +50,7 @@ export function keysChecked(keys: VerifyKeys): KeysChecked {
 export class AuditService {
   private checkCheckpoint: CheckpointCheck | undefined;
   private keys: (() => Promise<VerifyKeys>) | null = null;
+  private integrate: (() => Promise<void>) | null = null;
 
   constructor(
     private readonly chain: AuditChain,
@@ -68,6 +69,11 @@ export class AuditService {
     this.keys = keys;
   }
 
+  /** Runs before each verification (the process's integrator), so what was just written is checked in its place. */
+  useIntegrator(integrate: (() => Promise<void>) | null): void {
+    this.integrate = integrate;
+  }
+
   /** Signs anchors from now on (the signing key may be ready after the gateway is built). */
   useSigner(signer: AnchorSigner | null): void {
     this.signer = signer;
@@ -75,6 +81,7 @@ export class AuditService {
 
   /** Walks the trail (from `from`, when given) and every request; see `verify.ts`. */
   async verify(from?: Date): Promise<AuditReport> {
+    await this.integrate?.();
     const keys = this.keys ? await this.keys() : { keys: [], source: 'gateway' as const, inDatabase: false };
     return verifyAudit(this.chain, this.store, {
       keys: new KeyRing(keys.keys),

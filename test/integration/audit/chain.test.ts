@@ -173,7 +173,9 @@ describe.each([sqlite, postgres])('audit trail: %o', (makeDialect) => {
       `UPDATE audit_receipts SET leaves = leaves || ',${'0'.repeat(64)}' WHERE id = (SELECT receipt_id FROM confirmation_events WHERE seq = 2)`,
     );
     expect((await verify()).problem).toMatchObject({ kind: 'unwitnessed' });
-    await dialect.sql(`DELETE FROM audit_receipts WHERE id = (SELECT receipt_id FROM confirmation_events WHERE seq = 2)`);
+    await dialect.sql(
+      `DELETE FROM audit_receipts WHERE id = (SELECT receipt_id FROM confirmation_events WHERE seq = 2)`,
+    );
     expect((await verify()).problem).toMatchObject({ kind: 'unwitnessed', eventId: 2 });
   });
 
@@ -182,7 +184,10 @@ describe.each([sqlite, postgres])('audit trail: %o', (makeDialect) => {
     await audit.integrator.checkpointNow();
     expect((await verify()).checkpoints).toBe(2);
     await dialect.sql('DELETE FROM chain_checkpoints WHERE n = 1');
-    expect((await verify()).problem).toMatchObject({ kind: 'bad_checkpoint', message: expect.stringContaining('checkpoint 1 is missing') });
+    expect((await verify()).problem).toMatchObject({
+      kind: 'bad_checkpoint',
+      message: expect.stringContaining('checkpoint 1 is missing'),
+    });
     await dialect.sql(`DELETE FROM confirmation_events WHERE request_id = '${more.id}'`);
     await dialect.sql(`DELETE FROM confirmation_requests WHERE id = '${more.id}'`);
     expect((await verify()).problem?.kind).toMatch(/bad_checkpoint|missing_or_inserted/);

@@ -17,7 +17,10 @@ export async function freshKey() {
 }
 
 /** The witnessed side of `stores`; see the module comment. */
-export async function witness(stores: OpenStores, options: { now?: () => Date; key?: Awaited<ReturnType<typeof freshKey>> } = {}) {
+export async function witness(
+  stores: OpenStores,
+  options: { now?: () => Date; key?: Awaited<ReturnType<typeof freshKey>> } = {},
+) {
   const key = options.key ?? (await freshKey());
   const w = new Witness(key, 3600);
   stores.useWitness(w);
