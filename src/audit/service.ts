@@ -93,6 +93,11 @@ export class AuditService {
     });
   }
 
+  /** Events waiting for the integrator, and the oldest one's time (`/metrics`). */
+  backlog(): Promise<{ events: number; oldestAt: string | null }> {
+    return this.chain.pending();
+  }
+
   /** The newest integrated event as an anchor, or null when there are none yet. */
   async head(): Promise<AuditAnchor | null> {
     const head: ChainHead | null = await this.chain.head();

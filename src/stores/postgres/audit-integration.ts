@@ -10,6 +10,7 @@ import type { BatchWrite, HeadState, IntegrationStore, PendingEvent } from '../.
 import { leafOfColumns } from '../../audit/leaf.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
+import { inTransaction } from './transaction.js';
 import { BACKLOG } from './audit-chain.js';
 
 const HEAD = `SELECT size, hash, checkpoint, checkpoint_at AS "checkpointAt", checkpoint_size AS "checkpointSize", legacy
@@ -50,49 +51,34 @@ export class PostgresIntegration implements IntegrationStore {
   constructor(private readonly open: Pick<OpenPostgres, 'pool'>) {}
 
   async integrate(limit: number, plan: (head: HeadState, pending: PendingEvent[]) => BatchWrite | null) {
-    return withPostgresErrors(async () => {
-      const client = await this.open.pool.connect();
-      let failed: unknown = undefined;
-      try {
-        await client.query('BEGIN');
-        const [row] = (await client.query<HeadRow>(HEAD)).rows;
-        if (!row) {
-          // Another replica holds the head: it integrates for everyone.
-          await client.query('ROLLBACK');
-          return null;
-        }
-        const head: HeadState = {
-          size: Number(row.size),
-          hash: row.hash,
-          checkpoint: row.checkpoint,
-          checkpointAt: row.checkpointAt,
-          checkpointSize: Number(row.checkpointSize),
-          legacy: row.legacy === null ? null : Number(row.legacy),
-        };
-        const open = head.checkpoint === 0 && head.legacy !== null;
-        const upTo = open ? head.legacy! : Number.MAX_SAFE_INTEGER;
-        const rows = (await client.query<{ id: string; leaf: string | null }>(PENDING, [upTo, limit])).rows;
-        const bare = rows.filter((r) => r.leaf === null).map((r) => r.id);
-        const leaves = new Map<string, string>();
-        if (bare.length) {
-          const content = await client.query<unknown[]>({ text: CONTENT, values: [bare], rowMode: 'array' });
-          for (const [id, ...columns] of content.rows)
-            leaves.set(String(id), leafOfColumns(columns as (string | number | null)[]));
-        }
-        const write = plan(
-          head,
-          rows.map((r) => ({ id: Number(r.id), leaf: r.leaf ?? leaves.get(r.id)! })),
-        );
-        if (write) await client.query(APPLY, applyParams(write));
-        await client.query('COMMIT');
-        return rows.length;
-      } catch (error) {
-        failed = error;
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release(failed instanceof Error && !('severity' in failed));
+    return inTransaction(this.open.pool, async (client): Promise<number | null> => {
+      const [row] = (await client.query<HeadRow>(HEAD)).rows;
+      // Another replica holds the head: it integrates for everyone.
+      if (!row) return null;
+      const head: HeadState = {
+        size: Number(row.size),
+        hash: row.hash,
+        checkpoint: row.checkpoint,
+        checkpointAt: row.checkpointAt,
+        checkpointSize: Number(row.checkpointSize),
+        legacy: row.legacy === null ? null : Number(row.legacy),
+      };
+      const open = head.checkpoint === 0 && head.legacy !== null;
+      const upTo = open ? head.legacy! : Number.MAX_SAFE_INTEGER;
+      const rows = (await client.query<{ id: string; leaf: string | null }>(PENDING, [upTo, limit])).rows;
+      const bare = rows.filter((r) => r.leaf === null).map((r) => r.id);
+      const leaves = new Map<string, string>();
+      if (bare.length) {
+        const content = await client.query<unknown[]>({ text: CONTENT, values: [bare], rowMode: 'array' });
+        for (const [id, ...columns] of content.rows)
+          leaves.set(String(id), leafOfColumns(columns as (string | number | null)[]));
       }
+      const write = plan(
+        head,
+        rows.map((r) => ({ id: Number(r.id), leaf: r.leaf ?? leaves.get(r.id)! })),
+      );
+      if (write) await client.query(APPLY, applyParams(write));
+      return rows.length;
     });
   }
 

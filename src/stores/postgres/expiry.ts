@@ -11,6 +11,7 @@ import type { Witness } from '../../audit/witness.js';
 import type { ConfirmationRequest } from '../../requests/types.js';
 import { rowToRequest, type RequestRow } from './rows.js';
 import { named, SQL_TEXT } from './statements.js';
+import { inTransaction } from './transaction.js';
 import { WitnessedWrite } from './witnessed.js';
 
 /**
@@ -23,17 +24,11 @@ export async function expireDue(
   deadlineNow: Date | null,
   limit: number,
 ): Promise<ConfirmationRequest[]> {
-  const client = await pool.connect();
-  let failed: unknown = undefined;
-  try {
-    await client.query('BEGIN');
+  return inTransaction(pool, async (client) => {
     const { rows } = await client.query<RequestRow & { deadlineNow: Date }>(
       named(SQL_TEXT.claimDue, [deadlineNow, limit]),
     );
-    if (rows.length === 0) {
-      await client.query('COMMIT');
-      return [];
-    }
+    if (rows.length === 0) return [];
     const at = rows[0]!.deadlineNow;
     const write = new WitnessedWrite(witness);
     const details: string[] = [];
@@ -66,13 +61,6 @@ export async function expireDue(
     const params = [ids, at, receiptId, details, leaves, ...receipt, ...write.tokenParams()];
     const { rows: done } = await client.query<{ n: number }>(named(SQL_TEXT.expireClaimed, params));
     if (done[0]?.n !== ids.length) throw new Error(`expired ${done[0]?.n ?? 0} of ${ids.length} rows claimed`);
-    await client.query('COMMIT');
     return expired;
-  } catch (error) {
-    failed = error;
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release(failed instanceof Error && !('severity' in failed));
-  }
+  });
 }

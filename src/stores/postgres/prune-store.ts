@@ -11,6 +11,7 @@ import type { PruneStore, PruneTransaction } from '../../history/prune.js';
 import { CHAIN_ROWS, chainRowsOf, pruneCheckpoint } from './audit-chain.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
+import { inTransaction } from './transaction.js';
 
 /** The prune's reads and deletes on a PostgreSQL database. */
 export class PostgresPruneStore implements PruneStore {
@@ -27,21 +28,10 @@ export class PostgresPruneStore implements PruneStore {
   }
 
   async transaction<T>(fn: (tx: PruneTransaction) => Promise<T>): Promise<T> {
-    return withPostgresErrors(async () => {
-      const client = await this.open.pool.connect();
-      try {
-        await client.query('BEGIN');
-        // Waits for an integrator's batch under way, then keeps the chain still until commit.
-        await client.query('SELECT 1 FROM chain_head WHERE id = 1 FOR UPDATE');
-        const result = await fn(transaction(client));
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
+    return inTransaction(this.open.pool, async (client) => {
+      // Waits for an integrator's batch under way, then keeps the chain still until commit.
+      await client.query('SELECT 1 FROM chain_head WHERE id = 1 FOR UPDATE');
+      return fn(transaction(client));
     });
   }
 }

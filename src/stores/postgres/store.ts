@@ -18,10 +18,12 @@ import type { OpenPostgres } from './database.js';
 import { fromPostgresError, postgresCode, withPostgresErrors } from './errors.js';
 import { CREATE_CONFLICT, createBatchParams } from './creates.js';
 import { expireDue } from './expiry.js';
+import { inTransaction } from './transaction.js';
 import { PostgresHistoryReads } from './history-reads.js';
 import { rowToEvent, rowToMessage, rowToRequest, type RequestRow } from './rows.js';
 import { named, rowsOf, SQL_TEXT, type Queryable } from './statements.js';
-import { expireLate, flip, insertEvent, lockForVote, seal, verdictParams } from './verdict-steps.js';
+import { expireLate, flip, insertEvent, lockForVote, seal } from './verdict-steps.js';
+import { SettlePlanner } from './settle.js';
 import { WitnessedWrite } from './witnessed.js';
 import type { Witness } from '../../audit/witness.js';
 import { attachVerdictToken } from '../../requests/serialize.js';
@@ -50,7 +52,6 @@ import {
   type RequestStatus,
 } from '../../requests/types.js';
 import { needsPriorApprovers, planVote, type PriorApproval, type VerdictFields } from '../../requests/vote-plan.js';
-import { isAllowed } from '../../requests/state-machine.js';
 
 type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
 /** A create's outcome inside a batch that committed: its row, or why reading the existing row failed. */
@@ -86,12 +87,8 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   private readonly callerClock: boolean;
   /** Signs what this store commits (`witnessed.ts`); null until `serve` loads the key, or in tools that hold none. */
   private witness: Witness | null = null;
-  /**
-   * Pending rows lately created or read here, by id, for the one-statement settle: the verdict token is minted before
-   * that statement from the row's tool and arguments (immutable, and checked by the statement's WHERE). A vote on a
-   * row not here takes the transaction instead.
-   */
-  private readonly pendingRows = new Map<string, ConfirmationRequest>();
+  /** The one-statement settle's view of pending rows (`settle.ts`). */
+  private readonly settles = new SettlePlanner();
 
   constructor(
     private readonly open: OpenPostgres,
@@ -108,16 +105,6 @@ export class PostgresConfirmationStore implements ConfirmationStore {
    */
   useWitness(witness: Witness | null): void {
     this.witness = witness;
-  }
-
-  /** Remembers pending `rows` for the one-statement settle (the newest 2,000). */
-  private remember(rows: readonly (ConfirmationRequest | null)[]): void {
-    for (const r of rows) {
-      if (!r || r.status !== 'pending') continue;
-      this.pendingRows.delete(r.id);
-      this.pendingRows.set(r.id, r);
-      if (this.pendingRows.size > 2000) this.pendingRows.delete(this.pendingRows.keys().next().value!);
-    }
   }
 
   /** The deadline clock's parameter: the caller's time, or null for the database's `now()`. */
@@ -137,26 +124,14 @@ export class PostgresConfirmationStore implements ConfirmationStore {
 
   /**
    * Runs `fn` in a transaction on one pooled connection, witnessed: its events' receipt and its tokens are written
-   * last, before commit (`verdict-steps.ts`). A client that failed mid-way is discarded, not reused.
+   * last, before commit (`verdict-steps.ts`).
    */
   private async tx<T>(fn: (client: pg.PoolClient, write: WitnessedWrite) => Promise<T>): Promise<T> {
-    return withPostgresErrors(async () => {
-      const client = await this.pool.connect();
-      let failed: unknown = undefined;
-      try {
-        await client.query('BEGIN');
-        const write = new WitnessedWrite(this.witness);
-        const result = await fn(client, write);
-        await seal(client, write);
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        failed = error;
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release(failed instanceof Error && !('severity' in failed));
-      }
+    return inTransaction(this.pool, async (client) => {
+      const write = new WitnessedWrite(this.witness);
+      const result = await fn(client, write);
+      await seal(client, write);
+      return result;
     });
   }
 
@@ -181,7 +156,7 @@ export class PostgresConfirmationStore implements ConfirmationStore {
       for (const item of items) outcomes.push(await this.createAlone(item).catch((failed: unknown) => ({ failed })));
       return outcomes;
     }
-    this.remember(items.map((i) => i.request));
+    this.settles.remember(items.map((i) => i.request));
     return items.map(({ request }) => ({ request, created: true }));
   }
 
@@ -199,7 +174,7 @@ export class PostgresConfirmationStore implements ConfirmationStore {
       if (existing) return { request: existing, created: false };
       try {
         await this.insertBatch([item]);
-        this.remember([request]);
+        this.settles.remember([request]);
         return { request, created: true };
       } catch (error) {
         if (postgresCode(error) !== CREATE_CONFLICT) throw fromPostgresError(error);
@@ -213,7 +188,7 @@ export class PostgresConfirmationStore implements ConfirmationStore {
 
   async get(id: string) {
     const r = await withPostgresErrors(() => this.one(SQL_TEXT.byId, [id]));
-    this.remember([r]);
+    this.settles.remember([r]);
     return r;
   }
 
@@ -271,43 +246,12 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     event: NewEvent,
     at: Date,
   ): Promise<ConfirmationRequest | null> {
-    const known = this.pendingRows.get(id);
-    if (this.witness && (!known || (status === 'approved' && known.requiredApprovals > 1))) return null;
-    const write = new WitnessedWrite(this.witness);
-    // The event exactly as the statement inserts it: type, actor, channel and time from the verdict's parameters.
-    const v = write.event(id, {
-      type: status,
-      actor: fields.respondedBy,
-      channel: fields.respondedVia,
-      detail: event.detail,
-      at: fields.at,
-    });
-    const base = verdictParams(id, status, fields);
-    let token: string | null = null;
-    let guard: [string | null, string | null] = [null, null];
-    if (known && this.witness) {
-      const settled: ConfirmationRequest = {
-        ...known,
-        status,
-        allowed: isAllowed(status, known.onTimeout) === true,
-        respondedAt: fields.at,
-        updatedAt: fields.at,
-        respondedBy: fields.respondedBy,
-        respondedVia: fields.respondedVia,
-        respondedByPerson: fields.respondedByPerson ?? null,
-        onBehalfOf: fields.onBehalfOf ?? null,
-        decisionOption: fields.decisionOption ?? null,
-        reason: fields.reason ?? null,
-        approvedArgs: fields.approvedArgs ?? null,
-      };
-      token = this.witness.verdict(settled);
-      guard = [known.toolName, settled.approvedArgs ? null : known.argsSha256];
-    }
-    const params = [...base, v.detail, this.deadlineNow(at), v.leaf, ...write.receiptParams(), token, ...guard];
-    const row = await withPostgresErrors(() => this.one(SQL_TEXT.settle, params));
+    const planned = this.settles.plan(this.witness, id, status, fields, event, this.deadlineNow(at));
+    if (!planned) return null;
+    const row = await withPostgresErrors(() => this.one(SQL_TEXT.settle, planned.params));
     if (!row) return null;
-    this.pendingRows.delete(id);
-    if (token) attachVerdictToken(row, token);
+    this.settles.forget(id);
+    if (planned.token) attachVerdictToken(row, planned.token);
     return row;
   }
 
@@ -335,7 +279,7 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   }
 
   async expireDue(now: Date, limit: number): Promise<ConfirmationRequest[]> {
-    return withPostgresErrors(() => expireDue(this.pool, this.witness, this.deadlineNow(now), limit));
+    return expireDue(this.pool, this.witness, this.deadlineNow(now), limit);
   }
 
   async appendEvent(requestId: string, event: NewEvent) {
