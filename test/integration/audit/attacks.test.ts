@@ -101,10 +101,11 @@ describe.each(['sqlite', 'postgres'] as const)('a database writer without the ke
 
   it('1b. the same event pointed at a real receipt of the request: that receipt did not sign it', async () => {
     const id = await pendingWire();
-    const [{ receipt_id: receiptId }] = (await raw(
+    const [created] = (await raw(
       `SELECT receipt_id FROM confirmation_events WHERE request_id = $1 AND type = 'created'`,
       [id],
     )) as { receipt_id: string }[];
+    const receiptId = created!.receipt_id;
     const { at } = await appendEvent(id, 'approved', { person: 'carol' }, receiptId);
     await approveInRow(id, at);
     expect((await read(id)).verdict_token).toBeNull();
