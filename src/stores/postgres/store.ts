@@ -13,10 +13,9 @@
  * tollgate errors, never a `pg` one.
  */
 import type pg from 'pg';
-import { ServiceUnavailableError } from '../../api/errors.js';
 import type { OpenPostgres } from './database.js';
-import { fromPostgresError, postgresCode, withPostgresErrors } from './errors.js';
-import { CREATE_CONFLICT, createBatchParams } from './creates.js';
+import { withPostgresErrors } from './errors.js';
+import { createBatch, type CreateOutcome } from './create-batch.js';
 import { expireDue } from './expiry.js';
 import { inTransaction } from './transaction.js';
 import { PostgresHistoryReads } from './history-reads.js';
@@ -54,8 +53,6 @@ import {
 import { needsPriorApprovers, planVote, type PriorApproval, type VerdictFields } from '../../requests/vote-plan.js';
 
 type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
-/** A create's outcome inside a batch that committed: its row, or why reading the existing row failed. */
-type CreateOutcome = CreateResult | { failed: unknown };
 
 const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = {
   messageRef: 'message_ref',
@@ -142,48 +139,12 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     return outcome;
   }
 
-  /**
-   * Throws only when the statement failed (nothing written), so the batch can be retried one by one. The statement is
-   * all or nothing (its receipt signs every event): when a request's idempotency key exists, the batch is filed one by
-   * one instead, each create finding its key's row or inserting, and failing alone.
-   */
+  /** The batch (`create-batch.ts`); its new rows are remembered for the one-statement settle. */
   private async createAll(items: NewCreate[]): Promise<CreateOutcome[]> {
-    try {
-      await this.insertBatch(items);
-    } catch (error) {
-      if (postgresCode(error) !== CREATE_CONFLICT) throw fromPostgresError(error);
-      const outcomes: CreateOutcome[] = [];
-      for (const item of items) outcomes.push(await this.createAlone(item).catch((failed: unknown) => ({ failed })));
-      return outcomes;
-    }
-    this.settles.remember(items.map((i) => i.request));
-    return items.map(({ request }) => ({ request, created: true }));
-  }
-
-  private async insertBatch(items: NewCreate[]): Promise<void> {
-    await this.pool.query(named(SQL_TEXT.create, createBatchParams(items, this.witness)));
-  }
-
-  /** One create of a batch that met an existing key: its key's row, or its own insert (a racing create may win). */
-  private async createAlone(item: NewCreate): Promise<CreateResult> {
-    const { request } = item;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const existing = request.idempotencyKey
-        ? await withPostgresErrors(() => this.one(SQL_TEXT.byKey, [request.filedBy ?? '', request.idempotencyKey]))
-        : null;
-      if (existing) return { request: existing, created: false };
-      try {
-        await this.insertBatch([item]);
-        this.settles.remember([request]);
-        return { request, created: true };
-      } catch (error) {
-        if (postgresCode(error) !== CREATE_CONFLICT) throw fromPostgresError(error);
-      }
-    }
-    throw new ServiceUnavailableError(
-      'a create with the same idempotency key was in flight; retry',
-      'tollgate_database_busy',
-    );
+    const byKey = (filedBy: string, key: string) => this.one(SQL_TEXT.byKey, [filedBy, key]);
+    const outcomes = await createBatch({ pool: this.pool, witness: this.witness, byKey }, items);
+    this.settles.remember(outcomes.flatMap((o) => ('created' in o && o.created ? [o.request] : [])));
+    return outcomes;
   }
 
   async get(id: string) {
