@@ -12,22 +12,12 @@ import { main } from '../../../src/cli/main.js';
 import { keyFilePath, retiredFilePath } from '../../../src/signing/key-file.js';
 import { KEY_IN_DATABASE_WARNING } from '../../../src/signing/keys.js';
 import { verifyVerdict } from '../../../src/verify/index.js';
+import { capturedOutput } from '../../helpers/captured-output.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { freshDatabase, type FreshDatabase } from '../postgres/fresh-database.js';
 
 /** Runs the CLI in-process; resolves with its exit code and what it printed. */
-async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  try {
-    return { code: await main(argv), stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+const cli = (...argv: string[]) => capturedOutput(() => main(argv));
 
 type Jwks = { keys: { kid: string }[] };
 let dir: string;
