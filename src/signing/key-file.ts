@@ -108,6 +108,20 @@ function syncDirectory(path: string): void {
   }
 }
 
+/** What `link` answers on a file system that has no hard links. */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
+/** Writes `text` to `path` only if nothing is there (`O_CREAT | O_EXCL`); false when something was. */
+function createExclusive(path: string, text: string): boolean {
+  try {
+    writeFileSync(path, text, { mode: 0o600, flag: 'wx', flush: true });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
 /**
  * The key in the file at `path`, made with a new key when there is none. Of processes racing to make it, the first
  * link wins and every one of them reads and signs with the winner's key.
@@ -116,13 +130,18 @@ function syncDirectory(path: string): void {
 export async function keyFileOrNew(path: string, source: string): Promise<{ key: SigningKey; created: boolean }> {
   const existing = await readKeyFile(path, source, 'owner-only');
   if (existing) return { key: existing, created: false };
-  const temporary = writeTemporary(path, newKeyPem(), 0o600);
+  const pem = newKeyPem();
+  const temporary = writeTemporary(path, pem, 0o600);
   let created = false;
   try {
     linkSync(temporary, path);
     created = true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST' && !NO_HARD_LINKS.has(code ?? '')) throw error;
+    // A file system without hard links (FAT, some network shares): O_EXCL decides the winner instead; a loser
+    // reading in the instant before the winner's bytes land sees an empty file and fails its start, never a wrong key.
+    if (code !== 'EEXIST') created = createExclusive(path, pem);
   } finally {
     unlinkSync(temporary);
   }

@@ -1,6 +1,6 @@
 /**
  * Where the signing key lives, on a running gateway. SQLite: a key file beside the database (0600), the same key on
- * every start, no private key in the database; an older database's key moved out and kept verifiable. PostgreSQL
+ * every start and for two processes starting at once, no private key in the database; an older database's key moved out and kept verifiable. PostgreSQL
  * with nothing configured: the key in the database, and the start-up log and `/readyz` say a database writer can
  * forge; with `TOLLGATE_SIGNING_KEY_FILE` they name the file instead.
  */
@@ -17,6 +17,7 @@ import { createServer, type TollgateServer } from '../../../src/server.js';
 import { keyFilePath, retiredFilePath } from '../../../src/signing/key-file.js';
 import { KEY_IN_DATABASE_WARNING, keyFromSeed } from '../../../src/signing/keys.js';
 import { Database } from '../../../src/stores/sqlite/driver.js';
+import { startChildGateway } from '../../helpers/child-gateway.js';
 import { freshDatabase, withClient, type FreshDatabase } from '../postgres/fresh-database.js';
 
 const TOKEN = 'key-place-token';
@@ -93,6 +94,20 @@ describe('the signing key of a SQLite gateway', () => {
     expect(await second.kids()).toEqual([kid]);
     expect(verdictSecrets(db)).toBe(0);
   });
+
+  it('is the same key for two processes starting on one new database at once', async () => {
+    const db = join(dir, 'shared.db');
+    const gateways = await Promise.all([startChildGateway(db), startChildGateway(db)]);
+    try {
+      const jwks = await Promise.all(
+        gateways.map(async (g) => (await (await fetch(`${g.url}/.well-known/jwks.json`)).json()) as object),
+      );
+      expect(jwks[1]).toEqual(jwks[0]);
+      expect(statSync(keyFilePath(db)).mode & 0o777).toBe(0o600);
+    } finally {
+      await Promise.all(gateways.map((g) => g.kill()));
+    }
+  }, 90_000);
 
   it("moves an older database's key out of it, signs with the file from then on, and keeps the old key published", async () => {
     const db = join(dir, 'tollgate.db');
