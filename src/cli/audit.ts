@@ -18,7 +18,7 @@ import { openStores } from '../stores/open-store.js';
 import { AuditService } from '../audit/service.js';
 import { auditReportJson } from '../audit/verify.js';
 import { checkpointCheck } from '../audit/checkpoint.js';
-import { loadSigningKeys } from '../signing/keys.js';
+import { openSigningKeys } from '../signing/keys.js';
 import { terminalJson, terminalText } from '../utils/terminal-text.js';
 import { flag, parseArgs, UsageError } from './args.js';
 
@@ -83,7 +83,7 @@ async function verify(args: ReturnType<typeof parseArgs>): Promise<number> {
     const service = new AuditService(stores.audit, stores.store);
     // A checkpoint (left by `tollgate prune`) is checked against the deployment's keys; the key is only read when there is one.
     if (await stores.audit.checkpoint().catch(() => null))
-      service.useCheckpointCheck(checkpointCheck(await loadSigningKeys(process.env, stores.secrets)));
+      service.useCheckpointCheck(checkpointCheck(await openSigningKeys(process.env, stores, { readOnly: true })));
     const report = await service.verify(from);
     if (flag(args, 'json') === 'true')
       process.stdout.write(`${terminalJson(JSON.stringify(auditReportJson(report)))}\n`);
