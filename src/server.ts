@@ -26,7 +26,9 @@ import { openStores } from './stores/open-store.js';
 import type { ConfirmationStore } from './requests/store.js';
 import { parseOutboundAllow } from './utils/outbound.js';
 import { jwksPlugin } from './http/jwks-route.js';
-import { readSigningSettings, signingKeys as keysOf } from './signing/keys.js';
+import { readSigningSettings } from './signing/keys.js';
+import { startSigningKeys } from './signing/startup.js';
+import { databaseDialect } from './stores/database-url.js';
 import { withVerdictTokens } from './stores/verdict-tokens.js';
 import { maxDelayFromEnv, startAuditTrail } from './lifecycle/audit-trail.js';
 import { anchorSignerOf, VerdictSigner, verdictTtlFromEnv } from './signing/verdict.js';
@@ -86,7 +88,9 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const { config } = options;
   // Read before anything opens, so a bad value stops the start without leaving a pool behind.
   const connectionLimits = connectionLimitsFromEnv(config.env);
-  const signing = await readSigningSettings(config.env);
+  const signing = await readSigningSettings(config.env, {
+    sqliteFile: databaseDialect(config.dbPath) === 'sqlite' ? config.dbPath : undefined,
+  });
   const verdictTtlS = verdictTtlFromEnv(config.env);
   const lookupTtlMs = resolutionTtlMs(config.env);
   const callbackAllow = parseOutboundAllow(config.env.TOLLGATE_OUTBOUND_ALLOW, config.env.TOLLGATE_CALLBACK_ALLOW);
@@ -125,9 +129,11 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   // Zero-config replicas: without TOLLGATE_WEB_SECRET, web sessions are signed with a key generated once and kept in
   // the database, so every replica (and this one after a restart) accepts the sessions of the others.
   const webSecret = config.env.TOLLGATE_WEB_SECRET || (await closeOnFailure(stores.secrets.get('web_session')));
-  // Signed verdicts: without TOLLGATE_SIGNING_KEY, the key kept in the database is read (or generated) on first use, so
-  // every replica signs with the same key.
-  const signingKeys = keysOf(signing, stores.secrets);
+  // Signed verdicts: the key is loaded now, before anything signs; where it lives (a setting, a file, or the database,
+  // where a database writer can forge) is logged and stays in /readyz.
+  const { keys: signingKeys, readiness: signingReadiness } = await closeOnFailure(
+    startSigningKeys(signing, stores.secrets, logger),
+  );
   const verdicts = new VerdictSigner(signingKeys, { ttlS: verdictTtlS });
   // Every write is witnessed from here on (receipts, tokens), and events are placed after commit (`lifecycle/audit-trail`).
   const trail = await closeOnFailure(
@@ -234,7 +240,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   gateway.audit?.useKeys(async () => ({
     keys: (await signingKeys.jwks()).keys,
     source: 'gateway',
-    inDatabase: !signing.configured,
+    inDatabase: signingKeys.place === 'database',
   }));
   await closeOnFailure(gateway.start());
   for (const channel of channels) await channel.start?.(gateway);
@@ -286,7 +292,12 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
       jwksPlugin(signingKeys),
       ...(options.plugins ?? []),
     ],
-    readiness: { ...backend.readiness, ...events.readiness(), 'audit integrator': () => trail.readiness() },
+    readiness: {
+      ...backend.readiness,
+      ...events.readiness(),
+      signing: signingReadiness,
+      'audit integrator': () => trail.readiness(),
+    },
     version: VERSION,
     rateLimits,
     push: push.service,

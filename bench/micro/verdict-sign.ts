@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { argsSha256 } from '../../src/requests/args-hash.js';
 import { newConfirmationRequest } from '../../src/requests/new-request.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
-import { keyFromSeed } from '../../src/signing/keys.js';
+import { keyFromSeed, staticSigningKeys } from '../../src/signing/keys.js';
 import { VerdictSigner } from '../../src/signing/verdict.js';
 import { median, round } from '../stats.js';
 
@@ -50,10 +50,7 @@ function approvedRequests(count: number): ConfirmationRequest[] {
 /** Signs `rounds × perRound` fresh verdicts (after a warm-up) and returns the CPU per signature. */
 export async function verdictSignCpu(rounds = 25, perRound = 200): Promise<SignFigures> {
   const key = await keyFromSeed(randomBytes(32).toString('base64url'));
-  const signer = new VerdictSigner(
-    { current: async () => key, jwks: async () => ({ keys: [key.publicJwk] }) },
-    { cacheSize: rounds * perRound + 1000 },
-  );
+  const signer = new VerdictSigner(staticSigningKeys(key), { cacheSize: rounds * perRound + 1000 });
   const requests = approvedRequests(rounds * perRound + 500);
   // Warm-up: the first signatures compile the path and load the key into OpenSSL's structures.
   for (const r of requests.slice(0, 500)) await signer.sign(r);

@@ -12,6 +12,7 @@ import type { AuditChain, ChainHead } from './types.js';
 import { verifyAudit, type AuditReport, type CheckpointCheck } from './verify.js';
 import { DEFAULT_MAX_DELAY_MS } from './integrator.js';
 import { KeyRing } from './witness.js';
+import { KEY_IN_DATABASE_WARNING } from '../signing/key-place.js';
 
 /** Signs an anchor's claims (a compact JWS with the signing key); absent: anchors go unsigned. */
 export type AnchorSigner = (claims: { event_id: number; hash: string; at: string }) => Promise<string>;
@@ -23,9 +24,6 @@ export interface AuditAnchor {
   at: string;
   signature: string | null;
 }
-
-/** The sentence every verify output carries when the signing key lives in the database it checks. */
-export const KEY_IN_DATABASE = 'signing key in the database: a database writer can forge';
 
 /** The keys a verification checks signatures against. */
 export interface VerifyKeys {
@@ -42,7 +40,7 @@ export function keysChecked(keys: VerifyKeys): KeysChecked {
   return {
     source: keys.source,
     kids: keys.keys.map((k) => k.kid ?? '?'),
-    warning: keys.inDatabase && keys.source === 'gateway' ? KEY_IN_DATABASE : null,
+    warning: keys.inDatabase && keys.source === 'gateway' ? KEY_IN_DATABASE_WARNING : null,
   };
 }
 

@@ -21,7 +21,7 @@ import { AuditService, type VerifyKeys } from '../audit/service.js';
 import { maxDelayFromEnv } from '../lifecycle/audit-trail.js';
 import { auditReportJson } from '../audit/verify.js';
 import { checkpointCheck } from '../audit/checkpoint.js';
-import { readSigningSettings, signingKeys } from '../signing/keys.js';
+import { openSigningKeys } from '../signing/keys.js';
 import { terminalJson, terminalText } from '../utils/terminal-text.js';
 import { flag, parseArgs, UsageError } from './args.js';
 
@@ -82,18 +82,13 @@ async function verify(args: ReturnType<typeof parseArgs>): Promise<number> {
     const service = new AuditService(stores.audit, stores.store, null, {
       maxDelayMs: maxDelayFromEnv(process.env),
     });
-    const settings = pinned ? null : await readSigningSettings(process.env);
-    const gatewayKeys = settings && signingKeys(settings, stores.secrets);
+    // Read-only: verify creates, moves or generates no key; without --keys it checks against the deployment's own.
+    const gatewayKeys = pinned ? null : await openSigningKeys(process.env, stores, { readOnly: true });
     const keys: VerifyKeys = pinned
       ? { keys: pinned, source: 'pinned', inDatabase: false }
-      : { keys: (await gatewayKeys!.jwks()).keys, source: 'gateway', inDatabase: !settings!.configured };
+      : { keys: (await gatewayKeys!.jwks()).keys, source: 'gateway', inDatabase: gatewayKeys!.place === 'database' };
     service.useKeys(async () => keys);
-    service.useCheckpointCheck(
-      checkpointCheck({
-        current: () => Promise.reject(new Error('no signing here')),
-        jwks: async () => ({ keys: keys.keys }),
-      }),
-    );
+    service.useCheckpointCheck(checkpointCheck({ jwks: async () => ({ keys: keys.keys }) }));
     const report = await service.verify(from);
     if (flag(args, 'json') === 'true')
       process.stdout.write(`${terminalJson(JSON.stringify(auditReportJson(report)))}\n`);

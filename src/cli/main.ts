@@ -100,6 +100,13 @@ export const COMMANDS: Record<string, Command> = {
       'tollgate audit [--db FILE] [--status S] [--tool NAME] [--agent ID] [--agent-kind codex] [--repo OWNER/NAME] [--approver ID] [--person ID] [--since ISO] [--until ISO] [--limit N] [--format table|csv|ndjson] [--events ID] | tollgate audit export [--format ndjson|csv] [filters] | tollgate audit verify [--from ISO] [--db …] [--json]',
     load: () => import('./audit.js'),
   },
+  keys: {
+    summary:
+      'Export the public keys a verifier pins (current and retired), or rotate the signing key file of a SQLite deployment.',
+    usage:
+      'tollgate keys export [--db ./data/tollgate.db | --db postgres://…] [--out FILE] | tollgate keys rotate [--db FILE]',
+    load: () => import('./keys.js'),
+  },
   prune: {
     summary:
       'Delete requests decided before a date, with their events, in batches; the audit chain keeps verifying from a signed checkpoint.',

@@ -34,10 +34,13 @@ async function copy(from: string | undefined, to: string | undefined): Promise<n
   }
   // Opening a missing file would create an empty database and copy nothing, silently.
   if (!existsSync(from)) throw new UsageError(`--from: no SQLite file at ${from}`);
-  const [{ applyMigrations, openDatabase }, { copySqliteToPostgres }] = await Promise.all([
-    import('../stores/sqlite/database.js'),
-    import('../stores/postgres/copy-from-sqlite.js'),
-  ]);
+  const [{ applyMigrations, openDatabase }, { copySqliteToPostgres }, { SqliteSecrets }, { keyAfterCopy }] =
+    await Promise.all([
+      import('../stores/sqlite/database.js'),
+      import('../stores/postgres/copy-from-sqlite.js'),
+      import('../stores/sqlite/secrets.js'),
+      import('../signing/key-default-file.js'),
+    ]);
   const sqlite = openDatabase(from);
   try {
     applyMigrations(sqlite);
@@ -47,6 +50,9 @@ async function copy(from: string | undefined, to: string | undefined): Promise<n
       process.stdout.write(
         `copied ${counts.requests} requests, ${counts.events} events, ${counts.messages} cards, ${counts.tokens} API tokens and ${counts.grants} grants from ${from} to ${redactUrl(to)} (rows already there were kept)\n`,
       );
+      // The signing key is not a row: say where it is and what to set, or the replicas sign with a key of their own.
+      const databaseKey = (await new SqliteSecrets(sqlite.sqlite).find('verdict_signing')) !== null;
+      process.stdout.write(`${keyAfterCopy(from, databaseKey).join('\n')}\n`);
     } finally {
       await target.close();
     }

@@ -4,7 +4,7 @@
  * their events, cards and grants, in batches, and keeps the audit chain verifiable with a signed checkpoint
  * (`history/prune.ts`, docs/audit.md). Safe beside a running gateway: each batch is a short transaction.
  */
-import { loadSigningKeys } from '../signing/keys.js';
+import { describeKeyPlace, openSigningKeys } from '../signing/keys.js';
 import { anchorSignerOf, verdictTtlFromEnv } from '../signing/verdict.js';
 import { Integrator } from '../audit/integrator.js';
 import { Witness } from '../audit/witness.js';
@@ -46,6 +46,8 @@ export function describePrune(report: PruneReport, before: Date): string {
   return lines.join('\n');
 }
 
+const stderrLine = (message: string) => void process.stderr.write(`${message}\n`);
+
 /** Runs `tollgate prune`. */
 export async function run(argv: string[]): Promise<number> {
   const args = parseArgs(argv, ['dry-run', 'json']);
@@ -59,15 +61,24 @@ export async function run(argv: string[]): Promise<number> {
   const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), { env: process.env });
   try {
     // The key is read before the first transaction, so signing inside one never waits on the database.
-    const keys = await loadSigningKeys(process.env, stores.secrets);
-    const signer = await anchorSignerOf(keys);
-    const sign = async (claims: { event_id: number; hash: string; at: string }) => signer(claims);
-    // Holding the key, prune places what is pending first (closing a legacy part on a database no gateway has
-    // served since the upgrade), as a gateway's integrator would: only placed events can be pruned.
-    await new Integrator(
-      stores.integration,
-      new Witness(await keys.current(), verdictTtlFromEnv(process.env)),
-    ).runOnce();
+    // The key is read before the first transaction, so signing inside one never waits on the database. A dry run
+    // signs nothing and makes no key file.
+    const keys = await openSigningKeys(process.env, stores, { readOnly: dryRun, log: (_, line) => stderrLine(line) });
+    let sign: (claims: { event_id: number; hash: string; at: string }) => Promise<string> = () =>
+      Promise.reject(new Error('a dry run signs nothing'));
+    if (!dryRun) {
+      const { kid } = await keys.ready();
+      // Which key signs the checkpoint, and where it lives: on stderr, so `--json` stays one object.
+      stderrLine(`the checkpoint is signed with the ${describeKeyPlace(keys, kid)}`);
+      const signer = await anchorSignerOf(keys);
+      sign = async (claims) => signer(claims);
+      // Holding the key, prune places what is pending first (closing a legacy part on a database no gateway has
+      // served since the upgrade), as a gateway's integrator would: only placed events can be pruned.
+      await new Integrator(
+        stores.integration,
+        new Witness(await keys.ready(), verdictTtlFromEnv(process.env)),
+      ).runOnce();
+    }
     const report = await prune(await pruneStoreOf(stores), { before, sign, batchSize, dryRun });
     process.stdout.write(
       flag(args, 'json') === 'true'

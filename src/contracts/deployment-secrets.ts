@@ -17,6 +17,10 @@ export type SecretName = 'web_session' | 'email_links' | 'verdict_signing' | 'va
 export interface DeploymentSecrets {
   /** The secret called `name`: the stored one, or a new random one stored now (one winner when replicas race). */
   get(name: SecretName): Promise<string>;
+  /** The stored secret called `name`, or null: reads only, never generates (a read-only tool, a key being moved out). */
+  find(name: SecretName): Promise<string | null>;
+  /** Deletes the secret called `name` (the verdict key once it has moved to a file beside a SQLite database). */
+  remove(name: SecretName): Promise<void>;
 }
 
 /** A new secret: 256 random bits, base64url. */

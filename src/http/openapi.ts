@@ -617,7 +617,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       '/readyz': {
         get: {
           security: [],
-          summary: 'Readiness: database, and Redis when used',
+          summary: 'Readiness: database, Redis when used, event sinks; the signing check names where the key lives',
           responses: { 200: { description: 'ready' }, 503: { description: 'not ready' } },
         },
       },

@@ -5,17 +5,24 @@
  */
 export {
   SigningKeyError,
-  loadSigningKeys,
+  KEY_IN_DATABASE_WARNING,
+  describeKeyPlace,
+  openSigningKeys,
   readSigningSettings,
   signingKeys,
   keyFromSetting,
   keyFromSeed,
   retiredKeys,
   publishedJwk,
+  type KeyHome,
+  type KeyPlace,
+  type KeyStores,
   type SigningKey,
   type SigningKeys,
   type SigningSettings,
+  type SigningSettingsOptions,
 } from './keys.js';
+export { keyFilePath, retiredFilePath } from './key-file.js';
 export {
   VerdictSigner,
   verdictClaims,

@@ -1,194 +1,238 @@
 /**
  * @module signing/keys
- * The verdict-signing key: Ed25519 only. `TOLLGATE_SIGNING_KEY` (a PKCS#8 PEM or a private JWK) wins; without it the
- * key is the deployment secret `verdict_signing` (32 random bytes kept in the database, used as the Ed25519 seed), so
- * every replica on one database signs with the same key and nobody configures anything. Retired public keys stay
- * published from `TOLLGATE_SIGNING_KEYS_RETIRED` (a JWKS as `/.well-known/jwks.json` served it, or PEM blocks), so a
- * verdict signed before a rotation still verifies until it expires.
+ * The verdict-signing key (Ed25519) and where it lives, since that decides who can forge:
+ * - `setting`: `TOLLGATE_SIGNING_KEY` (a PKCS#8 PEM or a private JWK in the variable);
+ * - `file`: `TOLLGATE_SIGNING_KEY_FILE` (a PEM or JWK file), or, on SQLite with neither, the key file beside the
+ *   database (`<database>.signing-key.pem`, made 0600 on the first start: `signing/key-file`);
+ * - `memory`: an in-memory SQLite database (tests, throwaway runs): a new key each start, nowhere on disk;
+ * - `database`: PostgreSQL (or any server database) with no key outside it: the deployment secret `verdict_signing`
+ *   (32 random bytes, the Ed25519 seed), so replicas start with zero configuration. Then a database writer can read
+ *   the key and sign: the start-up log, `/readyz` and `audit verify` say {@link KEY_IN_DATABASE_WARNING}.
  *
- * @remarks Left out: rotating on a schedule. Rotation is an operator's act (see docs/audit.md): copy the served JWKS
- * into `TOLLGATE_SIGNING_KEYS_RETIRED`, then set a new `TOLLGATE_SIGNING_KEY` (or delete the `verdict_signing` row).
+ * Retired public keys stay published (`/.well-known/jwks.json`) from `TOLLGATE_SIGNING_KEYS_RETIRED` and, on SQLite,
+ * the retired-keys file beside the database, so what was signed before a rotation still verifies.
+ *
+ * @remarks Left out: rotating on a schedule, and rotating a key kept outside tollgate's reach (a setting, a mounted
+ * file): an operator's act (docs/audit.md, "Keys"). `tollgate keys rotate` rotates the SQLite key file only.
  */
-import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
+import { statSync } from 'node:fs';
 import type { JWK } from 'jose';
 import type { DeploymentSecrets } from '../contracts/deployment-secrets.js';
-import { TollgateError } from '../api/errors.js';
+import { defaultFileKeys, type KeyHome, type LoadedKeys } from './key-default-file.js';
+import { keyFilePath, readKeyFile, readRetiredFile, retiredFilePath } from './key-file.js';
+import {
+  keyFromSeed,
+  keyFromSetting,
+  retiredKeys,
+  signingKeyOf,
+  SigningKeyError,
+  uniqueKeys,
+  type SigningKey,
+} from './key-text.js';
 
-/** A signing-key setting that cannot be used (names the variable); stops the start. */
-export class SigningKeyError extends TollgateError {
-  constructor(message: string) {
-    super(message, 500, 'tollgate_signing_key_invalid');
-  }
-}
+import type { KeyPlace } from './key-place.js';
 
-/** A private key ready to sign, with its public JWK and key id. */
-export interface SigningKey {
-  /** RFC 7638 thumbprint of the public JWK: the JWS header's `kid`. */
-  kid: string;
-  privateKey: KeyObject;
-  /** The public half as published: `{kty, crv, x, kid, alg, use}`. */
-  publicJwk: JWK;
-}
-
-/** PKCS#8 DER of an Ed25519 key is this fixed prefix and the 32-byte seed (RFC 8410). */
-const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
-
-/** The public JWK of `key` as `/.well-known/jwks.json` lists it, with its thumbprint as `kid`. */
-export async function publishedJwk(key: KeyObject): Promise<JWK> {
-  const { kty, crv, x } = (key.type === 'public' ? key : createPublicKey(key)).export({ format: 'jwk' });
-  const jwk: JWK = { kty, crv, x };
-  // jose is loaded at the first key, not at start: a gateway that never signs (no key configured, no verdict asked
-  // for yet) should not carry it.
-  const { calculateJwkThumbprint } = await import('jose');
-  return { ...jwk, kid: await calculateJwkThumbprint(jwk), alg: 'EdDSA', use: 'sig' };
-}
-
-async function signingKeyOf(privateKey: KeyObject): Promise<SigningKey> {
-  const publicJwk = await publishedJwk(privateKey);
-  return { kid: publicJwk.kid!, privateKey, publicJwk };
-}
-
-/** Parses a PEM or JWK text into a key object, private or public as asked; throws {@link SigningKeyError} naming `variable`. */
-function parseKey(text: string, variable: string, kind: 'private' | 'public'): KeyObject {
-  const trimmed = text.trim();
-  let key: KeyObject;
-  try {
-    if (trimmed.startsWith('{')) {
-      const jwk = JSON.parse(trimmed) as JsonWebKey & { d?: string };
-      key =
-        kind === 'private' || jwk.d
-          ? createPrivateKey({ key: jwk, format: 'jwk' })
-          : createPublicKey({ key: jwk, format: 'jwk' });
-    } else if (trimmed.includes('-----BEGIN')) {
-      key =
-        kind === 'private' || trimmed.includes('PRIVATE KEY') ? createPrivateKey(trimmed) : createPublicKey(trimmed);
-    } else {
-      throw new Error('expected a PEM block or a JSON Web Key');
-    }
-  } catch (error) {
-    throw new SigningKeyError(
-      `${variable}: not a usable ${kind} key (${(error as Error).message.split('\n')[0]}); give an Ed25519 key as PKCS#8 PEM or JWK`,
-    );
-  }
-  if (key.asymmetricKeyType !== 'ed25519') {
-    throw new SigningKeyError(
-      `${variable}: an ${key.asymmetricKeyType ?? 'unknown'} key; verdicts are signed with Ed25519 only (openssl genpkey -algorithm ed25519)`,
-    );
-  }
-  if (kind === 'private' && key.type !== 'private')
-    throw new SigningKeyError(`${variable}: a public key; the gateway needs the private key to sign`);
-  return key;
-}
-
-/** The key `TOLLGATE_SIGNING_KEY` names; throws {@link SigningKeyError} for anything but an Ed25519 private key. */
-export async function keyFromSetting(text: string, variable = 'TOLLGATE_SIGNING_KEY'): Promise<SigningKey> {
-  return signingKeyOf(parseKey(text, variable, 'private'));
-}
-
-/** The Ed25519 key whose seed is a deployment secret (32 random bytes, base64url). */
-export async function keyFromSeed(seed: string): Promise<SigningKey> {
-  const bytes = Buffer.from(seed, 'base64url');
-  if (bytes.length !== 32)
-    throw new SigningKeyError(
-      `the stored verdict_signing secret is ${bytes.length} bytes, not 32; delete its row in deployment_secrets to generate a new key`,
-    );
-  return signingKeyOf(
-    createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, bytes]), format: 'der', type: 'pkcs8' }),
-  );
-}
-
-/**
- * The public keys of `TOLLGATE_SIGNING_KEYS_RETIRED`: a JWKS (`{"keys": […]}`, what `/.well-known/jwks.json` served),
- * a JSON array of JWKs, or PEM blocks one after another. Private parts given by mistake are dropped, never published.
- */
-export async function retiredKeys(
-  text: string | undefined,
-  variable = 'TOLLGATE_SIGNING_KEYS_RETIRED',
-): Promise<JWK[]> {
-  const trimmed = text?.trim();
-  if (!trimmed) return [];
-  let parts: string[];
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(trimmed);
-    } catch (error) {
-      throw new SigningKeyError(
-        `${variable}: not JSON (${(error as Error).message}); give a JWKS, an array of JWKs or PEM blocks`,
-      );
-    }
-    const list = Array.isArray(parsed) ? parsed : (parsed as { keys?: unknown }).keys;
-    if (!Array.isArray(list))
-      throw new SigningKeyError(
-        `${variable}: a JSON object without "keys"; give a JWKS, an array of JWKs or PEM blocks`,
-      );
-    parts = list.map((k) => JSON.stringify(k));
-  } else {
-    parts = trimmed.match(/-----BEGIN [A-Z ]+-----[\s\S]+?-----END [A-Z ]+-----/g) ?? [];
-    if (parts.length === 0)
-      throw new SigningKeyError(`${variable}: no PEM block found; give a JWKS, an array of JWKs or PEM blocks`);
-  }
-  return Promise.all(parts.map((part) => publishedJwk(parseKey(part, variable, 'public'))));
-}
+export type { KeyHome } from './key-default-file.js';
+export { KEY_IN_DATABASE_WARNING, describeKeyPlace, type KeyPlace } from './key-place.js';
+export {
+  SigningKeyError,
+  keyFromSetting,
+  keyFromSeed,
+  retiredKeys,
+  publishedJwk,
+  type SigningKey,
+} from './key-text.js';
 
 /** The keys a gateway signs and publishes with. */
 export interface SigningKeys {
-  /** The key verdicts and anchors are signed with now (generated and stored on first use when none is configured). */
+  /** Where the current key lives. */
+  readonly place: KeyPlace;
+  /** The same in words an operator acts on: the variable, the file's path, or the database. */
+  readonly location: string;
+  /**
+   * Loads the current key (reads its file or setting, makes the SQLite key file on a first start, reads or generates
+   * the database's key): await it at start, before anything signs. A failure is not kept: the next call tries again.
+   */
+  ready(): Promise<SigningKey>;
+  /**
+   * The current key, synchronously, for signing inside a write transaction (SQLite's are synchronous).
+   * @throws SigningKeyError when {@link ready} has not resolved yet.
+   */
+  currentSync(): SigningKey;
+  /** The current key: {@link ready}, memoized. */
   current(): Promise<SigningKey>;
-  /** Current and retired public keys, current first: the body of `/.well-known/jwks.json`. */
+  /** Current and retired public keys, current first, each once: the body of `/.well-known/jwks.json`. */
   jwks(): Promise<{ keys: JWK[] }>;
 }
 
-/** What the environment says about signing, read before anything opens. */
+/** What the environment says about signing, read and checked before the database opens. */
 export interface SigningSettings {
-  /** `TOLLGATE_SIGNING_KEY`, checked; null: use the key kept in the database. */
-  configured: SigningKey | null;
+  /** `TOLLGATE_SIGNING_KEY` or `TOLLGATE_SIGNING_KEY_FILE`, checked; null: the default place. */
+  configured: { key: SigningKey; place: 'setting' | 'file'; location: string } | null;
   /** `TOLLGATE_SIGNING_KEYS_RETIRED`. */
   retired: JWK[];
+  /** The SQLite database file the gateway runs on (its key files live beside it); absent: a server database. */
+  sqliteFile?: string;
+  /** Whether that file existed, not empty, before this start: a key file made then means it moved without its key. */
+  databaseExisted: boolean;
+  /** What the settings want an operator to hear at start (a key file others can read). */
+  notes: string[];
+}
+
+/** Where {@link readSigningSettings} looks beside the environment. */
+export interface SigningSettingsOptions {
+  /** The SQLite database's path (`:memory:` included); leave out for PostgreSQL. */
+  sqliteFile?: string;
+  /** Whether that database already existed; left out, the file is looked at now (so read the settings before opening it). */
+  databaseExisted?: boolean;
 }
 
 /**
- * Reads and checks the signing variables of `env`: a bad one throws a {@link SigningKeyError} naming it. Call it before
- * the database opens, so a bad setting stops the start with its message and leaves nothing open behind it.
+ * Reads and checks the signing variables of `env`: a bad one throws a {@link SigningKeyError} naming it (and its file).
+ * Call it before the database opens, so a bad setting stops the start with its message and leaves nothing open.
  */
-export async function readSigningSettings(env: Record<string, string | undefined>): Promise<SigningSettings> {
+export async function readSigningSettings(
+  env: Record<string, string | undefined>,
+  options: SigningSettingsOptions = {},
+): Promise<SigningSettings> {
+  const inline = env.TOLLGATE_SIGNING_KEY?.trim();
+  const file = env.TOLLGATE_SIGNING_KEY_FILE?.trim();
+  if (inline && file)
+    throw new SigningKeyError(
+      'TOLLGATE_SIGNING_KEY and TOLLGATE_SIGNING_KEY_FILE are both set: set one, so there is no doubt which key signs',
+    );
+  const notes: string[] = [];
+  let configured: SigningSettings['configured'] = null;
+  if (inline) configured = { key: await keyFromSetting(inline), place: 'setting', location: 'TOLLGATE_SIGNING_KEY' };
+  else if (file) {
+    const source = `TOLLGATE_SIGNING_KEY_FILE ${file}`;
+    const key = await readKeyFile(file, source, 'not-writable', (note) => notes.push(note));
+    if (!key) throw new SigningKeyError(`${source}: no such file`);
+    configured = { key, place: 'file', location: source };
+  }
   return {
-    configured: env.TOLLGATE_SIGNING_KEY?.trim() ? await keyFromSetting(env.TOLLGATE_SIGNING_KEY) : null,
+    configured,
     retired: await retiredKeys(env.TOLLGATE_SIGNING_KEYS_RETIRED),
+    sqliteFile: options.sqliteFile,
+    databaseExisted: options.databaseExisted ?? nonEmptyFile(options.sqliteFile),
+    notes,
   };
 }
 
-/**
- * The keys of `settings`; without a configured key, the one kept in `secrets`, read (or generated) on first use, so a
- * start writes nothing and a replica that never signs never touches the table.
- */
-export function signingKeys(settings: SigningSettings, secrets: DeploymentSecrets): SigningKeys {
-  const { configured, retired } = settings;
-  let current: Promise<SigningKey> | null = configured ? Promise.resolve(configured) : null;
-  const currentKey = (): Promise<SigningKey> => {
-    // A failed read (the database away for a moment) is not cached: the next call tries again.
-    current ??= secrets
-      .get('verdict_signing')
-      .then(keyFromSeed)
-      .catch((error: unknown) => {
-        current = null;
+/** Whether `path` names a file with something in it (`:memory:` and nothing do not). */
+function nonEmptyFile(path: string | undefined): boolean {
+  if (path === undefined || path === ':memory:') return false;
+  try {
+    return statSync(path).size > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The place and its words for `settings`. */
+function placeOf(settings: SigningSettings): { place: KeyPlace; location: string } {
+  if (settings.configured) return settings.configured;
+  if (settings.sqliteFile === undefined) return { place: 'database', location: 'the database (deployment_secrets)' };
+  if (settings.sqliteFile === ':memory:') return { place: 'memory', location: 'memory (a new key every start)' };
+  return { place: 'file', location: keyFilePath(settings.sqliteFile) };
+}
+
+/** The keys of `settings` in `home`; nothing is read until {@link SigningKeys.ready} (or a first use). */
+export function signingKeys(settings: SigningSettings, home: KeyHome): SigningKeys {
+  const { place, location } = placeOf(settings);
+  const load = async (): Promise<LoadedKeys> => {
+    const sqlite = settings.sqliteFile !== undefined && settings.sqliteFile !== ':memory:' ? settings.sqliteFile : null;
+    let loaded: LoadedKeys;
+    if (settings.configured) loaded = { current: settings.configured.key, retired: [] };
+    else if (place === 'memory') loaded = { current: home.readOnly ? null : await inMemoryKey(), retired: [] };
+    else if (place === 'file') loaded = await defaultFileKeys(sqlite!, settings.databaseExisted, home);
+    else {
+      const seed = home.readOnly
+        ? await home.secrets.find('verdict_signing')
+        : await home.secrets.get('verdict_signing');
+      loaded = { current: seed ? await keyFromSeed(seed) : null, retired: [] };
+    }
+    // Keys retired beside the database (moved out of it, or rotated) stay published whichever key signs now; read
+    // after the default key is loaded, which may have just retired one there.
+    const fileRetired = sqlite ? await readRetiredFile(retiredFilePath(sqlite)) : [];
+    return { current: loaded.current, retired: [...loaded.retired, ...fileRetired, ...settings.retired] };
+  };
+  let loading: Promise<LoadedKeys> | null = null;
+  let loaded: LoadedKeys | null = null;
+  const loadOnce = (): Promise<LoadedKeys> =>
+    // A failed read (the database away for a moment) is not kept: the next call tries again.
+    (loading ??= load().then(
+      (keys) => (loaded = keys),
+      (error: unknown) => {
+        loading = null;
         throw error;
-      });
+      },
+    ));
+  const ready = async (): Promise<SigningKey> => {
+    const { current } = await loadOnce();
+    if (!current)
+      throw new SigningKeyError(
+        `no signing key in ${location} yet: start the gateway once, or set TOLLGATE_SIGNING_KEY_FILE`,
+      );
     return current;
   };
   return {
-    current: currentKey,
+    place,
+    location,
+    ready,
+    current: ready,
+    currentSync() {
+      if (!loaded?.current)
+        throw new SigningKeyError('the signing key is not loaded: await keys.ready() at start, before signing');
+      return loaded.current;
+    },
     async jwks() {
-      const key = await currentKey();
-      return { keys: [key.publicJwk, ...retired.filter((k) => k.kid !== key.kid)] };
+      const { current, retired } = await loadOnce();
+      return { keys: uniqueKeys([...(current ? [current.publicJwk] : []), ...retired]) };
     },
   };
 }
 
-/** {@link readSigningSettings} then {@link signingKeys}, for callers that hold the secrets already. */
-export async function loadSigningKeys(
+/**
+ * Keys that are just `key` (and `retired`), loaded already: for benchmarks and tests that sign without a database.
+ * @example const signer = new VerdictSigner(staticSigningKeys(await keyFromSeed(seed)));
+ */
+export function staticSigningKeys(key: SigningKey, retired: readonly JWK[] = []): SigningKeys {
+  return {
+    place: 'memory',
+    location: 'memory (given)',
+    ready: async () => key,
+    current: async () => key,
+    currentSync: () => key,
+    jwks: async () => ({ keys: uniqueKeys([key.publicJwk, ...retired]) }),
+  };
+}
+
+/** A key that lives as long as the process: an in-memory database's, which lives no longer. */
+function inMemoryKey(): Promise<SigningKey> {
+  return signingKeyOf(generateKeyPairSync('ed25519').privateKey);
+}
+
+/** The stores a command has open, as far as the keys need them (`OpenStores` fits). */
+export interface KeyStores {
+  dialect: 'sqlite' | 'postgres';
+  /** The SQLite path (or the URL shown for PostgreSQL). */
+  shown: string;
+  secrets: DeploymentSecrets;
+}
+
+/**
+ * {@link readSigningSettings} then {@link signingKeys}, for commands that open the database themselves (`prune`,
+ * `audit verify`, `keys export`): the same keys `serve` signs with on that database.
+ */
+export async function openSigningKeys(
   env: Record<string, string | undefined>,
-  secrets: DeploymentSecrets,
+  stores: KeyStores,
+  home: Omit<KeyHome, 'secrets'> = {},
 ): Promise<SigningKeys> {
-  return signingKeys(await readSigningSettings(env), secrets);
+  const sqliteFile = stores.dialect === 'sqlite' ? stores.shown : undefined;
+  const settings = await readSigningSettings(env, { sqliteFile, databaseExisted: true });
+  for (const note of settings.notes) home.log?.('warn', note);
+  return signingKeys(settings, { ...home, secrets: stores.secrets });
 }

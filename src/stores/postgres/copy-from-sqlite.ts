@@ -123,8 +123,10 @@ export async function copySqliteToPostgres(
         );
         counts.grants += result.rowCount ?? 0;
       }
-      // The deployment's keys come along (web sessions, email links, the verdict-signing key): sessions stay valid
-      // and verdict tokens signed before the move still verify against the same JWKS. A key PostgreSQL already has wins.
+      // The deployment's keys come along (web sessions, email links, Web Push): sessions stay valid. The verdict-signing
+      // key comes along only from a database that still held it (from before key files); the key file beside the
+      // SQLite database is not a row, and `tollgate migrate` says which TOLLGATE_SIGNING_KEY_FILE to set. A key
+      // PostgreSQL already has wins.
       for (const k of rows('SELECT name, value, created_at FROM deployment_secrets ORDER BY name')) {
         await client.query(
           'INSERT INTO deployment_secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',

@@ -24,4 +24,18 @@ export class PostgresSecrets implements DeploymentSecrets {
       return rows[0]!.value;
     });
   }
+
+  async find(name: SecretName): Promise<string | null> {
+    return withPostgresErrors(async () => {
+      const { rows } = await this.open.pool.query<{ value: string }>(
+        'SELECT value FROM deployment_secrets WHERE name = $1',
+        [name],
+      );
+      return rows[0]?.value ?? null;
+    });
+  }
+
+  async remove(name: SecretName): Promise<void> {
+    await withPostgresErrors(() => this.open.pool.query('DELETE FROM deployment_secrets WHERE name = $1', [name]));
+  }
 }

@@ -19,4 +19,16 @@ export class SqliteSecrets implements DeploymentSecrets {
       return this.sqlite.prepare('SELECT value FROM deployment_secrets WHERE name = ?').pluck().get(name) as string;
     });
   }
+
+  async find(name: SecretName): Promise<string | null> {
+    return withSqliteErrors(
+      () =>
+        (this.sqlite.prepare('SELECT value FROM deployment_secrets WHERE name = ?').pluck().get(name) as
+          string | undefined) ?? null,
+    );
+  }
+
+  async remove(name: SecretName): Promise<void> {
+    withSqliteErrors(() => this.sqlite.prepare('DELETE FROM deployment_secrets WHERE name = ?').run(name));
+  }
 }

@@ -4,30 +4,19 @@
  * (an edited event, a deleted first event, a forged checkpoint) is still caught. A bad DATE is a usage error.
  */
 import { Database } from '../../../src/stores/sqlite/driver.js';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { run as audit } from '../../../src/cli/audit.js';
 import { main } from '../../../src/cli/main.js';
 import { withClient } from '../postgres/fresh-database.js';
 import { seededHistory, type HistoryCopy, type SeededHistory } from './seeded-history.js';
+import { capturedOutput } from '../../helpers/captured-output.js';
 import { startTestServer } from '../../helpers/server.js';
 
 const ROWS = 3000;
 const DAY = 86_400_000;
 
 /** Runs the CLI in-process; resolves with its exit code and what it printed. */
-async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  try {
-    const code = argv[0] === 'audit' ? await audit(argv.slice(1)) : await main(argv);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+const cli = (...argv: string[]) => capturedOutput(() => (argv[0] === 'audit' ? audit(argv.slice(1)) : main(argv)));
 
 /** What a database holds, by the queries an auditor would run. */
 interface Sql {

@@ -1,13 +1,14 @@
 /**
  * A seeded history (bench/seed.ts's decided and pending requests across a year) built once per test file, and a copy
  * of it for each test: a test that prunes owns the rows it prunes, so the file's tests pass in any order. On SQLite a
- * copy is a backup of the seeded file; on PostgreSQL a database made from a template that holds the rows (a
+ * copy is a backup of the seeded file with the signing key files beside it; on PostgreSQL a database made from a template that holds the rows (a
  * `CREATE DATABASE … TEMPLATE` takes a fraction of the copy from SQLite).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seedHistory } from '../../../bench/seed.js';
+import { keyFilePath, retiredFilePath } from '../../../src/signing/key-file.js';
 import { copySqliteToPostgres } from '../../../src/stores/postgres/copy-from-sqlite.js';
 import { openPostgres } from '../../../src/stores/postgres/database.js';
 import { Database } from '../../../src/stores/sqlite/driver.js';
@@ -59,7 +60,17 @@ export function seededHistory(rows: number): SeededHistory {
       } finally {
         db.close();
       }
-      return { db: file, drop: async () => rmSync(file, { force: true }) };
+      // A SQLite database's signing keys live beside it, not in it: a copy an operator makes takes them along, or
+      // what the original signed (a prune's checkpoint) no longer verifies in the copy.
+      if (source) {
+        for (const [from, to] of [
+          [keyFilePath(source.db), keyFilePath(file)],
+          [retiredFilePath(source.db), retiredFilePath(file)],
+        ] as const)
+          if (existsSync(from)) copyFileSync(from, to);
+      }
+      const made = [file, keyFilePath(file), retiredFilePath(file)];
+      return { db: file, drop: async () => made.forEach((f) => rmSync(f, { force: true })) };
     },
     async postgresCopy(source) {
       const copyOf = source ? new URL(source.db).pathname.slice(1) : (await pgTemplate()).name;

@@ -1,6 +1,7 @@
 /**
  * `tollgate migrate --from <sqlite file> --to <postgres URL>`: a gateway's SQLite database moved to PostgreSQL serves
- * the same requests, events and API tokens, numbers new rows after the copied ones, and a second run copies nothing.
+ * the same requests, events and API tokens (and, with the key file it names, the same verdict tokens), numbers new
+ * rows after the copied ones, and a second run copies nothing.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyFilePath } from '../../../src/signing/key-file.js';
+import { KEY_IN_DATABASE_WARNING } from '../../../src/signing/keys.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { freshDatabase, type FreshDatabase } from './fresh-database.js';
 
@@ -75,7 +78,12 @@ describe('tollgate migrate --from --to', () => {
       `copied 2 requests, ${eventsBefore.flat().length} events, 2 cards, 1 API tokens and 0 grants`,
     );
 
-    const pg = await startTestServer({ dbPath: database.url });
+    // The signing key is a file beside the SQLite database, not a row: migrate says which file the replicas should
+    // name, and with it the copied requests carry the same verdict tokens.
+    const keyFile = keyFilePath(sqlitePath);
+    expect(copied.stdout).toContain(`TOLLGATE_SIGNING_KEY_FILE=${keyFile}`);
+    expect(copied.stdout).toContain(KEY_IN_DATABASE_WARNING);
+    const pg = await startTestServer({ dbPath: database.url, env: { TOLLGATE_SIGNING_KEY_FILE: keyFile } });
     try {
       for (const [i, id] of ids.entries()) {
         expect(await json(pg, `/v1/requests/${id}`)).toEqual(before[i]);

@@ -35,8 +35,8 @@ describe('replicas with no shared secret set by hand', () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('web:admin');
     expect(pair.a.output()).not.toContain('TOLLGATE_WEB_SECRET is not set');
-    // One of each key for the deployment: the session key, Web Push's VAPID and action-token keys, and — no key set
-    // outside the database — the signing key every replica witnesses its writes with from the start (docs/audit.md).
+    // One of each key for the deployment: the session key, Web Push's VAPID and action-token keys, and the verdict
+    // key (loaded at start, before anything signs; with no TOLLGATE_SIGNING_KEY_FILE it lives here, and says so).
     expect(await query<{ name: string }>('SELECT name FROM deployment_secrets ORDER BY name')).toEqual([
       { name: 'push_actions' },
       { name: 'vapid' },

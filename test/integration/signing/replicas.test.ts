@@ -1,5 +1,5 @@
 /**
- * Two replicas on one PostgreSQL database and nothing configured by hand: the first to sign generates the key and
+ * Two replicas on one PostgreSQL database and nothing configured by hand: the first to start generates the key and
  * keeps it in `deployment_secrets`; the other signs with the same key, so both serve the same JWKS and give the same
  * token for the same decision, and a token from either verifies against either.
  */
@@ -12,7 +12,7 @@ const pair = replicaPair();
 
 describe('replicas with no signing key set by hand', () => {
   it('sign with one key kept in the database', async () => {
-    // Both ask for the key at once: one INSERT wins, both read the winner.
+    // Both load the key as they start: one INSERT wins, both read the winner.
     const [jwksA, jwksB] = await Promise.all(
       [pair.a, pair.b].map(
         async (g) => (await fetch(`${g.url}/.well-known/jwks.json`)).json() as Promise<{ keys: { kid: string }[] }>,

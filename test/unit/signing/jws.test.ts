@@ -7,7 +7,7 @@ import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { signCompactJws } from '../../../src/signing/jws.js';
 import { VerdictSigner, verdictClaims } from '../../../src/signing/verdict.js';
-import { keyFromSeed } from '../../../src/signing/keys.js';
+import { keyFromSeed, staticSigningKeys } from '../../../src/signing/keys.js';
 import { newDeploymentSecret } from '../../../src/contracts/deployment-secrets.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 
@@ -65,7 +65,7 @@ describe('VerdictSigner', () => {
     const key = await keyFromSeed(newDeploymentSecret());
     let reads = 0;
     const signer = new VerdictSigner(
-      { current: async () => (reads++, key), jwks: async () => ({ keys: [key.publicJwk] }) },
+      { ...staticSigningKeys(key), current: async () => (reads++, key) },
       { cacheSize: 2 },
     );
     const first = await signer.sign(row());

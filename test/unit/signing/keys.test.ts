@@ -1,18 +1,22 @@
 /**
- * Loading the verdict-signing key: PEM and JWK settings, Ed25519 only, errors that name the variable; the generated
- * key is the stored seed, read once; retired keys published without their private parts.
+ * Loading the verdict-signing key: PEM and JWK settings, Ed25519 only, errors that name the variable; the database's
+ * key is the stored seed, read once at ready(); retired keys published without their private parts. Key files:
+ * `key-files.test.ts`.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { calculateJwkThumbprint } from 'jose';
 import { describe, expect, it } from 'vitest';
-import type { DeploymentSecrets, SecretName } from '../../../src/contracts/deployment-secrets.js';
 import { newDeploymentSecret } from '../../../src/contracts/deployment-secrets.js';
+import { MemorySecrets } from './memory-secrets.js';
 import {
+  describeKeyPlace,
+  KEY_IN_DATABASE_WARNING,
   keyFromSeed,
   keyFromSetting,
-  loadSigningKeys,
+  readSigningSettings,
   retiredKeys,
   SigningKeyError,
+  signingKeys,
 } from '../../../src/signing/keys.js';
 import { DEFAULT_VERDICT_TTL_S, verdictTtlFromEnv } from '../../../src/signing/verdict.js';
 
@@ -21,17 +25,6 @@ const pem = (k: ReturnType<typeof ed25519>) => ({
   private: k.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
   public: k.publicKey.export({ format: 'pem', type: 'spki' }).toString(),
 });
-
-/** Secrets in memory, counting reads: what a database would hold. */
-class MemorySecrets implements DeploymentSecrets {
-  readonly values = new Map<SecretName, string>();
-  reads = 0;
-  async get(name: SecretName): Promise<string> {
-    this.reads++;
-    if (!this.values.has(name)) this.values.set(name, newDeploymentSecret());
-    return this.values.get(name)!;
-  }
-}
 
 describe('TOLLGATE_SIGNING_KEY', () => {
   it('takes a PKCS#8 PEM and a private JWK of the same key alike, with the RFC 7638 thumbprint as kid', async () => {
@@ -62,7 +55,7 @@ describe('TOLLGATE_SIGNING_KEY', () => {
   });
 });
 
-describe('the generated key', () => {
+describe('the key in the database (PostgreSQL with nothing configured)', () => {
   it('is the stored 32-byte seed: the same secret gives the same key', async () => {
     const seed = newDeploymentSecret();
     expect((await keyFromSeed(seed)).kid).toBe((await keyFromSeed(seed)).kid);
@@ -70,30 +63,37 @@ describe('the generated key', () => {
     await expect(keyFromSeed('c2hvcnQ')).rejects.toThrow(/verdict_signing secret is 5 bytes/);
   });
 
-  it('is read from the deployment secrets on first use only, and not at all when a key is configured', async () => {
+  it('is read once, at ready(), says where it lives, and is there synchronously after', async () => {
     const secrets = new MemorySecrets();
-    const keys = await loadSigningKeys({}, secrets);
+    const keys = signingKeys(await readSigningSettings({}), { secrets });
+    expect(keys.place).toBe('database');
+    expect(describeKeyPlace(keys)).toContain(KEY_IN_DATABASE_WARNING);
     expect(secrets.reads).toBe(0);
-    const first = await keys.current();
+    expect(() => keys.currentSync()).toThrow(/await keys.ready\(\)/);
+    const first = await keys.ready();
     await keys.current();
+    expect(keys.currentSync()).toBe(first);
     expect(secrets.reads).toBe(1);
     expect(first.kid).toBe((await keyFromSeed(secrets.values.get('verdict_signing')!)).kid);
 
     const configured = new MemorySecrets();
-    const own = await loadSigningKeys({ TOLLGATE_SIGNING_KEY: pem(ed25519()).private }, configured);
-    await own.current();
+    const own = signingKeys(await readSigningSettings({ TOLLGATE_SIGNING_KEY: pem(ed25519()).private }), {
+      secrets: configured,
+    });
+    expect(own.place).toBe('setting');
+    await own.ready();
     expect(configured.reads).toBe(0);
   });
 
   it('tries the database again after a failed read', async () => {
     let fail = true;
-    const flaky: DeploymentSecrets = {
-      get: async () => (fail ? Promise.reject(new Error('connection refused')) : newDeploymentSecret()),
-    };
-    const keys = await loadSigningKeys({}, flaky);
-    await expect(keys.current()).rejects.toThrow('connection refused');
+    const flaky = new MemorySecrets();
+    const get = flaky.get.bind(flaky);
+    flaky.get = async (name) => (fail ? Promise.reject(new Error('connection refused')) : get(name));
+    const keys = signingKeys(await readSigningSettings({}), { secrets: flaky });
+    await expect(keys.ready()).rejects.toThrow('connection refused');
     fail = false;
-    expect((await keys.current()).kid).toMatch(/^[\w-]{43}$/);
+    expect((await keys.ready()).kid).toMatch(/^[\w-]{43}$/);
   });
 });
 
@@ -108,9 +108,12 @@ describe('TOLLGATE_SIGNING_KEYS_RETIRED', () => {
     expect(await retiredKeys(JSON.stringify(fromPem))).toEqual(fromPem);
     expect(await retiredKeys(JSON.stringify([b.privateKey.export({ format: 'jwk' })]))).toEqual([fromPem[1]]);
 
-    const keys = await loadSigningKeys(
-      { TOLLGATE_SIGNING_KEY: pem(a).private, TOLLGATE_SIGNING_KEYS_RETIRED: JSON.stringify(jwks) },
-      new MemorySecrets(),
+    const keys = signingKeys(
+      await readSigningSettings({
+        TOLLGATE_SIGNING_KEY: pem(a).private,
+        TOLLGATE_SIGNING_KEYS_RETIRED: JSON.stringify(jwks),
+      }),
+      { secrets: new MemorySecrets() },
     );
     // The current key is listed once, first, although the retired list names it too.
     expect((await keys.jwks()).keys.map((k) => k.kid)).toEqual([fromPem[0]!.kid, fromPem[1]!.kid]);
