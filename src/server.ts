@@ -203,6 +203,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     callbackAllow,
     now: () => clock.now(),
     away: stores.away,
+    place: () => trail.integrator.runOnce(),
   });
   const gateway = new Gateway({
     // Final rows leave the store with their stored verdict token attached (`stores/verdict-tokens`); `server.store` stays bare.
@@ -257,7 +258,15 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   // The audit head goes to the sinks hourly (TOLLGATE_AUDIT_ANCHOR_EVERY_S), signed: an anchor kept outside the database.
   const audit = gateway.audit;
   events.start(
-    (listener) => gateway.subscribe(() => listener()),
+    // The stream reads placed events: a change wakes it, and so does the integrator placing it (~100 ms later).
+    (listener) => {
+      const offChanges = gateway.subscribe(() => listener());
+      const offPlaced = trail.integrator.onPlaced(listener);
+      return () => {
+        offChanges();
+        offPlaced();
+      };
+    },
     1000,
     audit ? { head: () => audit.head(), everyMs: anchorEveryMs } : undefined,
   );

@@ -60,3 +60,8 @@ END
 $$;--> statement-breakpoint
 INSERT INTO chain_head (id, size, hash, checkpoint, checkpoint_at, checkpoint_size, legacy)
   VALUES (1, 0, '0000000000000000000000000000000000000000000000000000000000000000', 0, NULL, 0, (SELECT max(id) FROM confirmation_events));
+--> statement-breakpoint
+-- Event-stream cursors count places in the one order (`seq`) from now on, not ids (ids are not commit order without
+-- the chain lock). The events above are placed first, in id order from 1, so a cursor at id C becomes the number of
+-- events with an id up to C.
+UPDATE audit_marks SET event_id = (SELECT count(*) FROM confirmation_events e WHERE e.id <= audit_marks.event_id) WHERE name LIKE 'sink:%';

@@ -124,6 +124,14 @@ export class Integrator {
     this.now = options.now ?? (() => new Date());
   }
 
+  private readonly placedListeners = new Set<() => void>();
+
+  /** Calls `listener` after each batch that placed events (the event stream reads placed events only). */
+  onPlaced(listener: () => void): () => void {
+    this.placedListeners.add(listener);
+    return () => this.placedListeners.delete(listener);
+  }
+
   /** Closes the legacy part (if any), then integrates every `intervalMs` until {@link stop}. */
   async start(): Promise<void> {
     await this.runOnce();
@@ -166,6 +174,7 @@ export class Integrator {
       const read = await this.store.integrate(this.batch, (head, pending) =>
         planBatch(head, pending, this.witness, this.now(), { batch: this.batch }),
       );
+      if (read) for (const listener of this.placedListeners) listener();
       // Held by another process (it integrates for everyone), or a short batch: done for now.
       if (read === null || read < this.batch) return;
     }

@@ -79,6 +79,17 @@ async function verify(args: ReturnType<typeof parseArgs>): Promise<number> {
     migrate: false,
   });
   try {
+    if (
+      !(await stores.audit.checkpoints(0, 1).then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      process.stderr.write(
+        'this database has no audit trail of this version yet: run `tollgate migrate` (or start `tollgate serve` on it) once to add it\n',
+      );
+      return 1;
+    }
     const service = new AuditService(stores.audit, stores.store, null, {
       maxDelayMs: maxDelayFromEnv(process.env),
     });

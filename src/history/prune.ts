@@ -44,7 +44,7 @@ export interface PruneTransaction {
 
 /** A database a prune works on (one per dialect: `requests/<dialect>/prune-store.ts`). */
 export interface PruneStore {
-  /** Whether the integrator has begun (a signed checkpoint exists); a prune refuses to run before. */
+  /** Whether any event has a place in the chain yet; a prune refuses to run before (nothing could go). */
   chained(): Promise<boolean>;
   /** The newest checkpoint, or null. */
   checkpoint(): Promise<ChainCheckpoint | null>;

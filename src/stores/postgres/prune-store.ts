@@ -19,7 +19,8 @@ export class PostgresPruneStore implements PruneStore {
 
   async chained() {
     return withPostgresErrors(
-      async () => ((await this.open.pool.query('SELECT 1 FROM chain_checkpoints LIMIT 1')).rowCount ?? 0) > 0,
+      async () =>
+        ((await this.open.pool.query('SELECT 1 FROM chain_head WHERE size > 0 OR checkpoint > 0')).rowCount ?? 0) > 0,
     );
   }
 

@@ -15,49 +15,28 @@ export const EVENT_CONTENT = `SELECT e.id, e.request_id, e.type, e.actor, e.chan
 
 /** {@link IntegrationStore} on one SQLite connection. */
 export class SqliteIntegration implements IntegrationStore {
-  private readonly head: Database.Statement;
-  private readonly pending: Database.Statement;
-  private readonly content: Database.Statement;
-  private readonly place: Database.Statement;
-  private readonly moveHead: Database.Statement;
-  private readonly insertCheckpoint: Database.Statement;
-  private readonly immediate: <T>(fn: () => T) => T;
+  private prepared: ReturnType<typeof prepare> | null = null;
 
-  constructor(private readonly sqlite: Database.Database) {
-    this.head = sqlite.prepare(
-      'SELECT size, hash, checkpoint, checkpoint_at AS checkpointAt, checkpoint_size AS checkpointSize, legacy FROM chain_head WHERE id = 1',
-    );
-    this.pending = sqlite.prepare(
-      'SELECT id, leaf FROM confirmation_events WHERE seq IS NULL AND id <= ? ORDER BY id LIMIT ?',
-    );
-    this.content = sqlite.prepare(EVENT_CONTENT).raw();
-    this.place = sqlite.prepare(
-      'UPDATE confirmation_events SET seq = ?, prev_hash = ?, hash = ?, leaf = ? WHERE id = ?',
-    );
-    this.moveHead = sqlite.prepare(
-      'UPDATE chain_head SET size = ?, hash = ?, checkpoint = ?, checkpoint_at = ?, checkpoint_size = ?, legacy = ? WHERE id = 1',
-    );
-    this.insertCheckpoint = sqlite.prepare(
-      'INSERT INTO chain_checkpoints (n, size, head, at, kind, kid, signature) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
-    this.immediate = sqlite.transaction((fn: () => unknown) => fn()).immediate as <T>(fn: () => T) => T;
+  constructor(private readonly sqlite: Database.Database) {}
+
+  /** Prepared at the first batch, not when the stores open: a tool reading an older database never integrates. */
+  private get s(): ReturnType<typeof prepare> {
+    return (this.prepared ??= prepare(this.sqlite));
   }
 
   async integrate(limit: number, plan: (head: HeadState, pending: PendingEvent[]) => BatchWrite | null) {
-    return this.immediate(() => {
-      const head = this.head.get() as HeadState;
+    const s = this.s;
+    return s.immediate(() => {
+      const head = s.head.get() as HeadState;
       const open = head.checkpoint === 0 && head.legacy !== null;
-      const rows = this.pending.all(open ? head.legacy : Number.MAX_SAFE_INTEGER, limit) as {
+      const rows = s.pending.all(open ? head.legacy : Number.MAX_SAFE_INTEGER, limit) as {
         id: number;
         leaf: string | null;
       }[];
       const bare = rows.filter((r) => r.leaf === null).map((r) => r.id);
       const leaves = new Map<number, string>();
       if (bare.length)
-        for (const [id, ...columns] of this.content.all(JSON.stringify(bare)) as [
-          number,
-          ...(string | number | null)[],
-        ][])
+        for (const [id, ...columns] of s.content.all(JSON.stringify(bare)) as [number, ...(string | number | null)[]][])
           leaves.set(id, leafOfColumns(columns));
       const write = plan(
         head,
@@ -69,11 +48,12 @@ export class SqliteIntegration implements IntegrationStore {
   }
 
   private apply({ placed, head, checkpoint }: BatchWrite): void {
-    for (const p of placed) this.place.run(p.seq, p.prevHash, p.hash, p.leaf, p.id);
-    this.moveHead.run(head.size, head.hash, head.checkpoint, head.checkpointAt, head.checkpointSize, head.legacy);
+    const s = this.s;
+    for (const p of placed) s.place.run(p.seq, p.prevHash, p.hash, p.leaf, p.id);
+    s.moveHead.run(head.size, head.hash, head.checkpoint, head.checkpointAt, head.checkpointSize, head.legacy);
     if (checkpoint) {
       const c = checkpoint;
-      this.insertCheckpoint.run(c.n, c.size, c.head, c.at, c.kind, c.kid, c.signature);
+      s.insertCheckpoint.run(c.n, c.size, c.head, c.at, c.kind, c.kid, c.signature);
     }
   }
 
@@ -83,4 +63,25 @@ export class SqliteIntegration implements IntegrationStore {
       .get() as { events: number; oldestAt: string | null };
     return row;
   }
+}
+
+/** The integrator's statements on one connection. */
+function prepare(sqlite: Database.Database) {
+  return {
+    head: sqlite.prepare(
+      'SELECT size, hash, checkpoint, checkpoint_at AS checkpointAt, checkpoint_size AS checkpointSize, legacy FROM chain_head WHERE id = 1',
+    ),
+    pending: sqlite.prepare(
+      'SELECT id, leaf FROM confirmation_events WHERE seq IS NULL AND id <= ? ORDER BY id LIMIT ?',
+    ),
+    content: sqlite.prepare(EVENT_CONTENT).raw(),
+    place: sqlite.prepare('UPDATE confirmation_events SET seq = ?, prev_hash = ?, hash = ?, leaf = ? WHERE id = ?'),
+    moveHead: sqlite.prepare(
+      'UPDATE chain_head SET size = ?, hash = ?, checkpoint = ?, checkpoint_at = ?, checkpoint_size = ?, legacy = ? WHERE id = 1',
+    ),
+    insertCheckpoint: sqlite.prepare(
+      'INSERT INTO chain_checkpoints (n, size, head, at, kind, kid, signature) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    immediate: sqlite.transaction((fn: () => unknown) => fn()).immediate as <T>(fn: () => T) => T,
+  };
 }

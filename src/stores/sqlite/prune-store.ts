@@ -18,7 +18,7 @@ export class SqlitePruneStore implements PruneStore {
   constructor(private readonly sqlite: Database.Database) {}
 
   async chained() {
-    return this.sqlite.prepare('SELECT 1 FROM chain_checkpoints LIMIT 1').get() !== undefined;
+    return this.sqlite.prepare('SELECT 1 FROM chain_head WHERE size > 0 OR checkpoint > 0').get() !== undefined;
   }
 
   async checkpoint(): Promise<ChainCheckpoint | null> {
