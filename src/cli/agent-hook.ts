@@ -28,6 +28,7 @@ import { AGENT_HOOK_PATH, type AgentCall, type AgentHookAnswer } from '../integr
 import { AGENT_KINDS } from '../requests/agent-kinds.js';
 import { terminalText } from '../utils/terminal-text.js';
 import { numberFlag, parseArgs, UsageError } from './args.js';
+import { REQUEST_FLAGS } from './request-flags.js';
 import { run as runClaudeHook } from './claude-hook.js';
 import { HOOK_REFUSE_ENV, hookRoute, processIo, readAll, type HookIo } from './hook-io.js';
 
@@ -79,7 +80,7 @@ async function gate(
 ): Promise<number> {
   const kind = adapter.kind;
   const started = Date.now();
-  const args = parseArgs(argv);
+  const args = parseArgs(argv, { values: ['wait', ...REQUEST_FLAGS] });
   if (args.positionals.length)
     throw new UsageError(`unexpected argument "${args.positionals[0]}" (the hook input comes on stdin)`);
   const waitS = numberFlag(args, 'wait') ?? adapter.defaultWaitS;

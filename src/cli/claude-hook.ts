@@ -33,6 +33,7 @@ import {
 } from '../integrations/claude-code-events.js';
 import { terminalText } from '../utils/terminal-text.js';
 import { numberFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
+import { REQUEST_FLAGS } from './request-flags.js';
 import { HOOK_REFUSE_ENV, hookRoute, processIo, readAll, type HookIo } from './hook-io.js';
 
 export type { HookIo } from './hook-io.js';
@@ -59,7 +60,8 @@ export async function run(argv: string[], io: HookIo = processIo()): Promise<num
   const stale = io.env[HOOK_REFUSE_ENV];
   if (stale) return blocked(io, stale);
   const started = Date.now();
-  const args = parseArgs(argv);
+  // --timeout: the old spelling of --wait.
+  const args = parseArgs(argv, { values: ['wait', 'timeout', ...REQUEST_FLAGS] });
   if (args.positionals.length)
     throw new UsageError(`unexpected argument "${args.positionals[0]}" (the hook input comes on stdin)`);
   // `--wait`, as every agent's hook and `init` say it; `--timeout` is its old, deprecated spelling and still works.

@@ -124,7 +124,7 @@ export function helpText(): string {
     "Run `tollgate <command> --help` for a command's options.",
     'One vocabulary: --wait S is how long a hook waits for a verdict (every agent hook and init); --expires S is when the',
     'request it files expires (ask waits until then); --timeout, the old spelling of both, still works, deprecated.',
-    'Client commands read TOLLGATE_URL and TOLLGATE_TOKEN.',
+    'Client commands read TOLLGATE_URL and TOLLGATE_TOKEN. An option a command does not take is refused by name.',
   ].join('\n');
 }
 

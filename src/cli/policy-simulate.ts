@@ -20,7 +20,7 @@ export async function simulateCommand(
   out: (text: string) => void,
   err: (text: string) => void = (t) => process.stderr.write(t),
 ): Promise<number> {
-  const args = parseArgs(argv, ['json']);
+  const args = parseArgs(argv, { values: ['config', 'since', 'until', 'db'], booleans: ['json'] });
   const path = flag(args, 'config');
   if (!path) throw new UsageError('--config: name the candidate policy file to replay');
   let text: string;

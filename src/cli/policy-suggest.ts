@@ -29,7 +29,7 @@ export function sinceFlag(args: ParsedArgs, now: number): string | undefined {
 
 /** Runs `tollgate policy suggest`; resolves with the exit code. */
 export async function suggest(argv: string[], out: (text: string) => void): Promise<number> {
-  const args = parseArgs(argv, ['json']);
+  const args = parseArgs(argv, { values: ['since', 'min', 'db'], booleans: ['json'] });
   const now = Date.now();
   const query = { since: sinceFlag(args, now), min: flag(args, 'min') ?? '10' };
   const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), {

@@ -46,7 +46,7 @@ export function describePrune(report: PruneReport, before: Date): string {
 
 /** Runs `tollgate prune`. */
 export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, ['dry-run', 'json']);
+  const args = parseArgs(argv, { values: ['before', 'db', 'batch'], booleans: ['dry-run', 'json'] });
   const before = parseBefore(flag(args, 'before'));
   const batchText = flag(args, 'batch');
   const batchSize = batchText === undefined ? 1000 : Number(batchText);
