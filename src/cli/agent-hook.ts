@@ -20,7 +20,7 @@ import { AGENT_ADAPTERS } from '../agents/index.js';
 import { gitPlace } from '../agents/git.js';
 import { AgentInputError, type AgentAdapter, type AgentVerdict, type HookAnswer } from '../agents/types.js';
 import { Backoff, sleep } from '../client/backoff.js';
-import type { GatewayConnection } from '../client/connection.js';
+import { refusalText, type GatewayConnection } from '../client/connection.js';
 import { GateClientError } from '../client/errors.js';
 import { postJson } from '../client/http1.js';
 import { describeError } from '../api/errors.js';
@@ -174,7 +174,7 @@ async function ask(
       else backoff.reset();
     } catch (error) {
       if (!(error instanceof GateClientError)) throw error;
-      if (!error.retryable) return `${error.status ? `gateway answered ${error.status}: ` : ''}${error.message}`;
+      if (!error.retryable) return refusalText(error, connection.url);
       const delayMs = backoff.next();
       if (Date.now() + delayMs >= deadline - REPLY_MARGIN_MS) return deferred ?? error.message;
       await sleep(delayMs);

@@ -21,7 +21,7 @@
  * the same either way.
  */
 import { Backoff, sleep } from '../client/backoff.js';
-import type { GatewayConnection } from '../client/connection.js';
+import { refusalText, type GatewayConnection } from '../client/connection.js';
 import { GateClientError } from '../client/errors.js';
 import { postJson } from '../client/http1.js';
 import { gitPlace } from '../agents/git.js';
@@ -134,7 +134,7 @@ async function decide(call: HookCall): Promise<number> {
       else backoff.reset();
     } catch (error) {
       if (!(error instanceof GateClientError)) throw error;
-      if (!error.retryable) return blocked(io, (await localProblem(call)) ?? refusal(error));
+      if (!error.retryable) return blocked(io, (await localProblem(call)) ?? refusalText(error, call.connection.url));
       // Before retrying until the deadline, make sure retrying can help: bad input or flags fail now.
       if (!checked) {
         checked = true;
@@ -174,10 +174,6 @@ async function localProblem(call: HookCall): Promise<string | null> {
   const problem = await (await import('./claude-hook-check.js')).hookProblem(call.args, call.input);
   if (problem && 'usage' in problem) throw new UsageError(problem.usage);
   return problem?.input ?? null;
-}
-
-function refusal(error: GateClientError): string {
-  return `${error.status ? `gateway answered ${error.status}: ` : ''}${error.message}`;
 }
 
 /** A 2xx body is printed only when it is a hook answer: a proxy's "200 OK" page must not pass for a decision. */
