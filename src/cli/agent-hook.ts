@@ -27,8 +27,7 @@ import { describeError } from '../api/errors.js';
 import { AGENT_HOOK_PATH, type AgentCall, type AgentHookAnswer } from '../integrations/agent-hook-wire.js';
 import { AGENT_KINDS } from '../requests/agent-kinds.js';
 import { terminalText } from '../utils/terminal-text.js';
-import { numberFlag, parseArgs, UsageError } from './args.js';
-import { REQUEST_FLAGS } from './request-flags.js';
+import { numberFlag, parseArgs, REQUEST_FLAGS, UsageError } from './args.js';
 import { run as runClaudeHook } from './claude-hook.js';
 import { HOOK_REFUSE_ENV, hookRoute, processIo, readAll, type HookIo } from './hook-io.js';
 

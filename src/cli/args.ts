@@ -11,6 +11,12 @@ export interface ParsedArgs {
   positionals: string[];
 }
 
+/**
+ * The flags every asking command takes for its request (`ask`, `mcp`, the hooks; request-flags.ts reads them). Here,
+ * not there: the hooks' bundle must not pull request-flags.ts and its validators in to list five names.
+ */
+export const REQUEST_FLAGS = ['channel', 'approver', 'expires', 'on-timeout', 'agent-id'] as const;
+
 /** The options a command takes: `values` take a value (`--port 8787`), `booleans` none (`--json`). */
 export interface ArgSpec {
   values?: readonly string[];

@@ -10,9 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { GateClient } from '../client/gate-client.js';
 import { GateClientError } from '../client/errors.js';
 import { requestFields } from '../integrations/request-fields.js';
-import { REQUEST_FLAGS, requestOptionsFromFlags } from './request-flags.js';
+import { requestOptionsFromFlags } from './request-flags.js';
 import type { ApiRequest } from '../requests/serialize.js';
-import { flag, numberFlag, parseArgs, UsageError } from './args.js';
+import { flag, numberFlag, parseArgs, REQUEST_FLAGS, UsageError } from './args.js';
 import { describeError } from '../api/errors.js';
 import { terminalJson, terminalText } from '../utils/terminal-text.js';
 

@@ -32,8 +32,7 @@ import {
   isPostToolEvent,
 } from '../integrations/claude-code-events.js';
 import { terminalText } from '../utils/terminal-text.js';
-import { numberFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
-import { REQUEST_FLAGS } from './request-flags.js';
+import { numberFlag, parseArgs, REQUEST_FLAGS, UsageError, type ParsedArgs } from './args.js';
 import { HOOK_REFUSE_ENV, hookRoute, processIo, readAll, type HookIo } from './hook-io.js';
 
 export type { HookIo } from './hook-io.js';

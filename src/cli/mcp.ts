@@ -14,10 +14,10 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { CreateRequestInput } from '../api/api-schema.js';
 import { GateClient } from '../client/gate-client.js';
 import { requestFields } from '../integrations/request-options.js';
-import { REQUEST_FLAGS, requestOptionsFromFlags } from './request-flags.js';
+import { requestOptionsFromFlags } from './request-flags.js';
 import { startMcpProxy } from '../mcp/proxy.js';
 import { terminalText } from '../utils/terminal-text.js';
-import { flag, numberFlag, parseArgs, UsageError, type ArgSpec, type ParsedArgs } from './args.js';
+import { flag, numberFlag, parseArgs, REQUEST_FLAGS, UsageError, type ArgSpec, type ParsedArgs } from './args.js';
 
 /** The options of `tollgate mcp`. */
 export const MCP_ARGS: ArgSpec = {

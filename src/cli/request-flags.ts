@@ -4,10 +4,7 @@
  */
 import { ValidationError } from '../api/errors.js';
 import type { GateRequestOptions } from '../integrations/request-fields.js';
-import { flag, UsageError, type ParsedArgs } from './args.js';
-
-/** The flags every asking command takes for its request (each command's parse spec lists them). */
-export const REQUEST_FLAGS = ['channel', 'approver', 'expires', 'on-timeout', 'agent-id'] as const;
+import { flag, REQUEST_FLAGS, UsageError, type ParsedArgs } from './args.js';
 
 /**
  * Reads the options from CLI flags (`--channel`, `--approver`, `--expires`, `--on-timeout`, `--agent-id`); a bad
