@@ -39,7 +39,7 @@ async function guarded(name: string, io: ApprovalsIo, body: (remote: Remote) => 
 
 /** `tollgate pending [--json]`. */
 export function pending(argv: string[], io = DEFAULT_IO): Promise<number> {
-  const args = parseArgs(argv, ['json']);
+  const args = parseArgs(argv, { booleans: ['json'] });
   return guarded('pending', io, async (remote) => {
     const inbox = await remote.call<Inbox>('GET', '/v1/inbox');
     return flag(args, 'json') === 'true' ? `${terminalJson(JSON.stringify(inbox))}\n` : inboxText(inbox, Date.now());
@@ -48,7 +48,7 @@ export function pending(argv: string[], io = DEFAULT_IO): Promise<number> {
 
 /** `tollgate show <id> [--json]`. */
 export function show(argv: string[], io = DEFAULT_IO): Promise<number> {
-  const args = parseArgs(argv, ['json']);
+  const args = parseArgs(argv, { booleans: ['json'] });
   return guarded('show', io, async (remote) => {
     const id = await resolveId(remote, args.positionals[0], 'show');
     const request = await remote.call<ApiRequest>('GET', `/v1/requests/${id}`);
@@ -69,7 +69,8 @@ export function deny(argv: string[], io = DEFAULT_IO): Promise<number> {
 }
 
 async function decide(decision: 'approve' | 'deny', argv: string[], io: ApprovalsIo): Promise<number> {
-  const args = parseArgs(argv, ['json']);
+  // --grant is read by deny too, to say it goes with approve.
+  const args = parseArgs(argv, { values: ['reason', 'grant', 'args'], booleans: ['json'] });
   const edited = flag(args, 'args');
   let approvedArgs: unknown;
   if (edited !== undefined) {
@@ -95,7 +96,7 @@ async function decide(decision: 'approve' | 'deny', argv: string[], io: Approval
 
 /** `tollgate watch [--every S]`: `pending`, redrawn every S seconds (default 2) until Ctrl-C. */
 export async function watch(argv: string[], io = DEFAULT_IO, until: AbortSignal = stopOnSigint()): Promise<number> {
-  const args = parseArgs(argv);
+  const args = parseArgs(argv, { values: ['every'] });
   const every = Number(flag(args, 'every') ?? 2);
   if (!Number.isFinite(every) || every < 0.2) throw new UsageError('--every must be a number of seconds, at least 0.2');
   const remote = remoteFrom(io.env);
