@@ -10,6 +10,7 @@ import { agentSentence } from '../requests/agent-kinds.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { standInText, type StandIn } from '../people/away.js';
 import { utcText } from '../utils/utc-time.js';
+import { summaryView, type SummaryLimits, type SummaryView } from './card-summary.js';
 
 export { maskSecrets } from '../utils/json-view.js';
 
@@ -34,6 +35,10 @@ export interface CardText {
   actionable: boolean;
   /** `good` (approved), `bad` (denied/expired-deny/cancelled), `waiting`: adapters pick colours from it. */
   tone: 'good' | 'bad' | 'waiting';
+  /** What the call will do and how risky it looks (the request's call summary); null for a row filed before them. */
+  summary: SummaryView | null;
+  /** The request's web page (the full diff, the raw arguments), when the gateway's public URL is known. */
+  link: string | null;
 }
 
 /** Wording options. */
@@ -43,6 +48,10 @@ export interface CardTextOptions {
   approvals?: number;
   /** Who stands in for an approver who is away (default: what {@link attachStandIns} attached to the request). */
   standIns?: readonly StandIn[];
+  /** How much of the call summary to show (items, diff lines, line length). */
+  summaryLimits?: SummaryLimits;
+  /** The gateway's public URL (`TOLLGATE_PUBLIC_URL`): cards link to the request's page under it. */
+  publicUrl?: string | null;
 }
 
 /**
@@ -127,7 +136,14 @@ export function cardText(request: ConfirmationRequest, options: CardTextOptions 
     status,
     actionable: request.status === 'pending',
     tone: request.status === 'pending' ? 'waiting' : request.allowed ? 'good' : 'bad',
+    summary: request.summary ? summaryView(request.summary, options.summaryLimits) : null,
+    link: options.publicUrl ? requestPageUrl(options.publicUrl, request.id) : null,
   };
+}
+
+/** The web page of request `id` under the gateway's public URL. */
+export function requestPageUrl(publicUrl: string, id: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/ui/requests/${encodeURIComponent(id)}`;
 }
 
 /** Who may decide, and who stands in for whom while pending: `person:alice, person:carol; bob for alice (away until 3 Dec)`. */
