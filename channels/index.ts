@@ -41,7 +41,7 @@ export async function channelsFromConfig(
   if (set('SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN') || config.file.slack) {
     const { createSlackChannel, slackOptionsFromEnv } = await import('./slack/index.js');
     const slack = slackOptionsFromEnv(config.env, config.file.slack);
-    if (slack) channels.push(createSlackChannel({ ...slack, logger }));
+    if (slack) channels.push(createSlackChannel({ ...slack, publicUrl: config.publicUrl, logger }));
   }
   if (set('FEISHU_APP_ID', 'FEISHU_APP_SECRET') || config.file.feishu) {
     const { createFeishuChannel, feishuOptionsFromEnv } = await import('./feishu/index.js');

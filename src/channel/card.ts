@@ -5,7 +5,7 @@
  * pretty-printed, truncated, and with secret-looking values masked.
  */
 import { MAX_JSON_DEPTH, jsonDepth } from '../utils/json-bounds.js';
-import { boundedJson, maskSecrets } from '../utils/json-view.js';
+import { boundedJson, maskSecrets, maskSecretsShown } from '../utils/json-view.js';
 import { agentSentence } from '../requests/agent-kinds.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { standInText, type StandIn } from '../people/away.js';
@@ -79,7 +79,8 @@ export function standInsOf(request: ConfirmationRequest): readonly StandIn[] {
 export function previewArgs(args: Record<string, unknown>, max = 1500): string {
   if (jsonDepth(args) > MAX_JSON_DEPTH)
     return `${boundedJson(args, { maxDepth: 16, maxChars: max, indent: 2 }).text}\n… (nested deeper than ${MAX_JSON_DEPTH} levels: more characters)`;
-  const text = JSON.stringify(maskSecrets(args), null, 2);
+  // Masked line by line too: a patch or script argument can hold a secret in one of its lines, as a diff can.
+  const text = JSON.stringify(maskSecretsShown(args), null, 2);
   return text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters)`;
 }
 
@@ -182,7 +183,7 @@ export function keyArguments(args: Record<string, unknown>, maxItems = 4, maxCha
     const value = args[name];
     const text =
       typeof value === 'string'
-        ? String(maskSecrets(value, name))
+        ? String(maskSecretsShown(value, name))
         : boundedJson(value, { maxDepth: 3, maxChars, indent: 0 }, name).text;
     // Cut before collapsing whitespace: a megabyte-long string costs no more than a short one.
     const oneLine = text.slice(0, maxChars * 4).replace(/\s+/g, ' ');

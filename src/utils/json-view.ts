@@ -42,6 +42,26 @@ export function maskSecretsInLine(line: string): string {
   return masked.replace(SECRET_TOKEN, '••••');
 }
 
+/**
+ * {@link maskSecrets}, then {@link maskSecretsInLine} on every line of every string left: for text that is only shown
+ * (a chat card's preview, never sent back as edited arguments), where a patch or a script holds a secret in one line.
+ * Callers bound the depth first (cards check it against the API's bound).
+ * @example maskSecretsShown({ input: "+API_KEY=abc\n+x" }) // { input: '+API_KEY=••••\n+x' }
+ */
+export function maskSecretsShown(value: unknown, key = ''): unknown {
+  const walk = (v: unknown): unknown =>
+    typeof v === 'string'
+      ? v.includes('\n')
+        ? v.split('\n').map(maskSecretsInLine).join('\n')
+        : maskSecretsInLine(v)
+      : Array.isArray(v)
+        ? v.map(walk)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, walk(x)]))
+          : v;
+  return walk(maskSecrets(value, key));
+}
+
 /** Limits of {@link boundedJson}. */
 export interface JsonViewLimits {
   /** Containers deeper than this are shown as `{…}` / `[…]`. */
