@@ -70,7 +70,7 @@ export async function channelsFromConfig(
       : database?.sqlite
         ? new SqliteTeamsConversationStore(database.sqlite)
         : undefined;
-    if (teams) channels.push(createTeamsChannel({ ...teams, logger, conversations }));
+    if (teams) channels.push(createTeamsChannel({ ...teams, publicUrl: config.publicUrl, logger, conversations }));
   }
   if (set('SMTP_URL', 'TOLLGATE_EMAIL_FROM')) {
     const { createEmailChannel, emailOptionsFromEnv } = await import('./email/index.js');

@@ -11,6 +11,11 @@ import type { CallSummary, FileChange, Risk } from '../summaries/types.js';
 /** A summary as a card shows it, already worded and cut. */
 export interface SummaryView {
   risk: Risk;
+  /**
+   * True when the summary reads what the call does (an edit, a shell command, SQL): cards may then fold the raw
+   * arguments away. False for an MCP tool's hints or an unknown tool, whose arguments stay the best description.
+   */
+  readsCall: boolean;
   /** `High risk`, `Medium risk`, `Low risk`. */
   riskLabel: string;
   /** The reasons' sentences, in the summary's order. */
@@ -113,6 +118,7 @@ export function summaryView(summary: CallSummary, limits: SummaryLimits = {}): S
   const diff = diffLines(summary.files ?? [], maxDiffLines, maxLineChars);
   return {
     risk: summary.risk,
+    readsCall: summary.kind === 'edit' || summary.kind === 'shell' || summary.kind === 'sql',
     riskLabel: LABELS[summary.risk],
     reasons: summary.risk_reasons.map((r) => cut(r.text, 300)),
     headline: cut(headline(summary), maxLineChars),
