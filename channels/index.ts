@@ -52,12 +52,12 @@ export async function channelsFromConfig(
   if (set('DISCORD_BOT_TOKEN', 'DISCORD_PUBLIC_KEY', 'DISCORD_APPLICATION_ID')) {
     const { createDiscordChannel, discordOptionsFromEnv } = await import('./discord/index.js');
     const discord = discordOptionsFromEnv(config.env);
-    if (discord) channels.push(createDiscordChannel({ ...discord, logger }));
+    if (discord) channels.push(createDiscordChannel({ ...discord, publicUrl: config.publicUrl, logger }));
   }
   if (set('TELEGRAM_BOT_TOKEN', 'TELEGRAM_WEBHOOK_SECRET')) {
     const { createTelegramChannel, telegramOptionsFromEnv } = await import('./telegram/index.js');
     const telegram = telegramOptionsFromEnv(config.env);
-    if (telegram) channels.push(createTelegramChannel({ ...telegram, logger }));
+    if (telegram) channels.push(createTelegramChannel({ ...telegram, publicUrl: config.publicUrl, logger }));
   }
   if (set('TEAMS_APP_ID', 'TEAMS_APP_PASSWORD', 'TEAMS_TENANT_ID')) {
     const { createTeamsChannel, teamsOptionsFromEnv, PostgresTeamsConversationStore, SqliteTeamsConversationStore } =
