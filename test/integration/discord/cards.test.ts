@@ -104,7 +104,7 @@ describe('discord cards', () => {
 
   it("shows the call summary within Discord's embed limits: risk, what it does, first diff lines, a link", async () => {
     env = await startDiscordGateway({ discord: { publicUrl: 'https://gate.example.com' } });
-    const cards = [];
+    const cards: { request: { id: string }; card: { text: string; body: unknown } }[] = [];
     for (const call of [MULTI_FILE_EDIT, RISKY_PIPELINE, SQL_DELETE]) {
       const request = await env.file(call);
       cards.push({ request, card: env.discord.fake.card(env.refOf(request))! });

@@ -98,7 +98,10 @@ describe('telegram cards', () => {
 
   it('shows the call summary within 4,096 characters: risk, files and first diff lines, programs, statements, a link', async () => {
     env = await startTelegramGateway({ channel: { publicUrl: 'https://gate.example.com' } });
-    const cards = [];
+    const cards: {
+      request: { id: string };
+      card: NonNullable<ReturnType<TelegramGateway['telegram']['fake']['card']>>;
+    }[] = [];
     for (const call of [MULTI_FILE_EDIT, RISKY_PIPELINE, SQL_DELETE]) {
       const request = await env.file(call);
       cards.push({ request, card: env.telegram.fake.card(env.refOf(request))! });
