@@ -109,6 +109,17 @@ function diffLines(files: readonly FileChange[], max: number, maxChars: number):
 }
 
 /**
+ * The first `max` items, but when some must be left out, the flagged ones (`[…]`) go first, in their order: a card
+ * that shows three of four programs shows the force push, not the harmless `bash`.
+ */
+function shown(all: readonly string[], max: number): string[] {
+  if (all.length <= max) return [...all];
+  const flagged = all.filter((l) => l.endsWith(']'));
+  const kept = new Set([...flagged, ...all].slice(0, max));
+  return all.filter((l) => kept.has(l)).slice(0, max);
+}
+
+/**
  * The card's view of `summary`.
  * @example summaryView(summary).headline // 'Changes 2 files: +14 −3'
  */
@@ -122,7 +133,7 @@ export function summaryView(summary: CallSummary, limits: SummaryLimits = {}): S
     riskLabel: LABELS[summary.risk],
     reasons: summary.risk_reasons.map((r) => cut(r.text, 300)),
     headline: cut(headline(summary), maxLineChars),
-    items: all.slice(0, maxItems).map((l) => cut(l, maxLineChars)),
+    items: shown(all, maxItems).map((l) => cut(l, maxLineChars)),
     moreItems: Math.max(0, all.length - maxItems),
     diffLines: diff.lines,
     diffMore: diff.more || summary.truncated,

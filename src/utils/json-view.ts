@@ -70,6 +70,11 @@ export interface JsonViewLimits {
   maxChars: number;
   /** Spaces per level; 0 writes compact JSON on one line. */
   indent: number;
+  /**
+   * Also mask secrets line by line inside strings ({@link maskSecretsShown}): for views only read, never for text
+   * sent back as edited arguments (a `••••` inside a string could not be restored to the secret it hides).
+   */
+  maskLines?: boolean;
 }
 
 /** The text and whether anything was left out. */
@@ -111,7 +116,7 @@ export function boundedJson(value: unknown, limits: JsonViewLimits, key = ''): J
     const { depth, key } = task;
     const node = task.value;
     if (node === null || typeof node !== 'object') {
-      const shown = maskScalar(node, key);
+      const shown = limits.maskLines ? maskSecretsShown(maskScalar(node, key)) : maskScalar(node, key);
       if (typeof shown === 'string' && shown.length > limits.maxChars - length) {
         // Cut a long string before quoting it: quoting all of it would cost its whole length.
         emit(`${JSON.stringify(shown.slice(0, Math.max(0, limits.maxChars - length)))}…`);

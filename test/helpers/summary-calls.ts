@@ -56,3 +56,15 @@ export const SQL_DELETE = {
 
 /** The secret in {@link MULTI_FILE_EDIT}'s diff, which no card may show. */
 export const EDIT_SECRET = 'sk_live_0123456789abcdefghij';
+
+/** A Codex patch that adds `n` files of one line each (its summary lists them all; cards show a few). */
+export function manyFileEdit(n: number, pathLength = 20): { tool_name: string; tool_args: { input: string } } {
+  const files = Array.from(
+    { length: n },
+    (_, i) => `*** Add File: src/${'d'.repeat(pathLength)}/f${i}.ts\n+export const n = ${i};`,
+  );
+  return {
+    tool_name: 'apply_patch',
+    tool_args: { input: ['*** Begin Patch', ...files, '*** End Patch', ''].join('\n') },
+  };
+}

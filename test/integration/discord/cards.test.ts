@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { customId, escapeMarkdown, parseCustomId } from '../../../channels/discord/index.js';
 import { buttonsOf, rendered } from '../../fakes/discord/message-rules.js';
 import { startDiscordGateway, type DiscordGateway } from './setup.js';
-import { EDIT_SECRET, MULTI_FILE_EDIT, RISKY_PIPELINE, SQL_DELETE } from '../../helpers/summary-calls.js';
+import { EDIT_SECRET, MULTI_FILE_EDIT, RISKY_PIPELINE, SQL_DELETE, manyFileEdit } from '../../helpers/summary-calls.js';
 
 describe('discord cards', () => {
   let env: DiscordGateway;
@@ -120,13 +120,10 @@ describe('discord cards', () => {
     expect(text(2)).toContain('Updates or deletes every row (no WHERE): customers');
     // The longest prompt, approvers and summary at once: the fake refuses an embed past 6000 characters.
     const huge = await env.file({
-      tool_name: 'Bash',
+      ...manyFileEdit(60, 200),
       prompt: 'p'.repeat(4000),
       agent_id: 'a'.repeat(200),
       approvers: Array.from({ length: 40 }, (_, i) => `discord:9000000000000000${String(i).padStart(2, '0')}`),
-      tool_args: {
-        command: Array.from({ length: 60 }, (_, i) => `curl https://h${i}-${'h'.repeat(40)}.example/x`).join(' | '),
-      },
     });
     expect(env.discord.fake.card(env.refOf(huge))!.text).toContain('more');
   });

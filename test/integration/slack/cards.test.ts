@@ -10,7 +10,7 @@ import { buttonsOf } from '../../fakes/slack/block-rules.js';
 import type { FakeCard } from '../../fakes/slack/fake-slack.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startSlackGateway, type SlackGateway } from './setup.js';
-import { EDIT_SECRET, MULTI_FILE_EDIT, RISKY_PIPELINE, SQL_DELETE } from '../../helpers/summary-calls.js';
+import { EDIT_SECRET, MULTI_FILE_EDIT, RISKY_PIPELINE, SQL_DELETE, manyFileEdit } from '../../helpers/summary-calls.js';
 
 describe('slack cards', () => {
   let env: SlackGateway;
@@ -111,16 +111,7 @@ describe('slack cards', () => {
     expect(sql.text).toContain('Updates or deletes every row (no WHERE): customers');
     expect(sql.text).toContain('• DELETE customers  [unbounded write]');
     // A summary of the most the API stores still fits (the fake refuses blocks past Slack's limits).
-    const many = cardOf(
-      await env.file({
-        tool_name: 'Bash',
-        tool_args: {
-          command: Array.from({ length: 60 }, (_, i) => `curl -X POST https://h${i}.example/${'p'.repeat(300)}`).join(
-            ' && ',
-          ),
-        },
-      }),
-    );
+    const many = cardOf(await env.file(manyFileEdit(60, 200)));
     expect(many.text).toContain('… and ');
   });
 

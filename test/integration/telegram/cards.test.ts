@@ -10,7 +10,7 @@ import { callbackData, cardMessage, escapeHtml, parseCallbackData } from '../../
 import { parseHtml } from '../../fakes/telegram/html-rules.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTelegramGateway, type TelegramGateway } from './setup.js';
-import { EDIT_SECRET, MULTI_FILE_EDIT, RISKY_PIPELINE, SQL_DELETE } from '../../helpers/summary-calls.js';
+import { EDIT_SECRET, MULTI_FILE_EDIT, RISKY_PIPELINE, SQL_DELETE, manyFileEdit } from '../../helpers/summary-calls.js';
 
 describe('telegram cards', () => {
   let env: TelegramGateway;
@@ -124,16 +124,13 @@ describe('telegram cards', () => {
     expect(sql!.text).toContain('• DELETE customers  [unbounded write]');
     // The longest summary and prompt with huge arguments still fit: the arguments get what is left.
     const huge = await env.file({
-      tool_name: 'Bash',
+      ...manyFileEdit(60, 200),
       prompt: '<&>'.repeat(1333),
       approvers: Array.from({ length: 40 }, (_, i) => `telegram:50000000${String(i).padStart(2, '0')}`),
-      tool_args: {
-        command: Array.from({ length: 60 }, (_, i) => `curl https://h${i}.example/${'p'.repeat(20)}`).join(' | '),
-      },
     });
     const card = env.telegram.fake.card(env.refOf(huge))!;
     expect(card.text.length).toBeLessThanOrEqual(4096);
-    expect(card.text).toContain('… and 44 more'); // the summary keeps 50 programs; the card shows 6
+    expect(card.text).toContain('… and 44 more'); // the summary keeps 50 files; the card lists 6
   });
 
   it('escapes the three characters HTML mode needs and round-trips callback data', () => {
