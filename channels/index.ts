@@ -46,7 +46,10 @@ export async function channelsFromConfig(
   if (set('FEISHU_APP_ID', 'FEISHU_APP_SECRET') || config.file.feishu) {
     const { createFeishuChannel, feishuOptionsFromEnv } = await import('./feishu/index.js');
     const options = feishuOptionsFromEnv(config.env, config.file.feishu);
-    const feishu = createFeishuChannel(options && { ...options, marks }, logger.child({ channel: 'feishu' }));
+    const feishu = createFeishuChannel(
+      options && { ...options, marks, publicUrl: config.publicUrl },
+      logger.child({ channel: 'feishu' }),
+    );
     if (feishu) channels.push(feishu);
   }
   if (set('DISCORD_BOT_TOKEN', 'DISCORD_PUBLIC_KEY', 'DISCORD_APPLICATION_ID')) {
