@@ -5,7 +5,7 @@
  * pretty-printed, truncated, and with secret-looking values masked.
  */
 import { MAX_JSON_DEPTH, jsonDepth } from '../utils/json-bounds.js';
-import { boundedJson, maskSecrets, maskSecretsShown } from '../utils/json-view.js';
+import { boundedJson, maskSecretsShown } from '../utils/json-view.js';
 import { agentSentence } from '../requests/agent-kinds.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { standInText, type StandIn } from '../people/away.js';

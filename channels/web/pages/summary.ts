@@ -5,11 +5,12 @@
  * request page that shows a diff, never at the gateway's start; its HTML escapes the diff's text, and the diff was
  * masked when the request was filed.
  */
+import type * as Diff2HtmlModule from 'diff2html';
 import { summaryView, type SummaryView } from '../../../src/channel/card-summary.js';
 import type { CallSummary, FileChange } from '../../../src/summaries/types.js';
 import { html, SafeHtml } from '../html.js';
 
-type Diff2Html = typeof import('diff2html');
+type Diff2Html = typeof Diff2HtmlModule;
 let diff2html: Promise<Diff2Html> | undefined;
 const loadDiff2Html = (): Promise<Diff2Html> => (diff2html ??= import('diff2html'));
 
