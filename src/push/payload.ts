@@ -1,8 +1,8 @@
 /**
  * @module push/payload
  * What a push notification says, worded by the one card model (`card.ts`): the card's title, and a body of the
- * prompt, the call summary's risk, headline and first items (or, for a row filed before summaries, the key arguments
- * masked as the card masks them), cut so the whole JSON stays within 3 KB (push
+ * prompt, the call summary's risk, headline and first items, and the key arguments where the summary reads nothing of
+ * the call (masked as the card masks them), cut so the whole JSON stays within 3 KB (push
  * services refuse more than about 4 KB, and encryption adds some). Text from agents is stripped of control
  * characters: the operating system shows it on a lock screen.
  */
@@ -37,11 +37,15 @@ export function pushPayload(request: ConfirmationRequest, baseUrl: string, actio
   const card = cardText(request, { maxArgsChars: 600, summaryLimits: { maxItems: 4, maxLineChars: 100 } });
   const pending = request.status === 'pending';
   // The risk comes first after the prompt: a lock screen shows only the first lines.
+  // The key arguments stay where the summary reads nothing of the call (an unknown tool's are its best description).
+  const args = card.summary?.readsCall
+    ? []
+    : keyArguments(request.toolArgs, 4, 100).map(([name, value]) => `${name}: ${value}`);
   const lines = !pending
     ? [card.status]
     : card.summary
-      ? [card.prompt.slice(0, 300), ...summaryLines(card.summary)]
-      : [card.prompt, ...keyArguments(request.toolArgs, 4, 100).map(([name, value]) => `${name}: ${value}`)];
+      ? [card.prompt.slice(0, 300), ...summaryLines(card.summary), ...args]
+      : [card.prompt, ...args];
   const payload: PushPayload = {
     request_id: request.id,
     title: clean(card.title, 120),
