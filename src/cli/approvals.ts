@@ -8,6 +8,7 @@
  * so no control character of it reaches the terminal.
  */
 import { previewArgs } from '../channel/card.js';
+import { summaryLines, summaryView } from '../channel/card-summary.js';
 import type { ApiEvent, ApiRequest } from '../requests/serialize.js';
 import { terminalJson, terminalText } from '../utils/terminal-text.js';
 import { flag, parseArgs, UsageError } from './args.js';
@@ -171,7 +172,9 @@ function inboxText(inbox: Inbox, now: number): string {
       .replace(/\s+/g, ' ')
       .slice(0, 70);
     const quorum = r.required_approvals > 1 ? `  needs ${r.required_approvals}` : '';
-    return `${short(r.id)}  ${ago(now - Date.parse(r.created_at)).padStart(4)} ago  ${line(r.tool_name)}  (${left > 0 ? `${ago(left)} left` : 'expiring'})${quorum}\n          ${what}`;
+    const risk = r.summary ? `  ${r.summary.risk} risk` : '';
+    const does = r.summary ? summaryView(r.summary, { maxItems: 0 }).headline : '';
+    return `${short(r.id)}  ${ago(now - Date.parse(r.created_at)).padStart(4)} ago  ${line(r.tool_name)}  (${left > 0 ? `${ago(left)} left` : 'expiring'})${quorum}${risk}\n          ${what}${does ? `\n          ${line(does)}` : ''}`;
   });
   return `${inbox.items.length} waiting for ${line(inbox.as)}:\n${lines.join('\n')}\n`;
 }
@@ -185,6 +188,17 @@ function askedBy(r: ApiRequest): string {
     r.filed_by ? `filed by ${line(r.filed_by)}` : null,
   ].filter(Boolean);
   return parts.length ? parts.join(', ') : '-';
+}
+
+/**
+ * The call summary for `show`: the card model's lines (risk and reasons, headline, items) and the first diff lines,
+ * each through the one terminal-safe text function (paths and commands come from the agent).
+ */
+function summaryText(r: ApiRequest): string[] {
+  if (!r.summary) return [];
+  const view = summaryView(r.summary, { maxItems: 20, maxDiffLines: 40, maxLineChars: 200 });
+  const diff = [...view.diffLines, ...(view.diffMore ? ['…'] : [])];
+  return ['summary', ...[...summaryLines(view), ...diff].map((l) => `  ${terminalText(l)}`)];
 }
 
 /** One request in full, for `show`: arguments masked like on the cards, and its events. */
@@ -204,6 +218,7 @@ function requestText(r: ApiRequest, events: ApiEvent[]): string {
           `decided    by ${line(r.responded_by)}${person} via ${line(r.responded_via)} at ${r.responded_at}${r.reason ? `: ${block(r.reason)}` : ''}`,
         ]
       : []),
+    ...summaryText(r),
     'arguments',
     ...terminalJson(previewArgs(r.tool_args))
       .split('\n')
