@@ -91,8 +91,10 @@ export default defineConfig({
     expect: { poll: { timeout: 10_000, interval: 50 } },
     // 'default' prints the results; the second prints the ten slowest files after them (.ci/run names both again).
     reporters: ['default', './test/support/slowest-files.ts'],
-    // Does nothing unless TOLLGATE_CPU_PROFILE names a directory: then each file writes its CPU there.
-    setupFiles: ['./test/support/cpu-profile.ts'],
+    // remove-leftovers: after each file, drops the databases and Redis keys it made and did not remove (a hook that
+    // timed out half-way), test/support/leftovers.ts. cpu-profile does nothing unless TOLLGATE_CPU_PROFILE names a
+    // directory: then each file writes its CPU there.
+    setupFiles: ['./test/support/remove-leftovers.ts', './test/support/cpu-profile.ts'],
     sequence: shuffling ? {} : { sequencer: WaitingFirst },
     projects: [
       {

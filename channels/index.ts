@@ -41,23 +41,26 @@ export async function channelsFromConfig(
   if (set('SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN') || config.file.slack) {
     const { createSlackChannel, slackOptionsFromEnv } = await import('./slack/index.js');
     const slack = slackOptionsFromEnv(config.env, config.file.slack);
-    if (slack) channels.push(createSlackChannel({ ...slack, logger }));
+    if (slack) channels.push(createSlackChannel({ ...slack, publicUrl: config.publicUrl, logger }));
   }
   if (set('FEISHU_APP_ID', 'FEISHU_APP_SECRET') || config.file.feishu) {
     const { createFeishuChannel, feishuOptionsFromEnv } = await import('./feishu/index.js');
     const options = feishuOptionsFromEnv(config.env, config.file.feishu);
-    const feishu = createFeishuChannel(options && { ...options, marks }, logger.child({ channel: 'feishu' }));
+    const feishu = createFeishuChannel(
+      options && { ...options, marks, publicUrl: config.publicUrl },
+      logger.child({ channel: 'feishu' }),
+    );
     if (feishu) channels.push(feishu);
   }
   if (set('DISCORD_BOT_TOKEN', 'DISCORD_PUBLIC_KEY', 'DISCORD_APPLICATION_ID')) {
     const { createDiscordChannel, discordOptionsFromEnv } = await import('./discord/index.js');
     const discord = discordOptionsFromEnv(config.env);
-    if (discord) channels.push(createDiscordChannel({ ...discord, logger }));
+    if (discord) channels.push(createDiscordChannel({ ...discord, publicUrl: config.publicUrl, logger }));
   }
   if (set('TELEGRAM_BOT_TOKEN', 'TELEGRAM_WEBHOOK_SECRET')) {
     const { createTelegramChannel, telegramOptionsFromEnv } = await import('./telegram/index.js');
     const telegram = telegramOptionsFromEnv(config.env);
-    if (telegram) channels.push(createTelegramChannel({ ...telegram, logger }));
+    if (telegram) channels.push(createTelegramChannel({ ...telegram, publicUrl: config.publicUrl, logger }));
   }
   if (set('TEAMS_APP_ID', 'TEAMS_APP_PASSWORD', 'TEAMS_TENANT_ID')) {
     const { createTeamsChannel, teamsOptionsFromEnv, PostgresTeamsConversationStore, SqliteTeamsConversationStore } =
@@ -70,7 +73,7 @@ export async function channelsFromConfig(
       : database?.sqlite
         ? new SqliteTeamsConversationStore(database.sqlite)
         : undefined;
-    if (teams) channels.push(createTeamsChannel({ ...teams, logger, conversations }));
+    if (teams) channels.push(createTeamsChannel({ ...teams, publicUrl: config.publicUrl, logger, conversations }));
   }
   if (set('SMTP_URL', 'TOLLGATE_EMAIL_FROM')) {
     const { createEmailChannel, emailOptionsFromEnv } = await import('./email/index.js');

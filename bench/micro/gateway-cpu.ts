@@ -5,7 +5,10 @@
  * it there, so each process loads its own revision's gateway (`./src/server.js`, `./src/config.js`, found beside this
  * file at run time) and nothing else. Prints one line of JSON: `{create_ms, decide_ms, n}`.
  *
- * `node <build>/gateway-cpu.mjs N DIR`: N creates awaited one at a time, then N decisions, on `DIR/micro.db`.
+ * `node <build>/gateway-cpu.mjs N DIR [CALL]`: N creates awaited one at a time, then N decisions, on `DIR/micro.db`.
+ * `CALL` picks what is filed, for the call summary's cost (docs/summaries.md): `plain` (default: a tool no summarizer
+ * reads), `shell` (a `Bash` pipeline, parsed by tree-sitter-bash) or `edit` (a Claude Code `Edit`, diffed by jsdiff);
+ * each call's arguments differ, so nothing is cached.
  */
 import { join } from 'node:path';
 
@@ -17,7 +20,26 @@ interface Gateway {
 
 const n = Number(process.argv[2] ?? 2000);
 const dir = process.argv[3];
-if (!dir || !Number.isInteger(n) || n < 1) throw new Error('usage: gateway-cpu.mjs N DIR');
+const kind = process.argv[4] ?? 'plain';
+if (!dir || !Number.isInteger(n) || n < 1 || !['plain', 'shell', 'edit'].includes(kind))
+  throw new Error('usage: gateway-cpu.mjs N DIR [plain|shell|edit]');
+const CALLS: Record<string, (i: number) => Record<string, unknown>> = {
+  plain: (i) => ({ toolName: 'bench.deploy', toolArgs: { service: 'api', build: i } }),
+  shell: (i) => ({
+    toolName: 'Bash',
+    context: { cwd: '/repo' },
+    toolArgs: { command: `git fetch origin && npm ci --silent | tee build-${i}.log && rm -rf dist/tmp-${i}` },
+  }),
+  edit: (i) => ({
+    toolName: 'Edit',
+    context: { cwd: '/repo' },
+    toolArgs: {
+      file_path: `/repo/src/module-${i}.ts`,
+      old_string: `export const limit = ${i};\nexport const name = 'old';\n`,
+      new_string: `export const limit = ${i + 1};\nexport const name = 'new';\nexport const extra = true;\n`,
+    },
+  }),
+};
 // Resolved beside the compiled file, in the build it was written into.
 const { createServer } = (await import(new URL('./src/server.js', import.meta.url).href)) as {
   createServer(o: unknown): Promise<{ gateway: Gateway; close(): Promise<void> }>;
@@ -40,9 +62,7 @@ async function cpuMsPerCall(count: number, fn: (i: number) => Promise<unknown>):
 
 const ids: string[] = [];
 const create = (i: number) =>
-  server.gateway
-    .request({ toolName: 'bench.deploy', toolArgs: { service: 'api', build: i }, timeoutS: 600 })
-    .then((r) => ids.push(r.request.id));
+  server.gateway.request({ ...CALLS[kind]!(i), timeoutS: 600 }).then((r) => ids.push(r.request.id));
 // A warm-up of a tenth: the first calls compile the path; both revisions get the same.
 const warm = Math.max(1, Math.floor(n / 10));
 await cpuMsPerCall(warm, (i) => create(n + i));

@@ -146,7 +146,11 @@ export class DiscordChannel implements Channel {
   }
 
   private async message(request: ConfirmationRequest): Promise<DiscordMessage> {
-    return cardMessage(request, { maxArgsChars: this.options.maxArgsChars, grants: await this.grantsFor(request) });
+    return cardMessage(request, {
+      maxArgsChars: this.options.maxArgsChars,
+      publicUrl: this.options.publicUrl,
+      grants: await this.grantsFor(request),
+    });
   }
 
   /** The standing-grant buttons a pending request's policy rule offers (none once it is final). */

@@ -16,6 +16,7 @@ import {
   type RESTPostAPIChannelMessageJSONBody,
 } from 'discord-api-types/v10';
 import { cardText, type CardText } from '../../src/channel/card.js';
+import { summaryLines } from '../../src/channel/card-summary.js';
 import type { GrantButton } from '../../src/channel/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 
@@ -84,14 +85,29 @@ function cut(text: string, max: number): string {
 const TONE_COLOUR: Record<CardText['tone'], number> = { waiting: 0xf1c40f, good: 0x2ecc71, bad: 0xe74c3c };
 const TONE_EMOJI: Record<CardText['tone'], string> = { waiting: '⏳', good: '✅', bad: '⛔' };
 
-/** The card for `request` in its current state: buttons while pending, the outcome and no buttons after. */
+const RISK_EMOJI = { high: '🔴', medium: '🟠', low: '🟢' } as const;
+
+/** Breaks three backticks (which would close a code block early) and mentions, for text inside a code block. */
+const codeText = (text: string): string => neutraliseMentions(text).replace(/```/g, '`\u200b``');
+
+/**
+ * The card for `request` in its current state: buttons while pending, the outcome and no buttons after. With a call
+ * summary: its risk and what it does as two fields, the first diff lines in the description, and the raw arguments
+ * shorter (the title links to the request's page, which has them whole).
+ */
 export function cardMessage(
   request: ConfirmationRequest,
-  options: { maxArgsChars?: number; grants?: readonly GrantButton[] } = {},
+  options: { maxArgsChars?: number; grants?: readonly GrantButton[]; publicUrl?: string | null } = {},
 ): DiscordMessage {
-  const text = cardText(request, { maxArgsChars: options.maxArgsChars ?? 1500 });
+  const text = cardText(request, {
+    maxArgsChars: options.maxArgsChars ?? 1500,
+    publicUrl: options.publicUrl,
+    summaryLimits: { maxItems: 6, maxDiffLines: 10, maxLineChars: 120 },
+  });
+  const view = text.summary;
+  const reads = !!view?.readsCall;
   // Inside a code block markdown is inert; only three backticks could close it early, so break those up.
-  const args = neutraliseMentions(text.argsPreview).replace(/```/g, '`\u200b``');
+  const args = codeText(text.argsPreview);
   const expires = Math.floor(Date.parse(text.expiresAt) / 1000);
   const fields: NonNullable<APIEmbed['fields']> = [
     { name: 'Tool', value: cut(escapeMarkdown(text.toolName), 256), inline: true },
@@ -100,12 +116,26 @@ export function cardMessage(
     fields.push({ name: 'Requested by', value: cut(escapeMarkdown(text.requester), 256), inline: true });
   // Discord's timestamp token shows the time in the reader's zone; the ISO time stays in the footer for copying.
   fields.push({ name: 'Expires', value: `<t:${expires}:f> (<t:${expires}:R>)`, inline: true });
+  if (view) {
+    const reasons = view.reasons.length ? `: ${escapeMarkdown(view.reasons.join('; '))}` : '';
+    fields.push({
+      name: 'Risk',
+      value: cut(`${RISK_EMOJI[view.risk]} **${view.riskLabel}**${reasons}`, reads ? 500 : 300),
+    });
+    const lines = summaryLines(view).slice(1).map(escapeMarkdown);
+    if (lines.length) fields.push({ name: 'What it does', value: cut(lines.join('\n'), reads ? 900 : 300) });
+  }
   fields.push({ name: 'Approvers', value: cut(escapeMarkdown(text.approvers), 512) });
   fields.push({ name: 'Status', value: cut(`${TONE_EMOJI[text.tone]} ${escapeMarkdown(text.status)}`, 512) });
-  // Sized so the whole embed stays under Discord's 6000-character total whatever the request holds.
+  const diff = view?.diffLines.length
+    ? `\n\n\`\`\`diff\n${cut(codeText([...view.diffLines, ...(view.diffMore ? ['…'] : [])].join('\n')), 700)}\n\`\`\``
+    : '';
+  // Sized so the whole embed stays under Discord's 6000-character total whatever the request holds: at most ~5,870
+  // characters with a summary that reads the call (shorter prompt and arguments), ~5,650 with one that does not.
   const embed: APIEmbed = {
     title: cut(escapeMarkdown(text.title), 256),
-    description: `${cut(escapeMarkdown(text.prompt), 1500)}\n\n**Arguments**\n\`\`\`json\n${cut(args, 1900)}\n\`\`\``,
+    ...(text.link ? { url: text.link } : {}),
+    description: `${cut(escapeMarkdown(text.prompt), reads ? 1000 : 1500)}${diff}\n\n**Arguments**\n\`\`\`json\n${cut(args, reads ? 800 : view ? 1600 : 1900)}\n\`\`\``,
     color: TONE_COLOUR[text.tone],
     fields,
     footer: { text: `Expires ${text.expiresAt}` },

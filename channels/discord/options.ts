@@ -20,6 +20,8 @@ export interface DiscordChannelOptions {
   defaultTarget?: string;
   /** How old (or how far ahead) an interaction's timestamp may be, in seconds (300). */
   replayWindowS?: number;
+  /** The gateway's public URL (`TOLLGATE_PUBLIC_URL`): cards link to each request's page (full diff, raw arguments). */
+  publicUrl?: string | null;
   /** Longest argument preview on a card (1500 characters; an embed description holds 4096). */
   maxArgsChars?: number;
   /** Timeout of one REST call in ms (10 000). */

@@ -139,7 +139,11 @@ export class EmailChannel implements Channel {
       deny: this.linkFor(request, to, 'deny'),
       recipient: to,
     };
-    return approvalMail(request, links, { maxArgsChars: this.options.maxArgsChars, reminder });
+    return approvalMail(request, links, {
+      maxArgsChars: this.options.maxArgsChars,
+      publicUrl: this.options.publicUrl,
+      reminder,
+    });
   }
 
   /** The Message-ID of a recipient's approval mail: derived, so later mails thread under it with nothing stored. */

@@ -7,6 +7,7 @@
  * Buttons are named (clicks on unnamed 2.0 buttons fail silently) and carry only the request id and nonce; the
  * decision is the button's name. Both sit in a form with the reason input, so a reason reaches the runtime.
  */
+import { summaryLines } from '../../src/channel/card-summary.js';
 import type { ConfirmationRequest, RequestStatus } from '../../src/requests/types.js';
 import { cardLabels, localizedCardText } from './i18n.js';
 import type { GrantButton } from '../../src/channel/channel.js';
@@ -49,6 +50,8 @@ export interface CardRenderOptions {
   maxArgsChars?: number;
   /** Standing grants the request's policy rule offers: extra approve buttons named `tollgate_grant_<i>`. */
   grants?: readonly GrantButton[];
+  /** The gateway's public URL: the card names the request's page (the whole diff, the raw arguments). */
+  publicUrl?: string | null;
 }
 
 /** Name of the i-th grant button. */
@@ -59,10 +62,23 @@ export const GRANT_BUTTON = /^tollgate_grant_(\d{1,2})$/;
  * approvers and status; while pending, a reason input and the two buttons.
  */
 export function approvalCard(request: ConfirmationRequest, options: CardRenderOptions): FeishuCard {
-  const text = localizedCardText(request, options.language, { maxArgsChars: options.maxArgsChars });
+  const text = localizedCardText(request, options.language, {
+    maxArgsChars: options.maxArgsChars,
+    publicUrl: options.publicUrl,
+  });
   const { labels } = text;
+  const view = text.summary;
+  // The call summary, in the card model's words (English: its reasons are stable sentences), and the first diff lines.
+  const summary = view
+    ? [
+        plain(summaryLines(view).join('\n')),
+        ...(view.diffLines.length ? [plain([...view.diffLines, ...(view.diffMore ? ['…'] : [])].join('\n'))] : []),
+        ...(text.link ? [plain(text.link)] : []),
+      ]
+    : [];
   const elements: Record<string, unknown>[] = [
     plain(text.prompt),
+    ...summary,
     plain(`${labels.tool}: ${text.toolName}`),
     ...(text.requester ? [plain(`${labels.requester}: ${text.requester}`)] : []),
     plain(`${labels.arguments}:\n${text.argsPreview}`),

@@ -80,7 +80,12 @@ export class FeishuChannel implements Channel {
 
   /** The card JSON of `request` as this channel words it. */
   render(request: ConfirmationRequest, grants: readonly GrantButton[] = []): FeishuCard {
-    return approvalCard(request, { language: this.options.language, maxArgsChars: this.options.maxArgsChars, grants });
+    return approvalCard(request, {
+      language: this.options.language,
+      maxArgsChars: this.options.maxArgsChars,
+      publicUrl: this.options.publicUrl,
+      grants,
+    });
   }
 
   /** The card with the grant buttons the request's policy rule offers while it is pending. */

@@ -32,6 +32,8 @@ export interface FeishuOptions {
   replayWindowS: number;
   /** Timeout of each Open API call in milliseconds (default 10 000): a hung call must not hold a job forever. */
   requestTimeoutMs: number;
+  /** The gateway's public URL (`TOLLGATE_PUBLIC_URL`): cards name each request's page (full diff, raw arguments). */
+  publicUrl?: string | null;
   /** Characters of tool arguments shown on a card (default 1500). */
   maxArgsChars?: number;
   /** Callback nonces shared by every replica (the database on PostgreSQL), so a replay to another replica fails too. */

@@ -7,6 +7,7 @@
  */
 import type { types } from '@slack/bolt';
 import { cardText, type CardText } from '../../src/channel/card.js';
+import { summaryLines } from '../../src/channel/card-summary.js';
 import type { GrantButton } from '../../src/channel/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 
@@ -91,9 +92,9 @@ const TONE_EMOJI: Record<CardText['tone'], string> = { waiting: '⏳', good: '�
 /** The card for `request` in its current state: buttons while pending, the outcome and no buttons after. */
 export function cardMessage(
   request: ConfirmationRequest,
-  options: { maxArgsChars?: number; grants?: readonly GrantButton[] } = {},
+  options: { maxArgsChars?: number; grants?: readonly GrantButton[]; publicUrl?: string | null } = {},
 ): SlackMessage {
-  const text = cardText(request, { maxArgsChars: options.maxArgsChars ?? 2000 });
+  const text = cardText(request, { maxArgsChars: options.maxArgsChars ?? 2000, publicUrl: options.publicUrl });
   // Code blocks end at the next three backticks: keep the arguments from closing theirs.
   const args = escapeMrkdwn(text.argsPreview).replace(/```/g, '`\u200b``');
   const fields: types.MrkdwnElement[] = [field('Tool', text.toolName)];
@@ -104,6 +105,7 @@ export function cardMessage(
   const blocks: types.KnownBlock[] = [
     { type: 'header', text: plain(text.title, 150) },
     { type: 'section', text: plain(text.prompt) },
+    ...summaryBlocks(text),
     { type: 'section', fields },
     // Cut inside the code block, so the block still closes when huge arguments fill the section.
     { type: 'section', text: { type: 'mrkdwn', text: `*Arguments*\n\`\`\`${cut(args, 2950)}\`\`\`` } },
@@ -116,6 +118,35 @@ export function cardMessage(
   }
   // The top-level text (notifications, screen readers) is mrkdwn too: tool names, approvers and reasons get escaped.
   return { text: cut(escapeMrkdwn(`${text.title} — ${text.status}`), 3000), blocks };
+}
+
+const RISK_EMOJI = { high: '🔴', medium: '🟠', low: '🟢' } as const;
+
+/**
+ * The call summary: the risk and its reasons, what the call does (a line per file, program or statement), the first
+ * diff lines in a code block, and the link to the request's page, where the whole diff and the raw arguments are.
+ */
+function summaryBlocks(text: CardText): types.KnownBlock[] {
+  const view = text.summary;
+  if (!view) return [];
+  const risk = `${RISK_EMOJI[view.risk]} *${view.riskLabel}*${view.reasons.length ? `: ${escapeMrkdwn(view.reasons.join('; '))}` : ''}`;
+  const lines = [risk, ...summaryLines(view).slice(1).map(escapeMrkdwn)];
+  const blocks: types.KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: cut(lines.join('\n'), 3000) } }];
+  if (view.diffLines.length) {
+    const diff = escapeMrkdwn([...view.diffLines, ...(view.diffMore ? ['…'] : [])].join('\n')).replace(
+      /```/g,
+      '`\u200b``',
+    );
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `\`\`\`${cut(diff, 2900)}\`\`\`` } });
+  }
+  if (text.link)
+    blocks.push({
+      type: 'context',
+      elements: [
+        { type: 'mrkdwn', text: `<${text.link}|Open the request page> for the whole diff and the raw arguments` },
+      ],
+    });
+  return blocks;
 }
 
 function buttons(request: ConfirmationRequest, grants: readonly GrantButton[]): types.Button[] {

@@ -27,6 +27,8 @@ export interface SlackChannelOptions {
   replayWindowS?: number;
   /** Longest argument preview on a card (2000 characters; Slack allows 3000 per section). */
   maxArgsChars?: number;
+  /** The gateway's public URL (`TOLLGATE_PUBLIC_URL`): cards link to each request's page (full diff, raw arguments). */
+  publicUrl?: string | null;
   /** Timeout of one Web API call in ms (10 000). */
   timeoutMs?: number;
   logger?: Logger;

@@ -98,6 +98,7 @@ export class SlackChannel implements Channel {
   async send(request: ConfirmationRequest, target: string): Promise<string> {
     const message = cardMessage(request, {
       maxArgsChars: this.options.maxArgsChars,
+      publicUrl: this.options.publicUrl,
       grants: await this.grantsFor(request),
     });
     try {
@@ -122,7 +123,11 @@ export class SlackChannel implements Channel {
       await this.client.chat.update({
         channel: ref.channel,
         ts: ref.ts,
-        ...cardMessage(request, { maxArgsChars: this.options.maxArgsChars, grants: await this.grantsFor(request) }),
+        ...cardMessage(request, {
+          maxArgsChars: this.options.maxArgsChars,
+          publicUrl: this.options.publicUrl,
+          grants: await this.grantsFor(request),
+        }),
       });
     } catch (error) {
       throw toChannelError(error, 'chat.update');

@@ -60,9 +60,9 @@ const TONE_COLOUR: Record<CardText['tone'], string> = { waiting: 'Warning', good
 /** The card for `request` in its current state: buttons while pending, the outcome and no buttons after; `note` adds a line for the tapper. */
 export function adaptiveCard(
   request: ConfirmationRequest,
-  options: { maxArgsChars?: number; grants?: readonly GrantButton[]; note?: string } = {},
+  options: { maxArgsChars?: number; grants?: readonly GrantButton[]; note?: string; publicUrl?: string | null } = {},
 ): AdaptiveCard {
-  const text = cardText(request, { maxArgsChars: options.maxArgsChars ?? 1500 });
+  const text = cardText(request, { maxArgsChars: options.maxArgsChars ?? 1500, publicUrl: options.publicUrl });
   const block = (value: string, extra: Record<string, unknown> = {}) => ({
     type: 'TextBlock',
     text: escapeTextBlock(value),
@@ -78,8 +78,9 @@ export function adaptiveCard(
   const body: Record<string, unknown>[] = [
     block(text.title, { size: 'Medium', weight: 'Bolder', color: TONE_COLOUR[text.tone] }),
     block(text.prompt),
+    ...summaryElements(text, block),
     { type: 'FactSet', facts },
-    block(text.argsPreview, { fontType: 'Monospace' }),
+    ...argumentElements(text, block),
     block(text.status, { weight: 'Bolder', color: TONE_COLOUR[text.tone] }),
   ];
   if (options.note) body.push(block(options.note, { color: 'Attention', isSubtle: false }));
@@ -90,6 +91,44 @@ export function adaptiveCard(
     body,
     actions: text.actionable ? actions(request, options.grants ?? []) : [],
   };
+}
+
+type Block = (value: string, extra?: Record<string, unknown>) => Record<string, unknown>;
+
+const RISK_COLOUR = { high: 'Attention', medium: 'Warning', low: 'Good' } as const;
+const RAW_ARGS_ID = 'tollgate-raw-args';
+
+/** The call summary: the risk and its reasons, a headline, a line per file, program or statement, the first diff lines. */
+function summaryElements(text: CardText, block: Block): Record<string, unknown>[] {
+  const view = text.summary;
+  if (!view) return [];
+  const risk = `${view.riskLabel}${view.reasons.length ? `: ${view.reasons.join('; ')}` : ''}`;
+  const items = [...view.items, ...(view.moreItems ? [`… and ${view.moreItems} more`] : [])];
+  const elements = [block(risk, { weight: 'Bolder', color: RISK_COLOUR[view.risk] })];
+  if (view.headline) elements.push(block(view.headline, { weight: 'Bolder', spacing: 'Small' }));
+  items.forEach((item) => elements.push(block(item, { fontType: 'Monospace', spacing: 'None', size: 'Small' })));
+  if (view.diffLines.length)
+    elements.push(
+      block([...view.diffLines, ...(view.diffMore ? ['…'] : [])].join('\n'), { fontType: 'Monospace', size: 'Small' }),
+    );
+  return elements;
+}
+
+/**
+ * The raw arguments: shown as before when the summary reads nothing of the call (the arguments are then the best
+ * description), else one tap away in a collapsed container; and the request page's link, when it is known.
+ */
+function argumentElements(text: CardText, block: Block): Record<string, unknown>[] {
+  const collapsed = !!text.summary?.readsCall;
+  const args = block(text.argsPreview, { fontType: 'Monospace' });
+  const links: Record<string, unknown>[] = [];
+  if (collapsed)
+    links.push({ type: 'Action.ToggleVisibility', title: 'Show the raw arguments', targetElements: [RAW_ARGS_ID] });
+  if (text.link) links.push({ type: 'Action.OpenUrl', title: 'Open the request page', url: text.link });
+  return [
+    collapsed ? { type: 'Container', id: RAW_ARGS_ID, isVisible: false, items: [args] } : args,
+    ...(links.length ? [{ type: 'ActionSet', actions: links }] : []),
+  ];
 }
 
 function actions(request: ConfirmationRequest, grants: readonly GrantButton[]): Record<string, unknown>[] {

@@ -28,6 +28,8 @@ export interface TeamsChannelOptions {
   defaultTarget?: string;
   /** Where conversation references are kept; in memory when absent. */
   conversations?: TeamsConversationStore;
+  /** The gateway's public URL (`TOLLGATE_PUBLIC_URL`): cards link to each request's page (full diff, raw arguments). */
+  publicUrl?: string | null;
   /** Longest argument preview on a card (1500 characters). */
   maxArgsChars?: number;
   /** Timeout of one outgoing HTTP call in ms (10 000). */

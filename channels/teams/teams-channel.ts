@@ -112,6 +112,7 @@ export class TeamsChannel implements Channel {
   private async card(request: ConfirmationRequest, note?: string): Promise<AdaptiveCard> {
     return adaptiveCard(request, {
       maxArgsChars: this.options.maxArgsChars,
+      publicUrl: this.options.publicUrl,
       grants: await this.grantsFor(request),
       note,
     });

@@ -6,6 +6,7 @@
  * prompt can neither add markup (links, bold) nor break the message (Telegram refuses HTML it cannot parse).
  */
 import { cardText, type CardText } from '../../src/channel/card.js';
+import { summaryLines } from '../../src/channel/card-summary.js';
 import type { GrantButton } from '../../src/channel/channel.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
 
@@ -74,29 +75,66 @@ export function cut(text: string, max: number): string {
 
 const TONE_EMOJI: Record<CardText['tone'], string> = { waiting: '⏳', good: '✅', bad: '⛔' };
 
+const RISK_EMOJI = { high: '🔴', medium: '🟠', low: '🟢' } as const;
+
+/** Text Telegram shows at most; the arguments get what the rest leaves of it. */
+const MAX_VISIBLE = 4000;
+
 /**
  * The card for `request` in its current state: keyboard while pending, the outcome and no keyboard after.
- * Each part is cut before escaping, so the visible text stays under Telegram's 4096 characters whatever the
- * request holds (title 250 + prompt 900 + arguments 1800 + requester 200 + approvers 300 + status 400 + labels: ~3900).
+ * Each part is cut before escaping, so what the reader sees is counted exactly (Telegram's 4096 characters are of
+ * the text after entities are parsed): title 250, prompt 900, the call summary ~1,200 (risk 400, items, diff
+ * lines), requester 200, approvers 300, status 400, and the arguments whatever is left, at most 1,800.
  */
 export function cardMessage(
   request: ConfirmationRequest,
-  options: { maxArgsChars?: number; grants?: readonly GrantButton[] } = {},
+  options: { maxArgsChars?: number; grants?: readonly GrantButton[]; publicUrl?: string | null } = {},
 ): TelegramMessage {
-  const text = cardText(request, { maxArgsChars: options.maxArgsChars ?? 1500 });
-  const lines = [
-    `${TONE_EMOJI[text.tone]} <b>${escapeHtml(cut(text.title, 250))}</b>`,
-    '',
-    escapeHtml(cut(text.prompt, 900)),
-    '',
-    `<pre><code class="language-json">${escapeHtml(cut(text.argsPreview, 1800))}</code></pre>`,
-  ];
-  if (text.requester) lines.push(`<b>Requested by</b> ${escapeHtml(cut(text.requester, 200))}`);
-  lines.push(`<b>Approvers</b> ${escapeHtml(cut(text.approvers, 300))}`);
-  lines.push(`<b>Expires</b> ${escapeHtml(text.expiresAt)}`);
-  lines.push('', `<i>${escapeHtml(cut(text.status, 400))}</i>`);
+  const text = cardText(request, {
+    maxArgsChars: options.maxArgsChars ?? 1500,
+    publicUrl: options.publicUrl,
+    summaryLimits: { maxItems: 6, maxDiffLines: 10, maxLineChars: 100 },
+  });
+  // Each line as [visible characters, HTML]: the HTML adds tags and entities the 4096 do not count.
+  const lines: [number, string][] = [];
+  const add = (raw: string, wrap = (h: string) => h) => lines.push([raw.length, wrap(escapeHtml(raw))]);
+  const title = cut(text.title, 250);
+  add(`${TONE_EMOJI[text.tone]} ${title}`, () => `${TONE_EMOJI[text.tone]} <b>${escapeHtml(title)}</b>`);
+  add('');
+  add(cut(text.prompt, 900));
+  add('');
+  const view = text.summary;
+  if (view) {
+    const reasons = cut(view.reasons.join('; '), 400);
+    add(`${RISK_EMOJI[view.risk]} ${view.riskLabel}${reasons ? `: ${reasons}` : ''}`, (h) =>
+      h.replace(escapeHtml(view.riskLabel), `<b>${escapeHtml(view.riskLabel)}</b>`),
+    );
+    if (view.headline) add(view.headline, (h) => `<b>${h}</b>`);
+    summaryLines(view)
+      .slice(view.headline ? 2 : 1)
+      .forEach((item) => add(item));
+    if (view.diffLines.length) {
+      const diff = [...view.diffLines, ...(view.diffMore ? ['…'] : [])].join('\n');
+      add(diff, (h) => `<pre><code class="language-diff">${h}</code></pre>`);
+    }
+    if (text.link) add('Open the request page', (h) => `<a href="${escapeHtml(text.link!)}">${h}</a>`);
+    add('');
+  }
+  const tail: string[] = [];
+  if (text.requester) tail.push(`<b>Requested by</b> ${escapeHtml(cut(text.requester, 200))}`);
+  tail.push(`<b>Approvers</b> ${escapeHtml(cut(text.approvers, 300))}`);
+  tail.push(`<b>Expires</b> ${escapeHtml(text.expiresAt)}`);
+  tail.push('', `<i>${escapeHtml(cut(text.status, 400))}</i>`);
+  const used =
+    lines.reduce((n, [length]) => n + length + 1, 0) +
+    tail.reduce((n, line) => n + line.replace(/<[^>]+>/g, '').replace(/&\w+;/g, '.').length + 1, 0);
+  const args = cut(text.argsPreview, Math.max(200, Math.min(1800, MAX_VISIBLE - used - 20)));
+  // An edit, a command or SQL is read by the summary above: its raw arguments fold into an expandable quote.
+  const argsHtml = view?.readsCall
+    ? `<b>Arguments</b>\n<blockquote expandable>${escapeHtml(args)}</blockquote>`
+    : `<pre><code class="language-json">${escapeHtml(args)}</code></pre>`;
   const message: TelegramMessage = {
-    text: lines.join('\n'),
+    text: [...lines.map(([, h]) => h), argsHtml, ...tail].join('\n'),
     parse_mode: 'HTML',
     link_preview_options: { is_disabled: true },
   };

@@ -26,6 +26,8 @@ export interface TelegramChannelOptions {
    * operator registers it once by hand (docs/telegram.md).
    */
   webhookUrl?: string;
+  /** The gateway's public URL (`TOLLGATE_PUBLIC_URL`): cards link to each request's page (full diff, raw arguments). */
+  publicUrl?: string | null;
   /** Longest argument preview on a card (1500 characters; a message holds 4096). */
   maxArgsChars?: number;
   /** Timeout of one send or edit, in ms (10 000). */

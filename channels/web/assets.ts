@@ -127,6 +127,11 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.3rem 1r
 dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 .side-by-side { display: grid; grid-template-columns: repeat(auto-fit, minmax(15rem, 1fr)); gap: 0 1rem; }
 .side-by-side > div { min-width: 0; }
+.risk { display: inline-block; padding: 0.05rem 0.55rem; border-radius: 999px; font-size: 0.85rem; font-weight: 700; color: #fff; }
+.risk.high { background: var(--bad); } .risk.medium { background: var(--wait); } .risk.low { background: var(--good); }
+.summary.risk-high { border-left: 4px solid var(--bad); } .summary.risk-medium { border-left: 4px solid var(--wait); } .summary.risk-low { border-left: 4px solid var(--good); }
+.summary .risk-line, .summary .headline { margin: 0.25rem 0; } .summary ul { margin: 0.25rem 0; padding-left: 1.25rem; }
+.summary-items code { white-space: pre-wrap; overflow-wrap: anywhere; }
 pre.args { background: var(--bg); border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 28rem; }
 button, .button { display: inline-block; font: inherit; padding: 0.55rem 1rem; border-radius: 8px; border: 1px solid var(--line); background: var(--card); color: var(--fg); cursor: pointer; text-decoration: none; min-height: 2.75rem; }
 button.primary, .button.primary { background: var(--good); border-color: var(--good); color: #fff; }

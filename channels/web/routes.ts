@@ -37,6 +37,8 @@ import { inboxPage } from './pages/inbox.js';
 import { inboxRows, inboxView, waitingRows } from './inbox-views.js';
 import { messagePage } from './pages/message.js';
 import { rawArgsPage, requestPage } from './pages/request.js';
+import { DIFF_STYLESHEET, summarySection } from './pages/summary.js';
+import { diffStylesheet } from './diff-assets.js';
 import type { ChangeStreams } from './stream.js';
 import type { PushService } from '../../src/push/service.js';
 import { pushRoutes } from './push-routes.js';
@@ -86,6 +88,8 @@ export function webRoutes(context: WebRoutesContext): Router {
   asset('/assets/uplot.css', 'text/css; charset=utf-8', () => uplotAssets().css);
   asset('/assets/insights.js', 'text/javascript; charset=utf-8', () => INSIGHTS_JS);
   asset('/assets/insights.css', 'text/css; charset=utf-8', () => INSIGHTS_CSS);
+  // The request page's diffs: diff2html's stylesheet from its npm package, read on first use.
+  asset(`/assets/${DIFF_STYLESHEET}`, 'text/css; charset=utf-8', diffStylesheet);
 
   router.use(loadSession(context));
   router.use(pushRoutes({ gateway, guard: context, push: context.push ?? (() => null), signedIn, checked }));
@@ -147,10 +151,19 @@ export function webRoutes(context: WebRoutesContext): Router {
     const notice = typeof req.query.notice === 'string' ? req.query.notice : undefined;
     const events = await gateway.events(request.id);
     const grants = gateway.grantOffers?.(events) ?? [];
+    const summary = await summarySection(request.summary, request.id);
     sendPage(
       res,
       200,
-      requestPage({ viewer: viewerOf(req, res, context), request, events, now: context.now(), notice, grants }),
+      requestPage({
+        viewer: viewerOf(req, res, context),
+        request,
+        events,
+        now: context.now(),
+        notice,
+        grants,
+        summary,
+      }),
     );
   });
 
@@ -171,11 +184,9 @@ export function webRoutes(context: WebRoutesContext): Router {
       }
       // Keep what the approver typed, with the problem next to it.
       const events = await gateway.events(request.id);
-      sendPage(
-        res,
-        400,
-        requestPage({ viewer, request, events, now: context.now(), edit: { text: form.editText, error: form.error } }),
-      );
+      const summary = await summarySection(request.summary, request.id);
+      const edit = { text: form.editText, error: form.error };
+      sendPage(res, 400, requestPage({ viewer, request, events, now: context.now(), edit, summary }));
       return;
     }
     const outcome = await gateway

@@ -5,11 +5,12 @@
  * pretty-printed, truncated, and with secret-looking values masked.
  */
 import { MAX_JSON_DEPTH, jsonDepth } from '../utils/json-bounds.js';
-import { boundedJson, maskSecrets } from '../utils/json-view.js';
+import { boundedJson, maskSecretsShown } from '../utils/json-view.js';
 import { agentSentence } from '../requests/agent-kinds.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { standInText, type StandIn } from '../people/away.js';
 import { utcText } from '../utils/utc-time.js';
+import { summaryView, type SummaryLimits, type SummaryView } from './card-summary.js';
 
 export { maskSecrets } from '../utils/json-view.js';
 
@@ -34,6 +35,10 @@ export interface CardText {
   actionable: boolean;
   /** `good` (approved), `bad` (denied/expired-deny/cancelled), `waiting`: adapters pick colours from it. */
   tone: 'good' | 'bad' | 'waiting';
+  /** What the call will do and how risky it looks (the request's call summary); null for a row filed before them. */
+  summary: SummaryView | null;
+  /** The request's web page (the full diff, the raw arguments), when the gateway's public URL is known. */
+  link: string | null;
 }
 
 /** Wording options. */
@@ -43,6 +48,10 @@ export interface CardTextOptions {
   approvals?: number;
   /** Who stands in for an approver who is away (default: what {@link attachStandIns} attached to the request). */
   standIns?: readonly StandIn[];
+  /** How much of the call summary to show (items, diff lines, line length). */
+  summaryLimits?: SummaryLimits;
+  /** The gateway's public URL (`TOLLGATE_PUBLIC_URL`): cards link to the request's page under it. */
+  publicUrl?: string | null;
 }
 
 /**
@@ -70,7 +79,8 @@ export function standInsOf(request: ConfirmationRequest): readonly StandIn[] {
 export function previewArgs(args: Record<string, unknown>, max = 1500): string {
   if (jsonDepth(args) > MAX_JSON_DEPTH)
     return `${boundedJson(args, { maxDepth: 16, maxChars: max, indent: 2 }).text}\n… (nested deeper than ${MAX_JSON_DEPTH} levels: more characters)`;
-  const text = JSON.stringify(maskSecrets(args), null, 2);
+  // Masked line by line too: a patch or script argument can hold a secret in one of its lines, as a diff can.
+  const text = JSON.stringify(maskSecretsShown(args), null, 2);
   return text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters)`;
 }
 
@@ -127,7 +137,14 @@ export function cardText(request: ConfirmationRequest, options: CardTextOptions 
     status,
     actionable: request.status === 'pending',
     tone: request.status === 'pending' ? 'waiting' : request.allowed ? 'good' : 'bad',
+    summary: request.summary ? summaryView(request.summary, options.summaryLimits) : null,
+    link: options.publicUrl ? requestPageUrl(options.publicUrl, request.id) : null,
   };
+}
+
+/** The web page of request `id` under the gateway's public URL. */
+export function requestPageUrl(publicUrl: string, id: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/ui/requests/${encodeURIComponent(id)}`;
 }
 
 /** Who may decide, and who stands in for whom while pending: `person:alice, person:carol; bob for alice (away until 3 Dec)`. */
@@ -166,7 +183,7 @@ export function keyArguments(args: Record<string, unknown>, maxItems = 4, maxCha
     const value = args[name];
     const text =
       typeof value === 'string'
-        ? String(maskSecrets(value, name))
+        ? String(maskSecretsShown(value, name))
         : boundedJson(value, { maxDepth: 3, maxChars, indent: 0 }, name).text;
     // Cut before collapsing whitespace: a megabyte-long string costs no more than a short one.
     const oneLine = text.slice(0, maxChars * 4).replace(/\s+/g, ' ');

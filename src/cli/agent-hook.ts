@@ -20,14 +20,14 @@ import { AGENT_ADAPTERS } from '../agents/index.js';
 import { gitPlace } from '../agents/git.js';
 import { AgentInputError, type AgentAdapter, type AgentVerdict, type HookAnswer } from '../agents/types.js';
 import { Backoff, sleep } from '../client/backoff.js';
-import type { GatewayConnection } from '../client/connection.js';
+import { refusalText, type GatewayConnection } from '../client/connection.js';
 import { GateClientError } from '../client/errors.js';
 import { postJson } from '../client/http1.js';
 import { describeError } from '../api/errors.js';
 import { AGENT_HOOK_PATH, type AgentCall, type AgentHookAnswer } from '../integrations/agent-hook-wire.js';
 import { AGENT_KINDS } from '../requests/agent-kinds.js';
 import { terminalText } from '../utils/terminal-text.js';
-import { numberFlag, parseArgs, UsageError } from './args.js';
+import { numberFlag, parseArgs, REQUEST_FLAGS, UsageError } from './args.js';
 import { run as runClaudeHook } from './claude-hook.js';
 import { HOOK_REFUSE_ENV, hookRoute, processIo, readAll, type HookIo } from './hook-io.js';
 
@@ -79,7 +79,7 @@ async function gate(
 ): Promise<number> {
   const kind = adapter.kind;
   const started = Date.now();
-  const args = parseArgs(argv);
+  const args = parseArgs(argv, { values: ['wait', ...REQUEST_FLAGS] });
   if (args.positionals.length)
     throw new UsageError(`unexpected argument "${args.positionals[0]}" (the hook input comes on stdin)`);
   const waitS = numberFlag(args, 'wait') ?? adapter.defaultWaitS;
@@ -173,7 +173,7 @@ async function ask(
       else backoff.reset();
     } catch (error) {
       if (!(error instanceof GateClientError)) throw error;
-      if (!error.retryable) return `${error.status ? `gateway answered ${error.status}: ` : ''}${error.message}`;
+      if (!error.retryable) return refusalText(error, connection.url);
       const delayMs = backoff.next();
       if (Date.now() + delayMs >= deadline - REPLY_MARGIN_MS) return deferred ?? error.message;
       await sleep(delayMs);

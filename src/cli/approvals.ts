@@ -8,6 +8,7 @@
  * so no control character of it reaches the terminal.
  */
 import { previewArgs } from '../channel/card.js';
+import { summaryLines, summaryView } from '../channel/card-summary.js';
 import type { ApiEvent, ApiRequest } from '../requests/serialize.js';
 import { terminalJson, terminalText } from '../utils/terminal-text.js';
 import { flag, parseArgs, UsageError } from './args.js';
@@ -39,7 +40,7 @@ async function guarded(name: string, io: ApprovalsIo, body: (remote: Remote) => 
 
 /** `tollgate pending [--json]`. */
 export function pending(argv: string[], io = DEFAULT_IO): Promise<number> {
-  const args = parseArgs(argv, ['json']);
+  const args = parseArgs(argv, { booleans: ['json'] });
   return guarded('pending', io, async (remote) => {
     const inbox = await remote.call<Inbox>('GET', '/v1/inbox');
     return flag(args, 'json') === 'true' ? `${terminalJson(JSON.stringify(inbox))}\n` : inboxText(inbox, Date.now());
@@ -48,7 +49,7 @@ export function pending(argv: string[], io = DEFAULT_IO): Promise<number> {
 
 /** `tollgate show <id> [--json]`. */
 export function show(argv: string[], io = DEFAULT_IO): Promise<number> {
-  const args = parseArgs(argv, ['json']);
+  const args = parseArgs(argv, { booleans: ['json'] });
   return guarded('show', io, async (remote) => {
     const id = await resolveId(remote, args.positionals[0], 'show');
     const request = await remote.call<ApiRequest>('GET', `/v1/requests/${id}`);
@@ -69,7 +70,8 @@ export function deny(argv: string[], io = DEFAULT_IO): Promise<number> {
 }
 
 async function decide(decision: 'approve' | 'deny', argv: string[], io: ApprovalsIo): Promise<number> {
-  const args = parseArgs(argv, ['json']);
+  // --grant is read by deny too, to say it goes with approve.
+  const args = parseArgs(argv, { values: ['reason', 'grant', 'args'], booleans: ['json'] });
   const edited = flag(args, 'args');
   let approvedArgs: unknown;
   if (edited !== undefined) {
@@ -95,7 +97,7 @@ async function decide(decision: 'approve' | 'deny', argv: string[], io: Approval
 
 /** `tollgate watch [--every S]`: `pending`, redrawn every S seconds (default 2) until Ctrl-C. */
 export async function watch(argv: string[], io = DEFAULT_IO, until: AbortSignal = stopOnSigint()): Promise<number> {
-  const args = parseArgs(argv);
+  const args = parseArgs(argv, { values: ['every'] });
   const every = Number(flag(args, 'every') ?? 2);
   if (!Number.isFinite(every) || every < 0.2) throw new UsageError('--every must be a number of seconds, at least 0.2');
   const remote = remoteFrom(io.env);
@@ -170,7 +172,9 @@ function inboxText(inbox: Inbox, now: number): string {
       .replace(/\s+/g, ' ')
       .slice(0, 70);
     const quorum = r.required_approvals > 1 ? `  needs ${r.required_approvals}` : '';
-    return `${short(r.id)}  ${ago(now - Date.parse(r.created_at)).padStart(4)} ago  ${line(r.tool_name)}  (${left > 0 ? `${ago(left)} left` : 'expiring'})${quorum}\n          ${what}`;
+    const risk = r.summary ? `  ${r.summary.risk} risk` : '';
+    const does = r.summary ? summaryView(r.summary, { maxItems: 0 }).headline : '';
+    return `${short(r.id)}  ${ago(now - Date.parse(r.created_at)).padStart(4)} ago  ${line(r.tool_name)}  (${left > 0 ? `${ago(left)} left` : 'expiring'})${quorum}${risk}\n          ${what}${does ? `\n          ${line(does)}` : ''}`;
   });
   return `${inbox.items.length} waiting for ${line(inbox.as)}:\n${lines.join('\n')}\n`;
 }
@@ -184,6 +188,17 @@ function askedBy(r: ApiRequest): string {
     r.filed_by ? `filed by ${line(r.filed_by)}` : null,
   ].filter(Boolean);
   return parts.length ? parts.join(', ') : '-';
+}
+
+/**
+ * The call summary for `show`: the card model's lines (risk and reasons, headline, items) and the first diff lines,
+ * each through the one terminal-safe text function (paths and commands come from the agent).
+ */
+function summaryText(r: ApiRequest): string[] {
+  if (!r.summary) return [];
+  const view = summaryView(r.summary, { maxItems: 20, maxDiffLines: 40, maxLineChars: 200 });
+  const diff = [...view.diffLines, ...(view.diffMore ? ['…'] : [])];
+  return ['summary', ...[...summaryLines(view), ...diff].map((l) => `  ${terminalText(l)}`)];
 }
 
 /** One request in full, for `show`: arguments masked like on the cards, and its events. */
@@ -203,6 +218,7 @@ function requestText(r: ApiRequest, events: ApiEvent[]): string {
           `decided    by ${line(r.responded_by)}${person} via ${line(r.responded_via)} at ${r.responded_at}${r.reason ? `: ${block(r.reason)}` : ''}`,
         ]
       : []),
+    ...summaryText(r),
     'arguments',
     ...terminalJson(previewArgs(r.tool_args))
       .split('\n')

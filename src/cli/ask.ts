@@ -12,7 +12,7 @@ import { GateClientError } from '../client/errors.js';
 import { requestFields } from '../integrations/request-fields.js';
 import { requestOptionsFromFlags } from './request-flags.js';
 import type { ApiRequest } from '../requests/serialize.js';
-import { flag, numberFlag, parseArgs, UsageError } from './args.js';
+import { flag, numberFlag, parseArgs, REQUEST_FLAGS, UsageError } from './args.js';
 import { describeError } from '../api/errors.js';
 import { terminalJson, terminalText } from '../utils/terminal-text.js';
 
@@ -34,7 +34,10 @@ export async function run(
   argv: string[],
   io: AskIo = { stdout: process.stdout, stderr: process.stderr, env: process.env },
 ): Promise<number> {
-  const args = parseArgs(argv, ['json', 'quiet']);
+  const args = parseArgs(argv, {
+    values: ['expires', 'timeout', 'tool', ...REQUEST_FLAGS],
+    booleans: ['json', 'quiet'],
+  });
   const question = args.positionals.join(' ').trim();
   if (!question) throw new UsageError('the question is missing: tollgate ask "Deploy to prod?"');
   if (question.length > 4000) throw new UsageError('the question is longer than 4000 characters');

@@ -217,7 +217,25 @@ function terminalSink(safe: (text: string) => string): Transform {
 
 /** Prints matching requests (or one request's events with `--events ID`), exports them (`audit export`), or verifies the chain (`audit verify`). */
 export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, ['json']);
+  const args = parseArgs(argv, {
+    values: [
+      'db',
+      'status',
+      'tool',
+      'agent',
+      'agent-kind',
+      'repo',
+      'approver',
+      'person',
+      'since',
+      'until',
+      'limit',
+      'format',
+      'events',
+      'from',
+    ],
+    booleans: ['json'],
+  });
   if (args.positionals[0] === 'verify') return verify(args);
   if (args.positionals[0] === 'export') return exportAll(args);
   const format = flag(args, 'format') ?? 'table';

@@ -21,7 +21,7 @@
  * the same either way.
  */
 import { Backoff, sleep } from '../client/backoff.js';
-import type { GatewayConnection } from '../client/connection.js';
+import { refusalText, type GatewayConnection } from '../client/connection.js';
 import { GateClientError } from '../client/errors.js';
 import { postJson } from '../client/http1.js';
 import { gitPlace } from '../agents/git.js';
@@ -32,7 +32,7 @@ import {
   isPostToolEvent,
 } from '../integrations/claude-code-events.js';
 import { terminalText } from '../utils/terminal-text.js';
-import { numberFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
+import { numberFlag, parseArgs, REQUEST_FLAGS, UsageError, type ParsedArgs } from './args.js';
 import { HOOK_REFUSE_ENV, hookRoute, processIo, readAll, type HookIo } from './hook-io.js';
 
 export type { HookIo } from './hook-io.js';
@@ -59,7 +59,8 @@ export async function run(argv: string[], io: HookIo = processIo()): Promise<num
   const stale = io.env[HOOK_REFUSE_ENV];
   if (stale) return blocked(io, stale);
   const started = Date.now();
-  const args = parseArgs(argv);
+  // --timeout: the old spelling of --wait.
+  const args = parseArgs(argv, { values: ['wait', 'timeout', ...REQUEST_FLAGS] });
   if (args.positionals.length)
     throw new UsageError(`unexpected argument "${args.positionals[0]}" (the hook input comes on stdin)`);
   // `--wait`, as every agent's hook and `init` say it; `--timeout` is its old, deprecated spelling and still works.
@@ -132,7 +133,7 @@ async function decide(call: HookCall): Promise<number> {
       else backoff.reset();
     } catch (error) {
       if (!(error instanceof GateClientError)) throw error;
-      if (!error.retryable) return blocked(io, (await localProblem(call)) ?? refusal(error));
+      if (!error.retryable) return blocked(io, (await localProblem(call)) ?? refusalText(error, call.connection.url));
       // Before retrying until the deadline, make sure retrying can help: bad input or flags fail now.
       if (!checked) {
         checked = true;
@@ -172,10 +173,6 @@ async function localProblem(call: HookCall): Promise<string | null> {
   const problem = await (await import('./claude-hook-check.js')).hookProblem(call.args, call.input);
   if (problem && 'usage' in problem) throw new UsageError(problem.usage);
   return problem?.input ?? null;
-}
-
-function refusal(error: GateClientError): string {
-  return `${error.status ? `gateway answered ${error.status}: ` : ''}${error.message}`;
 }
 
 /** A 2xx body is printed only when it is a hook answer: a proxy's "200 OK" page must not pass for a decision. */

@@ -53,7 +53,7 @@ export function hookRoute(
   path: string,
   args: ParsedArgs,
 ): { connection: GatewayConnection; url: URL } {
-  const connection = gatewayConnection({ env });
+  const connection = gatewayConnection({ env, caller: 'hook' });
   if (!URL.canParse(connection.url)) throw new Error(`gateway URL is not a valid URL: "${connection.url}"`);
   const url = new URL(`${connection.url}${path}`);
   for (const channel of args.flags.channel ?? []) url.searchParams.append('channel', channel);

@@ -52,7 +52,7 @@ const defaultIo = (): InitIo => ({
 
 /** Runs the command; resolves with the exit code. */
 export async function run(argv: string[], io: InitIo = defaultIo()): Promise<number> {
-  const args = parseArgs(argv, ['dry-run']);
+  const args = parseArgs(argv, { values: ['scope', 'dir', 'wait'], booleans: ['dry-run'] });
   const [kind, extra] = args.positionals;
   if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
   const scope = (flag(args, 'scope') ?? 'project') as InitScope;

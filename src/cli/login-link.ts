@@ -20,7 +20,7 @@ export async function run(
   argv: string[],
   io: LoginLinkIo = { stdout: process.stdout, stderr: process.stderr, env: process.env },
 ): Promise<number> {
-  const args = parseArgs(argv, ['json']);
+  const args = parseArgs(argv, { values: ['user'], booleans: ['json'] });
   if (args.positionals.length > 0)
     throw new UsageError(`unexpected "${args.positionals[0]}": tollgate login-link [--user NAME]`);
   const token = io.env.TOLLGATE_TOKEN;

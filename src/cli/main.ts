@@ -59,7 +59,7 @@ export const COMMANDS: Record<string, Command> = {
     summary:
       'Explain the approval policy (which rule a tool call would meet, why, how it would be asked), suggest rules from the history, or replay a candidate policy over it.',
     usage:
-      'tollgate policy test --tool NAME [--args JSON] [--agent ID] [--user ID] [--session ID] [--agent-kind codex] [--repo OWNER/NAME] [--cwd DIR] [--metadata JSON] [--config tollgate.yaml] [--json] | tollgate policy suggest [--since 30d] [--min 10] [--db PATH|URL] [--json] | tollgate policy simulate --config candidate.yaml [--since 30d] [--until ISO] [--db PATH|URL] [--json]',
+      'tollgate policy test --tool NAME [--args JSON] [--agent ID] [--user ID] [--session ID] [--agent-kind codex] [--repo OWNER/NAME] [--cwd DIR] [--metadata JSON] [--config tollgate.yaml] [--json] | tollgate policy suggest [--since 30d] [--min 10] [--db PATH|URL] [--json] | tollgate policy simulate --config candidate.yaml [--since 30d] [--until ISO] [--db PATH|URL] [--json]   (suggest and simulate ask the gateway at TOLLGATE_URL when it is set; --db reads a database)',
     load: () => import('./policy.js'),
   },
   pending: {
@@ -131,7 +131,7 @@ export function helpText(): string {
     "Run `tollgate <command> --help` for a command's options.",
     'One vocabulary: --wait S is how long a hook waits for a verdict (every agent hook and init); --expires S is when the',
     'request it files expires (ask waits until then); --timeout, the old spelling of both, still works, deprecated.',
-    'Client commands read TOLLGATE_URL and TOLLGATE_TOKEN.',
+    'Client commands read TOLLGATE_URL and TOLLGATE_TOKEN. An option a command does not take is refused by name.',
   ].join('\n');
 }
 

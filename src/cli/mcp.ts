@@ -17,11 +17,17 @@ import { requestFields } from '../integrations/request-options.js';
 import { requestOptionsFromFlags } from './request-flags.js';
 import { startMcpProxy } from '../mcp/proxy.js';
 import { terminalText } from '../utils/terminal-text.js';
-import { flag, numberFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
+import { flag, numberFlag, parseArgs, REQUEST_FLAGS, UsageError, type ArgSpec, type ParsedArgs } from './args.js';
+
+/** The options of `tollgate mcp`. */
+export const MCP_ARGS: ArgSpec = {
+  values: ['name', 'gate', 'allow', 'timeout', 'progress', 'jwks-url', 'upstream-url', 'header', ...REQUEST_FLAGS],
+  booleans: ['require-verdict'],
+};
 
 /** Runs the proxy until the MCP client closes stdin; resolves with the exit code. */
 export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, ['require-verdict']);
+  const args = parseArgs(argv, MCP_ARGS);
   const { upstream, defaultName } = upstreamOf(args);
   const name = flag(args, 'name') ?? defaultName;
   if (!name)

@@ -10,7 +10,7 @@ import { flag, parseArgs, UsageError } from './args.js';
 
 /** Applies migrations; exit code 0 on success. */
 export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
+  const args = parseArgs(argv, { values: ['db', 'from', 'to'] });
   const from = flag(args, 'from');
   if (from !== undefined || flag(args, 'to') !== undefined) return copy(from, flag(args, 'to'));
   const path = flag(args, 'db') ?? process.env.TOLLGATE_DB ?? './data/tollgate.db';

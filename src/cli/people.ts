@@ -20,7 +20,7 @@ export async function run(
   out: (text: string) => void = (t) => process.stdout.write(t),
 ): Promise<number> {
   const [sub, ...rest] = argv;
-  const args = parseArgs(rest, ['json']);
+  const args = parseArgs(rest, { values: ['config'], booleans: ['json'] });
   const json = flag(args, 'json') === 'true';
   // Names, emails and look-up answers come from config files, identity providers and platforms: printed terminal-safe.
   const print = (value: unknown, text: string[]) =>

@@ -1,8 +1,10 @@
 /**
  * @module cli/policy-simulate
  * `tollgate policy simulate --config candidate.yaml [--since 30d] [--until ISO] [--db …] [--json]`: the candidate
- * policy replayed over the history read straight from the database (docs/insights.md). A candidate that does not
- * load exits 2 naming the file's entry, as `tollgate serve` would refuse it.
+ * policy replayed over the history (docs/insights.md). Like every client command it asks the gateway when
+ * `TOLLGATE_URL` is set (`POST /v1/policy/simulate`, an admin `TOLLGATE_TOKEN`); `--db` (or no `TOLLGATE_URL`) reads
+ * the database directly. A candidate that does not load exits 2 naming the file's entry, as `tollgate serve` would
+ * refuse it, before anything is asked.
  */
 import { readFileSync } from 'node:fs';
 import { ValidationError } from '../api/errors.js';
@@ -12,7 +14,8 @@ import { openStores } from '../stores/open-store.js';
 import { terminalJson, terminalText } from '../utils/terminal-text.js';
 import { flag, parseArgs, UsageError } from './args.js';
 import { existingDatabase } from './audit.js';
-import { sinceFlag } from './policy-suggest.js';
+import { askGateway, sinceFlag } from './policy-suggest.js';
+import { remoteFrom } from './remote.js';
 
 /** Runs `tollgate policy simulate`; resolves with the exit code. */
 export async function simulateCommand(
@@ -20,7 +23,7 @@ export async function simulateCommand(
   out: (text: string) => void,
   err: (text: string) => void = (t) => process.stderr.write(t),
 ): Promise<number> {
-  const args = parseArgs(argv, ['json']);
+  const args = parseArgs(argv, { values: ['config', 'since', 'until', 'db'], booleans: ['json'] });
   const path = flag(args, 'config');
   if (!path) throw new UsageError('--config: name the candidate policy file to replay');
   let text: string;
@@ -44,13 +47,26 @@ export async function simulateCommand(
     err(`tollgate policy simulate: ${terminalText(error.message)}\n`);
     return 2;
   }
+  const print = (report: SimulationJson) =>
+    out(flag(args, 'json') === 'true' ? `${terminalJson(JSON.stringify(report))}\n` : describe(report));
+  if (askGateway(args)) {
+    const query = new URLSearchParams({ since: window.since.toISOString(), until: window.until.toISOString() });
+    const remote = remoteFrom(process.env, 'an admin token (the one tollgate serve printed)');
+    // A replay of a long history takes a while: the gateway's own bounds apply, not the CLI's usual 15 s.
+    print(
+      await remote.call<SimulationJson>('POST', `/v1/policy/simulate?${query}`, text, {
+        type: 'application/yaml',
+        timeoutMs: 300_000,
+      }),
+    );
+    return 0;
+  }
   const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), {
     env: process.env,
     migrate: false,
   });
   try {
-    const report = await simulate(candidate, stores.insights.replay(window), window);
-    out(flag(args, 'json') === 'true' ? `${terminalJson(JSON.stringify(report))}\n` : describe(report));
+    print(await simulate(candidate, stores.insights.replay(window), window));
     return 0;
   } finally {
     await stores.close();

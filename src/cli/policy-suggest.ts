@@ -1,7 +1,9 @@
 /**
  * @module cli/policy-suggest
  * `tollgate policy suggest [--since 30d] [--min 10] [--db …] [--json]`: the rules the history suggests
- * (docs/insights.md), read straight from the database as `tollgate audit` reads it. Each is printed as YAML ready to
+ * (docs/insights.md). Like every client command it asks the gateway when `TOLLGATE_URL` is set (`GET
+ * /v1/insights/suggestions`, a `TOLLGATE_TOKEN` with admin or audit:read); `--db` (or no `TOLLGATE_URL`) reads the
+ * database directly, as `tollgate audit` does. Each is printed as YAML ready to
  * paste under `policies:`, with its evidence; nothing is applied. Rows hold what agents wrote, so the text goes
  * through `terminalText` (JSON through `terminalJson`).
  */
@@ -12,6 +14,7 @@ import { openStores } from '../stores/open-store.js';
 import { terminalJson, terminalText } from '../utils/terminal-text.js';
 import { flag, parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { existingDatabase } from './audit.js';
+import { remoteFrom } from './remote.js';
 
 const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -27,11 +30,38 @@ export function sinceFlag(args: ParsedArgs, now: number): string | undefined {
   return at.toISOString();
 }
 
+/**
+ * Whether a `policy suggest` / `simulate` asks the running gateway: when `TOLLGATE_URL` is set and `--db` is not
+ * given. `--db` always reads that database; with neither, `TOLLGATE_DB` or ./data/tollgate.db is read, as before.
+ */
+export function askGateway(args: ParsedArgs, env: Record<string, string | undefined> = process.env): boolean {
+  return flag(args, 'db') === undefined && Boolean(env.TOLLGATE_URL);
+}
+
 /** Runs `tollgate policy suggest`; resolves with the exit code. */
 export async function suggest(argv: string[], out: (text: string) => void): Promise<number> {
-  const args = parseArgs(argv, ['json']);
+  const args = parseArgs(argv, { values: ['since', 'min', 'db'], booleans: ['json'] });
   const now = Date.now();
   const query = { since: sinceFlag(args, now), min: flag(args, 'min') ?? '10' };
+  const print = (suggestions: SuggestionJson[]) => {
+    if (flag(args, 'json') === 'true') out(`${terminalJson(JSON.stringify(suggestions))}\n`);
+    else
+      out(
+        suggestions.length
+          ? suggestions.map(describe).join('\n')
+          : `no call was approved ${query.min} times or more without a denial, an edit or an expiry in this window\n`,
+      );
+  };
+  if (askGateway(args)) {
+    const search = new URLSearchParams({ min: query.min, ...(query.since ? { since: query.since } : {}) });
+    const remote = remoteFrom(process.env, 'a token with admin or audit:read');
+    print(
+      await remote.call<SuggestionJson[]>('GET', `/v1/insights/suggestions?${search}`, undefined, {
+        timeoutMs: 120_000,
+      }),
+    );
+    return 0;
+  }
   const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), {
     env: process.env,
     migrate: false,
@@ -48,14 +78,7 @@ export async function suggest(argv: string[], out: (text: string) => void): Prom
       grants: null,
       note: () => Promise.resolve(),
     });
-    const suggestions = await insights.suggestions(query);
-    if (flag(args, 'json') === 'true') out(`${terminalJson(JSON.stringify(suggestions))}\n`);
-    else
-      out(
-        suggestions.length
-          ? suggestions.map(describe).join('\n')
-          : `no call was approved ${query.min} times or more without a denial, an edit or an expiry in this window\n`,
-      );
+    print(await insights.suggestions(query));
     return 0;
   } finally {
     await stores.close();

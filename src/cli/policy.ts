@@ -25,7 +25,10 @@ export async function run(
         ? `unknown subcommand "${sub}" (test, suggest or simulate)`
         : 'say what to do: tollgate policy test|suggest|simulate …',
     );
-  const args = parseArgs(rest, ['json']);
+  const args = parseArgs(rest, {
+    values: ['config', 'tool', 'args', 'agent', 'user', 'session', 'agent-kind', 'repo', 'cwd', 'metadata'],
+    booleans: ['json'],
+  });
   const configPath = findConfigFile(flag(args, 'config')).path;
   if (!configPath)
     throw new UsageError('--config: no config file (pass --config FILE, set TOLLGATE_CONFIG, or add ./tollgate.yaml)');

@@ -50,7 +50,7 @@ const stderrLine = (message: string) => void process.stderr.write(`${message}\n`
 
 /** Runs `tollgate prune`. */
 export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, ['dry-run', 'json']);
+  const args = parseArgs(argv, { values: ['before', 'db', 'batch'], booleans: ['dry-run', 'json'] });
   const before = parseBefore(flag(args, 'before'));
   const batchText = flag(args, 'batch');
   const batchSize = batchText === undefined ? 1000 : Number(batchText);

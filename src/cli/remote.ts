@@ -17,10 +17,17 @@ export class RemoteError extends Error {
   }
 }
 
+/** How one call is sent: a body other than JSON (`type`: sent as the string it is), a longer wait than 15 s. */
+export interface CallOptions {
+  type?: string;
+  timeoutMs?: number;
+}
+
 /** A gateway reached with one token. */
 export interface Remote {
   base: string;
-  call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T>;
+  /** Sends `body` as JSON (or as text of `options.type`) and resolves with the JSON answer; a refusal is a {@link RemoteError}. */
+  call<T>(method: 'GET' | 'POST', path: string, body?: unknown, options?: CallOptions): Promise<T>;
 }
 
 /** The gateway of `env`; a UsageError when no token is set. */
@@ -33,7 +40,7 @@ export function remoteFrom(
   const base = (env.TOLLGATE_URL || 'http://127.0.0.1:8787').replace(/\/+$/, '');
   return {
     base,
-    async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    async call<T>(method: 'GET' | 'POST', path: string, body?: unknown, options: CallOptions = {}): Promise<T> {
       let res: Response;
       try {
         res = await fetch(`${base}${path}`, {
@@ -41,10 +48,10 @@ export function remoteFrom(
           headers: {
             authorization: `Bearer ${token}`,
             accept: 'application/json',
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...(body === undefined ? {} : { 'content-type': options.type ?? 'application/json' }),
           },
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(15_000),
+          body: body === undefined ? undefined : options.type ? String(body) : JSON.stringify(body),
+          signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
         });
       } catch (error) {
         throw new RemoteError(

@@ -4,9 +4,7 @@
  */
 import { ValidationError } from '../api/errors.js';
 import type { GateRequestOptions } from '../integrations/request-fields.js';
-import { flag, UsageError, type ParsedArgs } from './args.js';
-
-const OPTION_FLAGS = ['channel', 'approver', 'expires', 'on-timeout', 'agent-id'];
+import { flag, REQUEST_FLAGS, UsageError, type ParsedArgs } from './args.js';
 
 /**
  * Reads the options from CLI flags (`--channel`, `--approver`, `--expires`, `--on-timeout`, `--agent-id`); a bad
@@ -14,7 +12,7 @@ const OPTION_FLAGS = ['channel', 'approver', 'expires', 'on-timeout', 'agent-id'
  */
 export async function requestOptionsFromFlags(args: ParsedArgs): Promise<GateRequestOptions> {
   // The parser's validator is zod, about 45 ms of CPU to load: a command given none of these flags has nothing for it.
-  if (!OPTION_FLAGS.some((name) => args.flags[name] !== undefined)) return {};
+  if (!REQUEST_FLAGS.some((name) => args.flags[name] !== undefined)) return {};
   const { parseRequestOptions } = await import('../integrations/request-options.js');
   try {
     return parseRequestOptions({

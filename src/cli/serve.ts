@@ -13,7 +13,7 @@ import { configLine, findConfigFile } from './config-file.js';
 
 /** Runs the gateway; resolves with the exit code once it has shut down. */
 export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
+  const args = parseArgs(argv, { values: ['config', 'db', 'port', 'host'] });
   const configFile = findConfigFile(flag(args, 'config'));
   const config = loadConfig({
     port: numberFlag(args, 'port'),

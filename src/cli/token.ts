@@ -16,7 +16,7 @@ export interface TokenIo {
 
 /** Runs `tollgate token …`; resolves with the exit code. */
 export async function run(argv: string[], io: TokenIo = { stdout: process.stdout, env: process.env }): Promise<number> {
-  const args = parseArgs(argv, ['json']);
+  const args = parseArgs(argv, { values: ['scope', 'as', 'person', 'expires-in'], booleans: ['json'] });
   const [action, ...rest] = args.positionals;
   const client = new GateClient({ env: io.env });
   const json = flag(args, 'json') === 'true';

@@ -10,10 +10,9 @@ import type { cancelSchema, CreateRequestInput, decisionSchema, listQuerySchema 
 import type { ApiEvent, ApiRequest } from '../requests/serialize.js';
 import { VERSION } from '../version.js';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
-import { gatewayConnection } from './connection.js';
+import { gatewayConnection, unreachableError } from './connection.js';
 import { waitForVerdicts, type WaitManyOptions } from './verdicts.js';
 import { GateClientError, problemFrom } from './errors.js';
-import { describeError } from '../api/errors.js';
 import { injectTraceHeaders } from '../telemetry/inject.js';
 
 /** What `decide()` sends (`POST /v1/requests/:id/decision`). */
@@ -306,9 +305,7 @@ export class GateClient {
     } catch (error) {
       // The caller's own abort is not a network failure: let it through untouched.
       if (options.signal?.aborted) throw options.signal.reason;
-      throw new GateClientError(`cannot reach the gateway at ${this.url}: ${describeError(error)}`, 0, null, {
-        cause: error,
-      });
+      throw unreachableError(this.url, error);
     }
     const problem = await problemFrom(response);
     throw new GateClientError(problem.detail, response.status, problem);

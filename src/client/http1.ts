@@ -10,8 +10,7 @@
  * {@link GateClient} throws, with the same words, so callers branch on `status` and `retryable` alike.
  */
 import type { Socket } from 'node:net';
-import { describeError } from '../api/errors.js';
-import type { GatewayConnection } from './connection.js';
+import { unreachableError, type GatewayConnection } from './connection.js';
 import { GateClientError, problemFromText } from './errors.js';
 import { parseAnswer, type HttpAnswer } from './http1-parse.js';
 
@@ -29,10 +28,7 @@ export function postJson(
   body: string,
   timeoutMs: number,
 ): Promise<PostAnswer> {
-  const unreachable = (error: unknown) =>
-    new GateClientError(`cannot reach the gateway at ${connection.url}: ${describeError(error)}`, 0, null, {
-      cause: error,
-    });
+  const unreachable = (error: unknown) => unreachableError(connection.url, error);
   // What node:http refuses in a header value (a CR or LF would start another header): refused here the same way.
   if (/[^\t\x20-\x7e\x80-\xff]/.test(connection.token))
     return Promise.reject(new TypeError('Invalid character in header content ["authorization"]'));

@@ -21,6 +21,7 @@ import type { AuditSink } from './builtin/audit-sink.js';
 import { HookConfigError, formatPath, parseOrThrow } from './config-errors.js';
 import { interpolateEnv } from './interpolate.js';
 import { isValidPointName } from './points.js';
+import { parseOutboundAllow } from '../utils/outbound.js';
 import { HookRegistry } from './registry.js';
 import type { HookHandler } from './types.js';
 
@@ -164,6 +165,7 @@ export function loadHookConfig(
     logger: registry.logger,
     cwd: options.cwd,
     auditSink: options.auditSink,
+    outboundAllow: parseOutboundAllow(env.TOLLGATE_OUTBOUND_ALLOW, env.TOLLGATE_CALLBACK_ALLOW),
   };
   const handlers = plan.map((p) => createHandler(p, deps, file));
   const removers: (() => void)[] = [];

@@ -121,7 +121,11 @@ export function createApp(options: AppOptions): TollgateApp {
   if (options.tokens)
     v1.use(
       '/tokens',
-      tokensRouter(options.tokens, () => gateway.clock.now()),
+      tokensRouter(
+        options.tokens,
+        () => gateway.clock.now(),
+        () => gateway.directory(),
+      ),
     );
   v1.use('/grants', grantsRouter(gateway));
   v1.use(peopleRouter(gateway));

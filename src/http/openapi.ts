@@ -359,7 +359,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
               in: 'query',
               schema: {
                 type: 'string',
-                enum: ['tool', 'agent', 'agent_kind', 'person', 'group', 'channel', 'repo', 'approver', 'day'],
+                enum: ['tool', 'agent', 'agent_kind', 'person', 'group', 'channel', 'repo', 'approver', 'risk', 'day'],
               },
               description: "Default tool; agent_kind and repo are a coding agent's (null: requests without them)",
             },

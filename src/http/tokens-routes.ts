@@ -1,11 +1,17 @@
 /**
  * @module http/tokens-routes
  * `/v1/tokens` (admin only): create a scoped token (the secret is answered once), list tokens without secrets, revoke.
+ * A token bound `as: person:<id>` is refused unless the people directory knows that person: bound to nobody, it would
+ * be created and then decide nothing and see an empty inbox (without a directory every account is a person of its
+ * own, so `person:alice` is not `web:alice`), which a newcomer cannot tell from "nothing is waiting".
  */
 import { Router } from 'express';
 import { z } from 'zod';
 import { approverId, parseInput } from '../api/api-schema.js';
 import { NotFoundError } from '../api/errors.js';
+import { validationError } from '../api/validation.js';
+import { NO_DIRECTORY } from '../people/no-directory.js';
+import type { Directory } from '../people/types.js';
 import { isReservedTokenName, RESERVED_NAME_MESSAGE, SCOPES } from '../tokens/scopes.js';
 import type { ApiToken, TokenStore } from '../tokens/token-store.js';
 import { requireScope } from './auth.js';
@@ -54,12 +60,29 @@ function toApiToken(t: ApiToken) {
   };
 }
 
-/** Builds the router mounted at `/v1/tokens`. */
-export function tokensRouter(tokens: TokenStore, now: () => number = Date.now): Router {
+/** Why `as` cannot be bound in `directory`, or null when it can: a `person:` the directory does not know. */
+function unknownPerson(as: string | undefined, directory: Directory): string | null {
+  if (!as?.startsWith('person:')) return null;
+  const id = as.slice('person:'.length);
+  if (directory.person(id)) return null;
+  const account = `web:${id}`;
+  return directory.people().length === 0
+    ? `${as} names no one: this gateway has no people directory (no \`people:\` in its config file), so a person has no accounts to decide with; bind the token to an account instead (as: ${account}, \`--as ${account}\`), or list ${id} under \`people:\` (docs/policy.md) and restart`
+    : `${as} names no one: the people directory has no person "${id}"; list them under \`people:\` in the config file, or bind the token to an account (as: ${account})`;
+}
+
+/** Builds the router mounted at `/v1/tokens`; `directory` is the people directory in force (a reload swaps it). */
+export function tokensRouter(
+  tokens: TokenStore,
+  now: () => number = Date.now,
+  directory: () => Directory = () => NO_DIRECTORY,
+): Router {
   const router = Router();
   router.use(requireScope('admin'));
   router.post('/', async (req, res) => {
     const body = parseInput(createTokenSchema, req.body ?? {}, 'body');
+    const problem = unknownPerson(body.as, directory());
+    if (problem) throw validationError([{ path: 'as', message: problem }]);
     const at = new Date(now());
     const expiresAt = body.expires_in_s === undefined ? null : new Date(at.getTime() + body.expires_in_s * 1000);
     const person = body.person ?? (body.as?.startsWith('person:') ? body.as.slice('person:'.length) : null);

@@ -5,7 +5,16 @@
  */
 
 /** The dimensions the rollup stores, each under its own `dim`; plus {@link ALL_DIMENSION}. */
-export const ROLLUP_DIMENSIONS = ['tool', 'agent', 'agent_kind', 'repo', 'person', 'approver', 'channel'] as const;
+export const ROLLUP_DIMENSIONS = [
+  'tool',
+  'agent',
+  'agent_kind',
+  'repo',
+  'person',
+  'approver',
+  'channel',
+  'risk',
+] as const;
 /** One stored dimension. */
 export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
 /** The rows of every request, keyed by nothing: the totals, the daily series and `by=day`. */

@@ -17,7 +17,8 @@ import type { RollupRead, RollupRow, RollupState } from './rollup-types.js';
  * What `?by=` may group by (contract), and `day` (the UTC day filed: each day's time to decision, for the insights
  * page's chart). `agent_kind` and `repo` are a coding agent's (`agent_kind`, `context.repo`; null for other callers);
  * `approver` is the account that gave a person's verdict as stored (`responded_by`: `slack:U1`, `web:alice`), the
- * fast-approval figure per account where `person` gives it per person.
+ * fast-approval figure per account where `person` gives it per person; `risk` is the call summary's (`low`, `medium`,
+ * `high`; null for a request filed before summaries), read from the stored summary.
  */
 export const INSIGHTS_DIMENSIONS = [
   'tool',
@@ -28,6 +29,7 @@ export const INSIGHTS_DIMENSIONS = [
   'channel',
   'repo',
   'approver',
+  'risk',
   'day',
 ] as const;
 /** One group-by dimension. */

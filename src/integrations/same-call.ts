@@ -28,6 +28,7 @@ import { runsEditedArgs } from '../requests/agent-kinds.js';
 import { argsSha256 } from '../requests/args-hash.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import type { SharedMarks } from '../contracts/shared-marks.js';
+import { requestPageUrl } from '../channel/card.js';
 import { oneCallAtATime } from './attach.js';
 
 /** How long after its verdict a decided request still answers the same call (when it outlives its own expiry). */
@@ -182,5 +183,5 @@ export function requestLink(
   request: ConfirmationRequest,
 ): string {
   const host = res.req?.headers.host;
-  return `${publicUrl ?? (host ? `http://${host}` : '')}/ui/requests/${request.id}`;
+  return requestPageUrl(publicUrl ?? (host ? `http://${host}` : ''), request.id);
 }

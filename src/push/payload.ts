@@ -1,11 +1,13 @@
 /**
  * @module push/payload
  * What a push notification says, worded by the one card model (`card.ts`): the card's title, and a body of the
- * prompt and the key arguments (masked as the card masks them), cut so the whole JSON stays within 3 KB (push
+ * prompt, the call summary's risk, headline and first items, and the key arguments where the summary reads nothing of
+ * the call (masked as the card masks them), cut so the whole JSON stays within 3 KB (push
  * services refuse more than about 4 KB, and encryption adds some). Text from agents is stripped of control
  * characters: the operating system shows it on a lock screen.
  */
-import { cardText, keyArguments } from '../channel/card.js';
+import { cardText, keyArguments, requestPageUrl } from '../channel/card.js';
+import { summaryLines } from '../channel/card-summary.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { terminalText } from '../utils/terminal-text.js';
 
@@ -32,18 +34,25 @@ export interface PushPayload {
  * @example pushPayload(request, 'https://gate.example.com', token).actions // ['approve', 'deny']
  */
 export function pushPayload(request: ConfirmationRequest, baseUrl: string, actionToken?: string): PushPayload {
-  const card = cardText(request, { maxArgsChars: 600 });
+  const card = cardText(request, { maxArgsChars: 600, summaryLimits: { maxItems: 4, maxLineChars: 100 } });
   const pending = request.status === 'pending';
-  const lines = pending
-    ? [card.prompt, ...keyArguments(request.toolArgs, 4, 100).map(([name, value]) => `${name}: ${value}`)]
-    : [card.status];
+  // The risk comes first after the prompt: a lock screen shows only the first lines.
+  // The key arguments stay where the summary reads nothing of the call (an unknown tool's are its best description).
+  const args = card.summary?.readsCall
+    ? []
+    : keyArguments(request.toolArgs, 4, 100).map(([name, value]) => `${name}: ${value}`);
+  const lines = !pending
+    ? [card.status]
+    : card.summary
+      ? [card.prompt.slice(0, 300), ...summaryLines(card.summary), ...args]
+      : [card.prompt, ...args];
   const payload: PushPayload = {
     request_id: request.id,
     title: clean(card.title, 120),
     body: clean(lines.join('\n'), 1000),
     actions: pending && actionToken ? ['approve', 'deny'] : [],
     ...(pending && actionToken ? { action_token: actionToken } : {}),
-    url: `${baseUrl.replace(/\/+$/, '')}/ui/requests/${request.id}`,
+    url: requestPageUrl(baseUrl, request.id),
     status: request.status,
   };
   // Multi-byte text can still pass the bound after the character cuts: shorten the body until it fits.

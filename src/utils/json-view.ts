@@ -42,6 +42,26 @@ export function maskSecretsInLine(line: string): string {
   return masked.replace(SECRET_TOKEN, '••••');
 }
 
+/**
+ * {@link maskSecrets}, then {@link maskSecretsInLine} on every line of every string left: for text that is only shown
+ * (a chat card's preview, never sent back as edited arguments), where a patch or a script holds a secret in one line.
+ * Callers bound the depth first (cards check it against the API's bound).
+ * @example maskSecretsShown({ input: "+API_KEY=abc\n+x" }) // { input: '+API_KEY=••••\n+x' }
+ */
+export function maskSecretsShown(value: unknown, key = ''): unknown {
+  const walk = (v: unknown): unknown =>
+    typeof v === 'string'
+      ? v.includes('\n')
+        ? v.split('\n').map(maskSecretsInLine).join('\n')
+        : maskSecretsInLine(v)
+      : Array.isArray(v)
+        ? v.map(walk)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, walk(x)]))
+          : v;
+  return walk(maskSecrets(value, key));
+}
+
 /** Limits of {@link boundedJson}. */
 export interface JsonViewLimits {
   /** Containers deeper than this are shown as `{…}` / `[…]`. */
@@ -50,6 +70,11 @@ export interface JsonViewLimits {
   maxChars: number;
   /** Spaces per level; 0 writes compact JSON on one line. */
   indent: number;
+  /**
+   * Also mask secrets line by line inside strings ({@link maskSecretsShown}): for views only read, never for text
+   * sent back as edited arguments (a `••••` inside a string could not be restored to the secret it hides).
+   */
+  maskLines?: boolean;
 }
 
 /** The text and whether anything was left out. */
@@ -91,7 +116,7 @@ export function boundedJson(value: unknown, limits: JsonViewLimits, key = ''): J
     const { depth, key } = task;
     const node = task.value;
     if (node === null || typeof node !== 'object') {
-      const shown = maskScalar(node, key);
+      const shown = limits.maskLines ? maskSecretsShown(maskScalar(node, key)) : maskScalar(node, key);
       if (typeof shown === 'string' && shown.length > limits.maxChars - length) {
         // Cut a long string before quoting it: quoting all of it would cost its whole length.
         emit(`${JSON.stringify(shown.slice(0, Math.max(0, limits.maxChars - length)))}…`);

@@ -1,8 +1,8 @@
 /**
  * @module utils/outbound
- * The one check of every URL the gateway calls on someone's behalf: `callback_url` webhooks, Web Push endpoints and
- * event sinks. A caller chooses the URL and the gateway POSTs to it, so without a check any token holder (or anyone
- * who can subscribe a device) could make the gateway reach loopback services, the cloud metadata endpoint
+ * The one check of every URL tollgate calls on someone's behalf: `callback_url` webhooks, Web Push endpoints, event
+ * sinks and the `webhook` tool-call hook (hooks/builtin/webhook). A caller chooses the URL and the gateway POSTs to
+ * it, so without a check any token holder (or anyone who can subscribe a device) could make the gateway reach loopback services, the cloud metadata endpoint
  * (169.254.169.254) or the private network behind it (SSRF), and read the answer from what the gateway does next.
  *
  * Refused: loopback, private, link-local, CGNAT, benchmark, multicast, reserved and unspecified addresses, and the
@@ -201,12 +201,36 @@ export interface OutboundPost {
  * @throws Error saying why the target was refused, or the network error.
  */
 export async function postOutbound(raw: string, post: OutboundPost, allow: readonly string[]): Promise<number> {
+  return (await exchange(raw, post, allow, 0)).status;
+}
+
+/**
+ * {@link postOutbound}, keeping the answer's body (up to `maxBytes`, 1 MiB by default; a longer one is an error): for
+ * a caller that reads what the target says, such as the `webhook` hook's verdict.
+ * @throws Error saying why the target was refused, that the answer was too long, or the network error.
+ */
+export function exchangeOutbound(
+  raw: string,
+  post: OutboundPost,
+  allow: readonly string[],
+  maxBytes = 1 << 20,
+): Promise<{ status: number; body: string }> {
+  return exchange(raw, post, allow, maxBytes);
+}
+
+/** Sends, and reads up to `keep` bytes of the answer (0: drops it). */
+async function exchange(
+  raw: string,
+  post: OutboundPost,
+  allow: readonly string[],
+  keep: number,
+): Promise<{ status: number; body: string }> {
   const problem = outboundUrlProblem(raw, allow);
   if (problem) throw new Error(`refused: ${problem}`);
   const url = new URL(raw);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const body = typeof post.body === 'string' ? Buffer.from(post.body) : post.body;
-  return new Promise<number>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const req = send(
       url,
       {
@@ -217,8 +241,15 @@ export async function postOutbound(raw: string, post: OutboundPost, allow: reado
         agent: false,
       },
       (res: IncomingMessage) => {
-        res.resume();
-        res.once('end', () => resolve(res.statusCode ?? 0));
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (keep === 0) return;
+          size += chunk.byteLength;
+          if (size > keep) res.destroy(new Error(`the answer is over ${keep} bytes`));
+          else chunks.push(chunk);
+        });
+        res.once('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
         res.once('error', reject);
       },
     );

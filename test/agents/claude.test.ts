@@ -1,7 +1,8 @@
 /**
  * The real Claude Code (`@anthropic-ai/claude-code`, pinned, installed into a cache on first use: a native binary)
- * behind `tollgate hook claude` (= `tollgate claude-hook`): headless (`claude -p … --settings FILE`), against a fake
- * Messages API on 127.0.0.1 that asks for one `Bash` call, with the PreToolUse hook `tollgate init claude` writes.
+ * behind `tollgate hook claude` (= `tollgate claude-hook`): headless (`claude -p …`), against a fake Messages API on
+ * 127.0.0.1 that asks for one `Bash` call, with the PreToolUse hook `tollgate init claude --scope user` writes to
+ * `~/.claude/settings.json` (the test's home).
  * Approve → the command runs; deny → it does not, and the model receives the approver's reason; deferred → the first
  * attempt is refused with the link, a human approves, and the retry — a new headless session, a new `tool_use_id` —
  * runs (deferred verdicts, as for every agent).
@@ -9,8 +10,6 @@
  * Over 30 s: a real CLI started for each scenario (a native binary loading its own runtime), with the hook a child process each
  * time; it runs in vitest.config.ts's `main` project (it computes: see WAITING there).
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeAll } from 'vitest';
 import { startFakeMessagesModel, type FakeMessagesModel } from '../fakes/model-api/anthropic-messages.js';
 import { agentHarness, realCliSuite } from './harness.js';
@@ -25,21 +24,16 @@ beforeAll(async () => {
   claude = await pinnedCli('claude');
 }, SLOW);
 
-const settings = () => join(h.home(), 'settings.json');
 const runClaude = (model: FakeMessagesModel) =>
   // `--allowedTools Bash`: headless, the tool runs without a permission prompt once the hook allows it.
-  h.run(
-    claude,
-    ['-p', 'Run the scripted command.', '--settings', settings(), '--output-format', 'json', '--allowedTools', 'Bash'],
-    {
-      HOME: h.home(),
-      ANTHROPIC_BASE_URL: model.url,
-      ANTHROPIC_API_KEY: 'dummy',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_AUTOUPDATER: '1',
-      ...h.gatewayEnv(),
-    },
-  );
+  h.run(claude, ['-p', 'Run the scripted command.', '--output-format', 'json', '--allowedTools', 'Bash'], {
+    HOME: h.home(),
+    ANTHROPIC_BASE_URL: model.url,
+    ANTHROPIC_API_KEY: 'dummy',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    ...h.gatewayEnv(),
+  });
 
 realCliSuite<FakeMessagesModel>(
   h,
@@ -49,13 +43,7 @@ realCliSuite<FakeMessagesModel>(
     toolName: 'Bash',
     runsEditedArgs: true,
     startModel: startFakeMessagesModel,
-    configure(_model, wait) {
-      const hook = { type: 'command', command: h.hookCommand('claude', wait), timeout: wait + 10 };
-      writeFileSync(
-        settings(),
-        JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [hook] }] } }, null, 2),
-      );
-    },
+    configure: (_model, wait) => h.init('claude', wait, ['--scope', 'user']),
     run: runClaude,
   },
   SLOW,

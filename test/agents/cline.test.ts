@@ -10,9 +10,8 @@
  * with the hook a child process each time; it runs in vitest.config.ts's `main` project (it computes: see WAITING).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { beforeAll, expect } from 'vitest';
-import { run as init } from '../../src/cli/init.js';
 import { startFakeChatModel } from '../fakes/model-api/openai-chat.js';
 import { agentHarness, realCliSuite } from './harness.js';
 import { PINNED, pinnedCli } from './install.js';
@@ -51,13 +50,7 @@ realCliSuite(
         { HOME: h.home() },
       );
       expect(auth.code).toBe(0);
-      const io = {
-        stdout: { write: () => true },
-        env: { HOME: h.home() },
-        cwd: h.project(),
-        bin: resolve(import.meta.dirname, '../../bin/tollgate.js'),
-      };
-      expect(await init(['cline', '--wait', String(wait)], io)).toBe(0);
+      await h.init('cline', wait);
     },
     run: () =>
       h.run(cline, ['--yolo', '--json', '-P', 'openai-compatible', '-m', 'fake-model', 'Run the scripted command.'], {

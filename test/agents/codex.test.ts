@@ -32,7 +32,7 @@ realCliSuite(
     title: `Codex CLI ${PINNED.codex.version}`,
     toolName: 'Bash',
     startModel: startFakeResponsesModel,
-    configure(model, wait) {
+    async configure(model, wait) {
       const config = [
         'model = "fake-model"',
         'model_provider = "fake"',
@@ -51,14 +51,7 @@ realCliSuite(
         'plugins = false',
       );
       writeFileSync(join(h.home(), 'config.toml'), `${config.join('\n')}\n`);
-      const hooks = {
-        hooks: {
-          PreToolUse: [
-            { matcher: '*', hooks: [{ type: 'command', command: h.hookCommand('codex', wait), timeout: wait + 10 }] },
-          ],
-        },
-      };
-      writeFileSync(join(h.home(), 'hooks.json'), JSON.stringify(hooks, null, 2));
+      await h.init('codex', wait, ['--scope', 'user'], { CODEX_HOME: h.home() });
     },
     // stdin closed: `codex exec` waits for more input otherwise.
     run: () =>

@@ -8,7 +8,6 @@
  * preToolUse hook: …"); edited arguments run instead (`modifiedArgs`); deferred → the first attempt is refused with
  * the link, a human approves, the retry runs.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll } from 'vitest';
 import { startFakeChatModel } from '../fakes/model-api/openai-chat.js';
@@ -32,14 +31,7 @@ realCliSuite(
     toolName: 'bash',
     runsEditedArgs: true,
     startModel: (command) => startFakeChatModel(command, 'bash'),
-    configure(_model, wait) {
-      const hook = { type: 'command', bash: h.hookCommand('copilot', wait), timeoutSec: wait + 10 };
-      mkdirSync(join(h.home(), '.copilot'), { recursive: true });
-      writeFileSync(
-        join(h.home(), '.copilot/settings.json'),
-        JSON.stringify({ hooks: { preToolUse: [hook] } }, null, 2),
-      );
-    },
+    configure: (_model, wait) => h.init('copilot', wait, ['--scope', 'user']),
     run: (model) =>
       h.run(copilot, ['-p', 'Run the scripted command.', '--allow-all-tools', '--disable-client-telemetry'], {
         HOME: h.home(),

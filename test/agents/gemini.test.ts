@@ -32,28 +32,15 @@ realCliSuite(
     toolName: 'run_shell_command',
     runsEditedArgs: true,
     startModel: startFakeGemini,
-    configure(_model, wait) {
+    async configure(_model, wait) {
+      // The user's own settings first: init merges its hook into them, as it would into a real user's.
       const settings = {
         security: { auth: { selectedType: 'gemini-api-key' } },
         privacy: { usageStatisticsEnabled: false },
-        hooks: {
-          BeforeTool: [
-            {
-              matcher: 'run_shell_command',
-              hooks: [
-                {
-                  name: 'tollgate',
-                  type: 'command',
-                  command: h.hookCommand('gemini', wait),
-                  timeout: (wait + 10) * 1000,
-                },
-              ],
-            },
-          ],
-        },
       };
       mkdirSync(join(h.home(), '.gemini'), { recursive: true });
       writeFileSync(join(h.home(), '.gemini/settings.json'), JSON.stringify(settings, null, 2));
+      await h.init('gemini', wait, ['--scope', 'user']);
     },
     run: (model) =>
       h.run(gemini, ['-p', 'Run the scripted command.', '--yolo', '-m', 'gemini-2.5-flash'], {

@@ -1,14 +1,15 @@
 /**
  * What every real-CLI test in test/agents shares: a gateway per test (in process, SQLite), a temp home and project
- * directory, the hook command as docs/coding-agents.md configures it (the source checkout's bin, which runs the hook
- * from its bundle, rebuilt first when stale), a CLI run as a child
- * process with only the environment it is given, and deciding the request the agent's hook filed.
+ * directory, the agent wired by `tollgate init <agent>` as a user wires it (with the source checkout's bin, which runs
+ * the hook from its bundle, rebuilt first when stale), a CLI run as a child process with only the environment it is
+ * given, and deciding the request the agent's hook filed.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { run as tollgateInit } from '../../src/cli/init.js';
 import type { ApiRequest } from '../../src/requests/serialize.js';
 import { ensureHookBundle } from '../helpers/built-package.js';
 import { eventually } from '../helpers/eventually.js';
@@ -30,8 +31,11 @@ export interface AgentHarness {
   home(): string;
   /** The project the agent works in. */
   project(): string;
-  /** `tollgate hook <agent> …` as a shell command line (what the agent's hook config runs). */
-  hookCommand(agent: string, wait: number): string;
+  /**
+   * `tollgate init <agent> --wait <wait> [flags]` in the project with HOME the test's home (plus `env`), as a user
+   * wires the agent: what the agent runs is what init writes, its matchers and timeouts included.
+   */
+  init(agent: string, wait: number, flags?: string[], env?: Record<string, string>): Promise<void>;
   /** The environment the hook needs to reach the gateway. */
   gatewayEnv(): Record<string, string>;
   /** Runs `command args` in the project with `env` (plus PATH); stdin closed. */
@@ -61,7 +65,16 @@ export function agentHarness(name: string): AgentHarness {
     server: () => server,
     home: () => join(dir, 'home'),
     project: () => join(dir, 'project'),
-    hookCommand: (agent, wait) => `"${process.execPath}" "${BIN}" hook ${agent} --wait ${wait}`,
+    async init(agent, wait, flags = [], env = {}) {
+      const printed: string[] = [];
+      const io = {
+        stdout: { write: (text: string) => printed.push(text) },
+        env: { HOME: join(dir, 'home'), ...env },
+        cwd: join(dir, 'project'),
+        bin: BIN,
+      };
+      expect(await tollgateInit([agent, '--wait', String(wait), ...flags], io), printed.join('')).toBe(0);
+    },
     gatewayEnv: () => ({ TOLLGATE_URL: server.url, TOLLGATE_TOKEN: server.token }),
     run(command, args, env) {
       const child = spawn(command, args, {

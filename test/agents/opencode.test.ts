@@ -11,8 +11,7 @@
  */
 import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { beforeAll, expect } from 'vitest';
-import { run as init } from '../../src/cli/init.js';
+import { beforeAll } from 'vitest';
 import { startFakeChatModel } from '../fakes/model-api/openai-chat.js';
 import { agentHarness, realCliSuite } from './harness.js';
 import { installedDependency, OPENCODE_PLUGIN_SDK, PINNED, pinnedCli } from './install.js';
@@ -63,13 +62,7 @@ realCliSuite(
           2,
         ),
       );
-      const io = {
-        stdout: { write: () => true },
-        env: { HOME: h.home() },
-        cwd: h.project(),
-        bin: resolve(import.meta.dirname, '../../bin/tollgate.js'),
-      };
-      expect(await init(['opencode', '--wait', String(wait)], io)).toBe(0);
+      await h.init('opencode', wait);
       seedPluginSdk(join(h.home(), '.config/opencode'));
       seedPluginSdk(join(h.project(), '.opencode'));
     },

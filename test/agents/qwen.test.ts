@@ -34,22 +34,16 @@ realCliSuite(
     title: `Qwen Code ${PINNED.qwen.version}`,
     toolName: 'run_shell_command',
     startModel: (command) => startFakeChatModel(command),
-    configure(_model, wait) {
+    async configure(_model, wait) {
+      // The user's own settings first: init merges its hook into them, as it would into a real user's.
       const settings = {
         security: { auth: { selectedType: 'openai' } },
         privacy: { usageStatisticsEnabled: false },
         telemetry: { enabled: false },
-        hooks: {
-          PreToolUse: [
-            {
-              matcher: 'run_shell_command',
-              hooks: [{ type: 'command', command: h.hookCommand('qwen', wait), timeout: wait + 10 }],
-            },
-          ],
-        },
       };
       mkdirSync(join(h.home(), '.qwen'), { recursive: true });
       writeFileSync(join(h.home(), '.qwen/settings.json'), JSON.stringify(settings, null, 2));
+      await h.init('qwen', wait, ['--scope', 'user']);
     },
     // On Node 22; the hook itself runs on the test's node, first on PATH.
     run: (model) =>

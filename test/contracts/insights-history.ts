@@ -32,6 +32,8 @@ export interface HistorySpec {
   actor: string;
   person: string;
   edited: boolean;
+  /** The call summary's risk (null: filed before summaries). */
+  risk: 'low' | 'medium' | 'high' | null;
 }
 
 const PEOPLE: [actor: string, person: string][] = [
@@ -79,6 +81,7 @@ export function historySpecs(): HistorySpec[] {
       actor,
       person,
       edited: outcome === 'approve' && i % 5 === 2,
+      risk: i % 4 === 3 ? null : (['low', 'medium', 'high'] as const)[i % 3]!,
     });
   }
   // Outside the window: the hour before it, and its end itself (the window is [since, until)).
@@ -93,6 +96,7 @@ export function historySpecs(): HistorySpec[] {
     actor: 'slack:U1',
     person: 'alice',
     edited: false,
+    risk: 'high' as const,
   };
   specs.push({ ...outside, createdAt: new Date(SINCE.getTime() - 3_600_000) }, { ...outside, createdAt: UNTIL });
   return specs;
@@ -111,6 +115,7 @@ export async function seedHistory(store: ConfirmationStore, specs: HistorySpec[]
       toolArgs: { n: i },
       timeoutS: 3600,
       ...(s.agentKind ? { agentKind: s.agentKind, context } : {}),
+      ...(s.risk ? { summary: { kind: 'other' as const, risk: s.risk, risk_reasons: [], truncated: false } } : {}),
     };
     const at = (ms: number) => new Date(s.createdAt.getTime() + ms);
     if (s.outcome === 'policy') {
@@ -196,6 +201,7 @@ function keysOf(s: HistorySpec, by: string): (string | null)[] {
   if (by === 'repo') return [s.agentKind ? s.repo : null];
   if (by === 'person') return [person];
   if (by === 'approver') return [human(s) ? s.actor : null];
+  if (by === 'risk') return [s.risk];
   if (by === 'day') return [s.createdAt.toISOString().slice(0, 10)];
   if (by === 'channel')
     return [

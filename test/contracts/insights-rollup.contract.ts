@@ -19,7 +19,18 @@ const PAIRS = Object.entries(GROUPS).flatMap(([group, people]) => people.map((p)
 const HOUR = 3_600_000;
 /** "Now" is on the window's last day: it is today, read live; the two days before it are the rollup's. */
 const NOW = new Date(UNTIL.getTime() - 12 * HOUR);
-const DIMENSIONS = ['tool', 'agent', 'agent_kind', 'repo', 'person', 'approver', 'channel', 'group', 'day'] as const;
+const DIMENSIONS = [
+  'tool',
+  'agent',
+  'agent_kind',
+  'repo',
+  'person',
+  'approver',
+  'channel',
+  'risk',
+  'group',
+  'day',
+] as const;
 
 /** Runs the rollup's contract against the stores `newStore` builds (one store, seeded once). */
 export function runInsightsRollupContract(name: string, newStore: () => Promise<InsightsHarness>): void {

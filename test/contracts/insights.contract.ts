@@ -75,7 +75,7 @@ export function runInsightsContract(name: string, newStore: () => Promise<Insigh
     }, 60_000);
     afterAll(() => harness?.cleanup());
 
-    it.each(['tool', 'agent', 'agent_kind', 'repo', 'person', 'approver', 'channel', 'group', 'day'] as const)(
+    it.each(['tool', 'agent', 'agent_kind', 'repo', 'person', 'approver', 'channel', 'risk', 'group', 'day'] as const)(
       "by=%s answers each group's counts, rates and percentiles",
       async (by) => {
         const { rows } = await report(by);

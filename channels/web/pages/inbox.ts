@@ -1,7 +1,8 @@
 /**
  * @module channels/web/pages/inbox
  * The inbox: tabs for what waits for me, what I decided, what was filed for me, and every pending request, newest
- * first. Each entry shows the prompt (its markdown rendered safely) and the key arguments, masked and cut as on cards,
+ * first. Each entry shows the prompt (its markdown rendered safely), the call summary's risk and first lines, and the
+ * key arguments where the summary does not read the call, masked and cut as on cards,
  * so most requests can be judged before opening them. The page script re-renders the list (and the count in the tab
  * title) from the server whenever the change feed says a request was filed or decided. Decisions are made on each
  * request's own page: buttons in a list that reflows live would invite approving the wrong row.
@@ -14,6 +15,7 @@ import type { InboxView } from '../inbox-views.js';
 import { expiryBoth, formatTime, pageCardText, statusBadge } from './format.js';
 import { layout, type Viewer } from './layout.js';
 import { markdown } from './markdown.js';
+import { inboxSummary } from './summary.js';
 
 /** Options of {@link inboxPage}. */
 export interface InboxPageOptions {
@@ -53,7 +55,7 @@ function entry(
       <a class="title" href="/ui/requests/${request.id}">${text.title}</a>
       ${nudge ? html`<p class="notice bad nudge">${nudge === 'escalated' ? 'Escalated: still waiting after its reminder' : 'Reminder: still waiting for a decision'}</p>` : ''}
       <div class="prompt">${markdown(text.prompt)}</div>
-      ${args.length ? html`<dl class="facts key-args">${args.map(([name, value]) => html`<dt>${name}</dt><dd><code>${value}</code></dd>`)}</dl>` : ''}
+      ${inboxSummary(request.summary, args.length ? html`<dl class="facts key-args">${args.map(([name, value]) => html`<dt>${name}</dt><dd><code>${value}</code></dd>`)}</dl>` : '')}
       <p class="meta">
         <span>tool <code>${text.toolName}</code></span>
         ${text.requester ? html`<span>${text.requester}</span>` : ''}

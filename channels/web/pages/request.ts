@@ -16,6 +16,7 @@ import { expiryBoth, formatTime, pageCardText, statusBadge } from './format.js';
 import { layout, type Viewer } from './layout.js';
 import { timelineEntry } from './timeline.js';
 import { markdown } from './markdown.js';
+import { DIFF_STYLESHEET } from './summary.js';
 
 /** Words for `?notice=` after a decision post: fixed texts, so a crafted link cannot put words on the page. */
 export const NOTICES: Record<string, { tone: 'good' | 'bad'; text: string }> = {
@@ -49,12 +50,14 @@ export interface RequestPageOptions {
   now: number;
   notice?: string;
   edit?: EditState;
+  /** The call summary's section ({@link summarySection}), rendered ahead because its diff library loads on demand. */
+  summary?: SafeHtml | string;
   /** Standing grants the request's policy rule offers, shown as extra approve buttons. */
   grants?: { label: string; ttl_s: number; scope: string[] }[];
 }
 
 /** What the page shows of arguments: deep enough for any real call, short enough to render at once. */
-const SHOWN: JsonViewLimits = { maxDepth: 16, maxChars: 20_000, indent: 2 };
+const SHOWN: JsonViewLimits = { maxDepth: 16, maxChars: 20_000, indent: 2, maskLines: true };
 /** What the editor is prefilled with; arguments that do not fit cannot be edited here (they would be cut). */
 const EDITABLE: JsonViewLimits = { maxDepth: MAX_JSON_DEPTH, maxChars: MAX_EDITED_ARGS_CHARS, indent: 2 };
 /** The raw view: compact, no depth limit (the writer does not recurse), cut at this many characters. */
@@ -93,6 +96,9 @@ ${notice ? html`<p class="notice ${notice.tone}" role="status">${notice.text}</p
     ${row('Expires', expiryBoth(request, options.now))}
     ${row('If nobody answers', request.onTimeout === 'approve' ? 'approved' : 'denied')}
   </dl>
+</section>
+${options.summary ?? ''}
+<section class="card">
   <div class="side-by-side" id="proposed-approved-executed">
     <div><h2>Proposed</h2>${argsBlock(request.id, 'tool-args', request.toolArgs)}</div>
     <div id="approved"><h2>Approved</h2>${approvedColumn(request)}</div>
@@ -112,8 +118,14 @@ ${
   <h2>Timeline</h2>
   <ol class="timeline">${options.events.map(timelineEntry)}</ol>
 </section>`;
+  const diffs = request.summary?.files?.some((f) => f.diff);
   return layout(
-    { title: text.title, viewer, live: { url: `/ui/requests/${request.id}`, requestId: request.id } },
+    {
+      title: text.title,
+      viewer,
+      live: { url: `/ui/requests/${request.id}`, requestId: request.id },
+      ...(diffs ? { assets: { styles: [DIFF_STYLESHEET] } } : {}),
+    },
     body,
   );
 }

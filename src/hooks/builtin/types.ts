@@ -18,6 +18,11 @@ export interface BuiltinDeps {
   cwd?: string;
   /** Sink for `audit_log` when its config names no file. */
   auditSink?: AuditSink;
+  /**
+   * Hosts and ranges a `webhook` may call although private (`TOLLGATE_OUTBOUND_ALLOW`, utils/outbound); the loader
+   * reads them from its `env`. Absent: read from `process.env`.
+   */
+  outboundAllow?: readonly string[];
 }
 
 /** A built-in (or user-supplied) hook addressable by name from YAML. */

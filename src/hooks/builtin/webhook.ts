@@ -3,13 +3,19 @@
  * `webhook`: PulseBot's verdict protocol. Before a call it POSTs `{tool_name, arguments, session_id}` and
  * reads `{verdict: "approve"|"deny"|"modify", reasoning?, modified_arguments?}`; after a call it POSTs the
  * same with `event: "post_call"` and the result, and ignores the answer.
+ *
+ * The URL passes the one outbound check (utils/outbound) like every URL tollgate calls: a loopback, private or
+ * link-local address is refused when the hook is configured and again at the socket (a name that resolves to one),
+ * unless `TOLLGATE_OUTBOUND_ALLOW` lists it. A refused configuration fails loudly at load rather than at each call,
+ * where `fail_open` (on by default) would quietly let every call through.
  */
 import { z } from 'zod';
-import { parseOrThrow } from '../config-errors.js';
+import { HookConfigError, parseOrThrow } from '../config-errors.js';
 import type { HookContext, HookLogger, HookObject, HookResult } from '../types.js';
 import { stderrHookLogger } from '../types.js';
 import { defineBuiltin } from './types.js';
 import { describeError } from '../../api/errors.js';
+import { exchangeOutbound, outboundUrlProblem, parseOutboundAllow } from '../../utils/outbound.js';
 
 /** Config of `webhook`. `timeout` is in seconds. */
 export const webhookConfigSchema = z.strictObject({
@@ -39,27 +45,46 @@ export const webhookBuiltin = defineBuiltin({
   companions: (config) => (config.post_call ? ['tool:post', 'tool:error'] : []),
   // Unreachable-webhook handling is the hook's own (fail_open); the engine should not add a second policy.
   failOpen: true,
-  create: (config, deps) => buildWebhook(config, deps.logger),
+  create: (config, deps) => buildWebhook(config, deps.logger, deps.outboundAllow ?? allowFromEnv()),
 });
 
-/** Builds a `webhook` hook; throws a HookConfigError for bad config. Register it at `tool:pre` and, for post_call, `tool:post`/`tool:error`. */
-export function webhookHook(config: WebhookConfig, logger: HookLogger = stderrHookLogger): HookObject {
-  return buildWebhook(parseOrThrow(webhookConfigSchema, config, undefined, 'webhook'), logger);
+/**
+ * Builds a `webhook` hook; throws a HookConfigError for bad config (a URL the outbound check refuses among them).
+ * Register it at `tool:pre` and, for post_call, `tool:post`/`tool:error`. `outboundAllow` defaults to
+ * `TOLLGATE_OUTBOUND_ALLOW` from the environment.
+ */
+export function webhookHook(
+  config: WebhookConfig,
+  logger: HookLogger = stderrHookLogger,
+  outboundAllow: readonly string[] = allowFromEnv(),
+): HookObject {
+  const parsed = parseOrThrow(webhookConfigSchema, config, undefined, 'webhook');
+  try {
+    return buildWebhook(parsed, logger, outboundAllow);
+  } catch (error) {
+    throw new HookConfigError((error as Error).message, undefined, 'webhook');
+  }
 }
 
-function buildWebhook(config: z.output<typeof webhookConfigSchema>, logger: HookLogger): HookObject {
+const allowFromEnv = () => parseOutboundAllow(process.env.TOLLGATE_OUTBOUND_ALLOW, process.env.TOLLGATE_CALLBACK_ALLOW);
+
+function buildWebhook(
+  config: z.output<typeof webhookConfigSchema>,
+  logger: HookLogger,
+  allow: readonly string[],
+): HookObject {
+  const problem = outboundUrlProblem(config.url, allow);
+  if (problem) throw new Error(`url: ${problem}`);
   const post = async (body: Record<string, unknown>): Promise<unknown> => {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...config.headers };
     if (config.auth_header) headers.authorization = config.auth_header;
-    const response = await fetch(config.url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(config.timeout * 1000),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`webhook answered HTTP ${response.status}`);
-    return text ? (JSON.parse(text) as unknown) : null;
+    const answer = await exchangeOutbound(
+      config.url,
+      { headers, body: JSON.stringify(body), timeoutMs: config.timeout * 1000 },
+      allow,
+    );
+    if (answer.status < 200 || answer.status > 299) throw new Error(`webhook answered HTTP ${answer.status}`);
+    return answer.body ? (JSON.parse(answer.body) as unknown) : null;
   };
 
   const preCall = async (context: HookContext): Promise<HookResult> => {

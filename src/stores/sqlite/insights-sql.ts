@@ -14,6 +14,9 @@ export const KEYS: Record<InsightsDimension, string> = {
   person: 'r.responded_by_person',
   channel: 'r.responded_via',
   approver: 'CASE WHEN r.responded_by_person IS NOT NULL THEN r.responded_by END',
+  // The call summary's risk, read from the stored summary (no column of its own: no migration, and a rollup built
+  // with another list of dimensions is rebuilt).
+  risk: "json_extract(r.summary, '$.risk')",
   group: "json_extract(g.value, '$[1]')",
   day: 'substr(r.created_at, 1, 10)',
 };

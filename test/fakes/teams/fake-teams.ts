@@ -264,7 +264,9 @@ export function visibleText(card: Json): string {
     if (n.type === 'FactSet')
       for (const f of n.facts as Array<{ title: string; value: string }>)
         parts.push(`${f.title}: ${f.value.replace(/\\(.)/g, '$1')}`);
-    if (n.type === 'Action.Execute' && typeof n.title === 'string') parts.push(n.title);
+    if (String(n.type).startsWith('Action.') && typeof n.title === 'string') parts.push(n.title);
+    // A container Teams shows collapsed (`isVisible: false`) is not visible until its toggle is tapped.
+    if (n.type === 'Container' && n.isVisible !== false) walk(n.items);
     walk(n.body);
     walk(n.actions);
   };

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compiledCliSync } from '../../helpers/compiled-cli.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { EDIT_SECRET, MULTI_FILE_EDIT, RISKY_PIPELINE } from '../../helpers/summary-calls.js';
 
 // The CLI compiled from the sources (see compiledCli): this file starts it a dozen times or more, each start ~2 s of
 // CPU less than bin/tollgate.js through tsx; the other files in test/integration/cli/ run the bin itself.
@@ -99,6 +100,28 @@ describe('approvals from the terminal', () => {
     expect((await tollgate(['pending'], 'tg_wrong')).stderr).toContain('the gateway refused TOLLGATE_TOKEN');
     expect(await tollgate(['pending'], '')).toMatchObject({ code: 2 });
     expect((await tollgate(['deny', mine, '--args', '{}'])).code).toBe(2);
+  });
+
+  it('lists and shows the call summary, terminal-safe: risk, programs, the diff of an edit', async () => {
+    const shell = await file({ ...RISKY_PIPELINE, approvers: ['person:alice'] });
+    const edit = await file({
+      ...MULTI_FILE_EDIT,
+      tool_args: {
+        input: MULTI_FILE_EDIT.tool_args.input.replace('*** Add File: src/', '*** Add File: src/\u001b[2K'),
+      },
+      approvers: ['person:alice'],
+    });
+    const listed = await tollgate(['pending']);
+    expect(listed.stdout).toMatch(new RegExp(`${shell.slice(-8)}.*high risk\n.*\n {10}Runs curl, sudo, bash, git`));
+    const shown = await tollgate(['show', edit.slice(-8)]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('summary\n  High risk: Changes a file outside the working directory');
+    expect(shown.stdout).toContain('  Changes 3 files: +12 −1');
+    expect(shown.stdout).toContain("  +  region: 'eu-central-1',");
+    expect(shown.stdout).toContain('[2Kbilling/retry.ts');
+    expect(shown.stdout).not.toContain('\u001b');
+    expect(shown.stdout).not.toContain(EDIT_SECRET);
+    for (const id of [shell, edit]) await tollgate(['deny', id.slice(-8)]);
   });
 
   it('tollgate watch shows a request arrive and leave, in a real terminal', async () => {

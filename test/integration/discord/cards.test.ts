@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { customId, escapeMarkdown, parseCustomId } from '../../../channels/discord/index.js';
 import { buttonsOf, rendered } from '../../fakes/discord/message-rules.js';
 import { startDiscordGateway, type DiscordGateway } from './setup.js';
+import { EDIT_SECRET, MULTI_FILE_EDIT, RISKY_PIPELINE, SQL_DELETE, manyFileEdit } from '../../helpers/summary-calls.js';
 
 describe('discord cards', () => {
   let env: DiscordGateway;
@@ -99,6 +100,32 @@ describe('discord cards', () => {
       'Stop with reason…',
     ]);
     expect(card.text).toContain('more characters');
+  });
+
+  it("shows the call summary within Discord's embed limits: risk, what it does, first diff lines, a link", async () => {
+    env = await startDiscordGateway({ discord: { publicUrl: 'https://gate.example.com' } });
+    const cards: { request: { id: string }; card: { text: string; body: unknown } }[] = [];
+    for (const call of [MULTI_FILE_EDIT, RISKY_PIPELINE, SQL_DELETE]) {
+      const request = await env.file(call);
+      cards.push({ request, card: env.discord.fake.card(env.refOf(request))! });
+    }
+    const embed = (i: number) => (cards[i]!.card.body as { embeds: Record<string, unknown>[] }).embeds[0]!;
+    const text = (i: number) => cards[i]!.card.text;
+    expect(text(0)).toContain('🔴 High risk: Changes a file outside the working directory');
+    expect(text(0)).toContain('Changes 3 files: +12 −1');
+    expect(text(0)).toContain("+  region: 'eu-central-1',");
+    expect(embed(0).url).toBe(`https://gate.example.com/ui/requests/${cards[0]!.request.id}`);
+    expect(JSON.stringify(cards.map((c) => c.card.body))).not.toContain(EDIT_SECRET);
+    expect(text(1)).toContain('Runs curl, sudo, bash, git');
+    expect(text(2)).toContain('Updates or deletes every row (no WHERE): customers');
+    // The longest prompt, approvers and summary at once: the fake refuses an embed past 6000 characters.
+    const huge = await env.file({
+      ...manyFileEdit(60, 200),
+      prompt: 'p'.repeat(4000),
+      agent_id: 'a'.repeat(200),
+      approvers: Array.from({ length: 40 }, (_, i) => `discord:9000000000000000${String(i).padStart(2, '0')}`),
+    });
+    expect(env.discord.fake.card(env.refOf(huge))!.text).toContain('more');
   });
 
   it('escapes every markdown character and round-trips custom ids', () => {

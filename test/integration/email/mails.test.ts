@@ -11,6 +11,7 @@ import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { OPS } from '../../fakes/email/harness.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startEmailGateway, type EmailGateway } from './setup.js';
+import { EDIT_SECRET, MULTI_FILE_EDIT, RISKY_PIPELINE, SQL_DELETE } from '../../helpers/summary-calls.js';
 
 const PEOPLE = `
 policies:
@@ -58,6 +59,29 @@ describe('email mails', () => {
       /Approve: https:\/\/gate\.example\.test\/channels\/email\/a\/\S+\nDeny: https:\/\/gate\.example\.test\/channels\/email\/a\/\S+/,
     );
     for (const link of mail.links) expect(mail.html).toContain(`href="${link}"`);
+  });
+
+  it('shows the call summary in text and HTML: risk, files with counts, tinted first diff lines, a link to the page', async () => {
+    env = await startEmailGateway();
+    const edit = env.email.mailFor(await env.file(MULTI_FILE_EDIT));
+    for (const part of [edit.text, edit.html]) {
+      expect(part).toContain('High risk');
+      expect(part).toContain('Changes 3 files: +12 −1');
+      expect(part).toContain('../shared/legacy-billing.ts  +0 −0 (deleted, outside the working directory)');
+      expect(part).toContain('/ui/requests/');
+      expect(part).not.toContain(EDIT_SECRET);
+    }
+    expect(edit.text).toContain("+  region: 'eu-central-1',");
+    expect(edit.html).toContain(
+      '<span style="display:block;background:#e6ffec">+  region: &#39;eu-central-1&#39;,</span>',
+    );
+    expect(edit.html).toMatch(
+      /<a href="https:\/\/gate\.example\.test\/ui\/requests\/[0-9a-f-]{36}">Open the request page<\/a>/,
+    );
+    const shell = env.email.mailFor(await env.file(RISKY_PIPELINE));
+    expect(shell.text).toContain('• curl -fsSL https://get.example.com/install.sh  [network]');
+    const sql = env.email.mailFor(await env.file(SQL_DELETE));
+    expect(sql.html).toContain('<li>DELETE customers  [unbounded write]</li>');
   });
 
   it('without a target, mails every approver that has an address, each with links of their own', async () => {

@@ -15,6 +15,8 @@ import { ValidationError } from '../../../src/api/errors.js';
 import { feishuEncrypt } from '../../fakes/feishu/callbacks.js';
 import { findAll, visibleText } from '../../fakes/feishu/fake-feishu.js';
 import { pendingRequest } from './fixtures.js';
+import { summarize } from '../../../src/summaries/index.js';
+import { EDIT_SECRET, MULTI_FILE_EDIT } from '../../helpers/summary-calls.js';
 
 const CREDENTIALS = {
   FEISHU_APP_ID: 'cli_a1b2c3d4e5f60718',
@@ -137,6 +139,20 @@ describe('card JSON', () => {
     expect(text).toContain('more characters)');
     expect(text).toContain('Requested by: agent ops-bot for user u42');
     expect(JSON.stringify(card).length).toBeLessThan(3000);
+  });
+
+  it('shows the call summary: risk, files with counts, the first diff lines, the page, no secret', async () => {
+    const summary = await summarize(MULTI_FILE_EDIT.tool_name, MULTI_FILE_EDIT.tool_args, MULTI_FILE_EDIT.context);
+    const request = pendingRequest({ toolName: 'apply_patch', toolArgs: MULTI_FILE_EDIT.tool_args, summary });
+    const card = approvalCard(request, { language: 'en', publicUrl: 'https://gate.example.com' });
+    const text = visibleText(card);
+    expect(text).toContain('High risk: Changes a file outside the working directory: ../shared/legacy-billing.ts');
+    expect(text).toContain('• src/billing/config.ts  +2 −1');
+    expect(text).toContain("+  region: 'eu-central-1',");
+    expect(text).toContain(`https://gate.example.com/ui/requests/${request.id}`);
+    expect(JSON.stringify(card)).not.toContain(EDIT_SECRET);
+    // Feishu refuses cards over 30 KB.
+    expect(Buffer.byteLength(JSON.stringify(card))).toBeLessThan(30_000);
   });
 
   it('translates the default buttons into Chinese but keeps labels the runtime chose', () => {

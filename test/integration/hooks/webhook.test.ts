@@ -1,9 +1,11 @@
-// The webhook hook against a real HTTP server on 127.0.0.1, speaking PulseBot's verdict protocol.
+// The webhook hook against a real HTTP server on 127.0.0.1, speaking PulseBot's verdict protocol. 127.0.0.1 is a
+// loopback address, which the one outbound check refuses: the suite allows it (TOLLGATE_OUTBOUND_ALLOW), as an
+// operator whose webhook runs on the same host would.
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HookRegistry, ToolExecutor, loadHookConfig } from '../../../src/hooks/index.js';
+import { HookConfigError, HookRegistry, ToolExecutor, loadHookConfig, webhookHook } from '../../../src/hooks/index.js';
 import { memoryLogger } from '../../unit/hooks/helpers.js';
 
 interface Received {
@@ -41,12 +43,12 @@ const json = (res: ServerResponse, body: unknown, status = 200) => {
   res.end(JSON.stringify(body));
 };
 
-function setup(url: string, config: Record<string, unknown> = {}) {
+function setup(url: string, config: Record<string, unknown> = {}, allow = '127.0.0.1') {
   const logger = memoryLogger();
   const registry = new HookRegistry({ logger });
   loadHookConfig(
     { hooks: { 'tool:pre': [{ use: 'webhook', config: { url, ...config } }] } },
-    { registry, env: { HOOK_TOKEN: 's3cret' } },
+    { registry, env: { HOOK_TOKEN: 's3cret', TOLLGATE_OUTBOUND_ALLOW: allow } },
   );
   const ran: Record<string, unknown>[] = [];
   const executor = new ToolExecutor({
@@ -153,5 +155,20 @@ describe('webhook hook', () => {
     const { executor } = setup(url, { fail_open: false, post_call: false });
     const out = await executor.execute('run_command', { command: 'ls' });
     expect(out.status === 'blocked' && out.reason).toContain('ECONNREFUSED');
+  });
+
+  it('refuses a loopback, private or metadata address unless TOLLGATE_OUTBOUND_ALLOW lists it', async () => {
+    const { url, received } = await startHookServer((_b, res) => json(res, { verdict: 'approve' }));
+    for (const target of [url, 'http://169.254.169.254/latest', 'http://10.1.2.3/hook', 'http://[::ffff:7f00:1]/x'])
+      expect(() => setup(target, {}, ''), target).toThrow(
+        /hooks\.tool:pre\[0\]\.config: url: .* (loopback|private).*allow it with TOLLGATE_OUTBOUND_ALLOW/,
+      );
+    expect(() => webhookHook({ url: 'http://192.168.1.9/hook' }, memoryLogger(), [])).toThrow(HookConfigError);
+    // Allowed by host or by range, it is called.
+    for (const allow of ['127.0.0.1', '127.0.0.0/8']) {
+      const { executor } = setup(url, { post_call: false }, allow);
+      expect(await executor.execute('run_command', { command: 'ls' })).toMatchObject({ status: 'ok' });
+    }
+    expect(received).toHaveLength(2);
   });
 });

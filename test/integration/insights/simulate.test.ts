@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run as policyCli } from '../../../src/cli/policy.js';
 import type { SimulationJson } from '../../../src/insights/simulate.js';
 import { openPostgres } from '../../../src/stores/postgres/database.js';
@@ -159,6 +159,41 @@ describe.each(['sqlite', 'postgres'])('policy simulation on %s', (dialect) => {
       ),
     ).toBe(2);
     expect(errors.join('')).toContain(`${join(dir, 'broken.yaml')}: policies[1] "broken".match.when`);
+  });
+
+  it('with TOLLGATE_URL set and no --db, the CLI asks the gateway (and needs no database); it needs admin', async () => {
+    // A database path that does not exist: the answer can only have come from the gateway.
+    vi.stubEnv('TOLLGATE_DB', '/nonexistent/tollgate.db');
+    vi.stubEnv('TOLLGATE_URL', t.url);
+    vi.stubEnv('TOLLGATE_TOKEN', t.token);
+    const argv = ['simulate', '--config', join(dir, 'candidate.yaml'), '--since', S_SINCE.toISOString()];
+    try {
+      const printed: string[] = [];
+      expect(await policyCli([...argv, '--until', S_UNTIL.toISOString(), '--json'], (text) => printed.push(text))).toBe(
+        0,
+      );
+      expect(JSON.parse(printed.join(''))).toEqual({
+        since: S_SINCE.toISOString(),
+        until: S_UNTIL.toISOString(),
+        ...expected(rows),
+      });
+      // A candidate that does not load is refused before anything is sent, naming the file's entry.
+      const errors: string[] = [];
+      const { simulateCommand } = await import('../../../src/cli/policy-simulate.js');
+      expect(
+        await simulateCommand(
+          ['--config', join(dir, 'broken.yaml')],
+          () => undefined,
+          (text) => errors.push(text),
+        ),
+      ).toBe(2);
+      expect(errors.join('')).toContain(`${join(dir, 'broken.yaml')}: policies[1] "broken".match.when`);
+      const auditor = await t.api('/v1/tokens', { body: { name: 'auditor-cli', scopes: ['audit:read'] } });
+      vi.stubEnv('TOLLGATE_TOKEN', ((await auditor.json()) as { secret: string }).secret);
+      await expect(policyCli(argv, () => undefined)).rejects.toThrow(/token "auditor-cli" lacks the scope "admin"/);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('refuses a candidate that does not load with a 400 naming its entry, and bad input naming the field', async () => {

@@ -72,6 +72,33 @@ describe.each(['sqlite', 'postgres'])('suggestions on %s', (dialect) => {
     expect(printed.join('')).toContain('would have approved 12 requests at once');
   });
 
+  it('with TOLLGATE_URL set and no --db, the CLI asks the gateway (and needs no database), naming a refusal', async () => {
+    // A database path that does not exist: the answer can only have come from the gateway.
+    vi.stubEnv('TOLLGATE_DB', '/nonexistent/tollgate.db');
+    vi.stubEnv('TOLLGATE_URL', t.url);
+    vi.stubEnv('TOLLGATE_TOKEN', t.token);
+    try {
+      const printed: string[] = [];
+      expect(
+        await policyCli(['suggest', '--since', '2026-04-01', '--min', '10', '--json'], (text) => printed.push(text)),
+      ).toBe(0);
+      expect((JSON.parse(printed.join('')) as SuggestionJson[]).map((s) => s.id)).toEqual(suggestions.map((s) => s.id));
+      const agent = await t.api('/v1/tokens', { body: { name: 'an-agent', scopes: ['request:create'] } });
+      vi.stubEnv('TOLLGATE_TOKEN', ((await agent.json()) as { secret: string }).secret);
+      await expect(policyCli(['suggest'], () => undefined)).rejects.toThrow(
+        /token "an-agent" lacks the scope "admin" or "audit:read"/,
+      );
+      // --db reads that database even with TOLLGATE_URL set.
+      printed.length = 0;
+      expect(
+        await policyCli(['suggest', '--db', t.dbPath, '--since', '2026-04-01', '--json'], (x) => printed.push(x)),
+      ).toBe(0);
+      expect((JSON.parse(printed.join('')) as SuggestionJson[]).map((s) => s.id)).toEqual(suggestions.map((s) => s.id));
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
   it('applies a fixed-value suggestion as a standing grant, audited with its evidence, that approves the call at once', async () => {
     const npm = suggestions.find((s) => s.grantable)!;
     const res = await apply(npm.id, { expires_in_s: 3600, ...window, min: 10 });

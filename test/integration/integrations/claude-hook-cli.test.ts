@@ -300,7 +300,7 @@ describe('tollgate claude-hook', { timeout: SLOW }, () => {
         env: { TOLLGATE_URL: gw.url, TOLLGATE_TOKEN: 'wrong' },
       });
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/gateway answered 401: invalid bearer token/);
+      expect(result.stderr).toMatch(/does not accept TOLLGATE_TOKEN \(invalid bearer token/);
     });
   });
 });

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../../src/cli/args.js';
+import { MCP_ARGS } from '../../../src/cli/mcp.js';
 
 const DOC = readFileSync(fileURLToPath(new URL('../../../docs/mcp.md', import.meta.url)), 'utf8');
 /** Each ```json block with the heading it sits under. */
@@ -40,7 +41,7 @@ describe('docs/mcp.md client configurations', () => {
       expect(entry.command).toBe('npx');
       expect(entry.args.slice(0, 3)).toEqual(['-y', 'tollgate', 'mcp']);
       expect(Object.keys(entry.env).sort()).toEqual(['TOLLGATE_TOKEN', 'TOLLGATE_URL']);
-      const args = parseArgs(entry.args.slice(3));
+      const args = parseArgs(entry.args.slice(3), MCP_ARGS);
       expect(args.flags.name).toEqual([name]);
       if (args.flags['upstream-url']) expect(args.positionals).toEqual([]);
       else expect(args.positionals.length).toBeGreaterThan(0);

@@ -1,6 +1,8 @@
 /**
  * A uniquely named PostgreSQL database on the test server (127.0.0.1:5432, user postgres, trust auth), for one test
- * file: created on demand, migrated once, dropped after (`WITH (FORCE)` ends connections a test left open).
+ * file: created on demand, migrated once, dropped after (`WITH (FORCE)` ends connections a test left open). Each is
+ * also dropped when its test file ends if the test did not drop it (test/support/leftovers.ts): a `beforeAll` that
+ * timed out while the database was being created left its suite's `afterAll` nothing to drop.
  *
  * A migrated database is a copy of a template that tollgate's migrations were applied to once (`CREATE DATABASE …
  * TEMPLATE`): forty-odd test files each running the migrations cost a second apiece on a busy machine, a copy a few
@@ -13,6 +15,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { migrationsFolder } from '../../../src/stores/migrations-folder.js';
 import { applyPostgresMigrations, openPostgres } from '../../../src/stores/postgres/database.js';
+import { removeAtEnd } from '../../support/leftovers.js';
 
 /** The server's admin URL; `TOLLGATE_TEST_PG` overrides it. */
 export const PG_ADMIN_URL = process.env.TOLLGATE_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -100,13 +103,25 @@ function migratedTemplate(): Promise<string> {
  */
 export async function freshDatabase(options: { migrate?: boolean; copyOf?: string } = {}): Promise<FreshDatabase> {
   const name = `tollgate_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
-  const template = options.copyOf ?? (options.migrate ? await migratedTemplate() : undefined);
-  const from = template ? ` TEMPLATE ${template}` : '';
-  await admin((c) => c.query(`CREATE DATABASE ${name}${from}`));
+  const drop = () => admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)));
+  const creation = (async () => {
+    const template = options.copyOf ?? (options.migrate ? await migratedTemplate() : undefined);
+    const from = template ? ` TEMPLATE ${template}` : '';
+    await admin((c) => c.query(`CREATE DATABASE ${name}${from}`));
+  })();
+  // Registered before it exists: if the caller's hook times out now, the file's end still waits for it and drops it.
+  const forget = removeAtEnd(async () => {
+    await creation.catch(() => undefined);
+    await drop();
+  });
+  await creation;
   return {
     url: urlOf(name),
     name,
-    drop: () => admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
+    drop: async () => {
+      await drop();
+      forget();
+    },
   };
 }
 

@@ -2,9 +2,9 @@
  * Two `tollgate serve` processes (replicas) on one fresh PostgreSQL database and one Redis, started before the suite's
  * tests and killed after them: the set-up every multi-replica suite shares.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { startChildGateway, type ChildGateway } from '../../helpers/child-gateway.js';
+import { queuePrefix } from '../../helpers/queue-prefix.js';
 import { freshDatabase, type FreshDatabase } from './fresh-database.js';
 
 /** The replicas and their database, once `beforeAll` ran. */
@@ -16,7 +16,7 @@ export interface ReplicaPair {
 
 /** The Redis settings that make processes one deployment: the same queue prefix, new for each suite. */
 export function sharedRedisEnv(): Record<string, string> {
-  return { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: `tg-${randomUUID()}` };
+  return { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: queuePrefix() };
 }
 
 /**

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startChildGateway, type ChildGateway } from '../../helpers/child-gateway.js';
+import { queuePrefix } from '../../helpers/queue-prefix.js';
 import { freshDatabase, truncateAll, type FreshDatabase } from './fresh-database.js';
 
 let database: FreshDatabase;
@@ -44,7 +45,7 @@ describe('replicas on one PostgreSQL database', () => {
     await start();
     const refused = await startChildGateway(database.url, {
       REDIS_URL: 'redis://127.0.0.1:6379',
-      TOLLGATE_QUEUE_PREFIX: `tg-${randomUUID()}`,
+      TOLLGATE_QUEUE_PREFIX: queuePrefix(),
     }).then(
       (g) => (running.push(g), 'started'),
       (error: Error) => error.message,
@@ -60,7 +61,7 @@ describe('replicas on one PostgreSQL database', () => {
   });
 
   it('gives one verdict and one verdict event for 40 decisions split over two replicas', async () => {
-    const env = { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: `tg-${randomUUID()}` };
+    const env = { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: queuePrefix() };
     const [a, b] = await Promise.all([start(env), start(env)]);
     const { id } = (await (
       await a!.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: { env: 'prod' } } })
@@ -82,7 +83,7 @@ describe('replicas on one PostgreSQL database', () => {
   });
 
   it('counts a quorum of 2 raced by 12 approvers over two replicas as exactly 2 approvals, and 20 creates with one key as one row', async () => {
-    const env = { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: `tg-${randomUUID()}` };
+    const env = { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: queuePrefix() };
     const [a, b] = await Promise.all([start(env), start(env)]);
     const { id } = (await (
       await a!.api('/v1/requests', { body: { tool_name: 'wire', tool_args: { amount: 9 }, required_approvals: 2 } })
@@ -114,7 +115,7 @@ describe('replicas on one PostgreSQL database', () => {
   });
 
   it('expires the pending requests of a replica killed with SIGKILL on the other one', async () => {
-    const env = { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: `tg-${randomUUID()}` };
+    const env = { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: queuePrefix() };
     const [a, b] = await Promise.all([start(env), start(env)]);
     // Real time, 2 s: the replicas are child processes and Redis runs the delayed expiry job, so no ManualClock reaches them.
     const { id } = (await (
@@ -126,7 +127,7 @@ describe('replicas on one PostgreSQL database', () => {
   });
 
   it('runs two replicas with REDIS_URL; a decision on one wakes a long-poll on the other', async () => {
-    const env = { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: `tg-${randomUUID()}` };
+    const env = { REDIS_URL: 'redis://127.0.0.1:6379', TOLLGATE_QUEUE_PREFIX: queuePrefix() };
     const [a, b] = await Promise.all([start(env), start(env)]);
     const created = await a!.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: { env: 'prod' } } });
     const { id } = (await created.json()) as { id: string };

@@ -2,9 +2,10 @@
  * Web sign-in across replicas sharing PostgreSQL (and a private Redis queue prefix, as replicas must): a login link
  * printed by one replica signs in on another exactly once, and signing out on one ends the session on every replica.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChildGateway, type ChildGateway } from '../../helpers/child-gateway.js';
+import { queuePrefix } from '../../helpers/queue-prefix.js';
 import { eventually } from '../../helpers/eventually.js';
 import { formValue, WebClient } from '../web/web-client.js';
 import { freshDatabase, type FreshDatabase } from './fresh-database.js';
@@ -17,7 +18,7 @@ beforeAll(async () => {
   database = await freshDatabase({ migrate: true });
   const env = {
     REDIS_URL: 'redis://127.0.0.1:6379',
-    TOLLGATE_QUEUE_PREFIX: `tg-${randomUUID()}`,
+    TOLLGATE_QUEUE_PREFIX: queuePrefix(),
     TOLLGATE_WEB_SECRET: randomBytes(32).toString('hex'),
   };
   [a, b] = await Promise.all([startChildGateway(database.url, env), startChildGateway(database.url, env)]);

@@ -10,6 +10,7 @@ import { buttonsOf } from '../../fakes/slack/block-rules.js';
 import type { FakeCard } from '../../fakes/slack/fake-slack.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startSlackGateway, type SlackGateway } from './setup.js';
+import { EDIT_SECRET, MULTI_FILE_EDIT, RISKY_PIPELINE, SQL_DELETE, manyFileEdit } from '../../helpers/summary-calls.js';
 
 describe('slack cards', () => {
   let env: SlackGateway;
@@ -83,6 +84,35 @@ describe('slack cards', () => {
     const text = cardOf(request).text;
     expect(text).toContain('Hey <!here>, run this?'); // plain_text: shown literally, never a mention
     expect(text).toMatch(/more characters/);
+  });
+
+  it('shows the call summary within Slack limits: risk, files with counts, first diff lines, programs, statements, a link', async () => {
+    env = await startSlackGateway({ slack: { publicUrl: 'https://gate.example.com/' } });
+    const edit = cardOf(await env.file(MULTI_FILE_EDIT));
+    for (const part of [
+      '🔴 *High risk*: Changes a file outside the working directory: ../shared/legacy-billing.ts',
+      'Changes 3 files: +12 −1',
+      '• src/billing/retry.ts  +10 −0 (new file)',
+      '• ../shared/legacy-billing.ts  +0 −0 (deleted, outside the working directory)',
+      "-  region: 'eu-west-1',",
+      '+  STRIPE_SECRET_KEY: ••••',
+    ])
+      expect(edit.text).toContain(part);
+    expect(JSON.stringify(edit.blocks)).not.toContain(EDIT_SECRET);
+    const link = JSON.stringify(edit.blocks).match(/<(https:[^|]+)\|Open the request page>/)?.[1];
+    expect(link).toMatch(/^https:\/\/gate\.example\.com\/ui\/requests\/[0-9a-f-]{36}$/);
+    // The raw arguments stay on the card, after the summary.
+    expect(edit.text.indexOf('Changes 3 files')).toBeLessThan(edit.text.indexOf('*** Begin Patch'));
+
+    const shell = cardOf(await env.file(RISKY_PIPELINE));
+    expect(shell.text).toContain('Runs curl, sudo, bash, git');
+    expect(shell.text).toContain('• git push --force origin main  [history rewrite, network]');
+    const sql = cardOf(await env.file(SQL_DELETE));
+    expect(sql.text).toContain('Updates or deletes every row (no WHERE): customers');
+    expect(sql.text).toContain('• DELETE customers  [unbounded write]');
+    // A summary of the most the API stores still fits (the fake refuses blocks past Slack's limits).
+    const many = cardOf(await env.file(manyFileEdit(60, 200)));
+    expect(many.text).toContain('… and ');
   });
 
   it('replaces the buttons with the outcome when decided through the API', async () => {

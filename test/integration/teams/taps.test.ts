@@ -10,13 +10,14 @@ import { cardOf, visibleText } from '../../fakes/teams/fake-teams.js';
 import { makeTeamsHarness, type TeamsHarness } from '../../fakes/teams/harness.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { EDIT_SECRET, MULTI_FILE_EDIT, RISKY_PIPELINE, SQL_DELETE } from '../../helpers/summary-calls.js';
 
 describe('teams: installs, taps and cards', () => {
   let teams: TeamsHarness;
   let server: TestServer;
 
   beforeEach(async () => {
-    teams = await makeTeamsHarness();
+    teams = await makeTeamsHarness({ publicUrl: 'https://gate.example.com' });
     server = await startTestServer({ channels: [teams.channel] });
   });
 
@@ -113,5 +114,34 @@ describe('teams: installs, taps and cards', () => {
     expect(json).toContain('\\\\[click\\\\]\\\\(');
     expect(json).not.toContain('{{DATE');
     expect(json).not.toContain('sk-live-123456789');
+  });
+
+  it('shows the call summary, the raw arguments folded one tap away and the page linked, within 28 KB', async () => {
+    await teams.attach!(server);
+    const cards: Record<string, unknown>[] = [];
+    for (const call of [MULTI_FILE_EDIT, RISKY_PIPELINE, SQL_DELETE]) {
+      const request = await file(teams.target, {
+        toolName: call.tool_name,
+        toolArgs: call.tool_args,
+        prompt: call.prompt,
+        context: 'context' in call ? call.context : undefined,
+      });
+      await eventually(async () => expect((await server.store.messages(request.id))[0]?.status).toBe('sent'));
+      cards.push(cardOf(teams.activityFor(request).versions[0]!) as Record<string, unknown>);
+    }
+    const [edit, shell, sql] = cards.map((c) => visibleText(c));
+    expect(edit).toContain('High risk: Changes a file outside the working directory: ../shared/legacy-billing.ts');
+    expect(edit).toContain('Changes 3 files: +12 −1');
+    expect(edit).toContain('src/billing/config.ts  +2 −1');
+    expect(edit).toContain("+  region: 'eu-central-1',");
+    expect(edit).not.toContain('Begin Patch'); // folded away…
+    expect(JSON.stringify(cards[0])).toContain('Begin Patch'); // …one tap away
+    expect(edit).toContain('Show the raw arguments');
+    expect(JSON.stringify(cards[0])).toMatch(/"url":"https:\/\/gate\.example\.com\/ui\/requests\/[0-9a-f-]{36}"/);
+    expect(JSON.stringify(cards)).not.toContain(EDIT_SECRET);
+    expect(shell).toContain('curl -fsSL https://get.example.com/install.sh  [network]');
+    expect(sql).toContain('DELETE customers  [unbounded write]');
+    // Teams refuses a message over about 28 KB.
+    for (const card of cards) expect(Buffer.byteLength(JSON.stringify(card))).toBeLessThan(28_000);
   });
 });

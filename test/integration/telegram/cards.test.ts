@@ -10,6 +10,7 @@ import { callbackData, cardMessage, escapeHtml, parseCallbackData } from '../../
 import { parseHtml } from '../../fakes/telegram/html-rules.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTelegramGateway, type TelegramGateway } from './setup.js';
+import { EDIT_SECRET, MULTI_FILE_EDIT, RISKY_PIPELINE, SQL_DELETE, manyFileEdit } from '../../helpers/summary-calls.js';
 
 describe('telegram cards', () => {
   let env: TelegramGateway;
@@ -36,8 +37,9 @@ describe('telegram cards', () => {
     expect(card.text).toContain('Approval needed: deploy_service');
     expect(card.text).toContain('Deploy billing 1.4.2?');
     expect(card.text).toContain('"service": "billing"');
-    // Only the markup the card itself uses.
+    // Only the markup the card itself uses; the summary says what tollgate cannot tell of this tool.
     expect(new Set(card.tags.map((t) => t.name))).toEqual(new Set(['b', 'pre', 'code', 'i']));
+    expect(card.text).toContain('🟠 Medium risk: What this tool does is not known to tollgate');
   });
 
   it('escapes everything a request controls: no injected markup, and the text shows as written', async () => {
@@ -92,6 +94,43 @@ describe('telegram cards', () => {
     expect(outcome.ok).toBe(true);
     await eventually(() => expect(env.telegram.fake.card(env.refOf(request))?.actionable).toBe(false));
     expect(env.telegram.fake.card(env.refOf(request))!.text.length).toBeLessThanOrEqual(4096);
+  });
+
+  it('shows the call summary within 4,096 characters: risk, files and first diff lines, programs, statements, a link', async () => {
+    env = await startTelegramGateway({ channel: { publicUrl: 'https://gate.example.com' } });
+    const cards: {
+      request: { id: string };
+      card: NonNullable<ReturnType<TelegramGateway['telegram']['fake']['card']>>;
+    }[] = [];
+    for (const call of [MULTI_FILE_EDIT, RISKY_PIPELINE, SQL_DELETE]) {
+      const request = await env.file(call);
+      cards.push({ request, card: env.telegram.fake.card(env.refOf(request))! });
+    }
+    const [edit, shell, sql] = cards.map((c) => c.card);
+    for (const part of [
+      '🔴 High risk: Changes a file outside the working directory: ../shared/legacy-billing.ts',
+      'Changes 3 files: +12 −1',
+      '• ../shared/legacy-billing.ts  +0 −0 (deleted, outside the working directory)',
+      "+  region: 'eu-central-1',",
+      'Open the request page',
+    ])
+      expect(edit!.text).toContain(part);
+    expect(edit!.tags).toContainEqual({ name: 'blockquote' }); // the raw arguments, folded
+    expect(edit!.tags.find((t) => t.name === 'a')?.href).toBe(
+      `https://gate.example.com/ui/requests/${cards[0]!.request.id}`,
+    );
+    expect(JSON.stringify(env.telegram.fake.callsTo('sendMessage'))).not.toContain(EDIT_SECRET);
+    expect(shell!.text).toContain('• sudo bash  [privilege]');
+    expect(sql!.text).toContain('• DELETE customers  [unbounded write]');
+    // The longest summary and prompt with huge arguments still fit: the arguments get what is left.
+    const huge = await env.file({
+      ...manyFileEdit(60, 200),
+      prompt: '<&>'.repeat(1333),
+      approvers: Array.from({ length: 40 }, (_, i) => `telegram:50000000${String(i).padStart(2, '0')}`),
+    });
+    const card = env.telegram.fake.card(env.refOf(huge))!;
+    expect(card.text.length).toBeLessThanOrEqual(4096);
+    expect(card.text).toContain('… and 44 more'); // the summary keeps 50 files; the card lists 6
   });
 
   it('escapes the three characters HTML mode needs and round-trips callback data', () => {

@@ -55,3 +55,38 @@ describe('tollgate token', () => {
     expect(((await (await t.api(`/v1/requests/${second}`)).json()) as { status: string }).status).toBe('pending');
   });
 });
+
+describe('tollgate token create --as person:ID', () => {
+  const create = (server: TestServer, as: string) =>
+    run(['create', `${as.replace(':', '-')}-cli`, '--scope', 'request:decide', '--as', as], {
+      stdout: { write: () => true },
+      env: { TOLLGATE_URL: server.url, TOLLGATE_TOKEN: server.token },
+    });
+
+  it('without a people directory, is refused saying why and what to run instead (it would decide nothing)', async () => {
+    await expect(create(t, 'person:alice')).rejects.toThrow(
+      /as: person:alice names no one: this gateway has no people directory .* bind the token to an account instead \(as: web:alice, `--as web:alice`\), or list alice under `people:`/,
+    );
+    expect(((await (await t.api('/v1/tokens')).json()) as { items: unknown[] }).items).toEqual([]);
+  });
+
+  it('with a directory, binds a person it knows (who then sees the requests of her accounts) and refuses one it does not', async () => {
+    const people = await startTestServer({ policy: 'people:\n  - { id: alice, accounts: { web: alice } }\n' });
+    try {
+      await expect(create(people, 'person:zed')).rejects.toThrow(/person:zed names no one: .*no person "zed"/);
+      let secret = '';
+      expect(
+        await run(['create', 'alice-cli', '--scope', 'request:decide', '--as', 'person:alice'], {
+          stdout: { write: (s: string) => (secret += s) },
+          env: { TOLLGATE_URL: people.url, TOLLGATE_TOKEN: people.token },
+        }),
+      ).toBe(0);
+      const filed = await people.api('/v1/requests', { body: { tool_name: 'deploy', approvers: ['web:alice'] } });
+      const { id } = (await filed.json()) as { id: string };
+      const inbox = await fetch(`${people.url}/v1/inbox`, { headers: { authorization: `Bearer ${secret.trim()}` } });
+      expect(((await inbox.json()) as { items: { id: string }[] }).items.map((r) => r.id)).toEqual([id]);
+    } finally {
+      await people.close();
+    }
+  });
+});

@@ -18,6 +18,10 @@ import { GateClientError } from '../../../src/client/errors.js';
 import { postJson } from '../../../src/client/http1.js';
 import { parseAnswer } from '../../../src/client/http1-parse.js';
 
+/** What an unreachable gateway's message adds when nothing listens there. */
+const NOT_RUNNING =
+  '. Is tollgate running? Start it with `tollgate serve` (`npm start` in a clone), or set TOLLGATE_URL to where it runs';
+
 /** A self-signed certificate for localhost (P-256, 100 years), trusted by no one: made for this test only. */
 const SELF_SIGNED = {
   cert: `-----BEGIN CERTIFICATE-----
@@ -167,7 +171,7 @@ describe('postJson over a bare socket', () => {
     expect(refused).toMatchObject({
       status: 0,
       retryable: true,
-      message: 'cannot reach the gateway at http://127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9',
+      message: `cannot reach the gateway at http://127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9${NOT_RUNNING}`,
     });
     const cut = await rawServer(['HTTP/1.1 200 OK\r\ncontent-length: 50\r\n\r\n{"a"']);
     expect(await failure(post(cut))).toMatchObject({
@@ -208,7 +212,7 @@ describe('postJson to localhost', () => {
     expect(refused).toMatchObject({
       status: 0,
       retryable: true,
-      message: 'cannot reach the gateway at http://localhost:9: connect ECONNREFUSED ::1:9',
+      message: `cannot reach the gateway at http://localhost:9: connect ECONNREFUSED ::1:9${NOT_RUNNING}`,
     });
   });
 

@@ -91,7 +91,10 @@ hooks:
         auth_header: "Bearer \${HOOK_TOKEN:-none}"
         headers: { x-note: "$\${NOT_A_VAR}" }
 `;
-    const loaded = loadHookConfig(yaml, { registry: registry(), env: { HOOK_URL: 'http://127.0.0.1:9/hook' } });
+    const loaded = loadHookConfig(yaml, {
+      registry: registry(),
+      env: { HOOK_URL: 'https://hooks.example.com/approve' },
+    });
     expect(loaded.registered.map((r) => r.point)).toEqual(['tool:pre', 'tool:post', 'tool:error']);
     expect(() => loadHookConfig(yaml, { file: 'a.yaml', env: {} })).toThrow(
       'a.yaml: hooks.tool:pre[0].config.url: environment variable HOOK_URL is not set',

@@ -11,6 +11,8 @@ import { parseSubscription } from '../../../src/push/subscriptions.js';
 import { vapidKeysFrom, vapidSubject } from '../../../src/push/vapid.js';
 import type { SharedMarks } from '../../../src/contracts/shared-marks.js';
 import { newConfirmationRequest } from '../../../src/requests/new-request.js';
+import { summarize } from '../../../src/summaries/index.js';
+import { EDIT_SECRET, MULTI_FILE_EDIT, RISKY_PIPELINE } from '../../helpers/summary-calls.js';
 
 function keys() {
   const ecdh = createECDH('prime256v1');
@@ -137,5 +139,49 @@ describe('push payload', () => {
     expect(payload.body).not.toContain('\u001b');
     expect(payload.url).toBe(`https://gate.example.com/ui/requests/${request.id}`);
     expect(payload.actions).toEqual(['approve', 'deny']);
+  });
+});
+
+describe('push payload with a call summary', () => {
+  it('says the risk, the reasons and the programs within 3 KB, however long the prompt and the summary', async () => {
+    const summary = await summarize(RISKY_PIPELINE.tool_name, RISKY_PIPELINE.tool_args, RISKY_PIPELINE.context);
+    const request = newConfirmationRequest(
+      {
+        toolName: 'Bash',
+        toolArgs: RISKY_PIPELINE.tool_args,
+        prompt: 'Run this?'.repeat(400),
+        summary: {
+          ...summary,
+          risk_reasons: [
+            ...summary.risk_reasons,
+            ...summary.risk_reasons.map((r) => ({ ...r, text: '€'.repeat(2000) })),
+          ],
+        },
+      },
+      { timeoutS: 300, channels: [], options: ['Approve', 'Deny'], onTimeout: 'deny' },
+      [],
+      'x',
+      new Date(0),
+    );
+    const payload = pushPayload(request, 'https://gate.example.com', 'token');
+    expect(Buffer.byteLength(JSON.stringify(payload))).toBeLessThanOrEqual(MAX_PAYLOAD_BYTES);
+    expect(payload.body).toContain('High risk: Reaches the network: get.example.com');
+    // The lock screen shows the first lines: the risk comes right after a prompt cut to 300 characters.
+    expect(payload.body.indexOf('High risk')).toBeLessThan(320);
+  });
+
+  it('lists the files of an edit with their counts, no secret from the diff', async () => {
+    const summary = await summarize(MULTI_FILE_EDIT.tool_name, MULTI_FILE_EDIT.tool_args, MULTI_FILE_EDIT.context);
+    const request = newConfirmationRequest(
+      { toolName: 'apply_patch', toolArgs: MULTI_FILE_EDIT.tool_args, prompt: MULTI_FILE_EDIT.prompt, summary },
+      { timeoutS: 300, channels: [], options: ['Approve', 'Deny'], onTimeout: 'deny' },
+      [],
+      'x',
+      new Date(0),
+    );
+    const payload = pushPayload(request, 'https://gate.example.com', 'token');
+    expect(payload.body).toContain('Changes 3 files: +12 −1');
+    expect(payload.body).toContain('../shared/legacy-billing.ts  +0 −0 (deleted, outside the working directory)');
+    expect(JSON.stringify(payload)).not.toContain(EDIT_SECRET);
   });
 });

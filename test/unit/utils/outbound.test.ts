@@ -7,7 +7,7 @@ import type { lookup } from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPrivateAddress, outboundUrlProblem, postOutbound } from '../../../src/utils/outbound.js';
+import { exchangeOutbound, isPrivateAddress, outboundUrlProblem, postOutbound } from '../../../src/utils/outbound.js';
 
 let server: Server;
 let port: number;
@@ -15,7 +15,9 @@ const hits: string[] = [];
 beforeAll(async () => {
   server = createServer((req, res) => {
     hits.push(req.url ?? '');
-    res.writeHead(204).end();
+    const size = /^\/answer\/(\d+)$/.exec(req.url ?? '')?.[1];
+    if (size) res.writeHead(200, { 'content-type': 'application/json' }).end(`"${'x'.repeat(Number(size) - 2)}"`);
+    else res.writeHead(204).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
@@ -78,5 +80,22 @@ describe('postOutbound', () => {
     expect(hits).toContain('/b');
     await expect(postOutbound(`http://127.0.0.1:${port}/c`, allowed, [])).rejects.toThrow(/127\.0\.0\.1 is a loopback/);
     expect(hits).not.toContain('/c');
+  });
+});
+
+describe('exchangeOutbound', () => {
+  it('returns the answer with its status up to maxBytes, refuses a longer one, and checks the target alike', async () => {
+    const post = { headers: {}, body: '{}' };
+    const allow = ['127.0.0.1'];
+    expect(await exchangeOutbound(`http://127.0.0.1:${port}/answer/1024`, post, allow, 1024)).toEqual({
+      status: 200,
+      body: `"${'x'.repeat(1022)}"`,
+    });
+    await expect(exchangeOutbound(`http://127.0.0.1:${port}/answer/1025`, post, allow, 1024)).rejects.toThrow(
+      'the answer is over 1024 bytes',
+    );
+    await expect(exchangeOutbound(`http://127.0.0.1:${port}/answer/10`, post, [])).rejects.toThrow(
+      /127\.0\.0\.1 is a loopback/,
+    );
   });
 });
