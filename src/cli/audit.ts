@@ -233,6 +233,7 @@ export async function run(argv: string[]): Promise<number> {
       'format',
       'events',
       'from',
+      'keys',
     ],
     booleans: ['json'],
   });
