@@ -30,7 +30,10 @@ const WAITING = [
  * import 96 -> 9 s). Each starts its own gateways, databases, fake services and browsers and closes them; what stays
  * in the process between files is the module cache, and the module-level state in src/ and channels/ is none a test
  * relies on (caches, and src/requests/ids.ts's last millisecond, which only keeps ids ordered); runs of the project
- * with the files shuffled pass. The one
+ * with the files shuffled pass. The Web Push files share too, since it was found how their "no push" in a shared
+ * worker came about: `web-push` was loaded with `import()`, whose failed load a process keeps for good, and the
+ * channel dropped that failure without a log, so one transient failure silenced every later push of the worker
+ * (src/push/sender.ts loads it with `require` now; a failed load is retried and logged). The one
  * environment change, the feishu files' NO_PROXY=127.0.0.1, is made alike by every file that makes it (the
  * contract's too), and the tests talk to 127.0.0.1 only. Files that stay isolated, in `main` (the globs below leave
  * them out):
