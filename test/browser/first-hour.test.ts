@@ -138,7 +138,15 @@ describe('the first hour in Chromium', () => {
       });
 
       it("draws a single day's time to decision, Denied beside Expired, and totals that add up", async () => {
-        // Today: one denied, one expired (cancelled would not count), and one still pending.
+        // Today: one denied, one expired (cancelled would not count), and one still pending. Filed here, not left to
+        // the tests before it in the file: shuffled, this one may run first.
+        const denied = await file({ tool_name: 'drop_table', agent_id: 'ops-bot', tool_args: { table: 'audit' } });
+        await server.gateway.decide({
+          requestId: denied,
+          decision: 'deny',
+          reason: 'not the audit table',
+          actor: { channel: 'web', userId: 'admin' },
+        });
         const expired = await file({ tool_name: 'rotate_keys', tool_args: {}, timeout_s: 1 });
         await file({ tool_name: 'still_waiting', tool_args: {} });
         await expect
