@@ -70,6 +70,26 @@ runSummarizerContract(
       },
     },
     {
+      // Cline CLI 3.0.65's editor schema: `old_text` omitted to create a file or to insert at `insert_line`.
+      name: "Cline CLI 3.0's editor creating a file and inserting at a line (they were 'other')",
+      toolName: 'editor',
+      args: { path: '/repo/notes.md', old_text: null, new_text: '# Notes\nhello\n' },
+      expect: (s) => {
+        expect(s.files).toEqual([expect.objectContaining({ path: 'notes.md', status: 'added', added: 2, removed: 0 })]);
+        expect(s.risk).toBe('low');
+      },
+    },
+    {
+      name: "Cline CLI 3.0's editor inserting at a line",
+      toolName: 'editor',
+      args: { path: '/repo/src/a.ts', new_text: 'import x from "x";\n', insert_line: 1 },
+      expect: (s) => {
+        expect(s.files).toEqual([
+          expect.objectContaining({ path: 'src/a.ts', status: 'modified', added: 1, removed: 0 }),
+        ]);
+      },
+    },
+    {
       name: 'Claude Code Write of an .env file: a new file, secrets masked inside the diff',
       toolName: 'Write',
       args: { file_path: '/repo/.env', content: 'DATABASE_PASSWORD=hunter2\nOPENAI_KEY=sk-abcdefghijklmnopqrstu\n' },
