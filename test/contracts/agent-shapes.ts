@@ -23,4 +23,6 @@ export const CAPTURED_SHELL_SHAPES: readonly CapturedShape[] = [
   { agent: 'Gemini CLI 0.61.0', toolName: 'run_shell_command', args: described },
   { agent: 'Qwen Code 0.24.4', toolName: 'run_shell_command', args: described },
   { agent: 'Cline CLI 3.0.65', toolName: 'run_commands', args: described },
+  { agent: 'Copilot CLI 1.0.102', toolName: 'bash', args: described },
+  { agent: 'OpenCode 1.18.33', toolName: 'bash', args: described },
 ];
