@@ -49,6 +49,7 @@ export const LAYERS = [
       'src/mcp/',
       'src/frameworks/',
       'src/agents/',
+      'src/server/',
       'src/server.ts',
       'src/cli/',
       'src/index.ts',

@@ -2,10 +2,9 @@
  * @module server
  * The composition root: opens the database, picks the scheduler (BullMQ when `REDIS_URL` is set, in-process
  * otherwise), builds the channels and the gateway, and serves the HTTP API. `tollgate serve` is a thin wrapper.
+ * The scheduler's choice and the server's handle (`listen`, the ordered `close`) are in src/server/.
  */
-import { createServer as createHttpServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Express } from 'express';
+import { createServer as createHttpServer } from 'node:http';
 import { pino, type Logger } from 'pino';
 import { channelsFromConfig } from '../channels/index.js';
 import type { Channel } from './channel/channel.js';
@@ -23,7 +22,6 @@ import { createApp, type HttpPlugin, type ReadinessCheck } from './http/app.js';
 import { applyConnectionLimits, connectionLimitsFromEnv } from './http/connection-limits.js';
 import { integrationsPlugin } from './integrations/plugin.js';
 import { openStores } from './stores/open-store.js';
-import type { ConfirmationStore } from './requests/store.js';
 import { parseOutboundAllow } from './utils/outbound.js';
 import { jwksPlugin } from './http/jwks-route.js';
 import { readSigningSettings } from './signing/keys.js';
@@ -35,13 +33,16 @@ import { anchorSignerOf, VerdictSigner, verdictTtlFromEnv } from './signing/verd
 import { Retention } from './history/retention.js';
 import { pruneStoreOf } from './stores/prune-store-of.js';
 import { checkpointCheck } from './audit/checkpoint.js';
-import { InProcessScheduler } from './scheduler/in-process.js';
 import type { Scheduler } from './scheduler/types.js';
 import { startTracing } from './telemetry/sdk.js';
 import { withTraceContext } from './telemetry/http-context.js';
 import { VERSION } from './version.js';
 import { setUpPush } from './push/setup.js';
 import { isWebChannel } from '../channels/web/index.js';
+import { serverHandle, type TollgateServer } from './server/handle.js';
+import { schedulerFor } from './server/scheduler.js';
+
+export type { TollgateServer } from './server/handle.js';
 
 /** Options of {@link createServer}. */
 export interface ServerOptions {
@@ -55,27 +56,6 @@ export interface ServerOptions {
   feed?: ChangeFeed;
   /** Extra HTTP plugins, mounted after the built-in runtime integrations (`/v1/hooks/*`). */
   plugins?: HttpPlugin[];
-}
-
-/** A running (or ready to run) tollgate. */
-export interface TollgateServer {
-  gateway: Gateway;
-  /** The store the gateway runs on: for tools and tests that inspect rows directly (the gateway never exposes it). */
-  store: ConfirmationStore;
-  config: TollgateConfig;
-  /** The people directory in force; a config reload replaces it (`watchPolicy`). */
-  people: PeopleSource;
-  /** Looks up the Slack/Feishu accounts of people given only an email (`refresh()` runs it now). */
-  resolver: EmailResolver;
-  http: Server;
-  /** Configured retention's background prune (`TOLLGATE_RETENTION_DAYS`), or null when history is kept. */
-  retention: Retention | null;
-  /** The express app behind the lean routes of the hot calls (`http/lean-routes`): for tests that list its routes. */
-  app: Express;
-  /** Starts listening; resolves with the bound port and base URL. */
-  listen(): Promise<{ port: number; url: string }>;
-  /** Graceful shutdown: stop accepting, let in-flight requests finish, stop workers, close Redis and the database. */
-  close(): Promise<void>;
 }
 
 /**
@@ -319,8 +299,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   // Total and per-address socket caps and a short headers timeout, so half-sent headers cannot starve /healthz.
   applyConnectionLimits(http, connectionLimits);
 
-  let closing: Promise<void> | null = null;
-  return {
+  return serverHandle({
     gateway,
     store,
     config,
@@ -329,58 +308,15 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     retention,
     http,
     app,
-    listen: () =>
-      new Promise((resolve, reject) => {
-        http.once('error', reject);
-        // A deep accept backlog: thousands of agents reconnecting at once must queue, not be reset.
-        http.listen({ port: config.port, host: config.host, backlog: 4096 }, () => {
-          const { port } = http.address() as AddressInfo;
-          const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-          listening = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
-          resolve({ port, url: listening });
-        });
-      }),
-    close: () =>
-      (closing ??= (async () => {
-        const drained = new Promise<void>((resolve) => http.close(() => resolve()));
-        // Waiting long-polls answer with the row as it is; the client loops.
-        resolver.stop();
-        await retention?.stop();
-        await events.stop();
-        await gateway.stop();
-        await trail.stop();
-        // Channels end their own long-lived connections (web inbox streams, Socket Mode) before we wait for drain.
-        for (const channel of channels)
-          await channel.stop?.().catch((e: unknown) => logger.warn({ err: e }, 'channel stop failed'));
-        http.closeIdleConnections();
-        await Promise.race([drained, new Promise((r) => setTimeout(r, 5000).unref())]);
-        http.closeAllConnections();
-        metrics.close();
-        await closeApp();
-        await feed.close();
-        await backend.close();
-        await stores.close();
-        // Last, so the spans of the shutdown itself are flushed too.
-        await tracing?.shutdown();
-      })()),
-  };
-}
-
-/** The scheduler and change feed for the configuration: BullMQ + Redis pub/sub with `REDIS_URL`, else in-process. */
-async function schedulerFor(
-  config: TollgateConfig,
-  logger: Logger,
-  clock: Clock | undefined,
-  sweepEveryMs: number | undefined,
-) {
-  if (!config.redisUrl) {
-    return {
-      scheduler: new InProcessScheduler({ clock, logger, sweepEveryMs }) as Scheduler,
-      feed: undefined,
-      readiness: {},
-      close: async () => {},
-    };
-  }
-  const { bullmqBackend } = await import('./scheduler/bullmq-backend.js');
-  return bullmqBackend(config.redisUrl, { logger, sweepEveryMs, clock, prefix: config.env.TOLLGATE_QUEUE_PREFIX });
+    channels,
+    logger,
+    events,
+    web: { metrics, close: closeApp },
+    feed,
+    backend,
+    stores,
+    trail,
+    tracing,
+    onListening: (url) => (listening = url),
+  });
 }

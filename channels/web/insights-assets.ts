@@ -54,7 +54,7 @@ export const INSIGHTS_JS = `(function () {
   var dayAxis = Object.assign({}, axis, { space: 60, incrs: [DAY, 2 * DAY, 7 * DAY, 14 * DAY, 30 * DAY, 91 * DAY],
     values: function (u, vals) { return vals.map(function (v) { var d = new Date(v * 1000); return (d.getUTCMonth() + 1) + '/' + d.getUTCDate(); }); } });
   // Points always shown: a window of one day is one point per line, and a line of one point draws nothing.
-  function line(label, stroke, fmt, dash) { return { label: label, stroke: stroke, width: 2, dash: dash, points: { show: true, size: 7, fill: stroke }, value: fmt }; }
+  function line(label, stroke, fmt, dash, ring) { return { label: label, stroke: stroke, width: 2, dash: dash, points: ring ? { show: true, size: 13, fill: 'transparent' } : { show: true, size: 7, fill: stroke }, value: fmt }; }
   function count(u, v) { return v === null ? '–' : String(v); }
   function secs(u, v) { return v === null ? '–' : (v < 10 ? v.toFixed(1) : Math.round(v)) + ' s'; }
   var builders = {
@@ -64,7 +64,9 @@ export const INSIGHTS_JS = `(function () {
         data: [seconds(spec.days), spec.approved, spec.denied, spec.expired], axes: [dayAxis, Object.assign({}, axis, { values: function (u, vals) { return vals.map(function (v) { return Math.round(v) === v ? String(v) : ''; }); } })] };
     },
     decision: function (spec) {
-      return { series: [{}, line('p50', color('--accent', '#2456c8'), secs), line('p90', color('--wait', '#9a6700'), secs)],
+      // p90 is a ring around its point: on a day when p50 and p90 are equal (decisions that all took about as long),
+      // a filled p90 dot, drawn after p50, hid the p50 dot.
+      return { series: [{}, line('p50', color('--accent', '#2456c8'), secs), line('p90', color('--wait', '#9a6700'), secs, undefined, true)],
         data: [seconds(spec.days), toSeconds(spec.p50), toSeconds(spec.p90)], axes: [dayAxis, Object.assign({}, axis, { values: function (u, vals) { return vals.map(function (v) { return v + ' s'; }); } })] };
     }
   };

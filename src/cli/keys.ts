@@ -28,7 +28,7 @@ export async function run(argv: string[]): Promise<number> {
 
 /** `keys export`: the JWKS on stdout, or in `--out`. */
 async function exportKeys(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
+  const args = parseArgs(argv, { values: ['db', 'out'] });
   // Read as it is: no migration, no key file made, no key generated (a database with no key yet has none to pin).
   const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), {
     env: process.env,
@@ -59,7 +59,7 @@ async function exportKeys(argv: string[]): Promise<number> {
 
 /** `keys rotate`: SQLite's default key file only; every other place is the operator's to rotate. */
 async function rotate(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
+  const args = parseArgs(argv, { values: ['db'] });
   const db = existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB);
   if (process.env.TOLLGATE_SIGNING_KEY?.trim() || process.env.TOLLGATE_SIGNING_KEY_FILE?.trim())
     throw new UsageError(

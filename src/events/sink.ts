@@ -7,9 +7,7 @@
  * 60 s) and its backlog kept — up to `max_backlog` events, past which the oldest are skipped and counted. Changes of
  * someone's away status (`people_away`, not a request's events) follow with a cursor of their own, the same way.
  */
-import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
-import { postOutbound } from '../utils/outbound.js';
 import { describeError } from '../api/errors.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { AWAY_CHANGED_TYPE, awayCloudEvent, STREAMED, toCloudEvent } from './cloud.js';
@@ -17,6 +15,9 @@ import type { AwayStore } from '../people/away-book.js';
 import { toolAdmitted, type SinkConfig } from './config.js';
 import { DeliveryWindow, type Outgoing } from './delivery-window.js';
 import type { EventLog, PlacedEvent } from './types.js';
+import { ANCHOR_TYPE, anchorCloudEvent, postCloudEvents } from './sink-post.js';
+
+export { ANCHOR_TYPE, signatureHeader } from './sink-post.js';
 
 /** What `/readyz` and `/metrics` show of a sink. */
 export interface SinkState {
@@ -59,14 +60,6 @@ const HEAD_EVERY_MS = 1000;
  * gateway commits hundreds of times a second, and one read (and one POST per lane) for all of them costs far less.
  */
 const LINGER_MS = 10;
-
-/** The CloudEvents type of a published audit head. */
-export const ANCHOR_TYPE = 'dev.tollgate.audit.head';
-
-/** Computes the signature header for `body` at `unixSeconds`. */
-export function signatureHeader(secret: string, unixSeconds: number, body: string): string {
-  return `t=${unixSeconds},v1=${createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex')}`;
-}
 
 /** One sink's delivery loop. */
 export class EventSink {
@@ -247,27 +240,9 @@ export class EventSink {
     }
   }
 
-  /**
-   * POSTs CloudEvents (each already JSON): as one batch (`application/cloudevents-batch+json`, a JSON array), or, for
-   * a sink that takes no batches, the one event in structured mode. The body is signed as a whole; the target is
-   * checked against the SSRF rules before every POST (its name may resolve elsewhere by now).
-   */
+  /** POSTs CloudEvents (each already JSON) signed, as one batch or one structured event (`events/sink-post`). */
   private async send(events: readonly string[]): Promise<void> {
-    const body = this.config.batch ? `[${events.join(',')}]` : events[0]!;
-    const status = await postOutbound(
-      this.config.url,
-      {
-        headers: {
-          'content-type': this.config.batch
-            ? 'application/cloudevents-batch+json; charset=utf-8'
-            : 'application/cloudevents+json; charset=utf-8',
-          'tollgate-signature': signatureHeader(this.config.secret, Math.floor(this.deps.now() / 1000), body),
-        },
-        body,
-      },
-      this.deps.callbackAllow,
-    );
-    if (status < 200 || status > 299) throw new Error(`${this.config.url} answered ${status}`);
+    await postCloudEvents(this.config, this.deps, events);
     this.state.delivered += events.length;
   }
 
@@ -278,16 +253,7 @@ export class EventSink {
    */
   async anchor(head: { event_id: number; hash: string; at: string; signature: string | null }): Promise<void> {
     if ((this.config.types && !this.config.types.has(ANCHOR_TYPE)) || head.event_id === this.anchored) return;
-    const cloud = {
-      specversion: '1.0',
-      id: `head_${head.event_id}`,
-      source: this.deps.source,
-      type: ANCHOR_TYPE,
-      subject: String(head.event_id),
-      time: head.at,
-      datacontenttype: 'application/json',
-      data: head,
-    };
+    const cloud = anchorCloudEvent(head, this.deps.source);
     await this.deps.log
       .exclusive(this.mark, async () => {
         await this.send([JSON.stringify(cloud)]);

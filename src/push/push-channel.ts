@@ -8,6 +8,7 @@
  * @remarks Left out: people reached only through an account (`web:alice` as an approver) or an empty approver list;
  * like direct messages, pushes go to the people a request names by `person:` or `group:`.
  */
+import { describeError } from '../api/errors.js';
 import type { CardRef, Channel } from '../channel/channel.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { ACTION_TOKEN_TTL_MS, type ActionTokens } from './action-tokens.js';
@@ -24,6 +25,8 @@ export interface PushChannelOptions {
   now: () => number;
   /** Where the inbox is (the public URL, or the listening address): notifications link to its request pages. */
   baseUrl: () => string;
+  /** Told of every device a message failed for, and why. */
+  logger?: { warn(obj: Record<string, unknown>, msg: string): void };
 }
 
 /** How long an outcome waits at the push service for an offline device: a day, then nobody needs it. */
@@ -48,6 +51,10 @@ export function createPushChannel(options: PushChannelOptions): PushChannel {
     const devices = await options.subscriptions.ofPerson(person);
     const results = await Promise.allSettled(devices.map(message));
     const failed = results.filter((r) => r.status === 'rejected');
+    // Said for each device, retried or not: a failure that is no PushRetryError (a store error, web-push refusing the
+    // keys) is not retried, and without this line it left no trace but a missing notification.
+    for (const r of failed)
+      options.logger?.warn({ person, err: describeError(r.reason) }, 'push: a message to a device was not sent');
     // Retry only when no device got it and a retry could help: a device that got it must not be pushed twice.
     if (devices.length && failed.length === devices.length && failed.some((r) => r.reason instanceof PushRetryError))
       throw (failed[0] as PromiseRejectedResult).reason;

@@ -1,15 +1,17 @@
 /**
  * @module push/sender
  * Sends one Web Push message: `web-push` encrypts it (RFC 8291, `aes128gcm`) and signs the VAPID JWT (RFC 8292);
- * this module posts it and reads the push service's answer. `web-push` is loaded on the first push, so a gateway where
- * nobody subscribed never loads it. Posting through `postOutbound` (utils/outbound) rather than `web-push`'s own https
- * client checks the address connected to, as for every URL the gateway calls, and lets an allowed push service (tests,
- * a bridge on the same host) be plain http.
+ * this module posts it and reads the push service's answer. `web-push` is loaded on the first push (with `require`, so
+ * a failed load is tried again), so a gateway where nobody subscribed never loads it. Posting through `postOutbound`
+ * (utils/outbound) rather than `web-push`'s own https client checks the address connected to, as for every URL the
+ * gateway calls, and lets an allowed push service (tests, a bridge on the same host) be plain http.
  *
  * @remarks Left out: retries. A 429 or 5xx throws, and the card job that called this is retried by the scheduler;
  * a 404/410 means the subscription is gone, and it is removed here.
  */
+import { createRequire } from 'node:module';
 import type * as WebPushLibrary from 'web-push';
+import { describeError } from '../api/errors.js';
 import { postOutbound } from '../utils/outbound.js';
 import type { PushSubscriptionRecord, PushSubscriptionStore } from './subscriptions.js';
 import type { VapidKeys } from './vapid.js';
@@ -40,26 +42,39 @@ export interface PushSenderOptions {
   /** Hosts and ranges endpoints may be on although private (`TOLLGATE_OUTBOUND_ALLOW`, utils/outbound). */
   outboundAllow: readonly string[];
   logger?: { warn(obj: Record<string, unknown>, msg: string): void };
+  /** Loads `web-push` (default: `require`): a test makes the first load fail. */
+  loadLibrary?: () => WebPush;
 }
 
 type WebPush = typeof WebPushLibrary;
 
+const requireModule = createRequire(import.meta.url);
+
 /** Sends Web Push messages with the deployment's VAPID key. */
 export class PushSender {
-  private library: Promise<WebPush> | null = null;
+  private library: WebPush | null = null;
 
   constructor(private readonly options: PushSenderOptions) {}
 
-  private webPush(): Promise<WebPush> {
-    // Loaded once, on the first push: `web-push` and its dependencies cost nothing to a gateway nobody subscribed to.
-    return (this.library ??= import('web-push').then(
-      (m) => (m as unknown as { default?: WebPush }).default ?? (m as unknown as WebPush),
-    ));
+  /**
+   * `web-push`, loaded on the first push (a gateway nobody subscribed to never loads it) with `require`, whose failed
+   * load is not remembered: the next push loads it again. `import()` keeps a failed load for the life of the process,
+   * so one transient failure (a descriptor limit, a file read) silenced every push after it. A failed load is a
+   * {@link PushRetryError}: the delivery job is retried, and says why.
+   */
+  private webPush(): WebPush {
+    if (this.library) return this.library;
+    try {
+      this.library = (this.options.loadLibrary ?? (() => requireModule('web-push') as WebPush))();
+    } catch (error) {
+      throw new PushRetryError(`web-push could not be loaded: ${describeError(error)}`);
+    }
+    return this.library;
   }
 
   /** Encrypts `payload` for `subscription`, signs, posts; removes the subscription when the push service says it is gone. */
   async send(subscription: PushSubscriptionRecord, payload: object, options: PushOptions): Promise<PushResult> {
-    const webPush = await this.webPush();
+    const webPush = this.webPush();
     const details = webPush.generateRequestDetails(
       { endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh, auth: subscription.auth } },
       JSON.stringify(payload),

@@ -57,6 +57,7 @@ export async function setUpPush(options: PushSetupOptions): Promise<PushSetup> {
     tokens,
     now: options.now,
     baseUrl: options.baseUrl,
+    logger: options.logger,
   });
   const service = new PushService({
     keys,

@@ -102,9 +102,11 @@ export function readEditCall(toolName: string, args: Record<string, unknown>): E
     const blocks = clineBlocks(args.diff);
     if (blocks.length) return { intents: blocks.map((b) => ({ path, status: 'modified', ...b })) };
   }
-  // Copilot's str_replace_editor `insert`: new text at a line.
-  if (args.command === 'insert' && typeof args.new_str === 'string')
-    return { intents: [{ path, status: 'modified', before: '', after: args.new_str }] };
+  // Copilot's str_replace_editor `insert` and Cline 3.0's `editor` with `insert_line`: new text at a line.
+  if (after !== null && (args.command === 'insert' || (args.insert_line !== undefined && args.insert_line !== null)))
+    return { intents: [{ path, status: 'modified', before: '', after }] };
+  // Cline 3.0's `editor` without `old_text`: `new_text` is the content of a file it creates.
+  if (after !== null && /^editor$/i.test(tool)) return { intents: [{ path, status: 'added', before: '', after }] };
   const content = pick(args, CONTENT);
   if (content !== null && WRITE_TOOL.test(tool))
     return { intents: [{ path, status: 'added', before: '', after: content }] };

@@ -1,7 +1,8 @@
 /**
  * @module summaries/shell
  * The shell summarizer: `Bash`, Codex `exec_command`/`shell`, Gemini and Qwen `run_shell_command`, Cursor's
- * `beforeShellExecution`, OpenCode's `bash`, Cline's `execute_command` and terminal-like MCP tools. Lists every
+ * `beforeShellExecution`, OpenCode's `bash`, Cline's `execute_command` (the extension) and `run_commands` (the 3.0 CLI)
+ * and terminal-like MCP tools. Lists every
  * program the command runs (wrappers like `sudo`, `env`, `xargs` and `bash -c` opened) and names what matters.
  */
 import { maskSecretsInLine } from '../utils/json-view.js';
@@ -20,7 +21,7 @@ const MAX_NESTING = 3;
 
 /** Tool names that run a shell command. */
 const SHELL_TOOL =
-  /^(bash|shell|exec_command|run_shell_command|run_terminal_cmd|execute_command|beforeShellExecution|terminal|run_command|exec|command|sh|local_shell|container\.exec)$|shell|terminal|bash/i;
+  /^(bash|shell|exec_command|run_shell_command|run_terminal_cmd|execute_command|run_commands|beforeShellExecution|terminal|run_command|exec|command|sh|local_shell|container\.exec)$|shell|terminal|bash/i;
 /** Database clients and the options that carry SQL. */
 const DB_CLIENTS: Record<string, RegExp> = {
   psql: /^(-c|--command)$/,
@@ -32,15 +33,36 @@ const DB_CLIENTS: Record<string, RegExp> = {
   'clickhouse-client': /^(-q|--query)$/,
 };
 
+/** An argv word as the shell reads it back: quoted unless plain. */
+const quote = (a: string): string => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+
+/**
+ * Cline 3.0's `run_commands` list, as its schema has it (`{commands: ["…", {command, args}]}`, or one of them), one
+ * command line a line; null when it is not one.
+ */
+function commandList(value: unknown): string | null {
+  const list: unknown[] = Array.isArray(value) ? value : [value];
+  const lines = list.map((c) => {
+    if (typeof c === 'string') return c;
+    const { command, args } = (c ?? {}) as { command?: unknown; args?: unknown };
+    if (typeof command !== 'string') return null;
+    const rest = Array.isArray(args) ? args.filter((a): a is string => typeof a === 'string') : [];
+    return [command, ...rest.map(quote)].join(' ');
+  });
+  return lines.length && lines.every((l) => l !== null) ? lines.join('\n') : null;
+}
+
 /** The command line of a shell call: a string, or an argv whose `bash -lc` is opened. */
 export function commandOf(toolName: string, args: Record<string, unknown>): string | null {
+  const tool = toolName.replace(/^mcp__[^_]+__/, '');
+  if (args.command === undefined && /^run_commands$/i.test(tool)) return commandList(args.commands);
   const value = args.command ?? args.cmd ?? args.script ?? args.commandLine;
-  if (typeof value === 'string') return SHELL_TOOL.test(toolName.replace(/^mcp__[^_]+__/, '')) ? value : null;
+  if (typeof value === 'string') return SHELL_TOOL.test(tool) ? value : null;
   if (Array.isArray(value) && value.every((v) => typeof v === 'string') && value.length) {
     const argv = value as string[];
     if (argv[0] === 'apply_patch') return null;
     if (/^(ba|z|da)?sh$/.test(programName(argv[0]!)) && /^-\w*c$/.test(argv[1] ?? '') && argv[2]) return argv[2];
-    return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+    return argv.map(quote).join(' ');
   }
   return null;
 }

@@ -138,9 +138,11 @@ export interface RealCli<M extends FakeModel> {
 }
 
 /**
- * The three real-CLI tests every agent passes: approve → the command runs; deny → it does not (and, by default, the
- * model reads the approver's reason); deferred → the first attempt is refused with the link (read by the model by
- * default), a human approves, the retry runs. An agent that runs edited arguments also runs the approver's edit.
+ * The three real-CLI tests every agent passes: approve → the command runs (and the request carries the call summary
+ * the gateway computed from what the hook sent; test/contracts/agent-shapes.ts keeps those shapes); deny → it does
+ * not (and, by default, the model reads the approver's reason); deferred → the first attempt is refused with the link
+ * (read by the model by default), a human approves, the retry runs. An agent that runs edited arguments also runs
+ * the approver's edit.
  */
 export function realCliSuite<M extends FakeModel>(h: AgentHarness, cli: RealCli<M>, timeout: number): void {
   let model: M | undefined;
@@ -165,6 +167,14 @@ export function realCliSuite<M extends FakeModel>(h: AgentHarness, cli: RealCli<
         tool_name: cli.toolName,
         tool_args: { command: 'echo approved > ran.txt' },
         context: { cwd: h.project() },
+      });
+      // The call summary the gateway stored when the hook filed the call, read over the API as every channel reads it.
+      expect(request.summary).toEqual({
+        kind: 'shell',
+        risk: 'low',
+        risk_reasons: [],
+        commands: [{ program: 'echo', args: ['approved'], flags: [] }],
+        truncated: false,
       });
       await h.decide(request.id, { decision: 'approve' });
       expect((await run).code).toBe(0);

@@ -92,7 +92,8 @@ describe('OpenID sign-in and the people-aware inbox in Chromium', () => {
     });
     const item = page.locator(`li[data-request-id="${request.id}"]`);
     await item.waitFor();
-    expect(await item.locator('dl.key-args').textContent()).toContain('terraform apply -auto-approve');
+    // A shell call shows its summary's lines in the list (the command it runs) rather than its raw arguments.
+    expect(await item.locator('.summary').textContent()).toContain('terraform apply -auto-approve');
     expect(await item.locator('.prompt code').textContent()).toBe('Bash');
     await expect.poll(() => page.title()).toBe('(1) Inbox · tollgate');
     await page.screenshot({ path: `${DOCS}inbox-waiting.png` });

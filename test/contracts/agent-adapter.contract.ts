@@ -189,7 +189,10 @@ export function runAgentAdapterContract(agent: AgentUnderTest, database?: Contra
         ...env(s),
         TOLLGATE_TOKEN: 'wrong',
       });
-      expect(agent.read(wrong)).toMatchObject({ decision: 'deny', reason: expect.stringMatching(/401/) });
+      expect(agent.read(wrong)).toMatchObject({
+        decision: 'deny',
+        reason: expect.stringMatching(/does not accept TOLLGATE_TOKEN/),
+      });
       const none = await runHook([agent.kind], JSON.stringify(agent.input('ls', cwd)), { TOLLGATE_URL: s.url });
       expect(agent.read(none)).toMatchObject({ decision: 'deny', reason: expect.stringMatching(/TOLLGATE_TOKEN/) });
       expect(await requests(s)).toEqual([]);

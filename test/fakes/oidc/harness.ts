@@ -12,7 +12,7 @@ import { ManualClock } from '../../../src/utils/clock.js';
 import { loadConfig } from '../../../src/config.js';
 import { createServer, type TollgateServer } from '../../../src/server.js';
 import type { WebClient, WebResponse } from '../../integration/web/web-client.js';
-import { freePort, startOidcProvider, type FakeAccount, type FakeProvider } from './provider.js';
+import { reservePort, startOidcProvider, type FakeAccount, type FakeProvider } from './provider.js';
 
 /** The client the gateway is registered as. */
 export const CLIENT = { clientId: 'tollgate-web', clientSecret: 'tollgate-web-secret-0123456789' };
@@ -39,9 +39,10 @@ export interface OidcHarnessOptions {
   idTokenTtlS?: number;
 }
 
-/** Starts the provider, then the gateway on a port chosen first (the provider must know the redirect URI). */
+/** Starts the provider, then the gateway on a port reserved first (the provider must know the redirect URI). */
 export async function startOidcHarness(options: OidcHarnessOptions): Promise<OidcHarness> {
-  const port = await freePort();
+  const reserved = await reservePort();
+  const port = reserved.port;
   const url = `http://127.0.0.1:${port}`;
   const provider = await startOidcProvider({
     accounts: options.accounts,
@@ -50,6 +51,9 @@ export async function startOidcHarness(options: OidcHarnessOptions): Promise<Oid
       { ...CLIENT, redirectUris: [`${url}/ui/auth/callback`], postLogoutRedirectUris: [`${url}/ui/login`] },
       { ...OTHER_CLIENT, redirectUris: [`${url}/ui/auth/callback`] },
     ],
+  }).catch(async (error: unknown) => {
+    await reserved.release();
+    throw error;
   });
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-oidc-'));
   const env: Record<string, string> = {
@@ -81,9 +85,12 @@ export async function startOidcHarness(options: OidcHarnessOptions): Promise<Oid
       clock,
     });
   } catch (error) {
+    await reserved.release();
     await provider.close();
     throw error;
   }
+  // Released only now, so nothing else took the port while the provider and the gateway were built.
+  await reserved.release();
   await server.listen();
   return {
     provider,

@@ -135,7 +135,19 @@ export async function startOidcProvider(options: FakeProviderOptions): Promise<F
   };
 }
 
-/** A port nobody listens on right now (to give a gateway's public URL before it starts). */
+/**
+ * A port held open until `release()`: a gateway whose public URL must be known before it starts listens on it right
+ * after the release. Held, it cannot be given to a server another test (or this one's provider) starts meanwhile, as a
+ * port probed and closed at once could (EADDRINUSE at the gateway's listen, seen in a shuffled run).
+ */
+export async function reservePort(): Promise<{ port: number; release(): Promise<void> }> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  return { port, release: () => new Promise<void>((resolve) => probe.close(() => resolve())) };
+}
+
+/** A port nobody listens on right now (for a URL nothing will answer at). */
 export async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));

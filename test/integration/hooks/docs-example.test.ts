@@ -68,7 +68,12 @@ describe('docs/hooks.md example', () => {
   it('its YAML configuration loads, with and without the ci profile', () => {
     const markdown = readFileSync(join(root, 'docs/hooks.md'), 'utf8');
     const yaml = /```yaml\n([\s\S]*?)```/.exec(markdown.slice(markdown.indexOf('## YAML configuration')))?.[1] ?? '';
-    const env = { APPROVAL_WEBHOOK_URL: 'http://127.0.0.1:9/hook', WEBHOOK_SECRET: 's' };
+    // A private receiver, allowed on purpose (the one outbound check refuses loopback otherwise).
+    const env = {
+      APPROVAL_WEBHOOK_URL: 'http://127.0.0.1:9/hook',
+      WEBHOOK_SECRET: 's',
+      TOLLGATE_OUTBOUND_ALLOW: '127.0.0.1',
+    };
     const quiet = { warn: () => undefined, error: () => undefined };
     const all = loadHookConfig(yaml, { env, registry: new HookRegistry({ logger: quiet }) });
     expect(all.registry.list('tool:pre').map((h) => h.name)).toEqual(['audit_log', 'policy', 'webhook']);

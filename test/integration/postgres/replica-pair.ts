@@ -12,6 +12,11 @@ export interface ReplicaPair {
   database: FreshDatabase;
   a: ChildGateway;
   b: ChildGateway;
+  /**
+   * Starts one more replica of the same deployment, killed after the suite with the others: for a test that kills a
+   * replica, so the tests after it (in any order) still find `a` and `b` running.
+   */
+  another(): Promise<ChildGateway>;
 }
 
 /** The Redis settings that make processes one deployment: the same queue prefix, new for each suite. */
@@ -24,17 +29,24 @@ export function sharedRedisEnv(): Record<string, string> {
  * @example const pair = replicaPair(); it('…', async () => { await pair.a.api('/v1/requests', …); });
  */
 export function replicaPair(env: Record<string, string> = {}): ReplicaPair {
-  const pair = {} as ReplicaPair;
+  const extra: ChildGateway[] = [];
+  const shared = { ...sharedRedisEnv(), ...env };
+  const pair = {
+    another: async () => {
+      const replica = await startChildGateway(pair.database.url, shared);
+      extra.push(replica);
+      return replica;
+    },
+  } as ReplicaPair;
   beforeAll(async () => {
     pair.database = await freshDatabase({ migrate: true });
-    const shared = { ...sharedRedisEnv(), ...env };
     [pair.a, pair.b] = await Promise.all([
       startChildGateway(pair.database.url, shared),
       startChildGateway(pair.database.url, shared),
     ]);
   });
   afterAll(async () => {
-    await Promise.all([pair.a?.kill('SIGKILL'), pair.b?.kill('SIGKILL')]);
+    await Promise.all([pair.a?.kill('SIGKILL'), pair.b?.kill('SIGKILL'), ...extra.map((r) => r.kill('SIGKILL'))]);
     await pair.database?.drop();
   });
   return pair;

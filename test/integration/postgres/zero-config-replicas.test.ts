@@ -53,13 +53,15 @@ describe('replicas with no shared secret set by hand', () => {
     expect(b).toBe(a);
   });
 
-  it('refuses an approval on B after the deadline of a request whose timer died with A, and expires it', async () => {
-    const created = await pair.a.api('/v1/requests', {
+  it('refuses an approval on B after the deadline of a request whose timer died with its replica, and expires it', async () => {
+    // A third replica files the request and is killed: a and b stay up for the tests that run after this one.
+    const doomed = await pair.another();
+    const created = await doomed.api('/v1/requests', {
       body: { tool_name: 'pay_invoice', tool_args: { amount: 9 }, timeout_s: 2, approvers: ['web:alice'] },
     });
     expect(created.status).toBe(201);
     const request = (await created.json()) as { id: string; expires_at: string };
-    await pair.a.kill('SIGKILL');
+    await doomed.kill('SIGKILL');
     // Real time: the replicas are child processes. Past the deadline, well before the Redis backstop (5 s later).
     await eventually(() => expect(Date.now()).toBeGreaterThan(Date.parse(request.expires_at) + 100), 5000, 20);
     const late = await pair.b.api(`/v1/requests/${request.id}/decision`, {

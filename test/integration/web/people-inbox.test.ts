@@ -60,8 +60,8 @@ describe('people-aware inbox', () => {
     expect(ids(page.text).sort()).toEqual([byPerson.id, byGroup.id, byAccount.id].sort());
     expect(title(page.text)).toBe('(3) Inbox · tollgate');
     const text = visibleText(page.text);
-    expect(text).toContain('command rm -rf /tmp/build');
-    expect(text).toContain('api_key ••••');
+    // A shell call is shown by its summary (the command it runs, and its risk), never the secret beside it.
+    expect(text).toContain('rm -rf /tmp/build');
     expect(text).not.toContain('sk-live-123');
     expect(text).toContain('amount 1200 payee ACME GmbH');
     expect(text).not.toContain('x'.repeat(200));

@@ -27,6 +27,7 @@ const INVOCATIONS: Record<string, string[]> = {
   people: ['list'],
   audit: [],
   prune: [],
+  keys: ['export'],
 };
 
 /** Runs `tollgate argv…`; what it printed (both streams) and its exit code. */
