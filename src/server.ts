@@ -28,7 +28,8 @@ import { readSigningSettings } from './signing/keys.js';
 import { startSigningKeys } from './signing/startup.js';
 import { databaseDialect } from './stores/database-url.js';
 import { withVerdictTokens } from './stores/verdict-tokens.js';
-import { maxDelayFromEnv, startAuditTrail } from './lifecycle/audit-trail.js';
+import { maxDelayFromEnv } from './audit/integrator.js';
+import { startAuditTrail } from './server/audit-trail.js';
 import { anchorSignerOf, VerdictSigner, verdictTtlFromEnv } from './signing/verdict.js';
 import { Retention } from './history/retention.js';
 import { pruneStoreOf } from './stores/prune-store-of.js';
@@ -115,7 +116,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     startSigningKeys(signing, stores.secrets, logger),
   );
   const verdicts = new VerdictSigner(signingKeys, { ttlS: verdictTtlS });
-  // Every write is witnessed from here on (receipts, tokens), and events are placed after commit (`lifecycle/audit-trail`).
+  // Every write is witnessed from here on (receipts, tokens), and events are placed after commit (`server/audit-trail`).
   const trail = await closeOnFailure(
     startAuditTrail({
       stores,

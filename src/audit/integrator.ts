@@ -10,6 +10,7 @@
  * The events of a database from before the fifth stage are integrated first, and closed by a signed `legacy`
  * checkpoint (n = 1); they carry no receipts and `audit verify` checks them by the first chain's rules.
  */
+import { ValidationError } from '../api/errors.js';
 import { GENESIS_HASH } from './encoding.js';
 import { chainHash, type CheckpointKind } from './leaf.js';
 import type { SignedCheckpoint, Witness } from './witness.js';
@@ -58,6 +59,18 @@ export interface IntegrationStore {
 export const CHECKPOINT_EVERY_MS = 10_000;
 /** `TOLLGATE_AUDIT_MAX_DELAY`'s default: the stated merge delay. */
 export const DEFAULT_MAX_DELAY_MS = 2_000;
+
+/** `TOLLGATE_AUDIT_MAX_DELAY` in milliseconds: seconds, decimals allowed, more than 0; anything else names the variable. */
+export function maxDelayFromEnv(env: Record<string, string | undefined>): number {
+  const raw = env.TOLLGATE_AUDIT_MAX_DELAY?.trim();
+  if (!raw) return DEFAULT_MAX_DELAY_MS;
+  const seconds = Number(raw.replace(/s$/, ''));
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new ValidationError(
+      `TOLLGATE_AUDIT_MAX_DELAY: the merge delay in seconds (e.g. 2 or 0.5), more than 0; got ${JSON.stringify(raw)}`,
+    );
+  return Math.round(seconds * 1000);
+}
 
 /** Options of {@link Integrator}. */
 export interface IntegratorOptions {

@@ -18,7 +18,7 @@ import { openStores } from '../stores/open-store.js';
 import { readFile } from 'node:fs/promises';
 import type { JWK } from 'jose';
 import { AuditService, type VerifyKeys } from '../audit/service.js';
-import { maxDelayFromEnv } from '../lifecycle/audit-trail.js';
+import { maxDelayFromEnv } from '../audit/integrator.js';
 import { auditReportJson } from '../audit/verify.js';
 import { checkpointCheck } from '../audit/checkpoint.js';
 import { openSigningKeys } from '../signing/keys.js';

@@ -143,9 +143,7 @@ function pruneSuite(name: string, copy: (source?: HistoryCopy) => Promise<Histor
 
       const verified = await cli('audit', 'verify', '--db', db);
       expect(verified.code, verified.stdout + verified.stderr).toBe(0);
-      expect(verified.stdout).toContain(
-        `starts after the signed prune checkpoint at seq ${report.checkpoint.eventId}`,
-      );
+      expect(verified.stdout).toContain(`starts after the signed prune checkpoint at seq ${report.checkpoint.eventId}`);
       const json = JSON.parse((await cli('audit', 'verify', '--db', db, '--json')).stdout) as {
         ok: boolean;
         checkpoint: { signature_checked: boolean };

@@ -1,5 +1,5 @@
 /**
- * @module lifecycle/audit-trail
+ * @module server/audit-trail
  * The audit trail's part of a gateway's life (docs/audit.md, "The proof"): at start, the signing key is loaded and
  * handed to the stores as a {@link Witness} (every write transaction signs its receipt, every settle mints its
  * token), and this process's {@link Integrator} closes a legacy part if there is one, then places events every
@@ -7,24 +7,11 @@
  * delay (`TOLLGATE_AUDIT_MAX_DELAY`, seconds, default 2).
  */
 import type { Logger } from 'pino';
-import { ValidationError } from '../api/errors.js';
-import { DEFAULT_MAX_DELAY_MS, Integrator } from '../audit/integrator.js';
+import { Integrator } from '../audit/integrator.js';
 import { Witness } from '../audit/witness.js';
 import type { Clock } from '../utils/clock.js';
 import type { SigningKeys } from '../signing/keys.js';
 import type { OpenStores } from '../stores/open-store.js';
-
-/** `TOLLGATE_AUDIT_MAX_DELAY` in milliseconds: seconds, decimals allowed, more than 0; anything else names the variable. */
-export function maxDelayFromEnv(env: Record<string, string | undefined>): number {
-  const raw = env.TOLLGATE_AUDIT_MAX_DELAY?.trim();
-  if (!raw) return DEFAULT_MAX_DELAY_MS;
-  const seconds = Number(raw.replace(/s$/, ''));
-  if (!Number.isFinite(seconds) || seconds <= 0)
-    throw new ValidationError(
-      `TOLLGATE_AUDIT_MAX_DELAY: the merge delay in seconds (e.g. 2 or 0.5), more than 0; got ${JSON.stringify(raw)}`,
-    );
-  return Math.round(seconds * 1000);
-}
 
 /** The running audit trail of one gateway process. */
 export interface AuditTrail {
