@@ -98,6 +98,7 @@ export class AuditService {
 
   /** The newest integrated event as an anchor, or null when there are none yet. */
   async head(): Promise<AuditAnchor | null> {
+    await this.integrate?.();
     const head: ChainHead | null = await this.chain.head();
     if (!head) return null;
     const claims = { event_id: head.eventId, hash: head.hash, at: head.at };
