@@ -8,9 +8,9 @@
  */
 import { getTableColumns, type Table } from 'drizzle-orm';
 import { createHash, randomBytes } from 'node:crypto';
-import { eventHash } from '../src/audit/encoding.js';
+import { chainHash, leafOf } from '../src/audit/leaf.js';
 import { askedDigest } from '../src/requests/coverage.js';
-import { chainedFieldsOf } from '../src/stores/sqlite/chained-insert.js';
+import { chainedFieldsOf } from '../src/stores/sqlite/witnessed-insert.js';
 import type { OpenDatabase } from '../src/stores/sqlite/database.js';
 import type { RequestRow } from '../src/stores/sqlite/rows.js';
 import { confirmationRequests } from '../src/stores/sqlite/schema.js';
@@ -190,24 +190,38 @@ export function historyRows(i: number, p: HistoryPlan, ids: SeedIds): HistoryRow
 
 /**
  * Appends `rows`' events to `out` as `confirmation_events` parameters (request_id, type, actor, channel, detail, at,
- * prev_hash, hash), chained after `head`; returns the new head.
+ * prev_hash, hash, seq, leaf), placed in the chain after `head` as the integrator would (`audit/integrator.ts`);
+ * returns the new head. A seeded history is the database's legacy part: {@link markSeededLegacy} closes it.
  */
-export function chainEvents(rows: HistoryRows, head: string, out: unknown[]): string {
+export function chainEvents(rows: HistoryRows, head: { seq: number; hash: string }, out: unknown[]): void {
   const { request } = rows;
   for (const [type, actor, channel, detail, at] of rows.events) {
-    const hash = eventHash(head, {
+    const leaf = leafOf({
       requestId: request.id,
       type,
       actor,
       channel,
-      detail,
+      detail: JSON.parse(detail) as unknown,
       at,
       request: type === 'created' ? chainedFieldsOf(request) : null,
     });
-    out.push(request.id, type, actor, channel, detail, at, head, hash);
-    head = hash;
+    const hash = chainHash(head.hash, leaf);
+    out.push(request.id, type, actor, channel, detail, at, head.hash, hash, ++head.seq, leaf);
+    head.hash = hash;
   }
-  return head;
+}
+
+/**
+ * Makes what a seed wrote the database's legacy part (written before the fifth stage, no receipts): the integrator's
+ * head moves to the seeded chain's end, and the first gateway to start signs the `legacy` checkpoint over it (or
+ * integrates events seeded without a place first). Only before the first checkpoint.
+ */
+export function markSeededLegacy(sqlite: OpenDatabase['sqlite'], head?: { seq: number; hash: string }): void {
+  sqlite
+    .prepare(
+      'UPDATE chain_head SET size = coalesce(?, size), hash = coalesce(?, hash), legacy = (SELECT max(id) FROM confirmation_events) WHERE id = 1 AND checkpoint = 0',
+    )
+    .run(head?.seq ?? null, head?.hash ?? null);
 }
 
 /**
@@ -264,7 +278,7 @@ export class BulkInsert {
 
 /** The columns the seed writes, in its parameters' order. */
 export const REQUEST_KEYS = Object.keys(getTableColumns(confirmationRequests)) as (keyof RequestRow)[];
-export const EVENT_KEYS = ['requestId', 'type', 'actor', 'channel', 'detail', 'at', 'prevHash', 'hash'];
+export const EVENT_KEYS = ['requestId', 'type', 'actor', 'channel', 'detail', 'at', 'prevHash', 'hash', 'seq', 'leaf'];
 export const CARD_KEYS = [
   'requestId',
   'channel',

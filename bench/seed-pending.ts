@@ -13,6 +13,7 @@ import { applyMigrations, openDatabase } from '../src/stores/sqlite/database.js'
 import { newConfirmationRequest, type GatewayDefaults } from '../src/requests/new-request.js';
 import { requestToRow } from '../src/stores/sqlite/rows.js';
 import { channelMessages, confirmationEvents, confirmationRequests } from '../src/stores/sqlite/schema.js';
+import { markSeededLegacy } from './history-rows.js';
 
 /** The gateway defaults seeded requests are built with. */
 export const SEED_DEFAULTS: GatewayDefaults = {
@@ -49,7 +50,7 @@ export function seedPending(dbPath: string, count: number, overdue: number): See
   applyMigrations(open);
   const insertRequest = open.sqlite.prepare(insertSql(confirmationRequests, 'confirmation_requests'));
   const insertEvent = open.sqlite.prepare(
-    insertSql(confirmationEvents, 'confirmation_events', ['id', 'prevHash', 'hash']),
+    insertSql(confirmationEvents, 'confirmation_events', ['id', 'prevHash', 'hash', 'seq', 'leaf', 'receiptId']),
   );
   const insertCard = open.sqlite.prepare(insertSql(channelMessages, 'channel_messages', ['id']));
   const now = Date.now();
@@ -103,6 +104,8 @@ export function seedPending(dbPath: string, count: number, overdue: number): See
       }
     })
     .immediate();
+  // Written around the stores, as an older tollgate would have: the database's legacy part (no receipts).
+  markSeededLegacy(open.sqlite);
   open.sqlite.pragma('wal_checkpoint(TRUNCATE)');
   open.close();
   return { rows: count, overdue, overdueBefore, seconds: (performance.now() - started) / 1000, ids };

@@ -5,12 +5,14 @@
  * the wire (the previous seeder sent JSON batches and wrote ~2k requests/s; 10 million took over an hour).
  *
  * The rows are the ones {@link historyRow} describes (same tools, agents, approvers, statuses, times and events), with
- * ids that are UUIDv7 of the row's millisecond. The audit chain is computed, not skipped: each event's hashed text is
- * built set-based (the text `tollgate_chain_body` and `tollgate_chain_request` make, spelled out for the seed's ASCII
- * values), and the links are a running aggregate over the events in id order (`tollgate_chain_link` folded by a
- * window function), starting from the chain's head read under the chain's lock (`tollgate_chain_reserve`). The rows
- * arrive with their ids and hashes, so the chain's trigger skips them, and `tollgate audit verify` walks the seeded
- * chain like any other. Into an empty database the secondary indexes are built after the rows.
+ * ids that are UUIDv7 of the row's millisecond. The audit chain is computed, not skipped, as the integrator would place
+ * the events (`audit/leaf.ts`): each event's leaf is built set-based (its length-prefixed fields spelled out for the
+ * seed's ASCII values, the detail as canonical JSON), and the links are a running aggregate over the events in order
+ * (the chain hash folded by a window function), starting from the integrator's head (`chain_head`, locked). A seeded
+ * history is the database's legacy part, written without receipts: the head is set to its end and its `legacy` to
+ * the newest id, so the first gateway signs the `legacy` checkpoint over it (as `markSeededLegacy` on SQLite), and
+ * `tollgate audit verify` walks it like any other. Into an empty database the secondary indexes are built after the
+ * rows.
  */
 import type pg from 'pg';
 import { randomBytes } from 'node:crypto';
@@ -46,14 +48,14 @@ async function dropSecondaryIndexes(client: Pick<pg.PoolClient, 'query'>): Promi
 }
 
 /**
- * The chain's fold, for this session only (`pg_temp`): the state is the last hash, each event's body links to it, and
- * the first link of a batch starts from the head passed beside the body. Used as a running window aggregate, it gives
+ * The chain's fold, for this session only (`pg_temp`): the state is the last hash, each event's leaf links to it, and
+ * the first link of a batch starts from the head passed beside the leaf. Used as a running window aggregate, it gives
  * every event's hash in one pass.
  */
 const CHAIN_AGGREGATE = [
   // PL/pgSQL, not SQL: an aggregate's SQL transition function is not inlined, and cost twice as much per event.
-  `CREATE FUNCTION pg_temp.tollgate_seed_link(state text, body text, head text) RETURNS text LANGUAGE plpgsql STABLE AS
-     $$ BEGIN RETURN tollgate_chain_link(coalesce(state, head), body); END $$`,
+  `CREATE FUNCTION pg_temp.tollgate_seed_link(state text, leaf text, head text) RETURNS text LANGUAGE plpgsql STABLE AS
+     $$ BEGIN RETURN encode(sha256(convert_to('tollgate-chain-v2' || chr(10) || coalesce(state, head) || chr(10) || leaf, 'UTF8')), 'hex'); END $$`,
   'CREATE AGGREGATE pg_temp.tollgate_seed_chain(text, text) (SFUNC = pg_temp.tollgate_seed_link, STYPE = text)',
 ];
 
@@ -96,33 +98,38 @@ const SEED_BATCH = `WITH base AS MATERIALIZED (
       CASE WHEN NOT pending THEN status = 'approved' END
     FROM base
   ), head AS (
-    SELECT id, hash FROM tollgate_chain_reserve()
+    SELECT size, hash FROM chain_head WHERE id = 1 FOR UPDATE
   ), src AS (
-    SELECT row_number() OVER (ORDER BY b.i, e.seq) AS n, b.id AS request_id, e.type, e.actor, e.channel, e.detail, e.at,
-      -- tollgate_chain_body's text, spelled out: every seeded value is ASCII, so its length is its byte count, and the
-      -- ids' and times' lengths are fixed (the generic functions' convert_to per field cost a third of the seed).
-      '36:' || b.id || ';' || length(e.type) || ':' || e.type || ';' || coalesce(length(e.actor) || ':' || e.actor || ';', '-;')
-        || coalesce(length(e.channel) || ':' || e.channel || ';', '-;') || length(e.detail::text) || ':' || e.detail::text || ';'
+    SELECT row_number() OVER (ORDER BY b.i, e.seq) AS n, b.id AS request_id, e.type, e.actor, e.channel, e.detail::jsonb AS detail, e.at,
+      -- The leaf's fields, spelled out: every seeded value is ASCII, so its length is its byte count, and the ids' and
+      -- times' lengths are fixed (a generic convert_to per field cost a third of the seed).
+      encode(sha256(convert_to('tollgate-leaf-v1' || chr(10) || '36:' || b.id || ';' || length(e.type) || ':' || e.type || ';' || coalesce(length(e.actor) || ':' || e.actor || ';', '-;')
+        || coalesce(length(e.channel) || ':' || e.channel || ';', '-;') || length(e.detail) || ':' || e.detail || ';'
         || '24:' || e.at_text || ';' || CASE WHEN e.seq = 0 THEN
           length(b.tool_name) || ':' || b.tool_name || ';64:' || b.args_sha256 || ';1:1;4:deny;24:' || t.created_text || ';24:'
             || tollgate_chain_time(b.expires_at) || ';-;' || length(b.agent_id) || ':' || b.agent_id || ';-;'
-          ELSE '-;' END AS body
+          ELSE '-;' END, 'UTF8')), 'hex') AS leaf
     FROM base b
     CROSS JOIN LATERAL (SELECT tollgate_chain_time(b.created_at) AS created_text) t
     CROSS JOIN LATERAL (VALUES
-        (0, 'created', NULL, NULL, '{}'::jsonb, b.created_at, t.created_text),
+        (0, 'created', NULL, NULL, '{}', b.created_at, t.created_text),
+        -- Details as canonical JSON (keys sorted, no spaces): the text the leaf covers.
         (1, b.status, b.responded_by, CASE WHEN b.by_person THEN 'slack' END,
-          CASE b.status WHEN 'expired' THEN '{"on_timeout": "deny"}'::jsonb WHEN 'cancelled' THEN '{}'::jsonb ELSE jsonb_build_object('person', 'p' || b.k) END,
+          CASE b.status WHEN 'expired' THEN '{"on_timeout":"deny"}' WHEN 'cancelled' THEN '{}' ELSE '{"person":"p' || b.k || '"}' END,
           b.responded_at, tollgate_chain_time(b.responded_at))
       ) AS e(seq, type, actor, channel, detail, at, at_text)
     WHERE e.seq = 0 OR NOT b.pending
   ), chained AS (
-    SELECT s.*, pg_temp.tollgate_seed_chain(s.body, h.hash) OVER (ORDER BY s.n ROWS UNBOUNDED PRECEDING) AS hash, h.id AS head_id, h.hash AS head_hash
+    SELECT s.*, pg_temp.tollgate_seed_chain(s.leaf, h.hash) OVER (ORDER BY s.n ROWS UNBOUNDED PRECEDING) AS hash, h.size AS head_size, h.hash AS head_hash
     FROM src s, head h
   ), ev AS (
-    INSERT INTO confirmation_events (id, request_id, type, actor, channel, detail, at, prev_hash, hash) OVERRIDING SYSTEM VALUE
-    SELECT head_id + n, request_id, type, actor, channel, detail, at, coalesce(lag(hash) OVER (ORDER BY n), head_hash), hash FROM chained ORDER BY n
+    INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at, prev_hash, hash, seq, leaf)
+    SELECT request_id, type, actor, channel, detail, at, coalesce(lag(hash) OVER (ORDER BY n), head_hash), hash, head_size + n, leaf FROM chained ORDER BY n
     RETURNING 1
+  ), moved AS (
+    UPDATE chain_head SET size = h.size + (SELECT count(*) FROM src),
+      hash = coalesce((SELECT hash FROM chained ORDER BY n DESC LIMIT 1), h.hash)
+    FROM head h WHERE chain_head.id = 1
   ), msg AS (
     INSERT INTO channel_messages (request_id, channel, target, message_ref, status, attempts, last_error, updated_at)
     SELECT id, 'web', '', NULL, 'sent', 1, NULL, created_at FROM base
@@ -169,10 +176,11 @@ export async function seedHistoryPostgres(url: string, options: HistorySeedOptio
         events += Number(rows[0]!.events);
       }
       for (const definition of rebuild) await client.query(definition);
-      // The rows are built in SQL, without the digest of what was asked that the gateway writes on a created event
-      // (docs/audit.md): the seeded history stands for one written before the chain covered every column.
+      // The rows are built in SQL, without the digest of what was asked that the gateway writes on a created event, and
+      // without receipts (docs/audit.md): the seeded history is the database's legacy part, closed by the first
+      // gateway's signed `legacy` checkpoint (only before the first checkpoint, as on SQLite).
       await client.query(
-        "UPDATE audit_marks SET event_id = (SELECT max(id) FROM confirmation_events), at = now() WHERE name = 'coverage_started'",
+        'UPDATE chain_head SET legacy = (SELECT max(id) FROM confirmation_events) WHERE id = 1 AND checkpoint = 0',
       );
       // Fresh statistics, as autovacuum would have gathered over a year: the planner must not take 10 M rows for empty.
       for (const table of SEEDED_TABLES) await client.query(`ANALYZE ${table}`);

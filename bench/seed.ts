@@ -14,6 +14,7 @@ import {
   BulkInsert,
   CARD_KEYS,
   chainEvents,
+  markSeededLegacy,
   EVENT_KEYS,
   historyPlan,
   historyRows,
@@ -165,9 +166,8 @@ export function seedHistory(dbPath: string, options: HistorySeedOptions): Histor
   const cards = new BulkInsert(open.sqlite, channelMessages, 'channel_messages', CARD_KEYS, 100, requests);
   const ids = new SeedIds();
   const chainValues: unknown[] = [];
-  let lastHash =
-    (open.sqlite.prepare('SELECT hash FROM confirmation_events ORDER BY id DESC LIMIT 1').pluck().get() as
-      string | undefined) ?? GENESIS_HASH;
+  const head = (open.sqlite.prepare('SELECT size AS seq, hash FROM chain_head WHERE id = 1').get() as
+    { seq: number; hash: string } | undefined) ?? { seq: 0, hash: GENESIS_HASH };
   let pending = 0;
   let events = 0;
   const write = open.sqlite.transaction((start: number, end: number) => {
@@ -175,7 +175,7 @@ export function seedHistory(dbPath: string, options: HistorySeedOptions): Histor
       const rows = historyRows(i, p, ids);
       const { request } = rows;
       requests.push(...REQUEST_KEYS.map((key) => request[key]));
-      lastHash = chainEvents(rows, lastHash, chainValues);
+      chainEvents(rows, head, chainValues);
       eventRows.pushAll(chainValues);
       chainValues.length = 0;
       cards.push(request.id, 'web', '', null, 'sent', 1, null, request.createdAt);
@@ -187,6 +187,7 @@ export function seedHistory(dbPath: string, options: HistorySeedOptions): Histor
     cards.flush();
   });
   for (let start = 0; start < p.rows; start += p.batch) write.immediate(start, Math.min(p.rows, start + p.batch));
+  markSeededLegacy(open.sqlite, head);
   for (const definition of rebuild) open.sqlite.exec(definition);
   // No ANALYZE: the gateway never runs one, so its planner works without statistics, and so must the bench's.
   open.sqlite.pragma('journal_mode = WAL');

@@ -28,6 +28,8 @@ import { readSigningSettings } from './signing/keys.js';
 import { startSigningKeys } from './signing/startup.js';
 import { databaseDialect } from './stores/database-url.js';
 import { withVerdictTokens } from './stores/verdict-tokens.js';
+import { maxDelayFromEnv } from './audit/integrator.js';
+import { startAuditTrail } from './server/audit-trail.js';
 import { anchorSignerOf, VerdictSigner, verdictTtlFromEnv } from './signing/verdict.js';
 import { Retention } from './history/retention.js';
 import { pruneStoreOf } from './stores/prune-store-of.js';
@@ -74,6 +76,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   const lookupTtlMs = resolutionTtlMs(config.env);
   const callbackAllow = parseOutboundAllow(config.env.TOLLGATE_OUTBOUND_ALLOW, config.env.TOLLGATE_CALLBACK_ALLOW);
   const anchorEveryMs = anchorIntervalMs(config.env);
+  const maxDelayMs = maxDelayFromEnv(config.env);
   const sinks = loadSinks(config.file.events, config.configPath ?? 'the config file', callbackAllow, config.env);
   const logger =
     options.logger ??
@@ -113,6 +116,17 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     startSigningKeys(signing, stores.secrets, logger),
   );
   const verdicts = new VerdictSigner(signingKeys, { ttlS: verdictTtlS });
+  // Every write is witnessed from here on (receipts, tokens), and events are placed after commit (`server/audit-trail`).
+  const trail = await closeOnFailure(
+    startAuditTrail({
+      stores,
+      keys: signingKeys,
+      ttlS: verdictTtlS,
+      clock: options.clock ?? systemClock,
+      maxDelayMs,
+      logger,
+    }),
+  );
   const sweepEveryMs = config.file.sweep_every_s !== undefined ? config.file.sweep_every_s * 1000 : undefined;
   const backend = options.scheduler
     ? {
@@ -170,17 +184,11 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     callbackAllow,
     now: () => clock.now(),
     away: stores.away,
+    place: () => trail.integrator.runOnce(),
   });
   const gateway = new Gateway({
-    // Final rows leave the store with their verdict token attached (`stores/verdict-tokens`); `server.store` stays bare.
-    store: withVerdictTokens(store, verdicts, {
-      onRefused: (requestId, why) =>
-        logger.error(
-          { requestId, why },
-          'verdict not signed: the row disagrees with its audit events (edited in the database?)',
-        ),
-      coverage: () => stores.audit.coverage(),
-    }),
+    // Final rows leave the store with their stored verdict token attached (`stores/verdict-tokens`); `server.store` stays bare.
+    store: withVerdictTokens(store),
     scheduler: backend.scheduler,
     feed,
     channels,
@@ -192,6 +200,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     stream: events,
     policy,
     auditChain: stores.audit,
+    auditMaxDelayMs: maxDelayMs,
     insights: stores.insights,
     directory: people.current,
     away: new AwayBook({
@@ -209,6 +218,12 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   });
   gateway.audit?.useSigner(verdicts.signAnchor);
   gateway.audit?.useCheckpointCheck(checkpointCheck(verdicts.keys));
+  gateway.audit?.useIntegrator(() => trail.integrator.runOnce());
+  gateway.audit?.useKeys(async () => ({
+    keys: (await signingKeys.jwks()).keys,
+    source: 'gateway',
+    inDatabase: signingKeys.place === 'database',
+  }));
   await closeOnFailure(gateway.start());
   for (const channel of channels) await channel.start?.(gateway);
   // People given only an email get their Slack/Feishu accounts looked up in the background (never on a decision).
@@ -224,7 +239,15 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   // The audit head goes to the sinks hourly (TOLLGATE_AUDIT_ANCHOR_EVERY_S), signed: an anchor kept outside the database.
   const audit = gateway.audit;
   events.start(
-    (listener) => gateway.subscribe(() => listener()),
+    // The stream reads placed events: a change wakes it, and so does the integrator placing it (~100 ms later).
+    (listener) => {
+      const offChanges = gateway.subscribe(() => listener());
+      const offPlaced = trail.integrator.onPlaced(listener);
+      return () => {
+        offChanges();
+        offPlaced();
+      };
+    },
     1000,
     audit ? { head: () => audit.head(), everyMs: anchorEveryMs } : undefined,
   );
@@ -259,7 +282,12 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
       jwksPlugin(signingKeys),
       ...(options.plugins ?? []),
     ],
-    readiness: { ...backend.readiness, ...events.readiness(), signing: signingReadiness },
+    readiness: {
+      ...backend.readiness,
+      ...events.readiness(),
+      signing: signingReadiness,
+      'audit integrator': () => trail.readiness(),
+    },
     version: VERSION,
     rateLimits,
     push: push.service,
@@ -288,6 +316,7 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
     feed,
     backend,
     stores,
+    trail,
     tracing,
     onListening: (url) => (listening = url),
   });

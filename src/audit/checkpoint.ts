@@ -7,7 +7,7 @@ import type { SigningKeys } from '../signing/keys.js';
 import type { CheckpointCheck } from './verify.js';
 
 /** A {@link CheckpointCheck} against `keys`' JWKS. */
-export function checkpointCheck(keys: SigningKeys): CheckpointCheck {
+export function checkpointCheck(keys: Pick<SigningKeys, 'jwks'>): CheckpointCheck {
   return async (checkpoint) => {
     // Loaded at the first check (`audit verify`, a prune), not at every start: the verifier brings jose with it.
     const { verifyAnchor } = await import('../verify/index.js');

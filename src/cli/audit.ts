@@ -15,7 +15,10 @@ import { writeExport } from '../http/export.js';
 import { csvCell } from '../requests/export-lines.js';
 import { toApiEvent, toApiRequest } from '../requests/serialize.js';
 import { openStores } from '../stores/open-store.js';
-import { AuditService } from '../audit/service.js';
+import { readFile } from 'node:fs/promises';
+import type { JWK } from 'jose';
+import { AuditService, type VerifyKeys } from '../audit/service.js';
+import { maxDelayFromEnv } from '../audit/integrator.js';
 import { auditReportJson } from '../audit/verify.js';
 import { checkpointCheck } from '../audit/checkpoint.js';
 import { openSigningKeys } from '../signing/keys.js';
@@ -60,50 +63,86 @@ const TABLE_COLUMNS = [
 ] as const;
 
 /**
- * `tollgate audit verify [--from ISO] [--db …] [--json]`: walks the audit chain and the requests; exit 0 when intact,
- * 1 naming the first broken link (docs/audit.md).
+ * `tollgate audit verify [--keys JWKS_FILE] [--since ISO] [--db …] [--json]`: checks the audit trail and every request
+ * (`audit/verify.ts`); exit 0 when intact, 1 naming the first problem. Signatures are checked against the pinned
+ * JWKS when `--keys` names one, else against the deployment's own keys, and the output says which.
  */
 async function verify(args: ReturnType<typeof parseArgs>): Promise<number> {
-  const fromText = flag(args, 'from');
+  const fromText = flag(args, 'since') ?? flag(args, 'from');
   const from = fromText === undefined ? undefined : new Date(fromText);
   if (from && Number.isNaN(from.getTime()))
-    throw new UsageError(`--from: not a time: ${fromText} (use 2026-01-31 or an ISO time)`);
+    throw new UsageError(`--since: not a time: ${fromText} (use 2026-01-31 or an ISO time)`);
+  const keysFile = flag(args, 'keys');
+  const pinned = keysFile === undefined ? null : await readPinnedKeys(keysFile);
   const stores = await openStores(existingDatabase(flag(args, 'db'), process.env.TOLLGATE_DB), {
     env: process.env,
     migrate: false,
   });
   try {
-    const started = await stores.audit.started().catch(() => undefined);
-    if (started === undefined || started === null) {
+    if (
+      !(await stores.audit.checkpoints(0, 1).then(
+        () => true,
+        () => false,
+      ))
+    ) {
       process.stderr.write(
-        'this database has no audit chain yet: run `tollgate migrate` (or start `tollgate serve` on it) once to add it\n',
+        'this database has no audit trail of this version yet: run `tollgate migrate` (or start `tollgate serve` on it) once to add it\n',
       );
       return 1;
     }
-    const service = new AuditService(stores.audit, stores.store);
-    // A checkpoint (left by `tollgate prune`) is checked against the deployment's keys; the key is only read when there is one.
-    if (await stores.audit.checkpoint().catch(() => null))
-      service.useCheckpointCheck(checkpointCheck(await openSigningKeys(process.env, stores, { readOnly: true })));
+    const service = new AuditService(stores.audit, stores.store, null, {
+      maxDelayMs: maxDelayFromEnv(process.env),
+    });
+    // Read-only: verify creates, moves or generates no key; without --keys it checks against the deployment's own.
+    const gatewayKeys = pinned ? null : await openSigningKeys(process.env, stores, { readOnly: true });
+    const keys: VerifyKeys = pinned
+      ? { keys: pinned, source: 'pinned', inDatabase: false }
+      : { keys: (await gatewayKeys!.jwks()).keys, source: 'gateway', inDatabase: gatewayKeys!.place === 'database' };
+    service.useKeys(async () => keys);
+    service.useCheckpointCheck(checkpointCheck({ jwks: async () => ({ keys: keys.keys }) }));
     const report = await service.verify(from);
     if (flag(args, 'json') === 'true')
       process.stdout.write(`${terminalJson(JSON.stringify(auditReportJson(report)))}\n`);
-    else if (report.ok) {
-      const head = report.head ? `; head: event ${report.head.eventId} ${report.head.hash}` : '';
-      const backfilled = report.chainStarted
-        ? ` (events up to ${report.chainStarted.eventId} were chained when the chain was added, ${report.chainStarted.at})`
-        : '';
-      const cp = report.checkpoint;
-      const pruned = cp
-        ? `; starts after the signed prune checkpoint at event ${cp.eventId} (requests decided before ${cp.prunedBefore} were pruned)`
-        : '';
-      process.stdout.write(
-        `audit chain intact: ${report.events} events, ${report.requests} requests${head}${backfilled}${pruned}\n`,
-      );
-    } else process.stdout.write(`audit chain BROKEN: ${terminalText(report.problem!.message)}\n`);
+    else {
+      const against =
+        keys.source === 'pinned' ? `keys pinned from ${keysFile}` : `the deployment's keys (${keys.keys.length})`;
+      if (report.ok) {
+        const head = report.head ? `; head: seq ${report.head.eventId} ${report.head.hash}` : '';
+        const legacy = report.legacy
+          ? `; the first ${report.legacy.size} events predate receipts (closed by a signed checkpoint, ${report.legacy.at})`
+          : '';
+        const cp = report.checkpoint;
+        const pruned = cp
+          ? `; starts after the signed prune checkpoint at seq ${cp.eventId} (requests decided before ${cp.prunedBefore} were pruned)`
+          : '';
+        process.stdout.write(
+          `audit trail intact: ${report.events} events, ${report.receipts} receipts, ${report.checkpoints} checkpoints, ${report.requests} requests, checked against ${against}${head}${legacy}${pruned}\n`,
+        );
+      } else process.stdout.write(`audit trail BROKEN: ${terminalText(report.problem!.message)}\n`);
+      if (report.pending.events)
+        process.stdout.write(`${report.pending.events} events still wait for the integrator\n`);
+      if (report.keys.warning) process.stdout.write(`warning: ${report.keys.warning}\n`);
+    }
     return report.ok ? 0 : 1;
   } finally {
     await stores.close();
   }
+}
+
+/** The public keys of a JWKS file an auditor pinned (`tollgate keys export` writes one). */
+async function readPinnedKeys(path: string): Promise<JWK[]> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`--keys ${path}: not a readable JSON file (${(error as Error).message})`);
+  }
+  const keys = Array.isArray(parsed) ? parsed : (parsed as { keys?: unknown }).keys;
+  if (!Array.isArray(keys) || keys.length === 0)
+    throw new UsageError(
+      `--keys ${path}: no keys in it (expected a JWKS: {"keys": [...]}, as \`tollgate keys export\` writes)`,
+    );
+  return keys as JWK[];
 }
 
 /** The audit query's filters from the flags (`--status`, `--tool`, `--agent`, `--agent-kind`, `--repo`, `--approver`, `--person`, `--since`, `--until`). */
@@ -194,6 +233,7 @@ export async function run(argv: string[]): Promise<number> {
       'format',
       'events',
       'from',
+      'keys',
     ],
     booleans: ['json'],
   });

@@ -97,7 +97,7 @@ export const COMMANDS: Record<string, Command> = {
   audit: {
     summary: 'Query the confirmation table from the database file (offline).',
     usage:
-      'tollgate audit [--db FILE] [--status S] [--tool NAME] [--agent ID] [--agent-kind codex] [--repo OWNER/NAME] [--approver ID] [--person ID] [--since ISO] [--until ISO] [--limit N] [--format table|csv|ndjson] [--events ID] | tollgate audit export [--format ndjson|csv] [filters] | tollgate audit verify [--from ISO] [--db …] [--json]',
+      'tollgate audit [--db FILE] [--status S] [--tool NAME] [--agent ID] [--agent-kind codex] [--repo OWNER/NAME] [--approver ID] [--person ID] [--since ISO] [--until ISO] [--limit N] [--format table|csv|ndjson] [--events ID] | tollgate audit export [--format ndjson|csv] [filters] | tollgate audit verify [--keys JWKS_FILE] [--since ISO] [--db …] [--json]',
     load: () => import('./audit.js'),
   },
   keys: {

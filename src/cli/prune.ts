@@ -5,7 +5,9 @@
  * (`history/prune.ts`, docs/audit.md). Safe beside a running gateway: each batch is a short transaction.
  */
 import { describeKeyPlace, openSigningKeys } from '../signing/keys.js';
-import { anchorSignerOf } from '../signing/verdict.js';
+import { anchorSignerOf, verdictTtlFromEnv } from '../signing/verdict.js';
+import { Integrator } from '../audit/integrator.js';
+import { Witness } from '../audit/witness.js';
 import { prune, PruneRefusedError, type PruneReport } from '../history/prune.js';
 import { pruneStoreOf } from '../stores/prune-store-of.js';
 import { openStores } from '../stores/open-store.js';
@@ -33,13 +35,13 @@ export function describePrune(report: PruneReport, before: Date): string {
   if (report.checkpoint) {
     lines.push(
       report.dryRun
-        ? `the audit chain would start after event ${report.checkpoint.eventId}; a signed checkpoint would keep it verifiable`
-        : `the audit chain now starts at event ${report.chainStartsAt ?? report.checkpoint.eventId + 1}, checkpoint signed (event ${report.checkpoint.eventId}, hash ${report.checkpoint.hash}); \`tollgate audit verify\` starts from it`,
+        ? `the audit chain would start after seq ${report.checkpoint.eventId}; a signed checkpoint would keep it verifiable`
+        : `the audit chain now starts at seq ${report.chainStartsAt ?? report.checkpoint.eventId + 1}, checkpoint signed (seq ${report.checkpoint.eventId}, hash ${report.checkpoint.hash}); \`tollgate audit verify\` starts from it`,
     );
   } else lines.push('nothing to prune: the audit chain is unchanged');
   if (report.stoppedAt)
     lines.push(
-      `stopped at request ${report.stoppedAt.requestId} (event ${report.stoppedAt.eventId}): ${report.stoppedAt.reason}; older requests after it stay until it can go`,
+      `stopped at request ${report.stoppedAt.requestId} (seq ${report.stoppedAt.eventId}): ${report.stoppedAt.reason}; older requests after it stay until it can go`,
     );
   return lines.join('\n');
 }
@@ -70,6 +72,12 @@ export async function run(argv: string[]): Promise<number> {
       stderrLine(`the checkpoint is signed with the ${describeKeyPlace(keys, kid)}`);
       const signer = await anchorSignerOf(keys);
       sign = async (claims) => signer(claims);
+      // Holding the key, prune places what is pending first (closing a legacy part on a database no gateway has
+      // served since the upgrade), as a gateway's integrator would: only placed events can be pruned.
+      await new Integrator(
+        stores.integration,
+        new Witness(await keys.ready(), verdictTtlFromEnv(process.env)),
+      ).runOnce();
     }
     const report = await prune(await pruneStoreOf(stores), { before, sign, batchSize, dryRun });
     process.stdout.write(

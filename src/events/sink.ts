@@ -9,12 +9,12 @@
  */
 import type { Logger } from 'pino';
 import { describeError } from '../api/errors.js';
-import type { ConfirmationEvent, ConfirmationRequest } from '../requests/types.js';
+import type { ConfirmationRequest } from '../requests/types.js';
 import { AWAY_CHANGED_TYPE, awayCloudEvent, STREAMED, toCloudEvent } from './cloud.js';
 import type { AwayStore } from '../people/away-book.js';
 import { toolAdmitted, type SinkConfig } from './config.js';
 import { DeliveryWindow, type Outgoing } from './delivery-window.js';
-import type { EventLog } from './types.js';
+import type { EventLog, PlacedEvent } from './types.js';
 import { ANCHOR_TYPE, anchorCloudEvent, postCloudEvents } from './sink-post.js';
 
 export { ANCHOR_TYPE, signatureHeader } from './sink-post.js';
@@ -41,6 +41,8 @@ export interface SinkDeps {
   now(): number;
   /** Changes of away status, sent as `dev.tollgate.person.away_changed` (absent: none). */
   away?: Pick<AwayStore, 'after' | 'head'>;
+  /** Places what is pending now (the process's audit integrator): a page read over the API sees what was just written. */
+  place?: () => Promise<void>;
 }
 
 /** Batches in flight at once (one per lane: see {@link DeliveryWindow}). */
@@ -198,7 +200,7 @@ export class EventSink {
   }
 
   /** The events as the sink sends them: each with its request as it is now, or a null body when a filter leaves it out. */
-  private async outgoing(events: readonly ConfirmationEvent[]): Promise<Outgoing[]> {
+  private async outgoing(events: readonly PlacedEvent[]): Promise<Outgoing[]> {
     const requests = new Map(
       (await this.deps.requests([...new Set(events.map((e) => e.requestId))])).map((r) => [r.id, r]),
     );
@@ -208,7 +210,7 @@ export class EventSink {
       const wanted =
         (!this.config.types || this.config.types.has(cloud.type)) &&
         toolAdmitted(this.config.tools, request?.toolName ?? '');
-      return { id: event.id, requestId: event.requestId, body: wanted ? JSON.stringify(cloud) : null };
+      return { id: event.position, requestId: event.requestId, body: wanted ? JSON.stringify(cloud) : null };
     });
   }
 

@@ -75,6 +75,7 @@ export class EventStream {
 
   /** Delivers what waits now (tests, and a final flush). */
   async flush(): Promise<void> {
+    await this.deps.place?.();
     await Promise.all(this.sinks.map((s) => s.kick()));
   }
 
@@ -99,13 +100,14 @@ export class EventStream {
 
   /** Events after `after`, oldest first, as CloudEvents. */
   async page(after: number, limit: number): Promise<EventPage> {
+    await this.deps.place?.();
     const events = await this.deps.log.after(after, limit, STREAMED);
     const requests = new Map(
       (await this.deps.requests([...new Set(events.map((e) => e.requestId))])).map((r) => [r.id, r]),
     );
     return {
       items: events.map((e) => toCloudEvent(e, requests.get(e.requestId) ?? null, this.deps.source)),
-      next_after: events.at(-1)?.id ?? after,
+      next_after: events.at(-1)?.position ?? after,
     };
   }
 }

@@ -82,7 +82,12 @@ export class Gateway extends GatewayReads implements ChannelHost {
   private readonly traces = new RequestTraces();
 
   constructor(options: GatewayOptions) {
-    const audit = options.auditChain ? new AuditService(options.auditChain, options.store) : null;
+    const audit = options.auditChain
+      ? new AuditService(options.auditChain, options.store, null, {
+          maxDelayMs: options.auditMaxDelayMs,
+          now: () => new Date((options.clock ?? systemClock).now()),
+        })
+      : null;
     super(
       options.store,
       options.feed ?? new LocalChangeFeed(),

@@ -41,6 +41,8 @@ export interface GatewayOptions {
   away?: AwayBook;
   /** The database's audit chain: `gateway.audit` verifies it and publishes its head. */
   auditChain?: AuditChain;
+  /** The stated merge delay (`TOLLGATE_AUDIT_MAX_DELAY`): `audit verify` reports an event pending longer. */
+  auditMaxDelayMs?: number;
   /** The event stream (webhook sinks and `GET /v1/events`); absent: no stream. */
   stream?: EventStream;
   /** The store's insights reads (`GET /v1/insights`); absent: no insights. */

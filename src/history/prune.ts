@@ -3,7 +3,8 @@
  * `tollgate prune --before DATE`: deletes decided requests older than DATE, with their events, cards and grants, in
  * batches, keeping the audit chain verifiable.
  *
- * The chain runs through every event in id order, so only a *prefix* of it can go: a batch walks the chain from where
+ * The chain runs through every integrated event in `seq` order (positions below are `seq`s), so only a *prefix* of it
+ * can go: a batch walks the chain from where
  * it starts now (the newest checkpoint, or its first event), checking every link it will delete, and stops at the first
  * event of a request it may not delete (pending, decided on or after DATE, holding a live grant, or with an event on or
  * after DATE) or at the chain's newest event, which stays so new events keep extending the chain. A request whose
@@ -15,20 +16,24 @@
  * @remarks Left out: pruning from the middle of the chain (a request kept near the start holds everything after it
  * until it can go too); the report says which request stopped the prune.
  */
-import { eventHashOfColumns, GENESIS_HASH } from '../audit/encoding.js';
+import { GENESIS_HASH } from '../audit/encoding.js';
+import { chainHash, leafOfColumns } from '../audit/leaf.js';
 import type { ChainCheckpoint, ChainRow } from '../audit/types.js';
 
 /** One transaction of a prune: holds the chain, so no event is inserted while it runs. */
 export interface PruneTransaction {
-  /** Chain rows with `id > afterId`, by id (the rows `AuditChain.rows` answers). */
+  /** Integrated rows with `seq > afterId`, by seq (the rows `AuditChain.rows` answers). */
   chainRows(afterId: number, limit: number): Promise<ChainRow[]>;
-  /** The newest event's id, or null when there are none. */
+  /** The newest integrated event's `seq`, or null when there are none. */
   headId(): Promise<number | null>;
   /** Of `ids`, the requests that may go: final, decided before `before`, and holding no grant still usable at `now`. */
   prunable(ids: readonly string[], before: Date, now: Date): Promise<Set<string>>;
-  /** Each request's newest event id. */
+  /** Each request's newest event `seq` (an event not yet integrated counts as after every other). */
   lastEventIds(ids: readonly string[]): Promise<Map<string, number>>;
-  /** Deletes events `afterId < id <= throughId` and the requests `ids` with their cards and grants; counts what went. */
+  /**
+   * Deletes events `afterId < seq <= throughId`, the receipts none of whose events is left, and the requests `ids`
+   * with their cards, grants and verdict tokens; counts what went.
+   */
   remove(ids: readonly string[], afterId: number, throughId: number): Promise<{ requests: number; events: number }>;
   /** Writes (or, for a later batch of the same run, moves) the run's checkpoint. Returns the row's id. */
   saveCheckpoint(
@@ -39,7 +44,7 @@ export interface PruneTransaction {
 
 /** A database a prune works on (one per dialect: `requests/<dialect>/prune-store.ts`). */
 export interface PruneStore {
-  /** Whether the database has an audit chain (`chain_started`); a prune refuses to run without one. */
+  /** Whether any event has a place in the chain yet; a prune refuses to run before (nothing could go). */
   chained(): Promise<boolean>;
   /** The newest checkpoint, or null. */
   checkpoint(): Promise<ChainCheckpoint | null>;
@@ -118,10 +123,10 @@ async function findCut(
   walk: for (;;) {
     const rows = await tx.chainRows(afterId, PAGE);
     if (rows.length === 0) break;
-    const unknown = [...new Set(rows.map((r) => r[3] as string))].filter((id) => !verdicts.has(id));
+    const unknown = [...new Set(rows.map((r) => r[6] as string))].filter((id) => !verdicts.has(id));
     const ok = unknown.length ? await tx.prunable(unknown, before, now) : new Set<string>();
     for (const id of unknown) verdicts.set(id, ok.has(id));
-    for (const [id, prevHash, hash, ...columns] of rows) {
+    for (const [id, , prevHash, hash, leaf, , ...columns] of rows) {
       const requestId = columns[0] as string;
       const at = columns[5] as string;
       nextId = id;
@@ -146,7 +151,8 @@ async function findCut(
         break walk;
       }
       if (!firstEvent.has(requestId) && firstEvent.size >= batchSize) break walk;
-      if (hash === null || prevHash !== prev || eventHashOfColumns(prevHash, ...columns) !== hash) {
+      const content = leafOfColumns(columns);
+      if (hash === null || prevHash !== prev || leaf !== content || chainHash(prev, content) !== hash) {
         throw new PruneRefusedError(
           `the audit chain is broken at event ${id}: run \`tollgate audit verify\`; prune deletes nothing that would hide it`,
         );
@@ -197,7 +203,7 @@ async function findCut(
 export async function prune(store: PruneStore, options: PruneOptions): Promise<PruneReport> {
   if (!(await store.chained()))
     throw new PruneRefusedError(
-      'this database has no audit chain yet: run `tollgate migrate` once to add it, then prune',
+      'this database has no integrated audit chain yet: start `tollgate serve` on it once (it signs the first checkpoint), then prune',
     );
   const now = options.now ?? new Date();
   const batchSize = options.batchSize ?? 1000;

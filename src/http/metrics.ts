@@ -60,6 +60,25 @@ export function createMetrics(gateway: Gateway, options: { defaultMetrics?: bool
       }
     },
   });
+  // The audit integrator's backlog (docs/audit.md, "One order, without one lock"): what waits for a place.
+  const backlog = async () => (await gateway.audit?.backlog()) ?? { events: 0, oldestAt: null };
+  new Gauge({
+    name: 'tollgate_audit_backlog_events',
+    help: 'Audit events committed and waiting for the integrator to place them.',
+    registers: [registry],
+    async collect() {
+      this.set((await backlog()).events);
+    },
+  });
+  new Gauge({
+    name: 'tollgate_audit_backlog_age_seconds',
+    help: 'How long the oldest audit event has waited for the integrator (0 when none waits).',
+    registers: [registry],
+    async collect() {
+      const { oldestAt } = await backlog();
+      this.set(oldestAt ? Math.max(0, (Date.now() - Date.parse(oldestAt)) / 1000) : 0);
+    },
+  });
   const created = new Counter({
     name: 'tollgate_requests_created_total',
     help: 'Requests filed by this process.',

@@ -117,14 +117,20 @@ export interface ApiEvent {
 }
 
 /**
- * Verdict tokens signed for row objects (by `stores/verdict-tokens`, as rows leave the store). Kept beside the row, not
- * in it, so the domain object stays the row and the token is dropped with it.
+ * Verdict tokens of row objects: minted by the store that settled the row, in that transaction, or read as stored
+ * (`stores/verdict-tokens`). Kept beside the row, not in it, so the domain object stays the row and the token is
+ * dropped with it.
  */
 const verdictTokens = new WeakMap<ConfirmationRequest, string>();
 
-/** Attaches the signed verdict token of a final row to the row object, for {@link toApiRequest} to show. */
+/** Attaches the verdict token of a final row to the row object, for {@link toApiRequest} to show. */
 export function attachVerdictToken(r: ConfirmationRequest, token: string): void {
   verdictTokens.set(r, token);
+}
+
+/** Whether a verdict token is attached to the row object already. */
+export function hasVerdictToken(r: ConfirmationRequest): boolean {
+  return verdictTokens.has(r);
 }
 
 /** A request as the API returns it. The nonce and callback URL stay server-side: they are secrets. */

@@ -218,6 +218,11 @@ export interface ConfirmationStore {
   appendEvent(requestId: string, event: NewEvent): Promise<void>;
   events(requestId: string): Promise<ConfirmationEvent[]>;
   /**
+   * The verdict tokens stored when these requests settled, by id (minted in the settling transaction; docs/audit.md,
+   * "The proof"). A request settled before the fifth stage, or written around tollgate, has none.
+   */
+  verdictTokens(requestIds: readonly string[]): Promise<Map<string, string>>;
+  /**
    * The events of several requests in one read (start-up re-arms 100 000 pending rows a page at a time): by request
    * id, then oldest first within each request.
    */

@@ -52,6 +52,8 @@ export interface ServerParts extends Omit<TollgateServer, 'listen' | 'close'> {
   backend: { close(): Promise<void> };
   /** The database. */
   stores: { close(): Promise<void> };
+  /** The audit trail's integrator: it places what is pending and signs a checkpoint after the gateway stops. */
+  trail: { stop(): Promise<void> };
   tracing: Tracing | null;
   /** Told the base URL once listening (notifications link to it when no public URL is configured). */
   onListening(url: string): void;
@@ -59,8 +61,22 @@ export interface ServerParts extends Omit<TollgateServer, 'listen' | 'close'> {
 
 /** The server's handle: its parts, `listen()` and a `close()` that runs once however often it is called. */
 export function serverHandle(parts: ServerParts): TollgateServer {
-  const { http, config, resolver, retention, events, gateway, channels, logger, web, feed, backend, stores, tracing } =
-    parts;
+  const {
+    http,
+    config,
+    resolver,
+    retention,
+    events,
+    gateway,
+    channels,
+    logger,
+    web,
+    feed,
+    backend,
+    stores,
+    tracing,
+    trail,
+  } = parts;
   let closing: Promise<void> | null = null;
   return {
     gateway,
@@ -91,6 +107,7 @@ export function serverHandle(parts: ServerParts): TollgateServer {
         await retention?.stop();
         await events.stop();
         await gateway.stop();
+        await trail.stop();
         // Channels end their own long-lived connections (web inbox streams, Socket Mode) before we wait for drain.
         for (const channel of channels)
           await channel.stop?.().catch((e: unknown) => logger.warn({ err: e }, 'channel stop failed'));

@@ -15,6 +15,8 @@ import type { DatabaseLogger, OpenPostgres } from './postgres/database.js';
 import type { OpenDatabase } from './sqlite/database.js';
 import type { ConfirmationStore } from '../requests/store.js';
 import type { AuditChain } from '../audit/types.js';
+import type { IntegrationStore } from '../audit/integrator.js';
+import type { Witness } from '../audit/witness.js';
 import type { DeploymentSecrets } from '../contracts/deployment-secrets.js';
 import type { SharedMarks } from '../contracts/shared-marks.js';
 import type { ResolutionCache } from '../people/email-resolution.js';
@@ -42,6 +44,10 @@ export interface OpenStores {
   signOuts: SharedMarks;
   /** The audit chain, for `audit verify` and the published head. */
   audit: AuditChain;
+  /** The integrator's side of the audit trail (`audit/integrator.ts`): places events after commit. */
+  integration: IntegrationStore;
+  /** Signs what the stores commit from now on (`audit/witness.ts`): set by `serve` once the key is loaded. */
+  useWitness(witness: Witness | null): void;
   /** Keys every replica and restart shares (web sessions, email links), generated once and kept in the database. */
   secrets: DeploymentSecrets;
   /** The event stream's reads and sink cursors. */
@@ -109,9 +115,10 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
       import('./sqlite/marks.js'),
       import('./sqlite/away-store.js'),
     ]);
-  const [{ SqlitePushSubscriptions }, { SqliteInsights }] = await Promise.all([
+  const [{ SqlitePushSubscriptions }, { SqliteInsights }, { SqliteIntegration }] = await Promise.all([
     import('./sqlite/push-subscriptions.js'),
     import('./sqlite/insights.js'),
+    import('./sqlite/audit-integration.js'),
   ]);
   const open = openDatabase(path, { sync: sqliteSyncFrom(options.env ?? {}) });
   try {
@@ -144,6 +151,8 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     secrets: new SqliteSecrets(open.sqlite),
     signOuts: new SqliteMarks(open.sqlite),
     audit: new SqliteAuditChain(open.sqlite),
+    integration: new SqliteIntegration(open.sqlite),
+    useWitness: (witness) => store.useWitness(witness),
     events: new SqliteEventLog(open.sqlite),
     pushSubscriptions: new SqlitePushSubscriptions(open.sqlite),
     away: new SqliteAwayStore(open.sqlite),
@@ -184,9 +193,10 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     import('./postgres/event-log.js'),
     import('./postgres/away-store.js'),
   ]);
-  const [{ PostgresPushSubscriptions }, { PostgresInsights }] = await Promise.all([
+  const [{ PostgresPushSubscriptions }, { PostgresInsights }, { PostgresIntegration }] = await Promise.all([
     import('./postgres/push-subscriptions.js'),
     import('./postgres/insights.js'),
+    import('./postgres/audit-integration.js'),
   ]);
   const open = database.openPostgres(url, {
     poolSize: numberFrom(env, 'TOLLGATE_DB_POOL'),
@@ -218,6 +228,8 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     signOuts: marks,
     secrets: new PostgresSecrets(open),
     audit: new PostgresAuditChain(open),
+    integration: new PostgresIntegration(open),
+    useWitness: (witness) => store.useWitness(witness),
     resolutions: new PostgresResolutionCache(open),
     events: new PostgresEventLog(open),
     pushSubscriptions: new PostgresPushSubscriptions(open),

@@ -32,7 +32,8 @@ interface Replica extends Entry {
   host: FaultHost;
   links: { postgres: Forwarder; redis: Forwarder; clients: Forwarder };
   process: ChildProcess;
-  output: string;
+  /** What its gateway printed (stdout and stderr) since its last start. */
+  output?: () => string;
 }
 
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -143,6 +144,7 @@ describe.skipIf(unavailable !== null)(
             prefix,
           );
           r.process = started.process;
+          r.output = started.output;
         }
 
         const a = await replica('a', 1);
@@ -200,7 +202,15 @@ describe.skipIf(unavailable !== null)(
           replicas.map((r) =>
             fetch(`${r.url}/v1/requests?status=pending&limit=500`, {
               headers: { authorization: `Bearer ${TOKEN}` },
-            }).then((res) => res.text()),
+            }).then(
+              (res) => res.text(),
+              (error: unknown) => {
+                // A replica that no longer answers: say which, and what it printed before it went.
+                throw new Error(
+                  `replica ${r.name} does not answer (${String(error)}); its output:\n${r.output?.() ?? ''}`,
+                );
+              },
+            ),
           ),
         );
         const findings = await withClient(database.url, (c) => check(c, ledger));

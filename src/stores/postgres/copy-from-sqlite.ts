@@ -11,6 +11,7 @@ import type { OpenDatabase } from '../sqlite/database.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
 import { REQUEST_INSERT, requestRecords } from './rows.js';
+import { copyProof } from './copy-proof.js';
 
 /** How many rows of each table the copy wrote (rows already in the target are not counted). */
 export interface CopyCounts {
@@ -47,16 +48,32 @@ export async function copySqliteToPostgres(
             ])
           ).rowCount ?? 0;
       }
+      // Events keep their place in the chain, their hashes, leaves and receipts: the proof moves with them (the leaf is of
+      // the canonical detail and ISO time, which PostgreSQL's jsonb and timestamptz read back as the same values).
       for (const e of rows(
-        'SELECT id, request_id, type, actor, channel, detail, at FROM confirmation_events ORDER BY id',
+        'SELECT id, request_id, type, actor, channel, detail, at, seq, prev_hash, hash, leaf, receipt_id FROM confirmation_events ORDER BY id',
       )) {
         const result = await client.query(
-          `INSERT INTO confirmation_events (id, request_id, type, actor, channel, detail, at) OVERRIDING SYSTEM VALUE
-           VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7) ON CONFLICT (id) DO NOTHING`,
-          [e.id, e.request_id, e.type, e.actor, e.channel, e.detail, e.at],
+          `INSERT INTO confirmation_events (id, request_id, type, actor, channel, detail, at, seq, prev_hash, hash, leaf, receipt_id)
+           VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`,
+          [
+            e.id,
+            e.request_id,
+            e.type,
+            e.actor,
+            e.channel,
+            e.detail,
+            e.at,
+            e.seq,
+            e.prev_hash,
+            e.hash,
+            e.leaf,
+            e.receipt_id,
+          ],
         );
         counts.events += result.rowCount ?? 0;
       }
+      await copyProof(source, client);
       // Who voted on what without settling it (the audit query's `?person=`): derived from the events, copied as it is.
       for (const v of rows('SELECT person, request_created_at, request_id FROM confirmation_voters')) {
         await client.query(
@@ -146,8 +163,7 @@ export async function copySqliteToPostgres(
         );
       }
       // Ids were copied as they were: new rows must number after them.
-      // Event ids come from the audit chain's trigger (the newest id + 1), not a sequence.
-      for (const table of ['channel_messages']) {
+      for (const table of ['channel_messages', 'confirmation_events']) {
         await client.query(
           `SELECT setval(pg_get_serial_sequence('${table}', 'id'), max(id)) FROM ${table} HAVING max(id) IS NOT NULL`,
         );

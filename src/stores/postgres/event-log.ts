@@ -4,13 +4,13 @@
  * delivered, so of several replicas exactly one delivers each sink at a time and the order of events holds.
  */
 import { createHash } from 'node:crypto';
-import type { EventLog } from '../../events/types.js';
+import type { EventLog, PlacedEvent } from '../../events/types.js';
 import type { EventType } from '../../requests/types.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
 import { rowToEvent } from './rows.js';
 
-const EVENT_COLUMNS = 'id, request_id AS "requestId", type, actor, channel, detail, at';
+const EVENT_COLUMNS = 'id, request_id AS "requestId", type, actor, channel, detail, at, seq AS position';
 
 /** The lock key of a sink: 63 bits of its name's hash (advisory locks take a bigint). */
 function lockKey(name: string): string {
@@ -23,21 +23,21 @@ function lockKey(name: string): string {
 export class PostgresEventLog implements EventLog {
   constructor(private readonly open: Pick<OpenPostgres, 'pool'>) {}
 
-  async after(afterId: number, limit: number, types: readonly EventType[]) {
+  async after(afterPosition: number, limit: number, types: readonly EventType[]): Promise<PlacedEvent[]> {
     return withPostgresErrors(async () => {
-      const { rows } = await this.open.pool.query<Parameters<typeof rowToEvent>[0]>(
-        `SELECT ${EVENT_COLUMNS} FROM confirmation_events WHERE id > $1 AND type = ANY($2) ORDER BY id LIMIT $3`,
-        [afterId, types, limit],
+      const { rows } = await this.open.pool.query<Parameters<typeof rowToEvent>[0] & { position: string }>(
+        `SELECT ${EVENT_COLUMNS} FROM confirmation_events WHERE seq > $1 AND type = ANY($2) ORDER BY seq LIMIT $3`,
+        [afterPosition, types, limit],
       );
-      return rows.map(rowToEvent);
+      return rows.map((row) => ({ ...rowToEvent(row), position: Number(row.position) }));
     });
   }
 
   async head(): Promise<number> {
     return withPostgresErrors(async () =>
       Number(
-        (await this.open.pool.query<{ id: string }>('SELECT coalesce(max(id), 0) AS id FROM confirmation_events'))
-          .rows[0]!.id,
+        (await this.open.pool.query<{ size: string }>('SELECT coalesce(max(size), 0) AS size FROM chain_head')).rows[0]!
+          .size,
       ),
     );
   }

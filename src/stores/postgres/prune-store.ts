@@ -1,18 +1,17 @@
 /**
  * @module stores/postgres/prune-store
- * {@link PruneStore} on PostgreSQL. A batch is one transaction holding the audit chain's lock (the advisory lock the
- * insert trigger takes, migrations/postgres/0005), so no replica inserts an event while the batch decides where to cut
- * and deletes; their inserts wait for the batch's commit, a few milliseconds.
+ * {@link PruneStore} on PostgreSQL. A batch is one transaction holding the integrator's head (`chain_head`'s row, the
+ * lock every replica's integrator takes with `SKIP LOCKED`), so the chain does not move while the batch decides where
+ * to cut and deletes; integrators skip for those few milliseconds, and writers, who never touch the head, go on. Only
+ * integrated events go (by `seq`); pending ones are newer than every cut.
  */
 import type pg from 'pg';
-import type { ChainCheckpoint, ChainRow } from '../../audit/types.js';
+import type { ChainCheckpoint } from '../../audit/types.js';
 import type { PruneStore, PruneTransaction } from '../../history/prune.js';
-import { CHAIN_ROWS } from './audit-chain.js';
+import { CHAIN_ROWS, chainRowsOf, pruneCheckpoint } from './audit-chain.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
-
-/** The chain's lock: the number the insert trigger locks. */
-const CHAIN_LOCK = 7130413505;
+import { inTransaction } from './transaction.js';
 
 /** The prune's reads and deletes on a PostgreSQL database. */
 export class PostgresPruneStore implements PruneStore {
@@ -20,47 +19,20 @@ export class PostgresPruneStore implements PruneStore {
 
   async chained() {
     return withPostgresErrors(
-      async () => (await this.open.pool.query("SELECT 1 FROM audit_marks WHERE name = 'chain_started'")).rowCount === 1,
+      async () =>
+        ((await this.open.pool.query('SELECT 1 FROM chain_head WHERE size > 0 OR checkpoint > 0')).rowCount ?? 0) > 0,
     );
   }
 
   async checkpoint(): Promise<ChainCheckpoint | null> {
-    return withPostgresErrors(async () => {
-      const { rows } = await this.open.pool.query<{
-        event_id: string;
-        hash: string;
-        at: string;
-        signature: string;
-        pruned_before: Date;
-      }>('SELECT event_id, hash, at, signature, pruned_before FROM audit_checkpoints ORDER BY event_id DESC LIMIT 1');
-      const r = rows[0];
-      return r
-        ? {
-            eventId: Number(r.event_id),
-            hash: r.hash,
-            at: r.at,
-            signature: r.signature,
-            prunedBefore: r.pruned_before.toISOString(),
-          }
-        : null;
-    });
+    return withPostgresErrors(() => pruneCheckpoint(this.open.pool));
   }
 
   async transaction<T>(fn: (tx: PruneTransaction) => Promise<T>): Promise<T> {
-    return withPostgresErrors(async () => {
-      const client = await this.open.pool.connect();
-      try {
-        await client.query('BEGIN');
-        await client.query('SELECT pg_advisory_xact_lock($1)', [CHAIN_LOCK]);
-        const result = await fn(transaction(client));
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
+    return inTransaction(this.open.pool, async (client) => {
+      // Waits for an integrator's batch under way, then keeps the chain still until commit.
+      await client.query('SELECT 1 FROM chain_head WHERE id = 1 FOR UPDATE');
+      return fn(transaction(client));
     });
   }
 }
@@ -69,11 +41,12 @@ function transaction(client: pg.PoolClient): PruneTransaction {
   return {
     async chainRows(afterId, limit) {
       const { rows } = await client.query<unknown[]>({ text: CHAIN_ROWS, values: [afterId, limit], rowMode: 'array' });
-      return rows.map((r) => [Number(r[0]), ...r.slice(1)] as ChainRow);
+      return chainRowsOf(rows);
     },
     async headId() {
-      const { rows } = await client.query<{ id: string | null }>('SELECT max(id) AS id FROM confirmation_events');
-      return rows[0]?.id == null ? null : Number(rows[0].id);
+      const { rows } = await client.query<{ size: string }>('SELECT size FROM chain_head WHERE id = 1');
+      const size = Number(rows[0]?.size ?? 0);
+      return size === 0 ? null : size;
     },
     async prunable(ids, before, now) {
       const { rows } = await client.query<{ id: string }>(
@@ -85,18 +58,20 @@ function transaction(client: pg.PoolClient): PruneTransaction {
     },
     async lastEventIds(ids) {
       const { rows } = await client.query<{ request_id: string; id: string }>(
-        'SELECT request_id, max(id) AS id FROM confirmation_events WHERE request_id = ANY($1::text[]) GROUP BY request_id',
+        // A pending event (no seq yet) counts as after every other: its request cannot go yet.
+        'SELECT request_id, max(coalesce(seq, 9007199254740991)) AS id FROM confirmation_events WHERE request_id = ANY($1::text[]) GROUP BY request_id',
         [ids],
       );
       return new Map(rows.map((r) => [r.request_id, Number(r.id)]));
     },
     async remove(ids, afterId, throughId) {
       const events =
-        (await client.query('DELETE FROM confirmation_events WHERE id > $1 AND id <= $2', [afterId, throughId]))
+        (await client.query('DELETE FROM confirmation_events WHERE seq > $1 AND seq <= $2', [afterId, throughId]))
           .rowCount ?? 0;
       await client.query('DELETE FROM channel_messages WHERE request_id = ANY($1::text[])', [ids]);
       await client.query('DELETE FROM confirmation_voters WHERE request_id = ANY($1::text[])', [ids]);
       await client.query('DELETE FROM grants WHERE request_id = ANY($1::text[])', [ids]);
+      await client.query('DELETE FROM verdict_tokens WHERE request_id = ANY($1::text[])', [ids]);
       const requests =
         (
           await client.query("DELETE FROM confirmation_requests WHERE id = ANY($1::text[]) AND status <> 'pending'", [

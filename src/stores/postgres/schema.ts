@@ -22,6 +22,8 @@ import { RECEIPT_TYPES_SQL } from '../../requests/receipts.js';
 import type { AgentContext } from '../../requests/types.js';
 import type { CallSummary } from '../../summaries/types.js';
 
+export * from './schema-proof.js';
+
 /** The statuses a request ends in (`FinalStatus`), each with a partial index of its rows by time. */
 const FINAL_STATUSES = ['approved', 'denied', 'expired', 'cancelled'] as const;
 
@@ -114,11 +116,11 @@ export const confirmationEvents = pgTable(
   'confirmation_events',
   {
     /**
-     * Assigned by the audit chain's trigger (migrations/postgres/0004_audit_chain.sql) under the chain's lock, so ids
-     * follow the chain's order across replicas; a row given an id (a copy from SQLite) keeps it. A batched create
-     * assigns its events' ids and hashes itself, under the same lock (`creates.ts`, migration 0010).
+     * From the column's identity sequence (migration 0023): writers take no chain-wide lock, so ids follow no commit
+     * order; the one order is `seq`, given by the integrator after commit (`audit/integrator.ts`). A row given an id
+     * (a copy from SQLite) keeps it.
      */
-    id: bigint('id', { mode: 'number' }).primaryKey(),
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
     requestId: text('request_id')
       .notNull()
       .references(() => confirmationRequests.id),
@@ -130,13 +132,24 @@ export const confirmationEvents = pgTable(
       .notNull()
       .default(sql`'{}'::jsonb`),
     at: at('at').notNull(),
-    /** The previous event's `hash` (64 zeros for the first): set by the chain's trigger (docs/audit.md). */
+    /** The previous event's `hash` in `seq` order (64 zeros for the first): set by the integrator (docs/audit.md). */
     prevHash: text('prev_hash'),
-    /** SHA-256 over this row's canonical encoding and `prev_hash`: set by the chain's trigger (docs/audit.md). */
+    /** The chain hash at `seq` (`audit/leaf.ts`): set by the integrator. */
     hash: text('hash'),
+    /** The event's place in the one order, gap-free from 1: null until the integrator reaches it. */
+    seq: bigint('seq', { mode: 'number' }),
+    /** The event's digest as its writer witnessed it (`audit/leaf.ts`), covered by its receipt. */
+    leaf: text('leaf'),
+    /** The batch receipt (`audit_receipts`) of the transaction that wrote it; null when written without a key. */
+    receiptId: text('receipt_id'),
   },
   (t) => [
     index('confirmation_events_request').on(t.requestId, t.id),
+    uniqueIndex('confirmation_events_seq').on(t.seq),
+    // The integrator's queue: only events still waiting for their place, oldest id first.
+    index('confirmation_events_pending')
+      .on(t.id)
+      .where(sql`${t.seq} IS NULL`),
     index('confirmation_events_type').on(t.type, t.at),
     // Execution receipts only, by request (exports join each row's latest): through the request index every event of
     // every exported row was read to find out it had none. Receipts are few, so nothing else pays for it.

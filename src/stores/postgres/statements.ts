@@ -18,8 +18,8 @@ export const SQL_TEXT = {
   byIds: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = ANY($1::text[])`,
   /**
    * `FOR NO KEY UPDATE`, the lock the row's own UPDATE takes: it serializes votes, cancels and escalations of one
-   * request, but not an event inserted for it meanwhile, whose foreign-key check takes a key-share lock on the row
-   * after the chain's trigger took the chain's lock. With `FOR UPDATE` the two waited on each other (a deadlock,
+   * request, but not an event inserted for it meanwhile, whose foreign-key check takes a key-share lock on the row.
+   * With `FOR UPDATE` the two waited on each other while the insert also held the old chain's lock (a deadlock,
    * 40P01: a card delivered while a quorum vote was counted).
    */
   byIdForUpdate: `SELECT ${REQUEST} FROM confirmation_requests WHERE id = $1 FOR NO KEY UPDATE`,
@@ -30,14 +30,25 @@ export const SQL_TEXT = {
   byIdForVote: `SELECT ${REQUEST}, coalesce($2::timestamptz, now()) AS "deadlineNow" FROM confirmation_requests WHERE id = $1 FOR NO KEY UPDATE`,
   byKey: `SELECT ${REQUEST} FROM confirmation_requests WHERE coalesce(filed_by, '') = $1 AND idempotency_key = $2`,
   create: CREATE_BATCH,
+  /** An event inside a witnessed transaction: `$7` its leaf, `$8` its transaction's receipt (`witnessed.ts`). */
   insertEvent:
-    'INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)',
+    'INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at, leaf, receipt_id) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8)',
+  /** One event on its own: `insertEvent` with its receipt (`$8`…`$12`, all null without a witness) in the same statement. */
+  appendEvent: `WITH receipt AS (
+      INSERT INTO audit_receipts (id, kid, at, leaves, signature) SELECT $8, $9, $10, $11, $12 WHERE $8::text IS NOT NULL
+    )
+    INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at, leaf, receipt_id) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8)`,
+  /** A witnessed transaction's last statement: its receipt (`$1`…`$5`, null when it added no event) and tokens. */
+  seal: `WITH receipt AS (
+      INSERT INTO audit_receipts (id, kid, at, leaves, signature) SELECT $1, $2, $3, $4, $5 WHERE $1::text IS NOT NULL
+    )
+    INSERT INTO verdict_tokens (request_id, token) SELECT * FROM unnest($6::text[], $7::text[])`,
   insertMessage: `INSERT INTO channel_messages (request_id, channel, target, status, attempts, updated_at) VALUES ($1, $2, $3, $4, 0, $5)
     ON CONFLICT (request_id, channel, target) DO NOTHING`,
   // The person of each approval (`detail.person`; an event written before the directory counts as its account's) and the
   // absentee whose seat it filled (`detail.on_behalf_of`).
   approvers:
-    "SELECT actor, coalesce(detail->>'person', actor) AS person, detail->>'on_behalf_of' AS \"onBehalfOf\" FROM confirmation_events WHERE request_id = $1 AND type = 'approved'",
+    "SELECT actor, coalesce(detail->>'person', actor) AS person, detail->>'on_behalf_of' AS \"onBehalfOf\" FROM confirmation_events WHERE request_id = $1 AND type = 'approved' ORDER BY id",
   /** An approval short of the quorum, for the audit query's `?person=` (`confirmation_voters`). */
   recordVoter:
     'INSERT INTO confirmation_voters (person, request_created_at, request_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
@@ -48,33 +59,55 @@ export const SQL_TEXT = {
     WHERE id = $1 AND status = 'pending' RETURNING ${RETURNING_REQUEST}`,
   /**
    * A vote that settles its request in one statement: the flip (a deny, or an approval where one suffices) and its
-   * event ($12), or nothing when the row is not pending, needs a quorum or is past its deadline (by `$13`, or the
-   * database's clock when `$13` is null). Same parameters as `flip` otherwise.
+   * event ($12, canonical JSON; `$14` its leaf), or nothing when the row is not pending, needs a quorum or is past its
+   * deadline (by `$13`, or the database's clock when `$13` is null). Same parameters as `flip` otherwise. Witnessed
+   * (`witnessed.ts`): the receipt `$15`…`$19` and the verdict token `$20`, minted before the statement from the values
+   * it commits; the token names the tool `$21` and arguments `$22` it was minted for, so the row changes only when
+   * they are its own (null: not checked, when nothing was minted or the approved arguments are the token's).
    */
   settle: `WITH flipped AS (
       UPDATE confirmation_requests r SET status = $2, responded_at = $3, updated_at = $3, responded_by = $4, responded_via = $5,
         decision_option = $6, reason = $7, approved_args = $8::jsonb, allowed = $9, responded_by_person = $10, on_behalf_of = $11
       WHERE id = $1 AND status = 'pending' AND ($2::text = 'denied' OR required_approvals = 1)
-        AND expires_at > coalesce($13::timestamptz, now()) RETURNING ${RETURNING_REQUEST}
+        AND expires_at > coalesce($13::timestamptz, now())
+        AND ($21::text IS NULL OR tool_name = $21) AND ($22::text IS NULL OR args_sha256 = $22) RETURNING ${RETURNING_REQUEST}
     ), logged AS (
-      INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) SELECT "id", $2, $4, $5, $12::jsonb, $3 FROM flipped
+      INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at, leaf, receipt_id)
+      SELECT "id", $2, $4, $5, $12::jsonb, $3, $14, $15 FROM flipped
+    ), receipt AS (
+      INSERT INTO audit_receipts (id, kid, at, leaves, signature) SELECT $15, $16, $17, $18, $19 FROM flipped WHERE $15::text IS NOT NULL
+    ), token AS (
+      INSERT INTO verdict_tokens (request_id, token) SELECT "id", $20 FROM flipped WHERE $20::text IS NOT NULL
     )
     SELECT * FROM flipped`,
   /**
-   * Claims up to $2 due rows no other replica holds, expires them and writes their events: one statement, atomic.
-   * "Due" and the time stamped are by `$1`, or the database's clock when `$1` is null (as for votes).
+   * Claims up to $2 due rows no other replica holds (inside `expireDue`'s transaction), with the time they expire at:
+   * `$1`, or the database's clock when `$1` is null (as for votes), at the columns' millisecond precision, so the
+   * values signed are the values stored.
    */
-  expireDue: `WITH clock AS (SELECT coalesce($1::timestamptz, now()) AS t), due AS (
-      SELECT id FROM confirmation_requests WHERE status = 'pending' AND expires_at <= (SELECT t FROM clock) ORDER BY expires_at, id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED
-    ), expired AS (
-      UPDATE confirmation_requests r SET status = 'expired', responded_at = clock.t, updated_at = clock.t, responded_by = 'system',
+  claimDue: `WITH clock AS MATERIALIZED (SELECT coalesce($1::timestamptz, now())::timestamptz(3) AS t)
+    SELECT ${RETURNING_REQUEST}, clock.t AS "deadlineNow" FROM confirmation_requests r, clock
+    WHERE r.status = 'pending' AND r.expires_at <= clock.t ORDER BY r.expires_at, r.id LIMIT $2 FOR NO KEY UPDATE OF r SKIP LOCKED`,
+  /**
+   * Expires the rows `$1` claimed at `$2`, with their events (details `$4`, leaves `$5`, receipt `$3`), the receipt
+   * (`$3`, `$6`…`$9`) and the tokens (`$10`, `$11`): one statement, after `claimDue` in the same transaction.
+   */
+  expireClaimed: `WITH expired AS (
+      UPDATE confirmation_requests r SET status = 'expired', responded_at = $2, updated_at = $2, responded_by = 'system',
         responded_via = NULL, allowed = (r.on_timeout = 'approve')
-      FROM due, clock WHERE r.id = due.id AND r.status = 'pending' RETURNING ${RETURNING_REQUEST}
+      WHERE r.id = ANY($1::text[]) AND r.status = 'pending' RETURNING r.id
     ), logged AS (
-      INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at)
-      SELECT "id", 'expired', 'system', NULL, jsonb_build_object('on_timeout', "onTimeout"), "respondedAt" FROM expired ORDER BY "expiresAt", "id"
+      INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at, leaf, receipt_id)
+      SELECT e.request_id, 'expired', 'system', NULL, e.detail::jsonb, $2, e.leaf, $3
+      FROM unnest($1::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e(request_id, detail, leaf, ord) ORDER BY e.ord
+    ), receipt AS (
+      INSERT INTO audit_receipts (id, kid, at, leaves, signature) SELECT $3, $6, $7, $8, $9 WHERE $3::text IS NOT NULL
+    ), token AS (
+      INSERT INTO verdict_tokens (request_id, token) SELECT * FROM unnest($10::text[], $11::text[])
     )
-    SELECT * FROM expired ORDER BY "expiresAt", "id"`,
+    SELECT count(*)::int AS n FROM expired`,
+  /** The tokens minted when these requests settled (`verdict_tokens`). */
+  verdictTokens: 'SELECT request_id AS id, token FROM verdict_tokens WHERE request_id = ANY($1::text[])',
   events: `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id = $1 ORDER BY id`,
   eventsOf: `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE request_id = ANY($1::text[]) ORDER BY request_id, id`,
   receiptsOf: `SELECT ${selectList(confirmationEvents)} FROM confirmation_events WHERE id IN (

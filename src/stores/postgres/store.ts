@@ -13,14 +13,19 @@
  * tollgate errors, never a `pg` one.
  */
 import type pg from 'pg';
-import { ServiceUnavailableError } from '../../api/errors.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
-import { createBatchParams } from './creates.js';
+import { createBatch, type CreateOutcome } from './create-batch.js';
+import { expireDue } from './expiry.js';
+import { inTransaction } from './transaction.js';
 import { PostgresHistoryReads } from './history-reads.js';
 import { rowToEvent, rowToMessage, rowToRequest, type RequestRow } from './rows.js';
 import { named, rowsOf, SQL_TEXT, type Queryable } from './statements.js';
-import { expireLate, flip, insertEvent, lockForVote, verdictParams } from './verdict-steps.js';
+import { expireLate, flip, insertEvent, lockForVote, seal } from './verdict-steps.js';
+import { SettlePlanner } from './settle.js';
+import { WitnessedWrite } from './witnessed.js';
+import type { Witness } from '../../audit/witness.js';
+import { attachVerdictToken } from '../../requests/serialize.js';
 import { escalatedEvent } from '../../requests/coverage.js';
 import type { ExportFormat, ExportPage } from '../../requests/export-lines.js';
 import { GroupCommit } from '../../utils/group-commit.js';
@@ -45,11 +50,9 @@ import {
   type NewEvent,
   type RequestStatus,
 } from '../../requests/types.js';
-import { needsPriorApprovers, planVote, type PriorApproval } from '../../requests/vote-plan.js';
+import { needsPriorApprovers, planVote, type PriorApproval, type VerdictFields } from '../../requests/vote-plan.js';
 
 type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
-/** A create's outcome inside a batch that committed: its row, or why reading the existing row failed. */
-type CreateOutcome = CreateResult | { failed: unknown };
 
 const MESSAGE_COLUMNS: Record<keyof MessagePatch, string> = {
   messageRef: 'message_ref',
@@ -79,6 +82,10 @@ export class PostgresConfirmationStore implements ConfirmationStore {
   private readonly history: PostgresHistoryReads;
 
   private readonly callerClock: boolean;
+  /** Signs what this store commits (`witnessed.ts`); null until `serve` loads the key, or in tools that hold none. */
+  private witness: Witness | null = null;
+  /** The one-statement settle's view of pending rows (`settle.ts`). */
+  private readonly settles = new SettlePlanner();
 
   constructor(
     private readonly open: OpenPostgres,
@@ -87,6 +94,14 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     this.pool = open.pool;
     this.history = new PostgresHistoryReads(open);
     this.callerClock = options.deadlineClock === 'caller';
+  }
+
+  /**
+   * Signs what this store commits from now on (`audit/witness.ts`): each write's batch receipt, and the verdict token
+   * of each request it settles. Set once the key is loaded, before the gateway serves.
+   */
+  useWitness(witness: Witness | null): void {
+    this.witness = witness;
   }
 
   /** The deadline clock's parameter: the caller's time, or null for the database's `now()`. */
@@ -104,23 +119,16 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     return row ? rowToRequest(row) : null;
   }
 
-  /** Runs `fn` in a transaction on one pooled connection; a client that failed mid-way is discarded, not reused. */
-  private async tx<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return withPostgresErrors(async () => {
-      const client = await this.pool.connect();
-      let failed: unknown = undefined;
-      try {
-        await client.query('BEGIN');
-        const result = await fn(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        failed = error;
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release(failed instanceof Error && !('severity' in failed));
-      }
+  /**
+   * Runs `fn` in a transaction on one pooled connection, witnessed: its events' receipt and its tokens are written
+   * last, before commit (`verdict-steps.ts`).
+   */
+  private async tx<T>(fn: (client: pg.PoolClient, write: WitnessedWrite) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, async (client) => {
+      const write = new WitnessedWrite(this.witness);
+      const result = await fn(client, write);
+      await seal(client, write);
+      return result;
     });
   }
 
@@ -131,39 +139,18 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     return outcome;
   }
 
-  /**
-   * Throws only when the statement failed (nothing written), so the batch can be retried one by one; a create whose
-   * key already existed and whose row then could not be read fails alone, its neighbours being committed.
-   */
+  /** The batch (`create-batch.ts`); its new rows are remembered for the one-statement settle. */
   private async createAll(items: NewCreate[]): Promise<CreateOutcome[]> {
-    const inserted = new Set(
-      (await withPostgresErrors(() => this.rows<{ id: string }>(SQL_TEXT.create, createBatchParams(items)))).map(
-        (r) => r.id,
-      ),
-    );
-    return Promise.all(
-      items.map(async ({ request }): Promise<CreateOutcome> => {
-        if (inserted.has(request.id)) return { request, created: true };
-        try {
-          // The key exists (or a racing create just committed it): a new statement sees that row.
-          const existing = await withPostgresErrors(() =>
-            this.one(SQL_TEXT.byKey, [request.filedBy ?? '', request.idempotencyKey]),
-          );
-          if (!existing)
-            throw new ServiceUnavailableError(
-              'a create with the same idempotency key was in flight; retry',
-              'tollgate_database_busy',
-            );
-          return { request: existing, created: false };
-        } catch (failed) {
-          return { failed };
-        }
-      }),
-    );
+    const byKey = (filedBy: string, key: string) => this.one(SQL_TEXT.byKey, [filedBy, key]);
+    const outcomes = await createBatch({ pool: this.pool, witness: this.witness, byKey }, items);
+    this.settles.remember(outcomes.flatMap((o) => ('created' in o && o.created ? [o.request] : [])));
+    return outcomes;
   }
 
   async get(id: string) {
-    return withPostgresErrors(() => this.one(SQL_TEXT.byId, [id]));
+    const r = await withPostgresErrors(() => this.one(SQL_TEXT.byId, [id]));
+    this.settles.remember([r]);
+    return r;
   }
 
   async getMany(ids: readonly string[]) {
@@ -180,15 +167,10 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     // not pending or needs a quorum; the transaction below then reads the row under its lock and says why.
     const settling = planVote({ requiredApprovals: 1 }, [], vote);
     if (settling.kind === 'final') {
-      const params = [
-        ...verdictParams(id, settling.status, settling.fields),
-        JSON.stringify(settling.event.detail),
-        this.deadlineNow(vote.at),
-      ];
-      const row = await withPostgresErrors(() => this.one(SQL_TEXT.settle, params));
+      const row = await this.settle(id, settling.status, settling.fields, settling.event, vote.at);
       if (row) return { kind: 'final', request: row };
     }
-    return this.tx(async (client): Promise<VoteResult> => {
+    return this.tx(async (client, write): Promise<VoteResult> => {
       // The row lock: a second replica voting on this request waits here until this transaction ends.
       const locked = await lockForVote(client, id, this.deadlineNow(vote.at));
       if (!locked) return { kind: 'not_found' };
@@ -196,21 +178,42 @@ export class PostgresConfirmationStore implements ConfirmationStore {
       if (current.status !== 'pending') return { kind: 'already_final', request: current };
       // The deadline belongs to the row: a vote at or after it expires the request instead, whatever the timers did.
       if (current.expiresAt.getTime() <= now.getTime())
-        return { kind: 'expired', request: await expireLate(client, current, now) };
+        return { kind: 'expired', request: await expireLate(client, write, current, now) };
       const prior = needsPriorApprovers(current, vote)
         ? await this.rows<PriorApproval>(SQL_TEXT.approvers, [id], client)
         : [];
       const plan = planVote(current, prior, vote);
       if (plan.kind === 'duplicate') return { kind: 'duplicate', request: current, priorActor: plan.priorActor };
-      await insertEvent(client, id, plan.event);
+      await insertEvent(client, write, id, plan.event);
       if (plan.kind === 'recorded') {
         // Who voted without settling, for `?person=` (a settling vote is the row's `responded_by_person`).
         await client.query(named(SQL_TEXT.recordVoter, [plan.event.detail.person, current.createdAt, id]));
         await client.query(named(SQL_TEXT.touch, [id, vote.at]));
         return { kind: 'recorded', request: { ...current, updatedAt: vote.at }, approvals: plan.approvals };
       }
-      return { kind: 'final', request: await flip(client, id, plan.status, current, plan.fields) };
+      return { kind: 'final', request: await flip(client, write, id, plan.status, current, plan.fields) };
     });
+  }
+
+  /**
+   * A vote that settles its request in one statement (`SQL_TEXT.settle`): its event witnessed, its verdict token
+   * minted from the values the statement commits. Null when it changed nothing — or, with a witness, when the row was
+   * not read here lately (its tool and arguments unknown): the vote's transaction then reads it under its lock.
+   */
+  private async settle(
+    id: string,
+    status: 'approved' | 'denied',
+    fields: VerdictFields,
+    event: NewEvent,
+    at: Date,
+  ): Promise<ConfirmationRequest | null> {
+    const planned = this.settles.plan(this.witness, id, status, fields, event, this.deadlineNow(at));
+    if (!planned) return null;
+    const row = await withPostgresErrors(() => this.one(SQL_TEXT.settle, planned.params));
+    if (!row) return null;
+    this.settles.forget(id);
+    if (planned.token) attachVerdictToken(row, planned.token);
+    return row;
   }
 
   async finish(
@@ -218,32 +221,40 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     status: 'expired' | 'cancelled',
     event: { actor: string | null; channel: string | null; detail: Record<string, unknown>; at: Date },
   ) {
-    return this.tx(async (client) => {
+    return this.tx(async (client, write) => {
       const locked = await lockForVote(client, id, this.deadlineNow(event.at));
       if (!locked || locked.current.status !== 'pending') return null;
       const { current, now } = locked;
       if (status === 'cancelled' && current.expiresAt.getTime() <= now.getTime())
-        return expireLate(client, current, now);
+        return expireLate(client, write, current, now);
       const reason = typeof event.detail.reason === 'string' ? event.detail.reason : null;
-      const final = await flip(client, id, status, current, {
+      const final = await flip(client, write, id, status, current, {
         respondedBy: event.actor,
         respondedVia: event.channel,
         reason,
         at: event.at,
       });
-      await insertEvent(client, id, { type: status, ...event });
+      await insertEvent(client, write, id, { type: status, ...event });
       return final;
     });
   }
 
   async expireDue(now: Date, limit: number): Promise<ConfirmationRequest[]> {
-    return withPostgresErrors(async () =>
-      (await this.rows<RequestRow>(SQL_TEXT.expireDue, [this.deadlineNow(now), limit])).map(rowToRequest),
-    );
+    return expireDue(this.pool, this.witness, this.deadlineNow(now), limit);
   }
 
   async appendEvent(requestId: string, event: NewEvent) {
-    await withPostgresErrors(() => insertEvent(this.pool, requestId, event));
+    const write = new WitnessedWrite(this.witness);
+    const v = write.event(requestId, event);
+    const params = [requestId, v.type, v.actor, v.channel, v.detail, v.at, v.leaf, ...write.receiptParams()];
+    await withPostgresErrors(() => this.pool.query(named(SQL_TEXT.appendEvent, params)));
+  }
+
+  async verdictTokens(requestIds: readonly string[]) {
+    const rows = await withPostgresErrors(() =>
+      this.rows<{ id: string; token: string }>(SQL_TEXT.verdictTokens, [requestIds]),
+    );
+    return new Map(rows.map((r) => [r.id, r.token]));
   }
 
   async events(requestId: string) {
@@ -347,7 +358,7 @@ export class PostgresConfirmationStore implements ConfirmationStore {
     routing: { approvers: string[]; channels: ChannelTarget[] },
     event: NewEvent,
   ): Promise<ConfirmationRequest | null> {
-    return this.tx(async (client) => {
+    return this.tx(async (client, write) => {
       // The row lock makes "step not recorded yet → record it" atomic across replicas running the same follow-up.
       const current = await this.one(SQL_TEXT.byIdForUpdate, [id], client);
       if (!current || current.status !== 'pending') return null;
@@ -361,7 +372,7 @@ export class PostgresConfirmationStore implements ConfirmationStore {
         [id, JSON.stringify(routing.approvers), JSON.stringify(routing.channels), event.at],
       );
       const escalated = { ...current, approvers: routing.approvers, channels: routing.channels, updatedAt: event.at };
-      await insertEvent(client, id, escalatedEvent(escalated, event));
+      await insertEvent(client, write, id, escalatedEvent(escalated, event));
       return escalated;
     });
   }

@@ -3,7 +3,9 @@
  * The steps of a vote's or a finish's transaction on PostgreSQL, each run on the transaction's client: lock the row
  * (reading the deadline clock's time with it), flip it to its verdict, expire it instead when the vote or cancel came
  * at or after its deadline, and record the event. `PostgresConfirmationStore.decide` and `finish` run them in turn;
- * {@link verdictParams} is shared with the one-statement settle, which needs no transaction.
+ * {@link verdictParams} is shared with the one-statement settle, which needs no transaction. Each step is witnessed
+ * by the transaction's {@link WitnessedWrite}: events carry their leaves, a settled row its minted token, and
+ * {@link seal} writes the receipt and tokens last, before commit.
  */
 import type pg from 'pg';
 import { rowToRequest, type RequestRow } from './rows.js';
@@ -11,6 +13,7 @@ import { named, rowsOf, SQL_TEXT, type Queryable } from './statements.js';
 import { isAllowed } from '../../requests/state-machine.js';
 import type { ConfirmationRequest, NewEvent, RequestStatus } from '../../requests/types.js';
 import type { VerdictFields } from '../../requests/vote-plan.js';
+import type { WitnessedWrite } from './witnessed.js';
 
 /**
  * Locks the row for a vote or a cancel, and reads the deadline clock's time in the same statement: `deadlineNow` is
@@ -30,22 +33,28 @@ export async function lockForVote(
 /** Expires `current` (locked, pending, past its deadline) inside the caller's transaction, with its `expired` event. */
 export async function expireLate(
   client: pg.PoolClient,
+  write: WitnessedWrite,
   current: ConfirmationRequest,
   now: Date,
 ): Promise<ConfirmationRequest> {
-  const expired = await flip(client, current.id, 'expired', current, {
+  const expired = await flip(client, write, current.id, 'expired', current, {
     respondedBy: 'system',
     respondedVia: null,
     at: now,
   });
   const detail = { on_timeout: current.onTimeout, late_by_ms: now.getTime() - current.expiresAt.getTime() };
-  await insertEvent(client, current.id, { type: 'expired', actor: 'system', channel: null, detail, at: now });
+  await insertEvent(client, write, current.id, { type: 'expired', actor: 'system', channel: null, detail, at: now });
   return expired;
 }
 
-/** The compare-and-set, inside a transaction that holds the row locked as pending, so it always matches. */
+/**
+ * The compare-and-set, inside a transaction that holds the row locked as pending, so it always matches; the settled
+ * row's verdict token is minted from what it returned (a quorum's approvals read in the same transaction, the vote
+ * that completed it inserted before).
+ */
 export async function flip(
   client: pg.PoolClient,
+  write: WitnessedWrite,
   id: string,
   status: 'approved' | 'denied' | 'expired' | 'cancelled',
   current: ConfirmationRequest,
@@ -53,12 +62,30 @@ export async function flip(
 ): Promise<ConfirmationRequest> {
   const [row] = await rowsOf<RequestRow>(client, SQL_TEXT.flip, verdictParams(id, status, f, current.onTimeout));
   if (!row) throw new Error(`compare-and-set lost on ${id} inside its own transaction`);
-  return rowToRequest(row);
+  const settled = rowToRequest(row);
+  if (write.witness) {
+    const approvals =
+      settled.status === 'approved' && settled.requiredApprovals > 1
+        ? await rowsOf<{ actor: string; person: string }>(client, SQL_TEXT.approvers, [id])
+        : [];
+    write.mint(settled, approvals);
+  }
+  return settled;
 }
 
-/** Records `e` in the request's audit trail, on the pool or inside the caller's transaction. */
-export async function insertEvent(on: Queryable, requestId: string, e: NewEvent): Promise<void> {
-  await on.query(named(SQL_TEXT.insertEvent, [requestId, e.type, e.actor, e.channel, JSON.stringify(e.detail), e.at]));
+/** Records `e` in the request's audit trail inside the caller's transaction, witnessed by `write`. */
+export async function insertEvent(on: Queryable, write: WitnessedWrite, requestId: string, e: NewEvent): Promise<void> {
+  const v = write.event(requestId, e);
+  await on.query(
+    named(SQL_TEXT.insertEvent, [requestId, v.type, v.actor, v.channel, v.detail, v.at, v.leaf, v.receipt_id]),
+  );
+}
+
+/** The last statement of a witnessed transaction: its signed receipt and minted tokens, when it has any. */
+export async function seal(on: Queryable, write: WitnessedWrite): Promise<void> {
+  const receipt = write.receiptParams();
+  if (receipt[0] === null && write.tokens.size === 0) return;
+  await on.query(named(SQL_TEXT.seal, [...receipt, ...write.tokenParams()]));
 }
 
 /** The parameters `flip` and `settle` share. A vote's verdict is allowed when approved; only an expiry reads `onTimeout`. */

@@ -1,51 +1,85 @@
 /**
  * @module stores/sqlite/audit-chain
- * {@link AuditChain} on SQLite: the event rows with their stored text, and the request fields a `created` row covers.
+ * {@link AuditChain} on SQLite: integrated events with their stored text and the request fields a `created` row
+ * covers, receipts, checkpoints and the integrator's backlog.
  */
 import type Database from 'better-sqlite3';
 import type { AuditChain, ChainCheckpoint, ChainHead, ChainRow } from '../../audit/types.js';
+import type { Receipt, SignedCheckpoint } from '../../audit/witness.js';
 
-/** Chain rows after `?`, up to `?` of them (shared with `tollgate prune`, which walks the same rows). */
-export const CHAIN_ROWS = `SELECT e.id, e.prev_hash, e.hash, e.request_id, e.type, e.actor, e.channel, e.detail, e.at,
+/** Integrated events after seq `?`, up to `?` of them (shared with `tollgate prune`, which walks the same rows). */
+export const CHAIN_ROWS = `SELECT e.seq, e.id, e.prev_hash, e.hash, e.leaf, e.receipt_id, e.request_id, e.type, e.actor, e.channel, e.detail, e.at,
     r.tool_name, r.args_sha256, r.required_approvals, r.on_timeout, r.created_at, r.expires_at, r.user_id, r.agent_id, r.filed_by
   FROM confirmation_events e LEFT JOIN confirmation_requests r ON e.type = 'created' AND r.id = e.request_id
-  WHERE e.id > ? ORDER BY e.id LIMIT ?`;
+  WHERE e.seq > ? ORDER BY e.seq LIMIT ?`;
 
-/** The audit chain of one SQLite file. */
+/** A stored receipt row as a {@link Receipt}. */
+export function receiptOf(row: { id: string; kid: string; at: string; leaves: string; signature: string }): Receipt {
+  return { ...row, leaves: row.leaves ? row.leaves.split(',') : [] };
+}
+
+/** The audit trail of one SQLite file. */
 export class SqliteAuditChain implements AuditChain {
   constructor(private readonly sqlite: Database.Database) {}
 
-  async rows(afterId: number, limit: number): Promise<ChainRow[]> {
-    return this.sqlite.prepare(CHAIN_ROWS).raw().all(afterId, limit) as ChainRow[];
+  async rows(afterSeq: number, limit: number): Promise<ChainRow[]> {
+    return this.sqlite.prepare(CHAIN_ROWS).raw().all(afterSeq, limit) as ChainRow[];
+  }
+
+  async receipts(ids: readonly string[]): Promise<Receipt[]> {
+    const rows = this.sqlite
+      .prepare('SELECT id, kid, at, leaves, signature FROM audit_receipts WHERE id IN (SELECT value FROM json_each(?))')
+      .all(JSON.stringify(ids)) as Parameters<typeof receiptOf>[0][];
+    return rows.map(receiptOf);
+  }
+
+  async receiptCount(): Promise<number> {
+    return this.sqlite.prepare('SELECT count(*) FROM audit_receipts').pluck().get() as number;
+  }
+
+  async receiptIds(afterId: string, limit: number): Promise<string[]> {
+    return this.sqlite
+      .prepare('SELECT id FROM audit_receipts WHERE id > ? ORDER BY id LIMIT ?')
+      .pluck()
+      .all(afterId, limit) as string[];
+  }
+
+  async checkpoints(afterN: number, limit: number): Promise<SignedCheckpoint[]> {
+    return this.sqlite
+      .prepare('SELECT n, size, head, at, kind, kid, signature FROM chain_checkpoints WHERE n > ? ORDER BY n LIMIT ?')
+      .all(afterN, limit) as SignedCheckpoint[];
+  }
+
+  async lastIdUpTo(size: number): Promise<number | null> {
+    return (
+      (this.sqlite
+        .prepare('SELECT max(id) FROM confirmation_events WHERE seq IS NOT NULL AND seq <= ?')
+        .pluck()
+        .get(size) as number | null) ?? null
+    );
+  }
+
+  async pending() {
+    return this.sqlite
+      .prepare('SELECT count(*) AS events, min(at) AS oldestAt FROM confirmation_events WHERE seq IS NULL')
+      .get() as { events: number; oldestAt: string | null };
   }
 
   async lastBefore(at: Date) {
     return (
       (this.sqlite
-        .prepare('SELECT id, hash FROM confirmation_events WHERE at < ? ORDER BY id DESC LIMIT 1')
-        .get(at.toISOString()) as { id: number; hash: string | null } | undefined) ?? null
+        .prepare('SELECT seq, hash FROM confirmation_events WHERE seq IS NOT NULL AND at < ? ORDER BY seq DESC LIMIT 1')
+        .get(at.toISOString()) as { seq: number; hash: string } | undefined) ?? null
     );
   }
 
   async head(): Promise<ChainHead | null> {
     const row = this.sqlite
-      .prepare('SELECT id AS eventId, hash, at FROM confirmation_events ORDER BY id DESC LIMIT 1')
+      .prepare(
+        'SELECT e.seq AS eventId, e.hash, e.at FROM chain_head h JOIN confirmation_events e ON e.seq = h.size WHERE h.id = 1',
+      )
       .get() as ChainHead | undefined;
     return row ?? null;
-  }
-
-  async started() {
-    const row = this.sqlite
-      .prepare("SELECT event_id AS eventId, at FROM audit_marks WHERE name = 'chain_started'")
-      .get() as { eventId: number; at: string } | undefined;
-    return row ? { eventId: row.eventId, at: new Date(row.at) } : null;
-  }
-
-  async coverage() {
-    const row = this.sqlite
-      .prepare("SELECT event_id AS eventId, at FROM audit_marks WHERE name = 'coverage_started'")
-      .get() as { eventId: number; at: string } | undefined;
-    return row ? { eventId: row.eventId, at: new Date(row.at) } : null;
   }
 
   async checkpoint(): Promise<ChainCheckpoint | null> {

@@ -8,7 +8,6 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ValidationError } from '../../api/errors.js';
-import { chainBacklog } from '../../audit/sqlite-backlog.js';
 import { eventHashOfColumns } from '../../audit/encoding.js';
 import { migrationsFolder } from '../migrations-folder.js';
 import { withSqliteErrors } from './errors.js';
@@ -132,5 +131,4 @@ export function applyMigrations(open: OpenDatabase): void {
   withSqliteErrors(() => migrate(open.db, { migrationsFolder: migrationsFolder('sqlite') }), {
     prefix: open.sqlite.name,
   });
-  withSqliteErrors(() => chainBacklog(open.sqlite), { prefix: open.sqlite.name });
 }

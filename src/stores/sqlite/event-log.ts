@@ -3,11 +3,11 @@
  * {@link EventLog} on SQLite: one process owns the file, so the lock is this process's own.
  */
 import type Database from 'better-sqlite3';
-import type { EventLog } from '../../events/types.js';
+import type { EventLog, PlacedEvent } from '../../events/types.js';
 import type { EventType } from '../../requests/types.js';
 import { rowToEvent } from './rows.js';
 
-const EVENT_COLUMNS = 'id, request_id AS requestId, type, actor, channel, detail, at';
+const EVENT_COLUMNS = 'id, request_id AS requestId, type, actor, channel, detail, at, seq AS position';
 
 /** The event stream's reads and cursors on the SQLite database. */
 export class SqliteEventLog implements EventLog {
@@ -15,17 +15,17 @@ export class SqliteEventLog implements EventLog {
 
   constructor(private readonly sqlite: Database.Database) {}
 
-  async after(afterId: number, limit: number, types: readonly EventType[]) {
+  async after(afterPosition: number, limit: number, types: readonly EventType[]): Promise<PlacedEvent[]> {
     const rows = this.sqlite
       .prepare(
-        `SELECT ${EVENT_COLUMNS} FROM confirmation_events WHERE id > ? AND type IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT ?`,
+        `SELECT ${EVENT_COLUMNS} FROM confirmation_events WHERE seq > ? AND type IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT ?`,
       )
-      .all(afterId, JSON.stringify(types), limit) as Parameters<typeof rowToEvent>[0][];
-    return rows.map(rowToEvent);
+      .all(afterPosition, JSON.stringify(types), limit) as (Parameters<typeof rowToEvent>[0] & { position: number })[];
+    return rows.map((row) => ({ ...rowToEvent(row), position: row.position }));
   }
 
   async head(): Promise<number> {
-    return (this.sqlite.prepare('SELECT coalesce(max(id), 0) FROM confirmation_events').pluck().get() as number) ?? 0;
+    return (this.sqlite.prepare('SELECT size FROM chain_head WHERE id = 1').pluck().get() as number | undefined) ?? 0;
   }
 
   async cursor(name: string): Promise<number | null> {

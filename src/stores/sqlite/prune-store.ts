@@ -18,7 +18,7 @@ export class SqlitePruneStore implements PruneStore {
   constructor(private readonly sqlite: Database.Database) {}
 
   async chained() {
-    return this.sqlite.prepare("SELECT 1 FROM audit_marks WHERE name = 'chain_started'").get() !== undefined;
+    return this.sqlite.prepare('SELECT 1 FROM chain_head WHERE size > 0 OR checkpoint > 0').get() !== undefined;
   }
 
   async checkpoint(): Promise<ChainCheckpoint | null> {
@@ -50,7 +50,7 @@ function transaction(db: Database.Database): PruneTransaction {
       return db.prepare(CHAIN_ROWS).raw().all(afterId, limit) as ChainRow[];
     },
     async headId() {
-      return (db.prepare('SELECT max(id) FROM confirmation_events').pluck().get() as number | null) ?? null;
+      return (db.prepare('SELECT nullif(size, 0) FROM chain_head WHERE id = 1').pluck().get() as number | null) ?? null;
     },
     async prunable(ids, before, now) {
       const rows = db
@@ -64,7 +64,9 @@ function transaction(db: Database.Database): PruneTransaction {
     },
     async lastEventIds(ids) {
       const rows = db
-        .prepare(`SELECT request_id, max(id) FROM confirmation_events WHERE request_id IN ${IDS} GROUP BY request_id`)
+        .prepare(
+          `SELECT request_id, max(coalesce(seq, 9007199254740991)) FROM confirmation_events WHERE request_id IN ${IDS} GROUP BY request_id`,
+        )
         .raw()
         .all(JSON.stringify(ids)) as [string, number][];
       return new Map(rows);
@@ -72,11 +74,12 @@ function transaction(db: Database.Database): PruneTransaction {
     async remove(ids, afterId, throughId) {
       const list = JSON.stringify(ids);
       const events = db
-        .prepare('DELETE FROM confirmation_events WHERE id > ? AND id <= ?')
+        .prepare('DELETE FROM confirmation_events WHERE seq > ? AND seq <= ?')
         .run(afterId, throughId).changes;
       db.prepare(`DELETE FROM channel_messages WHERE request_id IN ${IDS}`).run(list);
       db.prepare(`DELETE FROM confirmation_voters WHERE request_id IN ${IDS}`).run(list);
       db.prepare(`DELETE FROM grants WHERE request_id IN ${IDS}`).run(list);
+      db.prepare(`DELETE FROM verdict_tokens WHERE request_id IN ${IDS}`).run(list);
       const requests = db
         .prepare(`DELETE FROM confirmation_requests WHERE id IN ${IDS} AND status <> 'pending'`)
         .run(list).changes;

@@ -8,6 +8,8 @@ import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { RECEIPT_TYPES_SQL } from '../../requests/receipts.js';
 
+export * from './schema-proof.js';
+
 /** One row per confirmation request. */
 export const confirmationRequests = sqliteTable(
   'confirmation_requests',
@@ -102,13 +104,24 @@ export const confirmationEvents = sqliteTable(
       .notNull()
       .default(sql`'{}'`),
     at: text('at').notNull(),
-    /** The previous event's `hash` (64 zeros for the first): set by the chain's trigger (docs/audit.md). */
+    /** The previous event's `hash` (64 zeros for the first): set by the integrator (`audit/integrator.ts`). */
     prevHash: text('prev_hash'),
-    /** SHA-256 over this row's canonical encoding and `prev_hash`: set by the chain's trigger (docs/audit.md). */
+    /** The chain hash at `seq` (`audit/leaf.ts`); before the fifth stage, the first chain's (`audit/encoding.ts`). */
     hash: text('hash'),
+    /** Position in the one audit order, gap-free from 1: assigned after commit by the integrator; null while pending. */
+    seq: integer('seq'),
+    /** The event's digest as its writer witnessed it (`audit/leaf.ts`), covered by its receipt. */
+    leaf: text('leaf'),
+    /** The batch receipt (`audit_receipts`) of the transaction that wrote it; null before the fifth stage. */
+    receiptId: text('receipt_id'),
   },
   (t) => [
     index('confirmation_events_request').on(t.requestId, t.id),
+    uniqueIndex('confirmation_events_seq').on(t.seq),
+    // The integrator's queue: events not yet given a place in the order (a handful at any time).
+    index('confirmation_events_pending')
+      .on(t.id)
+      .where(sql`${t.seq} IS NULL`),
     // No (type, at) index since migration 0019: no query searches by it (the store's reads add `+type` to stay off it),
     // and each event inserted wrote an entry, a page of it into every commit's WAL frames.
     // Execution receipts only, by request (exports join each row's latest): most requests have none, and through the

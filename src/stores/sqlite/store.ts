@@ -6,7 +6,9 @@
  */
 import type Database from 'better-sqlite3';
 import { and, eq } from 'drizzle-orm';
-import { ChainedEventInsert, chainedFieldsOf } from './chained-insert.js';
+import { WitnessedEvents, chainedFieldsOf } from './witnessed-insert.js';
+import type { Witness } from '../../audit/witness.js';
+import { attachVerdictToken } from '../../requests/serialize.js';
 import type { ChainedRequestFields } from '../../audit/encoding.js';
 import type { OpenDatabase } from './database.js';
 import { translateSqliteErrors } from './errors.js';
@@ -63,7 +65,9 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   private readonly messageUpdates = new Map<string, Database.Statement>();
   /** The audit query, scans and exports (`history-reads.ts`). */
   private readonly history: SqliteHistoryReads;
-  private readonly chained: ChainedEventInsert;
+  private readonly witnessed: WitnessedEvents;
+  private readonly insertToken: Database.Statement;
+  private readonly tokensOf: Database.Statement;
   /** One `BEGIN IMMEDIATE` wrapper for every transaction: better-sqlite3 builds five wrappers per `transaction()` call. */
   private readonly immediate: <T>(fn: () => T) => T;
   /**
@@ -77,16 +81,50 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   constructor(private readonly open: OpenDatabase) {
     this.sqlite = open.sqlite;
     this.sql = prepareStatements(open.sqlite);
-    this.chained = new ChainedEventInsert(open.sqlite);
+    this.witnessed = new WitnessedEvents(open.sqlite);
+    this.insertToken = open.sqlite.prepare('INSERT INTO verdict_tokens (request_id, token) VALUES (?, ?)');
+    this.tokensOf = open.sqlite
+      .prepare('SELECT request_id, token FROM verdict_tokens WHERE request_id IN (SELECT value FROM json_each(?))')
+      .raw();
     this.history = new SqliteHistoryReads(open, this.sql);
     this.immediate = open.sqlite.transaction((fn: () => unknown) => fn()).immediate as <T>(fn: () => T) => T;
     // Callers see tollgate errors (conflict, busy, read-only…), never a SqliteError.
     return translateSqliteErrors(this);
   }
 
-  /** Runs `fn` in a `BEGIN IMMEDIATE` transaction. */
+  /**
+   * Signs what this store commits from now on (`audit/witness.ts`): each transaction's batch receipt, and the verdict
+   * token of each request it settles. Set once the key is loaded, before the gateway serves.
+   */
+  useWitness(witness: Witness | null): void {
+    this.witnessed.witness = witness;
+  }
+
+  /** Runs `fn` in a `BEGIN IMMEDIATE` transaction, whose events' receipt is signed last, inside it. */
   private tx<T>(fn: () => T): T {
-    return this.immediate(fn);
+    try {
+      return this.immediate(() => {
+        const result = fn();
+        this.witnessed.seal();
+        return result;
+      });
+    } finally {
+      this.witnessed.reset();
+    }
+  }
+
+  /** Mints, stores and attaches the verdict token of `r`, settled in the caller's transaction (needs a witness). */
+  private mint(r: ConfirmationRequest): ConfirmationRequest {
+    const witness = this.witnessed.witness;
+    if (!witness) return r;
+    const approvals =
+      r.status === 'approved' && r.requiredApprovals > 1 ? (this.sql.approvers.all(r.id) as PriorApproval[]) : [];
+    const token = witness.verdict(r, approvals);
+    if (token) {
+      this.insertToken.run(r.id, token);
+      attachVerdictToken(r, token);
+    }
+    return r;
   }
 
   /** The request a raw statement of whole requests (`statements.ts`) reads, if any. */
@@ -113,6 +151,8 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     const row = requestToRow(request);
     this.sql.insertRequest.run(requestRowValues(row));
     this.insertEvent(request.id, createdEvent(request, extras?.detail), chainedFieldsOf(row));
+    // A request a policy settled at filing carries its verdict from the start.
+    if (request.status !== 'pending') this.mint(request);
     for (const event of extras?.events ?? []) this.insertEvent(request.id, event);
     const at = row.createdAt;
     for (const card of cards) {
@@ -231,7 +271,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       id,
     ) as unknown[] | undefined;
     if (!row) throw new Error(`compare-and-set lost on ${id} inside its own transaction`);
-    return requestOfValues(row);
+    return this.mint(requestOfValues(row));
   }
 
   /** Committed with the other writes of this event-loop turn ({@link writes}). */
@@ -273,6 +313,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
           detail: { on_timeout: r.onTimeout },
           at: now,
         });
+      for (const r of expired) this.mint(r);
       return expired;
     });
   }
@@ -281,13 +322,18 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     this.tx(() => this.insertEvent(requestId, event));
   }
 
-  /** Inside the caller's transaction, chained after the head (`chained-insert.ts`). */
+  /** Inside the caller's transaction, witnessed (`witnessed-insert.ts`). */
   private insertEvent(requestId: string, e: NewEvent, request?: ChainedRequestFields) {
-    this.chained.run(requestId, e, request);
+    this.witnessed.run(requestId, e, request);
   }
 
   async events(requestId: string) {
     return (this.sql.events.all(requestId) as Parameters<typeof rowToEvent>[0][]).map(rowToEvent);
+  }
+
+  async verdictTokens(requestIds: readonly string[]) {
+    const rows = this.tokensOf.all(JSON.stringify(requestIds)) as [string, string][];
+    return new Map(rows);
   }
 
   async eventsOf(requestIds: readonly string[]) {

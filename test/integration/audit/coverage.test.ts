@@ -1,14 +1,12 @@
 /**
- * What the chain covers (issue 49, finding 1), on both dialects, through a running gateway: a database writer edits
- * one column of a settled request at a time — every column that says what was asked or decided — and each time the
- * next read of the request carries no verdict token, and `GET /v1/audit/verify` names the request and the column. On
- * main before the fix, editing `tool_args` and `responded_at` of an approved payment got a freshly signed token for
- * the new arguments, 30 days ahead, and a verify that said "intact". A row written by hand with no events is reported
- * unchained; events written before the `coverage_started` mark are checked as they were.
+ * What the trail covers (issue 49, finding 1; issue 57), on both dialects, through a running gateway: a database
+ * writer edits one column of a settled request at a time — every column that says what was asked or decided — and
+ * each time the next read still carries only the token minted when the request settled (it holds for the call that
+ * was approved and no other), and `GET /v1/audit/verify` names the request and the column. A row written by hand with
+ * no events is reported and gets no token; an unsigned mark (the old `coverage_started`) switches no check off.
  */
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventHashOfColumns } from '../../../src/audit/encoding.js';
 import { Database } from '../../../src/stores/sqlite/driver.js';
 import { verifyVerdict } from '../../../src/verify/index.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
@@ -24,8 +22,6 @@ interface Raw {
 const sqliteRaw = (path: string): Raw => ({
   async run(sql, params = []) {
     const db = new Database(path);
-    // Someone with write access can register the chain's function too (the trigger calls it for a row without a hash).
-    db.function('tollgate_event_hash', { varargs: true }, eventHashOfColumns as (...args: unknown[]) => string);
     try {
       db.prepare(sql.replace(/\$\d+/g, '?')).run(...params);
     } finally {
@@ -154,9 +150,9 @@ describe.each(['sqlite', 'postgres'] as const)('the chain covers every column (%
   });
 
   it.each(TAMPERS)(
-    'an edit of $column: no token on the next read, and verify names the request and the column',
+    'an edit of $column: the next read carries the token minted at the decision, and verify names the request and the column',
     async ({ column, value, kind }) => {
-      const { id } = await approvedPayment();
+      const { id, token } = await approvedPayment();
       const before = await raw.text(id, column);
       const updatedAt = await raw.text(id, 'updated_at');
       // As the attacker did: the column, and updated_at with it (so no token cached for the old row is reused).
@@ -166,7 +162,7 @@ describe.each(['sqlite', 'postgres'] as const)('the chain covers every column (%
         id,
       ]);
       try {
-        expect((await read(id)).verdict_token).toBeNull();
+        expect((await read(id)).verdict_token).toBe(token);
         expect((await verify()).problem).toMatchObject({ kind, request_id: id, column });
       } finally {
         await raw.run(`UPDATE confirmation_requests SET ${column} = $1, updated_at = $2 WHERE id = $3`, [
@@ -187,9 +183,11 @@ describe.each(['sqlite', 'postgres'] as const)('the chain covers every column (%
       context: { session_id: 's1', cwd: '/srv/billing', repo: 'acme/billing', branch: 'main', model: 'gpt-5' },
     };
     const { id } = (await (await t.api('/v1/requests', { body })).json()) as { id: string };
-    expect(
-      (await t.api(`/v1/requests/${id}/decision`, { body: { approver: 'web:alice', decision: 'approve' } })).status,
-    ).toBe(200);
+    const decided = await t.api(`/v1/requests/${id}/decision`, {
+      body: { approver: 'web:alice', decision: 'approve' },
+    });
+    expect(decided.status).toBe(200);
+    const { verdict_token: token } = (await decided.json()) as { verdict_token: string };
     expect(await verify()).toMatchObject({ ok: true });
     for (const [column, value] of [
       ['context', '{"session_id":"s1","cwd":"/srv/billing","repo":"acme/sandbox","branch":"main","model":"gpt-5"}'],
@@ -205,7 +203,7 @@ describe.each(['sqlite', 'postgres'] as const)('the chain covers every column (%
         id,
       ]);
       try {
-        expect((await read(id)).verdict_token).toBeNull();
+        expect((await read(id)).verdict_token).toBe(token);
         expect((await verify()).problem).toMatchObject({ kind: 'request_mismatch', request_id: id, column });
       } finally {
         await raw.run(`UPDATE confirmation_requests SET ${column} = $1, updated_at = $2 WHERE id = $3`, [
@@ -227,8 +225,9 @@ describe.each(['sqlite', 'postgres'] as const)('the chain covers every column (%
       later,
       id,
     ]);
+    // The read returns the token as stored: minted from what was committed, it names the approved call only.
     const row = await read(id);
-    expect(row.verdict_token).toBeNull();
+    expect(row.verdict_token).toBe(token);
     // The token signed at the decision still holds for the call that was approved, and for no other.
     expect(
       await verifyVerdict(token, { jwksUrl, toolName: 'payments.pay', args: { amount: 5000000, to: 'mallory' } }),
@@ -264,7 +263,7 @@ describe.each(['sqlite', 'postgres'] as const)('the chain covers every column (%
     await raw.run('DELETE FROM confirmation_requests WHERE id = $1', [forged]);
   });
 
-  it('checks a created event without the digest as before when it predates the coverage mark, and names it after', async () => {
+  it('switches no check off for an unsigned mark: a created event written by hand stays reported after coverage_started moves', async () => {
     const { id } = await approvedPayment();
     const old = `${id.slice(0, -4)}0a0a`;
     await raw.run(
@@ -272,18 +271,20 @@ describe.each(['sqlite', 'postgres'] as const)('the chain covers every column (%
        SELECT $1, 'pending', tool_name, tool_args, options, metadata, channels, approvers, required_approvals, on_timeout, args_sha256, nonce, created_at, expires_at, updated_at FROM confirmation_requests WHERE id = $2`,
       [old, id],
     );
-    // Through the trigger, as a writer around tollgate (or tollgate before the mark) would: chained, but no digest.
     const createdAt = await raw.text(id, 'created_at');
     await raw.run(
       `INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) VALUES ($1, 'created', NULL, NULL, '{}', $2)`,
       [old, dialect === 'sqlite' ? new Date(createdAt!).toISOString() : createdAt],
     );
-    expect((await verify()).problem).toMatchObject({ kind: 'unchained', request_id: old });
-    const markAt = new Date(Date.now() + 1000).toISOString();
+    const first = (await verify()).problem;
+    expect(first).toMatchObject({ kind: 'unwitnessed', request_id: old });
+    // The fourth stage's switch: checks of asked and decided columns began at this unsigned row. Moving it does nothing now.
     await raw.run(
       "UPDATE audit_marks SET event_id = (SELECT max(id) FROM confirmation_events), at = $1 WHERE name = 'coverage_started'",
-      [markAt],
+      [new Date(Date.now() + 1000).toISOString()],
     );
-    expect(await verify()).toMatchObject({ ok: true, problem: null });
+    expect((await verify()).problem).toMatchObject({ kind: 'unwitnessed', request_id: old });
+    await raw.run('DELETE FROM confirmation_events WHERE request_id = $1', [old]);
+    await raw.run('DELETE FROM confirmation_requests WHERE id = $1', [old]);
   });
 });

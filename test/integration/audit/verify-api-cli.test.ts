@@ -58,18 +58,21 @@ describe('audit verify and head', () => {
   it('exits 0 on an intact database and 1 naming the event someone edited', async () => {
     const intact = await tollgate('audit', 'verify', '--db', join(dir, 'tollgate.db'));
     expect(intact).toMatchObject({ code: 0 });
-    expect(intact.stdout).toContain('audit chain intact');
+    expect(intact.stdout).toContain('audit trail intact');
     const raw = new Database(join(dir, 'tollgate.db'));
     raw
       .prepare('UPDATE confirmation_events SET detail = \'{"reason":"approved after all"}\' WHERE type = \'denied\'')
       .run();
-    const eventId = raw.prepare("SELECT id FROM confirmation_events WHERE type = 'denied'").pluck().get() as number;
+    const { id: eventId, seq } = raw.prepare("SELECT id, seq FROM confirmation_events WHERE type = 'denied'").get() as {
+      id: number;
+      seq: number;
+    };
     raw.close();
     const broken = await tollgate('audit', 'verify', '--db', join(dir, 'tollgate.db'));
     expect(broken.code).toBe(1);
-    expect(broken.stdout).toContain(`event ${eventId} was edited`);
+    expect(broken.stdout).toContain(`event ${eventId} (seq ${seq}) was edited`);
     const api = (await (await t.api('/v1/audit/verify')).json()) as { ok: boolean; problem: { event_id: number } };
-    expect(api).toMatchObject({ ok: false, problem: { kind: 'edited', event_id: eventId } });
+    expect(api).toMatchObject({ ok: false, problem: { kind: 'edited', event_id: seq } });
   });
 
   it('tells a database from before the chain how to add it', async () => {
@@ -77,7 +80,7 @@ describe('audit verify and head', () => {
     expect((await tollgate('migrate', '--db', old)).code).toBe(0);
     // What the chain's migrations add, taken away again: the shape of a database from before them.
     const raw = new Database(old);
-    raw.exec('DROP TRIGGER confirmation_events_chain; DROP TABLE audit_marks');
+    raw.exec('DROP TABLE chain_checkpoints');
     raw.close();
     const result = await tollgate('audit', 'verify', '--db', old);
     expect(result.code).toBe(1);

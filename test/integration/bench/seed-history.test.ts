@@ -12,7 +12,7 @@ import { historyRows, SeedIds } from '../../../bench/history-rows.js';
 import { historyPlan, historyRow, seedHistory } from '../../../bench/seed.js';
 import { Database } from '../../../src/stores/sqlite/driver.js';
 import { requestToRow } from '../../../src/stores/sqlite/rows.js';
-import { verifyAudit } from '../../../src/audit/verify.js';
+import { witness } from '../audit/witnessed.js';
 import { openStores } from '../../../src/stores/open-store.js';
 import { freshDatabase, type FreshDatabase } from '../postgres/fresh-database.js';
 
@@ -24,22 +24,15 @@ afterAll(async () => {
   await pgDb?.drop();
 });
 
-async function verified(db: string) {
-  const stores = await openStores(db, { migrate: false });
-  try {
-    const report = await verifyAudit(stores.audit, stores.store);
-    const pending = await stores.store.list({ status: 'pending', limit: 500 });
-    const approved = await stores.store.list({ status: 'approved', limit: 5 });
-    return { report, pending: pending.items.length, approved: approved.items };
-  } finally {
-    await stores.close();
-  }
-}
-
-/** The chain's trigger is on again after seeding: an event the store writes now extends the seeded chain. */
-async function appendOne(db: string) {
+/**
+ * Opens `db` as a gateway does (a key, the stores witnessing, the integrator), appends one witnessed event after the
+ * seeded history, and verifies: the seed is the database's legacy part, closed by the first checkpoint.
+ */
+async function appendAndVerify(db: string) {
   const stores = await openStores(db);
   try {
+    const audit = await witness(stores);
+    await audit.integrate();
     const [first] = (await stores.store.list({ status: 'pending', limit: 1 })).items;
     await stores.store.appendEvent(first!.id, {
       type: 'escalated',
@@ -48,6 +41,10 @@ async function appendOne(db: string) {
       detail: { step: 1 },
       at: new Date(),
     });
+    const report = await audit.verify();
+    const pending = await stores.store.list({ status: 'pending', limit: 500 });
+    const approved = await stores.store.list({ status: 'approved', limit: 5 });
+    return { report, pending: pending.items.length, approved: approved.items };
   } finally {
     await stores.close();
   }
@@ -79,22 +76,20 @@ describe('history seeders', () => {
     const file = new Database(db, { readonly: true });
     expect(file.pragma('foreign_key_check')).toEqual([]);
     file.close();
-    await appendOne(db);
-    const { report, pending, approved } = await verified(db);
-    expect(report).toMatchObject({ ok: true, events: 6198, requests: 3200, problem: null });
+    const { report, pending, approved } = await appendAndVerify(db);
+    expect(report).toMatchObject({ ok: true, events: 6198, requests: 3200, problem: null, legacy: { size: 6197 } });
     expect(pending).toBe(203);
     expect(approved[0]).toMatchObject({ status: 'approved', respondedVia: 'slack', decisionOption: 'Approve' });
   });
 
-  it('PostgreSQL: the seeder hashes events as the trigger would, and the chain continues after it', async () => {
+  it('PostgreSQL: the seeder places events as the integrator would, and the trail continues after it', async () => {
     pgDb = await freshDatabase();
     const seed = await seedHistoryPostgres(pgDb.url, { rows: 3000, batch: 700 });
     expect(seed).toMatchObject({ rows: 3000, pending: 3, events: 2 * 3000 - 3 });
     const more = await seedHistoryPostgres(pgDb.url, { rows: 200, pendingOnly: true });
     expect(more).toMatchObject({ rows: 200, pending: 200, events: 200 });
-    await appendOne(pgDb.url);
-    const { report, pending, approved } = await verified(pgDb.url);
-    expect(report).toMatchObject({ ok: true, requests: 3200, problem: null });
+    const { report, pending, approved } = await appendAndVerify(pgDb.url);
+    expect(report).toMatchObject({ ok: true, requests: 3200, problem: null, legacy: { size: 6197 } });
     expect(report.events).toBe(6198);
     expect(pending).toBe(203);
     expect(approved[0]).toMatchObject({ status: 'approved', respondedVia: 'slack', decisionOption: 'Approve' });

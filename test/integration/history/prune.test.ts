@@ -143,9 +143,7 @@ function pruneSuite(name: string, copy: (source?: HistoryCopy) => Promise<Histor
 
       const verified = await cli('audit', 'verify', '--db', db);
       expect(verified.code, verified.stdout + verified.stderr).toBe(0);
-      expect(verified.stdout).toContain(
-        `starts after the signed prune checkpoint at event ${report.checkpoint.eventId}`,
-      );
+      expect(verified.stdout).toContain(`starts after the signed prune checkpoint at seq ${report.checkpoint.eventId}`);
       const json = JSON.parse((await cli('audit', 'verify', '--db', db, '--json')).stdout) as {
         ok: boolean;
         checkpoint: { signature_checked: boolean };
@@ -157,7 +155,7 @@ function pruneSuite(name: string, copy: (source?: HistoryCopy) => Promise<Histor
       expect(again.code).toBe(0);
       expect(again.stdout).toContain('pruned 0 requests, 0 events');
       expect(again.stdout).toContain('nothing to prune: the audit chain is unchanged');
-      expect(again.stdout).toMatch(/stopped at request \S+ \(event \d+\): it is pending/);
+      expect(again.stdout).toMatch(/stopped at request \S+ \(seq \d+\): it is pending/);
     });
 
     it('GET /v1/audit/verify on the running gateway starts from the checkpoint and checks its signature', async () => {

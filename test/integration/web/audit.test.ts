@@ -150,6 +150,6 @@ describe('web audit page', () => {
     }
     const broken = await auditor.request('/ui/audit/verify');
     expect(broken.text).toContain('Audit trail broken');
-    expect(broken.text).toMatch(/event \d+ was edited/);
+    expect(broken.text).toMatch(/event \d+ \(seq \d+\) was edited/);
   });
 });

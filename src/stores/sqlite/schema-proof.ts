@@ -1,0 +1,52 @@
+/**
+ * @module stores/sqlite/schema-proof
+ * The fifth stage's audit tables on SQLite (docs/audit.md, "The proof"): batch receipts signed by the writer, the
+ * integrator's one-row head, signed checkpoints, and verdict tokens minted when a request settled. Re-exported by
+ * `schema.ts`, so `drizzle-kit generate` sees them.
+ */
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/** One row per write transaction that added events: the leaves it added, signed by the process that committed it. */
+export const auditReceipts = sqliteTable('audit_receipts', {
+  id: text('id').primaryKey(),
+  kid: text('kid').notNull(),
+  at: text('at').notNull(),
+  /** The leaves, comma-separated, in the order the transaction inserted them. */
+  leaves: text('leaves').notNull(),
+  signature: text('signature').notNull(),
+});
+
+/** The integrator's head: one row (id 1), locked while a batch is integrated. */
+export const chainHead = sqliteTable('chain_head', {
+  id: integer('id').primaryKey(),
+  /** Events integrated: the `seq` of the newest. */
+  size: integer('size').notNull(),
+  /** The chain hash at `size`. */
+  hash: text('hash').notNull(),
+  /** The newest checkpoint's number (0: none yet), and its time (ISO-8601). */
+  checkpoint: integer('checkpoint').notNull(),
+  checkpointAt: text('checkpoint_at'),
+  checkpointSize: integer('checkpoint_size').notNull(),
+  /**
+   * The newest event id written before the fifth stage, set by the upgrade's migration: those events are integrated
+   * first, under a signed `legacy` checkpoint (n = 1). Read only until the first checkpoint exists.
+   */
+  legacy: integer('legacy'),
+});
+
+/** Signed checkpoints `{n, size, head, at, kind}` (`audit/leaf.ts`). */
+export const chainCheckpoints = sqliteTable('chain_checkpoints', {
+  n: integer('n').primaryKey(),
+  size: integer('size').notNull(),
+  head: text('head').notNull(),
+  at: text('at').notNull(),
+  kind: text('kind').notNull(),
+  kid: text('kid').notNull(),
+  signature: text('signature').notNull(),
+});
+
+/** The verdict token minted in the transaction that settled each request, returned as stored. */
+export const verdictTokens = sqliteTable('verdict_tokens', {
+  requestId: text('request_id').primaryKey(),
+  token: text('token').notNull(),
+});
