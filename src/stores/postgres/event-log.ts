@@ -9,6 +9,7 @@ import type { EventType } from '../../requests/types.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
 import { rowToEvent } from './rows.js';
+import { guardClient } from './transaction.js';
 
 const EVENT_COLUMNS = 'id, request_id AS "requestId", type, actor, channel, detail, at, seq AS position';
 
@@ -64,6 +65,8 @@ export class PostgresEventLog implements EventLog {
 
   async exclusive(name: string, fn: () => Promise<void>): Promise<boolean> {
     const client = await withPostgresErrors(() => this.open.pool.connect());
+    // Held while the sink delivers: a connection ended meanwhile must not end the process (`transaction.ts`).
+    const guard = guardClient(client);
     const key = lockKey(name);
     // A connection whose lock or unlock failed may still hold the lock: it is dropped rather than returned to the pool.
     let broken = true;
@@ -85,7 +88,8 @@ export class PostgresEventLog implements EventLog {
       }
       return true;
     } finally {
-      client.release(broken);
+      guard.done();
+      client.release(broken || guard.error() !== undefined);
     }
   }
 }
