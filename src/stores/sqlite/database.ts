@@ -128,7 +128,18 @@ export function checkDatabasePath(value: string): void {
  * busy timeout makes a second process wait for the first.
  */
 export function applyMigrations(open: OpenDatabase): void {
-  withSqliteErrors(() => migrate(open.db, { migrationsFolder: migrationsFolder('sqlite') }), {
-    prefix: open.sqlite.name,
-  });
+  const run = () => migrate(open.db, { migrationsFolder: migrationsFolder('sqlite') });
+  withSqliteErrors(
+    () => {
+      try {
+        run();
+      } catch {
+        // drizzle reads which migrations were applied before its (deferred) BEGIN: two processes starting on one new
+        // file both read "none", and the second to write fails on a table the first just made. Its transaction rolled
+        // back; read again, the first's migrations are applied and nothing is left to do. A real failure throws again.
+        run();
+      }
+    },
+    { prefix: open.sqlite.name },
+  );
 }
