@@ -18,22 +18,12 @@
  * hashes its own events before inserting them (`stores/sqlite/chained-insert.ts`), and the trigger skips those.
  */
 import { createHash } from 'node:crypto';
+import { field, requestPart, type ChainedRequestFields } from './leaf.js';
+
+export type { ChainedRequestFields } from './leaf.js';
 
 /** `prev_hash` of the first event. */
 export const GENESIS_HASH = '0'.repeat(64);
-
-/** The request fields a `created` event's hash covers (immutable after filing), as text. */
-export interface ChainedRequestFields {
-  toolName: string;
-  argsSha256: string;
-  requiredApprovals: string;
-  onTimeout: string;
-  createdAt: string;
-  expiresAt: string;
-  userId: string | null;
-  agentId: string | null;
-  filedBy: string | null;
-}
 
 /** One event as the chain encodes it: every field as stored text. */
 export interface ChainedEvent {
@@ -49,28 +39,9 @@ export interface ChainedEvent {
   request: ChainedRequestFields | null;
 }
 
-function field(value: string | null): string {
-  return value === null ? '-;' : `${Buffer.byteLength(value, 'utf8')}:${value};`;
-}
-
 /** The hash of `event` chained after `prevHash`. */
 export function eventHash(prevHash: string, event: ChainedEvent): string {
-  const r = event.request;
-  const request = r
-    ? [
-        r.toolName,
-        r.argsSha256,
-        r.requiredApprovals,
-        r.onTimeout,
-        r.createdAt,
-        r.expiresAt,
-        r.userId,
-        r.agentId,
-        r.filedBy,
-      ]
-        .map(field)
-        .join('')
-    : field(null);
+  const request = requestPart(event.request);
   const fields = [event.requestId, event.type, event.actor, event.channel, event.detail, event.at].map(field).join('');
   return createHash('sha256').update(`tollgate-chain-v1\n${prevHash}\n${fields}${request}`, 'utf8').digest('hex');
 }

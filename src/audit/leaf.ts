@@ -18,7 +18,20 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../requests/args-hash.js';
-import type { ChainedRequestFields } from './encoding.js';
+import { isoString } from '../utils/iso-time.js';
+
+/** The request fields a `created` event's hash covers (immutable after filing), as text. */
+export interface ChainedRequestFields {
+  toolName: string;
+  argsSha256: string;
+  requiredApprovals: string;
+  onTimeout: string;
+  createdAt: string;
+  expiresAt: string;
+  userId: string | null;
+  agentId: string | null;
+  filedBy: string | null;
+}
 
 /** An event as the writer knows it, before it is stored. */
 export interface LeafEvent {
@@ -35,14 +48,15 @@ export interface LeafEvent {
   request: ChainedRequestFields | null;
 }
 
-function field(value: string | null): string {
+/** A field of the encodings: `-;` for NULL, else its UTF-8 byte length, `:`, the value and `;`. */
+export function field(value: string | null): string {
   return value === null ? '-;' : `${Buffer.byteLength(value, 'utf8')}:${value};`;
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
-/** The request fields of a `created` event's leaf, in their fixed order. */
-function requestPart(r: ChainedRequestFields | null): string {
+/** The request fields of a `created` event's leaf (and the first chain's hash), in their fixed order. */
+export function requestPart(r: ChainedRequestFields | null): string {
   if (!r) return field(null);
   return [
     r.toolName,
@@ -138,4 +152,23 @@ export function leafOfColumns(columns: readonly (string | number | null)[]): str
     at: at ?? '',
     request,
   });
+}
+
+/**
+ * An event as a writer stores it — its detail as canonical JSON, its time as ISO text — and, when it is witnessed, its
+ * leaf: what both stores' witnessed inserts write. A `created` event passes its request's stored fields.
+ */
+export function storedEvent(
+  requestId: string,
+  e: { type: string; actor: string | null; channel: string | null; detail: unknown; at: Date },
+  request: ChainedRequestFields | null,
+  witnessed: boolean,
+): { detail: string; at: string; leaf: string | null } {
+  const detail = canonicalJson(e.detail ?? {});
+  const at = isoString(e.at);
+  const { type, actor, channel } = e;
+  const leaf = witnessed
+    ? leafOf({ requestId, type, actor, channel, detail: e.detail, detailJson: detail, at, request })
+    : null;
+  return { detail, at, leaf };
 }

@@ -10,9 +10,8 @@
  * (`audit/integrator.ts`, `audit-integration.ts`).
  */
 import type { ChainedRequestFields } from '../../audit/encoding.js';
-import { leafOf } from '../../audit/leaf.js';
+import { storedEvent } from '../../audit/leaf.js';
 import type { Receipt, Witness } from '../../audit/witness.js';
-import { canonicalJson } from '../../requests/args-hash.js';
 import { attachVerdictToken } from '../../requests/serialize.js';
 import type { ConfirmationRequest, NewEvent } from '../../requests/types.js';
 import { isoString } from '../../utils/iso-time.js';
@@ -69,23 +68,8 @@ export class WitnessedWrite {
 
   /** The values of `e` as inserted, its leaf counted in the receipt. A `created` event needs its request's fields. */
   event(requestId: string, e: NewEvent, request?: ChainedRequestFields): EventValues {
-    const detail = canonicalJson(e.detail ?? {});
-    const at = isoString(e.at);
-    let leaf: string | null = null;
-    if (this.witness) {
-      const { type, actor, channel } = e;
-      leaf = leafOf({
-        requestId,
-        type,
-        actor,
-        channel,
-        detail: e.detail,
-        detailJson: detail,
-        at,
-        request: request ?? null,
-      });
-      this.leaves.push(leaf);
-    }
+    const { detail, at, leaf } = storedEvent(requestId, e, request ?? null, this.witness !== null);
+    if (leaf) this.leaves.push(leaf);
     return {
       request_id: requestId,
       type: e.type,

@@ -7,11 +7,9 @@
  */
 import type Database from 'better-sqlite3';
 import type { ChainedRequestFields } from '../../audit/encoding.js';
-import { leafOf } from '../../audit/leaf.js';
+import { storedEvent } from '../../audit/leaf.js';
 import type { Witness } from '../../audit/witness.js';
-import { canonicalJson } from '../../requests/args-hash.js';
 import type { NewEvent } from '../../requests/types.js';
-import { isoString } from '../../utils/iso-time.js';
 import type { RequestRow } from './rows.js';
 
 /** The fields a `created` event's leaf covers, as the request row stores them. */
@@ -54,22 +52,9 @@ export class WitnessedEvents {
   run(requestId: string, e: NewEvent, request?: ChainedRequestFields): void {
     if (!this.sqlite.inTransaction) throw new Error('a witnessed event is inserted inside a write transaction');
     if (e.type === 'created' && !request) throw new Error('a created event is inserted with its request fields');
-    const detail = canonicalJson(e.detail);
-    const at = isoString(e.at);
-    let leaf: string | null = null;
-    if (this.witness) {
-      const { type, actor, channel } = e;
-      leaf = leafOf({
-        requestId,
-        type,
-        actor,
-        channel,
-        detail: e.detail,
-        detailJson: detail,
-        at,
-        request: request ?? null,
-      });
-      this.receiptId ??= this.witness.receiptId();
+    const { detail, at, leaf } = storedEvent(requestId, e, request ?? null, this.witness !== null);
+    if (leaf) {
+      this.receiptId ??= this.witness!.receiptId();
       this.leaves.push(leaf);
     }
     this.insert.run(requestId, e.type, e.actor, e.channel, detail, at, leaf, leaf && this.receiptId);
