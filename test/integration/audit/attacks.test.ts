@@ -128,6 +128,27 @@ describe.each(['sqlite', 'postgres'] as const)('a database writer without the ke
     expect((await verify()).problem).toMatchObject({ request_id: id });
   });
 
+  it('3. an unsigned mark switches nothing off: coverage_started moved, a created event written by hand stays named', async () => {
+    const id = await pendingWire();
+    const forged = `${id.slice(0, -4)}0a0a`;
+    await raw(
+      `INSERT INTO confirmation_requests (id, status, tool_name, tool_args, options, metadata, channels, approvers, required_approvals, on_timeout, args_sha256, nonce, created_at, expires_at, updated_at)
+       SELECT $1, 'pending', tool_name, tool_args, options, metadata, channels, approvers, required_approvals, on_timeout, args_sha256, nonce, created_at, expires_at, updated_at FROM confirmation_requests WHERE id = $2`,
+      [forged, id],
+    );
+    await raw(
+      `INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at) SELECT $1, 'created', NULL, NULL, '{}', created_at FROM confirmation_requests WHERE id = $2`,
+      [forged, id],
+    );
+    expect((await verify()).problem).toMatchObject({ kind: 'unwitnessed', request_id: forged });
+    // The fourth stage's switch: checks of asked and decided columns began at this unsigned row. Moving it does nothing now.
+    await raw(
+      "UPDATE audit_marks SET event_id = (SELECT max(id) FROM confirmation_events), at = $1 WHERE name = 'coverage_started'",
+      [new Date(Date.now() + 1000).toISOString()],
+    );
+    expect((await verify()).problem).toMatchObject({ kind: 'unwitnessed', request_id: forged });
+  });
+
   it('4. a token written into the table, signed with a key of the attacker’s: verify names it', async () => {
     const id = await pendingWire();
     await t.api(`/v1/requests/${id}/decision`, { body: { approver: 'web:carol', decision: 'deny' } });

@@ -60,19 +60,28 @@ describe('audit verify and head', () => {
     expect(intact).toMatchObject({ code: 0 });
     expect(intact.stdout).toContain('audit trail intact');
     const raw = new Database(join(dir, 'tollgate.db'));
-    raw
-      .prepare('UPDATE confirmation_events SET detail = \'{"reason":"approved after all"}\' WHERE type = \'denied\'')
-      .run();
-    const { id: eventId, seq } = raw.prepare("SELECT id, seq FROM confirmation_events WHERE type = 'denied'").get() as {
+    const {
+      id: eventId,
+      seq,
+      detail,
+    } = raw.prepare("SELECT id, seq, detail FROM confirmation_events WHERE type = 'denied'").get() as {
       id: number;
       seq: number;
+      detail: string;
     };
-    raw.close();
-    const broken = await tollgate('audit', 'verify', '--db', join(dir, 'tollgate.db'));
-    expect(broken.code).toBe(1);
-    expect(broken.stdout).toContain(`event ${eventId} (seq ${seq}) was edited`);
-    const api = (await (await t.api('/v1/audit/verify')).json()) as { ok: boolean; problem: { event_id: number } };
-    expect(api).toMatchObject({ ok: false, problem: { kind: 'edited', event_id: seq } });
+    const setDetail = raw.prepare('UPDATE confirmation_events SET detail = ? WHERE id = ?');
+    setDetail.run('{"reason":"approved after all"}', eventId);
+    try {
+      const broken = await tollgate('audit', 'verify', '--db', join(dir, 'tollgate.db'));
+      expect(broken.code).toBe(1);
+      expect(broken.stdout).toContain(`event ${eventId} (seq ${seq}) was edited`);
+      const api = (await (await t.api('/v1/audit/verify')).json()) as { ok: boolean; problem: { event_id: number } };
+      expect(api).toMatchObject({ ok: false, problem: { kind: 'edited', event_id: seq } });
+    } finally {
+      // Put back, so the file's other tests find the trail intact whatever their order.
+      setDetail.run(detail, eventId);
+      raw.close();
+    }
   });
 
   it('tells a database from before the chain how to add it', async () => {
