@@ -7,7 +7,7 @@
 import { Database } from '../../../src/stores/sqlite/driver.js';
 import { generateKeyPairSync } from 'node:crypto';
 import { decodeProtectedHeader, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { verifyAnchor, verifyVerdict, type AuditAnchor } from '../../../src/verify/index.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
@@ -188,6 +188,19 @@ describe('rows changed behind the gateway', () => {
     } finally {
       db.close();
     }
+    // Put back as pending at the end: the list test, in whatever order it runs, speaks of rows the gateway settled.
+    onTestFinished(() => {
+      const back = new Database(t.dbPath);
+      try {
+        back
+          .prepare(
+            "UPDATE confirmation_requests SET status = 'pending', allowed = NULL, responded_by = NULL, responded_at = NULL WHERE id = ?",
+          )
+          .run(id);
+      } finally {
+        back.close();
+      }
+    });
     const read = (await (await t.api(`/v1/requests/${id}`)).json()) as ApiRow;
     expect(read.status).toBe('approved');
     expect(read.verdict_token).toBeNull();
@@ -196,6 +209,8 @@ describe('rows changed behind the gateway', () => {
 
 describe('signed audit anchors', () => {
   it('GET /v1/audit/head carries a signature over its fields by a key of the JWKS', async () => {
+    // An event of its own, so there is a head whichever test ran before.
+    await t.api('/v1/requests', { body: { tool_name: 'pay_invoice', tool_args: { amount: 2 } } });
     const head = (await (await t.api('/v1/audit/head')).json()) as AuditAnchor;
     expect(head.signature).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(await verifyAnchor(head, { jwksUrl })).toEqual({ ok: true });
