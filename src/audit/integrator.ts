@@ -51,8 +51,6 @@ export interface IntegrationStore {
     limit: number,
     plan: (head: HeadState, pending: PendingEvent[]) => BatchWrite | null,
   ): Promise<number | null>;
-  /** Events waiting for a place, and the oldest one's `at`. */
-  backlog(): Promise<{ events: number; oldestAt: string | null }>;
 }
 
 /** Checkpoints are signed at least this often while events arrive. */

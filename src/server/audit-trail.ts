@@ -43,7 +43,7 @@ export async function startAuditTrail(options: {
   return {
     integrator,
     async readiness() {
-      const { events, oldestAt } = await stores.integration.backlog();
+      const { events, oldestAt } = await stores.audit.pending();
       const age = oldestAt ? clock.now() - Date.parse(oldestAt) : 0;
       const detail =
         events === 0

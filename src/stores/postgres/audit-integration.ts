@@ -9,9 +9,7 @@
 import type { BatchWrite, HeadState, IntegrationStore, PendingEvent } from '../../audit/integrator.js';
 import { leafOfColumns } from '../../audit/leaf.js';
 import type { OpenPostgres } from './database.js';
-import { withPostgresErrors } from './errors.js';
 import { inTransaction } from './transaction.js';
-import { BACKLOG } from './audit-chain.js';
 
 const HEAD = `SELECT size, hash, checkpoint, checkpoint_at AS "checkpointAt", checkpoint_size AS "checkpointSize", legacy
   FROM chain_head WHERE id = 1 FOR UPDATE SKIP LOCKED`;
@@ -80,12 +78,6 @@ export class PostgresIntegration implements IntegrationStore {
       if (write) await client.query(APPLY, applyParams(write));
       return rows.length;
     });
-  }
-
-  async backlog() {
-    return withPostgresErrors(
-      async () => (await this.open.pool.query<{ events: number; oldestAt: string | null }>(BACKLOG)).rows[0]!,
-    );
   }
 }
 

@@ -56,13 +56,6 @@ export class SqliteIntegration implements IntegrationStore {
       s.insertCheckpoint.run(c.n, c.size, c.head, c.at, c.kind, c.kid, c.signature);
     }
   }
-
-  async backlog() {
-    const row = this.sqlite
-      .prepare('SELECT count(*) AS events, min(at) AS oldestAt FROM confirmation_events WHERE seq IS NULL')
-      .get() as { events: number; oldestAt: string | null };
-    return row;
-  }
 }
 
 /** The integrator's statements on one connection. */
