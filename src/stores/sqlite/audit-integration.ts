@@ -26,6 +26,25 @@ export class SqliteIntegration implements IntegrationStore {
 
   async integrate(limit: number, plan: (head: HeadState, pending: PendingEvent[]) => BatchWrite | null) {
     const s = this.s;
+    // Most ticks find nothing to do: a read says so without the write lock (WAL readers never wait), so an idle
+    // gateway takes no write lock every 100 ms. A plan over no events is pure unless a checkpoint is due.
+    if (!s.anyPending.get() && plan(s.head.get() as HeadState, []) === null) return 0;
+    // The head is the write lock here: held by another process, this tick gives way at once (the interface's "null")
+    // instead of blocking the event loop for the busy timeout; the next tick, or that process, integrates.
+    const busyTimeout = this.sqlite.pragma('busy_timeout', { simple: true }) as number;
+    this.sqlite.pragma('busy_timeout = 0');
+    try {
+      return this.batch(limit, plan);
+    } catch (error) {
+      if (String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) return null;
+      throw error;
+    } finally {
+      this.sqlite.pragma(`busy_timeout = ${busyTimeout}`);
+    }
+  }
+
+  private batch(limit: number, plan: (head: HeadState, pending: PendingEvent[]) => BatchWrite | null): number {
+    const s = this.s;
     return s.immediate(() => {
       const head = s.head.get() as HeadState;
       const open = head.checkpoint === 0 && head.legacy !== null;
@@ -64,6 +83,7 @@ function prepare(sqlite: Database.Database) {
     head: sqlite.prepare(
       'SELECT size, hash, checkpoint, checkpoint_at AS checkpointAt, checkpoint_size AS checkpointSize, legacy FROM chain_head WHERE id = 1',
     ),
+    anyPending: sqlite.prepare('SELECT 1 FROM confirmation_events WHERE seq IS NULL LIMIT 1').pluck(),
     pending: sqlite.prepare(
       'SELECT id, leaf FROM confirmation_events WHERE seq IS NULL AND id <= ? ORDER BY id LIMIT ?',
     ),
