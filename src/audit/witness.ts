@@ -34,11 +34,18 @@ export interface SignedCheckpoint extends CheckpointFields {
 
 /** Signs receipts, checkpoints and verdict tokens with one key, synchronously. */
 export class Witness {
+  /** The public keys this gateway trusts for what it reads back (its own and its retired ones). */
+  readonly keys: KeyRing;
+
   constructor(
     readonly key: SigningKey,
     /** Seconds a verdict token holds after its decision. */
     readonly ttlS: number,
-  ) {}
+    /** The public keys besides `key`'s that its receipts may be signed with (retired keys). */
+    trusted: readonly JWK[] = [],
+  ) {
+    this.keys = new KeyRing([key.publicJwk, ...trusted]);
+  }
 
   /** A new receipt id, taken before the transaction's events are inserted (each event row names its receipt). */
   receiptId(): string {

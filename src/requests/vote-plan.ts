@@ -37,7 +37,21 @@ export interface PriorApproval {
 export type VotePlan =
   | { kind: 'duplicate'; priorActor: string }
   | { kind: 'recorded'; event: NewEvent; approvals: number }
-  | { kind: 'final'; event: NewEvent; status: 'approved' | 'denied'; fields: VerdictFields };
+  | {
+      kind: 'final';
+      event: NewEvent;
+      status: 'approved' | 'denied';
+      fields: VerdictFields;
+      /** The approvals that made the verdict, in order (this vote last): the verdict token names them. */
+      approvals: PriorApproval[];
+    };
+
+/** An earlier approval left out of the count because it was not witnessed (`audit/witnessed-approvals.ts`). */
+export interface UnwitnessedApproval {
+  actor: string;
+  person: string;
+  why: string;
+}
 
 /**
  * Whether {@link planVote} needs the request's prior approvers: only an approval towards a quorum does. A pending
@@ -48,13 +62,15 @@ export function needsPriorApprovers(current: Pick<ConfirmationRequest, 'required
 }
 
 /**
- * The plan for `vote` on `current` (pending), given the approvals recorded already.
+ * The plan for `vote` on `current` (pending), given the approvals recorded already that count (`priorApprovals`) and
+ * those left out because nobody witnessed them (`unwitnessed`, named in the vote's event).
  * @example planVote(row, [{ actor: 'slack:U1', person: 'alice' }], { decision: 'approve', actor: 'slack:U2', person: 'bob', … }) // final when 2 are required
  */
 export function planVote(
   current: Pick<ConfirmationRequest, 'requiredApprovals'>,
   priorApprovals: readonly PriorApproval[],
   vote: Vote,
+  unwitnessed: readonly UnwitnessedApproval[] = [],
 ): VotePlan {
   const person = vote.person ?? vote.actor;
   const detail: Record<string, unknown> = {
@@ -80,6 +96,7 @@ export function planVote(
       status: 'denied',
       event: { type: 'denied', actor: vote.actor, channel: vote.via, detail, at: vote.at },
       fields,
+      approvals: [],
     };
   }
   // One vote per person, and one per seat: the seat of a delegate's vote is the absentee's.
@@ -97,9 +114,17 @@ export function planVote(
     { approvals, required: current.requiredApprovals },
     vote.approvedArgs ? { approved_args: vote.approvedArgs } : {},
     discounted.length ? { discounted } : {},
+    unwitnessed.length ? { unwitnessed } : {},
     vote.vouched ? { vouched_groups: vote.vouched.groups, vouched_until: vote.vouched.until.toISOString() } : {},
   );
   const event: NewEvent = { type: 'approved', actor: vote.actor, channel: vote.via, detail, at: vote.at };
   if (approvals < current.requiredApprovals) return { kind: 'recorded', event, approvals };
-  return { kind: 'final', status: 'approved', event, fields };
+  const counted = priorApprovals.filter((a) => !reasons.has(a.person));
+  return {
+    kind: 'final',
+    status: 'approved',
+    event,
+    fields,
+    approvals: [...counted, { actor: vote.actor, person, onBehalfOf: vote.onBehalfOf ?? null }],
+  };
 }

@@ -32,7 +32,8 @@ export async function startAuditTrail(options: {
   logger: Logger;
 }): Promise<AuditTrail> {
   const { stores, clock, maxDelayMs, logger } = options;
-  const witness = new Witness(await options.keys.current(), options.ttlS);
+  // Retired keys stay trusted for what was signed before a rotation (a quorum's earlier approvals).
+  const witness = new Witness(await options.keys.current(), options.ttlS, (await options.keys.jwks()).keys);
   stores.useWitness(witness);
   const integrator = new Integrator(stores.integration, witness, {
     now: () => new Date(clock.now()),

@@ -47,8 +47,13 @@ export const SQL_TEXT = {
     ON CONFLICT (request_id, channel, target) DO NOTHING`,
   // The person of each approval (`detail.person`; an event written before the directory counts as its account's) and the
   // absentee whose seat it filled (`detail.on_behalf_of`).
-  approvers:
-    "SELECT actor, coalesce(detail->>'person', actor) AS person, detail->>'on_behalf_of' AS \"onBehalfOf\" FROM confirmation_events WHERE request_id = $1 AND type = 'approved' ORDER BY id",
+  // With what a quorum checks each one by (`audit/witnessed-approvals.ts`): its columns as its leaf was computed, and
+  // its receipt.
+  approvers: `SELECT e.actor, coalesce(e.detail->>'person', e.actor) AS person, e.detail->>'on_behalf_of' AS "onBehalfOf",
+      e.request_id AS "requestId", e.type, e.channel, e.detail::text AS detail, tollgate_chain_time(e.at) AS at,
+      r.id AS "receiptId", r.kid, r.at AS "receiptAt", r.leaves, r.signature
+    FROM confirmation_events e LEFT JOIN audit_receipts r ON r.id = e.receipt_id
+    WHERE e.request_id = $1 AND e.type = 'approved' ORDER BY e.id`,
   /** An approval short of the quorum, for the audit query's `?person=` (`confirmation_voters`). */
   recordVoter:
     'INSERT INTO confirmation_voters (person, request_created_at, request_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',

@@ -25,6 +25,7 @@ import { expireLate, flip, insertEvent, lockForVote, seal } from './verdict-step
 import { SettlePlanner } from './settle.js';
 import { WitnessedWrite } from './witnessed.js';
 import type { Witness } from '../../audit/witness.js';
+import { witnessedApprovals, type ApprovalRow } from '../../audit/witnessed-approvals.js';
 import { attachVerdictToken } from '../../requests/serialize.js';
 import { escalatedEvent } from '../../requests/coverage.js';
 import type { ExportFormat, ExportPage } from '../../requests/export-lines.js';
@@ -50,7 +51,7 @@ import {
   type NewEvent,
   type RequestStatus,
 } from '../../requests/types.js';
-import { needsPriorApprovers, planVote, type PriorApproval, type VerdictFields } from '../../requests/vote-plan.js';
+import { needsPriorApprovers, planVote, type VerdictFields } from '../../requests/vote-plan.js';
 
 type MessagePatch = Partial<Pick<ChannelMessage, 'messageRef' | 'status' | 'attempts' | 'lastError'>>;
 
@@ -180,9 +181,12 @@ export class PostgresConfirmationStore implements ConfirmationStore {
       if (current.expiresAt.getTime() <= now.getTime())
         return { kind: 'expired', request: await expireLate(client, write, current, now) };
       const prior = needsPriorApprovers(current, vote)
-        ? await this.rows<PriorApproval>(SQL_TEXT.approvers, [id], client)
-        : [];
-      const plan = planVote(current, prior, vote);
+        ? witnessedApprovals(
+            await this.rows<ApprovalRow>(SQL_TEXT.approvers, [id], client),
+            write.witness?.keys ?? null,
+          )
+        : { counted: [], uncounted: [] };
+      const plan = planVote(current, prior.counted, vote, prior.uncounted);
       if (plan.kind === 'duplicate') return { kind: 'duplicate', request: current, priorActor: plan.priorActor };
       await insertEvent(client, write, id, plan.event);
       if (plan.kind === 'recorded') {
@@ -191,7 +195,8 @@ export class PostgresConfirmationStore implements ConfirmationStore {
         await client.query(named(SQL_TEXT.touch, [id, vote.at]));
         return { kind: 'recorded', request: { ...current, updatedAt: vote.at }, approvals: plan.approvals };
       }
-      return { kind: 'final', request: await flip(client, write, id, plan.status, current, plan.fields) };
+      const request = await flip(client, write, id, plan.status, current, plan.fields, plan.approvals);
+      return { kind: 'final', request };
     });
   }
 

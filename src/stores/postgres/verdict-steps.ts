@@ -12,7 +12,7 @@ import { rowToRequest, type RequestRow } from './rows.js';
 import { named, rowsOf, SQL_TEXT, type Queryable } from './statements.js';
 import { isAllowed } from '../../requests/state-machine.js';
 import type { ConfirmationRequest, NewEvent, RequestStatus } from '../../requests/types.js';
-import type { VerdictFields } from '../../requests/vote-plan.js';
+import type { PriorApproval, VerdictFields } from '../../requests/vote-plan.js';
 import type { WitnessedWrite } from './witnessed.js';
 
 /**
@@ -49,8 +49,8 @@ export async function expireLate(
 
 /**
  * The compare-and-set, inside a transaction that holds the row locked as pending, so it always matches; the settled
- * row's verdict token is minted from what it returned (a quorum's approvals read in the same transaction, the vote
- * that completed it inserted before).
+ * row's verdict token is minted from what it returned and the `approvals` the vote's plan counted (a quorum's, each
+ * checked as witnessed: never read back unchecked).
  */
 export async function flip(
   client: pg.PoolClient,
@@ -59,17 +59,12 @@ export async function flip(
   status: 'approved' | 'denied' | 'expired' | 'cancelled',
   current: ConfirmationRequest,
   f: VerdictFields,
+  approvals: readonly PriorApproval[] = [],
 ): Promise<ConfirmationRequest> {
   const [row] = await rowsOf<RequestRow>(client, SQL_TEXT.flip, verdictParams(id, status, f, current.onTimeout));
   if (!row) throw new Error(`compare-and-set lost on ${id} inside its own transaction`);
   const settled = rowToRequest(row);
-  if (write.witness) {
-    const approvals =
-      settled.status === 'approved' && settled.requiredApprovals > 1
-        ? await rowsOf<{ actor: string; person: string }>(client, SQL_TEXT.approvers, [id])
-        : [];
-    write.mint(settled, approvals);
-  }
+  if (write.witness) write.mint(settled, approvals);
   return settled;
 }
 

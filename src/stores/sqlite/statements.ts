@@ -91,8 +91,11 @@ export function prepareStatements(sqlite: Database.Database): Statements {
     // `+type`: without the plus SQLite walks every approval ever recorded through the type index (each decision got
     // slower as approvals piled up: 10,000 decisions took 25 s); with it, the request's own events by its index.
     // The person of each approval (`detail.person`; an event written before the directory counts as its account's).
+    // With what a quorum checks each one by (`audit/witnessed-approvals.ts`): its columns and its receipt.
     approvers: sqlite.prepare(
-      "SELECT actor, coalesce(json_extract(detail, '$.person'), actor) AS person, json_extract(detail, '$.on_behalf_of') AS onBehalfOf FROM confirmation_events WHERE request_id = ? AND +type = 'approved'",
+      `SELECT e.actor, coalesce(json_extract(e.detail, '$.person'), e.actor) AS person, json_extract(e.detail, '$.on_behalf_of') AS onBehalfOf,
+         e.request_id AS requestId, e.type, e.channel, e.detail, e.at, r.id AS receiptId, r.kid, r.at AS receiptAt, r.leaves, r.signature
+       FROM confirmation_events e LEFT JOIN audit_receipts r ON r.id = e.receipt_id WHERE e.request_id = ? AND +e.type = 'approved' ORDER BY e.id`,
     ),
     recordVoter: sqlite.prepare(
       'INSERT OR IGNORE INTO confirmation_voters (person, request_created_at, request_id) VALUES (?, ?, ?)',

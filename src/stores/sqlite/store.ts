@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import { and, eq } from 'drizzle-orm';
 import { WitnessedEvents, chainedFieldsOf } from './witnessed-insert.js';
 import type { Witness } from '../../audit/witness.js';
+import { witnessedApprovals, type ApprovalRow } from '../../audit/witnessed-approvals.js';
 import { attachVerdictToken } from '../../requests/serialize.js';
 import type { ChainedRequestFields } from '../../audit/encoding.js';
 import type { OpenDatabase } from './database.js';
@@ -113,12 +114,13 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     }
   }
 
-  /** Mints, stores and attaches the verdict token of `r`, settled in the caller's transaction (needs a witness). */
-  private mint(r: ConfirmationRequest): ConfirmationRequest {
+  /**
+   * Mints, stores and attaches the verdict token of `r`, settled in the caller's transaction (needs a witness), naming
+   * the `approvals` that made a quorum's verdict (as the vote's plan counted them, never read back unchecked).
+   */
+  private mint(r: ConfirmationRequest, approvals: readonly PriorApproval[] = []): ConfirmationRequest {
     const witness = this.witnessed.witness;
     if (!witness) return r;
-    const approvals =
-      r.status === 'approved' && r.requiredApprovals > 1 ? (this.sql.approvers.all(r.id) as PriorApproval[]) : [];
     const token = witness.verdict(r, approvals);
     if (token) {
       this.insertToken.run(r.id, token);
@@ -194,11 +196,10 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       // The deadline belongs to the row: a vote at or after it expires the request instead, whatever the timers did.
       if (Date.parse(state.expiresAt) <= vote.at.getTime())
         return { kind: 'expired', request: this.expireLate(this.whole(id), vote.at) };
-      const plan = planVote(
-        state,
-        needsPriorApprovers(state, vote) ? (this.sql.approvers.all(id) as PriorApproval[]) : [],
-        vote,
-      );
+      const prior = needsPriorApprovers(state, vote)
+        ? witnessedApprovals(this.sql.approvers.all(id) as ApprovalRow[], this.witnessed.witness?.keys ?? null)
+        : { counted: [], uncounted: [] };
+      const plan = planVote(state, prior.counted, vote, prior.uncounted);
       if (plan.kind === 'duplicate') return { kind: 'duplicate', request: this.whole(id), priorActor: plan.priorActor };
       this.insertEvent(id, plan.event);
       if (plan.kind === 'recorded') {
@@ -208,10 +209,13 @@ export class SqliteConfirmationStore implements ConfirmationStore {
         return { kind: 'recorded', request: this.whole(id), approvals: plan.approvals };
       }
       const { approvedArgs, ...fields } = plan.fields;
-      const request = this.flip(id, plan.status, state.onTimeout, {
-        ...fields,
-        approvedArgs: approvedArgs == null ? null : JSON.stringify(approvedArgs),
-      });
+      const request = this.flip(
+        id,
+        plan.status,
+        state.onTimeout,
+        { ...fields, approvedArgs: approvedArgs == null ? null : JSON.stringify(approvedArgs) },
+        plan.approvals,
+      );
       return { kind: 'final', request };
     });
   }
@@ -253,6 +257,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       approvedArgs?: string | null;
       at: Date;
     },
+    approvals: readonly PriorApproval[] = [],
   ): ConfirmationRequest {
     const allowed = isAllowed(status, onTimeout) === true;
     const at = isoString(fields.at);
@@ -271,7 +276,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
       id,
     ) as unknown[] | undefined;
     if (!row) throw new Error(`compare-and-set lost on ${id} inside its own transaction`);
-    return this.mint(requestOfValues(row));
+    return this.mint(requestOfValues(row), approvals);
   }
 
   /** Committed with the other writes of this event-loop turn ({@link writes}). */

@@ -5,67 +5,18 @@
  * event and what is wrong.
  */
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { leafOf, receiptMessage } from '../../../src/audit/leaf.js';
-import { Database } from '../../../src/stores/sqlite/driver.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { freshDatabase, withClient, type FreshDatabase } from '../postgres/fresh-database.js';
-
-/** Raw SQL as the attacker runs it: positional parameters written `$1`, `$2`… in order, each used once. */
-type Raw = (sql: string, params?: unknown[]) => Promise<unknown[]>;
-
-const sqliteRaw =
-  (path: string): Raw =>
-  async (sql, params = []) => {
-    const db = new Database(path);
-    try {
-      const statement = db.prepare(sql.replace(/\$\d+/g, '?'));
-      return statement.reader ? (statement.all(...params) as unknown[]) : (statement.run(...params), []);
-    } finally {
-      db.close();
-    }
-  };
-
-const postgresRaw =
-  (url: string): Raw =>
-  (sql, params = []) =>
-    withClient(url, async (c) => (await c.query(sql, params)).rows as unknown[]);
+import { describe, expect, it } from 'vitest';
+import { receiptMessage } from '../../../src/audit/leaf.js';
+import { attackedGateway, claimsOf } from './attacker.js';
 
 describe.each(['sqlite', 'postgres'] as const)('a database writer without the key (%s)', (dialect) => {
-  let t: TestServer;
-  let raw: Raw;
-  const bool = (value: boolean) => (dialect === 'postgres' ? value : value ? 1 : 0);
-
-  let pg: FreshDatabase | undefined;
-  // A fresh gateway and database per attack: verify names the first problem, so one attack must not hide the next.
-  beforeEach(async () => {
-    if (dialect === 'postgres') {
-      pg = await freshDatabase({ migrate: true });
-      t = await startTestServer({ dbPath: pg.url });
-      raw = postgresRaw(pg.url);
-    } else {
-      t = await startTestServer();
-      raw = sqliteRaw(t.dbPath);
-    }
-  });
-  afterEach(async () => {
-    await t?.close();
-    await pg?.drop();
-    pg = undefined;
-  });
-
-  const read = async (id: string) =>
-    (await (await t.api(`/v1/requests/${id}`)).json()) as { status: string; verdict_token: string | null };
-  const verify = async () =>
-    (await (await t.api('/v1/audit/verify')).json()) as {
-      ok: boolean;
-      problem: { kind: string; event_id: number | null; request_id: string | null; message: string } | null;
-    };
+  const g = attackedGateway(dialect);
+  const { raw, bool, verify, read, appendEvent } = g;
   /** A pending `wire {"amount":5,"to":"acme"}` for carol. */
   const pendingWire = async (): Promise<string> =>
     (
       (await (
-        await t.api('/v1/requests', {
+        await g.t.api('/v1/requests', {
           body: { tool_name: 'wire', tool_args: { amount: 5, to: 'acme' }, approvers: ['web:carol'] },
         })
       ).json()) as { id: string }
@@ -76,16 +27,6 @@ describe.each(['sqlite', 'postgres'] as const)('a database writer without the ke
       `UPDATE confirmation_requests SET status = 'approved', allowed = $1, responded_by = 'web:carol', responded_by_person = 'carol', responded_via = 'web', responded_at = $2, updated_at = $3 WHERE id = $4`,
       [bool(true), at, at, id],
     );
-  /** An event row as the attacker writes it, with the leaf the public encoding gives (and a receipt id, if any). */
-  const appendEvent = async (id: string, type: string, detail: Record<string, unknown>, receiptId: string | null) => {
-    const at = new Date().toISOString();
-    const leaf = leafOf({ requestId: id, type, actor: 'web:carol', channel: 'web', detail, at, request: null });
-    await raw(
-      `INSERT INTO confirmation_events (request_id, type, actor, channel, detail, at, leaf, receipt_id) VALUES ($1, $2, 'web:carol', 'web', $3, $4, $5, $6)`,
-      [id, type, JSON.stringify(detail), at, leaf, receiptId],
-    );
-    return { at, leaf };
-  };
   it('1. an appended approved event and an updated row: no token, and verify names the event', async () => {
     const id = await pendingWire();
     const { at } = await appendEvent(id, 'approved', { person: 'carol', option: 'Approve' }, null);
@@ -120,11 +61,11 @@ describe.each(['sqlite', 'postgres'] as const)('a database writer without the ke
 
   it('2. allowed set on a denied request: the token stays the denial, and verify names the row', async () => {
     const id = await pendingWire();
-    const denied = await t.api(`/v1/requests/${id}/decision`, { body: { approver: 'web:carol', decision: 'deny' } });
+    const denied = await g.t.api(`/v1/requests/${id}/decision`, { body: { approver: 'web:carol', decision: 'deny' } });
     const { verdict_token: token } = (await denied.json()) as { verdict_token: string };
     await raw(`UPDATE confirmation_requests SET allowed = $1 WHERE id = $2`, [bool(true), id]);
     expect((await read(id)).verdict_token).toBe(token);
-    expect(JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString())).toMatchObject({ allowed: false });
+    expect(claimsOf(token)).toMatchObject({ allowed: false });
     expect((await verify()).problem).toMatchObject({ request_id: id });
   });
 
@@ -151,7 +92,7 @@ describe.each(['sqlite', 'postgres'] as const)('a database writer without the ke
 
   it('4. a token written into the table, signed with a key of the attacker’s: verify names it', async () => {
     const id = await pendingWire();
-    await t.api(`/v1/requests/${id}/decision`, { body: { approver: 'web:carol', decision: 'deny' } });
+    await g.t.api(`/v1/requests/${id}/decision`, { body: { approver: 'web:carol', decision: 'deny' } });
     const { privateKey } = generateKeyPairSync('ed25519');
     const header = Buffer.from(JSON.stringify({ alg: 'EdDSA', kid: 'mallory', typ: 'tollgate-verdict+jwt' })).toString(
       'base64url',
