@@ -46,7 +46,10 @@ export interface OpenStores {
   audit: AuditChain;
   /** The integrator's side of the audit trail (`audit/integrator.ts`): places events after commit. */
   integration: IntegrationStore;
-  /** Signs what the stores commit from now on (`audit/witness.ts`): set by `serve` once the key is loaded. */
+  /**
+   * Signs what the stores commit from now on (`audit/witness.ts`), and acts only on grants it witnessed
+   * (`audit/witnessed-grants.ts`): set by `serve` once the key is loaded.
+   */
   useWitness(witness: Witness | null): void;
   /** Keys every replica and restart shares (web sessions, email links), generated once and kept in the database. */
   secrets: DeploymentSecrets;
@@ -138,6 +141,7 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
             ),
         })
       : null;
+  const grants = new SqliteGrantStore(open.sqlite);
   const close = async () => {
     await checkpointer?.close();
     await store.close();
@@ -147,12 +151,15 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     store,
     insights: new SqliteInsights(open),
     tokens: new SqliteTokenStore(open.sqlite),
-    grants: new SqliteGrantStore(open.sqlite),
+    grants,
     secrets: new SqliteSecrets(open.sqlite),
     signOuts: new SqliteMarks(open.sqlite),
     audit: new SqliteAuditChain(open.sqlite),
     integration: new SqliteIntegration(open.sqlite),
-    useWitness: (witness) => store.useWitness(witness),
+    useWitness: (witness) => {
+      store.useWitness(witness);
+      grants.keys = witness?.keys ?? null;
+    },
     events: new SqliteEventLog(open.sqlite),
     pushSubscriptions: new SqlitePushSubscriptions(open.sqlite),
     away: new SqliteAwayStore(open.sqlite),
@@ -213,6 +220,7 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     throw error;
   }
   const store = new PostgresConfirmationStore(open);
+  const grants = new PostgresGrantStore(open);
   const close = async () => {
     await guard?.release();
     await store.close();
@@ -223,13 +231,16 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     store,
     insights: new PostgresInsights(open),
     tokens: new PostgresTokenStore(open),
-    grants: new PostgresGrantStore(open),
+    grants,
     marks,
     signOuts: marks,
     secrets: new PostgresSecrets(open),
     audit: new PostgresAuditChain(open),
     integration: new PostgresIntegration(open),
-    useWitness: (witness) => store.useWitness(witness),
+    useWitness: (witness) => {
+      store.useWitness(witness);
+      grants.keys = witness?.keys ?? null;
+    },
     resolutions: new PostgresResolutionCache(open),
     events: new PostgresEventLog(open),
     pushSubscriptions: new PostgresPushSubscriptions(open),

@@ -4,6 +4,9 @@
  * database (`uses = uses + 1`), so replicas using one grant at once count every use.
  */
 import type { Grant, GrantStore, NewGrant } from '../../policy/grants.js';
+import { RECEIPT_COLUMNS } from '../../audit/read-back.js';
+import type { KeyRing } from '../../audit/witness.js';
+import { GRANT_EVENT_TYPES, witnessedGrants, type GrantEventRow } from '../../audit/witnessed-grants.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
 import { selectList } from './rows.js';
@@ -11,9 +14,19 @@ import { grants } from './schema.js';
 
 const GRANT = selectList(grants);
 const LIVE = 'revoked_at IS NULL AND expires_at > $1';
+/** The events naming each grant of `$1` on its request, with their receipts (`audit/witnessed-grants.ts`). */
+const GRANT_EVENTS = `SELECT g.id AS "grantId", e.request_id AS "requestId", e.type, e.actor, e.channel, e.detail::text AS detail,
+    tollgate_chain_time(e.at) AS at, ${RECEIPT_COLUMNS}
+  FROM grants g JOIN confirmation_events e ON e.request_id = g.request_id
+    AND e.type = ANY($2::text[]) AND e.detail->>'grant' = g.id
+  LEFT JOIN audit_receipts r ON r.id = e.receipt_id
+  WHERE g.id = ANY($1::text[])`;
 
 /** Grants on PostgreSQL. */
 export class PostgresGrantStore implements GrantStore {
+  /** Set while a gateway witnesses writes: only grants it witnessed are acted on (`audit/witnessed-grants.ts`). */
+  keys: KeyRing | null = null;
+
   constructor(private readonly open: Pick<OpenPostgres, 'pool'>) {}
 
   private async rows(sql: string, params: unknown[]): Promise<Grant[]> {
@@ -44,10 +57,16 @@ export class PostgresGrantStore implements GrantStore {
   }
 
   async active(rule: string, now: Date): Promise<Grant[]> {
-    return this.rows(`SELECT ${GRANT} FROM grants WHERE ${LIVE} AND rule = $2 ORDER BY created_at DESC, id DESC`, [
-      now,
-      rule,
-    ]);
+    const live = await this.rows(
+      `SELECT ${GRANT} FROM grants WHERE ${LIVE} AND rule = $2 ORDER BY created_at DESC, id DESC`,
+      [now, rule],
+    );
+    if (!this.keys || !live.length) return live;
+    const ids = live.map((g) => g.id);
+    const { rows } = await withPostgresErrors(() =>
+      this.open.pool.query<GrantEventRow>(GRANT_EVENTS, [ids, GRANT_EVENT_TYPES]),
+    );
+    return witnessedGrants(live, rows, this.keys);
   }
 
   async recordUse(id: string): Promise<void> {

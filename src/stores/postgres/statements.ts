@@ -8,6 +8,7 @@ import { CREATE_BATCH } from './creates.js';
 import { selectList } from './rows.js';
 import { channelMessages, confirmationEvents, confirmationRequests as requests } from './schema.js';
 import { RECEIPT_TYPES_SQL } from '../../requests/receipts.js';
+import { RECEIPT_COLUMNS } from '../../audit/read-back.js';
 
 const REQUEST = selectList(requests);
 const RETURNING_REQUEST = selectList(requests, 'r');
@@ -51,7 +52,7 @@ export const SQL_TEXT = {
   // its receipt.
   approvers: `SELECT e.actor, coalesce(e.detail->>'person', e.actor) AS person, e.detail->>'on_behalf_of' AS "onBehalfOf",
       e.request_id AS "requestId", e.type, e.channel, e.detail::text AS detail, tollgate_chain_time(e.at) AS at,
-      r.id AS "receiptId", r.kid, r.at AS "receiptAt", r.leaves, r.signature
+      ${RECEIPT_COLUMNS}
     FROM confirmation_events e LEFT JOIN audit_receipts r ON r.id = e.receipt_id
     WHERE e.request_id = $1 AND e.type = 'approved' ORDER BY e.id`,
   /** An approval short of the quorum, for the audit query's `?person=` (`confirmation_voters`). */

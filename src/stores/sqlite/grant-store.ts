@@ -6,6 +6,9 @@
 import type Database from 'better-sqlite3';
 import { translateSqliteErrors } from './errors.js';
 import type { Grant, GrantStore, NewGrant } from '../../policy/grants.js';
+import { RECEIPT_COLUMNS } from '../../audit/read-back.js';
+import type { KeyRing } from '../../audit/witness.js';
+import { GRANT_EVENT_TYPES, witnessedGrants, type GrantEventRow } from '../../audit/witnessed-grants.js';
 
 interface GrantRow {
   id: string;
@@ -34,12 +37,22 @@ function prepare(sqlite: Database.Database) {
     live: sqlite.prepare(`SELECT * FROM grants WHERE ${LIVE} ORDER BY created_at DESC, id DESC LIMIT ?`),
     all: sqlite.prepare('SELECT * FROM grants ORDER BY created_at DESC, id DESC LIMIT ?'),
     revoke: sqlite.prepare(`UPDATE grants SET revoked_at = ?, revoked_by = ? WHERE id = ? AND ${LIVE}`),
+    /** `?`: a JSON array of grant ids; the events naming each on its request, with their receipts. */
+    events: sqlite.prepare(
+      `SELECT g.id AS grantId, e.request_id AS requestId, e.type, e.actor, e.channel, e.detail, e.at, ${RECEIPT_COLUMNS}
+       FROM grants g JOIN confirmation_events e ON e.request_id = g.request_id
+         AND e.type IN (${GRANT_EVENT_TYPES.map((t) => `'${t}'`).join(', ')}) AND json_extract(e.detail, '$.grant') = g.id
+       LEFT JOIN audit_receipts r ON r.id = e.receipt_id
+       WHERE g.id IN (SELECT value FROM json_each(?))`,
+    ),
   };
 }
 
 /** Grants on SQLite. */
 export class SqliteGrantStore implements GrantStore {
   private statements: ReturnType<typeof prepare> | null = null;
+  /** Set while a gateway witnesses writes: only grants it witnessed are acted on (`audit/witnessed-grants.ts`). */
+  keys: KeyRing | null = null;
 
   constructor(private readonly sqlite: Database.Database) {
     // Callers see tollgate errors (busy, read-only…), never a SqliteError.
@@ -71,7 +84,10 @@ export class SqliteGrantStore implements GrantStore {
   }
 
   async active(rule: string, now: Date): Promise<Grant[]> {
-    return (this.sql.active.all(rule, now.toISOString()) as GrantRow[]).map(fromRow);
+    const live = (this.sql.active.all(rule, now.toISOString()) as GrantRow[]).map(fromRow);
+    if (!this.keys || !live.length) return live;
+    const events = this.sql.events.all(JSON.stringify(live.map((g) => g.id))) as GrantEventRow[];
+    return witnessedGrants(live, events, this.keys);
   }
 
   async recordUse(id: string): Promise<void> {

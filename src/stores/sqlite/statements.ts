@@ -10,6 +10,7 @@ import { getTableColumns, type Table } from 'drizzle-orm';
 import { channelMessages, confirmationEvents, confirmationRequests } from './schema.js';
 import { RECEIPT_TYPES_SQL } from '../../requests/receipts.js';
 import type { TimeoutPolicy } from '../../requests/types.js';
+import { RECEIPT_COLUMNS } from '../../audit/read-back.js';
 
 /** `"tool_name" AS "toolName", …` for every column of `table` (each as `alias."tool_name"` when given). */
 export function selectList(table: Table, alias?: string): string {
@@ -94,7 +95,7 @@ export function prepareStatements(sqlite: Database.Database): Statements {
     // With what a quorum checks each one by (`audit/witnessed-approvals.ts`): its columns and its receipt.
     approvers: sqlite.prepare(
       `SELECT e.actor, coalesce(json_extract(e.detail, '$.person'), e.actor) AS person, json_extract(e.detail, '$.on_behalf_of') AS onBehalfOf,
-         e.request_id AS requestId, e.type, e.channel, e.detail, e.at, r.id AS receiptId, r.kid, r.at AS receiptAt, r.leaves, r.signature
+         e.request_id AS requestId, e.type, e.channel, e.detail, e.at, ${RECEIPT_COLUMNS}
        FROM confirmation_events e LEFT JOIN audit_receipts r ON r.id = e.receipt_id WHERE e.request_id = ? AND +e.type = 'approved' ORDER BY e.id`,
     ),
     recordVoter: sqlite.prepare(
