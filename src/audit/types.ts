@@ -7,6 +7,7 @@
  * @remarks Left out: writing. Writers witness (`witness.ts`), the integrator orders (`integrator.ts`).
  */
 import type { Receipt, SignedCheckpoint } from './witness.js';
+import type { GrantAudit } from './witnessed-grants.js';
 
 /**
  * One integrated event: `[seq, id, prev_hash, hash, leaf, receipt_id, request_id, type, actor, channel, detail, at,
@@ -62,6 +63,8 @@ export interface AuditChain {
   receiptCount(): Promise<number>;
   /** Receipt ids after `afterId` (in id order), up to `limit`: to name the receipts no event points to. */
   receiptIds(afterId: string, limit: number): Promise<string[]>;
+  /** Whether a pending event (not integrated yet) names receipt `id`. */
+  awaitsIntegration(id: string): Promise<boolean>;
   /** Signed checkpoints with `n > afterN`, by n, up to `limit`. */
   checkpoints(afterN: number, limit: number): Promise<SignedCheckpoint[]>;
   /** The newest event id with `seq` at or below `size` (where the legacy part ends). */
@@ -74,4 +77,6 @@ export interface AuditChain {
   head(): Promise<ChainHead | null>;
   /** The newest prune checkpoint (the chain starts right after it), or null when nothing was ever pruned. */
   checkpoint(): Promise<ChainCheckpoint | null>;
+  /** Grant rows with `id > afterId`, by id, up to `limit`, each with the events naming it (`witnessed-grants.ts`). */
+  grants(afterId: string, limit: number): Promise<GrantAudit[]>;
 }

@@ -24,6 +24,14 @@ export interface GrantFacts {
 /** A `grant_created` or `grant_revoked` event naming grant `grantId`, read back with its receipt. */
 export interface GrantEventRow extends WitnessedRow {
   grantId: string;
+  /** Its place in the chain (null while pending). */
+  seq: number | string | null;
+}
+
+/** A whole grant row as `audit verify` reads it, with the events naming it. */
+export interface GrantAudit {
+  grant: GrantFacts & { requestId: string; revoked: boolean };
+  events: GrantEventRow[];
 }
 
 /** The event types the stores read for {@link witnessedGrants}. */
@@ -32,11 +40,28 @@ export const GRANT_EVENT_TYPES = ['grant_created', 'grant_revoked'] as const;
 /** Why `grant` may not be acted on, given the events naming it, or null when it may. */
 export function whyGrantUnwitnessed(grant: GrantFacts, events: readonly GrantEventRow[], keys: KeyRing): string | null {
   if (events.some((e) => e.type === 'grant_revoked')) return 'a grant_revoked event names it';
+  return whyNotMade(grant, events, keys, 0);
+}
+
+/**
+ * What `audit verify` says of a grant row (null: nothing): as {@link whyGrantUnwitnessed}, except that a revoked
+ * grant is wrong only when its row no longer says so, and a `grant_created` event in the legacy part (integrated
+ * before the fifth stage, `seq` up to `legacySize`, checked by the first chain's rules) needs no receipt.
+ */
+export function grantProblem(audit: GrantAudit, keys: KeyRing, legacySize: number): string | null {
+  const { grant, events } = audit;
+  if (events.some((e) => e.type === 'grant_revoked') && !grant.revoked)
+    return 'a grant_revoked event names it, but its row is not revoked (the revocation was cleared)';
+  return whyNotMade(grant, events, keys, legacySize);
+}
+
+function whyNotMade(grant: GrantFacts, events: readonly GrantEventRow[], keys: KeyRing, legacySize: number) {
   const created = events.filter((e) => e.type === 'grant_created');
   if (!created.length) return 'no grant_created event names it: it was written around tollgate';
   let why = '';
   for (const e of created) {
-    why = whyUnwitnessed(e, keys) ?? differences(grant, e);
+    const legacy = e.seq !== null && Number(e.seq) <= legacySize;
+    why = (legacy ? null : whyUnwitnessed(e, keys)) ?? differences(grant, e);
     if (!why) return null;
   }
   return `its grant_created event: ${why}`;
@@ -66,7 +91,18 @@ export function witnessedGrants<G extends GrantFacts>(
   events: readonly GrantEventRow[],
   keys: KeyRing,
 ): G[] {
-  const byGrant = new Map<string, GrantEventRow[]>();
-  for (const e of events) byGrant.set(e.grantId, [...(byGrant.get(e.grantId) ?? []), e]);
-  return grants.filter((g) => whyGrantUnwitnessed(g, byGrant.get(g.id) ?? [], keys) === null);
+  const named = byGrant(events);
+  return grants.filter((g) => whyGrantUnwitnessed(g, named.get(g.id) ?? [], keys) === null);
+}
+
+/** Each grant of `grants` with the events of `events` naming it. */
+export function grantAudits(grants: readonly GrantAudit['grant'][], events: readonly GrantEventRow[]): GrantAudit[] {
+  const named = byGrant(events);
+  return grants.map((grant) => ({ grant, events: named.get(grant.id) ?? [] }));
+}
+
+function byGrant(events: readonly GrantEventRow[]): Map<string, GrantEventRow[]> {
+  const named = new Map<string, GrantEventRow[]>();
+  for (const e of events) named.set(e.grantId, [...(named.get(e.grantId) ?? []), e]);
+  return named;
 }

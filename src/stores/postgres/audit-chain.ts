@@ -6,6 +6,8 @@
  */
 import type { AuditChain, ChainCheckpoint, ChainHead, ChainRow } from '../../audit/types.js';
 import type { Receipt, SignedCheckpoint } from '../../audit/witness.js';
+import { GRANT_EVENT_TYPES, grantAudits, type GrantAudit, type GrantEventRow } from '../../audit/witnessed-grants.js';
+import { GRANT_EVENTS } from './grant-store.js';
 import type { CheckpointKind } from '../../audit/leaf.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
@@ -86,6 +88,14 @@ export class PostgresAuditChain implements AuditChain {
     return rows.map((r) => r.id);
   }
 
+  async awaitsIntegration(id: string): Promise<boolean> {
+    // The pending index (`seq IS NULL`) holds a handful of rows: no index on receipt_id is needed.
+    const rows = await this.query('SELECT 1 FROM confirmation_events WHERE seq IS NULL AND receipt_id = $1 LIMIT 1', [
+      id,
+    ]);
+    return rows.length > 0;
+  }
+
   async checkpoints(afterN: number, limit: number): Promise<SignedCheckpoint[]> {
     const rows = await this.query<{
       n: number;
@@ -132,5 +142,16 @@ export class PostgresAuditChain implements AuditChain {
 
   async checkpoint(): Promise<ChainCheckpoint | null> {
     return withPostgresErrors(() => pruneCheckpoint(this.open.pool));
+  }
+
+  async grants(afterId: string, limit: number): Promise<GrantAudit[]> {
+    const rows = await this.query<GrantAudit['grant']>(
+      `SELECT id, rule, label, scope, request_id AS "requestId", created_by AS "createdBy", expires_at AS "expiresAt",
+         revoked_at IS NOT NULL AS revoked FROM grants WHERE id > $1 ORDER BY id LIMIT $2`,
+      [afterId, limit],
+    );
+    if (!rows.length) return [];
+    const events = await this.query<GrantEventRow>(GRANT_EVENTS, [rows.map((r) => r.id), GRANT_EVENT_TYPES]);
+    return grantAudits(rows, events);
   }
 }

@@ -14,8 +14,8 @@ import { grants } from './schema.js';
 
 const GRANT = selectList(grants);
 const LIVE = 'revoked_at IS NULL AND expires_at > $1';
-/** The events naming each grant of `$1` on its request, with their receipts (`audit/witnessed-grants.ts`). */
-const GRANT_EVENTS = `SELECT g.id AS "grantId", e.request_id AS "requestId", e.type, e.actor, e.channel, e.detail::text AS detail,
+/** The events naming each grant of `$1` (types `$2`) on its request, with their receipts (shared with verify). */
+export const GRANT_EVENTS = `SELECT g.id AS "grantId", e.seq, e.request_id AS "requestId", e.type, e.actor, e.channel, e.detail::text AS detail,
     tollgate_chain_time(e.at) AS at, ${RECEIPT_COLUMNS}
   FROM grants g JOIN confirmation_events e ON e.request_id = g.request_id
     AND e.type = ANY($2::text[]) AND e.detail->>'grant' = g.id

@@ -6,6 +6,8 @@
 import type Database from 'better-sqlite3';
 import type { AuditChain, ChainCheckpoint, ChainHead, ChainRow } from '../../audit/types.js';
 import type { Receipt, SignedCheckpoint } from '../../audit/witness.js';
+import { grantAudits, type GrantAudit, type GrantEventRow } from '../../audit/witnessed-grants.js';
+import { GRANT_EVENTS } from './grant-store.js';
 
 /** Integrated events after seq `?`, up to `?` of them (shared with `tollgate prune`, which walks the same rows). */
 export const CHAIN_ROWS = `SELECT e.seq, e.id, e.prev_hash, e.hash, e.leaf, e.receipt_id, e.request_id, e.type, e.actor, e.channel, e.detail, e.at,
@@ -42,6 +44,14 @@ export class SqliteAuditChain implements AuditChain {
       .prepare('SELECT id FROM audit_receipts WHERE id > ? ORDER BY id LIMIT ?')
       .pluck()
       .all(afterId, limit) as string[];
+  }
+
+  async awaitsIntegration(id: string): Promise<boolean> {
+    // The pending index (`seq IS NULL`) holds a handful of rows: no index on receipt_id is needed.
+    return (
+      this.sqlite.prepare('SELECT 1 FROM confirmation_events WHERE seq IS NULL AND receipt_id = ? LIMIT 1').get(id) !==
+      undefined
+    );
   }
 
   async checkpoints(afterN: number, limit: number): Promise<SignedCheckpoint[]> {
@@ -89,5 +99,27 @@ export class SqliteAuditChain implements AuditChain {
       )
       .get() as ChainCheckpoint | undefined;
     return row ?? null;
+  }
+
+  async grants(afterId: string, limit: number): Promise<GrantAudit[]> {
+    const rows = this.sqlite
+      .prepare(
+        'SELECT id, rule, label, scope, request_id AS requestId, created_by AS createdBy, expires_at AS expiresAt, revoked_at IS NOT NULL AS revoked FROM grants WHERE id > ? ORDER BY id LIMIT ?',
+      )
+      .all(afterId, limit) as { scope: string; expiresAt: string; revoked: number; id: string }[];
+    if (!rows.length) return [];
+    const events = this.sqlite.prepare(GRANT_EVENTS).all(JSON.stringify(rows.map((r) => r.id))) as GrantEventRow[];
+    return grantAudits(
+      rows.map(
+        (r) =>
+          ({
+            ...r,
+            scope: JSON.parse(r.scope) as Record<string, unknown>,
+            expiresAt: new Date(r.expiresAt),
+            revoked: r.revoked === 1,
+          }) as GrantAudit['grant'],
+      ),
+      events,
+    );
   }
 }

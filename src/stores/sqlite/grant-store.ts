@@ -26,6 +26,13 @@ interface GrantRow {
 
 const LIVE = 'revoked_at IS NULL AND expires_at > ?';
 
+/** `?`: a JSON array of grant ids; the events naming each on its request, with their receipts (shared with verify). */
+export const GRANT_EVENTS = `SELECT g.id AS grantId, e.seq, e.request_id AS requestId, e.type, e.actor, e.channel, e.detail, e.at, ${RECEIPT_COLUMNS}
+  FROM grants g JOIN confirmation_events e ON e.request_id = g.request_id
+    AND e.type IN (${GRANT_EVENT_TYPES.map((t) => `'${t}'`).join(', ')}) AND json_extract(e.detail, '$.grant') = g.id
+  LEFT JOIN audit_receipts r ON r.id = e.receipt_id
+  WHERE g.id IN (SELECT value FROM json_each(?))`;
+
 function prepare(sqlite: Database.Database) {
   return {
     insert: sqlite.prepare(
@@ -38,13 +45,7 @@ function prepare(sqlite: Database.Database) {
     all: sqlite.prepare('SELECT * FROM grants ORDER BY created_at DESC, id DESC LIMIT ?'),
     revoke: sqlite.prepare(`UPDATE grants SET revoked_at = ?, revoked_by = ? WHERE id = ? AND ${LIVE}`),
     /** `?`: a JSON array of grant ids; the events naming each on its request, with their receipts. */
-    events: sqlite.prepare(
-      `SELECT g.id AS grantId, e.request_id AS requestId, e.type, e.actor, e.channel, e.detail, e.at, ${RECEIPT_COLUMNS}
-       FROM grants g JOIN confirmation_events e ON e.request_id = g.request_id
-         AND e.type IN (${GRANT_EVENT_TYPES.map((t) => `'${t}'`).join(', ')}) AND json_extract(e.detail, '$.grant') = g.id
-       LEFT JOIN audit_receipts r ON r.id = e.receipt_id
-       WHERE g.id IN (SELECT value FROM json_each(?))`,
-    ),
+    events: sqlite.prepare(GRANT_EVENTS),
   };
 }
 

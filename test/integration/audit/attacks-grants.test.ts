@@ -2,7 +2,8 @@
  * Forged standing grants (issue 57): a grant approves calls by itself, with a verdict token minted at filing, so the
  * attacker — who can write the database but holds no key — tried the `grants` table: a row inserted by hand, a real
  * grant's expiry pushed out, its revocation cleared, its scope widened. On main each one approved the next matching
- * call with a valid token; here each such row is not acted on: the call is asked as usual.
+ * call with a valid token; here each such row is not acted on — the call is asked as usual — and `audit verify` names
+ * the grant and what is wrong with it.
  */
 import { describe, expect, it } from 'vitest';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
@@ -41,6 +42,19 @@ describe.each(['sqlite', 'postgres'] as const)('a forged standing grant (%s)', (
     return items[0]!.id;
   };
   const iso = (ms: number) => new Date(ms).toISOString();
+  const named = async (grant: string, what: string) => {
+    const { problem } = await g.verify();
+    expect(problem).toMatchObject({ kind: 'unwitnessed' });
+    expect(problem?.message).toContain(`grant ${grant}`);
+    expect(problem?.message).toContain(what);
+  };
+
+  it('real grants, used and revoked, verify clean', async () => {
+    const id = await realGrant();
+    expect((await g.verify()).ok).toBe(true);
+    expect((await g.t.api(`/v1/grants/${id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await g.verify()).ok).toBe(true);
+  });
 
   it('a grants row inserted by hand approves nothing', async () => {
     const first = await file();
@@ -55,6 +69,7 @@ describe.each(['sqlite', 'postgres'] as const)('a forged standing grant (%s)', (
       ],
     );
     expect(await file()).toMatchObject({ status: 'pending', responded_by: null });
+    await named('019a0000-0000-7000-8000-00000000f0f0', 'no grant_created event names it');
   });
 
   it('a real grant with its expiry pushed out is not used past the expiry it was given with', async () => {
@@ -62,6 +77,7 @@ describe.each(['sqlite', 'postgres'] as const)('a forged standing grant (%s)', (
     await g.raw(`UPDATE grants SET expires_at = $1 WHERE id = $2`, [iso(clock.now() + 365 * 86400_000), id]);
     await clock.advance(3600_000);
     expect((await file()).status).toBe('pending');
+    await named(id, 'expires_at');
   });
 
   it('a revoked grant with its revocation cleared stays revoked', async () => {
@@ -69,6 +85,7 @@ describe.each(['sqlite', 'postgres'] as const)('a forged standing grant (%s)', (
     expect((await g.t.api(`/v1/grants/${id}`, { method: 'DELETE' })).status).toBe(204);
     await g.raw(`UPDATE grants SET revoked_at = NULL, revoked_by = NULL WHERE id = $1`, [id]);
     expect((await file()).status).toBe('pending');
+    await named(id, 'revocation was cleared');
   });
 
   it('a real grant with its scope widened covers only what it was given for', async () => {
@@ -79,5 +96,6 @@ describe.each(['sqlite', 'postgres'] as const)('a forged standing grant (%s)', (
     ]);
     expect((await file('production')).status).toBe('pending');
     expect((await file('staging')).status).toBe('pending');
+    await named(id, 'scope');
   });
 });
