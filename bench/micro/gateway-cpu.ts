@@ -3,13 +3,14 @@
  * CPU per `gateway.request` and per `gateway.decide` in one process with no HTTP around it (as `decision.ts`), for
  * any built tree: `--baseline` compiles this file next to each revision's build (`<build>/gateway-cpu.mjs`) and runs
  * it there, so each process loads its own revision's gateway (`./src/server.js`, `./src/config.js`, found beside this
- * file at run time) and nothing else. Prints one line of JSON: `{create_ms, decide_ms, n}`.
+ * file at run time) and nothing else. Prints one line of JSON: `{create_ms, decide_ms, create_bytes, decide_bytes, n}` (bytes: written per call).
  *
  * `node <build>/gateway-cpu.mjs N DIR [CALL]`: N creates awaited one at a time, then N decisions, on `DIR/micro.db`.
  * `CALL` picks what is filed, for the call summary's cost (docs/summaries.md): `plain` (default: a tool no summarizer
  * reads), `shell` (a `Bash` pipeline, parsed by tree-sitter-bash) or `edit` (a Claude Code `Edit`, diffed by jsdiff);
  * each call's arguments differ, so nothing is cached.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 interface Gateway {
@@ -52,11 +53,27 @@ const server = await createServer({
 });
 await server.gateway.start();
 
+/**
+ * Bytes this process has written through system calls (`wchar` of /proc/self/io; null off Linux): what the commits
+ * write to the WAL, which no load on the machine changes, unlike the CPU time it costs.
+ */
+function written(): number | null {
+  try {
+    return Number(/^wchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1] ?? NaN) || null;
+  } catch {
+    return null;
+  }
+}
+
+const bytes: number[] = [];
 /** Milliseconds of this process's CPU (every thread) per call of `fn(0)` … `fn(count - 1)`, awaited one at a time. */
 async function cpuMsPerCall(count: number, fn: (i: number) => Promise<unknown>): Promise<number> {
   const start = process.cpuUsage();
+  const before = written();
   for (let i = 0; i < count; i++) await fn(i);
   const used = process.cpuUsage(start);
+  const after = written();
+  bytes.push(before === null || after === null ? NaN : (after - before) / count);
   return (used.user + used.system) / 1000 / count;
 }
 
@@ -78,7 +95,10 @@ await cpuMsPerCall(warm, decide);
 ids.length = 0;
 const createMs = await cpuMsPerCall(n, create);
 const decideMs = await cpuMsPerCall(n, decide);
-process.stdout.write(`${JSON.stringify({ create_ms: createMs, decide_ms: decideMs, n })}\n`);
+const [createBytes, decideBytes] = bytes.slice(-2).map(Math.round);
+process.stdout.write(
+  `${JSON.stringify({ create_ms: createMs, decide_ms: decideMs, create_bytes: createBytes, decide_bytes: decideBytes, n })}\n`,
+);
 // Not awaited at the top level: a revision whose close leaves nothing pending on the loop would end the process with
 // an unsettled await (exit 13) before the figures count; the timer keeps it alive until close has had its chance.
 setTimeout(() => process.exit(0), 3000);
