@@ -10,7 +10,7 @@ import { agentSentence } from '../requests/agent-kinds.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { standInText, type StandIn } from '../people/away.js';
 import { utcText } from '../utils/utc-time.js';
-import { summaryView, type SummaryLimits, type SummaryView } from './card-summary.js';
+import { summaryView, type SummaryLimits, type SummaryView, type SummaryWords } from './card-summary.js';
 
 export { maskSecrets } from '../utils/json-view.js';
 
@@ -50,6 +50,8 @@ export interface CardTextOptions {
   standIns?: readonly StandIn[];
   /** How much of the call summary to show (items, diff lines, line length). */
   summaryLimits?: SummaryLimits;
+  /** The words around the call summary (default English): a channel that speaks another language passes its own. */
+  summaryWords?: SummaryWords;
   /** The gateway's public URL (`TOLLGATE_PUBLIC_URL`): cards link to the request's page under it. */
   publicUrl?: string | null;
 }
@@ -137,7 +139,7 @@ export function cardText(request: ConfirmationRequest, options: CardTextOptions 
     status,
     actionable: request.status === 'pending',
     tone: request.status === 'pending' ? 'waiting' : request.allowed ? 'good' : 'bad',
-    summary: request.summary ? summaryView(request.summary, options.summaryLimits) : null,
+    summary: request.summary ? summaryView(request.summary, options.summaryLimits, options.summaryWords) : null,
     link: options.publicUrl ? requestPageUrl(options.publicUrl, request.id) : null,
   };
 }
