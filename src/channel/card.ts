@@ -5,7 +5,7 @@
  * pretty-printed, truncated, and with secret-looking values masked.
  */
 import { MAX_JSON_DEPTH, jsonDepth } from '../utils/json-bounds.js';
-import { boundedJson, maskSecretsShown } from '../utils/json-view.js';
+import { boundedJson, maskSecretsInLine, maskSecretsShown } from '../utils/json-view.js';
 import { agentSentence } from '../requests/agent-kinds.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { standInText, type StandIn } from '../people/away.js';
@@ -86,6 +86,16 @@ export function previewArgs(args: Record<string, unknown>, max = 1500): string {
   return text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters)`;
 }
 
+/**
+ * A coding agent's sentence about its call ("Codex wants to run `terraform apply`"), with secrets in the command or
+ * path it quotes masked as the arguments are: the sentence sits on every card, above the arguments.
+ */
+export function agentPrompt(request: ConfirmationRequest): string {
+  return maskSecretsInLine(
+    agentSentence(request.agentKind ?? 'agent', request.context, request.toolName, request.toolArgs),
+  );
+}
+
 /** The outcome sentence of a request: who decided, how, when, why. */
 export function outcomeText(r: ConfirmationRequest): string {
   // Written as every page writes times, not as the API's ISO text: people read this sentence.
@@ -127,10 +137,7 @@ export function cardText(request: ConfirmationRequest, options: CardTextOptions 
   return {
     title: `${heading[request.status]}: ${request.toolName}`,
     prompt:
-      request.prompt ??
-      (request.agentKind
-        ? agentSentence(request.agentKind, request.context, request.toolName, request.toolArgs)
-        : `The agent wants to run \`${request.toolName}\`.`),
+      request.prompt ?? (request.agentKind ? agentPrompt(request) : `The agent wants to run \`${request.toolName}\`.`),
     toolName: request.toolName,
     argsPreview: previewArgs(request.toolArgs, options.maxArgsChars),
     requester: requester || null,
