@@ -66,14 +66,26 @@ const ZH_FLAGS: Partial<Record<ReasonCode, string>> = {
 };
 
 /** Details the summarizers word themselves (sizes, the parser's verdict), translated; others are shown as written. */
+const ZH_DETAILS: [RegExp, string][] = [
+  [/^(\d+) characters$/, '$1 个字符'],
+  [/^(\d+) characters of SQL$/, '$1 个字符的 SQL'],
+  [/^syntax error$/, '语法错误'],
+  [/^parsing took too long$/, '解析耗时过长'],
+  [/^too complex to parse: nested more than (\d+) levels$/, '过于复杂：嵌套超过 $1 层'],
+  [/^too complex to parse: more than (\d+) pipes$/, '过于复杂：超过 $1 个管道'],
+  [/^too complex to parse: more than (\d+) && and \|\|$/, '过于复杂：超过 $1 个 && 和 ||'],
+  [
+    /^too complex to parse: more than (\d+) characters after a heredoc on its line$/,
+    '过于复杂：heredoc 所在行其后超过 $1 个字符',
+  ],
+  [/^too complex to parse: more than (\d+) characters read$/, '过于复杂：读取超过 $1 个字符'],
+  [/^too complex to parse: more than (\d+) parser steps$/, '过于复杂：超过 $1 个解析步骤'],
+  [/ and (\d+) more$/, ' 等另外 $1 项'],
+];
+
 function zhDetail(detail: string): string {
-  const size = /^(\d+) characters( of SQL)?$/.exec(detail);
-  if (size) return `${size[1]} 个字符${size[2] ? '的 SQL' : ''}`;
-  const known: Record<string, string> = {
-    'syntax error': '语法错误',
-    'parsing took too long': '解析耗时过长',
-  };
-  return known[detail] ?? detail.replace(/ and (\d+) more$/, ' 等另外 $1 项');
+  const known = ZH_DETAILS.find(([pattern]) => pattern.test(detail));
+  return known ? detail.replace(known[0], known[1]) : detail;
 }
 
 /** The summary's words in Chinese. */

@@ -200,7 +200,11 @@ describe('card JSON', () => {
           kind: 'shell',
           risk: 'medium',
           risk_reasons: [
-            { code: 'shell_unparsed', text: 'The command could not be parsed: syntax error' },
+            {
+              code: 'shell_unparsed',
+              text: 'The command could not be parsed: too complex to parse: more than 256 pipes',
+            },
+            { code: 'too_large', text: 'Too large to read in full: 40000 characters' },
             { code: 'future_code', text: 'Something new' },
           ],
           commands: [],
@@ -209,7 +213,9 @@ describe('card JSON', () => {
       }),
       { language: 'zh' },
     );
-    expect(visibleText(unparsed)).toContain('中风险：无法解析该命令：语法错误；Something new');
+    expect(visibleText(unparsed)).toContain(
+      '中风险：无法解析该命令：过于复杂：超过 256 个管道；内容过大，无法完整读取：40000 个字符；Something new',
+    );
   });
 
   it('translates the default buttons into Chinese but keeps labels the runtime chose', () => {
