@@ -63,7 +63,7 @@ function summaryHtml(text: CardText): SafeHtml | string {
   return html`<div style="border-left:4px solid ${RISK_COLOUR[view.risk]};padding:4px 12px;margin:12px 0">
 <p style="margin:0 0 4px"><strong style="color:${RISK_COLOUR[view.risk]}">${view.riskLabel}</strong>${view.reasons.length ? html`: ${view.reasons.join('; ')}` : ''}</p>
 ${view.headline ? html`<p style="margin:4px 0"><strong>${view.headline}</strong></p>` : ''}
-${view.items.length ? html`<ul style="margin:4px 0;padding-left:20px;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px">${view.items.map((i) => html`<li>${i}</li>`)}${view.moreItems ? html`<li>… and ${view.moreItems} more</li>` : ''}</ul>` : ''}
+${view.items.length ? html`<ul style="margin:4px 0;padding-left:20px;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px">${view.items.map((i) => html`<li>${i}</li>`)}${view.moreItems ? html`<li>${view.moreLine}</li>` : ''}</ul>` : ''}
 ${diff.length ? html`<pre style="border:1px solid #e2e8f0;padding:8px;font-size:12px;white-space:pre-wrap;word-break:break-word">${diff.map((l) => html`<span style="display:block;${DIFF_STYLE[l[0] ?? ''] ?? ''}">${l}</span>`)}</pre>` : ''}
 ${text.link ? html`<p style="margin:4px 0"><a href="${text.link}">Open the request page</a> for the whole diff and the raw arguments.</p>` : ''}
 </div>`;

@@ -68,7 +68,7 @@ export function approvalCard(request: ConfirmationRequest, options: CardRenderOp
   });
   const { labels } = text;
   const view = text.summary;
-  // The call summary, in the card model's words (English: its reasons are stable sentences), and the first diff lines.
+  // The call summary in the card's language (the card model words it), and the first diff lines.
   const summary = view
     ? [
         plain(summaryLines(view).join('\n')),

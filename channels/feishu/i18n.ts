@@ -1,12 +1,14 @@
 /**
  * @module channels/feishu/i18n
  * Card and toast wording in English and Chinese. English comes from `src/channel/card.ts` unchanged (the one place that
- * words a card); Chinese is a translation layer over the same request fields, chosen by `FEISHU_LANGUAGE`.
+ * words a card); Chinese is a translation layer over the same request fields, chosen by `FEISHU_LANGUAGE`. The call
+ * summary's Chinese words (`i18n-summary.ts`) are handed to the card model, which lays the summary out as for English.
  */
 import { cardText, type CardText, type CardTextOptions } from '../../src/channel/card.js';
 import type { DecisionRejection } from '../../src/channel/channel.js';
 import type { ConfirmationRequest, RequestStatus } from '../../src/requests/types.js';
 import type { FeishuLanguage } from './options.js';
+import { CHINESE_SUMMARY_WORDS } from './i18n-summary.js';
 
 /** Fixed words around the card's values. */
 export interface CardLabels {
@@ -80,7 +82,8 @@ export function localizedCardText(
   language: FeishuLanguage,
   options: CardTextOptions = {},
 ): LocalizedCard {
-  const english = cardText(request, options);
+  // The summary is worded by the card model itself, with Chinese words handed in: it still decides what is shown.
+  const text = cardText(request, language === 'zh' ? { ...options, summaryWords: CHINESE_SUMMARY_WORDS } : options);
   const custom =
     request.options.length >= 2 &&
     (request.options[0] !== DEFAULT_OPTIONS[0] || request.options[1] !== DEFAULT_OPTIONS[1]);
@@ -88,9 +91,9 @@ export function localizedCardText(
     approve: request.options[0] ?? DEFAULT_OPTIONS[0]!,
     deny: request.options[1] ?? DEFAULT_OPTIONS[1]!,
   };
-  if (language === 'en') return { ...english, labels: LABELS.en, buttons: englishButtons };
+  if (language === 'en') return { ...text, labels: LABELS.en, buttons: englishButtons };
   return {
-    ...english,
+    ...text,
     title: `${ZH_HEADING[request.status]}：${request.toolName}`,
     prompt: request.prompt ?? `智能体想要运行 \`${request.toolName}\`。`,
     requester: zhRequester(request),

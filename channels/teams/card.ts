@@ -102,9 +102,8 @@ const RAW_ARGS_ID = 'tollgate-raw-args';
 function summaryElements(text: CardText, block: Block): Record<string, unknown>[] {
   const view = text.summary;
   if (!view) return [];
-  const risk = `${view.riskLabel}${view.reasons.length ? `: ${view.reasons.join('; ')}` : ''}`;
-  const items = [...view.items, ...(view.moreItems ? [`… and ${view.moreItems} more`] : [])];
-  const elements = [block(risk, { weight: 'Bolder', color: RISK_COLOUR[view.risk] })];
+  const items = [...view.items, ...(view.moreLine ? [view.moreLine] : [])];
+  const elements = [block(view.riskLine, { weight: 'Bolder', color: RISK_COLOUR[view.risk] })];
   if (view.headline) elements.push(block(view.headline, { weight: 'Bolder', spacing: 'Small' }));
   items.forEach((item) => elements.push(block(item, { fontType: 'Monospace', spacing: 'None', size: 'Small' })));
   if (view.diffLines.length)

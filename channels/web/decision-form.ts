@@ -1,12 +1,13 @@
 /**
  * @module channels/web/decision-form
  * Reads a posted decision form. Edited arguments must be a JSON object; the editor shows secret-looking values
- * masked (`••••`), and a mask left in place keeps the original value, so approvers can edit around secrets without
- * ever seeing them.
+ * masked (`••••`), whole values and secrets inside strings alike (a token in a shell command, a password in a URL).
+ * A value left as the editor showed it keeps its original, so approvers can edit around secrets without ever seeing
+ * them; a mask is never written back: an edited string that still holds one is refused, naming its field.
  */
 import { jsonDepth, MAX_JSON_DEPTH, prototypeKeyPath } from '../../src/utils/json-bounds.js';
 import { formatPath } from '../../src/api/validation.js';
-import { maskSecrets } from '../../src/channel/card.js';
+import { boundedJson, maskSecretsShown, type JsonView, type JsonViewLimits } from '../../src/utils/json-view.js';
 import type { Decision } from '../../src/requests/types.js';
 import { describeError } from '../../src/api/errors.js';
 
@@ -30,28 +31,72 @@ export type DecisionForm =
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Puts original values back where the edited tree still holds the mask the editor showed for them. */
-export function restoreMasked(edited: unknown, original: unknown, masked: unknown = maskSecrets(original)): unknown {
-  if (edited === MASK) return masked === MASK && original !== undefined ? original : edited;
-  if (Array.isArray(edited)) {
-    return edited.map((v, i) =>
-      restoreMasked(
-        v,
-        Array.isArray(original) ? original[i] : undefined,
-        Array.isArray(masked) ? masked[i] : undefined,
-      ),
-    );
-  }
-  if (isRecord(edited)) {
-    return Object.fromEntries(
-      Object.entries(edited).map(([k, v]) => [
-        k,
-        restoreMasked(v, isRecord(original) ? original[k] : undefined, isRecord(masked) ? masked[k] : undefined),
-      ]),
-    );
-  }
-  return edited;
+/** What the editor is prefilled with: pretty, masked line by line; arguments that do not fit cannot be edited (they would be cut). */
+export const EDITABLE: JsonViewLimits = {
+  maxDepth: MAX_JSON_DEPTH,
+  maxChars: MAX_EDITED_ARGS_CHARS,
+  indent: 2,
+  maskLines: true,
+};
+
+/** The editor's text for `args` ({@link EDITABLE}). */
+export function editorText(args: Record<string, unknown>): JsonView {
+  return boundedJson(args, EDITABLE);
 }
+
+/** The value the editor showed for `args`: its text read back (the same masking, to the character). */
+function editorValue(args: Record<string, unknown>): unknown {
+  const view = editorText(args);
+  return view.truncated ? maskSecretsShown(args) : JSON.parse(view.text);
+}
+
+/** Edited arguments with the originals put back, or the path of a value that still holds a mask. */
+export type Restored = { ok: true; value: unknown } | { ok: false; path: (string | number)[] };
+
+/**
+ * Puts original values back where the edited tree still holds a value exactly as the editor showed it (`shown`, by
+ * default what {@link editorText} shows of `original`): an untouched `••••`, or an untouched command whose token was
+ * masked. Any other string that holds `••••` is refused: the approver changed a value around a hidden secret (or moved
+ * a mask elsewhere), and the mask cannot be turned back into the secret, nor may it run as the argument.
+ */
+export function restoreMasked(edited: unknown, original: unknown, shown: unknown = maskedOf(original)): Restored {
+  const path: (string | number)[] = [];
+  const walk = (e: unknown, o: unknown, m: unknown): unknown => {
+    if (typeof e === 'string') {
+      if (o !== undefined && e === m) return o;
+      if (e.includes(MASK)) throw new MaskLeft();
+      return e;
+    }
+    if (Array.isArray(e))
+      return e.map((v, i) => {
+        path.push(i);
+        const out = walk(v, Array.isArray(o) ? o[i] : undefined, Array.isArray(m) ? m[i] : undefined);
+        path.pop();
+        return out;
+      });
+    if (isRecord(e))
+      return Object.fromEntries(
+        Object.entries(e).map(([k, v]) => {
+          path.push(k);
+          const out = walk(v, isRecord(o) ? o[k] : undefined, isRecord(m) ? m[k] : undefined);
+          path.pop();
+          return [k, out];
+        }),
+      );
+    return e;
+  };
+  try {
+    return { ok: true, value: walk(edited, original, shown) };
+  } catch (error) {
+    if (error instanceof MaskLeft) return { ok: false, path: [...path] };
+    throw error;
+  }
+}
+
+class MaskLeft extends Error {}
+
+const maskedOf = (original: unknown): unknown =>
+  isRecord(original) ? editorValue(original) : maskSecretsShown(original);
 
 /** Parses the text of the arguments editor against the request's original arguments. */
 export function parseEditedArgs(
@@ -76,7 +121,13 @@ export function parseEditedArgs(
       ok: false,
       error: `The arguments may not use the key "${String(bad.at(-1))}" (at ${formatPath('', bad)}).`,
     };
-  return { ok: true, args: restoreMasked(parsed, original) as Record<string, unknown> };
+  const restored = restoreMasked(parsed, original);
+  if (!restored.ok)
+    return {
+      ok: false,
+      error: `${formatPath('approved_args', restored.path)} still holds a masked secret (••••): leave that value exactly as shown to keep the original, or replace it whole.`,
+    };
+  return { ok: true, args: restored.value as Record<string, unknown> };
 }
 
 /** Reads a posted decision form (urlencoded body). */

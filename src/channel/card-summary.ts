@@ -3,10 +3,14 @@
  * How a card words a request's call summary (`src/summaries/`): the risk and its reasons, one headline, a line per
  * file, program, statement or annotation, and the first lines of the diffs. Channels lay these lines out; none of them
  * reads a summary's fields on its own. Text in a summary comes from the call (paths, hosts, arguments): the channels
- * escape it for their medium like any other card text.
+ * escape it for their medium like any other card text. The words around the values are English unless a channel hands
+ * in its own ({@link SummaryWords}).
  */
 import { maskSecretsInLine } from '../utils/json-view.js';
 import type { CallSummary, FileChange, Risk } from '../summaries/types.js';
+import { ENGLISH_SUMMARY_WORDS, type SummaryWords } from './summary-words.js';
+
+export { ENGLISH_SUMMARY_WORDS, type HintWords, type SummaryWords } from './summary-words.js';
 
 /** A summary as a card shows it, already worded and cut. */
 export interface SummaryView {
@@ -20,12 +24,16 @@ export interface SummaryView {
   riskLabel: string;
   /** The reasons' sentences, in the summary's order. */
   reasons: string[];
+  /** The label and the reasons in one line: `High risk: Reaches the network: x.sh; Runs code fetched from the network: sh`. */
+  riskLine: string;
   /** One line: `Changes 3 files: +12 −4`, `Runs curl, sudo, bash`, `1 SQL statement: delete`; empty when none fits. */
   headline: string;
   /** One line per file, program, statement or annotation, at most {@link SummaryLimits.maxItems}. */
   items: string[];
   /** Items left out of {@link items}. */
   moreItems: number;
+  /** `… and 3 more` when items were left out, else empty. */
+  moreLine: string;
   /** The first lines of the diffs, each file's opened by `--- path`; empty when the call edits nothing. */
   diffLines: string[];
   /** True when the diffs go on past {@link diffLines} (or the summary itself was cut when filed). */
@@ -40,43 +48,39 @@ export interface SummaryLimits {
   maxLineChars?: number;
 }
 
-const LABELS: Record<Risk, string> = { high: 'High risk', medium: 'Medium risk', low: 'Low risk' };
-
 function cut(text: string, max: number): string {
   const line = maskSecretsInLine(text.replace(/[\r\n\t]+/g, ' '));
   return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
 }
 
-/** `recursive_delete` → `recursive delete`: a flag code as a reader says it. */
-const flagWords = (flags: readonly string[]): string =>
-  flags.map((f) => f.replace(/^sql_/, '').replace(/_/g, ' ')).join(', ');
-
-function fileLine(file: FileChange): string {
+function fileLine(file: FileChange, words: SummaryWords): string {
   const notes = [
-    file.status === 'added' ? 'new file' : file.status === 'deleted' ? 'deleted' : '',
-    file.outside_cwd ? 'outside the working directory' : '',
+    file.status === 'added' ? words.newFile : file.status === 'deleted' ? words.deletedFile : '',
+    file.outside_cwd ? words.outsideCwd : '',
   ].filter(Boolean);
-  return `${file.path}  +${file.added} −${file.removed}${notes.length ? ` (${notes.join(', ')})` : ''}`;
+  return `${file.path}  +${file.added} −${file.removed}${notes.length ? ` (${notes.join(words.listSeparator)})` : ''}`;
 }
 
-function headline(summary: CallSummary): string {
-  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+function headline(summary: CallSummary, words: SummaryWords): string {
+  const unique = (list: string[]) => [...new Set(list)].join(words.listSeparator);
   if (summary.files?.length) {
     const added = summary.files.reduce((n, f) => n + f.added, 0);
     const removed = summary.files.reduce((n, f) => n + f.removed, 0);
-    return `Changes ${plural(summary.files.length, 'file', 'files')}: +${added} −${removed}`;
+    return words.changes(summary.files.length, added, removed);
   }
-  if (summary.commands?.length) return `Runs ${[...new Set(summary.commands.map((c) => c.program))].join(', ')}`;
+  if (summary.commands?.length) return words.runs(unique(summary.commands.map((c) => c.program)));
   if (summary.statements?.length)
-    return `${plural(summary.statements.length, 'SQL statement', 'SQL statements')}: ${[...new Set(summary.statements.map((s) => s.kind))].join(', ')}`;
-  if (summary.annotations) return 'MCP tool, as its server describes it';
+    return words.statements(summary.statements.length, unique(summary.statements.map((s) => s.kind)));
+  if (summary.annotations) return words.mcpTool;
   return '';
 }
 
-function items(summary: CallSummary, max: number): string[] {
-  const flagged = (text: string, flags: readonly string[]) => (flags.length ? `${text}  [${flagWords(flags)}]` : text);
+function items(summary: CallSummary, max: number, words: SummaryWords): string[] {
+  // A flagged item ends in `]`: {@link shown} keeps those first.
+  const flagged = (text: string, flags: readonly string[]) =>
+    flags.length ? `${text}  [${flags.map(words.flag).join(words.listSeparator)}]` : text;
   const lines = [
-    ...(summary.files ?? []).map(fileLine),
+    ...(summary.files ?? []).map((f) => fileLine(f, words)),
     ...(summary.commands ?? []).map((c) => flagged([c.program, ...c.args].join(' '), c.flags)),
     ...(summary.statements ?? []).map((s) =>
       flagged(`${s.kind.toUpperCase()}${s.tables.length ? ` ${s.tables.join(', ')}` : ''}`, s.flags),
@@ -84,10 +88,15 @@ function items(summary: CallSummary, max: number): string[] {
   ];
   const hints = summary.annotations;
   if (hints) {
-    const word = (value: boolean | undefined) => (value === undefined ? 'not said' : value ? 'yes' : 'no');
-    lines.push(
-      `read-only: ${word(hints.readOnlyHint)} · destructive: ${word(hints.destructiveHint)} · idempotent: ${word(hints.idempotentHint)} · open world: ${word(hints.openWorldHint)}`,
-    );
+    const w = words.hints;
+    const word = (value: boolean | undefined) => (value === undefined ? w.notSaid : value ? w.yes : w.no);
+    const pairs: [string, boolean | undefined][] = [
+      [w.readOnly, hints.readOnlyHint],
+      [w.destructive, hints.destructiveHint],
+      [w.idempotent, hints.idempotentHint],
+      [w.openWorld, hints.openWorldHint],
+    ];
+    lines.push(pairs.map(([name, value]) => `${name}${words.colon}${word(value)}`).join(' · '));
   }
   return lines.slice(0, Math.max(0, max)).map((l) => cut(l, 400));
 }
@@ -120,21 +129,30 @@ function shown(all: readonly string[], max: number): string[] {
 }
 
 /**
- * The card's view of `summary`.
+ * The card's view of `summary`, worded with `words` (English unless a channel speaks another language).
  * @example summaryView(summary).headline // 'Changes 2 files: +14 −3'
  */
-export function summaryView(summary: CallSummary, limits: SummaryLimits = {}): SummaryView {
+export function summaryView(
+  summary: CallSummary,
+  limits: SummaryLimits = {},
+  words: SummaryWords = ENGLISH_SUMMARY_WORDS,
+): SummaryView {
   const { maxItems = 6, maxDiffLines = 12, maxLineChars = 160 } = limits;
-  const all = items(summary, 1000);
+  const all = items(summary, 1000, words);
   const diff = diffLines(summary.files ?? [], maxDiffLines, maxLineChars);
+  const riskLabel = words.risk[summary.risk];
+  const reasons = summary.risk_reasons.map((r) => cut(words.reason(r), 300));
+  const moreItems = Math.max(0, all.length - maxItems);
   return {
     risk: summary.risk,
     readsCall: summary.kind === 'edit' || summary.kind === 'shell' || summary.kind === 'sql',
-    riskLabel: LABELS[summary.risk],
-    reasons: summary.risk_reasons.map((r) => cut(r.text, 300)),
-    headline: cut(headline(summary), maxLineChars),
+    riskLabel,
+    reasons,
+    riskLine: reasons.length ? `${riskLabel}${words.colon}${reasons.join(words.reasonSeparator)}` : riskLabel,
+    headline: cut(headline(summary, words), maxLineChars),
     items: shown(all, maxItems).map((l) => cut(l, maxLineChars)),
-    moreItems: Math.max(0, all.length - maxItems),
+    moreItems,
+    moreLine: moreItems ? words.more(moreItems) : '',
     diffLines: diff.lines,
     diffMore: diff.more || summary.truncated,
   };
@@ -147,9 +165,9 @@ export function summaryView(summary: CallSummary, limits: SummaryLimits = {}): S
  */
 export function summaryLines(view: SummaryView): string[] {
   return [
-    view.reasons.length ? `${view.riskLabel}: ${view.reasons.join('; ')}` : view.riskLabel,
+    view.riskLine,
     ...(view.headline ? [view.headline] : []),
     ...view.items.map((item) => `• ${item}`),
-    ...(view.moreItems ? [`• … and ${view.moreItems} more`] : []),
+    ...(view.moreLine ? [`• ${view.moreLine}`] : []),
   ];
 }

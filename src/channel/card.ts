@@ -5,12 +5,12 @@
  * pretty-printed, truncated, and with secret-looking values masked.
  */
 import { MAX_JSON_DEPTH, jsonDepth } from '../utils/json-bounds.js';
-import { boundedJson, maskSecretsShown } from '../utils/json-view.js';
+import { boundedJson, maskSecretsInLine, maskSecretsShown } from '../utils/json-view.js';
 import { agentSentence } from '../requests/agent-kinds.js';
 import type { ConfirmationRequest } from '../requests/types.js';
 import { standInText, type StandIn } from '../people/away.js';
 import { utcText } from '../utils/utc-time.js';
-import { summaryView, type SummaryLimits, type SummaryView } from './card-summary.js';
+import { summaryView, type SummaryLimits, type SummaryView, type SummaryWords } from './card-summary.js';
 
 export { maskSecrets } from '../utils/json-view.js';
 
@@ -50,6 +50,8 @@ export interface CardTextOptions {
   standIns?: readonly StandIn[];
   /** How much of the call summary to show (items, diff lines, line length). */
   summaryLimits?: SummaryLimits;
+  /** The words around the call summary (default English): a channel that speaks another language passes its own. */
+  summaryWords?: SummaryWords;
   /** The gateway's public URL (`TOLLGATE_PUBLIC_URL`): cards link to the request's page under it. */
   publicUrl?: string | null;
 }
@@ -82,6 +84,16 @@ export function previewArgs(args: Record<string, unknown>, max = 1500): string {
   // Masked line by line too: a patch or script argument can hold a secret in one of its lines, as a diff can.
   const text = JSON.stringify(maskSecretsShown(args), null, 2);
   return text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters)`;
+}
+
+/**
+ * A coding agent's sentence about its call ("Codex wants to run `terraform apply`"), with secrets in the command or
+ * path it quotes masked as the arguments are: the sentence sits on every card, above the arguments.
+ */
+export function agentPrompt(request: ConfirmationRequest): string {
+  return maskSecretsInLine(
+    agentSentence(request.agentKind ?? 'agent', request.context, request.toolName, request.toolArgs),
+  );
 }
 
 /** The outcome sentence of a request: who decided, how, when, why. */
@@ -125,10 +137,7 @@ export function cardText(request: ConfirmationRequest, options: CardTextOptions 
   return {
     title: `${heading[request.status]}: ${request.toolName}`,
     prompt:
-      request.prompt ??
-      (request.agentKind
-        ? agentSentence(request.agentKind, request.context, request.toolName, request.toolArgs)
-        : `The agent wants to run \`${request.toolName}\`.`),
+      request.prompt ?? (request.agentKind ? agentPrompt(request) : `The agent wants to run \`${request.toolName}\`.`),
     toolName: request.toolName,
     argsPreview: previewArgs(request.toolArgs, options.maxArgsChars),
     requester: requester || null,
@@ -137,7 +146,7 @@ export function cardText(request: ConfirmationRequest, options: CardTextOptions 
     status,
     actionable: request.status === 'pending',
     tone: request.status === 'pending' ? 'waiting' : request.allowed ? 'good' : 'bad',
-    summary: request.summary ? summaryView(request.summary, options.summaryLimits) : null,
+    summary: request.summary ? summaryView(request.summary, options.summaryLimits, options.summaryWords) : null,
     link: options.publicUrl ? requestPageUrl(options.publicUrl, request.id) : null,
   };
 }

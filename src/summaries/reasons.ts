@@ -49,3 +49,17 @@ export function reason(code: ReasonCode, detail?: string): RiskReason & { risk: 
   const [risk, text] = REASONS[code];
   return { code, risk, text: detail ? `${text}: ${detail}` : text };
 }
+
+/**
+ * A reason read back into its code and what {@link reason} appended to its sentence (`example.com` of `Reaches the
+ * network: example.com`), for a card that words the sentence in another language; null when the text is not the
+ * code's sentence (an unknown code, a row written by another version), which is then shown as written.
+ * @example reasonParts({ code: 'network', text: 'Reaches the network: example.com' }) // { code: 'network', detail: 'example.com' }
+ */
+export function reasonParts(r: RiskReason): { code: ReasonCode; detail?: string } | null {
+  if (!Object.hasOwn(REASONS, r.code)) return null;
+  const code = r.code as ReasonCode;
+  const sentence = REASONS[code][1];
+  if (r.text === sentence) return { code };
+  return r.text.startsWith(`${sentence}: `) ? { code, detail: r.text.slice(sentence.length + 2) } : null;
+}

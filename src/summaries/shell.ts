@@ -67,6 +67,18 @@ export function commandOf(toolName: string, args: Record<string, unknown>): stri
   return null;
 }
 
+/** The commands of a command's substitutions, and of theirs (`sh -c "$(echo "$(curl …)")"` runs the fetch too). */
+function nestedSubstitutions(command: SimpleCommand): SimpleCommand[] {
+  const all: SimpleCommand[] = [];
+  const stack = [...command.substitutions];
+  while (stack.length) {
+    const next = stack.pop()!;
+    all.push(next);
+    stack.push(...next.substitutions);
+  }
+  return all;
+}
+
 class ShellReading {
   readonly commands: CommandSummary[] = [];
   readonly statements: StatementSummary[] = [];
@@ -84,8 +96,8 @@ class ShellReading {
 
   async read(source: string, depth: number): Promise<void> {
     const parsed = await parseShell(source);
-    if (!parsed) {
-      this.unparsed = 'parsing took too long';
+    if ('overBudget' in parsed) {
+      this.unparsed = parsed.overBudget;
       return;
     }
     if (parsed.hasError) this.unparsed = 'syntax error';
@@ -106,11 +118,20 @@ class ShellReading {
       // `bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget …)"`.
       if (
         (INTERPRETERS.has(program) || program === 'eval') &&
-        command.substitutions.some((s) => FETCHERS.has(programName(s.argv[0] ?? '')))
+        nestedSubstitutions(command).some((s) => FETCHERS.has(programName(s.argv[0] ?? '')))
       )
         this.raise('remote_code', program);
       await this.readArgv(command.argv, command, depth);
       await this.readCommands(command.substitutions, depth);
+      // A shell reading its standard input runs the heredoc it is given, or one fed to it down its pipeline
+      // (`bash <<EOF`, `cat <<EOF | sudo bash`): the body is a script.
+      const argv = innerCommand(command.argv) ?? command.argv;
+      if (/^(ba|z|da|k)?sh$/.test(program) && !argv.some((a) => /^-\w*c$/.test(a)) && depth < MAX_NESTING) {
+        const fed = commands.filter(
+          (c) => c === command || (c.pipeline === command.pipeline && c.stage < command.stage),
+        );
+        for (const body of fed.flatMap((c) => c.stdin)) await this.read(body, depth + 1);
+      }
     }
   }
 
@@ -120,16 +141,15 @@ class ShellReading {
       this.note(risk);
       return;
     }
-    if (this.commands.length >= MAX_COMMANDS) {
-      this.truncated = true;
-      return;
-    }
     const risk = commandRisk(argv, command.writes, command.reads, this.cwd);
-    this.commands.push({
-      program: maskSecretsInLine(programName(argv[0]!)),
-      args: argv.slice(1, 21).map((a) => maskSecretsInLine(a.length > 200 ? `${a.slice(0, 199)}…` : a)),
-      flags: risk.flags,
-    });
+    // Past the listed programs the risk is still read: a `sudo rm -rf /` after fifty `echo`s is as high a risk.
+    if (this.commands.length >= MAX_COMMANDS) this.truncated = true;
+    else
+      this.commands.push({
+        program: maskSecretsInLine(programName(argv[0]!)),
+        args: argv.slice(1, 21).map((a) => maskSecretsInLine(a.length > 200 ? `${a.slice(0, 199)}…` : a)),
+        flags: risk.flags,
+      });
     this.note(risk);
     const program = programName(argv[0]!);
     await this.readSql(program, argv, command.stdin);

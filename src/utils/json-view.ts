@@ -6,9 +6,14 @@
  * goes, stops descending at `maxDepth` and stops writing at `maxChars`, so its work is bounded by what it shows, not
  * by what the row holds.
  */
-const SECRET_KEY =
-  /pass(word|wd)?|secret|token|api[-_]?key|private[-_]?key|credential|authorization|cookie|session[-_]?id/i;
-const SECRET_VALUE = /^(sk-|xox[abpr]-|xapp-|ghp_|gho_|AKIA|Bearer\s)|^-----BEGIN [A-Z ]*PRIVATE KEY/;
+/** Words that make a key name a secret's. */
+const SECRET_WORDS =
+  'pass(?:word|wd)?|secret|token|api[-_]?key|private[-_]?key|credential|authorization|cookie|session[-_]?id';
+const SECRET_KEY = new RegExp(SECRET_WORDS, 'i');
+/** Shapes of tokens issued by well-known services (OpenAI/Anthropic, Slack, GitHub, GitLab, AWS, Stripe, Google), and JWTs. */
+const TOKEN_SHAPES =
+  'sk-[\\w-]{8,}|xox[abpr]-[\\w-]+|xapp-[\\w-]+|gh[pousr]_\\w{8,}|github_pat_\\w{20,}|glpat-[\\w-]{16,}|(?:AKIA|ASIA)[0-9A-Z]{12,}|[sr]k_(?:live|test)_\\w{8,}|AIza[\\w-]{30,}|eyJ[\\w-]{8,}\\.eyJ[\\w-]{8,}\\.[\\w-]{8,}';
+const SECRET_VALUE = new RegExp(`^(?:${TOKEN_SHAPES}|Bearer\\s)|^-----BEGIN [A-Z ]*PRIVATE KEY`);
 
 /** Replaces secret-looking values (by key name or by shape) with `••••`, at every depth. */
 export function maskSecrets(value: unknown, key = ''): unknown {
@@ -26,25 +31,58 @@ export function maskSecrets(value: unknown, key = ''): unknown {
 }
 
 /** A secret-looking token anywhere in a line of text (the shapes {@link maskSecrets} masks as whole values). */
-const SECRET_TOKEN = /\b(sk-[\w-]{8,}|xox[abpr]-[\w-]+|xapp-[\w-]+|gh[po]_\w{8,}|AKIA[0-9A-Z]{12,})/g;
-/** `KEY = value` / `"key": "value"` / `key: value` where the key names a secret. */
-const SECRET_ASSIGNMENT =
-  /^([+\- ]?\s*["']?[\w.-]*?)(pass(?:word|wd)?|secret|token|api[-_]?key|private[-_]?key|credential|authorization|cookie|session[-_]?id)([\w.-]*["']?\s*[:=]\s*)(.+)$/i;
+const SECRET_TOKEN = new RegExp(`\\b(?:${TOKEN_SHAPES})`, 'g');
+/** `KEY = value` / `"key": "value"` / `key: value` at the start of a line (a diff's or a file's) where the key names a secret. */
+const SECRET_ASSIGNMENT = new RegExp(
+  `^([+\\- ]?\\s*["']?[\\w.-]{0,128}?)(${SECRET_WORDS})([\\w.-]{0,128}["']?\\s*[:=]\\s*)(.+)$`,
+  'i',
+);
+// Inside a line (a shell command, a request body): the value alone is masked, the rest of the line stays readable.
+// Names and values have bounded lengths so a long line costs a bounded amount per character, never a backtracking walk.
+/** `export AWS_SECRET_ACCESS_KEY=…`, `--password=…`, `token=…` after a space or a shell operator. */
+const SECRET_INLINE = new RegExp(
+  `((?:^|[\\s;&|(\`'"])-{0,2}[\\w.-]{0,64}?(?:${SECRET_WORDS})[\\w.-]{0,64}=)("[^"\\n]{0,4096}"|'[^'\\n]{0,4096}'|[^\\s"'\`;&|)]{1,4096})`,
+  'gi',
+);
+/** A quoted header: `-H "Authorization: Bearer …"`, `'X-Api-Key: …'`. */
+const SECRET_HEADER = new RegExp(
+  `(["'][\\w-]{0,64}?(?:${SECRET_WORDS})[\\w-]{0,64}\\s{0,8}:\\s{0,8})[^"'\\n]{1,4096}(?=["'])`,
+  'gi',
+);
+/** JSON inside a string: `{"password": "…"}` in a request body. */
+const SECRET_JSON = new RegExp(
+  `("[\\w.-]{0,64}?(?:${SECRET_WORDS})[\\w.-]{0,64}"\\s{0,8}:\\s{0,8})"(?:[^"\\\\\\n]|\\\\.){0,4096}"`,
+  'gi',
+);
+/** The password of a URL: `postgres://app:…@db/prod`. */
+const SECRET_URL = /(\b[a-z][\w+.-]{0,20}:\/\/[^\s:/@"']{1,256}:)[^\s@/"']{1,256}(?=@)/gi;
+/** A credential after its scheme, unquoted: `Bearer eyJ…`, `Basic dXNlcjpwYXNz`. */
+const SECRET_SCHEME = /\b(Bearer|Basic)\s+(?=[\w.~+/-]{0,200}\d)[\w.~+/-]{8,}=*/g;
 
 /**
- * Masks secrets inside one line of text (a line of a diff or a file): the value of a `KEY=value` or `"key": value`
- * whose key names a secret, and secret-shaped tokens anywhere, by the same rules as {@link maskSecrets}.
+ * Masks secrets inside one line of text (a line of a diff or a file, a shell command): the value of a `KEY=value` or
+ * `"key": value` whose key names a secret (the rest of the line when the line starts with it, else the value alone),
+ * a quoted `Authorization: …`-style header, a credential after `Bearer`/`Basic`, a URL's password, and secret-shaped
+ * tokens anywhere,
+ * by the same rules as {@link maskSecrets}.
  * @example maskSecretsInLine('API_KEY=abc123') // 'API_KEY=••••'
+ * @example maskSecretsInLine('curl -H "Authorization: Bearer abc123def456" https://x') // 'curl -H "Authorization: ••••" https://x'
  */
 export function maskSecretsInLine(line: string): string {
   const assigned = SECRET_ASSIGNMENT.exec(line);
-  const masked = assigned ? `${assigned[1]}${assigned[2]}${assigned[3]}••••` : line;
-  return masked.replace(SECRET_TOKEN, '••••');
+  if (assigned) return `${assigned[1]}${assigned[2]}${assigned[3]}••••`.replace(SECRET_TOKEN, '••••');
+  return line
+    .replace(SECRET_HEADER, '$1••••')
+    .replace(SECRET_JSON, '$1"••••"')
+    .replace(SECRET_INLINE, '$1••••')
+    .replace(SECRET_SCHEME, '$1 ••••')
+    .replace(SECRET_URL, '$1••••')
+    .replace(SECRET_TOKEN, '••••');
 }
 
 /**
- * {@link maskSecrets}, then {@link maskSecretsInLine} on every line of every string left: for text that is only shown
- * (a chat card's preview, never sent back as edited arguments), where a patch or a script holds a secret in one line.
+ * {@link maskSecrets}, then {@link maskSecretsInLine} on every line of every string left: for text people read (a chat
+ * card's preview, the web page's views and editor), where a patch or a script holds a secret in one line.
  * Callers bound the depth first (cards check it against the API's bound).
  * @example maskSecretsShown({ input: "+API_KEY=abc\n+x" }) // { input: '+API_KEY=••••\n+x' }
  */
@@ -71,8 +109,9 @@ export interface JsonViewLimits {
   /** Spaces per level; 0 writes compact JSON on one line. */
   indent: number;
   /**
-   * Also mask secrets line by line inside strings ({@link maskSecretsShown}): for views only read, never for text
-   * sent back as edited arguments (a `••••` inside a string could not be restored to the secret it hides).
+   * Also mask secrets line by line inside strings ({@link maskSecretsShown}). A `••••` inside a string cannot be turned
+   * back into the secret it hides: text sent back as edited arguments must be compared with what was shown (the web
+   * editor keeps a value left as shown and refuses an edited one that still holds a mask).
    */
   maskLines?: boolean;
 }

@@ -201,6 +201,28 @@ describe('web inbox in Chromium', () => {
     expect(await page.locator('#approved-args').textContent()).toContain('team@corp.example');
   });
 
+  it('masks a token inside a command in the editor and the raw view, and runs the real one when left as shown', async () => {
+    await signIn();
+    const token = 'sk-live-0123456789abcdef';
+    const command = `curl -H "Authorization: Bearer ${token}" https://api.example.com/v1/charges`;
+    const { id } = await file({ tool_name: 'Bash', tool_args: { command, description: 'List charges' } });
+    await openRequest(id);
+    expect(await page.content()).not.toContain(token);
+    await page.locator('details summary').click();
+    const editor = page.locator('#edit-form textarea');
+    const shown = JSON.parse(await editor.inputValue()) as Record<string, string>;
+    expect(shown.command).toBe('curl -H "Authorization: ••••" https://api.example.com/v1/charges');
+    await editor.fill(JSON.stringify({ ...shown, description: 'List the charges' }, null, 2));
+    await page.locator('#edit-form button').click();
+    await page.locator('.notice.good').waitFor();
+    expect(await (await server.api(`/v1/requests/${id}`)).json()).toMatchObject({
+      status: 'approved',
+      approved_args: { command, description: 'List the charges' },
+    });
+    await page.goto(`${server.url}/ui/requests/${id}/raw`);
+    expect(await page.content()).not.toContain(token);
+  });
+
   it('shows an XSS payload in the arguments as text and never runs it', async () => {
     await signIn();
     const payload = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';

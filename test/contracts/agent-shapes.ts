@@ -26,3 +26,20 @@ export const CAPTURED_SHELL_SHAPES: readonly CapturedShape[] = [
   { agent: 'Copilot CLI 1.0.102', toolName: 'bash', args: described },
   { agent: 'OpenCode 1.18.33', toolName: 'bash', args: described },
 ];
+
+/**
+ * Real CLIs' edit calls as their hooks filed them (test/agents/gemini.test.ts, the edit scenario: the fake model asks
+ * to replace one line of `notes.txt`), the project's path moved to `/repo`. Captured 2026-12-02.
+ */
+export const CAPTURED_EDIT_SHAPES: readonly CapturedShape[] = [
+  {
+    agent: 'Gemini CLI 0.61.0',
+    toolName: 'replace',
+    args: {
+      file_path: '/repo/notes.txt',
+      instruction: 'Rename beta to delta.',
+      old_string: 'beta\n',
+      new_string: 'delta\n',
+    },
+  },
+];

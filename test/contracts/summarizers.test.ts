@@ -4,7 +4,7 @@ import { mcpSummarizer } from '../../src/summaries/mcp.js';
 import { shellSummarizer } from '../../src/summaries/shell.js';
 import { sqlSummarizer } from '../../src/summaries/sql.js';
 import type { CallSummary } from '../../src/summaries/index.js';
-import { CAPTURED_SHELL_SHAPES } from './agent-shapes.js';
+import { CAPTURED_EDIT_SHAPES, CAPTURED_SHELL_SHAPES } from './agent-shapes.js';
 import { runSummarizerContract, type SummaryCase } from './summarizer.contract.js';
 
 const codes = (s: CallSummary) => s.risk_reasons.map((r) => r.code);
@@ -37,9 +37,24 @@ const realShellCases: SummaryCase[] = CAPTURED_SHELL_SHAPES.flatMap(({ agent, to
   },
 ]);
 
+/** Each real CLI's edit call as captured: one file, one line changed, its diff. */
+const realEditCases: SummaryCase[] = CAPTURED_EDIT_SHAPES.map(({ agent, toolName, args }) => ({
+  name: `${agent} ${toolName} as the real CLI sent it: notes.txt +1 −1, low`,
+  toolName,
+  args,
+  expect: (s) => {
+    expect(s.files).toEqual([
+      expect.objectContaining({ path: 'notes.txt', status: 'modified', added: 1, removed: 1, outside_cwd: false }),
+    ]);
+    expect(s.files![0]!.diff).toContain('-beta\n+delta');
+    expect(s.risk).toBe('low');
+  },
+}));
+
 runSummarizerContract(
   editSummarizer,
   [
+    ...realEditCases,
     {
       name: 'Claude Code Edit: one hunk, +1 −1',
       toolName: 'Edit',

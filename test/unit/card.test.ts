@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cardText, keyArguments, maskSecrets, outcomeText, previewArgs } from '../../src/channel/card.js';
 import type { ConfirmationRequest } from '../../src/requests/types.js';
+import { maskSecretsInLine } from '../../src/utils/json-view.js';
 
 const base: ConfirmationRequest = {
   id: '00000000-0000-4000-8000-000000000000',
@@ -51,6 +52,53 @@ describe('card text', () => {
       token_count: '••••',
     });
     expect(maskSecrets({ header: 'Bearer abc.def' })).toEqual({ header: '••••' });
+  });
+
+  it('masks secrets inside a line: assignments, headers, JSON bodies, schemes, URL passwords, token shapes', () => {
+    const cases: [string, string][] = [
+      [
+        'curl -H "Authorization: Bearer sk-live-abcdef123456" https://api.example.com',
+        'curl -H "Authorization: ••••" https://api.example.com',
+      ],
+      ["curl -H 'X-Api-Key: abc123secret' https://x", "curl -H 'X-Api-Key: ••••' https://x"],
+      [
+        'export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG && aws s3 ls',
+        'export AWS_SECRET_ACCESS_KEY=•••• && aws s3 ls',
+      ],
+      ['mysql --password=hunter2 -u root', 'mysql --password=•••• -u root'],
+      [
+        `curl -d '{"user":"bob","password":"hunter2"}' https://x`,
+        `curl -d '{"user":"bob","password":"••••"}' https://x`,
+      ],
+      ['auth: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdefghijk', 'auth: Bearer ••••'],
+      ['psql "postgres://app:hunter2@db/prod" -c "select 1"', 'psql "postgres://app:••••@db/prod" -c "select 1"'],
+      ['+const key = "ghp_abcdefghijklmnop1234";', '+const key = "••••";'],
+      ["+  STRIPE_SECRET_KEY: 'sk_live_0123',", '+  STRIPE_SECRET_KEY: ••••'],
+      // Words that only look like the keys stay.
+      ['git commit -m "refresh token handling"', 'git commit -m "refresh token handling"'],
+      ['echo Bearer bonds are fine', 'echo Bearer bonds are fine'],
+    ];
+    for (const [line, masked] of cases) expect(maskSecretsInLine(line), line).toBe(masked);
+  });
+
+  it('masks a long line in time linear in its length', () => {
+    for (const unit of ['token', ' token', '"token', ' a=token', ' Bearer aaaaaaaa1', '"tokenx": "', '-']) {
+      const line = unit.repeat(Math.ceil(1_000_000 / unit.length));
+      const started = performance.now();
+      maskSecretsInLine(line);
+      // Tens of milliseconds; a backtracking walk would take minutes.
+      expect(performance.now() - started, unit).toBeLessThan(2_000);
+    }
+  });
+
+  it("masks the command an agent's sentence quotes", () => {
+    const text = cardText({
+      ...base,
+      agentKind: 'claude',
+      toolName: 'Bash',
+      toolArgs: { command: 'curl -H "Authorization: Bearer abcdef1234567" https://x' },
+    });
+    expect(text.prompt).toBe('Claude Code wants to run `curl -H "Authorization: ••••" https://x`.');
   });
 
   it('truncates long arguments and says how much was left out', () => {

@@ -2,8 +2,7 @@
  * @module channels/web/pages/format
  * Small pieces the pages share: the card's words, times, status badges, expiry countdowns.
  */
-import { cardText, type CardText, type CardTextOptions } from '../../../src/channel/card.js';
-import { agentSentence } from '../../../src/requests/agent-kinds.js';
+import { agentPrompt, cardText, type CardText, type CardTextOptions } from '../../../src/channel/card.js';
 import type { ConfirmationRequest } from '../../../src/requests/types.js';
 import { utcText } from '../../../src/utils/utc-time.js';
 import { html, type SafeHtml } from '../html.js';
@@ -16,7 +15,7 @@ import { html, type SafeHtml } from '../html.js';
 export function pageCardText(request: ConfirmationRequest, options: CardTextOptions = {}): CardText {
   const text = cardText({ ...request, toolArgs: {} }, options);
   if (request.prompt !== null || !request.agentKind) return text;
-  return { ...text, prompt: agentSentence(request.agentKind, request.context, request.toolName, request.toolArgs) };
+  return { ...text, prompt: agentPrompt(request) };
 }
 
 /** `2025-06-01 14:03:22 UTC`: unambiguous for auditors in any time zone. */

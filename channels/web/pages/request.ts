@@ -6,9 +6,8 @@
  * decision always applies to exactly what the approver saw.
  */
 import { standInsOf } from '../../../src/channel/card.js';
-import { MAX_JSON_DEPTH } from '../../../src/utils/json-bounds.js';
 import type { ConfirmationEvent, ConfirmationRequest } from '../../../src/requests/types.js';
-import { MAX_EDITED_ARGS_CHARS } from '../decision-form.js';
+import { editorText } from '../decision-form.js';
 import { html, type SafeHtml } from '../html.js';
 import { executionOf, type ExecutionView } from '../../../src/requests/export-lines.js';
 import { boundedJson, type JsonViewLimits } from '../../../src/utils/json-view.js';
@@ -58,10 +57,16 @@ export interface RequestPageOptions {
 
 /** What the page shows of arguments: deep enough for any real call, short enough to render at once. */
 const SHOWN: JsonViewLimits = { maxDepth: 16, maxChars: 20_000, indent: 2, maskLines: true };
-/** What the editor is prefilled with; arguments that do not fit cannot be edited here (they would be cut). */
-const EDITABLE: JsonViewLimits = { maxDepth: MAX_JSON_DEPTH, maxChars: MAX_EDITED_ARGS_CHARS, indent: 2 };
-/** The raw view: compact, no depth limit (the writer does not recurse), cut at this many characters. */
-export const RAW: JsonViewLimits = { maxDepth: Number.POSITIVE_INFINITY, maxChars: 100_000, indent: 0 };
+/**
+ * The raw view: compact, no depth limit (the writer does not recurse), cut at this many characters, secrets masked
+ * inside strings too (a token in a command line is as secret as an `api_key` value).
+ */
+export const RAW: JsonViewLimits = {
+  maxDepth: Number.POSITIVE_INFINITY,
+  maxChars: 100_000,
+  indent: 0,
+  maskLines: true,
+};
 
 /** Arguments, bounded, with the way to the raw view when something was left out. */
 function argsBlock(id: string, preId: string, value: unknown): SafeHtml {
@@ -167,7 +172,7 @@ function decisionForms(
       <input type="hidden" name="args_sha256" value="${request.argsSha256}">`;
   const action = `/ui/requests/${request.id}/decision`;
   const [approveLabel = 'Approve', denyLabel = 'Deny'] = request.options;
-  const editable = boundedJson(request.toolArgs, EDITABLE);
+  const editable = editorText(request.toolArgs);
   const editText = edit?.text ?? editable.text;
   return html`<section class="card actions">
     <h2>Decide as ${viewer.identity?.account ?? viewer.user}</h2>
@@ -193,7 +198,7 @@ function decisionForms(
         <input type="hidden" name="decision" value="approve">
         <input type="hidden" name="edit" value="1">
         ${edit ? html`<p class="notice bad" role="alert" id="edit-error">${edit.error}</p>` : ''}
-        <label>Arguments (a JSON object; values shown as •••• keep their original secret)
+        <label>Arguments (a JSON object; a value left as shown keeps its original, secrets included — replace a value holding •••• whole, or leave it)
           <textarea name="approved_args" rows="12" spellcheck="false" required>${editText}</textarea></label>
         <label>Note <input name="reason" maxlength="2000" placeholder="optional: what you changed and why"></label>
         <button type="submit" class="primary">${approveLabel} edited arguments</button>

@@ -33,7 +33,7 @@ export function inboxSummary(summary: CallSummary | null, keyArgs: SafeHtml | st
   if (!summary) return keyArgs;
   const view = summaryView(summary, { maxItems: 3, maxDiffLines: 0, maxLineChars: 110 });
   return html`<div class="summary compact">${overview(view, 'line')}
-    ${view.items.length ? html`<ul class="summary-items">${view.items.map((i) => html`<li><code>${i}</code></li>`)}${view.moreItems ? html`<li class="muted">… and ${view.moreItems} more</li>` : ''}</ul>` : ''}</div>
+    ${view.items.length ? html`<ul class="summary-items">${view.items.map((i) => html`<li><code>${i}</code></li>`)}${view.moreItems ? html`<li class="muted">${view.moreLine}</li>` : ''}</ul>` : ''}</div>
   ${view.readsCall ? '' : keyArgs}`;
 }
 

@@ -5,8 +5,7 @@
  * Event detail is partly attacker-controlled (reasons, errors): it only ever reaches the page as escaped text, cut
  * short, with secret-looking values masked. An event this file has no words for keeps the generic `key: value` form.
  */
-import { maskSecrets } from '../../../src/channel/card.js';
-import { boundedJson } from '../../../src/utils/json-view.js';
+import { boundedJson, maskSecretsShown } from '../../../src/utils/json-view.js';
 import type { ConfirmationEvent } from '../../../src/requests/types.js';
 import { html, type SafeHtml } from '../html.js';
 import { formatTime } from './format.js';
@@ -17,8 +16,8 @@ function text(value: unknown, key = ''): string {
   if (value === null || value === undefined) return '';
   const shown =
     typeof value === 'string'
-      ? String(maskSecrets(value, key))
-      : boundedJson(value, { maxDepth: 3, maxChars: MAX, indent: 0 }, key).text;
+      ? String(maskSecretsShown(value, key))
+      : boundedJson(value, { maxDepth: 3, maxChars: MAX, indent: 0, maskLines: true }, key).text;
   return shown.length > MAX ? `${shown.slice(0, MAX - 1)}…` : shown;
 }
 

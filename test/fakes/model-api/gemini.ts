@@ -1,7 +1,7 @@
 /**
  * A fake Gemini API on 127.0.0.1 for the real Gemini CLI and Qwen Code... (Gemini's wire only): every
  * `POST /v1beta/models/<model>:streamGenerateContent?alt=sse` asks for one shell call (`run_shell_command` with the
- * scripted command) until the conversation carries its `functionResponse`, which is recorded (what the model was
+ * scripted command, or the call it was given) until the conversation carries its `functionResponse`, which is recorded (what the model was
  * told: the command's output, or why it was blocked) and answered with a short text, ending the turn.
  */
 import { once } from 'node:events';
@@ -34,8 +34,14 @@ const read = async (req: IncomingMessage) => {
 
 const event = (value: unknown) => `data: ${JSON.stringify(value)}\r\n\r\n`;
 
-/** Starts the fake; `command` is what the model asks to run. */
-export async function startFakeGemini(command: string): Promise<FakeGemini> {
+/** A function call the fake asks for instead of the shell call (an edit: `replace`, `write_file`). */
+export interface FakeGeminiCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** Starts the fake; `command` is what the model asks to run, unless `asked` names another call. */
+export async function startFakeGemini(command: string, asked?: FakeGeminiCall): Promise<FakeGemini> {
   const fake: FakeGemini = { url: '', command, toolResults: [], unknown: [], close: async () => undefined };
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -62,7 +68,7 @@ export async function startFakeGemini(command: string): Promise<FakeGemini> {
         return;
       }
       const call = {
-        functionCall: {
+        functionCall: asked ?? {
           name: 'run_shell_command',
           args: { command: fake.command, description: 'the scripted command' },
         },

@@ -16,7 +16,7 @@ import { feishuEncrypt } from '../../fakes/feishu/callbacks.js';
 import { findAll, visibleText } from '../../fakes/feishu/fake-feishu.js';
 import { pendingRequest } from './fixtures.js';
 import { summarize } from '../../../src/summaries/index.js';
-import { EDIT_SECRET, MULTI_FILE_EDIT } from '../../helpers/summary-calls.js';
+import { EDIT_SECRET, MULTI_FILE_EDIT, RISKY_PIPELINE } from '../../helpers/summary-calls.js';
 
 const CREDENTIALS = {
   FEISHU_APP_ID: 'cli_a1b2c3d4e5f60718',
@@ -153,6 +153,69 @@ describe('card JSON', () => {
     expect(JSON.stringify(card)).not.toContain(EDIT_SECRET);
     // Feishu refuses cards over 30 KB.
     expect(Buffer.byteLength(JSON.stringify(card))).toBeLessThan(30_000);
+  });
+
+  it('words the call summary in Chinese on a Chinese card, through the same card model', async () => {
+    const edit = await summarize(MULTI_FILE_EDIT.tool_name, MULTI_FILE_EDIT.tool_args, MULTI_FILE_EDIT.context);
+    const card = approvalCard(
+      pendingRequest({ toolName: 'apply_patch', toolArgs: MULTI_FILE_EDIT.tool_args, summary: edit }),
+      {
+        language: 'zh',
+      },
+    );
+    const text = visibleText(card);
+    expect(text).toContain(
+      '高风险：修改工作目录之外的文件：../shared/legacy-billing.ts；删除文件：../shared/legacy-billing.ts',
+    );
+    expect(text).toContain('修改 3 个文件：+12 −1');
+    expect(text).toContain('• src/billing/retry.ts  +10 −0 (新文件)');
+    expect(text).toContain('• ../shared/legacy-billing.ts  +0 −0 (删除、在工作目录之外)');
+    // The diff is the call's own text, secrets masked as on the English card.
+    expect(text).toContain("+  region: 'eu-central-1',");
+    expect(JSON.stringify(card)).not.toContain(EDIT_SECRET);
+
+    const shell = await summarize(RISKY_PIPELINE.tool_name, RISKY_PIPELINE.tool_args, RISKY_PIPELINE.context);
+    const shellText = visibleText(
+      approvalCard(pendingRequest({ toolName: 'Bash', toolArgs: RISKY_PIPELINE.tool_args, summary: shell }), {
+        language: 'zh',
+      }),
+    );
+    expect(shellText).toContain('高风险：访问网络：get.example.com；');
+    expect(shellText).toContain('运行从网络获取的代码：bash');
+    expect(shellText).toContain('运行 curl、sudo、bash、git');
+    expect(shellText).toContain('• git push --force origin main  [改写历史');
+    // The English sentences stay off the Chinese card; the English card keeps them.
+    expect(shellText).not.toMatch(/High risk|Reaches the network|Runs curl|Rewrites git history/);
+    const english = visibleText(
+      approvalCard(pendingRequest({ toolName: 'Bash', toolArgs: RISKY_PIPELINE.tool_args, summary: shell }), {
+        language: 'en',
+      }),
+    );
+    expect(english).toContain('High risk: Reaches the network: get.example.com');
+
+    // A parse failure, and a reason this version cannot read back (shown as the row has it).
+    const unparsed = approvalCard(
+      pendingRequest({
+        summary: {
+          kind: 'shell',
+          risk: 'medium',
+          risk_reasons: [
+            {
+              code: 'shell_unparsed',
+              text: 'The command could not be parsed: too complex to parse: more than 256 pipes',
+            },
+            { code: 'too_large', text: 'Too large to read in full: 40000 characters' },
+            { code: 'future_code', text: 'Something new' },
+          ],
+          commands: [],
+          truncated: false,
+        },
+      }),
+      { language: 'zh' },
+    );
+    expect(visibleText(unparsed)).toContain(
+      '中风险：无法解析该命令：过于复杂：超过 256 个管道；内容过大，无法完整读取：40000 个字符；Something new',
+    );
   });
 
   it('translates the default buttons into Chinese but keeps labels the runtime chose', () => {

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebChannel } from '../../../channels/web/index.js';
 import type { NewRequestInput } from '../../../src/gateway/gateway.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { formValue, WebClient } from './web-client.js';
+import { decodeEntities, formValue, WebClient } from './web-client.js';
 
 const TOKENS = { bob: 'bob-token-0123456789abcdef', carol: 'carol-token-0123456789abcd' };
 
@@ -86,6 +86,50 @@ describe('web decision forms', () => {
     const after = await bob.request(`/ui/requests/${request.id}`);
     expect(after.text).toContain('(with edited arguments)');
     expect(after.text).not.toContain('p4ss-w0rd');
+  });
+
+  it('masks secrets inside strings on the page, the editor and the raw view, and never runs a mask', async () => {
+    const token = 'sk-live-0123456789abcdef';
+    const awsSecret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+    const command = `export AWS_SECRET_ACCESS_KEY=${awsSecret} && curl -H "Authorization: Bearer ${token}" https://api.example.com/v1/charges`;
+    const toolArgs = {
+      command,
+      description: 'List charges',
+      patch: `+DB_URL=postgres://app:hunter2-pw@db/prod\n+x = 1`,
+    };
+    const request = await file({ toolName: 'Bash', agentKind: 'claude', toolArgs });
+    const page = await bob.request(`/ui/requests/${request.id}`);
+    const raw = await bob.request(`/ui/requests/${request.id}/raw`);
+    for (const [name, html] of [
+      ['page', page.text],
+      ['raw', raw.text],
+    ] as const) {
+      for (const secret of [token, awsSecret, 'hunter2-pw']) expect(html, `${name}: ${secret}`).not.toContain(secret);
+    }
+    const editor = decodeEntities(/<textarea name="approved_args"[^>]*>([\s\S]*?)<\/textarea>/.exec(page.text)![1]!);
+    expect(editor).toContain(
+      'export AWS_SECRET_ACCESS_KEY=•••• && curl -H \\"Authorization: ••••\\" https://api.example.com',
+    );
+
+    // Edited around the hidden token: refused, naming the field; nothing decided.
+    const around = JSON.parse(editor) as Record<string, string>;
+    around.command = around.command!.replace('charges', 'refunds');
+    const refused = await bob.decide(request.id, {
+      decision: 'approve',
+      edit: '1',
+      approved_args: JSON.stringify(around),
+    });
+    expect(refused.status).toBe(400);
+    expect(decodeEntities(refused.text)).toContain('approved_args.command still holds a masked secret (••••)');
+    expect(await apiView(request.id)).toMatchObject({ status: 'pending' });
+
+    // The editor's text with another field changed: the command runs as proposed, secrets and all.
+    const kept = { ...(JSON.parse(editor) as Record<string, string>), description: 'List the charges' };
+    await bob.decide(request.id, { decision: 'approve', edit: '1', approved_args: JSON.stringify(kept) });
+    expect(await apiView(request.id)).toMatchObject({
+      status: 'approved',
+      approved_args: { ...toolArgs, description: 'List the charges' },
+    });
   });
 
   it('refuses edited arguments that are not a JSON object, keeping the text typed', async () => {

@@ -102,25 +102,48 @@ describe('edited arguments', () => {
     const original = {
       user: 'bob',
       password: 'p1',
-      nested: { token: 't1', list: ['sk-abc', 'plain'] },
+      nested: { token: 't1', list: ['sk-abcdefgh1', 'plain'] },
       api_key: 1234,
       pin: 1234,
     };
     const edited = {
-      user: '••••',
+      user: 'alice',
       password: '••••',
-      nested: { token: '••••', list: ['••••', '••••'] },
+      nested: { token: '••••', list: ['••••', 'plain'] },
       api_key: '••••',
-      pin: '••••',
-      extra: '••••',
+      pin: 4321,
     };
     expect(restoreMasked(edited, original)).toEqual({
-      user: '••••',
-      password: 'p1',
-      nested: { token: 't1', list: ['sk-abc', '••••'] },
-      api_key: 1234,
-      pin: '••••',
-      extra: '••••',
+      ok: true,
+      value: {
+        user: 'alice',
+        password: 'p1',
+        nested: { token: 't1', list: ['sk-abcdefgh1', 'plain'] },
+        api_key: 1234,
+        pin: 4321,
+      },
+    });
+    // A mask where the editor showed none (typed, or moved under another name) is never written back.
+    expect(restoreMasked({ ...edited, user: '••••' }, original)).toEqual({ ok: false, path: ['user'] });
+    expect(restoreMasked({ ...edited, extra: ['x', '••••'] }, original)).toEqual({ ok: false, path: ['extra', 1] });
+  });
+
+  it('keeps a string whose secret was masked inside it when left as shown, and refuses it edited around the mask', () => {
+    const command = 'curl -H "Authorization: Bearer abcdef123456" https://api.example.com/v1/charges';
+    const original = { command, description: 'List charges' };
+    const shown = 'curl -H "Authorization: ••••" https://api.example.com/v1/charges';
+    expect(restoreMasked({ command: shown, description: 'List the charges' }, original)).toEqual({
+      ok: true,
+      value: { command, description: 'List the charges' },
+    });
+    expect(restoreMasked({ command: shown.replace('charges', 'refunds'), description: 'x' }, original)).toEqual({
+      ok: false,
+      path: ['command'],
+    });
+    // Replaced whole, the value is the approver's own.
+    expect(restoreMasked({ command: 'echo no secret here' }, original)).toEqual({
+      ok: true,
+      value: { command: 'echo no secret here' },
     });
   });
 });
