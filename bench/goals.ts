@@ -93,7 +93,15 @@ export const DURABLE_DECISION_P99 = 'floor.durable_decision_to_resume_ms.p99';
  */
 export const MICRO: GoalSpec[] = [
   { path: 'verdict_sign_cpu_ms', unit: 'ms', goal: { op: '<=', limit: 0.15 } },
-  { path: 'micro.create_cpu_vs_baseline', unit: '×', goal: { op: '<=', limit: 1.15 } },
+  { path: 'audit_integrate_cpu_ms', unit: 'ms', goal: { op: '<=', limit: 0.02 } },
+  { path: 'audit_receipt_cpu_ms', unit: 'ms' },
+  {
+    path: 'micro.create_cpu_vs_baseline',
+    unit: '×',
+    goal: { op: '<=', floorTimes: 1 },
+    floor: 'micro.create_cpu_vs_baseline_limit',
+    floorIn: 'mode',
+  },
   {
     path: 'micro.decision_cpu_vs_baseline',
     unit: '×',
@@ -105,6 +113,10 @@ export const MICRO: GoalSpec[] = [
   { path: 'micro.baseline_create_cpu_ms', unit: 'ms' },
   { path: 'micro.decision_cpu_ms', unit: 'ms' },
   { path: 'micro.baseline_decision_cpu_ms', unit: 'ms' },
+  { path: 'micro.create_bytes', unit: 'B' },
+  { path: 'micro.baseline_create_bytes', unit: 'B' },
+  { path: 'micro.decision_bytes', unit: 'B' },
+  { path: 'micro.baseline_decision_bytes', unit: 'B' },
 ];
 
 export const FLOOR: GoalSpec[] = [

@@ -39,6 +39,7 @@ import { expiryScenario } from './scenarios/expiry.js';
 import { floorScenario } from './scenarios/floor.js';
 import { baselineScenario, microBaselineScenario } from './scenarios/baseline.js';
 import { verdictSignScenario } from './scenarios/verdict-sign.js';
+import { auditScenario } from './scenarios/audit.js';
 import { durableFloorScenario } from './scenarios/durable-floor.js';
 import { restartScenario } from './scenarios/restart.js';
 import { slackScenario } from './scenarios/slack.js';
@@ -68,6 +69,7 @@ const SCENARIOS: Scenario[] = [
   floorScenario,
   durableFloorScenario,
   verdictSignScenario,
+  auditScenario,
   microBaselineScenario,
   decisionResumeScenario,
   createRpsScenario,
