@@ -6,19 +6,12 @@
  * back this way; a row that fails was written or edited around tollgate, and is not acted on. One Ed25519
  * verification per event checked.
  */
+import type { ChainedEvent } from './encoding.js';
 import { leafOfColumns } from './leaf.js';
 import type { KeyRing } from './witness.js';
 
-/** An event as read back, with the receipt its row names. */
-export interface WitnessedRow {
-  requestId: string;
-  type: string;
-  actor: string | null;
-  channel: string | null;
-  /** The detail as stored (JSON text). */
-  detail: string;
-  /** ISO-8601 with milliseconds, as the leaf was computed. */
-  at: string;
+/** An event as read back (its columns as the chain encodes them; never a `created` event), with its receipt. */
+export interface WitnessedRow extends Omit<ChainedEvent, 'request'> {
   /** The receipt the row names, as stored (all null when it names none, or the receipt is gone). */
   receiptId: string | null;
   kid: string | null;
