@@ -242,8 +242,9 @@ export function perMode(inProcess: boolean, durableShare: number): GoalSpec[] {
     { path: 'waiters_10k.kb_per_waiter', unit: 'KB' },
     { path: 'waiters_10k.all_resumed_ms', unit: 'ms', goal: { op: '<=', limit: 1000 } },
     // One connection waits for many: 100,000 pending requests over 100 verdict streams (every verdict must arrive).
-    // Its RSS goal is with the flag docs/production.md names (`flags`: `--max-semi-space-size=16`); no V8 flag is a
-    // default, so Node's defaults are reported beside it, and what the flag costs in CPU per decision.
+    // Its RSS goal is with the memory-bound settings docs/production.md names (`flags`: `--max-semi-space-size=16` and
+    // `TOLLGATE_SQLITE_CACHE_MB=16`); neither is a default, so the defaults are reported beside it, and what the
+    // settings cost in CPU per decision.
     { path: 'waiters_multiplexed_100k.rss_mb', unit: 'MB' },
     { path: 'waiters_multiplexed_100k.flags.rss_mb', unit: 'MB', goal: { op: '<=', limit: 300 } },
     { path: 'waiters_multiplexed_100k.delivery_ms.p50', unit: 'ms' },

@@ -239,14 +239,11 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
   // The audit head goes to the sinks hourly (TOLLGATE_AUDIT_ANCHOR_EVERY_S), signed: an anchor kept outside the database.
   const audit = gateway.audit;
   events.start(
-    // The stream reads placed events: a change wakes it, and so does the integrator placing it (~100 ms later).
-    (listener) => {
-      const offChanges = gateway.subscribe(() => listener());
-      const offPlaced = trail.integrator.onPlaced(listener);
-      return () => {
-        offChanges();
-        offPlaced();
-      };
+    // The stream reads placed events: this process's integrator placing them wakes it, and a change another replica's
+    // integrator may place wakes it a little later (`events/stream`).
+    {
+      placed: (listener) => trail.integrator.onPlaced(listener),
+      changes: (listener) => gateway.subscribe(() => listener()),
     },
     1000,
     audit ? { head: () => audit.head(), everyMs: anchorEveryMs } : undefined,

@@ -8,7 +8,8 @@
  * - `events.create_rps`: the `create_rps` load (64 clients) on a gateway with the sink, right after the same load
  *   on a gateway without it (`events.create_rps_off`), both in this scenario so the two share the machine's state;
  *   `events.create_cost_pct` = (off − on) / off × 100. `events.delivered_per_s_under_load` (events the receiver got
- *   during the measured window) and `…_after_load` (in the 2 s after it) say whether the sink kept up.
+ *   during the measured window) and `…_after_load` (in the 2 s after it) say whether the sink kept up;
+ *   `events.events_per_post_under_load` (events per POST the receiver got in the window) whether it batched.
  * - `events.delivery_lag_ms`: requests filed one at a time on a fresh gateway with the sink; from the create's 201 at
  *   the load client to its `dev.tollgate.request.created` event at the receiver, both stamped on the clock the two
  *   processes share (`process.hrtime`). `events.since_commit_ms`: the same arrivals against the event's own `time`
@@ -72,6 +73,7 @@ async function createLoad(ctx: BenchContext, name: string, env: Record<string, s
   const gateway = await freshGateway(ctx, name, env);
   const cpu = cpuMarks(gateway.pid);
   const received: Record<string, number> = {};
+  const posts: Record<string, number> = {};
   const durationMs = ctx.quick ? 3000 : 8000;
   try {
     const load = await ctx.client.run<{ rps: number; completed: number; by_status: Record<string, number> }>(
@@ -90,6 +92,7 @@ async function createLoad(ctx: BenchContext, name: string, env: Record<string, s
       {
         mark: (payload) => {
           received[String(payload)] = receiver?.received ?? 0;
+          posts[String(payload)] = receiver?.posts ?? 0;
           return cpu.mark(payload);
         },
       },
@@ -106,6 +109,7 @@ async function createLoad(ctx: BenchContext, name: string, env: Record<string, s
       cpu: cpu.msPer(load.completed),
       deliveredPerS: ((received.end ?? 0) - (received.start ?? 0)) / (durationMs / 1000),
       deliveredPerSAfter: ((receiver?.received ?? 0) - before) / (afterMs / 1000),
+      eventsPerPost: ((received.end ?? 0) - (received.start ?? 0)) / Math.max(1, (posts.end ?? 0) - (posts.start ?? 0)),
     };
   } finally {
     // A backlog left undelivered would hold a graceful stop (it delivers what waits) for the whole grace period.
@@ -158,6 +162,7 @@ export const eventsScenario: Scenario = {
           create_cpu_ms_per_request_off: round(off.cpu, 3),
           delivered_per_s_under_load: round(on.deliveredPerS, 0),
           delivered_per_s_after_load: round(on.deliveredPerSAfter, 0),
+          events_per_post_under_load: round(on.eventsPerPost, 1),
           delivery_lag_ms: { p50: lag.lag.p50, p99: lag.lag.p99, max: lag.lag.max, n: lag.lag.n },
           since_commit_ms: { p50: commit.p50, p99: commit.p99, max: commit.max, n: commit.n },
           bad_signatures: receiver.badSignatures,

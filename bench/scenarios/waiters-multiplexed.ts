@@ -156,10 +156,13 @@ const multiplex: ClientTask = async (raw, ask) => {
 export const clientTasks: Record<string, ClientTask> = { multiplex };
 
 /**
- * The V8 flag docs/production.md names for memory-bound deployments ("Memory on Node 24: the young generation"): the
+ * The V8 flag docs/production.md names for memory-bound deployments ("Memory: a small host"): the
  * scenario runs once at Node's defaults and once with it (issue 47: no flag becomes a default, the bench measures both).
  */
 export const MEMORY_FLAGS = '--max-semi-space-size=16';
+
+/** The SQLite page cache, in MB, that the same section names for memory-bound deployments (`TOLLGATE_SQLITE_CACHE_MB`). */
+export const MEMORY_SQLITE_CACHE_MB = '16';
 
 /** One run of the scenario on a freshly seeded file, the gateway started with `env` added. */
 async function runOnce(
@@ -236,15 +239,24 @@ async function runOnce(
 
 /**
  * `waiters_multiplexed_100k.{rss_mb,delivery_ms,delivered}` at Node's defaults, and the same under
- * `waiters_multiplexed_100k.flags` with {@link MEMORY_FLAGS} (`flags.node_options` says which): the RSS goal is the
- * flagged run's, the default's RSS is reported beside it, and `decide_cpu_ms_per_decision` says what the flag costs.
+ * `waiters_multiplexed_100k.flags` with the memory-bound settings docs/production.md names — {@link MEMORY_FLAGS} and
+ * {@link MEMORY_SQLITE_CACHE_MB} (`flags.node_options`, `flags.sqlite_cache_mb`): the RSS goal is the flagged run's,
+ * the default's RSS is reported beside it, and `decide_cpu_ms_per_decision` says what the settings cost.
  */
 export const waitersMultiplexedScenario: Scenario = {
   name: 'waiters_multiplexed_100k',
   modes: ['sqlite', 'bullmq', 'postgres'],
   async run(ctx) {
     const defaults = await runOnce(ctx, 'multiplexed', {});
-    const flags = await runOnce(ctx, 'multiplexed-flags', { NODE_OPTIONS: MEMORY_FLAGS });
-    return { waiters_multiplexed_100k: { ...defaults, flags: { node_options: MEMORY_FLAGS, ...flags } } };
+    const flags = await runOnce(ctx, 'multiplexed-flags', {
+      NODE_OPTIONS: MEMORY_FLAGS,
+      TOLLGATE_SQLITE_CACHE_MB: MEMORY_SQLITE_CACHE_MB,
+    });
+    return {
+      waiters_multiplexed_100k: {
+        ...defaults,
+        flags: { node_options: MEMORY_FLAGS, sqlite_cache_mb: Number(MEMORY_SQLITE_CACHE_MB), ...flags },
+      },
+    };
   },
 };

@@ -1,7 +1,8 @@
 /**
  * @module events/stream
- * The event stream: its webhook sinks, woken by every committed change (in any replica, through the change feed) and
- * once a second for retries, and the pull API's pages (`GET /v1/events?after=<id>`) over the same events.
+ * The event stream: its webhook sinks, woken when this process's audit integrator places events, shortly after
+ * committed changes (in any replica, through the change feed) and once a second for retries, and the pull API's pages
+ * (`GET /v1/events?after=<id>`) over the same events.
  */
 import { STREAMED, toCloudEvent } from './cloud.js';
 import { EventSink, type SinkDeps, type SinkState } from './sink.js';
@@ -12,6 +13,24 @@ type ReadinessCheck = () => Promise<{ ready: boolean; detail?: string }>;
 
 /** An audit anchor as `AuditService.head()` publishes it. */
 type AnchorHead = { event_id: number; hash: string; at: string; signature: string | null };
+
+/**
+ * How long after a committed change the sinks look for its events, once for every change in that time. A change is
+ * not readable by the sinks when it commits: its events wait for their place (`seq`), which an integrator gives them
+ * within its interval (100 ms). The placements of this process wake the sinks themselves; this wake is for those made
+ * by another replica's integrator. Waking on every change instead started a drain (the head, the cursor, the events
+ * after it, the away changes) whenever the sink was idle, to find nothing placed: under the bench's sustained load,
+ * 458 sink queries per 1,000 events against 128 now (docs/performance-log.md, fifth stage, third session).
+ */
+export const CHANGE_WAKE_MS = 100;
+
+/** What wakes the sinks (`start`); each returns its unsubscribe function. */
+export interface StreamWakes {
+  /** Events were placed in this process: the sinks read them at once. */
+  placed(listener: () => void): () => void;
+  /** A change committed in some process: the sinks look {@link CHANGE_WAKE_MS} later. */
+  changes(listener: () => void): () => void;
+}
 
 /** One page of the stream. */
 export interface EventPage {
@@ -25,6 +44,7 @@ export class EventStream {
   private readonly sinks: EventSink[];
   private timer: NodeJS.Timeout | null = null;
   private anchorTimer: NodeJS.Timeout | null = null;
+  private changeTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
 
   constructor(
@@ -35,19 +55,27 @@ export class EventStream {
   }
 
   /**
-   * Starts delivering: on every change `subscribe` reports, and every `everyMs` (retries, backoff). With `anchors`,
-   * the audit chain's signed head is also sent to the sinks every `anchors.everyMs` (when it moved).
+   * Starts delivering: on each of `wakes`, and every `everyMs` (retries, backoff). With `anchors`, the audit chain's
+   * signed head is also sent to the sinks every `anchors.everyMs` (when it moved).
    */
-  start(
-    subscribe: (listener: () => void) => () => void,
-    everyMs = 1000,
-    anchors?: { head(): Promise<AnchorHead | null>; everyMs: number },
-  ): void {
+  start(wakes: StreamWakes, everyMs = 1000, anchors?: { head(): Promise<AnchorHead | null>; everyMs: number }): void {
     if (!this.sinks.length) return;
     const kick = () => {
       for (const sink of this.sinks) void sink.kick();
     };
-    this.unsubscribe = subscribe(kick);
+    const offPlaced = wakes.placed(kick);
+    const offChanges = wakes.changes(() => {
+      if (this.changeTimer) return;
+      this.changeTimer = setTimeout(() => {
+        this.changeTimer = null;
+        kick();
+      }, CHANGE_WAKE_MS);
+      this.changeTimer.unref();
+    });
+    this.unsubscribe = () => {
+      offPlaced();
+      offChanges();
+    };
     this.timer = setInterval(kick, everyMs);
     this.timer.unref();
     kick();
@@ -68,6 +96,8 @@ export class EventStream {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     if (this.anchorTimer) clearInterval(this.anchorTimer);
+    if (this.changeTimer) clearTimeout(this.changeTimer);
+    this.changeTimer = null;
     this.unsubscribe?.();
     this.timer = null;
     await Promise.all(this.sinks.map((s) => s.kick().catch(() => undefined)));

@@ -98,7 +98,7 @@ export async function openStores(db: string, options: OpenStoresOptions = {}): P
 
 async function openSqliteStores(path: string, options: OpenStoresOptions): Promise<OpenStores> {
   const [
-    { applyMigrations, openDatabase, sqliteSyncFrom },
+    { applyMigrations, openDatabase, sqliteCacheMbFrom, sqliteSyncFrom },
     { SqliteConfirmationStore },
     { SqliteTokenStore },
     { SqliteGrantStore },
@@ -123,7 +123,10 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     import('./sqlite/insights.js'),
     import('./sqlite/audit-integration.js'),
   ]);
-  const open = openDatabase(path, { sync: sqliteSyncFrom(options.env ?? {}) });
+  const open = openDatabase(path, {
+    sync: sqliteSyncFrom(options.env ?? {}),
+    cacheMb: sqliteCacheMbFrom(options.env ?? {}),
+  });
   try {
     if (options.migrate ?? true) applyMigrations(open);
   } catch (error) {
