@@ -18,6 +18,7 @@ import { editedColumns, requestMismatch, tokenMismatch } from './request-check.j
 import type { AuditChain, ChainCheckpoint, CoverageMark } from './types.js';
 import type { KeyRing, Receipt, SignedCheckpoint } from './witness.js';
 import { grantProblem } from './witnessed-grants.js';
+import { signedRowProblem } from './witnessed-rows.js';
 
 export { auditReportJson, type AuditProblem, type AuditReport } from './report.js';
 export { requestMismatch, type RowMismatch } from './request-check.js';
@@ -259,6 +260,17 @@ export async function verifyAudit(
         });
     }
     after = page[page.length - 1]!.grant.id;
+  }
+
+  // Every away and token row against its own signature: each gives rights without being an event.
+  for (const kind of ['away', 'token'] as const) {
+    for (let rows = await chain.signedRows(kind, '', PAGE); rows.length;) {
+      for (const row of rows) {
+        const why = signedRowProblem(row, keys);
+        if (why) return fail({ kind: 'unwitnessed', message: why });
+      }
+      rows = await chain.signedRows(kind, rows[rows.length - 1]!.id, PAGE);
+    }
   }
   return report;
 }

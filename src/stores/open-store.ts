@@ -47,8 +47,8 @@ export interface OpenStores {
   /** The integrator's side of the audit trail (`audit/integrator.ts`): places events after commit. */
   integration: IntegrationStore;
   /**
-   * Signs what the stores commit from now on (`audit/witness.ts`), and acts only on grants it witnessed
-   * (`audit/witnessed-grants.ts`): set by `serve` once the key is loaded.
+   * Signs what the stores commit from now on (`audit/witness.ts`), and acts only on grants, tokens and away rows it
+   * witnessed (`audit/witnessed-grants.ts`, `audit/witnessed-rows.ts`): set by `serve` once the key is loaded.
    */
   useWitness(witness: Witness | null): void;
   /** Keys every replica and restart shares (web sessions, email links), generated once and kept in the database. */
@@ -142,6 +142,8 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
         })
       : null;
   const grants = new SqliteGrantStore(open.sqlite);
+  const tokens = new SqliteTokenStore(open.sqlite);
+  const away = new SqliteAwayStore(open.sqlite);
   const close = async () => {
     await checkpointer?.close();
     await store.close();
@@ -150,7 +152,7 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     dialect: 'sqlite',
     store,
     insights: new SqliteInsights(open),
-    tokens: new SqliteTokenStore(open.sqlite),
+    tokens,
     grants,
     secrets: new SqliteSecrets(open.sqlite),
     signOuts: new SqliteMarks(open.sqlite),
@@ -159,10 +161,12 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     useWitness: (witness) => {
       store.useWitness(witness);
       grants.keys = witness?.keys ?? null;
+      tokens.useWitness(witness);
+      away.useWitness(witness);
     },
     events: new SqliteEventLog(open.sqlite),
     pushSubscriptions: new SqlitePushSubscriptions(open.sqlite),
-    away: new SqliteAwayStore(open.sqlite),
+    away,
     sqlite: open.sqlite,
     shown: path,
     ping: () => store.ping(),
@@ -221,6 +225,8 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
   }
   const store = new PostgresConfirmationStore(open);
   const grants = new PostgresGrantStore(open);
+  const tokens = new PostgresTokenStore(open);
+  const away = new PostgresAwayStore(open);
   const close = async () => {
     await guard?.release();
     await store.close();
@@ -230,7 +236,7 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     dialect: 'postgres',
     store,
     insights: new PostgresInsights(open),
-    tokens: new PostgresTokenStore(open),
+    tokens,
     grants,
     marks,
     signOuts: marks,
@@ -240,11 +246,13 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     useWitness: (witness) => {
       store.useWitness(witness);
       grants.keys = witness?.keys ?? null;
+      tokens.useWitness(witness);
+      away.useWitness(witness);
     },
     resolutions: new PostgresResolutionCache(open),
     events: new PostgresEventLog(open),
     pushSubscriptions: new PostgresPushSubscriptions(open),
-    away: new PostgresAwayStore(open),
+    away,
     shown: open.shownUrl,
     postgres: open,
     ping: () => store.ping(),
