@@ -51,6 +51,12 @@ export interface OpenStores {
    * witnessed (`audit/witnessed-grants.ts`, `audit/witnessed-rows.ts`): set by `serve` once the key is loaded.
    */
   useWitness(witness: Witness | null): void;
+  /**
+   * Signs the token and away rows that predate row signatures, as they are: only in the process whose start applied
+   * the migration adding them (a later start signs nothing, so a row inserted by hand afterwards stays unsigned).
+   * Called by `serve` once the key is loaded; answers how many rows it signed.
+   */
+  signRowsAtUpgrade(witness: Witness): Promise<{ tokens: number; away: number }>;
   /** Keys every replica and restart shares (web sessions, email links), generated once and kept in the database. */
   secrets: DeploymentSecrets;
   /** The event stream's reads and sink cursors. */
@@ -124,7 +130,9 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     import('./sqlite/audit-integration.js'),
   ]);
   const open = openDatabase(path, { sync: sqliteSyncFrom(options.env ?? {}) });
+  let upgrading = false;
   try {
+    upgrading = (options.migrate ?? true) && SqliteTokenStore.predatesSigning(open.sqlite);
     if (options.migrate ?? true) applyMigrations(open);
   } catch (error) {
     open.close();
@@ -163,6 +171,11 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
       grants.keys = witness?.keys ?? null;
       tokens.useWitness(witness);
       away.useWitness(witness);
+    },
+    signRowsAtUpgrade: async (witness) => {
+      const signed = upgrading ? { tokens: tokens.signUnsigned(witness), away: away.signUnsigned(witness) } : null;
+      upgrading = false;
+      return signed ?? { tokens: 0, away: 0 };
     },
     events: new SqliteEventLog(open.sqlite),
     pushSubscriptions: new SqlitePushSubscriptions(open.sqlite),
@@ -214,8 +227,10 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     logger: options.logger,
   });
   let guard: { release(): Promise<void> } | undefined;
+  let upgrading = false;
   try {
     await database.waitForPostgres(open, { waitForS: numberFrom(env, 'TOLLGATE_DB_WAIT_S'), logger: options.logger });
+    upgrading = (options.migrate ?? true) && (await PostgresTokenStore.predatesSigning(open));
     if (options.migrate ?? true) await database.applyPostgresMigrations(open);
     if (options.replica)
       guard = await guardReplicas(open, { sharedScheduler: options.replica.sharedScheduler, logger: options.logger });
@@ -248,6 +263,13 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
       grants.keys = witness?.keys ?? null;
       tokens.useWitness(witness);
       away.useWitness(witness);
+    },
+    signRowsAtUpgrade: async (witness) => {
+      const signed = upgrading
+        ? { tokens: await tokens.signUnsigned(witness), away: await away.signUnsigned(witness) }
+        : null;
+      upgrading = false;
+      return signed ?? { tokens: 0, away: 0 };
     },
     resolutions: new PostgresResolutionCache(open),
     events: new PostgresEventLog(open),

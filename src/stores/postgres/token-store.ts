@@ -19,6 +19,7 @@ import type { Witness } from '../../audit/witness.js';
 import { RowSeals, tokenRowMessage, type RowSeal, type SignedRowAudit } from '../../audit/witnessed-rows.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
+import { inTransaction } from './transaction.js';
 
 /** A row as the queries below select it: the listed shape of a token, what it is signed over, and its seal. */
 type TokenRow = ApiToken & RowSeal & { secretSha256: string };
@@ -49,6 +50,37 @@ export class PostgresTokenStore implements TokenStore {
   useWitness(witness: Witness | null): void {
     this.witness = witness;
     this.seals = witness ? new RowSeals(witness.keys) : null;
+  }
+
+  /** Whether the database's tokens predate row signatures (migration 0024 not applied yet). */
+  static async predatesSigning(open: Pick<OpenPostgres, 'pool'>): Promise<boolean> {
+    const { rows } = await withPostgresErrors(() =>
+      open.pool.query(
+        "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'api_tokens' AND column_name = 'signature'",
+      ),
+    );
+    return rows.length === 0;
+  }
+
+  /**
+   * Signs every unsigned row as it is, once, at the upgrade that added signatures (`OpenStores.signRowsAtUpgrade`):
+   * the one place rows are signed as read back. Returns how many.
+   */
+  async signUnsigned(witness: Witness): Promise<number> {
+    return inTransaction(this.open.pool, async (client) => {
+      const { rows } = await client.query<TokenRow>(
+        `SELECT ${COLUMNS} FROM api_tokens WHERE signature IS NULL FOR UPDATE`,
+      );
+      for (const row of rows) {
+        const seal = witness.signRow(tokenRowMessage(row));
+        await client.query('UPDATE api_tokens SET signature = $1, kid = $2 WHERE id = $3', [
+          seal.signature,
+          seal.kid,
+          row.id,
+        ]);
+      }
+      return rows.length;
+    });
   }
 
   private whyUnwitnessed(row: TokenRow): string | null {
@@ -130,33 +162,20 @@ export class PostgresTokenStore implements TokenStore {
 
   /** Under the row's lock: the revocation and its signature are one write, however many replicas revoke at once. */
   async revoke(id: string, now: Date): Promise<void> {
-    const client = await withPostgresErrors(() => this.open.pool.connect());
-    try {
-      await withPostgresErrors(() => client.query('BEGIN'));
-      const { rows } = await withPostgresErrors(() =>
-        client.query<TokenRow>(`SELECT ${COLUMNS} FROM api_tokens WHERE id = $1 FOR UPDATE`, [id]),
-      );
+    await inTransaction(this.open.pool, async (client) => {
+      const { rows } = await client.query<TokenRow>(`SELECT ${COLUMNS} FROM api_tokens WHERE id = $1 FOR UPDATE`, [id]);
       const row = rows[0];
       if (!row) throw new NotFoundError(`no token with id ${id}`);
-      if (row.revokedAt === null) {
-        // Re-signed only when the row was witnessed as it is: signing an edited row would launder the edit.
-        const revoked = { ...row, revokedAt: now };
-        const seal = this.witness && !this.whyUnwitnessed(row) ? this.witness.signRow(tokenRowMessage(revoked)) : row;
-        await withPostgresErrors(() =>
-          client.query('UPDATE api_tokens SET revoked_at = $2, signature = $3, kid = $4 WHERE id = $1', [
-            id,
-            now,
-            seal.signature,
-            seal.kid,
-          ]),
-        );
-      }
-      await withPostgresErrors(() => client.query('COMMIT'));
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+      if (row.revokedAt !== null) return;
+      // Re-signed only when the row was witnessed as it is: signing an edited row would launder the edit.
+      const revoked = { ...row, revokedAt: now };
+      const seal = this.witness && !this.whyUnwitnessed(row) ? this.witness.signRow(tokenRowMessage(revoked)) : row;
+      await client.query('UPDATE api_tokens SET revoked_at = $2, signature = $3, kid = $4 WHERE id = $1', [
+        id,
+        now,
+        seal.signature,
+        seal.kid,
+      ]);
+    });
   }
 }

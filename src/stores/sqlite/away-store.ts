@@ -56,6 +56,20 @@ export class SqliteAwayStore implements AwayStore {
     this.seals = witness ? new RowSeals(witness.keys) : null;
   }
 
+  /** Signs every unsigned row as it is, once, at the upgrade that added signatures; returns how many. */
+  signUnsigned(witness: Witness): number {
+    return this.sqlite
+      .transaction(() => {
+        const rows = this.sqlite.prepare(`SELECT ${COLUMNS} FROM people_away WHERE signature IS NULL`).all() as Row[];
+        for (const row of rows) {
+          const seal = witness.signRow(messageOf(row));
+          this.sql.seal.run(seal.signature, seal.kid, row.id);
+        }
+        return rows.length;
+      })
+      .immediate();
+  }
+
   private readonly witnessed = (row: Row): boolean =>
     !this.seals || this.seals.why('away', row.id, messageOf(row), row) === null;
 

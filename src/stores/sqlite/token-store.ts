@@ -79,6 +79,33 @@ export class SqliteTokenStore implements TokenStore {
     return (this.statements ??= this.prepare());
   }
 
+  /** Whether the file's tokens predate row signatures (migration 0025 not applied yet). */
+  static predatesSigning(sqlite: Database.Database): boolean {
+    const columns = sqlite.prepare("SELECT name FROM pragma_table_info('api_tokens')").pluck().all();
+    return !columns.includes('signature');
+  }
+
+  /**
+   * Signs every unsigned row as it is, once, at the upgrade that added signatures (`OpenStores.signRowsAtUpgrade`):
+   * the one place rows are signed as read back. Returns how many.
+   */
+  signUnsigned(witness: Witness): number {
+    return this.sqlite
+      .transaction(() => {
+        const rows = this.sqlite
+          .prepare(`SELECT ${COLUMNS} FROM api_tokens WHERE signature IS NULL`)
+          .all() as TokenRow[];
+        for (const row of rows) {
+          const seal = witness.signRow(messageOf(row));
+          this.sqlite
+            .prepare('UPDATE api_tokens SET signature = ?, kid = ? WHERE id = ?')
+            .run(seal.signature, seal.kid, row.id);
+        }
+        return rows.length;
+      })
+      .immediate();
+  }
+
   /** Signs the rows written from now on, and authenticates only witnessed rows (`audit/witnessed-rows.ts`). */
   useWitness(witness: Witness | null): void {
     this.witness = witness;
