@@ -57,6 +57,8 @@ export interface OpenStores {
    * Called by `serve` once the key is loaded; answers how many rows it signed.
    */
   signRowsAtUpgrade(witness: Witness): Promise<{ tokens: number; away: number }>;
+  /** Whether this open applied that migration and {@link signRowsAtUpgrade} has not run yet (`tollgate migrate`). */
+  rowsAwaitSigning(): boolean;
   /** Keys every replica and restart shares (web sessions, email links), generated once and kept in the database. */
   secrets: DeploymentSecrets;
   /** The event stream's reads and sink cursors. */
@@ -177,6 +179,7 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
       upgrading = false;
       return signed ?? { tokens: 0, away: 0 };
     },
+    rowsAwaitSigning: () => upgrading,
     events: new SqliteEventLog(open.sqlite),
     pushSubscriptions: new SqlitePushSubscriptions(open.sqlite),
     away,
@@ -271,6 +274,7 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
       upgrading = false;
       return signed ?? { tokens: 0, away: 0 };
     },
+    rowsAwaitSigning: () => upgrading,
     resolutions: new PostgresResolutionCache(open),
     events: new PostgresEventLog(open),
     pushSubscriptions: new PostgresPushSubscriptions(open),

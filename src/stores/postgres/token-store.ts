@@ -52,14 +52,14 @@ export class PostgresTokenStore implements TokenStore {
     this.seals = witness ? new RowSeals(witness.keys) : null;
   }
 
-  /** Whether the database's tokens predate row signatures (migration 0024 not applied yet). */
+  /** Whether the database has tokens from before row signatures (migration 0024 not applied yet; false when new). */
   static async predatesSigning(open: Pick<OpenPostgres, 'pool'>): Promise<boolean> {
     const { rows } = await withPostgresErrors(() =>
-      open.pool.query(
-        "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'api_tokens' AND column_name = 'signature'",
+      open.pool.query<{ name: string }>(
+        "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'api_tokens'",
       ),
     );
-    return rows.length === 0;
+    return rows.length > 0 && !rows.some((r) => r.name === 'signature');
   }
 
   /**

@@ -79,10 +79,10 @@ export class SqliteTokenStore implements TokenStore {
     return (this.statements ??= this.prepare());
   }
 
-  /** Whether the file's tokens predate row signatures (migration 0025 not applied yet). */
+  /** Whether the file has tokens from before row signatures (migration 0025 not applied yet; false when new). */
   static predatesSigning(sqlite: Database.Database): boolean {
     const columns = sqlite.prepare("SELECT name FROM pragma_table_info('api_tokens')").pluck().all();
-    return !columns.includes('signature');
+    return columns.length > 0 && !columns.includes('signature');
   }
 
   /**

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { run as migrate } from '../../../src/cli/migrate.js';
 import { openStores } from '../../../src/stores/open-store.js';
 import { Database } from '../../../src/stores/sqlite/driver.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
@@ -59,7 +60,6 @@ beforeEach(async () => {
   for (const table of ['api_tokens', 'people_away'])
     for (const column of ['signature', 'kid']) raw(`ALTER TABLE ${table} DROP COLUMN ${column}`);
   raw('DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)');
-  await start();
 });
 afterEach(async () => {
   await t?.close();
@@ -67,18 +67,38 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it('signs the rows kept from before, once: tokens authenticate and delegates decide as before', async () => {
-  expect((await bearer(secret)).status).toBe(200);
-  const filed = await t!.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: {} } });
-  const { id } = (await filed.json()) as { id: string };
-  const decided = await t!.api(`/v1/requests/${id}/decision`, {
-    body: { decision: 'approve', approver: 'web:mallory' },
-  });
-  expect(decided.status).toBe(200);
-  expect((await verify()).ok).toBe(true);
-});
+/** Both ways of upgrading: a gateway's start applies the migration, or `tollgate migrate` does before it. */
+const upgrades = {
+  'a gateway start': async () => void (await start()),
+  'tollgate migrate, then a start': async () => {
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      expect(await migrate(['--db', path])).toBe(0);
+      expect(out.mock.calls.map((c) => String(c[0])).join('')).toContain('signed 1 API tokens and 1 away changes');
+    } finally {
+      out.mockRestore();
+    }
+    await start();
+  },
+};
+
+it.each(Object.keys(upgrades))(
+  'signs the rows kept from before at %s: tokens and delegates work as before',
+  async (how) => {
+    await upgrades[how as keyof typeof upgrades]();
+    expect((await bearer(secret)).status).toBe(200);
+    const filed = await t!.api('/v1/requests', { body: { tool_name: 'deploy', tool_args: {} } });
+    const { id } = (await filed.json()) as { id: string };
+    const decided = await t!.api(`/v1/requests/${id}/decision`, {
+      body: { decision: 'approve', approver: 'web:mallory' },
+    });
+    expect(decided.status).toBe(200);
+    expect((await verify()).ok).toBe(true);
+  },
+);
 
 it('signs nothing at a later start: a token row inserted after the upgrade stays refused and named', async () => {
+  await start();
   await t!.close();
   const forged = 'tg_forged-after-the-upgrade-0123456789abcdef';
   raw(
