@@ -73,7 +73,9 @@ export class PostgresAwayStore implements AwayStore {
   /** Each person's newest witnessed row (with a witness set): a row written around tollgate is not in force. */
   async latest(): Promise<AwayChange[]> {
     const { rows } = await withPostgresErrors(() => this.open.pool.query<Row>(LATEST));
-    const witnessed = (row: Row) => !this.seals || this.seals.why('away', row.id, messageOf(row), row) === null;
+    const witnessed = (row: Row) =>
+      !this.seals ||
+      this.seals.why('away', row.id, JSON.stringify(Object.values(row)), () => messageOf(row), row) === null;
     const older = async (person: string) =>
       (
         await withPostgresErrors(() =>

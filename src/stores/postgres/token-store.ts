@@ -84,7 +84,9 @@ export class PostgresTokenStore implements TokenStore {
   }
 
   private whyUnwitnessed(row: TokenRow): string | null {
-    return this.seals ? this.seals.why('token', row.id, tokenRowMessage(row), row) : null;
+    // The row as read (seal included) determines its message: what a remembered row is known by.
+    const print = JSON.stringify(Object.values(row));
+    return this.seals ? this.seals.why('token', row.id, print, () => tokenRowMessage(row), row) : null;
   }
 
   async create(token: NewToken, now: Date): Promise<{ token: ApiToken; secret: string }> {

@@ -71,7 +71,8 @@ export class SqliteAwayStore implements AwayStore {
   }
 
   private readonly witnessed = (row: Row): boolean =>
-    !this.seals || this.seals.why('away', row.id, messageOf(row), row) === null;
+    !this.seals ||
+    this.seals.why('away', row.id, JSON.stringify(Object.values(row)), () => messageOf(row), row) === null;
 
   private prepare() {
     return {

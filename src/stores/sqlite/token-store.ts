@@ -113,7 +113,9 @@ export class SqliteTokenStore implements TokenStore {
   }
 
   private whyUnwitnessed(row: TokenRow): string | null {
-    return this.seals ? this.seals.why('token', row.id, messageOf(row), row) : null;
+    // The row's columns as stored (seal included) determine its message: what a remembered row is known by.
+    const print = JSON.stringify(Object.values(row));
+    return this.seals ? this.seals.why('token', row.id, print, () => messageOf(row), row) : null;
   }
 
   async create(token: NewToken, now: Date): Promise<{ token: ApiToken; secret: string }> {
