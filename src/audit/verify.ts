@@ -4,7 +4,8 @@
  * not check, and never re-hashes, repairs or backfills: every checkpoint's signature and number (gap-free); the
  * integrated events gap-free by `seq`, each leaf recomputed from its content and each chain hash from its leaf; every
  * event after the legacy part covered by a receipt whose signature holds and whose leaves are exactly its events'; no
- * event pending past the merge delay; every request against its witnessed events and its stored verdict token.
+ * event pending past the merge delay; every request against its witnessed events and its stored verdict token; every
+ * grant against its witnessed events, every away and token row against its own signature.
  * Signatures are checked against the keys given (`--keys`, pinned) or the gateway's own, and the report says which.
  * What it cannot see: a cut of the newest events together with the checkpoints after them — an anchor or a
  * checkpoint kept outside the database shows that.
