@@ -8,7 +8,7 @@ import type { Witness } from '../../audit/witness.js';
 import { awayRowMessage, RowSeals, witnessedLatest, type SignedRowAudit } from '../../audit/witnessed-rows.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
-import { inTransaction } from './transaction.js';
+import { signUnsignedRows } from './row-seals.js';
 
 interface Row {
   id: string | number;
@@ -56,18 +56,7 @@ export class PostgresAwayStore implements AwayStore {
 
   /** Signs every unsigned row as it is, once, at the upgrade that added signatures; returns how many. */
   async signUnsigned(witness: Witness): Promise<number> {
-    return inTransaction(this.open.pool, async (client) => {
-      const { rows } = await client.query<Row>(`SELECT ${COLUMNS} FROM people_away WHERE signature IS NULL FOR UPDATE`);
-      for (const row of rows) {
-        const seal = witness.signRow(messageOf(row));
-        await client.query('UPDATE people_away SET signature = $1, kid = $2 WHERE id = $3', [
-          seal.signature,
-          seal.kid,
-          row.id,
-        ]);
-      }
-      return rows.length;
-    });
+    return signUnsignedRows<Row>(this.open.pool, 'people_away', COLUMNS, messageOf, witness);
   }
 
   /** Each person's newest witnessed row (with a witness set): a row written around tollgate is not in force. */

@@ -19,6 +19,7 @@ import type { Witness } from '../../audit/witness.js';
 import { RowSeals, tokenRowMessage, type RowSeal, type SignedRowAudit } from '../../audit/witnessed-rows.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
+import { signUnsignedRows } from './row-seals.js';
 import { inTransaction } from './transaction.js';
 
 /** A row as the queries below select it: the listed shape of a token, what it is signed over, and its seal. */
@@ -67,20 +68,7 @@ export class PostgresTokenStore implements TokenStore {
    * the one place rows are signed as read back. Returns how many.
    */
   async signUnsigned(witness: Witness): Promise<number> {
-    return inTransaction(this.open.pool, async (client) => {
-      const { rows } = await client.query<TokenRow>(
-        `SELECT ${COLUMNS} FROM api_tokens WHERE signature IS NULL FOR UPDATE`,
-      );
-      for (const row of rows) {
-        const seal = witness.signRow(tokenRowMessage(row));
-        await client.query('UPDATE api_tokens SET signature = $1, kid = $2 WHERE id = $3', [
-          seal.signature,
-          seal.kid,
-          row.id,
-        ]);
-      }
-      return rows.length;
-    });
+    return signUnsignedRows<TokenRow>(this.open.pool, 'api_tokens', COLUMNS, tokenRowMessage, witness);
   }
 
   private whyUnwitnessed(row: TokenRow): string | null {

@@ -115,7 +115,15 @@ export class SqliteAwayStore implements AwayStore {
         setBy: change.setBy,
         at: change.at.toISOString(),
       };
-      const info = this.sql.insert.run(...Object.values(row));
+      const info = this.sql.insert.run(
+        row.person,
+        row.awayFrom,
+        row.awayUntil,
+        row.delegate,
+        row.note,
+        row.setBy,
+        row.at,
+      );
       // Signed with its id, which only the insert gives, in the same transaction.
       const id = Number(info.lastInsertRowid);
       const seal = this.witness?.signRow(messageOf({ ...row, id }));

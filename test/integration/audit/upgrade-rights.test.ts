@@ -12,6 +12,7 @@ import { run as migrate } from '../../../src/cli/migrate.js';
 import { openStores } from '../../../src/stores/open-store.js';
 import { Database } from '../../../src/stores/sqlite/driver.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { freshDatabase, withClient } from '../postgres/fresh-database.js';
 
 const DAY = 86_400_000;
 const POLICY = `
@@ -110,4 +111,27 @@ it('signs nothing at a later start: a token row inserted after the upgrade stays
   expect((await bearer(forged)).status).toBe(401);
   expect((await bearer(secret)).status).toBe(200);
   expect((await verify()).problem?.message).toContain('api_tokens row 019a0000-0000-7000-8000-0000000000bb');
+});
+
+it('signs them on PostgreSQL too, at the start that applies its migration 0024', async () => {
+  const pg = await freshDatabase({ migrate: true });
+  try {
+    const stores = await openStores(pg.url);
+    const kept = (await stores.tokens.create({ name: 'reader', scopes: ['audit:read'] }, new Date())).secret;
+    await stores.close();
+    await withClient(pg.url, async (c) => {
+      for (const table of ['api_tokens', 'people_away'])
+        await c.query(`ALTER TABLE ${table} DROP COLUMN signature, DROP COLUMN kid`);
+      await c.query(
+        'DELETE FROM drizzle.__drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM drizzle.__drizzle_migrations)',
+      );
+    });
+    t = await startTestServer({ dbPath: pg.url, policy: POLICY });
+    expect((await bearer(kept)).status).toBe(200);
+    expect((await verify()).ok).toBe(true);
+  } finally {
+    await t?.close();
+    t = undefined;
+    await pg.drop();
+  }
 });
