@@ -24,9 +24,10 @@ import type { EventLog } from '../events/types.js';
 import type { InsightsStore } from '../insights/types.js';
 import type { PushSubscriptionStore } from '../push/subscriptions.js';
 import type { AwayStore } from '../people/away-book.js';
+import { rowsAtUpgrade, type RowsAtUpgrade } from './rows-at-upgrade.js';
 
 /** Everything that lives in the database, opened and migrated. */
-export interface OpenStores {
+export interface OpenStores extends RowsAtUpgrade {
   dialect: Dialect;
   store: ConfirmationStore;
   tokens: TokenStore;
@@ -51,14 +52,6 @@ export interface OpenStores {
    * witnessed (`audit/witnessed-grants.ts`, `audit/witnessed-rows.ts`): set by `serve` once the key is loaded.
    */
   useWitness(witness: Witness | null): void;
-  /**
-   * Signs the token and away rows that predate row signatures, as they are: only in the process whose start applied
-   * the migration adding them (a later start signs nothing, so a row inserted by hand afterwards stays unsigned).
-   * Called by `serve` once the key is loaded; answers how many rows it signed.
-   */
-  signRowsAtUpgrade(witness: Witness): Promise<{ tokens: number; away: number }>;
-  /** Whether this open applied that migration and {@link signRowsAtUpgrade} has not run yet (`tollgate migrate`). */
-  rowsAwaitSigning(): boolean;
   /** Keys every replica and restart shares (web sessions, email links), generated once and kept in the database. */
   secrets: DeploymentSecrets;
   /** The event stream's reads and sink cursors. */
@@ -174,12 +167,7 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
       tokens.useWitness(witness);
       away.useWitness(witness);
     },
-    signRowsAtUpgrade: async (witness) => {
-      const signed = upgrading ? { tokens: tokens.signUnsigned(witness), away: away.signUnsigned(witness) } : null;
-      upgrading = false;
-      return signed ?? { tokens: 0, away: 0 };
-    },
-    rowsAwaitSigning: () => upgrading,
+    ...rowsAtUpgrade(upgrading, { tokens, away }),
     events: new SqliteEventLog(open.sqlite),
     pushSubscriptions: new SqlitePushSubscriptions(open.sqlite),
     away,
@@ -267,14 +255,7 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
       tokens.useWitness(witness);
       away.useWitness(witness);
     },
-    signRowsAtUpgrade: async (witness) => {
-      const signed = upgrading
-        ? { tokens: await tokens.signUnsigned(witness), away: await away.signUnsigned(witness) }
-        : null;
-      upgrading = false;
-      return signed ?? { tokens: 0, away: 0 };
-    },
-    rowsAwaitSigning: () => upgrading,
+    ...rowsAtUpgrade(upgrading, { tokens, away }),
     resolutions: new PostgresResolutionCache(open),
     events: new PostgresEventLog(open),
     pushSubscriptions: new PostgresPushSubscriptions(open),
