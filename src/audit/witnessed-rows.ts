@@ -54,7 +54,12 @@ export interface TokenRowFields {
   revokedAt: Date | null;
 }
 
-const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+/**
+ * ISO text of a time. A column written by hand that is no time (SQLite text no Date reads, PostgreSQL's `infinity`,
+ * which the driver gives as a number) gives text no signed row has, never a throw.
+ */
+const iso = (d: Date | null): string | null =>
+  d === null ? null : d instanceof Date && !Number.isNaN(d.getTime()) ? d.toISOString() : `invalid:${String(d)}`;
 
 /** The bytes an away row's signature covers. */
 export function awayRowMessage(r: AwayRowFields): Buffer {

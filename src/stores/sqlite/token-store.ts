@@ -186,8 +186,14 @@ export class SqliteTokenStore implements TokenStore {
 }
 
 function messageOf(row: TokenRow): Buffer {
-  const token = fromRow(row);
-  return tokenRowMessage({ ...token, secretSha256: row.secret_sha256 });
+  let scopes: string[];
+  try {
+    scopes = JSON.parse(row.scopes) as string[];
+  } catch {
+    // Not JSON: no tollgate wrote it; signed over the text, it matches no signature (verify names it, never throws).
+    scopes = [row.scopes];
+  }
+  return tokenRowMessage({ ...fromRow({ ...row, scopes: '[]' }), scopes, secretSha256: row.secret_sha256 });
 }
 
 function fromRow(row: TokenRow): ApiToken {

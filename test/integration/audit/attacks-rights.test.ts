@@ -72,6 +72,18 @@ describe.each(['sqlite', 'postgres'] as const)('forged rights (%s)', (dialect) =
       await named('people_away row', 'person carol', 'does not verify');
     });
 
+    it('a row no tollgate could write (a time that is no time) is refused, not a failure', async () => {
+      expect((await g.t.api('/v1/people/carol/away', { method: 'PUT', body: awayFor('alice') })).status).toBe(200);
+      await g.raw(
+        `INSERT INTO people_away (person, away_from, away_until, delegate, note, set_by, at) VALUES ('carol', $1, $2, 'mallory', NULL, 'person:carol', $3)`,
+        [iso(clock.now() - DAY), iso(clock.now() + 2 * DAY), dialect === 'sqlite' ? 'garbage' : 'infinity'],
+      );
+      const id = await file();
+      expect((await approveAs(id, 'web:mallory')).status).toBe(403);
+      expect((await approveAs(id, 'web:alice')).status).toBe(200);
+      await named('people_away row', 'person carol');
+    });
+
     it('a forged newer row does not undo the witnessed one before it', async () => {
       expect((await g.t.api('/v1/people/carol/away', { method: 'PUT', body: awayFor('alice') })).status).toBe(200);
       await g.raw(
@@ -111,6 +123,13 @@ describe.each(['sqlite', 'postgres'] as const)('forged rights (%s)', (dialect) =
       );
       expect((await bearer(secret)).status).toBe(401);
       await named('api_tokens row 019a0000-0000-7000-8000-0000000000aa', 'backdoor', 'not signed');
+    });
+
+    it('a token row whose scopes are not JSON is named by verify, which does not fail on it', async () => {
+      const reader = await create({ name: 'reader', scopes: ['audit:read'] });
+      if (dialect === 'sqlite') await g.raw(`UPDATE api_tokens SET scopes = 'admin' WHERE id = $1`, [reader.id]);
+      else await g.raw(`UPDATE api_tokens SET scopes = '"admin"' WHERE id = $1`, [reader.id]);
+      await named(`api_tokens row ${reader.id}`, 'does not verify');
     });
 
     it('a real token with its scopes widened is refused', async () => {
