@@ -8,6 +8,7 @@
  */
 import type { Receipt, SignedCheckpoint } from './witness.js';
 import type { GrantAudit } from './witnessed-grants.js';
+import type { SignedRowAudit } from './witnessed-rows.js';
 
 /**
  * One integrated event: `[seq, id, prev_hash, hash, leaf, receipt_id, request_id, type, actor, channel, detail, at,
@@ -79,4 +80,9 @@ export interface AuditChain {
   checkpoint(): Promise<ChainCheckpoint | null>;
   /** Grant rows with `id > afterId`, by id, up to `limit`, each with the events naming it (`witnessed-grants.ts`). */
   grants(afterId: string, limit: number): Promise<GrantAudit[]>;
+  /**
+   * Away rows (`people_away`, ids after the number `afterId`) or token rows (`api_tokens`, ids after the text
+   * `afterId`), by id, up to `limit`, each with the bytes its signature must cover (`witnessed-rows.ts`).
+   */
+  signedRows(kind: SignedRowAudit['kind'], afterId: string, limit: number): Promise<SignedRowAudit[]>;
 }

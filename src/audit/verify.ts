@@ -4,7 +4,8 @@
  * not check, and never re-hashes, repairs or backfills: every checkpoint's signature and number (gap-free); the
  * integrated events gap-free by `seq`, each leaf recomputed from its content and each chain hash from its leaf; every
  * event after the legacy part covered by a receipt whose signature holds and whose leaves are exactly its events'; no
- * event pending past the merge delay; every request against its witnessed events and its stored verdict token.
+ * event pending past the merge delay; every request against its witnessed events and its stored verdict token; every
+ * grant against its witnessed events, every away and token row against its own signature.
  * Signatures are checked against the keys given (`--keys`, pinned) or the gateway's own, and the report says which.
  * What it cannot see: a cut of the newest events together with the checkpoints after them — an anchor or a
  * checkpoint kept outside the database shows that.
@@ -18,6 +19,7 @@ import { editedColumns, requestMismatch, tokenMismatch } from './request-check.j
 import type { AuditChain, ChainCheckpoint, CoverageMark } from './types.js';
 import type { KeyRing, Receipt, SignedCheckpoint } from './witness.js';
 import { grantProblem } from './witnessed-grants.js';
+import { signedRowProblem } from './witnessed-rows.js';
 
 export { auditReportJson, type AuditProblem, type AuditReport } from './report.js';
 export { requestMismatch, type RowMismatch } from './request-check.js';
@@ -259,6 +261,17 @@ export async function verifyAudit(
         });
     }
     after = page[page.length - 1]!.grant.id;
+  }
+
+  // Every away and token row against its own signature: each gives rights without being an event.
+  for (const kind of ['away', 'token'] as const) {
+    for (let rows = await chain.signedRows(kind, '', PAGE); rows.length;) {
+      for (const row of rows) {
+        const why = signedRowProblem(row, keys);
+        if (why) return fail({ kind: 'unwitnessed', message: why });
+      }
+      rows = await chain.signedRows(kind, rows[rows.length - 1]!.id, PAGE);
+    }
   }
   return report;
 }

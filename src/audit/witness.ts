@@ -64,6 +64,11 @@ export class Witness {
     return { ...full, signature: sign(null, checkpointMessage(full), this.key.privateKey).toString('base64url') };
   }
 
+  /** The seal of a row that gives rights but is no event (an away change, a token: `witnessed-rows.ts`). */
+  signRow(message: Buffer): { kid: string; signature: string } {
+    return { kid: this.key.kid, signature: sign(null, message, this.key.privateKey).toString('base64url') };
+  }
+
   /**
    * The verdict token of `r` as it is being committed (final, `allowed` settled); `approvals` are the accounts and
    * people of its `approved` events, in order, when a quorum decided it. Null for a row with no verdict.
@@ -116,6 +121,11 @@ export class KeyRing {
   /** Why a compact JWS's signature (`input` = its first two parts) does not verify with key `kid`, or null. */
   checkJws(kid: string, input: string, signature: string): string | null {
     return this.check(kid, Buffer.from(input), signature);
+  }
+
+  /** Why `signature` over `message` does not verify with key `kid` (a row's seal), or null when it does. */
+  checkSigned(kid: string, message: Buffer, signature: string): string | null {
+    return this.check(kid, message, signature);
   }
 
   private check(kid: string, message: Buffer, signature: string): string | null {

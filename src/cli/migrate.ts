@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { databaseDialect, redactUrl } from '../stores/database-url.js';
-import { openStores } from '../stores/open-store.js';
+import { openStores, type OpenStores } from '../stores/open-store.js';
 import { flag, parseArgs, UsageError } from './args.js';
 
 /** Applies migrations; exit code 0 on success. */
@@ -16,9 +16,28 @@ export async function run(argv: string[]): Promise<number> {
   const path = flag(args, 'db') ?? process.env.TOLLGATE_DB ?? './data/tollgate.db';
   // The chooser migrates as it opens (SQLite file or postgres:// URL); waiting for PostgreSQL is logged to stderr.
   const stores = await openStores(path, { env: process.env, logger: stderrLogger });
-  await stores.close();
+  try {
+    if (stores.rowsAwaitSigning()) await signRowsKeptFromBefore(stores);
+  } finally {
+    await stores.close();
+  }
   process.stdout.write(`migrations applied to ${redactUrl(path)}\n`);
   return 0;
+}
+
+/**
+ * This run added row signatures: sign the tokens and away changes kept from before with the key `serve` signs with,
+ * as `serve` would at this upgrade (after it, nothing signs a row it did not write).
+ */
+async function signRowsKeptFromBefore(stores: OpenStores): Promise<void> {
+  const [{ openSigningKeys }, { Witness }] = await Promise.all([
+    import('../signing/keys.js'),
+    import('../audit/witness.js'),
+  ]);
+  const keys = await openSigningKeys(process.env, stores, { log: (_, line) => process.stderr.write(`${line}\n`) });
+  const witness = new Witness(await keys.ready(), 0, (await keys.jwks()).keys);
+  const { tokens, away } = await stores.signRowsAtUpgrade(witness);
+  if (tokens || away) process.stdout.write(`signed ${tokens} API tokens and ${away} away changes kept from before\n`);
 }
 
 /** What waiting for the database says, one line each on stderr (stdout stays the result). */

@@ -31,7 +31,10 @@ export interface AwayChange {
  * @remarks Left out: checks. The store records what {@link AwayBook} has validated.
  */
 export interface AwayStore {
-  /** Each person's newest change. */
+  /**
+   * Each person's newest change — with the gateway's witness set, each person's newest change it signed
+   * (`audit/witnessed-rows.ts`): a row written around tollgate is not in force.
+   */
   latest(): Promise<AwayChange[]>;
   /**
    * Appends `change`; returns it with its id. With `check`, atomically: `check` sees every person's newest change as

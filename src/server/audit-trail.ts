@@ -35,6 +35,12 @@ export async function startAuditTrail(options: {
   // Retired keys stay trusted for what was signed before a rotation (a quorum's earlier approvals).
   const witness = new Witness(await options.keys.current(), options.ttlS, (await options.keys.jwks()).keys);
   stores.useWitness(witness);
+  const upgraded = await stores.signRowsAtUpgrade(witness);
+  if (upgraded.tokens || upgraded.away)
+    logger.info(
+      { tokens: upgraded.tokens, away: upgraded.away },
+      'signed the API tokens and away changes kept from before row signatures (once, at this upgrade)',
+    );
   const integrator = new Integrator(stores.integration, witness, {
     now: () => new Date(clock.now()),
     onError: (error) =>

@@ -24,9 +24,10 @@ import type { EventLog } from '../events/types.js';
 import type { InsightsStore } from '../insights/types.js';
 import type { PushSubscriptionStore } from '../push/subscriptions.js';
 import type { AwayStore } from '../people/away-book.js';
+import { rowsAtUpgrade, type RowsAtUpgrade } from './rows-at-upgrade.js';
 
 /** Everything that lives in the database, opened and migrated. */
-export interface OpenStores {
+export interface OpenStores extends RowsAtUpgrade {
   dialect: Dialect;
   store: ConfirmationStore;
   tokens: TokenStore;
@@ -47,8 +48,8 @@ export interface OpenStores {
   /** The integrator's side of the audit trail (`audit/integrator.ts`): places events after commit. */
   integration: IntegrationStore;
   /**
-   * Signs what the stores commit from now on (`audit/witness.ts`), and acts only on grants it witnessed
-   * (`audit/witnessed-grants.ts`): set by `serve` once the key is loaded.
+   * Signs what the stores commit from now on (`audit/witness.ts`), and acts only on grants, tokens and away rows it
+   * witnessed (`audit/witnessed-grants.ts`, `audit/witnessed-rows.ts`): set by `serve` once the key is loaded.
    */
   useWitness(witness: Witness | null): void;
   /** Keys every replica and restart shares (web sessions, email links), generated once and kept in the database. */
@@ -127,7 +128,9 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     sync: sqliteSyncFrom(options.env ?? {}),
     cacheMb: sqliteCacheMbFrom(options.env ?? {}),
   });
+  let upgrading = false;
   try {
+    upgrading = (options.migrate ?? true) && SqliteTokenStore.predatesSigning(open.sqlite);
     if (options.migrate ?? true) applyMigrations(open);
   } catch (error) {
     open.close();
@@ -145,6 +148,8 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
         })
       : null;
   const grants = new SqliteGrantStore(open.sqlite);
+  const tokens = new SqliteTokenStore(open.sqlite);
+  const away = new SqliteAwayStore(open.sqlite);
   const close = async () => {
     await checkpointer?.close();
     await store.close();
@@ -153,7 +158,7 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     dialect: 'sqlite',
     store,
     insights: new SqliteInsights(open),
-    tokens: new SqliteTokenStore(open.sqlite),
+    tokens,
     grants,
     secrets: new SqliteSecrets(open.sqlite),
     signOuts: new SqliteMarks(open.sqlite),
@@ -162,10 +167,13 @@ async function openSqliteStores(path: string, options: OpenStoresOptions): Promi
     useWitness: (witness) => {
       store.useWitness(witness);
       grants.keys = witness?.keys ?? null;
+      tokens.useWitness(witness);
+      away.useWitness(witness);
     },
+    ...rowsAtUpgrade(upgrading, { tokens, away }),
     events: new SqliteEventLog(open.sqlite),
     pushSubscriptions: new SqlitePushSubscriptions(open.sqlite),
-    away: new SqliteAwayStore(open.sqlite),
+    away,
     sqlite: open.sqlite,
     shown: path,
     ping: () => store.ping(),
@@ -213,8 +221,10 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     logger: options.logger,
   });
   let guard: { release(): Promise<void> } | undefined;
+  let upgrading = false;
   try {
     await database.waitForPostgres(open, { waitForS: numberFrom(env, 'TOLLGATE_DB_WAIT_S'), logger: options.logger });
+    upgrading = (options.migrate ?? true) && (await PostgresTokenStore.predatesSigning(open));
     if (options.migrate ?? true) await database.applyPostgresMigrations(open);
     if (options.replica)
       guard = await guardReplicas(open, { sharedScheduler: options.replica.sharedScheduler, logger: options.logger });
@@ -224,6 +234,8 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
   }
   const store = new PostgresConfirmationStore(open);
   const grants = new PostgresGrantStore(open);
+  const tokens = new PostgresTokenStore(open);
+  const away = new PostgresAwayStore(open);
   const close = async () => {
     await guard?.release();
     await store.close();
@@ -233,7 +245,7 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     dialect: 'postgres',
     store,
     insights: new PostgresInsights(open),
-    tokens: new PostgresTokenStore(open),
+    tokens,
     grants,
     marks,
     signOuts: marks,
@@ -243,11 +255,14 @@ async function openPostgresStores(url: string, options: OpenStoresOptions): Prom
     useWitness: (witness) => {
       store.useWitness(witness);
       grants.keys = witness?.keys ?? null;
+      tokens.useWitness(witness);
+      away.useWitness(witness);
     },
+    ...rowsAtUpgrade(upgrading, { tokens, away }),
     resolutions: new PostgresResolutionCache(open),
     events: new PostgresEventLog(open),
     pushSubscriptions: new PostgresPushSubscriptions(open),
-    away: new PostgresAwayStore(open),
+    away,
     shown: open.shownUrl,
     postgres: open,
     ping: () => store.ping(),

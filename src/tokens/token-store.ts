@@ -4,8 +4,12 @@
  * PostgreSQL's in `stores/postgres/token-store`). Every authentication reads the row, so a revocation or an expiry takes
  * effect at once on every gateway process sharing the database; the lookup is one indexed read of a SHA-256.
  *
+ * With a gateway's witness set, a row authenticates only when its signature holds (`audit/witnessed-rows.ts`): a row
+ * inserted or edited in the database around tollgate authenticates nobody.
+ *
  * @remarks Left out on purpose: the tokens of `TOLLGATE_API_TOKENS` (admin tokens from the environment, checked by
- * the HTTP layer before this store) and any in-memory cache (a cache would delay revocations on other replicas).
+ * the HTTP layer before this store) and any in-memory cache of rows (a cache would delay revocations on other
+ * replicas); only signature checks are remembered, keyed by the row as read.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { isReservedTokenName, type Principal, type Scope } from './scopes.js';
@@ -39,7 +43,7 @@ export interface NewToken {
 export interface TokenStore {
   /** Creates a token; returns it with its secret (the only time the secret is seen). Names are unique forever. */
   create(token: NewToken, now: Date): Promise<{ token: ApiToken; secret: string }>;
-  /** The caller a secret belongs to, or null when it is unknown, revoked or expired. */
+  /** The caller a secret belongs to, or null when it is unknown, revoked, expired or (with a witness) unsigned. */
   authenticate(secret: string, now: Date): Promise<Principal | null>;
   /** Every token, oldest first, without secrets. */
   list(): Promise<ApiToken[]>;

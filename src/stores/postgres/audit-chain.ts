@@ -7,7 +7,10 @@
 import type { AuditChain, ChainCheckpoint, ChainHead, ChainRow } from '../../audit/types.js';
 import type { Receipt, SignedCheckpoint } from '../../audit/witness.js';
 import { GRANT_EVENT_TYPES, grantAudits, type GrantAudit, type GrantEventRow } from '../../audit/witnessed-grants.js';
+import type { SignedRowAudit } from '../../audit/witnessed-rows.js';
+import { PostgresAwayStore } from './away-store.js';
 import { GRANT_EVENTS } from './grant-store.js';
+import { PostgresTokenStore } from './token-store.js';
 import type { CheckpointKind } from '../../audit/leaf.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
@@ -153,5 +156,11 @@ export class PostgresAuditChain implements AuditChain {
     if (!rows.length) return [];
     const events = await this.query<GrantEventRow>(GRANT_EVENTS, [rows.map((r) => r.id), GRANT_EVENT_TYPES]);
     return grantAudits(rows, events);
+  }
+
+  async signedRows(kind: SignedRowAudit['kind'], afterId: string, limit: number): Promise<SignedRowAudit[]> {
+    return kind === 'away'
+      ? new PostgresAwayStore(this.open).audits(Number(afterId || 0), limit)
+      : new PostgresTokenStore(this.open).audits(afterId, limit);
   }
 }

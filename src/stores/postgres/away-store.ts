@@ -4,8 +4,11 @@
  * so a window set through one replica holds on all of them at their next read.
  */
 import type { AwayChange, AwayStore } from '../../people/away-book.js';
+import type { Witness } from '../../audit/witness.js';
+import { awayRowMessage, RowSeals, witnessedLatest, type SignedRowAudit } from '../../audit/witnessed-rows.js';
 import type { OpenPostgres } from './database.js';
 import { withPostgresErrors } from './errors.js';
+import { signUnsignedRows } from './row-seals.js';
 
 interface Row {
   id: string | number;
@@ -16,9 +19,16 @@ interface Row {
   note: string | null;
   setBy: string;
   at: Date;
+  signature: string | null;
+  kid: string | null;
 }
 
-const COLUMNS = 'id, person, away_from AS "awayFrom", away_until AS "awayUntil", delegate, note, set_by AS "setBy", at';
+const COLUMNS =
+  'id, person, away_from AS "awayFrom", away_until AS "awayUntil", delegate, note, set_by AS "setBy", at, signature, kid';
+
+/** The bytes an away row is signed over (`audit/witnessed-rows.ts`). */
+const messageOf = (row: Omit<Row, 'signature' | 'kid'>): Buffer =>
+  awayRowMessage({ ...row, id: Number(row.id), from: row.awayFrom, until: row.awayUntil });
 
 /** Each person's newest change. */
 const LATEST = `SELECT DISTINCT ON (person) ${COLUMNS} FROM people_away ORDER BY person, id DESC`;
@@ -33,11 +43,35 @@ function changeOf(row: Row): AwayChange {
 
 /** Away changes kept in the PostgreSQL database. */
 export class PostgresAwayStore implements AwayStore {
+  private witness: Witness | null = null;
+  private seals: RowSeals | null = null;
+
   constructor(private readonly open: Pick<OpenPostgres, 'pool'>) {}
 
+  /** Signs the rows written from now on, and puts in force only witnessed rows (`audit/witnessed-rows.ts`). */
+  useWitness(witness: Witness | null): void {
+    this.witness = witness;
+    this.seals = witness ? new RowSeals(witness.keys) : null;
+  }
+
+  /** Signs every unsigned row as it is, once, at the upgrade that added signatures; returns how many. */
+  async signUnsigned(witness: Witness): Promise<number> {
+    return signUnsignedRows<Row>(this.open.pool, 'people_away', COLUMNS, messageOf, witness);
+  }
+
+  /** Each person's newest witnessed row (with a witness set): a row written around tollgate is not in force. */
   async latest(): Promise<AwayChange[]> {
     const { rows } = await withPostgresErrors(() => this.open.pool.query<Row>(LATEST));
-    return rows.map(changeOf);
+    const witnessed = (row: Row) =>
+      !this.seals ||
+      this.seals.why('away', row.id, JSON.stringify(Object.values(row)), () => messageOf(row), row) === null;
+    const older = async (person: string) =>
+      (
+        await withPostgresErrors(() =>
+          this.open.pool.query<Row>(`SELECT ${COLUMNS} FROM people_away WHERE person = $1 ORDER BY id DESC`, [person]),
+        )
+      ).rows;
+    return (await witnessedLatest(rows, witnessed, older)).map(changeOf);
   }
 
   /**
@@ -66,8 +100,26 @@ export class PostgresAwayStore implements AwayStore {
           ],
         ),
       );
+      const id = Number(rows[0]!.id);
+      // Signed with its id, which only the insert gives, in the same transaction.
+      const seal = this.witness?.signRow(
+        messageOf({
+          id,
+          person: change.person,
+          awayFrom: away?.from ?? null,
+          awayUntil: away?.until ?? null,
+          delegate: away?.delegate ?? null,
+          note: away?.note ?? null,
+          setBy: change.setBy,
+          at: change.at,
+        }),
+      );
+      if (seal)
+        await withPostgresErrors(() =>
+          client.query('UPDATE people_away SET signature = $1, kid = $2 WHERE id = $3', [seal.signature, seal.kid, id]),
+        );
       await withPostgresErrors(() => client.query('COMMIT'));
-      return { ...change, id: Number(rows[0]!.id) };
+      return { ...change, id };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -84,6 +136,24 @@ export class PostgresAwayStore implements AwayStore {
       ]),
     );
     return rows.map(changeOf);
+  }
+
+  /** Rows with `id > afterId`, by id, up to `limit`, as `audit verify` checks them. */
+  async audits(afterId: number, limit: number): Promise<SignedRowAudit[]> {
+    const { rows } = await withPostgresErrors(() =>
+      this.open.pool.query<Row>(`SELECT ${COLUMNS} FROM people_away WHERE id > $1 ORDER BY id LIMIT $2`, [
+        afterId,
+        limit,
+      ]),
+    );
+    return rows.map((row) => ({
+      kind: 'away',
+      id: String(row.id),
+      owner: row.person,
+      message: messageOf(row),
+      kid: row.kid,
+      signature: row.signature,
+    }));
   }
 
   async head(): Promise<number> {

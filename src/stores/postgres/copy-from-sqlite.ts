@@ -92,12 +92,25 @@ export async function copySqliteToPostgres(
         counts.messages += result.rowCount ?? 0;
       }
       for (const t of rows(
-        'SELECT id, name, secret_sha256, scopes, as_identity, person, created_at, expires_at, revoked_at FROM api_tokens ORDER BY created_at, id',
+        'SELECT id, name, secret_sha256, scopes, as_identity, person, created_at, expires_at, revoked_at, signature, kid FROM api_tokens ORDER BY created_at, id',
       )) {
+        // The signature travels with the row: it covers the same values, and the key goes along (`migrate` says how).
         const result = await client.query(
-          `INSERT INTO api_tokens (id, name, secret_sha256, scopes, as_identity, person, created_at, expires_at, revoked_at)
-           VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
-          [t.id, t.name, t.secret_sha256, t.scopes, t.as_identity, t.person, t.created_at, t.expires_at, t.revoked_at],
+          `INSERT INTO api_tokens (id, name, secret_sha256, scopes, as_identity, person, created_at, expires_at, revoked_at, signature, kid)
+           VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING`,
+          [
+            t.id,
+            t.name,
+            t.secret_sha256,
+            t.scopes,
+            t.as_identity,
+            t.person,
+            t.created_at,
+            t.expires_at,
+            t.revoked_at,
+            t.signature,
+            t.kid,
+          ],
         );
         counts.tokens += result.rowCount ?? 0;
       }

@@ -198,6 +198,10 @@ export const apiTokens = pgTable(
     createdAt: at('created_at').notNull(),
     expiresAt: at('expires_at'),
     revokedAt: at('revoked_at'),
+    /** The writing gateway's Ed25519 signature over the row (`audit/witnessed-rows.ts`); null: not witnessed. */
+    signature: text('signature'),
+    /** The key that made `signature`. */
+    kid: text('kid'),
   },
   (t) => [uniqueIndex('api_tokens_name').on(t.name), uniqueIndex('api_tokens_secret').on(t.secretSha256)],
 );
@@ -337,6 +341,10 @@ export const peopleAway = pgTable(
     note: text('note'),
     setBy: text('set_by').notNull(),
     at: at('at').notNull(),
+    /** The writing gateway's Ed25519 signature over the row (`audit/witnessed-rows.ts`); null: not witnessed. */
+    signature: text('signature'),
+    /** The key that made `signature`. */
+    kid: text('kid'),
   },
   (t) => [index('people_away_person').on(t.person, t.id)],
 );

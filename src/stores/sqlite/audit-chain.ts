@@ -7,7 +7,10 @@ import type Database from 'better-sqlite3';
 import type { AuditChain, ChainCheckpoint, ChainHead, ChainRow } from '../../audit/types.js';
 import type { Receipt, SignedCheckpoint } from '../../audit/witness.js';
 import { grantAudits, type GrantAudit, type GrantEventRow } from '../../audit/witnessed-grants.js';
+import type { SignedRowAudit } from '../../audit/witnessed-rows.js';
+import { SqliteAwayStore } from './away-store.js';
 import { GRANT_EVENTS } from './grant-store.js';
+import { SqliteTokenStore } from './token-store.js';
 
 /** Integrated events after seq `?`, up to `?` of them (shared with `tollgate prune`, which walks the same rows). */
 export const CHAIN_ROWS = `SELECT e.seq, e.id, e.prev_hash, e.hash, e.leaf, e.receipt_id, e.request_id, e.type, e.actor, e.channel, e.detail, e.at,
@@ -121,5 +124,11 @@ export class SqliteAuditChain implements AuditChain {
       ),
       events,
     );
+  }
+
+  async signedRows(kind: SignedRowAudit['kind'], afterId: string, limit: number): Promise<SignedRowAudit[]> {
+    return kind === 'away'
+      ? new SqliteAwayStore(this.sqlite).audits(Number(afterId || 0), limit)
+      : new SqliteTokenStore(this.sqlite).audits(afterId, limit);
   }
 }

@@ -175,6 +175,10 @@ export const apiTokens = sqliteTable(
     createdAt: text('created_at').notNull(),
     expiresAt: text('expires_at'),
     revokedAt: text('revoked_at'),
+    /** The writing gateway's Ed25519 signature over the row (`audit/witnessed-rows.ts`); null: not witnessed. */
+    signature: text('signature'),
+    /** The key that made `signature`. */
+    kid: text('kid'),
   },
   (t) => [uniqueIndex('api_tokens_name').on(t.name), uniqueIndex('api_tokens_secret').on(t.secretSha256)],
 );
@@ -317,6 +321,10 @@ export const peopleAway = sqliteTable(
     /** Who changed it: `person:alice` (herself), `api:<token name>` (an admin). */
     setBy: text('set_by').notNull(),
     at: text('at').notNull(),
+    /** The writing gateway's Ed25519 signature over the row (`audit/witnessed-rows.ts`); null: not witnessed. */
+    signature: text('signature'),
+    /** The key that made `signature`. */
+    kid: text('kid'),
   },
   (t) => [index('people_away_person').on(t.person, t.id)],
 );
