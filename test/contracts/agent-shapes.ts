@@ -28,7 +28,7 @@ export const CAPTURED_SHELL_SHAPES: readonly CapturedShape[] = [
 ];
 
 /**
- * Real CLIs' edit calls as their hooks filed them (test/agents/gemini.test.ts, the edit scenario: the fake model asks
+ * Real CLIs' edit calls as their hooks filed them (test/agents/<agent>.test.ts, the edit scenario: the fake model asks
  * to replace one line of `notes.txt`), the project's path moved to `/repo`. Captured 2026-12-02.
  */
 export const CAPTURED_EDIT_SHAPES: readonly CapturedShape[] = [
@@ -41,5 +41,10 @@ export const CAPTURED_EDIT_SHAPES: readonly CapturedShape[] = [
       old_string: 'beta\n',
       new_string: 'delta\n',
     },
+  },
+  {
+    agent: 'Qwen Code 0.24.4',
+    toolName: 'edit',
+    args: { file_path: '/repo/notes.txt', old_string: 'beta\n', new_string: 'delta\n' },
   },
 ];
