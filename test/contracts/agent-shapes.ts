@@ -33,6 +33,12 @@ export const CAPTURED_SHELL_SHAPES: readonly CapturedShape[] = [
  */
 export const CAPTURED_EDIT_SHAPES: readonly CapturedShape[] = [
   {
+    agent: 'Claude Code 2.1.332',
+    toolName: 'Edit',
+    // The model asked without `replace_all`; Claude Code files the call with its default.
+    args: { file_path: '/repo/notes.txt', old_string: 'beta\n', new_string: 'delta\n', replace_all: false },
+  },
+  {
     agent: 'Gemini CLI 0.61.0',
     toolName: 'replace',
     args: {
