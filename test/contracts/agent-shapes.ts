@@ -39,6 +39,16 @@ export const CAPTURED_EDIT_SHAPES: readonly CapturedShape[] = [
     args: { file_path: '/repo/notes.txt', old_string: 'beta\n', new_string: 'delta\n', replace_all: false },
   },
   {
+    // Offered no apply_patch tool (a model without Codex metadata), the model sends the patch through the shell tool;
+    // Codex applies it itself and its hook files it as `Bash`.
+    agent: 'Codex CLI 0.171.0',
+    toolName: 'Bash',
+    args: {
+      command:
+        "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: notes.txt\n@@\n alpha\n-beta\n+delta\n gamma\n*** End Patch\nEOF\n",
+    },
+  },
+  {
     agent: 'Gemini CLI 0.61.0',
     toolName: 'replace',
     args: {
