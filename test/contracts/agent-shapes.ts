@@ -59,6 +59,11 @@ export const CAPTURED_EDIT_SHAPES: readonly CapturedShape[] = [
     },
   },
   {
+    agent: 'OpenCode 1.18.33',
+    toolName: 'edit',
+    args: { filePath: '/repo/notes.txt', oldString: 'beta\n', newString: 'delta\n' },
+  },
+  {
     agent: 'Qwen Code 0.24.4',
     toolName: 'edit',
     args: { file_path: '/repo/notes.txt', old_string: 'beta\n', new_string: 'delta\n' },
