@@ -49,6 +49,11 @@ export const CAPTURED_EDIT_SHAPES: readonly CapturedShape[] = [
     },
   },
   {
+    agent: 'Copilot CLI 1.0.102',
+    toolName: 'edit',
+    args: { path: '/repo/notes.txt', old_str: 'beta\n', new_str: 'delta\n' },
+  },
+  {
     agent: 'Gemini CLI 0.61.0',
     toolName: 'replace',
     args: {
