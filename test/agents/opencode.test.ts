@@ -121,10 +121,6 @@ describe(`OpenCode ${PINNED.opencode.version} editing a file behind tollgate hoo
       60_000,
       100,
     );
-    console.log(
-      'OPENCODE EDIT',
-      JSON.stringify({ tool_name: request.tool_name, tool_args: request.tool_args, summary: request.summary }),
-    );
     // The call as the model asked it, passed on unchanged: the shape the summarizer contract holds.
     expect(request.tool_name).toBe(toolName);
     expect(request.tool_args).toEqual({ ...args, filePath: file });
