@@ -49,6 +49,11 @@ export const CAPTURED_EDIT_SHAPES: readonly CapturedShape[] = [
     },
   },
   {
+    agent: 'Cline CLI 3.0.65',
+    toolName: 'editor',
+    args: { path: '/repo/notes.txt', old_text: 'beta\n', new_text: 'delta\n' },
+  },
+  {
     agent: 'Copilot CLI 1.0.102',
     toolName: 'edit',
     args: { path: '/repo/notes.txt', old_str: 'beta\n', new_str: 'delta\n' },
