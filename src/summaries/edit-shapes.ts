@@ -46,6 +46,13 @@ export function looksLikePatch(text: string): boolean {
   return /^\s*\*\*\* Begin Patch/.test(text) || /^(diff --git |--- \S)/m.test(text.slice(0, 4000));
 }
 
+/**
+ * Codex's apply_patch sent through its shell tool, which Codex intercepts and applies itself:
+ * `apply_patch <<'EOF'\n*** Begin Patch…\nEOF`. Only the whole command: anything after the heredoc's end is a shell
+ * command, so such a call stays a shell call (a patch must not hide it).
+ */
+const SHELL_APPLY_PATCH = /^\s*apply_patch\s+<<-?\s*(['"]?)(\w+)\1[ \t]*\r?\n([\s\S]*?\r?\n)\2[ \t]*(?:\r?\n)?\s*$/;
+
 /** Cline's `replace_in_file` SEARCH/REPLACE blocks, old (`<<<<<<< SEARCH`) and new (`------- SEARCH`) markers. */
 function clineBlocks(diff: string): { before: string; after: string }[] {
   const blocks: { before: string; after: string }[] = [];
@@ -66,6 +73,8 @@ export function readEditCall(toolName: string, args: Record<string, unknown>): E
   // Codex's apply_patch through the shell tool: `{command: ["apply_patch", "*** Begin Patch…"]}`.
   if (Array.isArray(args.command) && args.command[0] === 'apply_patch' && typeof args.command[1] === 'string')
     return { intents: [], patch: args.command[1] };
+  const heredoc = typeof args.command === 'string' ? SHELL_APPLY_PATCH.exec(args.command) : null;
+  if (heredoc?.[3] && looksLikePatch(heredoc[3])) return { intents: [], patch: heredoc[3] };
   if (!path) return null;
   if (DELETE_TOOL.test(tool)) return { intents: [{ path, status: 'deleted', before: '', after: '' }] };
   // Claude Code's NotebookEdit: a cell's new source, replaced, inserted or deleted.

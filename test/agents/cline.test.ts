@@ -9,10 +9,11 @@
  * 16 s alone, over 30 s under the full suite's load: a real CLI started four times (plus `cline auth` before each),
  * with the hook a child process each time; it runs in vitest.config.ts's `main` project (it computes: see WAITING).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, expect } from 'vitest';
-import { startFakeChatModel } from '../fakes/model-api/openai-chat.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CAPTURED_EDIT_SHAPES } from '../contracts/agent-shapes.js';
+import { startFakeChatModel, type FakeChatModel } from '../fakes/model-api/openai-chat.js';
 import { agentHarness, realCliSuite } from './harness.js';
 import { PINNED, pinnedCli } from './install.js';
 
@@ -25,38 +26,43 @@ beforeAll(async () => {
   cline = await pinnedCli('cline');
 }, SLOW);
 
+// Cline ends a task only through submit_and_exit, which the hook lets pass ungated (src/agents/cline.ts).
+const FINISH = {
+  name: 'submit_and_exit',
+  args: { summary: 'Ran the scripted command as the task asked.', verified: true },
+};
+
+async function configure(model: FakeChatModel, wait: number): Promise<void> {
+  // The user's opt-outs: else every run and `cline auth` send telemetry to otel.cline.bot (tests talk to 127.0.0.1).
+  mkdirSync(join(h.home(), '.cline/data/settings'), { recursive: true });
+  writeFileSync(
+    join(h.home(), '.cline/data/settings/global-settings.json'),
+    JSON.stringify({ telemetryOptOut: true, autoUpdateEnabled: false }),
+  );
+  const auth = await h.run(
+    cline,
+    ['auth', '-p', 'openai-compatible', '-k', 'dummy', '-m', 'fake-model', '-b', model.url],
+    { HOME: h.home() },
+  );
+  expect(auth.code).toBe(0);
+  await h.init('cline', wait);
+}
+
+const runCline = () =>
+  h.run(cline, ['--yolo', '--json', '-P', 'openai-compatible', '-m', 'fake-model', 'Run the scripted command.'], {
+    HOME: h.home(),
+    ...h.gatewayEnv(),
+  });
+
 realCliSuite(
   h,
   {
     agent: 'cline',
     title: `Cline CLI ${PINNED.cline.version}`,
     toolName: 'run_commands',
-    // Cline ends a task only through submit_and_exit, which the hook lets pass ungated (src/agents/cline.ts).
-    startModel: (command) =>
-      startFakeChatModel(command, 'run_commands', {
-        name: 'submit_and_exit',
-        args: { summary: 'Ran the scripted command as the task asked.', verified: true },
-      }),
-    async configure(model, wait) {
-      // The user's opt-outs: else every run and `cline auth` send telemetry to otel.cline.bot (tests talk to 127.0.0.1).
-      mkdirSync(join(h.home(), '.cline/data/settings'), { recursive: true });
-      writeFileSync(
-        join(h.home(), '.cline/data/settings/global-settings.json'),
-        JSON.stringify({ telemetryOptOut: true, autoUpdateEnabled: false }),
-      );
-      const auth = await h.run(
-        cline,
-        ['auth', '-p', 'openai-compatible', '-k', 'dummy', '-m', 'fake-model', '-b', model.url],
-        { HOME: h.home() },
-      );
-      expect(auth.code).toBe(0);
-      await h.init('cline', wait);
-    },
-    run: () =>
-      h.run(cline, ['--yolo', '--json', '-P', 'openai-compatible', '-m', 'fake-model', 'Run the scripted command.'], {
-        HOME: h.home(),
-        ...h.gatewayEnv(),
-      }),
+    startModel: (command) => startFakeChatModel(command, 'run_commands', FINISH),
+    configure,
+    run: runCline,
     // A cancel ends the task: the model gets no tool result; the run reports it aborted.
     denied(model, result) {
       expect(model.toolResults).toEqual([]);
@@ -65,3 +71,36 @@ realCliSuite(
   },
   SLOW,
 );
+
+// The edit shape: the real CLI's `editor` call as its hook files it, with the diff the gateway summarizes from it
+// (test/contracts/agent-shapes.ts keeps it as CAPTURED_EDIT_SHAPES).
+describe(`Cline CLI ${PINNED.cline.version} editing a file behind tollgate hook cline`, { timeout: SLOW }, () => {
+  let model: FakeChatModel | undefined;
+  afterEach(async () => {
+    await model?.close();
+    model = undefined;
+  });
+
+  it('files its editor call with the diff as the summary, and edits the file once approved', async () => {
+    const file = join(h.project(), 'notes.txt');
+    writeFileSync(file, 'alpha\nbeta\ngamma\n');
+    const { toolName, args } = CAPTURED_EDIT_SHAPES.find((c) => c.agent === `Cline CLI ${PINNED.cline.version}`)!;
+    model = await startFakeChatModel('', { name: toolName, args: { ...args, path: file } }, FINISH);
+    await configure(model, 30);
+    const run = runCline();
+    const request = await h.pending('cline');
+    // The call as the model asked it, passed on unchanged: the shape the summarizer contract holds.
+    expect(request.tool_name).toBe(toolName);
+    expect(request.tool_args).toEqual({ ...args, path: file });
+    expect(request.summary).toMatchObject({
+      kind: 'edit',
+      risk: 'low',
+      files: [{ path: 'notes.txt', status: 'modified', added: 1, removed: 1, outside_cwd: false }],
+    });
+    expect(request.summary!.files![0]!.diff).toContain('-beta\n+delta');
+    await h.decide(request.id, { decision: 'approve' });
+    const result = await run;
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8'), model.toolResults.join('\n')).toBe('alpha\ndelta\ngamma\n');
+  });
+});

@@ -9,10 +9,12 @@
  * Over 30 s: a real CLI started four times, with the hook a child process each time; it runs in vitest.config.ts's
  * `main` project (it computes: see WAITING there).
  */
-import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { beforeAll } from 'vitest';
-import { startFakeChatModel } from '../fakes/model-api/openai-chat.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CAPTURED_EDIT_SHAPES } from '../contracts/agent-shapes.js';
+import { startFakeChatModel, type FakeChatModel } from '../fakes/model-api/openai-chat.js';
+import { eventually } from '../helpers/eventually.js';
 import { agentHarness, realCliSuite } from './harness.js';
 import { installedDependency, OPENCODE_PLUGIN_SDK, PINNED, pinnedCli } from './install.js';
 
@@ -40,6 +42,40 @@ function seedPluginSdk(dir: string): void {
   symlinkSync(join(sdk, 'node_modules'), join(dir, 'node_modules'), 'dir');
 }
 
+/** The fake as OpenCode's model, tollgate's plugin, the plugin SDK seeded. */
+async function configure(model: FakeChatModel, wait: number): Promise<void> {
+  const provider = {
+    npm: '@ai-sdk/openai-compatible',
+    name: 'Fake',
+    options: { baseURL: model.url, apiKey: 'dummy' },
+    models: { 'fake-model': { name: 'Fake', tool_call: true } },
+  };
+  writeFileSync(
+    join(h.project(), 'opencode.json'),
+    JSON.stringify(
+      { provider: { fake: provider }, model: 'fake/fake-model', share: 'disabled', autoupdate: false },
+      null,
+      2,
+    ),
+  );
+  await h.init('opencode', wait);
+  seedPluginSdk(join(h.home(), '.config/opencode'));
+  seedPluginSdk(join(h.project(), '.opencode'));
+}
+
+const runOpencode = () =>
+  h.run(opencode, ['run', 'Run the scripted command.'], {
+    HOME: h.home(),
+    XDG_CONFIG_HOME: join(h.home(), '.config'),
+    XDG_DATA_HOME: join(h.home(), '.local/share'),
+    XDG_STATE_HOME: join(h.home(), '.local/state'),
+    // Its cache directory is kept between tests: whatever it caches there is fetched once per machine.
+    XDG_CACHE_HOME: join(resolve(opencode, '../../..'), 'xdg-cache'),
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    ...h.gatewayEnv(),
+  });
+
 realCliSuite(
   h,
   {
@@ -47,37 +83,56 @@ realCliSuite(
     title: `OpenCode ${PINNED.opencode.version}`,
     toolName: 'bash',
     startModel: (command) => startFakeChatModel(command, 'bash'),
-    async configure(model, wait) {
-      const provider = {
-        npm: '@ai-sdk/openai-compatible',
-        name: 'Fake',
-        options: { baseURL: model.url, apiKey: 'dummy' },
-        models: { 'fake-model': { name: 'Fake', tool_call: true } },
-      };
-      writeFileSync(
-        join(h.project(), 'opencode.json'),
-        JSON.stringify(
-          { provider: { fake: provider }, model: 'fake/fake-model', share: 'disabled', autoupdate: false },
-          null,
-          2,
-        ),
-      );
-      await h.init('opencode', wait);
-      seedPluginSdk(join(h.home(), '.config/opencode'));
-      seedPluginSdk(join(h.project(), '.opencode'));
-    },
-    run: () =>
-      h.run(opencode, ['run', 'Run the scripted command.'], {
-        HOME: h.home(),
-        XDG_CONFIG_HOME: join(h.home(), '.config'),
-        XDG_DATA_HOME: join(h.home(), '.local/share'),
-        XDG_STATE_HOME: join(h.home(), '.local/state'),
-        // Its cache directory is kept between tests: whatever it caches there is fetched once per machine.
-        XDG_CACHE_HOME: join(resolve(opencode, '../../..'), 'xdg-cache'),
-        OPENCODE_DISABLE_AUTOUPDATE: '1',
-        OPENCODE_DISABLE_MODELS_FETCH: '1',
-        ...h.gatewayEnv(),
-      }),
+    configure,
+    run: runOpencode,
   },
   SLOW,
 );
+
+// The edit shape: the real CLI's `edit` call as its plugin files it, with the diff the gateway summarizes from it
+// (test/contracts/agent-shapes.ts keeps it as CAPTURED_EDIT_SHAPES).
+describe(`OpenCode ${PINNED.opencode.version} editing a file behind tollgate hook opencode`, { timeout: SLOW }, () => {
+  let model: FakeChatModel | undefined;
+  afterEach(async () => {
+    await model?.close();
+    model = undefined;
+  });
+
+  it('files its edit call with the diff as the summary, and edits the file once approved', async () => {
+    const file = join(h.project(), 'notes.txt');
+    writeFileSync(file, 'alpha\nbeta\ngamma\n');
+    const { toolName, args } = CAPTURED_EDIT_SHAPES.find((c) => c.agent === `OpenCode ${PINNED.opencode.version}`)!;
+    // OpenCode edits only a file read in the session, and its plugin gates every call: the read is approved first.
+    model = await startFakeChatModel('', [
+      { name: 'read', args: { filePath: file } },
+      { name: toolName, args: { ...args, filePath: file } },
+    ]);
+    await configure(model, 30);
+    const run = runOpencode();
+    const read = await h.pending('opencode');
+    expect(read.tool_name).toBe('read');
+    await h.decide(read.id, { decision: 'approve' });
+    const request = await eventually(
+      async () => {
+        const next = await h.pending('opencode');
+        if (next.id === read.id) throw new Error('the read is still pending');
+        return next;
+      },
+      60_000,
+      100,
+    );
+    // The call as the model asked it, passed on unchanged: the shape the summarizer contract holds.
+    expect(request.tool_name).toBe(toolName);
+    expect(request.tool_args).toEqual({ ...args, filePath: file });
+    expect(request.summary).toMatchObject({
+      kind: 'edit',
+      risk: 'low',
+      files: [{ path: 'notes.txt', status: 'modified', added: 1, removed: 1, outside_cwd: false }],
+    });
+    expect(request.summary!.files![0]!.diff).toContain('-beta\n+delta');
+    await h.decide(request.id, { decision: 'approve' });
+    const result = await run;
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8'), model.toolResults.join('\n')).toBe('alpha\ndelta\ngamma\n');
+  });
+});

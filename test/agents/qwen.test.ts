@@ -4,15 +4,16 @@
  * OpenAI-compatible Chat Completions API on 127.0.0.1 that asks for one shell call, with its PreToolUse hook in the
  * user settings as `tollgate init qwen --scope user` writes it. Approve → the command runs; deny → it does not, and
  * the model receives the approver's reason; deferred → the first attempt is refused with the link, a human approves,
- * the retry runs.
+ * the retry runs. And one edit: the summary is its diff, the file is edited once approved.
  *
- * Over 30 s: a real CLI started four times (on its own Node 22), with the hook a child process each time; it runs in
+ * Over 30 s: a real CLI started five times (on its own Node 22), with the hook a child process each time; it runs in
  * vitest.config.ts's `main` project (it computes: see WAITING there).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { beforeAll } from 'vitest';
-import { startFakeChatModel } from '../fakes/model-api/openai-chat.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CAPTURED_EDIT_SHAPES } from '../contracts/agent-shapes.js';
+import { startFakeChatModel, type FakeChatModel } from '../fakes/model-api/openai-chat.js';
 import { agentHarness, realCliSuite } from './harness.js';
 import { NODE_COMPILE_CACHE, PINNED, pinnedCli } from './install.js';
 
@@ -27,6 +28,31 @@ beforeAll(async () => {
   qwen = await pinnedCli('qwen');
 }, SLOW);
 
+/** The user's own settings first: init merges its hook into them, as it would into a real user's. */
+async function configure(wait: number): Promise<void> {
+  const settings = {
+    security: { auth: { selectedType: 'openai' } },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+  };
+  mkdirSync(join(h.home(), '.qwen'), { recursive: true });
+  writeFileSync(join(h.home(), '.qwen/settings.json'), JSON.stringify(settings, null, 2));
+  await h.init('qwen', wait, ['--scope', 'user']);
+}
+
+// On Node 22; the hook itself runs on the test's node, first on PATH.
+const runQwen = (model: FakeChatModel) =>
+  h.run(node, [qwen, '-p', 'Run the scripted command.', '--yolo'], {
+    PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+    HOME: h.home(),
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: 'dummy',
+    OPENAI_MODEL: 'qwen3-coder-plus',
+    QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
+    NODE_COMPILE_CACHE,
+    ...h.gatewayEnv(),
+  });
+
 realCliSuite(
   h,
   {
@@ -34,29 +60,46 @@ realCliSuite(
     title: `Qwen Code ${PINNED.qwen.version}`,
     toolName: 'run_shell_command',
     startModel: (command) => startFakeChatModel(command),
-    async configure(_model, wait) {
-      // The user's own settings first: init merges its hook into them, as it would into a real user's.
-      const settings = {
-        security: { auth: { selectedType: 'openai' } },
-        privacy: { usageStatisticsEnabled: false },
-        telemetry: { enabled: false },
-      };
-      mkdirSync(join(h.home(), '.qwen'), { recursive: true });
-      writeFileSync(join(h.home(), '.qwen/settings.json'), JSON.stringify(settings, null, 2));
-      await h.init('qwen', wait, ['--scope', 'user']);
-    },
-    // On Node 22; the hook itself runs on the test's node, first on PATH.
-    run: (model) =>
-      h.run(node, [qwen, '-p', 'Run the scripted command.', '--yolo'], {
-        PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
-        HOME: h.home(),
-        OPENAI_BASE_URL: model.url,
-        OPENAI_API_KEY: 'dummy',
-        OPENAI_MODEL: 'qwen3-coder-plus',
-        QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
-        NODE_COMPILE_CACHE,
-        ...h.gatewayEnv(),
-      }),
+    configure: (_model, wait) => configure(wait),
+    run: runQwen,
   },
   SLOW,
 );
+
+// The edit shape: the real CLI's `edit` call as its hook files it, with the diff the gateway summarizes from it
+// (test/contracts/agent-shapes.ts keeps it as CAPTURED_EDIT_SHAPES).
+describe(`Qwen Code ${PINNED.qwen.version} editing a file behind tollgate hook qwen`, { timeout: SLOW }, () => {
+  let model: FakeChatModel | undefined;
+  afterEach(async () => {
+    await model?.close();
+    model = undefined;
+  });
+
+  it('files its edit call with the diff as the summary, and edits the file once approved', async () => {
+    const file = join(h.project(), 'notes.txt');
+    writeFileSync(file, 'alpha\nbeta\ngamma\n');
+    const { toolName, args } = CAPTURED_EDIT_SHAPES.find((c) => c.agent === `Qwen Code ${PINNED.qwen.version}`)!;
+    // Qwen Code edits only a file read in the session: the model reads it first (read_file is not gated).
+    model = await startFakeChatModel('', [
+      { name: 'read_file', args: { file_path: file } },
+      { name: toolName, args: { ...args, file_path: file } },
+    ]);
+    await configure(30);
+    const run = runQwen(model);
+    const request = await h.pending('qwen');
+    // The call as the model asked it, passed on unchanged: the shape the summarizer contract holds.
+    expect(request.tool_name).toBe(toolName);
+    expect(request.tool_args).toEqual({ ...args, file_path: file });
+    expect(request.summary).toMatchObject({
+      kind: 'edit',
+      risk: 'low',
+      files: [{ path: 'notes.txt', status: 'modified', added: 1, removed: 1, outside_cwd: false }],
+    });
+    expect(request.summary!.files![0]!.diff).toContain('-beta\n+delta');
+    await h.decide(request.id, { decision: 'approve' });
+    const result = await run;
+    expect(result.code, result.stderr).toBe(0);
+    expect(model.unknown).toEqual([]);
+    expect(readFileSync(file, 'utf8'), model.toolResults.join('\n')).toBe('alpha\ndelta\ngamma\n');
+  });
+});

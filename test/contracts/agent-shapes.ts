@@ -28,10 +28,36 @@ export const CAPTURED_SHELL_SHAPES: readonly CapturedShape[] = [
 ];
 
 /**
- * Real CLIs' edit calls as their hooks filed them (test/agents/gemini.test.ts, the edit scenario: the fake model asks
+ * Real CLIs' edit calls as their hooks filed them (test/agents/<agent>.test.ts, the edit scenario: the fake model asks
  * to replace one line of `notes.txt`), the project's path moved to `/repo`. Captured 2026-12-02.
  */
 export const CAPTURED_EDIT_SHAPES: readonly CapturedShape[] = [
+  {
+    agent: 'Claude Code 2.1.332',
+    toolName: 'Edit',
+    // The model asked without `replace_all`; Claude Code files the call with its default.
+    args: { file_path: '/repo/notes.txt', old_string: 'beta\n', new_string: 'delta\n', replace_all: false },
+  },
+  {
+    // Offered no apply_patch tool (a model without Codex metadata), the model sends the patch through the shell tool;
+    // Codex applies it itself and its hook files it as `Bash`.
+    agent: 'Codex CLI 0.171.0',
+    toolName: 'Bash',
+    args: {
+      command:
+        "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: notes.txt\n@@\n alpha\n-beta\n+delta\n gamma\n*** End Patch\nEOF\n",
+    },
+  },
+  {
+    agent: 'Cline CLI 3.0.65',
+    toolName: 'editor',
+    args: { path: '/repo/notes.txt', old_text: 'beta\n', new_text: 'delta\n' },
+  },
+  {
+    agent: 'Copilot CLI 1.0.102',
+    toolName: 'edit',
+    args: { path: '/repo/notes.txt', old_str: 'beta\n', new_str: 'delta\n' },
+  },
   {
     agent: 'Gemini CLI 0.61.0',
     toolName: 'replace',
@@ -41,5 +67,15 @@ export const CAPTURED_EDIT_SHAPES: readonly CapturedShape[] = [
       old_string: 'beta\n',
       new_string: 'delta\n',
     },
+  },
+  {
+    agent: 'OpenCode 1.18.33',
+    toolName: 'edit',
+    args: { filePath: '/repo/notes.txt', oldString: 'beta\n', newString: 'delta\n' },
+  },
+  {
+    agent: 'Qwen Code 0.24.4',
+    toolName: 'edit',
+    args: { file_path: '/repo/notes.txt', old_string: 'beta\n', new_string: 'delta\n' },
   },
 ];

@@ -1,8 +1,8 @@
 /**
  * A fake Anthropic Messages API on 127.0.0.1 (what Claude Code talks to through `ANTHROPIC_BASE_URL`): every streamed
- * `POST /v1/messages` asks for one shell call (`Bash` with the scripted command) until the last user message carries
- * its `tool_result`, which is recorded (what the model was told: the output, or why the call was blocked) and answered
- * with a short text. Other calls Claude Code makes on the side (a title, a topic check: no tools offered) get text.
+ * `POST /v1/messages` asks for one shell call (`Bash` with the scripted command; or the calls it was given, in turn)
+ * until the last user message carries its `tool_result`, which is recorded (what the model was told: the output, or
+ * why the call was blocked) and answered with a short text. Other calls Claude Code makes on the side (a title, a topic check: no tools offered) get text.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -36,8 +36,14 @@ const text = (content: unknown): string =>
       ? content.map((p: { text?: string }) => p.text ?? '').join('')
       : JSON.stringify(content);
 
-/** Starts the fake; `command` is what the model asks to run. */
-export async function startFakeMessagesModel(command: string): Promise<FakeMessagesModel> {
+/** A tool call the fake asks for instead of the shell call (a `Read`, then an `Edit`). */
+export interface FakeMessagesCall {
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** Starts the fake; `command` is what the model asks to run, unless `asked` gives the calls to ask for, in turn. */
+export async function startFakeMessagesModel(command: string, asked?: FakeMessagesCall[]): Promise<FakeMessagesModel> {
   const fake: FakeMessagesModel = { url: '', command, toolResults: [], unknown: [], close: async () => undefined };
   let calls = 0;
   const server = createServer((req, res) => {
@@ -73,19 +79,22 @@ export async function startFakeMessagesModel(command: string): Promise<FakeMessa
           usage: { input_tokens: 10, output_tokens: 1 },
         },
       });
-      const asksForTool = !result && (body.tools?.length ?? 0) > 0;
+      // The calls asked in turn, one per tool result so far: the shell call, or the calls given.
+      const turns = asked ?? [{ name: 'Bash', input: { command: fake.command, description: 'the scripted command' } }];
+      const results = (body.messages ?? []).filter(
+        (m) => Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_result'),
+      ).length;
+      const next = turns[results];
+      const asksForTool = next !== undefined && (body.tools?.length ?? 0) > 0;
       if (result) fake.toolResults.push(text(result.content));
       if (asksForTool) {
         send('content_block_start', {
           index: 0,
-          content_block: { type: 'tool_use', id: `toolu_${calls}_${Date.now()}`, name: 'Bash', input: {} },
+          content_block: { type: 'tool_use', id: `toolu_${calls}_${Date.now()}`, name: next.name, input: {} },
         });
         send('content_block_delta', {
           index: 0,
-          delta: {
-            type: 'input_json_delta',
-            partial_json: JSON.stringify({ command: fake.command, description: 'the scripted command' }),
-          },
+          delta: { type: 'input_json_delta', partial_json: JSON.stringify(next.input) },
         });
       } else {
         send('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });

@@ -1,8 +1,8 @@
 /**
  * A fake OpenAI-compatible Chat Completions API on 127.0.0.1 (what Qwen Code talks to through `OPENAI_BASE_URL`):
- * every `POST …/chat/completions` asks for one shell call (`run_shell_command` with the scripted command) until the
- * conversation carries its `tool` message, which is recorded (what the model was told: the output, or why the call
- * was blocked) and answered with a short text, or (`finish`) with a call of the agent's own tool for ending its task
+ * every `POST …/chat/completions` asks for one shell call (`run_shell_command` with the scripted command, or the calls
+ * it was given, in turn) until the conversation carries its `tool` message, which is recorded (what the model was told: the
+ * output, or why the call was blocked) and answered with a short text, or (`finish`) with a call of the agent's own tool for ending its task
  * (Cline's ends only through one), then the text. Streams (SSE) or not, as the client asks.
  */
 import { once } from 'node:events';
@@ -26,7 +26,7 @@ interface Message {
   tool_calls?: { function?: { name?: string } }[];
 }
 
-/** The tool call an agent ends its task with, and its arguments. */
+/** A tool call the model asks for (one it ends its task with, or one given instead of the shell call). */
 export interface FinishCall {
   name: string;
   args: Record<string, unknown>;
@@ -45,12 +45,13 @@ const text = (content: unknown): string =>
       : JSON.stringify(content);
 
 /**
- * Starts the fake; `command` is what the model asks to run, with the agent's shell tool (`tool`, default Qwen's);
- * `finish`, the call the model ends its task with once the command's result is in.
+ * Starts the fake; `command` is what the model asks to run, with the agent's shell tool (`tool`, default Qwen's), or
+ * `tool` is the call (or calls, in turn: a read, then an edit) to ask for instead; `finish`, the call the model ends
+ * its task with once the last call's result is in.
  */
 export async function startFakeChatModel(
   command: string,
-  tool = 'run_shell_command',
+  tool: string | FinishCall | FinishCall[] = 'run_shell_command',
   finish?: FinishCall,
 ): Promise<FakeChatModel> {
   const fake: FakeChatModel = { url: '', command, toolResults: [], unknown: [], close: async () => undefined };
@@ -71,37 +72,45 @@ export async function startFakeChatModel(
         created: Math.floor(Date.now() / 1000),
         model: body.model ?? 'fake-model',
       };
+      // The calls asked in turn, one per answered call: the shell call, or the calls given (a read, then an edit).
+      const asked: FinishCall[] =
+        typeof tool === 'string'
+          ? [{ name: tool, args: { command: fake.command, description: 'the scripted command' } }]
+          : Array.isArray(tool)
+            ? tool
+            : [tool];
+      const callMessage = (call: FinishCall) => ({
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            index: 0,
+            id: `call_${calls}`,
+            type: 'function',
+            function: { name: call.name, arguments: JSON.stringify(call.args) },
+          },
+        ],
+      });
+      const results = body.messages?.filter((m) => m.role === 'tool').length ?? 0;
       let message: Record<string, unknown>;
       let reason: string;
       // Which tool the result answers: the last call the model asked for.
       const answered = body.messages?.findLast((m) => m.role === 'assistant' && m.tool_calls?.length)?.tool_calls?.[0]
         ?.function?.name;
-      if (last?.role === 'tool' && finish && answered !== finish.name) {
+      if (last?.role === 'tool' && results < asked.length) {
         fake.toolResults.push(text(last.content));
-        message = {
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            {
-              index: 0,
-              id: `call_${calls}`,
-              type: 'function',
-              function: { name: finish.name, arguments: JSON.stringify(finish.args) },
-            },
-          ],
-        };
+        message = callMessage(asked[results]!);
+        reason = 'tool_calls';
+      } else if (last?.role === 'tool' && finish && answered !== finish.name) {
+        fake.toolResults.push(text(last.content));
+        message = callMessage(finish);
         reason = 'tool_calls';
       } else if (last?.role === 'tool') {
         if (!finish) fake.toolResults.push(text(last.content));
         message = { role: 'assistant', content: 'Done.' };
         reason = 'stop';
       } else {
-        const args = JSON.stringify({ command: fake.command, description: 'the scripted command' });
-        message = {
-          role: 'assistant',
-          content: null,
-          tool_calls: [{ index: 0, id: `call_${calls}`, type: 'function', function: { name: tool, arguments: args } }],
-        };
+        message = callMessage(asked[0]!);
         reason = 'tool_calls';
       }
       if (!body.stream) {

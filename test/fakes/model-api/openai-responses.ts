@@ -25,8 +25,11 @@ const read = async (req: IncomingMessage) => {
   return Buffer.concat(chunks).toString('utf8');
 };
 
-/** Starts the fake; `command` is what the model asks to run. */
-export async function startFakeResponsesModel(command: string): Promise<FakeResponsesModel> {
+/** An output item the fake asks for instead of the shell call (`{type: 'function_call', name, arguments}`). */
+export type FakeResponsesItem = Record<string, unknown>;
+
+/** Starts the fake; `command` is what the model asks to run, unless `asked` is the item to ask for instead. */
+export async function startFakeResponsesModel(command: string, asked?: FakeResponsesItem): Promise<FakeResponsesModel> {
   const fake: FakeResponsesModel = { url: '', command, toolResults: [], unknown: [], close: async () => undefined };
   let calls = 0;
   const server = createServer((req, res) => {
@@ -56,14 +59,16 @@ export async function startFakeResponsesModel(command: string): Promise<FakeResp
         });
       } else {
         send('response.output_item.done', {
-          item: {
-            type: 'function_call',
-            id: `fc_${calls}`,
-            call_id: `call_${calls}`,
-            name: 'exec_command',
-            arguments: JSON.stringify({ cmd: fake.command }),
-            status: 'completed',
-          },
+          item: asked
+            ? { id: `fc_${calls}`, call_id: `call_${calls}`, status: 'completed', ...asked }
+            : {
+                type: 'function_call',
+                id: `fc_${calls}`,
+                call_id: `call_${calls}`,
+                name: 'exec_command',
+                arguments: JSON.stringify({ cmd: fake.command }),
+                status: 'completed',
+              },
         });
       }
       send('response.completed', { response: { id, usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 } } });
