@@ -6,7 +6,7 @@
  * `--dangerously-bypass-hook-trust` instead. Approve → the command runs; deny → it does not, and the model receives
  * the approver's reason; deferred → the first attempt is refused with the link, a human approves, the retry runs.
  *
- * Over 30 s: a real CLI started four times, with the hook a child process each time; it runs in vitest.config.ts's
+ * Over 30 s: a real CLI started five times, with the hook a child process each time; it runs in vitest.config.ts's
  * `main` project (it computes: see WAITING there).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
