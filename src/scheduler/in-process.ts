@@ -18,6 +18,9 @@ import {
 import { describeError } from '../api/errors.js';
 import { DueTimers } from './due-timers.js';
 
+/** One run of a job with the scheduler's handlers. */
+type JobRun = (jobs: SchedulerJobs, attempt: JobAttempt) => Promise<void>;
+
 /** Options of {@link InProcessScheduler}. */
 export interface InProcessSchedulerOptions extends SchedulerOptions {
   clock?: Clock;
@@ -38,6 +41,13 @@ export class InProcessScheduler implements Scheduler {
   private readonly expiries: DueTimers;
   /** Jobs queued or waiting for a retry, by key: a second enqueue of the same job is a no-op. */
   private readonly queued = new Map<string, ClockTimer>();
+  /**
+   * Jobs running now, by key, each with the run a card update enqueued meanwhile asks for (null: none). A delivery or
+   * callback enqueued while it runs is dropped, as BullMQ drops a job whose id is active: the sweep re-enqueues every
+   * card its row still calls unsent, and a card on its way is one, so running it beside the first sent it twice. An
+   * update runs again after, to show what changed while the first rendered.
+   */
+  private readonly active = new Map<string, JobRun | null>();
   private readonly running = new Set<Promise<void>>();
   /** Jobs that fell due before `start()` wait here and run once handlers exist. */
   private readonly early: (() => void)[] = [];
@@ -102,8 +112,12 @@ export class InProcessScheduler implements Scheduler {
     return this.expiries.size;
   }
 
-  private enqueue(key: string, job: (jobs: SchedulerJobs, attempt: JobAttempt) => Promise<void>) {
+  private enqueue(key: string, job: JobRun) {
     if (this.queued.has(key) || this.stopped) return;
+    if (this.active.has(key)) {
+      if (key.startsWith('update:')) this.active.set(key, job);
+      return;
+    }
     this.queued.set(
       key,
       this.clock.setTimeout(() => this.run(key, 1, job), 0),
@@ -111,7 +125,7 @@ export class InProcessScheduler implements Scheduler {
   }
 
   /** Runs one attempt; on failure re-arms with exponential backoff until the attempts are used up. */
-  private run(key: string, attempt: number, job: (jobs: SchedulerJobs, attempt: JobAttempt) => Promise<void>): void {
+  private run(key: string, attempt: number, job: JobRun): void {
     const jobs = this.jobs;
     if (this.stopped) return;
     if (!jobs) {
@@ -119,6 +133,7 @@ export class InProcessScheduler implements Scheduler {
       return;
     }
     this.queued.delete(key);
+    this.active.set(key, null);
     const attempts = key.startsWith('expire:') ? Math.max(this.settings.attempts, 10) : this.settings.attempts;
     const isLastAttempt = attempt >= attempts;
     const promise = job(jobs, { attempt, isLastAttempt })
@@ -130,14 +145,19 @@ export class InProcessScheduler implements Scheduler {
           permanent || isLastAttempt ? 'job failed for good' : 'job failed; will retry',
         );
         // A fresh enqueue of the same job while this attempt ran supersedes the retry.
-        if (permanent || isLastAttempt || this.stopped || this.queued.has(key)) return;
+        if (permanent || isLastAttempt || this.stopped || this.queued.has(key) || this.active.get(key)) return;
         const delay = retryDelay(attempt, this.settings.backoffMs, error);
         this.queued.set(
           key,
           this.clock.setTimeout(() => this.run(key, attempt + 1, job), delay),
         );
       })
-      .finally(() => this.running.delete(promise));
+      .finally(() => {
+        this.running.delete(promise);
+        const again = this.active.get(key);
+        this.active.delete(key);
+        if (again) this.enqueue(key, again);
+      });
     this.running.add(promise);
   }
 

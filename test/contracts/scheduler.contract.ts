@@ -288,6 +288,44 @@ export function runSchedulerContract(name: string, setup: SchedulerContractSetup
       expect(jobs.of('update', 'r1')).toHaveLength(2);
     });
 
+    it('a delivery or callback enqueued while the same job runs is not run beside it (a sweep finding the card unsent)', async () => {
+      const { scheduler } = await started();
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const running = { deliver: 0, callback: 0 };
+      let most = 0;
+      jobs.behave = async (call) => {
+        if (call.requestId !== 'r1' || (call.job !== 'deliver' && call.job !== 'callback')) return;
+        most = Math.max(most, ++running[call.job]);
+        try {
+          if (jobs.of(call.job, 'r1').length === 1) await gate;
+        } finally {
+          running[call.job]--;
+        }
+      };
+      try {
+        await scheduler.enqueueDelivery('r1', 'slack', 'C1');
+        await scheduler.enqueueCallback('r1');
+        await until(
+          () => jobs.of('deliver', 'r1').length === 1 && jobs.of('callback', 'r1').length === 1,
+          'the first runs',
+        );
+        // What the sweep does while the card is on its way: the card's row still says unsent.
+        await scheduler.enqueueDelivery('r1', 'slack', 'C1');
+        await scheduler.enqueueCallback('r1');
+        await elapse(50);
+        expect(most).toBe(1);
+      } finally {
+        release();
+      }
+      await scheduler.enqueueDelivery('sentinel', 'slack', 'C1');
+      await until(() => jobs.of('deliver', 'sentinel').length > 0, 'the sentinel');
+      await elapse(50);
+      expect(most).toBe(1);
+      expect(jobs.of('deliver', 'r1')).toHaveLength(1);
+      expect(jobs.of('callback', 'r1')).toHaveLength(1);
+    });
+
     it('jobs scheduled before start() run once it starts', async () => {
       const { scheduler, now } = await create();
       await scheduler.enqueueDelivery('early', 'web', '');
