@@ -34,17 +34,18 @@ export function startServe(dbPath: string, port: number): Promise<ChildGateway> 
 }
 
 /**
- * Registers per-test set-up: a temp database file and a free port, and `gateway()` starting `tollgate serve` on
- * them (again after a restart: same file, same address). Every gateway is SIGKILLed and the files removed after
- * each test.
+ * Registers per-test set-up: a temp database file, and `gateway()` starting `tollgate serve` on it (again after a
+ * restart: same file, same address). The first start listens on a port the OS picks and the restarts take that one
+ * again: a port picked free and released beforehand was taken by another test's process now and then before the
+ * gateway bound it (EADDRINUSE on a fresh machine). Every gateway is SIGKILLed and the files removed after each test.
  */
 export function childGatewaysPerTest(name: string): { gateway(): Promise<ChildGateway> } {
   let dir = '';
   let port = 0;
   const children: ChildGateway[] = [];
-  beforeEach(async () => {
+  beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), `tollgate-${name}-`));
-    port = await freePort();
+    port = 0;
   });
   afterEach(async () => {
     for (const child of children.splice(0)) await child.kill('SIGKILL');
@@ -54,6 +55,7 @@ export function childGatewaysPerTest(name: string): { gateway(): Promise<ChildGa
     async gateway() {
       const child = await startServe(join(dir, 'tollgate.db'), port);
       children.push(child);
+      port = Number(new URL(child.url).port);
       return child;
     },
   };
