@@ -66,7 +66,10 @@ export const HISTORY: GoalSpec[] = [
   { path: 'history.process_100k.decision_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 } },
 ];
 
-/** Two replicas on one PostgreSQL database (postgres mode only). */
+/**
+ * Two replicas on one PostgreSQL database, and one on the same cores in the same run (postgres mode only:
+ * bench/scenarios/replicas.ts).
+ */
 export const REPLICAS: GoalSpec[] = [
   { path: 'replicas_2.create_rps', unit: '/s', goal: { op: '>=', floorTimes: 0.3 }, floor: 'floor.http_rps' },
   {
@@ -81,6 +84,24 @@ export const REPLICAS: GoalSpec[] = [
     goal: { op: '<=', limit: 10 },
     floor: 'floor.durable_decision_to_resume_ms.p99',
   },
+  // Issue 57: one replica holds the creates goal of its store (1.5 × PostgreSQL's durable floor, as `create_rps`); a
+  // second on the same cores keeps 90 % of one's creates at no more than 1.2 × one's CPU per create (replicas and
+  // PostgreSQL together): with the chain ordered by an integrator after commit, not by a lock, nothing shared should
+  // grow with replicas.
+  {
+    path: 'replicas.one_create_rps',
+    unit: '/s',
+    goal: { op: '>=', floorTimes: 1.5 },
+    floor: 'floor.durable_create_rps',
+  },
+  { path: 'replicas.create_rps_two_vs_one', unit: '×', goal: { op: '>=', limit: 0.9 } },
+  { path: 'replicas.cpu_per_create_two_vs_one', unit: '×', goal: { op: '<=', limit: 1.2 } },
+  // Issue 57: docs/performance.md's capacity model, fed the CPU per create of the same run, predicts what one and two
+  // replicas measured within 25 % (bench/capacity-model.ts).
+  { path: 'replicas.capacity_model.one.predicted_rps', unit: '/s' },
+  { path: 'replicas.capacity_model_error_pct.one', unit: '%', goal: { op: '<=', limit: 25 } },
+  { path: 'replicas.capacity_model.two.predicted_rps', unit: '/s' },
+  { path: 'replicas.capacity_model_error_pct.two', unit: '%', goal: { op: '<=', limit: 25 } },
 ];
 
 /** The durable decision floor (node:http, one synced UPDATE, a parked long-poll answered): every wake-up is judged against it. */

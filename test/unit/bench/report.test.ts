@@ -216,3 +216,35 @@ describe('buildResults: against a baseline revision (--baseline)', () => {
     expect(rows.map((r) => r.figure).filter((f) => f.includes('baseline'))).toEqual([]);
   });
 });
+
+describe('buildResults: the proof (issue 57)', () => {
+  it('judges one replica against the durable floor, two against one, and the capacity model within 25 %', () => {
+    const rows = buildResults(
+      {
+        sqlite: { floor: { http_rps: 20_000 } },
+        bullmq: {},
+        postgres: {
+          floor: { durable_create_rps: 4000 },
+          replicas_2: { create_rps: 5000 },
+          replicas: {
+            one_create_rps: 6100,
+            create_rps_two_vs_one: 0.82,
+            cpu_per_create_two_vs_one: 1.1,
+            capacity_model: { one: { predicted_rps: 7000 }, two: { predicted_rps: 7200 } },
+            capacity_model_error_pct: { one: 14.8, two: 43.9 },
+          },
+        },
+      },
+      info,
+    ).table as GoalRow[];
+    expect(row(rows, 'postgres.replicas.one_create_rps')).toMatchObject({
+      limit: 6000,
+      floor: '4000',
+      verdict: 'pass',
+    });
+    expect(row(rows, 'postgres.replicas.create_rps_two_vs_one')).toMatchObject({ limit: 0.9, verdict: 'miss' });
+    expect(row(rows, 'postgres.replicas.cpu_per_create_two_vs_one')).toMatchObject({ limit: 1.2, verdict: 'pass' });
+    expect(row(rows, 'postgres.replicas.capacity_model_error_pct.one')).toMatchObject({ limit: 25, verdict: 'pass' });
+    expect(row(rows, 'postgres.replicas.capacity_model_error_pct.two')).toMatchObject({ verdict: 'miss' });
+  });
+});
