@@ -3,6 +3,7 @@
  * The shapes of the bench's goals, and the lists of goals: those that are the same in every mode (the floors, the
  * micro figures against a baseline, the history, two replicas) and each mode's own (`perMode`).
  */
+import { DEFAULT_MAX_DELAY_MS } from '../src/audit/integrator.js';
 
 /**
  * A goal: a fixed limit, or one relative to the floor of the same run — a multiple of it (`floorTimes`: a share of a
@@ -247,6 +248,14 @@ export function perMode(inProcess: boolean, durableShare: number): GoalSpec[] {
     { path: 'events.sustained_lag_ms.p99', unit: 'ms', goal: { op: '<=', limit: 1000 } },
     { path: 'events.sustained_backlog_growth_per_s', unit: '/s', goal: { op: '<=', limit: 10 } },
     { path: 'events.sustained_creates_per_s', unit: '/s' },
+    // Issue 57: under 1,000 creates a second the audit integrator places every event within the stated merge delay
+    // (`TOLLGATE_AUDIT_MAX_DELAY`'s default; it states the delay, the integrator's pace does not depend on it):
+    // bench/scenarios/audit-backlog.ts, SQLite and PostgreSQL.
+    { path: 'audit.backlog_age_ms.p50', unit: 'ms' },
+    { path: 'audit.backlog_age_ms.p99', unit: 'ms', goal: { op: '<=', limit: DEFAULT_MAX_DELAY_MS } },
+    { path: 'audit.backlog_age_ms.max', unit: 'ms' },
+    { path: 'audit.backlog_events_max', unit: '' },
+    { path: 'audit.backlog_creates_per_s', unit: '/s' },
     // `--soak` only (bench/scenarios/soak.ts), merged into results.json.
     { path: 'soak.rss_growth_pct', unit: '%', goal: { op: '<=', limit: 5 } },
     { path: 'soak.p99_last_vs_first', unit: '×', goal: { op: '<=', limit: 1.25 } },

@@ -247,4 +247,15 @@ describe('buildResults: the proof (issue 57)', () => {
     expect(row(rows, 'postgres.replicas.capacity_model_error_pct.one')).toMatchObject({ limit: 25, verdict: 'pass' });
     expect(row(rows, 'postgres.replicas.capacity_model_error_pct.two')).toMatchObject({ verdict: 'miss' });
   });
+
+  it("judges the audit backlog's age against the default merge delay in each mode that measured it", () => {
+    const audit = (p99: number) => ({ backlog_age_ms: { p50: 60, p99, max: p99 + 10 }, backlog_creates_per_s: 998 });
+    const rows = buildResults({ sqlite: { audit: audit(140) }, bullmq: {}, postgres: { audit: audit(2300) } }, info)
+      .table as GoalRow[];
+    expect(row(rows, 'audit.backlog_age_ms.p99')).toMatchObject({ limit: 2000, verdict: 'pass' });
+    expect(row(rows, 'postgres.audit.backlog_age_ms.p99')).toMatchObject({ limit: 2000, verdict: 'miss' });
+    expect(row(rows, 'audit.backlog_creates_per_s')).toMatchObject({ value: 998, verdict: 'info' });
+    // Not measured in BullMQ mode: no rows.
+    expect(rows.filter((r) => r.figure.startsWith('bullmq.audit'))).toEqual([]);
+  });
 });
