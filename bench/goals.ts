@@ -105,9 +105,12 @@ export const REPLICAS: GoalSpec[] = [
   { path: 'replicas.capacity_model_error_pct.two', unit: '%', goal: { op: '<=', limit: 25 } },
 ];
 
-/** The durable decision floor (node:http, one synced UPDATE, a parked long-poll answered): every wake-up is judged against it. */
+/** The durable decision floor (node:http, one synced UPDATE, a parked long-poll answered): the API's wake-ups are judged against it. */
 export const DURABLE_DECISION_P50 = 'floor.durable_decision_to_resume_ms.p50';
 export const DURABLE_DECISION_P99 = 'floor.durable_decision_to_resume_ms.p99';
+/** The API's own decision → resume in the same mode and run: the taps are judged against it (issue 62). */
+const API_DECISION_P50 = 'decision_to_resume_ms.p50';
+const API_DECISION_P99 = 'decision_to_resume_ms.p99';
 
 /**
  * Issue 47, in process on SQLite (`--baseline REV`): the gateway's CPU per create and per decision against the
@@ -161,13 +164,6 @@ export function perMode(inProcess: boolean, durableShare: number): GoalSpec[] {
   return [
     { path: 'decision_to_resume_ms.p50', unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: DURABLE_DECISION_P50 },
     { path: 'decision_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: DURABLE_DECISION_P99 },
-    {
-      path: 'decision_to_resume_ms.slack.p50',
-      unit: 'ms',
-      goal: { op: '<=', floorPlus: 1 },
-      floor: DURABLE_DECISION_P50,
-    },
-    { path: 'decision_to_resume_ms.slack.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: DURABLE_DECISION_P99 },
     { path: 'create_rps', unit: '/s', floor: 'floor.http_rps' },
     // Issue 35: group commit should beat node:http committing one row per request on the same store; issue 47: by 2 ×
     // on SQLite, 1.5 × on PostgreSQL.
@@ -208,20 +204,18 @@ export function perMode(inProcess: boolean, durableShare: number): GoalSpec[] {
     { path: 'create_db_cpu_ms_per_request', unit: 'ms' },
     { path: 'decision_cpu_ms_per_request', unit: 'ms' },
     { path: 'decision_db_cpu_ms_per_request', unit: 'ms' },
-    // The other chat channels' taps hold the Slack tap's goal: each is one verified post that decides.
-    ...['teams', 'discord', 'telegram'].flatMap((channel): GoalSpec[] => [
-      {
-        path: `${channel}.tap_to_resume_ms.p50`,
-        unit: 'ms',
-        goal: { op: '<=', floorPlus: 1 },
-        floor: DURABLE_DECISION_P50,
-      },
-      {
-        path: `${channel}.tap_to_resume_ms.p99`,
-        unit: 'ms',
-        goal: { op: '<=', limit: 10 },
-        floor: DURABLE_DECISION_P99,
-      },
+    // Issue 62: a tap is one verified POST that decides, timed as the API's decision is (`measureResume`), so each is
+    // judged against the API's decision of the same mode and run: p50 within 1 ms of it, p99 ≤ 10 ms. The email
+    // link's timed part is the same (its confirmation form's POST; the page is opened outside the timing): same goal.
+    ...[
+      'decision_to_resume_ms.slack',
+      'teams.tap_to_resume_ms',
+      'discord.tap_to_resume_ms',
+      'telegram.tap_to_resume_ms',
+      'email.link_to_resume_ms',
+    ].flatMap((tap): GoalSpec[] => [
+      { path: `${tap}.p50`, unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: API_DECISION_P50, floorIn: 'mode' },
+      { path: `${tap}.p99`, unit: 'ms', goal: { op: '<=', limit: 10 }, floor: API_DECISION_P99, floorIn: 'mode' },
     ]),
     // A mail is a job and an SMTP session (connection, greeting, AUTH, MAIL, RCPT, DATA) away from the 201, and the
     // team's SMTP server (smtp-server) holds every greeting 100 ms to catch early talkers: 100 ms of the figure is
@@ -229,8 +223,6 @@ export function perMode(inProcess: boolean, durableShare: number): GoalSpec[] {
     // interval or a connection left hanging; no reader of a mail could notice either.
     { path: 'email.delivery_ms.p50', unit: 'ms' },
     { path: 'email.delivery_ms.p99', unit: 'ms', goal: { op: '<=', limit: 150 } },
-    { path: 'email.link_to_resume_ms.p50', unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: DURABLE_DECISION_P50 },
-    { path: 'email.link_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: DURABLE_DECISION_P99 },
     { path: 'push.delivery_ms.p50', unit: 'ms' },
     { path: 'push.delivery_ms.p99', unit: 'ms' },
     { path: 'push.create_ms.with_devices.p50', unit: 'ms' },
