@@ -246,6 +246,8 @@ export function perMode(inProcess: boolean, durableShare: number): GoalSpec[] {
     { path: 'audit.backlog_age_ms.p50', unit: 'ms' },
     { path: 'audit.backlog_age_ms.p99', unit: 'ms', goal: { op: '<=', limit: DEFAULT_MAX_DELAY_MS } },
     { path: 'audit.backlog_age_ms.max', unit: 'ms' },
+    // The same age as /metrics exports it: a check of the export, its scrapes delayed by a busy gateway.
+    { path: 'audit.backlog_metrics_age_ms.p99', unit: 'ms' },
     { path: 'audit.backlog_events_max', unit: '' },
     { path: 'audit.backlog_creates_per_s', unit: '/s' },
     // `--soak` only (bench/scenarios/soak.ts), merged into results.json.
