@@ -3,6 +3,7 @@
  * The shapes of the bench's goals, and the lists of goals: those that are the same in every mode (the floors, the
  * micro figures against a baseline, the history, two replicas) and each mode's own (`perMode`).
  */
+import { DEFAULT_MAX_DELAY_MS } from '../src/audit/integrator.js';
 
 /**
  * A goal: a fixed limit, or one relative to the floor of the same run — a multiple of it (`floorTimes`: a share of a
@@ -66,7 +67,10 @@ export const HISTORY: GoalSpec[] = [
   { path: 'history.process_100k.decision_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 } },
 ];
 
-/** Two replicas on one PostgreSQL database (postgres mode only). */
+/**
+ * Two replicas on one PostgreSQL database, and one on the same cores in the same run (postgres mode only:
+ * bench/scenarios/replicas.ts).
+ */
 export const REPLICAS: GoalSpec[] = [
   { path: 'replicas_2.create_rps', unit: '/s', goal: { op: '>=', floorTimes: 0.3 }, floor: 'floor.http_rps' },
   {
@@ -81,11 +85,32 @@ export const REPLICAS: GoalSpec[] = [
     goal: { op: '<=', limit: 10 },
     floor: 'floor.durable_decision_to_resume_ms.p99',
   },
+  // Issue 57: one replica holds the creates goal of its store (1.5 × PostgreSQL's durable floor, as `create_rps`); a
+  // second on the same cores keeps 90 % of one's creates at no more than 1.2 × one's CPU per create (replicas and
+  // PostgreSQL together): with the chain ordered by an integrator after commit, not by a lock, nothing shared should
+  // grow with replicas.
+  {
+    path: 'replicas.one_create_rps',
+    unit: '/s',
+    goal: { op: '>=', floorTimes: 1.5 },
+    floor: 'floor.durable_create_rps',
+  },
+  { path: 'replicas.create_rps_two_vs_one', unit: '×', goal: { op: '>=', limit: 0.9 } },
+  { path: 'replicas.cpu_per_create_two_vs_one', unit: '×', goal: { op: '<=', limit: 1.2 } },
+  // Issue 57: docs/performance.md's capacity model, fed the CPU per create of the same run, predicts what one and two
+  // replicas measured within 25 % (bench/capacity-model.ts).
+  { path: 'replicas.capacity_model.one.predicted_rps', unit: '/s' },
+  { path: 'replicas.capacity_model_error_pct.one', unit: '%', goal: { op: '<=', limit: 25 } },
+  { path: 'replicas.capacity_model.two.predicted_rps', unit: '/s' },
+  { path: 'replicas.capacity_model_error_pct.two', unit: '%', goal: { op: '<=', limit: 25 } },
 ];
 
-/** The durable decision floor (node:http, one synced UPDATE, a parked long-poll answered): every wake-up is judged against it. */
+/** The durable decision floor (node:http, one synced UPDATE, a parked long-poll answered): the API's wake-ups are judged against it. */
 export const DURABLE_DECISION_P50 = 'floor.durable_decision_to_resume_ms.p50';
 export const DURABLE_DECISION_P99 = 'floor.durable_decision_to_resume_ms.p99';
+/** The API's own decision → resume in the same mode and run: the taps are judged against it (issue 62). */
+const API_DECISION_P50 = 'decision_to_resume_ms.p50';
+const API_DECISION_P99 = 'decision_to_resume_ms.p99';
 
 /**
  * Issue 47, in process on SQLite (`--baseline REV`): the gateway's CPU per create and per decision against the
@@ -139,13 +164,6 @@ export function perMode(inProcess: boolean, durableShare: number): GoalSpec[] {
   return [
     { path: 'decision_to_resume_ms.p50', unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: DURABLE_DECISION_P50 },
     { path: 'decision_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: DURABLE_DECISION_P99 },
-    {
-      path: 'decision_to_resume_ms.slack.p50',
-      unit: 'ms',
-      goal: { op: '<=', floorPlus: 1 },
-      floor: DURABLE_DECISION_P50,
-    },
-    { path: 'decision_to_resume_ms.slack.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: DURABLE_DECISION_P99 },
     { path: 'create_rps', unit: '/s', floor: 'floor.http_rps' },
     // Issue 35: group commit should beat node:http committing one row per request on the same store; issue 47: by 2 ×
     // on SQLite, 1.5 × on PostgreSQL.
@@ -186,20 +204,18 @@ export function perMode(inProcess: boolean, durableShare: number): GoalSpec[] {
     { path: 'create_db_cpu_ms_per_request', unit: 'ms' },
     { path: 'decision_cpu_ms_per_request', unit: 'ms' },
     { path: 'decision_db_cpu_ms_per_request', unit: 'ms' },
-    // The other chat channels' taps hold the Slack tap's goal: each is one verified post that decides.
-    ...['teams', 'discord', 'telegram'].flatMap((channel): GoalSpec[] => [
-      {
-        path: `${channel}.tap_to_resume_ms.p50`,
-        unit: 'ms',
-        goal: { op: '<=', floorPlus: 1 },
-        floor: DURABLE_DECISION_P50,
-      },
-      {
-        path: `${channel}.tap_to_resume_ms.p99`,
-        unit: 'ms',
-        goal: { op: '<=', limit: 10 },
-        floor: DURABLE_DECISION_P99,
-      },
+    // Issue 62: a tap is one verified POST that decides, timed as the API's decision is (`measureResume`), so each is
+    // judged against the API's decision of the same mode and run: p50 within 1 ms of it, p99 ≤ 10 ms. The email
+    // link's timed part is the same (its confirmation form's POST; the page is opened outside the timing): same goal.
+    ...[
+      'decision_to_resume_ms.slack',
+      'teams.tap_to_resume_ms',
+      'discord.tap_to_resume_ms',
+      'telegram.tap_to_resume_ms',
+      'email.link_to_resume_ms',
+    ].flatMap((tap): GoalSpec[] => [
+      { path: `${tap}.p50`, unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: API_DECISION_P50, floorIn: 'mode' },
+      { path: `${tap}.p99`, unit: 'ms', goal: { op: '<=', limit: 10 }, floor: API_DECISION_P99, floorIn: 'mode' },
     ]),
     // A mail is a job and an SMTP session (connection, greeting, AUTH, MAIL, RCPT, DATA) away from the 201, and the
     // team's SMTP server (smtp-server) holds every greeting 100 ms to catch early talkers: 100 ms of the figure is
@@ -207,8 +223,6 @@ export function perMode(inProcess: boolean, durableShare: number): GoalSpec[] {
     // interval or a connection left hanging; no reader of a mail could notice either.
     { path: 'email.delivery_ms.p50', unit: 'ms' },
     { path: 'email.delivery_ms.p99', unit: 'ms', goal: { op: '<=', limit: 150 } },
-    { path: 'email.link_to_resume_ms.p50', unit: 'ms', goal: { op: '<=', floorPlus: 1 }, floor: DURABLE_DECISION_P50 },
-    { path: 'email.link_to_resume_ms.p99', unit: 'ms', goal: { op: '<=', limit: 10 }, floor: DURABLE_DECISION_P99 },
     { path: 'push.delivery_ms.p50', unit: 'ms' },
     { path: 'push.delivery_ms.p99', unit: 'ms' },
     { path: 'push.create_ms.with_devices.p50', unit: 'ms' },
@@ -226,6 +240,16 @@ export function perMode(inProcess: boolean, durableShare: number): GoalSpec[] {
     { path: 'events.sustained_lag_ms.p99', unit: 'ms', goal: { op: '<=', limit: 1000 } },
     { path: 'events.sustained_backlog_growth_per_s', unit: '/s', goal: { op: '<=', limit: 10 } },
     { path: 'events.sustained_creates_per_s', unit: '/s' },
+    // Issue 57: under 1,000 creates a second the audit integrator places every event within the stated merge delay
+    // (`TOLLGATE_AUDIT_MAX_DELAY`'s default; it states the delay, the integrator's pace does not depend on it):
+    // bench/scenarios/audit-backlog.ts, SQLite and PostgreSQL.
+    { path: 'audit.backlog_age_ms.p50', unit: 'ms' },
+    { path: 'audit.backlog_age_ms.p99', unit: 'ms', goal: { op: '<=', limit: DEFAULT_MAX_DELAY_MS } },
+    { path: 'audit.backlog_age_ms.max', unit: 'ms' },
+    // The same age as /metrics exports it: a check of the export, its scrapes delayed by a busy gateway.
+    { path: 'audit.backlog_metrics_age_ms.p99', unit: 'ms' },
+    { path: 'audit.backlog_events_max', unit: '' },
+    { path: 'audit.backlog_creates_per_s', unit: '/s' },
     // `--soak` only (bench/scenarios/soak.ts), merged into results.json.
     { path: 'soak.rss_growth_pct', unit: '%', goal: { op: '<=', limit: 5 } },
     { path: 'soak.p99_last_vs_first', unit: '×', goal: { op: '<=', limit: 1.25 } },

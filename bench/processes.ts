@@ -206,14 +206,18 @@ export function cpuNs(pid: number): number {
   return ns;
 }
 
-/** CPU time in ns that every PostgreSQL server process on this machine spent running so far. */
-export function postgresCpuNs(): number {
-  let ns = 0;
+/**
+ * CPU time in ns that every process on this machine named each of `commands` (`postgres`, `redis-server`: the name
+ * in `/proc/<pid>/stat`) spent running so far, in the order asked; one walk of /proc for all of them.
+ */
+export function serversCpuNs(commands: readonly string[]): number[] {
+  const ns = commands.map(() => 0);
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === 'postgres') ns += cpuNs(Number(entry));
+      const at = commands.indexOf(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
+      if (at >= 0) ns[at]! += cpuNs(Number(entry));
     } catch {
       // The process ended between the listing and the read.
     }
@@ -223,27 +227,33 @@ export function postgresCpuNs(): number {
 
 /**
  * CPU spent in phases that start and stop many times (the decisions of each batch, say): by the gateway `pid` (or
- * several replicas together) and, when asked, by PostgreSQL — where the audit chain's trigger runs — and by the load
- * client (`clientPid`: what the capacity model needs to know of a machine that also holds the client). Per-process
- * counters: other work on the machine barely moves them.
+ * several replicas together) and, when asked, by PostgreSQL — where the audit chain's integration runs — by the load
+ * client (`clientPid`) and by Redis (`redis`: BullMQ's and the change feed's server): what the capacity model needs to
+ * know of a machine that holds them all. Per-process counters: other work on the machine barely moves them (except
+ * PostgreSQL's and Redis's, which count every client of those servers).
  */
 export function phaseCpu(
   pid: number | readonly number[],
   database: boolean,
   clientPid?: number,
+  redis = false,
 ): {
   start(): void;
   stop(): void;
-  msPer(calls: number): { gateway: number; database: number | null; client: number | null };
+  msPer(calls: number): { gateway: number; database: number | null; client: number | null; redis: number | null };
 } {
   const pids = typeof pid === 'number' ? [pid] : pid;
-  const read = (): [number, number, number] => [
-    pids.reduce((sum, p) => sum + cpuNs(p), 0),
-    database ? postgresCpuNs() : 0,
-    clientPid ? cpuNs(clientPid) : 0,
-  ];
-  const total = [0, 0, 0];
-  let open: [number, number, number] | null = null;
+  const read = (): number[] => {
+    const [postgres, redisServer] = database || redis ? serversCpuNs(['postgres', 'redis-server']) : [0, 0];
+    return [
+      pids.reduce((sum, p) => sum + cpuNs(p), 0),
+      database ? postgres! : 0,
+      clientPid ? cpuNs(clientPid) : 0,
+      redis ? redisServer! : 0,
+    ];
+  };
+  const total = [0, 0, 0, 0];
+  let open: number[] | null = null;
   return {
     start() {
       open = read();
@@ -251,14 +261,16 @@ export function phaseCpu(
     stop() {
       if (!open) return;
       const now = read();
-      for (let i = 0; i < 3; i++) total[i]! += now[i]! - open[i]!;
+      for (let i = 0; i < 4; i++) total[i]! += now[i]! - open[i]!;
       open = null;
     },
     msPer(calls) {
+      const ms = (i: number) => total[i]! / 1e6 / calls;
       return {
-        gateway: total[0]! / 1e6 / calls,
-        database: database ? total[1]! / 1e6 / calls : null,
-        client: clientPid ? total[2]! / 1e6 / calls : null,
+        gateway: ms(0),
+        database: database ? ms(1) : null,
+        client: clientPid ? ms(2) : null,
+        redis: redis ? ms(3) : null,
       };
     },
   };

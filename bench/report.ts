@@ -101,6 +101,7 @@ const OPTIONAL = [
   'floor.waiters',
   'waiters_multiplexed',
   'soak.',
+  'audit.',
 ];
 
 function rowsFor(
