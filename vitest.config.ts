@@ -61,7 +61,9 @@ const SHARED = [
 /**
  * vitest shuffles files (`--sequence.shuffle`, `--sequence.shuffle.files`) only with no sequencer configured: with one
  * of ours the flag would quietly change nothing, and a file that depends on the files run before it in a `shared`
- * worker would not be found. So the waiting-first order steps aside when the command line asks for a shuffle.
+ * worker would not be found. So the waiting-first order steps aside when the command line asks for a shuffle, as CI's
+ * second pass does (.ci/run): there the waiting files start wherever the seed puts them, which costs that pass wall
+ * time the first one saves.
  */
 const shuffling = process.argv.some(
   (arg) =>

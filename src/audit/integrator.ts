@@ -121,6 +121,8 @@ export function planBatch(
 export class Integrator {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  /** The run that starts when the one under way ends, for the calls that came during it. */
+  private queued: Promise<void> | null = null;
   private readonly batch: number;
   private readonly intervalMs: number;
   private readonly now: () => Date;
@@ -153,9 +155,21 @@ export class Integrator {
     this.timer.unref();
   }
 
-  /** Integrates until nothing is pending (one run at a time in this process; other processes skip a held head). */
+  /**
+   * Integrates until nothing committed before the call is pending (one run at a time in this process; other processes
+   * skip a held head). A run under way may have read the pending events before the caller's were committed, so a call
+   * during one waits for it and then runs again; the calls that come during one run share the next.
+   */
   runOnce(): Promise<void> {
-    this.running ??= this.drain().finally(() => (this.running = null));
+    if (this.running) {
+      const next = () => {
+        this.queued = null;
+        return this.runOnce();
+      };
+      this.queued ??= this.running.then(next, next);
+      return this.queued;
+    }
+    this.running = this.drain().finally(() => (this.running = null));
     return this.running;
   }
 
@@ -178,6 +192,7 @@ export class Integrator {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.running;
+    await this.queued;
   }
 
   private async drain(): Promise<void> {

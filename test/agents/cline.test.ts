@@ -9,12 +9,12 @@
  * 16 s alone, over 30 s under the full suite's load: a real CLI started four times (plus `cline auth` before each),
  * with the hook a child process each time; it runs in vitest.config.ts's `main` project (it computes: see WAITING).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CAPTURED_EDIT_SHAPES } from '../contracts/agent-shapes.js';
+import { beforeAll, expect } from 'vitest';
 import { startFakeChatModel, type FakeChatModel } from '../fakes/model-api/openai-chat.js';
-import { agentHarness, realCliSuite } from './harness.js';
+import { editScenario } from './edit-scenario.js';
+import { agentHarness, realCliSuite, type RealCli } from './harness.js';
 import { PINNED, pinnedCli } from './install.js';
 
 // An install on first use (~430 MB, ~25–40 s), then a real CLI and the hook (from its bundle), on two shared cores.
@@ -54,53 +54,28 @@ const runCline = () =>
     ...h.gatewayEnv(),
   });
 
-realCliSuite(
+const cli: RealCli<FakeChatModel> = {
+  agent: 'cline',
+  title: `Cline CLI ${PINNED.cline.version}`,
+  toolName: 'run_commands',
+  startModel: (command) => startFakeChatModel(command, 'run_commands', FINISH),
+  configure,
+  run: runCline,
+  // A cancel ends the task: the model gets no tool result; the run reports it aborted.
+  denied(model, result) {
+    expect(model.toolResults).toEqual([]);
+    expect(result.stdout).toContain('"finishReason":"aborted"');
+  },
+};
+realCliSuite(h, cli, SLOW);
+
+editScenario(
   h,
+  cli,
   {
-    agent: 'cline',
-    title: `Cline CLI ${PINNED.cline.version}`,
-    toolName: 'run_commands',
-    startModel: (command) => startFakeChatModel(command, 'run_commands', FINISH),
-    configure,
-    run: runCline,
-    // A cancel ends the task: the model gets no tool result; the run reports it aborted.
-    denied(model, result) {
-      expect(model.toolResults).toEqual([]);
-      expect(result.stdout).toContain('"finishReason":"aborted"');
-    },
+    call: 'editor call',
+    pathKey: 'path',
+    startModel: ({ toolName, args }) => startFakeChatModel('', { name: toolName, args }, FINISH),
   },
   SLOW,
 );
-
-// The edit shape: the real CLI's `editor` call as its hook files it, with the diff the gateway summarizes from it
-// (test/contracts/agent-shapes.ts keeps it as CAPTURED_EDIT_SHAPES).
-describe(`Cline CLI ${PINNED.cline.version} editing a file behind tollgate hook cline`, { timeout: SLOW }, () => {
-  let model: FakeChatModel | undefined;
-  afterEach(async () => {
-    await model?.close();
-    model = undefined;
-  });
-
-  it('files its editor call with the diff as the summary, and edits the file once approved', async () => {
-    const file = join(h.project(), 'notes.txt');
-    writeFileSync(file, 'alpha\nbeta\ngamma\n');
-    const { toolName, args } = CAPTURED_EDIT_SHAPES.find((c) => c.agent === `Cline CLI ${PINNED.cline.version}`)!;
-    model = await startFakeChatModel('', { name: toolName, args: { ...args, path: file } }, FINISH);
-    await configure(model, 30);
-    const run = runCline();
-    const request = await h.pending('cline');
-    // The call as the model asked it, passed on unchanged: the shape the summarizer contract holds.
-    expect(request.tool_name).toBe(toolName);
-    expect(request.tool_args).toEqual({ ...args, path: file });
-    expect(request.summary).toMatchObject({
-      kind: 'edit',
-      risk: 'low',
-      files: [{ path: 'notes.txt', status: 'modified', added: 1, removed: 1, outside_cwd: false }],
-    });
-    expect(request.summary!.files![0]!.diff).toContain('-beta\n+delta');
-    await h.decide(request.id, { decision: 'approve' });
-    const result = await run;
-    expect(result.code, result.stderr).toBe(0);
-    expect(readFileSync(file, 'utf8'), model.toolResults.join('\n')).toBe('alpha\ndelta\ngamma\n');
-  });
-});

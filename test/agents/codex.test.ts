@@ -9,12 +9,12 @@
  * Over 30 s: a real CLI started five times, with the hook a child process each time; it runs in vitest.config.ts's
  * `main` project (it computes: see WAITING there).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CAPTURED_EDIT_SHAPES } from '../contracts/agent-shapes.js';
+import { beforeAll } from 'vitest';
 import { startFakeResponsesModel, type FakeResponsesModel } from '../fakes/model-api/openai-responses.js';
-import { agentHarness, realCliSuite } from './harness.js';
+import { editScenario } from './edit-scenario.js';
+import { agentHarness, realCliSuite, type RealCli } from './harness.js';
 import { PINNED, pinnedCli } from './install.js';
 
 // An install on first use (~420 MB, ~8 s), then a real CLI and the hook (from its bundle), on two shared cores.
@@ -69,54 +69,29 @@ const runCodex = () =>
     },
   );
 
-realCliSuite(
+const cli: RealCli<FakeResponsesModel> = {
+  agent: 'codex',
+  title: `Codex CLI ${PINNED.codex.version}`,
+  toolName: 'Bash',
+  startModel: (command) => startFakeResponsesModel(command),
+  configure: (model, wait) => configure(model, wait),
+  run: runCodex,
+};
+realCliSuite(h, cli, SLOW);
+
+editScenario(
   h,
+  cli,
   {
-    agent: 'codex',
-    title: `Codex CLI ${PINNED.codex.version}`,
-    toolName: 'Bash',
-    startModel: (command) => startFakeResponsesModel(command),
-    configure: (model, wait) => configure(model, wait),
-    run: runCodex,
+    call: 'apply_patch (through the shell tool)',
+    // Offered no apply_patch tool (a model Codex has no metadata for), the model sends the patch through its shell
+    // tool, as `apply_patch <<'EOF'`, which Codex intercepts and applies itself; its hook files it as `Bash`.
+    startModel: ({ args }) =>
+      startFakeResponsesModel('', {
+        type: 'function_call',
+        name: 'exec_command',
+        arguments: JSON.stringify({ cmd: args.command }),
+      }),
   },
   SLOW,
 );
-
-// The edit shape: the real CLI's `apply_patch` call as its hook files it, with the diff the gateway summarizes from it
-// (test/contracts/agent-shapes.ts keeps it as CAPTURED_EDIT_SHAPES).
-describe(`Codex CLI ${PINNED.codex.version} editing a file behind tollgate hook codex`, { timeout: SLOW }, () => {
-  let model: FakeResponsesModel | undefined;
-  afterEach(async () => {
-    await model?.close();
-    model = undefined;
-  });
-
-  it('files its apply_patch (through the shell tool) with the diff as the summary, and edits the file once approved', async () => {
-    const file = join(h.project(), 'notes.txt');
-    writeFileSync(file, 'alpha\nbeta\ngamma\n');
-    const { toolName, args } = CAPTURED_EDIT_SHAPES.find((c) => c.agent === `Codex CLI ${PINNED.codex.version}`)!;
-    // Offered no apply_patch tool (a model Codex has no metadata for), the model sends the patch through its shell tool,
-    // as `apply_patch <<'EOF'`, which Codex intercepts and applies itself.
-    model = await startFakeResponsesModel('', {
-      type: 'function_call',
-      name: 'exec_command',
-      arguments: JSON.stringify({ cmd: args.command }),
-    });
-    await configure(model, 30);
-    const run = runCodex();
-    const request = await h.pending('codex');
-    // The call as the model asked it, filed as `Bash`: the shape the summarizer contract holds.
-    expect(request.tool_name).toBe(toolName);
-    expect(request.tool_args).toEqual(args);
-    expect(request.summary).toMatchObject({
-      kind: 'edit',
-      risk: 'low',
-      files: [{ path: 'notes.txt', status: 'modified', added: 1, removed: 1, outside_cwd: false }],
-    });
-    expect(request.summary!.files![0]!.diff).toContain('-beta\n+delta');
-    await h.decide(request.id, { decision: 'approve' });
-    const result = await run;
-    expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(readFileSync(file, 'utf8'), model.toolResults.join('\n')).toBe('alpha\ndelta\ngamma\n');
-  });
-});

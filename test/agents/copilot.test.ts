@@ -8,13 +8,11 @@
  * preToolUse hook: …"); edited arguments run instead (`modifiedArgs`); deferred → the first attempt is refused with
  * the link, a human approves, the retry runs.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CAPTURED_EDIT_SHAPES } from '../contracts/agent-shapes.js';
+import { beforeAll } from 'vitest';
 import { startFakeChatModel, type FakeChatModel } from '../fakes/model-api/openai-chat.js';
-import { eventually } from '../helpers/eventually.js';
-import { agentHarness, realCliSuite } from './harness.js';
+import { editScenario } from './edit-scenario.js';
+import { agentHarness, realCliSuite, type RealCli } from './harness.js';
 import { PINNED, pinnedCli } from './install.js';
 
 // An install on first use (~190 MB, ~25 s), the binary's first unpacking (~6 s), then 3–5 s a run on two shared cores.
@@ -39,64 +37,30 @@ const runCopilot = (model: FakeChatModel) =>
     ...h.gatewayEnv(),
   });
 
-realCliSuite(
+const cli: RealCli<FakeChatModel> = {
+  agent: 'copilot',
+  title: `Copilot CLI ${PINNED.copilot.version}`,
+  toolName: 'bash',
+  runsEditedArgs: true,
+  startModel: (command) => startFakeChatModel(command, 'bash'),
+  configure: (_model, wait) => h.init('copilot', wait, ['--scope', 'user']),
+  run: runCopilot,
+};
+realCliSuite(h, cli, SLOW);
+
+editScenario(
   h,
+  cli,
   {
-    agent: 'copilot',
-    title: `Copilot CLI ${PINNED.copilot.version}`,
-    toolName: 'bash',
-    runsEditedArgs: true,
-    startModel: (command) => startFakeChatModel(command, 'bash'),
-    configure: (_model, wait) => h.init('copilot', wait, ['--scope', 'user']),
-    run: runCopilot,
+    call: 'edit call',
+    pathKey: 'path',
+    // The model views the file first, as models do; its hook gates every call, so the view is approved first.
+    startModel: ({ toolName, args }, file) =>
+      startFakeChatModel('', [
+        { name: 'view', args: { path: file } },
+        { name: toolName, args },
+      ]),
+    gatedFirst: (file) => ({ tool_name: 'view', tool_args: { path: file } }),
   },
   SLOW,
 );
-
-// The edit shape: the real CLI's `edit` call as its hook files it, with the diff the gateway summarizes from it
-// (test/contracts/agent-shapes.ts keeps it as CAPTURED_EDIT_SHAPES).
-describe(`Copilot CLI ${PINNED.copilot.version} editing a file behind tollgate hook copilot`, { timeout: SLOW }, () => {
-  let model: FakeChatModel | undefined;
-  afterEach(async () => {
-    await model?.close();
-    model = undefined;
-  });
-
-  it('files its edit call with the diff as the summary, and edits the file once approved', async () => {
-    const file = join(h.project(), 'notes.txt');
-    writeFileSync(file, 'alpha\nbeta\ngamma\n');
-    const { toolName, args } = CAPTURED_EDIT_SHAPES.find((c) => c.agent === `Copilot CLI ${PINNED.copilot.version}`)!;
-    // The model views the file first, as models do; its hook gates every call, so the view is approved first.
-    model = await startFakeChatModel('', [
-      { name: 'view', args: { path: file } },
-      { name: toolName, args: { ...args, path: file } },
-    ]);
-    await h.init('copilot', 30, ['--scope', 'user']);
-    const run = runCopilot(model);
-    const view = await h.pending('copilot');
-    expect(view).toMatchObject({ tool_name: 'view', tool_args: { path: file } });
-    await h.decide(view.id, { decision: 'approve' });
-    const request = await eventually(
-      async () => {
-        const next = await h.pending('copilot');
-        if (next.id === view.id) throw new Error('the view is still pending');
-        return next;
-      },
-      60_000,
-      100,
-    );
-    // The call as the model asked it, passed on unchanged: the shape the summarizer contract holds.
-    expect(request.tool_name).toBe(toolName);
-    expect(request.tool_args).toEqual({ ...args, path: file });
-    expect(request.summary).toMatchObject({
-      kind: 'edit',
-      risk: 'low',
-      files: [{ path: 'notes.txt', status: 'modified', added: 1, removed: 1, outside_cwd: false }],
-    });
-    expect(request.summary!.files![0]!.diff).toContain('-beta\n+delta');
-    await h.decide(request.id, { decision: 'approve' });
-    const result = await run;
-    expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(readFileSync(file, 'utf8'), model.toolResults.join('\n')).toBe('alpha\ndelta\ngamma\n');
-  });
-});

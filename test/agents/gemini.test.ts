@@ -8,12 +8,12 @@
  * Over 30 s: a real CLI started four times, with the hook a child process each time; it runs in vitest.config.ts's
  * `main` project (it computes: see WAITING there).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CAPTURED_EDIT_SHAPES } from '../contracts/agent-shapes.js';
+import { beforeAll } from 'vitest';
 import { startFakeGemini, type FakeGemini } from '../fakes/model-api/gemini.js';
-import { agentHarness, realCliSuite } from './harness.js';
+import { editScenario } from './edit-scenario.js';
+import { agentHarness, realCliSuite, type RealCli } from './harness.js';
 import { NODE_COMPILE_CACHE, PINNED, pinnedCli } from './install.js';
 
 // An install on first use (~100 MB, ~8 s), then a real CLI (3–6 s a run) and the hook (from its bundle), on two shared cores.
@@ -48,48 +48,24 @@ const runGemini = (model: FakeGemini) =>
     ...h.gatewayEnv(),
   });
 
-realCliSuite(
+const cli: RealCli<FakeGemini> = {
+  agent: 'gemini',
+  title: `Gemini CLI ${PINNED.gemini.version}`,
+  toolName: 'run_shell_command',
+  runsEditedArgs: true,
+  startModel: startFakeGemini,
+  configure: (_model, wait) => configure(wait),
+  run: runGemini,
+};
+realCliSuite(h, cli, SLOW);
+
+editScenario(
   h,
+  cli,
   {
-    agent: 'gemini',
-    title: `Gemini CLI ${PINNED.gemini.version}`,
-    toolName: 'run_shell_command',
-    runsEditedArgs: true,
-    startModel: startFakeGemini,
-    configure: (_model, wait) => configure(wait),
-    run: runGemini,
+    call: 'replace call',
+    pathKey: 'file_path',
+    startModel: ({ toolName, args }) => startFakeGemini('', { name: toolName, args }),
   },
   SLOW,
 );
-
-// The edit shape: the real CLI's `replace` call as its hook files it, with the diff the gateway summarizes from it
-// (test/contracts/agent-shapes.ts keeps it as CAPTURED_EDIT_SHAPES).
-describe(`Gemini CLI ${PINNED.gemini.version} editing a file behind tollgate hook gemini`, { timeout: SLOW }, () => {
-  let model: FakeGemini | undefined;
-  afterEach(async () => {
-    await model?.close();
-    model = undefined;
-  });
-
-  it('files its replace call with the diff as the summary, and edits the file once approved', async () => {
-    const file = join(h.project(), 'notes.txt');
-    writeFileSync(file, 'alpha\nbeta\ngamma\n');
-    const { toolName, args } = CAPTURED_EDIT_SHAPES.find((c) => c.agent === `Gemini CLI ${PINNED.gemini.version}`)!;
-    model = await startFakeGemini('', { name: toolName, args: { ...args, file_path: file } });
-    await configure(30);
-    const run = runGemini(model);
-    const request = await h.pending('gemini');
-    // The call as the model asked it, passed on unchanged: the shape the summarizer contract holds.
-    expect(request.tool_name).toBe(toolName);
-    expect(request.tool_args).toEqual({ ...args, file_path: file });
-    expect(request.summary).toMatchObject({
-      kind: 'edit',
-      risk: 'low',
-      files: [{ path: 'notes.txt', status: 'modified', added: 1, removed: 1, outside_cwd: false }],
-    });
-    expect(request.summary!.files![0]!.diff).toContain('-beta\n+delta');
-    await h.decide(request.id, { decision: 'approve' });
-    expect((await run).code).toBe(0);
-    expect(readFileSync(file, 'utf8')).toBe('alpha\ndelta\ngamma\n');
-  });
-});

@@ -9,13 +9,12 @@
  * Over 30 s: a real CLI started four times, with the hook a child process each time; it runs in vitest.config.ts's
  * `main` project (it computes: see WAITING there).
  */
-import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CAPTURED_EDIT_SHAPES } from '../contracts/agent-shapes.js';
+import { beforeAll } from 'vitest';
 import { startFakeChatModel, type FakeChatModel } from '../fakes/model-api/openai-chat.js';
-import { eventually } from '../helpers/eventually.js';
-import { agentHarness, realCliSuite } from './harness.js';
+import { editScenario } from './edit-scenario.js';
+import { agentHarness, realCliSuite, type RealCli } from './harness.js';
 import { installedDependency, OPENCODE_PLUGIN_SDK, PINNED, pinnedCli } from './install.js';
 
 // An install on first use (~350 MB, ~10 s), then a real CLI (3–12 s a run) and the hook, on two shared cores.
@@ -76,63 +75,29 @@ const runOpencode = () =>
     ...h.gatewayEnv(),
   });
 
-realCliSuite(
+const cli: RealCli<FakeChatModel> = {
+  agent: 'opencode',
+  title: `OpenCode ${PINNED.opencode.version}`,
+  toolName: 'bash',
+  startModel: (command) => startFakeChatModel(command, 'bash'),
+  configure,
+  run: runOpencode,
+};
+realCliSuite(h, cli, SLOW);
+
+editScenario(
   h,
+  cli,
   {
-    agent: 'opencode',
-    title: `OpenCode ${PINNED.opencode.version}`,
-    toolName: 'bash',
-    startModel: (command) => startFakeChatModel(command, 'bash'),
-    configure,
-    run: runOpencode,
+    call: 'edit call',
+    pathKey: 'filePath',
+    // OpenCode edits only a file read in the session, and its plugin gates every call: the read is approved first.
+    startModel: ({ toolName, args }, file) =>
+      startFakeChatModel('', [
+        { name: 'read', args: { filePath: file } },
+        { name: toolName, args },
+      ]),
+    gatedFirst: () => ({ tool_name: 'read' }),
   },
   SLOW,
 );
-
-// The edit shape: the real CLI's `edit` call as its plugin files it, with the diff the gateway summarizes from it
-// (test/contracts/agent-shapes.ts keeps it as CAPTURED_EDIT_SHAPES).
-describe(`OpenCode ${PINNED.opencode.version} editing a file behind tollgate hook opencode`, { timeout: SLOW }, () => {
-  let model: FakeChatModel | undefined;
-  afterEach(async () => {
-    await model?.close();
-    model = undefined;
-  });
-
-  it('files its edit call with the diff as the summary, and edits the file once approved', async () => {
-    const file = join(h.project(), 'notes.txt');
-    writeFileSync(file, 'alpha\nbeta\ngamma\n');
-    const { toolName, args } = CAPTURED_EDIT_SHAPES.find((c) => c.agent === `OpenCode ${PINNED.opencode.version}`)!;
-    // OpenCode edits only a file read in the session, and its plugin gates every call: the read is approved first.
-    model = await startFakeChatModel('', [
-      { name: 'read', args: { filePath: file } },
-      { name: toolName, args: { ...args, filePath: file } },
-    ]);
-    await configure(model, 30);
-    const run = runOpencode();
-    const read = await h.pending('opencode');
-    expect(read.tool_name).toBe('read');
-    await h.decide(read.id, { decision: 'approve' });
-    const request = await eventually(
-      async () => {
-        const next = await h.pending('opencode');
-        if (next.id === read.id) throw new Error('the read is still pending');
-        return next;
-      },
-      60_000,
-      100,
-    );
-    // The call as the model asked it, passed on unchanged: the shape the summarizer contract holds.
-    expect(request.tool_name).toBe(toolName);
-    expect(request.tool_args).toEqual({ ...args, filePath: file });
-    expect(request.summary).toMatchObject({
-      kind: 'edit',
-      risk: 'low',
-      files: [{ path: 'notes.txt', status: 'modified', added: 1, removed: 1, outside_cwd: false }],
-    });
-    expect(request.summary!.files![0]!.diff).toContain('-beta\n+delta');
-    await h.decide(request.id, { decision: 'approve' });
-    const result = await run;
-    expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(readFileSync(file, 'utf8'), model.toolResults.join('\n')).toBe('alpha\ndelta\ngamma\n');
-  });
-});

@@ -9,12 +9,12 @@
  * Over 30 s: a real CLI started five times (on its own Node 22), with the hook a child process each time; it runs in
  * vitest.config.ts's `main` project (it computes: see WAITING there).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CAPTURED_EDIT_SHAPES } from '../contracts/agent-shapes.js';
+import { beforeAll } from 'vitest';
 import { startFakeChatModel, type FakeChatModel } from '../fakes/model-api/openai-chat.js';
-import { agentHarness, realCliSuite } from './harness.js';
+import { editScenario } from './edit-scenario.js';
+import { agentHarness, realCliSuite, type RealCli } from './harness.js';
 import { NODE_COMPILE_CACHE, PINNED, pinnedCli } from './install.js';
 
 // Installs on first use (~330 MB with Node 22, ~18 s), then a real CLI and the hook (from its bundle), on two shared cores.
@@ -53,53 +53,28 @@ const runQwen = (model: FakeChatModel) =>
     ...h.gatewayEnv(),
   });
 
-realCliSuite(
+const cli: RealCli<FakeChatModel> = {
+  agent: 'qwen',
+  title: `Qwen Code ${PINNED.qwen.version}`,
+  toolName: 'run_shell_command',
+  startModel: (command) => startFakeChatModel(command),
+  configure: (_model, wait) => configure(wait),
+  run: runQwen,
+};
+realCliSuite(h, cli, SLOW);
+
+editScenario(
   h,
+  cli,
   {
-    agent: 'qwen',
-    title: `Qwen Code ${PINNED.qwen.version}`,
-    toolName: 'run_shell_command',
-    startModel: (command) => startFakeChatModel(command),
-    configure: (_model, wait) => configure(wait),
-    run: runQwen,
+    call: 'edit call',
+    pathKey: 'file_path',
+    // Qwen Code edits only a file read in the session: the model reads it first (read_file is not gated).
+    startModel: ({ toolName, args }, file) =>
+      startFakeChatModel('', [
+        { name: 'read_file', args: { file_path: file } },
+        { name: toolName, args },
+      ]),
   },
   SLOW,
 );
-
-// The edit shape: the real CLI's `edit` call as its hook files it, with the diff the gateway summarizes from it
-// (test/contracts/agent-shapes.ts keeps it as CAPTURED_EDIT_SHAPES).
-describe(`Qwen Code ${PINNED.qwen.version} editing a file behind tollgate hook qwen`, { timeout: SLOW }, () => {
-  let model: FakeChatModel | undefined;
-  afterEach(async () => {
-    await model?.close();
-    model = undefined;
-  });
-
-  it('files its edit call with the diff as the summary, and edits the file once approved', async () => {
-    const file = join(h.project(), 'notes.txt');
-    writeFileSync(file, 'alpha\nbeta\ngamma\n');
-    const { toolName, args } = CAPTURED_EDIT_SHAPES.find((c) => c.agent === `Qwen Code ${PINNED.qwen.version}`)!;
-    // Qwen Code edits only a file read in the session: the model reads it first (read_file is not gated).
-    model = await startFakeChatModel('', [
-      { name: 'read_file', args: { file_path: file } },
-      { name: toolName, args: { ...args, file_path: file } },
-    ]);
-    await configure(30);
-    const run = runQwen(model);
-    const request = await h.pending('qwen');
-    // The call as the model asked it, passed on unchanged: the shape the summarizer contract holds.
-    expect(request.tool_name).toBe(toolName);
-    expect(request.tool_args).toEqual({ ...args, file_path: file });
-    expect(request.summary).toMatchObject({
-      kind: 'edit',
-      risk: 'low',
-      files: [{ path: 'notes.txt', status: 'modified', added: 1, removed: 1, outside_cwd: false }],
-    });
-    expect(request.summary!.files![0]!.diff).toContain('-beta\n+delta');
-    await h.decide(request.id, { decision: 'approve' });
-    const result = await run;
-    expect(result.code, result.stderr).toBe(0);
-    expect(model.unknown).toEqual([]);
-    expect(readFileSync(file, 'utf8'), model.toolResults.join('\n')).toBe('alpha\ndelta\ngamma\n');
-  });
-});

@@ -28,8 +28,8 @@ export const CAPTURED_SHELL_SHAPES: readonly CapturedShape[] = [
 ];
 
 /**
- * Real CLIs' edit calls as their hooks filed them (test/agents/<agent>.test.ts, the edit scenario: the fake model asks
- * to replace one line of `notes.txt`), the project's path moved to `/repo`. Captured 2026-12-02.
+ * Real CLIs' edit calls as their hooks filed them (test/agents/edit-scenario.ts, run by each agent's test: the fake
+ * model asks to replace one line of `notes.txt`), the project's path moved to `/repo`. Captured 2026-12-02.
  */
 export const CAPTURED_EDIT_SHAPES: readonly CapturedShape[] = [
   {
