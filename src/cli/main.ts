@@ -59,7 +59,7 @@ export const COMMANDS: Record<string, Command> = {
     summary:
       'Explain the approval policy (which rule a tool call would meet, why, how it would be asked), suggest rules from the history, or replay a candidate policy over it.',
     usage:
-      'tollgate policy test --tool NAME [--args JSON] [--agent ID] [--user ID] [--session ID] [--agent-kind codex] [--repo OWNER/NAME] [--cwd DIR] [--metadata JSON] [--config tollgate.yaml] [--json] | tollgate policy suggest [--since 30d] [--min 10] [--db PATH|URL] [--json] | tollgate policy simulate --config candidate.yaml [--since 30d] [--until ISO] [--db PATH|URL] [--json]   (suggest and simulate ask the gateway at TOLLGATE_URL when it is set; --db reads a database)',
+      'tollgate policy test --tool NAME [--args JSON] [--agent ID] [--user ID] [--session ID] [--agent-kind codex] [--repo OWNER/NAME] [--cwd DIR] [--metadata JSON] [--config tollgate.yaml] [--json] | tollgate policy suggest [--since 30d] [--until ISO] [--min 10] [--db PATH|URL] [--json] | tollgate policy simulate --config candidate.yaml [--since 30d] [--until ISO] [--db PATH|URL] [--json]   (suggest and simulate ask the gateway at TOLLGATE_URL when it is set; --db reads a database)',
     load: () => import('./policy.js'),
   },
   pending: {

@@ -14,7 +14,7 @@ import { openStores } from '../stores/open-store.js';
 import { terminalJson, terminalText } from '../utils/terminal-text.js';
 import { flag, parseArgs, UsageError } from './args.js';
 import { existingDatabase } from './audit.js';
-import { askGateway, sinceFlag } from './policy-suggest.js';
+import { askGateway, sinceFlag, untilFlag } from './policy-suggest.js';
 import { remoteFrom } from './remote.js';
 
 /** Runs `tollgate policy simulate`; resolves with the exit code. */
@@ -33,9 +33,8 @@ export async function simulateCommand(
     throw new UsageError(`--config: cannot read ${path}: ${(error as Error).message}`);
   }
   const now = Date.now();
-  const untilText = flag(args, 'until');
+  const untilText = untilFlag(args);
   const until = untilText === undefined ? undefined : new Date(untilText);
-  if (until && Number.isNaN(until.getTime())) throw new UsageError(`--until: not a time: ${untilText}`);
   const sinceText = sinceFlag(args, now);
   let candidate;
   let window;

@@ -1,6 +1,6 @@
 /**
  * @module cli/policy-suggest
- * `tollgate policy suggest [--since 30d] [--min 10] [--db …] [--json]`: the rules the history suggests
+ * `tollgate policy suggest [--since 30d] [--until ISO] [--min 10] [--db …] [--json]`: the rules the history suggests
  * (docs/insights.md). Like every client command it asks the gateway when `TOLLGATE_URL` is set (`GET
  * /v1/insights/suggestions`, a `TOLLGATE_TOKEN` with admin or audit:read); `--db` (or no `TOLLGATE_URL`) reads the
  * database directly, as `tollgate audit` does. Each is printed as YAML ready to
@@ -30,6 +30,15 @@ export function sinceFlag(args: ParsedArgs, now: number): string | undefined {
   return at.toISOString();
 }
 
+/** `--until`: the window's end (a date or ISO time; default now), as an ISO time. */
+export function untilFlag(args: ParsedArgs): string | undefined {
+  const text = flag(args, 'until');
+  if (text === undefined) return undefined;
+  const at = new Date(text);
+  if (Number.isNaN(at.getTime())) throw new UsageError(`--until: not a time: ${text}`);
+  return at.toISOString();
+}
+
 /**
  * Whether a `policy suggest` / `simulate` asks the running gateway: when `TOLLGATE_URL` is set and `--db` is not
  * given. `--db` always reads that database; with neither, `TOLLGATE_DB` or ./data/tollgate.db is read, as before.
@@ -40,9 +49,9 @@ export function askGateway(args: ParsedArgs, env: Record<string, string | undefi
 
 /** Runs `tollgate policy suggest`; resolves with the exit code. */
 export async function suggest(argv: string[], out: (text: string) => void): Promise<number> {
-  const args = parseArgs(argv, { values: ['since', 'min', 'db'], booleans: ['json'] });
+  const args = parseArgs(argv, { values: ['since', 'until', 'min', 'db'], booleans: ['json'] });
   const now = Date.now();
-  const query = { since: sinceFlag(args, now), min: flag(args, 'min') ?? '10' };
+  const query = { since: sinceFlag(args, now), until: untilFlag(args), min: flag(args, 'min') ?? '10' };
   const print = (suggestions: SuggestionJson[]) => {
     if (flag(args, 'json') === 'true') out(`${terminalJson(JSON.stringify(suggestions))}\n`);
     else
@@ -53,7 +62,11 @@ export async function suggest(argv: string[], out: (text: string) => void): Prom
       );
   };
   if (askGateway(args)) {
-    const search = new URLSearchParams({ min: query.min, ...(query.since ? { since: query.since } : {}) });
+    const search = new URLSearchParams({
+      min: query.min,
+      ...(query.since ? { since: query.since } : {}),
+      ...(query.until ? { until: query.until } : {}),
+    });
     const remote = remoteFrom(process.env, 'a token with admin or audit:read');
     print(
       await remote.call<SuggestionJson[]>('GET', `/v1/insights/suggestions?${search}`, undefined, {

@@ -59,15 +59,14 @@ describe.each(['sqlite', 'postgres'])('suggestions on %s', (dialect) => {
     ]);
     const printed: string[] = [];
     const json = await policyCli(
-      ['suggest', '--db', t.dbPath, '--since', '2026-04-01', '--min', '10', '--json'],
+      ['suggest', '--db', t.dbPath, '--since', '2026-04-01', '--until', window.until, '--min', '10', '--json'],
       (text) => printed.push(text),
     );
     expect(json).toBe(0);
     expect((JSON.parse(printed.join('')) as SuggestionJson[]).map((s) => s.id)).toEqual(suggestions.map((s) => s.id));
     printed.length = 0;
-    expect(await policyCli(['suggest', '--db', t.dbPath, '--since', '2026-04-01'], (text) => printed.push(text))).toBe(
-      0,
-    );
+    const suggest = ['suggest', '--db', t.dbPath, '--since', '2026-04-01', '--until', window.until];
+    expect(await policyCli(suggest, (text) => printed.push(text))).toBe(0);
     expect(printed.join('')).toContain('  - name: suggested-');
     expect(printed.join('')).toContain('would have approved 12 requests at once');
   });
@@ -80,7 +79,10 @@ describe.each(['sqlite', 'postgres'])('suggestions on %s', (dialect) => {
     try {
       const printed: string[] = [];
       expect(
-        await policyCli(['suggest', '--since', '2026-04-01', '--min', '10', '--json'], (text) => printed.push(text)),
+        await policyCli(
+          ['suggest', '--since', '2026-04-01', '--until', window.until, '--min', '10', '--json'],
+          (text) => printed.push(text),
+        ),
       ).toBe(0);
       expect((JSON.parse(printed.join('')) as SuggestionJson[]).map((s) => s.id)).toEqual(suggestions.map((s) => s.id));
       const agent = await t.api('/v1/tokens', { body: { name: 'an-agent', scopes: ['request:create'] } });
@@ -91,7 +93,10 @@ describe.each(['sqlite', 'postgres'])('suggestions on %s', (dialect) => {
       // --db reads that database even with TOLLGATE_URL set.
       printed.length = 0;
       expect(
-        await policyCli(['suggest', '--db', t.dbPath, '--since', '2026-04-01', '--json'], (x) => printed.push(x)),
+        await policyCli(
+          ['suggest', '--db', t.dbPath, '--since', '2026-04-01', '--until', window.until, '--json'],
+          (x) => printed.push(x),
+        ),
       ).toBe(0);
       expect((JSON.parse(printed.join('')) as SuggestionJson[]).map((s) => s.id)).toEqual(suggestions.map((s) => s.id));
     } finally {
