@@ -29,7 +29,6 @@ import type {
 import {
   REQUEST_STATUSES,
   type ChannelMessage,
-  type ChannelTarget,
   type ConfirmationRequest,
   type NewEvent,
   type RequestStatus,
@@ -110,12 +109,8 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   }
 
   /** Committed with the other writes of this event-loop turn (`request-writes.ts`). */
-  async finish(
-    id: string,
-    status: 'expired' | 'cancelled',
-    event: { actor: string | null; channel: string | null; detail: Record<string, unknown>; at: Date },
-  ) {
-    return this.writes.finish(id, status, event);
+  async finish(...args: Parameters<ConfirmationStore['finish']>) {
+    return this.writes.finish(...args);
   }
 
   async expireDue(now: Date, limit: number): Promise<ConfirmationRequest[]> {
@@ -219,13 +214,8 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     });
   }
 
-  async escalate(
-    id: string,
-    step: number,
-    routing: { approvers: string[]; channels: ChannelTarget[] },
-    event: NewEvent,
-  ): Promise<ConfirmationRequest | null> {
-    return this.writes.escalate(id, step, routing, event);
+  async escalate(...args: Parameters<ConfirmationStore['escalate']>) {
+    return this.writes.escalate(...args);
   }
 
   async ensureMessage(requestId: string, channel: string, target: string, at: Date) {
