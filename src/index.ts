@@ -42,7 +42,7 @@ export {
   ValidationError,
 } from './api/errors.js';
 export type { FieldProblem } from './api/errors.js';
-export { signCallback } from './gateway/jobs.js';
+export { signCallback } from './gateway/callback-job.js';
 export { createRequestSchema, decisionSchema, listQuerySchema } from './api/api-schema.js';
 export type { CreateRequestBody, CreateRequestInput, DecisionBody } from './api/api-schema.js';
 export { argsSha256, canonicalJson } from './requests/args-hash.js';

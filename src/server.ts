@@ -2,46 +2,40 @@
  * @module server
  * The composition root: opens the database, picks the scheduler (BullMQ when `REDIS_URL` is set, in-process
  * otherwise), builds the channels and the gateway, and serves the HTTP API. `tollgate serve` is a thin wrapper.
- * The scheduler's choice and the server's handle (`listen`, the ordered `close`) are in src/server/.
+ * Its parts are in src/server/: the scheduler's choice, the audit trail, the gateway with its people and event
+ * stream, the background work started after it, the HTTP side, and the server's handle (`listen`, the ordered
+ * `close`).
  */
-import { createServer as createHttpServer } from 'node:http';
 import { pino, type Logger } from 'pino';
 import { channelsFromConfig } from '../channels/index.js';
 import type { Channel } from './channel/channel.js';
 import { LocalChangeFeed, type ChangeFeed } from './lifecycle/change-feed.js';
 import { systemClock, type Clock } from './utils/clock.js';
 import type { TollgateConfig } from './config.js';
-import { Gateway } from './gateway/gateway.js';
 import { PolicyGate } from './policy/gate.js';
-import { PeopleSource } from './people/source.js';
-import { AwayBook } from './people/away-book.js';
-import { EmailResolver, MemoryResolutionCache, resolutionTtlMs } from './people/email-resolution.js';
+import { resolutionTtlMs } from './people/email-resolution.js';
 import { anchorIntervalMs, loadSinks } from './events/config.js';
-import { EventStream } from './events/stream.js';
-import { createApp, type HttpPlugin, type ReadinessCheck } from './http/app.js';
-import { applyConnectionLimits, connectionLimitsFromEnv } from './http/connection-limits.js';
-import { integrationsPlugin } from './integrations/plugin.js';
+import type { HttpPlugin, ReadinessCheck } from './http/app.js';
+import { connectionLimitsFromEnv } from './http/connection-limits.js';
 import { openStores } from './stores/open-store.js';
 import { parseOutboundAllow } from './utils/outbound.js';
-import { jwksPlugin } from './http/jwks-route.js';
 import { readSigningSettings } from './signing/keys.js';
 import { startSigningKeys } from './signing/startup.js';
 import { databaseDialect } from './stores/database-url.js';
-import { withVerdictTokens } from './stores/verdict-tokens.js';
 import { maxDelayFromEnv } from './audit/integrator.js';
 import { startAuditTrail } from './server/audit-trail.js';
 import { anchorSignerOf, VerdictSigner, verdictTtlFromEnv } from './signing/verdict.js';
 import { Retention } from './history/retention.js';
 import { pruneStoreOf } from './stores/prune-store-of.js';
-import { checkpointCheck } from './audit/checkpoint.js';
 import type { Scheduler } from './scheduler/types.js';
 import { startTracing } from './telemetry/sdk.js';
-import { withTraceContext } from './telemetry/http-context.js';
-import { VERSION } from './version.js';
 import { setUpPush } from './push/setup.js';
 import { isWebChannel } from '../channels/web/index.js';
 import { serverHandle, type TollgateServer } from './server/handle.js';
 import { schedulerFor } from './server/scheduler.js';
+import { gatewayFor } from './server/gateway.js';
+import { httpServerFor } from './server/http.js';
+import { startBackground } from './server/background.js';
 
 export type { TollgateServer } from './server/handle.js';
 
@@ -173,81 +167,37 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
         channels.map((c) => c.name),
       ))(),
   );
-  const people = new PeopleSource(config.directory);
   const clock = options.clock ?? systemClock;
-  // The outbox is the events table itself (written in each change's transaction); sinks follow it with a cursor.
-  const events = new EventStream(sinks, {
-    log: stores.events,
-    requests: (ids) => store.getMany(ids),
-    logger: logger.child({ component: 'events' }),
-    source: config.publicUrl ?? 'tollgate',
-    callbackAllow,
-    now: () => clock.now(),
-    away: stores.away,
-    place: () => trail.integrator.runOnce(),
-  });
-  const gateway = new Gateway({
-    // Final rows leave the store with their stored verdict token attached (`stores/verdict-tokens`); `server.store` stays bare.
-    store: withVerdictTokens(store),
+  const { gateway, people, events } = gatewayFor({
+    config,
+    stores,
+    channels,
     scheduler: backend.scheduler,
     feed,
-    channels,
-    clock: options.clock,
-    logger,
-    allowSelfApproval: config.file.allow_self_approval ?? false,
-    callbackSecret: config.callbackSecret ?? undefined,
-    callbackAllow,
-    stream: events,
     policy,
-    auditChain: stores.audit,
-    auditMaxDelayMs: maxDelayMs,
-    insights: stores.insights,
-    directory: people.current,
-    away: new AwayBook({
-      store: stores.away,
-      directory: people.current,
-      clock,
-      logger: logger.child({ component: 'people' }),
-    }),
-    defaults: {
-      timeoutS: config.file.defaults?.timeout_s,
-      onTimeout: config.file.defaults?.on_timeout,
-      options: config.file.defaults?.options,
-      channels: config.file.defaults?.channels,
-    },
+    clock,
+    logger,
+    sinks,
+    callbackAllow,
+    maxDelayMs,
+    trail,
+    verdicts,
+    signingKeys,
   });
-  gateway.audit?.useSigner(verdicts.signAnchor);
-  gateway.audit?.useCheckpointCheck(checkpointCheck(verdicts.keys));
-  gateway.audit?.useIntegrator(() => trail.integrator.runOnce());
-  gateway.audit?.useKeys(async () => ({
-    keys: (await signingKeys.jwks()).keys,
-    source: 'gateway',
-    inDatabase: signingKeys.place === 'database',
-  }));
   await closeOnFailure(gateway.start());
   for (const channel of channels) await channel.start?.(gateway);
-  // People given only an email get their Slack/Feishu accounts looked up in the background (never on a decision).
-  const resolver = new EmailResolver({
-    source: people,
+  const resolver = startBackground({
+    gateway,
+    people,
     channels,
-    cache: stores.resolutions ?? new MemoryResolutionCache(),
+    stores,
+    events,
+    trail,
     clock,
-    logger: logger.child({ component: 'people' }),
-    ttlMs: lookupTtlMs,
+    logger,
+    lookupTtlMs,
+    anchorEveryMs,
   });
-  resolver.start();
-  // The audit head goes to the sinks hourly (TOLLGATE_AUDIT_ANCHOR_EVERY_S), signed: an anchor kept outside the database.
-  const audit = gateway.audit;
-  events.start(
-    // The stream reads placed events: this process's integrator placing them wakes it, and a change another replica's
-    // integrator may place wakes it a little later (`events/stream`).
-    {
-      placed: (listener) => trail.integrator.onPlaced(listener),
-      changes: (listener) => gateway.subscribe(() => listener()),
-    },
-    1000,
-    audit ? { head: () => audit.head(), everyMs: anchorEveryMs } : undefined,
-  );
   // Configured retention: one replica at a time prunes old decided requests in short batches (`history/retention`).
   const retention = config.retentionDays
     ? new Retention(
@@ -262,40 +212,28 @@ export async function createServer(options: ServerOptions): Promise<TollgateServ
       )
     : null;
   retention?.start();
-  const rateLimits = { ...config.rateLimits, redisUrl: config.redisUrl, keyPrefix: config.env.TOLLGATE_QUEUE_PREFIX };
   const {
+    http,
     app,
-    handler,
     metrics,
     close: closeApp,
-  } = createApp({
+  } = httpServerFor({
+    config,
     gateway,
-    apiTokens: config.apiTokens,
-    tokens: stores.tokens,
+    stores,
     logger,
     channels,
-    plugins: [
-      integrationsPlugin({ marks: stores.marks, publicUrl: config.publicUrl }),
-      jwksPlugin(signingKeys),
-      ...(options.plugins ?? []),
-    ],
+    signingKeys,
+    plugins: options.plugins ?? [],
     readiness: {
       ...backend.readiness,
       ...events.readiness(),
       signing: signingReadiness,
       'audit integrator': () => trail.readiness(),
     },
-    version: VERSION,
-    rateLimits,
     push: push.service,
+    connectionLimits,
   });
-  // A caller's `traceparent` makes its span the parent of the spans its request causes (the create span first).
-  const http = createHttpServer(withTraceContext(handler));
-  http.keepAliveTimeout = 65_000;
-  // Long-polls last up to 55 s; node's default request timeout (300 s) is fine, but never let one socket live forever.
-  http.requestTimeout = 120_000;
-  // Total and per-address socket caps and a short headers timeout, so half-sent headers cannot starve /healthz.
-  applyConnectionLimits(http, connectionLimits);
 
   return serverHandle({
     gateway,

@@ -4,16 +4,16 @@
  * typed from the API's zod schemas and its results are the API's request shape, so client and server cannot drift.
  * Waiting is a long-poll loop over `GET /v1/requests/:id?wait=55` that rides out gateway restarts and network
  * errors with backoff: the request lives in the gateway's database, so reconnecting picks up where it left off.
+ * How each call goes over the wire (headers, trace context, time limits, retries) is `transport.ts`.
  */
 import type { z } from 'zod';
 import type { cancelSchema, CreateRequestInput, decisionSchema, listQuerySchema } from '../api/api-schema.js';
 import type { ApiEvent, ApiRequest } from '../requests/serialize.js';
-import { VERSION } from '../version.js';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
-import { gatewayConnection, unreachableError } from './connection.js';
+import { gatewayConnection } from './connection.js';
 import { waitForVerdicts, type WaitManyOptions } from './verdicts.js';
-import { GateClientError, problemFrom } from './errors.js';
-import { injectTraceHeaders } from '../telemetry/inject.js';
+import { GateClientError } from './errors.js';
+import { ApiTransport, type RetryListener, type SendOptions } from './transport.js';
 
 /** What `decide()` sends (`POST /v1/requests/:id/decision`). */
 export type DecisionInput = z.input<typeof decisionSchema>;
@@ -54,7 +54,7 @@ export interface GateClientOptions {
   /** Reconnect delays after network errors and 5xx answers. */
   backoff?: BackoffOptions;
   /** Told about every retry (for logs): what failed and how long the client sleeps before trying again. */
-  onRetry?: (info: { error: GateClientError; delayMs: number; attempt: number }) => void;
+  onRetry?: RetryListener;
   /** A `fetch` to use instead of the global one. */
   fetch?: typeof fetch;
 }
@@ -81,24 +81,6 @@ export interface RequestOptions {
   traceparent?: string;
 }
 
-/** A W3C trace context `traceparent` (version 00): anything else is not sent. */
-const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
-
-interface SendOptions {
-  body?: unknown;
-  signal?: AbortSignal;
-  /** Retry retryable failures until this time (ms since epoch); no retries when absent. */
-  retryUntil?: number;
-  /** Per-attempt time limit in ms. */
-  attemptTimeoutMs?: number;
-  /** See {@link RequestOptions.traceparent}. */
-  traceparent?: string;
-  /** Answer with the 2xx response itself, its body unread (a stream), and no per-attempt time limit. */
-  stream?: boolean;
-}
-
-const DEFAULT_ATTEMPT_TIMEOUT_MS = 30_000;
-
 /**
  * A client of the tollgate HTTP API.
  * @example
@@ -109,14 +91,15 @@ const DEFAULT_ATTEMPT_TIMEOUT_MS = 30_000;
 export class GateClient {
   /** The gateway's base URL, without a trailing slash. */
   readonly url: string;
-  private readonly token: string;
   private readonly pollSeconds: number;
-  private readonly fetchImpl: typeof fetch;
+  /** Each call's headers, time limit and retries (`transport.ts`). */
+  private readonly transport: ApiTransport;
 
   constructor(private readonly options: GateClientOptions = {}) {
-    ({ url: this.url, token: this.token } = gatewayConnection(options));
+    const connection = gatewayConnection(options);
+    this.url = connection.url;
     this.pollSeconds = Math.min(Math.max(options.pollSeconds ?? 55, 1), 55);
-    this.fetchImpl = options.fetch ?? fetch;
+    this.transport = new ApiTransport(connection, options.fetch ?? fetch, options);
   }
 
   /**
@@ -257,57 +240,12 @@ export class GateClient {
     await this.send<null>('DELETE', `/v1/tokens/${encodeURIComponent(id)}`, {});
   }
 
+  /** One API call (`transport.ts`). */
+  private send<T>(method: string, path: string, options: SendOptions): Promise<T> {
+    return this.transport.send<T>(method, path, options);
+  }
+
   private async pause(backoff: Backoff, signal: AbortSignal | undefined, deadline: number): Promise<void> {
     await sleep(Math.min(backoff.next(), Math.max(0, deadline - Date.now())), signal);
-  }
-
-  /** One API call, retried with backoff until `retryUntil` when the failure is retryable. */
-  private async send<T>(method: string, path: string, options: SendOptions): Promise<T> {
-    const backoff = new Backoff(this.options.backoff);
-    for (;;) {
-      try {
-        return await this.attempt<T>(method, path, options);
-      } catch (error) {
-        if (!(error instanceof GateClientError) || !error.retryable || options.retryUntil === undefined) throw error;
-        const delayMs = backoff.next();
-        if (Date.now() + delayMs > options.retryUntil) throw error;
-        this.options.onRetry?.({ error, delayMs, attempt: backoff.attempts });
-        await sleep(delayMs, options.signal);
-      }
-    }
-  }
-
-  private async attempt<T>(method: string, path: string, options: SendOptions): Promise<T> {
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${this.token}`,
-      accept: options.stream ? 'text/event-stream' : 'application/json',
-      'user-agent': `tollgate-client/${VERSION}`,
-    };
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
-    // The caller's active span (if its application runs an OpenTelemetry SDK) becomes the parent of the gateway's spans.
-    injectTraceHeaders(headers);
-    if (!headers.traceparent && options.traceparent && TRACEPARENT.test(options.traceparent))
-      headers.traceparent = options.traceparent;
-    const timeout = options.stream
-      ? undefined
-      : AbortSignal.timeout(options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS);
-    const signal = options.signal && timeout ? AbortSignal.any([options.signal, timeout]) : (options.signal ?? timeout);
-    let response: Response;
-    try {
-      response = await this.fetchImpl(`${this.url}${path}`, {
-        method,
-        headers,
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
-        signal,
-      });
-      if (response.status === 204) return null as T;
-      if (response.ok) return (options.stream ? response : await response.json()) as T;
-    } catch (error) {
-      // The caller's own abort is not a network failure: let it through untouched.
-      if (options.signal?.aborted) throw options.signal.reason;
-      throw unreachableError(this.url, error);
-    }
-    const problem = await problemFrom(response);
-    throw new GateClientError(problem.detail, response.status, problem);
   }
 }

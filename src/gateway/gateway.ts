@@ -5,36 +5,36 @@
  * Background work (expiry timers, card deliveries and updates, runtime callbacks, the sweep) goes through the
  * {@link Scheduler}; the handlers for those jobs live in `jobs.ts` beside this file, filing a request in `file.ts`,
  * applying a decision in `decide.ts`, reads in `reads.ts`, what follows a committed change in `changes.ts`, the options
- * it is built from in `options.ts`, and a long-poll's wait in `../verdict-wait.ts`.
+ * it is built from in `options.ts`, how its parts are built from them in `wiring.ts`, and a long-poll's wait in
+ * `../lifecycle/verdict-wait.ts`.
  */
 import { pino, type Logger } from 'pino';
-import { ChangeFanOut, type GatewayObserver } from './changes.js';
+import type { GatewayObserver } from './changes.js';
 import { gatewayDefaults, type GatewayOptions } from './options.js';
 import type { Channel, ChannelHost, GrantButton, DecideOutcome, DecisionEvent } from '../channel/channel.js';
 import { LocalChangeFeed, type RequestChange } from '../lifecycle/change-feed.js';
 import { systemClock } from '../utils/clock.js';
 import { ConflictError } from '../api/errors.js';
-import { GatewayJobs } from './jobs.js';
+import type { GatewayJobs } from './jobs.js';
 import { GatewayReads } from './reads.js';
 import type { GatewayDefaults, NewRequestInput } from '../requests/new-request.js';
 import { receiptEvent, type ExecutionReceipt } from '../requests/receipts.js';
 import type { PolicyGate } from '../policy/gate.js';
-import { runDueFollowUps, wakesOf, type FollowUpDeps } from './run-follow-ups.js';
-import { GrantAdmin } from '../policy/grant-admin.js';
+import type { GrantAdmin } from '../policy/grant-admin.js';
 import { offeredGrants } from '../policy/grant-decisions.js';
 import type { ConfirmationEvent, ConfirmationRequest, NewEvent } from '../requests/types.js';
 import type { Scheduler } from '../scheduler/types.js';
 import { Waiters } from '../lifecycle/waiters.js';
-import { waitForVerdict, type WaitDeps } from '../lifecycle/verdict-wait.js';
-import { ExpiryScan } from '../lifecycle/expiry-scan.js';
-import { applyDecision, type DecisionDeps } from './decide.js';
-import { fileRequest, type FileOptions, type FilingDeps } from './file.js';
+import { waitForVerdict } from '../lifecycle/verdict-wait.js';
+import { applyDecision } from './decide.js';
+import { fileRequest, type FileOptions } from './file.js';
 import { NO_DIRECTORY } from '../people/no-directory.js';
 import { AuditService } from '../audit/service.js';
 import type { EventStream } from '../events/stream.js';
-import { Insights } from '../insights/service.js';
+import type { Insights } from '../insights/service.js';
 import { RequestTraces } from '../telemetry/tracing.js';
-import { traceCreate, traceDecision, traceExpiry, traceWake } from '../telemetry/request-spans.js';
+import { traceCreate, traceDecision, traceWake } from '../telemetry/request-spans.js';
+import { wireGateway, type GatewayParts } from './wiring.js';
 
 export type { GatewayDefaults, NewRequestInput } from '../requests/new-request.js';
 export type { ExecutionReceipt } from '../requests/receipts.js';
@@ -64,20 +64,13 @@ export class Gateway extends GatewayReads implements ChannelHost {
   /** What the history says (`GET /v1/insights`; null when the store offers no insights). */
   readonly insights: Insights | null;
   private readonly scheduler: Scheduler;
-  /** The job handlers the scheduler calls. */
-  private readonly jobs: GatewayJobs;
   private readonly waiters: Waiters;
-  private readonly callbackAllow: string[];
-  /** Observers, waiters, the feed and the jobs after every committed change (`changes.ts`). */
-  private readonly changes: ChangeFanOut;
   /** Set by {@link Gateway.stop}: waiters released then answer as they are instead of parking again. */
   private stopping = false;
   private unsubscribeFeed: (() => void) | null = null;
   private reconciling: Promise<void> = Promise.resolve();
-  private readonly expiryScan: ExpiryScan;
-  private readonly decisions: DecisionDeps;
-  private readonly filing: FilingDeps;
-  private readonly waits: WaitDeps;
+  /** Filing, decisions, waits, the change fan-out, the due-scan and the job handlers (`wiring.ts`). */
+  private readonly parts: GatewayParts;
   /** Each request's create span, so its later spans join the trace (in memory: see `telemetry/tracing.ts`). */
   private readonly traces = new RequestTraces();
 
@@ -100,110 +93,39 @@ export class Gateway extends GatewayReads implements ChannelHost {
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.allowSelfApproval = options.allowSelfApproval ?? false;
     this.policy = options.policy ?? null;
-    this.grantAdmin = this.policy?.grants
-      ? new GrantAdmin(
-          this.policy.grants,
-          (id, event) => this.note(id, event),
-          () => this.clock.now(),
-        )
-      : null;
     this.defaults = gatewayDefaults(options.defaults);
     this.channels = new Map((options.channels ?? []).map((c) => [c.name, c]));
     this.waiters = new Waiters(this.clock);
-    this.waits = {
-      waiters: this.waiters,
-      clock: this.clock,
-      read: (id) => this.mustGet(id),
-      stopping: () => this.stopping,
-    };
-    this.changes = new ChangeFanOut({
-      logger: this.logger,
-      feed: this.feed,
-      waiters: this.waiters,
-      traces: this.traces,
-      afterChange: (r) => this.jobs.afterChange(r),
-    });
-    this.callbackAllow = options.callbackAllow ?? [];
-    const followUps: FollowUpDeps = {
-      store: this.store,
-      scheduler: this.scheduler,
-      channels: this.channels,
-      logger: this.logger,
-      directory: options.directory,
-      delegations: () => this.away.delegations(),
-      // Waiters and live pages re-read the row; no card update or callback job (the runner enqueues what it needs).
-      publish: (r) =>
-        this.feed
-          .publish({ requestId: r.id, status: r.status, kind: 'changed' })
-          .catch((error: unknown) => this.logger.warn({ err: error }, 'change feed publish failed')),
-    };
     this.stream = options.stream ?? null;
-    this.insights = options.insights
-      ? new Insights({
-          store: options.insights,
-          directory: this.directory,
-          now: () => this.clock.now(),
-          denied: async (toolName, since, until) =>
-            (await this.store.list({ status: 'denied', toolName, since, until, limit: 100 })).items,
-          request: (id) => this.store.get(id),
-          policy: () => this.policy?.policy ?? null,
-          grants: this.policy?.grants ?? null,
-          note: (id, event) => this.note(id, event),
-        })
-      : null;
-    this.decisions = {
-      store: this.store,
-      clock: this.clock,
-      logger: this.logger,
-      policy: this.policy,
-      allowSelfApproval: this.allowSelfApproval,
-      directory: this.directory,
-      delegations: () => this.away.delegations(),
-      changed: (r) => this.changed(r, 'changed'),
-    };
-    this.filing = {
-      store: this.store,
-      scheduler: this.scheduler,
-      clock: this.clock,
-      channels: this.channels,
-      defaults: this.defaults,
-      policy: this.policy,
-      callbackAllow: this.callbackAllow,
-      directory: this.directory,
-      delegations: () => this.away.delegations(false),
-      traces: this.traces,
-      created: (r) => this.changed(r, 'created'),
-      defers: (wake, expiresAt) => this.jobs.defers(wake, expiresAt),
-    };
-    this.expiryScan = new ExpiryScan({
-      store: this.store,
-      clock: this.clock,
-      logger: this.logger,
-      fanOut: (r) => traceExpiry(this.traces, r, () => this.changed(r, 'changed')),
-    });
-    this.jobs = new GatewayJobs(
+    this.parts = wireGateway(
       {
         store: this.store,
         scheduler: this.scheduler,
+        feed: this.feed,
         clock: this.clock,
         logger: this.logger,
         channels: this.channels,
+        directory: this.directory,
+        away: this.away,
+        policy: this.policy,
+        defaults: this.defaults,
+        allowSelfApproval: this.allowSelfApproval,
+        callbackAllow: options.callbackAllow ?? [],
+        waiters: this.waiters,
         traces: this.traces,
-        forCard: (r) => this.withStandIns(r),
-        expireDue: () => this.expireDue(),
-        expiredRecently: (id) => this.expiryScan.expiredRecently(id),
-        ...(this.insights ? { upkeep: () => this.insights!.rollup.refreshWhenDue() } : {}),
-        ...(this.policy
-          ? {
-              followUps: {
-                run: (r) => runDueFollowUps(followUps, r, new Date(this.clock.now())),
-                wake: (rows) => wakesOf(followUps, rows),
-              },
-            }
-          : {}),
       },
-      { callbackSecret: options.callbackSecret, callbackAllow: this.callbackAllow },
+      {
+        note: (id, event) => this.note(id, event),
+        mustGet: (id) => this.mustGet(id),
+        withStandIns: (r) => this.withStandIns(r),
+        expireDue: () => this.expireDue(),
+        changed: (r, kind) => this.changed(r, kind),
+        stopping: () => this.stopping,
+      },
+      options,
     );
+    this.grantAdmin = this.parts.grantAdmin;
+    this.insights = this.parts.insights;
   }
 
   /** Subscribes to the change feed, starts the scheduler's workers and reconciles rows with timers. */
@@ -214,15 +136,15 @@ export class Gateway extends GatewayReads implements ChannelHost {
     );
     // A due-scan the scheduler runs at once (BullMQ's first job) waits for the catch-up below and finds nothing,
     // instead of taking the backlog 500 rows at a time first (BullMQ restart: 3.5 s of expiry, not 1.75, profiled).
-    const release = this.expiryScan.expectCatchUp();
-    await this.scheduler.start(this.jobs).catch((error: unknown) => {
+    const release = this.parts.expiryScan.expectCatchUp();
+    await this.scheduler.start(this.parts.jobs).catch((error: unknown) => {
       release();
       throw error;
     });
     // Overdue rows expire before the gateway says it is up, in the store's catch-up batches; re-arming the timers of
     // the rows due soon goes on in the background, safe because rescheduling is idempotent.
-    await this.expiryScan.catchUp();
-    this.reconciling = this.jobs.reconcile().then(
+    await this.parts.expiryScan.catchUp();
+    this.reconciling = this.parts.jobs.reconcile().then(
       () => undefined,
       (error: unknown) => this.logger.error({ err: error }, 'reconciliation failed; the periodic sweep will catch up'),
     );
@@ -237,9 +159,9 @@ export class Gateway extends GatewayReads implements ChannelHost {
   async stop(): Promise<void> {
     this.stopping = true;
     this.unsubscribeFeed?.();
-    this.jobs.stop();
+    this.parts.jobs.stop();
     await this.reconciling;
-    await this.expiryScan.settled();
+    await this.parts.expiryScan.settled();
     await this.scheduler.stop();
     this.waiters.releaseAll();
   }
@@ -249,7 +171,7 @@ export class Gateway extends GatewayReads implements ChannelHost {
     input: NewRequestInput,
     options: FileOptions = {},
   ): Promise<{ request: ConfirmationRequest; created: boolean }> {
-    return traceCreate(input, () => fileRequest(this.filing, input, options));
+    return traceCreate(input, () => fileRequest(this.parts.filing, input, options));
   }
 
   /** The grant buttons the request's policy rule offers (given its events), empty when none. */
@@ -273,12 +195,12 @@ export class Gateway extends GatewayReads implements ChannelHost {
 
   /** Calls `listener` with the outcome of every background job this process runs (metrics); returns the unsubscribe. */
   onJobOutcome(listener: Parameters<GatewayJobs['onOutcome']>[0]): () => void {
-    return this.jobs.onOutcome(listener);
+    return this.parts.jobs.onOutcome(listener);
   }
 
   /** Applies a decision from any channel. Rejections are recorded as `decision_rejected` events and returned, not thrown. */
   decide(event: DecisionEvent): Promise<DecideOutcome> {
-    return traceDecision(this.traces, event, () => applyDecision(this.decisions, event));
+    return traceDecision(this.traces, event, () => applyDecision(this.parts.decisions, event));
   }
 
   /** Cancels a pending request (the runtime no longer needs it). Throws 404 / 409 when it is unknown or final. */
@@ -320,11 +242,11 @@ export class Gateway extends GatewayReads implements ChannelHost {
    * process (see `expiry-scan.ts`). Returns how many expired.
    */
   expireDue(): Promise<number> {
-    return this.expiryScan.run();
+    return this.parts.expiryScan.run();
   }
 
   protected expireOverdue(): Promise<number> {
-    return this.expiryScan.run();
+    return this.parts.expiryScan.run();
   }
 
   /**
@@ -333,16 +255,16 @@ export class Gateway extends GatewayReads implements ChannelHost {
    * change was committed in this process, which hands its waiters the final row itself.
    */
   wait(id: string, timeoutMs: number, signal?: AbortSignal): Promise<ConfirmationRequest> {
-    return waitForVerdict(this.waits, id, timeoutMs, signal);
+    return waitForVerdict(this.parts.waits, id, timeoutMs, signal);
   }
 
   /** Calls `observer` with every request that changes in this process. Returns the unsubscribe function. */
   observe(observer: GatewayObserver): () => void {
-    return this.changes.observe(observer);
+    return this.parts.changes.observe(observer);
   }
 
   /** After every committed change: tell waiters everywhere, stop the timer, refresh cards, call back. */
   private changed(request: ConfirmationRequest, kind: RequestChange['kind']): Promise<void> {
-    return this.changes.changed(request, kind);
+    return this.parts.changes.changed(request, kind);
   }
 }

@@ -2,28 +2,20 @@
  * @module gateway/jobs
  * What the gateway does when the scheduler runs a job: expire, deliver a card, update a card, call a runtime back,
  * sweep. Every job re-reads its row first, so a stale or duplicate job does nothing (it throws
- * {@link JobNotNeededError} and the scheduler does not retry it). Also start-up reconciliation.
+ * {@link JobNotNeededError} and the scheduler does not retry it). Also start-up reconciliation. The card jobs are
+ * `card-jobs.ts`, the runtime callback `callback-job.ts`.
  */
-import { postOutbound } from '../utils/outbound.js';
-import { createHmac } from 'node:crypto';
-import { PermanentChannelError, RateLimitedError, type Channel } from '../channel/channel.js';
+import type { Channel } from '../channel/channel.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../utils/clock.js';
 import type { ConfirmationStore } from '../requests/store.js';
 import type { Scheduler } from '../scheduler/types.js';
-import { toApiRequest } from '../requests/serialize.js';
 import type { ConfirmationRequest } from '../requests/types.js';
-import {
-  JobFailedPermanentlyError,
-  JobNotNeededError,
-  RetryLaterError,
-  type JobAttempt,
-  type SchedulerJobs,
-} from '../scheduler/types.js';
-import { describeError } from '../api/errors.js';
+import { JobNotNeededError, type JobAttempt, type SchedulerJobs } from '../scheduler/types.js';
 import { ExpiryHorizon } from '../scheduler/expiry-horizon.js';
-import { traceCard } from '../telemetry/request-spans.js';
 import { RequestTraces } from '../telemetry/tracing.js';
+import { callRuntimeBack } from './callback-job.js';
+import { CardJobs } from './card-jobs.js';
 
 /** One finished job attempt, for metrics. */
 export interface JobOutcome {
@@ -64,6 +56,8 @@ export class GatewayJobs implements SchedulerJobs {
   private readonly listeners = new Set<(outcome: JobOutcome) => void>();
   private readonly traces: RequestTraces;
   private readonly horizon: ExpiryHorizon;
+  /** Delivering and updating cards (`card-jobs.ts`). */
+  private readonly cards: CardJobs;
 
   constructor(
     private readonly deps: JobsDeps,
@@ -77,6 +71,17 @@ export class GatewayJobs implements SchedulerJobs {
       clock: deps.clock,
       logger: deps.logger,
       ...(wakes ? { wakes } : {}),
+    });
+    const { store, scheduler, logger, channels, forCard } = deps;
+    this.cards = new CardJobs({
+      store,
+      scheduler,
+      logger,
+      channels,
+      traces: this.traces,
+      ...(forCard ? { forCard } : {}),
+      now: () => this.now(),
+      report: (job, channel, ok) => this.report({ job, channel, ok }),
     });
   }
 
@@ -111,156 +116,18 @@ export class GatewayJobs implements SchedulerJobs {
     // Due and still pending after the scan: another replica holds the row (SKIP LOCKED) and expires it.
   }
 
-  async deliver(requestId: string, channelName: string, target: string, attempt: JobAttempt): Promise<void> {
-    const request = await this.deps.store.get(requestId);
-    if (!request) throw new JobNotNeededError(`request ${requestId} is gone`);
-    const card = (await this.deps.store.messages(requestId)).find(
-      (m) => m.channel === channelName && m.target === target,
-    );
-    if (card && card.status !== 'pending')
-      throw new JobNotNeededError(`card ${channelName}:${target} of ${requestId} was already sent`);
-    if (request.status !== 'pending')
-      throw new JobNotNeededError(`request ${requestId} is ${request.status}; card not sent`);
-    const channel = this.channel(channelName);
-    try {
-      const card = { requestId, channel: channelName, target, attempt: attempt.attempt };
-      const shown = this.deps.forCard ? await this.deps.forCard(request) : request;
-      const messageRef = await traceCard(this.traces, 'deliver', card, () => channel.send(shown, target));
-      await this.deps.store.updateMessage(
-        requestId,
-        channelName,
-        target,
-        { messageRef, status: 'sent', attempts: attempt.attempt, lastError: null },
-        this.now(),
-      );
-      await this.deps.store.appendEvent(requestId, {
-        type: 'delivered',
-        actor: null,
-        channel: channelName,
-        detail: { target, message_ref: messageRef, attempt: attempt.attempt },
-        at: this.now(),
-      });
-      this.report({ job: 'deliver', channel: channelName, ok: true });
-      // Decided while the card was on its way: bring the new card up to date.
-      const latest = await this.deps.store.get(requestId);
-      if (latest && latest.status !== 'pending' && messageRef)
-        await this.deps.scheduler.enqueueCardUpdate(requestId, channelName, target);
-    } catch (error) {
-      const givesUp = attempt.isLastAttempt || error instanceof PermanentChannelError;
-      await this.deps.store.updateMessage(
-        requestId,
-        channelName,
-        target,
-        { attempts: attempt.attempt, lastError: describeError(error), status: givesUp ? 'failed' : 'pending' },
-        this.now(),
-      );
-      await this.deps.store.appendEvent(requestId, {
-        type: 'delivery_failed',
-        actor: null,
-        channel: channelName,
-        detail: { target, attempt: attempt.attempt, error: describeError(error), will_retry: !givesUp },
-        at: this.now(),
-      });
-      this.report({ job: 'deliver', channel: channelName, ok: false });
-      this.deps.logger.warn(
-        { requestId, channel: channelName, target, attempt: attempt.attempt, err: describeError(error) },
-        'card delivery failed',
-      );
-      throw asJobError(error);
-    }
+  deliver(requestId: string, channelName: string, target: string, attempt: JobAttempt): Promise<void> {
+    return this.cards.deliver(requestId, channelName, target, attempt);
   }
 
-  async updateCard(requestId: string, channelName: string, target: string, attempt: JobAttempt): Promise<void> {
-    const request = await this.deps.store.get(requestId);
-    const card = (await this.deps.store.messages(requestId)).find(
-      (m) => m.channel === channelName && m.target === target,
-    );
-    if (!request || !card?.messageRef)
-      throw new JobNotNeededError(`card ${channelName}:${target} of ${requestId} has nothing to update`);
-    try {
-      const channel = this.channel(channelName);
-      const ref = { target, messageRef: card.messageRef };
-      const shown = this.deps.forCard ? await this.deps.forCard(request) : request;
-      await traceCard(
-        this.traces,
-        'update',
-        { requestId, channel: channelName, target, attempt: attempt.attempt },
-        () => channel.update(shown, ref),
-      );
-      if (request.status !== 'pending')
-        await this.deps.store.updateMessage(
-          requestId,
-          channelName,
-          target,
-          { status: 'updated', lastError: null },
-          this.now(),
-        );
-      this.report({ job: 'update', channel: channelName, ok: true });
-    } catch (error) {
-      const givesUp = attempt.isLastAttempt || error instanceof PermanentChannelError;
-      await this.deps.store.updateMessage(
-        requestId,
-        channelName,
-        target,
-        { lastError: describeError(error) },
-        this.now(),
-      );
-      await this.deps.store.appendEvent(requestId, {
-        type: 'update_failed',
-        actor: null,
-        channel: channelName,
-        detail: { target, attempt: attempt.attempt, error: describeError(error), will_retry: !givesUp },
-        at: this.now(),
-      });
-      this.report({ job: 'update', channel: channelName, ok: false });
-      throw asJobError(error);
-    }
+  updateCard(requestId: string, channelName: string, target: string, attempt: JobAttempt): Promise<void> {
+    return this.cards.updateCard(requestId, channelName, target, attempt);
   }
 
-  async callback(requestId: string, attempt: JobAttempt): Promise<void> {
-    const request = await this.deps.store.get(requestId);
-    if (!request?.callbackUrl) throw new JobNotNeededError(`request ${requestId} has no callback_url`);
-    const body = JSON.stringify({ type: 'confirmation.decided', request: toApiRequest(request) });
-    const timestamp = Math.floor(this.deps.clock.now() / 1000).toString();
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'x-tollgate-timestamp': timestamp,
-      'x-tollgate-request-id': requestId,
-    };
-    if (this.options.callbackSecret)
-      headers['x-tollgate-signature'] = signCallback(this.options.callbackSecret, timestamp, body);
-    let error: string | null = null;
-    let status: number | null = null;
-    try {
-      // Checked against the address actually connected to; a signed webhook is never re-posted elsewhere: a redirect
-      // is a failure, not a new target.
-      status = await postOutbound(request.callbackUrl, { headers, body }, this.options.callbackAllow ?? []);
-      if (status >= 300 && status < 400) error = `HTTP ${status}: redirects are not followed`;
-      else if (status < 200 || status > 299) error = `HTTP ${status}`;
-    } catch (e) {
-      error = describeError(e);
-    }
-    const at = this.now();
-    if (error === null) {
-      await this.deps.store.appendEvent(requestId, {
-        type: 'callback_sent',
-        actor: null,
-        channel: null,
-        detail: { status, attempt: attempt.attempt },
-        at,
-      });
-      this.report({ job: 'callback', channel: null, ok: true });
-      return;
-    }
-    await this.deps.store.appendEvent(requestId, {
-      type: 'callback_failed',
-      actor: null,
-      channel: null,
-      detail: { status, error, attempt: attempt.attempt, will_retry: !attempt.isLastAttempt },
-      at,
-    });
-    this.report({ job: 'callback', channel: null, ok: false });
-    throw new Error(`callback to runtime failed: ${error}`);
+  callback(requestId: string, attempt: JobAttempt): Promise<void> {
+    const { store, clock } = this.deps;
+    const report = (ok: boolean) => this.report({ job: 'callback', channel: null, ok });
+    return callRuntimeBack({ store, clock, ...this.options, report }, requestId, attempt);
   }
 
   async dueScan(): Promise<void> {
@@ -318,25 +185,4 @@ export class GatewayJobs implements SchedulerJobs {
     for (const card of unsent) await this.deps.scheduler.enqueueDelivery(card.requestId, card.channel, card.target);
     return unsent.length;
   }
-
-  private channel(name: string): Channel {
-    const channel = this.deps.channels.get(name);
-    if (!channel) throw new JobFailedPermanentlyError(`channel "${name}" is not enabled on this gateway`);
-    return channel;
-  }
-}
-
-/**
- * The signature of a runtime callback: `v1=` + hex HMAC-SHA256(secret, `${timestamp}.${body}`), sent as
- * `X-Tollgate-Signature` with `X-Tollgate-Timestamp`.
- */
-export function signCallback(secret: string, timestamp: string, body: string): string {
-  return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
-}
-
-/** Maps channel errors to the scheduler's control-flow errors. */
-function asJobError(error: unknown): Error {
-  if (error instanceof PermanentChannelError) return new JobFailedPermanentlyError(error.message);
-  if (error instanceof RateLimitedError) return new RetryLaterError(error.message, error.retryAfterMs);
-  return error instanceof Error ? error : new Error(String(error));
 }

@@ -10,20 +10,15 @@
  *   throwing. While Redis is unreachable the operations wait in a bounded in-memory buffer (the last operation per job
  *   id wins) and are written when Redis is back; then a one-off catch-up job re-runs the gateway's reconciliation,
  *   which also repairs what the buffer could not hold or what Redis lost. See `docs/production.md`.
+ * - The queues and their repeating jobs are `bullmq-queues.ts`, the workers `bullmq-workers.ts`, the expiry timers
+ *   `bullmq-expiries.ts`, how a call becomes Redis state `bullmq-writer.ts`.
  */
-import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { systemClock, type Clock } from '../utils/clock.js';
-import {
-  QUEUE_NAMES,
-  DUE_SCAN_SCHEDULER_ID,
-  SWEEP_SCHEDULER_ID,
-  backoffStrategy,
-  createProcessor,
-  type QueueRole,
-  type TollgateJobData,
-} from './bullmq-jobs.js';
+import { addCatchUp, closeQueues, installRepeatingJobs, openQueues, type BullMQQueues } from './bullmq-queues.js';
+import { BullMQExpiries } from './bullmq-expiries.js';
+import { BullMQWorkers } from './bullmq-workers.js';
 import { BullMQWriter } from './bullmq-writer.js';
 import { OperationBuffer, type BufferedOperation } from './operation-buffer.js';
 import {
@@ -34,7 +29,6 @@ import {
   type RedisConnectionOptions,
 } from './redis-connections.js';
 import { schedulerDefaults, type Scheduler, type SchedulerJobs, type SchedulerOptions } from './types.js';
-import { LocalExpiries } from './local-expiries.js';
 import { describeError } from '../api/errors.js';
 
 /** Options of {@link BullMQScheduler}. */
@@ -82,14 +76,12 @@ export class BullMQScheduler implements Scheduler {
   private readonly logger: Logger;
   private readonly commands: Redis;
   private readonly workerConnection: Redis;
-  private readonly queues: Record<QueueRole, Queue<TollgateJobData>>;
-  private readonly workers: Worker<TollgateJobData>[] = [];
+  /** The queues and their repeating jobs (`bullmq-queues.ts`). */
+  private readonly queues: BullMQQueues;
+  /** One worker per queue, and the handlers running here (`bullmq-workers.ts`). */
+  private readonly workers: BullMQWorkers;
   private readonly buffer: OperationBuffer;
   private readonly writer: BullMQWriter;
-  /** Expiry jobs this process is running right now: they are locked, so removing them would fail. */
-  private readonly runningExpiries = new Map<string, number>();
-  /** Handlers running in this process, so `stop()` can wait for them even when BullMQ cannot. */
-  private readonly running = new Set<Promise<void>>();
   private jobs: SchedulerJobs | null = null;
   private stopped = false;
   private wasOnline = false;
@@ -100,10 +92,8 @@ export class BullMQScheduler implements Scheduler {
   private readonly commandTimeoutMs: number;
   /** See {@link BullMQSchedulerOptions.expiryBackstopMs}. */
   private readonly backstopMs: number;
-  /** Expiries scheduled by this process, fired here on time; the due-scan backs them up (see `expiryBackstopMs`). */
-  private readonly local: LocalExpiries;
-  /** Requests whose follow-up wake-up this process gave a Redis job (the only expiry jobs there are). */
-  private readonly withJob = new Set<string>();
+  /** Expiries fired here on time, follow-ups backed by a Redis job (`bullmq-expiries.ts`). */
+  private readonly expiries: BullMQExpiries;
 
   constructor(options: BullMQSchedulerOptions) {
     this.options = options;
@@ -129,90 +119,48 @@ export class BullMQScheduler implements Scheduler {
       this.outage = true;
       this.logger.warn('scheduler lost Redis; buffering job operations until it is back');
     });
-    const queue = (role: QueueRole) => {
-      const q = new Queue<TollgateJobData>(QUEUE_NAMES[role], { connection: this.commands, prefix: this.prefix });
-      q.on('error', (error: Error) => this.noteError(error));
-      return q;
-    };
-    this.queues = {
-      expiry: queue('expiry'),
-      cards: queue('cards'),
-      callbacks: queue('callbacks'),
-      sweep: queue('sweep'),
-    };
+    this.queues = openQueues(this.commands, this.prefix, (error) => this.noteError(error));
+    this.workers = new BullMQWorkers({
+      connection: this.workerConnection,
+      prefix: this.prefix,
+      clock: this.clock,
+      logger: this.logger,
+      concurrency: options.concurrency ?? 50,
+      lockDurationMs: options.lockDurationMs ?? 30_000,
+      backoffMs: this.settings.backoffMs,
+      onError: (error) => this.noteError(error),
+    });
     this.writer = new BullMQWriter(
       this.queues,
       this.settings,
       this.clock,
-      (id) => this.runningExpiries.has(id),
+      (id) => this.workers.isFiringHere(id),
       this.backstopMs,
     );
-    this.local = new LocalExpiries({
+    this.expiries = new BullMQExpiries({
       clock: this.clock,
       logger: this.logger,
       attempts: Math.max(this.settings.attempts, 10),
       backoffMs: this.settings.backoffMs,
-      settled: (requestId) => void this.dropJob(requestId),
+      submit: (op) => this.submit(op),
     });
   }
 
   async start(jobs: SchedulerJobs): Promise<void> {
     this.jobs = jobs;
     this.stopped = false;
-    const handle = createProcessor({
-      jobs: () => this.jobs,
-      clock: this.clock,
-      logger: this.logger,
-      trackExpiry: (id, active) => this.trackExpiry(id, active),
-    });
-    const processor: typeof handle = (job, token) => {
-      const running = handle(job, token);
-      const settled = running.then(
-        () => undefined,
-        () => undefined,
-      );
-      this.running.add(settled);
-      void settled.then(() => this.running.delete(settled));
-      return running;
-    };
-    for (const role of Object.keys(QUEUE_NAMES) as QueueRole[]) {
-      const worker = new Worker<TollgateJobData>(QUEUE_NAMES[role], processor, {
-        connection: this.workerConnection,
-        prefix: this.prefix,
-        concurrency: role === 'sweep' ? 1 : (this.options.concurrency ?? 50),
-        lockDuration: this.options.lockDurationMs ?? 30_000,
-        settings: { backoffStrategy: backoffStrategy(this.settings.backoffMs) },
-      });
-      worker.on('error', (error: Error) => this.noteError(error));
-      this.workers.push(worker);
-    }
+    this.workers.start(() => this.jobs);
     if (this.commands.status === 'ready') await this.online();
     else await this.waitForRedis(this.options.startWaitMs ?? 1000);
-    this.local.start(jobs);
+    this.expiries.start(jobs);
   }
 
   async scheduleExpiry(requestId: string, at: Date, expiresAt?: Date): Promise<void> {
-    this.local.set(requestId, at.getTime());
-    if (expiresAt && at.getTime() < expiresAt.getTime()) {
-      // A follow-up wake-up: the due-scan reads only expires_at, so it gets a Redis job of its own.
-      this.withJob.add(requestId);
-      await this.submit({ kind: 'add', data: { kind: 'expire', requestId, at: at.getTime() } });
-    } else {
-      await this.dropJob(requestId); // an earlier follow-up's job would only wake the request early for nothing
-    }
+    await this.expiries.schedule(requestId, at, expiresAt);
   }
 
   async cancelExpiry(requestId: string): Promise<void> {
-    this.local.delete(requestId);
-    await this.dropJob(requestId);
-  }
-
-  /**
-   * Removes the Redis job this process added for a request, if it added one. A job another process added (it ran the
-   * previous follow-up) stays, fires at its time, and finds the request final or not yet due: nothing to do.
-   */
-  private async dropJob(requestId: string): Promise<void> {
-    if (this.withJob.delete(requestId)) await this.submit({ kind: 'cancel-expiry', requestId });
+    await this.expiries.cancel(requestId);
   }
 
   async enqueueDelivery(requestId: string, channel: string, target: string): Promise<void> {
@@ -247,7 +195,7 @@ export class BullMQScheduler implements Scheduler {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    await this.local.stop();
+    await this.expiries.stop();
     this.buffer.stopRetrying();
     // With Redis away, BullMQ's graceful close waits for a connection that never comes: wait for the handlers
     // running here ourselves, then force-close.
@@ -260,27 +208,15 @@ export class BullMQScheduler implements Scheduler {
     if (!reachable) {
       this.commands.disconnect();
       this.workerConnection.disconnect();
-      await withTimeout(Promise.allSettled([...this.running]), 15_000, 'running jobs').catch(() => undefined);
     }
-    await Promise.all(
-      this.workers.map(async (worker) => {
-        try {
-          await withTimeout(worker.close(!reachable), reachable ? 15_000 : 2000, 'worker close');
-        } catch {
-          await withTimeout(worker.disconnect(), 2000, 'worker disconnect').catch(() => undefined);
-        }
-      }),
-    );
-    this.workers.length = 0;
+    await this.workers.close(reachable);
     await this.buffer.idle();
     if (this.buffer.size)
       this.logger.warn(
         { dropped: this.buffer.size },
         'scheduler stopped with buffered job operations; reconciliation at next start repairs them',
       );
-    await Promise.all(
-      Object.values(this.queues).map((q) => withTimeout(q.close(), 2000, 'queue close').catch(() => undefined)),
-    );
+    await closeQueues(this.queues);
     await Promise.all([closeRedis(this.commands), closeRedis(this.workerConnection)]);
   }
 
@@ -303,29 +239,15 @@ export class BullMQScheduler implements Scheduler {
     await this.buffer.flush();
     if (!this.jobs || this.stopped) return;
     try {
-      if (this.backstopMs > 0) {
-        await this.queues.expiry.upsertJobScheduler(
-          DUE_SCAN_SCHEDULER_ID,
-          { every: this.backstopMs },
-          { name: 'due-scan', data: { kind: 'due-scan' }, opts: { removeOnComplete: true, removeOnFail: true } },
-        );
-      }
-      if (this.settings.sweepEveryMs > 0) {
-        await this.queues.sweep.upsertJobScheduler(
-          SWEEP_SCHEDULER_ID,
-          { every: this.settings.sweepEveryMs },
-          { name: 'sweep', data: { kind: 'sweep' }, opts: { removeOnComplete: true, removeOnFail: true } },
-        );
-      }
+      await installRepeatingJobs(this.queues, {
+        backstopMs: this.backstopMs,
+        sweepEveryMs: this.settings.sweepEveryMs,
+      });
       if (this.outage || this.buffer.dropped > this.droppedAtLastCatchUp) {
         this.outage = false;
         this.droppedAtLastCatchUp = this.buffer.dropped;
         this.logger.info('Redis is back; scheduling a catch-up reconciliation');
-        await this.queues.sweep.add(
-          'catch-up',
-          { kind: 'catch-up' },
-          { jobId: 'catch-up', removeOnComplete: true, removeOnFail: true },
-        );
+        await addCatchUp(this.queues);
       }
     } catch (error) {
       this.noteError(error);
@@ -348,12 +270,6 @@ export class BullMQScheduler implements Scheduler {
         { redis: this.commands.status, err: this.lastError },
         'Redis is not reachable; the gateway runs on and buffers jobs until it is',
       );
-  }
-
-  private trackExpiry(requestId: string, active: boolean) {
-    const count = (this.runningExpiries.get(requestId) ?? 0) + (active ? 1 : -1);
-    if (count > 0) this.runningExpiries.set(requestId, count);
-    else this.runningExpiries.delete(requestId);
   }
 
   private noteError(error: unknown) {

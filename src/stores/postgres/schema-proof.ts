@@ -1,11 +1,13 @@
 /**
  * @module stores/postgres/schema-proof
- * The fifth stage's audit tables on PostgreSQL (docs/audit.md, "The proof"), as on SQLite (`../sqlite/schema-proof.ts`):
- * batch receipts signed by the writer, the integrator's one-row head, signed checkpoints, and verdict tokens minted
- * when a request settled. Times that a signature covers are kept as the text signed (`at`), not as `timestamptz`, so
- * they read back byte for byte. Re-exported by `schema.ts`, so `drizzle-kit generate` sees them.
+ * The audit chain's tables on PostgreSQL besides its events, as on SQLite (`../sqlite/schema-proof.ts`): the fifth
+ * stage's proof (docs/audit.md, "The proof") — batch receipts signed by the writer, the integrator's one-row head,
+ * signed checkpoints, and verdict tokens minted when a request settled — and the chain's marks and prune checkpoints
+ * from before it. Times that a signature covers are kept as the text signed (`at`), not as `timestamptz`, so they
+ * read back byte for byte. Re-exported by `schema.ts`, so `drizzle-kit generate` sees them.
  */
 import { bigint, integer, pgTable, text } from 'drizzle-orm/pg-core';
+import { at } from './schema-columns.js';
 
 /** One row per write transaction that added events: the leaves it added, signed by the process that committed it. */
 export const auditReceipts = pgTable('audit_receipts', {
@@ -50,4 +52,27 @@ export const chainCheckpoints = pgTable('chain_checkpoints', {
 export const verdictTokens = pgTable('verdict_tokens', {
   requestId: text('request_id').primaryKey(),
   token: text('token').notNull(),
+});
+
+/**
+ * Marks on the audit chain (docs/audit.md): `chain_started` records the last event that existed when the chain was
+ * added to this database (those rows were chained then, in id order, so nothing proves what happened to them before).
+ */
+export const auditMarks = pgTable('audit_marks', {
+  name: text('name').primaryKey(),
+  eventId: bigint('event_id', { mode: 'number' }),
+  at: at('at').notNull(),
+});
+
+/** Where the audit chain starts after `tollgate prune` (see `../sqlite/schema-proof.ts`). `at` is the chain's text form of the time. */
+export const auditCheckpoints = pgTable('audit_checkpoints', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  eventId: bigint('event_id', { mode: 'number' }).notNull(),
+  hash: text('hash').notNull(),
+  at: text('at').notNull(),
+  signature: text('signature').notNull(),
+  prunedBefore: at('pruned_before').notNull(),
+  requests: integer('requests').notNull(),
+  events: integer('events').notNull(),
+  createdAt: at('created_at').notNull(),
 });

@@ -1,8 +1,9 @@
 /**
  * @module stores/sqlite/schema-proof
- * The fifth stage's audit tables on SQLite (docs/audit.md, "The proof"): batch receipts signed by the writer, the
- * integrator's one-row head, signed checkpoints, and verdict tokens minted when a request settled. Re-exported by
- * `schema.ts`, so `drizzle-kit generate` sees them.
+ * The audit chain's tables on SQLite besides its events: the fifth stage's proof (docs/audit.md, "The proof") —
+ * batch receipts signed by the writer, the integrator's one-row head, signed checkpoints, and verdict tokens minted
+ * when a request settled — and the chain's marks and prune checkpoints from before it. Re-exported by `schema.ts`, so
+ * `drizzle-kit generate` sees them.
  */
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
@@ -49,4 +50,35 @@ export const chainCheckpoints = sqliteTable('chain_checkpoints', {
 export const verdictTokens = sqliteTable('verdict_tokens', {
   requestId: text('request_id').primaryKey(),
   token: text('token').notNull(),
+});
+
+/**
+ * Marks on the audit chain (docs/audit.md): `chain_started` records the last event that existed when the chain was
+ * added to this database (those rows were chained then, in id order, so nothing proves what happened to them before).
+ */
+export const auditMarks = sqliteTable('audit_marks', {
+  name: text('name').primaryKey(),
+  eventId: integer('event_id'),
+  at: text('at').notNull(),
+});
+
+/**
+ * Where the audit chain starts after `tollgate prune` deleted its oldest events (docs/audit.md): the last pruned event's
+ * id, hash and time, signed with the verdict-signing key like an anchor. `audit verify` starts from the newest one.
+ */
+export const auditCheckpoints = sqliteTable('audit_checkpoints', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  /** The last event deleted: the first event kept has `prev_hash` = `hash`. */
+  eventId: integer('event_id').notNull(),
+  hash: text('hash').notNull(),
+  /** The deleted event's `at`, as the chain encodes it (ISO-8601 UTC with milliseconds). */
+  at: text('at').notNull(),
+  /** A compact JWS (the anchor format, docs/audit.md) over `event_id`, `hash` and `at`. */
+  signature: text('signature').notNull(),
+  /** The `--before` cut-off of the prune that wrote it. */
+  prunedBefore: text('pruned_before').notNull(),
+  /** Requests and events that prune run deleted (up to this checkpoint). */
+  requests: integer('requests').notNull(),
+  events: integer('events').notNull(),
+  createdAt: text('created_at').notNull(),
 });

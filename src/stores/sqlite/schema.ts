@@ -1,13 +1,26 @@
 /**
  * @module stores/sqlite/schema
- * The drizzle schema of the three tables auditors query with plain SQL (contract: column names).
- * Timestamps are ISO-8601 UTC text (`2026-11-22T10:00:00.000Z`), so they sort and compare as written;
- * JSON columns hold JSON text. `drizzle-kit generate` turns this file into `migrations/`.
+ * The drizzle schema on SQLite: here the tables of a request's life (the request, its events, its cards and the Teams
+ * conversations they go to, its voters, the grants its approval made), and, re-exported, those of access (`schema-access.ts`), the audit chain's proof
+ * (`schema-proof.ts`) and insights (`schema-insights.ts`). Auditors query the tables with plain SQL (contract:
+ * column names). Timestamps are ISO-8601 UTC text (`2026-11-22T10:00:00.000Z`), so they sort and compare as written;
+ * JSON columns hold JSON text. `drizzle-kit generate` turns this file (and what it re-exports) into `migrations/`.
+ *
+ * Why PostgreSQL's schema (`../postgres/schema.ts`) repeats these tables instead of both being built from one
+ * description (issue 56): the two share table and column names (so auditors' SQL reads alike), and little else. A
+ * column's type differs (ISO text or `timestamptz(3)`, JSON text or typed `jsonb`, 0/1 or `boolean`, `autoIncrement`
+ * or an identity), so do indexes (partial here, per status there) and tables (`directory_resolutions` is
+ * PostgreSQL's only). drizzle's builders are typed per dialect and each store's row types come from its own tables:
+ * one description would need a mapping whose types are harder to read than the repetition, and drizzle-kit would
+ * read the mapping's output, not the tables a reviewer edits. A schema change edits both files (CONTRIBUTING.md);
+ * the store contract suite, run on both, fails where one store uses a column its table lacks.
  */
 import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { RECEIPT_TYPES_SQL } from '../../requests/receipts.js';
 
+export * from './schema-access.js';
+export * from './schema-insights.js';
 export * from './schema-proof.js';
 
 /** One row per confirmation request. */
@@ -157,33 +170,6 @@ export const channelMessages = sqliteTable(
 );
 
 /**
- * API tokens created over `POST /v1/tokens`. Only the SHA-256 of each secret is kept: secrets are 256 random bits, so
- * a fast hash is enough (no dictionary to guess from) and lets one indexed lookup find the token.
- */
-export const apiTokens = sqliteTable(
-  'api_tokens',
-  {
-    id: text('id').primaryKey(),
-    name: text('name').notNull(),
-    secretSha256: text('secret_sha256').notNull(),
-    /** JSON array of scopes, e.g. `["request:create","request:read"]`. */
-    scopes: text('scopes').notNull(),
-    /** The approver identity a `request:decide` token decides as (`web:alice`). */
-    asIdentity: text('as_identity'),
-    /** The person (directory id) the token speaks for, for the self-approval rule. */
-    person: text('person'),
-    createdAt: text('created_at').notNull(),
-    expiresAt: text('expires_at'),
-    revokedAt: text('revoked_at'),
-    /** The writing gateway's Ed25519 signature over the row (`audit/witnessed-rows.ts`); null: not witnessed. */
-    signature: text('signature'),
-    /** The key that made `signature`. */
-    kid: text('kid'),
-  },
-  (t) => [uniqueIndex('api_tokens_name').on(t.name), uniqueIndex('api_tokens_secret').on(t.secretSha256)],
-);
-
-/**
  * Standing grants ("approve for 1 hour"): a later request its `rule` matches, with the values in `scope` for the
  * scoped fields, is approved at once by `grant:<id>`. Never used after `expires_at` or once `revoked_at` is set.
  */
@@ -215,26 +201,6 @@ export const grants = sqliteTable(
 );
 
 /**
- * Per-deployment secrets (the web session key, the email link key, the verdict signing key): generated once and kept
- * here, so sessions and links outlive a restart. An environment variable set by hand still wins.
- */
-export const deploymentSecrets = sqliteTable('deployment_secrets', {
-  name: text('name').primaryKey(),
-  value: text('value').notNull(),
-  createdAt: text('created_at').notNull(),
-});
-
-/**
- * Marks on the audit chain (docs/audit.md): `chain_started` records the last event that existed when the chain was
- * added to this database (those rows were chained then, in id order, so nothing proves what happened to them before).
- */
-export const auditMarks = sqliteTable('audit_marks', {
-  name: text('name').primaryKey(),
-  eventId: integer('event_id'),
-  at: text('at').notNull(),
-});
-
-/**
  * Microsoft Teams conversation references (channels/teams): where a conversation the bot was installed in lives, so
  * cards can be sent there after a restart and from every process sharing the file.
  */
@@ -244,41 +210,6 @@ export const teamsConversations = sqliteTable('teams_conversations', {
   tenantId: text('tenant_id'),
   updatedAt: text('updated_at').notNull(),
 });
-
-/**
- * Where the audit chain starts after `tollgate prune` deleted its oldest events (docs/audit.md): the last pruned event's
- * id, hash and time, signed with the verdict-signing key like an anchor. `audit verify` starts from the newest one.
- */
-export const auditCheckpoints = sqliteTable('audit_checkpoints', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  /** The last event deleted: the first event kept has `prev_hash` = `hash`. */
-  eventId: integer('event_id').notNull(),
-  hash: text('hash').notNull(),
-  /** The deleted event's `at`, as the chain encodes it (ISO-8601 UTC with milliseconds). */
-  at: text('at').notNull(),
-  /** A compact JWS (the anchor format, docs/audit.md) over `event_id`, `hash` and `at`. */
-  signature: text('signature').notNull(),
-  /** The `--before` cut-off of the prune that wrote it. */
-  prunedBefore: text('pruned_before').notNull(),
-  /** Requests and events that prune run deleted (up to this checkpoint). */
-  requests: integer('requests').notNull(),
-  events: integer('events').notNull(),
-  createdAt: text('created_at').notNull(),
-});
-
-/**
- * Expiring marks (`src/contracts/shared-marks.ts`), as on PostgreSQL: on SQLite, the web sessions signed out before their expiry,
- * so a sign-out outlives a restart. A mark is gone once `expires_at` (ISO-8601 UTC text) has passed.
- */
-export const sharedMarks = sqliteTable(
-  'shared_marks',
-  {
-    kind: text('kind').notNull(),
-    key: text('key').notNull(),
-    expiresAt: text('expires_at').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.kind, t.key] }), index('shared_marks_expires').on(t.expiresAt)],
-);
 
 /**
  * Who voted on which request without settling it (an approval recorded towards a quorum), keyed for the audit query's
@@ -302,67 +233,3 @@ export const confirmationVoters = sqliteTable(
     index('confirmation_voters_request').on(t.requestId),
   ],
 );
-
-/**
- * Away windows set at run time (`PUT /v1/people/…/away`), append-only: each change is a row, and a person's newest row
- * is in force over the config file's window (a row with no `away_from` says "not away", overriding the config too).
- * Every replica reads the same rows, and the rows are the record of who changed whose status when.
- */
-export const peopleAway = sqliteTable(
-  'people_away',
-  {
-    id: integer('id').primaryKey({ autoIncrement: true }),
-    person: text('person').notNull(),
-    awayFrom: text('away_from'),
-    awayUntil: text('away_until'),
-    /** The delegate's person id. */
-    delegate: text('delegate'),
-    note: text('note'),
-    /** Who changed it: `person:alice` (herself), `api:<token name>` (an admin). */
-    setBy: text('set_by').notNull(),
-    at: text('at').notNull(),
-    /** The writing gateway's Ed25519 signature over the row (`audit/witnessed-rows.ts`); null: not witnessed. */
-    signature: text('signature'),
-    /** The key that made `signature`. */
-    kid: text('kid'),
-  },
-  (t) => [index('people_away_person').on(t.person, t.id)],
-);
-
-/**
- * Insights' daily rollup (`insights/rollup.ts`): per UTC filing day, dimension and key, the requests' exact counts,
- * split by the DDSketch bucket of their time to decision (`bucket` null: no time, as for a verdict nobody gave), so
- * counts and percentiles of any window of whole days are sums. Written only by the refresh job, never by a create or a
- * decision. No primary key: `key` and `bucket` may be null, and a refresh replaces whole days.
- */
-export const insightsDaily = sqliteTable(
-  'insights_daily',
-  {
-    day: text('day').notNull(),
-    dim: text('dim').notNull(),
-    key: text('key'),
-    bucket: integer('bucket'),
-    requests: integer('requests').notNull(),
-    approved: integer('approved').notNull(),
-    denied: integer('denied').notNull(),
-    expired: integer('expired').notNull(),
-    cancelled: integer('cancelled').notNull(),
-    edited: integer('edited').notNull(),
-    humanApprovals: integer('human_approvals').notNull(),
-    fast: integer('fast').notNull(),
-  },
-  (t) => [index('insights_daily_dim_day').on(t.dim, t.day)],
-);
-
-/**
- * The rollup's state, one row (`id` 1): when it was refreshed, the first day it does not cover (`through`: the
- * refresh's today, read live), the oldest day a request still pending could change (`open_from`: the next refresh
- * starts there), and the dimensions it holds (a new one means a rebuild).
- */
-export const insightsRollupState = sqliteTable('insights_rollup_state', {
-  id: integer('id').primaryKey(),
-  refreshedAt: text('refreshed_at').notNull(),
-  through: text('through').notNull(),
-  openFrom: text('open_from').notNull(),
-  dims: text('dims').notNull(),
-});

@@ -1,28 +1,19 @@
 /**
  * @module stores/sqlite/store
- * `ConfirmationStore` on SQLite (better-sqlite3). Hot paths use statements prepared once (`statements.ts`);
- * the audit query, scans and exports are `history-reads.ts`. Transactions are `BEGIN IMMEDIATE`, so several gateway
- * processes sharing one file serialize their compare-and-sets instead of failing on a lock upgrade.
+ * `ConfirmationStore` on SQLite (better-sqlite3). Hot paths use statements prepared once (`statements.ts`); the
+ * writes are `request-writes.ts`, the audit query, scans and exports `history-reads.ts`. Transactions are
+ * `BEGIN IMMEDIATE`, so several gateway processes sharing one file serialize their compare-and-sets instead of
+ * failing on a lock upgrade.
  */
 import type Database from 'better-sqlite3';
-import { and, eq } from 'drizzle-orm';
-import { WitnessedEvents, chainedFieldsOf } from './witnessed-insert.js';
 import type { Witness } from '../../audit/witness.js';
-import { witnessedApprovals, type ApprovalRow } from '../../audit/witnessed-approvals.js';
-import { attachVerdictToken } from '../../requests/serialize.js';
-import type { ChainedRequestFields } from '../../audit/encoding.js';
 import type { OpenDatabase } from './database.js';
 import { translateSqliteErrors } from './errors.js';
 import { SqliteHistoryReads } from './history-reads.js';
-import { requestOfValues, requestRowValues, requestToRow, rowToEvent, rowToMessage, rowToRequest } from './rows.js';
-import { isoString } from '../../utils/iso-time.js';
-import { confirmationRequests as requests } from './schema.js';
-import { prepareStatements, type Statements, type VoteState } from './statements.js';
+import { SqliteRequestWrites } from './request-writes.js';
+import { requestOfValues, rowToEvent, rowToMessage, rowToRequest } from './rows.js';
+import { prepareStatements, type Statements } from './statements.js';
 import type { ExportFormat, ExportPage } from '../../requests/export-lines.js';
-import { createdEvent, escalatedEvent } from '../../requests/coverage.js';
-import { GroupCommit } from '../../utils/group-commit.js';
-import { isAllowed } from '../../requests/state-machine.js';
-import { needsPriorApprovers, planVote, type PriorApproval } from '../../requests/vote-plan.js';
 import { firstSameCall, sameCallWindow } from '../../requests/same-call.js';
 import type {
   ConfirmationStore,
@@ -38,7 +29,6 @@ import type {
 import {
   REQUEST_STATUSES,
   type ChannelMessage,
-  type ChannelTarget,
   type ConfirmationRequest,
   type NewEvent,
   type RequestStatus,
@@ -66,29 +56,18 @@ export class SqliteConfirmationStore implements ConfirmationStore {
   private readonly messageUpdates = new Map<string, Database.Statement>();
   /** The audit query, scans and exports (`history-reads.ts`). */
   private readonly history: SqliteHistoryReads;
-  private readonly witnessed: WitnessedEvents;
-  private readonly insertToken: Database.Statement;
+  /** Filing, votes, cancels, expiries, escalations and events (`request-writes.ts`). */
+  private readonly writes: SqliteRequestWrites;
   private readonly tokensOf: Database.Statement;
-  /** One `BEGIN IMMEDIATE` wrapper for every transaction: better-sqlite3 builds five wrappers per `transaction()` call. */
-  private readonly immediate: <T>(fn: () => T) => T;
-  /**
-   * Group commit (see `group-commit.ts`) of every write that settles or files a request: the creates, votes and cancels
-   * of one event-loop turn are one `BEGIN IMMEDIATE` transaction, so one WAL write and, at the default FULL sync, one
-   * fsync, instead of one each (a decision used to commit alone). Each write still reads and compares under the same
-   * write lock, in the order the calls came, so a vote sees the create or vote queued before it.
-   */
-  private readonly writes = new GroupCommit((items: (() => unknown)[]) => this.tx(() => items.map((write) => write())));
 
   constructor(private readonly open: OpenDatabase) {
     this.sqlite = open.sqlite;
     this.sql = prepareStatements(open.sqlite);
-    this.witnessed = new WitnessedEvents(open.sqlite);
-    this.insertToken = open.sqlite.prepare('INSERT INTO verdict_tokens (request_id, token) VALUES (?, ?)');
+    this.writes = new SqliteRequestWrites(open, this.sql);
     this.tokensOf = open.sqlite
       .prepare('SELECT request_id, token FROM verdict_tokens WHERE request_id IN (SELECT value FROM json_each(?))')
       .raw();
     this.history = new SqliteHistoryReads(open, this.sql);
-    this.immediate = open.sqlite.transaction((fn: () => unknown) => fn()).immediate as <T>(fn: () => T) => T;
     // Callers see tollgate errors (conflict, busy, read-only…), never a SqliteError.
     return translateSqliteErrors(this);
   }
@@ -98,35 +77,7 @@ export class SqliteConfirmationStore implements ConfirmationStore {
    * token of each request it settles. Set once the key is loaded, before the gateway serves.
    */
   useWitness(witness: Witness | null): void {
-    this.witnessed.witness = witness;
-  }
-
-  /** Runs `fn` in a `BEGIN IMMEDIATE` transaction, whose events' receipt is signed last, inside it. */
-  private tx<T>(fn: () => T): T {
-    try {
-      return this.immediate(() => {
-        const result = fn();
-        this.witnessed.seal();
-        return result;
-      });
-    } finally {
-      this.witnessed.reset();
-    }
-  }
-
-  /**
-   * Mints, stores and attaches the verdict token of `r`, settled in the caller's transaction (needs a witness), naming
-   * the `approvals` that made a quorum's verdict (as the vote's plan counted them, never read back unchecked).
-   */
-  private mint(r: ConfirmationRequest, approvals: readonly PriorApproval[] = []): ConfirmationRequest {
-    const witness = this.witnessed.witness;
-    if (!witness) return r;
-    const token = witness.verdict(r, approvals);
-    if (token) {
-      this.insertToken.run(r.id, token);
-      attachVerdictToken(r, token);
-    }
-    return r;
+    this.writes.useWitness(witness);
   }
 
   /** The request a raw statement of whole requests (`statements.ts`) reads, if any. */
@@ -135,41 +86,9 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     return values ? requestOfValues(values) : null;
   }
 
-  /** Queues `write` for this turn's transaction (see {@link writes}); resolves with its result once it is committed. */
-  private grouped<T>(write: () => T): Promise<T> {
-    return this.writes.add(write) as Promise<T>;
-  }
-
-  /** Committed with the other writes of this event-loop turn ({@link writes}). */
+  /** Committed with the other writes of this event-loop turn (`request-writes.ts`). */
   async create(request: ConfirmationRequest, cards: NewCard[], extras?: CreateExtras): Promise<CreateResult> {
-    return this.grouped(() => this.createOne(request, cards, extras));
-  }
-
-  private createOne(request: ConfirmationRequest, cards: NewCard[], extras?: CreateExtras) {
-    if (request.idempotencyKey) {
-      const existing = this.row(this.sql.requestByKey, request.filedBy ?? '', request.idempotencyKey);
-      if (existing) return { request: existing, created: false };
-    }
-    const row = requestToRow(request);
-    this.sql.insertRequest.run(requestRowValues(row));
-    this.insertEvent(request.id, createdEvent(request, extras?.detail), chainedFieldsOf(row));
-    // A request a policy settled at filing carries its verdict from the start.
-    if (request.status !== 'pending') this.mint(request);
-    for (const event of extras?.events ?? []) this.insertEvent(request.id, event);
-    const at = row.createdAt;
-    for (const card of cards) {
-      this.sql.insertMessage.run(request.id, card.channel, card.target, card.sent ? 'sent' : 'pending', at);
-      // A channel whose card is the row itself (the web inbox) is delivered the moment the row exists.
-      if (card.sent)
-        this.insertEvent(request.id, {
-          type: 'delivered',
-          actor: null,
-          channel: card.channel,
-          detail: { target: card.target, message_ref: null, attempt: 0 },
-          at: request.createdAt,
-        });
-    }
-    return { request, created: true };
+    return this.writes.create(request, cards, extras);
   }
 
   async get(id: string) {
@@ -184,152 +103,22 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     return this.row(this.sql.requestByKey, filedBy ?? '', key);
   }
 
-  /**
-   * Committed with the other writes of this event-loop turn ({@link writes}). Under the lock it reads only what a vote
-   * is planned on (`voteState`): a settling vote gets its row whole from the flip's RETURNING; rarer outcomes read it.
-   */
+  /** Committed with the other writes of this event-loop turn (`request-writes.ts`). */
   async decide(id: string, vote: Vote): Promise<VoteResult> {
-    return this.grouped((): VoteResult => {
-      const state = this.sql.voteState.get(id) as VoteState | undefined;
-      if (!state) return { kind: 'not_found' };
-      if (state.status !== 'pending') return { kind: 'already_final', request: this.whole(id) };
-      // The deadline belongs to the row: a vote at or after it expires the request instead, whatever the timers did.
-      if (Date.parse(state.expiresAt) <= vote.at.getTime())
-        return { kind: 'expired', request: this.expireLate(this.whole(id), vote.at) };
-      const prior = needsPriorApprovers(state, vote)
-        ? witnessedApprovals(this.sql.approvers.all(id) as ApprovalRow[], this.witnessed.witness?.keys ?? null)
-        : { counted: [], uncounted: [] };
-      const plan = planVote(state, prior.counted, vote, prior.uncounted);
-      if (plan.kind === 'duplicate') return { kind: 'duplicate', request: this.whole(id), priorActor: plan.priorActor };
-      this.insertEvent(id, plan.event);
-      if (plan.kind === 'recorded') {
-        // Who voted without settling, for `?person=` (a settling vote is the row's `responded_by_person`).
-        this.sql.recordVoter.run(plan.event.detail.person, state.createdAt, id);
-        this.sql.touch.run(isoString(vote.at), id);
-        return { kind: 'recorded', request: this.whole(id), approvals: plan.approvals };
-      }
-      const { approvedArgs, ...fields } = plan.fields;
-      const request = this.flip(
-        id,
-        plan.status,
-        state.onTimeout,
-        { ...fields, approvedArgs: approvedArgs == null ? null : JSON.stringify(approvedArgs) },
-        plan.approvals,
-      );
-      return { kind: 'final', request };
-    });
+    return this.writes.decide(id, vote);
   }
 
-  /** The row `id`, read inside the caller's transaction, which has found it. */
-  private whole(id: string): ConfirmationRequest {
-    return this.row(this.sql.requestById, id)!;
-  }
-
-  /** Expires `current` (pending, past its deadline) inside the caller's transaction, with its `expired` event. */
-  private expireLate(current: ConfirmationRequest, at: Date): ConfirmationRequest {
-    const expired = this.flip(current.id, 'expired', current.onTimeout, {
-      respondedBy: 'system',
-      respondedVia: null,
-      at,
-    });
-    this.insertEvent(current.id, {
-      type: 'expired',
-      actor: 'system',
-      channel: null,
-      detail: { on_timeout: current.onTimeout, late_by_ms: at.getTime() - current.expiresAt.getTime() },
-      at,
-    });
-    return expired;
-  }
-
-  /** The compare-and-set. Inside a transaction that already read the row as pending, so it always matches. */
-  private flip(
-    id: string,
-    status: 'approved' | 'denied' | 'expired' | 'cancelled',
-    onTimeout: ConfirmationRequest['onTimeout'],
-    fields: {
-      respondedBy: string | null;
-      respondedVia: string | null;
-      respondedByPerson?: string | null;
-      onBehalfOf?: string | null;
-      decisionOption?: string | null;
-      reason?: string | null;
-      approvedArgs?: string | null;
-      at: Date;
-    },
-    approvals: readonly PriorApproval[] = [],
-  ): ConfirmationRequest {
-    const allowed = isAllowed(status, onTimeout) === true;
-    const at = isoString(fields.at);
-    const row = this.sql.flip.get(
-      status,
-      at,
-      at,
-      fields.respondedBy,
-      fields.respondedVia,
-      fields.respondedByPerson ?? null,
-      fields.onBehalfOf ?? null,
-      fields.decisionOption ?? null,
-      fields.reason ?? null,
-      fields.approvedArgs ?? null,
-      allowed ? 1 : 0,
-      id,
-    ) as unknown[] | undefined;
-    if (!row) throw new Error(`compare-and-set lost on ${id} inside its own transaction`);
-    return this.mint(requestOfValues(row), approvals);
-  }
-
-  /** Committed with the other writes of this event-loop turn ({@link writes}). */
-  async finish(
-    id: string,
-    status: 'expired' | 'cancelled',
-    event: { actor: string | null; channel: string | null; detail: Record<string, unknown>; at: Date },
-  ) {
-    return this.grouped(() => {
-      const current = this.row(this.sql.requestById, id);
-      if (!current || current.status !== 'pending') return null;
-      if (status === 'cancelled' && current.expiresAt.getTime() <= event.at.getTime())
-        return this.expireLate(current, event.at);
-      const reason = typeof event.detail.reason === 'string' ? event.detail.reason : null;
-      const final = this.flip(id, status, current.onTimeout, {
-        respondedBy: event.actor,
-        respondedVia: event.channel,
-        reason,
-        at: event.at,
-      });
-      this.insertEvent(id, { type: status, ...event });
-      return final;
-    });
+  /** Committed with the other writes of this event-loop turn (`request-writes.ts`). */
+  async finish(...args: Parameters<ConfirmationStore['finish']>) {
+    return this.writes.finish(...args);
   }
 
   async expireDue(now: Date, limit: number): Promise<ConfirmationRequest[]> {
-    return this.tx(() => {
-      const at = now.toISOString();
-      const rows = this.sql.expireDue.all({ at, now: at, limit }) as unknown[][];
-      // RETURNING gives rows in storage order; callers (and the contract) get them oldest expiry first.
-      const expired = rows
-        .map(requestOfValues)
-        .sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime() || (a.id < b.id ? -1 : 1));
-      for (const r of expired)
-        this.insertEvent(r.id, {
-          type: 'expired',
-          actor: 'system',
-          channel: null,
-          detail: { on_timeout: r.onTimeout },
-          at: now,
-        });
-      for (const r of expired) this.mint(r);
-      return expired;
-    });
+    return this.writes.expireDue(now, limit);
   }
 
   async appendEvent(requestId: string, event: NewEvent) {
-    this.tx(() => this.insertEvent(requestId, event));
-  }
-
-  /** Inside the caller's transaction, witnessed (`witnessed-insert.ts`). */
-  private insertEvent(requestId: string, e: NewEvent, request?: ChainedRequestFields) {
-    this.witnessed.run(requestId, e, request);
+    this.writes.appendEvent(requestId, event);
   }
 
   async events(requestId: string) {
@@ -425,33 +214,8 @@ export class SqliteConfirmationStore implements ConfirmationStore {
     });
   }
 
-  async escalate(
-    id: string,
-    step: number,
-    routing: { approvers: string[]; channels: ChannelTarget[] },
-    event: NewEvent,
-  ): Promise<ConfirmationRequest | null> {
-    return this.tx(() => {
-      const current = this.row(this.sql.requestById, id);
-      if (!current || current.status !== 'pending') return null;
-      const done = (this.sql.events.all(id) as Parameters<typeof rowToEvent>[0][])
-        .map(rowToEvent)
-        .some((e) => e.type === 'escalated' && e.detail.step === step);
-      if (done) return null;
-      const at = event.at.toISOString();
-      this.open.db
-        .update(requests)
-        .set({
-          approvers: JSON.stringify(routing.approvers),
-          channels: JSON.stringify(routing.channels),
-          updatedAt: at,
-        })
-        .where(and(eq(requests.id, id), eq(requests.status, 'pending')))
-        .run();
-      const escalated = { ...current, approvers: routing.approvers, channels: routing.channels, updatedAt: event.at };
-      this.insertEvent(id, escalatedEvent(escalated, event));
-      return escalated;
-    });
+  async escalate(...args: Parameters<ConfirmationStore['escalate']>) {
+    return this.writes.escalate(...args);
   }
 
   async ensureMessage(requestId: string, channel: string, target: string, at: Date) {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { signCallback } from '../../../src/gateway/jobs.js';
+import { signCallback } from '../../../src/gateway/callback-job.js';
 import { InProcessScheduler } from '../../../src/scheduler/in-process.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
