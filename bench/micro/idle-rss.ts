@@ -6,7 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { rssMb, startGateway, waitIdle } from '../processes.js';
+import { startGateway } from '../processes.js';
+import { rssMb, waitIdle } from '../proc.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tollgate-idle-'));
 try {

@@ -3,7 +3,8 @@
  * `create_rps`: sustained `POST /v1/requests` (web channel, the default) from 64 concurrent clients.
  */
 import { freshGateway, type BenchContext, type Scenario } from '../context.js';
-import { BENCH_TOKEN, phaseCpu, rssSampler, type ServerProcess } from '../processes.js';
+import { BENCH_TOKEN, type ServerProcess } from '../processes.js';
+import { phaseCpu, rssSampler } from '../proc.js';
 import { round, type Percentiles } from '../stats.js';
 
 /** Concurrent clients of the create load (and of the floor's). */

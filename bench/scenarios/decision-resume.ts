@@ -7,7 +7,8 @@
 import { freshGateway, type BenchContext, type Scenario } from '../context.js';
 import { BenchHttp, pool, type HttpResult } from '../http-client.js';
 import type { Ask, ClientTask } from '../protocol.js';
-import { BENCH_TOKEN, phaseCpu, waitIdle, type ServerProcess } from '../processes.js';
+import { BENCH_TOKEN, type ServerProcess } from '../processes.js';
+import { phaseCpu, waitIdle } from '../proc.js';
 import { round, summarize, type Percentiles } from '../stats.js';
 
 /** A request as the API returns it (the fields the bench reads). */

@@ -10,7 +10,8 @@ import { FakeDiscord, type FakeMessage } from '../../test/fakes/discord/fake-dis
 import { buttonsOf } from '../../test/fakes/discord/message-rules.js';
 import { withGatewayBeside, type BenchContext, type freshGateway, type Scenario } from '../context.js';
 import type { ClientTask } from '../protocol.js';
-import { BENCH_TOKEN, waitIdle } from '../processes.js';
+import { BENCH_TOKEN } from '../processes.js';
+import { waitIdle } from '../proc.js';
 import type { Percentiles } from '../stats.js';
 import { cardIndex, preparedTap, type PreparedTap } from './channel-taps.js';
 

@@ -7,7 +7,8 @@
  * driven by the very client task `decision_to_resume` uses; the gateway's wake-up is judged against it.
  */
 import { freshDatabase, type Scenario } from '../context.js';
-import { cpuMarks, phaseCpu, startDurableFloorServer, waitIdle } from '../processes.js';
+import { startDurableFloorServer } from '../processes.js';
+import { cpuMarks, phaseCpu, waitIdle } from '../proc.js';
 import { round, type Percentiles } from '../stats.js';
 import { CREATE_BODY, CREATE_CONCURRENCY } from './create-rps.js';
 

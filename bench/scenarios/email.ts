@@ -14,7 +14,8 @@ import { FakeSmtp, type ReceivedMail } from '../../test/fakes/email/fake-smtp.js
 import { withGatewayBeside, type BenchContext, type freshGateway, type Scenario } from '../context.js';
 import { BenchHttp } from '../http-client.js';
 import type { ClientTask } from '../protocol.js';
-import { BENCH_TOKEN, waitIdle } from '../processes.js';
+import { BENCH_TOKEN } from '../processes.js';
+import { waitIdle } from '../proc.js';
 import { sleep, summarize, type Percentiles } from '../stats.js';
 import { measureResume, type ApiRequest, type ResumeParams } from './decision-resume.js';
 

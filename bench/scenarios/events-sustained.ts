@@ -17,7 +17,8 @@
 import { freshGateway, type BenchContext } from '../context.js';
 import { BenchHttp } from '../http-client.js';
 import type { ClientTask } from '../protocol.js';
-import { BENCH_TOKEN, cpuMarks, cpuTicks } from '../processes.js';
+import { BENCH_TOKEN } from '../processes.js';
+import { cpuMarks, cpuTicks } from '../proc.js';
 import { round, sleep, summarize } from '../stats.js';
 import { CREATE_BODY } from './create-rps.js';
 import type { Receiver } from './events-receiver.js';

@@ -7,7 +7,8 @@
 import { freshGateway, type Scenario } from '../context.js';
 import { BenchHttp, pool } from '../http-client.js';
 import type { ClientTask } from '../protocol.js';
-import { BENCH_TOKEN, waitIdle } from '../processes.js';
+import { BENCH_TOKEN } from '../processes.js';
+import { waitIdle } from '../proc.js';
 import { round, sleep, summarize, type Percentiles } from '../stats.js';
 import type { ApiRequest } from './decision-resume.js';
 

@@ -3,7 +3,8 @@
  * The floor: a bare node:http server in its own process, loaded by the same client with the same load as the gateway.
  */
 import type { Scenario } from '../context.js';
-import { cpuMarks, startFloorServer } from '../processes.js';
+import { startFloorServer } from '../processes.js';
+import { cpuMarks } from '../proc.js';
 import { round, type Percentiles } from '../stats.js';
 import { CREATE_BODY, CREATE_CONCURRENCY } from './create-rps.js';
 

@@ -18,7 +18,8 @@
 import { availableParallelism } from 'node:os';
 import { modelErrorPct, predictCreates, type CreateCost } from '../capacity-model.js';
 import { freshDatabase, type BenchContext, type Scenario } from '../context.js';
-import { BENCH_TOKEN, phaseCpu, startGateway, waitIdle, type ServerProcess } from '../processes.js';
+import { BENCH_TOKEN, startGateway, type ServerProcess } from '../processes.js';
+import { phaseCpu, waitIdle } from '../proc.js';
 import { round, type Percentiles } from '../stats.js';
 import type { CreatesResult, DecisionsResult } from './replicas-load.js';
 

@@ -8,7 +8,8 @@ import { Database } from '../../src/stores/sqlite/driver.js';
 import { join } from 'node:path';
 import type { Scenario } from '../context.js';
 import type { BenchPostgres } from '../postgres.js';
-import { rssMb, startGateway } from '../processes.js';
+import { startGateway } from '../processes.js';
+import { rssMb } from '../proc.js';
 import { seedForMode } from '../seed-pending.js';
 import { round, sleep } from '../stats.js';
 

@@ -12,7 +12,8 @@ import { FakeSlack, type FakeMessage } from '../../test/fakes/slack/fake-slack.j
 import { withGatewayBeside, type BenchContext, type freshGateway, type Scenario } from '../context.js';
 import { BenchHttp } from '../http-client.js';
 import type { ClientTask } from '../protocol.js';
-import { BENCH_TOKEN, cpuMarks, waitIdle } from '../processes.js';
+import { BENCH_TOKEN } from '../processes.js';
+import { cpuMarks, waitIdle } from '../proc.js';
 import { round, sleep, type Percentiles } from '../stats.js';
 import { CREATE_BODY, CREATE_CONCURRENCY } from './create-rps.js';
 import { measureResume, type ApiRequest, type ResumeParams } from './decision-resume.js';

@@ -10,7 +10,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { cardOf, FakeTeams, type FakeActivity } from '../../test/fakes/teams/fake-teams.js';
 import { withGatewayBeside, type BenchContext, type freshGateway, type Scenario } from '../context.js';
 import type { ClientTask } from '../protocol.js';
-import { BENCH_TOKEN, waitIdle } from '../processes.js';
+import { BENCH_TOKEN } from '../processes.js';
+import { waitIdle } from '../proc.js';
 import type { Percentiles } from '../stats.js';
 import { cardIndex, preparedTap, type PreparedTap } from './channel-taps.js';
 

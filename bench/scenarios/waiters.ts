@@ -13,15 +13,8 @@ import { join } from 'node:path';
 import type { Scenario } from '../context.js';
 import { BenchHttp, pool } from '../http-client.js';
 import type { ClientTask } from '../protocol.js';
-import {
-  BENCH_TOKEN,
-  rssMb,
-  rssSampler,
-  startFloorServer,
-  startGateway,
-  waitIdle,
-  type ServerProcess,
-} from '../processes.js';
+import { BENCH_TOKEN, startFloorServer, startGateway, type ServerProcess } from '../processes.js';
+import { rssMb, rssSampler, waitIdle } from '../proc.js';
 import { seedForMode } from '../seed-pending.js';
 import { round, summarize, type Percentiles } from '../stats.js';
 import type { ApiRequest } from './decision-resume.js';
