@@ -56,7 +56,8 @@ import { policyScenario } from './scenarios/policy.js';
 import { replicasScenario } from './scenarios/replicas.js';
 import { historyScenario } from './scenarios/history.js';
 import { historyProcessScenario } from './scenarios/history-process.js';
-import { keepSoak, mergeSoak, soakScenario } from './scenarios/soak.js';
+import { soakScenario } from './scenarios/soak.js';
+import { keepSoak, mergeSoak } from './scenarios/soak-results.js';
 import { insightsScenario } from './scenarios/insights.js';
 
 /** `--history`: what must stay flat as history grows (issue 35); long, so never part of the usual run. */

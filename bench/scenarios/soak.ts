@@ -1,10 +1,11 @@
 /**
  * @module bench/scenarios/soak
  * `npm run bench -- --soak [--soak-minutes N]` (issue 47): whether a gateway stays the same over a long steady load,
- * run on its own (never part of the usual bench) and merged into bench/results.json. First the create capacity is
- * measured (the `create_rps` closed loop, 64 clients, on a gateway of its own), then the capacity of the mix below
- * (in creates/s; see {@link mixCapacity}); then a fresh gateway takes half of the mix's capacity
- * for N minutes (default 20) after a warm-up of 30 s (or a quarter of a shorter run), an open loop of creates, each with a part to play:
+ * run on its own (never part of the usual bench) and merged into bench/results.json (bench/scenarios/soak-results.ts).
+ * First the create capacity is measured (the `create_rps` closed loop, 64 clients, on a gateway of its own), then the
+ * capacity of the mix below (in creates/s; both in bench/scenarios/soak-capacity.ts); then a fresh gateway takes half
+ * of the mix's capacity for N minutes (default 20) after a warm-up of 30 s (or a quarter of a shorter run), an open
+ * loop of creates, each with a part to play:
  *
  * - 6 in 10 park a long-poll (`?wait=30`) and are decided (approve or deny) 1–2 s later;
  * - 3 in 10 park a long-poll on a 3 s deadline and expire (the expiry job answers them);
@@ -20,15 +21,14 @@
  *   at the end), `soak.per_minute` (creates, p99 and RSS each minute), `soak.counts` (answers of each kind; every
  *   waiter must end approved, denied or expired), `soak.rate_per_s`, `soak.capacity_rps` (bare creates), `soak.mix_capacity_rps`, `soak.minutes`.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { freshGateway, type BenchContext, type BenchMode, type Scenario } from '../context.js';
+import { freshGateway, type Scenario } from '../context.js';
 import { BenchHttp } from '../http-client.js';
 import type { ClientTask } from '../protocol.js';
 import { BENCH_TOKEN } from '../processes.js';
 import { rssMb } from '../proc.js';
-import { buildResults, type GoalRow, type RunInfo } from '../report.js';
 import { round, sleep, summarize, type Percentiles } from '../stats.js';
-import { CREATE_BODY, CREATE_CONCURRENCY } from './create-rps.js';
+import { CREATE_BODY } from './create-rps.js';
+import { createCapacity, mixCapacity, ONE_CLIENT_ENV } from './soak-capacity.js';
 
 /** Parameters of the `run` client task. */
 interface SoakParams {
@@ -153,68 +153,6 @@ const soakLoad: ClientTask = async (raw, ask) => {
 /** The client tasks of this scenario. */
 export const clientTasks: Record<string, ClientTask> = { run: soakLoad };
 
-/**
- * The bench client is one address standing in for thousands of agents: at the soak's rates it parks more long-polls
- * than the per-address limit's default (4,096) allows, and the gateway would reset the rest (seen: 13,938 polls reset
- * in a 2-minute trial). Both gateways here take as many as the client opens.
- */
-const ONE_CLIENT_ENV = { TOLLGATE_MAX_CONNECTIONS_PER_ADDRESS: '65536' };
-
-/** The bare create capacity: the `create_rps` closed loop on a gateway of its own. */
-async function createCapacity(ctx: BenchContext): Promise<number> {
-  const gateway = await freshGateway(ctx, 'soak-capacity', ONE_CLIENT_ENV);
-  try {
-    const load = await ctx.client.run<{ rps: number }>(
-      'http-load',
-      'postLoop',
-      {
-        url: gateway.url,
-        token: BENCH_TOKEN,
-        path: '/v1/requests',
-        concurrency: CREATE_CONCURRENCY,
-        warmupMs: 2000,
-        durationMs: 6000,
-        body: CREATE_BODY,
-        okStatus: 201,
-      },
-      { mark: () => null },
-    );
-    return load.rps;
-  } finally {
-    await gateway.stop();
-  }
-}
-
-/** Seconds the mix's capacity is measured over (after 10 s of warm-up). */
-const PROBE_S = 30;
-
-/**
- * The mix's capacity in creates/s: the soak's own load offered at the bare create capacity, which it cannot keep up
- * with (each create brings a long-poll, seven in ten a decision and three in ten an expiry), so the cap of 256
- * creates in flight makes it a closed loop; the creates that began in the measured 30 s, per second. Half the bare
- * capacity overloads the mix (a 2-minute trial: create p50 76 ms, 169k creates missed).
- */
-async function mixCapacity(ctx: BenchContext, bareRps: number): Promise<number> {
-  const gateway = await freshGateway(ctx, 'soak-mix-capacity', ONE_CLIENT_ENV);
-  try {
-    const result = await ctx.client.run<{ per_minute: { creates: number }[] }>(
-      'soak',
-      'run',
-      {
-        url: gateway.url,
-        token: BENCH_TOKEN,
-        rate: Math.max(1, Math.round(bareRps)),
-        minutes: PROBE_S / 60,
-        warmupMs: 10_000,
-      },
-      { mark: () => null },
-    );
-    return round((result.per_minute[0]?.creates ?? 0) / PROBE_S, 0);
-  } finally {
-    await gateway.stop(5000);
-  }
-}
-
 /** The slope of the least-squares line through the points `[x, y]` (0 for fewer than two). */
 function leastSquaresSlope(points: [number, number][]): number {
   const n = points.length;
@@ -302,48 +240,3 @@ export function soakScenario(minutes: number): Scenario {
 }
 
 const pick = (p: Percentiles) => ({ p50: p.p50, p99: p.p99, n: p.n });
-
-const isSoakRow = (row: GoalRow) => /(^|\.)soak\./.test(row.figure);
-
-/**
- * Merges a soak's figures into the results file `file` (bench/results.json): `soak` under each mode's root, its goal
- * rows in place of any earlier soak rows, and its conditions under `conditions.soak`; the other figures stay as the
- * last full run wrote them. Returns the soak's own rows and conditions (to print).
- */
-export function mergeSoak(
-  file: string,
-  figures: Record<BenchMode, Record<string, unknown>>,
-  info: RunInfo,
-): Record<string, unknown> {
-  const results = (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : { table: [], conditions: {} }) as Record<
-    string,
-    unknown
-  > & { table: GoalRow[]; conditions: Record<string, unknown> };
-  const built = buildResults(figures, info);
-  for (const mode of ['sqlite', 'bullmq', 'postgres'] as const) {
-    const soak = figures[mode].soak;
-    if (!soak) continue;
-    if (mode === 'sqlite') results.soak = soak;
-    else results[mode] = { ...(results[mode] as object | undefined), soak };
-  }
-  results.table = [...results.table.filter((row) => !isSoakRow(row)), ...(built.table as GoalRow[]).filter(isSoakRow)];
-  results.conditions = { ...results.conditions, soak: built.conditions };
-  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-  return { table: (built.table as GoalRow[]).filter(isSoakRow), conditions: built.conditions };
-}
-
-/** Keeps the soak of the results file `file` in `results` (a full run that did not soak), so one run's soak survives the next. */
-export function keepSoak(
-  file: string,
-  results: Record<string, unknown> & { table: GoalRow[]; conditions: Record<string, unknown> },
-): void {
-  if (!existsSync(file) || results.table.some(isSoakRow)) return;
-  const previous = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown> & {
-    table?: GoalRow[];
-    conditions?: Record<string, unknown>;
-  };
-  if (!previous.soak) return;
-  results.soak = previous.soak;
-  results.table.push(...(previous.table ?? []).filter(isSoakRow));
-  results.conditions.soak = previous.conditions?.soak;
-}
