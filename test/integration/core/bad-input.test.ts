@@ -110,6 +110,8 @@ describe('bad input gets a clear 4xx and changes nothing', () => {
   });
 
   it('bad decisions → 400 naming the field', async () => {
+    // A request of its own: another test of the file decides the shared one, and the tests run in any order.
+    const pendingId = ((await (await t.api('/v1/requests', { body: { tool_name: 'x' } })).json()) as { id: string }).id;
     await expectProblem(
       await t.api(`/v1/requests/${pendingId}/decision`, { body: { decision: 'maybe', approver: 'web:a' } }),
       400,
