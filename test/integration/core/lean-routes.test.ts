@@ -9,7 +9,9 @@ import { startTestServer, type TestServer } from '../../helpers/server.js';
 let t: TestServer;
 let expressCalls: number;
 beforeEach(async () => {
-  t = await startTestServer({ env: { TOLLGATE_RATE_LIMIT_DECISIONS: '4' } });
+  // A day's window: the budget's windows are fixed (whole minutes by default), and one that turned over between the
+  // decisions and the call past the budget gave it a fresh budget (409 instead of 429; seen once in a full run).
+  t = await startTestServer({ env: { TOLLGATE_RATE_LIMIT_DECISIONS: '4', TOLLGATE_RATE_LIMIT_WINDOW_S: '86400' } });
   // The server hands express whatever the lean routes leave: count what reaches it.
   expressCalls = 0;
   const app = t.server.app as unknown as { handle: (...args: unknown[]) => unknown };
