@@ -16,8 +16,6 @@ import { freshDatabase, withClient, type FreshDatabase } from './fresh-database.
 interface PgNode {
   'Node Type': string;
   'Index Name'?: string;
-  'Shared Hit Blocks': number;
-  'Shared Read Blocks': number;
   'Actual Rows': number;
   Plans?: PgNode[];
 }
@@ -53,7 +51,9 @@ afterAll(async () => {
 const nodes = (node: PgNode): PgNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
 
 describe('PostgreSQL read of the pending events', () => {
-  it('is an index scan that leaves the dead entries behind for the next batch', async () => {
+  // Whether the scan's marks take (and the next batch reads fewer pages) depends on the oldest snapshot in the whole
+  // cluster, which other test files' connections hold back in a full run: only the plan is ours to assert.
+  it('is a plain index scan, whatever the planner knows of the table, so it can mark dead entries for the next batch', async () => {
     const runs = await withClient(database.url, async (client) => {
       const plans: PgNode[] = [];
       for (let batch = 0; batch < 2; batch++) {
@@ -73,9 +73,5 @@ describe('PostgreSQL read of the pending events', () => {
       expect(kinds.filter((k) => k.includes('Bitmap'))).toEqual([]);
       expect(nodes(plan).find((n) => n['Node Type'] === 'Index Scan')?.['Actual Rows']).toBe(200);
     }
-    const pages = (plan: PgNode) => plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
-    // The first batch walks past the 19,800 placed events' entries and marks them; the second reads the 200 pending
-    // ones and little else (a bitmap scan read the same ~900 pages both times).
-    expect(pages(runs[1]!), JSON.stringify(runs)).toBeLessThan(pages(runs[0]!) / 4);
   });
 });
