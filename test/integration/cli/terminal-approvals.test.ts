@@ -51,6 +51,8 @@ async function file(body: Record<string, unknown>): Promise<string> {
 }
 
 describe('approvals from the terminal', () => {
+  // Fourteen starts of the CLI, one after another: ~1 s each on two cores while the suite's other files start beside
+  // it (this file is among the first, see vitest.config.ts), which once took it past 30 s (90 s below).
   it('lists what waits for alice, shows one, approves and denies as her, and says plainly what is refused', async () => {
     const mine = await file({ approvers: ['person:alice'], tool_args: { env: 'prod', password: 'hunter2' } });
     const bobs = await file({ approvers: ['web:bob'] });
@@ -100,7 +102,7 @@ describe('approvals from the terminal', () => {
     expect((await tollgate(['pending'], 'tg_wrong')).stderr).toContain('the gateway refused TOLLGATE_TOKEN');
     expect(await tollgate(['pending'], '')).toMatchObject({ code: 2 });
     expect((await tollgate(['deny', mine, '--args', '{}'])).code).toBe(2);
-  });
+  }, 90_000);
 
   it('lists and shows the call summary, terminal-safe: risk, programs, the diff of an edit', async () => {
     const shell = await file({ ...RISKY_PIPELINE, approvers: ['person:alice'] });
