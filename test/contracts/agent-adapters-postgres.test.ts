@@ -2,6 +2,9 @@
  * The coding-agent adapter contract on PostgreSQL (a database per test): the store parts of it — the agent columns,
  * the `?agent_kind=` / `?repo=` filters, the same-call lookup by agent kind and working directory behind deferred
  * verdicts — for two agents whose answers differ most (Codex prints nothing to allow; Gemini CLI always JSON).
+ *
+ * Over 30 s: every case of the contract for two agents, each on a PostgreSQL database and a gateway of its own, made
+ * and dropped around it; the hook runs in process.
  */
 import { freshDatabase } from '../integration/postgres/fresh-database.js';
 import { runAgentAdapterContract, type HookRun } from './agent-adapter.contract.js';

@@ -11,10 +11,13 @@ import { startDiscordGateway, type DiscordGateway } from './setup.js';
 import { EDIT_SECRET, MULTI_FILE_EDIT, RISKY_PIPELINE, SQL_DELETE, manyFileEdit } from '../../helpers/summary-calls.js';
 
 describe('discord cards', () => {
-  let env: DiscordGateway;
+  let env: DiscordGateway | undefined;
 
+  // A test whose set-up failed leaves no environment: its own error is the one to read, not a TypeError here (a
+  // shuffled run of the whole suite once showed only that), and the previous test's, closed already, is not closed again.
   afterEach(async () => {
-    await env.close();
+    await env?.close();
+    env = undefined;
   });
 
   it('posts the request with Approve (green), Deny (red) and Deny with reason buttons carrying id, nonce and action in ≤ 100 characters', async () => {

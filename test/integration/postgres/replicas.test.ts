@@ -2,6 +2,9 @@
  * Replicas on one PostgreSQL database, as real `tollgate serve` processes: without `REDIS_URL` a second replica
  * refuses to start and says why; a killed replica's lock dies with it; with `REDIS_URL` (a private queue prefix on
  * the local Redis) two replicas run side by side and a decision on one wakes a long-poll on the other.
+ *
+ * Over 30 s: about a dozen `tollgate serve` processes started and stopped (a second or more each on two loaded cores),
+ * and a killed replica's lock waited out; it runs in vitest.config.ts's `waiting` project.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
