@@ -64,17 +64,15 @@ describe('replicas with no shared secret set by hand', () => {
     await doomed.kill('SIGKILL');
     // Real time: the replicas are child processes. Past the deadline, well before the Redis backstop (5 s later).
     await eventually(() => expect(Date.now()).toBeGreaterThan(Date.parse(request.expires_at) + 100), 5000, 20);
-    const sentAt = Date.now();
     const late = await pair.b.api(`/v1/requests/${request.id}/decision`, {
       body: { decision: 'approve', approver: 'web:alice' },
     });
     expect(late.status).toBe(409);
-    const { detail } = (await late.json()) as { detail: string };
-    // Sent well inside the backstop's 5 s, the decision finds the deadline passed and expires the row itself. A machine
-    // loaded enough to send it later (seen once on two cores: the kill and the wait took the 5 s) may find the backstop
-    // there first, which refuses it as well, in its own words.
-    if (sentAt < Date.parse(request.expires_at) + 4000) expect(detail).toContain('expired at');
-    else expect(detail).toMatch(/expired at|already expired/);
+    // Either B's vote finds the deadline passed and expires the row ("expired at …"), or something on B expired the
+    // overdue row just before the vote reached it ("already expired": seen in two full runs of the suite on a slower
+    // machine; B's timers and its reads of an overdue row expire it too). Both keep the deadline, with the same events
+    // below. The late vote's own words are test/integration/core/deadline.test.ts's; PostgreSQL's, store-deadline's.
+    expect(((await late.json()) as { detail: string }).detail).toMatch(/expired at|already expired/);
     const row = (await (await pair.b.api(`/v1/requests/${request.id}`)).json()) as { status: string; allowed: boolean };
     expect(row).toMatchObject({ status: 'expired', allowed: false });
     const types = await query<{ type: string }>(
