@@ -19,6 +19,27 @@ export const CREATE_BODY = {
   session_id: 'bench-session-{i}',
 };
 
+/**
+ * The arguments of the closed create loop (`http-load`'s `postLoop`) that every create load runs: {@link
+ * CREATE_CONCURRENCY} clients posting `body` to `url`, after a warm-up, for the run's duration unless `times` says.
+ */
+export function createLoop(
+  ctx: BenchContext,
+  url: string,
+  body: object = CREATE_BODY,
+  times = { warmupMs: ctx.quick ? 1000 : 2000, durationMs: ctx.quick ? 3000 : 8000 },
+) {
+  return {
+    url,
+    token: BENCH_TOKEN,
+    path: '/v1/requests',
+    concurrency: CREATE_CONCURRENCY,
+    ...times,
+    body,
+    okStatus: 201,
+  };
+}
+
 /** What {@link measureCreates} measured on one gateway. */
 export interface CreateFigures {
   create_rps: number;
@@ -41,21 +62,9 @@ export async function measureCreates(ctx: BenchContext, gateway: ServerProcess):
       completed: number;
       by_status: Record<string, number>;
       latency_ms: Percentiles;
-    }>(
-      'http-load',
-      'postLoop',
-      {
-        url: gateway.url,
-        token: BENCH_TOKEN,
-        path: '/v1/requests',
-        concurrency: CREATE_CONCURRENCY,
-        warmupMs: ctx.quick ? 1000 : 2000,
-        durationMs: ctx.quick ? 3000 : 8000,
-        body: CREATE_BODY,
-        okStatus: 201,
-      },
-      { mark: (phase) => (phase === 'start' ? cpu.start() : cpu.stop()) },
-    );
+    }>('http-load', 'postLoop', createLoop(ctx, gateway.url), {
+      mark: (phase) => (phase === 'start' ? cpu.start() : cpu.stop()),
+    });
     const perCreate = cpu.msPer(load.completed);
     const errors = Object.entries(load.by_status).filter(([status]) => status !== '201');
     if (errors.length) ctx.log(`create_rps: non-201 answers ${JSON.stringify(Object.fromEntries(errors))}`);

@@ -25,7 +25,7 @@ import type { ClientTask } from '../protocol.js';
 import { BENCH_TOKEN } from '../processes.js';
 import { cpuMarks } from '../proc.js';
 import { round, sleep, summarize, type Percentiles } from '../stats.js';
-import { CREATE_BODY, CREATE_CONCURRENCY } from './create-rps.js';
+import { CREATE_BODY, createLoop } from './create-rps.js';
 import { Receiver, sharedNow } from './events-receiver.js';
 import { sustainedFigures } from './events-sustained.js';
 
@@ -80,16 +80,7 @@ async function createLoad(ctx: BenchContext, name: string, env: Record<string, s
     const load = await ctx.client.run<{ rps: number; completed: number; by_status: Record<string, number> }>(
       'http-load',
       'postLoop',
-      {
-        url: gateway.url,
-        token: BENCH_TOKEN,
-        path: '/v1/requests',
-        concurrency: CREATE_CONCURRENCY,
-        warmupMs: ctx.quick ? 1000 : 2000,
-        durationMs,
-        body: CREATE_BODY,
-        okStatus: 201,
-      },
+      createLoop(ctx, gateway.url, CREATE_BODY, { warmupMs: ctx.quick ? 1000 : 2000, durationMs }),
       {
         mark: (payload) => {
           received[String(payload)] = receiver?.received ?? 0;

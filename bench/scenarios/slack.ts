@@ -15,7 +15,7 @@ import type { ClientTask } from '../protocol.js';
 import { BENCH_TOKEN } from '../processes.js';
 import { cpuMarks, waitIdle } from '../proc.js';
 import { round, sleep, type Percentiles } from '../stats.js';
-import { CREATE_BODY, CREATE_CONCURRENCY } from './create-rps.js';
+import { CREATE_BODY, createLoop } from './create-rps.js';
 import { measureResume, type ApiRequest, type ResumeParams } from './decision-resume.js';
 
 const TARGET = 'C0BENCH';
@@ -156,16 +156,7 @@ export const slackScenario: Scenario = {
       const load = await ctx.client.run<{ rps: number; completed: number; by_status: Record<string, number> }>(
         'http-load',
         'postLoop',
-        {
-          url: gateway.url,
-          token: BENCH_TOKEN,
-          path: '/v1/requests',
-          concurrency: CREATE_CONCURRENCY,
-          warmupMs: ctx.quick ? 1000 : 2000,
-          durationMs: ctx.quick ? 3000 : 8000,
-          body: { ...CREATE_BODY, channels: [{ type: 'slack', target: TARGET }] },
-          okStatus: 201,
-        },
+        createLoop(ctx, gateway.url, { ...CREATE_BODY, channels: [{ type: 'slack', target: TARGET }] }),
         {
           mark: (payload) => {
             posted[String(payload)] = fake.callsTo('chat.postMessage').length;

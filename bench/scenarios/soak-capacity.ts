@@ -7,7 +7,7 @@
 import { freshGateway, type BenchContext } from '../context.js';
 import { BENCH_TOKEN } from '../processes.js';
 import { round } from '../stats.js';
-import { CREATE_BODY, CREATE_CONCURRENCY } from './create-rps.js';
+import { CREATE_BODY, createLoop } from './create-rps.js';
 
 /**
  * The bench client is one address standing in for thousands of agents: at the soak's rates it parks more long-polls
@@ -23,16 +23,7 @@ export async function createCapacity(ctx: BenchContext): Promise<number> {
     const load = await ctx.client.run<{ rps: number }>(
       'http-load',
       'postLoop',
-      {
-        url: gateway.url,
-        token: BENCH_TOKEN,
-        path: '/v1/requests',
-        concurrency: CREATE_CONCURRENCY,
-        warmupMs: 2000,
-        durationMs: 6000,
-        body: CREATE_BODY,
-        okStatus: 201,
-      },
+      createLoop(ctx, gateway.url, CREATE_BODY, { warmupMs: 2000, durationMs: 6000 }),
       { mark: () => null },
     );
     return load.rps;
