@@ -2,7 +2,8 @@
  * @module bench/profile-summary
  * `tsx bench/profile-summary.ts FILE.cpuprofile [N]`: the N functions with the most self time in a V8 CPU profile
  * (as written by `node --cpu-prof`, e.g. from `npm run bench -- --profile DIR`), and the N with the most total time,
- * skipping the first SKIP_MS milliseconds (start-up).
+ * skipping the first SKIP_MS milliseconds (start-up) and, when UNTIL_MS is given, what came after it (a gateway that
+ * served several phases, as the replicas scenario's first replica: one phase at a time).
  */
 import { readFileSync } from 'node:fs';
 
@@ -13,7 +14,8 @@ interface ProfileNode {
   children?: number[];
 }
 
-interface CpuProfile {
+/** The parts of a V8 `.cpuprofile` read here. */
+export interface CpuProfile {
   nodes: ProfileNode[];
   startTime: number;
   endTime: number;
@@ -24,11 +26,12 @@ interface CpuProfile {
 /**
  * Self and total share per function (`name file:line`), counted in samples rather than wall time: on a busy machine
  * a descheduled thread takes its next sample late, and weighting by time would charge the wait to whatever ran then.
- * Samples in the first `skipMs` (start-up) are left out.
+ * Samples in the first `skipMs` (start-up), and those after `untilMs`, are left out.
  */
 export function summarizeProfile(
   profile: CpuProfile,
   skipMs = 0,
+  untilMs = Infinity,
 ): { self: Map<string, number>; total: Map<string, number>; totalMs: number } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -38,7 +41,7 @@ export function summarizeProfile(
   let counted = 0;
   profile.samples.forEach((id, i) => {
     at += (profile.timeDeltas[i] ?? 0) / 1000;
-    if (at < skipMs) return;
+    if (at < skipMs || at > untilMs) return;
     counted++;
     selfById.set(id, (selfById.get(id) ?? 0) + 1);
   });
@@ -76,15 +79,16 @@ function top(map: Map<string, number>, n: number, totalMs: number): string[] {
 }
 
 if (process.argv[1]?.endsWith('profile-summary.ts')) {
-  const [file, count, skip] = process.argv.slice(2);
+  const [file, count, skip, until] = process.argv.slice(2);
   if (!file) {
-    process.stderr.write('usage: tsx bench/profile-summary.ts FILE.cpuprofile [N] [SKIP_MS]\n');
+    process.stderr.write('usage: tsx bench/profile-summary.ts FILE.cpuprofile [N] [SKIP_MS] [UNTIL_MS]\n');
     process.exit(2);
   }
   const n = Number(count ?? 25);
   const { self, total, totalMs } = summarizeProfile(
     JSON.parse(readFileSync(file, 'utf8')) as CpuProfile,
     Number(skip ?? 0),
+    until === undefined ? Infinity : Number(until),
   );
   process.stdout.write(
     `profile ${file}: ${totalMs} samples\n\nself (samples, share)\n${top(self, n, totalMs).join('\n')}\n\ntotal (samples, share)\n${top(total, n, totalMs).join('\n')}\n`,

@@ -16,6 +16,7 @@
  * when two are measured (a few tens of thousands: the history scenario finds 10 million cost creates under 10 %).
  */
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { modelErrorPct, predictCreates, type CreateCost } from '../capacity-model.js';
 import { freshDatabase, type BenchContext, type Scenario } from '../context.js';
 import { BENCH_TOKEN, startGateway, type ServerProcess } from '../processes.js';
@@ -96,9 +97,15 @@ export const replicasScenario: Scenario = {
     const gateways: ServerProcess[] = [];
     try {
       // One after the other: the first applies the migrations, the second finds them applied.
-      gateways.push(await startGateway({ dbPath: db, env: ctx.gatewayEnv }));
+      const start = (name: string) =>
+        startGateway({
+          dbPath: db,
+          env: ctx.gatewayEnv,
+          cpuProfDir: ctx.profileDir ? join(ctx.profileDir, `${ctx.mode}-replicas-${name}`) : undefined,
+        });
+      gateways.push(await start('a'));
       const one = await createLoad(ctx, gateways);
-      gateways.push(await startGateway({ dbPath: db, env: ctx.gatewayEnv }));
+      gateways.push(await start('b'));
       const [a, b] = gateways as [ServerProcess, ServerProcess];
       const two = await createLoad(ctx, [a, b]);
       const decisions = await crossDecisions(ctx, a, b);
