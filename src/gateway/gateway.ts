@@ -252,10 +252,16 @@ export class Gateway extends GatewayReads implements ChannelHost {
   /**
    * Resolves with the request as soon as it leaves `pending`, or as it is after `timeoutMs` (or once `signal` aborts,
    * or the gateway stops). No polling: the change feed wakes the waiter, which then re-reads the row — unless the
-   * change was committed in this process, which hands its waiters the final row itself.
+   * change was committed in this process, which hands its waiters the final row itself. `check` sees the first read
+   * and may refuse it by throwing (`waitForVerdict`).
    */
-  wait(id: string, timeoutMs: number, signal?: AbortSignal): Promise<ConfirmationRequest> {
-    return waitForVerdict(this.parts.waits, id, timeoutMs, signal);
+  wait(
+    id: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    check?: (request: ConfirmationRequest) => void,
+  ): Promise<ConfirmationRequest> {
+    return waitForVerdict(this.parts.waits, id, timeoutMs, signal, check);
   }
 
   /** Calls `observer` with every request that changes in this process. Returns the unsubscribe function. */

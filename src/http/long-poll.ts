@@ -11,18 +11,20 @@ const CALLER_GONE = Object.freeze(new Error('the HTTP caller went away'));
 
 /**
  * Resolves with request `id` once it is final, or as it is after `ms`; stops waiting when `res` closes (the caller
- * went away). Holds no copy of the row while it waits — 10,000 parked calls must stay small.
+ * went away). Holds no copy of the row while it waits — 10,000 parked calls must stay small. `check` sees the row as
+ * first read, and refuses it by throwing (`Gateway.wait`).
  */
 export function waitUntilFinal(
   gateway: Gateway,
   id: string,
   ms: number,
   res: ServerResponse,
+  check?: (request: ConfirmationRequest) => void,
 ): Promise<ConfirmationRequest> {
   const aborted = new AbortController();
   const abort = () => aborted.abort(CALLER_GONE);
   res.once('close', abort);
-  return gateway.wait(id, ms, aborted.signal).finally(() => res.off('close', abort));
+  return gateway.wait(id, ms, aborted.signal, check).finally(() => res.off('close', abort));
 }
 
 /** {@link waitUntilFinal} for a request just read: a final one (or no time to wait) is answered as it is. */

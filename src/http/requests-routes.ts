@@ -88,17 +88,9 @@ export async function readRequest(
 ): Promise<JsonReply> {
   const { wait } = parseInput(waitQuerySchema, query, 'query');
   const id = requestId(rawId);
-  const current = readable(await gateway.mustGet(id), principal, gateway);
-  if (!wait) return { status: 200, body: toApiRequest(current) };
-  return parked(gateway, id, wait * 1000, res);
-}
-
-/**
- * The parked part of a long-poll: a frame of its own holding the id, not the row just read — and no suspended async
- * frame while it waits (a reaction on the wait's promise is smaller, times 10,000 parked calls).
- */
-function parked(gateway: Gateway, id: string, ms: number, res: ServerResponse): Promise<JsonReply> {
-  return waitUntilFinal(gateway, id, ms, res).then(asReply);
+  if (!wait) return { status: 200, body: toApiRequest(readable(await gateway.mustGet(id), principal, gateway)) };
+  // The wait's own first read is the one checked: one read of the row per long-poll, not one to check and one to wait.
+  return waitUntilFinal(gateway, id, wait * 1000, res, (row) => readable(row, principal, gateway)).then(asReply);
 }
 
 function asReply(request: ConfirmationRequest): JsonReply {

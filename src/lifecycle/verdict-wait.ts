@@ -22,19 +22,29 @@ export interface WaitDeps {
 
 /**
  * Resolves with the request as soon as it leaves `pending`, or as it is after `timeoutMs` (or once `signal` aborts,
- * or the gateway stops).
+ * or the gateway stops). `check` sees the first read before anything is answered or parked, and may throw (a caller
+ * who may not read the row: the HTTP long-poll's 404), so a caller need not read the row once more to check it.
  */
 export async function waitForVerdict(
   deps: WaitDeps,
   id: string,
   timeoutMs: number,
   signal?: AbortSignal,
+  check?: (request: ConfirmationRequest) => void,
 ): Promise<ConfirmationRequest> {
   const { waiters, clock } = deps;
   const deadline = clock.now() + timeoutMs;
   // Register before reading, so a change between the read and the registration still wakes us.
   const woken = waiters.add(id, timeoutMs, signal);
-  const current = await deps.read(id);
+  let current: ConfirmationRequest;
+  try {
+    current = await deps.read(id);
+    check?.(current);
+  } catch (error) {
+    // Not found, not the caller's, the database down: nobody is waiting, so no waiter may stay behind until its time.
+    woken.cancel();
+    throw error;
+  }
   if (current.status !== 'pending' || timeoutMs <= 0 || signal?.aborted || deps.stopping()) {
     woken.cancel();
     return current;

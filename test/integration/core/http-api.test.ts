@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
 let t: TestServer;
@@ -55,6 +55,16 @@ describe('HTTP API: the request lifecycle', () => {
       await t.api(`/v1/requests/${json.id}/events`, { headers: { accept: 'application/json' } })
     ).json()) as { items: { type: string }[] };
     expect(timeline.items.map((e) => e.type)).toEqual(['created', 'delivered', 'approved']);
+  });
+
+  it('reads the row once for a long-poll: the read that registers the wait is the one checked and answered', async () => {
+    const { json } = await create();
+    await t.api(`/v1/requests/${json.id}/decision`, { body: { decision: 'deny', approver: 'web:alice' } });
+    const reads = vi.spyOn(t.store, 'get');
+    const res = await t.api(`/v1/requests/${json.id}?wait=30`);
+    expect(((await res.json()) as { status: string }).status).toBe('denied');
+    expect(reads.mock.calls.filter(([id]) => id === json.id)).toHaveLength(1);
+    reads.mockRestore();
   });
 
   it('answers pending when the wait ends without a decision', async () => {

@@ -90,6 +90,8 @@ describe('scoped tokens: each route allows and refuses by scope', () => {
     const theirs = await file(other);
     expect(((await (await as(agent, `/v1/requests/${mine}`)).json()) as { filed_by: string }).filed_by).toBe('agent');
     expect((await as(agent, `/v1/requests/${theirs}`)).status).toBe(404);
+    // A long-poll is the same read: refused at once, never parked on a request the token may not see.
+    expect((await as(agent, `/v1/requests/${theirs}?wait=30`)).status).toBe(404);
     expect((await as(agent, `/v1/requests/${theirs}/cancel`, { body: {} })).status).toBe(404);
     const decided = await as(agent, `/v1/requests/${mine}/decision`, {
       body: { decision: 'approve', approver: 'web:alice' },
@@ -111,6 +113,10 @@ describe('reading as an approver', () => {
       200,
     );
     expect((await as(alice, `/v1/requests/${notHers}`)).status).toBe(404);
+    expect((await as(alice, `/v1/requests/${notHers}?wait=30`)).status).toBe(404);
+    expect(((await (await as(alice, `/v1/requests/${hers}?wait=0.05`)).json()) as { status: string }).status).toBe(
+      'pending',
+    );
     expect(
       (await as(alice, `/v1/requests/${notHers}/events`, { headers: { accept: 'application/json' } })).status,
     ).toBe(404);
