@@ -1,7 +1,10 @@
 /**
  * Real headless Chromium for the browser tests, driven by playwright-core with a fresh profile per launch and the flags
  * a closed network needs. Which browser: `CHROMIUM_PATH` when set, else a system Chromium (Debian's package), else the
- * binary inside the `@sparticuz/chromium` npm package — so `npm test` needs nothing outside npm. Never downloads.
+ * binary inside the `@sparticuz/chromium` npm package — so `npm test` finds a browser with nothing outside npm. That one
+ * is a headless shell, which refuses every notification whatever permission is granted: the push notification test
+ * needs a system Chromium (`apt-get install chromium`, as `.ci/run` does) and says so when it has the other. Never
+ * downloads.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,6 +72,8 @@ export async function chooseChromium(lookup: ChromiumLookup = defaultLookup): Pr
 /** A browser with its own fresh profile; `close()` removes the profile. */
 export interface TestBrowser {
   context: BrowserContext;
+  /** Which browser this is, and why it was chosen. */
+  choice: ChromiumChoice;
   close(): Promise<void>;
 }
 
@@ -95,6 +100,7 @@ export async function launchChromium(
     });
   return {
     context,
+    choice,
     async close() {
       await context.close();
       rmSync(profile, { recursive: true, force: true });

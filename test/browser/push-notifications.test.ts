@@ -78,6 +78,16 @@ describe('push notifications in Chromium', () => {
     });
     await cdp.send('ServiceWorker.enable');
     await page.goto(`${server.url}/ui/login`);
+    // The permission was granted in beforeEach; a browser that still says no (the headless shell `@sparticuz/chromium`
+    // installs) can show no notification at all, and this names that instead of a notification that never shows.
+    const permission = await page.evaluate<string>('Notification.permission');
+    if (permission !== 'granted') {
+      const { source, executablePath } = browser!.choice;
+      throw new Error(
+        `Chromium from ${source} (${executablePath}) refuses notifications (permission "${permission}" after it was granted): ` +
+          'this test needs a Chromium that shows them: apt-get install chromium (as .ci/run does), or CHROMIUM_PATH=...',
+      );
+    }
     await page.fill('input[name="name"]', 'alice');
     await page.fill('input[name="secret"]', ALICE);
     await page.click('button[type="submit"]');
